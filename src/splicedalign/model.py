@@ -1,0 +1,105 @@
+"""The paper's performance-estimation model and potential-parallelism statistics (SPEC §3-5).
+
+Pure functions over exon intervals; the unit of every estimate is the time of one cell.
+Intervals are given as parallel sequences ``first``/``last`` (1-based, inclusive); they are
+sorted by (first, last) here, as the solvers sort them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+
+INTRA_BIN = 32  # exon-length bin width of the intra-exon histogram (paper Fig. 7)
+
+
+def _sorted(first: Sequence[int], last: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    f = np.asarray(first, dtype=np.int64)
+    l = np.asarray(last, dtype=np.int64)
+    order = np.lexsort((l, f))
+    return f[order], l[order]
+
+
+def groups(first: Sequence[int], last: Sequence[int]) -> list[list[int]]:
+    """The paper's greedy grouping (thesis Fig. 6.6), as positions in (first, last) order.
+
+    An exon joins the open group while it starts before every member ends, so no member can
+    precede another in a chain: the group's matrices are independent.
+    """
+    f, l = _sorted(first, last)
+    out: list[list[int]] = []
+    i, K = 0, len(f)
+    while i < K:
+        group = [i]
+        bound = l[i]
+        i += 1
+        while i < K and f[i] < bound:
+            group.append(i)
+            bound = min(bound, l[i])
+            i += 1
+        out.append(group)
+    return out
+
+
+def exon_lengths(first: Sequence[int], last: Sequence[int]) -> np.ndarray:
+    return np.asarray(last, dtype=np.int64) - np.asarray(first, dtype=np.int64) + 1
+
+
+def cells(n: int, first: Sequence[int], last: Sequence[int]) -> int:
+    """n * Σ|b_k|."""
+    return int(n * exon_lengths(first, last).sum())
+
+
+def est_seq(n: int, first: Sequence[int], last: Sequence[int]) -> int:
+    """Eq. 3: one cell at a time."""
+    return cells(n, first, last)
+
+
+def est_intra(n: int, first: Sequence[int], last: Sequence[int]) -> int:
+    """Eq. 4: each exon's anti-diagonals one at a time, exons one after another."""
+    return int((exon_lengths(first, last) + n - 1).sum())
+
+
+def est_intra_inter(n: int, first: Sequence[int], last: Sequence[int]) -> int:
+    """Eq. 5: groups one after another, the exons of a group side by side."""
+    f, l = _sorted(first, last)
+    lengths = l - f + 1
+    return int(sum(int(lengths[g].max()) + n - 1 for g in groups(f, l)))
+
+
+def intra_histogram(first: Sequence[int], last: Sequence[int]) -> dict[int, float]:
+    """% of exons per length bin of 32 (key b: lengths 32*(b-1)+1 .. 32*b)."""
+    lengths = exon_lengths(first, last)
+    counts = Counter(((lengths - 1) // INTRA_BIN + 1).tolist())
+    return {b: 100.0 * c / len(lengths) for b, c in sorted(counts.items())}
+
+
+def inter_histogram(first: Sequence[int], last: Sequence[int]) -> dict[int, float]:
+    """% of groups with g exons, g = 1, 2, ..."""
+    sizes = Counter(len(g) for g in groups(first, last))
+    total = sum(sizes.values())
+    return {g: 100.0 * c / total for g, c in sorted(sizes.items())}
+
+
+def average_histogram(histograms: Sequence[dict[int, float]]) -> dict[int, float]:
+    """The paper's "average test case": the mean over cases, a missing bin counting 0 %."""
+    keys = sorted({k for h in histograms for k in h})
+    return {k: sum(h.get(k, 0.0) for h in histograms) / len(histograms) for k in keys}
+
+
+def case_stats(n: int, first: Sequence[int], last: Sequence[int]) -> dict[str, float]:
+    """The model's per-case numbers, as tables and JSON output report them."""
+    grp = groups(first, last)
+    return {
+        "K": len(first),
+        "exon_length_sum": int(exon_lengths(first, last).sum()),
+        "cells": cells(n, first, last),
+        "groups": len(grp),
+        "mean_group_size": len(first) / len(grp),
+        "max_group_size": max(len(g) for g in grp),
+        "est_seq": est_seq(n, first, last),
+        "est_intra": est_intra(n, first, last),
+        "est_intra_inter": est_intra_inter(n, first, last),
+    }
