@@ -1,0 +1,100 @@
+"""Data sets on disk: a manifest (``cases.tsv``) naming each case's files.
+
+Manifest columns (tab-separated, header first; paths relative to the manifest's folder):
+``case  base  target  exons  exon_format  true_exons`` — ``base``/``target`` single-record
+FASTA files, ``exons`` an exon table in ``exon_format`` (see ``io.EXON_READERS``),
+``true_exons`` an optional TSV (first, last) of the annotated exons, empty when unknown.
+Every rule and script reads data sets through this module, whatever made them.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from splicedalign.case import TestCase
+from splicedalign.errors import InputError
+from splicedalign.io import load_case, read_exon_tsv, write_exon_tsv
+
+MANIFEST_COLUMNS = ("case", "base", "target", "exons", "exon_format", "true_exons")
+
+
+@dataclass(frozen=True)
+class CaseEntry:
+    case: str
+    base: Path
+    target: Path
+    exons: Path
+    exon_format: str = "tsv"
+    true_exons: Path | None = None
+
+    def load(self) -> TestCase:
+        case = load_case(self.base, self.exons, self.target, self.exon_format, name=self.case)
+        if self.true_exons is None:
+            return case
+        true = tuple((e.first, e.last) for e in read_exon_tsv(self.true_exons, case.m))
+        return TestCase(case.name, case.base, case.target, case.exons, case.base_id,
+                        case.target_id, {**case.meta, "true_exons": true})
+
+
+def read_manifest(path: str | Path) -> list[CaseEntry]:
+    path = Path(path)
+    root = path.parent
+    try:
+        with open(path, newline="") as handle:
+            rows = list(csv.DictReader(handle, delimiter="\t"))
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read manifest: {exc.strerror or exc}") from None
+    entries, seen = [], set()
+    for lineno, row in enumerate(rows, 2):
+        missing = [c for c in ("case", "base", "target", "exons") if not (row.get(c) or "").strip()]
+        if missing:
+            raise InputError(str(path), f"missing {', '.join(missing)}", where=f"line {lineno}")
+        if row["case"] in seen:
+            raise InputError(str(path), f"duplicate case id {row['case']!r}", where=f"line {lineno}")
+        seen.add(row["case"])
+        true = (row.get("true_exons") or "").strip()
+        entries.append(CaseEntry(
+            row["case"], root / row["base"], root / row["target"], root / row["exons"],
+            (row.get("exon_format") or "tsv").strip(), root / true if true else None,
+        ))
+    if not entries:
+        raise InputError(str(path), "manifest lists no case")
+    return entries
+
+
+def _write_fasta(path: Path, rid: str, seq: str, width: int = 60) -> None:
+    with open(path, "w") as handle:
+        handle.write(f">{rid}\n")
+        for i in range(0, len(seq), width):
+            handle.write(seq[i : i + width] + "\n")
+
+
+def write_dataset(cases: Iterable[TestCase], directory: str | Path) -> Path:
+    """Write cases as a data set (one base FASTA and exon table per distinct base_id)."""
+    directory = Path(directory)
+    for sub in ("bases", "targets", "exons"):
+        (directory / sub).mkdir(parents=True, exist_ok=True)
+    written: set[str] = set()
+    rows = []
+    for c in cases:
+        base_f, exon_f = f"bases/{c.base_id}.fa", f"exons/{c.base_id}.tsv"
+        true_f = f"exons/{c.base_id}.true.tsv" if "true_exons" in c.meta else ""
+        if c.base_id not in written:
+            written.add(c.base_id)
+            _write_fasta(directory / base_f, c.base_id, c.base)
+            with open(directory / exon_f, "w") as handle:
+                write_exon_tsv(list(c.exons), handle)
+            if true_f:
+                (directory / true_f).write_text(
+                    "first\tlast\n" + "".join(f"{f}\t{l}\n" for f, l in c.meta["true_exons"]))
+        target_f = f"targets/{c.name}.fa"
+        _write_fasta(directory / target_f, c.target_id, c.target)
+        rows.append((c.name, base_f, target_f, exon_f, "tsv", true_f))
+    manifest = directory / "cases.tsv"
+    with open(manifest, "w") as handle:
+        handle.write("\t".join(MANIFEST_COLUMNS) + "\n")
+        handle.writelines("\t".join(r) + "\n" for r in rows)
+    return manifest
