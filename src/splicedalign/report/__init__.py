@@ -1,0 +1,59 @@
+"""The benchmark's tables and figures from per-case × solver records (issue 5, §3-4).
+
+``aggregate`` writes ``cases.tsv``, ``summary.tsv``, ``estimation_accuracy.tsv``,
+``parallelism.tsv`` and ``scalability.tsv``; it raises ScoreDisagreement, naming the cases,
+before writing anything if two solvers disagree on a score.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from splicedalign.case import TestCase
+from splicedalign.report.tables import (
+    ScoreDisagreement,
+    case_frame,
+    cases_table,
+    check_scores,
+    estimation_accuracy,
+    measurements,
+    parallelism_table,
+    scalability_table,
+    summary_table,
+)
+
+__all__ = ["ScoreDisagreement", "aggregate", "read_table", "write_table", "TABLES", "NA"]
+
+NA = "n/a"
+TABLES = ("cases", "summary", "estimation_accuracy", "parallelism", "scalability")
+
+
+def write_table(df: pd.DataFrame, path: str | Path) -> None:
+    df.to_csv(path, sep="\t", index=False, na_rep=NA, float_format="%.6g")
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    return pd.read_csv(path, sep="\t", na_values=[NA], keep_default_na=False)
+
+
+def aggregate(cases: Sequence[TestCase], records: Sequence[Mapping[str, Any]], solvers: Sequence[str],
+              out: str | Path, batches: Sequence[Mapping[str, Any]] = (),
+              unavailable: Mapping[str, str] | None = None) -> dict[str, pd.DataFrame]:
+    """Check scores, build every table and write them as ``out/{name}.tsv``; returns them."""
+    check_scores(records, batches)
+    table = cases_table(case_frame(cases), measurements(records), solvers)
+    tables = {
+        "cases": table,
+        "summary": summary_table(table, solvers, batches, unavailable),
+        "estimation_accuracy": estimation_accuracy(table, solvers),
+        "parallelism": parallelism_table(cases),
+        "scalability": scalability_table(table, solvers),
+    }
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, df in tables.items():
+        write_table(df, out / f"{name}.tsv")
+    return tables

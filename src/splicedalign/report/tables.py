@@ -1,0 +1,164 @@
+"""Aggregation of per-case × solver records into the benchmark tables (issue 5, §3).
+
+Inputs are plain records (the JSON the solve step writes) and the data set's cases, so the
+functions work the same from Snakemake, from ``python -m splicedalign.report`` and in tests.
+A solver that could not run (``available: false``) appears with n/a values, never an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from splicedalign.case import TestCase
+from splicedalign.model import INTRA_BIN, average_histogram, case_stats, inter_histogram, intra_histogram
+from splicedalign.report.stats import linear_fit, spearman
+
+BASELINE = "sequential"
+# The model units each solver's time should follow (SPEC §4): one cell at a time for the CPU
+# solvers (multicore's few cores do not change the shape), Eq. 4 for the intra-exon accelerator,
+# Eq. 5 for those exploiting inter-exon parallelism too.
+MODEL_OF = {"reference": "est_seq", "sequential": "est_seq", "multicore": "est_seq",
+            "accel1": "est_intra", "accel2": "est_intra_inter", "gpu": "est_intra_inter"}
+UNITS = ("est_seq", "est_intra", "est_intra_inter")
+# The accelerator each one is compared with in the paper's "slower than the previous" count.
+PREVIOUS = {"accel2": "accel1", "gpu": "accel2"}
+ID_COLUMNS = ("case", "base_id", "target_id", "m", "n", "K", "exon_length_sum", "cells", "groups",
+              "mean_group_size", *UNITS)
+
+
+class ScoreDisagreement(RuntimeError):
+    """Two solvers (or a solver's batch and single-case runs) disagree on a case's score."""
+
+
+def case_frame(cases: Iterable[TestCase]) -> pd.DataFrame:
+    """One row per case: ids, sizes and the model's numbers (SPEC §3-4)."""
+    rows = []
+    for c in cases:
+        stats = case_stats(c.n, c.first_sorted, c.last_sorted)
+        rows.append({"case": c.name, "base_id": c.base_id, "target_id": c.target_id, "m": c.m, "n": c.n,
+                     **{k: stats[k] for k in ID_COLUMNS[5:]}})
+    return pd.DataFrame(rows, columns=list(ID_COLUMNS))
+
+
+def measurements(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Long table (case, solver, score, seconds, seconds_score, mcups) of the available records."""
+    rows = [{"case": r["case"], "solver": r["solver"], "score": int(r["score"]), "seconds": r["seconds"],
+             "seconds_score": r.get("seconds_score", np.nan), "mcups": r["mcups"]}
+            for r in records if r.get("available", True)]
+    return pd.DataFrame(rows, columns=["case", "solver", "score", "seconds", "seconds_score", "mcups"])
+
+
+def check_scores(records: Iterable[Mapping[str, Any]], batches: Iterable[Mapping[str, Any]] = ()) -> None:
+    """Raise ScoreDisagreement naming every case whose scores differ between solvers or runs."""
+    seen: dict[str, dict[str, int]] = {}
+    for r in records:
+        if r.get("available", True):
+            seen.setdefault(r["case"], {})[r["solver"]] = int(r["score"])
+    for b in batches:
+        for case, score in (b.get("scores") or {}).items():
+            seen.setdefault(case, {})[f"{b['solver']} (batch)"] = int(score)
+    bad = {case: s for case, s in seen.items() if len(set(s.values())) > 1}
+    if bad:
+        lines = [f"  {case}: " + ", ".join(f"{k}={v}" for k, v in sorted(s.items())) for case, s in sorted(bad.items())]
+        raise ScoreDisagreement(f"solvers disagree on the score of {len(bad)} case(s):\n" + "\n".join(lines))
+
+
+def cases_table(frame: pd.DataFrame, meas: pd.DataFrame, solvers: Sequence[str]) -> pd.DataFrame:
+    """``frame`` plus per solver score, seconds, MCUPS and speedup vs sequential (NaN = n/a)."""
+    out = frame.copy()
+    by = {s: meas[meas.solver == s].set_index("case") for s in solvers}
+    base = by.get(BASELINE)
+    for s in solvers:
+        m = by[s]
+        out[f"{s}_score"] = out.case.map(m.score).astype("Int64")
+        out[f"{s}_seconds"] = out.case.map(m.seconds)
+        out[f"{s}_seconds_score"] = out.case.map(m.seconds_score)
+        out[f"{s}_mcups"] = out.case.map(m.mcups)
+        out[f"{s}_speedup"] = out.case.map(base.seconds) / out[f"{s}_seconds"] if base is not None else np.nan
+    return out
+
+
+def _pct(mask: pd.Series) -> float:
+    return float(100.0 * mask.mean()) if len(mask) else np.nan
+
+
+def summary_table(cases: pd.DataFrame, solvers: Sequence[str], batches: Sequence[Mapping[str, Any]] = (),
+                  unavailable: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Per solver: Table III (avg/max MCUPS), Fig. 14 (avg/max speedup), slower-than shares,
+    the data set's total time and the batch (``solve_many``) throughput."""
+    unavailable = dict(unavailable or {})
+    batch = {b["solver"]: b for b in batches}
+    rows = []
+    for s in [*solvers, *[u for u in unavailable if u not in solvers]]:
+        done = cases[cases[f"{s}_seconds"].notna()] if f"{s}_seconds" in cases else cases.iloc[:0]
+        b = batch.get(s, {})
+        reason = unavailable.get(s) or (b.get("reason") if b.get("available") is False else None)
+        if done.empty and reason is None:
+            reason = "no case solved"
+        prev = PREVIOUS.get(s)
+        both = done[done[f"{prev}_seconds"].notna()] if prev and f"{prev}_seconds" in done else done.iloc[:0]
+        has_base = f"{BASELINE}_seconds" in done
+        rows.append({
+            "solver": s,
+            "status": "ok" if reason is None else f"n/a: {reason}",
+            "cases": len(done),
+            "avg_mcups": done[f"{s}_mcups"].mean() if len(done) else np.nan,
+            "max_mcups": done[f"{s}_mcups"].max() if len(done) else np.nan,
+            "avg_speedup": done[f"{s}_speedup"].mean() if len(done) else np.nan,
+            "max_speedup": done[f"{s}_speedup"].max() if len(done) else np.nan,
+            "pct_slower_than_sequential": _pct(done[f"{s}_seconds"] > done[f"{BASELINE}_seconds"])
+            if has_base and len(done) else np.nan,
+            "previous": prev or "",
+            "pct_slower_than_previous": _pct(both[f"{s}_seconds"] > both[f"{prev}_seconds"]) if len(both) else np.nan,
+            "total_seconds": done[f"{s}_seconds"].sum() if len(done) else np.nan,
+            "batch_cases": b.get("cases", np.nan) if b.get("available") else np.nan,
+            "batch_seconds": b.get("seconds", np.nan),
+            "batch_mcups": b.get("mcups", np.nan),
+        })
+    return pd.DataFrame(rows)
+
+
+def estimation_accuracy(cases: pd.DataFrame, solvers: Sequence[str]) -> pd.DataFrame:
+    """Model units vs measured time, per solver and each of Eq. 3-5; ``designated`` marks the
+    equation the solver's design follows. Measured = the score (fill) time, which the model
+    estimates; the total (with traceback) only where a solver does not report the split."""
+    rows = []
+    for s in solvers:
+        col = f"{s}_seconds_score"
+        if col not in cases or cases[col].isna().all():
+            col = f"{s}_seconds"
+        done = cases[cases[col].notna()] if col in cases else cases.iloc[:0]
+        for units in UNITS:
+            rows.append({"solver": s, "units": units, "designated": "yes" if MODEL_OF.get(s) == units else "no",
+                         "measured": col.removeprefix(f"{s}_"), "cases": len(done),
+                         "spearman": spearman(done[units], done[col]),
+                         **linear_fit(done[units], done[col])})
+    return pd.DataFrame(rows)
+
+
+def parallelism_table(cases: Iterable[TestCase]) -> pd.DataFrame:
+    """The "average test case" histograms (SPEC §5): intra (Fig. 7) and inter (Fig. 9)."""
+    intra, inter = [], []
+    for c in cases:
+        intra.append(intra_histogram(c.first_sorted, c.last_sorted))
+        inter.append(inter_histogram(c.first_sorted, c.last_sorted))
+    rows = [{"kind": "intra", "bin": b, "label": f"{INTRA_BIN * (b - 1) + 1}-{INTRA_BIN * b}", "percent": p}
+            for b, p in average_histogram(intra).items()] if intra else []
+    rows += [{"kind": "inter", "bin": g, "label": str(g), "percent": p} for g, p in average_histogram(inter).items()] \
+        if inter else []
+    return pd.DataFrame(rows, columns=["kind", "bin", "label", "percent"])
+
+
+def scalability_table(cases: pd.DataFrame, solvers: Sequence[str]) -> pd.DataFrame:
+    """Time vs m×n per solver (Fig. 15), ordered by m×n."""
+    parts = []
+    for s in solvers:
+        d = cases[cases[f"{s}_seconds"].notna()]
+        parts.append(pd.DataFrame({"solver": s, "case": d.case, "m": d.m, "n": d.n, "mn": d.m * d.n,
+                                   "cells": d.cells, "seconds": d[f"{s}_seconds"]}))
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        columns=["solver", "case", "m", "n", "mn", "cells", "seconds"])
+    return out.sort_values(["solver", "mn", "case"], kind="stable").reset_index(drop=True)
