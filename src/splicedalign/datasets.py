@@ -1,0 +1,66 @@
+"""Named data sets as manifest folders (see ``dataset``): the bundled real set shipped in
+``resources/bundled`` and the synthetic sets of ``synthetic`` written to disk, so that every
+pipeline rule reads all data sets the same way.
+
+CLI: ``python -m splicedalign.datasets synthetic {tiny|paper|il1rapl1} OUT_DIR [--seed N]``
+and ``python -m splicedalign.datasets bundled`` (prints the bundled manifest's path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable
+
+from splicedalign import synthetic
+from splicedalign.case import TestCase
+from splicedalign.dataset import write_dataset
+from splicedalign.errors import InputError
+
+# The bundled set lives in the source tree (resources/ beside src/), which the package reaches
+# in an editable install or a checkout.
+BUNDLED = Path(__file__).resolve().parents[2] / "resources" / "bundled" / "cases.tsv"
+
+SYNTHETIC: dict[str, Callable[..., list[TestCase]]] = {
+    "tiny": synthetic.tiny_set,
+    "paper": synthetic.paper_set,
+    "il1rapl1": lambda **kw: [synthetic.il1rapl1_case(**kw)],
+}
+
+
+def bundled_manifest() -> Path:
+    if not BUNDLED.exists():
+        raise InputError(str(BUNDLED), "bundled data set not found (needs a source checkout"
+                         " or editable install: resources/ sits beside src/)")
+    return BUNDLED
+
+
+def write_synthetic(kind: str, directory: str | Path, seed: int | None = None) -> Path:
+    """Write the synthetic set ``kind`` (tiny | paper | il1rapl1) as a data set; its manifest."""
+    if kind not in SYNTHETIC:
+        raise InputError("synthetic", f"unknown synthetic set {kind!r}; known: {', '.join(SYNTHETIC)}")
+    cases = SYNTHETIC[kind](**({} if seed is None else {"seed": seed}))
+    return write_dataset(cases, directory)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m splicedalign.datasets", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("synthetic", help="write a synthetic data set")
+    s.add_argument("kind", choices=list(SYNTHETIC))
+    s.add_argument("out", type=Path)
+    s.add_argument("--seed", type=int)
+    sub.add_parser("bundled", help="print the bundled data set's manifest path")
+    args = p.parse_args(argv)
+    try:
+        path = bundled_manifest() if args.command == "bundled" else write_synthetic(args.kind, args.out, args.seed)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
