@@ -1,0 +1,36 @@
+# Data sets: each ends as a manifest (cases.tsv, see splicedalign.dataset); the checkpoint
+# validates it, applies the case filter and fixes the case list the rest fans out over.
+
+
+rule synthetic_dataset:
+    output:
+        f"{RESULTS}/data/{{set}}/cases.tsv",
+    log:
+        f"{RESULTS}/logs/synthetic_{{set}}.log",
+    conda:
+        "../envs/splicedalign.yaml"
+    params:
+        seed=(
+            ""
+            if config["synthetic"].get("seed") is None
+            else f"--seed {config['synthetic']['seed']}"
+        ),
+    shell:
+        "splicedalign synthetic {wildcards.set} $(dirname {output}) {params.seed} > {log} 2>&1"
+
+
+checkpoint manifest:
+    input:
+        source_manifest,
+    output:
+        f"{RESULTS}/cases.tsv",
+    log:
+        f"{RESULTS}/logs/manifest.log",
+    conda:
+        "../envs/splicedalign.yaml"
+    params:
+        include=config["cases"].get("include", []),
+        max_cells=config["cases"].get("max_cells"),
+        limit=config["cases"].get("limit"),
+    script:
+        "../scripts/manifest.py"

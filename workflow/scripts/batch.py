@@ -1,0 +1,19 @@
+"""One solver over the whole data set through its batch API (data-set throughput)."""
+
+from splicedalign.case import Scoring
+from splicedalign.pipeline import log_to, plan, read_run_manifest, set_threads, solve_batch
+
+log_to(snakemake.log[0])
+set_threads(snakemake.threads)
+solver = snakemake.wildcards.solver
+rows = read_run_manifest(snakemake.input.manifest)
+cases = plan(rows, [solver], snakemake.params.auto, snakemake.params.reference_max_cells)[solver]
+solve_batch(
+    snakemake.input.manifest,
+    cases,
+    solver,
+    Scoring.from_mapping(snakemake.params.scoring),
+    snakemake.params.repeats,
+    snakemake.params.traceback,
+    snakemake.output[0],
+)

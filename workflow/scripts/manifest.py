@@ -1,0 +1,12 @@
+"""Checkpoint: validate the data set, apply the case filter, write the run manifest."""
+
+from splicedalign.pipeline import log_to, write_run_manifest
+
+log_to(snakemake.log[0])
+write_run_manifest(
+    snakemake.input[0],
+    snakemake.output[0],
+    include=snakemake.params.include,
+    max_cells=snakemake.params.max_cells,
+    limit=snakemake.params.limit,
+)

@@ -1,0 +1,16 @@
+"""Aggregate the records into the tables; fails naming the cases if solvers disagree."""
+
+from pathlib import Path
+
+from splicedalign.pipeline import load_cases, log_to, read_json
+from splicedalign.report import aggregate
+
+log_to(snakemake.log[0])
+aggregate(
+    load_cases(snakemake.input.manifest),
+    [read_json(p) for p in snakemake.input.records],
+    snakemake.params.solvers,
+    Path(snakemake.output.cases).parent,
+    [read_json(p) for p in snakemake.input.batches],
+    snakemake.params.unavailable,
+)
