@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,8 @@ from typing import Callable, Iterator, TextIO
 from splicedalign.alphabet import validate
 from splicedalign.case import Exon, TestCase, exon_problem
 from splicedalign.errors import InputError
+
+log = logging.getLogger("splicedalign")
 
 
 @dataclass(frozen=True)
@@ -164,4 +167,7 @@ def load_case(base: str | Path, exons: str | Path, target: str | Path,
     b = read_single_fasta(base)
     t = read_single_fasta(target)
     ex = read_exons(exons, len(b.seq), exon_format)
+    dups = len(ex) - len({(e.first, e.last) for e in ex})
+    if dups:
+        log.warning("%s: %d duplicate exon interval(s) kept (they cannot change the score)", exons, dups)
     return TestCase(name or f"{b.id}~{t.id}", b.seq, t.seq, tuple(ex), b.id, t.id)

@@ -15,6 +15,7 @@ from splicedalign.solvers.kernels_cpu import (
     OP_MATCH,
     OP_MISMATCH,
     entry_row,
+    fold_checkpoints,
     trace_exon,
 )
 
@@ -44,10 +45,15 @@ def trace_chain(
     gap = last_rows.dtype.type(scoring.gap)
     k = int(np.argmax(last_rows[:, n]))
     j = n
+    by_last = np.argsort(last, kind="stable")
+    last_by_last = last[by_last]
+    stride = max(1, int(np.sqrt(case.K)))
+    checkpoints = fold_checkpoints(by_last, gap, last_rows, stride)
     P = np.empty(n + 1, dtype=last_rows.dtype)
     picked: list[tuple[int, np.ndarray, int, int]] = []  # (position, forward ops, t_start, t_end)
     while True:
-        entry_row(first, last, k, gap, last_rows, P)
+        folded = int(np.searchsorted(last_by_last, first[k], side="left"))  # exons with last < first(k)
+        entry_row(by_last, folded, last_rows, checkpoints, stride, P)
         ops_rev, j0 = trace_exon(base, target, prof, first[k], last[k], gap, P, j)
         picked.append((k, ops_rev[::-1], j0 + 1, j))
         preds = np.flatnonzero((last < first[k]) & (last_rows[:, j0] == P[j0]))

@@ -7,7 +7,11 @@ import numpy as np
 from splicedalign.case import Scoring, TestCase
 from splicedalign.model import groups
 from splicedalign.solvers.base import LastRowSolver
-from splicedalign.solvers.kernels_cpu import grouped_last_rows, sequential_last_rows
+from splicedalign.progress import Progress
+from splicedalign.solvers.kernels_cpu import grouped_last_rows, sequential_last_rows, start_row
+
+CHUNK_CELLS = 200_000_000  # about 0.2 s of work between progress checks
+MIN_PARALLEL_CELLS = 2_000_000  # about 2 ms of work: below it a parallel region costs more than it saves
 
 
 def _by_last(case: TestCase) -> np.ndarray:
@@ -21,10 +25,21 @@ class SequentialSolver(LastRowSolver):
 
     def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
         rows = np.empty((case.K, case.n + 1), dtype=prof.dtype)
-        sequential_last_rows(
-            case.base_codes, prof, case.first_sorted, case.last_sorted, _by_last(case),
-            prof.dtype.type(scoring.gap), rows,
-        )
+        gap = prof.dtype.type(scoring.gap)
+        R = np.empty(case.n + 1, dtype=prof.dtype)
+        start_row(case.n, gap, R)
+        by_last = _by_last(case)
+        # Chunks of about CHUNK_CELLS keep progress reports flowing on long cases.
+        done = np.cumsum((case.last_sorted - case.first_sorted + 1) * case.n)
+        progress = Progress(f"{case.name} [{self.name}]", case.cells)
+        p, k0 = 0, 0
+        while k0 < case.K:
+            k1 = int(np.searchsorted(done, done[k0] + CHUNK_CELLS, side="right")) or k0 + 1
+            k1 = min(max(k1, k0 + 1), case.K)
+            p = sequential_last_rows(case.base_codes, prof, case.first_sorted, case.last_sorted,
+                                     by_last, gap, rows, R, p, k0, k1)
+            progress.update(int(done[k1 - 1]), f"exon {k1}/{case.K}")
+            k0 = k1
         return rows
 
 
@@ -39,6 +54,6 @@ class MulticoreSolver(LastRowSolver):
         rows = np.empty((case.K, case.n + 1), dtype=prof.dtype)
         grouped_last_rows(
             case.base_codes, prof, case.first_sorted, case.last_sorted, _by_last(case),
-            group_start, prof.dtype.type(scoring.gap), rows,
+            group_start, prof.dtype.type(scoring.gap), rows, MIN_PARALLEL_CELLS,
         )
         return rows

@@ -97,29 +97,33 @@ def fold_max(R, row):
 
 
 @njit(cache=True, nogil=True)
-def sequential_last_rows(base, prof, first, last, by_last, gap, last_rows):
-    """All exons' last rows, one exon after another (SPEC §2 with the running-max fold).
+def sequential_last_rows(base, prof, first, last, by_last, gap, last_rows, R, p, k0, k1):
+    """Last rows of exons k0..k1-1, one after another (SPEC §2 with the running-max fold).
 
-    ``by_last`` lists exon positions sorted by last: every exon whose last is below first(k)
-    precedes k in (first, last) order, so it is finished and can join the fold R for good.
+    ``R`` is the fold: the start term maxed with the last rows of every exon whose last is
+    below the current first; ``by_last`` lists exon positions sorted by last, and ``p`` counts
+    how many of them are folded already. Every exon whose last is below first(k) precedes k
+    in (first, last) order, so it is finished and joins R for good. Returns the new ``p``, so
+    callers can run the exons in chunks (to report progress) and carry (R, p) between them.
     """
     K = first.shape[0]
-    n = last_rows.shape[1] - 1
-    R = np.empty(n + 1, dtype=last_rows.dtype)
-    start_row(n, gap, R)
-    p = 0
-    for k in range(K):
+    for k in range(k0, k1):
         while p < K and last[by_last[p]] < first[k]:
             fold_max(R, last_rows[by_last[p]])
             p += 1
         H = last_rows[k]
         H[:] = R
         sweep_exon(base, prof, first[k], last[k], gap, H)
+    return p
 
 
 @njit(cache=True, parallel=True)
-def grouped_last_rows(base, prof, first, last, by_last, group_start, gap, last_rows):
-    """As sequential_last_rows, the exons of each group (SPEC §3) swept in parallel."""
+def grouped_last_rows(base, prof, first, last, by_last, group_start, gap, last_rows, min_parallel_cells):
+    """As sequential_last_rows, the exons of each group (SPEC §3) swept in parallel.
+
+    A group smaller than ``min_parallel_cells`` runs on one thread: opening and joining a
+    parallel region costs more than such a group's work.
+    """
     K = first.shape[0]
     n = last_rows.shape[1] - 1
     R = np.empty(n + 1, dtype=last_rows.dtype)
@@ -132,46 +136,86 @@ def grouped_last_rows(base, prof, first, last, by_last, group_start, gap, last_r
                 fold_max(R, last_rows[by_last[p]])
                 p += 1
             last_rows[k, :] = R
-        for k in prange(a, b):
-            sweep_exon(base, prof, first[k], last[k], gap, last_rows[k])
+        cells = 0
+        for k in range(a, b):
+            cells += (last[k] - first[k] + 1) * n
+        if b - a == 1 or cells < min_parallel_cells:
+            for k in range(a, b):
+                sweep_exon(base, prof, first[k], last[k], gap, last_rows[k])
+        else:
+            for k in prange(a, b):
+                sweep_exon(base, prof, first[k], last[k], gap, last_rows[k])
 
 
 @njit(cache=True, nogil=True)
-def entry_row(first, last, k, gap, last_rows, P):
-    """P_k directly from its definition (traceback needs it for a few exons only)."""
-    n = P.shape[0] - 1
-    start_row(n, gap, P)
-    for l in range(first.shape[0]):
-        if last[l] < first[k]:
-            fold_max(P, last_rows[l])
+def fold_checkpoints(by_last, gap, last_rows, stride):
+    """C[c] = the fold (start term maxed with last rows) of the first c*stride exons by last.
+
+    With stride ~ sqrt(K), any exon's entry row costs at most ``stride`` row folds from the
+    nearest checkpoint, in memory K/stride rows: the traceback needs a few entry rows only.
+    """
+    K = by_last.shape[0]
+    n = last_rows.shape[1] - 1
+    C = np.empty((K // stride + 1, n + 1), dtype=last_rows.dtype)
+    R = np.empty(n + 1, dtype=last_rows.dtype)
+    start_row(n, gap, R)
+    for p in range(K + 1):
+        if p % stride == 0:
+            C[p // stride, :] = R
+        if p < K:
+            fold_max(R, last_rows[by_last[p]])
+    return C
+
+
+@njit(cache=True, nogil=True)
+def entry_row(by_last, folded, last_rows, C, stride, P):
+    """P_k, the fold of the first ``folded`` exons by last (those whose last < first(k))."""
+    c = folded // stride
+    P[:] = C[c]
+    for p in range(c * stride, folded):
+        fold_max(P, last_rows[by_last[p]])
 
 
 @njit(cache=True, nogil=True)
 def trace_exon(base, target, prof, first, last, gap, P, j_end):
     """Recompute one exon's matrix from its entry row P and trace back from (last, j_end).
 
+    The sweep keeps one row of scores and records, per cell, which moves reach its maximum
+    (1 diagonal, 2 base letter against a gap, 4 target letter against a gap): a byte a cell.
     Returns (ops reversed, j at which the path enters the entry row). Ties prefer the
     diagonal, then the base letter against a gap, then the target letter against a gap.
     """
     rows = last - first + 1
     n = P.shape[0] - 1
-    S = np.empty((rows + 1, n + 1), dtype=P.dtype)
-    S[0, :] = P
+    moves = np.empty((rows + 1, n + 1), dtype=np.uint8)
+    H = P.copy()
     for r in range(1, rows + 1):
         p = prof[base[first + r - 2]]
-        S[r, 0] = S[r - 1, 0] - gap
+        d = H[0]
+        left = d - gap
+        H[0] = left
+        moves[r, 0] = 2
         for j in range(1, n + 1):
-            S[r, j] = max(S[r - 1, j - 1] + p[j], max(S[r - 1, j], S[r, j - 1]) - gap)
+            up = H[j]
+            diag = d + p[j]
+            vert = up - gap
+            horiz = left - gap
+            h = max(diag, max(vert, horiz))
+            moves[r, j] = (diag == h) | ((vert == h) << 1) | ((horiz == h) << 2)
+            d = up
+            H[j] = h
+            left = h
     ops = np.empty(rows + n, dtype=np.uint8)
     k = 0
     r, j = rows, j_end
     while r > 0:
-        b = base[first + r - 2]
-        if j > 0 and S[r, j] == S[r - 1, j - 1] + prof[b, j]:
+        mv = moves[r, j]
+        if mv & 1:
+            b = base[first + r - 2]
             ops[k] = OP_MATCH if b == target[j - 1] else OP_MISMATCH
             r -= 1
             j -= 1
-        elif S[r, j] == S[r - 1, j] - gap:
+        elif mv & 2:
             ops[k] = OP_DEL
             r -= 1
         else:
