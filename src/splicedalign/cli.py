@@ -12,7 +12,7 @@ from pathlib import Path
 from splicedalign import __version__
 from splicedalign.case import Scoring
 from splicedalign.errors import InputError
-from splicedalign.io import EXON_READERS, load_case
+from splicedalign.io import exon_formats, load_case
 from splicedalign.output import FORMATTERS
 from splicedalign.solvers import SolverUnavailable, available_solvers, get_solver
 
@@ -76,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     for p in (align, stats):
         for action in p._actions:
             if action.dest == "exon_format":
-                action.help = action.help.replace("%(choices_text)s", ", ".join(EXON_READERS))
+                action.help = action.help.replace("%(choices_text)s", ", ".join(exon_formats()))
     return parser
 
 

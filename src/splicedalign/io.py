@@ -141,12 +141,17 @@ def register_exon_reader(fmt: str, reader: ExonReader) -> None:
     EXON_READERS[fmt] = reader
 
 
+def exon_formats() -> list[str]:
+    """Every exon format known, the readers of ``splicedalign.exons`` included."""
+    import splicedalign.exons  # noqa: F401  (its modules register their readers on import)
+
+    return list(EXON_READERS)
+
+
 def read_exons(path: str | Path, m: int, fmt: str = "tsv") -> list[Exon]:
-    try:
-        reader = EXON_READERS[fmt]
-    except KeyError:
-        raise InputError(str(path), f"unknown exon format {fmt!r}; known: {', '.join(EXON_READERS)}") from None
-    return reader(path, m)
+    if fmt not in exon_formats():
+        raise InputError(str(path), f"unknown exon format {fmt!r}; known: {', '.join(EXON_READERS)}")
+    return EXON_READERS[fmt](path, m)
 
 
 def write_exon_tsv(exons: list[Exon], handle: TextIO) -> None:
