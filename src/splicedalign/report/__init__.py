@@ -1,7 +1,8 @@
 """The benchmark's tables and figures from per-case × solver records (issue 5, §3-4).
 
 ``aggregate`` writes ``cases.tsv``, ``summary.tsv``, ``estimation_accuracy.tsv``,
-``parallelism.tsv`` and ``scalability.tsv``; it raises ScoreDisagreement, naming the cases,
+``parallelism.tsv``, ``scalability.tsv`` and ``accuracy.tsv`` (gene-prediction accuracy of
+each solver's chain against the true exons, where the data set has them); it raises ScoreDisagreement, naming the cases,
 before writing anything if two solvers disagree on a score.
 """
 
@@ -12,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from splicedalign.accuracy import accuracy_table, format_table
 from splicedalign.case import TestCase
 from splicedalign.report.tables import (
     ScoreDisagreement,
@@ -28,7 +30,7 @@ from splicedalign.report.tables import (
 __all__ = ["ScoreDisagreement", "aggregate", "read_table", "write_table", "TABLES", "NA"]
 
 NA = "n/a"
-TABLES = ("cases", "summary", "estimation_accuracy", "parallelism", "scalability")
+TABLES = ("cases", "summary", "estimation_accuracy", "parallelism", "scalability", "accuracy")
 
 
 def write_table(df: pd.DataFrame, path: str | Path) -> None:
@@ -37,6 +39,16 @@ def write_table(df: pd.DataFrame, path: str | Path) -> None:
 
 def read_table(path: str | Path) -> pd.DataFrame:
     return pd.read_csv(path, sep="\t", na_values=[NA], keep_default_na=False)
+
+
+def gene_accuracy(cases: Sequence[TestCase], records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """accuracy.tsv: each available record's chain against its case's true exons (records
+    timed without traceback have no chain and are left out)."""
+    true = {c.name: list(c.meta.get("true_exons") or ()) for c in cases}
+    return format_table(accuracy_table(
+        {"case": r["case"], "solver": r["solver"], "predicted": [tuple(e) for e in r["chain"]],
+         "true": true.get(r["case"])}
+        for r in records if r.get("available", True) and r.get("chain") is not None))
 
 
 def aggregate(cases: Sequence[TestCase], records: Sequence[Mapping[str, Any]], solvers: Sequence[str],
@@ -51,6 +63,7 @@ def aggregate(cases: Sequence[TestCase], records: Sequence[Mapping[str, Any]], s
         "estimation_accuracy": estimation_accuracy(table, solvers),
         "parallelism": parallelism_table(cases),
         "scalability": scalability_table(table, solvers),
+        "accuracy": gene_accuracy(cases, records),
     }
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
