@@ -32,6 +32,9 @@ _REGISTRY: dict[str, str] = {
     "reference": "splicedalign.solvers.reference:ReferenceSolver",
     "sequential": "splicedalign.solvers.cpu:SequentialSolver",
     "multicore": "splicedalign.solvers.cpu:MulticoreSolver",
+    "accel1": "splicedalign.gpu.paper:Accel1Solver",
+    "accel2": "splicedalign.gpu.paper:Accel2Solver",
+    "gpu": "splicedalign.gpu.solver:GpuSolver",
 }
 CPU_SOLVERS = ("reference", "sequential", "multicore")
 

@@ -16,6 +16,16 @@ from splicedalign.solvers.kernels_cpu import profile, score_dtype
 from splicedalign.traceback import trace_chain
 
 
+def make_result(case: TestCase, solver: str, finals: np.ndarray, seconds: float, chain, alignment,
+                extra: dict) -> Result:
+    """The Result of a case from its exons' final scores S(last(k), n, k) in (first, last) order."""
+    by_input = np.empty(finals.shape, dtype=np.int64)
+    by_input[case.order] = finals
+    return Result(case=case.name, solver=solver, score=int(finals.max()), cells=case.cells,
+                  seconds=seconds, chain=chain, alignment=alignment, last_row_scores=by_input,
+                  extra=extra)
+
+
 class LastRowSolver:
     name = "abstract"
 
@@ -34,20 +44,8 @@ class LastRowSolver:
         if traceback:
             chain, alignment = trace_chain(case, scoring, rows, prof)
         t2 = time.perf_counter()
-        finals = rows[:, case.n]
-        by_input = np.empty_like(finals)
-        by_input[case.order] = finals
-        return Result(
-            case=case.name,
-            solver=self.name,
-            score=int(finals.max()),
-            cells=case.cells,
-            seconds=t2 - t0,
-            chain=chain,
-            alignment=alignment,
-            last_row_scores=by_input.astype(np.int64),
-            extra={"seconds_score": t1 - t0, "seconds_traceback": t2 - t1},
-        )
+        return make_result(case, self.name, rows[:, case.n], t2 - t0, chain, alignment,
+                           {"seconds_score": t1 - t0, "seconds_traceback": t2 - t1})
 
     def solve_many(
         self, cases: Sequence[TestCase], scoring: Scoring = Scoring(), traceback: bool = True

@@ -1,0 +1,121 @@
+"""``gpu``: every case of a batch in one persistent wavefront launch (kernels/wavefront.cu).
+
+The GPU computes all exons' last rows; the host gets the exons' final scores, and for
+traceback the last rows, from which ``trace_chain`` recomputes only the chain's exons.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Sequence
+
+import numpy as np
+
+from splicedalign.case import Result, Scoring, TestCase
+from splicedalign.gpu import device, launch
+from splicedalign.gpu.plan import Plan, build_plan, byte_profile_ok, score_ctype, WARP
+from splicedalign.solvers.base import LastRowSolver, make_result
+from splicedalign.solvers.kernels_cpu import profile, score_dtype
+from splicedalign.traceback import trace_chain
+
+KERNEL_FILE = "wavefront.cu"
+VARIANTS = tuple(f"wavefront<int, {r}, 4, true>" for r in launch.RUN_ROWS_PER_LANE) + (
+    "wavefront<int, 4, 4, false>", "wavefront<long long, 4, 4, true>", "wavefront<long long, 4, 4, false>")
+THREADS = 256
+
+
+def kernel_name(ctype: str, rows_per_lane: int, bytes_profile: bool) -> str:
+    if ctype != "int" or not bytes_profile:
+        rows_per_lane = 4  # the general variants are compiled for 4 rows per lane only
+    return f"wavefront<{ctype}, {rows_per_lane}, 4, {'true' if bytes_profile else 'false'}>"
+
+
+class GpuSolver(LastRowSolver):
+    name = "gpu"
+
+    def __init__(self, rows_per_lane: int | None = None, poison: bool = False) -> None:
+        self.rows_per_lane = rows_per_lane
+        self.poison = poison  # fill row storage with POISON first (checks that all is written)
+        self.kernel_ms: list[float] = []  # device time of each launch of the last call
+        self._events: list = []
+
+    def _launch(self, cases: Sequence[TestCase], scoring: Scoring, R: int, ctype: str):
+        """Run one batch; returns (plan, device row storage)."""
+        cp = device.cupy()
+        plan: Plan = build_plan(cases, R)
+        dtype = np.int32 if ctype == "int" else np.int64
+        kernel = device.function(KERNEL_FILE, kernel_name(ctype, R, byte_profile_ok(scoring)), VARIANTS)
+        tasks = cp.asarray(plan.tasks)
+        base = cp.asarray(plan.base)
+        tsel = (cp.asarray(plan.target).astype(cp.int32) * 0x1111) | 0x8880  # PRMT selectors
+        rows = cp.empty(plan.rows_size, dtype=dtype)
+        if self.poison:
+            rows.fill(device.POISON)
+        flags = cp.zeros(plan.tasks.shape[0], dtype=cp.int32)
+        counter = cp.zeros(1, dtype=cp.int32)
+        warps = plan.tasks.shape[0]
+        per_block = THREADS // WARP
+        grid = max(1, min((warps + per_block - 1) // per_block, device.device_info()["sms"] * 8))
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        kernel((grid,), (THREADS,),
+               (tasks, np.int32(warps), counter, base, tsel, rows, flags,
+                np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap)))
+        stop.record()
+        self._events.append((start, stop))
+        return plan, rows
+
+    def _finals(self, plan: Plan, rows) -> np.ndarray:
+        cp = device.cupy()
+        at = plan.last_row + plan.n[plan.exon_case]
+        return cp.asnumpy(rows[cp.asarray(at)]).astype(np.int64)
+
+    def solve_many(self, cases: Sequence[TestCase], scoring: Scoring = Scoring(),
+                   traceback: bool = True) -> list[Result]:
+        cp = device.cupy()
+        R = self.rows_per_lane or launch.rows_per_lane(cases)
+        self._events = []
+        results: list[Result | None] = [None] * len(cases)
+        by_type: dict[str, list[int]] = {}
+        for i, c in enumerate(cases):
+            by_type.setdefault(score_ctype(c.m, c.n, scoring, WARP * R), []).append(i)
+        for ctype, idx in by_type.items():
+            for part in launch.batches([cases[i] for i in idx], R):
+                sel = [idx[i] for i in part]
+                batch = [cases[i] for i in sel]
+                tb = time.perf_counter()
+                plan, rows = self._launch(batch, scoring, R, ctype)
+                finals = self._finals(plan, rows)
+                device.check(cp)
+                host_rows = cp.asnumpy(rows) if traceback else None
+                t_score = time.perf_counter() - tb
+                del rows
+                cells = sum(c.cells for c in batch)
+                for c, (i, case) in enumerate(zip(sel, batch)):
+                    a, b = plan.exon_start[c], plan.exon_start[c + 1]
+                    chain = alignment = None
+                    t1 = time.perf_counter()
+                    if traceback:
+                        dtype = score_dtype(case.m, case.n, scoring)
+                        last = host_rows[plan.last_row[a:b, None] + np.arange(case.n + 1)].astype(dtype)
+                        chain, alignment = trace_chain(case, scoring, last,
+                                                       profile(case.target_codes, scoring, dtype))
+                    share = t_score * case.cells / cells  # a batch's time, apportioned by cells
+                    t_trace = time.perf_counter() - t1
+                    results[i] = make_result(case, self.name, finals[a:b], share + t_trace, chain, alignment,
+                                             {"seconds_score": share, "seconds_traceback": t_trace,
+                                              "batch_cases": len(batch), "batch_seconds_score": t_score})
+        self.kernel_ms = [cp.cuda.get_elapsed_time(a, b) for a, b in self._events]
+        return results  # type: ignore[return-value]
+
+    def solve(self, case: TestCase, scoring: Scoring = Scoring(), traceback: bool = True) -> Result:
+        return self.solve_many([case], scoring, traceback)[0]
+
+    def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
+        cp = device.cupy()
+        R = self.rows_per_lane or launch.rows_per_lane([case])
+        self._events = []
+        plan, rows = self._launch([case], scoring, R, score_ctype(case.m, case.n, scoring, WARP * R))
+        host = cp.asnumpy(rows)
+        device.check(cp)
+        return host[plan.last_row[:, None] + np.arange(case.n + 1)].astype(prof.dtype)

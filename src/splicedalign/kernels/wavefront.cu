@@ -1,0 +1,253 @@
+// `gpu` solver: a whole batch of test cases in one persistent launch.
+//
+// Work comes as a list of tasks in an order consistent with every case's dependencies; warps
+// take tasks in that order from one atomic counter, so whatever a task waits on was taken
+// earlier by a warp that is running: spinning on it cannot deadlock. Two task kinds:
+//  * strip: up to 32*R consecutive rows of one exon. Lane l holds R rows in registers and
+//    sweeps the target's columns U at a time, U columns behind lane l-1 (a wavefront inside
+//    the warp, handed down by shuffles). Lane 0 reads the entry row (the previous strip's
+//    bottom row, or the running-max fold row of the exon's predecessors) as its producer
+//    publishes it; lane 31 publishes the strip's bottom row. Rows of a strip are aligned to
+//    its bottom, so the exon's last row is always lane 31's register R-1; rows above the exon
+//    (padding) copy the entry row unchanged.
+//  * fold: M_q = max(M_{q-1}, last row of the q-th exon by `last`) (SPEC section 2, running
+//    max), M_{-1} being the chain-start row -gap*j. An exon's entry row is one fold row.
+// Every row has a progress flag: how many of its leading columns are in global memory.
+//
+// Inside a strip, scores are shifted: h' = h + gap*(c + j), c = rows of the exon in the strip
+// so far. Then S = max(diag + w + 2gap, up, left) for an exon row, and
+// S = max(diag + w', up, left) with w' <= 0 for a padding row: one max, one add-max (DPX
+// __viaddmax_s32 on sm_90) and the profile look-up per cell. The profile look-up is one PRMT:
+// a row's base letter is fixed, so its shifted scores against target codes 0..7 are eight
+// signed bytes in two registers, and each column's selector (target code plus sign
+// replication) picks one. Scorings whose shifted scores do not fit a byte (BYTES = false)
+// compare codes instead: padding rows get code 6, which no target code equals, and w' = 0.
+
+namespace {
+
+constexpr int KIND_FOLD = 1;
+
+template <typename T> struct Neg;
+template <> struct Neg<int> { static constexpr int v = -(1 << 29); };
+template <> struct Neg<long long> { static constexpr long long v = -(1LL << 60); };
+
+__device__ __forceinline__ int addmax(int a, int b, int c) {
+#if __CUDA_ARCH__ >= 900
+    return __viaddmax_s32(a, b, c);
+#else
+    return max(a + b, c);
+#endif
+}
+__device__ __forceinline__ long long addmax(long long a, long long b, long long c) { return max(a + b, c); }
+
+__device__ __forceinline__ int prmt_signed(unsigned lo, unsigned hi, unsigned sel) {
+    int r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(lo), "r"(hi), "r"(sel));
+    return r;
+}
+
+__device__ __forceinline__ int load_acquire(const int* p) {
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void store_release(int* p, int v) {
+    asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
+// Wait until the row behind `flag` has at least `need` columns published.
+__device__ __forceinline__ int wait_for(const int* flag, int have, int need) {
+    while (have < need) {
+        have = load_acquire(flag);
+        if (have < need) __nanosleep(64);
+    }
+    return have;
+}
+
+// U consecutive scores from global memory, bypassing L1 (rows are written by other SMs).
+template <typename T, int U> struct Vec { T v[U]; };
+template <typename T, int U>
+__device__ __forceinline__ Vec<T, U> load_cg(const T* p) {
+    static_assert((sizeof(T) * U) % 8 == 0, "vector width");
+    Vec<T, U> out;
+    if constexpr ((sizeof(T) * U) % 16 == 0) {
+        const int4* q = reinterpret_cast<const int4*>(p);
+#pragma unroll
+        for (int i = 0; i < (int)(sizeof(T) * U / 16); ++i) reinterpret_cast<int4*>(out.v)[i] = __ldcg(q + i);
+    } else {
+        const int2* q = reinterpret_cast<const int2*>(p);
+#pragma unroll
+        for (int i = 0; i < (int)(sizeof(T) * U / 8); ++i) reinterpret_cast<int2*>(out.v)[i] = __ldcg(q + i);
+    }
+    return out;
+}
+template <typename T, int U>
+__device__ __forceinline__ void store_vec(T* p, const Vec<T, U>& x) {
+    *reinterpret_cast<Vec<T, U>*>(p) = x;
+}
+
+struct Task {
+    int kind, n, tgt, base_or_lflag;   // strip: base offset of the strip's first exon row; fold: flag of L
+    int in_row, in_flag, out_row, out_flag;  // in_row < 0: the entry is the chain-start row
+    int rows_or_lrow, pad0, pad1, pad2;      // strip: exon rows in the strip; fold: offset of L
+};
+
+// Shifted scores of one base letter against target codes 0..3 (lo) and 4..7 (hi) as bytes.
+__device__ __forceinline__ void row_profile(int b, int match2, int mismatch2, unsigned& lo, unsigned& hi) {
+    lo = 0;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) lo |= (unsigned)((c == b ? match2 : mismatch2) & 0xff) << (8 * c);
+    hi = (unsigned)(mismatch2 & 0xff) * 0x01010101u;
+}
+
+template <typename T, int R, int U, bool BYTES>
+__device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
+                           const int* __restrict__ tsel, T* rows, int* flags,
+                           int match, int mismatch, int gap) {
+    constexpr int STEPS_BETWEEN_FLAGS = 32 / U;
+    const int lane = threadIdx.x & 31;
+    const int n = t.n, exon_rows = t.rows_or_lrow;
+    const int pad = 32 * R - exon_rows;  // padding rows on top of the strip
+    unsigned plo[R], phi[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int rho = lane * R + r;
+        const int b = rho < pad ? 6 : base[t.base_or_lflag + rho - pad];
+        if constexpr (BYTES) {
+            if (rho < pad) { plo[r] = 0; phi[r] = 0; }  // padding row: w' = 0 copies the entry row
+            else row_profile(b, match + 2 * gap, mismatch + 2 * gap, plo[r], phi[r]);
+        } else {
+            plo[r] = b;
+            phi[r] = rho < pad ? 0 : mismatch + 2 * gap;
+        }
+    }
+    T h[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) h[r] = Neg<T>::v;  // column -1: never the max
+    T x[U], xprev = Neg<T>::v;
+#pragma unroll
+    for (int q = 0; q < U; ++q) x[q] = Neg<T>::v;
+
+    const int blocks = (n + U) / U;  // column blocks of U covering 0..n
+    const T* in = rows + t.in_row;
+    T* out = rows + t.out_row;
+    int have = 0;
+    for (int u = 0; u < blocks + 31; ++u) {
+        if (lane == 0 && u < blocks) {
+            const int j0 = u * U;
+            if (t.in_row < 0) {
+#pragma unroll
+                for (int q = 0; q < U; ++q) x[q] = 0;  // -gap*j shifted by gap*j
+            } else {
+                have = wait_for(flags + t.in_flag, have, min(j0 + U, n + 1));
+                const Vec<T, U> v = load_cg<T, U>(in + j0);
+#pragma unroll
+                for (int q = 0; q < U; ++q) x[q] = v.v[q] + (T)gap * (j0 + q);
+            }
+        }
+        const int j0 = (u - lane) * U;  // this lane's columns j0 .. j0+U-1
+        int4 sel4 = make_int4(0, 0, 0, 0);
+        if (j0 >= 0 && j0 <= n) {
+            if constexpr (U == 4) sel4 = __ldg(reinterpret_cast<const int4*>(tsel + t.tgt + j0));
+            else { const int2 s2 = __ldg(reinterpret_cast<const int2*>(tsel + t.tgt + j0)); sel4.x = s2.x; sel4.y = s2.y; }
+        }
+        const int sel[4] = {sel4.x, sel4.y, sel4.z, sel4.w};
+        T o[U];
+#pragma unroll
+        for (int q = 0; q < U; ++q) {
+            T diag = xprev, up = x[q];
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                T w;
+                if constexpr (BYTES) w = (T)prmt_signed(plo[r], phi[r], (unsigned)sel[q]);
+                else w = (T)(plo[r] == (unsigned)(sel[q] & 7) ? match + 2 * gap : (int)phi[r]);
+                const T left = h[r];
+                h[r] = addmax(diag, w, max(up, left));
+                diag = left;
+                up = h[r];
+            }
+            xprev = x[q];
+            o[q] = h[R - 1];
+        }
+        if (lane == 31 && j0 >= 0 && j0 <= n) {
+            Vec<T, U> v;
+#pragma unroll
+            for (int q = 0; q < U; ++q) v.v[q] = o[q] - (T)gap * (exon_rows + j0 + q);
+            store_vec<T, U>(out + j0, v);
+            const int done = min(j0 + U, n + 1);
+            if (done == n + 1 || (u % STEPS_BETWEEN_FLAGS) == STEPS_BETWEEN_FLAGS - 1)
+                store_release(flags + t.out_flag, done);
+        }
+#pragma unroll
+        for (int q = 0; q < U; ++q) {
+            if constexpr (sizeof(T) == 4) x[q] = __shfl_up_sync(0xffffffffu, o[q], 1);
+            else x[q] = __shfl_up_sync(0xffffffffu, o[q], 1);
+        }
+    }
+}
+
+template <typename T, int U>
+__device__ void fold_task(const Task& t, T* rows, int* flags, int gap) {
+    const int lane = threadIdx.x & 31;
+    const int n = t.n;
+    const T* prev = rows + t.in_row;
+    const T* L = rows + t.rows_or_lrow;
+    T* out = rows + t.out_row;
+    int have_l = 0, have_p = 0;
+    for (int c0 = 0; c0 <= n; c0 += 32 * U) {
+        const int need = min(c0 + 32 * U, n + 1);
+        if (lane == 0) {
+            have_l = wait_for(flags + t.base_or_lflag, have_l, need);
+            if (t.in_row >= 0) have_p = wait_for(flags + t.in_flag, have_p, need);
+        }
+        __syncwarp();
+        const int j0 = c0 + lane * U;
+        if (j0 <= n) {
+            const Vec<T, U> a = load_cg<T, U>(L + j0);
+            Vec<T, U> m;
+            if (t.in_row >= 0) {
+                const Vec<T, U> b = load_cg<T, U>(prev + j0);
+#pragma unroll
+                for (int q = 0; q < U; ++q) m.v[q] = max(a.v[q], b.v[q]);
+            } else {
+#pragma unroll
+                for (int q = 0; q < U; ++q) m.v[q] = max(a.v[q], -(T)gap * (j0 + q));
+            }
+            store_vec<T, U>(out + j0, m);
+        }
+        __threadfence();
+        __syncwarp();
+        if (lane == 0) store_release(flags + t.out_flag, need);
+    }
+}
+
+}  // namespace
+
+template <typename T, int R, int U, bool BYTES>
+__global__ void __launch_bounds__(256) wavefront(const Task* __restrict__ tasks, int ntasks, int* next_task,
+                                                 const unsigned char* __restrict__ base,
+                                                 const int* __restrict__ tsel, T* rows, int* flags,
+                                                 int match, int mismatch, int gap) {
+    const int lane = threadIdx.x & 31;
+    while (true) {
+        int i = 0;
+        if (lane == 0) i = atomicAdd(next_task, 1);
+        i = __shfl_sync(0xffffffffu, i, 0);
+        if (i >= ntasks) return;
+        const Task t = tasks[i];
+        if (t.kind == KIND_FOLD) fold_task<T, U>(t, rows, flags, gap);
+        else strip_task<T, R, U, BYTES>(t, base, tsel, rows, flags, match, mismatch, gap);
+        __syncwarp();
+    }
+}
+
+#define WAVEFRONT(T, R, U, BYTES)                                                                   \
+    template __global__ void wavefront<T, R, U, BYTES>(const Task*, int, int*, const unsigned char*,    \
+                                                       const int*, T*, int*, int, int, int);
+WAVEFRONT(int, 2, 4, true)
+WAVEFRONT(int, 4, 4, true)
+WAVEFRONT(int, 8, 4, true)
+WAVEFRONT(int, 16, 4, true)
+WAVEFRONT(int, 4, 4, false)
+WAVEFRONT(long long, 4, 4, true)
+WAVEFRONT(long long, 4, 4, false)

@@ -1,0 +1,64 @@
+"""GPU solvers against the sequential solver (device machine; skipped without CuPy/GPU)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from splicedalign.case import Scoring
+from splicedalign.oracle import alignment_problems
+from splicedalign.solvers import SolverUnavailable, get_solver
+from splicedalign.synthetic import tiny_set
+
+from conftest import golden_case
+from test_gpu_plan import random_case
+
+GPU_SOLVERS = ("accel1", "accel2", "gpu")
+
+
+def _gpu_reason() -> str | None:
+    try:
+        from splicedalign.gpu import device
+
+        device.cupy()
+    except SolverUnavailable as exc:
+        return str(exc)
+    return None
+
+
+REASON = _gpu_reason()
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(REASON is not None, reason=REASON or "")]
+
+
+@pytest.mark.parametrize("name", GPU_SOLVERS)
+def test_golden(name, golden):
+    solver = get_solver(name)
+    for g in golden:
+        case, scoring = golden_case(g)
+        r = solver.solve(case, scoring)
+        assert r.score == g["score"], g["name"]
+        assert r.last_row_scores.tolist() == g["last_row_scores"], g["name"]
+        assert alignment_problems(case, r, scoring) == [], g["name"]
+
+
+@pytest.mark.parametrize("name", GPU_SOLVERS)
+@pytest.mark.parametrize("scoring", [Scoring(), Scoring(3, -2, 4), Scoring(100, -50, 70)], ids=str)
+def test_random_against_sequential(name, scoring):
+    rng = np.random.default_rng()
+    cases = [random_case(rng, f"r{i}") for i in range(40)] + tiny_set(bases=2)
+    want = get_solver("sequential").solve_many(cases, scoring, traceback=False)
+    got = get_solver(name).solve_many(cases, scoring, traceback=True)
+    for c, w, g in zip(cases, want, got):
+        assert g.score == w.score, c.name
+        np.testing.assert_array_equal(g.last_row_scores, w.last_row_scores, err_msg=c.name)
+        assert alignment_problems(c, g, scoring) == [], c.name
+
+
+def test_gpu_writes_every_row():
+    from splicedalign.gpu.device import POISON
+    from splicedalign.gpu.solver import GpuSolver
+
+    cases = tiny_set(bases=3)
+    results = GpuSolver(poison=True).solve_many(cases, Scoring(), traceback=False)
+    for r in results:
+        assert (r.last_row_scores != POISON).all()
