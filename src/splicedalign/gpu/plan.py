@@ -128,54 +128,42 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int) -> Plan:
     fold_pos = fq + strips_before[k_star]
     tasks_in_case = folds + np.bincount(ce[se], minlength=C)
 
-    kind = np.concatenate((np.full(se.size, KIND_STRIP), np.full(fc.size, KIND_FOLD)))
+    ns, nf = se.size, fc.size
     case = np.concatenate((ce[se], fc))
     pos = np.concatenate((strip_pos, fold_pos))
-    order = np.lexsort((case, (pos + 0.5) / tasks_in_case[case]))
+    order = np.argsort((pos + 0.5) / tasks_in_case[case], kind="stable")  # launch order
     T = order.size
     task_id = np.empty(T, dtype=np.int64)
     task_id[order] = np.arange(T)                       # launch index of strips, then folds
-    sid, fid = task_id[: se.size], task_id[se.size :]
-
-    row_len = stride[case[order]]
-    row_at = np.concatenate(([0], np.cumsum(row_len)))  # row storage by launch index
-    out_row = row_at[task_id]                           # by pre-sort index
-    strip_out, fold_out = out_row[: se.size], out_row[se.size :]
+    sid, fid = task_id[:ns], task_id[ns:]
+    row_at = np.concatenate(([0], np.cumsum(stride[case[order]])))  # row storage by launch index
     last_strip = cum_s + S - 1                           # each exon's last strip
     exon_last_task = sid[last_strip]
     fold_base = np.concatenate(([0], np.cumsum(folds)))  # folds of each case, in q order
-
-    def entry_task(k: np.ndarray) -> np.ndarray:       # task whose row is exon k's entry, or -1
-        has = p[k] > 0
-        out = np.full(k.size, -1, dtype=np.int64)
-        out[has] = fid[fold_base[ce[k[has]]] + p[k[has]] - 1]
-        return out
-
-    strip_in = np.where(ss == 0, entry_task(se), np.roll(sid, 1))
+    has = p[se] > 0
+    strip_entry = np.full(ns, -1, dtype=np.int64)        # launch index of the entry row's producer
+    strip_entry[has] = fid[fold_base[ce[se[has]]] + p[se[has]] - 1]
+    strip_in = np.where(ss == 0, strip_entry, np.roll(sid, 1))
     fold_in = np.where(fq == 0, -1, np.roll(fid, 1))
-
-    t = np.zeros((T, TASK_FIELDS), dtype=np.int64)
-    # strips
-    t[sid, 0] = KIND_STRIP
-    t[sid, 1] = n[ce[se]]
-    t[sid, 2] = tgt_off[ce[se]]
-    t[sid, 3] = base_off[ce[se]] + first[se] - 1 + strip_first_row
-    t[sid, 4] = np.where(strip_in >= 0, row_at[np.maximum(strip_in, 0)], -1)
-    t[sid, 5] = np.maximum(strip_in, 0)
-    t[sid, 6] = strip_out
-    t[sid, 7] = sid
-    t[sid, 8] = strip_rows
-    # folds
+    producer = np.concatenate((strip_in, fold_in))
     lt = exon_last_task[fold_exon]
-    t[fid, 0] = KIND_FOLD
-    t[fid, 1] = n[fc]
-    t[fid, 3] = lt
-    t[fid, 4] = np.where(fold_in >= 0, row_at[np.maximum(fold_in, 0)], -1)
-    t[fid, 5] = np.maximum(fold_in, 0)
-    t[fid, 6] = fold_out
-    t[fid, 7] = fid
-    t[fid, 8] = row_at[lt]
+
+    # Columns of struct Task, by pre-sort index (strips then folds), gathered in launch order.
+    cols = (
+        np.concatenate((np.full(ns, KIND_STRIP), np.full(nf, KIND_FOLD))),
+        n[case],
+        np.concatenate((tgt_off[ce[se]], np.zeros(nf, dtype=np.int64))),
+        np.concatenate((base_off[ce[se]] + first[se] - 1 + strip_first_row, lt)),
+        np.where(producer >= 0, row_at[np.maximum(producer, 0)], -1),
+        np.maximum(producer, 0),
+        row_at[task_id],
+        task_id,
+        np.concatenate((strip_rows, row_at[lt])),
+    )
+    t = np.zeros((T, TASK_FIELDS), dtype=np.int32)
+    for f, col in enumerate(cols):
+        t[:, f] = col[order]
     if row_at[-1] >= 2**31 or base.size >= 2**31:
         raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
-    return Plan(t.astype(np.int32), base, target, int(row_at[-1]), ce, exon_start,
+    return Plan(t, base, target, int(row_at[-1]), ce, exon_start,
                 row_at[exon_last_task], n)
