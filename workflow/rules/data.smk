@@ -34,3 +34,24 @@ checkpoint manifest:
         limit=config["cases"].get("limit"),
     script:
         "../scripts/manifest.py"
+
+
+rule ncbi_dataset:
+    input:
+        homologene=in_workflow(config["ncbi"]["homologene"]),
+    output:
+        f"{RESULTS}/data/ncbi/cases.tsv",
+    log:
+        f"{RESULTS}/logs/ncbi_dataset.log",
+    conda:
+        "../envs/splicedalign.yaml"
+    params:
+        genes=config["ncbi"]["genes"],
+        base_url=config["ncbi"]["base_url"],
+        flank=config["ncbi"]["flank"],
+        max_targets=config["ncbi"]["max_targets"],
+        cache=f"{RESULTS}/data/ncbi_cache",
+    shell:
+        "python -m splicedalign.ncbi_dataset --genes {params.genes} --homologene {input.homologene}"
+        " --base-url {params.base_url} --cache {params.cache} --flank {params.flank}"
+        " --max-targets {params.max_targets} $(dirname {output}) > {log} 2>&1"

@@ -1,0 +1,173 @@
+"""The Snakemake pipeline, run for real on a tiny subset with the CPU solvers (issue 5).
+
+Runs in a temporary working directory (``--directory``), so the repository's results/ stay
+untouched. Needs snakemake (the ``pipeline`` extra); about a minute on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from splicedalign import model
+from splicedalign.dataset import read_manifest
+from splicedalign.report import read_table
+from splicedalign.report.plots import plot_names
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = shutil.which("snakemake")
+pytestmark = pytest.mark.skipif(SNAKEMAKE is None, reason="snakemake not installed (pip install .[pipeline])")
+yaml = pytest.importorskip("yaml", reason="PyYAML comes with snakemake (pip install .[pipeline])")
+
+SOLVERS = ["reference", "sequential", "multicore"]
+
+
+def _config(tmp: Path, **over) -> Path:
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    cfg.update(over)
+    path = tmp / "config.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def _snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    cmd = [SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
+           "--configfile", str(workdir / "config.yaml"), *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
+    if check and proc.returncode != 0:
+        pytest.fail(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
+    return proc
+
+
+def test_lint_and_format():
+    lint = subprocess.run([SNAKEMAKE, "--lint"], capture_output=True, text=True, cwd=REPO)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    assert "Congratulations" in lint.stdout + lint.stderr
+    snakefmt = shutil.which("snakefmt")
+    if snakefmt is None:
+        pytest.skip("snakefmt not installed")
+    fmt = subprocess.run([snakefmt, "--check", "Snakefile", "workflow"], capture_output=True, text=True, cwd=REPO)
+    assert fmt.returncode == 0, fmt.stderr
+
+
+@pytest.mark.parametrize("dataset,extra", [
+    ("bundled", {}),
+    ("synthetic", {"synthetic": {"set": "tiny", "seed": None}}),
+    ("synthetic", {"synthetic": {"set": "paper", "seed": 3}}),
+    ("synthetic", {"synthetic": {"set": "il1rapl1", "seed": None}}),
+    ("ncbi", {"ncbi": {"genes": ["IL10"], "homologene": str(REPO / "tests/data/eutils/homologene.data"),
+                       "base_url": "http://127.0.0.1:9/", "flank": 1000, "max_targets": 5}}),
+])
+def test_dry_run(tmp_path, dataset, extra):
+    _config(tmp_path, dataset=dataset, **extra)
+    out = _snakemake(tmp_path, "-n").stdout
+    assert "checkpoint" in out and "manifest" in out and "tables" in out
+
+
+def test_bad_config_names_the_key(tmp_path):
+    _config(tmp_path, repeats=0)
+    proc = _snakemake(tmp_path, "-n", check=False)
+    assert proc.returncode != 0
+    assert "repeats" in proc.stdout + proc.stderr
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    """One real run: 3 tiny synthetic cases, three CPU solvers, one timed repeat."""
+    tmp = tmp_path_factory.mktemp("pipeline")
+    _config(tmp, dataset="synthetic", synthetic={"set": "tiny", "seed": None}, solvers=SOLVERS, repeats=1,
+            cases={"include": [], "max_cells": None, "limit": 3})
+    _snakemake(tmp, "--cores", "2")
+    return tmp / "results" / "synthetic"
+
+
+def test_tables_agree_with_the_model(run):
+    cases = {e.case: e.load() for e in read_manifest(run / "cases.tsv")}
+    assert len(cases) == 3
+    table = read_table(run / "tables" / "cases.tsv").set_index("case")
+    assert set(table.index) == set(cases)
+    for name, c in cases.items():
+        row = table.loc[name]
+        f, l = c.first_sorted, c.last_sorted
+        assert row.cells == c.n * int((l - f + 1).sum())
+        assert (row.est_seq, row.est_intra, row.est_intra_inter) == (
+            model.est_seq(c.n, f, l), model.est_intra(c.n, f, l), model.est_intra_inter(c.n, f, l))
+        scores = {row[f"{s}_score"] for s in SOLVERS}
+        assert len(scores) == 1, f"{name}: solvers disagree {scores}"
+        for s in SOLVERS:
+            rec = json.loads((run / "cases" / name / f"{s}.json").read_text())
+            assert rec["score"] == row[f"{s}_score"] and rec["cells"] == row.cells
+            assert rec["seconds"] == pytest.approx(np.median(rec["seconds_runs"]))
+            assert row[f"{s}_mcups"] == pytest.approx(row.cells / row[f"{s}_seconds"] / 1e6, rel=1e-4)
+    summary = read_table(run / "tables" / "summary.tsv").set_index("solver")
+    assert list(summary.index) == SOLVERS
+    assert (summary.status == "ok").all() and (summary.cases == 3).all() and (summary.batch_cases == 3).all()
+    assert summary.loc["sequential", "avg_speedup"] == pytest.approx(1.0)
+    acc = read_table(run / "tables" / "estimation_accuracy.tsv")
+    assert len(acc) == 3 * len(SOLVERS) and acc.spearman.between(-1, 1).all()
+    par = read_table(run / "tables" / "parallelism.tsv")
+    assert abs(par.groupby("kind").percent.sum() - 100).max() < 1e-3
+    gene = read_table(run / "tables" / "accuracy.tsv")
+    assert set(gene[gene.scope == "dataset"].solver) == set(SOLVERS)  # synthetic cases carry true exons
+
+
+def test_plots_are_valid_images(run):
+    import matplotlib.image
+
+    for name in plot_names(SOLVERS):
+        png = run / "plots" / f"{name}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert matplotlib.image.imread(png).shape[0] > 100
+        assert ET.parse(run / "plots" / f"{name}.svg").getroot().tag.endswith("svg")
+
+
+def test_every_rule_logs(run):
+    logs = run / "logs"
+    assert (logs / "manifest.log").stat().st_size > 0
+    assert all((logs / "batch" / f"{s}.log").stat().st_size > 0 for s in SOLVERS)
+    one = next((run / "cases").iterdir()).name
+    text = (logs / "cases" / one / "sequential.log").read_text()
+    assert "warm-up" in text and "run 1/1" in text
+    assert (run / "benchmarks" / "cases" / one / "sequential.tsv").exists()
+    assert (logs / "tables.log").exists() and (logs / "plots.log").exists()
+
+
+def test_single_case_reruns_by_path(run):
+    target = next((run / "cases").iterdir()) / "multicore.json"
+    target.unlink()
+    proc = _snakemake(run.parents[1], "--cores", "1", str(target.relative_to(run.parents[1])))
+    assert target.exists()
+    assert "solve_case" in proc.stdout + proc.stderr and "batch" not in proc.stdout + proc.stderr
+
+
+def test_score_disagreement_fails_naming_the_case(run):
+    # runs last: it leaves the results inconsistent
+    target = next((run / "cases").iterdir()) / "sequential.json"
+    rec = json.loads(target.read_text())
+    rec["score"] += 1
+    target.write_text(json.dumps(rec))
+    proc = _snakemake(run.parents[1], "--cores", "1", "--forcerun", "tables", check=False)
+    assert proc.returncode != 0
+    assert f"{rec['case']}: " in proc.stdout + proc.stderr and "disagree" in proc.stdout + proc.stderr
+
+
+def test_standalone_runner(tmp_path):
+    """What the GPU machine runs without Snakemake: same records and tables."""
+    data = tmp_path / "data"
+    subprocess.run([sys.executable, "-m", "splicedalign.cli", "synthetic", "tiny", str(data)], check=True,
+                   capture_output=True)
+    out = tmp_path / "r"
+    for args in (["solve", "--manifest", str(data / "cases.tsv"), "--solvers", "sequential,multicore",
+                  "--repeats", "1", "--limit", "2"], ["report"]):
+        subprocess.run([sys.executable, "-m", "splicedalign.pipeline", *args, "--out", str(out)], check=True,
+                       capture_output=True)
+    summary = read_table(out / "tables" / "summary.tsv").set_index("solver")
+    assert list(summary.index) == ["sequential", "multicore"] and (summary.cases == 2).all()
+    assert (out / "plots" / "fig15_scalability.png").exists()
