@@ -178,10 +178,10 @@ def augustus_gff(out: Path, base: Base, binary: str | None, precomputed: Path) -
         if kept.resolve() != gz.resolve():
             shutil.copyfile(kept, gz)
         return gzip.decompress(kept.read_bytes())
-    # relative input path: AUGUSTUS echoes it into the GFF header, which must not depend on
-    # where the repository lives
-    cmd = [binary, f"--species={base.augustus_species}", *AUGUSTUS_FLAGS, f"bases/{base.id}.fa"]
-    gff = subprocess.run(cmd, cwd=out, stdout=subprocess.PIPE, check=True).stdout
+    # AUGUSTUS echoes its command line into the GFF header: argv[0] "augustus" and a relative
+    # input path keep that line independent of where the binary and the repository live
+    cmd = ["augustus", f"--species={base.augustus_species}", *AUGUSTUS_FLAGS, f"bases/{base.id}.fa"]
+    gff = subprocess.run(cmd, executable=binary, cwd=out, stdout=subprocess.PIPE, check=True).stdout
     gz.write_bytes(gzip.compress(gff, mtime=0))  # mtime=0: same bytes on every run
     return gff
 
