@@ -30,7 +30,7 @@ from pathlib import Path
 
 from Bio import SeqIO
 
-from splicedalign.dataset import MANIFEST_COLUMNS, _write_fasta
+from splicedalign.dataset import MANIFEST_COLUMNS, write_fasta
 from splicedalign.exons.bed12 import read_bed12_transcripts
 from splicedalign.exons.gff import read_gff
 from splicedalign.exons.strand import flip_interval, on_strand, reverse_complement
@@ -187,9 +187,9 @@ def augustus_gff(out: Path, base: Base, binary: str | None, precomputed: Path) -
 
 
 def write_base(out: Path, base: Base) -> None:
-    _write_fasta(out / "bases" / f"{base.id}.fa", base.id, base.seq)
+    write_fasta(out / "bases" / f"{base.id}.fa", base.id, base.seq)
     for t in base.targets:
-        _write_fasta(out / "targets" / f"{t.id}.fa", t.id, t.seq)
+        write_fasta(out / "targets" / f"{t.id}.fa", t.id, t.seq)
     if base.true_exons:
         with open(out / "true" / f"{base.id}.tsv", "w") as handle:
             write_exon_tsv([Exon(f, l) for f, l in base.true_exons], handle)

@@ -112,14 +112,9 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _synthetic(args: argparse.Namespace) -> int:
-    from splicedalign import synthetic
-    from splicedalign.dataset import write_dataset
+    from splicedalign.datasets import write_synthetic
 
-    make = {"tiny": synthetic.tiny_set, "paper": synthetic.paper_set,
-            "il1rapl1": lambda **kw: [synthetic.il1rapl1_case(**kw)]}[args.set]
-    cases = make(**({"seed": args.seed} if args.seed is not None else {}))
-    manifest = write_dataset(cases, args.outdir)
-    print(f"wrote {len(cases)} case(s): {manifest}")
+    print(write_synthetic(args.set, args.outdir, args.seed))
     return 0
 
 

@@ -65,7 +65,7 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
     return entries
 
 
-def _write_fasta(path: Path, rid: str, seq: str, width: int = 60) -> None:
+def write_fasta(path: Path, rid: str, seq: str, width: int = 60) -> None:
     with open(path, "w") as handle:
         handle.write(f">{rid}\n")
         for i in range(0, len(seq), width):
@@ -84,14 +84,14 @@ def write_dataset(cases: Iterable[TestCase], directory: str | Path) -> Path:
         true_f = f"exons/{c.base_id}.true.tsv" if "true_exons" in c.meta else ""
         if c.base_id not in written:
             written.add(c.base_id)
-            _write_fasta(directory / base_f, c.base_id, c.base)
+            write_fasta(directory / base_f, c.base_id, c.base)
             with open(directory / exon_f, "w") as handle:
                 write_exon_tsv(list(c.exons), handle)
             if true_f:
                 (directory / true_f).write_text(
                     "first\tlast\n" + "".join(f"{f}\t{l}\n" for f, l in c.meta["true_exons"]))
         target_f = f"targets/{c.name}.fa"
-        _write_fasta(directory / target_f, c.target_id, c.target)
+        write_fasta(directory / target_f, c.target_id, c.target)
         rows.append((c.name, base_f, target_f, exon_f, "tsv", true_f))
     manifest = directory / "cases.tsv"
     with open(manifest, "w") as handle:

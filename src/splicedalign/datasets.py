@@ -2,14 +2,11 @@
 ``resources/bundled`` and the synthetic sets of ``synthetic`` written to disk, so that every
 pipeline rule reads all data sets the same way.
 
-CLI: ``python -m splicedalign.datasets synthetic {tiny|paper|il1rapl1} OUT_DIR [--seed N]``
-and ``python -m splicedalign.datasets bundled`` (prints the bundled manifest's path).
+On the command line: ``splicedalign synthetic {tiny|paper|il1rapl1} OUT_DIR [--seed N]``.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 from typing import Callable
 
@@ -42,25 +39,3 @@ def write_synthetic(kind: str, directory: str | Path, seed: int | None = None) -
         raise InputError("synthetic", f"unknown synthetic set {kind!r}; known: {', '.join(SYNTHETIC)}")
     cases = SYNTHETIC[kind](**({} if seed is None else {"seed": seed}))
     return write_dataset(cases, directory)
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m splicedalign.datasets", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="command", required=True)
-    s = sub.add_parser("synthetic", help="write a synthetic data set")
-    s.add_argument("kind", choices=list(SYNTHETIC))
-    s.add_argument("out", type=Path)
-    s.add_argument("--seed", type=int)
-    sub.add_parser("bundled", help="print the bundled data set's manifest path")
-    args = p.parse_args(argv)
-    try:
-        path = bundled_manifest() if args.command == "bundled" else write_synthetic(args.kind, args.out, args.seed)
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(path)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

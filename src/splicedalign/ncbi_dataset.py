@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-from splicedalign.dataset import MANIFEST_COLUMNS, _write_fasta
+from splicedalign.dataset import MANIFEST_COLUMNS, write_fasta
 from splicedalign.errors import InputError
 from splicedalign.homologene import homologs, read_homologene
 from splicedalign.ncbi import DEFAULT_BASE_URL, EutilsClient, EutilsConfig, NcbiError
@@ -42,7 +42,7 @@ def write_ncbi_dataset(client: EutilsClient, genes: list[str], homologene: str |
         start, stop = max(1, first - flank), min(chrom_len, last + flank)
         base = client.fasta(acc, stop - start + 1, start, stop, strand)
         base_id = _safe(f"hs_{own.symbol}")
-        _write_fasta(out / "bases" / f"{base_id}.fa", base_id, base.seq)
+        write_fasta(out / "bases" / f"{base_id}.fa", base_id, base.seq)
         report.append((gene, own.gene_id, "base", f"{acc}:{start}-{stop}({strand})", str(stop - start + 1), "ok"))
         targets = 0
         for h in others:
@@ -53,7 +53,7 @@ def write_ncbi_dataset(client: EutilsClient, genes: list[str], homologene: str |
             accession, length = client.sequence_length(uids[0])
             record = client.fasta(uids[0], length)
             target_id = _safe(f"{h.taxon}_{accession}")
-            _write_fasta(out / "targets" / f"{target_id}.fa", target_id, record.seq)
+            write_fasta(out / "targets" / f"{target_id}.fa", target_id, record.seq)
             rows.append((f"{base_id}-{target_id}", f"bases/{base_id}.fa", f"targets/{target_id}.fa",
                          f"bases/{base_id}.fa", "signals", ""))
             report.append((gene, h.gene_id, "target", accession, str(length), "ok"))
