@@ -140,15 +140,18 @@ def estimation_accuracy(cases: pd.DataFrame, solvers: Sequence[str]) -> pd.DataF
 
 
 def parallelism_table(cases: Iterable[TestCase]) -> pd.DataFrame:
-    """The "average test case" histograms (SPEC §5): intra (Fig. 7) and inter (Fig. 9)."""
+    """The "average test case" histograms (SPEC §5): intra (Fig. 7) and inter (Fig. 9), with
+    every bin from the first to the last (empty ones at 0 %) so the x axis is to scale."""
     intra, inter = [], []
     for c in cases:
         intra.append(intra_histogram(c.first_sorted, c.last_sorted))
         inter.append(inter_histogram(c.first_sorted, c.last_sorted))
-    rows = [{"kind": "intra", "bin": b, "label": f"{INTRA_BIN * (b - 1) + 1}-{INTRA_BIN * b}", "percent": p}
-            for b, p in average_histogram(intra).items()] if intra else []
-    rows += [{"kind": "inter", "bin": g, "label": str(g), "percent": p} for g, p in average_histogram(inter).items()] \
-        if inter else []
+    rows = []
+    for kind, hists, label in (("intra", intra, lambda b: f"{INTRA_BIN * (b - 1) + 1}-{INTRA_BIN * b}"),
+                               ("inter", inter, str)):
+        avg = average_histogram(hists) if hists else {}
+        rows += [{"kind": kind, "bin": b, "label": label(b), "percent": avg.get(b, 0.0)}
+                 for b in range(1, max(avg, default=0) + 1)]
     return pd.DataFrame(rows, columns=["kind", "bin", "label", "percent"])
 
 
