@@ -1,0 +1,69 @@
+"""Timing and solver selection of the pipeline (splicedalign.bench, splicedalign.pipeline.plan)."""
+
+from __future__ import annotations
+
+import pytest
+
+from splicedalign import bench
+from splicedalign.case import Exon, Result, Scoring, TestCase
+from splicedalign.pipeline import plan
+from splicedalign.solvers import SolverUnavailable
+
+CASE = TestCase("c", "ACGTACGTAC", "ACGT", (Exon(1, 4), Exon(6, 9)))
+
+
+class FakeSolver:
+    """Returns preset times (and scores), one per call: the first call is the warm-up."""
+
+    name = "fake"
+
+    def __init__(self, seconds, scores=None):
+        self.seconds, self.scores, self.calls = list(seconds), scores, 0
+
+    def solve(self, case, scoring, traceback=True):
+        i, self.calls = self.calls, self.calls + 1
+        score = self.scores[i] if self.scores else 3
+        return Result(case.name, self.name, score, case.cells, self.seconds[i],
+                      extra={"seconds_score": self.seconds[i] / 2, "seconds_traceback": self.seconds[i] / 2})
+
+
+def test_median_after_warm_up():
+    solver = FakeSolver([100.0, 3.0, 1.0, 2.0])
+    r = bench.timed_solve(solver, CASE, Scoring(), repeats=3)
+    assert solver.calls == 4
+    assert r.seconds == 2.0 and r.extra["seconds_runs"] == [3.0, 1.0, 2.0]  # warm-up excluded
+    assert r.extra["seconds_score"] == 1.0
+    assert r.mcups == pytest.approx(CASE.cells / 2.0 / 1e6)
+
+
+def test_unstable_score_fails():
+    with pytest.raises(RuntimeError, match="different scores on repeated runs of c"):
+        bench.timed_solve(FakeSolver([1, 1, 1], scores=[3, 3, 4]), CASE, Scoring(), repeats=2)
+
+
+def test_unavailable_solver_gives_na_record(monkeypatch):
+    def unavailable(name):
+        raise SolverUnavailable("no CUDA device")
+
+    monkeypatch.setattr(bench, "get_solver", unavailable)
+    rec = bench.case_record("gpu", CASE, Scoring(), repeats=1)
+    assert rec == {"case": "c", "solver": "gpu", "available": False, "reason": "no CUDA device",
+                   "m": 10, "n": 4, "cells": CASE.cells}
+    batch = bench.timed_batch("gpu", [CASE], Scoring(), repeats=1)
+    assert batch["available"] is False and batch["reason"] == "no CUDA device"
+
+
+def test_solver_selection():
+    run, missing = bench.resolve_solvers("auto")
+    assert run[:3] == ["reference", "sequential", "multicore"]
+    assert set(missing) <= set(bench.gpu_solvers())
+    assert bench.resolve_solvers(["sequential"]) == (["sequential"], {})
+    with pytest.raises(ValueError, match="unknown solver"):
+        bench.resolve_solvers(["sequentail"])
+
+
+def test_reference_only_on_small_cases_under_auto():
+    rows = [{"case": "small", "cells": 10}, {"case": "big", "cells": 10**9}]
+    assert plan(rows, ["reference", "sequential"], auto=True, reference_max_cells=100) == {
+        "reference": ["small"], "sequential": ["small", "big"]}
+    assert plan(rows, ["reference"], auto=False, reference_max_cells=100) == {"reference": ["small", "big"]}
