@@ -109,6 +109,7 @@ def main() -> int:
     ap.add_argument("--random", type=int, default=2_400)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--skip-paper-accels", action="store_true")
+    ap.add_argument("--rows-per-lane", type=int, nargs="*", default=[2, 4, 8, 16])
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     log = open(args.out / "check.log", "w")
@@ -158,7 +159,7 @@ def main() -> int:
     cells_b = il1.cells
     rows = []
     gpu = GpuSolver()
-    for R in (2, 4, 8, 16):
+    for R in args.rows_per_lane:
         g = GpuSolver(rows_per_lane=R)
         g.solve_many(paper, traceback=False)
         ta = timed(lambda: g.solve_many(paper, traceback=False), 3)
@@ -172,6 +173,7 @@ def main() -> int:
     gpu.solve_many(paper, traceback=False)
     res[("gpu", "a", "score")] = timed(lambda: gpu.solve_many(paper, traceback=False), args.repeats)
     res[("gpu", "a", "kernel")] = statistics.median(gpu.kernel_ms) / 1e3
+    say("gpu (a) host stages of the last call (s):", {k: round(v, 4) for k, v in gpu.timing.items()})
     res[("gpu", "a", "traceback")] = timed(lambda: gpu.solve_many(paper, traceback=True), 1)
     gpu.solve(il1, traceback=False)
     res[("gpu", "b", "score")] = timed(lambda: gpu.solve(il1, traceback=False), args.repeats)

@@ -33,18 +33,24 @@ def kernel_name(ctype: str, rows_per_lane: int, bytes_profile: bool) -> str:
 class GpuSolver(LastRowSolver):
     name = "gpu"
 
-    def __init__(self, rows_per_lane: int | None = None, poison: bool = False) -> None:
+    def __init__(self, rows_per_lane: int | None = None, poison: bool = False,
+                 byte_profile: bool | None = None) -> None:
         self.rows_per_lane = rows_per_lane
+        self.byte_profile = byte_profile  # None: PRMT byte profile whenever the scoring fits
         self.poison = poison  # fill row storage with POISON first (checks that all is written)
         self.kernel_ms: list[float] = []  # device time of each launch of the last call
         self._events: list = []
+        self.timing: dict[str, float] = {}  # host seconds of the last call, by stage
 
     def _launch(self, cases: Sequence[TestCase], scoring: Scoring, R: int, ctype: str):
         """Run one batch; returns (plan, device row storage)."""
         cp = device.cupy()
+        t0 = time.perf_counter()
         plan: Plan = build_plan(cases, R)
+        self.timing["plan"] += time.perf_counter() - t0
         dtype = np.int32 if ctype == "int" else np.int64
-        kernel = device.function(KERNEL_FILE, kernel_name(ctype, R, byte_profile_ok(scoring)), VARIANTS)
+        kernel = device.function(KERNEL_FILE, kernel_name(ctype, R, byte_profile_ok(scoring) if self.byte_profile is None
+                                                        else self.byte_profile and byte_profile_ok(scoring)), VARIANTS)
         tasks = cp.asarray(plan.tasks)
         base = cp.asarray(plan.base)
         tsel = (cp.asarray(plan.target).astype(cp.int32) * 0x1111) | 0x8880  # PRMT selectors
@@ -75,6 +81,7 @@ class GpuSolver(LastRowSolver):
         cp = device.cupy()
         R = self.rows_per_lane or launch.rows_per_lane(cases)
         self._events = []
+        self.timing = {"plan": 0.0, "launch": 0.0, "finals": 0.0, "results": 0.0}
         results: list[Result | None] = [None] * len(cases)
         by_type: dict[str, list[int]] = {}
         for i, c in enumerate(cases):
@@ -85,12 +92,16 @@ class GpuSolver(LastRowSolver):
                 batch = [cases[i] for i in sel]
                 tb = time.perf_counter()
                 plan, rows = self._launch(batch, scoring, R, ctype)
+                t1 = time.perf_counter()
                 finals = self._finals(plan, rows)
                 device.check(cp)
+                self.timing["finals"] += time.perf_counter() - t1
+                self.timing["launch"] += t1 - tb
                 host_rows = cp.asnumpy(rows) if traceback else None
                 t_score = time.perf_counter() - tb
                 del rows
                 cells = sum(c.cells for c in batch)
+                tr = time.perf_counter()
                 for c, (i, case) in enumerate(zip(sel, batch)):
                     a, b = plan.exon_start[c], plan.exon_start[c + 1]
                     chain = alignment = None
@@ -105,6 +116,7 @@ class GpuSolver(LastRowSolver):
                     results[i] = make_result(case, self.name, finals[a:b], share + t_trace, chain, alignment,
                                              {"seconds_score": share, "seconds_traceback": t_trace,
                                               "batch_cases": len(batch), "batch_seconds_score": t_score})
+        self.timing["results"] = time.perf_counter() - tr
         self.kernel_ms = [cp.cuda.get_elapsed_time(a, b) for a, b in self._events]
         return results  # type: ignore[return-value]
 
@@ -115,6 +127,7 @@ class GpuSolver(LastRowSolver):
         cp = device.cupy()
         R = self.rows_per_lane or launch.rows_per_lane([case])
         self._events = []
+        self.timing = {"plan": 0.0}
         plan, rows = self._launch([case], scoring, R, score_ctype(case.m, case.n, scoring, WARP * R))
         host = cp.asnumpy(rows)
         device.check(cp)

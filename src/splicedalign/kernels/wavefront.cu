@@ -132,18 +132,45 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     const T* in = rows + t.in_row;
     T* out = rows + t.out_row;
     int have = 0;
+    const bool has_in = t.in_row >= 0;  // warp-uniform
+    // Entry-row prefetch: at every 32nd step the lanes load the next 32 column blocks that are
+    // already published (lane i: block u+i) and hand them to lane 0 step by step, so lane 0
+    // waits for memory only where its producer is not far enough ahead.
+    T pre[U];
+    bool pre_ok = false;
     for (int u = 0; u < blocks + 31; ++u) {
-        if (lane == 0 && u < blocks) {
-            const int j0 = u * U;
-            if (t.in_row < 0) {
+        if (has_in && (u & 31) == 0 && u < blocks) {
+            int avail = lane == 0 ? load_acquire(flags + t.in_flag) : 0;
+            avail = __shfl_sync(0xffffffffu, avail, 0);
+            __syncwarp();
+            const int jp = (u + lane) * U;
+            pre_ok = u + lane < blocks && min(jp + U, n + 1) <= avail;
+            if (pre_ok) {
+                const Vec<T, U> v = load_cg<T, U>(in + jp);
 #pragma unroll
-                for (int q = 0; q < U; ++q) x[q] = 0;  // -gap*j shifted by gap*j
-            } else {
-                have = wait_for(flags + t.in_flag, have, min(j0 + U, n + 1));
-                const Vec<T, U> v = load_cg<T, U>(in + j0);
-#pragma unroll
-                for (int q = 0; q < U; ++q) x[q] = v.v[q] + (T)gap * (j0 + q);
+                for (int q = 0; q < U; ++q) pre[q] = v.v[q] + (T)gap * (jp + q);
             }
+        }
+        if (has_in) {
+            T got[U];
+#pragma unroll
+            for (int q = 0; q < U; ++q) got[q] = __shfl_sync(0xffffffffu, pre[q], u & 31);
+            const bool ok = __shfl_sync(0xffffffffu, pre_ok, u & 31);
+            if (lane == 0 && u < blocks) {
+                const int j0 = u * U;
+                if (ok) {
+#pragma unroll
+                    for (int q = 0; q < U; ++q) x[q] = got[q];
+                } else {
+                    have = wait_for(flags + t.in_flag, have, min(j0 + U, n + 1));
+                    const Vec<T, U> v = load_cg<T, U>(in + j0);
+#pragma unroll
+                    for (int q = 0; q < U; ++q) x[q] = v.v[q] + (T)gap * (j0 + q);
+                }
+            }
+        } else if (lane == 0 && u < blocks) {
+#pragma unroll
+            for (int q = 0; q < U; ++q) x[q] = 0;  // -gap*j shifted by gap*j
         }
         const int j0 = (u - lane) * U;  // this lane's columns j0 .. j0+U-1
         int4 sel4 = make_int4(0, 0, 0, 0);
