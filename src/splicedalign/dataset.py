@@ -10,9 +10,9 @@ Every rule and script reads data sets through this module, whatever made them.
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from splicedalign.case import TestCase
 from splicedalign.errors import InputError
@@ -29,6 +29,7 @@ class CaseEntry:
     exons: Path
     exon_format: str = "tsv"
     true_exons: Path | None = None
+    extra: Mapping[str, str] = field(default_factory=dict, compare=False)  # other manifest columns
 
     def load(self) -> TestCase:
         case = load_case(self.base, self.exons, self.target, self.exon_format, name=self.case)
@@ -59,6 +60,7 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
         entries.append(CaseEntry(
             row["case"], root / row["base"], root / row["target"], root / row["exons"],
             (row.get("exon_format") or "tsv").strip(), root / true if true else None,
+            {k: v for k, v in row.items() if k not in MANIFEST_COLUMNS and k is not None},
         ))
     if not entries:
         raise InputError(str(path), "manifest lists no case")

@@ -27,6 +27,12 @@ def in_workflow(path):
 
 
 def source_manifest(wildcards):
+    if config.get("candidate_exons", "manifest") == "genscan":
+        return f"{RESULTS}/data/genscan/cases.tsv"
+    return dataset_manifest(wildcards)
+
+
+def dataset_manifest(wildcards):
     if DATASET == "synthetic":
         return f"{RESULTS}/data/{config['synthetic']['set']}/cases.tsv"
     if DATASET == "bundled":

@@ -55,3 +55,20 @@ rule ncbi_dataset:
         "python -m splicedalign.ncbi_dataset --genes {params.genes} --homologene {input.homologene}"
         " --base-url {params.base_url} --cache {params.cache} --flank {params.flank}"
         " --max-targets {params.max_targets} $(dirname {output}) > {log} 2>&1"
+
+
+rule genscan_exons:
+    input:
+        dataset_manifest,
+    output:
+        f"{RESULTS}/data/genscan/cases.tsv",
+    log:
+        f"{RESULTS}/logs/genscan.log",
+    conda:
+        "../envs/splicedalign.yaml"
+    params:
+        binary=config["genscan"]["binary"],
+        parameters=config["genscan"]["parameters"],
+        subopt=config["genscan"]["subopt"],
+    script:
+        "../scripts/genscan.py"
