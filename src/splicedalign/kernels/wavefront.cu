@@ -173,7 +173,10 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
             for (int q = 0; q < U; ++q) x[q] = 0;  // -gap*j shifted by gap*j
         }
         const int j0 = (u - lane) * U;  // this lane's columns j0 .. j0+U-1
-        int4 sel4 = make_int4(0, 0, 0, 0);
+        // Outside 0..n a lane computes throw-away cells; a valid selector (code 0) keeps w' a
+        // small score there, so the -2^29 sentinel state cannot grow into a real score.
+        constexpr int SEL0 = 0x8880;
+        int4 sel4 = make_int4(SEL0, SEL0, SEL0, SEL0);
         if (j0 >= 0 && j0 <= n) {
             if constexpr (U == 4) sel4 = __ldg(reinterpret_cast<const int4*>(tsel + t.tgt + j0));
             else { const int2 s2 = __ldg(reinterpret_cast<const int2*>(tsel + t.tgt + j0)); sel4.x = s2.x; sel4.y = s2.y; }
