@@ -123,7 +123,7 @@ def main() -> int:
     say(f"device {info}  seed {seed}")
     rng = np.random.default_rng(seed)
     solvers = {"accel1": Accel1Solver(poison=True), "accel2": Accel2Solver(poison=True),
-               "gpu": GpuSolver(poison=True)}
+               "gpu": GpuSolver(poison=True), "gpu-compare": GpuSolver(poison=True, byte_profile=False)}
     sequential = get_solver("sequential")
 
     # ---- correctness
@@ -145,7 +145,7 @@ def main() -> int:
             failures += bad
     want = sequential.solve_many([il1], Scoring(), traceback=False)
     for name, solver in solvers.items():
-        ok, bad = compare(name, solver, [il1], Scoring(), want, traceback=(name == "gpu"))
+        ok, bad = compare(name, solver, [il1], Scoring(), want, traceback=name.startswith("gpu"))
         counts[name][0] += ok
         counts[name][1] += 1
         failures += bad

@@ -9,10 +9,10 @@ from splicedalign.gpu.plan import WARP, round_up
 
 # Row storage of one launch (elements); 32-bit offsets and a few GiB of device memory.
 ROW_BUDGET = 2**30
-# Measured on an H100 (docs/gpu.md): 4 rows per lane (128-row strips) is fastest for the
-# paper-shaped set and for the IL1RAPL1 case alike, whose critical path is set by the number
-# of dependent exons more than by their rows.
-ROWS_PER_LANE = 4
+# Measured on an H200 (docs/gpu.md): 8 rows per lane (256-row strips) ties 4 on the
+# paper-shaped set and is 14% faster on the IL1RAPL1 case, whose critical path runs through
+# strips.
+ROWS_PER_LANE = 8
 RUN_ROWS_PER_LANE = (2, 4, 8, 16)  # compiled variants
 
 
