@@ -164,3 +164,15 @@ def test_unavailable_is_one_clear_line():
             get_solver("gpu").solve(tiny_set(bases=1)[0])
     else:
         pytest.skip("CuPy and a GPU are present: nothing is unavailable")
+
+
+def test_kernel_variant_matches_plan():
+    from splicedalign.gpu.solver import VARIANTS, variant
+
+    for ctype in ("int", "long long"):
+        for R in (2, 4, 8, 16):
+            for b in (True, False):
+                rows, name = variant(ctype, R, b)
+                assert name in VARIANTS and f", {rows}, 4," in name
+                if ctype == "int" and b:
+                    assert rows == R

@@ -19,15 +19,19 @@ from splicedalign.solvers.kernels_cpu import profile, score_dtype
 from splicedalign.traceback import trace_chain
 
 KERNEL_FILE = "wavefront.cu"
-VARIANTS = tuple(f"wavefront<int, {r}, 4, true>" for r in launch.RUN_ROWS_PER_LANE) + (
-    "wavefront<int, 4, 4, false>", "wavefront<long long, 4, 4, true>", "wavefront<long long, 4, 4, false>")
+GENERAL_ROWS_PER_LANE = (4, 8)  # rows per lane compiled for the int64 and compare variants
+VARIANTS = tuple(f"wavefront<int, {r}, 4, true>" for r in launch.RUN_ROWS_PER_LANE) + tuple(
+    f"wavefront<{t}, {r}, 4, {b}>" for t, b in (("int", "false"), ("long long", "true"), ("long long", "false"))
+    for r in GENERAL_ROWS_PER_LANE)
 THREADS = 256
 
 
-def kernel_name(ctype: str, rows_per_lane: int, bytes_profile: bool) -> str:
-    if ctype != "int" or not bytes_profile:
-        rows_per_lane = 4  # the general variants are compiled for 4 rows per lane only
-    return f"wavefront<{ctype}, {rows_per_lane}, 4, {'true' if bytes_profile else 'false'}>"
+def variant(ctype: str, rows_per_lane: int, bytes_profile: bool) -> tuple[int, str]:
+    """(rows per lane, kernel name) of the compiled variant that runs this configuration: the
+    plan must be built with the rows per lane the kernel is compiled for."""
+    if (ctype != "int" or not bytes_profile) and rows_per_lane not in GENERAL_ROWS_PER_LANE:
+        rows_per_lane = GENERAL_ROWS_PER_LANE[0]
+    return rows_per_lane, f"wavefront<{ctype}, {rows_per_lane}, 4, {'true' if bytes_profile else 'false'}>"
 
 
 class GpuSolver(LastRowSolver):
@@ -46,11 +50,12 @@ class GpuSolver(LastRowSolver):
         """Run one batch; returns (plan, device row storage)."""
         cp = device.cupy()
         t0 = time.perf_counter()
+        use_bytes = byte_profile_ok(scoring) and self.byte_profile is not False
+        R, name = variant(ctype, R, use_bytes)
         plan: Plan = build_plan(cases, R)
         self.timing["plan"] += time.perf_counter() - t0
         dtype = np.int32 if ctype == "int" else np.int64
-        kernel = device.function(KERNEL_FILE, kernel_name(ctype, R, byte_profile_ok(scoring) if self.byte_profile is None
-                                                        else self.byte_profile and byte_profile_ok(scoring)), VARIANTS)
+        kernel = device.function(KERNEL_FILE, name, VARIANTS)
         tasks = cp.asarray(plan.tasks)
         base = cp.asarray(plan.base)
         tsel = (cp.asarray(plan.target).astype(cp.int32) * 0x1111) | 0x8880  # PRMT selectors
