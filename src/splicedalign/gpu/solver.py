@@ -19,18 +19,21 @@ from splicedalign.solvers.kernels_cpu import profile, score_dtype
 from splicedalign.traceback import trace_chain
 
 KERNEL_FILE = "wavefront.cu"
-GENERAL_ROWS_PER_LANE = (4, 8)  # rows per lane compiled for the int64 and compare variants
+COMPARE_ROWS_PER_LANE = (4, 8)  # compiled for the int compare-profile variant
+WIDE_ROWS_PER_LANE = 4  # the int64 variants (8 rows would spill registers)
 VARIANTS = tuple(f"wavefront<int, {r}, 4, true>" for r in launch.RUN_ROWS_PER_LANE) + tuple(
-    f"wavefront<{t}, {r}, 4, {b}>" for t, b in (("int", "false"), ("long long", "true"), ("long long", "false"))
-    for r in GENERAL_ROWS_PER_LANE)
+    f"wavefront<int, {r}, 4, false>" for r in COMPARE_ROWS_PER_LANE) + (
+    f"wavefront<long long, {WIDE_ROWS_PER_LANE}, 4, true>", f"wavefront<long long, {WIDE_ROWS_PER_LANE}, 4, false>")
 THREADS = 256
 
 
 def variant(ctype: str, rows_per_lane: int, bytes_profile: bool) -> tuple[int, str]:
     """(rows per lane, kernel name) of the compiled variant that runs this configuration: the
     plan must be built with the rows per lane the kernel is compiled for."""
-    if (ctype != "int" or not bytes_profile) and rows_per_lane not in GENERAL_ROWS_PER_LANE:
-        rows_per_lane = GENERAL_ROWS_PER_LANE[0]
+    if ctype != "int":
+        rows_per_lane = WIDE_ROWS_PER_LANE
+    elif not bytes_profile and rows_per_lane not in COMPARE_ROWS_PER_LANE:
+        rows_per_lane = COMPARE_ROWS_PER_LANE[0]
     return rows_per_lane, f"wavefront<{ctype}, {rows_per_lane}, 4, {'true' if bytes_profile else 'false'}>"
 
 
