@@ -19,8 +19,10 @@ class FakeSolver:
 
     def __init__(self, seconds, scores=None):
         self.seconds, self.scores, self.calls = list(seconds), scores, 0
+        self.traceback_calls: list[bool] = []
 
     def solve(self, case, scoring, traceback=True):
+        self.traceback_calls.append(traceback)
         i, self.calls = self.calls, self.calls + 1
         score = self.scores[i] if self.scores else 3
         return Result(case.name, self.name, score, case.cells, self.seconds[i],
@@ -31,6 +33,7 @@ def test_median_after_warm_up():
     solver = FakeSolver([100.0, 3.0, 1.0, 2.0])
     r = bench.timed_solve(solver, CASE, Scoring(), repeats=3)
     assert solver.calls == 4
+    assert solver.traceback_calls == [True, False, False, False]  # chain from the warm-up only
     assert r.seconds == 2.0 and r.extra["seconds_runs"] == [3.0, 1.0, 2.0]  # warm-up excluded
     assert r.extra["seconds_score"] == 1.0
     assert r.mcups == pytest.approx(CASE.cells / 2.0 / 1e6)

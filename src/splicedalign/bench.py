@@ -94,22 +94,26 @@ def _check_repeat_scores(name: str, solver: str, scores: Iterable[int]) -> None:
 
 
 def timed_solve(solver: Solver, case: TestCase, scoring: Scoring, repeats: int,
-                traceback: bool = True) -> Result:
-    """Warm-up, then ``repeats`` timed runs; seconds = their median. Progress goes to the log."""
+                traceback: bool = False) -> Result:
+    """Warm-up, then ``repeats`` timed runs; seconds = their median. Progress goes to the log.
+
+    The untimed warm-up always traces back, so the result carries the chain and alignment
+    (gene-prediction accuracy needs them) whether or not the timed runs include traceback.
+    """
     log.info("%s / %s: m=%d n=%d K=%d cells=%d", case.name, solver.name, case.m, case.n, case.K, case.cells)
     t0 = time.perf_counter()
-    warm = solver.solve(case, scoring, traceback)
-    log.info("warm-up: %.4f s (score %d)", time.perf_counter() - t0, warm.score)
+    warm = solver.solve(case, scoring, True)
+    log.info("warm-up (with traceback): %.4f s (score %d)", time.perf_counter() - t0, warm.score)
     runs = []
     for r in range(repeats):
         runs.append(solver.solve(case, scoring, traceback))
         log.info("run %d/%d: %.4f s, %.1f MCUPS", r + 1, repeats, runs[-1].seconds, runs[-1].mcups)
     _check_repeat_scores(case.name, solver.name, [warm.score] + [x.score for x in runs])
-    return _median_result(runs)
+    return dataclasses.replace(_median_result(runs), chain=warm.chain, alignment=warm.alignment)
 
 
 def case_record(solver_name: str, case: TestCase, scoring: Scoring, repeats: int,
-                traceback: bool = True) -> dict[str, Any]:
+                traceback: bool = False) -> dict[str, Any]:
     """The JSON record of one case × solver: result_record with median timing, or n/a."""
     try:
         solver = get_solver(solver_name)
@@ -117,11 +121,12 @@ def case_record(solver_name: str, case: TestCase, scoring: Scoring, repeats: int
     except SolverUnavailable as exc:
         log.warning("%s unavailable: %s", solver_name, exc)
         return na_record(case, solver_name, str(exc))
-    return {**result_record(case, result, scoring), "available": True, "repeats": repeats}
+    return {**result_record(case, result, scoring), "available": True, "repeats": repeats,
+            "timed_traceback": traceback}
 
 
 def timed_batch(solver_name: str, cases: Sequence[TestCase], scoring: Scoring, repeats: int,
-                traceback: bool = True, progress_chunks: int = 10) -> dict[str, Any]:
+                traceback: bool = False, progress_chunks: int = 10) -> dict[str, Any]:
     """Data-set throughput through ``solve_many``: the whole set in one call per timed run.
 
     The warm-up pass goes through ``solve_many`` in ``progress_chunks`` slices so the log
