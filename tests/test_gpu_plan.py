@@ -8,6 +8,8 @@ and the kernel's score algebra are right; only the CUDA transcription is left to
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -176,3 +178,62 @@ def test_kernel_variant_matches_plan():
                 assert name in VARIANTS and f", {rows}, 4," in name
                 if ctype == "int" and b:
                     assert rows == R
+
+
+class _FakeCupy:
+    """The few CuPy calls of gpu/solver.py, on NumPy arrays (the 'device' is host memory)."""
+
+    int32 = np.int32
+    asarray = staticmethod(np.asarray)
+    asnumpy = staticmethod(np.asarray)
+    empty = staticmethod(np.empty)
+    zeros = staticmethod(np.zeros)
+
+    class cuda:  # noqa: N801 - mirrors cupy.cuda
+        class Event:
+            def record(self):
+                pass
+
+        get_elapsed_time = staticmethod(lambda a, b: 0.0)
+
+        class runtime:  # noqa: N801
+            deviceSynchronize = staticmethod(lambda: None)
+
+
+def _fake_function(file, name, all_names):
+    """Kernels of wavefront.cu as the NumPy model runs them."""
+    assert name in all_names
+    if name.startswith("gather_rows"):
+        def gather(grid, block, args):
+            rows, src, dst, length, count, out = args
+            for s, d, n in zip(src[:count], dst[:count], length[:count]):
+                out[d : d + n] = rows[s : s + n]
+        return gather
+    rows_per_lane = int(name.split(",")[1])
+
+    def wavefront(grid, block, args):
+        tasks, ntasks, _, base, tsel, rows, _, match, mismatch, gap = args
+        plan = SimpleNamespace(tasks=tasks, base=base, target=(tsel & 0xF).astype(np.uint8), rows_size=rows.size)
+        rows[:] = model_run(plan, Scoring(int(match), int(mismatch), int(gap)), rows_per_lane)
+    return wavefront
+
+
+def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
+    """GpuSolver.solve_many end to end (plan, launch arguments, final scores, gathered last rows,
+    threaded traceback, results) with the NumPy model standing in for the GPU."""
+    from splicedalign.gpu import device
+    from splicedalign.gpu.solver import GpuSolver
+
+    monkeypatch.setattr(device, "cupy", lambda: _FakeCupy)
+    monkeypatch.setattr(device, "function", _fake_function)
+    monkeypatch.setattr(device, "device_info", lambda: {"sms": 1})
+    rng = np.random.default_rng(5)
+    cases = [random_case(rng, f"h{i}") for i in range(12)] + tiny_set(bases=1)
+    for scoring in (Scoring(), Scoring(2, -3, 1)):
+        want = get_solver("sequential").solve_many(cases, scoring, traceback=True)
+        got = GpuSolver(rows_per_lane=2).solve_many(cases, scoring, traceback=True)
+        for w, g in zip(want, got):
+            assert (g.case, g.score, g.cells, g.chain, g.alignment) == (w.case, w.score, w.cells, w.chain, w.alignment)
+            np.testing.assert_array_equal(g.last_row_scores, w.last_row_scores)
+        scores = GpuSolver(rows_per_lane=2).solve_many(cases, scoring, traceback=False)
+        assert [r.score for r in scores] == [w.score for w in want] and scores[0].chain is None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 from splicedalign.case import TestCase
 from splicedalign.gpu.plan import WARP, round_up
 
@@ -16,12 +18,18 @@ ROWS_PER_LANE = 8
 RUN_ROWS_PER_LANE = (2, 4, 8, 16)  # compiled variants
 
 
-def row_elements(case: TestCase, rows_per_lane: int) -> int:
-    """Row storage a case needs: one row per strip and one per fold (at most K folds)."""
+def row_elements_many(cases: Sequence[TestCase], rows_per_lane: int) -> np.ndarray:
+    """Row storage each case needs: one row per strip and one per fold (at most K folds)."""
     P = WARP * rows_per_lane
-    lengths = case.last_sorted - case.first_sorted + 1
-    strips = int(((lengths + P - 1) // P).sum())
-    return (strips + case.K) * int(round_up(case.n + 1))
+    K = np.fromiter((c.K for c in cases), dtype=np.int64, count=len(cases))
+    lengths = np.concatenate([c.last_sorted - c.first_sorted for c in cases]) + 1
+    strips = np.add.reduceat((lengths + P - 1) // P, np.cumsum(K) - K)
+    n = np.fromiter((c.n for c in cases), dtype=np.int64, count=len(cases))
+    return (strips + K) * round_up(n + 1)
+
+
+def row_elements(case: TestCase, rows_per_lane: int) -> int:
+    return int(row_elements_many([case], rows_per_lane)[0])
 
 
 def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUDGET) -> list[list[int]]:
@@ -29,8 +37,7 @@ def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUD
     exceeds it gets a launch of its own)."""
     out: list[list[int]] = []
     used = budget + 1
-    for i, c in enumerate(cases):
-        size = row_elements(c, rows_per_lane)
+    for i, size in enumerate(row_elements_many(cases, rows_per_lane).tolist()):
         if used + size > budget:
             out.append([])
             used = 0

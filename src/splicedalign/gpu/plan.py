@@ -1,7 +1,7 @@
 """Host-side plan of one `gpu` launch: tasks, their order, row storage and progress flags.
 
-Pure NumPy over a whole batch of test cases at once (no per-exon Python loop), so planning a
-1,010-case data set costs a few milliseconds. Vocabulary as in kernels/wavefront.cu:
+One compiled (numba) pass over a whole batch of test cases, linear in the tasks, so planning a
+1,010-case data set costs about a millisecond. Vocabulary as in kernels/wavefront.cu:
 
 * strip: up to ``32 * rows_per_lane`` consecutive rows of one exon; an exon of L rows has
   ceil(L / strip_rows) strips, the first one holding the remainder.
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+from numba import njit
 
 from splicedalign.case import Scoring, TestCase
 
@@ -61,13 +62,6 @@ class Plan:
     n: np.ndarray            # (C,) target lengths
 
 
-def _segments(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(segment id, index within segment) for every element of consecutive segments."""
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    seg = np.repeat(np.arange(counts.size), counts)
-    return seg, np.arange(int(counts.sum())) - starts[seg]
-
-
 def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Distinct bases concatenated (cases of one base share it) and aligned target codes."""
     base_parts, base_at, base_off = [], {}, np.empty(len(cases), dtype=np.int64)
@@ -79,91 +73,142 @@ def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, 
             base_parts.append(c.base_codes)
             total += c.m
         base_off[i] = base_at[key]
-    n = np.array([c.n for c in cases], dtype=np.int64)
+    n = np.fromiter((c.n for c in cases), dtype=np.int64, count=len(cases))
     stride = round_up(n + 1)
     tgt_off = np.concatenate(([0], np.cumsum(stride)[:-1]))
     target = np.zeros(int(stride.sum()), dtype=np.uint8)
-    seg, j = _segments(n)
-    target[tgt_off[seg] + 1 + j] = np.concatenate([c.target_codes for c in cases])
+    for c, o in zip(cases, tgt_off.tolist()):
+        target[o + 1 : o + 1 + c.n] = c.target_codes
     return np.concatenate(base_parts), base_off, target, tgt_off
 
 
+@njit(cache=True)
+def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P):  # pragma: no cover - compiled
+    """Tasks in launch order plus each exon's last-row offset; O(tasks), see the module doc.
+
+    Per case, position pos of its topological order holds exactly one task: before exon k come
+    the folds q < p_k and the strips of exons < k. Cases are interleaved by relative position
+    (pos + 1/2) / tasks_in_case with a stable counting sort on T buckets: two tasks of one case
+    land in distinct buckets in their order, so every producer precedes its consumers.
+    """
+    C = K.size
+    E = first.size
+    exon_start = np.zeros(C + 1, np.int64)
+    for c in range(C):
+        exon_start[c + 1] = exon_start[c] + K[c]
+    by_last = np.empty(E, np.int64)   # per case, exon indices (global) sorted by last, stable
+    p = np.empty(E, np.int64)         # exons of the case with last < first(k)
+    S = np.empty(E, np.int64)         # strips of each exon
+    folds = np.empty(C, np.int64)
+    case_tasks = np.zeros(C + 1, np.int64)  # first task (case-major, pos order) of each case
+    for c in range(C):
+        a, b = exon_start[c], exon_start[c + 1]
+        by_last[a:b] = a + np.argsort(last[a:b], kind="mergesort")
+        q = 0
+        for k in range(a, b):  # first is non-decreasing in (first, last) order
+            while q < b - a and last[by_last[a + q]] < first[k]:
+                q += 1
+            p[k] = q
+            S[k] = (last[k] - first[k] + P) // P
+        folds[c] = p[b - 1]
+        case_tasks[c + 1] = case_tasks[c] + folds[c] + S[a:b].sum()
+    T = case_tasks[C]
+    strip_base = np.zeros(E + 1, np.int64)
+    for k in range(E):
+        strip_base[k + 1] = strip_base[k] + S[k]
+    fold_base = np.zeros(C + 1, np.int64)
+    for c in range(C):
+        fold_base[c + 1] = fold_base[c] + folds[c]
+    # Case-major (pos order) slot of every strip and fold.
+    strip_slot = np.empty(strip_base[E], np.int64)
+    fold_slot = np.empty(fold_base[C], np.int64)
+    slot_case = np.empty(T, np.int64)
+    for c in range(C):
+        a, b = exon_start[c], exon_start[c + 1]
+        pos = case_tasks[c]
+        q = 0
+        for k in range(a, b):
+            while q < p[k]:
+                fold_slot[fold_base[c] + q] = pos
+                pos += 1
+                q += 1
+            for s in range(S[k]):
+                strip_slot[strip_base[k] + s] = pos
+                pos += 1
+        slot_case[case_tasks[c]:case_tasks[c + 1]] = c
+    # Launch index of every slot: stable counting sort on the relative-position bucket.
+    bucket = np.empty(T, np.int64)
+    count = np.zeros(T + 1, np.int64)
+    for i in range(T):
+        c = slot_case[i]
+        tc = case_tasks[c + 1] - case_tasks[c]
+        bucket[i] = ((2 * (i - case_tasks[c]) + 1) * T) // (2 * tc)
+        count[bucket[i] + 1] += 1
+    for v in range(T):
+        count[v + 1] += count[v]
+    launch = np.empty(T, np.int64)
+    for i in range(T):
+        launch[i] = count[bucket[i]]
+        count[bucket[i]] += 1
+    # Row storage in launch order: one row of the case's stride per task.
+    row_stride = np.empty(T, np.int64)
+    for i in range(T):
+        row_stride[launch[i]] = stride[slot_case[i]]
+    row_at = np.zeros(T + 1, np.int64)
+    for t in range(T):
+        row_at[t + 1] = row_at[t] + row_stride[t]
+
+    tasks = np.zeros((T, TASK_FIELDS), np.int32)
+    last_row = np.empty(E, np.int64)
+    for c in range(C):
+        a, b = exon_start[c], exon_start[c + 1]
+        for k in range(a, b):
+            L = last[k] - first[k] + 1
+            head = L - (S[k] - 1) * P
+            for s in range(S[k]):
+                t = launch[strip_slot[strip_base[k] + s]]
+                if s > 0:
+                    producer = launch[strip_slot[strip_base[k] + s - 1]]
+                elif p[k] > 0:
+                    producer = launch[fold_slot[fold_base[c] + p[k] - 1]]
+                else:
+                    producer = -1
+                tasks[t, 0] = KIND_STRIP
+                tasks[t, 1] = n[c]
+                tasks[t, 2] = tgt_off[c]
+                tasks[t, 3] = base_off[c] + first[k] - 1 + (0 if s == 0 else head + (s - 1) * P)
+                tasks[t, 4] = row_at[producer] if producer >= 0 else -1
+                tasks[t, 5] = max(producer, 0)
+                tasks[t, 6] = row_at[t]
+                tasks[t, 7] = t
+                tasks[t, 8] = head if s == 0 else P
+            last_row[k] = row_at[launch[strip_slot[strip_base[k] + S[k] - 1]]]
+        for q in range(folds[c]):
+            t = launch[fold_slot[fold_base[c] + q]]
+            e = by_last[a + q]
+            lt = launch[strip_slot[strip_base[e] + S[e] - 1]]  # the added exon's last strip
+            producer = launch[fold_slot[fold_base[c] + q - 1]] if q > 0 else -1
+            tasks[t, 0] = KIND_FOLD
+            tasks[t, 1] = n[c]
+            tasks[t, 3] = lt
+            tasks[t, 4] = row_at[producer] if producer >= 0 else -1
+            tasks[t, 5] = max(producer, 0)
+            tasks[t, 6] = row_at[t]
+            tasks[t, 7] = t
+            tasks[t, 8] = row_at[lt]
+    return tasks, last_row, exon_start, row_at[T]
+
+
 def build_plan(cases: Sequence[TestCase], rows_per_lane: int) -> Plan:
-    P = WARP * rows_per_lane
     C = len(cases)
-    K = np.array([c.K for c in cases], dtype=np.int64)
-    exon_start = np.concatenate(([0], np.cumsum(K)))
-    ce = np.repeat(np.arange(C), K)                      # case of each exon
+    K = np.fromiter((c.K for c in cases), dtype=np.int64, count=C)
     first = np.concatenate([c.first_sorted for c in cases])
     last = np.concatenate([c.last_sorted for c in cases])
-    E = first.size
     base, base_off, target, tgt_off = _pack_sequences(cases)
-    n = np.array([c.n for c in cases], dtype=np.int64)
-    stride = round_up(n + 1)
-
-    # Predecessors: p_k = exons of the case with last < first(k); folds in (case, last) order.
-    big = int(max(c.m for c in cases)) + 2
-    by_last = np.lexsort((np.arange(E), last, ce))
-    key_last = ce[by_last] * big + last[by_last]
-    p = np.searchsorted(key_last, ce * big + first, side="left") - exon_start[ce]
-    folds = p[exon_start[1:] - 1]                      # folds a case needs: p of its last exon
-    fc, fq = _segments(folds)                           # case and q of every fold
-    fold_exon = by_last[exon_start[fc] + fq]            # exon whose last row fold q adds
-
-    # Strips.
-    L = last - first + 1
-    S = (L + P - 1) // P
-    se, ss = _segments(S)                               # exon and index of every strip
-    head_rows = L - (S - 1) * P
-    strip_rows = np.where(ss == 0, head_rows[se], P)
-    strip_first_row = np.where(ss == 0, 0, head_rows[se] + (ss - 1) * P)  # within the exon
-
-    # Position of every task in its case's topological order: before exon k come the folds
-    # q < p_k and the strips of exons < k.
-    cum_s = np.cumsum(S) - S                            # strips before each exon (batch-wide)
-    strips_before = cum_s - cum_s[exon_start[ce]]       # ... within its case
-    strip_pos = p[se] + strips_before[se] + ss
-    key_p = ce * big + p
-    k_star = np.searchsorted(key_p, fc * big + fq, side="right")  # first exon needing fold q
-    fold_pos = fq + strips_before[k_star]
-    tasks_in_case = folds + np.bincount(ce[se], minlength=C)
-
-    ns, nf = se.size, fc.size
-    case = np.concatenate((ce[se], fc))
-    pos = np.concatenate((strip_pos, fold_pos))
-    order = np.argsort((pos + 0.5) / tasks_in_case[case], kind="stable")  # launch order
-    T = order.size
-    task_id = np.empty(T, dtype=np.int64)
-    task_id[order] = np.arange(T)                       # launch index of strips, then folds
-    sid, fid = task_id[:ns], task_id[ns:]
-    row_at = np.concatenate(([0], np.cumsum(stride[case[order]])))  # row storage by launch index
-    last_strip = cum_s + S - 1                           # each exon's last strip
-    exon_last_task = sid[last_strip]
-    fold_base = np.concatenate(([0], np.cumsum(folds)))  # folds of each case, in q order
-    has = p[se] > 0
-    strip_entry = np.full(ns, -1, dtype=np.int64)        # launch index of the entry row's producer
-    strip_entry[has] = fid[fold_base[ce[se[has]]] + p[se[has]] - 1]
-    strip_in = np.where(ss == 0, strip_entry, np.roll(sid, 1))
-    fold_in = np.where(fq == 0, -1, np.roll(fid, 1))
-    producer = np.concatenate((strip_in, fold_in))
-    lt = exon_last_task[fold_exon]
-
-    # Columns of struct Task, by pre-sort index (strips then folds), gathered in launch order.
-    cols = (
-        np.concatenate((np.full(ns, KIND_STRIP), np.full(nf, KIND_FOLD))),
-        n[case],
-        np.concatenate((tgt_off[ce[se]], np.zeros(nf, dtype=np.int64))),
-        np.concatenate((base_off[ce[se]] + first[se] - 1 + strip_first_row, lt)),
-        np.where(producer >= 0, row_at[np.maximum(producer, 0)], -1),
-        np.maximum(producer, 0),
-        row_at[task_id],
-        task_id,
-        np.concatenate((strip_rows, row_at[lt])),
-    )
-    t = np.zeros((T, TASK_FIELDS), dtype=np.int32)
-    for f, col in enumerate(cols):
-        t[:, f] = col[order]
-    if row_at[-1] >= 2**31 or base.size >= 2**31:
+    n = np.fromiter((c.n for c in cases), dtype=np.int64, count=C)
+    tasks, last_row, exon_start, rows_size = _plan_tasks(
+        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane)
+    if rows_size >= 2**31 or base.size >= 2**31:
         raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
-    return Plan(t, base, target, int(row_at[-1]), ce, exon_start,
-                row_at[exon_last_task], n)
+    return Plan(tasks, base, target, int(rows_size), np.repeat(np.arange(C), K), exon_start,
+                last_row, n)

@@ -6,7 +6,9 @@ traceback the last rows, from which ``trace_chain`` recomputes only the chain's 
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
 import numpy as np
@@ -14,7 +16,7 @@ import numpy as np
 from splicedalign.case import Result, Scoring, TestCase
 from splicedalign.gpu import device, launch
 from splicedalign.gpu.plan import Plan, build_plan, byte_profile_ok, score_ctype, WARP
-from splicedalign.solvers.base import LastRowSolver, make_result
+from splicedalign.solvers.base import LastRowSolver
 from splicedalign.solvers.kernels_cpu import profile, score_dtype
 from splicedalign.traceback import trace_chain
 
@@ -23,8 +25,10 @@ COMPARE_ROWS_PER_LANE = (4, 8)  # compiled for the int compare-profile variant
 WIDE_ROWS_PER_LANE = 4  # the int64 variants (8 rows would spill registers)
 VARIANTS = tuple(f"wavefront<int, {r}, 4, true>" for r in launch.RUN_ROWS_PER_LANE) + tuple(
     f"wavefront<int, {r}, 4, false>" for r in COMPARE_ROWS_PER_LANE) + (
-    f"wavefront<long long, {WIDE_ROWS_PER_LANE}, 4, true>", f"wavefront<long long, {WIDE_ROWS_PER_LANE}, 4, false>")
+    f"wavefront<long long, {WIDE_ROWS_PER_LANE}, 4, true>", f"wavefront<long long, {WIDE_ROWS_PER_LANE}, 4, false>",
+    "gather_rows<int>", "gather_rows<long long>")
 THREADS = 256
+TRACE_THREADS = os.cpu_count() or 1
 
 
 def variant(ctype: str, rows_per_lane: int, bytes_profile: bool) -> tuple[int, str]:
@@ -84,12 +88,62 @@ class GpuSolver(LastRowSolver):
         at = plan.last_row + plan.n[plan.exon_case]
         return cp.asnumpy(rows[cp.asarray(at)]).astype(np.int64)
 
+    def _exon_rows(self, plan: Plan, rows, ctype: str) -> tuple[np.ndarray, np.ndarray]:
+        """Every exon's last row on the host, consecutive, and where each exon's row starts."""
+        cp = device.cupy()
+        length = plan.n[plan.exon_case] + 1
+        dst = np.concatenate(([0], np.cumsum(length)))
+        out = cp.empty(int(dst[-1]), dtype=rows.dtype)
+        E = length.size
+        gather = device.function(KERNEL_FILE, f"gather_rows<{ctype}>", VARIANTS)
+        gather((min(E, 65_535),), (256,), (rows, cp.asarray(plan.last_row), cp.asarray(dst[:-1]),
+                                             cp.asarray(length.astype(np.int32)), np.int32(E), out))
+        return cp.asnumpy(out), dst
+
+    def _trace(self, batch: Sequence[TestCase], plan: Plan, host: np.ndarray, dst: np.ndarray,
+               scoring: Scoring) -> list[tuple]:
+        """(chain, alignment, seconds) per case: ``trace_chain`` on a thread pool (its compiled
+        kernels release the GIL), each case from its exons' last rows."""
+        def one(c: int) -> tuple:
+            t0 = time.perf_counter()
+            case = batch[c]
+            dtype = score_dtype(case.m, case.n, scoring)
+            a, b = plan.exon_start[c], plan.exon_start[c + 1]
+            last = host[dst[a]:dst[b]].reshape(b - a, case.n + 1).astype(dtype, copy=False)
+            chain, alignment = trace_chain(case, scoring, last, profile(case.target_codes, scoring, dtype))
+            return chain, alignment, time.perf_counter() - t0
+        with ThreadPoolExecutor(max_workers=TRACE_THREADS) as pool:
+            return list(pool.map(one, range(len(batch))))
+
+    def _results(self, batch: Sequence[TestCase], plan: Plan, finals: np.ndarray, t_score: float,
+                 traced: list[tuple] | None) -> list[Result]:
+        """Results of one batch, as ``make_result`` forms them, with the per-exon work (input
+        order, best score, cells) done for the whole batch at once."""
+        K = np.diff(plan.exon_start)
+        heads = plan.exon_start[:-1]
+        by_input = np.empty_like(finals)
+        by_input[np.concatenate([c.order for c in batch]) + np.repeat(heads, K)] = finals
+        score = np.maximum.reduceat(finals, heads).tolist()
+        L = np.concatenate([c.last_sorted - c.first_sorted for c in batch]) + 1
+        cells = (np.add.reduceat(L, heads) * plan.n).tolist()
+        total = sum(cells)
+        out = []
+        for c, case in enumerate(batch):
+            share = t_score * cells[c] / total  # a batch's time, apportioned by cells
+            chain, alignment, t_trace = traced[c] if traced else (None, None, 0.0)
+            out.append(Result(case=case.name, solver=self.name, score=score[c], cells=cells[c],
+                              seconds=share + t_trace, chain=chain, alignment=alignment,
+                              last_row_scores=by_input[heads[c]:heads[c] + K[c]],
+                              extra={"seconds_score": share, "seconds_traceback": t_trace,
+                                     "batch_cases": len(batch), "batch_seconds_score": t_score}))
+        return out
+
     def solve_many(self, cases: Sequence[TestCase], scoring: Scoring = Scoring(),
                    traceback: bool = True) -> list[Result]:
         cp = device.cupy()
         R = self.rows_per_lane or launch.rows_per_lane(cases)
         self._events = []
-        self.timing = {"plan": 0.0, "launch": 0.0, "finals": 0.0, "results": 0.0}
+        self.timing = {"plan": 0.0, "launch": 0.0, "finals": 0.0, "traceback": 0.0, "results": 0.0}
         results: list[Result | None] = [None] * len(cases)
         by_type: dict[str, list[int]] = {}
         for i, c in enumerate(cases):
@@ -102,29 +156,18 @@ class GpuSolver(LastRowSolver):
                 plan, rows = self._launch(batch, scoring, R, ctype)
                 t1 = time.perf_counter()
                 finals = self._finals(plan, rows)
+                exon_rows = self._exon_rows(plan, rows, ctype) if traceback else None
                 device.check(cp)
-                self.timing["finals"] += time.perf_counter() - t1
-                self.timing["launch"] += t1 - tb
-                host_rows = cp.asnumpy(rows) if traceback else None
-                t_score = time.perf_counter() - tb
                 del rows
-                cells = sum(c.cells for c in batch)
-                tr = time.perf_counter()
-                for c, (i, case) in enumerate(zip(sel, batch)):
-                    a, b = plan.exon_start[c], plan.exon_start[c + 1]
-                    chain = alignment = None
-                    t1 = time.perf_counter()
-                    if traceback:
-                        dtype = score_dtype(case.m, case.n, scoring)
-                        last = host_rows[plan.last_row[a:b, None] + np.arange(case.n + 1)].astype(dtype)
-                        chain, alignment = trace_chain(case, scoring, last,
-                                                       profile(case.target_codes, scoring, dtype))
-                    share = t_score * case.cells / cells  # a batch's time, apportioned by cells
-                    t_trace = time.perf_counter() - t1
-                    results[i] = make_result(case, self.name, finals[a:b], share + t_trace, chain, alignment,
-                                             {"seconds_score": share, "seconds_traceback": t_trace,
-                                              "batch_cases": len(batch), "batch_seconds_score": t_score})
-        self.timing["results"] = time.perf_counter() - tr
+                t2 = time.perf_counter()
+                self.timing["launch"] += t1 - tb
+                self.timing["finals"] += t2 - t1
+                traced = self._trace(batch, plan, *exon_rows, scoring) if traceback else None
+                t3 = time.perf_counter()
+                self.timing["traceback"] += t3 - t2
+                for i, r in zip(sel, self._results(batch, plan, finals, t2 - tb, traced)):
+                    results[i] = r
+                self.timing["results"] += time.perf_counter() - t3
         self.kernel_ms = [cp.cuda.get_elapsed_time(a, b) for a, b in self._events]
         return results  # type: ignore[return-value]
 
@@ -136,7 +179,8 @@ class GpuSolver(LastRowSolver):
         R = self.rows_per_lane or launch.rows_per_lane([case])
         self._events = []
         self.timing = {"plan": 0.0}
-        plan, rows = self._launch([case], scoring, R, score_ctype(case.m, case.n, scoring, WARP * R))
-        host = cp.asnumpy(rows)
+        ctype = score_ctype(case.m, case.n, scoring, WARP * R)
+        plan, rows = self._launch([case], scoring, R, ctype)
+        host, _ = self._exon_rows(plan, rows, ctype)
         device.check(cp)
-        return host[plan.last_row[:, None] + np.arange(case.n + 1)].astype(prof.dtype)
+        return host.reshape(case.K, case.n + 1).astype(prof.dtype)

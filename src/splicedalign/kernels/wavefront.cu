@@ -271,6 +271,19 @@ __global__ void __launch_bounds__(256) wavefront(const Task* __restrict__ tasks,
     }
 }
 
+// Traceback input: each exon's last row (len[e] = n + 1 scores at src[e]) copied to dst[e], so
+// the host receives K * (n + 1) scores per case instead of the whole row storage.
+template <typename T>
+__global__ void gather_rows(const T* __restrict__ rows, const long long* __restrict__ src,
+                            const long long* __restrict__ dst, const int* __restrict__ len, int count,
+                            T* __restrict__ out) {
+    for (int e = blockIdx.x; e < count; e += gridDim.x)
+        for (int j = threadIdx.x; j < len[e]; j += blockDim.x) out[dst[e] + j] = rows[src[e] + j];
+}
+template __global__ void gather_rows<int>(const int*, const long long*, const long long*, const int*, int, int*);
+template __global__ void gather_rows<long long>(const long long*, const long long*, const long long*, const int*,
+                                                int, long long*);
+
 #define WAVEFRONT(T, R, U, BYTES)                                                                   \
     template __global__ void wavefront<T, R, U, BYTES>(const Task*, int, int*, const unsigned char*,    \
                                                        const int*, T*, int*, int, int, int);
