@@ -108,7 +108,8 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=Path("device_out"))
     ap.add_argument("--random", type=int, default=2_400)
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--skip-paper-accels", action="store_true")
+    ap.add_argument("--skip-paper-accels", action="store_true",
+                    help="skip accel1/accel2 on the paper set (tens of seconds; docs/gpu.md has them)")
     ap.add_argument("--rows-per-lane", type=int, nargs="*", default=[2, 4, 8, 16])
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -175,6 +176,7 @@ def main() -> int:
     res[("gpu", "a", "kernel")] = statistics.median(gpu.kernel_ms) / 1e3
     say("gpu (a) host stages of the last call (s):", {k: round(v, 4) for k, v in gpu.timing.items()})
     res[("gpu", "a", "traceback")] = timed(lambda: gpu.solve_many(paper, traceback=True), 1)
+    say("gpu (a) traceback host stages (s):", {k: round(v, 4) for k, v in gpu.timing.items()})
     gpu.solve(il1, traceback=False)
     res[("gpu", "b", "score")] = timed(lambda: gpu.solve(il1, traceback=False), args.repeats)
     res[("gpu", "b", "kernel")] = statistics.median(gpu.kernel_ms) / 1e3

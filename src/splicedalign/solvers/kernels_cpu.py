@@ -186,25 +186,44 @@ def trace_exon(base, target, prof, first, last, gap, P, j_end):
     diagonal, then the base letter against a gap, then the target letter against a gap.
     """
     rows = last - first + 1
-    n = P.shape[0] - 1
+    # The path ends at column j_end and cells depend only on columns to their left: columns
+    # beyond j_end cannot influence it.
+    n = j_end
     moves = np.empty((rows + 1, n + 1), dtype=np.uint8)
-    H = P.copy()
-    for r in range(1, rows + 1):
-        p = prof[base[first + r - 2]]
-        d = H[0]
-        left = d - gap
-        H[0] = left
+    H = P[: n + 1].copy()
+    # Two rows per pass over the columns (the second one column-synchronous with the first):
+    # their horizontal dependency chains overlap, and H is read and written once per two rows.
+    r = 1
+    while r <= rows:
+        two = r < rows
+        p0 = prof[base[first + r - 2]]
+        p1 = prof[base[first + r - 1 if two else first + r - 2]]
+        d0 = H[0]
+        left0 = d0 - gap
+        d1 = left0
+        left1 = left0 - gap if two else left0
+        H[0] = left1
         moves[r, 0] = 2
+        moves[r + two, 0] = 2
         for j in range(1, n + 1):
             up = H[j]
-            diag = d + p[j]
+            diag = d0 + p0[j]
             vert = up - gap
-            horiz = left - gap
+            horiz = left0 - gap
             h = max(diag, max(vert, horiz))
             moves[r, j] = (diag == h) | ((vert == h) << 1) | ((horiz == h) << 2)
-            d = up
+            d0 = up
+            left0 = h
+            if two:
+                diag = d1 + p1[j]
+                vert = h - gap
+                horiz = left1 - gap
+                d1 = h
+                h = max(diag, max(vert, horiz))
+                moves[r + 1, j] = (diag == h) | ((vert == h) << 1) | ((horiz == h) << 2)
+                left1 = h
             H[j] = h
-            left = h
+        r += 2
     ops = np.empty(rows + n, dtype=np.uint8)
     k = 0
     r, j = rows, j_end
