@@ -116,6 +116,12 @@ class TestCase:
         return np.array([self.exons[i].last for i in self.order], dtype=np.int64)
 
     @cached_property
+    def by_last(self) -> np.ndarray:
+        """Positions in (first, last) order sorted by last: the order exons join the running-max
+        fold of predecessors (SPEC §2)."""
+        return np.argsort(self.last_sorted, kind="stable")
+
+    @cached_property
     def base_codes(self) -> np.ndarray:
         return encode_base(self.base, self.name, self.base_id)
 

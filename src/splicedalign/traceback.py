@@ -45,7 +45,7 @@ def trace_chain(
     gap = last_rows.dtype.type(scoring.gap)
     k = int(np.argmax(last_rows[:, n]))
     j = n
-    by_last = np.argsort(last, kind="stable")
+    by_last = case.by_last
     last_by_last = last[by_last]
     stride = max(1, int(np.sqrt(case.K)))
     checkpoints = fold_checkpoints(by_last, gap, last_rows, stride)

@@ -14,10 +14,6 @@ CHUNK_CELLS = 200_000_000  # about 0.2 s of work between progress checks
 MIN_PARALLEL_CELLS = 2_000_000  # about 2 ms of work: below it a parallel region costs more than it saves
 
 
-def _by_last(case: TestCase) -> np.ndarray:
-    return np.argsort(case.last_sorted, kind="stable")
-
-
 class SequentialSolver(LastRowSolver):
     """One core, exons in order, O(n) predecessor fold, only last rows kept."""
 
@@ -28,7 +24,7 @@ class SequentialSolver(LastRowSolver):
         gap = prof.dtype.type(scoring.gap)
         R = np.empty(case.n + 1, dtype=prof.dtype)
         start_row(case.n, gap, R)
-        by_last = _by_last(case)
+        by_last = case.by_last
         # Chunks of about CHUNK_CELLS keep progress reports flowing on long cases.
         done = np.cumsum((case.last_sorted - case.first_sorted + 1) * case.n)
         progress = Progress(f"{case.name} [{self.name}]", case.cells)
@@ -53,7 +49,7 @@ class MulticoreSolver(LastRowSolver):
         group_start = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
         rows = np.empty((case.K, case.n + 1), dtype=prof.dtype)
         grouped_last_rows(
-            case.base_codes, prof, case.first_sorted, case.last_sorted, _by_last(case),
+            case.base_codes, prof, case.first_sorted, case.last_sorted, case.by_last,
             group_start, prof.dtype.type(scoring.gap), rows, MIN_PARALLEL_CELLS,
         )
         return rows
