@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU solvers' device check (issue 3): compile for sm_90, GPU tests, randomized check
 # against `sequential`, benchmark; the table comes last. Run from the repository root on the
-# device machine:  bash scripts/device_check.sh [--skip-paper-accels] [--rows-per-lane 4 8]
+# device machine:  bash scripts/device_check.sh [--skip-paper-accels] [--skip-accels-b] [--rows-per-lane 4 8]
 # (options go to device_check.py; logs under $OUT, default ./device_out)
 set -uo pipefail
 export PYTHONPATH=src PYTHONUNBUFFERED=1

@@ -37,6 +37,9 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int) -> np.ndarray:
             entry = rows[in_row : in_row + n + 1]
         else:
             entry = -gap * j
+        # Shifted entry rows are non-decreasing: padding rows (prefix max) are the identity on
+        # them, which lets the PIPE kernel skip lanes holding only padding rows.
+        assert np.all(np.diff(entry + gap * j) >= 0)
         if kind == KIND_FOLD:
             assert done[a] and a < i
             rows[out_row : out_row + n + 1] = np.maximum(entry, rows[b : b + n + 1])
@@ -237,3 +240,33 @@ def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
             np.testing.assert_array_equal(g.last_row_scores, w.last_row_scores)
         scores = GpuSolver(rows_per_lane=2).solve_many(cases, scoring, traceback=False)
         assert [r.score for r in scores] == [w.score for w in want] and scores[0].chain is None
+
+
+def test_pipe_entry_windows():
+    """The PIPE strip's entry-row windows (kernels/wavefront.cu), transcribed: under any
+    publication schedule, the lane `head` gets block u at step u from the lane that loaded it,
+    and it loads only published blocks."""
+    rng = np.random.default_rng(3)
+    U = 4
+    for _ in range(300):
+        n = int(rng.integers(1, 700))
+        blocks = (n + U) // U
+        published = 0  # columns the producer has published (multiples of 32, or n + 1)
+        wend, have = 0, 0
+        held = [None] * 32  # block held by each lane
+        for u in range(blocks):
+            if u >= wend:
+                need = min(u * U + U, n + 1)
+                while have < need:  # the poll: the producer publishes while we wait
+                    published = min(n + 1, published + 32 * int(rng.integers(0, 3)))
+                    have = published
+                ready = blocks if have >= n + 1 else have // U
+                wend = min(ready, u + 32)
+                for lane in range(32):
+                    b = u + ((lane - u) & 31)
+                    if b < wend:
+                        assert min(b * U + U, n + 1) <= have
+                        held[lane] = b
+            assert held[u & 31] == u
+            if rng.random() < 0.3:
+                published = min(n + 1, published + 32)

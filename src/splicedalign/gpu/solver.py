@@ -23,34 +23,40 @@ from splicedalign.traceback import trace_chain
 KERNEL_FILE = "wavefront.cu"
 COMPARE_ROWS_PER_LANE = (4, 8)  # compiled for the int compare-profile variant
 WIDE_ROWS_PER_LANE = 4  # the int64 variants (8 rows would spill registers)
-VARIANTS = tuple(f"wavefront<int, {r}, 4, true>" for r in launch.RUN_ROWS_PER_LANE) + tuple(
-    f"wavefront<int, {r}, 4, false>" for r in COMPARE_ROWS_PER_LANE) + (
-    f"wavefront<long long, {WIDE_ROWS_PER_LANE}, 4, true>", f"wavefront<long long, {WIDE_ROWS_PER_LANE}, 4, false>",
+# PIPE (last template argument): how rows are handed between tasks, see kernels/wavefront.cu.
+PIPELINE = False  # the default hand-off; GpuSolver(pipeline=...) overrides it
+_SHAPES = tuple(("int", r, "true") for r in launch.RUN_ROWS_PER_LANE) + tuple(
+    ("int", r, "false") for r in COMPARE_ROWS_PER_LANE) + (
+    ("long long", WIDE_ROWS_PER_LANE, "true"), ("long long", WIDE_ROWS_PER_LANE, "false"))
+VARIANTS = tuple(f"wavefront<{t}, {r}, 4, {b}, {p}>" for t, r, b in _SHAPES for p in ("false", "true")) + (
     "gather_rows<int>", "gather_rows<long long>")
 THREADS = 256
 TRACE_THREADS = os.cpu_count() or 1
 
 
-def variant(ctype: str, rows_per_lane: int, bytes_profile: bool) -> tuple[int, str]:
+def variant(ctype: str, rows_per_lane: int, bytes_profile: bool, pipeline: bool = PIPELINE) -> tuple[int, str]:
     """(rows per lane, kernel name) of the compiled variant that runs this configuration: the
     plan must be built with the rows per lane the kernel is compiled for."""
     if ctype != "int":
         rows_per_lane = WIDE_ROWS_PER_LANE
     elif not bytes_profile and rows_per_lane not in COMPARE_ROWS_PER_LANE:
         rows_per_lane = COMPARE_ROWS_PER_LANE[0]
-    return rows_per_lane, f"wavefront<{ctype}, {rows_per_lane}, 4, {'true' if bytes_profile else 'false'}>"
+    flag = lambda b: "true" if b else "false"  # noqa: E731
+    return rows_per_lane, f"wavefront<{ctype}, {rows_per_lane}, 4, {flag(bytes_profile)}, {flag(pipeline)}>"
 
 
 class GpuSolver(LastRowSolver):
     name = "gpu"
 
     def __init__(self, rows_per_lane: int | None = None, poison: bool = False,
-                 byte_profile: bool | None = None) -> None:
+                 byte_profile: bool | None = None, pipeline: bool | None = None) -> None:
         self.rows_per_lane = rows_per_lane
+        self.pipeline = PIPELINE if pipeline is None else pipeline  # kernel hand-off variant
         self.byte_profile = byte_profile  # None: PRMT byte profile whenever the scoring fits
         self.poison = poison  # fill row storage with POISON first (checks that all is written)
         self.kernel_ms: list[float] = []  # device time of each launch of the last call
         self._events: list = []
+        self._counters: list = []
         self.timing: dict[str, float] = {}  # host seconds of the last call, by stage
 
     def _launch(self, cases: Sequence[TestCase], scoring: Scoring, R: int, ctype: str):
@@ -58,7 +64,7 @@ class GpuSolver(LastRowSolver):
         cp = device.cupy()
         t0 = time.perf_counter()
         use_bytes = byte_profile_ok(scoring) and self.byte_profile is not False
-        R, name = variant(ctype, R, use_bytes)
+        R, name = variant(ctype, R, use_bytes, self.pipeline)
         plan: Plan = build_plan(cases, R)
         self.timing["plan"] += time.perf_counter() - t0
         dtype = np.int32 if ctype == "int" else np.int64
@@ -70,7 +76,7 @@ class GpuSolver(LastRowSolver):
         if self.poison:
             rows.fill(device.POISON)
         flags = cp.zeros(plan.tasks.shape[0], dtype=cp.int32)
-        counter = cp.zeros(1, dtype=cp.int32)
+        counter = cp.zeros(2, dtype=cp.int32)  # task counter, error word (a wait ran out)
         warps = plan.tasks.shape[0]
         per_block = THREADS // WARP
         grid = max(1, min((warps + per_block - 1) // per_block, device.device_info()["sms"] * 8))
@@ -81,12 +87,16 @@ class GpuSolver(LastRowSolver):
                 np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap)))
         stop.record()
         self._events.append((start, stop))
+        self._counters.append(counter)
         return plan, rows
 
     def _finals(self, plan: Plan, rows) -> np.ndarray:
         cp = device.cupy()
         at = plan.last_row + plan.n[plan.exon_case]
-        return cp.asnumpy(rows[cp.asarray(at)]).astype(np.int64)
+        finals = cp.asnumpy(rows[cp.asarray(at)]).astype(np.int64)
+        if self.pipeline and int(cp.asnumpy(self._counters[-1][1:2])[0]):
+            raise RuntimeError("gpu: a wavefront wait ran out of time (a row hand-off never came)")
+        return finals
 
     def _exon_rows(self, plan: Plan, rows, ctype: str) -> tuple[np.ndarray, np.ndarray]:
         """Every exon's last row on the host, consecutive, and where each exon's row starts."""
@@ -142,7 +152,7 @@ class GpuSolver(LastRowSolver):
                    traceback: bool = True) -> list[Result]:
         cp = device.cupy()
         R = self.rows_per_lane or launch.rows_per_lane(cases)
-        self._events = []
+        self._events, self._counters = [], []
         self.timing = {"plan": 0.0, "launch": 0.0, "finals": 0.0, "traceback": 0.0, "results": 0.0}
         results: list[Result | None] = [None] * len(cases)
         by_type: dict[str, list[int]] = {}
@@ -177,10 +187,12 @@ class GpuSolver(LastRowSolver):
     def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
         cp = device.cupy()
         R = self.rows_per_lane or launch.rows_per_lane([case])
-        self._events = []
+        self._events, self._counters = [], []
         self.timing = {"plan": 0.0}
         ctype = score_ctype(case.m, case.n, scoring, WARP * R)
         plan, rows = self._launch([case], scoring, R, ctype)
         host, _ = self._exon_rows(plan, rows, ctype)
         device.check(cp)
+        if self.pipeline and int(cp.asnumpy(self._counters[-1][1:2])[0]):
+            raise RuntimeError("gpu: a wavefront wait ran out of time (a row hand-off never came)")
         return host.reshape(case.K, case.n + 1).astype(prof.dtype)

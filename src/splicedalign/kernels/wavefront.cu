@@ -22,6 +22,22 @@
 // signed bytes in two registers, and each column's selector (target code plus sign
 // replication) picks one. Scorings whose shifted scores do not fit a byte (BYTES = false)
 // compare codes instead: padding rows get code 6, which no target code equals, and w' = 0.
+//
+// PIPE selects how a task hands rows over (docs/gpu.md, round three). On the critical path of
+// a long dependent chain (IL1RAPL1: ~1,100 dependent exons) a consumer is always caught up with
+// its producer, and PIPE = false then pays one L2 round trip per 4-column step on its critical
+// path (lane 0 loads block u only at step u, the whole warp waiting on it via the shuffles),
+// plus 31 steps of lane skew through padding lanes and a fold that waits for 128 columns.
+// PIPE = true: (1) the entry row is read in windows: when the window is used up, one flag poll,
+// then every lane loads one of the next <= 32 published blocks at once (two round trips per
+// window instead of one per step); (2) the entry row enters at the first lane holding an exon
+// row (lanes above it hold only padding rows, which are the identity on entry rows, see below),
+// so a short exon's strip has less skew and fewer steps; (3) a fold folds whatever both inputs
+// have published (4 to 128 columns) instead of waiting for 128. Waits are bounded: a wait that
+// exceeds WAIT_LIMIT cycles sets the error word (the host raises) instead of hanging.
+// Padding rows as identity: a shifted entry row e'(j) = e(j) + gap*j is non-decreasing in j
+// (every DP row has S(j) >= S(j-1) - gap, and the running max and the chain-start row keep
+// that), and a padding row maps e' to its prefix maximum, i.e. to itself.
 
 namespace {
 
@@ -64,6 +80,29 @@ __device__ __forceinline__ int wait_for(const int* flag, int have, int need) {
     return have;
 }
 
+// ~8.7 s at 1.98 GHz: far beyond any legitimate wait of a launch the host forms (the longest
+// measured critical path is 61 ms), short enough that a broken hand-off ends the launch.
+constexpr long long WAIT_LIMIT = 1LL << 34;
+
+// wait_for, bounded: past WAIT_LIMIT it sets *error and returns `need` (the launch's results
+// are then void; the host checks *error and raises).
+__device__ __forceinline__ int wait_bounded(const int* flag, int have, int need, int* error) {
+    long long start = -1;
+    while (have < need) {
+        have = load_acquire(flag);
+        if (have < need) {
+            const long long now = clock64();
+            if (start < 0) start = now;
+            else if (now - start > WAIT_LIMIT) {
+                atomicExch(error, 1);
+                return need;
+            }
+            __nanosleep(64);
+        }
+    }
+    return have;
+}
+
 // U consecutive scores from global memory, bypassing L1 (rows are written by other SMs).
 template <typename T, int U> struct Vec { T v[U]; };
 template <typename T, int U>
@@ -100,14 +139,17 @@ __device__ __forceinline__ void row_profile(int b, int match2, int mismatch2, un
     hi = (unsigned)(mismatch2 & 0xff) * 0x01010101u;
 }
 
-template <typename T, int R, int U, bool BYTES>
+template <typename T, int R, int U, bool BYTES, bool PIPE>
 __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
                            const int* __restrict__ tsel, T* rows, int* flags,
-                           int match, int mismatch, int gap) {
+                           int match, int mismatch, int gap, int* error) {
     constexpr int STEPS_BETWEEN_FLAGS = 32 / U;
     const int lane = threadIdx.x & 31;
     const int n = t.n, exon_rows = t.rows_or_lrow;
     const int pad = 32 * R - exon_rows;  // padding rows on top of the strip
+    // The lane that takes the entry row: PIPE skips the lanes holding only padding rows (their
+    // cells are then throw-away: nothing they compute reaches lane `head` or below).
+    const int head = PIPE ? pad / R : 0;
     unsigned plo[R], phi[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -133,12 +175,45 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     T* out = rows + t.out_row;
     int have = 0;
     const bool has_in = t.in_row >= 0;  // warp-uniform
-    // Entry-row prefetch: at every 32nd step the lanes load the next 32 column blocks that are
-    // already published (lane i: block u+i) and hand them to lane 0 step by step, so lane 0
-    // waits for memory only where its producer is not far enough ahead.
+    // PIPE = false, entry-row prefetch: at every 32nd step the lanes load the next 32 column
+    // blocks that are already published (lane i: block u+i) and hand them to lane 0 step by
+    // step; lane 0 waits and loads block by block where its producer is not far enough ahead.
+    // PIPE = true, windows: blocks [.., wend) are held by the lanes (block b in lane b & 31);
+    // when step u runs past wend, one poll for block u, then every lane loads its block of the
+    // next <= 32 published ones.
     T pre[U];
     bool pre_ok = false;
-    for (int u = 0; u < blocks + 31; ++u) {
+    int wend = 0;
+    for (int u = 0; u < blocks + 31 - head; ++u) {
+        if constexpr (PIPE) {
+            if (has_in) {
+                if (u >= wend && u < blocks) {  // warp-uniform
+                    int avail = 0;
+                    if (lane == 0) avail = wait_bounded(flags + t.in_flag, have, min(u * U + U, n + 1), error);
+                    avail = __shfl_sync(0xffffffffu, avail, 0);
+                    __syncwarp();  // orders lane 0's acquire before the other lanes' loads
+                    have = avail;
+                    wend = min(avail >= n + 1 ? blocks : avail / U, u + 32);  // complete blocks
+                    const int b = u + ((lane - u) & 31);
+                    if (b < wend) {
+                        const int jp = b * U;
+                        const Vec<T, U> v = load_cg<T, U>(in + jp);
+#pragma unroll
+                        for (int q = 0; q < U; ++q) pre[q] = v.v[q] + (T)gap * (jp + q);
+                    }
+                }
+                T got[U];
+#pragma unroll
+                for (int q = 0; q < U; ++q) got[q] = __shfl_sync(0xffffffffu, pre[q], u & 31);
+                if (lane == head && u < blocks) {
+#pragma unroll
+                    for (int q = 0; q < U; ++q) x[q] = got[q];
+                }
+            } else if (lane == head && u < blocks) {
+#pragma unroll
+                for (int q = 0; q < U; ++q) x[q] = 0;  // -gap*j shifted by gap*j
+            }
+        } else {
         if (has_in && (u & 31) == 0 && u < blocks) {
             int avail = lane == 0 ? load_acquire(flags + t.in_flag) : 0;
             avail = __shfl_sync(0xffffffffu, avail, 0);
@@ -172,7 +247,8 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 #pragma unroll
             for (int q = 0; q < U; ++q) x[q] = 0;  // -gap*j shifted by gap*j
         }
-        const int j0 = (u - lane) * U;  // this lane's columns j0 .. j0+U-1
+        }
+        const int j0 = (u - lane + head) * U;  // this lane's columns j0 .. j0+U-1
         // Outside 0..n a lane computes throw-away cells; a valid selector (code 0) keeps w' a
         // small score there, so the -2^29 sentinel state cannot grow into a real score.
         constexpr int SEL0 = 0x8880;
@@ -205,7 +281,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
             for (int q = 0; q < U; ++q) v.v[q] = o[q] - (T)gap * (exon_rows + j0 + q);
             store_vec<T, U>(out + j0, v);
             const int done = min(j0 + U, n + 1);
-            if (done == n + 1 || (u % STEPS_BETWEEN_FLAGS) == STEPS_BETWEEN_FLAGS - 1)
+            if (done == n + 1 || ((u + head) % STEPS_BETWEEN_FLAGS) == STEPS_BETWEEN_FLAGS - 1)
                 store_release(flags + t.out_flag, done);
         }
 #pragma unroll
@@ -216,23 +292,34 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     }
 }
 
-template <typename T, int U>
-__device__ void fold_task(const Task& t, T* rows, int* flags, int gap) {
+template <typename T, int U, bool PIPE>
+__device__ void fold_task(const Task& t, T* rows, int* flags, int gap, int* error) {
     const int lane = threadIdx.x & 31;
     const int n = t.n;
     const T* prev = rows + t.in_row;
     const T* L = rows + t.rows_or_lrow;
     T* out = rows + t.out_row;
-    int have_l = 0, have_p = 0;
-    for (int c0 = 0; c0 <= n; c0 += 32 * U) {
-        const int need = min(c0 + 32 * U, n + 1);
+    int have_l = 0, have_p = t.in_row >= 0 ? 0 : n + 1;
+    // Columns c0 .. c1-1 per pass. PIPE = false: c1 = c0 + 32*U once both inputs have it;
+    // PIPE = true: whatever both inputs have published past c0, at least one block, at most
+    // 32 (a fold on the critical path then lags its inputs by their flag grain, not 128 columns).
+    for (int c0 = 0; c0 <= n;) {
+        int c1 = min(c0 + 32 * U, n + 1);
         if (lane == 0) {
-            have_l = wait_for(flags + t.base_or_lflag, have_l, need);
-            if (t.in_row >= 0) have_p = wait_for(flags + t.in_flag, have_p, need);
+            if constexpr (PIPE) {
+                const int need = min(c0 + U, n + 1);
+                have_l = wait_bounded(flags + t.base_or_lflag, have_l, need, error);
+                have_p = wait_bounded(flags + t.in_flag, have_p, need, error);
+                c1 = min(c1, min(have_l, have_p));
+            } else {
+                have_l = wait_for(flags + t.base_or_lflag, have_l, c1);
+                if (t.in_row >= 0) have_p = wait_for(flags + t.in_flag, have_p, c1);
+            }
         }
+        if constexpr (PIPE) c1 = __shfl_sync(0xffffffffu, c1, 0);
         __syncwarp();
-        const int j0 = c0 + lane * U;
-        if (j0 <= n) {
+        const int j0 = c0 + lane * U;  // c1 is a multiple of U or n + 1: block j0 is complete
+        if (j0 < c1) {
             const Vec<T, U> a = load_cg<T, U>(L + j0);
             Vec<T, U> m;
             if (t.in_row >= 0) {
@@ -247,13 +334,15 @@ __device__ void fold_task(const Task& t, T* rows, int* flags, int gap) {
         }
         __threadfence();
         __syncwarp();
-        if (lane == 0) store_release(flags + t.out_flag, need);
+        if (lane == 0) store_release(flags + t.out_flag, c1);
+        c0 = c1;
     }
 }
 
 }  // namespace
 
-template <typename T, int R, int U, bool BYTES>
+// next_task[0]: the task counter; next_task[1]: the error word (a bounded wait ran out).
+template <typename T, int R, int U, bool BYTES, bool PIPE>
 __global__ void __launch_bounds__(256) wavefront(const Task* __restrict__ tasks, int ntasks, int* next_task,
                                                  const unsigned char* __restrict__ base,
                                                  const int* __restrict__ tsel, T* rows, int* flags,
@@ -265,8 +354,8 @@ __global__ void __launch_bounds__(256) wavefront(const Task* __restrict__ tasks,
         i = __shfl_sync(0xffffffffu, i, 0);
         if (i >= ntasks) return;
         const Task t = tasks[i];
-        if (t.kind == KIND_FOLD) fold_task<T, U>(t, rows, flags, gap);
-        else strip_task<T, R, U, BYTES>(t, base, tsel, rows, flags, match, mismatch, gap);
+        if (t.kind == KIND_FOLD) fold_task<T, U, PIPE>(t, rows, flags, gap, next_task + 1);
+        else strip_task<T, R, U, BYTES, PIPE>(t, base, tsel, rows, flags, match, mismatch, gap, next_task + 1);
         __syncwarp();
     }
 }
@@ -284,14 +373,15 @@ template __global__ void gather_rows<int>(const int*, const long long*, const lo
 template __global__ void gather_rows<long long>(const long long*, const long long*, const long long*, const int*,
                                                 int, long long*);
 
-#define WAVEFRONT(T, R, U, BYTES)                                                                   \
-    template __global__ void wavefront<T, R, U, BYTES>(const Task*, int, int*, const unsigned char*,    \
-                                                       const int*, T*, int*, int, int, int);
-WAVEFRONT(int, 2, 4, true)
-WAVEFRONT(int, 4, 4, true)
-WAVEFRONT(int, 8, 4, true)
-WAVEFRONT(int, 16, 4, true)
-WAVEFRONT(int, 4, 4, false)
-WAVEFRONT(int, 8, 4, false)
-WAVEFRONT(long long, 4, 4, true)
-WAVEFRONT(long long, 4, 4, false)
+#define WAVEFRONT(T, R, U, BYTES, PIPE)                                                             \
+    template __global__ void wavefront<T, R, U, BYTES, PIPE>(const Task*, int, int*, const unsigned char*, \
+                                                             const int*, T*, int*, int, int, int);
+#define WAVEFRONT_BOTH(T, R, U, BYTES) WAVEFRONT(T, R, U, BYTES, false) WAVEFRONT(T, R, U, BYTES, true)
+WAVEFRONT_BOTH(int, 2, 4, true)
+WAVEFRONT_BOTH(int, 4, 4, true)
+WAVEFRONT_BOTH(int, 8, 4, true)
+WAVEFRONT_BOTH(int, 16, 4, true)
+WAVEFRONT_BOTH(int, 4, 4, false)
+WAVEFRONT_BOTH(int, 8, 4, false)
+WAVEFRONT_BOTH(long long, 4, 4, true)
+WAVEFRONT_BOTH(long long, 4, 4, false)
