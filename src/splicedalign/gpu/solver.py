@@ -24,7 +24,7 @@ KERNEL_FILE = "wavefront.cu"
 COMPARE_ROWS_PER_LANE = (4, 8)  # compiled for the int compare-profile variant
 WIDE_ROWS_PER_LANE = 4  # the int64 variants (8 rows would spill registers)
 # PIPE (last template argument): how rows are handed between tasks, see kernels/wavefront.cu.
-PIPELINE = False  # the default hand-off; GpuSolver(pipeline=...) overrides it
+PIPELINE = True  # the default hand-off (device run 3: faster, identical); GpuSolver(pipeline=...) overrides it
 _SHAPES = tuple(("int", r, "true") for r in launch.RUN_ROWS_PER_LANE) + tuple(
     ("int", r, "false") for r in COMPARE_ROWS_PER_LANE) + (
     ("long long", WIDE_ROWS_PER_LANE, "true"), ("long long", WIDE_ROWS_PER_LANE, "false"))
