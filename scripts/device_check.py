@@ -20,7 +20,7 @@ import numpy as np
 from splicedalign.case import Exon, Scoring, TestCase
 from splicedalign.gpu import device
 from splicedalign.gpu.paper import Accel1Solver, Accel2Solver
-from splicedalign.gpu.solver import GpuSolver
+from splicedalign.gpu.solver import CHUNKS, HANDOFFS, GpuSolver
 from splicedalign.oracle import alignment_problems
 from splicedalign.solvers import get_solver
 from splicedalign.synthetic import Shape, gene_like, il1rapl1_case, paper_set
@@ -116,6 +116,8 @@ def main() -> int:
     ap.add_argument("--skip-accels-b", action="store_true",
                     help="skip accel1/accel2 timings on the IL1RAPL1 case (8 s; docs/gpu.md has them)")
     ap.add_argument("--rows-per-lane", type=int, nargs="*", default=[2, 4, 8, 16])
+    ap.add_argument("--handoffs", type=int, nargs="*", default=list(HANDOFFS),
+                    help="kernel hand-off variants to check and time (gpu/solver.py HANDOFFS)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     log = open(args.out / "check.log", "w")
@@ -128,11 +130,12 @@ def main() -> int:
     seed = int(time.time_ns() % 2**32)
     say(f"device {info}  seed {seed}")
     rng = np.random.default_rng(seed)
-    solvers = {"accel1": Accel1Solver(poison=True), "accel2": Accel2Solver(poison=True),
-               "gpu": GpuSolver(poison=True, pipeline=False),
-               "gpu-compare": GpuSolver(poison=True, byte_profile=False, pipeline=False),
-               "gpu-pipe": GpuSolver(poison=True, pipeline=True),
-               "gpu-pipe-compare": GpuSolver(poison=True, byte_profile=False, pipeline=True)}
+    # gpu-h<H>: hand-off variant H (kernels/wavefront.cu); all run chunked launches (a call of
+    # >= 2 * MIN_CHUNK_CASES cases is split), so the overlapped host path is checked too.
+    solvers = {"accel1": Accel1Solver(poison=True), "accel2": Accel2Solver(poison=True)}
+    for h in args.handoffs:
+        solvers[f"gpu-h{h}"] = GpuSolver(poison=True, handoff=h)
+        solvers[f"gpu-h{h}-compare"] = GpuSolver(poison=True, byte_profile=False, handoff=h)
     sequential = get_solver("sequential")
 
     # ---- correctness
@@ -166,36 +169,38 @@ def main() -> int:
     paper = paper_set()
     cells_a = sum(c.cells for c in paper)
     cells_b = il1.cells
-    rows = []
     for R in args.rows_per_lane:
-        for pipe in (False, True):
-            g = GpuSolver(rows_per_lane=R, pipeline=pipe)
-            try:
-                g.solve_many(paper, traceback=False)
-                ta = timed(lambda: g.solve_many(paper, traceback=False), 3)
-                ka = statistics.median(g.kernel_ms)
-                g.solve(il1, traceback=False)
-                tb = timed(lambda: g.solve(il1, traceback=False), 3)
-                kb = statistics.median(g.kernel_ms)
-            except Exception as exc:
-                say(f"gpu rows/lane {R} pipeline {pipe}: {type(exc).__name__}: {exc}")
-                continue
-            say(f"gpu rows/lane {R} pipeline {pipe}: (a) {ta*1e3:.2f} ms (kernel {ka:.2f} ms)"
-                f" {cells_a/ta/1e9:.0f} GCUPS; (b) {tb*1e3:.2f} ms (kernel {kb:.2f} ms)")
+        for h in args.handoffs:
+            for k in sorted({1, CHUNKS}):
+                g = GpuSolver(rows_per_lane=R, handoff=h, chunks=k)
+                try:
+                    g.solve_many(paper, traceback=False)
+                    ta = timed(lambda: g.solve_many(paper, traceback=False), 3)
+                    ka = sum(g.kernel_ms)  # the chunks' kernels of the last call
+                    line = (f"gpu rows/lane {R} handoff {h} chunks {k}: (a) {ta*1e3:.2f} ms (kernels {ka:.2f} ms)"
+                            f" {cells_a/ta/1e9:.0f} GCUPS")
+                    if k == 1:
+                        g.solve(il1, traceback=False)
+                        tb = timed(lambda: g.solve(il1, traceback=False), 3)
+                        line += f"; (b) {tb*1e3:.2f} ms (kernel {sum(g.kernel_ms):.2f} ms)"
+                except Exception as exc:
+                    line = f"gpu rows/lane {R} handoff {h} chunks {k}: {type(exc).__name__}: {exc}"
+                say(line)
     res = {}
-    for label, pipe in (("gpu", False), ("gpu-pipe", True)):
-        gpu = GpuSolver(pipeline=pipe)
+    for h in args.handoffs:
+        label = f"gpu-h{h}"
+        gpu = GpuSolver(handoff=h)
         try:
             gpu.solve_many(paper, traceback=False)
             res[(label, "a", "score")] = timed(lambda: gpu.solve_many(paper, traceback=False), args.repeats)
-            res[(label, "a", "kernel")] = statistics.median(gpu.kernel_ms) / 1e3
+            res[(label, "a", "kernel")] = sum(gpu.kernel_ms) / 1e3
             say(f"{label} (a) host stages of the last call (s):", {k: round(v, 4) for k, v in gpu.timing.items()})
-            if not pipe:  # host-bound (trace_chain); the kernel variant changes 0.2 of its 2.4 s
+            if h == args.handoffs[0]:  # host-bound (trace_chain); the kernel variant changes 0.2 of its 2.4 s
                 res[(label, "a", "traceback")] = timed(lambda: gpu.solve_many(paper, traceback=True), 1)
                 say(f"{label} (a) traceback host stages (s):", {k: round(v, 4) for k, v in gpu.timing.items()})
             gpu.solve(il1, traceback=False)
             res[(label, "b", "score")] = timed(lambda: gpu.solve(il1, traceback=False), args.repeats)
-            res[(label, "b", "kernel")] = statistics.median(gpu.kernel_ms) / 1e3
+            res[(label, "b", "kernel")] = sum(gpu.kernel_ms) / 1e3
             res[(label, "b", "traceback")] = timed(lambda: gpu.solve(il1, traceback=True), 3)
         except Exception as exc:
             say(f"{label} benchmark: {type(exc).__name__}: {exc}")

@@ -14,8 +14,8 @@ status=0
     nvcc -arch=sm_90 -std=c++17 -cubin --resource-usage -o "$OUT/$(basename "$f" .cu).cubin" "$f" 2>&1 | grep -E "error|Used|spill" || true
   done
   if command -v cuobjdump >/dev/null; then
-    echo "SASS op counts, wavefront<int,4,4,true>:"
-    cuobjdump -sass "$OUT/wavefront.cubin" | awk '/Function : .*wavefrontIiLi4ELi4ELb1/{f=1;next} /Function :/{f=0} f' \
+    echo "SASS op counts, wavefront<int,8,4,true,2>:"
+    cuobjdump -sass "$OUT/wavefront.cubin" | awk '/Function : .*wavefrontIiLi8ELi4ELb1ELi2E/{f=1;next} /Function :/{f=0} f' \
       | grep -oE "(VIADDMNMX|VIMNMX|IMNMX|PRMT|SHFL|LDG|STG|IADD3|ISETP|SEL|BRA)[.A-Z0-9]*" | sort | uniq -c
   fi
   rm -f "$OUT"/*.cubin

@@ -37,6 +37,9 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int) -> np.ndarray:
             entry = rows[in_row : in_row + n + 1]
         else:
             entry = -gap * j
+        if t[9] >= 0:  # fused fold entry: max(in, in2)
+            assert kind == KIND_STRIP and done[t[10]] and t[10] < i
+            entry = np.maximum(entry, rows[t[9] : t[9] + n + 1])
         # Shifted entry rows are non-decreasing: padding rows (prefix max) are the identity on
         # them, which lets the PIPE kernel skip lanes holding only padding rows.
         assert np.all(np.diff(entry + gap * j) >= 0)
@@ -79,12 +82,13 @@ def random_case(rng: np.random.Generator, name: str) -> TestCase:
     return TestCase(name, base, target, tuple(exons))
 
 
+@pytest.mark.parametrize("fused_entry", [False, True])
 @pytest.mark.parametrize("rows_per_lane", [1, 2])
-def test_plan_model_matches_sequential(rows_per_lane):
+def test_plan_model_matches_sequential(rows_per_lane, fused_entry):
     rng = np.random.default_rng(11)
     cases = [random_case(rng, f"r{i}") for i in range(25)] + tiny_set(bases=2)
     for scoring in (Scoring(), Scoring(2, -3, 1)):
-        plan = build_plan(cases, rows_per_lane)
+        plan = build_plan(cases, rows_per_lane, fused_entry)
         rows = model_run(plan, scoring, rows_per_lane)
         for c, case in enumerate(cases):
             want = sequential_rows(case, scoring)
@@ -92,10 +96,11 @@ def test_plan_model_matches_sequential(rows_per_lane):
             np.testing.assert_array_equal(got, want, err_msg=case.name)
 
 
-def test_plan_golden(golden):
+@pytest.mark.parametrize("fused_entry", [False, True])
+def test_plan_golden(golden, fused_entry):
     cases, scorings = zip(*(golden_case(g) for g in golden))
     for case, scoring in zip(cases, scorings):
-        plan = build_plan([case], 1)
+        plan = build_plan([case], 1, fused_entry)
         rows = model_run(plan, scoring, 1)
         finals = rows[plan.last_row + case.n]
         by_input = np.empty_like(finals)
@@ -177,24 +182,41 @@ def test_kernel_variant_matches_plan():
     for ctype in ("int", "long long"):
         for R in (2, 4, 8, 16):
             for b in (True, False):
-                rows, name = variant(ctype, R, b)
-                assert name in VARIANTS and f", {rows}, 4," in name
-                if ctype == "int" and b:
-                    assert rows == R
+                for h in (0, 1, 2):
+                    rows, name = variant(ctype, R, b, h)
+                    assert name in VARIANTS and f", {rows}, 4," in name and name.endswith(f", {h}>")
+                    if ctype == "int" and b:
+                        assert rows == R
 
 
 class _FakeCupy:
-    """The few CuPy calls of gpu/solver.py, on NumPy arrays (the 'device' is host memory)."""
+    """The few CuPy calls of gpu/solver.py, on NumPy arrays (the 'device' is host memory, work
+    runs when queued)."""
 
     int32 = np.int32
     asarray = staticmethod(np.asarray)
-    asnumpy = staticmethod(np.asarray)
+    asnumpy = staticmethod(lambda a, stream=None: np.array(a))
     empty = staticmethod(np.empty)
     zeros = staticmethod(np.zeros)
 
     class cuda:  # noqa: N801 - mirrors cupy.cuda
-        class Event:
+        class Stream:
+            def __init__(self, non_blocking=False):
+                pass
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
             def record(self):
+                return None
+
+            def wait_event(self, event):
+                pass
+
+            def synchronize(self):
                 pass
 
         get_elapsed_time = staticmethod(lambda a, b: 0.0)
@@ -224,21 +246,23 @@ def _fake_function(file, name, all_names):
 def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
     """GpuSolver.solve_many end to end (plan, launch arguments, final scores, gathered last rows,
     threaded traceback, results) with the NumPy model standing in for the GPU."""
-    from splicedalign.gpu import device
+    from splicedalign.gpu import device, solver
     from splicedalign.gpu.solver import GpuSolver
 
     monkeypatch.setattr(device, "cupy", lambda: _FakeCupy)
     monkeypatch.setattr(device, "function", _fake_function)
     monkeypatch.setattr(device, "device_info", lambda: {"sms": 1})
+    monkeypatch.setattr(solver, "MIN_CHUNK_CASES", 4)  # three chunks of these 15 cases
     rng = np.random.default_rng(5)
     cases = [random_case(rng, f"h{i}") for i in range(12)] + tiny_set(bases=1)
-    for scoring in (Scoring(), Scoring(2, -3, 1)):
+    assert len(solver.chunks(len(cases), 3)) == 3
+    for scoring, handoff in ((Scoring(), 1), (Scoring(2, -3, 1), 2)):
         want = get_solver("sequential").solve_many(cases, scoring, traceback=True)
-        got = GpuSolver(rows_per_lane=2).solve_many(cases, scoring, traceback=True)
+        got = GpuSolver(rows_per_lane=2, handoff=handoff, chunks=3).solve_many(cases, scoring, traceback=True)
         for w, g in zip(want, got):
             assert (g.case, g.score, g.cells, g.chain, g.alignment) == (w.case, w.score, w.cells, w.chain, w.alignment)
             np.testing.assert_array_equal(g.last_row_scores, w.last_row_scores)
-        scores = GpuSolver(rows_per_lane=2).solve_many(cases, scoring, traceback=False)
+        scores = GpuSolver(rows_per_lane=2, handoff=handoff).solve_many(cases, scoring, traceback=False)
         assert [r.score for r in scores] == [w.score for w in want] and scores[0].chain is None
 
 

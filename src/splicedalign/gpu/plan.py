@@ -9,6 +9,9 @@ One compiled (numba) pass over a whole batch of test cases, linear in the tasks,
   chain-start row. The entry row of exon k is M_{p_k - 1}, p_k = #exons with last < first(k).
 * every task writes one row (a strip its bottom row, a fold its M_q) and owns the progress flag
   with its task index.
+* ``fused_entry`` (the kernel's hand-off H = 2): an exon's first strip reads M_{p_k - 2} (or the
+  chain-start row) and the last row of the (p_k - 1)-th exon by ``last`` and takes their max,
+  which is M_{p_k - 1}, instead of waiting for fold p_k - 1.
 
 Tasks are listed in an order consistent with every case's dependencies (a producer before its
 consumers); interleaving cases by relative position keeps many independent tasks in flight.
@@ -83,7 +86,7 @@ def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, 
 
 
 @njit(cache=True)
-def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P):  # pragma: no cover - compiled
+def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, fused):  # pragma: no cover - compiled
     """Tasks in launch order plus each exon's last-row offset; O(tasks), see the module doc.
 
     Per case, position pos of its topological order holds exactly one task: before exon k come
@@ -159,6 +162,7 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P):  # pragma: no 
         row_at[t + 1] = row_at[t] + row_stride[t]
 
     tasks = np.zeros((T, TASK_FIELDS), np.int32)
+    tasks[:, 9] = -1  # no second entry input
     last_row = np.empty(E, np.int64)
     for c in range(C):
         a, b = exon_start[c], exon_start[c + 1]
@@ -167,8 +171,13 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P):  # pragma: no 
             head = L - (S[k] - 1) * P
             for s in range(S[k]):
                 t = launch[strip_slot[strip_base[k] + s]]
+                second = -1
                 if s > 0:
                     producer = launch[strip_slot[strip_base[k] + s - 1]]
+                elif p[k] > 0 and fused:
+                    e = by_last[a + p[k] - 1]
+                    second = launch[strip_slot[strip_base[e] + S[e] - 1]]
+                    producer = launch[fold_slot[fold_base[c] + p[k] - 2]] if p[k] > 1 else -1
                 elif p[k] > 0:
                     producer = launch[fold_slot[fold_base[c] + p[k] - 1]]
                 else:
@@ -182,6 +191,9 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P):  # pragma: no 
                 tasks[t, 6] = row_at[t]
                 tasks[t, 7] = t
                 tasks[t, 8] = head if s == 0 else P
+                if second >= 0:
+                    tasks[t, 9] = row_at[second]
+                    tasks[t, 10] = second
             last_row[k] = row_at[launch[strip_slot[strip_base[k] + S[k] - 1]]]
         for q in range(folds[c]):
             t = launch[fold_slot[fold_base[c] + q]]
@@ -199,7 +211,7 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P):  # pragma: no 
     return tasks, last_row, exon_start, row_at[T]
 
 
-def build_plan(cases: Sequence[TestCase], rows_per_lane: int) -> Plan:
+def build_plan(cases: Sequence[TestCase], rows_per_lane: int, fused_entry: bool = False) -> Plan:
     C = len(cases)
     K = np.fromiter((c.K for c in cases), dtype=np.int64, count=C)
     first = np.concatenate([c.first_sorted for c in cases])
@@ -207,7 +219,7 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int) -> Plan:
     base, base_off, target, tgt_off = _pack_sequences(cases)
     n = np.fromiter((c.n for c in cases), dtype=np.int64, count=C)
     tasks, last_row, exon_start, rows_size = _plan_tasks(
-        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane)
+        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, fused_entry)
     if rows_size >= 2**31 or base.size >= 2**31:
         raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
     return Plan(tasks, base, target, int(rows_size), np.repeat(np.arange(C), K), exon_start,

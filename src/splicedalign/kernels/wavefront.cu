@@ -23,7 +23,8 @@
 // replication) picks one. Scorings whose shifted scores do not fit a byte (BYTES = false)
 // compare codes instead: padding rows get code 6, which no target code equals, and w' = 0.
 //
-// PIPE selects how a task hands rows over (docs/gpu.md, round three). On the critical path of
+// H selects how a task hands rows over: 0, 1 = PIPE false / true (docs/gpu.md, round three),
+// 2 = PIPE plus the fused fold entry (round four, below). On the critical path of
 // a long dependent chain (IL1RAPL1: ~1,100 dependent exons) a consumer is always caught up with
 // its producer, and PIPE = false then pays one L2 round trip per 4-column step on its critical
 // path (lane 0 loads block u only at step u, the whole warp waiting on it via the shuffles),
@@ -35,6 +36,12 @@
 // so a short exon's strip has less skew and fewer steps; (3) a fold folds whatever both inputs
 // have published (4 to 128 columns) instead of waiting for 128. Waits are bounded: a wait that
 // exceeds WAIT_LIMIT cycles sets the error word (the host raises) instead of hanging.
+// H = 2, fused fold entry: a first strip whose entry is fold row M_q = max(M_{q-1}, L_q) reads
+// M_{q-1} and L_q (the last row of the q-th exon by `last`) itself and takes the max while
+// loading its window. On a dependent chain L_q is the row that arrives last, so the chain's hop
+// is strip -> strip instead of strip -> fold -> strip (one poll, one load and two fences less
+// per hop; the fold task still runs for later consumers). Lanes 0 and 1 poll the two flags at
+// once. The entry row is the same row, so scores are identical.
 // Padding rows as identity: a shifted entry row e'(j) = e(j) + gap*j is non-decreasing in j
 // (every DP row has S(j) >= S(j-1) - gap, and the running max and the chain-start row keep
 // that), and a padding row maps e' to its prefix maximum, i.e. to itself.
@@ -103,6 +110,27 @@ __device__ __forceinline__ int wait_bounded(const int* flag, int have, int need,
     return have;
 }
 
+// wait_bounded for two rows at once (H = 2): lanes 0 and 1 each poll one flag (f0 == f1 for a
+// single input); all lanes return the columns both rows have published (warp-uniform).
+__device__ __forceinline__ int wait_pair(const int* f0, const int* f1, int have, int need, int* error) {
+    const int lane = threadIdx.x & 31;
+    long long start = -1;
+    while (have < need) {
+        const int v = lane < 2 ? load_acquire(lane ? f1 : f0) : 0;
+        have = min(__shfl_sync(0xffffffffu, v, 0), __shfl_sync(0xffffffffu, v, 1));
+        if (have < need) {
+            const long long now = __shfl_sync(0xffffffffu, clock64(), 0);
+            if (start < 0) start = now;
+            else if (now - start > WAIT_LIMIT) {
+                if (lane == 0) atomicExch(error, 1);
+                return need;
+            }
+            __nanosleep(64);
+        }
+    }
+    return have;
+}
+
 // U consecutive scores from global memory, bypassing L1 (rows are written by other SMs).
 template <typename T, int U> struct Vec { T v[U]; };
 template <typename T, int U>
@@ -128,7 +156,8 @@ __device__ __forceinline__ void store_vec(T* p, const Vec<T, U>& x) {
 struct Task {
     int kind, n, tgt, base_or_lflag;   // strip: base offset of the strip's first exon row; fold: flag of L
     int in_row, in_flag, out_row, out_flag;  // in_row < 0: the entry is the chain-start row
-    int rows_or_lrow, pad0, pad1, pad2;      // strip: exon rows in the strip; fold: offset of L
+    int rows_or_lrow, in2_row, in2_flag, pad; // strip: exon rows in the strip; fold: offset of L.
+                                              // in2_row >= 0 (H = 2): entry = max(in, in2)
 };
 
 // Shifted scores of one base letter against target codes 0..3 (lo) and 4..7 (hi) as bytes.
@@ -139,7 +168,7 @@ __device__ __forceinline__ void row_profile(int b, int match2, int mismatch2, un
     hi = (unsigned)(mismatch2 & 0xff) * 0x01010101u;
 }
 
-template <typename T, int R, int U, bool BYTES, bool PIPE>
+template <typename T, int R, int U, bool BYTES, int H>
 __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
                            const int* __restrict__ tsel, T* rows, int* flags,
                            int match, int mismatch, int gap, int* error) {
@@ -149,7 +178,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     const int pad = 32 * R - exon_rows;  // padding rows on top of the strip
     // The lane that takes the entry row: PIPE skips the lanes holding only padding rows (their
     // cells are then throw-away: nothing they compute reaches lane `head` or below).
-    const int head = PIPE ? pad / R : 0;
+    const int head = H ? pad / R : 0;
     unsigned plo[R], phi[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -175,6 +204,8 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     T* out = rows + t.out_row;
     int have = 0;
     const bool has_in = t.in_row >= 0;  // warp-uniform
+    const bool has_in2 = H == 2 && t.in2_row >= 0;
+    const T* in2 = rows + t.in2_row;
     // PIPE = false, entry-row prefetch: at every 32nd step the lanes load the next 32 column
     // blocks that are already published (lane i: block u+i) and hand them to lane 0 step by
     // step; lane 0 waits and loads block by block where its producer is not far enough ahead.
@@ -185,21 +216,37 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     bool pre_ok = false;
     int wend = 0;
     for (int u = 0; u < blocks + 31 - head; ++u) {
-        if constexpr (PIPE) {
-            if (has_in) {
+        if constexpr (H > 0) {
+            if (has_in || has_in2) {
                 if (u >= wend && u < blocks) {  // warp-uniform
+                    const int need = min(u * U + U, n + 1);
                     int avail = 0;
-                    if (lane == 0) avail = wait_bounded(flags + t.in_flag, have, min(u * U + U, n + 1), error);
-                    avail = __shfl_sync(0xffffffffu, avail, 0);
-                    __syncwarp();  // orders lane 0's acquire before the other lanes' loads
+                    if constexpr (H == 2) {
+                        const int* f0 = flags + (has_in ? t.in_flag : t.in2_flag);
+                        avail = wait_pair(f0, has_in2 ? flags + t.in2_flag : f0, have, need, error);
+                    } else {
+                        if (lane == 0) avail = wait_bounded(flags + t.in_flag, have, need, error);
+                        avail = __shfl_sync(0xffffffffu, avail, 0);
+                    }
+                    __syncwarp();  // orders lanes 0/1's acquires before the other lanes' loads
                     have = avail;
                     wend = min(avail >= n + 1 ? blocks : avail / U, u + 32);  // complete blocks
                     const int b = u + ((lane - u) & 31);
                     if (b < wend) {
                         const int jp = b * U;
-                        const Vec<T, U> v = load_cg<T, U>(in + jp);
+                        // no `in` (H = 2 only): the chain-start row -gap*j, shifted: 0
 #pragma unroll
-                        for (int q = 0; q < U; ++q) pre[q] = v.v[q] + (T)gap * (jp + q);
+                        for (int q = 0; q < U; ++q) pre[q] = 0;
+                        if (has_in) {
+                            const Vec<T, U> v = load_cg<T, U>(in + jp);
+#pragma unroll
+                            for (int q = 0; q < U; ++q) pre[q] = v.v[q] + (T)gap * (jp + q);
+                        }
+                        if (has_in2) {
+                            const Vec<T, U> v = load_cg<T, U>(in2 + jp);
+#pragma unroll
+                            for (int q = 0; q < U; ++q) pre[q] = max(pre[q], v.v[q] + (T)gap * (jp + q));
+                        }
                     }
                 }
                 T got[U];
@@ -292,7 +339,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     }
 }
 
-template <typename T, int U, bool PIPE>
+template <typename T, int U, int H>
 __device__ void fold_task(const Task& t, T* rows, int* flags, int gap, int* error) {
     const int lane = threadIdx.x & 31;
     const int n = t.n;
@@ -306,7 +353,7 @@ __device__ void fold_task(const Task& t, T* rows, int* flags, int gap, int* erro
     for (int c0 = 0; c0 <= n;) {
         int c1 = min(c0 + 32 * U, n + 1);
         if (lane == 0) {
-            if constexpr (PIPE) {
+            if constexpr (H > 0) {
                 const int need = min(c0 + U, n + 1);
                 have_l = wait_bounded(flags + t.base_or_lflag, have_l, need, error);
                 have_p = wait_bounded(flags + t.in_flag, have_p, need, error);
@@ -316,7 +363,7 @@ __device__ void fold_task(const Task& t, T* rows, int* flags, int gap, int* erro
                 if (t.in_row >= 0) have_p = wait_for(flags + t.in_flag, have_p, c1);
             }
         }
-        if constexpr (PIPE) c1 = __shfl_sync(0xffffffffu, c1, 0);
+        if constexpr (H > 0) c1 = __shfl_sync(0xffffffffu, c1, 0);
         __syncwarp();
         const int j0 = c0 + lane * U;  // c1 is a multiple of U or n + 1: block j0 is complete
         if (j0 < c1) {
@@ -342,7 +389,7 @@ __device__ void fold_task(const Task& t, T* rows, int* flags, int gap, int* erro
 }  // namespace
 
 // next_task[0]: the task counter; next_task[1]: the error word (a bounded wait ran out).
-template <typename T, int R, int U, bool BYTES, bool PIPE>
+template <typename T, int R, int U, bool BYTES, int H>
 __global__ void __launch_bounds__(256) wavefront(const Task* __restrict__ tasks, int ntasks, int* next_task,
                                                  const unsigned char* __restrict__ base,
                                                  const int* __restrict__ tsel, T* rows, int* flags,
@@ -354,8 +401,8 @@ __global__ void __launch_bounds__(256) wavefront(const Task* __restrict__ tasks,
         i = __shfl_sync(0xffffffffu, i, 0);
         if (i >= ntasks) return;
         const Task t = tasks[i];
-        if (t.kind == KIND_FOLD) fold_task<T, U, PIPE>(t, rows, flags, gap, next_task + 1);
-        else strip_task<T, R, U, BYTES, PIPE>(t, base, tsel, rows, flags, match, mismatch, gap, next_task + 1);
+        if (t.kind == KIND_FOLD) fold_task<T, U, H>(t, rows, flags, gap, next_task + 1);
+        else strip_task<T, R, U, BYTES, H>(t, base, tsel, rows, flags, match, mismatch, gap, next_task + 1);
         __syncwarp();
     }
 }
@@ -373,15 +420,15 @@ template __global__ void gather_rows<int>(const int*, const long long*, const lo
 template __global__ void gather_rows<long long>(const long long*, const long long*, const long long*, const int*,
                                                 int, long long*);
 
-#define WAVEFRONT(T, R, U, BYTES, PIPE)                                                             \
-    template __global__ void wavefront<T, R, U, BYTES, PIPE>(const Task*, int, int*, const unsigned char*, \
+#define WAVEFRONT(T, R, U, BYTES, H)                                                                \
+    template __global__ void wavefront<T, R, U, BYTES, H>(const Task*, int, int*, const unsigned char*, \
                                                              const int*, T*, int*, int, int, int);
-#define WAVEFRONT_BOTH(T, R, U, BYTES) WAVEFRONT(T, R, U, BYTES, false) WAVEFRONT(T, R, U, BYTES, true)
-WAVEFRONT_BOTH(int, 2, 4, true)
-WAVEFRONT_BOTH(int, 4, 4, true)
-WAVEFRONT_BOTH(int, 8, 4, true)
-WAVEFRONT_BOTH(int, 16, 4, true)
-WAVEFRONT_BOTH(int, 4, 4, false)
-WAVEFRONT_BOTH(int, 8, 4, false)
-WAVEFRONT_BOTH(long long, 4, 4, true)
-WAVEFRONT_BOTH(long long, 4, 4, false)
+#define WAVEFRONT_ALL(T, R, U, BYTES) WAVEFRONT(T, R, U, BYTES, 0) WAVEFRONT(T, R, U, BYTES, 1) WAVEFRONT(T, R, U, BYTES, 2)
+WAVEFRONT_ALL(int, 2, 4, true)
+WAVEFRONT_ALL(int, 4, 4, true)
+WAVEFRONT_ALL(int, 8, 4, true)
+WAVEFRONT_ALL(int, 16, 4, true)
+WAVEFRONT_ALL(int, 4, 4, false)
+WAVEFRONT_ALL(int, 8, 4, false)
+WAVEFRONT_ALL(long long, 4, 4, true)
+WAVEFRONT_ALL(long long, 4, 4, false)
