@@ -20,11 +20,12 @@ import numpy as np
 from splicedalign.case import Exon, Scoring, TestCase
 from splicedalign.gpu import device
 from splicedalign.gpu.paper import Accel1Solver, Accel2Solver
-from splicedalign.gpu.solver import CHUNKS, HANDOFFS, GpuSolver
+from splicedalign.gpu.solver import HANDOFFS, GpuSolver
 from splicedalign.oracle import alignment_problems
 from splicedalign.solvers import get_solver
 from splicedalign.synthetic import Shape, gene_like, il1rapl1_case, paper_set
 
+CHECK_CHUNKS = 4  # the correctness check runs chunked launches (gpu/solver.py CHUNKS), off by default
 SCORINGS = (Scoring(), Scoring(2, -3, 1), Scoring(100, -50, 70), Scoring(1, -1, 0))
 
 
@@ -134,8 +135,8 @@ def main() -> int:
     # >= 2 * MIN_CHUNK_CASES cases is split), so the overlapped host path is checked too.
     solvers = {"accel1": Accel1Solver(poison=True), "accel2": Accel2Solver(poison=True)}
     for h in args.handoffs:
-        solvers[f"gpu-h{h}"] = GpuSolver(poison=True, handoff=h)
-        solvers[f"gpu-h{h}-compare"] = GpuSolver(poison=True, byte_profile=False, handoff=h)
+        solvers[f"gpu-h{h}"] = GpuSolver(poison=True, handoff=h, chunks=CHECK_CHUNKS)
+        solvers[f"gpu-h{h}-compare"] = GpuSolver(poison=True, byte_profile=False, handoff=h, chunks=CHECK_CHUNKS)
     sequential = get_solver("sequential")
 
     # ---- correctness
@@ -171,7 +172,7 @@ def main() -> int:
     cells_b = il1.cells
     for R in args.rows_per_lane:
         for h in args.handoffs:
-            for k in sorted({1, CHUNKS}):
+            for k in (1, CHECK_CHUNKS):
                 g = GpuSolver(rows_per_lane=R, handoff=h, chunks=k)
                 try:
                     g.solve_many(paper, traceback=False)

@@ -24,14 +24,16 @@ KERNEL_FILE = "wavefront.cu"
 COMPARE_ROWS_PER_LANE = (4, 8)  # compiled for the int compare-profile variant
 WIDE_ROWS_PER_LANE = 4  # the int64 variants (8 rows would spill registers)
 # H (last template argument): how rows are handed between tasks, see kernels/wavefront.cu:
-# 0 = per-step entry loads, 1 = entry windows (device run 3: faster, identical), 2 = windows
-# plus the fused fold entry. GpuSolver(handoff=...) overrides the default.
-HANDOFF = 1
+# 0 = per-step entry loads, 1 = entry windows (device run 3), 2 = windows plus the fused fold
+# entry (device run 4: identical, (b) kernel 25.0 -> 22.1 ms). GpuSolver(handoff=...) overrides it.
+HANDOFF = 2
 HANDOFFS = (0, 1, 2)
 # A batch of many cases is launched in up to CHUNKS chunks (cases round-robin, each chunk a
 # launch of its own on one stream): the host plans chunk i+1 and builds chunk i-1's results
 # while the GPU runs chunk i. Chunks of fewer than MIN_CHUNK_CASES cases are not worth a launch.
-CHUNKS = 4
+# Off by default: device run 4 measured 4 chunks' kernels at 43 ms against 17 ms for one launch
+# (each launch is bound by its longest case's dependent chain, docs/gpu.md).
+CHUNKS = 1
 MIN_CHUNK_CASES = 64
 _SHAPES = tuple(("int", r, "true") for r in launch.RUN_ROWS_PER_LANE) + tuple(
     ("int", r, "false") for r in COMPARE_ROWS_PER_LANE) + (
