@@ -46,7 +46,7 @@ def exon_set(rng, m: int, kind: str) -> list[Exon]:
         c = int(rng.integers(1, m + 1))
         return [Exon(int(rng.integers(1, c + 1)), int(rng.integers(c, m + 1))) for _ in range(K)]
     if kind == "nested_duplicate":
-        f = int(rng.integers(1, m // 2 + 1))
+        f = int(rng.integers(1, (m + 1) // 2 + 1))  # m = 1 must still give f = 1
         out = [Exon(f, m)]
         for _ in range(K):
             a = int(rng.integers(out[-1].first, out[-1].last + 1))
