@@ -30,7 +30,7 @@ from pathlib import Path
 
 from Bio import SeqIO
 
-from splicedalign.dataset import MANIFEST_COLUMNS, write_fasta
+from splicedalign.dataset import MANIFEST_COLUMNS, write_fasta, write_manifest
 from splicedalign.exons.bed12 import read_bed12_transcripts
 from splicedalign.exons.gff import read_gff
 from splicedalign.exons.strand import flip_interval, on_strand, reverse_complement
@@ -222,11 +222,10 @@ def build(src: Path, out: Path, augustus: str | None, precomputed: Path) -> None
         base_rows.append((b.id, b.gene, b.species, b.strand, str(len(b.seq)), str(used), str(other),
                           str(len(b.true_exons)), b.augustus_species, b.origin))
         for t in b.targets:
-            rows.append((f"{b.id}-{t.id}", f"bases/{b.id}.fa", f"targets/{t.id}.fa", f"exons/{b.id}.tsv",
-                         "tsv", true_f, b.species, t.species, b.gene, b.strand, b.origin))
-    with open(out / "cases.tsv", "w") as handle:
-        handle.write("\t".join((*MANIFEST_COLUMNS, *EXTRA_COLUMNS)) + "\n")
-        handle.writelines("\t".join(r) + "\n" for r in rows)
+            rows.append(dict(zip((*MANIFEST_COLUMNS, *EXTRA_COLUMNS), (
+                f"{b.id}-{t.id}", f"bases/{b.id}.fa", f"targets/{t.id}.fa", f"exons/{b.id}.tsv",
+                "tsv", true_f, b.species, t.species, b.gene, b.strand, b.origin))))
+    write_manifest(out / "cases.tsv", rows, EXTRA_COLUMNS)
     with open(out / "bases.tsv", "w") as handle:
         handle.write("base\tgene\tspecies\tsource_strand\tm\taugustus_exons_used\t"
                      "augustus_exons_other_strand\ttrue_exons\taugustus_species\torigin\n")

@@ -10,11 +10,12 @@ Every rule and script reads data sets through this module, whatever made them.
 from __future__ import annotations
 
 import csv
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
-from splicedalign.case import TestCase
+from splicedalign.case import Exon, TestCase
 from splicedalign.errors import InputError
 from splicedalign.io import load_case, read_exon_tsv, write_exon_tsv
 
@@ -67,6 +68,26 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
     return entries
 
 
+def write_manifest(path: str | Path, rows: Iterable[Mapping[str, Any]],
+                   extra_columns: Iterable[str] = ()) -> Path:
+    """Write a manifest: the standard columns, then ``extra_columns``, one row per case."""
+    columns = (*MANIFEST_COLUMNS, *extra_columns)
+    path = Path(path)
+    with open(path, "w") as handle:
+        handle.write("\t".join(columns) + "\n")
+        handle.writelines("\t".join(str(r.get(c, "")) for c in columns) + "\n" for r in rows)
+    return path
+
+
+def manifest_row(entry: CaseEntry, root: str | Path, **fields: Any) -> dict[str, Any]:
+    """The manifest fields of ``entry`` with paths relative to ``root`` (the folder of the
+    manifest being written), overridden or extended by ``fields``."""
+    rel = lambda p: "" if p is None else os.path.relpath(p, root)  # noqa: E731
+    return {"case": entry.case, "base": rel(entry.base), "target": rel(entry.target),
+            "exons": rel(entry.exons), "exon_format": entry.exon_format,
+            "true_exons": rel(entry.true_exons), **fields}
+
+
 def write_fasta(path: Path, rid: str, seq: str, width: int = 60) -> None:
     with open(path, "w") as handle:
         handle.write(f">{rid}\n")
@@ -90,13 +111,9 @@ def write_dataset(cases: Iterable[TestCase], directory: str | Path) -> Path:
             with open(directory / exon_f, "w") as handle:
                 write_exon_tsv(list(c.exons), handle)
             if true_f:
-                (directory / true_f).write_text(
-                    "first\tlast\n" + "".join(f"{f}\t{l}\n" for f, l in c.meta["true_exons"]))
+                with open(directory / true_f, "w") as handle:
+                    write_exon_tsv([Exon(f, l) for f, l in c.meta["true_exons"]], handle)
         target_f = f"targets/{c.name}.fa"
         write_fasta(directory / target_f, c.target_id, c.target)
-        rows.append((c.name, base_f, target_f, exon_f, "tsv", true_f))
-    manifest = directory / "cases.tsv"
-    with open(manifest, "w") as handle:
-        handle.write("\t".join(MANIFEST_COLUMNS) + "\n")
-        handle.writelines("\t".join(r) + "\n" for r in rows)
-    return manifest
+        rows.append(dict(zip(MANIFEST_COLUMNS, (c.name, base_f, target_f, exon_f, "tsv", true_f))))
+    return write_manifest(directory / "cases.tsv", rows)

@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-from splicedalign.dataset import MANIFEST_COLUMNS, write_fasta
+from splicedalign.dataset import MANIFEST_COLUMNS, write_fasta, write_manifest
 from splicedalign.errors import InputError
 from splicedalign.homologene import homologs, read_homologene
 from splicedalign.ncbi import DEFAULT_BASE_URL, EutilsClient, EutilsConfig, NcbiError
@@ -54,19 +54,18 @@ def write_ncbi_dataset(client: EutilsClient, genes: list[str], homologene: str |
             record = client.fasta(uids[0], length)
             target_id = _safe(f"{h.taxon}_{accession}")
             write_fasta(out / "targets" / f"{target_id}.fa", target_id, record.seq)
-            rows.append((f"{base_id}-{target_id}", f"bases/{base_id}.fa", f"targets/{target_id}.fa",
-                         f"bases/{base_id}.fa", "signals", ""))
+            rows.append(dict(zip(MANIFEST_COLUMNS, (
+                f"{base_id}-{target_id}", f"bases/{base_id}.fa", f"targets/{target_id}.fa",
+                f"bases/{base_id}.fa", "signals", ""))))
             report.append((gene, h.gene_id, "target", accession, str(length), "ok"))
             targets += 1
         if not targets:
             raise NcbiError(f"gene {gene}: no homologous mRNA found in other species")
-    with open(out / "cases.tsv", "w") as handle:
-        handle.write("\t".join(MANIFEST_COLUMNS) + "\n")
-        handle.writelines("\t".join(r) + "\n" for r in rows)
+    manifest = write_manifest(out / "cases.tsv", rows)
     with open(out / "report.tsv", "w") as handle:
         handle.write("gene\tgene_id\trole\tsequence\tlength\tstatus\n")
         handle.writelines("\t".join(r) + "\n" for r in report)
-    return out / "cases.tsv"
+    return manifest
 
 
 def main(argv: list[str] | None = None) -> int:

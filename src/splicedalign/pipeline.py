@@ -28,7 +28,7 @@ from typing import Any, Iterable, Sequence
 from splicedalign.bench import (REFERENCE_MAX_CELLS, case_record, resolve_solvers, solver_applies,
                                 timed_batch)
 from splicedalign.case import Scoring, TestCase
-from splicedalign.dataset import MANIFEST_COLUMNS, read_manifest
+from splicedalign.dataset import MANIFEST_COLUMNS, manifest_row, read_manifest, write_manifest
 
 log = logging.getLogger("splicedalign")
 
@@ -68,18 +68,12 @@ def write_run_manifest(source: str | Path, out: str | Path, include: Sequence[st
         case = e.load()
         if max_cells is not None and case.cells > max_cells:
             continue
-        rel = lambda p: "" if p is None else os.path.relpath(p, out.parent)  # noqa: E731
-        rows.append({"case": e.case, "base": rel(e.base), "target": rel(e.target), "exons": rel(e.exons),
-                     "exon_format": e.exon_format, "true_exons": rel(e.true_exons),
-                     "m": case.m, "n": case.n, "K": case.K, "cells": case.cells})
+        rows.append(manifest_row(e, out.parent, m=case.m, n=case.n, K=case.K, cells=case.cells))
         if limit is not None and len(rows) >= limit:
             break
     if not rows:
         raise ValueError(f"the case filter leaves no case of {source}")
-    with open(out, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, RUN_COLUMNS, delimiter="\t", lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    write_manifest(out, rows, RUN_COLUMNS[len(MANIFEST_COLUMNS):])
     log.info("%d case(s), %d cells: %s", len(rows), sum(r["cells"] for r in rows), out)
     return rows
 

@@ -15,7 +15,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from splicedalign.dataset import MANIFEST_COLUMNS, read_manifest
+from splicedalign.dataset import manifest_row, read_manifest, write_manifest
 from splicedalign.errors import InputError
 from splicedalign.exons.genscan import read_genscan
 from splicedalign.io import read_single_fasta, write_exon_tsv
@@ -70,8 +70,5 @@ def genscan_dataset(manifest: str | Path, out_dir: str | Path, binary: str | Non
             with open(table, "w") as handle:
                 write_exon_tsv(plus, handle)
             exon_tables[e.base] = os.path.relpath(table, out_dir)
-        rel = lambda p: os.path.relpath(p, out_dir) if p is not None else ""  # noqa: E731
-        rows.append((e.case, rel(e.base), rel(e.target), exon_tables[e.base], "tsv", rel(e.true_exons)))
-    new = out_dir / "cases.tsv"
-    new.write_text("\t".join(MANIFEST_COLUMNS) + "\n" + "".join("\t".join(r) + "\n" for r in rows))
-    return new
+        rows.append(manifest_row(e, out_dir, exons=exon_tables[e.base], exon_format="tsv"))
+    return write_manifest(out_dir / "cases.tsv", rows)
