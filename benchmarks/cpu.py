@@ -11,25 +11,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
-import time
 
 import numba
 
 from splicedalign import synthetic
+from splicedalign.bench import timed_batch
 from splicedalign.case import Scoring
-from splicedalign.solvers import get_solver
-
-
-def timed(solver, cases, scoring, traceback: bool, repeats: int) -> float:
-    """Median over repeats of the wall time to solve every case once."""
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for case in cases:
-            solver.solve(case, scoring, traceback=traceback)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -51,11 +38,9 @@ def main() -> None:
     for label, cases in workloads:
         cells = sum(c.cells for c in cases)
         for name in ("sequential", "multicore"):
-            solver = get_solver(name)
             for traceback in (False, True):
-                solver.solve(cases[0], scoring, traceback=traceback)  # JIT warm-up
-                reps = args.repeats if cells < 5e9 else max(1, args.repeats // 2)
-                secs = timed(solver, cases, scoring, traceback, reps)
+                # one untimed pass over the cases (JIT warm-up), then the median of the repeats
+                secs = timed_batch(name, cases, scoring, args.repeats, traceback)["seconds"]
                 mode = "traceback" if traceback else "score"
                 print(f"{label:<22} {name:<11} {mode:<10} {cells:>14,} {secs:>9.3f} {cells / secs / 1e6:>8.0f}")
 
