@@ -16,7 +16,7 @@ import pytest
 from splicedalign.accuracy import accuracy_table, compare, record
 from splicedalign.case import Scoring
 from splicedalign.dataset import read_manifest
-from splicedalign.datasets import bundled_manifest, write_synthetic
+from splicedalign.dataset import bundled_manifest, write_synthetic
 from splicedalign.errors import InputError
 from splicedalign.oracle import alignment_problems
 from splicedalign.solvers import solve

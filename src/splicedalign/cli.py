@@ -11,6 +11,7 @@ from pathlib import Path
 
 from splicedalign import __version__
 from splicedalign.case import Scoring
+from splicedalign.dataset import SYNTHETIC, write_synthetic
 from splicedalign.errors import InputError
 from splicedalign.io import exon_formats, load_case
 from splicedalign.output import FORMATTERS
@@ -68,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
 
     syn = sub.add_parser("synthetic", help="write a synthetic data set (manifest + FASTA + exon tables)",
                          description="Write a seeded synthetic data set in the data-set layout (cases.tsv manifest).")
-    syn.add_argument("set", choices=("tiny", "paper", "il1rapl1"),
+    syn.add_argument("set", choices=list(SYNTHETIC),
                      help="tiny (a few small cases), paper (1,010 cases shaped like the paper's), "
                           "il1rapl1 (one 2.17 Mbp case)")
     syn.add_argument("outdir", type=Path, help="folder to write")
@@ -112,8 +113,6 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _synthetic(args: argparse.Namespace) -> int:
-    from splicedalign.datasets import write_synthetic
-
     print(write_synthetic(args.set, args.outdir, args.seed))
     return 0
 

@@ -1,4 +1,5 @@
-"""Data sets on disk: a manifest (``cases.tsv``) naming each case's files.
+"""Data sets on disk: a manifest (``cases.tsv``) naming each case's files; the bundled set and
+the synthetic sets as such folders.
 
 Manifest columns (tab-separated, header first; paths relative to the manifest's folder):
 ``case  base  target  exons  exon_format  true_exons`` — ``base``/``target`` single-record
@@ -13,8 +14,9 @@ import csv
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
+from splicedalign import synthetic
 from splicedalign.case import Exon, TestCase
 from splicedalign.errors import InputError
 from splicedalign.io import load_case, read_exon_tsv, write_exon_tsv
@@ -117,3 +119,29 @@ def write_dataset(cases: Iterable[TestCase], directory: str | Path) -> Path:
         write_fasta(directory / target_f, c.target_id, c.target)
         rows.append(dict(zip(MANIFEST_COLUMNS, (c.name, base_f, target_f, exon_f, "tsv", true_f))))
     return write_manifest(directory / "cases.tsv", rows)
+
+
+# The bundled set lives in the source tree (resources/ beside src/), which the package reaches
+# in an editable install or a checkout.
+BUNDLED = Path(__file__).resolve().parents[2] / "resources" / "bundled" / "cases.tsv"
+
+SYNTHETIC: dict[str, Callable[..., list[TestCase]]] = {
+    "tiny": synthetic.tiny_set,
+    "paper": synthetic.paper_set,
+    "il1rapl1": lambda **kw: [synthetic.il1rapl1_case(**kw)],
+}
+
+
+def bundled_manifest() -> Path:
+    if not BUNDLED.exists():
+        raise InputError(str(BUNDLED), "bundled data set not found (needs a source checkout"
+                         " or editable install: resources/ sits beside src/)")
+    return BUNDLED
+
+
+def write_synthetic(kind: str, directory: str | Path, seed: int | None = None) -> Path:
+    """Write the synthetic set ``kind`` (tiny | paper | il1rapl1) as a data set; its manifest."""
+    if kind not in SYNTHETIC:
+        raise InputError("synthetic", f"unknown synthetic set {kind!r}; known: {', '.join(SYNTHETIC)}")
+    cases = SYNTHETIC[kind](**({} if seed is None else {"seed": seed}))
+    return write_dataset(cases, directory)
