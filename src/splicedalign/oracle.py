@@ -5,6 +5,7 @@ chain (tiny inputs only). None of this shares code with the solvers' recurrence.
 
 from __future__ import annotations
 
+import re
 from itertools import combinations
 from typing import Sequence
 
@@ -53,8 +54,6 @@ def chain_score(case: TestCase, chain: Sequence[int], scoring: Scoring) -> int:
 
 def alignment_problems(case: TestCase, result: Result, scoring: Scoring) -> list[str]:
     """What is wrong with a result's chain and alignment (empty list: nothing)."""
-    import re
-
     problems = []
     chain = result.chain or ()
     if not is_valid_chain(case, chain):

@@ -42,8 +42,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
 
 
 def gene_accuracy(cases: Sequence[TestCase], records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """accuracy.tsv: each available record's chain against its case's true exons (records
-    timed without traceback have no chain and are left out)."""
+    """accuracy.tsv: each available record's chain against its case's true exons (a record
+    without a chain, e.g. one written by hand or by an older run, is left out)."""
     true = {c.name: list(c.meta.get("true_exons") or ()) for c in cases}
     return format_table(accuracy_table(
         {"case": r["case"], "solver": r["solver"], "predicted": [tuple(e) for e in r["chain"]],
