@@ -15,6 +15,7 @@ from splicedalign.dataset import SYNTHETIC, write_synthetic
 from splicedalign.errors import InputError
 from splicedalign.io import exon_formats, load_case
 from splicedalign.output import FORMATTERS
+from splicedalign.progress import log_to
 from splicedalign.solvers import SolverUnavailable, available_solvers, get_solver
 
 EXIT_INPUT, EXIT_UNAVAILABLE = 2, 3
@@ -117,21 +118,9 @@ def _synthetic(args: argparse.Namespace) -> int:
     return 0
 
 
-def _log_to_stderr(level: int) -> None:
-    """Progress and warnings on stderr (replacing the handler of an earlier main() call)."""
-    logger = logging.getLogger("splicedalign")
-    for handler in [h for h in logger.handlers if getattr(h, "_splicedalign_cli", False)]:
-        logger.removeHandler(handler)
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("splicedalign: %(message)s"))
-    handler._splicedalign_cli = True  # type: ignore[attr-defined]
-    logger.addHandler(handler)
-    logger.setLevel(level)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    _log_to_stderr(logging.WARNING if args.quiet else logging.INFO)
+    log_to(None, logging.WARNING if args.quiet else logging.INFO, "splicedalign: %(message)s")
     try:
         return {"align": _align, "stats": _stats, "synthetic": _synthetic}[args.command](args)
     except InputError as exc:

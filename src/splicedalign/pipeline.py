@@ -29,19 +29,12 @@ from splicedalign.bench import (REFERENCE_MAX_CELLS, case_record, resolve_solver
                                 timed_batch)
 from splicedalign.case import Scoring, TestCase
 from splicedalign.dataset import MANIFEST_COLUMNS, manifest_row, read_manifest, write_manifest
+from splicedalign.progress import log_to
 
 log = logging.getLogger("splicedalign")
 
 RUN_COLUMNS = (*MANIFEST_COLUMNS, "m", "n", "K", "cells")
 PLAN_FILE = "solvers.json"  # the standalone runner's record of what it ran, for ``report``
-
-
-def log_to(path: str | Path | None) -> None:
-    """Send the package's progress messages (INFO) to ``path`` (stderr when None)."""
-    handler = logging.FileHandler(path) if path else logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
 
 
 def set_threads(threads: int) -> None:

@@ -4,9 +4,25 @@ on stderr; the pipeline's logs capture it). Reports at most every ``interval`` s
 from __future__ import annotations
 
 import logging
+import sys
 import time
+from pathlib import Path
 
 log = logging.getLogger("splicedalign")
+
+
+def log_to(path: str | Path | None = None, level: int = logging.INFO,
+           fmt: str = "%(asctime)s %(levelname)s %(message)s") -> None:
+    """Send the package's messages at ``level`` and above to ``path`` (stderr when None),
+    replacing the handler an earlier call installed (so repeated calls do not stack)."""
+    for handler in [h for h in log.handlers if getattr(h, "_splicedalign", False)]:
+        log.removeHandler(handler)
+        handler.close()
+    handler = logging.FileHandler(path) if path else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(fmt))
+    handler._splicedalign = True  # type: ignore[attr-defined]
+    log.addHandler(handler)
+    log.setLevel(level)
 
 
 class Progress:

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from splicedalign.exons.genscan_source import genscan_dataset
-from splicedalign.pipeline import log_to
+from splicedalign.progress import log_to
 
 log_to(snakemake.log[0])
 genscan_dataset(

@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from splicedalign.pipeline import load_cases, log_to, read_json
+from splicedalign.pipeline import load_cases, read_json
+from splicedalign.progress import log_to
 from splicedalign.report import aggregate
 
 log_to(snakemake.log[0])
