@@ -14,9 +14,9 @@ import platform
 
 import numba
 
-from splicedalign import synthetic
-from splicedalign.bench import timed_batch
-from splicedalign.case import Scoring
+from splicedalign.workloads.spliced import synthetic
+from splicedalign.workloads.spliced.bench import timed_batch
+from splicedalign.workloads.spliced.records import Scoring
 
 
 def main() -> None:

@@ -30,12 +30,13 @@ from pathlib import Path
 
 from Bio import SeqIO
 
-from splicedalign.dataset import MANIFEST_COLUMNS, write_fasta, write_manifest
-from splicedalign.exons.bed12 import read_bed12_transcripts
-from splicedalign.exons.gff import read_gff
-from splicedalign.exons.strand import flip_interval, on_strand, reverse_complement
-from splicedalign.io import read_fasta, read_single_fasta, write_exon_tsv
-from splicedalign.case import Exon
+from splicedalign.workloads.spliced.datasets import MANIFEST_COLUMNS, write_fasta, write_manifest
+from splicedalign.workloads.spliced.exons.bed12 import read_bed12_transcripts
+from splicedalign.workloads.spliced.exons.gff import read_gff
+from splicedalign.workloads.spliced.exons.strand import flip_interval, on_strand, reverse_complement
+from splicedalign.core.seqio import read_fasta, read_single_fasta
+from splicedalign.workloads.spliced.exons.tsv import write_exon_tsv
+from splicedalign.workloads.spliced.records import Exon
 
 REPO = Path(__file__).resolve().parents[1]
 FLANK = 1_000  # bp kept on each side of a gene (the paper's design)

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
-from splicedalign.case import Exon, Scoring, TestCase
+from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
 from splicedalign.gpu import device
-from splicedalign.gpu.paper import Accel1Solver, Accel2Solver
-from splicedalign.gpu.solver import HANDOFFS, GpuSolver
-from splicedalign.oracle import alignment_problems
-from splicedalign.solvers import get_solver
-from splicedalign.synthetic import Shape, gene_like, il1rapl1_case, paper_set
+from splicedalign.workloads.spliced.gpu.paper import Accel1Solver, Accel2Solver
+from splicedalign.workloads.spliced.gpu.solver import HANDOFFS, GpuSolver
+from splicedalign.workloads.spliced.oracle import alignment_problems
+from splicedalign.workloads.spliced.solvers import get_solver
+from splicedalign.workloads.spliced.synthetic import Shape, gene_like, il1rapl1_case, paper_set
 
 CHECK_CHUNKS = 4  # the correctness check runs chunked launches (gpu/solver.py CHUNKS), off by default
 SCORINGS = (Scoring(), Scoring(2, -3, 1), Scoring(100, -50, 70), Scoring(1, -1, 0))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from splicedalign.case import Exon, Scoring, TestCase
+from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

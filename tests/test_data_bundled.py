@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from splicedalign.accuracy import accuracy_table, compare, record
-from splicedalign.case import Scoring
-from splicedalign.dataset import read_manifest
-from splicedalign.dataset import bundled_manifest, write_synthetic
-from splicedalign.errors import InputError
-from splicedalign.oracle import alignment_problems
-from splicedalign.solvers import solve
-from splicedalign.synthetic import tiny_set
+from splicedalign.workloads.spliced.accuracy import accuracy_table, compare, record
+from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.datasets import read_manifest
+from splicedalign.workloads.spliced.datasets import bundled_manifest, write_synthetic
+from splicedalign.core.errors import InputError
+from splicedalign.workloads.spliced.oracle import alignment_problems
+from splicedalign.workloads.spliced.solvers import solve
+from splicedalign.workloads.spliced.synthetic import tiny_set
 
 from conftest import REPO, SHARED
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-import splicedalign.exons  # noqa: F401  (registers the signals reader the data set uses)
-from splicedalign.dataset import read_manifest
-from splicedalign.exons.strand import reverse_complement
-from splicedalign.io import read_single_fasta
-from splicedalign.ncbi import EutilsClient, EutilsConfig, NcbiError, RateLimiter
-from splicedalign.ncbi_dataset import write_ncbi_dataset
+import splicedalign.workloads.spliced.exons  # noqa: F401  (registers the signals reader the data set uses)
+from splicedalign.workloads.spliced.datasets import read_manifest
+from splicedalign.workloads.spliced.exons.strand import reverse_complement
+from splicedalign.core.seqio import read_single_fasta
+from splicedalign.data.entrez import EutilsClient, EutilsConfig, NcbiError, RateLimiter
+from splicedalign.workloads.spliced.ncbi_datasets import write_ncbi_dataset
 
 sys.path.insert(0, str(Path(__file__).parent))
 from eutils_server import BUNDLED, REGION_ACC, EutilsServer  # noqa: E402
@@ -68,7 +68,7 @@ def test_rate_limit_with_key_is_10_per_second_and_key_never_logged(server, tmp_p
     assert config.rate_per_s == 10 and SECRET not in repr(config)
     c = EutilsClient(config)
     server.faults["esummary"].append("500")
-    caplog.set_level(logging.DEBUG, logger="splicedalign.ncbi")
+    caplog.set_level(logging.DEBUG, logger="splicedalign.data.entrez")
     for uid in ("3586", "6754317", REGION_ACC, "NM_010548.1"):
         c.get("esummary", {"db": "gene" if uid == "3586" else "nuccore", "id": uid, "retmode": "json"},
               lambda body: body)

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from Bio.Seq import Seq
 
-import splicedalign.exons  # noqa: F401  (registration)
-from splicedalign.errors import InputError
-from splicedalign.exons.signals import SignalParams, signal_exons
-from splicedalign.exons.strand import flip_interval, on_strand, reverse_complement
-from splicedalign.io import EXON_READERS, read_exons
+import splicedalign.workloads.spliced.exons  # noqa: F401  (registration)
+from splicedalign.core.errors import InputError
+from splicedalign.workloads.spliced.exons.signals import SignalParams, signal_exons
+from splicedalign.workloads.spliced.exons.strand import flip_interval, on_strand, reverse_complement
+from splicedalign.workloads.spliced.exons import EXON_READERS, read_exons
 
 DATA = Path(__file__).parent / "data"
 GENSCAN = DATA / "genscan"

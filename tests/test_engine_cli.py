@@ -8,9 +8,10 @@ import sys
 
 import pytest
 
-from splicedalign.cli import EXIT_INPUT, EXIT_UNAVAILABLE, main
-from splicedalign.oracle import brute_force, chain_score
-from splicedalign.case import Exon, Scoring, TestCase
+from splicedalign.cli import main
+from splicedalign.core.errors import EXIT_INPUT, EXIT_UNAVAILABLE
+from splicedalign.workloads.spliced.oracle import brute_force, chain_score
+from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
 
 BASE = ">chr_test some description\nACCGTATGT\n"  # thesis §3.5 example
 TARGET = ">mrna\nCCGGT\n"
@@ -92,9 +93,10 @@ def test_stdin_and_console_script(tmp_path):
     assert json.loads(proc.stdout)["score"] == 3
 
 
-def test_unknown_solver(files, capsys):
+def test_unknown_solver_is_bad_input(files, capsys):
     code, _, err = run([*align_args(files), "--solver", "nope"], capsys)
-    assert code == EXIT_UNAVAILABLE and "unknown solver 'nope'" in err
+    assert code == EXIT_INPUT and "unknown spliced solver 'nope'" in err
+    assert "sequential" in err and "gpu" in err  # the names to choose from
 
 
 def test_help_lists_subcommands(capsys):

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from conftest import golden_case, load_golden
-from splicedalign.oracle import alignment_problems, brute_force
-from splicedalign.solvers import CPU_SOLVERS, solve
+from splicedalign.workloads.spliced.oracle import alignment_problems, brute_force
+from splicedalign.workloads.spliced.solvers import SOLVERS, solve
 
 GOLDEN = load_golden()
 
 
-@pytest.mark.parametrize("solver", CPU_SOLVERS)
+@pytest.mark.parametrize("solver", SOLVERS.cpu_names())
 @pytest.mark.parametrize("g", GOLDEN, ids=[g["name"] for g in GOLDEN])
 def test_golden(g, solver):
     case, scoring = golden_case(g)

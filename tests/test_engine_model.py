@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from splicedalign import model
+from splicedalign.workloads.spliced import estimate as model
 
 # Paper Fig. 8: s = ATGCAG AGTGT GTGTAG CCATGA ATGA laid on one base where the letters agree:
 # s = ATGCAGAGTGTAGCCATGA, b1 = ATGCAG [1,6], b2 = AGTGT [7,11], b3 = GTGTAG [8,13],

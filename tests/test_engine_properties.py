@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from splicedalign import synthetic
-from splicedalign.case import Exon, Scoring, TestCase
-from splicedalign.oracle import alignment_problems, brute_force, brute_force_last_rows
-from splicedalign.solvers import CPU_SOLVERS, solve
+from splicedalign.workloads.spliced import synthetic
+from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
+from splicedalign.workloads.spliced.oracle import alignment_problems, brute_force, brute_force_last_rows
+from splicedalign.workloads.spliced.solvers import SOLVERS, solve
 
 DNA = st.text(alphabet="ACGTN", min_size=1, max_size=12)
 
@@ -36,7 +36,7 @@ def test_solvers_match_brute_force(data):
     case, scoring = data
     best, _ = brute_force(case, scoring)
     rows = brute_force_last_rows(case, scoring)
-    for name in CPU_SOLVERS:
+    for name in SOLVERS.cpu_names():
         result = solve(case, scoring, name)
         assert result.score == best, name
         assert result.last_row_scores.tolist() == rows.tolist(), name

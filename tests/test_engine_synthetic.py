@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from splicedalign import model, synthetic
-from splicedalign.dataset import read_manifest, write_dataset
-from splicedalign.solvers import solve
+from splicedalign.workloads.spliced import estimate as model, synthetic
+from splicedalign.workloads.spliced.datasets import read_manifest, write_dataset
+from splicedalign.workloads.spliced.solvers import solve
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from splicedalign.dataset import read_manifest
-from splicedalign.errors import InputError
-from splicedalign.exons.genscan_source import genscan_dataset
-from splicedalign.solvers import solve
+from splicedalign.workloads.spliced.datasets import read_manifest
+from splicedalign.core.errors import InputError
+from splicedalign.workloads.spliced.exons.genscan_source import genscan_dataset
+from splicedalign.workloads.spliced.solvers import solve
 
 DATA = Path(__file__).parent / "data" / "genscan"
 GENE3 = [(18680, 18726), (23250, 23284), (26615, 26664)]  # the report's plus-strand gene 3

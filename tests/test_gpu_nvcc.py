@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from splicedalign.gpu.device import KERNEL_DIR
+from splicedalign.gpu.device import kernel_sources
 
-KERNELS = sorted(KERNEL_DIR.glob("*.cu"))
+KERNELS = kernel_sources()
 
 
 def test_kernel_files_exist():

@@ -13,12 +13,12 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from splicedalign.case import Exon, Scoring, TestCase
-from splicedalign.gpu import launch, paper
-from splicedalign.gpu.plan import KIND_FOLD, KIND_STRIP, WARP, build_plan, byte_profile_ok, score_ctype
-from splicedalign.solvers import get_solver
-from splicedalign.solvers.kernels_cpu import profile, score_dtype
-from splicedalign.synthetic import Shape, gene_like, tiny_set
+from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
+from splicedalign.workloads.spliced.gpu import launch, paper
+from splicedalign.workloads.spliced.gpu.plan import KIND_FOLD, KIND_STRIP, WARP, build_plan, byte_profile_ok, score_ctype
+from splicedalign.workloads.spliced.solvers import get_solver
+from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
+from splicedalign.workloads.spliced.synthetic import Shape, gene_like, tiny_set
 
 from conftest import golden_case
 
@@ -164,7 +164,7 @@ def test_paper_tiling_parameters():
 
 def test_unavailable_is_one_clear_line():
     from splicedalign.gpu import device
-    from splicedalign.solvers import SolverUnavailable
+    from splicedalign.core.errors import SolverUnavailable
 
     try:
         device.cupy()
@@ -177,7 +177,7 @@ def test_unavailable_is_one_clear_line():
 
 
 def test_kernel_variant_matches_plan():
-    from splicedalign.gpu.solver import VARIANTS, variant
+    from splicedalign.workloads.spliced.gpu.solver import VARIANTS, variant
 
     for ctype in ("int", "long long"):
         for R in (2, 4, 8, 16):
@@ -246,8 +246,9 @@ def _fake_function(file, name, all_names):
 def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
     """GpuSolver.solve_many end to end (plan, launch arguments, final scores, gathered last rows,
     threaded traceback, results) with the NumPy model standing in for the GPU."""
-    from splicedalign.gpu import device, solver
-    from splicedalign.gpu.solver import GpuSolver
+    from splicedalign.gpu import device
+    from splicedalign.workloads.spliced.gpu import solver
+    from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 
     monkeypatch.setattr(device, "cupy", lambda: _FakeCupy)
     monkeypatch.setattr(device, "function", _fake_function)

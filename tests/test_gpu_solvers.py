@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from splicedalign.case import Scoring
-from splicedalign.oracle import alignment_problems
-from splicedalign.solvers import SolverUnavailable, get_solver
-from splicedalign.synthetic import tiny_set
+from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.oracle import alignment_problems
+from splicedalign.core.errors import SolverUnavailable
+from splicedalign.workloads.spliced.solvers import get_solver
+from splicedalign.workloads.spliced.synthetic import tiny_set
 
 from conftest import golden_case
 from test_gpu_plan import random_case
@@ -43,7 +44,7 @@ def test_golden(name, golden):
 
 def _solver(name: str):
     if name.startswith("gpu-"):  # the kernel's two profile paths on the same scoring
-        from splicedalign.gpu.solver import GpuSolver
+        from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 
         return GpuSolver(byte_profile=name == "gpu-byte")
     return get_solver(name)
@@ -64,7 +65,7 @@ def test_random_against_sequential(name, scoring):
 
 def test_gpu_writes_every_row():
     from splicedalign.gpu.device import POISON
-    from splicedalign.gpu.solver import GpuSolver
+    from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 
     cases = tiny_set(bases=3)
     results = GpuSolver(poison=True).solve_many(cases, Scoring(), traceback=False)

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from splicedalign import model
-from splicedalign.dataset import read_manifest
+from splicedalign.workloads.spliced import estimate as model
+from splicedalign.workloads.spliced.datasets import read_manifest
 from splicedalign.report import read_table
 from splicedalign.report.plots import plot_names
 
@@ -166,7 +166,7 @@ def test_standalone_runner(tmp_path):
     out = tmp_path / "r"
     for args in (["solve", "--manifest", str(data / "cases.tsv"), "--solvers", "sequential,multicore",
                   "--repeats", "1", "--limit", "2"], ["report"]):
-        subprocess.run([sys.executable, "-m", "splicedalign.pipeline", *args, "--out", str(out)], check=True,
+        subprocess.run([sys.executable, "-m", "splicedalign.workloads.spliced.pipeline", *args, "--out", str(out)], check=True,
                        capture_output=True)
     summary = read_table(out / "tables" / "summary.tsv").set_index("solver")
     assert list(summary.index) == ["sequential", "multicore"] and (summary.cases == 2).all()

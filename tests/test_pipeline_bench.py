@@ -1,13 +1,13 @@
-"""Timing and solver selection of the pipeline (splicedalign.bench, splicedalign.pipeline.plan)."""
+"""Timing and solver selection of the pipeline (splicedalign.workloads.spliced.bench, splicedalign.workloads.spliced.pipeline.plan)."""
 
 from __future__ import annotations
 
 import pytest
 
-from splicedalign import bench
-from splicedalign.case import Exon, Result, Scoring, TestCase
-from splicedalign.pipeline import plan
-from splicedalign.solvers import SolverUnavailable
+from splicedalign.workloads.spliced import bench
+from splicedalign.workloads.spliced.records import Exon, Result, Scoring, TestCase
+from splicedalign.workloads.spliced.pipeline import plan
+from splicedalign.core.errors import SolverUnavailable
 
 CASE = TestCase("c", "ACGTACGTAC", "ACGT", (Exon(1, 4), Exon(6, 9)))
 

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from splicedalign import model
-from splicedalign.case import Exon, TestCase
+from splicedalign.workloads.spliced import estimate as model
+from splicedalign.workloads.spliced.records import Exon, TestCase
 from splicedalign.report import aggregate, gene_accuracy
 from splicedalign.report.stats import linear_fit, spearman
 from splicedalign.report.tables import (

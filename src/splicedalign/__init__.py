@@ -1,21 +1,9 @@
-"""Exact spliced alignment (Gelfand, Mironov & Pevzner 1996) on CPUs and GPUs.
+"""Exact sequence alignment on CPUs and GPUs.
 
-The contract every solver follows is the recurrence of SPEC §2: for a base sequence,
-candidate exons on it and a target (cDNA), find the chain of non-overlapping exons whose
-concatenation aligns best (global alignment) to the whole target.
+Spliced alignment (Gelfand, Mironov & Pevzner 1996; SPEC.md) is the first workload: for a base
+sequence, candidate exons on it and a target (cDNA), find the chain of non-overlapping exons
+whose concatenation aligns best (global alignment) to the whole target. The other workloads
+of the source papers live beside it in ``splicedalign.workloads``.
 """
 
-from splicedalign.case import Exon, Result, Scoring, TestCase
-from splicedalign.solvers import available_solvers, get_solver, solve, solve_many
-
-__all__ = [
-    "Exon",
-    "Result",
-    "Scoring",
-    "TestCase",
-    "available_solvers",
-    "get_solver",
-    "solve",
-    "solve_many",
-]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -1,4 +1,4 @@
-# Data sets: each ends as a manifest (cases.tsv, see splicedalign.dataset); the checkpoint
+# Data sets: each ends as a manifest (cases.tsv, see splicedalign.workloads.spliced.datasets); the checkpoint
 # validates it, applies the case filter and fixes the case list the rest fans out over.
 
 
@@ -52,7 +52,7 @@ rule ncbi_dataset:
         max_targets=config["ncbi"]["max_targets"],
         cache=f"{RESULTS}/data/ncbi_cache",
     shell:
-        "python -m splicedalign.ncbi_dataset --genes {params.genes} --homologene {input.homologene}"
+        "python -m splicedalign.workloads.spliced.ncbi_datasets --genes {params.genes} --homologene {input.homologene}"
         " --base-url {params.base_url} --cache {params.cache} --flank {params.flank}"
         " --max-targets {params.max_targets} $(dirname {output}) > {log} 2>&1"
 

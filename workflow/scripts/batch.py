@@ -1,8 +1,8 @@
 """One solver over the whole data set through its batch API (data-set throughput)."""
 
-from splicedalign.case import Scoring
-from splicedalign.pipeline import plan, read_run_manifest, set_threads, solve_batch
-from splicedalign.progress import log_to
+from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.pipeline import plan, read_run_manifest, set_threads, solve_batch
+from splicedalign.core.logs import log_to
 
 log_to(snakemake.log[0])
 set_threads(snakemake.threads)

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from splicedalign.exons.genscan_source import genscan_dataset
-from splicedalign.progress import log_to
+from splicedalign.workloads.spliced.exons.genscan_source import genscan_dataset
+from splicedalign.core.logs import log_to
 
 log_to(snakemake.log[0])
 genscan_dataset(

@@ -1,7 +1,7 @@
 """Checkpoint: validate the data set, apply the case filter, write the run manifest."""
 
-from splicedalign.pipeline import write_run_manifest
-from splicedalign.progress import log_to
+from splicedalign.workloads.spliced.pipeline import write_run_manifest
+from splicedalign.core.logs import log_to
 
 log_to(snakemake.log[0])
 write_run_manifest(

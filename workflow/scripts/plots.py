@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from splicedalign.progress import log_to
+from splicedalign.core.logs import log_to
 from splicedalign.report import read_table
 from splicedalign.report.plots import draw_all
 

@@ -1,8 +1,8 @@
 """One case x solver: warm-up, median of `repeats` timed runs, JSON record (or n/a)."""
 
-from splicedalign.case import Scoring
-from splicedalign.pipeline import set_threads, solve_case
-from splicedalign.progress import log_to
+from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.pipeline import set_threads, solve_case
+from splicedalign.core.logs import log_to
 
 log_to(snakemake.log[0])
 set_threads(snakemake.threads)

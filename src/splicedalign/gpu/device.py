@@ -1,16 +1,22 @@
-"""CuPy access and kernel loading. CuPy is imported here only, on first use."""
+"""The shared GPU layer: CuPy access (imported here only, on first use), the cheap "is there a
+device" probe, kernel compilation from a workload's ``.cu`` file, error checks, device facts."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
-from splicedalign.solvers import SolverUnavailable
+from splicedalign.core.errors import SolverUnavailable
 
-KERNEL_DIR = Path(__file__).resolve().parents[1] / "kernels"
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
 NVRTC_OPTIONS = ("-std=c++17",)
 POISON = -987_654_321  # what unwritten device rows hold in checked runs
+
+
+def kernel_sources() -> list[Path]:
+    """Every CUDA file shipped: each workload keeps its kernels beside its GPU host code."""
+    return sorted(PACKAGE_DIR.glob("workloads/*/gpu/*.cu"))
 
 
 @lru_cache(maxsize=None)
@@ -31,16 +37,28 @@ def cupy() -> Any:
     return cp
 
 
+def unavailable_reason() -> str | None:
+    """None when GPU solvers can run here (CuPy imports and sees a device), else why not.
+    Cheap: compiles and runs nothing."""
+    try:
+        cupy()
+    except SolverUnavailable as exc:
+        return str(exc)
+    return None
+
+
 @lru_cache(maxsize=None)
-def _module(file: str, names: tuple[str, ...]) -> Any:
+def _module(source: Path, names: tuple[str, ...], defines: tuple[tuple[str, int], ...]) -> Any:
     cp = cupy()
-    return cp.RawModule(code=(KERNEL_DIR / file).read_text(), options=NVRTC_OPTIONS,
-                        name_expressions=names)
+    options = NVRTC_OPTIONS + tuple(f"-D{k}={v}" for k, v in defines)
+    return cp.RawModule(code=source.read_text(), options=options, name_expressions=names)
 
 
-def function(file: str, name: str, all_names: tuple[str, ...]) -> Any:
-    """Kernel ``name`` (a template instance listed in ``all_names``) of kernels/``file``."""
-    return _module(file, all_names).get_function(name)
+def function(source: Path, name: str, all_names: tuple[str, ...],
+             defines: Mapping[str, int] | None = None) -> Any:
+    """Kernel ``name`` (a template instance listed in ``all_names``) of the CUDA file ``source``,
+    compiled once per process with ``defines`` as -D macros (constants the host also uses)."""
+    return _module(source, all_names, tuple(sorted((defines or {}).items()))).get_function(name)
 
 
 def check(cp: Any) -> None:

@@ -13,8 +13,8 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from splicedalign.accuracy import accuracy_table, format_table
-from splicedalign.case import TestCase
+from splicedalign.workloads.spliced.accuracy import accuracy_table, format_table
+from splicedalign.workloads.spliced.records import TestCase
 from splicedalign.report.tables import (
     ScoreDisagreement,
     case_frame,

@@ -12,8 +12,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from splicedalign.case import TestCase
-from splicedalign.model import INTRA_BIN, average_histogram, case_stats, inter_histogram, intra_histogram
+from splicedalign.workloads.spliced.records import TestCase
+from splicedalign.workloads.spliced.estimate import INTRA_BIN, average_histogram, case_stats, inter_histogram, intra_histogram
 from splicedalign.report.stats import linear_fit, spearman
 
 BASELINE = "sequential"

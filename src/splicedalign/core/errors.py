@@ -1,0 +1,21 @@
+"""The errors users see, and the exit status each gives on the command line."""
+
+from __future__ import annotations
+
+EXIT_INPUT = 2  # bad input: one line naming the file, the place and the problem
+EXIT_UNAVAILABLE = 3  # the solver cannot run on this machine (e.g. a GPU solver without a GPU)
+
+
+class InputError(ValueError):
+    """Bad input: the message is one line naming source, location and problem."""
+
+    def __init__(self, source: str, problem: str, where: str | None = None):
+        self.source = source
+        self.where = where
+        self.problem = problem
+        place = f"{source}:{where}" if where else source
+        super().__init__(f"{place}: {problem}")
+
+
+class SolverUnavailable(RuntimeError):
+    """The solver cannot run on this machine (e.g. no GPU); the message says why."""

@@ -1,0 +1,59 @@
+"""Timing shared by every workload's benchmarks and pipeline: warm-up excluded, median of
+repeats, with the spread kept so a table can flag unreliable timings."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds of ``repeats`` timed runs (warm-up runs excluded)."""
+
+    runs: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.runs)
+
+    @property
+    def min(self) -> float:
+        return min(self.runs)
+
+    @property
+    def max(self) -> float:
+        return max(self.runs)
+
+    @property
+    def spread(self) -> float:
+        """max / min of the runs (1.0 = perfectly steady)."""
+        return self.max / self.min if self.min > 0 else float("inf")
+
+    def as_dict(self) -> dict[str, float | list[float]]:
+        return {"seconds": self.median, "seconds_min": self.min, "seconds_max": self.max,
+                "seconds_runs": list(self.runs)}
+
+
+def gcups(cells: int, seconds: float) -> float:
+    """Giga cell updates per second."""
+    return cells / seconds / 1e9 if seconds > 0 else float("inf")
+
+
+def time_repeats(fn: Callable[[], T], repeats: int, warmup: int = 1) -> tuple[Timing, T]:
+    """Call ``fn`` ``warmup`` times untimed (JIT compilation, caches, first-touch allocation),
+    then ``repeats`` times timed; returns the timing and the last result."""
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats}")
+    for _ in range(warmup):
+        fn()
+    runs = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        result = fn()
+        runs.append(time.perf_counter() - t0)
+    return Timing(tuple(runs)), result

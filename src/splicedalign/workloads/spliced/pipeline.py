@@ -1,0 +1,198 @@
+"""The benchmark pipeline's steps, shared by the Snakemake rules and a plain command line.
+
+Layout under a results folder ``R`` (Snakemake uses ``results/{dataset}``):
+``R/cases.tsv`` (run manifest: the data set's manifest after the case filter, plus m, n, K,
+cells), ``R/cases/{case}/{solver}.json`` (one timed solve), ``R/batch/{solver}.json`` (the
+whole set through ``solve_many``), ``R/tables/*.tsv`` and ``R/plots/*.{png,svg}``.
+
+Without Snakemake (e.g. on a GPU machine), the same steps run as
+
+    python -m splicedalign.workloads.spliced.pipeline solve  --manifest M --out R [--solvers auto|a,b] [--repeats 3]
+    python -m splicedalign.workloads.spliced.pipeline report --out R
+
+``solve`` needs only NumPy/numba (and CuPy for GPU solvers); ``report`` needs pandas and
+matplotlib, so records made on one machine can be reported on another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from splicedalign.workloads.spliced.bench import (REFERENCE_MAX_CELLS, case_record, resolve_solvers, solver_applies,
+                                timed_batch)
+from splicedalign.workloads.spliced.records import Scoring, TestCase
+from splicedalign.workloads.spliced.datasets import MANIFEST_COLUMNS, manifest_row, read_manifest, write_manifest
+from splicedalign.core.logs import log_to
+
+log = logging.getLogger("splicedalign")
+
+RUN_COLUMNS = (*MANIFEST_COLUMNS, "m", "n", "K", "cells")
+PLAN_FILE = "solvers.json"  # the standalone runner's record of what it ran, for ``report``
+
+
+def set_threads(threads: int) -> None:
+    """Let numba's parallel kernels (the multicore solver) use ``threads`` cores."""
+    import numba
+
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+
+
+def write_run_manifest(source: str | Path, out: str | Path, include: Sequence[str] = (),
+                       max_cells: int | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    """Validate every case of ``source`` (loading it), apply the case filter, write the run
+    manifest at ``out`` with paths relative to its folder; returns its rows."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    entries = read_manifest(source)
+    if include:
+        unknown = sorted(set(include) - {e.case for e in entries})
+        if unknown:
+            raise ValueError(f"case filter names cases not in {source}: {', '.join(unknown)}")
+        entries = [e for e in entries if e.case in set(include)]
+    rows = []
+    for e in entries:
+        case = e.load()
+        if max_cells is not None and case.cells > max_cells:
+            continue
+        rows.append(manifest_row(e, out.parent, m=case.m, n=case.n, K=case.K, cells=case.cells))
+        if limit is not None and len(rows) >= limit:
+            break
+    if not rows:
+        raise ValueError(f"the case filter leaves no case of {source}")
+    write_manifest(out, rows, RUN_COLUMNS[len(MANIFEST_COLUMNS):])
+    log.info("%d case(s), %d cells: %s", len(rows), sum(r["cells"] for r in rows), out)
+    return rows
+
+
+def read_run_manifest(path: str | Path) -> list[dict[str, Any]]:
+    with open(path, newline="") as handle:
+        return [{**r, "cells": int(r["cells"])} for r in csv.DictReader(handle, delimiter="\t")]
+
+
+def plan(rows: Iterable[dict[str, Any]], solvers: Sequence[str], auto: bool,
+         reference_max_cells: int = REFERENCE_MAX_CELLS) -> dict[str, list[str]]:
+    """{solver: cases it runs on}, in manifest order."""
+    rows = list(rows)
+    return {s: [r["case"] for r in rows if solver_applies(s, r["cells"], auto, reference_max_cells)]
+            for s in solvers}
+
+
+def load_cases(manifest: str | Path, names: Iterable[str] | None = None) -> list[TestCase]:
+    """The manifest's cases (only ``names``, in manifest order, when given)."""
+    wanted = None if names is None else set(names)
+    return [e.load() for e in read_manifest(manifest) if wanted is None or e.case in wanted]
+
+
+def case_json(root: str | Path, case: str, solver: str) -> Path:
+    return Path(root) / "cases" / case / f"{solver}.json"
+
+
+def batch_json(root: str | Path, solver: str) -> Path:
+    return Path(root) / "batch" / f"{solver}.json"
+
+
+def write_json(obj: Any, path: str | Path) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(obj, indent=1) + "\n")
+
+
+def read_json(path: str | Path) -> Any:
+    return json.loads(Path(path).read_text())
+
+
+def solve_case(manifest: str | Path, case: str, solver: str, scoring: Scoring, repeats: int,
+               traceback: bool, out: str | Path) -> dict[str, Any]:
+    """Time one case × solver and write its record."""
+    found = load_cases(manifest, [case])
+    if not found:
+        raise ValueError(f"case {case!r} is not in {manifest}")
+    rec = case_record(solver, found[0], scoring, repeats, traceback)
+    write_json(rec, out)
+    return rec
+
+
+def solve_batch(manifest: str | Path, cases: Sequence[str], solver: str, scoring: Scoring, repeats: int,
+                traceback: bool, out: str | Path) -> dict[str, Any]:
+    """Time the whole set (``cases``) through the solver's batch API and write the record."""
+    loaded = load_cases(manifest, cases)
+    log.info("batch %s: %d case(s), %d cells", solver, len(loaded), sum(c.cells for c in loaded))
+    rec = timed_batch(solver, loaded, scoring, repeats, traceback)
+    write_json(rec, out)
+    return rec
+
+
+def report(manifest: str | Path, records: Iterable[str | Path], batches: Iterable[str | Path],
+           solvers: Sequence[str], unavailable: dict[str, str], tables: str | Path,
+           plots: str | Path | None = None) -> None:
+    """Tables (and figures when ``plots`` is given) from the record files."""
+    from splicedalign.report import aggregate
+    from splicedalign.report.plots import draw_all
+
+    recs = [read_json(p) for p in records]
+    out = aggregate(load_cases(manifest), recs, solvers, tables, [read_json(p) for p in batches], unavailable)
+    if plots is not None:
+        draw_all(out["cases"], out["parallelism"], solvers, plots)
+
+
+def _solve_all(args: argparse.Namespace) -> None:
+    root = Path(args.out)
+    rows = write_run_manifest(args.manifest, root / "cases.tsv", limit=args.limit, max_cells=args.max_cells)
+    spec = "auto" if args.solvers == "auto" else args.solvers.split(",")
+    solvers, unavailable = resolve_solvers(spec)
+    work = plan(rows, solvers, spec == "auto")
+    scoring = Scoring(args.match, args.mismatch, args.gap)
+    write_json({"solvers": solvers, "unavailable": unavailable, "plan": work}, root / PLAN_FILE)
+    set_threads(os.cpu_count() or 1)
+    for s, names in work.items():
+        for i, name in enumerate(names, 1):
+            log.info("[%s %d/%d] %s", s, i, len(names), name)
+            solve_case(root / "cases.tsv", name, s, scoring, args.repeats, args.traceback,
+                       case_json(root, name, s))
+        if names:
+            solve_batch(root / "cases.tsv", names, s, scoring, args.repeats, args.traceback, batch_json(root, s))
+
+
+def _report_all(args: argparse.Namespace) -> None:
+    root = Path(args.out)
+    p = read_json(root / PLAN_FILE)
+    records = [case_json(root, c, s) for s, names in p["plan"].items() for c in names]
+    batches = [batch_json(root, s) for s, names in p["plan"].items() if names]
+    report(root / "cases.tsv", records, batches, p["solvers"], p["unavailable"], root / "tables", root / "plots")
+    print((root / "tables" / "summary.tsv").read_text(), end="")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m splicedalign.workloads.spliced.pipeline", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    solve = sub.add_parser("solve", help="time every case × solver and each solver's batch; write records")
+    solve.add_argument("--manifest", required=True, help="data-set manifest (cases.tsv)")
+    solve.add_argument("--solvers", default="auto", help="auto, or a comma-separated list")
+    solve.add_argument("--repeats", type=int, default=3, help="timed runs after the warm-up (median)")
+    solve.add_argument("--limit", type=int, help="only the first LIMIT cases")
+    solve.add_argument("--max-cells", type=int, help="skip cases with more cells")
+    solve.add_argument("--match", type=int, default=1)
+    solve.add_argument("--mismatch", type=int, default=-1)
+    solve.add_argument("--gap", type=int, default=2)
+    timing = solve.add_mutually_exclusive_group()
+    timing.add_argument("--traceback", action="store_true",
+                        help="time with traceback too (the chain is always computed once, untimed)")
+    timing.add_argument("--score-only", action="store_true",
+                        help="time the score computation only (the default)")
+    rep = sub.add_parser("report", help="tables and figures from the records under --out")
+    for p in (solve, rep):
+        p.add_argument("--out", required=True, help="results folder (R)")
+    args = parser.parse_args(argv)
+    log_to(None)
+    {"solve": _solve_all, "report": _report_all}[args.command](args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

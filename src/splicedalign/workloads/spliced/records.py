@@ -1,0 +1,176 @@
+"""Typed records: scoring, candidate exons, test cases and solver results (SPEC §1, §7)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Mapping
+
+import numpy as np
+
+from splicedalign.core.alphabet import encode_base, encode_target
+from splicedalign.core.errors import InputError
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """w(a, b) = match if a == b else mismatch; every gap symbol costs ``gap`` (subtracted)."""
+
+    match: int = 1
+    mismatch: int = -1
+    gap: int = 2
+
+    def __post_init__(self) -> None:
+        for name in ("match", "mismatch", "gap"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise InputError("scoring", f"{name} must be an integer, got {value!r}")
+        if self.gap < 0:
+            raise InputError("scoring", f"gap is a cost (subtracted) and must be >= 0, got {self.gap}")
+
+    @classmethod
+    def from_mapping(cls, d: Mapping[str, Any]) -> "Scoring":
+        return cls(int(d.get("match", 1)), int(d.get("mismatch", -1)), int(d.get("gap", 2)))
+
+    def as_dict(self) -> dict[str, int]:
+        return {"match": int(self.match), "mismatch": int(self.mismatch), "gap": int(self.gap)}
+
+
+def exon_problem(first: int, last: int, m: int) -> str | None:
+    """Why [first, last] is not a valid exon of a base of length m, or None."""
+    if first < 1:
+        return f"exon first={first} is below 1 (coordinates are 1-based)"
+    if first > last:
+        return f"exon first={first} > last={last}"
+    if last > m:
+        return f"exon last={last} is beyond the base sequence (length {m})"
+    return None
+
+
+@dataclass(frozen=True)
+class Exon:
+    """A candidate exon: 1-based inclusive forward-strand interval of the base, plus attributes
+    (strand, source, score, ... as the exon source gave them)."""
+
+    first: int
+    last: int
+    attrs: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def length(self) -> int:
+        return self.last - self.first + 1
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """One spliced-alignment instance: base sequence, candidate exons, target."""
+
+    __test__ = False  # not a pytest class
+
+    name: str
+    base: str
+    target: str
+    exons: tuple[Exon, ...]
+    base_id: str = "base"
+    target_id: str = "target"
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not self.base:
+            raise InputError(self.name, "empty base sequence")
+        if not self.target:
+            raise InputError(self.name, "empty target sequence")
+        if not self.exons:
+            raise InputError(self.name, "no candidate exons")
+        object.__setattr__(self, "exons", tuple(self.exons))
+        for i, e in enumerate(self.exons):
+            problem = exon_problem(e.first, e.last, len(self.base))
+            if problem:
+                raise InputError(self.name, problem, where=f"exon {i + 1}")
+
+    @property
+    def m(self) -> int:
+        return len(self.base)
+
+    @property
+    def n(self) -> int:
+        return len(self.target)
+
+    @property
+    def K(self) -> int:
+        return len(self.exons)
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        """Input indices of the exons sorted by (first, last): the solvers' exon order."""
+        first = np.array([e.first for e in self.exons], dtype=np.int64)
+        last = np.array([e.last for e in self.exons], dtype=np.int64)
+        return np.lexsort((last, first))
+
+    @cached_property
+    def first_sorted(self) -> np.ndarray:
+        return np.array([self.exons[i].first for i in self.order], dtype=np.int64)
+
+    @cached_property
+    def last_sorted(self) -> np.ndarray:
+        return np.array([self.exons[i].last for i in self.order], dtype=np.int64)
+
+    @cached_property
+    def by_last(self) -> np.ndarray:
+        """Positions in (first, last) order sorted by last: the order exons join the running-max
+        fold of predecessors (SPEC §2)."""
+        return np.argsort(self.last_sorted, kind="stable")
+
+    @cached_property
+    def base_codes(self) -> np.ndarray:
+        return encode_base(self.base, self.name, self.base_id)
+
+    @cached_property
+    def target_codes(self) -> np.ndarray:
+        return encode_target(self.target, self.name, self.target_id)
+
+    @property
+    def exon_length_sum(self) -> int:
+        return int((self.last_sorted - self.first_sorted + 1).sum())
+
+    @property
+    def cells(self) -> int:
+        """n * Σ|b_k| (SPEC §2)."""
+        return self.n * self.exon_length_sum
+
+
+@dataclass(frozen=True)
+class ExonAlignment:
+    """How one exon of the chain aligns to the target.
+
+    ``cigar`` uses '=' match, 'X' mismatch, 'D' base letter against a gap, 'I' target letter
+    against a gap. Target letters aligned to gaps before the first exon are leading 'I's of
+    the first exon, so the exons' target spans tile 1..n. ``target_end < target_start`` when
+    the exon consumed no target letter.
+    """
+
+    index: int  # input index of the exon
+    first: int
+    last: int
+    target_start: int
+    target_end: int
+    cigar: str
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a solver returns for one test case."""
+
+    case: str
+    solver: str
+    score: int
+    cells: int
+    seconds: float
+    chain: tuple[int, ...] | None = None  # input indices of the chain's exons, in order
+    alignment: tuple[ExonAlignment, ...] | None = None
+    last_row_scores: np.ndarray | None = field(default=None, compare=False)  # input order
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def mcups(self) -> float:
+        return self.cells / self.seconds / 1e6 if self.seconds > 0 else float("nan")

@@ -1,0 +1,52 @@
+"""Spliced-alignment solvers: every one answers ``solve(case, scoring, traceback=True) -> Result``
+and ``solve_many(cases, scoring, traceback)``; looked up by name in ``SOLVERS``."""
+
+from __future__ import annotations
+
+from typing import Iterable, Protocol, Sequence
+
+from splicedalign.core.registry import SolverRegistry
+from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
+
+
+class Solver(Protocol):
+    name: str
+
+    def solve(self, case: TestCase, scoring: Scoring, traceback: bool = True) -> Result: ...
+
+    def solve_many(
+        self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool = True
+    ) -> list[Result]: ...
+
+
+SOLVERS = SolverRegistry("spliced")
+SOLVERS.register("reference", "splicedalign.workloads.spliced.reference:ReferenceSolver",
+                 summary="SPEC §2 written out literally (full matrices); for tests")
+SOLVERS.register("sequential", "splicedalign.workloads.spliced.cpu:SequentialSolver",
+                 summary="numba, one core: the baseline of every speedup")
+SOLVERS.register("multicore", "splicedalign.workloads.spliced.cpu:MulticoreSolver",
+                 summary="numba, all cores")
+SOLVERS.register("accel1", "splicedalign.workloads.spliced.gpu.paper:Accel1Solver", gpu=True,
+                 summary="the paper's first accelerator: one launch, one block per exon")
+SOLVERS.register("accel2", "splicedalign.workloads.spliced.gpu.paper:Accel2Solver", gpu=True,
+                 summary="the paper's second accelerator: one launch per group")
+SOLVERS.register("gpu", "splicedalign.workloads.spliced.gpu.solver:GpuSolver", gpu=True,
+                 summary="ours: a whole batch in one persistent wavefront launch")
+
+
+def get_solver(name: str) -> Solver:
+    return SOLVERS.get(name)
+
+
+def available_solvers() -> list[str]:
+    return SOLVERS.names()
+
+
+def solve(case: TestCase, scoring: Scoring = Scoring(), solver: str = "sequential",
+          traceback: bool = True) -> Result:
+    return get_solver(solver).solve(case, scoring, traceback=traceback)
+
+
+def solve_many(cases: Iterable[TestCase], scoring: Scoring = Scoring(),
+               solver: str = "sequential", traceback: bool = True) -> list[Result]:
+    return get_solver(solver).solve_many(list(cases), scoring, traceback=traceback)
