@@ -3,9 +3,18 @@
 # sees a device); on a cluster list the solvers explicitly, since the head node may lack a GPU.
 import os
 
-from splicedalign.workloads.spliced.bench import REFERENCE_MAX_CELLS, gpu_solvers, resolve_solvers
+from splicedalign.workloads.spliced.bench import (
+    REFERENCE_MAX_CELLS,
+    gpu_solvers,
+    resolve_solvers,
+)
 from splicedalign.workloads.spliced.datasets import read_manifest
-from splicedalign.workloads.spliced.pipeline import batch_json, case_json, plan, read_run_manifest
+from splicedalign.workloads.spliced.pipeline import (
+    batch_json,
+    case_json,
+    plan,
+    read_run_manifest,
+)
 from splicedalign.workloads.spliced.solvers import available_solvers
 
 DATASET = config["dataset"]

@@ -12,7 +12,7 @@ from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import tiny_set
 
 from conftest import golden_case
-from test_gpu_plan import random_case
+from test_spliced_gpu_plan import random_case
 
 GPU_SOLVERS = ("accel1", "accel2", "gpu")
 
