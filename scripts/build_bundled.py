@@ -30,7 +30,7 @@ from pathlib import Path
 
 from Bio import SeqIO
 
-from splicedalign.workloads.spliced.datasets import MANIFEST_COLUMNS, write_fasta, write_manifest
+from splicedalign.workloads.spliced.datasets import CaseEntry, manifest_row, write_fasta, write_manifest
 from splicedalign.workloads.spliced.exons.bed12 import read_bed12_transcripts
 from splicedalign.workloads.spliced.exons.gff import read_gff
 from splicedalign.workloads.spliced.exons.strand import flip_interval, on_strand, reverse_complement
@@ -223,9 +223,10 @@ def build(src: Path, out: Path, augustus: str | None, precomputed: Path) -> None
         base_rows.append((b.id, b.gene, b.species, b.strand, str(len(b.seq)), str(used), str(other),
                           str(len(b.true_exons)), b.augustus_species, b.origin))
         for t in b.targets:
-            rows.append(dict(zip((*MANIFEST_COLUMNS, *EXTRA_COLUMNS), (
-                f"{b.id}-{t.id}", f"bases/{b.id}.fa", f"targets/{t.id}.fa", f"exons/{b.id}.tsv",
-                "tsv", true_f, b.species, t.species, b.gene, b.strand, b.origin))))
+            entry = CaseEntry(f"{b.id}-{t.id}", out / "bases" / f"{b.id}.fa", out / "targets" / f"{t.id}.fa",
+                              out / "exons" / f"{b.id}.tsv", "tsv", out / true_f if true_f else None)
+            rows.append(manifest_row(entry, out, **dict(zip(EXTRA_COLUMNS, (
+                b.species, t.species, b.gene, b.strand, b.origin)))))
     write_manifest(out / "cases.tsv", rows, EXTRA_COLUMNS)
     with open(out / "bases.tsv", "w") as handle:
         handle.write("base\tgene\tspecies\tsource_strand\tm\taugustus_exons_used\t"

@@ -28,9 +28,9 @@ from typing import Callable, TypeVar
 
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import FastaRecord, iter_fasta
+from splicedalign.data.homologene import HUMAN_TAXON
 
 DEFAULT_BASE_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/"
-HUMAN_TAXON = 9606
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 

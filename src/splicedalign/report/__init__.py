@@ -1,4 +1,4 @@
-"""The benchmark's tables and figures from per-case × solver records (issue 5, §3-4).
+"""The benchmark's tables and figures from per-case × solver records (SPEC §3-4).
 
 ``aggregate`` writes ``cases.tsv``, ``summary.tsv``, ``estimation_accuracy.tsv``,
 ``parallelism.tsv``, ``scalability.tsv`` and ``accuracy.tsv`` (gene-prediction accuracy of

@@ -1,4 +1,4 @@
-"""Aggregation of per-case × solver records into the benchmark tables (issue 5, §3).
+"""Aggregation of per-case × solver records into the benchmark tables (SPEC §3).
 
 Inputs are plain records (the JSON the solve step writes) and the data set's cases, so the
 functions work the same from Snakemake, from ``python -m splicedalign.report`` and in tests.

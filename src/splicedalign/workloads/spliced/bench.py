@@ -1,4 +1,4 @@
-"""Benchmark timing and solver selection for the pipeline (issue 5).
+"""Benchmark timing and solver selection for the pipeline.
 
 Times are the median of ``repeats`` runs after one untimed warm-up run, so one-time costs
 (numba/CUDA compilation, caches, first-touch allocation) never count. A solver that cannot

@@ -118,7 +118,9 @@ def write_dataset(cases: Iterable[TestCase], directory: str | Path) -> Path:
                     write_exon_tsv([Exon(f, l) for f, l in c.meta["true_exons"]], handle)
         target_f = f"targets/{c.name}.fa"
         write_fasta(directory / target_f, c.target_id, c.target)
-        rows.append(dict(zip(MANIFEST_COLUMNS, (c.name, base_f, target_f, exon_f, "tsv", true_f))))
+        entry = CaseEntry(c.name, directory / base_f, directory / target_f, directory / exon_f, "tsv",
+                          directory / true_f if true_f else None)
+        rows.append(manifest_row(entry, directory))
     return write_manifest(directory / "cases.tsv", rows)
 
 

@@ -18,7 +18,8 @@ import re
 import sys
 from pathlib import Path
 
-from splicedalign.workloads.spliced.datasets import MANIFEST_COLUMNS, write_fasta, write_manifest
+from splicedalign.core.logs import log_to
+from splicedalign.workloads.spliced.datasets import CaseEntry, manifest_row, write_fasta, write_manifest
 from splicedalign.core.errors import InputError
 from splicedalign.data.homologene import homologs, read_homologene
 from splicedalign.data.entrez import DEFAULT_BASE_URL, EutilsClient, EutilsConfig, NcbiError
@@ -54,9 +55,9 @@ def write_ncbi_dataset(client: EutilsClient, genes: list[str], homologene: str |
             record = client.fasta(uids[0], length)
             target_id = _safe(f"{h.taxon}_{accession}")
             write_fasta(out / "targets" / f"{target_id}.fa", target_id, record.seq)
-            rows.append(dict(zip(MANIFEST_COLUMNS, (
-                f"{base_id}-{target_id}", f"bases/{base_id}.fa", f"targets/{target_id}.fa",
-                f"bases/{base_id}.fa", "signals", ""))))
+            base_f = out / "bases" / f"{base_id}.fa"
+            entry = CaseEntry(f"{base_id}-{target_id}", base_f, out / "targets" / f"{target_id}.fa", base_f, "signals")
+            rows.append(manifest_row(entry, out))
             report.append((gene, h.gene_id, "target", accession, str(length), "ok"))
             targets += 1
         if not targets:
@@ -78,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-targets", type=int, default=5)
     p.add_argument("out", type=Path)
     args = p.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    log_to(None, logging.INFO, "%(levelname)s %(message)s")
     client = EutilsClient(EutilsConfig.from_env(base_url=args.base_url, cache_dir=args.cache))
     try:
         print(write_ncbi_dataset(client, args.genes, args.homologene, args.out, args.flank, args.max_targets))

@@ -30,7 +30,8 @@ class Scoring:
 
     @classmethod
     def from_mapping(cls, d: Mapping[str, Any]) -> "Scoring":
-        return cls(int(d.get("match", 1)), int(d.get("mismatch", -1)), int(d.get("gap", 2)))
+        default = cls()
+        return cls(*(int(d.get(k, getattr(default, k))) for k in ("match", "mismatch", "gap")))
 
     def as_dict(self) -> dict[str, int]:
         return {"match": int(self.match), "mismatch": int(self.mismatch), "gap": int(self.gap)}
