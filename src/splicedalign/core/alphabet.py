@@ -7,9 +7,13 @@ the base and 5 in the target, so ``base == target`` is false for it whatever the
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from splicedalign.core.errors import InputError
+
+log = logging.getLogger("splicedalign")
 
 IUPAC = frozenset("ACGTURYSWKMBDHVN")
 BASE_WILDCARD = 4
@@ -28,18 +32,42 @@ for _code, _letters in enumerate(("A", "C", "G", "TU")):
             _lut_target[ord(_cc)] = _code
 
 
+# Ambiguity codes that are also amino-acid letters; N is left out (long N runs are masked or
+# unsequenced DNA, not protein).
+_PROTEIN_LIKE = np.zeros(256, dtype=bool)
+for _c in "RYSWKMBDHV":
+    _PROTEIN_LIKE[ord(_c)] = _PROTEIN_LIKE[ord(_c.lower())] = True
+PROTEIN_LIKE_FRACTION = 0.5  # above this share of such letters a "nucleotide" record is suspect
+
+
+class LetterError(InputError):
+    """A letter outside the alphabet; ``position`` (1-based in the record) lets a reader name
+    the line that holds it."""
+
+    def __init__(self, source: str, problem: str, position: int):
+        super().__init__(source, problem)
+        self.position = position
+
+
 def _encode(seq: str, lut: np.ndarray, source: str, record: str) -> np.ndarray:
     raw = np.frombuffer(seq.encode("latin-1", errors="replace"), dtype=np.uint8)
     codes = lut[raw]
     bad = np.flatnonzero(codes == 255)
     if bad.size:
         pos = int(bad[0])
-        raise InputError(
+        raise LetterError(
             source,
             f"non-nucleotide letter {seq[pos]!r} at position {pos + 1} of record {record!r}"
             f" ({bad.size} such letter(s); IUPAC codes are accepted)",
+            pos + 1,
         )
     return codes
+
+
+def protein_like_fraction(seq: str) -> float:
+    """Share of letters that are IUPAC ambiguity codes other than N (and amino acids too)."""
+    raw = np.frombuffer(seq.encode("latin-1", errors="replace"), dtype=np.uint8)
+    return float(_PROTEIN_LIKE[raw].mean()) if raw.size else 0.0
 
 
 def encode_base(seq: str, source: str = "<base>", record: str = "base") -> np.ndarray:
@@ -53,5 +81,12 @@ def encode_target(seq: str, source: str = "<target>", record: str = "target") ->
 
 
 def validate(seq: str, source: str, record: str) -> None:
-    """Raise InputError unless every letter of ``seq`` is an IUPAC nucleotide code."""
+    """Raise InputError unless every letter of ``seq`` is an IUPAC nucleotide code; warn when
+    most letters are ambiguity codes (a protein such as MKVRSWHDBN passes the letter check,
+    but its letters would never match)."""
     _encode(seq, _lut_base, source, record)
+    share = protein_like_fraction(seq)
+    if share > PROTEIN_LIKE_FRACTION:
+        log.warning("%s: record %r is %.0f%% IUPAC ambiguity codes (a protein?); they never match,"
+                    " so the alignment will be meaningless: give a nucleotide sequence",
+                    source, record, 100 * share)

@@ -3,13 +3,14 @@ errors naming the file and line (InputError). Shared by every workload."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, TextIO
 
-from splicedalign.core.alphabet import validate
+from splicedalign.core.alphabet import LetterError, validate
 from splicedalign.core.errors import InputError
 
 # A validator checks a record's letters: (seq, source, record id) -> None or InputError.
@@ -24,10 +25,13 @@ class FastaRecord:
 
 
 def open_text(path: str | Path) -> TextIO:
-    """Open a text file for reading; '-' is standard input. Errors name the file."""
+    """Open a text file for reading ('-' is standard input; a name ending in .gz is
+    gunzipped). Errors name the file."""
     if str(path) == "-":
         return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     try:
+        if str(path).endswith(".gz"):
+            return gzip.open(path, "rt", encoding="utf-8", errors="replace")
         return open(path, encoding="utf-8", errors="replace")
     except OSError as exc:
         raise InputError(str(path), f"cannot read file: {exc.strerror or exc}") from None
@@ -38,29 +42,43 @@ def iter_fasta(handle: TextIO, source: str, check: Validator = validate) -> Iter
     header: str | None = None
     header_line = 0
     chunks: list[str] = []
-    for lineno, line in enumerate(handle, 1):
-        line = line.strip()
-        if not line or line.startswith(";"):
-            continue
-        if line.startswith(">"):
-            if header is not None:
-                yield _record(header, chunks, source, header_line, check)
-            header, header_line, chunks = line[1:].strip(), lineno, []
-        elif header is None:
-            raise InputError(source, "sequence data before the first '>' header (not FASTA?)",
-                             where=f"line {lineno}")
-        else:
-            chunks.append(line.replace(" ", ""))
+    lines: list[int] = []  # line number of each chunk, to name the line of a bad letter
+    try:
+        for lineno, line in enumerate(handle, 1):
+            line = line.strip()
+            if not line or line.startswith(";"):
+                continue
+            if line.startswith(">"):
+                if header is not None:
+                    yield _record(header, chunks, lines, source, header_line, check)
+                header, header_line, chunks, lines = line[1:].strip(), lineno, [], []
+            elif header is None:
+                raise InputError(source, "sequence data before the first '>' header (not FASTA?)",
+                                 where=f"line {lineno}")
+            else:
+                chunks.append(line.replace(" ", ""))
+                lines.append(lineno)
+    except (OSError, EOFError) as exc:  # e.g. a damaged .gz
+        raise InputError(source, f"cannot read file: {exc}") from None
     if header is not None:
-        yield _record(header, chunks, source, header_line, check)
+        yield _record(header, chunks, lines, source, header_line, check)
 
 
-def _record(header: str, chunks: list[str], source: str, line: int, check: Validator) -> FastaRecord:
+def _record(header: str, chunks: list[str], lines: list[int], source: str, line: int,
+            check: Validator) -> FastaRecord:
     seq = "".join(chunks)
     rid = header.split()[0] if header.split() else ""
     if not seq:
         raise InputError(source, f"record {rid!r} has no sequence", where=f"line {line}")
-    check(seq, f"{source}:line {line}", rid)
+    try:
+        check(seq, f"{source}:line {line}", rid)
+    except LetterError as exc:
+        end = 0
+        for chunk, lineno in zip(chunks, lines):
+            end += len(chunk)
+            if exc.position <= end:
+                raise InputError(source, exc.problem, where=f"line {lineno}") from None
+        raise
     return FastaRecord(rid, header, seq)
 
 

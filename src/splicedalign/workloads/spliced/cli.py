@@ -1,47 +1,60 @@
-"""Spliced-alignment commands: ``align`` solves a test case; ``stats`` prints the estimation
-model's numbers for a case without solving it; ``synthetic`` writes data sets."""
+"""Spliced-alignment commands: ``align`` solves test cases (many targets, or a manifest, in
+one batch; both strands); ``stats`` prints the estimation model's numbers for a case without
+solving it; ``synthetic`` writes data sets."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
 from splicedalign.core.errors import InputError
-from splicedalign.workloads.spliced.datasets import SYNTHETIC, write_synthetic
+from splicedalign.workloads.spliced.datasets import SYNTHETIC, read_manifest, write_synthetic
 from splicedalign.workloads.spliced.exons import exon_formats
-from splicedalign.workloads.spliced.load import load_case
-from splicedalign.workloads.spliced.output import FORMATTERS
-from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.exons.strand import STRAND_CHOICES, best_per_strand_set
+from splicedalign.workloads.spliced.load import load_cases
+from splicedalign.workloads.spliced.output import FORMATTERS, Solved
+from splicedalign.workloads.spliced.records import Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import SOLVERS
 
 
-def _case_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--base", required=True, metavar="FASTA",
-                   help="base (genomic) sequence, one FASTA record; '-' reads stdin")
-    p.add_argument("--exons", required=True, metavar="FILE",
+def _case_arguments(p: argparse.ArgumentParser, many: bool) -> None:
+    targets = ("target(s): cDNA/mRNA of a homologous gene; several records give one result each"
+               if many else "target (cDNA/mRNA of a homologous gene), one FASTA record")
+    p.add_argument("--base", metavar="FASTA",
+                   help="base (genomic) sequence, one FASTA record (.gz read too); '-' reads stdin")
+    p.add_argument("--exons", metavar="FILE",
                    help="candidate exons: a TSV whose header has 'first' and 'last' (1-based, inclusive, "
-                        "forward strand; other columns are kept), or another --exon-format")
-    p.add_argument("--target", required=True, metavar="FASTA",
-                   help="target (cDNA/mRNA of a homologous gene), one FASTA record; '-' reads stdin")
+                        "forward-strand coordinates) and optionally 'strand' (+ or -; other columns are "
+                        "kept), or another --exon-format")
+    p.add_argument("--target", metavar="FASTA", help=f"{targets}; '-' reads stdin")
     p.add_argument("--exon-format", default="tsv", metavar="FMT",
                    help=f"format of --exons (default tsv; known: {', '.join(exon_formats())})")
     p.add_argument("--name", help="case name in the output (default: BASE_ID~TARGET_ID)")
+    p.add_argument("--strand", choices=list(STRAND_CHOICES), default="both" if many else "plus",
+                   help="which strand's candidate exons to use: each strand is solved on its own "
+                        "orientation (reverse-complemented base for minus) and "
+                        + ("the better-scoring strand's model is reported (default both)" if many
+                           else "its numbers printed (default plus)"))
 
 
 def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     default = Scoring()
     align = sub.add_parser(
-        "align", parents=[common], help="spliced alignment of one test case (base + candidate exons + target)",
+        "align", parents=[common], help="spliced alignment: base + candidate exons + target(s), or a manifest of cases",
         description="Find the best chain of candidate exons for a target and report its score, the chain "
                     "(the gene model) and its alignment. Scores: match/mismatch per aligned letter pair, "
                     "minus --gap per gap letter; IUPAC ambiguity codes (N, ...) never match.",
         epilog="exit status: 0 ok, 2 bad input (one line on stderr names file, line and problem), "
                "3 solver unavailable here (e.g. a GPU solver without a GPU).",
     )
-    _case_arguments(align)
+    _case_arguments(align, many=True)
+    align.add_argument("--manifest", metavar="TSV",
+                       help="solve every case of a data-set manifest (cases.tsv, see docs/data.md) "
+                            "instead of --base/--exons/--target; one output holds all")
     align.add_argument("--solver", default="sequential",
                        help=f"solver (default sequential; one of: {', '.join(SOLVERS.names())})")
     align.add_argument("--match", type=int, default=default.match, help=f"score of a match (default {default.match})")
@@ -58,7 +71,7 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
     stats = sub.add_parser("stats", parents=[common],
                            help="model numbers of a spliced case (cells, groups, estimates) without solving",
                            description="Print cells, groups and the estimation model's units (SPEC §3-4) as JSON.")
-    _case_arguments(stats)
+    _case_arguments(stats, many=False)
     stats.set_defaults(run=_stats)
 
     syn = sub.add_parser("synthetic", parents=[common],
@@ -68,16 +81,56 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
                      help="tiny (a few small cases), paper (1,010 cases shaped like the paper's), "
                           "il1rapl1 (one 2.17 Mbp case)")
     syn.add_argument("outdir", type=Path, help="folder to write")
-    syn.add_argument("--seed", type=int, help="random seed (default: the set's own fixed seed)")
+    syn.add_argument("--seed", type=int, help="random seed, >= 0 (default: the set's own fixed seed)")
+    syn.add_argument("--force", action="store_true", help="overwrite a data set already in OUTDIR")
     syn.set_defaults(run=_synthetic)
+
+
+def check_output(path: str) -> None:
+    """Fail now, before any solving, when ``path`` ('-' is stdout) cannot be written."""
+    if path == "-":
+        return
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise InputError(path, "output path is a folder; give a file name")
+    if not parent.is_dir():
+        raise InputError(path, f"cannot write output: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise InputError(path, "cannot write output: permission denied")
 
 
 def _write_output(path: str, text: str) -> None:
     if path == "-":
         sys.stdout.write(text)
-    else:
+        return
+    try:
         with open(path, "w") as handle:
             handle.write(text)
+    except OSError as exc:
+        raise InputError(path, f"cannot write output: {exc.strerror or exc}") from None
+
+
+def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> list[TestCase]:
+    """The cases named on the command line: --manifest, or --base/--exons/--target."""
+    files = {"--base": args.base, "--exons": args.exons, "--target": args.target}
+    if getattr(args, "manifest", None):
+        given = [flag for flag, value in files.items() if value]
+        if given:
+            raise InputError("align", f"give --manifest or {', '.join(files)}, not both ({given[0]} given)")
+        cases = []
+        for e in read_manifest(args.manifest):
+            on = tuple(s for s in strands if "exon_strand" not in e.extra or s == e.strand)
+            if on:
+                cases += load_cases(e.base, e.exons, e.target, e.exon_format, e.case, on)
+        if not cases:
+            raise InputError(args.manifest, f"no case with candidate exons on strand(s) {', '.join(strands)}")
+        return cases
+    missing = [flag for flag, value in files.items() if not value]
+    if missing:
+        raise InputError(args.command, f"missing {', '.join(missing)} (or give --manifest)"
+                         if hasattr(args, "manifest") else f"missing {', '.join(missing)}")
+    return load_cases(args.base, args.exons, args.target, args.exon_format, args.name, strands)
 
 
 def _align(args: argparse.Namespace) -> int:
@@ -85,24 +138,36 @@ def _align(args: argparse.Namespace) -> int:
     if args.score_only and args.format == "gff3":
         raise InputError("--format", "gff3 needs the gene model: drop --score-only")
     solver = SOLVERS.get(args.solver)
-    case = load_case(args.base, args.exons, args.target, args.exon_format, args.name)
-    logging.getLogger("splicedalign").info(
-        "%s: m=%d n=%d K=%d cells=%d, solver %s", case.name, case.m, case.n, case.K, case.cells, args.solver)
-    result = solver.solve(case, scoring, traceback=not args.score_only)
-    text = FORMATTERS[args.format](case, result, scoring)
-    _write_output(args.output, text)
+    check_output(args.output)
+    cases = _cases(args, STRAND_CHOICES[args.strand])
+    log = logging.getLogger("splicedalign")
+    for case in cases:
+        log.info("%s (%s strand): m=%d n=%d K=%d cells=%d", case.name, case.strand, case.m, case.n,
+                 case.K, case.cells)
+    log.info("%d case(s), %d cells, solver %s", len(cases), sum(c.cells for c in cases), args.solver)
+    results = solver.solve_many(cases, scoring, traceback=not args.score_only)
+    solved = [Solved(case, result, scores) for case, result, scores in best_per_strand_set(cases, results)]
+    _write_output(args.output, FORMATTERS[args.format](solved, scoring))
     return 0
 
 
 def _stats(args: argparse.Namespace) -> int:
     from splicedalign.workloads.spliced.estimate import case_stats
 
-    case = load_case(args.base, args.exons, args.target, args.exon_format, args.name)
-    print(json.dumps({"case": case.name, "m": case.m, "n": case.n,
-                      **case_stats(case.n, case.first_sorted, case.last_sorted)}, indent=2))
+    cases = _cases(args, STRAND_CHOICES[args.strand])
+    recs = [{"case": c.name, "strand": c.strand, "m": c.m, "n": c.n,
+             **case_stats(c.n, c.first_sorted, c.last_sorted)} for c in cases]
+    print(json.dumps(recs[0] if len(recs) == 1 else recs, indent=2))
     return 0
 
 
 def _synthetic(args: argparse.Namespace) -> int:
-    print(write_synthetic(args.set, args.outdir, args.seed))
+    if args.seed is not None and args.seed < 0:
+        raise InputError("--seed", f"must be >= 0, got {args.seed}")
+    out = args.outdir
+    if out.exists() and not out.is_dir():
+        raise InputError(str(out), "exists and is not a folder; give a folder to write the data set into")
+    if (out / "cases.tsv").exists() and not args.force:
+        raise InputError(str(out), "already holds a data set (cases.tsv); choose another folder or add --force")
+    print(write_synthetic(args.set, out, args.seed))
     return 0

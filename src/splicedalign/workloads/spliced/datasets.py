@@ -5,12 +5,14 @@ Manifest columns (tab-separated, header first; paths relative to the manifest's 
 ``case  base  target  exons  exon_format  true_exons`` — ``base``/``target`` single-record
 FASTA files, ``exons`` an exon table in ``exon_format`` (see ``exons.EXON_READERS``),
 ``true_exons`` an optional TSV (first, last) of the annotated exons, empty when unknown.
+Optional ``exon_strand`` (+ default, or -): the strand whose candidate exons the case uses
+(a minus-strand case is solved on the reverse-complemented base, SPEC §1). Other columns are
+kept as ``CaseEntry.extra``. Case ids name result folders: no '/', '\\' or white space.
 Every rule and script reads data sets through this module, whatever made them.
 """
 
 from __future__ import annotations
 
-import csv
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +21,8 @@ from typing import Any, Callable, Iterable, Mapping
 from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.records import Exon, TestCase
 from splicedalign.core.errors import InputError
-from splicedalign.workloads.spliced.exons.tsv import read_exon_tsv, write_exon_tsv
+from splicedalign.workloads.spliced.exons import EXON_READERS
+from splicedalign.workloads.spliced.exons.tsv import read_exon_tsv, read_table, write_exon_tsv
 from splicedalign.workloads.spliced.load import load_case
 
 MANIFEST_COLUMNS = ("case", "base", "target", "exons", "exon_format", "true_exons")
@@ -35,8 +38,14 @@ class CaseEntry:
     true_exons: Path | None = None
     extra: Mapping[str, str] = field(default_factory=dict, compare=False)  # other manifest columns
 
+    @property
+    def strand(self) -> str:
+        """The strand whose candidate exons the case uses (manifest column ``exon_strand``)."""
+        return self.extra.get("exon_strand") or "+"
+
     def load(self) -> TestCase:
-        case = load_case(self.base, self.exons, self.target, self.exon_format, name=self.case)
+        """The case on its ``exon_strand`` (true exons, if any, in ``meta``, forward strand)."""
+        case = load_case(self.base, self.exons, self.target, self.exon_format, self.case, self.strand)
         if self.true_exons is None:
             return case
         true = tuple((e.first, e.last) for e in read_exon_tsv(self.true_exons, case.m))
@@ -44,27 +53,54 @@ class CaseEntry:
                         case.target_id, {**case.meta, "true_exons": true})
 
 
+def case_id_problem(case: str) -> str | None:
+    """Why ``case`` cannot be a case id (ids name result folders and Snakemake wildcards), or None."""
+    if not case:
+        return "empty case id"
+    if case in (".", "..") or any(c in case for c in "/\\") or any(c.isspace() for c in case):
+        return (f"case id {case!r} cannot be a file name: no '/', '\\' or white space,"
+                " and not '.' or '..'")
+    return None
+
+
 def read_manifest(path: str | Path) -> list[CaseEntry]:
+    """The cases of a manifest, checked: required columns, unique and path-safe case ids,
+    every named file present, ``exon_strand`` (optional column) + or -."""
     path = Path(path)
     root = path.parent
-    try:
-        with open(path, newline="") as handle:
-            rows = list(csv.DictReader(handle, delimiter="\t"))
-    except OSError as exc:
-        raise InputError(str(path), f"cannot read manifest: {exc.strerror or exc}") from None
+    if not path.is_file():
+        raise InputError(str(path), "manifest not found" if not path.exists() else "manifest is not a file")
+    table = read_table(path, "manifest", ("case", "base", "target", "exons"))
     entries, seen = [], set()
-    for lineno, row in enumerate(rows, 2):
-        missing = [c for c in ("case", "base", "target", "exons") if not (row.get(c) or "").strip()]
+    for lineno, row in table.rows:
+        where = f"line {lineno}"
+        missing = [c for c in ("case", "base", "target", "exons") if not row[c]]
         if missing:
-            raise InputError(str(path), f"missing {', '.join(missing)}", where=f"line {lineno}")
-        if row["case"] in seen:
-            raise InputError(str(path), f"duplicate case id {row['case']!r}", where=f"line {lineno}")
-        seen.add(row["case"])
-        true = (row.get("true_exons") or "").strip()
+            raise InputError(str(path), f"missing {', '.join(missing)}", where=where)
+        case = row["case"]
+        problem = case_id_problem(case)
+        if problem:
+            raise InputError(str(path), problem, where=where)
+        if case in seen:
+            raise InputError(str(path), f"duplicate case id {case!r}", where=where)
+        seen.add(case)
+        exon_format = row.get("exon_format") or "tsv"
+        if exon_format not in EXON_READERS:
+            raise InputError(str(path), f"case {case}: unknown exon_format {exon_format!r};"
+                             f" known: {', '.join(EXON_READERS)}", where=where)
+        strand = row.get("exon_strand") or "+"
+        if strand not in ("+", "-"):
+            raise InputError(str(path), f"case {case}: exon_strand must be + or -, got {strand!r}", where=where)
+        files = {c: root / row[c] for c in ("base", "target", "exons")}
+        if row.get("true_exons"):
+            files["true_exons"] = root / row["true_exons"]
+        for column, file in files.items():
+            if not file.is_file():
+                raise InputError(str(path), f"case {case}: {column} file {row[column]} not found"
+                                 f" (looked for {file})", where=where)
         entries.append(CaseEntry(
-            row["case"], root / row["base"], root / row["target"], root / row["exons"],
-            (row.get("exon_format") or "tsv").strip(), root / true if true else None,
-            {k: v for k, v in row.items() if k not in MANIFEST_COLUMNS and k is not None},
+            case, files["base"], files["target"], files["exons"], exon_format, files.get("true_exons"),
+            {k: v for k, v in row.items() if k not in MANIFEST_COLUMNS},
         ))
     if not entries:
         raise InputError(str(path), "manifest lists no case")
@@ -146,5 +182,11 @@ def write_synthetic(kind: str, directory: str | Path, seed: int | None = None) -
     """Write the synthetic set ``kind`` (tiny | paper | il1rapl1) as a data set; its manifest."""
     if kind not in SYNTHETIC:
         raise InputError("synthetic", f"unknown synthetic set {kind!r}; known: {', '.join(SYNTHETIC)}")
+    if seed is not None and seed < 0:
+        raise InputError("synthetic", f"seed must be >= 0, got {seed}")
     cases = SYNTHETIC[kind](**({} if seed is None else {"seed": seed}))
-    return write_dataset(cases, directory)
+    try:
+        return write_dataset(cases, directory)
+    except OSError as exc:
+        raise InputError(str(directory), f"cannot write the data set: {exc.strerror or exc}"
+                         + (f" ({exc.filename})" if exc.filename else "")) from None

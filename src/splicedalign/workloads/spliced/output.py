@@ -1,25 +1,53 @@
-"""Result formats: JSON (everything), TSV (one line per chain exon), GFF3 (the gene model)."""
+"""Result formats: JSON (everything), TSV (one line per chain exon), GFF3 (the gene model).
+
+Every format takes a list of solved cases and writes them into one output (JSON: an object
+for one case, an array for several). Coordinates are always on the forward strand of the
+base as given, with the strand the model lies on; a minus-strand chain is listed in
+transcript order (descending coordinates), its CIGARs read in that order too. Exon numbers
+(``chain_index``, TSV ``exon``) are rows of the exon source (0-based in JSON, 1-based in TSV,
+GFF3 ``candidate``).
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
 
-from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 from splicedalign.workloads.spliced.estimate import case_stats
+from splicedalign.workloads.spliced.records import ExonAlignment, Result, Scoring, TestCase
+
+
+@dataclass(frozen=True)
+class Solved:
+    """One case's reported result, with the scores of every strand solved for it."""
+
+    case: TestCase
+    result: Result
+    strand_scores: Mapping[str, int] = field(default_factory=dict)
+
+
+def _alignment(case: TestCase, a: ExonAlignment) -> dict[str, Any]:
+    first, last = case.forward_interval(a.first, a.last)
+    return {"exon": case.input_index(a.index), "first": first, "last": last,
+            "target_start": a.target_start, "target_end": a.target_end, "cigar": a.cigar}
 
 
 def result_record(case: TestCase, result: Result, scoring: Scoring) -> dict[str, Any]:
     """Everything known about one solve, JSON-ready (the CLI's and the pipeline's record)."""
     stats = case_stats(case.n, case.first_sorted, case.last_sorted)
+    chain = None if result.chain is None else [
+        list(case.forward_interval(case.exons[k].first, case.exons[k].last)) for k in result.chain]
     rec: dict[str, Any] = {
         "case": case.name,
         "base_id": case.base_id,
         "target_id": case.target_id,
         "solver": result.solver,
         "score": result.score,
-        "chain": None if result.chain is None else [[case.exons[k].first, case.exons[k].last] for k in result.chain],
-        "chain_index": None if result.chain is None else list(result.chain),
+        "strand": case.strand,
+        "chain": chain,
+        "chain_index": None if result.chain is None else [case.input_index(k) for k in result.chain],
         "cells": result.cells,
         "seconds": result.seconds,
         "mcups": result.mcups,
@@ -29,59 +57,100 @@ def result_record(case: TestCase, result: Result, scoring: Scoring) -> dict[str,
         "scoring": scoring.as_dict(),
     }
     if result.alignment is not None:
-        rec["alignment"] = [
-            {"exon": a.index, "first": a.first, "last": a.last, "target_start": a.target_start,
-             "target_end": a.target_end, "cigar": a.cigar}
-            for a in result.alignment
-        ]
+        rec["alignment"] = [_alignment(case, a) for a in result.alignment]
     rec.update({k: v for k, v in result.extra.items()})
     return rec
 
 
-def to_json(case: TestCase, result: Result, scoring: Scoring) -> str:
-    return json.dumps(result_record(case, result, scoring), indent=2) + "\n"
+def to_json(solved: Sequence[Solved], scoring: Scoring) -> str:
+    recs = [{**result_record(s.case, s.result, scoring),
+             **({"strand_scores": dict(s.strand_scores)} if s.strand_scores else {})} for s in solved]
+    return json.dumps(recs[0] if len(recs) == 1 else recs, indent=2) + "\n"
 
 
-TSV_COLUMNS = ("case", "solver", "score", "rank", "exon", "first", "last", "target_start", "target_end", "cigar")
+TSV_COLUMNS = ("case", "solver", "score", "strand", "rank", "exon", "first", "last",
+               "target_start", "target_end", "cigar")
 
 
-def to_tsv(case: TestCase, result: Result, scoring: Scoring) -> str:
-    """One row per exon of the chain; with --score-only, one row with the score alone."""
+def to_tsv(solved: Sequence[Solved], scoring: Scoring) -> str:
+    """One row per exon of each chain; with --score-only, one row per case with the score."""
     lines = ["\t".join(TSV_COLUMNS)]
-    if result.alignment is None:
-        lines.append("\t".join([case.name, result.solver, str(result.score)] + [""] * 7))
-    else:
+    for s in solved:
+        case, result = s.case, s.result
+        head = [case.name, result.solver, result.score, case.strand]
+        if result.alignment is None:
+            lines.append("\t".join(map(str, head + [""] * 7)))
+            continue
         for rank, a in enumerate(result.alignment, 1):
-            lines.append("\t".join(map(str, (case.name, result.solver, result.score, rank, a.index + 1,
-                                              a.first, a.last, a.target_start, a.target_end, a.cigar))))
+            row = _alignment(case, a)
+            lines.append("\t".join(map(str, head + [rank, row["exon"] + 1, row["first"], row["last"],
+                                                    a.target_start, a.target_end, a.cigar])))
     return "\n".join(lines) + "\n"
 
 
-def _gff_escape(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "._-:~" else f"%{ord(c):02X}" for c in text)
+# GFF3 (https://github.com/The-Sequence-Ontology/Specifications/blob/master/gff3.md):
+# seqid may hold [a-zA-Z0-9.:^*$@!+_?-|] unescaped; column 9 values must escape ; = & , and
+# tab, newline, carriage return, control characters and % itself.
+_SEQID_OK = re.compile(r"[a-zA-Z0-9.:^*$@!+_?|-]")
+_ATTR_RESERVED = frozenset(";=&,%\t\n\r")
 
 
-def to_gff3(case: TestCase, result: Result, scoring: Scoring) -> str:
-    """The predicted gene model on the base sequence: gene, mRNA and one exon per chain exon."""
+def gff_seqid(text: str) -> str:
+    return "".join(c if _SEQID_OK.fullmatch(c) else f"%{ord(c):02X}" for c in text)
+
+
+def gff_value(text: str) -> str:
+    return "".join(f"%{ord(c):02X}" if c in _ATTR_RESERVED or ord(c) < 32 or ord(c) == 127 else c
+                   for c in text)
+
+
+def gff_gap(cigar: str) -> str:
+    """The GFF3 ``Gap`` attribute of one of our CIGARs: '='/'X' runs are M (aligned), D a
+    base letter against a gap (gap in the target), I a target letter against a gap."""
+    ops = []
+    for count, op in re.findall(r"(\d+)([=XDI])", cigar):
+        op = "M" if op in "=X" else op
+        if ops and ops[-1][1] == op:
+            ops[-1] = (ops[-1][0] + int(count), op)
+        else:
+            ops.append((int(count), op))
+    return " ".join(f"{op}{count}" for count, op in ops)
+
+
+def _gff3_features(case: TestCase, result: Result) -> list[str]:
     if result.chain is None:
         raise ValueError("GFF3 needs the chain: run without --score-only")
-    seqid = _gff_escape(case.base_id)
-    gid = _gff_escape(case.name)
-    firsts = [case.exons[k].first for k in result.chain]
-    lasts = [case.exons[k].last for k in result.chain]
-    src = f"splicedalign-{result.solver}"
-    target = _gff_escape(case.target_id)
-    out = ["##gff-version 3", f"##sequence-region {seqid} 1 {case.m}"]
-    col = lambda typ, a, b, attrs: "\t".join((seqid, src, typ, str(a), str(b), str(result.score), "+", ".", attrs))
-    out.append(col("gene", min(firsts), max(lasts), f"ID=gene:{gid};Name={gid}"))
-    out.append(col("mRNA", min(firsts), max(lasts), f"ID=mRNA:{gid};Parent=gene:{gid};Target={target} 1 {case.n}"))
-    for rank, k in enumerate(result.chain, 1):
-        e = case.exons[k]
-        attrs = f"ID=exon:{gid}.{rank};Parent=mRNA:{gid};candidate={k + 1}"
+    seqid, gid = gff_seqid(case.base_id), gff_value(case.name)
+    # Target's id is separated from its coordinates by spaces, so spaces in it are escaped too
+    target = gff_value(case.target_id).replace(" ", "%20")
+    src = gff_value(f"splicedalign-{result.solver}")
+    spans = [case.forward_interval(case.exons[k].first, case.exons[k].last) for k in result.chain]
+
+    def col(typ: str, a: int, b: int, attrs: str) -> str:
+        return "\t".join((seqid, src, typ, str(a), str(b), str(result.score), case.strand, ".", attrs))
+
+    lo, hi = min(f for f, _ in spans), max(l for _, l in spans)
+    out = [col("gene", lo, hi, f"ID=gene:{gid};Name={gid}"),
+           col("mRNA", lo, hi, f"ID=mRNA:{gid};Parent=gene:{gid};Target={target} 1 {case.n} +")]
+    for rank, (k, (first, last)) in enumerate(zip(result.chain, spans), 1):
+        attrs = f"ID=exon:{gid}.{rank};Parent=mRNA:{gid};candidate={case.input_index(k) + 1}"
         if result.alignment is not None:
             a = result.alignment[rank - 1]
-            attrs += f";Target={target} {a.target_start} {max(a.target_start, a.target_end)};cigar={a.cigar}"
-        out.append(col("exon", e.first, e.last, attrs))
+            if a.target_end >= a.target_start:
+                attrs += f";Target={target} {a.target_start} {a.target_end} +"
+            attrs += f";Gap={gff_gap(a.cigar)}"
+        out.append(col("exon", first, last, attrs))
+    return out
+
+
+def to_gff3(solved: Sequence[Solved], scoring: Scoring) -> str:
+    """The predicted gene model of each case on its base: gene, mRNA, one exon per chain exon,
+    each exon with ``Target`` (its target span) and ``Gap`` (its alignment, read in the
+    direction of transcription, i.e. from the end coordinate down on a '-' feature)."""
+    regions = {s.case.base_id: s.case.m for s in solved}
+    out = ["##gff-version 3", *(f"##sequence-region {gff_seqid(b)} 1 {m}" for b, m in regions.items())]
+    for s in solved:
+        out += _gff3_features(s.case, s.result)
     return "\n".join(out) + "\n"
 
 

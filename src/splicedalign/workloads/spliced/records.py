@@ -64,7 +64,13 @@ class Exon:
 
 @dataclass(frozen=True)
 class TestCase:
-    """One spliced-alignment instance: base sequence, candidate exons, target."""
+    """One spliced-alignment instance: base sequence, candidate exons, target.
+
+    Solvers see forward-strand intervals of ``base`` only. A minus-strand case (SPEC §1) holds
+    the reverse-complemented base and its exons' mapped intervals, with ``meta["strand"] == "-"``;
+    ``forward_interval`` maps its intervals back to the base as given, and
+    ``meta["input_index"]`` (when set) maps its exons to their rows in the exon file.
+    """
 
     __test__ = False  # not a pytest class
 
@@ -100,6 +106,20 @@ class TestCase:
     @property
     def K(self) -> int:
         return len(self.exons)
+
+    @property
+    def strand(self) -> str:
+        """Strand of the base the exons code on: '+' (base as given) or '-' (base reversed)."""
+        return self.meta.get("strand", "+")
+
+    def forward_interval(self, first: int, last: int) -> tuple[int, int]:
+        """[first, last] of this case's base, on the forward strand of the base as given."""
+        return (first, last) if self.strand == "+" else (self.m - last + 1, self.m - first + 1)
+
+    def input_index(self, k: int) -> int:
+        """The 0-based row in the exon source of this case's exon k."""
+        index = self.meta.get("input_index")
+        return k if index is None else int(index[k])
 
     @cached_property
     def order(self) -> np.ndarray:

@@ -1,12 +1,21 @@
 """Minus-strand handling (SPEC §1): a minus-strand exon is used by reverse-complementing the
-base and mapping its coordinates, so every solver sees forward-strand intervals only."""
+base and mapping its coordinates, so every solver sees forward-strand intervals only.
+
+``strand_cases`` makes one test case per strand that has candidate exons (each solved on its
+own orientation); ``best_per_strand_set`` picks, for each case name, the strand whose model
+scores best. Exons without a strand attribute, or with '.', count as '+'.
+"""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterable
+from typing import Any, Iterable, Mapping, Sequence
 
-from splicedalign.workloads.spliced.records import Exon
+from splicedalign.core.errors import InputError
+from splicedalign.workloads.spliced.records import Exon, Result, TestCase
+
+# --strand choices -> strands solved, in the order ties are broken ('+' wins a tie)
+STRAND_CHOICES = {"both": ("+", "-"), "plus": ("+",), "minus": ("-",)}
 
 _COMPLEMENT = str.maketrans("ACGTURYSWKMBDHVNacgturyswkmbdhvn", "TGCAAYRSWMKVHDBNtgcaayrswmkvhdbn")
 _FLIP = {"+": "-", "-": "+"}
@@ -31,6 +40,10 @@ def flip_exon(exon: Exon, m: int) -> Exon:
     return replace(exon, first=first, last=last, attrs=attrs)
 
 
+def exon_strand(exon: Exon) -> str:
+    return "-" if exon.attrs.get("strand") == "-" else "+"
+
+
 def on_strand(base: str, exons: Iterable[Exon], strand: str) -> tuple[str, list[Exon]]:
     """The base read on ``strand`` and the exons predicted on that strand, in its coordinates.
 
@@ -40,9 +53,50 @@ def on_strand(base: str, exons: Iterable[Exon], strand: str) -> tuple[str, list[
     """
     if strand not in _FLIP:
         raise ValueError(f"strand must be '+' or '-', got {strand!r}")
-    chosen = [e for e in exons if e.attrs.get("strand", "+") == strand]
+    chosen = [e for e in exons if exon_strand(e) == strand]
     if strand == "+":
         return base, chosen
     m = len(base)
     return reverse_complement(base), sorted((flip_exon(e, m) for e in chosen),
                                             key=lambda e: (e.first, e.last))
+
+
+def strand_cases(name: str, base: str, exons: Sequence[Exon], target: str, strands: Sequence[str],
+                 base_id: str = "base", target_id: str = "target", meta: Mapping[str, Any] | None = None,
+                 source: str = "exons") -> list[TestCase]:
+    """One case per strand in ``strands`` that has candidate exons: the base read on that
+    strand, its exons mapped to it (``meta`` strand and input_index record the way back).
+    No exon on any of ``strands`` is bad input (``source`` names the exon file)."""
+    m = len(base)
+    cases = []
+    for strand in strands:
+        index = [i for i, e in enumerate(exons) if exon_strand(e) == strand]
+        if not index:
+            continue
+        if strand == "+":
+            seq, mapped = base, [exons[i] for i in index]
+        else:
+            seq, mapped = reverse_complement(base), [flip_exon(exons[i], m) for i in index]
+        cases.append(TestCase(name, seq, target, tuple(mapped), base_id, target_id,
+                              {**(meta or {}), "strand": strand, "input_index": tuple(index)}))
+    if not cases:
+        on = " or ".join(f"'{s}'" for s in strands)
+        raise InputError(source, f"no candidate exon on the {on} strand (of {len(exons)} exons);"
+                         " see --strand")
+    return cases
+
+
+def best_per_strand_set(cases: Sequence[TestCase], results: Sequence[Result]
+                        ) -> list[tuple[TestCase, Result, dict[str, int]]]:
+    """For each case name (in first-seen order): the case and result of its best-scoring strand
+    (the earlier strand on a tie) and every solved strand's score."""
+    best: dict[str, tuple[TestCase, Result, dict[str, int]]] = {}
+    for case, result in zip(cases, results):
+        if case.name not in best:
+            best[case.name] = (case, result, {case.strand: result.score})
+            continue
+        held, held_result, scores = best[case.name]
+        scores[case.strand] = result.score
+        if result.score > held_result.score:
+            best[case.name] = (case, result, scores)
+    return list(best.values())

@@ -1,9 +1,14 @@
 """The built-in exon table: tab-separated, a header naming at least ``first`` and ``last``
-(1-based, inclusive); other columns become attributes."""
+(1-based, inclusive); other columns become attributes. An optional ``strand`` column (``+``,
+``-``, or ``.``/empty for "+") says which strand of the base the exon codes on.
+
+``read_table`` is the one tab-separated reader of the package (exon tables, manifests): plain
+tab splitting, no quoting rules and no field-size limit (the csv module stops at 131,072
+characters per field with an exception that names neither file nor line)."""
 
 from __future__ import annotations
 
-import csv
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -19,34 +24,64 @@ def _int_field(value: str, name: str, source: str, where: str) -> int:
         raise InputError(source, f"{name} must be an integer, got {value!r}", where=where) from None
 
 
+STRANDS = {"+": "+", "-": "-", ".": "+", "": "+"}  # strand column value -> strand used
+
+
+@dataclass(frozen=True)
+class Table:
+    """A tab-separated table: header and rows as {column: value}, with their line numbers."""
+
+    source: str
+    header_line: int
+    header: tuple[str, ...]
+    rows: tuple[tuple[int, dict[str, str]], ...]
+
+
+def read_table(path: str | Path, what: str, required: tuple[str, ...]) -> Table:
+    """A tab-separated table (blank lines and ``#`` lines skipped) whose header has the
+    ``required`` columns; every row has the header's number of fields. ``what`` names the
+    table in errors."""
+    source = str(path)
+    with open_text(path) as handle:
+        lines = [(i, line.rstrip("\n\r")) for i, line in enumerate(handle, 1)]
+    body = [(i, line) for i, line in lines if line.strip() and not line.startswith("#")]
+    if not body:
+        raise InputError(source, f"empty {what} (no header)")
+    (header_line, text), body = body[0], body[1:]
+    header = tuple(h.strip() for h in text.split("\t"))
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise InputError(source, f"header lacks column(s) {', '.join(missing)}; it has {list(header)}",
+                         where=f"line {header_line}")
+    rows = []
+    for lineno, line in body:
+        fields = line.split("\t")
+        if len(fields) != len(header):
+            raise InputError(source, f"{len(fields)} columns, header has {len(header)}", where=f"line {lineno}")
+        rows.append((lineno, dict(zip(header, (v.strip() for v in fields)))))
+    return Table(source, header_line, header, tuple(rows))
+
+
 def read_exon_tsv(path: str | Path, m: int) -> list[Exon]:
     """Exons from a tab-separated table whose header names at least ``first`` and ``last``.
 
     Other columns become attributes. Every row is checked against the base length m.
     """
-    source = str(path)
-    with open_text(path) as handle:
-        rows = [r for r in csv.reader(handle, delimiter="\t")]
-    body = [(i, r) for i, r in enumerate(rows, 1) if r and not r[0].startswith("#")]
-    if not body:
-        raise InputError(source, "empty exon table (no header)")
-    (header_line, header), body = body[0], body[1:]
-    header = [h.strip() for h in header]
-    missing = [c for c in ("first", "last") if c not in header]
-    if missing:
-        raise InputError(source, f"header lacks column(s) {', '.join(missing)}; it has {header}",
-                         where=f"line {header_line}")
+    table = read_table(path, "exon table", ("first", "last"))
+    source = table.source
     exons = []
-    for lineno, row in body:
+    for lineno, fields in table.rows:
         where = f"line {lineno}"
-        if len(row) != len(header):
-            raise InputError(source, f"{len(row)} columns, header has {len(header)}", where=where)
-        fields = dict(zip(header, (v.strip() for v in row)))
         first = _int_field(fields.pop("first"), "first", source, where)
         last = _int_field(fields.pop("last"), "last", source, where)
         problem = exon_problem(first, last, m)
         if problem:
             raise InputError(source, problem, where=where)
+        if "strand" in fields:
+            if fields["strand"] not in STRANDS:
+                raise InputError(source, f"strand must be +, - or . (or empty), got {fields['strand']!r}",
+                                 where=where)
+            fields["strand"] = STRANDS[fields["strand"]]
         exons.append(Exon(first, last, fields))
     if not exons:
         raise InputError(source, "no exons (the table has a header only)")
