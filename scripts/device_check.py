@@ -1,9 +1,10 @@
-"""Randomized check of every GPU solver against `sequential`, then the benchmark table (last).
+"""Device check of the spliced GPU solvers: every GPU solver against `sequential` on fresh
+random cases (seed printed), then the issue-12 GPU targets; ONE table comes last.
 
-Fresh random cases each run (the seed is printed). Scores and every exon's final score must be
-identical; chains are checked with the independent oracle. Timings: median of repeats after a
-warm-up (kernel compilation excluded), inputs on the host at the start and results on the host
-at the end of each timed call.
+Scores and every exon's final score must be identical to `sequential`'s; chains are checked
+with the independent oracle (ties may pick another optimal chain). Timings: median of repeats
+after a warm-up (kernel compilation excluded), inputs on the host at the start and results on
+the host at the end of each timed call.
 """
 
 from __future__ import annotations
@@ -17,15 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
-from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.gpu.paper import Accel1Solver, Accel2Solver
-from splicedalign.workloads.spliced.gpu.solver import HANDOFFS, GpuSolver
+from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.oracle import alignment_problems
+from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import Shape, gene_like, il1rapl1_case, paper_set
 
-CHECK_CHUNKS = 4  # the correctness check runs chunked launches (gpu/solver.py CHUNKS), off by default
 SCORINGS = (Scoring(), Scoring(2, -3, 1), Scoring(100, -50, 70), Scoring(1, -1, 0))
 
 
@@ -99,6 +99,8 @@ def compare(name, solver, cases, scoring, want, traceback: bool) -> tuple[int, l
 
 
 def timed(fn, repeats: int) -> float:
+    """Median seconds of ``repeats`` calls after one warm-up call."""
+    fn()
     ts = []
     for _ in range(repeats):
         t = time.perf_counter()
@@ -107,39 +109,19 @@ def timed(fn, repeats: int) -> float:
     return statistics.median(ts)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", type=Path, default=Path("device_out"))
-    ap.add_argument("--random", type=int, default=2_400)
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--skip-paper-accels", action="store_true",
-                    help="skip accel1/accel2 on the paper set (tens of seconds; docs/gpu.md has them)")
-    ap.add_argument("--skip-accels-b", action="store_true",
-                    help="skip accel1/accel2 timings on the IL1RAPL1 case (8 s; docs/gpu.md has them)")
-    ap.add_argument("--rows-per-lane", type=int, nargs="*", default=[2, 4, 8, 16])
-    ap.add_argument("--handoffs", type=int, nargs="*", default=list(HANDOFFS),
-                    help="kernel hand-off variants to check and time (gpu/solver.py HANDOFFS)")
-    args = ap.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    log = open(args.out / "check.log", "w")
+def chained(case: TestCase, times: int) -> TestCase:
+    """``case``'s base repeated ``times`` times, its exons in every copy: a dependent chain
+    ``times`` as long, same target."""
+    m = case.m
+    exons = tuple(Exon(e.first + i * m, e.last + i * m) for i in range(times) for e in case.exons)
+    return TestCase(f"{case.name}x{times}", case.base * times, case.target, exons)
 
-    def say(*a):
-        print(*a, file=log, flush=True)
-        print(*a, flush=True)
 
-    info = device.device_info()
-    seed = int(time.time_ns() % 2**32)
-    say(f"device {info}  seed {seed}")
+def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
     rng = np.random.default_rng(seed)
-    # gpu-h<H>: hand-off variant H (kernels/wavefront.cu); all run chunked launches (a call of
-    # >= 2 * MIN_CHUNK_CASES cases is split), so the overlapped host path is checked too.
-    solvers = {"accel1": Accel1Solver(poison=True), "accel2": Accel2Solver(poison=True)}
-    for h in args.handoffs:
-        solvers[f"gpu-h{h}"] = GpuSolver(poison=True, handoff=h, chunks=CHECK_CHUNKS)
-        solvers[f"gpu-h{h}-compare"] = GpuSolver(poison=True, byte_profile=False, handoff=h, chunks=CHECK_CHUNKS)
+    solvers = {"accel1": Accel1Solver(poison=True), "accel2": Accel2Solver(poison=True),
+               "gpu": GpuSolver(poison=True), "gpu-compare": GpuSolver(poison=True, byte_profile=False)}
     sequential = get_solver("sequential")
-
-    # ---- correctness
     t0 = time.perf_counter()
     rand = random_cases(rng, args.random)
     longs = long_cases(rng, 12)
@@ -165,71 +147,72 @@ def main() -> int:
     say(f"correctness: {time.perf_counter() - t0:.1f} s; failures: {len(failures)}")
     for f in failures[:30]:
         say("  FAIL", f)
+    return counts, failures
 
-    # ---- benchmark
+
+def targets(args, say) -> list[tuple[str, float, str, float, bool]]:
+    """(target, measured, unit, bound, met) for issue 12's GPU targets 1-3."""
+    gpu = GpuSolver()
     paper = paper_set()
-    cells_a = sum(c.cells for c in paper)
-    cells_b = il1.cells
-    for R in args.rows_per_lane:
-        for h in args.handoffs:
-            for k in (1, CHECK_CHUNKS):
-                g = GpuSolver(rows_per_lane=R, handoff=h, chunks=k)
-                try:
-                    g.solve_many(paper, traceback=False)
-                    ta = timed(lambda: g.solve_many(paper, traceback=False), 3)
-                    ka = sum(g.kernel_ms)  # the chunks' kernels of the last call
-                    line = (f"gpu rows/lane {R} handoff {h} chunks {k}: (a) {ta*1e3:.2f} ms (kernels {ka:.2f} ms)"
-                            f" {cells_a/ta/1e9:.0f} GCUPS")
-                    if k == 1:
-                        g.solve(il1, traceback=False)
-                        tb = timed(lambda: g.solve(il1, traceback=False), 3)
-                        line += f"; (b) {tb*1e3:.2f} ms (kernel {sum(g.kernel_ms):.2f} ms)"
-                except Exception as exc:
-                    line = f"gpu rows/lane {R} handoff {h} chunks {k}: {type(exc).__name__}: {exc}"
-                say(line)
-    res = {}
-    for h in args.handoffs:
-        label = f"gpu-h{h}"
-        gpu = GpuSolver(handoff=h)
-        try:
-            gpu.solve_many(paper, traceback=False)
-            res[(label, "a", "score")] = timed(lambda: gpu.solve_many(paper, traceback=False), args.repeats)
-            res[(label, "a", "kernel")] = sum(gpu.kernel_ms) / 1e3
-            say(f"{label} (a) host stages of the last call (s):", {k: round(v, 4) for k, v in gpu.timing.items()})
-            if h == args.handoffs[0]:  # host-bound (trace_chain); the kernel variant changes 0.2 of its 2.4 s
-                res[(label, "a", "traceback")] = timed(lambda: gpu.solve_many(paper, traceback=True), 1)
-                say(f"{label} (a) traceback host stages (s):", {k: round(v, 4) for k, v in gpu.timing.items()})
-            gpu.solve(il1, traceback=False)
-            res[(label, "b", "score")] = timed(lambda: gpu.solve(il1, traceback=False), args.repeats)
-            res[(label, "b", "kernel")] = sum(gpu.kernel_ms) / 1e3
-            res[(label, "b", "traceback")] = timed(lambda: gpu.solve(il1, traceback=True), 3)
-        except Exception as exc:
-            say(f"{label} benchmark: {type(exc).__name__}: {exc}")
-    res[("sequential", "b", "score")] = timed(lambda: sequential.solve(il1, traceback=False), 1)
-    res[("sequential", "b", "traceback")] = timed(lambda: sequential.solve(il1, traceback=True), 1)
-    res[("sequential", "a", "score")] = timed(lambda: sequential.solve_many(paper, traceback=False), 1)
-    for name in () if args.skip_accels_b and args.skip_paper_accels else ("accel1", "accel2"):
-        s = solvers[name]
-        s.poison = False
-        if not args.skip_accels_b:
-            res[(name, "b", "score")] = timed(lambda: s.solve(il1, traceback=False), 1)
-        if not args.skip_paper_accels:
-            res[(name, "a", "score")] = timed(lambda: s.solve_many(paper, traceback=False), 1)
-    (args.out / "bench.json").write_text(json.dumps({"|".join(k): v for k, v in res.items()}, indent=1))
+    sets10 = [c for s in range(10) for c in paper_set(2012 + s)]
+    il1 = il1rapl1_case()
+    il8 = chained(il1, 8)
+    cells = {"a": sum(c.cells for c in paper), "a10": sum(c.cells for c in sets10)}
+    r = args.repeats
+    out = []
+    stages = {}
+
+    def run(key, fn, repeats):
+        t = timed(fn, repeats)
+        stages[key] = ({k: round(v * 1e3, 1) for k, v in gpu.timing.items()}, [round(k, 2) for k in gpu.kernel_ms])
+        return t
+
+    ta = run("paper score", lambda: gpu.solve_many(paper, traceback=False), r)
+    t10 = run("10 sets score", lambda: gpu.solve_many(sets10, traceback=False), max(1, r // 2))
+    tat = run("paper traceback", lambda: gpu.solve_many(paper, traceback=True), max(1, r // 2))
+    tb = run("IL1RAPL1 score", lambda: gpu.solve(il1, traceback=False), r)
+    tbt = run("IL1RAPL1 traceback", lambda: gpu.solve(il1, traceback=True), r)
+    t8 = run("IL1RAPL1x8 score", lambda: gpu.solve(il8, traceback=False), max(1, r // 2))
+    for key, (st, kms) in stages.items():
+        say(f"  {key}: host stages ms {st}; kernels ms {kms}")
+    out.append(("1 paper set score GCUPS", cells["a"] / ta / 1e9, ">=", 1_000, f"{ta*1e3:.1f} ms"))
+    out.append(("1 10 paper sets score GCUPS", cells["a10"] / t10 / 1e9, ">=", 2_000, f"{t10*1e3:.1f} ms"))
+    out.append(("2 paper set traceback / score", tat / ta, "<=", 2.0, f"{tat*1e3:.1f} ms"))
+    out.append(("2 IL1RAPL1 traceback / score", tbt / tb, "<=", 1.5, f"{tbt*1e3:.1f} ms"))
+    out.append(("3 IL1RAPL1 score ms", tb * 1e3, "<=", 10.0, f"{il1.cells/tb/1e9:.1f} GCUPS"))
+    out.append(("3 IL1RAPL1x8 score ms", t8 * 1e3, "<=", 80.0, f"{il8.cells/t8/1e9:.1f} GCUPS"))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", type=Path, default=Path("device_out"))
+    ap.add_argument("--random", type=int, default=2_400)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--skip-targets", action="store_true")
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    log = open(args.out / "check.log", "w")
+
+    def say(*a):
+        print(*a, file=log, flush=True)
+        print(*a, flush=True)
+
+    info = device.device_info()
+    seed = int(time.time_ns() % 2**32)
+    say(f"device {info}  seed {seed}")
+    counts, failures = correctness(args, say, seed)
+    rows = [] if args.skip_targets else targets(args, say)
+    (args.out / "targets.json").write_text(json.dumps(rows, indent=1))
 
     say("")
-    say(f"device: {info['name']} (cc {info['cc']}, {info['sms']} SMs), CUDA driver {info['driver']}")
-    say(f"(a) paper-shaped set: {len(paper)} cases, {cells_a/1e9:.2f} G cells;"
-        f" (b) IL1RAPL1-shaped: m={il1.m:,} n={il1.n:,} K={il1.K:,}, {cells_b/1e6:.0f} M cells")
-    say(f"{'solver':<11}{'set':<4}{'mode':<10}{'time ms':>12}{'GCUPS':>10}{'speedup':>10}")
-    for (name, s, mode), t in sorted(res.items(), key=lambda kv: (kv[0][1], kv[0][0], kv[0][2])):
-        cells = cells_a if s == "a" else cells_b
-        base = res.get(("sequential", s, "score" if mode == "kernel" else mode))
-        sp = f"{base / t:.1f}" if base else "-"
-        say(f"{name:<11}{s:<4}{mode:<10}{t*1e3:>12.2f}{cells/t/1e9:>10.1f}{sp:>10}")
-    say("correctness (cases identical to sequential / checked, incl. golden via pytest):")
-    for name, (ok, total) in counts.items():
-        say(f"  {name}: {ok}/{total}")
+    say(f"device: {info['name']} (cc {info['cc']}, {info['sms']} SMs), CUDA driver {info['driver']}; seed {seed}")
+    say(f"{'issue-12 GPU target':<32}{'measured':>10}  {'bound':<9}{'':<7}{'':>14}")
+    for name, value, op, bound, note in rows:
+        met = value >= bound if op == ">=" else value <= bound
+        say(f"{name:<32}{value:>10.2f}  {op} {bound:<6g}{'met' if met else 'MISSED':<7}{note:>14}")
+    say("correctness (cases identical to sequential, chains valid / checked; golden via pytest):")
+    say("  " + "   ".join(f"{name}: {ok}/{total}" for name, (ok, total) in counts.items()))
     log.close()
     return 1 if failures else 0
 

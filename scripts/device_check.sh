@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The GPU solvers' device check (issue 3): compile for sm_90, GPU tests, randomized check
-# against `sequential`, benchmark; the table comes last. Run from the repository root on the
-# device machine:  bash scripts/device_check.sh [--skip-paper-accels] [--skip-accels-b] [--rows-per-lane 4 8]
-# (options go to device_check.py; logs under $OUT, default ./device_out)
+# The one device check of the spliced GPU solvers: compile for sm_90 (registers, spills), GPU
+# tests, then scripts/device_check.py (golden via pytest, >= 2,000 fresh random cases against
+# `sequential`, chains by the oracle, issue-12 GPU targets); its table comes last. Run from the
+# repository root on the device machine:  bash scripts/device_check.sh [device_check.py options]
+# (logs under $OUT, default ./device_out)
 set -uo pipefail
 export PYTHONPATH=src PYTHONUNBUFFERED=1
 OUT=${OUT:-device_out}
@@ -10,19 +11,19 @@ mkdir -p "$OUT"
 status=0
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
-  for f in src/splicedalign/kernels/*.cu; do
+  for f in src/splicedalign/workloads/spliced/gpu/*.cu; do
     nvcc -arch=sm_90 -std=c++17 -cubin --resource-usage -o "$OUT/$(basename "$f" .cu).cubin" "$f" 2>&1 | grep -E "error|Used|spill" || true
   done
   if command -v cuobjdump >/dev/null; then
-    echo "SASS op counts, wavefront<int,8,4,true,2>:"
-    cuobjdump -sass "$OUT/wavefront.cubin" | awk '/Function : .*wavefrontIiLi8ELi4ELb1ELi2E/{f=1;next} /Function :/{f=0} f' \
+    echo "SASS op counts, wavefront<int,8,true>:"
+    cuobjdump -sass "$OUT/wavefront.cubin" | awk '/Function : .*wavefrontIiLi8ELb1E/{f=1;next} /Function :/{f=0} f' \
       | grep -oE "(VIADDMNMX|VIMNMX|IMNMX|PRMT|SHFL|LDG|STG|IADD3|ISETP|SEL|BRA)[.A-Z0-9]*" | sort | uniq -c
   fi
   rm -f "$OUT"/*.cubin
 } > "$OUT/build.log" 2>&1 || status=1
-tail -n 40 "$OUT/build.log"
-python3 -m pytest tests/test_gpu_plan.py tests/test_gpu_nvcc.py tests/test_gpu_solvers.py -q -p no:cacheprovider \
-  > "$OUT/pytest.log" 2>&1 || status=1
+tail -n 30 "$OUT/build.log"
+python3 -m pytest tests/test_spliced_gpu_plan.py tests/test_gpu_nvcc.py tests/test_spliced_gpu_solvers.py \
+  tests/test_spliced_golden.py -q -p no:cacheprovider > "$OUT/pytest.log" 2>&1 || status=1
 tail -n 5 "$OUT/pytest.log"
 python3 scripts/device_check.py --out "$OUT" "$@" || status=1
 exit $status

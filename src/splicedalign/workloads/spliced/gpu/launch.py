@@ -1,4 +1,4 @@
-"""Batching of test cases into `gpu` launches and the kernel's shape parameters (pure)."""
+"""Batching of test cases into `gpu` launches and the launch's shape (pure)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ from typing import Sequence
 import numpy as np
 
 from splicedalign.workloads.spliced.records import TestCase
-from splicedalign.workloads.spliced.gpu.plan import WARP, round_up
+from splicedalign.workloads.spliced.gpu.plan import BLOCKS_PER_SM, THREADS, WARP, round_up
 
 # Row storage of one launch (elements); 32-bit offsets and a few GiB of device memory.
 ROW_BUDGET = 2**30
-# Measured on an H200 (docs/gpu.md): 8 rows per lane (256-row strips) ties 4 on the
-# paper-shaped set and is 14% faster on the IL1RAPL1 case, whose critical path runs through
-# strips.
+# Rows each lane holds in registers (strips of 32 * ROWS_PER_LANE rows) for int scores; the
+# int64 variants hold WIDE_ROWS_PER_LANE (more would spill registers). docs/gpu.md has the
+# measurements behind the choice.
 ROWS_PER_LANE = 8
-RUN_ROWS_PER_LANE = (2, 4, 8, 16)  # compiled variants
+WIDE_ROWS_PER_LANE = 4
 
 
 def row_elements_many(cases: Sequence[TestCase], rows_per_lane: int) -> np.ndarray:
@@ -46,6 +46,7 @@ def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUD
     return out
 
 
-def rows_per_lane(cases: Sequence[TestCase]) -> int:
-    """Rows each lane holds in registers for this batch (one choice for every batch shape)."""
-    return ROWS_PER_LANE
+def grid(tasks: int, sms: int) -> int:
+    """Blocks of a persistent launch: one warp per task at most, at most what can be resident."""
+    per_block = THREADS // WARP
+    return max(1, min((tasks + per_block - 1) // per_block, sms * BLOCKS_PER_SM))

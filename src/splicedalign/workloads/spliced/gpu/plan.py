@@ -1,17 +1,22 @@
-"""Host-side plan of one `gpu` launch: tasks, their order, row storage and progress flags.
+"""Host-side plan of one `gpu` launch: the task records, their order, row storage, and the
+facts the kernel (wavefront.cu) shares with the host.
 
-One compiled (numba) pass over a whole batch of test cases, linear in the tasks, so planning a
-1,010-case data set costs about a millisecond. Vocabulary as in kernels/wavefront.cu:
+One compiled (numba) pass over a whole batch of test cases, linear in the tasks. Vocabulary as
+in wavefront.cu:
 
 * strip: up to ``32 * rows_per_lane`` consecutive rows of one exon; an exon of L rows has
   ceil(L / strip_rows) strips, the first one holding the remainder.
 * fold q of a case: M_q = max(M_{q-1}, last row of its q-th exon by ``last``), M_{-1} being the
   chain-start row. The entry row of exon k is M_{p_k - 1}, p_k = #exons with last < first(k).
 * every task writes one row (a strip its bottom row, a fold its M_q) and owns the progress flag
-  with its task index.
-* ``fused_entry`` (the kernel's hand-off H = 2): an exon's first strip reads M_{p_k - 2} (or the
-  chain-start row) and the last row of the (p_k - 1)-th exon by ``last`` and takes their max,
-  which is M_{p_k - 1}, instead of waiting for fold p_k - 1.
+  whose index is the task's index in launch order.
+* two inputs per task, ``in`` and ``in2``, each a row of an earlier task or none: a task's
+  entry row is max(in, in2), ``in`` = none meaning the chain-start row -gap*j and ``in2`` = none
+  meaning no second row. A later strip of an exon reads the strip above it (``in``); an exon's
+  first strip reads M_{p_k - 2} (``in``) and the last row of the (p_k - 1)-th exon by ``last``
+  (``in2``), whose max is M_{p_k - 1}: it does not wait for fold p_k - 1, so on a dependent chain
+  the hand-off is strip -> strip; a fold q reads M_{q-1} (``in``) and the q-th exon's last row
+  (``in2``).
 
 Tasks are listed in an order consistent with every case's dependencies (a producer before its
 consumers); interleaving cases by relative position keeps many independent tasks in flight.
@@ -25,12 +30,60 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
+from splicedalign.core.alphabet import TARGET_WILDCARD
 from splicedalign.workloads.spliced.records import Scoring, TestCase
 
-KIND_STRIP, KIND_FOLD = 0, 1
-TASK_FIELDS = 12  # ints per task, matching struct Task in wavefront.cu
 WARP = 32
-ALIGN = 4  # row offsets and target offsets are multiples of this (16-byte vector access)
+COLS = 4  # target columns a lane sweeps per step; also the row and target offset alignment
+ALIGN = COLS  # 16-byte vector access to int rows and selectors
+THREADS = 256  # threads per block of the wavefront kernel (its __launch_bounds__)
+# Blocks launched per SM: as many as could be resident (2,048 threads per SM on sm_90); blocks
+# that start after the tasks are taken exit at once.
+BLOCKS_PER_SM = 2_048 // THREADS
+
+# The task record: TASK_FIELDS int32 per task, field f at offset TASK_<F> (the kernel gets the
+# offsets as -D macros, see kernel_defines). None (no input row) is NONE.
+TASK_FIELDS = ("kind", "n", "tgt", "base", "rows", "in_row", "in_flag", "in2_row", "in2_flag", "out_row")
+(F_KIND, F_N, F_TGT, F_BASE, F_ROWS, F_IN_ROW, F_IN_FLAG, F_IN2_ROW, F_IN2_FLAG, F_OUT_ROW) = range(len(TASK_FIELDS))
+NONE = -1
+NFIELDS = len(TASK_FIELDS)
+KIND_STRIP, KIND_FOLD = 0, 1
+# kind: KIND_STRIP or KIND_FOLD; n: target length; tgt: offset of the case's selectors (t_j at
+# tgt + j); base (strip): offset of the strip's first exon row in the packed bases; rows
+# (strip): exon rows in the strip, 1..32*rows_per_lane; in_row/in_flag, in2_row/in2_flag: the
+# inputs' row offsets and flags (task indices), NONE if absent; out_row: offset of the row
+# this task writes. Fields a kind does not use are 0.
+
+# PRMT selectors: t_j's code c (0..7) becomes c * SEL_SPREAD | SEL_SIGN: byte c of a row's
+# profile pair in the low byte, its sign replicated into the other three.
+SEL_SPREAD, SEL_SIGN, SEL_CODE_MASK = 0x1111, 0x8880, 0x7
+PAD_CODE = TARGET_WILDCARD + 1  # compare profile: padding rows' base code, equal to no target code
+# Sentinel of column -1 in the int kernel: -2^NEG_SHIFT_INT. Shifted scores of a strip stay
+# within +-2^(NEG_SHIFT_INT - 1) (score_ctype), so the sentinel plus anything added to it stays
+# below every real score and above INT_MIN. The int64 kernel uses -2^NEG_SHIFT_WIDE.
+NEG_SHIFT_INT, NEG_SHIFT_WIDE = 29, 60
+
+
+def kernel_defines() -> dict[str, int]:
+    """The -D macros wavefront.cu is compiled with: the facts above, one definition each."""
+    out = {f"TASK_{name.upper()}": i for i, name in enumerate(TASK_FIELDS)}
+    out.update(TASK_FIELDS=len(TASK_FIELDS), TASK_NONE=NONE, KIND_FOLD=KIND_FOLD, COLS=COLS,
+               THREADS=THREADS, SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
+               NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
+    return out
+
+
+def kernel_header() -> str:
+    """kernel_defines as a C header: what nvcc builds of wavefront.cu include (NVRTC gets -D)."""
+    lines = ["// Generated by splicedalign.workloads.spliced.gpu.plan.kernel_header(); do not edit.",
+             "#pragma once"]
+    lines += [f"#define {k} {v}" for k, v in kernel_defines().items()]
+    return "\n".join(lines) + "\n"
+
+
+def selectors(codes: np.ndarray) -> np.ndarray:
+    """PRMT selector of every target code (int32)."""
+    return (codes.astype(np.int32) * SEL_SPREAD) | SEL_SIGN
 
 
 def round_up(x, a: int = ALIGN):
@@ -44,8 +97,8 @@ def shifted_bound(m: int, n: int, scoring: Scoring, strip_rows: int) -> int:
 
 
 def score_ctype(m: int, n: int, scoring: Scoring, strip_rows: int) -> str:
-    """'int' when shifted scores stay far from the kernel's -2^29 sentinel, else 'long long'."""
-    return "int" if shifted_bound(m, n, scoring, strip_rows) < 2**28 else "long long"
+    """'int' when shifted scores stay within 2^(NEG_SHIFT_INT - 1), else 'long long'."""
+    return "int" if shifted_bound(m, n, scoring, strip_rows) < 2 ** (NEG_SHIFT_INT - 1) else "long long"
 
 
 def byte_profile_ok(scoring: Scoring) -> bool:
@@ -55,7 +108,7 @@ def byte_profile_ok(scoring: Scoring) -> bool:
 
 @dataclass(frozen=True)
 class Plan:
-    tasks: np.ndarray        # (T, TASK_FIELDS) int32, in launch order
+    tasks: np.ndarray        # (T, len(TASK_FIELDS)) int32, in launch order
     base: np.ndarray         # uint8: the distinct base sequences' codes, concatenated
     target: np.ndarray       # uint8: per case, code of t_j at [target_offset + j] (j = 1..n)
     rows_size: int           # elements of row storage
@@ -86,7 +139,7 @@ def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, 
 
 
 @njit(cache=True)
-def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, fused):  # pragma: no cover - compiled
+def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P):  # pragma: no cover - compiled
     """Tasks in launch order plus each exon's last-row offset; O(tasks), see the module doc.
 
     Per case, position pos of its topological order holds exactly one task: before exon k come
@@ -161,8 +214,11 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, fused):  # prag
     for t in range(T):
         row_at[t + 1] = row_at[t] + row_stride[t]
 
-    tasks = np.zeros((T, TASK_FIELDS), np.int32)
-    tasks[:, 9] = -1  # no second entry input
+    tasks = np.zeros((T, NFIELDS), np.int32)
+    tasks[:, F_IN_ROW] = NONE
+    tasks[:, F_IN_FLAG] = NONE
+    tasks[:, F_IN2_ROW] = NONE
+    tasks[:, F_IN2_FLAG] = NONE
     last_row = np.empty(E, np.int64)
     for c in range(C):
         a, b = exon_start[c], exon_start[c + 1]
@@ -171,47 +227,45 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, fused):  # prag
             head = L - (S[k] - 1) * P
             for s in range(S[k]):
                 t = launch[strip_slot[strip_base[k] + s]]
-                second = -1
+                producer = NONE
+                second = NONE
                 if s > 0:
                     producer = launch[strip_slot[strip_base[k] + s - 1]]
-                elif p[k] > 0 and fused:
+                elif p[k] > 0:
                     e = by_last[a + p[k] - 1]
                     second = launch[strip_slot[strip_base[e] + S[e] - 1]]
-                    producer = launch[fold_slot[fold_base[c] + p[k] - 2]] if p[k] > 1 else -1
-                elif p[k] > 0:
-                    producer = launch[fold_slot[fold_base[c] + p[k] - 1]]
-                else:
-                    producer = -1
-                tasks[t, 0] = KIND_STRIP
-                tasks[t, 1] = n[c]
-                tasks[t, 2] = tgt_off[c]
-                tasks[t, 3] = base_off[c] + first[k] - 1 + (0 if s == 0 else head + (s - 1) * P)
-                tasks[t, 4] = row_at[producer] if producer >= 0 else -1
-                tasks[t, 5] = max(producer, 0)
-                tasks[t, 6] = row_at[t]
-                tasks[t, 7] = t
-                tasks[t, 8] = head if s == 0 else P
-                if second >= 0:
-                    tasks[t, 9] = row_at[second]
-                    tasks[t, 10] = second
+                    if p[k] > 1:
+                        producer = launch[fold_slot[fold_base[c] + p[k] - 2]]
+                tasks[t, F_KIND] = KIND_STRIP
+                tasks[t, F_N] = n[c]
+                tasks[t, F_TGT] = tgt_off[c]
+                tasks[t, F_BASE] = base_off[c] + first[k] - 1 + (0 if s == 0 else head + (s - 1) * P)
+                tasks[t, F_ROWS] = head if s == 0 else P
+                if producer != NONE:
+                    tasks[t, F_IN_ROW] = row_at[producer]
+                    tasks[t, F_IN_FLAG] = producer
+                if second != NONE:
+                    tasks[t, F_IN2_ROW] = row_at[second]
+                    tasks[t, F_IN2_FLAG] = second
+                tasks[t, F_OUT_ROW] = row_at[t]
             last_row[k] = row_at[launch[strip_slot[strip_base[k] + S[k] - 1]]]
         for q in range(folds[c]):
             t = launch[fold_slot[fold_base[c] + q]]
             e = by_last[a + q]
-            lt = launch[strip_slot[strip_base[e] + S[e] - 1]]  # the added exon's last strip
-            producer = launch[fold_slot[fold_base[c] + q - 1]] if q > 0 else -1
-            tasks[t, 0] = KIND_FOLD
-            tasks[t, 1] = n[c]
-            tasks[t, 3] = lt
-            tasks[t, 4] = row_at[producer] if producer >= 0 else -1
-            tasks[t, 5] = max(producer, 0)
-            tasks[t, 6] = row_at[t]
-            tasks[t, 7] = t
-            tasks[t, 8] = row_at[lt]
+            second = launch[strip_slot[strip_base[e] + S[e] - 1]]  # the added exon's last strip
+            tasks[t, F_KIND] = KIND_FOLD
+            tasks[t, F_N] = n[c]
+            if q > 0:
+                producer = launch[fold_slot[fold_base[c] + q - 1]]
+                tasks[t, F_IN_ROW] = row_at[producer]
+                tasks[t, F_IN_FLAG] = producer
+            tasks[t, F_IN2_ROW] = row_at[second]
+            tasks[t, F_IN2_FLAG] = second
+            tasks[t, F_OUT_ROW] = row_at[t]
     return tasks, last_row, exon_start, row_at[T]
 
 
-def build_plan(cases: Sequence[TestCase], rows_per_lane: int, fused_entry: bool = False) -> Plan:
+def build_plan(cases: Sequence[TestCase], rows_per_lane: int) -> Plan:
     C = len(cases)
     K = np.fromiter((c.K for c in cases), dtype=np.int64, count=C)
     first = np.concatenate([c.first_sorted for c in cases])
@@ -219,8 +273,14 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int, fused_entry: bool 
     base, base_off, target, tgt_off = _pack_sequences(cases)
     n = np.fromiter((c.n for c in cases), dtype=np.int64, count=C)
     tasks, last_row, exon_start, rows_size = _plan_tasks(
-        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, fused_entry)
+        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane)
     if rows_size >= 2**31 or base.size >= 2**31:
         raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
     return Plan(tasks, base, target, int(rows_size), np.repeat(np.arange(C), K), exon_start,
                 last_row, n)
+
+
+if __name__ == "__main__":  # regenerate the header nvcc builds of wavefront.cu include
+    from pathlib import Path
+
+    Path(__file__).with_name("wavefront.defines.h").write_text(kernel_header())
