@@ -1,0 +1,34 @@
+"""What both GPU solvers share: the int32 range check, the trivial empty-sequence answers and
+the traceback from a table or checkpoints kept in device memory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from splicedalign.core.errors import SolverUnavailable
+from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs, Pair, Result, cigar_string
+
+INT32_SAFE = 1 << 30  # device scores are int32: every |D| and every sum of two must fit
+
+
+def check_range(pair: Pair, costs: Costs, solver: str) -> None:
+    if costs.bound(pair.n, pair.m) >= INT32_SAFE:
+        raise SolverUnavailable(f"{solver}: costs x lengths exceed the 32-bit device scores "
+                                f"(bound {costs.bound(pair.n, pair.m):,}); use sequential")
+
+
+def trivial(pair: Pair, costs: Costs, solver: str, traceback: bool) -> Result:
+    """An empty sequence: all gaps (the device kernels need both lengths >= 1)."""
+    ops = np.full(pair.n, OP_DEL, dtype=np.int8) if pair.n else np.full(pair.m, OP_INS, dtype=np.int8)
+    return Result(costs.indel * (pair.n + pair.m), pair.cells, solver, 0.0,
+                  cigar_string(ops) if traceback else None)
+
+
+def free_bytes(cp: Any) -> int:
+    return int(cp.cuda.runtime.memGetInfo()[0])
+
+
+def gib(n_bytes: int) -> str:
+    return f"{n_bytes / 2**30:.1f} GiB"

@@ -1,0 +1,149 @@
+"""``gpu`` (ours): one pair in strips of 32 * R rows, one warp per strip, rows in registers
+(strips.cu). Score only: two boundary rows in device memory (linear). Alignment: the kernel
+keeps every strip's bottom row and the cost columns every C columns, then the host traces the
+path block by block from those checkpoints (traceback.trace_checkpoints)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from splicedalign.core.errors import SolverUnavailable
+from splicedalign.gpu import device
+from splicedalign.workloads.nw.gpu.common import check_range, free_bytes, gib, trivial
+from splicedalign.workloads.nw.records import Costs, Pair, Result, cigar_string
+from splicedalign.workloads.nw.traceback import trace_checkpoints
+
+KERNEL_FILE = Path(__file__).with_name("strips.cu")
+GROUP = 4  # columns per step (an int4 of a boundary row)
+PAD_A, PAD_B = 6, 7  # codes of padding rows / columns: equal to nothing
+ROWS_PER_LANE = (4, 8, 16)
+VARIANTS = tuple(f"nw_strips<{r}, {p}>" for r in ROWS_PER_LANE for p in ("true", "false"))
+DEFINES = {"GROUP": GROUP}
+THREADS = 128
+CHECKPOINT_SHARE = 0.6  # of free device memory the alignment's checkpoints may take
+HOST_CHECKPOINT_BYTES = 1 << 30  # up to this much, checkpoints are copied to the host at once
+
+
+def rows_per_lane(n: int) -> int:
+    """Short pairs want many strips (parallel warps); long ones fewer hand-offs per cell."""
+    return 4 if n <= 65_536 else 8
+
+
+def byte_costs(costs: Costs) -> bool:
+    return all(-128 <= c <= 127 for c in (costs.match, costs.mismatch))
+
+
+class GpuSolver:
+    name = "gpu"
+
+    def __init__(self, rows_per_lane: int | None = None, prmt: bool | None = None, poison: bool = False,
+                 cols_every: int | None = None) -> None:
+        self.cp = device.cupy()
+        self.rows_per_lane = rows_per_lane
+        self.prmt = prmt
+        self.poison = poison  # fill boundary rows / checkpoints with POISON first
+        self.cols_every = cols_every
+        self.kernel_ms = 0.0
+
+    def kernel(self, r: int, prmt: bool) -> Any:
+        name = f"nw_strips<{r}, {'true' if prmt else 'false'}>"
+        return device.function(KERNEL_FILE, name, VARIANTS, DEFINES)
+
+    def solve(self, pair: Pair, costs: Costs, traceback: bool = True) -> Result:
+        if pair.n == 0 or pair.m == 0:
+            return trivial(pair, costs, self.name, traceback)
+        check_range(pair, costs, self.name)
+        cp = self.cp
+        t0 = time.perf_counter()
+        r = self.rows_per_lane or rows_per_lane(pair.n)
+        prmt = byte_costs(costs) if self.prmt is None else self.prmt and byte_costs(costs)
+        span = 32 * r
+        strips = -(-pair.n // span)
+        groups = -(-pair.m // GROUP)
+        a = np.full(strips * span, PAD_A, dtype=np.uint8)
+        a[:pair.n] = pair.a
+        b = np.full(groups * GROUP, PAD_B, dtype=np.uint8)
+        b[:pair.m] = pair.b
+        slots = strips if traceback else min(2, strips)
+        cols_every = self.columns_every(pair, span, strips) if traceback else 0
+        ckpt_cols = pair.m // cols_every if traceback else 0
+        rows = cp.empty((slots, groups * GROUP), dtype=cp.int32)
+        cols = cp.empty(max(1, ckpt_cols * pair.n), dtype=cp.int32)
+        if self.poison:
+            rows.fill(device.POISON)
+            cols.fill(device.POISON)
+        flags = cp.zeros(strips + 1, dtype=cp.int32)  # [strips] = the ticket
+        out = cp.full(2, device.POISON, dtype=cp.int32)  # result, error word
+        out[1] = 0
+        match, mismatch, indel = costs.as_tuple()
+        kernel = self.kernel(r, prmt)
+        a_dev, b_dev = cp.asarray(a), cp.asarray(b)
+        warps = strips
+        blocks = -(-warps // (THREADS // 32))
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        kernel((blocks,), (THREADS,), (
+            a_dev, b_dev, np.int32(pair.n), np.int32(pair.m), np.int32(groups), np.int32(strips),
+            np.int32(match), np.int32(mismatch), np.int32(indel), rows, np.int32(slots), flags,
+            flags[strips:], cols, np.int32(cols_every // GROUP), out[0:1], out[1:2]))
+        stop.record()
+        stop.synchronize()
+        device.check(cp)
+        self.kernel_ms = cp.cuda.get_elapsed_time(start, stop)
+        score, error = (int(v) for v in out.get())
+        if error:
+            raise RuntimeError(f"gpu: a strip waited too long for its predecessor ({pair.name})")
+        cigar = None
+        if traceback:
+            cigar = cigar_string(self.trace(pair, costs, span, rows, cols_every, cols))
+        return Result(score, pair.cells, self.name, time.perf_counter() - t0, cigar)
+
+    def columns_every(self, pair: Pair, span: int, strips: int) -> int:
+        """Columns between checkpoint columns: ``span`` (square blocks) or the smallest multiple of
+        it whose checkpoints fit; SolverUnavailable when even the rows do not fit."""
+        if self.cols_every:
+            return self.cols_every
+        budget = CHECKPOINT_SHARE * free_bytes(self.cp)
+        row_bytes = strips * (pair.m + GROUP) * 4
+        every = span
+        while row_bytes + 4 * pair.n * (pair.m // every) > budget:
+            if every > pair.m:
+                raise SolverUnavailable(
+                    f"gpu: the alignment of {pair.n:,} x {pair.m:,} needs {gib(row_bytes)} of checkpoint rows, "
+                    f"{gib(free_bytes(self.cp))} free on the device; use --score-only")
+            every *= 2
+        return every
+
+    def trace(self, pair: Pair, costs: Costs, span: int, rows: Any, cols_every: int, cols: Any) -> np.ndarray:
+        """The alignment from the checkpoints: rows[k-1] = D[k*span][1..], cols[q-1] = D[1..n][q*C]."""
+        indel = costs.indel
+        cols2 = cols[:(pair.m // cols_every) * pair.n].reshape(-1, pair.n)
+        if rows.nbytes + cols2.nbytes <= HOST_CHECKPOINT_BYTES:
+            rows, cols2 = rows.get(), cols2.get()
+            fetch = np.asarray
+        else:
+            fetch = self.cp.asnumpy
+
+        def row_at(k: int, c0: int, c1: int) -> np.ndarray:
+            out = np.empty(c1 - c0 + 1, dtype=np.int64)
+            lo = max(c0, 1)
+            out[lo - c0:] = fetch(rows[k - 1, lo - 1:c1])
+            if c0 == 0:
+                out[0] = k * span * indel
+            return out
+
+        def column_at(q: int, r0: int, r1: int) -> np.ndarray:
+            out = np.empty(r1 - r0 + 1, dtype=np.int64)
+            lo = max(r0, 1)
+            out[lo - r0:] = fetch(cols2[q - 1, lo - 1:r1])
+            if r0 == 0:
+                out[0] = q * cols_every * indel
+            return out
+
+        # no checkpoint column (m < C): every block then starts at column 0, known
+        every = cols_every if cols2.shape[0] else pair.m + 1
+        return trace_checkpoints(pair.a, pair.b, costs, span, row_at, every, column_at)

@@ -1,0 +1,140 @@
+"""numba kernels of the CPU solvers: rows of the cost table in linear space, one core or a
+wavefront of blocks over all cores, and the traceback of one block from its boundary values.
+
+Scores are int64 (|D| <= max|cost| * (n + m), far inside). Letters are the codes of
+``records.Pair`` (a wildcard never equals anything).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH
+
+
+@njit(cache=True, nogil=True)
+def advance(a, b, row, i0, match, mismatch, indel):
+    """Turn ``row`` = D[i0][0..m] into D[i0 + len(a)][0..m] in place (rows of ``a`` in order)."""
+    m = b.size
+    for r in range(a.size):
+        ai = a[r]
+        diag = row[0]
+        left = (i0 + r + 1) * indel
+        row[0] = left
+        for j in range(1, m + 1):
+            up = row[j]
+            s = diag + (match if ai == b[j - 1] else mismatch)
+            v = min(up, left) + indel
+            if s < v:
+                v = s
+            diag = up
+            row[j] = v
+            left = v
+
+
+@njit(cache=True, nogil=True)
+def _block(a, b, top, left, out_bottom, out_right, match, mismatch, indel):
+    """One block: ``top`` = its row above (len(b) + 1 values, [0] the corner), ``left`` = its
+    column to the left (len(a) values); writes its bottom row (len(b)) and right column (len(a))."""
+    h, w = a.size, b.size
+    row = top[1:].copy()
+    corner = top[0]
+    for r in range(h):
+        ai = a[r]
+        diag = corner
+        lv = left[r]
+        corner = lv
+        for j in range(w):
+            up = row[j]
+            s = diag + (match if ai == b[j] else mismatch)
+            v = min(up, lv) + indel
+            if s < v:
+                v = s
+            diag = up
+            row[j] = v
+            lv = v
+        out_right[r] = lv
+    out_bottom[:] = row
+
+
+@njit(cache=True, parallel=True)
+def advance_parallel(a, b, row, i0, match, mismatch, indel, block_rows, strips):
+    """``advance`` over all cores: the rows of ``a`` in bands of ``block_rows`` and the columns in
+    ``strips`` strips; block (band r, strip s) needs (r-1, s) and (r, s-1), so the blocks of one
+    anti-diagonal r + s = d run in parallel. Band r reads and writes its strip's part of ``row``
+    (only band r touches it at step d) and hands its right column to (r, s+1) through ``edge``,
+    double-buffered by band parity since (r+1, s) writes the next one in the same step."""
+    n, m = a.size, b.size
+    if n == 0 or m == 0:
+        advance(a, b, row, i0, match, mismatch, indel)
+        return
+    strips = max(1, min(strips, m))
+    bands = (n + block_rows - 1) // block_rows
+    bounds = np.empty(strips + 1, dtype=np.int64)
+    for s in range(strips + 1):
+        bounds[s] = s * m // strips
+    # edge[p, s, 0] = corner (row above the band, last column of strip s-1), then the band's rows
+    edge = np.empty((2, strips + 1, block_rows + 1), dtype=row.dtype)
+    for d in range(bands + strips - 1):
+        lo = max(0, d - strips + 1)
+        hi = min(bands - 1, d)
+        for r in prange(lo, hi + 1):
+            s = d - r
+            r0 = r * block_rows
+            r1 = min(n, r0 + block_rows)
+            c0, c1 = bounds[s], bounds[s + 1]
+            p = r & 1
+            top = np.empty(c1 - c0 + 1, dtype=row.dtype)
+            top[1:] = row[c0 + 1:c1 + 1]
+            left = np.empty(r1 - r0, dtype=row.dtype)
+            if s == 0:
+                top[0] = (i0 + r0) * indel
+                for k in range(r1 - r0):
+                    left[k] = (i0 + r0 + k + 1) * indel
+            else:
+                top[0] = edge[p, s, 0]
+                left[:] = edge[p, s, 1:r1 - r0 + 1]
+            bottom = np.empty(c1 - c0, dtype=row.dtype)
+            right = np.empty(r1 - r0, dtype=row.dtype)
+            _block(a[r0:r1], b[c0:c1], top, left, bottom, right, match, mismatch, indel)
+            edge[p, s + 1, 0] = row[c1]
+            edge[p, s + 1, 1:r1 - r0 + 1] = right
+            row[c0 + 1:c1 + 1] = bottom
+    row[0] = (i0 + n) * indel
+
+
+@njit(cache=True, nogil=True)
+def trace_block(a, b, top, left, match, mismatch, indel):
+    """Traceback inside one block whose boundary is known: ``top`` = D of the row above the
+    block (len(b) + 1 values, [0] the corner), ``left`` = D of the column to its left (len(a) + 1
+    values, [0] the corner). Starts at the block's last cell (len(a), len(b)), stops on the
+    block's first row or column. Returns (ops in reverse alignment order, stop i, stop j)."""
+    h, w = a.size, b.size
+    table = np.empty((h + 1, w + 1), dtype=top.dtype)
+    table[0, :] = top
+    for r in range(1, h + 1):
+        table[r, 0] = left[r]
+        ai = a[r - 1]
+        for j in range(1, w + 1):
+            s = table[r - 1, j - 1] + (match if ai == b[j - 1] else mismatch)
+            v = min(table[r - 1, j], table[r, j - 1]) + indel
+            table[r, j] = s if s < v else v
+    ops = np.empty(h + w, dtype=np.int8)
+    k = 0
+    i, j = h, w
+    while i > 0 and j > 0:
+        here = table[i, j]
+        same = a[i - 1] == b[j - 1]
+        if here == table[i - 1, j - 1] + (match if same else mismatch):
+            ops[k] = OP_MATCH if same else OP_MISMATCH
+            i -= 1
+            j -= 1
+        elif here == table[i - 1, j] + indel:
+            ops[k] = OP_DEL
+            i -= 1
+        else:
+            ops[k] = OP_INS
+            j -= 1
+        k += 1
+    return ops[:k], i, j
