@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import shutil
+import subprocess
+
 import numpy as np
 
 from splicedalign.workloads.spliced.records import Exon, TestCase
@@ -19,3 +24,24 @@ def random_spliced_case(rng: np.random.Generator, name: str) -> TestCase:
     base = "".join(rng.choice(alphabet, m, p=[0.24, 0.24, 0.24, 0.24, 0.04]))
     target = "".join(rng.choice(alphabet, n, p=[0.24, 0.24, 0.24, 0.24, 0.04]))
     return TestCase(name, base, target, tuple(exons))
+
+
+# --- command line (spliced CLI tests) --------------------------------------------------------
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """``splicedalign ARGV`` in this process: (exit status, stdout, stderr)."""
+    from splicedalign.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(argv))
+        except SystemExit as exc:  # argparse errors and --help
+            code = exc.code if isinstance(exc.code, int) else 1
+    return code, out.getvalue(), err.getvalue()
+
+
+def console(*argv: str, check: bool = False, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """The installed console script ``splicedalign ARGV`` (what a user runs)."""
+    exe = shutil.which("splicedalign")
+    assert exe, "console script splicedalign not installed (pip install -e .)"
+    return subprocess.run([exe, *argv], capture_output=True, text=True, check=check, input=stdin)

@@ -87,8 +87,9 @@ def accuracy_table(records: Iterable[Mapping]) -> pd.DataFrame:
 
 
 def chain_intervals(case: TestCase, result: Result) -> list[Interval]:
-    """The (first, last) of the exons of a solver's chain, in chain order."""
-    return [(case.exons[i].first, case.exons[i].last) for i in (result.chain or ())]
+    """The (first, last) of the exons of a solver's chain, in chain order, on the forward
+    strand of the base as given (where true exons are)."""
+    return [case.forward_interval(case.exons[i].first, case.exons[i].last) for i in (result.chain or ())]
 
 
 def record(case: TestCase, result: Result) -> dict:
