@@ -1,0 +1,199 @@
+"""Device check of the nw GPU solvers (run by scripts/device_nw.sh on the device machine).
+
+1. Correctness: fresh random pairs (seed printed) of varied, often unequal lengths, sometimes
+   with wildcards and non-default costs, against `sequential`: `gpu` with alignment (CIGAR
+   re-scored), every compiled `gpu` variant score-only, `nw-tiles`; checkpoints poisoned first.
+   Then large pairs against `multicore`.
+2. Benchmark: paper 002 shapes, 10^5, 10^6 (mutated and unrelated), both GPU solvers, the CPU
+   solvers where affordable, pywfa if importable. Median after warm-up. Table printed last.
+A time budget keeps the whole run inside the device call: later benchmark rows are skipped
+(and listed) when the predicted time would not fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from splicedalign.core.timing import gcups, time_repeats
+from splicedalign.gpu import device
+from splicedalign.workloads.nw.cpu import MulticoreSolver, SequentialSolver
+from splicedalign.workloads.nw.gpu.solver import ROWS_PER_LANE, GpuSolver
+from splicedalign.workloads.nw.gpu.tiles import TilesSolver
+from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
+from splicedalign.workloads.nw.synthetic import KINDS, PAPER_SIZES, make_pair, mutate, random_codes
+
+T0 = time.perf_counter()
+
+
+def elapsed() -> float:
+    return time.perf_counter() - T0
+
+
+def random_pair(rng: np.random.Generator, k: int, most: int) -> tuple[Pair, Costs]:
+    n = int(math.exp(rng.uniform(0, math.log(most))))
+    a = random_codes(n, rng)
+    if rng.random() < 0.6:
+        b = mutate(a, rng)
+        if b.size == 0:
+            b = random_codes(1, rng)
+    else:
+        m = n if rng.random() < 0.3 else int(math.exp(rng.uniform(0, math.log(most))))
+        b = random_codes(m, rng)
+    if rng.random() < 0.1:  # wildcards: never match
+        a[rng.random(a.size) < 0.02] = 4
+        b[rng.random(b.size) < 0.02] = 5
+    roll = rng.random()
+    if roll < 0.6:
+        costs = Costs()
+    elif roll < 0.95:
+        costs = Costs(int(rng.integers(-2, 2)), int(rng.integers(0, 6)), int(rng.integers(0, 7)))
+    else:
+        costs = Costs(0, 150, 200)  # costs outside a byte: the compare path
+    return Pair(f"r{k}", "a", "b", a, b), costs
+
+
+def correctness(args: argparse.Namespace, log) -> list[str]:
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    log(f"correctness seed {seed}")
+    rng = np.random.default_rng(seed)
+    seq = SequentialSolver()
+    main = GpuSolver(poison=True)
+    variants = [GpuSolver(rows_per_lane=r, prmt=p, poison=True) for r in ROWS_PER_LANE for p in (True, False)]
+    tight = GpuSolver(rows_per_lane=4, poison=True, cols_every=8)  # many checkpoint columns
+    tiles = TilesSolver()
+    fails: list[str] = []
+    checked = 0
+    for k in range(args.pairs):
+        pair, costs = random_pair(rng, k, args.most)
+        want = seq.solve(pair, costs, traceback=False).score
+        runs = [(main, True), (variants[k % len(variants)], False)]
+        if k % 3 == 0:
+            runs.append((tiles, k % 15 == 0))
+        if k % 7 == 0:
+            runs.append((tight, True))
+        for solver, tb in runs:
+            got = solver.solve(pair, costs, traceback=tb)
+            label = f"{solver.name}(R={getattr(solver, 'rows_per_lane', '-')}, prmt={getattr(solver, 'prmt', '-')})"
+            if got.score != want:
+                fails.append(f"pair {k} {pair.n}x{pair.m} {costs}: {label} score {got.score} != {want}")
+            elif tb and cigar_cost(got.cigar, pair.a, pair.b, costs) != want:
+                fails.append(f"pair {k} {pair.n}x{pair.m} {costs}: {label} CIGAR costs "
+                             f"{cigar_cost(got.cigar, pair.a, pair.b, costs)} != {want}")
+        checked += 1
+    log(f"random pairs checked: {checked} (lengths 1..{args.most}), failures: {len(fails)}")
+    multi = MulticoreSolver()
+    big = [make_pair(30_368, kind) for kind in KINDS]
+    big.append(Pair("unequal-40000x70000", "a", "b", random_codes(40_000, rng), random_codes(70_000, rng)))
+    big.append(make_pair(100_000, "mutated"))
+    for pair in big:
+        want = multi.solve(pair, Costs(), traceback=False).score
+        for solver, tb in ((main, True), (GpuSolver(rows_per_lane=8), False), (GpuSolver(rows_per_lane=16), False)):
+            got = solver.solve(pair, Costs(), traceback=tb)
+            ok = got.score == want and (not tb or cigar_cost(got.cigar, pair.a, pair.b, Costs()) == want)
+            if not ok:
+                fails.append(f"{pair.name}: {solver.name} R={solver.rows_per_lane} gave {got.score}, want {want}")
+        log(f"large {pair.name} {pair.n}x{pair.m}: score {want} checked ({elapsed():.0f} s)")
+    return fails
+
+
+def bench(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
+    rows: list[dict] = []
+    skipped: list[str] = []
+    solvers = {"gpu": GpuSolver(), "nw-tiles": TilesSolver(), "sequential": SequentialSolver(),
+               "multicore": MulticoreSolver()}
+    rate: dict[tuple[str, bool], float] = {}  # GCUPS seen so far, to predict the next size
+
+    def measure(name: str, solver, pair: Pair, traceback: bool, repeats: int, label: str = "") -> None:
+        key = (name + label, traceback)
+        predicted = pair.cells / (rate.get(key, 0.0) * 1e9) if rate.get(key) else 0.0
+        if elapsed() + predicted * (repeats + 1) > args.budget:
+            skipped.append(f"{name}{label} {pair.name} {'align' if traceback else 'score'} "
+                           f"(predicted {predicted:.2f} s each)")
+            return
+        timing, result = time_repeats(lambda: solver.solve(pair, Costs(), traceback=traceback), repeats, 1)
+        rate[key] = gcups(pair.cells, timing.median)
+        rows.append({"solver": name + label, "case": pair.name, "n": pair.n, "m": pair.m, "cells": pair.cells,
+                     "mode": "align" if traceback else "score", "score": result.score,
+                     "seconds": timing.median, "spread": timing.spread,
+                     "kernel_ms": getattr(solver, "kernel_ms", None), "gcups": rate[key]})
+        log(f"  {name}{label} {pair.name} {rows[-1]['mode']}: {timing.median * 1e3:.3f} ms "
+            f"({rate[key]:.1f} GCUPS, kernel {rows[-1]['kernel_ms']}) [{elapsed():.0f} s]")
+
+    sizes = PAPER_SIZES + (100_000, 1_000_000)
+    for n in sizes:
+        for kind in KINDS:
+            pair = make_pair(n, kind)
+            reps = 5 if n <= 100_000 else 2
+            measure("gpu", solvers["gpu"], pair, False, reps)
+            if n <= 100_000 or kind == "mutated":
+                measure("gpu", solvers["gpu"], pair, True, 3 if n <= 100_000 else 1)
+            if n <= 100_000:
+                measure("nw-tiles", solvers["nw-tiles"], pair, False, 3 if n <= 30_368 else 1)
+            if n <= 30_368 and kind == "mutated":
+                measure("nw-tiles", solvers["nw-tiles"], pair, True, 1)
+                measure("sequential", solvers["sequential"], pair, False, 1)
+            if n <= 100_000 and kind == "mutated":
+                measure("multicore", solvers["multicore"], pair, False, 1)
+    # variants of ours at the paper's largest size and at 10^6
+    for n in (30_368, 1_000_000):
+        pair = make_pair(n, "mutated")
+        for r in ROWS_PER_LANE:
+            for prmt in (True, False):
+                if n > 100_000 and not prmt:
+                    continue
+                measure("gpu", GpuSolver(rows_per_lane=r, prmt=prmt), pair, False, 3 if n < 10**6 else 1,
+                        f"[R={r},prmt={int(prmt)}]")
+    return rows, skipped
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", type=Path, default=Path("device_out"))
+    parser.add_argument("--pairs", type=int, default=1000)
+    parser.add_argument("--most", type=int, default=2500, help="longest random sequence")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--budget", type=float, default=270.0, help="seconds for the whole script")
+    parser.add_argument("--skip-check", action="store_true")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    logfile = open(args.out / "device_nw.log", "w")
+
+    def log(text: str) -> None:
+        print(text, flush=True)
+        logfile.write(text + "\n")
+        logfile.flush()
+
+    info = device.device_info()
+    log(f"device: {info}")
+    fails = [] if args.skip_check else correctness(args, log)
+    for f in fails[:20]:
+        log("FAIL " + f)
+    log(f"correctness done at {elapsed():.0f} s")
+    rows, skipped = bench(args, log)
+    try:
+        import pywfa  # noqa: F401
+        peer = "pywfa: installed (see benchmarks/nw.py)"
+    except ImportError:
+        peer = "pywfa: n/a (not installed on the device)"
+    (args.out / "device_nw.json").write_text(json.dumps({"device": info, "fails": fails, "rows": rows,
+                                                         "skipped": skipped}, indent=1))
+    log("\nskipped: " + ("; ".join(skipped) if skipped else "none"))
+    log(peer)
+    log(f"\n{info['name']}  correctness failures: {len(fails)}")
+    log(f"{'solver':<24} {'case':<18} {'mode':<5} {'ms':>11} {'kernel ms':>10} {'GCUPS':>8}")
+    for r in rows:
+        kernel = f"{r['kernel_ms']:.3f}" if r["kernel_ms"] is not None and r["solver"] not in ("sequential", "multicore") else "-"
+        log(f"{r['solver']:<24} {r['case']:<18} {r['mode']:<5} {r['seconds'] * 1e3:>11.3f} {kernel:>10} {r['gcups']:>8.1f}")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

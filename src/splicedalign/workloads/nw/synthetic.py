@@ -1,0 +1,65 @@
+"""Seeded synthetic pairs shaped like paper 002's Table 1 (n x n, n = 48 ... 30,368) plus 10^5
+and 10^6: a random sequence against a 10%-mutated copy of it (substitutions 8%, insertions 1%,
+deletions 1%, so the second length stays near n) or against an unrelated random sequence.
+A pair depends only on (n, kind, seed): the same name is the same pair on every machine."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from splicedalign.workloads.nw.records import Pair
+
+PAPER_SIZES = (48, 9_024, 15_184, 19_456, 30_368)
+LARGE_SIZES = (100_000, 1_000_000)
+KINDS = ("mutated", "unrelated")
+SEED = 2009  # the paper's year
+SUBSTITUTION, INSERTION, DELETION = 0.08, 0.01, 0.01
+
+
+def random_codes(n: int, rng: np.random.Generator) -> np.ndarray:
+    return rng.integers(0, 4, n, dtype=np.uint8)
+
+
+def mutate(codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A copy with 8% substitutions (to another letter), 1% insertions, 1% deletions."""
+    draw = rng.random(codes.size)
+    out = codes.copy()
+    sub = draw < SUBSTITUTION
+    out[sub] = (out[sub] + rng.integers(1, 4, int(sub.sum()), dtype=np.uint8)) % 4
+    keep = draw < 1 - DELETION
+    insert = (draw >= SUBSTITUTION) & (draw < SUBSTITUTION + INSERTION)
+    pieces = np.where(insert, 2, 1)[keep]
+    kept = out[keep]
+    result = np.repeat(kept, pieces)
+    ends = np.cumsum(pieces) - 1  # an inserted letter goes after its kept letter
+    result[ends[pieces == 2]] = random_codes(int(insert[keep].sum()), rng)
+    return result
+
+
+def pair_name(n: int, kind: str) -> str:
+    return f"{kind}-{n}"
+
+
+def make_pair(n: int, kind: str, seed: int = SEED) -> Pair:
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    rng = np.random.default_rng([seed, n, KINDS.index(kind)])
+    a = random_codes(n, rng)
+    b = mutate(a, rng) if kind == "mutated" else random_codes(n, rng)
+    return Pair(pair_name(n, kind), "seq1", "seq2", a, b)
+
+
+def paper_pairs(sizes: tuple[int, ...] = PAPER_SIZES, seed: int = SEED) -> list[Pair]:
+    return [make_pair(n, kind, seed) for n in sizes for kind in KINDS]
+
+
+LETTERS = np.frombuffer(b"ACGT", dtype=np.uint8)
+
+
+def to_fasta(pair: Pair, width: int = 80) -> str:
+    """The pair as one FASTA file of two records (seq1, seq2), the paper's input shape."""
+    out = []
+    for rid, codes in ((f"{pair.name}_1", pair.a), (f"{pair.name}_2", pair.b)):
+        text = LETTERS[codes].tobytes().decode("ascii")
+        out.append(f">{rid}\n" + "\n".join(text[i:i + width] for i in range(0, len(text), width)))
+    return "\n".join(out) + "\n"
