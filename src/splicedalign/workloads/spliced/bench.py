@@ -1,7 +1,8 @@
 """Benchmark timing and solver selection for the pipeline.
 
 Times are the median of ``repeats`` runs after one untimed warm-up run, so one-time costs
-(numba/CUDA compilation, caches, first-touch allocation) never count. A solver that cannot
+(numba/CUDA compilation, caches, first-touch allocation) never count; min, max and every
+run are kept beside it (``core.timing.Timing``) so the tables can flag unsteady timings. A solver that cannot
 run here (a GPU solver without a GPU) yields an "n/a" record instead of an error, so the
 tables say n/a rather than the pipeline failing.
 """
@@ -15,9 +16,10 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from splicedalign.core.errors import SolverUnavailable
+from splicedalign.core.timing import Timing
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 from splicedalign.workloads.spliced.output import result_record
-from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu.device import unavailable_reason
 from splicedalign.workloads.spliced.solvers import SOLVERS, Solver, available_solvers, get_solver
 
@@ -62,17 +64,6 @@ def na_record(case: TestCase, solver: str, reason: str) -> dict[str, Any]:
             "m": case.m, "n": case.n, "cells": case.cells}
 
 
-def _median_result(runs: list[Result]) -> Result:
-    """The last run, with seconds (and the score/traceback split) replaced by their medians."""
-    last = runs[-1]
-    extra = dict(last.extra)
-    for key in ("seconds_score", "seconds_traceback"):
-        if all(key in r.extra for r in runs):
-            extra[key] = float(np.median([r.extra[key] for r in runs]))
-    extra["seconds_runs"] = [r.seconds for r in runs]
-    return dataclasses.replace(last, seconds=float(np.median([r.seconds for r in runs])), extra=extra)
-
-
 def _check_repeat_scores(name: str, solver: str, scores: Iterable[int]) -> None:
     distinct = sorted(set(scores))
     if len(distinct) > 1:
@@ -81,21 +72,32 @@ def _check_repeat_scores(name: str, solver: str, scores: Iterable[int]) -> None:
 
 def timed_solve(solver: Solver, case: TestCase, scoring: Scoring, repeats: int,
                 traceback: bool = False) -> Result:
-    """Warm-up, then ``repeats`` timed runs; seconds = their median. Progress goes to the log.
+    """Warm-up, then ``repeats`` timed runs; seconds = their median, with min/max/runs and the
+    warm-up's own time in ``extra`` (the spread flags unreliable timings). Progress goes to the log.
 
     The untimed warm-up always traces back, so the result carries the chain and alignment
-    (gene-prediction accuracy needs them) whether or not the timed runs include traceback.
+    (gene-prediction accuracy needs them) whether or not the timed runs include traceback,
+    and it runs every compiled kernel a timed run can reach (JIT and caches are warm).
     """
     log.info("%s / %s: m=%d n=%d K=%d cells=%d", case.name, solver.name, case.m, case.n, case.K, case.cells)
     t0 = time.perf_counter()
     warm = solver.solve(case, scoring, True)
-    log.info("warm-up (with traceback): %.4f s (score %d)", time.perf_counter() - t0, warm.score)
+    warmup = time.perf_counter() - t0
+    log.info("warm-up (with traceback): %.4f s (score %d)", warmup, warm.score)
     runs = []
     for r in range(repeats):
         runs.append(solver.solve(case, scoring, traceback))
         log.info("run %d/%d: %.4f s, %.1f MCUPS", r + 1, repeats, runs[-1].seconds, runs[-1].mcups)
     _check_repeat_scores(case.name, solver.name, [warm.score] + [x.score for x in runs])
-    return dataclasses.replace(_median_result(runs), chain=warm.chain, alignment=warm.alignment)
+    timing = Timing(tuple(r.seconds for r in runs))
+    extra = dict(runs[-1].extra)
+    for key in ("seconds_score", "seconds_traceback"):
+        if all(key in r.extra for r in runs):
+            extra[key] = float(np.median([r.extra[key] for r in runs]))
+    extra.update(timing.as_dict(), seconds_warmup=warmup)
+    del extra["seconds"]
+    return dataclasses.replace(runs[-1], seconds=timing.median, extra=extra, chain=warm.chain,
+                               alignment=warm.alignment)
 
 
 def case_record(solver_name: str, case: TestCase, scoring: Scoring, repeats: int,
@@ -130,6 +132,7 @@ def timed_batch(solver_name: str, cases: Sequence[TestCase], scoring: Scoring, r
             scores.update({r.case: r.score for r in part})
             log.info("warm-up: %d/%d cases, %.2f s", min(i + size, len(cases)), len(cases),
                      time.perf_counter() - t0)
+        warmup = time.perf_counter() - t0
     except SolverUnavailable as exc:
         log.warning("%s unavailable: %s", solver_name, exc)
         return {**base, "available": False, "reason": str(exc)}
@@ -141,6 +144,6 @@ def timed_batch(solver_name: str, cases: Sequence[TestCase], scoring: Scoring, r
         for res in results:
             _check_repeat_scores(res.case, solver_name, (scores[res.case], res.score))
         log.info("run %d/%d: %.3f s, %.1f MCUPS", r + 1, repeats, seconds[-1], cells / seconds[-1] / 1e6)
-    median = float(np.median(seconds))
-    return {**base, "available": True, "seconds": median, "seconds_runs": seconds,
-            "mcups": cells / median / 1e6, "scores": scores}
+    timing = Timing(tuple(seconds))
+    return {**base, "available": True, **timing.as_dict(), "seconds_warmup": warmup,
+            "mcups": cells / timing.median / 1e6, "scores": scores}

@@ -117,34 +117,31 @@ def sequential_last_rows(base, prof, first, last, by_last, gap, last_rows, R, p,
     return p
 
 
-@njit(cache=True, parallel=True)
-def grouped_last_rows(base, prof, first, last, by_last, group_start, gap, last_rows, min_parallel_cells):
-    """As sequential_last_rows, the exons of each group (SPEC §3) swept in parallel.
+@njit(cache=True, nogil=True)
+def group_entry_rows(first, last, by_last, last_rows, R, p, a, b):
+    """Entry rows of the exons a..b-1 of one group (SPEC §3), written into their last_rows.
 
-    A group smaller than ``min_parallel_cells`` runs on one thread: opening and joining a
-    parallel region costs more than such a group's work.
+    No member of a group ends before another member starts, so every entry row is known
+    before any member is swept. Returns the new ``p``, as sequential_last_rows.
     """
     K = first.shape[0]
-    n = last_rows.shape[1] - 1
-    R = np.empty(n + 1, dtype=last_rows.dtype)
-    start_row(n, gap, R)
-    p = 0
-    for g in range(group_start.shape[0] - 1):
-        a, b = group_start[g], group_start[g + 1]
-        for k in range(a, b):
-            while p < K and last[by_last[p]] < first[k]:
-                fold_max(R, last_rows[by_last[p]])
-                p += 1
-            last_rows[k, :] = R
-        cells = 0
-        for k in range(a, b):
-            cells += (last[k] - first[k] + 1) * n
-        if b - a == 1 or cells < min_parallel_cells:
-            for k in range(a, b):
-                sweep_exon(base, prof, first[k], last[k], gap, last_rows[k])
-        else:
-            for k in prange(a, b):
-                sweep_exon(base, prof, first[k], last[k], gap, last_rows[k])
+    for k in range(a, b):
+        while p < K and last[by_last[p]] < first[k]:
+            fold_max(R, last_rows[by_last[p]])
+            p += 1
+        last_rows[k, :] = R
+    return p
+
+
+@njit(cache=True, parallel=True)
+def sweep_group(base, prof, first, last, gap, last_rows, a, b):
+    """Sweep the exons a..b-1 of one group on all threads, each from its entry row.
+
+    The only parallel region of the CPU solvers: the body is one prange, so numba adds no
+    other (per-statement) parallel loops.
+    """
+    for k in prange(a, b):
+        sweep_exon(base, prof, first[k], last[k], gap, last_rows[k])
 
 
 @njit(cache=True, nogil=True)

@@ -1,6 +1,7 @@
 """The benchmark pipeline's steps, shared by the Snakemake rules and a plain command line.
 
-Layout under a results folder ``R`` (Snakemake uses ``results/{dataset}``):
+Layout under a results folder ``R`` (Snakemake uses ``results/spliced/{name}``, the name of
+the data set actually run, see ``results_name``):
 ``R/cases.tsv`` (run manifest: the data set's manifest after the case filter, plus m, n, K,
 cells), ``R/cases/{case}/{solver}.json`` (one timed solve), ``R/batch/{solver}.json`` (the
 whole set through ``solve_many``), ``R/tables/*.tsv`` and ``R/plots/*.{png,svg}``.
@@ -18,12 +19,17 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
+import hashlib
 import json
 import logging
 import os
+import re
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from splicedalign.workloads.spliced.bench import (REFERENCE_MAX_CELLS, case_record, resolve_solvers, solver_applies,
                                 timed_batch)
@@ -35,6 +41,40 @@ log = logging.getLogger("splicedalign")
 
 RUN_COLUMNS = (*MANIFEST_COLUMNS, "m", "n", "K", "cells")
 PLAN_FILE = "solvers.json"  # the standalone runner's record of what it ran, for ``report``
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
+
+
+def results_name(dataset: str, *, manifest: str | Path | None = None, bundled: str | Path | None = None,
+                 synthetic_set: str | None = None, seed: int | None = None,
+                 genes: Sequence[str] = (), candidate_exons: str = "manifest") -> str:
+    """The results folder's name: it names the data set actually run, so two data sets never
+    share (or overwrite) one folder.
+
+    ``bundled`` for the shipped manifest (``manifest`` resolving to ``bundled``); another
+    manifest gives ``manifest-{its folder}-{hash of its path}``; synthetic sets
+    ``synthetic-{set}`` (``-seed{seed}`` unless the set's own seed); NCBI ``ncbi-{genes}``
+    (a hash beyond three genes); ``-genscan`` when GENSCAN gives the candidate exons.
+    """
+    if dataset == "bundled":
+        path = Path(manifest).resolve()
+        if bundled is not None and path == Path(bundled).resolve():
+            name = "bundled"
+        else:
+            digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
+            name = f"manifest-{_slug(path.parent.name)}-{digest}"
+    elif dataset == "synthetic":
+        name = f"synthetic-{synthetic_set}" + ("" if seed is None else f"-seed{seed}")
+    elif dataset == "ncbi":
+        listed = "-".join(_slug(g) for g in genes[:3])
+        if len(genes) > 3:
+            listed += "-" + hashlib.sha1("\t".join(genes).encode()).hexdigest()[:8]
+        name = f"ncbi-{listed}"
+    else:
+        raise ValueError(f"unknown data set {dataset!r}")
+    return name + ("-genscan" if candidate_exons == "genscan" else "")
 
 
 def set_threads(threads: int) -> None:
@@ -74,6 +114,32 @@ def write_run_manifest(source: str | Path, out: str | Path, include: Sequence[st
 def read_run_manifest(path: str | Path) -> list[dict[str, Any]]:
     with open(path, newline="") as handle:
         return [{**r, "cells": int(r["cells"])} for r in csv.DictReader(handle, delimiter="\t")]
+
+
+def _modified(path: str | Path) -> tuple[str, int]:
+    return str(path), os.stat(path).st_mtime_ns
+
+
+@functools.lru_cache(maxsize=8)
+def _run_rows(path: str, mtime_ns: int) -> tuple[dict[str, Any], ...]:
+    return tuple(read_run_manifest(path))
+
+
+@functools.lru_cache(maxsize=8)
+def _case_files(path: str, mtime_ns: int) -> dict[str, tuple[str, ...]]:
+    return {e.case: tuple(os.path.normpath(f) for f in (e.base, e.target, e.exons, e.true_exons)
+                          if f is not None)
+            for e in read_manifest(path)}
+
+
+def run_rows(path: str | Path) -> tuple[dict[str, Any], ...]:
+    """The run manifest's rows, read once per version of the file (Snakemake asks per job)."""
+    return _run_rows(*_modified(path))
+
+
+def case_files(path: str | Path) -> dict[str, tuple[str, ...]]:
+    """{case: its data files} of a manifest, read once per version of the file."""
+    return _case_files(*_modified(path))
 
 
 def plan(rows: Iterable[dict[str, Any]], solvers: Sequence[str], auto: bool,
@@ -128,6 +194,49 @@ def solve_batch(manifest: str | Path, cases: Sequence[str], solver: str, scoring
     return rec
 
 
+@contextmanager
+def thread_log(path: str | Path) -> Iterator[None]:
+    """Send the package's messages from this thread to ``path`` while the block runs.
+
+    Snakemake runs the timing jobs in threads of its own process (``run:``); each job keeps
+    its own log because the handler only takes records made by the job's thread.
+    """
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(path, mode="w")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    ident = threading.get_ident()
+    handler.addFilter(lambda record: record.thread == ident)
+    if log.getEffectiveLevel() > logging.INFO:
+        log.setLevel(logging.INFO)
+    log.addHandler(handler)
+    try:
+        yield
+    except Exception:
+        log.exception("failed")
+        raise
+    finally:
+        log.removeHandler(handler)
+        handler.close()
+
+
+def case_job(manifest: str | Path, case: str, solver: str, scoring: Mapping[str, int], repeats: int,
+             traceback: bool, threads: int, out: str | Path, log_path: str | Path) -> None:
+    """Rule ``spliced_case``, in the calling process: one timed case × solver, its own log."""
+    with thread_log(log_path):
+        set_threads(threads)
+        solve_case(manifest, case, solver, Scoring.from_mapping(scoring), repeats, traceback, out)
+
+
+def batch_job(manifest: str | Path, solver: str, auto: bool, reference_max_cells: int,
+              scoring: Mapping[str, int], repeats: int, traceback: bool, threads: int,
+              out: str | Path, log_path: str | Path) -> None:
+    """Rule ``spliced_batch``, in the calling process: the solver's planned cases in one batch."""
+    with thread_log(log_path):
+        set_threads(threads)
+        cases = plan(run_rows(manifest), [solver], auto, reference_max_cells)[solver]
+        solve_batch(manifest, cases, solver, Scoring.from_mapping(scoring), repeats, traceback, out)
+
+
 def report(manifest: str | Path, records: Iterable[str | Path], batches: Iterable[str | Path],
            solvers: Sequence[str], unavailable: dict[str, str], tables: str | Path,
            plots: str | Path | None = None) -> None:
@@ -180,11 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     solve.add_argument("--match", type=int, default=1)
     solve.add_argument("--mismatch", type=int, default=-1)
     solve.add_argument("--gap", type=int, default=2)
-    timing = solve.add_mutually_exclusive_group()
-    timing.add_argument("--traceback", action="store_true",
-                        help="time with traceback too (the chain is always computed once, untimed)")
-    timing.add_argument("--score-only", action="store_true",
-                        help="time the score computation only (the default)")
+    solve.add_argument("--traceback", action="store_true",
+                       help="time with traceback too (default: the score only; the chain is always "
+                            "computed once, untimed)")
     rep = sub.add_parser("report", help="tables and figures from the records under --out")
     for p in (solve, rep):
         p.add_argument("--out", required=True, help="results folder (R)")

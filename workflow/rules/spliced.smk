@@ -1,0 +1,234 @@
+# Spliced alignment: data set -> run manifest (checkpoint) -> one timed job per case x solver
+# and one batch job per solver -> tables -> figures, under results/spliced/{data set name}/.
+#
+# The timing jobs run in the Snakemake process (`run:`; the default profile sets
+# force-use-threads), so a job costs its solve and no interpreter start, imports or kernel
+# loading; each still has its own output, log and benchmark file and reruns by its path.
+# On a cluster each job runs as its own Snakemake process on its node.
+from splicedalign.report import TABLES
+from splicedalign.report.plots import STATIC, overlay_name
+from splicedalign.workloads.spliced.pipeline import batch_job, case_job
+
+
+include: "spliced_common.smk"
+
+
+# ---- data sets: each ends as a manifest (cases.tsv, see workloads/spliced/datasets.py); the
+# checkpoint validates it, applies the case filter and fixes the case list of the fan-out.
+
+
+rule spliced_synthetic:
+    output:
+        f"{SPLICED}/data/cases.tsv",
+    log:
+        f"{SPLICED}/logs/synthetic.log",
+    conda:
+        "../envs/splicedalign.yaml"
+    params:
+        set=config["synthetic"]["set"],
+        seed=(
+            ""
+            if config["synthetic"].get("seed") is None
+            else f"--seed {config['synthetic']['seed']}"
+        ),
+    shell:
+        "splicedalign synthetic {params.set} $(dirname {output}) {params.seed} > {log} 2>&1"
+
+
+rule spliced_ncbi:
+    input:
+        homologene=in_workflow(config["ncbi"]["homologene"]),
+    output:
+        f"{SPLICED}/data/ncbi/cases.tsv",
+    log:
+        f"{SPLICED}/logs/ncbi_dataset.log",
+    conda:
+        "../envs/splicedalign.yaml"
+    params:
+        genes=config["ncbi"]["genes"],
+        base_url=config["ncbi"]["base_url"],
+        flank=config["ncbi"]["flank"],
+        max_targets=config["ncbi"]["max_targets"],
+        cache=f"{SPLICED}/data/ncbi_cache",
+    shell:
+        "python -m splicedalign.workloads.spliced.ncbi_datasets --genes {params.genes} --homologene {input.homologene}"
+        " --base-url {params.base_url} --cache {params.cache} --flank {params.flank}"
+        " --max-targets {params.max_targets} $(dirname {output}) > {log} 2>&1"
+
+
+rule spliced_genscan:
+    input:
+        spliced_dataset_manifest,
+    output:
+        f"{SPLICED}/data/genscan/cases.tsv",
+    log:
+        f"{SPLICED}/logs/genscan.log",
+    conda:
+        "../envs/splicedalign.yaml"
+    params:
+        binary=config["genscan"]["binary"],
+        parameters=config["genscan"]["parameters"],
+        subopt=config["genscan"]["subopt"],
+    script:
+        "../scripts/spliced_genscan.py"
+
+
+checkpoint spliced_manifest:
+    input:
+        spliced_source_manifest,
+    output:
+        f"{SPLICED}/cases.tsv",
+    log:
+        f"{SPLICED}/logs/manifest.log",
+    conda:
+        "../envs/splicedalign.yaml"
+    params:
+        include=config["cases"].get("include", []),
+        max_cells=config["cases"].get("max_cells"),
+        limit=config["cases"].get("limit"),
+    script:
+        "../scripts/spliced_manifest.py"
+
+
+# ---- timing jobs. Each declares bench=1 and the default profile caps bench at 1, so no two
+# timed solves share the machine; GPU solvers also declare gpu=1 so a card is never shared.
+
+
+rule spliced_case:
+    input:
+        unpack(spliced_case_inputs),
+    output:
+        f"{SPLICED}/cases/{{case}}/{{solver}}.json",
+    log:
+        f"{SPLICED}/logs/cases/{{case}}/{{solver}}.log",
+    benchmark:
+        f"{SPLICED}/benchmarks/cases/{{case}}/{{solver}}.tsv"
+    wildcard_constraints:
+        case=r"[^/]+",
+        solver=SPLICED_SOLVER_PATTERN,
+    threads: spliced_threads
+    resources:
+        gpu=spliced_gpu,
+        bench=1,
+    params:
+        scoring=config["scoring"],
+        repeats=config["repeats"],
+        traceback=config["traceback"],
+    run:
+        case_job(
+            input.manifest,
+            wildcards.case,
+            wildcards.solver,
+            params.scoring,
+            params.repeats,
+            params.traceback,
+            threads,
+            output[0],
+            log[0],
+        )
+
+
+rule spliced_batch:
+    input:
+        manifest=spliced_run_manifest,
+    output:
+        f"{SPLICED}/batch/{{solver}}.json",
+    log:
+        f"{SPLICED}/logs/batch/{{solver}}.log",
+    benchmark:
+        f"{SPLICED}/benchmarks/batch/{{solver}}.tsv"
+    wildcard_constraints:
+        solver=SPLICED_SOLVER_PATTERN,
+    threads: spliced_threads
+    resources:
+        gpu=spliced_gpu,
+        bench=1,
+    params:
+        auto=SPLICED_AUTO,
+        reference_max_cells=SPLICED_REFERENCE_LIMIT,
+        scoring=config["scoring"],
+        repeats=config["repeats"],
+        traceback=config["traceback"],
+    run:
+        batch_job(
+            input.manifest,
+            wildcards.solver,
+            params.auto,
+            params.reference_max_cells,
+            params.scoring,
+            params.repeats,
+            params.traceback,
+            threads,
+            output[0],
+            log[0],
+        )
+
+
+# ---- aggregation: tables (fails naming the cases if solvers disagree on a score) and the
+# paper's figures, in the report under the category "spliced" with workflow/report captions.
+
+
+rule spliced_tables:
+    input:
+        manifest=spliced_run_manifest,
+        records=spliced_records,
+        batches=spliced_batches,
+    output:
+        **{
+            name: report(
+                f"{SPLICED}/tables/{name}.tsv",
+                caption=f"../report/{name}.rst",
+                category="spliced",
+                subcategory="Tables",
+            )
+            for name in TABLES
+        },
+    log:
+        f"{SPLICED}/logs/tables.log",
+    conda:
+        "../envs/splicedalign.yaml"
+    params:
+        solvers=SPLICED_SOLVERS,
+        unavailable=SPLICED_UNAVAILABLE,
+    script:
+        "../scripts/spliced_tables.py"
+
+
+rule spliced_plots:
+    input:
+        cases=rules.spliced_tables.output.cases,
+        parallelism=rules.spliced_tables.output.parallelism,
+    output:
+        figures=[
+            report(
+                f"{SPLICED}/plots/{name}.png",
+                caption=f"../report/{name.split('_')[0]}.rst",
+                category="spliced",
+                subcategory="Figures",
+            )
+            for name in STATIC
+        ],
+        overlays=report(
+            expand(
+                f"{SPLICED}/plots/{{name}}.png",
+                name=[overlay_name(s) for s in SPLICED_SOLVERS],
+            ),
+            caption="../report/fig17_19.rst",
+            category="spliced",
+            subcategory="Estimation",
+        ),
+        svg=expand(
+            f"{SPLICED}/plots/{{name}}.svg",
+            name=[*STATIC, *(overlay_name(s) for s in SPLICED_SOLVERS)],
+        ),
+    log:
+        f"{SPLICED}/logs/plots.log",
+    conda:
+        "../envs/splicedalign.yaml"
+    params:
+        solvers=SPLICED_SOLVERS,
+    script:
+        "../scripts/spliced_plots.py"
+
+
+TARGETS["spliced"] = [rules.spliced_tables.output, rules.spliced_plots.output]

@@ -1,0 +1,97 @@
+# Spliced alignment: settings and input functions of its rules (workflow/rules/spliced.smk).
+# Planning reads config and files only: `solvers: auto` takes the CPU solvers and asks CuPy
+# whether it sees a device (nothing is compiled or solved); on a cluster list the solvers
+# explicitly, since the submitting node may lack a GPU.
+from splicedalign.workloads.spliced.bench import (
+    REFERENCE_MAX_CELLS,
+    gpu_solvers,
+    resolve_solvers,
+)
+from splicedalign.workloads.spliced.pipeline import (
+    batch_json,
+    case_files,
+    case_json,
+    plan,
+    results_name,
+    run_rows,
+)
+from splicedalign.workloads.spliced.solvers import available_solvers
+
+SPLICED_DATASET = config["dataset"]
+SPLICED_DEFAULT_MANIFEST = "resources/bundled/cases.tsv"
+SPLICED_NAME = results_name(
+    SPLICED_DATASET,
+    manifest=in_workflow(config["bundled"]["manifest"]),
+    bundled=in_workflow(SPLICED_DEFAULT_MANIFEST),
+    synthetic_set=config["synthetic"]["set"],
+    seed=config["synthetic"].get("seed"),
+    genes=config["ncbi"]["genes"],
+    candidate_exons=config.get("candidate_exons", "manifest"),
+)
+SPLICED = f"results/spliced/{SPLICED_NAME}"
+SPLICED_AUTO = config["solvers"] == "auto"
+SPLICED_SOLVERS, SPLICED_UNAVAILABLE = resolve_solvers(config["solvers"])
+SPLICED_GPU_SOLVERS = set(gpu_solvers())
+SPLICED_REFERENCE_LIMIT = config.get("reference_max_cells", REFERENCE_MAX_CELLS)
+SPLICED_SOLVER_PATTERN = "|".join(available_solvers())
+
+
+def spliced_dataset_manifest(wildcards):
+    if SPLICED_DATASET == "synthetic":
+        return f"{SPLICED}/data/cases.tsv"
+    if SPLICED_DATASET == "bundled":
+        return in_workflow(config["bundled"]["manifest"])
+    return f"{SPLICED}/data/ncbi/cases.tsv"
+
+
+def spliced_source_manifest(wildcards):
+    if config.get("candidate_exons", "manifest") == "genscan":
+        return f"{SPLICED}/data/genscan/cases.tsv"
+    return spliced_dataset_manifest(wildcards)
+
+
+def spliced_run_manifest(wildcards=None):
+    return checkpoints.spliced_manifest.get().output[0]
+
+
+def spliced_planned():
+    """{solver: cases it runs on}; reads the run manifest, so only valid after the checkpoint."""
+    return plan(
+        run_rows(spliced_run_manifest()),
+        SPLICED_SOLVERS,
+        SPLICED_AUTO,
+        SPLICED_REFERENCE_LIMIT,
+    )
+
+
+def spliced_case_inputs(wildcards):
+    manifest = spliced_run_manifest()
+    files = case_files(manifest).get(wildcards.case)
+    if files is None:
+        raise ValueError(f"case {wildcards.case!r} is not in {manifest}")
+    return {"manifest": manifest, "files": list(files)}
+
+
+def spliced_records(wildcards):
+    return [
+        str(case_json(SPLICED, c, s))
+        for s, cases in spliced_planned().items()
+        for c in cases
+    ]
+
+
+def spliced_batches(wildcards):
+    return [
+        str(batch_json(SPLICED, s)) for s, cases in spliced_planned().items() if cases
+    ]
+
+
+def spliced_threads(wildcards):
+    # multicore gets the cores (Snakemake caps threads at --cores); the others use one
+    if wildcards.solver == "multicore":
+        return config.get("multicore_threads") or workflow.cores
+    return 1
+
+
+def spliced_gpu(wildcards):
+    return int(wildcards.solver in SPLICED_GPU_SOLVERS)
