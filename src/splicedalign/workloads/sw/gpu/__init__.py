@@ -1,0 +1,2 @@
+"""GPU solvers of the database search: ``sw-scan`` (paper 003's row scan, paper.py/scan.cu)
+and ``gpu`` (ours, inter-sequence, solver.py/inter.cu); planning in plan.py (pure)."""

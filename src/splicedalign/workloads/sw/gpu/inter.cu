@@ -1,0 +1,217 @@
+// `gpu` solver for the database search: inter-sequence parallelism in the style of CUDASW++ 4.0.
+//
+// A group of T threads (T divides 32) scores one database sequence (32-bit lanes, Lane32) or
+// two adjacent ones of the length-sorted database (two 16-bit lanes per register, Lane16x2,
+// used only where every H provably fits: max_sbt * min(m, n) <= 32767, decided by the host).
+// Thread t of a group holds R consecutive query rows of the current pass in registers and
+// sweeps the database columns one step behind thread t-1 (a wavefront inside the group):
+// at step k it computes column k - t of its rows, taking the bottom value of thread t-1's
+// rows (and the column's letters) by shuffle. A query longer than R*T rows takes several
+// passes; the last thread stores its bottom row for the next pass (double-buffered scratch).
+//
+// Scores are kept shifted, G = H - gap, with the profile holding s' = sbt + gap:
+//     H = max(G_diag + s', G_up, G_left, 0)    (one max, one add-max-relu: DPX on sm_90)
+//     G = H - gap
+// Cells on padding (rows past the query's end, columns past a sequence's end) score PAD
+// (-1024 + gap): their values derive from real cells minus gaps and never raise the maximum,
+// so every group runs its warp's longest column count and loops stay warp-uniform.
+
+#ifndef SW_CODES
+#define SW_CODES 25  // profile rows: the matrix's 24 letters and the padding row
+#endif
+#ifndef SW_PAD_ROW
+#define SW_PAD_ROW 24
+#endif
+#ifndef SW_BLOCK
+#define SW_BLOCK 256
+#endif
+
+namespace {
+
+constexpr unsigned FULL = 0xffffffffu;
+
+struct Lane32 {
+    using V = int;  // one H per register
+    using E = int;  // profile element
+    static constexpr int LANES = 1;
+    __device__ static V splat(int x) { return x; }
+    __device__ static V max2(V a, V b) { return max(a, b); }
+    __device__ static V max3(V a, V b, V c) { return __vimax3_s32(a, b, c); }
+    __device__ static V addmax_relu(V a, V b, V c) { return __viaddmax_s32_relu(a, b, c); }
+    __device__ static V sub(V a, V g) { return a - g; }
+    __device__ static int lane(V v, int) { return v; }
+};
+
+struct Lane16x2 {
+    using V = unsigned int;  // two signed 16-bit H: low half sequence 2g, high half 2g+1
+    using E = short;
+    static constexpr int LANES = 2;
+    __device__ static V splat(int x) { return (unsigned)(x & 0xffff) | ((unsigned)(x & 0xffff) << 16); }
+    __device__ static V max2(V a, V b) { return __vimax_s16x2_relu(a, b); }  // operands >= -gap; relu
+                                                                             // never changes an H
+    __device__ static V max3(V a, V b, V c) { return __vimax3_s16x2(a, b, c); }
+    __device__ static V addmax_relu(V a, V b, V c) { return __viaddmax_s16x2_relu(a, b, c); }
+    // H >= 0 so H - gap >= -gap: max(H - gap, -gap) is H - gap, one DPX instruction
+    __device__ static V sub(V a, V neg_g) { return __viaddmax_s16x2(a, neg_g, neg_g); }
+    __device__ static int lane(V v, int k) { return (int)(short)(k ? v >> 16 : v & 0xffff); }
+};
+
+// G-space profile scores of rows [row, row + R) for letter code(s) `letters` (8 bits each).
+template <class L, int R> struct Profile;
+
+template <int R> struct Profile<Lane32, R> {
+    static_assert(R % 4 == 0, "R multiple of 4 (16-byte loads)");
+    __device__ static void load(const int* prof, int mpad, int row, unsigned letters, int (&s)[R]) {
+        const int4* p = reinterpret_cast<const int4*>(prof + (letters & 0xff) * mpad + row);
+#pragma unroll
+        for (int v = 0; v < R / 4; ++v) {
+            int4 x = p[v];
+            s[4 * v] = x.x; s[4 * v + 1] = x.y; s[4 * v + 2] = x.z; s[4 * v + 3] = x.w;
+        }
+    }
+};
+
+template <int R> struct Profile<Lane16x2, R> {
+    static_assert(R % 8 == 0, "R multiple of 8 (16-byte loads)");
+    __device__ static void load(const short* prof, int mpad, int row, unsigned letters, unsigned (&s)[R]) {
+        const uint4* a = reinterpret_cast<const uint4*>(prof + (letters & 0xff) * mpad + row);
+        const uint4* b = reinterpret_cast<const uint4*>(prof + ((letters >> 8) & 0xff) * mpad + row);
+#pragma unroll
+        for (int v = 0; v < R / 8; ++v) {
+            uint4 x = a[v], y = b[v];
+            const unsigned xs[4] = {x.x, x.y, x.z, x.w}, ys[4] = {y.x, y.y, y.z, y.w};
+#pragma unroll
+            for (int w = 0; w < 4; ++w) {  // interleave: (a_even, b_even), (a_odd, b_odd)
+                s[8 * v + 2 * w] = __byte_perm(xs[w], ys[w], 0x5410);
+                s[8 * v + 2 * w + 1] = __byte_perm(xs[w], ys[w], 0x7632);
+            }
+        }
+    }
+};
+
+}  // namespace
+
+// codes: concatenated database codes; offsets[k]..offsets[k+1] is sequence k. order: the
+// sequences of this launch, longest first; group g takes order[g*LANES .. g*LANES+LANES).
+// prof_g: SW_CODES x mpad profile (s' = sbt + gap; PAD rows/columns = PAD + gap), mpad = passes*R*T.
+// scratch: per group 2 * stride values (bottom rows between passes; unused with one pass).
+// out[order[...]] receives each sequence's score.
+template <class L, int R, int T, bool SMEM>
+__global__ void __launch_bounds__(SW_BLOCK) sw_inter(
+    const unsigned char* __restrict__ codes, const long long* __restrict__ offsets,
+    const int* __restrict__ order, int count, const typename L::E* __restrict__ prof_g, int mpad,
+    int gap, typename L::V* __restrict__ scratch, long long stride, int* __restrict__ out) {
+    using V = typename L::V;
+    using E = typename L::E;
+    static_assert(32 % T == 0, "groups must not straddle warps");
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const E* prof = prof_g;
+    if constexpr (SMEM) {
+        E* sp = reinterpret_cast<E*>(smem_raw);
+        const int total = SW_CODES * mpad;  // multiple of 8 elements: 16-byte copies
+        const uint4* src = reinterpret_cast<const uint4*>(prof_g);
+        uint4* dst = reinterpret_cast<uint4*>(sp);
+        for (int v = threadIdx.x; v < total * (int)sizeof(E) / 16; v += SW_BLOCK) dst[v] = src[v];
+        __syncthreads();
+        prof = sp;
+    }
+
+    const int gid = (blockIdx.x * SW_BLOCK + threadIdx.x) / T;  // group
+    const int t = threadIdx.x % T;
+    const int nseq = count;
+    // the group's sequences (absent ones have length 0: all padding)
+    const unsigned char* d[L::LANES];
+    int n[L::LANES];
+    int nmax = 0;
+#pragma unroll
+    for (int k = 0; k < L::LANES; ++k) {
+        const int slot = gid * L::LANES + k;
+        if (slot < nseq) {
+            const int s = order[slot];
+            d[k] = codes + offsets[s];
+            n[k] = (int)(offsets[s + 1] - offsets[s]);
+        } else {
+            d[k] = codes;
+            n[k] = 0;
+        }
+        nmax = max(nmax, n[k]);
+    }
+    const int warp_n = __reduce_max_sync(FULL, nmax);  // warp-uniform step count
+    const int passes = mpad / (R * T);
+    const V neg_g = L::splat(-gap);
+    const V low = neg_g;  // G of H = 0
+    V best = L::splat(0);
+    V* buf = scratch + (long long)gid * 2 * stride;
+
+    for (int p = 0; p < passes; ++p) {
+        V G[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) G[r] = low;
+        V bottom = low;        // G of my last row at my previous column
+        // letters of my previous column: padding before column 0, so that a thread ahead of
+        // its first column keeps H = 0 there (the left border of the matrix)
+        unsigned lt_mine = 0;
+#pragma unroll
+        for (int q = 0; q < L::LANES; ++q) lt_mine |= (unsigned)SW_PAD_ROW << (8 * q);
+        V diag_in = low;       // the up value of my previous column
+        const V* above = buf + (p & 1 ? 0 : stride);  // written by pass p-1
+        V* below = buf + (p & 1 ? stride : 0);
+        const int row0 = p * R * T + t * R;
+        const int steps = warp_n + T - 1;
+        for (int k = 0; k < steps; ++k) {
+            const int j = k - t;  // my column
+            V up = __shfl_up_sync(FULL, bottom, 1, T);
+            unsigned lt = __shfl_up_sync(FULL, lt_mine, 1, T);
+            if (t == 0) {
+                lt = 0;
+#pragma unroll
+                for (int q = 0; q < L::LANES; ++q)
+                    lt |= (unsigned)(k < n[q] ? d[q][k] : SW_PAD_ROW) << (8 * q);
+                up = (p > 0 && k < nmax) ? above[k] : low;
+            }
+            const V diag0 = diag_in;  // the G above my first row at column j - 1
+            diag_in = up;
+            V s[R];
+            Profile<L, R>::load(prof, mpad, row0, lt, s);
+            V diag = diag0;
+            V h_prev = L::splat(0);
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const V h = L::addmax_relu(diag, s[r], L::max2(up, G[r]));
+                diag = G[r];
+                G[r] = L::sub(h, neg_g);
+                up = G[r];
+                if (r & 1) best = L::max3(best, h_prev, h);
+                h_prev = h;
+            }
+            if constexpr (R % 2 == 1) best = L::max2(best, h_prev);
+            bottom = G[R - 1];
+            lt_mine = lt;
+            if (t == T - 1 && p + 1 < passes && j >= 0 && j < nmax) below[j] = bottom;
+        }
+        __syncwarp();  // the next pass reads what this pass's last threads stored
+    }
+#pragma unroll
+    for (int off = T / 2; off > 0; off >>= 1) best = L::max2(best, __shfl_xor_sync(FULL, best, off, T));
+    if (t == 0) {
+#pragma unroll
+        for (int k = 0; k < L::LANES; ++k) {
+            const int slot = gid * L::LANES + k;
+            if (slot < nseq) out[order[slot]] = L::lane(best, k);
+        }
+    }
+}
+
+// The instances the host uses (nvcc CI checks each for spills); NVRTC compiles the one asked for.
+#define SW_INTER(L, R, T, SMEM)                                                                              \
+    template __global__ void sw_inter<L, R, T, SMEM>(const unsigned char*, const long long*, const int*, int, \
+                                                     const typename L::E*, int, int, typename L::V*,          \
+                                                     long long, int*);
+#define SW_INTER_RT(R, T) \
+    SW_INTER(Lane32, R, T, true) SW_INTER(Lane32, R, T, false) SW_INTER(Lane16x2, R, T, true) SW_INTER(Lane16x2, R, T, false)
+SW_INTER_RT(8, 8)
+SW_INTER_RT(16, 8)
+SW_INTER_RT(24, 16)
+SW_INTER_RT(16, 32)
+SW_INTER_RT(24, 8)
+SW_INTER_RT(32, 8)

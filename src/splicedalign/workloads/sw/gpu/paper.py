@@ -1,0 +1,42 @@
+"""``sw-scan``: paper 003's design (one block per database sequence, per row a parallel max
+then a block-wide prefix-max scan; slices of at most 512 columns). Kernel: scan.cu."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from splicedalign.gpu import device
+from splicedalign.workloads.sw.gpu.device_db import DeviceDatabase
+from splicedalign.workloads.sw.gpu.plan import DEFINES, scan_classes, scan_profile
+from splicedalign.workloads.sw.records import Database, Query, Scoring
+
+KERNEL_FILE = Path(__file__).with_name("scan.cu")
+
+
+class SwScanSolver:
+    name = "sw-scan"
+
+    def __init__(self) -> None:
+        self.cp = device.cupy()
+
+    def scores(self, query: Query, db: Database, scoring: Scoring) -> np.ndarray:
+        cp = self.cp
+        ddb = DeviceDatabase.upload(cp, db)
+        out = cp.full(max(1, len(db)), device.POISON, dtype=cp.int32)
+        m = query.length
+        prof = cp.asarray(scan_profile(query.codes, scoring))
+        classes = scan_classes(db)
+        for width, seqs in classes:
+            name = f"sw_scan<{width}>"
+            kernel = device.function(KERNEL_FILE, name, (name,), DEFINES)
+            column = cp.zeros(seqs.size * m, dtype=cp.int32)
+            kernel((int(seqs.size),), (width,),
+                   (ddb.codes, ddb.offsets, cp.asarray(seqs), prof, np.int32(m), np.int32(scoring.gap), column, out))
+        device.check(cp)
+        scores = cp.asnumpy(out)[: len(db)].astype(np.int64)
+        scores[db.lengths == 0] = 0
+        if np.any(scores == device.POISON):
+            raise RuntimeError("sw-scan: a database sequence was not scored (kernel fault)")
+        return scores

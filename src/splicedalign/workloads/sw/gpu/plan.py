@@ -1,0 +1,83 @@
+"""Pure host-side planning of the GPU launches (testable without a GPU): constants shared with
+the kernels, query profiles, the split into 16-bit and 32-bit work, the (R, T) shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from splicedalign.workloads.sw.matrices import PAD_SCORE
+from splicedalign.workloads.sw.records import Database, Scoring
+
+LETTERS = 24  # codes 0..23: the matrix's letters
+CODES = 25  # profile rows: the letters and the padding row
+PAD_ROW = 24
+BLOCK = 256  # threads per block of `gpu`
+SMEM_LIMIT = 48 * 1024  # profile in shared memory up to the default dynamic limit
+DEFINES = {"SW_CODES": CODES, "SW_PAD_ROW": PAD_ROW, "SW_BLOCK": BLOCK}
+# (R rows per thread, T threads per group) compiled in inter.cu; every one is spill-free.
+SHAPES = ((8, 8), (16, 8), (24, 8), (32, 8), (24, 16), (16, 32))
+SCAN_WIDTHS = (128, 256, 512)  # sw-scan block widths; 512 is the paper's slice
+INT16_MAX = 32767
+
+
+def scan_profile(query: np.ndarray, scoring: Scoring) -> np.ndarray:
+    """m x CODES int32: sbt(q_i, c), the padding code scoring PAD_SCORE."""
+    table = scoring.table
+    prof = np.full((query.size, CODES), PAD_SCORE, dtype=np.int32)
+    prof[:, :LETTERS] = table[query.astype(np.int64)][:, :LETTERS]
+    return prof
+
+
+def inter_profile(query: np.ndarray, scoring: Scoring, mpad: int, dtype) -> np.ndarray:
+    """CODES x mpad of sbt + gap (the kernel's G-space), rows past the query and the padding
+    code at PAD_SCORE + gap."""
+    prof = np.full((CODES, mpad), PAD_SCORE + scoring.gap, dtype=np.int64)
+    prof[:LETTERS, : query.size] = scan_profile(query, scoring)[:, :LETTERS].T + scoring.gap
+    return np.ascontiguousarray(prof.astype(dtype))
+
+
+def fits_int16(scoring: Scoring, m: int, n: np.ndarray) -> np.ndarray:
+    """Pairs whose every H provably fits 16 bits: H <= max_sbt * min(m, n); the lowest
+    intermediate is PAD_SCORE - gap."""
+    return scoring.max_score * np.minimum(m, n) <= INT16_MAX
+
+
+def choose_shape(m: int, mean_n: float) -> tuple[int, int]:
+    """(R, T) with the least padded work: rows rounded up to passes of R*T, columns
+    lengthened by the T-1 steps of the wavefront's fill; ties go to fewer passes, larger R."""
+    def cost(shape):
+        R, T = shape
+        rows = -(-m // (R * T)) * R * T
+        return (rows * (mean_n + T - 1), rows // (R * T), -R)
+    return min(SHAPES, key=cost)
+
+
+def padded_rows(m: int, shape: tuple[int, int]) -> int:
+    R, T = shape
+    return -(-m // (R * T)) * R * T
+
+
+@dataclass(frozen=True)
+class Split:
+    """Database indices for the 16-bit and the 32-bit launches, each longest first."""
+
+    narrow: np.ndarray
+    wide: np.ndarray
+
+
+def split(db: Database, scoring: Scoring, m: int) -> Split:
+    lengths = db.lengths
+    order = np.argsort(-lengths, kind="stable")
+    safe = fits_int16(scoring, m, lengths[order])
+    return Split(order[safe].astype(np.int32), order[~safe].astype(np.int32))
+
+
+def scan_classes(db: Database) -> list[tuple[int, np.ndarray]]:
+    """sw-scan launches: (block width, sequences) with the narrowest width that covers the
+    sequence (the paper's block is as wide as the row, at most 512 columns per slice)."""
+    lengths = db.lengths
+    width = np.select([lengths <= w for w in SCAN_WIDTHS[:-1]], SCAN_WIDTHS[:-1], SCAN_WIDTHS[-1])
+    return [(w, np.flatnonzero((width == w) & (lengths > 0)).astype(np.int32)) for w in SCAN_WIDTHS
+            if np.any((width == w) & (lengths > 0))]
