@@ -22,7 +22,7 @@ from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.records import Exon, TestCase
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.exons import EXON_READERS
-from splicedalign.workloads.spliced.exons.tsv import read_exon_tsv, read_table, write_exon_tsv
+from splicedalign.workloads.spliced.exons.tsv import read_exon_tsv, read_table, shown, write_exon_tsv
 from splicedalign.workloads.spliced.load import load_case
 
 MANIFEST_COLUMNS = ("case", "base", "target", "exons", "exon_format", "true_exons")
@@ -58,7 +58,7 @@ def case_id_problem(case: str) -> str | None:
     if not case:
         return "empty case id"
     if case in (".", "..") or any(c in case for c in "/\\") or any(c.isspace() for c in case):
-        return (f"case id {case!r} cannot be a file name: no '/', '\\' or white space,"
+        return (f"case id {shown(case)} cannot be a file name: no '/', '\\' or white space,"
                 " and not '.' or '..'")
     return None
 
@@ -82,15 +82,15 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
         if problem:
             raise InputError(str(path), problem, where=where)
         if case in seen:
-            raise InputError(str(path), f"duplicate case id {case!r}", where=where)
+            raise InputError(str(path), f"duplicate case id {shown(case)}", where=where)
         seen.add(case)
         exon_format = row.get("exon_format") or "tsv"
         if exon_format not in EXON_READERS:
-            raise InputError(str(path), f"case {case}: unknown exon_format {exon_format!r};"
+            raise InputError(str(path), f"case {case}: unknown exon_format {shown(exon_format)};"
                              f" known: {', '.join(EXON_READERS)}", where=where)
         strand = row.get("exon_strand") or "+"
         if strand not in ("+", "-"):
-            raise InputError(str(path), f"case {case}: exon_strand must be + or -, got {strand!r}", where=where)
+            raise InputError(str(path), f"case {case}: exon_strand must be + or -, got {shown(strand)}", where=where)
         files = {c: root / row[c] for c in ("base", "target", "exons")}
         if row.get("true_exons"):
             files["true_exons"] = root / row["true_exons"]

@@ -10,6 +10,7 @@ from pathlib import Path
 from splicedalign.workloads.spliced.records import Exon, exon_problem
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import open_text
+from splicedalign.workloads.spliced.exons.tsv import shown
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ def _ints(text: str, name: str, source: str, where: str) -> list[int]:
     try:
         return [int(v) for v in text.rstrip(",").split(",")]
     except ValueError:
-        raise InputError(source, f"{name} must be comma-separated integers, got {text!r}", where=where) from None
+        raise InputError(source, f"{name} must be comma-separated integers, got {shown(text)}", where=where) from None
 
 
 def read_bed12_transcripts(path: str | Path) -> list[BedTranscript]:

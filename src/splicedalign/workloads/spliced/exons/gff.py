@@ -16,6 +16,7 @@ from pathlib import Path
 from splicedalign.workloads.spliced.records import Exon, exon_problem
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import open_text
+from splicedalign.workloads.spliced.exons.tsv import shown
 
 CODING, FALLBACK = "CDS", "exon"
 
@@ -50,14 +51,14 @@ def read_features(path: str | Path) -> list[Feature]:
             try:
                 first, last = int(cols[3]), int(cols[4])
             except ValueError:
-                raise InputError(source, f"start/end must be integers, got {cols[3]!r}, {cols[4]!r}",
+                raise InputError(source, f"start/end must be integers, got {shown(cols[3])}, {shown(cols[4])}",
                                  where=where) from None
             try:
                 score = None if cols[5] == "." else float(cols[5])
             except ValueError:
-                raise InputError(source, f"score must be a number or '.', got {cols[5]!r}", where=where) from None
+                raise InputError(source, f"score must be a number or '.', got {shown(cols[5])}", where=where) from None
             if cols[6] not in ("+", "-", ".", "?"):
-                raise InputError(source, f"strand must be +, -, . or ?, got {cols[6]!r}", where=where)
+                raise InputError(source, f"strand must be +, -, . or ?, got {shown(cols[6])}", where=where)
             features.append(Feature(cols[0], cols[1], cols[2], first, last, score, cols[6], lineno))
     return features
 

@@ -17,11 +17,16 @@ from splicedalign.core.seqio import open_text
 from splicedalign.workloads.spliced.records import Exon, exon_problem
 
 
+def shown(value: str, limit: int = 40) -> str:
+    """``repr(value)``, cut to ``limit`` characters so an error stays one readable line."""
+    return repr(value) if len(value) <= limit else f"{value[:limit]!r}... ({len(value):,} characters)"
+
+
 def _int_field(value: str, name: str, source: str, where: str) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise InputError(source, f"{name} must be an integer, got {value!r}", where=where) from None
+        raise InputError(source, f"{name} must be an integer, got {shown(value)}", where=where) from None
 
 
 STRANDS = {"+": "+", "-": "-", ".": "+", "": "+"}  # strand column value -> strand used
@@ -79,7 +84,7 @@ def read_exon_tsv(path: str | Path, m: int) -> list[Exon]:
             raise InputError(source, problem, where=where)
         if "strand" in fields:
             if fields["strand"] not in STRANDS:
-                raise InputError(source, f"strand must be +, - or . (or empty), got {fields['strand']!r}",
+                raise InputError(source, f"strand must be +, - or . (or empty), got {shown(fields['strand'])}",
                                  where=where)
             fields["strand"] = STRANDS[fields["strand"]]
         exons.append(Exon(first, last, fields))
