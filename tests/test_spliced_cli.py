@@ -149,3 +149,39 @@ def test_lowercase_and_iupac_accepted_duplicates_kept(files, capsys):
     assert code == 0
     assert "1 duplicate exon interval(s) kept" in err
     assert json.loads(out)["K"] == 3
+
+
+def test_manifest_one_output_holding_all(tmp_path, capsys):
+    from splicedalign.workloads.spliced.datasets import bundled_manifest
+
+    root = bundled_manifest().parent
+    rows = ["case\tbase\ttarget\texons\texon_format\ttrue_exons",
+            f"fau\t{root}/bases/hs_FAU.fa\t{root}/targets/hs_X65923.1.fa\t{root}/exons/hs_FAU.tsv\ttsv\t",
+            f"srm\t{root}/bases/mm_Srm.fa\t{root}/targets/mm_MUSSPSYN.fa\t{root}/exons/mm_Srm.tsv\ttsv\t"]
+    (tmp_path / "cases.tsv").write_text("\n".join(rows) + "\n")
+    code, out, err = run(["-q", "align", "--manifest", str(tmp_path / "cases.tsv")], capsys)
+    assert code == 0, err
+    recs = json.loads(out)
+    assert [r["case"] for r in recs] == ["fau", "srm"] and all(r["strand"] == "+" for r in recs)
+    code, out, _ = run(["-q", "align", "--manifest", str(tmp_path / "cases.tsv"), "--format", "tsv"], capsys)
+    lines = out.splitlines()
+    assert lines[0].split("\t")[:4] == ["case", "solver", "score", "strand"]
+    assert {l.split("\t")[0] for l in lines[1:]} == {"fau", "srm"}
+    code, out, _ = run(["-q", "align", "--manifest", str(tmp_path / "cases.tsv"), "--score-only"], capsys)
+    assert [r["score"] for r in json.loads(out)] == [r["score"] for r in recs]
+
+
+def test_many_target_records(files, capsys):
+    targets = TARGET + ">other\nACCGT\n"
+    code, out, err = run(["-q", *align_args(files, target=targets), "--name", "thesis"], capsys)
+    assert code == 0, err
+    recs = json.loads(out)
+    assert [r["case"] for r in recs] == ["thesis~mrna", "thesis~other"]
+    assert recs[0]["score"] == 3
+    case = TestCase("t", "ACCGTATGT", "ACCGT", tuple(Exon(f, l) for f, l in THESIS_EXONS))
+    assert recs[1]["score"] == brute_force(case, Scoring())[0]
+
+
+def test_duplicate_target_ids(files, capsys):
+    code, _, err = run(["-q", *align_args(files, target=TARGET + TARGET)], capsys)
+    assert code == EXIT_INPUT and "target id 'mrna' occurs 2 times" in err
