@@ -7,7 +7,7 @@ import numba
 import numpy as np
 
 from splicedalign.workloads.sw import cpu_kernels as k
-from splicedalign.workloads.sw.records import Database, Query, Scoring
+from splicedalign.workloads.sw.records import Database, Query, Scoring, fits_int16
 
 
 class SequentialSolver:
@@ -29,14 +29,15 @@ class MulticoreSolver:
         out = np.zeros(len(db), dtype=np.int32)
         lengths = db.lengths
         order = np.argsort(lengths, kind="stable").astype(np.int64)
-        safe = np.array([k.fits_int16(scoring.max_score, query.length, int(n)) for n in lengths[order]], bool)
+        safe = fits_int16(scoring, query.length, lengths[order])
         narrow, wide = order[safe], order[~safe]  # sorted: the safe ones are the shortest
         numba.set_num_threads(self.threads)
         gap = np.int32(scoring.gap)
         if narrow.size:
-            k.search_lanes16(query.codes, db.codes, db.offsets, narrow, scoring.table.astype(np.int16),
-                             np.int16(scoring.gap), out16 := np.zeros(len(db), dtype=np.int16))
+            out16 = np.zeros(len(db), dtype=np.int16)
+            k.search_lanes(query.codes, db.codes, db.offsets, narrow, scoring.table.astype(np.int16),
+                           np.int16(scoring.gap), k.LANES16, out16)
             out[narrow] = out16[narrow]
         if wide.size:
-            k.search_lanes32(query.codes, db.codes, db.offsets, wide, scoring.table, gap, out)
+            k.search_lanes(query.codes, db.codes, db.offsets, wide, scoring.table, gap, k.LANES32, out)
         return out.astype(np.int64)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 from splicedalign.workloads.sw.matrices import PAD
 
@@ -63,75 +64,83 @@ def search_sequential(q, codes, offsets, table, gap, out):
         out[k] = sw_column_sweep(prof, codes[offsets[k]:offsets[k + 1]], gap, col)
 
 
-def _lanes_kernels(T, W):
-    """(batch kernel, parallel search) for lanes of integer type ``T``, ``W`` lanes. Every
-    intermediate is cast back to ``T``: numba widens small-integer arithmetic to int64, which
-    would quarter the lanes per vector; the casts are exact because the caller guarantees
-    every H fits ``T`` (fits_int16) and the other terms are at least -gap + PAD_SCORE."""
+def as_type_of(x, like):
+    """``x`` cast to the type of the scalar ``like`` (usable in jitted code)."""
+    return type(like)(x)
 
-    @numba.njit(cache=True, nogil=True)
-    def batch(q, codes, offsets, lanes, table, gap, H, S, out):
-        """Score the (up to W) database sequences ``lanes`` together; H (m x W) and
-        S (letters x W: the column's score for each query letter) are scratch."""
-        m = q.size
-        g = T(gap)
-        z = T(0)
-        start = np.zeros(W, dtype=np.int64)
-        length = np.zeros(W, dtype=np.int64)
-        longest = 0
-        for w in range(lanes.size):
-            start[w] = offsets[lanes[w]]
-            length[w] = offsets[lanes[w] + 1] - start[w]
-            longest = max(longest, length[w])
-        c = np.empty(W, dtype=np.int64)
-        diag = np.empty(W, dtype=T)
-        up = np.empty(W, dtype=T)
-        best = np.zeros(W, dtype=T)
-        H[:, :] = 0
-        for j in range(longest):
+
+@overload(as_type_of)
+def _as_type_of(x, like):
+    target = like  # the numba type of ``like``, callable as a cast in jitted code
+
+    def impl(x, like):
+        return target(x)
+    return impl
+
+
+@numba.njit(cache=True, nogil=True)
+def lanes_batch(q, codes, offsets, lanes, table, gap, H, S, out):
+    """Score the (up to W = H.shape[1]) database sequences ``lanes`` together; H (m x W) and
+    S (letters x W: the column's score for each query letter) are scratch. The lane type is
+    that of ``gap`` and H (int16 or int32); every intermediate is cast back to it, since numba
+    widens small-integer arithmetic to int64, which would quarter the lanes per vector. The
+    casts are exact: the caller guarantees every H fits (records.fits_int16) and the other terms are
+    at least PAD_SCORE - gap."""
+    m = q.size
+    W = H.shape[1]
+    g = gap
+    z = as_type_of(0, gap)
+    start = np.zeros(W, dtype=np.int64)
+    length = np.zeros(W, dtype=np.int64)
+    longest = 0
+    for w in range(lanes.size):
+        start[w] = offsets[lanes[w]]
+        length[w] = offsets[lanes[w] + 1] - start[w]
+        longest = max(longest, length[w])
+    c = np.empty(W, dtype=np.int64)
+    diag = np.empty(W, dtype=H.dtype)
+    up = np.empty(W, dtype=H.dtype)
+    best = np.zeros(W, dtype=H.dtype)
+    H[:, :] = 0
+    for j in range(longest):
+        for w in range(W):
+            c[w] = codes[start[w] + j] if j < length[w] else PAD
+        for a in range(S.shape[0]):
+            row = table[a]
             for w in range(W):
-                c[w] = codes[start[w] + j] if j < length[w] else PAD
-            for a in range(S.shape[0]):
-                row = table[a]
-                for w in range(W):
-                    S[a, w] = row[c[w]]
-            diag[:] = 0
-            up[:] = 0
-            for i in range(m):
-                s = S[q[i]]
-                h_row = H[i]
-                for w in range(W):
-                    left = h_row[w]
-                    h = max(max(max(T(diag[w] + s[w]), T(left - g)), z), T(up[w] - g))
-                    diag[w] = left
-                    h_row[w] = h
-                    up[w] = h
-                    best[w] = max(best[w], h)
-        for w in range(lanes.size):
-            out[lanes[w]] = best[w]
-
-    @numba.njit(cache=True, parallel=True)
-    def search(q, codes, offsets, order, table, gap, out):
-        """``order``: database indices sorted by length; batch b is order[b*W:(b+1)*W]."""
-        batches = (order.size + W - 1) // W
-        letters = int(q.max()) + 1
-        for b in numba.prange(batches):
-            lanes = order[b * W: min(order.size, (b + 1) * W)]
-            H = np.empty((q.size, W), dtype=T)
-            S = np.empty((letters, W), dtype=T)
-            batch(q, codes, offsets, lanes, table, gap, H, S, out)
-
-    return batch, search
+                S[a, w] = row[c[w]]
+        diag[:] = 0
+        up[:] = 0
+        for i in range(m):
+            s = S[q[i]]
+            h_row = H[i]
+            for w in range(W):
+                left = h_row[w]
+                h = max(max(max(as_type_of(diag[w] + s[w], z), as_type_of(left - g, z)), z),
+                        as_type_of(up[w] - g, z))
+                diag[w] = left
+                h_row[w] = h
+                up[w] = h
+                best[w] = max(best[w], h)
+    for w in range(lanes.size):
+        out[lanes[w]] = best[w]
 
 
-LANES16 = 64  # measured best on AVX-512 (docs/sw.md): 2 zmm registers of int16 per row step
+@numba.njit(cache=True, parallel=True)
+def search_lanes(q, codes, offsets, order, table, gap, lanes_per_batch, out):
+    """``order``: database indices sorted by length; batch b is order[b*W:(b+1)*W], W =
+    ``lanes_per_batch``; the lane type is that of ``table`` and ``gap``."""
+    W = lanes_per_batch
+    batches = (order.size + W - 1) // W
+    letters = int(q.max()) + 1
+    for b in numba.prange(batches):
+        lanes = order[b * W: min(order.size, (b + 1) * W)]
+        H = np.empty((q.size, W), dtype=table.dtype)
+        S = np.empty((letters, W), dtype=table.dtype)
+        lanes_batch(q, codes, offsets, lanes, table, gap, H, S, out)
+
+
+# measured on this project's AVX-512 machine (docs/sw.md): 64 int16 lanes (two zmm per row
+# step) 6.7 GCUPS on one core, 32 lanes 3.0; 32 int32 lanes 3.8, 16 lanes 2.7
+LANES16 = 64
 LANES32 = 32
-search_lanes16 = _lanes_kernels(np.int16, LANES16)[1]
-search_lanes32 = _lanes_kernels(np.int32, LANES32)[1]
-
-
-def fits_int16(max_score: int, m: int, n: int) -> bool:
-    """Every H of a pair fits int16 when max_score * min(m, n) <= 32767: a local alignment
-    gains at most max_score per letter pair, and PAD_SCORE - gap keeps the lowest term above
-    -32768."""
-    return max_score * min(m, n) <= 32767

@@ -68,6 +68,17 @@ class Database:
     def seq(self, k: int) -> np.ndarray:
         return self.codes[self.offsets[k]: self.offsets[k + 1]]
 
+    def subset(self, a: int, b: int) -> "Database":
+        """Sequences a..b-1 (views of the codes)."""
+        return Database(self.ids[a:b], self.codes[self.offsets[a]: self.offsets[b]],
+                        self.offsets[a: b + 1] - self.offsets[a])
+
+    def chunks(self, residues: int) -> list[tuple[int, int]]:
+        """Consecutive ranges [a, b) of sequence indices of about ``residues`` residues each."""
+        cuts = np.searchsorted(self.offsets, np.arange(residues, self.residues, residues))
+        bounds = np.unique(np.concatenate([[0], cuts, [len(self)]]))
+        return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+
     @classmethod
     def from_codes(cls, ids: Sequence[str], seqs: Sequence[np.ndarray]) -> "Database":
         if len(ids) != len(seqs):
@@ -112,6 +123,16 @@ class SearchResult:
         """Hits by score, best first (ties in database order), cut to ``top``."""
         order = sorted(range(len(self.hits)), key=lambda k: -self.hits[k].score)
         return [self.hits[k] for k in order[:top]]
+
+
+INT16_MAX = 32767
+
+
+def fits_int16(scoring: Scoring, m: int, lengths: np.ndarray) -> np.ndarray:
+    """Pairs whose every H provably fits 16 bits: a local alignment gains at most max_sbt per
+    letter pair, so H <= max_sbt * min(m, n); the lowest intermediate, PAD_SCORE - gap, fits
+    as well."""
+    return scoring.max_score * np.minimum(m, np.asarray(lengths)) <= INT16_MAX
 
 
 def cells(query: Query, db: Database) -> int:

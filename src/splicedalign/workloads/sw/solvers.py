@@ -8,6 +8,7 @@ from typing import Protocol
 
 import numpy as np
 
+from splicedalign.core.logs import Progress
 from splicedalign.core.registry import SolverRegistry
 from splicedalign.workloads.sw.records import Database, Hit, Query, Scoring, SearchResult, cells
 
@@ -34,14 +35,24 @@ SOLVERS.register("pyopal", "splicedalign.workloads.sw.peers:PyopalSolver",
 SOLVERS.register("parasail", "splicedalign.workloads.sw.peers:ParasailSolver",
                  summary="peer: parasail sw_scan_profile_sat, one core")
 PEERS = ("pyopal", "parasail")
+CHUNK_CELLS = 2_000_000_000  # a chunk of the database per progress report (timing: one chunk)
 
 
-def search(query: Query, db: Database, scoring: Scoring = Scoring(), solver: str = "sequential") -> SearchResult:
-    """Scores of ``query`` against every sequence of ``db`` with the named solver, timed."""
+def search(query: Query, db: Database, scoring: Scoring = Scoring(), solver: str = "sequential",
+           chunk_cells: int = CHUNK_CELLS) -> SearchResult:
+    """Scores of ``query`` against every sequence of ``db`` with the named solver, timed; the
+    database goes in chunks of about ``chunk_cells`` cells with progress reported between them."""
     impl = SOLVERS.get(solver)
+    total = cells(query, db)
+    progress = Progress(f"sw {query.id}", total)
+    parts, done = [], 0
     t0 = time.perf_counter()
-    scores = impl.scores(query, db, scoring)
+    for a, b in db.chunks(max(1, chunk_cells // max(1, query.length))):
+        part = db.subset(a, b)
+        parts.append(impl.scores(query, part, scoring))
+        done += cells(query, part)
+        progress.update(done, f"{b} of {len(db)} sequences")
     seconds = time.perf_counter() - t0
-    lengths = db.lengths.tolist()
-    hits = tuple(Hit(i, n, int(s)) for i, n, s in zip(db.ids, lengths, scores.tolist()))
-    return SearchResult(query.id, query.length, hits, cells(query, db), solver, seconds)
+    scores = np.concatenate(parts).tolist() if parts else []
+    hits = tuple(Hit(i, n, int(s)) for i, n, s in zip(db.ids, db.lengths.tolist(), scores))
+    return SearchResult(query.id, query.length, hits, total, solver, seconds)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from splicedalign.workloads.sw.matrices import PAD_SCORE
-from splicedalign.workloads.sw.records import Database, Scoring
+from splicedalign.workloads.sw.records import Database, Scoring, fits_int16
 
 LETTERS = 24  # codes 0..23: the matrix's letters
 CODES = 25  # profile rows: the letters and the padding row
@@ -19,7 +19,6 @@ DEFINES = {"SW_CODES": CODES, "SW_PAD_ROW": PAD_ROW, "SW_BLOCK": BLOCK}
 # (R rows per thread, T threads per group) compiled in inter.cu; every one is spill-free.
 SHAPES = ((8, 8), (16, 8), (24, 8), (32, 8), (24, 16), (16, 32))
 SCAN_WIDTHS = (128, 256, 512)  # sw-scan block widths; 512 is the paper's slice
-INT16_MAX = 32767
 
 
 def scan_profile(query: np.ndarray, scoring: Scoring) -> np.ndarray:
@@ -36,12 +35,6 @@ def inter_profile(query: np.ndarray, scoring: Scoring, mpad: int, dtype) -> np.n
     prof = np.full((CODES, mpad), PAD_SCORE + scoring.gap, dtype=np.int64)
     prof[:LETTERS, : query.size] = scan_profile(query, scoring)[:, :LETTERS].T + scoring.gap
     return np.ascontiguousarray(prof.astype(dtype))
-
-
-def fits_int16(scoring: Scoring, m: int, n: np.ndarray) -> np.ndarray:
-    """Pairs whose every H provably fits 16 bits: H <= max_sbt * min(m, n); the lowest
-    intermediate is PAD_SCORE - gap."""
-    return scoring.max_score * np.minimum(m, n) <= INT16_MAX
 
 
 def choose_shape(m: int, mean_n: float) -> tuple[int, int]:
