@@ -8,6 +8,8 @@
 from splicedalign.report import TABLES
 from splicedalign.report.plots import STATIC, overlay_name
 from splicedalign.workloads.spliced.pipeline import batch_job, case_job
+from splicedalign.workloads.spliced.ncbi_datasets import missing_inputs
+from snakemake.exceptions import WorkflowError
 
 
 include: "spliced_common.smk"
@@ -35,9 +37,26 @@ rule spliced_synthetic:
         "splicedalign synthetic {params.set} $(dirname {output}) {params.seed} > {log} 2>&1"
 
 
+# HomoloGene is needed only for genes without target accessions in config ncbi.targets;
+# without either, stop now with one line saying what is missing and how to get it.
+SPLICED_NCBI_TARGETS = config["ncbi"].get("targets") or {}
+SPLICED_NCBI_HOMOLOGENE = in_workflow(config["ncbi"]["homologene"])
+SPLICED_NCBI_NEEDS_HOMOLOGENE = any(
+    not SPLICED_NCBI_TARGETS.get(g) for g in config["ncbi"]["genes"]
+)
+if SPLICED_DATASET == "ncbi" and missing_inputs(
+    config["ncbi"]["genes"], SPLICED_NCBI_HOMOLOGENE, SPLICED_NCBI_TARGETS
+):
+    raise WorkflowError(
+        missing_inputs(
+            config["ncbi"]["genes"], SPLICED_NCBI_HOMOLOGENE, SPLICED_NCBI_TARGETS
+        )
+    )
+
+
 rule spliced_ncbi:
     input:
-        homologene=in_workflow(config["ncbi"]["homologene"]),
+        homologene=SPLICED_NCBI_HOMOLOGENE if SPLICED_NCBI_NEEDS_HOMOLOGENE else [],
     output:
         f"{SPLICED}/data/ncbi/cases.tsv",
     log:
@@ -50,8 +69,17 @@ rule spliced_ncbi:
         flank=config["ncbi"]["flank"],
         max_targets=config["ncbi"]["max_targets"],
         cache=f"{SPLICED}/data/ncbi_cache",
+        homologene=(
+            f"--homologene {SPLICED_NCBI_HOMOLOGENE}"
+            if SPLICED_NCBI_NEEDS_HOMOLOGENE
+            else ""
+        ),
+        targets=" ".join(
+            f"{gene}={','.join(accs)}" for gene, accs in SPLICED_NCBI_TARGETS.items()
+        ),
     shell:
-        "python -m splicedalign.workloads.spliced.ncbi_datasets --genes {params.genes} --homologene {input.homologene}"
+        "python -m splicedalign.workloads.spliced.ncbi_datasets --genes {params.genes} {params.homologene}"
+        " --targets {params.targets}"
         " --base-url {params.base_url} --cache {params.cache} --flank {params.flank}"
         " --max-targets {params.max_targets} $(dirname {output}) > {log} 2>&1"
 

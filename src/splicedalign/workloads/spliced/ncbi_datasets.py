@@ -1,12 +1,15 @@
 """The NCBI data set: for each configured human gene, its region +-flank (oriented so the gene
 is on the forward strand) and the RefSeq mRNAs of up to ``max_targets`` homologs from other
-species (HomoloGene), written as a data-set folder (see ``dataset``).
+species (HomoloGene), written as a data-set folder (see ``dataset``). Instead of HomoloGene,
+a gene's targets may be listed as nucleotide accessions (``targets``, ``--targets``);
+HomoloGene build 68 is needed only for the genes without such a list.
 
 Candidate exons default to the splice-signal source (``exon_format: signals``, which reads
 the base FASTA itself); a pipeline rule may replace them with AUGUSTUS or GENSCAN output.
 ``report.tsv`` lists every gene and homolog with what was fetched or why it was not.
 
 CLI: ``python -m splicedalign.workloads.spliced.ncbi_datasets --genes IL10 RHO --homologene homologene.data OUT``
+(or ``--targets IL10=NM_010548.1,NM_012854.2 RHO=...`` without ``--homologene``)
 (``--base-url`` for a mirror; ``NCBI_API_KEY`` from the environment raises the rate limit).
 """
 
@@ -17,6 +20,7 @@ import logging
 import re
 import sys
 from pathlib import Path
+from typing import Mapping, Sequence
 
 from splicedalign.core.logs import log_to
 from splicedalign.workloads.spliced.datasets import CaseEntry, manifest_row, write_fasta, write_manifest
@@ -29,38 +33,65 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
 
 
-def write_ncbi_dataset(client: EutilsClient, genes: list[str], homologene: str | Path, out: str | Path,
-                       flank: int = 1000, max_targets: int = 5) -> Path:
+HOMOLOGENE_URL = "https://ftp.ncbi.nih.gov/pub/HomoloGene/build68/homologene.data"
+
+
+def missing_inputs(genes: Sequence[str], homologene: str | Path | None,
+                   targets: Mapping[str, Sequence[str]] | None = None) -> str | None:
+    """One line saying what the NCBI data set lacks and how to get it, or None."""
+    without = [g for g in genes if not (targets or {}).get(g)]
+    if not without or (homologene is not None and Path(homologene).is_file()):
+        return None
+    return (f"the NCBI data set needs HomoloGene build 68 ({homologene or 'homologene.data'} is missing)"
+            f" to find targets for {', '.join(without)}: download {HOMOLOGENE_URL} there, or list target"
+            " accessions per gene (config ncbi.targets, e.g. {IL10: [NM_010548.1]}; --targets IL10=NM_010548.1)")
+
+
+def write_ncbi_dataset(client: EutilsClient, genes: list[str], homologene: str | Path | None, out: str | Path,
+                       flank: int = 1000, max_targets: int = 5,
+                       targets: Mapping[str, Sequence[str]] | None = None) -> Path:
+    problem = missing_inputs(genes, homologene, targets)
+    if problem:
+        raise InputError(str(homologene or "homologene"), problem)
     out = Path(out)
     for sub in ("bases", "targets"):
         (out / sub).mkdir(parents=True, exist_ok=True)
-    members = read_homologene(homologene)
+    targets = targets or {}
+    members = read_homologene(homologene) if any(not targets.get(g) for g in genes) else []
     rows, report = [], []
     for gene in genes:
-        own, others = homologs(members, gene, limit=max_targets, source=str(homologene))
-        acc, first, last, strand = client.gene_location(client.gene_id(own.gene_id))
+        listed = list(targets.get(gene) or ())
+        if listed:
+            gene_id, symbol, others = client.gene_id(gene), gene, []
+        else:
+            own, others = homologs(members, gene, limit=max_targets, source=str(homologene))
+            gene_id, symbol = client.gene_id(own.gene_id), own.symbol
+        acc, first, last, strand = client.gene_location(gene_id)
         _, chrom_len = client.sequence_length(acc)
         start, stop = max(1, first - flank), min(chrom_len, last + flank)
         base = client.fasta(acc, stop - start + 1, start, stop, strand)
-        base_id = _safe(f"hs_{own.symbol}")
-        write_fasta(out / "bases" / f"{base_id}.fa", base_id, base.seq)
-        report.append((gene, own.gene_id, "base", f"{acc}:{start}-{stop}({strand})", str(stop - start + 1), "ok"))
-        targets = 0
+        base_id = _safe(f"hs_{symbol}")
+        base_f = out / "bases" / f"{base_id}.fa"
+        write_fasta(base_f, base_id, base.seq)
+        report.append((gene, gene_id, "base", f"{acc}:{start}-{stop}({strand})", str(stop - start + 1), "ok"))
+        # (target uid, its id prefix, the Gene ID it stands for): HomoloGene's homologs' first
+        # RefSeq mRNA, or the listed accessions
+        wanted: list[tuple[str | None, str, str]] = [(a, "", a) for a in listed]
         for h in others:
             uids = client.refseq_mrnas(h.gene_id)
             if not uids:
                 report.append((gene, h.gene_id, "target", "", "", f"no RefSeq mRNA (taxon {h.taxon})"))
                 continue
-            accession, length = client.sequence_length(uids[0])
-            record = client.fasta(uids[0], length)
-            target_id = _safe(f"{h.taxon}_{accession}")
+            wanted.append((uids[0], f"{h.taxon}_", h.gene_id))
+        for uid, prefix, gid in wanted:
+            accession, length = client.sequence_length(uid)
+            record = client.fasta(uid, length)
+            target_id = _safe(f"{prefix}{accession}")
             write_fasta(out / "targets" / f"{target_id}.fa", target_id, record.seq)
-            base_f = out / "bases" / f"{base_id}.fa"
             entry = CaseEntry(f"{base_id}-{target_id}", base_f, out / "targets" / f"{target_id}.fa", base_f, "signals")
             rows.append(manifest_row(entry, out))
-            report.append((gene, h.gene_id, "target", accession, str(length), "ok"))
-            targets += 1
-        if not targets:
+            report.append((gene, gid, "target", accession, str(length), "ok"))
+        if not wanted:
             raise NcbiError(f"gene {gene}: no homologous mRNA found in other species")
     manifest = write_manifest(out / "cases.tsv", rows)
     with open(out / "report.tsv", "w") as handle:
@@ -69,10 +100,24 @@ def write_ncbi_dataset(client: EutilsClient, genes: list[str], homologene: str |
     return manifest
 
 
+def parse_targets(items: Sequence[str]) -> dict[str, list[str]]:
+    """``GENE=ACC[,ACC...]`` items as {gene: [accessions]}."""
+    out = {}
+    for item in items:
+        gene, sep, accs = item.partition("=")
+        if not sep or not gene or not accs.strip(","):
+            raise InputError("--targets", f"expected GENE=ACCESSION[,ACCESSION...], got {item!r}")
+        out[gene] = [a for a in accs.split(",") if a]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m splicedalign.workloads.spliced.ncbi_datasets", description=__doc__.splitlines()[0])
     p.add_argument("--genes", nargs="+", required=True, help="human gene symbols or Gene IDs")
-    p.add_argument("--homologene", required=True, type=Path, help="homologene.data (build 68)")
+    p.add_argument("--homologene", type=Path,
+                   help=f"homologene.data (build 68, {HOMOLOGENE_URL}); needed for genes without --targets")
+    p.add_argument("--targets", nargs="*", default=[], metavar="GENE=ACC[,ACC]",
+                   help="target accessions of a gene (instead of its HomoloGene homologs)")
     p.add_argument("--base-url", default=DEFAULT_BASE_URL)
     p.add_argument("--cache", type=Path, help="cache folder for validated answers")
     p.add_argument("--flank", type=int, default=1000)
@@ -82,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     log_to(None, logging.INFO, "%(levelname)s %(message)s")
     client = EutilsClient(EutilsConfig.from_env(base_url=args.base_url, cache_dir=args.cache))
     try:
-        print(write_ncbi_dataset(client, args.genes, args.homologene, args.out, args.flank, args.max_targets))
+        print(write_ncbi_dataset(client, args.genes, args.homologene, args.out, args.flank, args.max_targets,
+                                 parse_targets(args.targets)))
     except (InputError, NcbiError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
