@@ -7,6 +7,7 @@ untouched. Needs snakemake (the ``pipeline`` extra); about a minute on 2 cores.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -57,18 +58,50 @@ def test_lint_and_format():
     assert fmt.returncode == 0, fmt.stderr
 
 
-@pytest.mark.parametrize("dataset,extra", [
-    ("bundled", {}),
-    ("synthetic", {"synthetic": {"set": "tiny", "seed": None}}),
-    ("synthetic", {"synthetic": {"set": "paper", "seed": 3}}),
-    ("synthetic", {"synthetic": {"set": "il1rapl1", "seed": None}}),
+def _job_counts(dry_run_output: str) -> dict[str, int]:
+    """{rule: jobs} from the "Job stats" table of ``snakemake -n``."""
+    lines = dry_run_output.split("Job stats:")[1].splitlines()
+    rows = (line.split() for line in lines[3:])
+    counts = {}
+    for row in rows:
+        if len(row) != 2 or row[0] == "total":
+            break
+        counts[row[0]] = int(row[1])
+    return counts
+
+
+PLANNING = ["spliced_manifest", "spliced_tables", "spliced_plots", "all"]
+
+
+@pytest.mark.parametrize("dataset,extra,folder,data_rules", [
+    ("bundled", {}, "bundled", []),
+    ("synthetic", {"synthetic": {"set": "tiny", "seed": None}}, "synthetic-tiny", ["spliced_synthetic"]),
+    ("synthetic", {"synthetic": {"set": "paper", "seed": 3}}, "synthetic-paper-seed3", ["spliced_synthetic"]),
+    ("synthetic", {"synthetic": {"set": "il1rapl1", "seed": None}}, "synthetic-il1rapl1", ["spliced_synthetic"]),
     ("ncbi", {"ncbi": {"genes": ["IL10"], "homologene": str(REPO / "tests/data/eutils/homologene.data"),
-                       "base_url": "http://127.0.0.1:9/", "flank": 1000, "max_targets": 5}}),
+                       "base_url": "http://127.0.0.1:9/", "flank": 1000, "max_targets": 5}},
+     "ncbi-IL10", ["spliced_ncbi"]),
+    ("bundled", {"candidate_exons": "genscan"}, "bundled-genscan", ["spliced_genscan"]),
 ])
-def test_dry_run(tmp_path, dataset, extra):
+def test_dry_run(tmp_path, dataset, extra, folder, data_rules):
+    """Before the checkpoint the plan is the data set's preparation, the manifest checkpoint
+    and the aggregation, all under results/spliced/<the data set's name>/."""
     _config(tmp_path, dataset=dataset, **extra)
     out = _snakemake(tmp_path, "-n").stdout
-    assert "checkpoint" in out and "manifest" in out and "tables" in out
+    assert _job_counts(out) == dict.fromkeys([*data_rules, *PLANNING], 1)
+    assert f"results/spliced/{folder}/cases.tsv" in out
+    assert "results/spliced/" in out and all(
+        p.startswith(f"results/spliced/{folder}/") for p in re.findall(r"results/spliced/[^\s,]+", out))
+
+
+def test_user_manifest_gets_its_own_results_folder(tmp_path):
+    """bundled.manifest pointing at another data set must not write into results/spliced/bundled."""
+    own = tmp_path / "mydata"
+    shutil.copytree(REPO / "resources" / "bundled", own)
+    _config(tmp_path, bundled={"manifest": str(own / "cases.tsv")})
+    out = _snakemake(tmp_path, "-n").stdout
+    assert "results/spliced/bundled/" not in out
+    assert re.search(r"results/spliced/manifest-mydata-[0-9a-f]{8}/cases\.tsv", out)
 
 
 def test_bad_config_names_the_key(tmp_path):
@@ -85,7 +118,14 @@ def run(tmp_path_factory) -> Path:
     _config(tmp, dataset="synthetic", synthetic={"set": "tiny", "seed": None}, solvers=SOLVERS, repeats=1,
             cases={"include": [], "max_cells": None, "limit": 3})
     _snakemake(tmp, "--cores", "2")
-    return tmp / "results" / "synthetic"
+    return tmp / "results" / "spliced" / "synthetic-tiny"
+
+
+def test_full_plan_fans_out_per_case_and_solver(run):
+    """After the checkpoint: one job per case x solver and one batch per solver."""
+    counts = _job_counts(_snakemake(run.parents[2], "-n", "--forcerun", "spliced_case", "spliced_batch").stdout)
+    assert counts == {"spliced_case": 3 * len(SOLVERS), "spliced_batch": len(SOLVERS),
+                      **dict.fromkeys(PLANNING[1:], 1)}
 
 
 def test_tables_agree_with_the_model(run):
@@ -135,6 +175,8 @@ def test_every_rule_logs(run):
     one = next((run / "cases").iterdir()).name
     text = (logs / "cases" / one / "sequential.log").read_text()
     assert "warm-up" in text and "run 1/1" in text
+    # jobs run in threads of one process: each log holds its own job's messages only
+    assert text.count(" / ") == 1 and f"{one} / sequential" in text
     assert (run / "benchmarks" / "cases" / one / "sequential.tsv").exists()
     assert (logs / "tables.log").exists() and (logs / "plots.log").exists()
 
@@ -142,9 +184,10 @@ def test_every_rule_logs(run):
 def test_single_case_reruns_by_path(run):
     target = next((run / "cases").iterdir()) / "multicore.json"
     target.unlink()
-    proc = _snakemake(run.parents[1], "--cores", "1", str(target.relative_to(run.parents[1])))
+    proc = _snakemake(run.parents[2], "--cores", "1", str(target.relative_to(run.parents[2])))
     assert target.exists()
-    assert "solve_case" in proc.stdout + proc.stderr and "batch" not in proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    assert "rule spliced_case:" in out and "spliced_batch" not in out
 
 
 def test_score_disagreement_fails_naming_the_case(run):
@@ -153,7 +196,7 @@ def test_score_disagreement_fails_naming_the_case(run):
     rec = json.loads(target.read_text())
     rec["score"] += 1
     target.write_text(json.dumps(rec))
-    proc = _snakemake(run.parents[1], "--cores", "1", "--forcerun", "tables", check=False)
+    proc = _snakemake(run.parents[2], "--cores", "1", "--forcerun", "spliced_tables", check=False)
     assert proc.returncode != 0
     assert f"{rec['case']}: " in proc.stdout + proc.stderr and "disagree" in proc.stdout + proc.stderr
 
