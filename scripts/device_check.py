@@ -98,11 +98,14 @@ def compare(name, solver, cases, scoring, want, traceback: bool) -> tuple[int, l
     return len(cases) - len(bad), bad
 
 
-def timed(fn, repeats: int) -> float:
-    """Median seconds of ``repeats`` calls after one warm-up call."""
+def timed(fn, repeats: int, before=None) -> float:
+    """Median seconds of ``repeats`` calls after one warm-up call (``before`` runs untimed
+    before each)."""
     fn()
     ts = []
     for _ in range(repeats):
+        if before:
+            before()
         t = time.perf_counter()
         fn()
         ts.append(time.perf_counter() - t)
@@ -162,11 +165,14 @@ def targets(args, say) -> list[tuple[str, float, str, float, bool]]:
     out = []
     stages = {}
 
-    def run(key, fn, repeats):
-        t = timed(fn, repeats)
+    def run(key, fn, repeats, before=None):
+        t = timed(fn, repeats, before)
         stages[key] = ({k: round(v * 1e3, 1) for k, v in gpu.timing.items()}, [round(k, 2) for k in gpu.kernel_ms])
         return t
 
+    # cold: the plan is built and uploaded in the timed call; warm: the same case list again
+    # (plan and device inputs cached by the solver, as when a data set is solved repeatedly)
+    tc = run("paper score cold", lambda: gpu.solve_many(paper, traceback=False), r, gpu.clear_cache)
     ta = run("paper score", lambda: gpu.solve_many(paper, traceback=False), r)
     t10 = run("10 sets score", lambda: gpu.solve_many(sets10, traceback=False), max(1, r // 2))
     tat = run("paper traceback", lambda: gpu.solve_many(paper, traceback=True), max(1, r // 2))
@@ -176,6 +182,7 @@ def targets(args, say) -> list[tuple[str, float, str, float, bool]]:
     for key, (st, kms) in stages.items():
         say(f"  {key}: host stages ms {st}; kernels ms {kms}")
     out.append(("1 paper set score GCUPS", cells["a"] / ta / 1e9, ">=", 1_000, f"{ta*1e3:.1f} ms"))
+    out.append(("1 (same, cold: plan+upload)", cells["a"] / tc / 1e9, ">=", 1_000, f"{tc*1e3:.1f} ms"))
     out.append(("1 10 paper sets score GCUPS", cells["a10"] / t10 / 1e9, ">=", 2_000, f"{t10*1e3:.1f} ms"))
     out.append(("2 paper set traceback / score", tat / ta, "<=", 2.0, f"{tat*1e3:.1f} ms"))
     out.append(("2 IL1RAPL1 traceback / score", tbt / tb, "<=", 1.5, f"{tbt*1e3:.1f} ms"))

@@ -17,7 +17,7 @@ import pytest
 from splicedalign.workloads.spliced.records import Scoring, TestCase
 from splicedalign.workloads.spliced.gpu import launch, paper, plan as gpu_plan
 from splicedalign.workloads.spliced.gpu.plan import (
-    KIND_FOLD, KIND_STRIP, NONE, SEL_CODE_MASK, TASK_FIELDS, WARP, build_plan, byte_profile_ok, score_ctype)
+    KIND_FOLD, KIND_STRIP, MIN_LANE_ROWS, NONE, SEL_CODE_MASK, TASK_FIELDS, WARP, build_plan, byte_profile_ok, score_ctype)
 from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.synthetic import Shape, gene_like, tiny_set
@@ -31,7 +31,6 @@ F = {name: i for i, name in enumerate(TASK_FIELDS)}
 def model_run(plan, scoring: Scoring, rows_per_lane: int) -> np.ndarray:
     """Row storage after running every task in launch order, as the kernel defines them."""
     gap = scoring.gap
-    P = WARP * rows_per_lane
     rows = np.full(plan.rows_size, -(10**9), dtype=np.int64)
     done = np.zeros(plan.tasks.shape[0], dtype=bool)
     for i, rec in enumerate(plan.tasks.astype(np.int64)):
@@ -52,8 +51,11 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int) -> np.ndarray:
             assert t["in2_row"] != NONE and t["rows"] == 0
             rows[t["out_row"] : t["out_row"] + n + 1] = entry
         else:
-            b = t["rows"]
-            assert t["kind"] == KIND_STRIP and 1 <= b <= P
+            b, lane_rows = t["rows"], t["lane_rows"]
+            # the least power of two >= MIN_LANE_ROWS (or the launch's rows per lane) that fits
+            assert t["kind"] == KIND_STRIP and 1 <= b <= WARP * lane_rows <= WARP * rows_per_lane
+            assert lane_rows == min(max(MIN_LANE_ROWS, 1 << max(0, (b - 1) // WARP).bit_length()), rows_per_lane)
+            P = WARP * lane_rows  # rows of this strip: exon rows at the bottom, padding on top
             codes = plan.target[t["tgt"] + 1 : t["tgt"] + n + 1]
             up = entry + gap * j  # shifted: h' = h + gap * (rows so far + j)
             for rho in range(P):
@@ -75,7 +77,7 @@ def sequential_rows(case: TestCase, scoring: Scoring) -> np.ndarray:
     return get_solver("sequential").last_rows(case, scoring, prof)
 
 
-@pytest.mark.parametrize("rows_per_lane", [1, 2])
+@pytest.mark.parametrize("rows_per_lane", [1, 2, 8])
 def test_plan_model_matches_sequential(rows_per_lane):
     rng = np.random.default_rng(11)
     cases = [random_case(rng, f"r{i}") for i in range(25)] + tiny_set(bases=2)
@@ -185,7 +187,7 @@ def test_kernel_reads_every_task_field():
     source = Path(gpu_plan.__file__).with_name("wavefront.cu").read_text()
     for name in TASK_FIELDS:
         assert f"r[TASK_{name.upper()}]" in source, name
-    assert "__launch_bounds__(THREADS)" in source
+    assert "__launch_bounds__(THREADS, MIN_BLOCKS_PER_SM)" in source
 
 
 class _FakeCupy:
@@ -199,8 +201,23 @@ class _FakeCupy:
     zeros = staticmethod(np.zeros)
 
     class cuda:  # noqa: N801 - mirrors cupy.cuda
-        class Event:
+        class Stream:
+            def __init__(self, non_blocking=False):
+                pass
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
             def record(self):
+                return None
+
+            def wait_event(self, event):
+                pass
+
+            def synchronize(self):
                 pass
 
         get_elapsed_time = staticmethod(lambda a, b: 0.0)
@@ -240,9 +257,21 @@ def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
     cases = [random_case(rng, f"h{i}") for i in range(12)] + tiny_set(bases=1)
     for scoring in (Scoring(), Scoring(2, -3, 1)):
         want = get_solver("sequential").solve_many(cases, scoring, traceback=True)
-        got = GpuSolver(rows_per_lane=2).solve_many(cases, scoring, traceback=True)
-        for w, g in zip(want, got):
+        solver = GpuSolver(rows_per_lane=2)
+        got = solver.solve_many(cases, scoring, traceback=True)
+        again = solver.solve_many(cases, scoring, traceback=True)  # the plan cache's hit path
+        assert len(solver._cache) == 1
+        for w, g, h in zip(want, got, again):
+            assert (h.score, h.chain) == (g.score, g.chain)
             assert (g.case, g.score, g.cells, g.chain, g.alignment) == (w.case, w.score, w.cells, w.chain, w.alignment)
             np.testing.assert_array_equal(g.last_row_scores, w.last_row_scores)
         scores = GpuSolver(rows_per_lane=2).solve_many(cases, scoring, traceback=False)
         assert [r.score for r in scores] == [w.score for w in want] and scores[0].chain is None
+    # several launches in one call, two in flight at a time
+    batches = launch.batches
+    monkeypatch.setattr(launch, "batches", lambda cs, R: batches(cs, R, budget=4_000))
+    solver = GpuSolver(rows_per_lane=2)
+    got = solver.solve_many(cases, Scoring(), traceback=True)
+    assert len(solver.kernel_ms) > 2
+    assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in
+                                                 get_solver("sequential").solve_many(cases, Scoring())]

@@ -43,14 +43,18 @@ BLOCKS_PER_SM = 2_048 // THREADS
 
 # The task record: TASK_FIELDS int32 per task, field f at offset TASK_<F> (the kernel gets the
 # offsets as -D macros, see kernel_defines). None (no input row) is NONE.
-TASK_FIELDS = ("kind", "n", "tgt", "base", "rows", "in_row", "in_flag", "in2_row", "in2_flag", "out_row")
-(F_KIND, F_N, F_TGT, F_BASE, F_ROWS, F_IN_ROW, F_IN_FLAG, F_IN2_ROW, F_IN2_FLAG, F_OUT_ROW) = range(len(TASK_FIELDS))
+TASK_FIELDS = ("kind", "n", "tgt", "base", "rows", "lane_rows", "in_row", "in_flag", "in2_row", "in2_flag",
+               "out_row")
+(F_KIND, F_N, F_TGT, F_BASE, F_ROWS, F_LANE_ROWS, F_IN_ROW, F_IN_FLAG, F_IN2_ROW, F_IN2_FLAG,
+ F_OUT_ROW) = range(len(TASK_FIELDS))
 NONE = -1
 NFIELDS = len(TASK_FIELDS)
 KIND_STRIP, KIND_FOLD = 0, 1
 # kind: KIND_STRIP or KIND_FOLD; n: target length; tgt: offset of the case's selectors (t_j at
 # tgt + j); base (strip): offset of the strip's first exon row in the packed bases; rows
-# (strip): exon rows in the strip, 1..32*rows_per_lane; in_row/in_flag, in2_row/in2_flag: the
+# (strip): exon rows in the strip, 1..32*lane_rows; lane_rows (strip): rows each lane holds for
+# this strip, the least power of two >= MIN_LANE_ROWS that fits the strip (up to the launch's
+# rows_per_lane); in_row/in_flag, in2_row/in2_flag: the
 # inputs' row offsets and flags (task indices), NONE if absent; out_row: offset of the row
 # this task writes. Fields a kind does not use are 0.
 
@@ -62,13 +66,21 @@ PAD_CODE = TARGET_WILDCARD + 1  # compare profile: padding rows' base code, equa
 # within +-2^(NEG_SHIFT_INT - 1) (score_ctype), so the sentinel plus anything added to it stays
 # below every real score and above INT_MIN. The int64 kernel uses -2^NEG_SHIFT_WIDE.
 NEG_SHIFT_INT, NEG_SHIFT_WIDE = 29, 60
+# A short strip runs with fewer rows per lane (cheaper steps, the same rows in more lanes), down
+# to MIN_LANE_ROWS; the kernel compiles the strip sweep for every power of two in between.
+MIN_LANE_ROWS = 2
+# The producer of a row publishes its progress flag every FLAG_COLUMNS columns.
+FLAG_COLUMNS = 32
+# The wavefront kernel's __launch_bounds__ minimum of resident blocks per SM (1: registers as
+# the compiler likes them; 4 caps them at 64 for 256 threads).
+MIN_BLOCKS_PER_SM = 1
 
 
 def kernel_defines() -> dict[str, int]:
     """The -D macros wavefront.cu is compiled with: the facts above, one definition each."""
     out = {f"TASK_{name.upper()}": i for i, name in enumerate(TASK_FIELDS)}
     out.update(TASK_FIELDS=len(TASK_FIELDS), TASK_NONE=NONE, KIND_FOLD=KIND_FOLD, COLS=COLS,
-               THREADS=THREADS, SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
+               THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM, MIN_LANE_ROWS=MIN_LANE_ROWS, FLAG_COLUMNS=FLAG_COLUMNS, SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
     return out
 
@@ -139,7 +151,7 @@ def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, 
 
 
 @njit(cache=True)
-def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P):  # pragma: no cover - compiled
+def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):  # pragma: no cover - compiled
     """Tasks in launch order plus each exon's last-row offset; O(tasks), see the module doc.
 
     Per case, position pos of its topological order holds exactly one task: before exon k come
@@ -227,6 +239,10 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P):  # pragma: no 
             head = L - (S[k] - 1) * P
             for s in range(S[k]):
                 t = launch[strip_slot[strip_base[k] + s]]
+                rows = head if s == 0 else P
+                lane_rows = min(min_lane_rows, P // WARP)
+                while WARP * lane_rows < rows:
+                    lane_rows *= 2
                 producer = NONE
                 second = NONE
                 if s > 0:
@@ -240,7 +256,8 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P):  # pragma: no 
                 tasks[t, F_N] = n[c]
                 tasks[t, F_TGT] = tgt_off[c]
                 tasks[t, F_BASE] = base_off[c] + first[k] - 1 + (0 if s == 0 else head + (s - 1) * P)
-                tasks[t, F_ROWS] = head if s == 0 else P
+                tasks[t, F_ROWS] = rows
+                tasks[t, F_LANE_ROWS] = lane_rows
                 if producer != NONE:
                     tasks[t, F_IN_ROW] = row_at[producer]
                     tasks[t, F_IN_FLAG] = producer
@@ -273,7 +290,7 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int) -> Plan:
     base, base_off, target, tgt_off = _pack_sequences(cases)
     n = np.fromiter((c.n for c in cases), dtype=np.int64, count=C)
     tasks, last_row, exon_start, rows_size = _plan_tasks(
-        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane)
+        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, MIN_LANE_ROWS)
     if rows_size >= 2**31 or base.size >= 2**31:
         raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
     return Plan(tasks, base, target, int(rows_size), np.repeat(np.arange(C), K), exon_start,

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -27,6 +29,10 @@ KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
 GATHER_THREADS = 256
 GATHER_BLOCKS = 65_535  # the gather loops over exons grid-stride; more blocks add nothing
 TRACE_THREADS = os.cpu_count() or 1
+# Launches queued at once (each holds its row storage on the device): two let the host work on
+# one launch while the GPU runs the other.
+IN_FLIGHT = 2
+CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recently used
 STAGES = ("plan", "launch", "finals", "traceback", "results")  # host seconds of a call, by stage
 
 
@@ -40,6 +46,31 @@ def variant(ctype: str, rows_per_lane: int, bytes_profile: bool) -> tuple[int, s
     return rows_per_lane, name, (name, f"gather_rows<{ctype}>")
 
 
+@dataclass
+class _Inputs:
+    """A planned batch with its inputs on the device (cached per batch of case objects)."""
+    cases: tuple[TestCase, ...]  # held so that the ids in the cache key stay theirs
+    plan: Plan
+    tasks: object
+    base: object
+    tsel: object
+    at: object  # row-storage offset of every exon's final score S(last, n)
+    gather: tuple  # each exon's last row: source offsets, destinations, lengths; host destinations
+    ready: object  # event: the uploads are done
+
+
+@dataclass
+class _Job:
+    """One queued launch: what collecting it needs, and its inputs kept alive until then."""
+    sel: list[int]
+    inputs: _Inputs
+    finals: object
+    counter: object
+    gathered: tuple | None
+    done: object
+    events: tuple
+
+
 class GpuSolver(LastRowSolver):
     name = "gpu"
 
@@ -50,62 +81,106 @@ class GpuSolver(LastRowSolver):
         self.poison = poison  # fill row storage with POISON first (checks that all is written)
         self.kernel_ms: list[float] = []  # device time of each launch of the last call
         self.timing: dict[str, float] = {}  # host seconds of the last call, by stage
+        self._cache: OrderedDict[tuple, _Inputs] = OrderedDict()
+        self._streams: tuple | None = None
 
-    def _run(self, cases: Sequence[TestCase], scoring: Scoring, ctype: str, traceback: bool
-             ) -> tuple[Plan, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
-        """One launch: plan, uploads, kernel; then the exons' final scores (and for traceback
-        their last rows, gathered on the device) on the host. A kernel fault surfaces in the
-        synchronization as CUDARuntimeError; a bounded wait that ran out raises RuntimeError."""
+    def clear_cache(self) -> None:
+        """Forget planned batches (the next call plans and uploads again)."""
+        self._cache.clear()
+
+    def _stream_pair(self) -> tuple:
+        """(compute, upload) streams, kept for the solver's life: uploads of the next batch do
+        not wait for the running kernel, and CuPy's per-stream pools reuse device buffers."""
+        if self._streams is None:
+            cp = device.cupy()
+            self._streams = (cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True))
+        return self._streams
+
+    def _inputs(self, cases: Sequence[TestCase], R: int, ctype: str) -> _Inputs:
+        """The batch's plan and device inputs: from the cache when this very list of case
+        objects was planned before with this shape (a data set solved again), else planned and
+        uploaded on the upload stream."""
+        key = (R, ctype, tuple(map(id, cases)))
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
         cp = device.cupy()
         t0 = time.perf_counter()
-        use_bytes = byte_profile_ok(scoring) and self.byte_profile is not False
-        R, name, names = variant(ctype, self.rows_per_lane, use_bytes)
         plan = build_plan(cases, R)
-        t1 = time.perf_counter()
-        defines = kernel_defines()
-        kernel = device.function(KERNEL_FILE, name, names, defines)
-        tasks = cp.asarray(plan.tasks)
-        base = cp.asarray(plan.base)
-        tsel = cp.asarray(selectors(plan.target))
-        at = cp.asarray(plan.last_row + plan.n[plan.exon_case])
-        rows = cp.empty(plan.rows_size, dtype=np.int32 if ctype == "int" else np.int64)
-        if self.poison:
-            rows.fill(device.POISON)
-        ntasks = plan.tasks.shape[0]
-        flags = cp.zeros(ntasks, dtype=cp.int32)
-        counter = cp.zeros(2, dtype=cp.int32)  # task counter, error word (a wait ran out)
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        kernel((launch.grid(ntasks, device.device_info()["sms"]),), (THREADS,),
-               (tasks, np.int32(ntasks), counter, base, tsel, rows, flags,
-                np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap)))
-        stop.record()
-        gathered = self._gather(plan, rows, names[1], names, defines) if traceback else None
-        t2 = time.perf_counter()
-        finals = cp.asnumpy(rows[at]).astype(np.int64)
-        error = int(cp.asnumpy(counter[1:2])[0])
-        exon_rows = (cp.asnumpy(gathered[0]), gathered[1]) if gathered is not None else None
-        device.check(cp)
-        self.kernel_ms.append(cp.cuda.get_elapsed_time(start, stop))
-        if error:
-            raise RuntimeError("gpu: a wavefront wait ran out of time (a row hand-off never came)")
-        self.timing["plan"] += t1 - t0
-        self.timing["launch"] += t2 - t1
-        self.timing["finals"] += time.perf_counter() - t2
-        return plan, finals, exon_rows
-
-    def _gather(self, plan: Plan, rows, name: str, names: tuple[str, ...], defines: dict):
-        """Every exon's last row, consecutive on the device, and where each exon's row starts."""
-        cp = device.cupy()
+        self.timing["plan"] += time.perf_counter() - t0
         length = plan.n[plan.exon_case] + 1
         dst = np.concatenate(([0], np.cumsum(length)))
-        out = cp.empty(int(dst[-1]), dtype=rows.dtype)
-        E = length.size
+        upload = self._stream_pair()[1]
+        with upload:
+            inputs = _Inputs(
+                tuple(cases), plan, cp.asarray(plan.tasks), cp.asarray(plan.base), cp.asarray(selectors(plan.target)),
+                cp.asarray(plan.last_row + plan.n[plan.exon_case]),
+                (cp.asarray(plan.last_row), cp.asarray(dst[:-1]), cp.asarray(length.astype(np.int32)), dst),
+                upload.record())
+        self._cache[key] = inputs
+        while len(self._cache) > CACHE_BATCHES:
+            self._cache.popitem(last=False)
+        return inputs
+
+    def _launch(self, sel: list[int], cases: Sequence[TestCase], scoring: Scoring, ctype: str,
+                traceback: bool) -> _Job:
+        """Queue one launch on the compute stream: kernel, the gather of its exons' final scores
+        (and last rows for traceback). Waits for nothing on the device."""
+        cp = device.cupy()
+        use_bytes = byte_profile_ok(scoring) and self.byte_profile is not False
+        R, name, names = variant(ctype, self.rows_per_lane, use_bytes)
+        inputs = self._inputs(cases, R, ctype)
+        t0 = time.perf_counter()
+        defines = kernel_defines()
+        kernel = device.function(KERNEL_FILE, name, names, defines)
+        plan = inputs.plan
+        compute = self._stream_pair()[0]
+        compute.wait_event(inputs.ready)
+        with compute:
+            rows = cp.empty(plan.rows_size, dtype=np.int32 if ctype == "int" else np.int64)
+            if self.poison:
+                rows.fill(device.POISON)
+            ntasks = plan.tasks.shape[0]
+            flags = cp.zeros(ntasks, dtype=cp.int32)
+            counter = cp.zeros(2, dtype=cp.int32)  # task counter, error word (a wait ran out)
+            start = compute.record()
+            kernel((launch.grid(ntasks, device.device_info()["sms"]),), (THREADS,),
+                   (inputs.tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, flags,
+                    np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap)))
+            stop = compute.record()
+            finals = rows[inputs.at]
+            gathered = self._gather(inputs, rows, names[1], names, defines) if traceback else None
+            done = compute.record()
+        self.timing["launch"] += time.perf_counter() - t0
+        return _Job(sel, inputs, finals, counter, gathered, done, (start, stop))
+
+    def _collect(self, job: _Job) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+        """Wait for one launch only (not those queued after it) and copy its final scores (and
+        last rows) to the host on the upload stream. A kernel fault surfaces as
+        CUDARuntimeError; a bounded wait that ran out raises RuntimeError."""
+        cp = device.cupy()
+        copy = self._stream_pair()[1]
+        copy.wait_event(job.done)
+        finals = cp.asnumpy(job.finals, stream=copy)
+        error = cp.asnumpy(job.counter[1:2], stream=copy)
+        exon_rows = None
+        if job.gathered is not None:
+            exon_rows = cp.asnumpy(job.gathered[0], stream=copy), job.gathered[1]
+        copy.synchronize()
+        if int(error[0]):
+            raise RuntimeError("gpu: a wavefront wait ran out of time (a row hand-off never came)")
+        return finals.astype(np.int64), exon_rows
+
+    def _gather(self, inputs: _Inputs, rows, name: str, names: tuple[str, ...], defines: dict):
+        """Every exon's last row, consecutive on the device, and where each exon's row starts."""
+        cp = device.cupy()
+        src, dst, length, host_dst = inputs.gather
+        out = cp.empty(int(host_dst[-1]), dtype=rows.dtype)
+        E = src.size
         gather = device.function(KERNEL_FILE, name, names, defines)
-        gather((min(E, GATHER_BLOCKS),), (GATHER_THREADS,),
-               (rows, cp.asarray(plan.last_row), cp.asarray(dst[:-1]), cp.asarray(length.astype(np.int32)),
-                np.int32(E), out))
-        return out, dst
+        gather((max(1, min(E, GATHER_BLOCKS)),), (GATHER_THREADS,), (rows, src, dst, length, np.int32(E), out))
+        return out, host_dst
 
     def _trace(self, batch: Sequence[TestCase], plan: Plan, host: np.ndarray, dst: np.ndarray,
                scoring: Scoring) -> list[tuple]:
@@ -147,35 +222,57 @@ class GpuSolver(LastRowSolver):
 
     def solve_many(self, cases: Sequence[TestCase], scoring: Scoring = Scoring(),
                    traceback: bool = True) -> list[Result]:
-        """Cases grouped by score type, each group in launches whose row storage fits."""
-        self.kernel_ms = []
+        """Cases grouped by score type, each group in launches whose row storage fits. Up to
+        IN_FLIGHT launches are queued at once: the host plans (or finds in the cache) and
+        queues launch i+1, and builds launch i's results, while the GPU runs launch i."""
         self.timing = dict.fromkeys(STAGES, 0.0)
         strip_rows = WARP * self.rows_per_lane
         by_type: dict[str, list[int]] = {}
         for i, c in enumerate(cases):
             by_type.setdefault(score_ctype(c.m, c.n, scoring, strip_rows), []).append(i)
+        work = [(ctype, [idx[i] for i in part]) for ctype, idx in by_type.items()
+                for part in launch.batches([cases[i] for i in idx], self.rows_per_lane)]
         results: list[Result | None] = [None] * len(cases)
-        for ctype, idx in by_type.items():
-            for part in launch.batches([cases[i] for i in idx], self.rows_per_lane):
-                sel = [idx[i] for i in part]
-                batch = [cases[i] for i in sel]
-                t0 = time.perf_counter()
-                plan, finals, exon_rows = self._run(batch, scoring, ctype, traceback)
-                t1 = time.perf_counter()
-                traced = self._trace(batch, plan, *exon_rows, scoring) if exon_rows is not None else None
-                t2 = time.perf_counter()
-                for i, r in zip(sel, self._results(batch, plan, finals, t1 - t0, traced)):
-                    results[i] = r
-                self.timing["traceback"] += t2 - t1
-                self.timing["results"] += time.perf_counter() - t2
+        queued: deque[_Job] = deque()
+        events = []
+        t_prev = time.perf_counter()
+
+        def finish() -> None:
+            # A launch's score time is the wall time since the previous launch's scores
+            # arrived, so the launches' times add up to the call's.
+            nonlocal t_prev
+            job = queued.popleft()
+            t1 = time.perf_counter()
+            finals, exon_rows = self._collect(job)
+            t2 = time.perf_counter()
+            batch = [cases[i] for i in job.sel]
+            traced = self._trace(batch, job.inputs.plan, *exon_rows, scoring) if exon_rows else None
+            t3 = time.perf_counter()
+            for i, r in zip(job.sel, self._results(batch, job.inputs.plan, finals, t2 - t_prev, traced)):
+                results[i] = r
+            t_prev = t2
+            self.timing["finals"] += t2 - t1
+            self.timing["traceback"] += t3 - t2
+            self.timing["results"] += time.perf_counter() - t3
+
+        for ctype, sel in work:
+            queued.append(self._launch(sel, [cases[i] for i in sel], scoring, ctype, traceback))
+            events.append(queued[-1].events)
+            if len(queued) >= IN_FLIGHT:
+                finish()
+        while queued:
+            finish()
+        cp = device.cupy()
+        device.check(cp)
+        self.kernel_ms = [cp.cuda.get_elapsed_time(a, b) for a, b in events]
         return results  # type: ignore[return-value]
 
     def solve(self, case: TestCase, scoring: Scoring = Scoring(), traceback: bool = True) -> Result:
         return self.solve_many([case], scoring, traceback)[0]
 
     def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
-        self.kernel_ms = []
         self.timing = dict.fromkeys(STAGES, 0.0)
         ctype = score_ctype(case.m, case.n, scoring, WARP * self.rows_per_lane)
-        _, _, (host, _) = self._run([case], scoring, ctype, traceback=True)
+        _, (host, _) = self._collect(self._launch([0], [case], scoring, ctype, traceback=True))
+        device.check(device.cupy())
         return host.reshape(case.K, case.n + 1).astype(prof.dtype)

@@ -4,7 +4,7 @@
 // take tasks in that order from one atomic counter, so whatever a task waits on was taken
 // earlier by a warp that is running: spinning on it cannot deadlock. Two task kinds (the task
 // record and the constants shared with the host are defined in plan.py, passed as -D macros):
-//  * strip: up to 32*R consecutive rows of one exon. Lane l holds R rows in registers and
+//  * strip: up to 32*R consecutive rows of one exon (R = the strip's lane_rows). Lane l holds R rows in registers and
 //    sweeps the target's columns COLS at a time, COLS columns behind lane l-1 (a wavefront
 //    inside the warp, handed down by shuffles). The entry row enters as its producers publish
 //    it; lane 31 publishes the strip's bottom row. Rows of a strip are aligned to its bottom,
@@ -120,7 +120,7 @@ __device__ __forceinline__ void store_vec(T* p, const Vec<T>& x) {
 
 // The task record (plan.TASK_FIELDS), read field by field at the offsets the host defines.
 struct Task {
-    int kind, n, tgt, base, rows, in_row, in_flag, in2_row, in2_flag, out_row, out_flag;
+    int kind, n, tgt, base, rows, lane_rows, in_row, in_flag, in2_row, in2_flag, out_row, out_flag;
 };
 __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) {
     const int* r = tasks + (long long)i * TASK_FIELDS;
@@ -130,6 +130,7 @@ __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) 
     t.tgt = r[TASK_TGT];
     t.base = r[TASK_BASE];
     t.rows = r[TASK_ROWS];
+    t.lane_rows = r[TASK_LANE_ROWS];
     t.in_row = r[TASK_IN_ROW];
     t.in_flag = r[TASK_IN_FLAG];
     t.in2_row = r[TASK_IN2_ROW];
@@ -151,7 +152,7 @@ template <typename T, int R, bool BYTES>
 __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
                            const int* __restrict__ tsel, T* rows, int* flags,
                            int match, int mismatch, int gap, int* error) {
-    constexpr int STEPS_BETWEEN_FLAGS = 32 / COLS;  // publish every 32 columns
+    constexpr int STEPS_BETWEEN_FLAGS = FLAG_COLUMNS / COLS;
     const int lane = threadIdx.x & 31;
     const int n = t.n, exon_rows = t.rows;
     const int pad = 32 * R - exon_rows;  // padding rows on top of the strip
@@ -266,6 +267,21 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     }
 }
 
+// The strip sweep compiled for R and every smaller power of two down to MIN_LANE_ROWS: a strip
+// runs with its own lane_rows (the plan's choice, a power of two <= R).
+template <typename T, int R, bool BYTES>
+__device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __restrict__ base,
+                                          const int* __restrict__ tsel, T* rows, int* flags,
+                                          int match, int mismatch, int gap, int* error) {
+    if constexpr (R > MIN_LANE_ROWS) {
+        if (t.lane_rows < R) {
+            strip_any<T, R / 2, BYTES>(t, base, tsel, rows, flags, match, mismatch, gap, error);
+            return;
+        }
+    }
+    strip_task<T, R, BYTES>(t, base, tsel, rows, flags, match, mismatch, gap, error);
+}
+
 template <typename T>
 __device__ void fold_task(const Task& t, T* rows, int* flags, int gap, int* error) {
     const int lane = threadIdx.x & 31;
@@ -307,7 +323,7 @@ __device__ void fold_task(const Task& t, T* rows, int* flags, int gap, int* erro
 
 // next_task[0]: the task counter; next_task[1]: the error word (a bounded wait ran out).
 template <typename T, int R, bool BYTES>
-__global__ void __launch_bounds__(THREADS) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
                                                      const int* __restrict__ tsel, T* rows, int* flags,
                                                      int match, int mismatch, int gap) {
@@ -319,7 +335,7 @@ __global__ void __launch_bounds__(THREADS) wavefront(const int* __restrict__ tas
         if (i >= ntasks) return;
         const Task t = load_task(tasks, i);
         if (t.kind == KIND_FOLD) fold_task<T>(t, rows, flags, gap, next_task + 1);
-        else strip_task<T, R, BYTES>(t, base, tsel, rows, flags, match, mismatch, gap, next_task + 1);
+        else strip_any<T, R, BYTES>(t, base, tsel, rows, flags, match, mismatch, gap, next_task + 1);
         __syncwarp();
     }
 }

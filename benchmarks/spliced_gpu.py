@@ -1,0 +1,95 @@
+"""`gpu` (spliced) on the issue-12 shapes, per kernel configuration: a table of median times.
+
+Columns: paper-shaped set (1,010 cases) score, cold (plan built and uploaded) and warm (the
+same case list again: plan and device inputs cached); 10 paper-shaped sets in one call, warm;
+IL1RAPL1-shaped score; the launches' kernel time of each. ``--sweep`` also times the kernel
+tuning constants of gpu/plan.py (MIN_LANE_ROWS, FLAG_COLUMNS, MIN_BLOCKS_PER_SM) at other
+values; each configuration compiles its own kernel. Needs a GPU:
+    PYTHONPATH=src python3 benchmarks/spliced_gpu.py [--sweep] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from splicedalign.gpu import device
+from splicedalign.workloads.spliced.gpu import plan
+from splicedalign.workloads.spliced.gpu.solver import GpuSolver
+from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set
+
+SWEEP = (
+    {},
+    {"MIN_LANE_ROWS": 8},
+    {"MIN_LANE_ROWS": 4},
+    {"MIN_BLOCKS_PER_SM": 4},
+    {"MIN_LANE_ROWS": 8, "FLAG_COLUMNS": 16},
+    {"MIN_LANE_ROWS": 8, "FLAG_COLUMNS": 64},
+    {"FLAG_COLUMNS": 16},
+)
+
+
+def median_time(fn, repeats: int, before=None) -> tuple[float, float]:
+    """(median seconds, median kernel ms) of ``repeats`` calls after one warm-up call."""
+    fn()
+    ts, ks = [], []
+    for _ in range(repeats):
+        if before:
+            before()
+        t = time.perf_counter()
+        k = fn()
+        ts.append(time.perf_counter() - t)
+        ks.append(k)
+    return statistics.median(ts), statistics.median(ks)
+
+
+def measure(repeats: int, paper, sets10, il1) -> dict[str, tuple[float, float]]:
+    gpu = GpuSolver()
+
+    def score(cases):
+        def run():
+            gpu.solve_many(cases, traceback=False)
+            return sum(gpu.kernel_ms)
+        return run
+
+    return {
+        "paper cold": median_time(score(paper), repeats, gpu.clear_cache),
+        "paper warm": median_time(score(paper), repeats),
+        "10 sets warm": median_time(score(sets10), max(1, repeats // 2)),
+        "IL1RAPL1": median_time(score([il1]), repeats),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--sweep", action="store_true")
+    args = ap.parse_args()
+    paper = paper_set()
+    sets10 = [c for s in range(10) for c in paper_set(2012 + s)]
+    il1 = il1rapl1_case()
+    cells = {"paper cold": sum(c.cells for c in paper), "10 sets warm": sum(c.cells for c in sets10),
+             "IL1RAPL1": il1.cells}
+    cells["paper warm"] = cells["paper cold"]
+    info = device.device_info()
+    print(f"device: {info['name']} ({info['sms']} SMs)")
+    print(f"{'configuration':<44}{'work':<14}{'ms':>9}{'kernel ms':>11}{'GCUPS':>8}")
+    defaults = {k: getattr(plan, k) for k in ("MIN_LANE_ROWS", "FLAG_COLUMNS", "MIN_BLOCKS_PER_SM")}
+    for change in SWEEP if args.sweep else ({},):
+        label = ", ".join(f"{k}={v}" for k, v in change.items()) or "shipped " + str(defaults)
+        for k, v in {**defaults, **change}.items():
+            setattr(plan, k, v)
+        try:
+            rows = measure(args.repeats, paper, sets10, il1)
+        except Exception as exc:  # one configuration failing must not hide the others
+            print(f"{label:<44}{type(exc).__name__}: {exc}")
+            continue
+        for work, (t, k) in rows.items():
+            print(f"{label:<44}{work:<14}{t*1e3:>9.2f}{k:>11.2f}{cells[work]/t/1e9:>8.0f}", flush=True)
+    for k, v in defaults.items():
+        setattr(plan, k, v)
+
+
+if __name__ == "__main__":
+    main()
