@@ -1,0 +1,143 @@
+"""Host side of the primer GPU solvers (CuPy + NVRTC through splicedalign.gpu.device).
+
+Both launch batches of consecutive starts and stop after the batch holding the first start
+that has no answer. Every output slot is poisoned first and checked after, so a start the
+kernel never wrote cannot pass as an answer."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from splicedalign.core.logs import log
+from splicedalign.gpu import device
+from splicedalign.workloads.primer import cpu_kernels
+from splicedalign.workloads.primer.records import PrimerProblem, PrimerResult, result_from_prefixes
+
+HERE = Path(__file__).resolve().parent
+BITPARALLEL = HERE / "bitparallel.cu"
+PAPER = HERE / "paper.cu"
+
+PB_THREADS = 64  # `gpu`: threads per block (Peq of REG_WORDS words per thread in shared memory)
+PB_OVERFLOW = -2  # a start whose active region outgrew the instance's words
+REG_WORDS = 16  # register instance: 1,024 rows
+LOCAL_WORDS = 128  # retry instance (local memory): 8,192 rows; beyond: the CPU sweep
+PB_NAMES = (f"bitparallel_registers<{REG_WORDS}>", f"bitparallel_local<{LOCAL_WORDS}>")
+
+PP_THREADS = 256  # `primer-paper`: the paper's best threads per block
+PP_C = 3  # the paper's prefetch factor (Table 4)
+SMEM_DEFAULT = 48 * 1024
+
+
+class _GpuSolver:
+    name = ""
+    batch = 1 << 16
+
+    def __init__(self) -> None:
+        self.cp = device.cupy()
+
+    def solve(self, problem: PrimerProblem) -> PrimerResult:
+        cp = self.cp
+        t0 = time.perf_counter()
+        total = problem.last_start
+        prefixes = np.full(total, -1, dtype=np.int64)
+        comps = cp.zeros(1, dtype=cp.uint64)
+        alpha = cp.asarray(problem.alpha_codes)
+        beta = self._beta(problem)
+        r0 = 0
+        while r0 < total:
+            count = min(self.batch, total - r0)
+            out = cp.full(count, device.POISON, dtype=cp.int32)
+            self._launch(problem, alpha, beta, r0, count, out, comps)
+            got = cp.asnumpy(out).astype(np.int64)
+            got = self._retry(problem, alpha, beta, r0, got, comps)
+            if (got == device.POISON).any():
+                raise RuntimeError(f"{self.name}: {int((got == device.POISON).sum())} starts left unwritten")
+            prefixes[r0:r0 + count] = got
+            starts = np.arange(r0 + 1, r0 + count + 1)
+            r0 += count
+            log.info("primer [%s]: %d / %d starts", self.name, r0, total)
+            if (starts + got > problem.m).any():
+                break
+        device.check(cp)
+        return result_from_prefixes(problem, prefixes, int(comps.get()[0]), self.name, time.perf_counter() - t0)
+
+    def _beta(self, problem: PrimerProblem):
+        return self.cp.asarray(problem.beta_codes)
+
+    def _launch(self, problem, alpha, beta, first, count, out, comps) -> None:
+        raise NotImplementedError
+
+    def _retry(self, problem, alpha, beta, first, got, comps) -> np.ndarray:
+        return got
+
+
+class GpuSolver(_GpuSolver):
+    """Ours: a thread per start, bit-parallel words in registers (bitparallel.cu)."""
+
+    name = "gpu"
+    defines = {"PB_THREADS": PB_THREADS, "PB_OVERFLOW": PB_OVERFLOW}
+
+    def _beta(self, problem):
+        padded = np.full(-(-problem.n // 16) * 16, 5, dtype=np.uint8)  # 16 codes per 128-bit load
+        padded[:problem.n] = problem.beta_codes
+        return self.cp.asarray(padded)
+
+    def _kernel(self, name: str):
+        return device.function(BITPARALLEL, name, PB_NAMES, self.defines)
+
+    def _launch(self, problem, alpha, beta, first, count, out, comps):
+        blocks = -(-count // PB_THREADS)
+        self._kernel(PB_NAMES[0])(
+            (blocks,), (PB_THREADS,),
+            (alpha, np.int32(problem.m), beta, np.int32(problem.n), np.int32(problem.k), np.int32(first),
+             np.int32(count), np.uint64(0), out, comps),  # starts = NULL: start = first + s
+            shared_mem=REG_WORDS * 4 * PB_THREADS * 8)
+
+    def _retry(self, problem, alpha, beta, first, got, comps):
+        cp = self.cp
+        over = np.flatnonzero(got == PB_OVERFLOW)
+        if over.size:
+            starts = cp.asarray((over + first).astype(np.int32))
+            out = cp.full(over.size, device.POISON, dtype=cp.int32)
+            blocks = -(-over.size // PB_THREADS)
+            scratch = cp.empty(blocks * PB_THREADS * 4 * LOCAL_WORDS, dtype=cp.uint64)
+            self._kernel(PB_NAMES[1])(
+                (blocks,), (PB_THREADS,),
+                (alpha, np.int32(problem.m), beta, np.int32(problem.n), np.int32(problem.k), np.int32(0),
+                 np.int32(over.size), starts, out, comps, scratch))
+            got[over] = cp.asnumpy(out)
+            log.info("primer [gpu]: %d starts retried with %d words", over.size, LOCAL_WORDS)
+        still = np.flatnonzero(got == PB_OVERFLOW)
+        if still.size:  # active region beyond LOCAL_WORDS * 64 rows: the CPU sweep
+            nw = problem.m // cpu_kernels.W + 2
+            buffers = (np.empty(4 * nw, np.uint64), np.empty(nw, np.uint64), np.empty(nw, np.uint64),
+                       np.empty(nw, np.int64))
+            extra = 0
+            for s in still:
+                got[s], x = cpu_kernels.bitparallel_prefix(problem.alpha_codes, first + int(s), problem.beta_codes,
+                                                           problem.k, problem.k - 1, *buffers)
+                extra += x
+            comps += extra
+            log.info("primer [gpu]: %d starts finished on the CPU", still.size)
+        return got
+
+
+class PaperSolver(_GpuSolver):
+    """The paper's alternative CUDA solution with Opt 3-6 (paper.cu): a block per start."""
+
+    name = "primer-paper"
+    batch = 1 << 14
+    defines = {"PP_THREADS": PP_THREADS, "PP_C": PP_C}
+
+    def _launch(self, problem, alpha, beta, first, count, out, comps):
+        k, T = problem.k, PP_THREADS
+        pa = -(-PP_C * k // T) * T
+        smem = 4 * (2 * (T + 2) + 4 * k + T) + pa + pa + T
+        kernel = device.function(PAPER, "primer_paper", ("primer_paper",), self.defines)
+        if smem > SMEM_DEFAULT:
+            kernel.max_dynamic_shared_size_bytes = smem
+        kernel((count,), (T,), (alpha, np.int32(problem.m), beta, np.int32(problem.n), np.int32(k),
+                                np.int32(first), out, comps), shared_mem=smem)

@@ -1,0 +1,56 @@
+// Host (g++) build of the `gpu` kernel's device code for tests without a GPU: each CUDA thread
+// runs in turn (the kernel has no barriers). Reads "m n k" then alpha and beta codes (one byte
+// each) on stdin; prints, per instance (MAXB 2 and 16 in registers, 128 local), the prefixes
+// of every start 0 .. m - k, space-separated, one line each.
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+struct uint4 { unsigned int x, y, z, w; };
+struct dim3 { unsigned int x, y, z; };
+static dim3 threadIdx, blockIdx, blockDim, gridDim;
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __launch_bounds__(x)
+#define __shared__
+#define __restrict__
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+template <class T> static inline T __ldg(const T* p) { return *p; }
+static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { auto o = *p; *p += v; return o; }
+using std::min;
+namespace { unsigned long long shared_peq[128 * 4 * 64]; }  // PB_THREADS = 64
+#include "../../src/splicedalign/workloads/primer/gpu/bitparallel.cu"
+
+template <int MAXB, bool REG>
+static void run(const std::vector<unsigned char>& a, const std::vector<uint4>& b16, int m, int n, int k) {
+    const int count = m - k + 1;
+    const unsigned int blocks = (count + PB_THREADS - 1) / PB_THREADS;
+    std::vector<int> prefix(count, -9);
+    std::vector<unsigned long long> scratch((size_t)blocks * PB_THREADS * 4 * MAXB);
+    unsigned long long comps = 0;
+    blockDim = {PB_THREADS, 1, 1};
+    gridDim = {blocks, 1, 1};
+    for (unsigned int bx = 0; bx < blocks; ++bx)
+        for (unsigned int tx = 0; tx < PB_THREADS; ++tx) {
+            blockIdx = {bx, 0, 0};
+            threadIdx = {tx, 0, 0};
+            bitparallel_prefixes<MAXB, REG>(a.data(), m, b16.data(), n, k, 0, count, nullptr, prefix.data(),
+                                            &comps, scratch.data());
+        }
+    for (int s = 0; s < count; ++s) std::printf("%d ", prefix[s]);
+    std::printf("\n");
+}
+
+int main() {
+    int m, n, k;
+    if (std::scanf("%d %d %d ", &m, &n, &k) != 3) return 1;
+    std::vector<unsigned char> a(m), b((n + 15) / 16 * 16, 5);
+    if (std::fread(a.data(), 1, m, stdin) != (size_t)m || std::fread(b.data(), 1, n, stdin) != (size_t)n) return 1;
+    std::vector<uint4> b16(b.size() / 16);
+    std::copy(b.begin(), b.end(), reinterpret_cast<unsigned char*>(b16.data()));
+    run<2, true>(a, b16, m, n, k);
+    run<16, true>(a, b16, m, n, k);
+    run<128, false>(a, b16, m, n, k);
+    return 0;
+}
