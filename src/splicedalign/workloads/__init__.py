@@ -6,4 +6,4 @@ subcommands to the one ``splicedalign`` command line; its ``solvers`` module hol
 ``SolverRegistry`` as ``SOLVERS``. A new workload is one more name here.
 """
 
-WORKLOADS = ("spliced", "nw", "sw")
+WORKLOADS = ("spliced", "nw", "sw", "primer")
