@@ -17,6 +17,7 @@ import pytest
 from splicedalign.workloads.spliced.datasets import read_manifest
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.exons.genscan_source import genscan_dataset
+from splicedalign.workloads.spliced.exons.strand import reverse_complement
 from splicedalign.workloads.spliced.solvers import solve
 
 DATA = Path(__file__).parent / "data" / "genscan"
@@ -46,13 +47,18 @@ def fake_genscan(tmp_path) -> str:
 
 
 def _check(manifest: Path):
-    (entry,) = read_manifest(manifest)
-    case = entry.load()
-    assert [(e.first, e.last) for e in case.exons] == GENE3  # the minus-strand exons are left out
+    plus, minus = read_manifest(manifest)
+    assert (plus.case, plus.strand, minus.case, minus.strand) == ("hsba", "+", "hsba.minus", "-")
+    case = plus.load()
+    assert [(e.first, e.last) for e in case.exons] == GENE3  # the minus-strand exons are another case
     assert all(e.attrs["source"] == "genscan" and e.attrs["strand"] == "+" for e in case.exons)
     result = solve(case, solver="sequential")
     assert result.score == case.n  # the target is gene 3's exons: every letter matches
     assert [case.exons[k].first for k in result.chain] == [f for f, _ in GENE3]
+    other = minus.load()  # solved on the reverse-complemented base, coordinates mapped back
+    assert other.strand == "-" and other.K == 34 and other.base == reverse_complement(case.base)
+    assert sorted(other.forward_interval(e.first, e.last) for e in other.exons)[:2] == [(10463, 10642), (10815, 11044)]
+    assert solve(other, solver="sequential").score < result.score
 
 
 def test_runs_genscan(tmp_path, fake_genscan, caplog):
@@ -61,7 +67,7 @@ def test_runs_genscan(tmp_path, fake_genscan, caplog):
     with caplog.at_level("INFO", logger="splicedalign"):
         out = genscan_dataset(manifest, tmp_path / "g", fake_genscan, str(tmp_path / "HumanIso.smat"))
     assert (tmp_path / "g" / "reports" / "base.genscan").exists()
-    assert "3 plus-strand kept" in caplog.text and "minus-strand left out" in caplog.text
+    assert "37 GENSCAN exons, 3 plus-strand, 34 minus-strand (a case of its own)" in caplog.text
     _check(out)
 
 
@@ -95,4 +101,4 @@ def test_pipeline_dry_run_with_genscan(tmp_path, fake_genscan):
     proc = subprocess.run([shutil.which("snakemake"), "-s", str(repo / "Snakefile"), "--directory", str(tmp_path),
                            "--configfile", str(tmp_path / "config.yaml"), "-n"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert "genscan_exons" in proc.stdout
+    assert "spliced_genscan" in proc.stdout

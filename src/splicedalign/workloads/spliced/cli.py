@@ -53,7 +53,7 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
     )
     _case_arguments(align, many=True)
     align.add_argument("--manifest", metavar="TSV",
-                       help="solve every case of a data-set manifest (cases.tsv, see docs/data.md) "
+                       help="solve every case of a data-set manifest (cases.tsv, see docs/data.md; a row with exon_strand uses that strand only) "
                             "instead of --base/--exons/--target; one output holds all")
     align.add_argument("--solver", default="sequential",
                        help=f"solver (default sequential; one of: {', '.join(SOLVERS.names())})")
@@ -120,7 +120,7 @@ def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> list[TestCase]
             raise InputError("align", f"give --manifest or {', '.join(files)}, not both ({given[0]} given)")
         cases = []
         for e in read_manifest(args.manifest):
-            on = tuple(s for s in strands if "exon_strand" not in e.extra or s == e.strand)
+            on = strands if e.strand is None else tuple(s for s in strands if s == e.strand)
             if on:
                 cases += load_cases(e.base, e.exons, e.target, e.exon_format, e.case, on)
         if not cases:

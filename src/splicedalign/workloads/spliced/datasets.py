@@ -26,6 +26,7 @@ from splicedalign.workloads.spliced.exons.tsv import read_exon_tsv, read_table, 
 from splicedalign.workloads.spliced.load import load_case
 
 MANIFEST_COLUMNS = ("case", "base", "target", "exons", "exon_format", "true_exons")
+STRAND_COLUMN = "exon_strand"  # optional: + (default) or -
 
 
 @dataclass(frozen=True)
@@ -37,15 +38,11 @@ class CaseEntry:
     exon_format: str = "tsv"
     true_exons: Path | None = None
     extra: Mapping[str, str] = field(default_factory=dict, compare=False)  # other manifest columns
-
-    @property
-    def strand(self) -> str:
-        """The strand whose candidate exons the case uses (manifest column ``exon_strand``)."""
-        return self.extra.get("exon_strand") or "+"
+    strand: str | None = None  # whose candidate exons the case uses (column exon_strand; None: not stated)
 
     def load(self) -> TestCase:
-        """The case on its ``exon_strand`` (true exons, if any, in ``meta``, forward strand)."""
-        case = load_case(self.base, self.exons, self.target, self.exon_format, self.case, self.strand)
+        """The case on its ``exon_strand``, '+' when not stated (true exons, if any, in ``meta``, forward strand)."""
+        case = load_case(self.base, self.exons, self.target, self.exon_format, self.case, self.strand or "+")
         if self.true_exons is None:
             return case
         true = tuple((e.first, e.last) for e in read_exon_tsv(self.true_exons, case.m))
@@ -88,8 +85,8 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
         if exon_format not in EXON_READERS:
             raise InputError(str(path), f"case {case}: unknown exon_format {shown(exon_format)};"
                              f" known: {', '.join(EXON_READERS)}", where=where)
-        strand = row.get("exon_strand") or "+"
-        if strand not in ("+", "-"):
+        strand = row.get(STRAND_COLUMN) or None
+        if strand not in (None, "+", "-"):
             raise InputError(str(path), f"case {case}: exon_strand must be + or -, got {shown(strand)}", where=where)
         files = {c: root / row[c] for c in ("base", "target", "exons")}
         if row.get("true_exons"):
@@ -100,7 +97,7 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
                                  f" (looked for {file})", where=where)
         entries.append(CaseEntry(
             case, files["base"], files["target"], files["exons"], exon_format, files.get("true_exons"),
-            {k: v for k, v in row.items() if k not in MANIFEST_COLUMNS},
+            {k: v for k, v in row.items() if k not in (*MANIFEST_COLUMNS, STRAND_COLUMN)}, strand,
         ))
     if not entries:
         raise InputError(str(path), "manifest lists no case")
@@ -109,8 +106,11 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
 
 def write_manifest(path: str | Path, rows: Iterable[Mapping[str, Any]],
                    extra_columns: Iterable[str] = ()) -> Path:
-    """Write a manifest: the standard columns, then ``extra_columns``, one row per case."""
-    columns = (*MANIFEST_COLUMNS, *extra_columns)
+    """Write a manifest: the standard columns (``exon_strand`` too when a row has it), then
+    ``extra_columns``, one row per case."""
+    rows = list(rows)
+    stranded = (STRAND_COLUMN,) if any(r.get(STRAND_COLUMN) for r in rows) else ()
+    columns = tuple(dict.fromkeys((*MANIFEST_COLUMNS, *stranded, *extra_columns)))
     path = Path(path)
     with open(path, "w") as handle:
         handle.write("\t".join(columns) + "\n")
@@ -124,7 +124,8 @@ def manifest_row(entry: CaseEntry, root: str | Path, **fields: Any) -> dict[str,
     rel = lambda p: "" if p is None else os.path.relpath(p, root)  # noqa: E731
     return {"case": entry.case, "base": rel(entry.base), "target": rel(entry.target),
             "exons": rel(entry.exons), "exon_format": entry.exon_format,
-            "true_exons": rel(entry.true_exons), **fields}
+            "true_exons": rel(entry.true_exons),
+            **({STRAND_COLUMN: entry.strand} if entry.strand else {}), **fields}
 
 
 def write_fasta(path: Path, rid: str, seq: str, width: int = 60) -> None:

@@ -3,9 +3,12 @@
 With a GENSCAN binary and parameter file configured (users hold GENSCAN under its own
 licence), GENSCAN runs on each base; otherwise the reports the data set ships are used (an
 optional manifest column ``genscan``, a path relative to the manifest). Either way the result
-is a new data set whose exon tables hold GENSCAN's plus-strand exons (optimal and, with
-``subopt``, suboptimal ones): bases are oriented so the gene lies on the plus strand (SPEC §1),
-and the minus-strand exons left out are counted in the log, not dropped silently.
+is a new data set whose exon tables hold GENSCAN's exons of both strands (optimal and, with
+``subopt``, suboptimal ones). Each strand with exons is a case of its own (manifest column
+``exon_strand``), solved on its own orientation (SPEC §1): case ``C`` uses the plus-strand
+exons, ``C.minus`` the minus-strand ones on the reverse-complemented base, with forward-strand
+coordinates in every output. Annotated exons stay with ``C`` (data sets orient each base so
+the annotated gene lies on the forward strand).
 """
 
 from __future__ import annotations
@@ -15,13 +18,15 @@ import os
 import subprocess
 from pathlib import Path
 
-from splicedalign.workloads.spliced.datasets import manifest_row, read_manifest, write_manifest
+from splicedalign.workloads.spliced.datasets import STRAND_COLUMN, manifest_row, read_manifest, write_manifest
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.exons.genscan import read_genscan
 from splicedalign.core.seqio import read_single_fasta
 from splicedalign.workloads.spliced.exons.tsv import write_exon_tsv
 
 log = logging.getLogger("splicedalign")
+
+MINUS_SUFFIX = ".minus"  # case id suffix of the minus-strand case of a base
 
 
 def run_genscan(binary: str, parameters: str, fasta: str | Path, subopt: float | None = None) -> str:
@@ -46,10 +51,10 @@ def genscan_dataset(manifest: str | Path, out_dir: str | Path, binary: str | Non
     (out_dir / "reports").mkdir(parents=True, exist_ok=True)
     (out_dir / "exons").mkdir(parents=True, exist_ok=True)
     entries = read_manifest(manifest)
-    exon_tables: dict[Path, str] = {}
+    tables: dict[Path, tuple[str, tuple[str, ...]]] = {}  # base -> (exon table, strands with exons)
     rows = []
     for e in entries:
-        if e.base not in exon_tables:
+        if e.base not in tables:
             stem = e.base.stem
             if binary is not None:
                 report = out_dir / "reports" / f"{stem}.genscan"
@@ -62,14 +67,21 @@ def genscan_dataset(manifest: str | Path, out_dir: str | Path, binary: str | Non
                                  " report for this base (manifest column 'genscan')")
             m = len(read_single_fasta(e.base).seq)
             exons = read_genscan(report, m)
-            plus = [x for x in exons if x.attrs["strand"] == "+"]
-            log.info("%s: %d GENSCAN exons, %d plus-strand kept, %d minus-strand left out",
-                     stem, len(exons), len(plus), len(exons) - len(plus))
-            if not plus:
-                raise InputError(str(report), f"no plus-strand GENSCAN exon for base {stem}")
+            strands = tuple(s for s in ("+", "-") if any(x.attrs["strand"] == s for x in exons))
+            minus = sum(x.attrs["strand"] == "-" for x in exons)
+            log.info("%s: %d GENSCAN exons, %d plus-strand, %d minus-strand (a case of its own)",
+                     stem, len(exons), len(exons) - minus, minus)
+            if not strands:
+                raise InputError(str(report), f"no GENSCAN exon for base {stem}")
             table = out_dir / "exons" / f"{stem}.tsv"
             with open(table, "w") as handle:
-                write_exon_tsv(plus, handle)
-            exon_tables[e.base] = os.path.relpath(table, out_dir)
-        rows.append(manifest_row(e, out_dir, exons=exon_tables[e.base], exon_format="tsv"))
+                write_exon_tsv(exons, handle)
+            tables[e.base] = (os.path.relpath(table, out_dir), strands)
+        table, strands = tables[e.base]
+        for strand in strands:
+            # annotated exons describe the gene the data set put on the forward strand
+            fields = {"exons": table, "exon_format": "tsv", STRAND_COLUMN: strand}
+            if strand == "-":
+                fields.update(case=f"{e.case}{MINUS_SUFFIX}", true_exons="")
+            rows.append(manifest_row(e, out_dir, **fields))
     return write_manifest(out_dir / "cases.tsv", rows)
