@@ -30,8 +30,13 @@ class GpuSolver:
         self.wide_only = wide_only
 
     def scores(self, query: Query, db: Database, scoring: Scoring) -> np.ndarray:
+        """Host to host: the database is uploaded on every call."""
+        return self.scores_resident(query, db, DeviceDatabase.upload(self.cp, db), scoring)
+
+    def scores_resident(self, query: Query, db: Database, ddb: DeviceDatabase, scoring: Scoring) -> np.ndarray:
+        """Scores against a database already on the device (``ddb`` holds ``db``), as a
+        search service keeps it between queries."""
         cp = self.cp
-        ddb = DeviceDatabase.upload(cp, db)
         out = cp.full(max(1, len(db)), device.POISON, dtype=cp.int32)
         parts = split(db, scoring, query.length)
         narrow, wide = parts.narrow, parts.wide

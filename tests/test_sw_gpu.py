@@ -1,0 +1,63 @@
+"""sw GPU solvers: the planning on any machine; the kernels against `sequential` where a GPU is
+(skipped elsewhere with the reason). The device script checks >= 1,000 fresh pairs per run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from splicedalign.gpu import device
+from splicedalign.workloads.sw import synthetic
+from splicedalign.workloads.sw.gpu.plan import (
+    CODES, LETTERS, PAD_ROW, SCAN_WIDTHS, SHAPES, choose_shape, inter_profile, padded_rows, scan_classes,
+    scan_profile, split,
+)
+from splicedalign.workloads.sw.matrices import PAD_SCORE, encode
+from splicedalign.workloads.sw.records import Database, Query, Scoring
+from splicedalign.workloads.sw.solvers import SOLVERS
+
+NO_GPU = device.unavailable_reason()
+
+
+def test_profiles():
+    q = encode("WAC")
+    sc = Scoring(gap=4)
+    p = scan_profile(q, sc)
+    assert p.shape == (3, CODES) and p[0, encode("W")[0]] == 11 and p[2, PAD_ROW] == PAD_SCORE
+    ip = inter_profile(q, sc, 8, np.int16)
+    assert ip.shape == (CODES, 8) and ip.dtype == np.int16
+    assert ip[encode("W")[0], 0] == 11 + 4 and ip[0, 5] == PAD_SCORE + 4 and ip[PAD_ROW, 0] == PAD_SCORE + 4
+    assert np.array_equal(ip[:LETTERS, :3], p[:, :LETTERS].T + 4)
+
+
+def test_shapes_cover_the_query():
+    for m in (1, 7, 64, 128, 350, 1000, 8000):
+        shape = choose_shape(m, 300.0)
+        assert shape in SHAPES and padded_rows(m, shape) >= m
+        assert padded_rows(m, shape) % (shape[0] * shape[1]) == 0
+
+
+def test_split_by_16_bit_bound():
+    db = Database.from_codes(["a", "b", "c"], [np.zeros(n, np.uint8) for n in (100, 3000, 2978)])
+    parts = split(db, Scoring(), 5000)
+    assert parts.narrow.tolist() == [2, 0] and parts.wide.tolist() == [1]  # 11 * 2978 <= 32767 < 11 * 2979
+    assert split(db, Scoring(), 128).wide.size == 0
+
+
+def test_scan_classes():
+    db = Database.from_codes(list("abcd"), [np.zeros(n, np.uint8) for n in (5, 128, 129, 9000)])
+    classes = {w: s.tolist() for w, s in scan_classes(db)}
+    assert classes == {128: [0, 1], 256: [2], 512: [3]} and max(SCAN_WIDTHS) == 512
+
+
+@pytest.mark.skipif(NO_GPU is not None, reason=f"no GPU: {NO_GPU}")
+@pytest.mark.parametrize("name", ["sw-scan", "gpu"])
+def test_gpu_solvers_match_sequential(name):
+    assert SOLVERS.get(name).scores(Query("a", encode("GCAGGGTTAG")),
+                                    Database.from_codes(["b"], [encode("CCACCGGGGC")]), Scoring()).tolist() == [27]
+    rng = np.random.default_rng(21)
+    for m in (1, 50, 128, 700):
+        q = synthetic.query(m, 21)
+        db = synthetic.database(rng.integers(1, 1200, 77), 21, q, homologs=6)
+        want = SOLVERS.get("sequential").scores(q, db, Scoring())
+        assert np.array_equal(SOLVERS.get(name).scores(q, db, Scoring()), want), (name, m)
