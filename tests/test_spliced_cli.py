@@ -185,3 +185,46 @@ def test_many_target_records(files, capsys):
 def test_duplicate_target_ids(files, capsys):
     code, _, err = run(["-q", *align_args(files, target=TARGET + TARGET)], capsys)
     assert code == EXIT_INPUT and "target id 'mrna' occurs 2 times" in err
+
+
+REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def _snakemake(workdir, *args):
+    import shutil
+
+    exe = shutil.which("snakemake")
+    if exe is None:
+        pytest.skip("snakemake not installed (pip install -e .[pipeline])")
+    return subprocess.run([exe, "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--configfile",
+                           str(REPO / "config" / "config.yaml"), *args], capture_output=True, text=True)
+
+
+def test_slurm_profile_dry_run(tmp_path):
+    pytest.importorskip("snakemake_executor_plugin_slurm",
+                        reason="snakemake-executor-plugin-slurm not installed (pip install -e .[cluster])")
+    yaml = pytest.importorskip("yaml")
+    proc = _snakemake(tmp_path, "--executor", "slurm", "--workflow-profile", str(REPO / "profiles" / "slurm"), "-n")
+    assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
+    assert "This was a dry-run" in proc.stdout
+    import re
+
+    rules = {m for f in (REPO / "workflow" / "rules").glob("*.smk")
+             for m in re.findall(r"^(?:rule|checkpoint) (\w+):", f.read_text(), re.M)}
+    profile = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
+    assert set(profile.get("set-resources", {})) <= set(rules), "profile names rules the workflow lacks"
+
+
+def test_readme_rerun_command_reruns(tmp_path):
+    """The README's "rerun one result by its path" command reruns it when it is up to date."""
+    import re
+    import shlex
+
+    command = re.search(r"`(snakemake --cores 1 -f results/\S+)`", (REPO / "README.md").read_text()).group(1)
+    args = shlex.split(command)[1:]
+    target = args[-1]
+    first = _snakemake(tmp_path, "--cores", "1", target)
+    assert first.returncode == 0, first.stderr[-1500:]
+    assert (tmp_path / target).exists()
+    again = _snakemake(tmp_path, "-n", *args)
+    assert "spliced_case" in again.stdout and "Nothing to be done" not in again.stdout + again.stderr
