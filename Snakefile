@@ -55,7 +55,10 @@ rule all:
 
 onsuccess:
     print(
-        "\nsplicedalign: tables and figures under "
-        + ", ".join(f"results/{w}/" for w in WORKLOADS)
-        + "\nHTML report: snakemake --report results/report.html\n"
+        "\nsplicedalign: tables and figures under",
+        ", ".join(f"results/{w}/" for w in WORKLOADS),
     )
+    for w in WORKLOADS:
+        for line in CLOSING.get(w, list)():
+            print("WARNING", line)
+    print("HTML report: snakemake --report results/report.html\n")

@@ -41,7 +41,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", default="paper", choices=["tiny", "paper", "il1rapl1"])
     ap.add_argument("--limit", type=int, default=40, help="first N cases of the set (0 = all)")
-    ap.add_argument("--solvers", default="sequential,multicore")
+    ap.add_argument("--solvers", default="sequential,multicore", help="auto, or a comma-separated list")
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--snakefile", default=str(REPO / "Snakefile"))
@@ -53,7 +53,7 @@ def main() -> None:
     snakefile = Path(args.snakefile).resolve()
     cfg = yaml.safe_load((snakefile.parent / "config" / "config.yaml").read_text())
     cfg.update(dataset="synthetic", synthetic={"set": args.set, "seed": None}, repeats=args.repeats,
-               solvers=args.solvers.split(","),
+               solvers="auto" if args.solvers == "auto" else args.solvers.split(","),
                cases={"include": [], "max_cells": None, "limit": args.limit or None})
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     cmd = ["snakemake", "-s", str(snakefile), "--directory", str(work), "--configfile",

@@ -35,6 +35,8 @@ def test_median_after_warm_up():
     assert solver.calls == 4
     assert solver.traceback_calls == [True, False, False, False]  # chain from the warm-up only
     assert r.seconds == 2.0 and r.extra["seconds_runs"] == [3.0, 1.0, 2.0]  # warm-up excluded
+    assert (r.extra["seconds_min"], r.extra["seconds_max"]) == (1.0, 3.0)
+    assert r.extra["seconds_warmup"] > 0 and "seconds" not in r.extra
     assert r.extra["seconds_score"] == 1.0
     assert r.mcups == pytest.approx(CASE.cells / 2.0 / 1e6)
 
@@ -70,3 +72,13 @@ def test_reference_only_on_small_cases_under_auto():
     assert plan(rows, ["reference", "sequential"], auto=True, reference_max_cells=100) == {
         "reference": ["small"], "sequential": ["small", "big"]}
     assert plan(rows, ["reference"], auto=False, reference_max_cells=100) == {"reference": ["small", "big"]}
+
+
+def test_batch_keeps_the_spread_of_its_runs(monkeypatch):
+    solver = FakeSolver([9.0, 1.0, 1.0, 1.0])
+    solver.solve_many = lambda cases, scoring, traceback: [solver.solve(c, scoring, traceback) for c in cases]
+    monkeypatch.setattr(bench, "get_solver", lambda name: solver)
+    rec = bench.timed_batch("fake", [CASE], Scoring(), repeats=3)
+    assert rec["available"] and len(rec["seconds_runs"]) == 3
+    assert rec["seconds_min"] <= rec["seconds"] <= rec["seconds_max"]
+    assert rec["seconds_warmup"] > 0 and rec["scores"] == {"c": 3}

@@ -177,3 +177,31 @@ def test_aggregate_writes_every_table(tmp_path):
         aggregate(CASES, bad, ["sequential", "multicore"], tmp_path / "bad")
     assert not (tmp_path / "bad").exists()  # nothing written on disagreement
 
+
+
+def test_unreliable_timings_are_flagged():
+    """A case whose repeats spread too far, and one far off the solver's trend, are flagged in
+    cases.tsv and counted and named in summary.tsv; steady on-trend cases are not."""
+    cases = [_case(f"c{i}", [(1, 10 + 10 * i)]) for i in range(8)]
+    recs = []
+    for i, c in enumerate(cases):
+        seconds = c.cells * 1e-6 * (10.0 if i == 5 else 1.0)  # c5: 10x off the trend
+        low, high = (seconds / 2, seconds * 1.5) if i == 2 else (seconds * 0.95, seconds * 1.05)  # c2: spread 3
+        recs.append(_rec(c.name, "sequential", 1, seconds, c.cells, seconds_min=low, seconds_max=high))
+    table = cases_table(case_frame(cases), measurements(recs), ["sequential"])
+    flags = dict(zip(table.case, table.sequential_flag))
+    assert flags == {**{f"c{i}": "" for i in range(8)}, "c2": "spread", "c5": "trend"}
+    assert table.sequential_spread[2] == pytest.approx(3.0)
+    batch = {"solver": "sequential", "available": True, "cases": 8, "seconds": 1.0, "seconds_min": 1.0,
+             "seconds_max": 1.2, "mcups": 1.0}
+    row = summary_table(table, ["sequential"], [batch]).iloc[0]
+    assert row.unreliable == 2 and row.unreliable_cases == "c2(spread) c5(trend)"
+    assert row.max_spread == pytest.approx(3.0) and row.batch_spread == pytest.approx(1.2)
+
+
+def test_no_trend_flags_below_the_minimum_case_count():
+    cases = [_case(f"c{i}", [(1, 10 + 10 * i)]) for i in range(3)]
+    recs = [_rec(c.name, "sequential", 1, (100.0 if i == 0 else 1.0) * c.cells, c.cells)
+            for i, c in enumerate(cases)]
+    table = cases_table(case_frame(cases), measurements(recs), ["sequential"])
+    assert list(table.sequential_flag) == ["", "", ""]  # too few cases for a trend; no repeats data

@@ -4,6 +4,9 @@ import os
 # Each workload's rules set TARGETS["<workload>"] to its final tables and plots; rule
 # `all` builds those of the workloads listed in config `workloads`.
 TARGETS = {}
+# A workload may add CLOSING["<workload>"] = function returning lines (e.g. warnings about
+# its results) for the message printed when a run succeeds.
+CLOSING = {}
 
 
 def in_workflow(path):

@@ -2,6 +2,8 @@
 # Planning reads config and files only: `solvers: auto` takes the CPU solvers and asks CuPy
 # whether it sees a device (nothing is compiled or solved); on a cluster list the solvers
 # explicitly, since the submitting node may lack a GPU.
+import os
+
 from splicedalign.workloads.spliced.bench import (
     REFERENCE_MAX_CELLS,
     gpu_solvers,
@@ -95,3 +97,18 @@ def spliced_threads(wildcards):
 
 def spliced_gpu(wildcards):
     return int(wildcards.solver in SPLICED_GPU_SOLVERS)
+
+
+def spliced_closing():
+    """Warnings about unreliable timings in the finished summary (none before it exists)."""
+    from splicedalign.report import read_table, unreliable_lines
+
+    summary = f"{SPLICED}/tables/summary.tsv"
+    if not os.path.exists(summary):
+        return []
+    return [
+        f"spliced timings: {line}" for line in unreliable_lines(read_table(summary))
+    ]
+
+
+CLOSING["spliced"] = spliced_closing

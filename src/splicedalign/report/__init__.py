@@ -8,6 +8,7 @@ before writing anything if two solvers disagree on a score.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -27,7 +28,9 @@ from splicedalign.report.tables import (
     summary_table,
 )
 
-__all__ = ["ScoreDisagreement", "aggregate", "read_table", "write_table", "TABLES", "NA"]
+__all__ = ["ScoreDisagreement", "aggregate", "read_table", "write_table", "unreliable_lines", "TABLES", "NA"]
+
+log = logging.getLogger("splicedalign")
 
 NA = "n/a"
 TABLES = ("cases", "summary", "estimation_accuracy", "parallelism", "scalability", "accuracy")
@@ -69,4 +72,14 @@ def aggregate(cases: Sequence[TestCase], records: Sequence[Mapping[str, Any]], s
     out.mkdir(parents=True, exist_ok=True)
     for name, df in tables.items():
         write_table(df, out / f"{name}.tsv")
+    for line in unreliable_lines(tables["summary"]):
+        log.warning("%s", line)
     return tables
+
+
+def unreliable_lines(summary: pd.DataFrame) -> list[str]:
+    """One line per solver with unreliable timings (see tables.timing_flags), for logs and
+    the pipeline's closing message."""
+    flagged = summary[summary.unreliable.fillna(0) > 0]
+    return [f"{r.solver}: {int(r.unreliable)} of {int(r.cases)} case timings unreliable: {r.unreliable_cases}"
+            for r in flagged.itertuples()]

@@ -14,7 +14,7 @@ import pandas as pd
 
 from splicedalign.workloads.spliced.records import TestCase
 from splicedalign.workloads.spliced.estimate import INTRA_BIN, average_histogram, case_stats, inter_histogram, intra_histogram
-from splicedalign.report.stats import linear_fit, spearman
+from splicedalign.report.stats import linear_fit, spearman, theil_sen
 
 BASELINE = "sequential"
 # The model units each solver's time should follow (SPEC §4): one cell at a time for the CPU
@@ -25,6 +25,13 @@ MODEL_OF = {"reference": "est_seq", "sequential": "est_seq", "multicore": "est_s
 UNITS = ("est_seq", "est_intra", "est_intra_inter")
 # The accelerator each one is compared with in the paper's "slower than the previous" count.
 PREVIOUS = {"accel2": "accel1", "gpu": "accel2"}
+# Unreliable timings (flagged in cases.tsv and summary.tsv, never silently averaged in):
+# repeats whose max/min exceeds SPREAD_LIMIT, or a case more than TREND_FACTOR off the
+# solver's own trend over the data set (robust log-log line of time against the model units
+# of its design; needs TREND_MIN_CASES cases).
+SPREAD_LIMIT = 1.5
+TREND_FACTOR = 4.0
+TREND_MIN_CASES = 5
 ID_COLUMNS = ("case", "base_id", "target_id", "m", "n", "K", "exon_length_sum", "cells", "groups",
               "mean_group_size", *UNITS)
 
@@ -43,12 +50,17 @@ def case_frame(cases: Iterable[TestCase]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(ID_COLUMNS))
 
 
+MEASURED = ["case", "solver", "score", "seconds", "seconds_score", "mcups", "seconds_min", "seconds_max"]
+
+
 def measurements(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """Long table (case, solver, score, seconds, seconds_score, mcups) of the available records."""
+    """Long table (case, solver, score, seconds, seconds_score, mcups, seconds_min, seconds_max)
+    of the available records (min/max NaN for a record that does not carry them)."""
     rows = [{"case": r["case"], "solver": r["solver"], "score": int(r["score"]), "seconds": r["seconds"],
-             "seconds_score": r.get("seconds_score", np.nan), "mcups": r["mcups"]}
+             "seconds_score": r.get("seconds_score", np.nan), "mcups": r["mcups"],
+             "seconds_min": r.get("seconds_min", np.nan), "seconds_max": r.get("seconds_max", np.nan)}
             for r in records if r.get("available", True)]
-    return pd.DataFrame(rows, columns=["case", "solver", "score", "seconds", "seconds_score", "mcups"])
+    return pd.DataFrame(rows, columns=MEASURED)
 
 
 def check_scores(records: Iterable[Mapping[str, Any]], batches: Iterable[Mapping[str, Any]] = ()) -> None:
@@ -67,7 +79,8 @@ def check_scores(records: Iterable[Mapping[str, Any]], batches: Iterable[Mapping
 
 
 def cases_table(frame: pd.DataFrame, meas: pd.DataFrame, solvers: Sequence[str]) -> pd.DataFrame:
-    """``frame`` plus per solver score, seconds, MCUPS and speedup vs sequential (NaN = n/a)."""
+    """``frame`` plus per solver score, seconds, MCUPS and speedup vs sequential (NaN = n/a),
+    then per solver the spread of its repeats (max/min) and its unreliable-timing flag."""
     out = frame.copy()
     by = {s: meas[meas.solver == s].set_index("case") for s in solvers}
     base = by.get(BASELINE)
@@ -78,7 +91,28 @@ def cases_table(frame: pd.DataFrame, meas: pd.DataFrame, solvers: Sequence[str])
         out[f"{s}_seconds_score"] = out.case.map(m.seconds_score)
         out[f"{s}_mcups"] = out.case.map(m.mcups)
         out[f"{s}_speedup"] = out.case.map(base.seconds) / out[f"{s}_seconds"] if base is not None else np.nan
+    for s in solvers:
+        m = by[s]
+        out[f"{s}_spread"] = out.case.map(m.seconds_max / m.seconds_min)
+        out[f"{s}_flag"] = timing_flags(out, s)
     return out
+
+
+def timing_flags(cases: pd.DataFrame, solver: str) -> pd.Series:
+    """Per case, why ``solver``'s timing is unreliable: "spread" (its repeats differ by more
+    than SPREAD_LIMIT), "trend" (more than TREND_FACTOR off the solver's robust trend over
+    the data set), both, or "" (reliable; also where the solver did not run)."""
+    spread = cases[f"{solver}_spread"] > SPREAD_LIMIT
+    measured = cases[f"{solver}_seconds_score"].fillna(cases[f"{solver}_seconds"])
+    units = cases[MODEL_OF.get(solver, "est_seq")].astype(float)
+    ok = measured.notna() & (measured > 0) & (units > 0)
+    trend = pd.Series(False, index=cases.index)
+    if ok.sum() >= TREND_MIN_CASES:
+        x, y = np.log(units[ok]), np.log(measured[ok])
+        slope, intercept = theil_sen(x, y)
+        trend[ok] = np.abs(y - (slope * x + intercept)) > np.log(TREND_FACTOR)
+    flags = [", ".join(name for name, hit in (("spread", a), ("trend", b)) if hit) for a, b in zip(spread, trend)]
+    return pd.Series(flags, index=cases.index, dtype=object)
 
 
 def _pct(mask: pd.Series) -> float:
@@ -88,7 +122,9 @@ def _pct(mask: pd.Series) -> float:
 def summary_table(cases: pd.DataFrame, solvers: Sequence[str], batches: Sequence[Mapping[str, Any]] = (),
                   unavailable: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Per solver: Table III (avg/max MCUPS), Fig. 14 (avg/max speedup), slower-than shares,
-    the data set's total time and the batch (``solve_many``) throughput."""
+    the data set's total time and the batch (``solve_many``) throughput; then the timings'
+    trust: median and max spread of the repeats, the unreliable cases (see timing_flags;
+    their count and names) and the spread of the batch runs."""
     unavailable = dict(unavailable or {})
     batch = {b["solver"]: b for b in batches}
     rows = []
@@ -117,8 +153,23 @@ def summary_table(cases: pd.DataFrame, solvers: Sequence[str], batches: Sequence
             "batch_cases": b.get("cases", np.nan) if b.get("available") else np.nan,
             "batch_seconds": b.get("seconds", np.nan),
             "batch_mcups": b.get("mcups", np.nan),
+            **_trust(done, s, b),
         })
     return pd.DataFrame(rows)
+
+
+def _trust(done: pd.DataFrame, solver: str, batch: Mapping[str, Any]) -> dict[str, Any]:
+    spread = done[f"{solver}_spread"] if f"{solver}_spread" in done else pd.Series(dtype=float)
+    flags = done[f"{solver}_flag"] if f"{solver}_flag" in done else pd.Series(dtype=object)
+    flagged = flags[flags != ""]
+    b_min, b_max = batch.get("seconds_min"), batch.get("seconds_max")
+    return {
+        "median_spread": spread.median() if spread.notna().any() else np.nan,
+        "max_spread": spread.max() if spread.notna().any() else np.nan,
+        "unreliable": len(flagged) if len(done) else np.nan,
+        "unreliable_cases": " ".join(f"{c}({f})" for c, f in zip(done.case[flagged.index], flagged)),
+        "batch_spread": b_max / b_min if b_min and b_max else np.nan,
+    }
 
 
 def estimation_accuracy(cases: pd.DataFrame, solvers: Sequence[str]) -> pd.DataFrame:

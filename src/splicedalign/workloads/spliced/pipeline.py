@@ -34,7 +34,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from splicedalign.workloads.spliced.bench import (REFERENCE_MAX_CELLS, case_record, resolve_solvers, solver_applies,
                                 timed_batch)
 from splicedalign.workloads.spliced.records import Scoring, TestCase
-from splicedalign.workloads.spliced.datasets import MANIFEST_COLUMNS, manifest_row, read_manifest, write_manifest
+from splicedalign.workloads.spliced.datasets import (MANIFEST_COLUMNS, CaseEntry, manifest_row, read_manifest,
+                                                     write_manifest)
 from splicedalign.core.logs import log_to
 
 log = logging.getLogger("splicedalign")
@@ -126,10 +127,15 @@ def _run_rows(path: str, mtime_ns: int) -> tuple[dict[str, Any], ...]:
 
 
 @functools.lru_cache(maxsize=8)
+def _entries(path: str, mtime_ns: int) -> dict[str, CaseEntry]:
+    return {e.case: e for e in read_manifest(path)}
+
+
+@functools.lru_cache(maxsize=8)
 def _case_files(path: str, mtime_ns: int) -> dict[str, tuple[str, ...]]:
     return {e.case: tuple(os.path.normpath(f) for f in (e.base, e.target, e.exons, e.true_exons)
                           if f is not None)
-            for e in read_manifest(path)}
+            for e in _entries(path, mtime_ns).values()}
 
 
 def run_rows(path: str | Path) -> tuple[dict[str, Any], ...]:
@@ -151,9 +157,10 @@ def plan(rows: Iterable[dict[str, Any]], solvers: Sequence[str], auto: bool,
 
 
 def load_cases(manifest: str | Path, names: Iterable[str] | None = None) -> list[TestCase]:
-    """The manifest's cases (only ``names``, in manifest order, when given)."""
+    """The manifest's cases (only ``names``, in manifest order, when given). The manifest is
+    read once per version of the file: the pipeline's jobs load one case each from it."""
     wanted = None if names is None else set(names)
-    return [e.load() for e in read_manifest(manifest) if wanted is None or e.case in wanted]
+    return [e.load() for e in _entries(*_modified(manifest)).values() if wanted is None or e.case in wanted]
 
 
 def case_json(root: str | Path, case: str, solver: str) -> Path:
