@@ -21,11 +21,7 @@ from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set
 
 SWEEP = (
     {},
-    {"MIN_LANE_ROWS": 8},
-    {"MIN_LANE_ROWS": 4},
-    {"MIN_BLOCKS_PER_SM": 4},
-    {"MIN_LANE_ROWS": 8, "FLAG_COLUMNS": 16},
-    {"MIN_LANE_ROWS": 8, "FLAG_COLUMNS": 64},
+    {"MIN_LANE_ROWS": 2},
     {"FLAG_COLUMNS": 16},
 )
 

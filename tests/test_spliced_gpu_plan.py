@@ -106,11 +106,11 @@ def test_plan_golden(golden):
 def test_plan_shapes_and_order():
     rng = np.random.default_rng(3)
     cases = gene_like(rng, Shape(m=20_000, K=40, n=300, exon_mean=150), "g", targets=3)
-    plan = build_plan(cases, 4)
+    plan = build_plan(cases, 8)
     t = plan.tasks
     assert t.dtype == np.int32 and t.shape[1] == len(TASK_FIELDS)
     strips = t[t[:, F["kind"]] == KIND_STRIP]
-    assert strips[:, F["rows"]].min() >= 1 and strips[:, F["rows"]].max() <= 128
+    assert strips[:, F["rows"]].min() >= 1 and strips[:, F["rows"]].max() <= 256
     assert (strips[:, F["rows"]].sum()) == sum(c.exon_length_sum for c in cases)
     # every producer precedes its consumer in launch order, and flag and row agree
     idx = np.arange(t.shape[0])
@@ -124,6 +124,10 @@ def test_plan_shapes_and_order():
     assert (t[:, F["out_row"]] % 4 == 0).all() and (t[:, F["tgt"]] % 4 == 0).all()
     # three cases of one base share one copy of it
     assert plan.base.size == cases[0].m
+    # strips run with the least power of two >= the floor rows per lane that fits them
+    assert set(strips[:, F["lane_rows"]]) == {MIN_LANE_ROWS, 8}
+    t = build_plan(cases, 8, lane_rows_floor=8).tasks
+    assert set(t[t[:, F["kind"]] == KIND_STRIP, F["lane_rows"]]) == {8}
 
 
 def test_score_type_and_profile_choice():

@@ -7,7 +7,7 @@ from typing import Sequence
 import numpy as np
 
 from splicedalign.workloads.spliced.records import TestCase
-from splicedalign.workloads.spliced.gpu.plan import BLOCKS_PER_SM, THREADS, WARP, round_up
+from splicedalign.workloads.spliced.gpu.plan import BLOCKS_PER_SM, MIN_LANE_ROWS, THREADS, WARP, round_up
 
 # Row storage of one launch (elements); 32-bit offsets and a few GiB of device memory.
 ROW_BUDGET = 2**30
@@ -16,6 +16,12 @@ ROW_BUDGET = 2**30
 # measurements behind the choice.
 ROWS_PER_LANE = 8
 WIDE_ROWS_PER_LANE = 4
+# A launch of at least THROUGHPUT_CASES cases is throughput-bound (independent cases keep every
+# SM busy): its short strips run with fewer rows per lane, down to MIN_LANE_ROWS, which wastes
+# fewer lanes. A launch of fewer cases is bound by its cases' dependent chains of exons, where
+# every strip hop costs a lane skew of fixed-cost steps: all strips use ROWS_PER_LANE (fewer
+# lanes, fewer steps per hop). docs/gpu.md has both measurements.
+THROUGHPUT_CASES = 64
 
 
 def row_elements_many(cases: Sequence[TestCase], rows_per_lane: int) -> np.ndarray:
@@ -44,6 +50,11 @@ def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUD
         out[-1].append(i)
         used += size
     return out
+
+
+def lane_rows_floor(cases: int) -> int:
+    """Fewest rows per lane a strip of a launch of ``cases`` cases may use."""
+    return MIN_LANE_ROWS if cases >= THROUGHPUT_CASES else ROWS_PER_LANE
 
 
 def grid(tasks: int, sms: int) -> int:

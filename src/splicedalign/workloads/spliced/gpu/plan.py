@@ -66,9 +66,10 @@ PAD_CODE = TARGET_WILDCARD + 1  # compare profile: padding rows' base code, equa
 # within +-2^(NEG_SHIFT_INT - 1) (score_ctype), so the sentinel plus anything added to it stays
 # below every real score and above INT_MIN. The int64 kernel uses -2^NEG_SHIFT_WIDE.
 NEG_SHIFT_INT, NEG_SHIFT_WIDE = 29, 60
-# A short strip runs with fewer rows per lane (cheaper steps, the same rows in more lanes), down
-# to MIN_LANE_ROWS; the kernel compiles the strip sweep for every power of two in between.
-MIN_LANE_ROWS = 2
+# A short strip may run with fewer rows per lane (cheaper steps, the same rows in more lanes),
+# down to MIN_LANE_ROWS; the kernel compiles the strip sweep for every power of two from there
+# to the launch's rows per lane. Each launch picks its own floor (launch.lane_rows_floor).
+MIN_LANE_ROWS = 4
 # The producer of a row publishes its progress flag every FLAG_COLUMNS columns.
 FLAG_COLUMNS = 32
 # The wavefront kernel's __launch_bounds__ minimum of resident blocks per SM (1: registers as
@@ -80,7 +81,8 @@ def kernel_defines() -> dict[str, int]:
     """The -D macros wavefront.cu is compiled with: the facts above, one definition each."""
     out = {f"TASK_{name.upper()}": i for i, name in enumerate(TASK_FIELDS)}
     out.update(TASK_FIELDS=len(TASK_FIELDS), TASK_NONE=NONE, KIND_FOLD=KIND_FOLD, COLS=COLS,
-               THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM, MIN_LANE_ROWS=MIN_LANE_ROWS, FLAG_COLUMNS=FLAG_COLUMNS, SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
+               THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM, MIN_LANE_ROWS=MIN_LANE_ROWS,
+               FLAG_COLUMNS=FLAG_COLUMNS, SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
     return out
 
@@ -128,6 +130,8 @@ class Plan:
     exon_start: np.ndarray   # (C+1,) first exon of each case
     last_row: np.ndarray     # (E,) offset of each exon's last row in row storage
     n: np.ndarray            # (C,) target lengths
+    input_index: np.ndarray  # (E,) batch-wide index of each exon in its case's input order
+    cells: np.ndarray        # (C,) cells of each case
 
 
 def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -282,7 +286,11 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
     return tasks, last_row, exon_start, row_at[T]
 
 
-def build_plan(cases: Sequence[TestCase], rows_per_lane: int) -> Plan:
+def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor: int | None = None) -> Plan:
+    """The plan of one launch whose strips hold up to 32 * rows_per_lane rows; a strip runs with
+    the least power of two >= lane_rows_floor (default MIN_LANE_ROWS) rows per lane that fits."""
+    floor = MIN_LANE_ROWS if lane_rows_floor is None else lane_rows_floor
+    assert floor >= MIN_LANE_ROWS or floor >= rows_per_lane, "the kernel has no sweep for fewer rows"
     C = len(cases)
     K = np.fromiter((c.K for c in cases), dtype=np.int64, count=C)
     first = np.concatenate([c.first_sorted for c in cases])
@@ -290,11 +298,14 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int) -> Plan:
     base, base_off, target, tgt_off = _pack_sequences(cases)
     n = np.fromiter((c.n for c in cases), dtype=np.int64, count=C)
     tasks, last_row, exon_start, rows_size = _plan_tasks(
-        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, MIN_LANE_ROWS)
+        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, floor)
     if rows_size >= 2**31 or base.size >= 2**31:
         raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
+    heads = exon_start[:-1]
+    input_index = np.concatenate([c.order for c in cases]) + np.repeat(heads, K)
+    cells = np.add.reduceat(last - first + 1, heads) * n
     return Plan(tasks, base, target, int(rows_size), np.repeat(np.arange(C), K), exon_start,
-                last_row, n)
+                last_row, n, input_index, cells)
 
 
 if __name__ == "__main__":  # regenerate the header nvcc builds of wavefront.cu include

@@ -17,7 +17,7 @@
 #define COLS 4
 #define THREADS 256
 #define MIN_BLOCKS_PER_SM 1
-#define MIN_LANE_ROWS 2
+#define MIN_LANE_ROWS 4
 #define FLAG_COLUMNS 32
 #define SEL_SIGN 34944
 #define SEL_CODE_MASK 7
