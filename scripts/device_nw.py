@@ -25,12 +25,15 @@ import numpy as np
 from splicedalign.core.timing import gcups, time_repeats
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver, SequentialSolver
-from splicedalign.workloads.nw.gpu.solver import ROWS_PER_LANE, GpuSolver
+from splicedalign.workloads.nw.gpu.solver import ROWS_PER_LANE, TRACES, GpuSolver
 from splicedalign.workloads.nw.gpu.tiles import TilesSolver
 from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.synthetic import KINDS, PAPER_SIZES, make_pair, mutate, random_codes
 
 T0 = time.perf_counter()
+# hand-off variants tried (strips.cu PUBLISH / WINDOW_MIN); run 1 was (2, 1)
+HANDOFFS = ({"PUBLISH": 2, "WINDOW_MIN": 1}, {"PUBLISH": 8, "WINDOW_MIN": 8}, {"PUBLISH": 16, "WINDOW_MIN": 16},
+            {"PUBLISH": 32, "WINDOW_MIN": 32})
 
 
 def elapsed() -> float:
@@ -66,7 +69,9 @@ def correctness(args: argparse.Namespace, log) -> list[str]:
     rng = np.random.default_rng(seed)
     seq = SequentialSolver()
     main = GpuSolver(poison=True)
-    variants = [GpuSolver(rows_per_lane=r, prmt=p, poison=True) for r in ROWS_PER_LANE for p in (True, False)]
+    variants = [GpuSolver(rows_per_lane=r, prmt=p, poison=True, handoff=h)
+                for r in ROWS_PER_LANE for p in (True, False) for h in HANDOFFS]
+    aligners = [GpuSolver(rows_per_lane=r, poison=True, trace=t) for r in ROWS_PER_LANE for t in TRACES]
     tight = GpuSolver(rows_per_lane=4, poison=True, cols_every=8)  # many checkpoint columns
     tiles = TilesSolver()
     fails: list[str] = []
@@ -74,14 +79,15 @@ def correctness(args: argparse.Namespace, log) -> list[str]:
     for k in range(args.pairs):
         pair, costs = random_pair(rng, k, args.most)
         want = seq.solve(pair, costs, traceback=False).score
-        runs = [(main, True), (variants[k % len(variants)], False)]
+        runs = [(main, True), (variants[k % len(variants)], False), (aligners[k % len(aligners)], True)]
         if k % 3 == 0:
             runs.append((tiles, k % 15 == 0))
         if k % 7 == 0:
             runs.append((tight, True))
         for solver, tb in runs:
             got = solver.solve(pair, costs, traceback=tb)
-            label = f"{solver.name}(R={getattr(solver, 'rows_per_lane', '-')}, prmt={getattr(solver, 'prmt', '-')})"
+            label = (f"{solver.name}(R={getattr(solver, 'rows_per_lane', '-')}, prmt={getattr(solver, 'prmt', '-')}, "
+                     f"trace={getattr(solver, 'trace_on', '-')}, {getattr(solver, 'defines', '')})")
             if got.score != want:
                 fails.append(f"pair {k} {pair.n}x{pair.m} {costs}: {label} score {got.score} != {want}")
             elif tb and cigar_cost(got.cigar, pair.a, pair.b, costs) != want:
@@ -95,7 +101,8 @@ def correctness(args: argparse.Namespace, log) -> list[str]:
     big.append(make_pair(100_000, "mutated"))
     for pair in big:
         want = multi.solve(pair, Costs(), traceback=False).score
-        for solver, tb in ((main, True), (GpuSolver(rows_per_lane=8), False), (GpuSolver(rows_per_lane=16), False)):
+        for solver, tb in ((main, True), (GpuSolver(rows_per_lane=8), True), (GpuSolver(rows_per_lane=16), True),
+                           (GpuSolver(rows_per_lane=16, handoff=HANDOFFS[-1]), False)):
             got = solver.solve(pair, Costs(), traceback=tb)
             ok = got.score == want and (not tb or cigar_cost(got.cigar, pair.a, pair.b, Costs()) == want)
             if not ok:
@@ -133,24 +140,27 @@ def bench(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
             pair = make_pair(n, kind)
             reps = 5 if n <= 100_000 else 2
             measure("gpu", solvers["gpu"], pair, False, reps)
-            if n <= 100_000 or kind == "mutated":
-                measure("gpu", solvers["gpu"], pair, True, 3 if n <= 100_000 else 1)
-            if n <= 100_000:
+            measure("gpu", solvers["gpu"], pair, True, 3 if n <= 100_000 else 1)
+            if n <= 100_000 and kind == "mutated":
                 measure("nw-tiles", solvers["nw-tiles"], pair, False, 3 if n <= 30_368 else 1)
-            if n <= 30_368 and kind == "mutated":
+            if n == 30_368:
+                measure("gpu", GpuSolver(trace="host"), pair, True, 3, "[trace=host]")
+            if n in (9_024, 30_368) and kind == "mutated":
                 measure("nw-tiles", solvers["nw-tiles"], pair, True, 1)
                 measure("sequential", solvers["sequential"], pair, False, 1)
-            if n <= 100_000 and kind == "mutated":
                 measure("multicore", solvers["multicore"], pair, False, 1)
-    # variants of ours at the paper's largest size and at 10^6
+    # variants of ours: rows per lane x hand-off (score), rows per lane (alignment)
     for n in (30_368, 1_000_000):
         pair = make_pair(n, "mutated")
+        big = n > 100_000
         for r in ROWS_PER_LANE:
-            for prmt in (True, False):
-                if n > 100_000 and not prmt:
+            for h in HANDOFFS:
+                if big and (r == 4 or h["PUBLISH"] < 16):
                     continue
-                measure("gpu", GpuSolver(rows_per_lane=r, prmt=prmt), pair, False, 3 if n < 10**6 else 1,
-                        f"[R={r},prmt={int(prmt)}]")
+                label = f"[R={r},P={h['PUBLISH']},W={h['WINDOW_MIN']}]"
+                measure("gpu", GpuSolver(rows_per_lane=r, handoff=h), pair, False, 1 if big else 5, label)
+            if not (big and r == 4):
+                measure("gpu", GpuSolver(rows_per_lane=r), pair, True, 1 if big else 3, f"[R={r}]")
     return rows, skipped
 
 

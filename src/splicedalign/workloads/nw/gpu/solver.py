@@ -1,7 +1,8 @@
 """``gpu`` (ours): one pair in strips of 32 * R rows, one warp per strip, rows in registers
 (strips.cu). Score only: two boundary rows in device memory (linear). Alignment: the kernel
-keeps every strip's bottom row and the cost columns every C columns, then the host traces the
-path block by block from those checkpoints (traceback.trace_checkpoints)."""
+keeps every strip's bottom row and the cost columns every C columns; then one warp walks the
+path back block by block, recomputing each block on its path with its moves in shared memory
+(nw_walk), or, with ``trace="host"``, the host does the same (traceback.trace_checkpoints)."""
 
 from __future__ import annotations
 
@@ -14,23 +15,29 @@ import numpy as np
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.gpu.common import check_range, free_bytes, gib, trivial
-from splicedalign.workloads.nw.records import Costs, Pair, Result, cigar_string
+from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs, Pair, Result, cigar_string
 from splicedalign.workloads.nw.traceback import trace_checkpoints
 
 KERNEL_FILE = Path(__file__).with_name("strips.cu")
 GROUP = 4  # columns per step (an int4 of a boundary row)
 PAD_A, PAD_B = 6, 7  # codes of padding rows / columns: equal to nothing
 ROWS_PER_LANE = (4, 8, 16)
-VARIANTS = tuple(f"nw_strips<{r}, {p}>" for r in ROWS_PER_LANE for p in ("true", "false"))
-DEFINES = {"GROUP": GROUP}
+VARIANTS = tuple(f"nw_strips<{r}, {p}>" for r in ROWS_PER_LANE for p in ("true", "false")) + tuple(
+    f"nw_walk<{r}>" for r in ROWS_PER_LANE)
+# hand-off between strips (strips.cu): publish every PUBLISH groups, wait for WINDOW_MIN
+HANDOFF = {"PUBLISH": 16, "WINDOW_MIN": 16}
+TRACES = ("device", "host")
 THREADS = 128
 CHECKPOINT_SHARE = 0.6  # of free device memory the alignment's checkpoints may take
 HOST_CHECKPOINT_BYTES = 1 << 30  # up to this much, checkpoints are copied to the host at once
 
 
-def rows_per_lane(n: int) -> int:
-    """Short pairs want many strips (parallel warps); long ones fewer hand-offs per cell."""
-    return 4 if n <= 65_536 else 8
+def rows_per_lane(n: int, traceback: bool) -> int:
+    """Rows per lane R (strips of 32 R rows). Score: fewer, taller strips (fewer hand-offs per
+    cell). Alignment: shorter strips make the blocks the walk recomputes smaller."""
+    if traceback:
+        return 4 if n <= 65_536 else 8
+    return 8 if n <= 65_536 else 16
 
 
 def byte_costs(costs: Costs) -> bool:
@@ -41,17 +48,20 @@ class GpuSolver:
     name = "gpu"
 
     def __init__(self, rows_per_lane: int | None = None, prmt: bool | None = None, poison: bool = False,
-                 cols_every: int | None = None) -> None:
+                 cols_every: int | None = None, trace: str = "device", handoff: dict[str, int] | None = None) -> None:
+        if trace not in TRACES:
+            raise ValueError(f"trace must be one of {TRACES}")
         self.cp = device.cupy()
         self.rows_per_lane = rows_per_lane
         self.prmt = prmt
         self.poison = poison  # fill boundary rows / checkpoints with POISON first
         self.cols_every = cols_every
+        self.trace_on = trace
+        self.defines = {"GROUP": GROUP, **HANDOFF, **(handoff or {})}
         self.kernel_ms = 0.0
 
-    def kernel(self, r: int, prmt: bool) -> Any:
-        name = f"nw_strips<{r}, {'true' if prmt else 'false'}>"
-        return device.function(KERNEL_FILE, name, VARIANTS, DEFINES)
+    def kernel(self, name: str) -> Any:
+        return device.function(KERNEL_FILE, name, VARIANTS, self.defines)
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True) -> Result:
         if pair.n == 0 or pair.m == 0:
@@ -59,7 +69,7 @@ class GpuSolver:
         check_range(pair, costs, self.name)
         cp = self.cp
         t0 = time.perf_counter()
-        r = self.rows_per_lane or rows_per_lane(pair.n)
+        r = self.rows_per_lane or rows_per_lane(pair.n, traceback)
         prmt = byte_costs(costs) if self.prmt is None else self.prmt and byte_costs(costs)
         span = 32 * r
         strips = -(-pair.n // span)
@@ -80,7 +90,7 @@ class GpuSolver:
         out = cp.full(2, device.POISON, dtype=cp.int32)  # result, error word
         out[1] = 0
         match, mismatch, indel = costs.as_tuple()
-        kernel = self.kernel(r, prmt)
+        kernel = self.kernel(f"nw_strips<{r}, {'true' if prmt else 'false'}>")
         a_dev, b_dev = cp.asarray(a), cp.asarray(b)
         warps = strips
         blocks = -(-warps // (THREADS // 32))
@@ -98,7 +108,10 @@ class GpuSolver:
         if error:
             raise RuntimeError(f"gpu: a strip waited too long for its predecessor ({pair.name})")
         cigar = None
-        if traceback:
+        if traceback and self.trace_on == "device":
+            ops = self.walk(pair, costs, r, a_dev, b_dev, groups, rows, cols_every, cols)
+            cigar = cigar_string(ops)
+        elif traceback:
             cigar = cigar_string(self.trace(pair, costs, span, rows, cols_every, cols))
         return Result(score, pair.cells, self.name, time.perf_counter() - t0, cigar)
 
@@ -117,6 +130,27 @@ class GpuSolver:
                     f"{gib(free_bytes(self.cp))} free on the device; use --score-only")
             every *= 2
         return every
+
+    def walk(self, pair: Pair, costs: Costs, r: int, a_dev: Any, b_dev: Any, groups: int, rows: Any,
+             cols_every: int, cols: Any) -> np.ndarray:
+        """The alignment by nw_walk on the device (one warp); the gaps before its stop point
+        (row 0 or column 0) are added here."""
+        cp = self.cp
+        walk = self.kernel(f"nw_walk<{r}>")
+        every = cols_every if pair.m >= cols_every else pair.m + GROUP  # no checkpoint column
+        smem = (every // GROUP) * 32 * (-(-r // 4)) * 4
+        if smem > 48 * 1024:
+            walk.max_dynamic_shared_size_bytes = smem
+        ops = cp.empty(pair.n + pair.m, dtype=cp.int8)
+        state = cp.full(3, -1, dtype=cp.int32)
+        match, mismatch, indel = costs.as_tuple()
+        walk((1,), (32,), (a_dev, b_dev, np.int32(pair.n), np.int32(pair.m), np.int32(groups), np.int32(match),
+                           np.int32(mismatch), np.int32(indel), rows, cols, np.int32(every), ops, state),
+             shared_mem=smem)
+        device.check(cp)
+        count, i, j = (int(v) for v in state.get())
+        head = np.full(i, OP_DEL, dtype=np.int8) if i else np.full(j, OP_INS, dtype=np.int8)
+        return np.concatenate([head, ops[:count].get()[::-1]])
 
     def trace(self, pair: Pair, costs: Costs, span: int, rows: Any, cols_every: int, cols: Any) -> np.ndarray:
         """The alignment from the checkpoints: rows[k-1] = D[k*span][1..], cols[q-1] = D[1..n][q*C]."""
