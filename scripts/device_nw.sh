@@ -23,5 +23,7 @@ status=0
   rm -f "$OUT"/*.cubin
 } > "$OUT/build.log" 2>&1 || status=1
 tail -n 24 "$OUT/build.log"
+python3 -m pytest tests/test_nw_gpu.py tests/test_gpu_nvcc.py -q -p no:cacheprovider > "$OUT/pytest.log" 2>&1 || status=1
+tail -n 3 "$OUT/pytest.log"
 python3 scripts/device_nw.py --out "$OUT" "$@" || status=1
 exit $status
