@@ -46,12 +46,16 @@ def _covered(intervals: Sequence[Interval]) -> set[int]:
     return {p for f, l in intervals for p in range(f, l + 1)}
 
 
-def compare(predicted: Sequence[Interval], true: Sequence[Interval]) -> Counts:
-    """Counts of one case; intervals are 1-based inclusive on the base."""
+def compare(predicted: Sequence[Interval], true: Sequence[Interval],
+            other_strand: Sequence[Interval] = ()) -> Counts:
+    """Counts of one case; intervals are 1-based inclusive on the base, the true exons and
+    ``predicted`` on the same strand; ``other_strand`` predictions (on the opposite strand)
+    count as predicted exons and bases that match nothing."""
     pred, truth = set(map(tuple, predicted)), set(map(tuple, true))
     pred_nt, true_nt = _covered(predicted), _covered(true)
-    return Counts(len(truth), len(pred), len(pred & truth), len(true_nt), len(pred_nt),
-                  len(pred_nt & true_nt))
+    other = set(map(tuple, other_strand))
+    return Counts(len(truth), len(pred) + len(other), len(pred & truth), len(true_nt),
+                  len(pred_nt) + len(_covered(other_strand)), len(pred_nt & true_nt))
 
 
 def _row(scope: str, solver: str, case: str, counts: Counts, cases: int, without: int) -> dict:
@@ -69,7 +73,8 @@ def accuracy_table(records: Iterable[Mapping]) -> pd.DataFrame:
     """Per-case rows and one pooled ``dataset`` row per solver.
 
     Each record: ``case`` (id), ``solver``, ``predicted`` (the chain's exons as (first, last)),
-    ``true`` (annotated exons, or None/empty when unknown).
+    ``true`` (annotated exons, or None/empty when unknown), optionally ``other_strand``
+    (predicted exons on the strand opposite the annotation).
     """
     rows, pooled = [], {}
     for r in records:
@@ -78,7 +83,7 @@ def accuracy_table(records: Iterable[Mapping]) -> pd.DataFrame:
         if not r.get("true"):
             pooled[solver] = (total, n, without + 1)
             continue
-        counts = compare(r["predicted"] or (), r["true"])
+        counts = compare(r["predicted"] or (), r["true"], r.get("other_strand") or ())
         rows.append(_row("case", solver, r["case"], counts, 1, 0))
         pooled[solver] = (total + counts, n + 1, without)
     for solver, (total, n, without) in pooled.items():
