@@ -10,8 +10,9 @@ from splicedalign.gpu import device
 from splicedalign.workloads.sw import synthetic
 from splicedalign.workloads.sw.gpu.plan import (
     CODES, LETTERS, PAD_ROW, SCAN_WIDTHS, SHAPES, choose_shape, inter_profile, padded_rows, scan_classes,
-    scan_profile, split,
+    scan_profile, split_point,
 )
+from splicedalign.workloads.sw.gpu.device_db import longest_first
 from splicedalign.workloads.sw.matrices import PAD_SCORE, encode
 from splicedalign.workloads.sw.records import Database, Query, Scoring
 from splicedalign.workloads.sw.solvers import SOLVERS
@@ -30,6 +31,10 @@ def test_profiles():
     assert np.array_equal(ip[:LETTERS, :3], p[:, :LETTERS].T + 4)
 
 
+def test_shape_choice():
+    assert choose_shape(350, 350.0) == (24, 16) and choose_shape(128, 128.0) in ((16, 8), (8, 16))
+
+
 def test_shapes_cover_the_query():
     for m in (1, 7, 64, 128, 350, 1000, 8000):
         shape = choose_shape(m, 300.0)
@@ -37,11 +42,13 @@ def test_shapes_cover_the_query():
         assert padded_rows(m, shape) % (shape[0] * shape[1]) == 0
 
 
-def test_split_by_16_bit_bound():
-    db = Database.from_codes(["a", "b", "c"], [np.zeros(n, np.uint8) for n in (100, 3000, 2978)])
-    parts = split(db, Scoring(), 5000)
-    assert parts.narrow.tolist() == [2, 0] and parts.wide.tolist() == [1]  # 11 * 2978 <= 32767 < 11 * 2979
-    assert split(db, Scoring(), 128).wide.size == 0
+def test_longest_first_and_the_16_bit_split():
+    lengths = np.array([100, 3000, 2978, 3000, 70_000])
+    assert longest_first(lengths).tolist() == [4, 1, 3, 2, 0]
+    assert longest_first(lengths[:4]).tolist() == [1, 3, 2, 0]  # radix path, ties in database order
+    ordered = lengths[longest_first(lengths)]
+    assert split_point(ordered, Scoring(), 5000) == 3  # 11 * 2978 <= 32767 < 11 * 2979
+    assert split_point(ordered, Scoring(), 128) == 0
 
 
 def test_scan_classes():

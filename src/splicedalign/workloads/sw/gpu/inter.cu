@@ -9,9 +9,13 @@
 // rows (and the column's letters) by shuffle. A query longer than R*T rows takes several
 // passes; the last thread stores its bottom row for the next pass (double-buffered scratch).
 //
-// Scores are kept shifted, G = H - gap, with the profile holding s' = sbt + gap:
-//     H = max(G_diag + s', G_up, G_left, 0)    (one max, one add-max-relu: DPX on sm_90)
-//     G = H - gap
+// Left and diagonal neighbours are kept shifted, G = H - gap, with the profile holding
+// s' = sbt + gap, so a cell is three DPX instructions on sm_90 (plus half a 3-way max for the
+// running best), only the second on the dependency chain down the column:
+//     x = max(G_diag + s', G_left, 0)     (add-max-relu; previous column only)
+//     H = max(H_up - gap, x)              (add-max; the chain)
+//     G = H - gap                         (add-max with -gap: H >= 0)
+// Values handed between threads and passes are H.
 // Cells on padding (rows past the query's end, columns past a sequence's end) score PAD
 // (-1024 + gap): their values derive from real cells minus gaps and never raise the maximum,
 // so every group runs its warp's longest column count and loops stay warp-uniform.
@@ -38,6 +42,7 @@ struct Lane32 {
     __device__ static V max2(V a, V b) { return max(a, b); }
     __device__ static V max3(V a, V b, V c) { return __vimax3_s32(a, b, c); }
     __device__ static V addmax_relu(V a, V b, V c) { return __viaddmax_s32_relu(a, b, c); }
+    __device__ static V addmax(V a, V b, V c) { return __viaddmax_s32(a, b, c); }
     __device__ static V minus_gap(V h, V neg_g) { return h + neg_g; }
     __device__ static int lane(V v, int) { return v; }
 };
@@ -47,10 +52,10 @@ struct Lane16x2 {
     using E = short;
     static constexpr int LANES = 2;
     __device__ static V splat(int x) { return (unsigned)(x & 0xffff) | ((unsigned)(x & 0xffff) << 16); }
-    __device__ static V max2(V a, V b) { return __vimax_s16x2_relu(a, b); }  // operands >= -gap; relu
-                                                                             // never changes an H
+    __device__ static V max2(V a, V b) { return __vimax_s16x2_relu(a, b); }  // used on H >= 0 only
     __device__ static V max3(V a, V b, V c) { return __vimax3_s16x2(a, b, c); }
     __device__ static V addmax_relu(V a, V b, V c) { return __viaddmax_s16x2_relu(a, b, c); }
+    __device__ static V addmax(V a, V b, V c) { return __viaddmax_s16x2(a, b, c); }
     // H >= 0 so H - gap >= -gap: max(H - gap, -gap) is H - gap, one DPX instruction
     __device__ static V minus_gap(V h, V neg_g) { return __viaddmax_s16x2(h, neg_g, neg_g); }
     __device__ static int lane(V v, int k) { return (int)(short)(k ? v >> 16 : v & 0xffff); }
@@ -140,52 +145,73 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
     const int passes = mpad / (R * T);
     const V neg_g = L::splat(-gap);
     const V low = neg_g;  // G of H = 0
-    V best = L::splat(0);
+    const V zero = L::splat(0);
+    V best = zero;
     V* buf = scratch + (long long)gid * 2 * stride;
 
     for (int p = 0; p < passes; ++p) {
         V G[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) G[r] = low;
-        V bottom = low;        // G of my last row at my previous column
+        V bottom = zero;       // H of my last row at my previous column
         // letters of my previous column: padding before column 0, so that a thread ahead of
         // its first column keeps H = 0 there (the left border of the matrix)
         unsigned lt_mine = 0;
 #pragma unroll
         for (int q = 0; q < L::LANES; ++q) lt_mine |= (unsigned)SW_PAD_ROW << (8 * q);
-        V diag_in = low;       // the up value of my previous column
+        V diag_in = zero;      // the H above my first row at my previous column
         const V* above = buf + (p & 1 ? 0 : stride);  // written by pass p-1
         V* below = buf + (p & 1 ? stride : 0);
         const int row0 = p * R * T + t * R;
         const int steps = warp_n + T - 1;
+        // thread 0's inputs (the column's letters, the row above from the previous pass) are
+        // loaded two steps ahead: a load on the step's critical path would stall the group
+        auto letters_at = [&](int c) {
+            unsigned x = 0;
+#pragma unroll
+            for (int q = 0; q < L::LANES; ++q) x |= (unsigned)(c < n[q] ? d[q][c] : SW_PAD_ROW) << (8 * q);
+            return x;
+        };
+        auto above_at = [&](int c) { return (p > 0 && c < nmax) ? above[c] : zero; };
+        unsigned lt1 = 0, lt2 = 0;
+        V ab1 = zero, ab2 = zero;
+        if (t == 0) {
+            lt1 = letters_at(0);
+            lt2 = letters_at(1);
+            ab1 = above_at(0);
+            ab2 = above_at(1);
+        }
         for (int k = 0; k < steps; ++k) {
             const int j = k - t;  // my column
             V up = __shfl_up_sync(FULL, bottom, 1, T);
             unsigned lt = __shfl_up_sync(FULL, lt_mine, 1, T);
             if (t == 0) {
-                lt = 0;
-#pragma unroll
-                for (int q = 0; q < L::LANES; ++q)
-                    lt |= (unsigned)(k < n[q] ? d[q][k] : SW_PAD_ROW) << (8 * q);
-                up = (p > 0 && k < nmax) ? above[k] : low;
+                lt = lt1;
+                up = ab1;
+                lt1 = lt2;
+                ab1 = ab2;
+                lt2 = letters_at(k + 2);
+                ab2 = above_at(k + 2);
             }
-            const V diag0 = diag_in;  // the G above my first row at column j - 1
+            V diag = L::minus_gap(diag_in, neg_g);  // the G above my first row at column j - 1
             diag_in = up;
             V s[R];
             Profile<L, R>::load(prof, mpad, row0, lt, s);
-            V diag = diag0;
-            V h_prev = L::splat(0);
+            V h_prev = zero;
 #pragma unroll
             for (int r = 0; r < R; ++r) {
-                const V h = L::addmax_relu(diag, s[r], L::max2(up, G[r]));
+                // off the chain: the diagonal and the left neighbour (previous column)
+                const V x = L::addmax_relu(diag, s[r], G[r]);
+                // the chain down the column: one instruction per row
+                const V h = L::addmax(up, neg_g, x);
                 diag = G[r];
                 G[r] = L::minus_gap(h, neg_g);
-                up = G[r];
+                up = h;
                 if (r & 1) best = L::max3(best, h_prev, h);
                 h_prev = h;
             }
             if constexpr (R % 2 == 1) best = L::max2(best, h_prev);
-            bottom = G[R - 1];
+            bottom = up;
             lt_mine = lt;
             if (t == T - 1 && p + 1 < passes && j >= 0 && j < nmax) below[j] = bottom;
         }
@@ -217,4 +243,6 @@ SW_INTER_RT(24, 16)
 SW_INTER_RT(16, 32)
 SW_INTER_RT(24, 8)
 SW_INTER_RT(32, 8)
+SW_INTER_RT(8, 16)
+SW_INTER_RT(16, 16)
 #endif

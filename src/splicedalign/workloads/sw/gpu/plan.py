@@ -17,7 +17,7 @@ BLOCK = 256  # threads per block of `gpu`
 SMEM_LIMIT = 48 * 1024  # profile in shared memory up to the default dynamic limit
 DEFINES = {"SW_CODES": CODES, "SW_PAD_ROW": PAD_ROW, "SW_BLOCK": BLOCK}
 # (R rows per thread, T threads per group) compiled in inter.cu; every one is spill-free.
-SHAPES = ((8, 8), (16, 8), (24, 8), (32, 8), (24, 16), (16, 32))
+SHAPES = ((8, 8), (16, 8), (24, 8), (32, 8), (8, 16), (16, 16), (24, 16), (16, 32))
 SCAN_WIDTHS = (128, 256, 512)  # sw-scan block widths; 512 is the paper's slice
 
 
@@ -38,12 +38,14 @@ def inter_profile(query: np.ndarray, scoring: Scoring, mpad: int, dtype) -> np.n
 
 
 def choose_shape(m: int, mean_n: float) -> tuple[int, int]:
-    """(R, T) with the least padded work: rows rounded up to passes of R*T, columns
-    lengthened by the T-1 steps of the wavefront's fill; ties go to fewer passes, larger R."""
+    """(R, T): fewest passes first (device run 1, docs/gpu-sw.md: at 384 rows one pass of
+    24 x 16 beat two of 24 x 8 by 19% in kernel time: a pass re-fills the wavefront, and more
+    threads per sequence hide more of the per-row dependency chain), then the least padded work
+    (rows rounded up to R*T, columns lengthened by the T-1 steps of the fill), then larger R."""
     def cost(shape):
         R, T = shape
         rows = -(-m // (R * T)) * R * T
-        return (rows * (mean_n + T - 1), rows // (R * T), -R)
+        return (rows // (R * T), rows * (mean_n + T - 1), -R)
     return min(SHAPES, key=cost)
 
 
@@ -52,19 +54,10 @@ def padded_rows(m: int, shape: tuple[int, int]) -> int:
     return -(-m // (R * T)) * R * T
 
 
-@dataclass(frozen=True)
-class Split:
-    """Database indices for the 16-bit and the 32-bit launches, each longest first."""
-
-    narrow: np.ndarray
-    wide: np.ndarray
-
-
-def split(db: Database, scoring: Scoring, m: int) -> Split:
-    lengths = db.lengths
-    order = np.argsort(-lengths, kind="stable")
-    safe = fits_int16(scoring, m, lengths[order])
-    return Split(order[safe].astype(np.int32), order[~safe].astype(np.int32))
+def split_point(sorted_lengths: np.ndarray, scoring: Scoring, m: int) -> int:
+    """With sequences longest first, the first k need 32-bit lanes (fits_int16 fails: their
+    scores could exceed 16 bits) and the rest run on 16-bit lanes; returns k."""
+    return int(np.count_nonzero(~fits_int16(scoring, m, sorted_lengths)))
 
 
 def scan_classes(db: Database) -> list[tuple[int, np.ndarray]]:

@@ -12,7 +12,7 @@ import numpy as np
 from splicedalign.gpu import device
 from splicedalign.workloads.sw.gpu.device_db import DeviceDatabase
 from splicedalign.workloads.sw.gpu.plan import (
-    BLOCK, CODES, DEFINES, SMEM_LIMIT, choose_shape, inter_profile, padded_rows, split,
+    BLOCK, CODES, DEFINES, SMEM_LIMIT, choose_shape, inter_profile, padded_rows, split_point,
 )
 from splicedalign.workloads.sw.records import Database, Query, Scoring
 
@@ -38,22 +38,22 @@ class GpuSolver:
         search service keeps it between queries."""
         cp = self.cp
         out = cp.full(max(1, len(db)), device.POISON, dtype=cp.int32)
-        parts = split(db, scoring, query.length)
-        narrow, wide = parts.narrow, parts.wide
-        if self.wide_only:
-            narrow, wide = narrow[:0], np.concatenate([wide, narrow])
-            wide = wide[np.argsort(-db.lengths[wide], kind="stable")].astype(np.int32)
-        for lanes, seqs in (("Lane16x2", narrow), ("Lane32", wide)):
-            if seqs.size:
-                self._launch(ddb, seqs, lanes, query, scoring, db.lengths[seqs], out)
+        k = len(db) if self.wide_only else split_point(ddb.sorted_lengths, scoring, query.length)
+        # wide (32-bit) pairs are the longest: order[:k]; the rest go two per group on 16 bits
+        for lanes, a, b in (("Lane32", 0, k), ("Lane16x2", k, len(db))):
+            if b > a:
+                self._launch(ddb, a, b, lanes, query, scoring, out)
         device.check(cp)
         scores = cp.asnumpy(out)[: len(db)].astype(np.int64)
         if np.any(scores == device.POISON):
             raise RuntimeError("gpu: a database sequence was not scored (kernel fault)")
         return scores
 
-    def _launch(self, ddb, seqs, lanes, query, scoring, lengths, out) -> None:
+    def _launch(self, ddb: DeviceDatabase, a: int, b: int, lanes: str, query: Query, scoring: Scoring,
+                out) -> None:
+        """One launch over the sequences order[a:b] (longest first)."""
         cp = self.cp
+        lengths = ddb.sorted_lengths[a:b]
         R, T = self.shape or choose_shape(query.length, float(lengths.mean()))
         per_group = 2 if lanes == "Lane16x2" else 1
         mpad = padded_rows(query.length, (R, T))
@@ -63,12 +63,13 @@ class GpuSolver:
         use_smem = smem <= SMEM_LIMIT
         name = f"sw_inter<{lanes}, {R}, {T}, {'true' if use_smem else 'false'}>"
         kernel = device.function(KERNEL_FILE, name, (name,), DEFINES)
-        groups = -(-seqs.size // per_group)
+        count = b - a
+        groups = -(-count // per_group)
         passes = mpad // (R * T)
-        stride = int(lengths.max()) if passes > 1 else 1  # a group's bottom row, per buffer
+        stride = int(lengths[0]) if passes > 1 else 1  # a group's bottom row, per buffer
         scratch = cp.empty(max(1, groups * 2 * stride), dtype=cp.uint32 if per_group == 2 else cp.int32)
         blocks = -(-groups * T // BLOCK)
         kernel((blocks,), (BLOCK,),
-               (ddb.codes, ddb.offsets, cp.asarray(seqs), np.int32(seqs.size), prof, np.int32(mpad),
+               (ddb.codes, ddb.offsets, ddb.order[a:b], np.int32(count), prof, np.int32(mpad),
                 np.int32(scoring.gap), scratch, np.int64(stride), out),
                shared_mem=smem if use_smem else 0)
