@@ -85,3 +85,25 @@ def test_live_peers_on_fau(fau_manifest, tmp_path):
     ours = case[(case["tool"] == "ours:sequential") & (case["candidates"] == "augustus") & (case["span"] == "all")]
     assert ours["nt_sensitivity"].item() == 1.0 and not math.isnan(ours["seconds"].item())
     assert set(case["candidates"]) >= {"augustus", "signals"}
+
+
+def test_candidate_sources_genscan_shipped_and_signals_na(tmp_path):
+    """GENSCAN as a candidate source where the data set ships its report; splice signals on a
+    168 kb base exceed their candidate limit and give an n/a row, not a failure."""
+    genscan = Path(__file__).parent / "data" / "genscan"
+    gene3 = [(18680, 18726), (23250, 23284), (26615, 26664)]
+    from splicedalign.core.seqio import read_single_fasta
+
+    seq = read_single_fasta(genscan / "genomic-seq.fasta.gz").seq
+    (tmp_path / "t.fa").write_text(">gene3\n" + "".join(seq[f - 1:l] for f, l in gene3) + "\n")
+    (tmp_path / "true.tsv").write_text("first\tlast\n" + "".join(f"{f}\t{l}\n" for f, l in gene3))
+    (tmp_path / "cases.tsv").write_text(
+        "case\tbase\ttarget\texons\texon_format\ttrue_exons\tgenscan\n"
+        f"hsba\t{genscan}/genomic-seq.fasta.gz\tt.fa\t{genscan}/genomic-seq.genscan\tgenscan\ttrue.tsv"
+        f"\t{genscan}/genomic-seq.genscan\n")
+    table = peers.peers_table(tmp_path / "cases.tsv", peers=[], sources=["genscan", "signals"])
+    case = table[(table["scope"] == "case") & (table["span"] == "all")]
+    ours = case[case["candidates"] == "genscan"].iloc[0]
+    assert (ours.exact_exons, ours.true_exons, ours.predicted_exons, ours.status) == (3, 3, 3, "ok")
+    signals = table[(table["candidates"] == "signals") & (table["scope"] == "dataset")].iloc[0]
+    assert signals.status.startswith("n/a: ") and "more than max_exons" in signals.status

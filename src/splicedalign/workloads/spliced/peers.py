@@ -5,7 +5,7 @@ run on the same base/target pairs; each predicts exons on the base, which are sc
 the annotated exons exactly as our chains are (``accuracy``: exon- and nucleotide-level
 sensitivity/specificity, pooled per data set). A peer that is not installed gets rows saying
 "n/a: not installed". Ours runs once per candidate-exon source (the data set's own, e.g.
-AUGUSTUS, and splice signals), so the table shows how the exact method depends on its
+AUGUSTUS; splice signals; GENSCAN where the data set ships its reports), so the table shows how the exact method depends on its
 candidates. Seconds are wall time per case: a peer's process from start to exit, ours the
 solve with traceback (no process start).
 
@@ -33,6 +33,7 @@ import pandas as pd
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.accuracy import Interval, accuracy_table, chain_intervals
 from splicedalign.workloads.spliced.datasets import CaseEntry, read_manifest
+from splicedalign.workloads.spliced.exons.genscan import read_genscan
 from splicedalign.workloads.spliced.exons.signals import signal_exons
 from splicedalign.workloads.spliced.records import Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import get_solver
@@ -107,13 +108,30 @@ def clip(intervals: Iterable[Interval], lo: int, hi: int) -> list[Interval]:
     return [(max(f, lo), min(l, hi)) for f, l in intervals if l >= lo and f <= hi]
 
 
-def signals_case(case: TestCase) -> TestCase:
-    """The case with candidate exons from splice signals instead of its own (SPEC §1 plus strand)."""
-    exons = signal_exons(case.base, source=f"{case.name} (signals)")
+def _with_exons(case: TestCase, exons) -> TestCase:
     return TestCase(case.name, case.base, case.target, tuple(exons), case.base_id, case.target_id, case.meta)
 
 
-SOURCES: dict[str, Callable[[TestCase], TestCase]] = {"manifest": lambda c: c, "signals": signals_case}
+def signals_case(entry: CaseEntry, case: TestCase, root: Path) -> TestCase:
+    """The case with candidate exons from splice signals instead of its own (plus strand)."""
+    return _with_exons(case, signal_exons(case.base, source=f"{case.name} (signals)"))
+
+
+def genscan_case(entry: CaseEntry, case: TestCase, root: Path) -> TestCase:
+    """The case with the plus-strand exons of the GENSCAN report its data set ships (manifest
+    column ``genscan``, relative to the manifest); bases are oriented with the gene on plus."""
+    report = entry.extra.get("genscan")
+    if not report:
+        raise InputError(entry.case, "no GENSCAN report shipped (manifest column genscan)")
+    exons = [e for e in read_genscan(root / report, case.m) if e.attrs["strand"] == "+"]
+    if not exons:
+        raise InputError(report, "no plus-strand GENSCAN exon")
+    return _with_exons(case, exons)
+
+
+# source -> (manifest entry, its loaded case, the manifest's folder) -> the case with those exons
+SOURCES: dict[str, Callable[[CaseEntry, TestCase, Path], TestCase]] = {
+    "manifest": lambda entry, case, root: case, "signals": signals_case, "genscan": genscan_case}
 
 
 @dataclass(frozen=True)
@@ -130,7 +148,8 @@ class Row:
     status: str = "ok"
 
 
-def _ours(entries: Sequence[CaseEntry], solver: str, scoring: Scoring, sources: Sequence[str]) -> list[Row]:
+def _ours(entries: Sequence[CaseEntry], root: Path, solver: str, scoring: Scoring,
+          sources: Sequence[str]) -> list[Row]:
     rows = []
     run = get_solver(solver)
     run.solve(entries[0].load(), scoring, traceback=True)  # warm-up: kernels compiled or loaded
@@ -141,7 +160,7 @@ def _ours(entries: Sequence[CaseEntry], solver: str, scoring: Scoring, sources: 
         for source in sources:
             name = label.get(source, source)
             try:
-                variant = SOURCES[source](case)
+                variant = SOURCES[source](e, case, root)
             except InputError as exc:
                 rows.append(Row(f"ours:{solver}", name, case.name, None, true, status=f"n/a: {exc.problem}"))
                 continue
@@ -227,7 +246,7 @@ def peers_table(manifest: str | Path, peers: Sequence[str] = tuple(PEERS), solve
     versions[f"ours:{solver}"] = f"splicedalign {__version__}"
     log.info("peers on %d annotated case(s): %s", len(entries),
              ", ".join(f"{k} {v}" for k, v in versions.items()))
-    rows = _ours(entries, solver, scoring, sources) + _peers(entries, chosen)
+    rows = _ours(entries, Path(manifest).parent, solver, scoring, sources) + _peers(entries, chosen)
     return _table(rows, versions)
 
 
