@@ -130,9 +130,10 @@ def bench(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
         rows.append({"solver": name + label, "case": pair.name, "n": pair.n, "m": pair.m, "cells": pair.cells,
                      "mode": "align" if traceback else "score", "score": result.score,
                      "seconds": timing.median, "spread": timing.spread,
-                     "kernel_ms": getattr(solver, "kernel_ms", None), "gcups": rate[key]})
+                     "kernel_ms": getattr(solver, "kernel_ms", None),
+                     "walk_ms": getattr(solver, "walk_ms", None) if traceback else None, "gcups": rate[key]})
         log(f"  {name}{label} {pair.name} {rows[-1]['mode']}: {timing.median * 1e3:.3f} ms "
-            f"({rate[key]:.1f} GCUPS, kernel {rows[-1]['kernel_ms']}) [{elapsed():.0f} s]")
+            f"({rate[key]:.1f} GCUPS, kernel {rows[-1]['kernel_ms']}, walk {rows[-1]['walk_ms']}) [{elapsed():.0f} s]")
 
     sizes = PAPER_SIZES + (100_000, 1_000_000)
     for n in sizes:
@@ -198,10 +199,12 @@ def main() -> int:
     log("\nskipped: " + ("; ".join(skipped) if skipped else "none"))
     log(peer)
     log(f"\n{info['name']}  correctness failures: {len(fails)}")
-    log(f"{'solver':<24} {'case':<18} {'mode':<5} {'ms':>11} {'kernel ms':>10} {'GCUPS':>8}")
+    log(f"{'solver':<24} {'case':<18} {'mode':<5} {'ms':>11} {'kernel ms':>10} {'walk ms':>8} {'GCUPS':>8}")
     for r in rows:
-        kernel = f"{r['kernel_ms']:.3f}" if r["kernel_ms"] is not None and r["solver"] not in ("sequential", "multicore") else "-"
-        log(f"{r['solver']:<24} {r['case']:<18} {r['mode']:<5} {r['seconds'] * 1e3:>11.3f} {kernel:>10} {r['gcups']:>8.1f}")
+        kernel = "-" if r["kernel_ms"] is None else f"{r['kernel_ms']:.3f}"
+        walk = "-" if r["walk_ms"] is None else f"{r['walk_ms']:.2f}"
+        log(f"{r['solver']:<24} {r['case']:<18} {r['mode']:<5} {r['seconds'] * 1e3:>11.3f} {kernel:>10} {walk:>8} "
+            f"{r['gcups']:>8.1f}")
     return 1 if fails else 0
 
 

@@ -58,10 +58,13 @@ class GpuSolver:
         self.cols_every = cols_every
         self.trace_on = trace
         self.defines = {"GROUP": GROUP, **HANDOFF, **(handoff or {})}
-        self.kernel_ms = 0.0
+        self.kernel_ms = 0.0  # the sweep (nw_strips) of the last solve
+        self.walk_ms = 0.0  # the alignment walk (nw_walk) of the last solve
 
     def kernel(self, name: str) -> Any:
-        return device.function(KERNEL_FILE, name, VARIANTS, self.defines)
+        """A shipped kernel instance (VARIANTS), compiled alone on first use."""
+        assert name in VARIANTS, name
+        return device.function(KERNEL_FILE, name, (name,), self.defines)
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True) -> Result:
         if pair.n == 0 or pair.m == 0:
@@ -144,10 +147,15 @@ class GpuSolver:
         ops = cp.empty(pair.n + pair.m, dtype=cp.int8)
         state = cp.full(3, -1, dtype=cp.int32)
         match, mismatch, indel = costs.as_tuple()
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
         walk((1,), (32,), (a_dev, b_dev, np.int32(pair.n), np.int32(pair.m), np.int32(groups), np.int32(match),
                            np.int32(mismatch), np.int32(indel), rows, cols, np.int32(every), ops, state),
              shared_mem=smem)
+        stop.record()
+        stop.synchronize()
         device.check(cp)
+        self.walk_ms = cp.cuda.get_elapsed_time(start, stop)
         count, i, j = (int(v) for v in state.get())
         head = np.full(i, OP_DEL, dtype=np.int8) if i else np.full(j, OP_INS, dtype=np.int8)
         return np.concatenate([head, ops[:count].get()[::-1]])

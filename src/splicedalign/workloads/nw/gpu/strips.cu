@@ -304,9 +304,16 @@ __global__ void __launch_bounds__(32) nw_walk(const unsigned char* __restrict__ 
         __syncwarp();
         if (lane == 0) {
             int bi = i - r0, bj = j - c0;
+            int cached = -1;  // the word of moves last read (16 cells: consecutive moves often share it)
+            unsigned word = 0;
             while (bi > 0 && bj > 0) {
                 const int l = (bi - 1) / R, r = (bi - 1) % R, u = (bj - 1) / GROUP, c = (bj - 1) % GROUP;
-                const unsigned move = (moves[(u * 32 + l) * W + r / 4] >> (((r % 4) * 4 + c) * 2)) & 3u;
+                const int at = (u * 32 + l) * W + r / 4;
+                if (at != cached) {
+                    word = moves[at];
+                    cached = at;
+                }
+                const unsigned move = (word >> (((r % 4) * 4 + c) * 2)) & 3u;
                 ops[count++] = static_cast<signed char>(move);
                 bi -= move != 3u;
                 bj -= move != 2u;
