@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import Counter
 import re
 import shutil
 import subprocess
@@ -214,10 +215,12 @@ def _table(rows: Sequence[Row], versions: dict[str, str]) -> pd.DataFrame:
             table = accuracy_table(records)
             seconds = {r.case: r.seconds for r in mine}
             status = {r.case: r.status for r in mine}
-            table["seconds"] = [sum(v for v in seconds.values() if not math.isnan(v)) if s == "dataset"
-                                else seconds.get(c, math.nan) for s, c in zip(table["scope"], table["case"])]
-            failed = sorted({s for s in status.values() if s != "ok"})
-            table["status"] = [("; ".join(failed) or "ok") if s == "dataset" else status.get(c, "ok")
+            ran = [v for v in seconds.values() if not math.isnan(v)]
+            table["seconds"] = [(sum(ran) if ran else math.nan) if s == "dataset" else seconds.get(c, math.nan)
+                                for s, c in zip(table["scope"], table["case"])]
+            failed = Counter(s for s in status.values() if s != "ok")
+            pooled_status = "; ".join(f"{n} case(s): {s}" for s, n in sorted(failed.items())) or "ok"
+            table["status"] = [pooled_status if s == "dataset" else status.get(c, "ok")
                                for s, c in zip(table["scope"], table["case"])]
             if all(r.predicted is None for r in mine):  # nothing ran: one row says why
                 table = table[table["scope"] == "dataset"].assign(status=mine[0].status)
