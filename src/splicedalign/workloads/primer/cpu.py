@@ -88,18 +88,20 @@ class SequentialSolver(_Batched):
 
 
 class MulticoreSolver(_Batched):
-    """The sequential sweep with each batch's starts cut into one chunk per thread (prange);
-    batches are ``threads`` times larger so every thread gets a sequential-sized run."""
+    """The sequential sweep on every thread: each batch (CHUNKS_PER_THREAD x threads times a
+    sequential batch) is cut into CHUNKS_PER_THREAD chunks per thread, dealt round-robin."""
 
     name = "multicore"
+    CHUNKS_PER_THREAD = 8
 
     def run(self, problem, first, stop, out, lower):
         threads = numba.get_num_threads()
-        stop = min(problem.last_start, first + (stop - first) * threads)
-        bounds = np.linspace(first, stop, min(threads, stop - first) + 1).astype(np.int64)
+        chunks = threads * self.CHUNKS_PER_THREAD
+        stop = min(problem.last_start, first + (stop - first) * chunks)
+        bounds = np.linspace(first, stop, min(chunks, stop - first) + 1).astype(np.int64)
         comps = np.zeros(bounds.size - 1, dtype=np.int64)
         K.bitparallel_prefixes_parallel(problem.alpha_codes, problem.beta_codes, problem.k, bounds, lower,
-                                        out, comps)
+                                        out, comps, threads)
         # the first start that stopped ends the batch (-1 = after a chunk's own stop: not reached)
         starts = np.arange(first, stop)
         stopped = np.flatnonzero(starts + 1 + out[first:stop] > problem.m)

@@ -260,11 +260,14 @@ def bitparallel_prefixes(alpha, beta, k, first, stop, lower, out):
 
 
 @njit(cache=True, parallel=True)
-def bitparallel_prefixes_parallel(alpha, beta, k, bounds, lower, out, comps_out):
-    """Chunks [bounds[x], bounds[x + 1]) of starts on all threads, each a bitparallel_prefixes
-    sweep; a chunk ends at its own first stop (later starts stop too). The first chunk starts
-    from ``lower``, the others from k - 1."""
-    for x in prange(bounds.size - 1):
-        first_lower = lower if x == 0 else k - 1
-        done = bitparallel_prefixes(alpha, beta, k, bounds[x], bounds[x + 1], first_lower, out)
-        comps_out[x] = done[1]
+def bitparallel_prefixes_parallel(alpha, beta, k, bounds, lower, out, comps_out, workers):
+    """Chunks [bounds[x], bounds[x + 1]) of starts, each a bitparallel_prefixes sweep, dealt
+    round-robin to ``workers`` threads (chunk x to worker x mod workers, so slowly varying work
+    per start spreads evenly under numba's static schedule); a chunk ends at its own first stop
+    (later starts stop too). The first chunk starts from ``lower``, the others from k - 1."""
+    nchunks = bounds.size - 1
+    for w in prange(workers):
+        for x in range(w, nchunks, workers):
+            first_lower = lower if x == 0 else k - 1
+            done = bitparallel_prefixes(alpha, beta, k, bounds[x], bounds[x + 1], first_lower, out)
+            comps_out[x] = done[1]
