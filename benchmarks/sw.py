@@ -1,0 +1,62 @@
+"""Benchmark of the sw (database search) solvers, printing one markdown table: median of
+--repeats timed runs after --warmup, GCUPS, speedup vs sequential; solvers must agree exactly
+on each case (else it stops naming the case). Peers run side by side in the same process.
+
+  python benchmarks/sw.py                         # bundled real data + a 5,000-sequence scale-up sample
+  python benchmarks/sw.py --set paper --solvers sequential multicore sw-scan gpu
+  python benchmarks/sw.py --scaleup 100000 --solvers multicore pyopal
+
+CPU numbers depend on the machine: the script prints the CPU count and numba threads."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import numba
+
+from splicedalign.workloads.sw import synthetic
+from splicedalign.workloads.sw.bench import add_speedups, check_agreement, format_table, measure, paper_table
+from splicedalign.workloads.sw.datasets import cases, read_manifest
+from splicedalign.workloads.sw.load import load_database, load_queries
+
+BUNDLED = Path(__file__).resolve().parents[1] / "resources" / "sw" / "cases.tsv"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", choices=["bundled", "tiny", "paper", "none"], default="bundled")
+    ap.add_argument("--scaleup", type=int, default=5000, help="sequences of a scale-up sample (0: none)")
+    ap.add_argument("--solvers", nargs="+", default=["sequential", "multicore", "pyopal", "parasail"])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1)
+    args = ap.parse_args(argv)
+    work = []
+    if args.set == "bundled":
+        for e in read_manifest(BUNDLED):
+            db = load_database(e.db)
+            work += [(f"{e.case}:{q.id}", q, db) for q in load_queries(e.query)]
+    elif args.set != "none":
+        work += cases(args.set)
+    if args.scaleup:
+        work.append((f"scaleup{args.scaleup}", *synthetic.scaleup_case(args.scaleup)))
+    print(f"# cpus={os.cpu_count()} numba threads={numba.get_num_threads()}", file=sys.stderr)
+    rows = []
+    for case, q, db in work:
+        results = {}
+        for name in args.solvers:
+            row, results[name] = measure(case, q, db, name, args.repeats, args.warmup)
+            rows.append(row)
+            print(f"# {case} {name}: {row.seconds if row.seconds is not None else row.note}", file=sys.stderr)
+        check_agreement(case, results)
+    rows = add_speedups(rows)
+    print(format_table(rows))
+    if args.set == "paper":
+        print(paper_table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

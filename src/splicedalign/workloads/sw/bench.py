@@ -1,0 +1,104 @@
+"""Timing of solvers on cases for the benchmark script and the pipeline: median of repeats
+after warm-up, GCUPS, speedup vs ``sequential``; solvers must agree exactly on each case;
+a solver that cannot run here is a row marked "n/a" with the reason."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Sequence
+
+import numpy as np
+
+from splicedalign.core.errors import SolverUnavailable
+from splicedalign.core.timing import gcups, time_repeats
+from splicedalign.workloads.sw.records import Database, Query, Scoring, cells
+from splicedalign.workloads.sw.solvers import SOLVERS
+
+# paper 003 Table III, ms: CUDASW++ kernel 1, kernel 2, one CPU thread, the paper's method
+# (NVIDIA C1060, Intel Core 2 6420)
+PUBLISHED_MS = {128: (9.09, 6.18, 69.69, 1.65), 256: (12.80, 6.67, 135.71, 2.71), 512: (20.36, 10.00, 233.25, 4.93),
+                1024: (34.14, 16.86, 482.53, 9.66), 2048: (65.35, 25.70, 872.98, 19.14),
+                4096: (126.00, 44.80, 2244.11, 38.26), 8192: (246.88, 85.70, 4680.05, 76.13)}
+
+
+@dataclass(frozen=True)
+class Row:
+    case: str
+    solver: str
+    sequences: int
+    cells: int
+    seconds: float | None  # median; None when the solver could not run here
+    seconds_min: float | None = None
+    seconds_max: float | None = None
+    gcups: float | None = None
+    speedup: float | None = None  # vs sequential on the same case
+    note: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class Disagreement(RuntimeError):
+    pass
+
+
+def measure(case: str, query: Query, db: Database, solver: str, repeats: int = 3, warmup: int = 1,
+            scoring: Scoring = Scoring()) -> tuple[Row, np.ndarray | None]:
+    n = cells(query, db)
+    try:
+        impl = SOLVERS.get(solver)
+        timing, scores = time_repeats(lambda: impl.scores(query, db, scoring), repeats, warmup)
+    except SolverUnavailable as exc:
+        return Row(case, solver, len(db), n, None, note=f"n/a: {exc}"), None
+    return Row(case, solver, len(db), n, timing.median, timing.min, timing.max, gcups(n, timing.median)), scores
+
+
+def check_agreement(case: str, results: dict[str, np.ndarray | None]) -> None:
+    """Raise Disagreement naming the case, the solvers and the first differing sequence."""
+    ran = {k: v for k, v in results.items() if v is not None}
+    if not ran:
+        return
+    first, want = next(iter(ran.items()))
+    for name, got in ran.items():
+        if got.shape != want.shape or not np.array_equal(got, want):
+            k = int(np.flatnonzero(got != want)[0]) if got.shape == want.shape else -1
+            raise Disagreement(f"case {case}: {name} disagrees with {first} at sequence {k}"
+                               + (f" ({got[k]} vs {want[k]})" if k >= 0 else " (count differs)"))
+
+
+def add_speedups(rows: Sequence[Row]) -> list[Row]:
+    base = {r.case: r.seconds for r in rows if r.solver == "sequential" and r.seconds}
+    return [replace(r, speedup=base[r.case] / r.seconds) if r.seconds and r.case in base else r for r in rows]
+
+
+def format_table(rows: Sequence[Row]) -> str:
+    """Markdown: one line per case x solver."""
+    out = ["| case | solver | sequences | cells | seconds (median) | GCUPS | speedup vs sequential |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        if r.seconds is None:
+            out.append(f"| {r.case} | {r.solver} | {r.sequences:,} | {r.cells:,} | {r.note} | | |")
+        else:
+            sp = f"{r.speedup:.1f}" if r.speedup else ""
+            out.append(f"| {r.case} | {r.solver} | {r.sequences:,} | {r.cells:,} | {r.seconds:.4g} | {r.gcups:.3g} | {sp} |")
+    return "\n".join(out) + "\n"
+
+
+def paper_table(rows: Sequence[Row]) -> str:
+    """Table III beside the published values (ms); cases named len<L>."""
+    by = {(r.case, r.solver): r for r in rows}
+    solvers = [s for s in ("sequential", "multicore", "sw-scan", "gpu", "pyopal", "parasail")
+               if any(r.solver == s for r in rows)]
+    out = ["| length | " + " | ".join(f"{s} ms" for s in solvers)
+           + " | paper: CPU ms | paper: proposed ms | CUDASW++ k1 ms | CUDASW++ k2 ms |",
+           "|---:|" + "---:|" * (len(solvers) + 4)]
+    for length, (k1, k2, cpu, paper) in PUBLISHED_MS.items():
+        case = f"len{length}"
+        if not any(r.case == case for r in rows):
+            continue
+        cells_ = []
+        for s in solvers:
+            r = by.get((case, s))
+            cells_.append("n/a" if r is None or r.seconds is None else f"{1e3 * r.seconds:.3g}")
+        out.append(f"| {length:,} | " + " | ".join(cells_) + f" | {cpu:,} | {paper} | {k1} | {k2} |")
+    return "\n".join(out) + "\n"
