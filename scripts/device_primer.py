@@ -65,6 +65,9 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=240.0, help="skip optional benchmarks past this many seconds")
     ap.add_argument("--paper-scale", type=int, default=4)
     ap.add_argument("--cpu-scale", type=int, default=8)
+    ap.add_argument("--no-large", action="store_true", help="skip primer-paper on Table 1 and gpu on Tables 4/5")
+    ap.add_argument("--threads", type=int, nargs="*", default=[],
+                    help="also time multicore with these thread counts (scaling)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -93,14 +96,21 @@ def main() -> int:
     bench(cpu_case, small, "gpu", 3, 1)
     bench(cpu_case, small, "sequential", 1, 0)  # numba compiled by the correctness step
     bench(cpu_case, small, "multicore", 3, 1)
+    all_threads = numba.get_num_threads()
+    for t in args.threads:
+        numba.set_num_threads(t)
+        row, result = measure(cpu_case, small, "multicore", 3, 1)
+        log(f"{cpu_case} multicore {t} threads: {row.seconds:.4g} s")
+        rows.append(replace(row, solver=f"multicore-{t}t"))
+    numba.set_num_threads(all_threads)
     paper_case = f"table1/{args.paper_scale}"
     paper_problem = shaped("table1", args.paper_scale)
     bench(paper_case, paper_problem, "gpu", 3, 1)
     bench(paper_case, paper_problem, "primer-paper", 1, 0)
     paper_seconds = rows[-1].seconds
-    if paper_seconds * args.paper_scale ** 2 * 1.5 < args.budget - (time.perf_counter() - start) - 30:
+    if not args.no_large and paper_seconds * args.paper_scale ** 2 * 1.5 < args.budget - (time.perf_counter() - start) - 30:
         bench("table1", table1, "primer-paper", 1, 0)
-    for name in ("table5", "table4"):
+    for name in () if args.no_large else ("table5", "table4"):
         if time.perf_counter() - start < args.budget - 60:
             bench(name, shaped(name), "gpu", 1, 0)
     for case, by_solver in results.items():

@@ -7,6 +7,7 @@ OUT=${OUT:-device-out}
 mkdir -p "$OUT"
 export PYTHONPATH=src
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
+lscpu | grep -E "^(Model name|Thread|Core|Socket|CPU\(s\))" | tee "$OUT/cpu.txt"
 timeout 70 python3 -m pytest -q -p no:cacheprovider tests/test_primer_gpu.py 2>&1 | tail -5 | tee "$OUT/pytest_primer_gpu.txt"
 timeout 215 python3 scripts/device_primer.py --out "$OUT" --budget 190 "$@"
 echo "device_primer.py exit $?"
