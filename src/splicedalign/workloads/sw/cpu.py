@@ -19,6 +19,20 @@ class SequentialSolver:
         return out.astype(np.int64)
 
 
+MIN_LANE_USE = 0.25  # a SIMD batch filled less than this (letters / lanes x longest) runs scalar
+
+
+def sparse_batches(sorted_lengths: np.ndarray, lanes: int) -> np.ndarray:
+    """Mask of the sequences (in length order) whose batch of ``lanes`` would mostly compute
+    padding: an incomplete batch, or one whose lengths spread widely (tiny databases)."""
+    mask = np.zeros(sorted_lengths.size, dtype=bool)
+    for a in range(0, sorted_lengths.size, lanes):
+        batch = sorted_lengths[a: a + lanes]
+        if batch.sum() < MIN_LANE_USE * lanes * batch.max():
+            mask[a: a + lanes] = True
+    return mask
+
+
 class MulticoreSolver:
     name = "multicore"
 
@@ -29,10 +43,17 @@ class MulticoreSolver:
         out = np.zeros(len(db), dtype=np.int32)
         lengths = db.lengths
         order = np.argsort(lengths, kind="stable").astype(np.int64)
-        safe = fits_int16(scoring, query.length, lengths[order])
-        narrow, wide = order[safe], order[~safe]  # sorted: the safe ones are the shortest
         numba.set_num_threads(self.threads)
         gap = np.int32(scoring.gap)
+        scalar = sparse_batches(lengths[order], k.LANES16)
+        if scalar.any():
+            # prange hands each thread one contiguous chunk: deal longest first, round robin
+            seqs = order[scalar][::-1]
+            seqs = np.concatenate([seqs[t:: self.threads] for t in range(self.threads)])
+            k.search_scalar_parallel(query.codes, db.codes, db.offsets, seqs, scoring.table, gap, out)
+            order = order[~scalar]
+        safe = fits_int16(scoring, query.length, lengths[order])
+        narrow, wide = order[safe], order[~safe]  # sorted: the safe ones are the shortest
         if narrow.size:
             out16 = np.zeros(len(db), dtype=np.int16)
             k.search_lanes(query.codes, db.codes, db.offsets, narrow, scoring.table.astype(np.int16),

@@ -64,6 +64,17 @@ def search_sequential(q, codes, offsets, table, gap, out):
         out[k] = sw_column_sweep(prof, codes[offsets[k]:offsets[k + 1]], gap, col)
 
 
+@numba.njit(cache=True, parallel=True)
+def search_scalar_parallel(q, codes, offsets, seqs, table, gap, out):
+    """The sequential sweep of the sequences ``seqs``, spread over cores (for sequences that
+    would mostly pad a SIMD batch)."""
+    prof = query_profile(q, table)
+    for t in numba.prange(seqs.size):
+        k = seqs[t]
+        col = np.empty(q.size, dtype=np.int32)
+        out[k] = sw_column_sweep(prof, codes[offsets[k]:offsets[k + 1]], gap, col)
+
+
 def as_type_of(x, like):
     """``x`` cast to the type of the scalar ``like`` (usable in jitted code)."""
     return type(like)(x)
