@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 from splicedalign import __version__
@@ -54,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     except SolverUnavailable as exc:
         print(f"splicedalign: error: {exc}", file=sys.stderr)
         return EXIT_UNAVAILABLE
+    except BrokenPipeError:  # stdout piped into head & co. and closed: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

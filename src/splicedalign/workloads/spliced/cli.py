@@ -141,9 +141,9 @@ def _align(args: argparse.Namespace) -> int:
     check_output(args.output)
     cases = _cases(args, STRAND_CHOICES[args.strand])
     log = logging.getLogger("splicedalign")
-    for case in cases:
-        log.info("%s (%s strand): m=%d n=%d K=%d cells=%d", case.name, case.strand, case.m, case.n,
-                 case.K, case.cells)
+    for case in cases:  # one line per case for a few cases; the summary line for many
+        log.log(logging.INFO if len(cases) <= 4 else logging.DEBUG, "%s (%s strand): m=%d n=%d K=%d cells=%d",
+                case.name, case.strand, case.m, case.n, case.K, case.cells)
     log.info("%d case(s), %d cells, solver %s", len(cases), sum(c.cells for c in cases), args.solver)
     results = solver.solve_many(cases, scoring, traceback=not args.score_only)
     solved = [Solved(case, result, scores) for case, result, scores in best_per_strand_set(cases, results)]
