@@ -52,7 +52,7 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     snakefile = Path(args.snakefile).resolve()
     cfg = yaml.safe_load((snakefile.parent / "config" / "config.yaml").read_text())
-    cfg.update(dataset="synthetic", synthetic={"set": args.set, "seed": None}, repeats=args.repeats,
+    cfg.update(workloads=["spliced"], dataset="synthetic", synthetic={"set": args.set, "seed": None}, repeats=args.repeats,
                solvers="auto" if args.solvers == "auto" else args.solvers.split(","),
                cases={"include": [], "max_cells": None, "limit": args.limit or None})
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))

@@ -32,7 +32,7 @@ SOLVERS = ["reference", "sequential", "multicore"]
 
 def _config(tmp: Path, **over) -> Path:
     cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    cfg.update(over)
+    cfg.update({"workloads": ["spliced"], **over})
     path = tmp / "config.yaml"
     path.write_text(yaml.safe_dump(cfg))
     return path

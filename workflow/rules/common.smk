@@ -1,4 +1,7 @@
 # Shared by every workload's rules: the TARGETS contract and config path resolution.
+# Every included file shares one global namespace, read when jobs run: prefix your globals
+# with your workload's name and import modules under prefixed aliases (`from ... import
+# pipeline as sw_pipeline`), or another workload's later import replaces your names.
 import os
 
 # Each workload's rules set TARGETS["<workload>"] to its final tables and plots; rule

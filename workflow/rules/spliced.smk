@@ -5,9 +5,8 @@
 # force-use-threads), so a job costs its solve and no interpreter start, imports or kernel
 # loading; each still has its own output, log and benchmark file and reruns by its path.
 # On a cluster each job runs as its own Snakemake process on its node.
-from splicedalign.report import TABLES
-from splicedalign.report.plots import STATIC, overlay_name
-from splicedalign.workloads.spliced.pipeline import batch_job, case_job
+import splicedalign.report as spliced_report
+import splicedalign.report.plots as spliced_figures
 from splicedalign.workloads.spliced.ncbi_datasets import missing_inputs
 from snakemake.exceptions import WorkflowError
 
@@ -143,7 +142,7 @@ rule spliced_case:
         repeats=config["repeats"],
         traceback=config["traceback"],
     run:
-        case_job(
+        spliced_pipeline.case_job(
             input.manifest,
             wildcards.case,
             wildcards.solver,
@@ -178,7 +177,7 @@ rule spliced_batch:
         repeats=config["repeats"],
         traceback=config["traceback"],
     run:
-        batch_job(
+        spliced_pipeline.batch_job(
             input.manifest,
             wildcards.solver,
             params.auto,
@@ -209,7 +208,7 @@ rule spliced_tables:
                 category="spliced",
                 subcategory="Tables",
             )
-            for name in TABLES
+            for name in spliced_report.TABLES
         },
     log:
         f"{SPLICED}/logs/tables.log",
@@ -234,12 +233,12 @@ rule spliced_plots:
                 category="spliced",
                 subcategory="Figures",
             )
-            for name in STATIC
+            for name in spliced_figures.STATIC
         ],
         overlays=report(
             expand(
                 f"{SPLICED}/plots/{{name}}.png",
-                name=[overlay_name(s) for s in SPLICED_SOLVERS],
+                name=[spliced_figures.overlay_name(s) for s in SPLICED_SOLVERS],
             ),
             caption="../report/fig17_19.rst",
             category="spliced",
@@ -247,7 +246,10 @@ rule spliced_plots:
         ),
         svg=expand(
             f"{SPLICED}/plots/{{name}}.svg",
-            name=[*STATIC, *(overlay_name(s) for s in SPLICED_SOLVERS)],
+            name=[
+                *spliced_figures.STATIC,
+                *(spliced_figures.overlay_name(s) for s in SPLICED_SOLVERS),
+            ],
         ),
     log:
         f"{SPLICED}/logs/plots.log",

@@ -4,24 +4,13 @@
 # explicitly, since the submitting node may lack a GPU.
 import os
 
-from splicedalign.workloads.spliced.bench import (
-    REFERENCE_MAX_CELLS,
-    gpu_solvers,
-    resolve_solvers,
-)
-from splicedalign.workloads.spliced.pipeline import (
-    batch_json,
-    case_files,
-    case_json,
-    plan,
-    results_name,
-    run_rows,
-)
-from splicedalign.workloads.spliced.solvers import available_solvers
+from splicedalign.workloads.spliced import bench as spliced_bench
+from splicedalign.workloads.spliced import pipeline as spliced_pipeline
+from splicedalign.workloads.spliced import solvers as spliced_solvers
 
 SPLICED_DATASET = config["dataset"]
 SPLICED_DEFAULT_MANIFEST = "resources/bundled/cases.tsv"
-SPLICED_NAME = results_name(
+SPLICED_NAME = spliced_pipeline.results_name(
     SPLICED_DATASET,
     manifest=in_workflow(config["bundled"]["manifest"]),
     bundled=in_workflow(SPLICED_DEFAULT_MANIFEST),
@@ -32,10 +21,12 @@ SPLICED_NAME = results_name(
 )
 SPLICED = f"results/spliced/{SPLICED_NAME}"
 SPLICED_AUTO = config["solvers"] == "auto"
-SPLICED_SOLVERS, SPLICED_UNAVAILABLE = resolve_solvers(config["solvers"])
-SPLICED_GPU_SOLVERS = set(gpu_solvers())
-SPLICED_REFERENCE_LIMIT = config.get("reference_max_cells", REFERENCE_MAX_CELLS)
-SPLICED_SOLVER_PATTERN = "|".join(available_solvers())
+SPLICED_SOLVERS, SPLICED_UNAVAILABLE = spliced_bench.resolve_solvers(config["solvers"])
+SPLICED_GPU_SOLVERS = set(spliced_bench.gpu_solvers())
+SPLICED_REFERENCE_LIMIT = config.get(
+    "reference_max_cells", spliced_bench.REFERENCE_MAX_CELLS
+)
+SPLICED_SOLVER_PATTERN = "|".join(spliced_solvers.available_solvers())
 
 
 def spliced_dataset_manifest(wildcards):
@@ -58,8 +49,8 @@ def spliced_run_manifest(wildcards=None):
 
 def spliced_planned():
     """{solver: cases it runs on}; reads the run manifest, so only valid after the checkpoint."""
-    return plan(
-        run_rows(spliced_run_manifest()),
+    return spliced_pipeline.plan(
+        spliced_pipeline.run_rows(spliced_run_manifest()),
         SPLICED_SOLVERS,
         SPLICED_AUTO,
         SPLICED_REFERENCE_LIMIT,
@@ -68,7 +59,7 @@ def spliced_planned():
 
 def spliced_case_inputs(wildcards):
     manifest = spliced_run_manifest()
-    files = case_files(manifest).get(wildcards.case)
+    files = spliced_pipeline.case_files(manifest).get(wildcards.case)
     if files is None:
         raise ValueError(f"case {wildcards.case!r} is not in {manifest}")
     return {"manifest": manifest, "files": list(files)}
@@ -76,7 +67,7 @@ def spliced_case_inputs(wildcards):
 
 def spliced_records(wildcards):
     return [
-        str(case_json(SPLICED, c, s))
+        str(spliced_pipeline.case_json(SPLICED, c, s))
         for s, cases in spliced_planned().items()
         for c in cases
     ]
@@ -84,7 +75,9 @@ def spliced_records(wildcards):
 
 def spliced_batches(wildcards):
     return [
-        str(batch_json(SPLICED, s)) for s, cases in spliced_planned().items() if cases
+        str(spliced_pipeline.batch_json(SPLICED, s))
+        for s, cases in spliced_planned().items()
+        if cases
     ]
 
 
