@@ -21,6 +21,7 @@ import numpy as np
 
 from splicedalign.gpu.device import device_info
 from splicedalign.workloads.primer import PrimerProblem, solve
+from splicedalign.workloads.primer.gpu.solver import GpuSolver
 from splicedalign.workloads.primer.bench import add_speedups, check_agreement, format_table, measure
 from splicedalign.workloads.primer.synthetic import generate, shaped
 
@@ -52,7 +53,19 @@ def correctness(cases: int, seed: int, log) -> dict:
         if (got.solutions, got.cells) != (want.solutions, want.cells):
             bad.append(("deep", s))
             log(f"MISMATCH deep case {s}")
-    log(f"correctness: {cases} random cases x 2 solvers + {deep} deep, seed {seed}: "
+    segmented = GpuSolver()
+    segmented.min_segment_overlaps = 1  # as many column segments as the overlap allows
+    for i in range(40):  # long beta: the `gpu` launch cuts it into segments
+        m, n = int(rng.integers(50, 500)), int(rng.integers(3000, 40000))
+        k = int(rng.integers(1, min(m, 80) + 1))
+        p = generate(m, n, k, seed=int(rng.integers(1 << 30)), homologous=0.5 * rng.random(),
+                     divergence=0.3 * rng.random(), piece=int(rng.integers(10, 500)))
+        want, got = solve(p, "sequential"), segmented.solve(p)
+        deep += 1
+        if (got.solutions, got.cells) != (want.solutions, want.cells):
+            bad.append(("segmented", i, m, n, k))
+            log(f"MISMATCH segmented case {i} m={m} n={n} k={k}")
+    log(f"correctness: {cases} random cases x 2 solvers + {deep} deep/segmented, seed {seed}: "
         f"{len(bad)} mismatches ({time.perf_counter() - t0:.1f} s)")
     return {"cases": cases, "deep": deep, "seed": seed, "mismatches": bad}
 

@@ -35,3 +35,15 @@ def test_gpu_deep_active_region_retries():
     p = generate(9000, 12000, 3, seed=5, homologous=0.9, divergence=0.0005, piece=9000)
     want, got = solve(p, "sequential"), solve(p, "gpu")
     assert (got.solutions, got.cells) == (want.solutions, want.cells)
+
+
+def test_gpu_segments_of_beta():
+    """A long β is cut into column segments (one thread each per start): same answers."""
+    from splicedalign.workloads.primer.gpu.solver import GpuSolver
+
+    solver = GpuSolver()
+    solver.min_segment_overlaps = 1
+    p = generate(400, 30000, 40, seed=9, homologous=0.4, divergence=0.2, piece=400)
+    assert solver.segments(p.last_start, p.n, p.k)[0] > 10
+    want, got = solve(p, "sequential"), solver.solve(p)
+    assert (got.solutions, got.cells) == (want.solutions, want.cells)

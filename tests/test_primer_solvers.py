@@ -159,7 +159,8 @@ def test_gpu_kernel_on_host(tmp_path_factory):
     exe = _build(tmp_path_factory, "bitparallel_host.cpp", "c++17")
     if exe is None:
         pytest.skip("g++ not found")
-    for p in _emu_cases(12, 11, 400, 500, 130):
+    long = generate(300, 6000, 40, seed=4, homologous=0.5, divergence=0.15, piece=300)  # 4-5 segments
+    for p in [long, *_emu_cases(12, 11, 400, 500, 130)]:
         nw = p.m // K.W + 2
         buf = (np.empty(4 * nw, np.uint64), np.empty(nw, np.uint64), np.empty(nw, np.uint64), np.empty(nw, np.int64))
         want = [K.bitparallel_prefix(p.alpha_codes, r0, p.beta_codes, p.k, p.k - 1, *buf)[0] for r0 in range(p.last_start)]
@@ -172,7 +173,7 @@ def test_paper_kernel_on_host(tmp_path_factory):
     exe = _build(tmp_path_factory, "paper_host.cpp", "c++20")
     if exe is None:
         pytest.skip("g++ not found")
-    for p in _emu_cases(5, 12, 90, 120, 40):  # 32-thread tiles: k and n cross tile boundaries
+    for p in _emu_cases(3, 12, 90, 120, 40):  # 32-thread tiles: k and n cross tile boundaries
         L = np.empty(p.n + p.k + 2, dtype=np.int32)
         want = [K.alternative_prefix(p.alpha_codes, r0, p.beta_codes, p.k, L)[0] for r0 in range(p.last_start)]
         assert _run(exe, p)[0] == want, (p.m, p.n, p.k)

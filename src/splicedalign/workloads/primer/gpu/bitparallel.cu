@@ -1,4 +1,6 @@
-// `gpu` solver (ours): one thread per start r, a column-wise bit-parallel sweep of beta.
+// `gpu` solver (ours): one thread per start r and column segment of beta (few starts, like the
+// paper's Table-1 shape's 43,606, fill the GPU only when beta is cut into segments), each a
+// column-wise bit-parallel sweep.
 //
 // Thread s answers start r0 = first + s (0-based; or starts[s] for a retry list): c(r), the
 // last row of D(alpha[r0..m), beta) whose minimum is <= t = k - 1 (SPEC-workloads A), by
@@ -150,11 +152,19 @@ __device__ __forceinline__ int sweep(const unsigned char* __restrict__ alpha, in
     return cstar;
 }
 
+// Thread (s, g): start s of the launch against column segment g = blockIdx.y of beta. Segment
+// g reports the rows <= t it finds in columns [lo, hi) = [g * seg - over, (g + 1) * seg) (lo
+// rounded down to a 16-column load): the DP of alpha[r0..) against beta[lo, hi) has every cell
+// >= the true one, and equal where the cell's best alignment starts at or after lo. An
+// alignment with <= t differences of i rows spans <= i + t columns, so with over >= MAXB * 64 + t
+// every row <= t the register words can hold is found in the segment holding its column; a
+// start needing more words overflows anyway. The host takes the maximum over segments.
 template <int MAXB, bool REG>
 __device__ void bitparallel_prefixes(const unsigned char* __restrict__ alpha, int m,
                                      const uint4* __restrict__ beta16, int n, int k, int first,
-                                     int count, const int* __restrict__ starts, int* __restrict__ prefix,
-                                     u64* __restrict__ comps_total, u64* __restrict__ scratch) {
+                                     int count, const int* __restrict__ starts, int seg, int over,
+                                     int* __restrict__ prefix, u64* __restrict__ comps_total,
+                                     u64* __restrict__ scratch) {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
     u64* peq;
     int stride;
@@ -168,8 +178,13 @@ __device__ void bitparallel_prefixes(const unsigned char* __restrict__ alpha, in
     }
     if (s >= count) return;
     const int r0 = starts ? starts[s] : first + s;
+    const long long start_col = (long long)blockIdx.y * seg - over;
+    const int lo = start_col <= 0 ? 0 : (int)(start_col / 16 * 16);
+    const long long end_col = (long long)(blockIdx.y + 1) * seg;
+    const int hi = end_col < n ? (int)end_col : n;
     u64 comps = 0;
-    prefix[s] = sweep<MAXB, REG>(alpha, r0, m - r0, beta16, n, k - 1, peq, stride, comps);
+    prefix[(size_t)blockIdx.y * count + s] =
+        lo < hi ? sweep<MAXB, REG>(alpha, r0, m - r0, beta16 + lo / 16, hi - lo, k - 1, peq, stride, comps) : 0;
     atomicAdd(comps_total, comps);
 }
 
@@ -178,9 +193,10 @@ __device__ void bitparallel_prefixes(const unsigned char* __restrict__ alpha, in
 template <int MAXB>
 __global__ void __launch_bounds__(PB_THREADS) bitparallel_registers(
     const unsigned char* __restrict__ alpha, int m, const uint4* __restrict__ beta16, int n, int k,
-    int first, int count, const int* __restrict__ starts, int* __restrict__ prefix,
+    int first, int count, const int* __restrict__ starts, int seg, int over, int* __restrict__ prefix,
     unsigned long long* __restrict__ comps_total) {
-    bitparallel_prefixes<MAXB, true>(alpha, m, beta16, n, k, first, count, starts, prefix, comps_total, nullptr);
+    bitparallel_prefixes<MAXB, true>(alpha, m, beta16, n, k, first, count, starts, seg, over, prefix, comps_total,
+                                     nullptr);
 }
 
 template <int MAXB>
@@ -188,10 +204,11 @@ __global__ void __launch_bounds__(PB_THREADS) bitparallel_local(
     const unsigned char* __restrict__ alpha, int m, const uint4* __restrict__ beta16, int n, int k,
     int first, int count, const int* __restrict__ starts, int* __restrict__ prefix,
     unsigned long long* __restrict__ comps_total, unsigned long long* __restrict__ scratch) {
-    bitparallel_prefixes<MAXB, false>(alpha, m, beta16, n, k, first, count, starts, prefix, comps_total, scratch);
+    bitparallel_prefixes<MAXB, false>(alpha, m, beta16, n, k, first, count, starts, n, 0, prefix, comps_total,
+                                      scratch);
 }
 
 template __global__ void bitparallel_registers<16>(const unsigned char*, int, const uint4*, int, int, int, int,
-                                                   const int*, int*, unsigned long long*);
+                                                   const int*, int, int, int*, unsigned long long*);
 template __global__ void bitparallel_local<128>(const unsigned char*, int, const uint4*, int, int, int, int,
                                                 const int*, int*, unsigned long long*, unsigned long long*);

@@ -25,6 +25,8 @@ PB_OVERFLOW = -2  # a start whose active region outgrew the instance's words
 REG_WORDS = 16  # register instance: 1,024 rows
 LOCAL_WORDS = 128  # retry instance (local memory): 8,192 rows; beyond: the CPU sweep
 PB_NAMES = (f"bitparallel_registers<{REG_WORDS}>", f"bitparallel_local<{LOCAL_WORDS}>")
+RESIDENT_THREADS = 512  # per SM at 122 registers per thread
+RESIDENT_WAVES = 4  # threads launched per resident thread slot: segments balance uneven starts
 
 PP_THREADS = 256  # `primer-paper`: the paper's best threads per block
 PP_C = 3  # the paper's prefetch factor (Table 4)
@@ -79,6 +81,7 @@ class GpuSolver(_GpuSolver):
 
     name = "gpu"
     defines = {"PB_THREADS": PB_THREADS, "PB_OVERFLOW": PB_OVERFLOW}
+    min_segment_overlaps = 8  # a segment is at least this many overlaps long (1: checks use many)
 
     def _beta(self, problem):
         padded = np.full(-(-problem.n // 16) * 16, 5, dtype=np.uint8)  # 16 codes per 128-bit load
@@ -88,13 +91,29 @@ class GpuSolver(_GpuSolver):
     def _kernel(self, name: str):
         return device.function(BITPARALLEL, name, PB_NAMES, self.defines)
 
+    def segments(self, count: int, n: int, k: int) -> tuple[int, int, int]:
+        """(segments, columns per segment, overlap): enough threads for RESIDENT_WAVES waves of
+        resident threads, each segment at least min_segment_overlaps overlaps long (the overlap
+        is recomputed)."""
+        over = REG_WORDS * 64 + k - 1
+        want = -(-RESIDENT_WAVES * device.device_info()["sms"] * RESIDENT_THREADS // count)
+        g = max(1, min(want, n // (self.min_segment_overlaps * over)))
+        return g, -(-n // g), over
+
     def _launch(self, problem, alpha, beta, first, count, out, comps):
-        blocks = -(-count // PB_THREADS)
+        g, seg, over = self.segments(count, problem.n, problem.k)
+        per_segment = self.cp.full(g * count, device.POISON, dtype=self.cp.int32)
         self._kernel(PB_NAMES[0])(
-            (blocks,), (PB_THREADS,),
+            (-(-count // PB_THREADS), g), (PB_THREADS,),
             (alpha, np.int32(problem.m), beta, np.int32(problem.n), np.int32(problem.k), np.int32(first),
-             np.int32(count), np.uint64(0), out, comps),  # starts = NULL: start = first + s
+             np.int32(count), np.uint64(0), np.int32(seg), np.int32(over), per_segment, comps),  # starts = NULL
             shared_mem=REG_WORDS * 4 * PB_THREADS * 8)
+        per_segment = per_segment.reshape(g, count)
+        poisoned = (per_segment == device.POISON).any(axis=0)
+        best = per_segment.max(axis=0)
+        best[(per_segment == PB_OVERFLOW).any(axis=0)] = PB_OVERFLOW
+        best[poisoned] = device.POISON
+        out[...] = best
 
     def _retry(self, problem, alpha, beta, first, got, comps):
         cp = self.cp
