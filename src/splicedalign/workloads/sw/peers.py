@@ -8,11 +8,21 @@ open + (L-1)*extend; SPEC-workloads, shared conventions). parasail runs its ``sc
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.workloads.sw.matrices import matrix
 from splicedalign.workloads.sw.records import Database, Query, Scoring
+
+
+def require(module: str):
+    """The peer's module, or SolverUnavailable saying how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise SolverUnavailable(f"{module} not installed: pip install 'splicedalign[peers]'") from None
 
 
 def _letters(scoring: Scoring) -> np.ndarray:
@@ -34,11 +44,7 @@ class PyopalSolver:
     name = "pyopal"
 
     def __init__(self) -> None:
-        try:
-            import pyopal
-        except ImportError:
-            raise SolverUnavailable("pyopal not installed: pip install 'splicedalign[peers]'") from None
-        self.pyopal = pyopal
+        self.pyopal = require("pyopal")
 
     def scores(self, query: Query, db: Database, scoring: Scoring) -> np.ndarray:
         q, seqs = text(query, scoring), texts(db, scoring)
@@ -53,11 +59,7 @@ class ParasailSolver:
     name = "parasail"
 
     def __init__(self) -> None:
-        try:
-            import parasail
-        except ImportError:
-            raise SolverUnavailable("parasail not installed: pip install 'splicedalign[peers]'") from None
-        self.parasail = parasail
+        self.parasail = require("parasail")
 
     def scores(self, query: Query, db: Database, scoring: Scoring) -> np.ndarray:
         ps = self.parasail
