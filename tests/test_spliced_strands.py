@@ -154,3 +154,30 @@ def test_tsv_strand_column_checked(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == (f"splicedalign: error: {tmp_path / 'e.tsv'}:line 3: strand must be +, - or ."
                                    " (or empty), got 'x'")
+
+
+def test_minus_strand_equals_forward_on_random_cases():
+    """Seeded random cases: the exons marked '-' on the reverse-complemented base give the same
+    score, and the reported chain maps back to a chain of the original scoring it."""
+    import numpy as np
+
+    from helpers import random_spliced_case
+    from splicedalign.workloads.spliced.exons.strand import strand_cases
+    from splicedalign.workloads.spliced.oracle import chain_score
+    from splicedalign.workloads.spliced.records import Exon
+
+    seed = 20261122
+    rng = np.random.default_rng(seed)
+    solver = get_solver("sequential")
+    for i in range(30):
+        case = random_spliced_case(rng, f"r{i}")
+        m = case.m
+        flipped = [Exon(m - e.last + 1, m - e.first + 1, {"strand": "-"}) for e in case.exons]
+        (minus,) = strand_cases(case.name, reverse_complement(case.base), flipped, case.target, ("+", "-"))
+        plain, mirrored = solver.solve_many([case, minus], Scoring())
+        assert mirrored.score == plain.score, f"seed {seed}, case {i}"
+        # the minus chain, mapped to forward coordinates, names exons of the original case
+        spans = [minus.forward_interval(minus.exons[k].first, minus.exons[k].last) for k in mirrored.chain]
+        original = [next(j for j, e in enumerate(case.exons) if (e.first, e.last) == (m - l + 1, m - f + 1))
+                    for f, l in spans]
+        assert chain_score(case, original, Scoring()) == plain.score, f"seed {seed}, case {i}"
