@@ -33,11 +33,13 @@ HOST_CHECKPOINT_BYTES = 1 << 30  # up to this much, checkpoints are copied to th
 
 
 def rows_per_lane(n: int, traceback: bool) -> int:
-    """Rows per lane R (strips of 32 R rows). Score: fewer, taller strips (fewer hand-offs per
-    cell). Alignment: shorter strips make the blocks the walk recomputes smaller."""
-    if traceback:
-        return 4 if n <= 65_536 else 8
-    return 8 if n <= 65_536 else 16
+    """Rows per lane R (strips of 32 R rows), as measured on an H200 (docs/gpu-nw.md, run 2).
+    Score: R = 16 everywhere (fewer strips, fewer hand-offs: 30,368 in 7.5 ms against 8.2 at
+    R = 8; 10^6 in 0.46 s against 0.83). Alignment: R = 8 up to 65,536 rows (smaller blocks to
+    walk: 30,368 in 24.7 ms against 31.0 at R = 16), R = 16 above (10^6: 1.28 s against 1.46)."""
+    if traceback and n <= 65_536:
+        return 8
+    return 16
 
 
 def byte_costs(costs: Costs) -> bool:
