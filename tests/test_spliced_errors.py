@@ -152,7 +152,7 @@ def test_pipeline_manifest_row_with_missing_file(tmp_path):
     repo = BUNDLED.parents[1]
     (tmp_path / "bad.tsv").write_text(MANIFEST_HEADER + f"fau\t{BUNDLED}/bases/hs_FAU.fa\t{BUNDLED}/targets/nope.fa"
                                       f"\t{BUNDLED}/exons/hs_FAU.tsv\ttsv\t\n")
-    (tmp_path / "over.yaml").write_text(f"bundled:\n  manifest: {tmp_path / 'bad.tsv'}\n")
+    (tmp_path / "over.yaml").write_text(f"workloads: [spliced]\nbundled:\n  manifest: {tmp_path / 'bad.tsv'}\n")
     proc = subprocess.run([shutil.which("snakemake"), "-s", str(repo / "Snakefile"), "-d", str(tmp_path), "--cores", "1",
                            "--configfile", str(repo / "config" / "config.yaml"), str(tmp_path / "over.yaml")],
                           capture_output=True, text=True)
