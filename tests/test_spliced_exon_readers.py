@@ -216,3 +216,27 @@ def test_flip_and_reverse_complement():
     assert flip_interval(*flip_interval(4, 7, 10), 10) == (4, 7)
     with pytest.raises(ValueError):
         on_strand("ACGT", [], ".")
+
+
+# --- TSV tables: strand column, no csv field-size limit -------------------------------------
+def test_tsv_strand_column_and_long_fields(tmp_path):
+    note = "n" * 300_000  # past the csv module's 131,072-character field limit
+    (tmp_path / "e.tsv").write_text(f"first\tlast\tstrand\tnote\n1\t4\t-\t{note}\n2\t5\t.\tx\n3\t6\t\ty\n")
+    exons = read_exons(tmp_path / "e.tsv", 10)
+    assert [(e.first, e.last, e.attrs["strand"]) for e in exons] == [(1, 4, "-"), (2, 5, "+"), (3, 6, "+")]
+    assert exons[0].attrs["note"] == note
+
+
+def test_strand_cases_map_rows_back():
+    from splicedalign.workloads.spliced.exons.strand import strand_cases
+    from splicedalign.workloads.spliced.records import Exon
+
+    exons = [Exon(1, 3, {"strand": "-"}), Exon(5, 8), Exon(2, 9, {"strand": "-"})]
+    plus, minus = strand_cases("c", "ACGTACGTAC", exons, "ACG", ("+", "-"))
+    assert (plus.strand, [(e.first, e.last) for e in plus.exons], plus.input_index(0)) == ("+", [(5, 8)], 1)
+    assert minus.base == reverse_complement("ACGTACGTAC")
+    assert [(e.first, e.last) for e in minus.exons] == [(8, 10), (2, 9)]
+    assert [minus.forward_interval(e.first, e.last) for e in minus.exons] == [(1, 3), (2, 9)]
+    assert [minus.input_index(k) for k in range(2)] == [0, 2]
+    with pytest.raises(InputError, match="no candidate exon on the '-' strand"):
+        strand_cases("c", "ACGT", [Exon(1, 2)], "A", ("-",))
