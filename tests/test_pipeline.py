@@ -7,6 +7,7 @@ untouched. Needs snakemake (the ``pipeline`` extra); about a minute on 2 cores.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ import pytest
 from splicedalign.workloads.spliced import estimate as model
 from splicedalign.workloads.spliced.datasets import read_manifest
 from splicedalign.report import read_table
-from splicedalign.report.plots import plot_names
+from splicedalign.report.names import plot_names
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = shutil.which("snakemake")
@@ -92,6 +93,20 @@ def test_dry_run(tmp_path, dataset, extra, folder, data_rules):
     assert f"results/spliced/{folder}/cases.tsv" in out
     assert "results/spliced/" in out and all(
         p.startswith(f"results/spliced/{folder}/") for p in re.findall(r"results/spliced/[^\s,]+", out))
+
+
+def test_planning_neither_compiles_nor_solves(tmp_path):
+    """`snakemake -n` must not touch the solvers: with numba made unimportable it still plans
+    (every workload's rule file is read; the CPU kernels need numba, the GPU ones CuPy + NVRTC)."""
+    fake = tmp_path / "fake" / "numba"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text('raise ImportError("numba imported while planning")\n')
+    _config(tmp_path, dataset="synthetic", synthetic={"set": "tiny", "seed": None})
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(fake.parent), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path), "--configfile",
+                           str(tmp_path / "config.yaml"), "-n"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    assert _job_counts(proc.stdout)["spliced_manifest"] == 1
 
 
 def test_user_manifest_gets_its_own_results_folder(tmp_path):

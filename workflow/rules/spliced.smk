@@ -6,7 +6,7 @@
 # loading; each still has its own output, log and benchmark file and reruns by its path.
 # On a cluster each job runs as its own Snakemake process on its node.
 import splicedalign.report as spliced_report
-import splicedalign.report.plots as spliced_figures
+import splicedalign.report.names as spliced_figures
 from splicedalign.workloads.spliced.ncbi_datasets import missing_inputs
 from snakemake.exceptions import WorkflowError
 

@@ -11,21 +11,11 @@ matplotlib.use("Agg")  # files only; no display on cluster nodes
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from splicedalign.report.names import STATIC, overlay_name  # noqa: E402
 from splicedalign.report.tables import BASELINE, MODEL_OF, UNITS  # noqa: E402
 
 FORMATS = ("png", "svg")
-STATIC = ("fig07_intra_parallelism", "fig09_inter_parallelism", "fig10_estimated_times",
-          "fig13_actual_times", "fig14_speedups", "fig15_scalability")
 MIN_PERCENT = 0.1  # Fig. 7 cuts the tail of bars under 0.1 % of exons; so do we, saying what it sums to
-
-
-def overlay_name(solver: str) -> str:
-    """Figs. 17-19: one estimated-vs-actual overlay per solver."""
-    return f"fig17_19_estimated_vs_actual_{solver}"
-
-
-def plot_names(solvers: Sequence[str]) -> list[str]:
-    return [*STATIC, *(overlay_name(s) for s in solvers)]
 
 
 def _save(fig: plt.Figure, out: Path, name: str) -> None:
@@ -76,7 +66,7 @@ def _empty(title: str) -> plt.Figure:
 
 
 def draw_all(cases: pd.DataFrame, parallelism: pd.DataFrame, solvers: Sequence[str], out: str | Path) -> list[Path]:
-    """Write every figure of ``plot_names(solvers)`` in each of FORMATS; returns the PNG paths."""
+    """Write every figure of ``names.plot_names(solvers)`` in each of FORMATS; returns the PNG paths."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ran = _available(cases, solvers)
