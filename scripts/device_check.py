@@ -154,7 +154,8 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
 
 
 def targets(args, say) -> list[tuple[str, float, str, float, bool]]:
-    """(target, measured, unit, bound, met) for issue 12's GPU targets 1-3."""
+    """(target, measured value, "<=" or ">=", bound, note) for the GPU performance targets 1-3
+    (data-set throughput, traceback cost, one large case; docs/gpu.md)."""
     gpu = GpuSolver()
     paper = paper_set()
     sets10 = [c for s in range(10) for c in paper_set(2012 + s)]
