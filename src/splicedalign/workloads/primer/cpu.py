@@ -65,7 +65,8 @@ class ConventionalSolver(_Batched):
     name = "conventional"
 
     def run(self, problem, first, stop, out, lower):
-        return K.conventional_prefixes(problem.alpha_codes, problem.beta_codes, problem.k, first, stop, out)
+        return K.paper_prefixes(problem.alpha_codes, problem.beta_codes, problem.k, first, stop, out,
+                                K.CONVENTIONAL)
 
 
 class AlternativeSolver(_Batched):
@@ -74,7 +75,8 @@ class AlternativeSolver(_Batched):
     name = "alternative"
 
     def run(self, problem, first, stop, out, lower):
-        return K.alternative_prefixes(problem.alpha_codes, problem.beta_codes, problem.k, first, stop, out)
+        return K.paper_prefixes(problem.alpha_codes, problem.beta_codes, problem.k, first, stop, out,
+                                K.ALTERNATIVE)
 
 
 class SequentialSolver(_Batched):

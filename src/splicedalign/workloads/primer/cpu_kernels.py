@@ -205,30 +205,23 @@ def bitparallel_prefix(alpha, r0, beta, k, lower, Peq, Pv, Mv, score):
 
 
 # ---------------------------------------------------------------------------------- drivers
+CONVENTIONAL = 0
+ALTERNATIVE = 1
+
+
 @njit(cache=True, nogil=True)
-def conventional_prefixes(alpha, beta, k, first, stop, out):
-    """c(r) for starts first .. stop - 1 (0-based), in order, until one stops; returns (next
+def paper_prefixes(alpha, beta, k, first, stop, out, method):
+    """c(r) for starts first .. stop - 1 (0-based), in order, until one stops, by the paper's
+    conventional (method CONVENTIONAL) or alternative (ALTERNATIVE) subroutine; returns (next
     start, comparisons); out[r0] is set for every start computed."""
-    D = np.empty(beta.size + 1, dtype=np.int32)
+    scratch = np.empty(beta.size + 1 if method == CONVENTIONAL else beta.size + k + 2, dtype=np.int32)
     comps = 0
     r0 = first
     while r0 < stop:
-        c, x = conventional_prefix(alpha, r0, beta, k, D)
-        out[r0] = c
-        comps += x
-        r0 += 1
-        if r0 + c > alpha.size:
-            break
-    return r0, comps
-
-
-@njit(cache=True, nogil=True)
-def alternative_prefixes(alpha, beta, k, first, stop, out):
-    L = np.empty(beta.size + k + 2, dtype=np.int32)
-    comps = 0
-    r0 = first
-    while r0 < stop:
-        c, x = alternative_prefix(alpha, r0, beta, k, L)
+        if method == CONVENTIONAL:
+            c, x = conventional_prefix(alpha, r0, beta, k, scratch)
+        else:
+            c, x = alternative_prefix(alpha, r0, beta, k, scratch)
         out[r0] = c
         comps += x
         r0 += 1
@@ -239,7 +232,7 @@ def alternative_prefixes(alpha, beta, k, first, stop, out):
 
 @njit(cache=True, nogil=True)
 def bitparallel_prefixes(alpha, beta, k, first, stop, lower, out):
-    """Like conventional_prefixes, with the two-pointer bound c(r + 1) >= c(r) - 1 (answers'
+    """Like paper_prefixes, with the two-pointer bound c(r + 1) >= c(r) - 1 (answers'
     ends never decrease) carried from start to start, beginning at ``lower``."""
     nw = (alpha.size + W - 1) // W + 1
     Peq = np.empty(4 * nw, dtype=np.uint64)
