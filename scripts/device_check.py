@@ -84,18 +84,26 @@ def long_cases(rng, count: int) -> list[TestCase]:
     return cases
 
 
-def compare(name, solver, cases, scoring, want, traceback: bool) -> tuple[int, list[str]]:
+def compare(name, solver, cases, scoring, want, traceback: bool, same=None) -> tuple[int, list[str], list]:
+    """(cases right, failures, results). ``same``: results whose chains and alignments these
+    must equal exactly (the device traceback makes the host traceback's choices)."""
     try:
         got = solver.solve_many(cases, scoring, traceback=traceback)
     except Exception as exc:  # e.g. a bounded wait ran out: every case of the call fails
-        return 0, [f"{name} {len(cases)} cases {scoring}: {type(exc).__name__}: {exc}"]
+        return 0, [f"{name} {len(cases)} cases {scoring}: {type(exc).__name__}: {exc}"], []
     bad = []
-    for c, w, g in zip(cases, want, got):
+    for i, (c, w, g) in enumerate(zip(cases, want, got)):
+        try:
+            problems = alignment_problems(c, g, scoring) if traceback else []
+        except Exception as exc:  # e.g. an unwritten (poisoned) op byte
+            problems = [f"{type(exc).__name__}: {exc}"]
         if g.score != w.score or not np.array_equal(g.last_row_scores, w.last_row_scores):
             bad.append(f"{name} {c.name} {scoring}: score {g.score} != {w.score} or last rows differ")
-        elif traceback and (p := alignment_problems(c, g, scoring)):
-            bad.append(f"{name} {c.name} {scoring}: {p[:2]}")
-    return len(cases) - len(bad), bad
+        elif problems:
+            bad.append(f"{name} {c.name} {scoring}: {problems[:2]}")
+        elif same and (g.chain, g.alignment) != (same[i].chain, same[i].alignment):
+            bad.append(f"{name} {c.name} {scoring}: chain/alignment differ from the host traceback's")
+    return len(cases) - len(bad), bad, got
 
 
 def timed(fn, repeats: int, before=None) -> float:
@@ -123,7 +131,12 @@ def chained(case: TestCase, times: int) -> TestCase:
 def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
     rng = np.random.default_rng(seed)
     solvers = {"accel1": Accel1Solver(poison=True), "accel2": Accel2Solver(poison=True),
-               "gpu": GpuSolver(poison=True), "gpu-compare": GpuSolver(poison=True, byte_profile=False)}
+               "gpu": GpuSolver(poison=True, device_trace=False),
+               "gpu-compare": GpuSolver(poison=True, byte_profile=False, device_trace=False),
+               "gpu-trace": GpuSolver(poison=True, device_trace=True),
+               "gpu-trace-compare": GpuSolver(poison=True, byte_profile=False, device_trace=True)}
+    # the device traceback must make exactly the host traceback's choices
+    same_as = {"gpu-trace": "gpu", "gpu-trace-compare": "gpu-compare"}
     sequential = get_solver("sequential")
     t0 = time.perf_counter()
     rand = random_cases(rng, args.random)
@@ -136,14 +149,18 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
     for si, scoring in enumerate(SCORINGS):
         part = rand[si::len(SCORINGS)] + (longs + genes if si < 2 else longs[:3])
         want = sequential.solve_many(part, scoring, traceback=False)
+        got = {}
         for name, solver in solvers.items():
-            ok, bad = compare(name, solver, part, scoring, want, traceback=True)
+            ok, bad, got[name] = compare(name, solver, part, scoring, want, traceback=True,
+                                         same=got.get(same_as.get(name, "")))
             counts[name][0] += ok
             counts[name][1] += len(part)
             failures += bad
     want = sequential.solve_many([il1], Scoring(), traceback=False)
+    got = {}
     for name, solver in solvers.items():
-        ok, bad = compare(name, solver, [il1], Scoring(), want, traceback=name.startswith("gpu"))
+        ok, bad, got[name] = compare(name, solver, [il1], Scoring(), want, traceback=name.startswith("gpu"),
+                                     same=got.get(same_as.get(name, "")))
         counts[name][0] += ok
         counts[name][1] += 1
         failures += bad
@@ -156,7 +173,8 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
 def targets(args, say) -> list[tuple[str, float, str, float, bool]]:
     """(target, measured value, "<=" or ">=", bound, note) for the GPU performance targets 1-3
     (data-set throughput, traceback cost, one large case; docs/gpu.md)."""
-    gpu = GpuSolver()
+    gpu = GpuSolver(device_trace=True)
+    host_trace = GpuSolver(device_trace=False)
     paper = paper_set()
     sets10 = [c for s in range(10) for c in paper_set(2012 + s)]
     il1 = il1rapl1_case()
@@ -176,9 +194,12 @@ def targets(args, say) -> list[tuple[str, float, str, float, bool]]:
     tc = run("paper score cold", lambda: gpu.solve_many(paper, traceback=False), r, gpu.clear_cache)
     ta = run("paper score", lambda: gpu.solve_many(paper, traceback=False), r)
     t10 = run("10 sets score", lambda: gpu.solve_many(sets10, traceback=False), max(1, r // 2))
-    tat = run("paper traceback", lambda: gpu.solve_many(paper, traceback=True), max(1, r // 2))
+    tat = run("paper traceback", lambda: gpu.solve_many(paper, traceback=True), r)
     tb = run("IL1RAPL1 score", lambda: gpu.solve(il1, traceback=False), r)
     tbt = run("IL1RAPL1 traceback", lambda: gpu.solve(il1, traceback=True), r)
+    # the host traceback (DEVICE_TRACE off), for comparison
+    tah = timed(lambda: host_trace.solve_many(paper, traceback=True), max(1, r // 2))
+    tbh = timed(lambda: host_trace.solve(il1, traceback=True), r)
     t8 = run("IL1RAPL1x8 score", lambda: gpu.solve(il8, traceback=False), max(1, r // 2))
     for key, (st, kms) in stages.items():
         say(f"  {key}: host stages ms {st}; kernels ms {kms}")
@@ -186,7 +207,9 @@ def targets(args, say) -> list[tuple[str, float, str, float, bool]]:
     out.append(("1 (same, cold: plan+upload)", cells["a"] / tc / 1e9, ">=", 1_000, f"{tc*1e3:.1f} ms"))
     out.append(("1 10 paper sets score GCUPS", cells["a10"] / t10 / 1e9, ">=", 2_000, f"{t10*1e3:.1f} ms"))
     out.append(("2 paper set traceback / score", tat / ta, "<=", 2.0, f"{tat*1e3:.1f} ms"))
+    out.append(("2 (same, host traceback)", tah / ta, "<=", 2.0, f"{tah*1e3:.1f} ms"))
     out.append(("2 IL1RAPL1 traceback / score", tbt / tb, "<=", 1.5, f"{tbt*1e3:.1f} ms"))
+    out.append(("2 (same, host traceback)", tbh / tb, "<=", 1.5, f"{tbh*1e3:.1f} ms"))
     out.append(("3 IL1RAPL1 score ms", tb * 1e3, "<=", 10.0, f"{il1.cells/tb/1e9:.1f} GCUPS"))
     out.append(("3 IL1RAPL1x8 score ms", t8 * 1e3, "<=", 80.0, f"{il8.cells/t8/1e9:.1f} GCUPS"))
     return out

@@ -22,7 +22,7 @@ status=0
   rm -f "$OUT"/*.cubin
 } > "$OUT/build.log" 2>&1 || status=1
 tail -n 30 "$OUT/build.log"
-python3 -m pytest tests/test_spliced_gpu_plan.py tests/test_gpu_nvcc.py tests/test_spliced_gpu_solvers.py \
+python3 -m pytest tests/test_spliced_gpu_plan.py tests/test_spliced_gpu_trace.py tests/test_gpu_nvcc.py tests/test_spliced_gpu_solvers.py \
   tests/test_spliced_golden.py -q -p no:cacheprovider > "$OUT/pytest.log" 2>&1 || status=1
 tail -n 5 "$OUT/pytest.log"
 python3 scripts/device_check.py --out "$OUT" "$@" || status=1

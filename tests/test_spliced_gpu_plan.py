@@ -174,7 +174,8 @@ def test_unavailable_is_one_clear_line():
 def test_kernel_variant():
     from splicedalign.workloads.spliced.gpu.solver import variant
 
-    assert variant("int", 8, True) == (8, "wavefront<int, 8, true>", ("wavefront<int, 8, true>", "gather_rows<int>"))
+    assert variant("int", 8, True) == (8, "wavefront<int, 8, true>", ("wavefront<int, 8, true>", "gather_rows<int>",
+                                                                    "trace_chains<int, 8>"))
     assert variant("int", 2, False)[:2] == (2, "wavefront<int, 2, false>")
     # int64 scores hold fewer rows per lane (registers): the plan must use what the kernel holds
     rows, name, names = variant("long long", 8, True)
@@ -199,6 +200,8 @@ class _FakeCupy:
     runs when queued)."""
 
     int32 = np.int32
+    uint8 = np.uint8
+    uint32 = np.uint32
     asarray = staticmethod(np.asarray)
     asnumpy = staticmethod(lambda a, stream=None: np.array(a))
     empty = staticmethod(np.empty)
@@ -248,15 +251,21 @@ def _fake_function(file, name, all_names, defines):
     return wavefront
 
 
+def fake_gpu(monkeypatch, function) -> None:
+    """The GPU layer on the host: NumPy for CuPy, ``function`` for the compiled kernels."""
+    from splicedalign.gpu import device
+
+    monkeypatch.setattr(device, "cupy", lambda: _FakeCupy)
+    monkeypatch.setattr(device, "function", function)
+    monkeypatch.setattr(device, "device_info", lambda: {"sms": 1})
+
+
 def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
     """GpuSolver.solve_many end to end (plan, launch arguments, final scores, gathered last rows,
     threaded traceback, results) with the NumPy model standing in for the GPU."""
-    from splicedalign.gpu import device
     from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 
-    monkeypatch.setattr(device, "cupy", lambda: _FakeCupy)
-    monkeypatch.setattr(device, "function", _fake_function)
-    monkeypatch.setattr(device, "device_info", lambda: {"sms": 1})
+    fake_gpu(monkeypatch, _fake_function)
     rng = np.random.default_rng(5)
     cases = [random_case(rng, f"h{i}") for i in range(12)] + tiny_set(bases=1)
     for scoring in (Scoring(), Scoring(2, -3, 1)):

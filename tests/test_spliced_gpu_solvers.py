@@ -79,3 +79,19 @@ def test_gpu_writes_every_row():
     results = GpuSolver(poison=True).solve_many(cases, Scoring(), traceback=False)
     for r in results:
         assert (r.last_row_scores != POISON).all()
+
+
+@pytest.mark.parametrize("byte_profile", [True, False], ids=["byte", "compare"])
+def test_device_trace_equals_host_trace(byte_profile):
+    """trace_chains makes the host traceback's choices: identical chains and ops, valid."""
+    from splicedalign.workloads.spliced.gpu.solver import GpuSolver
+
+    print(f"seed {SEED} (SPLICEDALIGN_TEST_SEED={SEED} reproduces it)")
+    rng = np.random.default_rng([SEED, 1])
+    cases = [random_spliced_case(rng, f"t{i}") for i in range(40)] + tiny_set(bases=2)
+    for scoring in (Scoring(), Scoring(2, -3, 1)):
+        host = GpuSolver(byte_profile=byte_profile, device_trace=False).solve_many(cases, scoring)
+        dev = GpuSolver(byte_profile=byte_profile, device_trace=True, poison=True).solve_many(cases, scoring)
+        for c, h, d in zip(cases, host, dev):
+            assert (d.score, d.chain, d.alignment) == (h.score, h.chain, h.alignment), (c.name, SEED)
+            assert alignment_problems(c, d, scoring) == [], c.name

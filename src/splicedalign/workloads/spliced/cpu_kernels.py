@@ -10,10 +10,7 @@ import numpy as np
 from numba import njit, prange
 
 from splicedalign.core.alphabet import BASE_WILDCARD, TARGET_WILDCARD
-from splicedalign.workloads.spliced.records import Scoring
-
-# Traceback move codes (also the alphabet of the alignment's op string).
-OP_MATCH, OP_MISMATCH, OP_DEL, OP_INS = 0, 1, 2, 3
+from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Scoring
 
 
 def score_dtype(m: int, n: int, scoring: Scoring) -> type:

@@ -160,14 +160,31 @@ class TestCase:
         return self.n * self.exon_length_sum
 
 
+# Alignment op codes (one byte per aligned column) and their CIGAR letters.
+OP_MATCH, OP_MISMATCH, OP_DEL, OP_INS = 0, 1, 2, 3
+OP_LETTERS = "=XDI"  # indexed by op code
+
+
+def cigar_of(ops: bytes) -> str:
+    """Run-length CIGAR of forward-order op codes, e.g. '3=1X2D'."""
+    codes = np.frombuffer(ops, dtype=np.uint8)
+    if codes.size == 0:
+        return ""
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(codes)) + 1))
+    counts = np.diff(np.concatenate((starts, [codes.size])))
+    return "".join(f"{c}{OP_LETTERS[o]}" for c, o in zip(counts.tolist(), codes[starts].tolist()))
+
+
 @dataclass(frozen=True)
 class ExonAlignment:
     """How one exon of the chain aligns to the target.
 
-    ``cigar`` uses '=' match, 'X' mismatch, 'D' base letter against a gap, 'I' target letter
-    against a gap. Target letters aligned to gaps before the first exon are leading 'I's of
-    the first exon, so the exons' target spans tile 1..n. ``target_end < target_start`` when
-    the exon consumed no target letter.
+    ``ops`` holds one op code per alignment column (OP_MATCH, OP_MISMATCH, OP_DEL: base letter
+    against a gap, OP_INS: target letter against a gap); ``cigar`` spells them with '=', 'X',
+    'D', 'I', built on first use (solvers return many alignments that are never printed).
+    Target letters aligned to gaps before the first exon are leading 'I's of the first exon,
+    so the exons' target spans tile 1..n. ``target_end < target_start`` when the exon consumed
+    no target letter.
     """
 
     index: int  # input index of the exon
@@ -175,7 +192,11 @@ class ExonAlignment:
     last: int
     target_start: int
     target_end: int
-    cigar: str
+    ops: bytes = field(repr=False)
+
+    @cached_property
+    def cigar(self) -> str:
+        return cigar_of(self.ops)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from splicedalign.core.alphabet import TARGET_WILDCARD
-from splicedalign.workloads.spliced.records import Scoring, TestCase
+from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Scoring, TestCase
 
 WARP = 32
 COLS = 4  # target columns a lane sweeps per step; also the row and target offset alignment
@@ -76,6 +76,19 @@ FLAG_COLUMNS = 32
 # the compiler likes them; 4 caps them at 64 for 256 threads).
 MIN_BLOCKS_PER_SM = 1
 
+# Device traceback (wavefront.cu, trace_chains): one warp per case. Its inputs: per exon
+# TRACE_EXON_FIELDS int32 (first, last in the case's base; base: packed offset of its first
+# row; row: its last row in row storage; in/in2: the entry-row inputs of its first strip, NONE
+# if absent), per case TRACE_CASE_FIELDS int64 (its exons exon0..exon1-1; n; tgt: selector
+# offset; dirs: offset of its move scratch, DIR_COLS 2-bit moves per uint32; h: offset of its
+# two hand-off rows of n + 1 scores; ops: end of its op region).
+TRACE_EXON_FIELDS = ("first", "last", "base", "row", "in", "in2")
+TRACE_CASE_FIELDS = ("exon0", "exon1", "n", "tgt", "dirs", "h", "ops")
+DIR_COLS = 16
+TR_DIAG, TR_UP, TR_LEFT = 0, 1, 2  # moves; ties prefer them in this order (as trace_exon)
+TRACE_BLOCK_THREADS = 128
+TRACE_ROWS_PER_LANE = 8  # rows per lane of a full trace strip; shorter strips use fewer
+
 
 def kernel_defines() -> dict[str, int]:
     """The -D macros wavefront.cu is compiled with: the facts above, one definition each."""
@@ -84,6 +97,12 @@ def kernel_defines() -> dict[str, int]:
                THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM, MIN_LANE_ROWS=MIN_LANE_ROWS,
                FLAG_COLUMNS=FLAG_COLUMNS, SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
+    out.update({f"TE_{name.upper()}": i for i, name in enumerate(TRACE_EXON_FIELDS)})
+    out.update({f"TC_{name.upper()}": i for i, name in enumerate(TRACE_CASE_FIELDS)})
+    out.update(TE_FIELDS=len(TRACE_EXON_FIELDS), TC_FIELDS=len(TRACE_CASE_FIELDS), DIR_COLS=DIR_COLS,
+               TR_DIAG=TR_DIAG, TR_UP=TR_UP, TR_LEFT=TR_LEFT, TRACE_BLOCK_THREADS=TRACE_BLOCK_THREADS,
+               TRACE_ROWS_PER_LANE=TRACE_ROWS_PER_LANE, OP_MATCH=OP_MATCH, OP_MISMATCH=OP_MISMATCH,
+               OP_DEL=OP_DEL, OP_INS=OP_INS)
     return out
 
 
@@ -132,6 +151,8 @@ class Plan:
     n: np.ndarray            # (C,) target lengths
     input_index: np.ndarray  # (E,) batch-wide index of each exon in its case's input order
     cells: np.ndarray        # (C,) cells of each case
+    first_task: np.ndarray   # (E,) launch index of each exon's first strip
+    tgt_off: np.ndarray      # (C,) offset of each case's targets (t_j at tgt_off + j)
 
 
 def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -236,6 +257,7 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
     tasks[:, F_IN2_ROW] = NONE
     tasks[:, F_IN2_FLAG] = NONE
     last_row = np.empty(E, np.int64)
+    first_task = np.empty(E, np.int64)
     for c in range(C):
         a, b = exon_start[c], exon_start[c + 1]
         for k in range(a, b):
@@ -270,6 +292,7 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
                     tasks[t, F_IN2_FLAG] = second
                 tasks[t, F_OUT_ROW] = row_at[t]
             last_row[k] = row_at[launch[strip_slot[strip_base[k] + S[k] - 1]]]
+            first_task[k] = launch[strip_slot[strip_base[k]]]
         for q in range(folds[c]):
             t = launch[fold_slot[fold_base[c] + q]]
             e = by_last[a + q]
@@ -283,7 +306,7 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
             tasks[t, F_IN2_ROW] = row_at[second]
             tasks[t, F_IN2_FLAG] = second
             tasks[t, F_OUT_ROW] = row_at[t]
-    return tasks, last_row, exon_start, row_at[T]
+    return tasks, last_row, exon_start, row_at[T], first_task
 
 
 def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor: int | None = None) -> Plan:
@@ -297,7 +320,7 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor: i
     last = np.concatenate([c.last_sorted for c in cases])
     base, base_off, target, tgt_off = _pack_sequences(cases)
     n = np.fromiter((c.n for c in cases), dtype=np.int64, count=C)
-    tasks, last_row, exon_start, rows_size = _plan_tasks(
+    tasks, last_row, exon_start, rows_size, first_task = _plan_tasks(
         K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, floor)
     if rows_size >= 2**31 or base.size >= 2**31:
         raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
@@ -305,7 +328,38 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor: i
     input_index = np.concatenate([c.order for c in cases]) + np.repeat(heads, K)
     cells = np.add.reduceat(last - first + 1, heads) * n
     return Plan(tasks, base, target, int(rows_size), np.repeat(np.arange(C), K), exon_start,
-                last_row, n, input_index, cells)
+                last_row, n, input_index, cells, first_task, tgt_off)
+
+
+@dataclass(frozen=True)
+class TraceInputs:
+    """What trace_chains reads besides the row storage, and the sizes of what it writes."""
+    exons: np.ndarray      # (E, len(TRACE_EXON_FIELDS)) int32
+    cases: np.ndarray      # (C, len(TRACE_CASE_FIELDS)) int64
+    dirs_size: int         # uint32 words of move scratch
+    h_size: int            # scores of hand-off rows
+    ops_size: int          # bytes of op regions
+
+
+def trace_inputs(plan: Plan, cases: Sequence[TestCase]) -> TraceInputs:
+    """Per exon and per case records of the device traceback, and its scratch sizes: a case's
+    move scratch holds its longest exon's rows over n + 1 columns; its op region holds the
+    longest possible path, n + min(m, sum of exon lengths) ops (chain exons do not overlap)."""
+    first = np.concatenate([c.first_sorted for c in cases])
+    last = np.concatenate([c.last_sorted for c in cases])
+    t = plan.tasks[plan.first_task]
+    exons = np.stack([first, last, t[:, F_BASE], plan.last_row, t[:, F_IN_ROW], t[:, F_IN2_ROW]], axis=1)
+    heads = plan.exon_start[:-1]
+    n = plan.n
+    longest = np.maximum.reduceat(last - first + 1, heads)
+    m = np.fromiter((c.m for c in cases), dtype=np.int64, count=len(cases))
+    dirs = longest * (n // DIR_COLS + 1)
+    h = 2 * (n + 1)
+    ops = n + np.minimum(m, np.add.reduceat(last - first + 1, heads))
+    start = lambda size: np.concatenate(([0], np.cumsum(size)))  # noqa: E731
+    table = np.stack([heads, plan.exon_start[1:], n, plan.tgt_off, start(dirs)[:-1], start(h)[:-1],
+                      start(ops)[1:]], axis=1)
+    return TraceInputs(exons.astype(np.int32), table.astype(np.int64), int(dirs.sum()), int(h.sum()), int(ops.sum()))
 
 
 if __name__ == "__main__":  # regenerate the header nvcc builds of wavefront.cu include

@@ -1,7 +1,9 @@
 """``gpu``: every case of a batch in one persistent wavefront launch (wavefront.cu).
 
-The GPU computes all exons' last rows; the host gets the exons' final scores, and for
-traceback the last rows, from which ``trace_chain`` recomputes only the chain's exons.
+The GPU computes all exons' last rows; the host gets the exons' final scores. Traceback: with
+``device_trace``, one warp per case traces the chain where the rows are (``trace_chains``) and
+the host gets each chain and its ops; otherwise the host gets every exon's last row and
+``trace_chain`` recomputes the chain's exons on a thread pool. Both make the same choices.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from typing import Sequence
 import numpy as np
 
 from splicedalign.gpu import device
-from splicedalign.workloads.spliced.backtrack import trace_chain
+from splicedalign.workloads.spliced.backtrack import chain_alignment, trace_chain
 from splicedalign.workloads.spliced.base import LastRowSolver
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.plan import (
-    THREADS, WARP, Plan, build_plan, byte_profile_ok, kernel_defines, score_ctype, selectors)
+    THREADS, TRACE_BLOCK_THREADS, TRACE_CASE_FIELDS, TRACE_ROWS_PER_LANE, WARP, Plan, TraceInputs, build_plan,
+    byte_profile_ok, kernel_defines, score_ctype, selectors, trace_inputs)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
@@ -34,6 +37,10 @@ TRACE_THREADS = os.cpu_count() or 1
 IN_FLIGHT = 2
 CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recently used
 STAGES = ("plan", "launch", "finals", "traceback", "results")  # host seconds of a call, by stage
+# Traceback on the device (trace_chains) unless a solver is made with device_trace=False;
+# docs/gpu.md has the device check that proved it.
+DEVICE_TRACE = False
+OP_POISON = 0xFF  # what unwritten op bytes hold in checked runs (no op has this code)
 
 
 def variant(ctype: str, rows_per_lane: int, bytes_profile: bool) -> tuple[int, str, tuple[str, ...]]:
@@ -43,7 +50,7 @@ def variant(ctype: str, rows_per_lane: int, bytes_profile: bool) -> tuple[int, s
     if ctype != "int":
         rows_per_lane = launch.WIDE_ROWS_PER_LANE
     name = f"wavefront<{ctype}, {rows_per_lane}, {'true' if bytes_profile else 'false'}>"
-    return rows_per_lane, name, (name, f"gather_rows<{ctype}>")
+    return rows_per_lane, name, (name, f"gather_rows<{ctype}>", f"trace_chains<{ctype}, {TRACE_ROWS_PER_LANE}>")
 
 
 @dataclass
@@ -57,6 +64,7 @@ class _Inputs:
     at: object  # row-storage offset of every exon's final score S(last, n)
     gather: tuple  # each exon's last row: source offsets, destinations, lengths; host destinations
     ready: object  # event: the uploads are done
+    trace: tuple | None = None  # device traceback: (TraceInputs, exons, cases on the device)
 
 
 @dataclass
@@ -67,6 +75,7 @@ class _Job:
     finals: object
     counter: object
     gathered: tuple | None
+    traced: tuple | None  # device traceback: out_case, out_exon, ops on the device
     done: object
     events: tuple
 
@@ -75,8 +84,9 @@ class GpuSolver(LastRowSolver):
     name = "gpu"
 
     def __init__(self, rows_per_lane: int = launch.ROWS_PER_LANE, poison: bool = False,
-                 byte_profile: bool | None = None) -> None:
+                 byte_profile: bool | None = None, device_trace: bool | None = None) -> None:
         self.rows_per_lane = rows_per_lane
+        self.device_trace = DEVICE_TRACE if device_trace is None else device_trace
         self.byte_profile = byte_profile  # None: PRMT byte profile whenever the scoring fits
         self.poison = poison  # fill row storage with POISON first (checks that all is written)
         self.kernel_ms: list[float] = []  # device time of each launch of the last call
@@ -127,9 +137,10 @@ class GpuSolver(LastRowSolver):
         return inputs
 
     def _launch(self, sel: list[int], cases: Sequence[TestCase], scoring: Scoring, ctype: str,
-                traceback: bool) -> _Job:
-        """Queue one launch on the compute stream: kernel, the gather of its exons' final scores
-        (and last rows for traceback). Waits for nothing on the device."""
+                traceback: bool, on_device: bool) -> _Job:
+        """Queue one launch on the compute stream: kernel, the gather of its exons' final scores,
+        and for traceback either trace_chains (``on_device``) or the gather of every exon's last
+        row. Waits for nothing on the device."""
         cp = device.cupy()
         use_bytes = byte_profile_ok(scoring) and self.byte_profile is not False
         R, name, names = variant(ctype, self.rows_per_lane, use_bytes)
@@ -153,12 +164,41 @@ class GpuSolver(LastRowSolver):
                     np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap)))
             stop = compute.record()
             finals = rows[inputs.at]
-            gathered = self._gather(inputs, rows, names[1], names, defines) if traceback else None
+            gathered = traced = None
+            if traceback and on_device:
+                traced = self._trace_launch(inputs, cases, rows, names[2], names, defines, scoring)
+            elif traceback:
+                gathered = self._gather(inputs, rows, names[1], names, defines)
             done = compute.record()
         self.timing["launch"] += time.perf_counter() - t0
-        return _Job(sel, inputs, finals, counter, gathered, done, (start, stop))
+        return _Job(sel, inputs, finals, counter, gathered, traced, done, (start, stop))
 
-    def _collect(self, job: _Job) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    def _trace_launch(self, inputs: _Inputs, cases: Sequence[TestCase], rows, name: str, names: tuple[str, ...],
+                      defines: dict, scoring: Scoring) -> tuple:
+        """Queue trace_chains after the wavefront (same stream): one warp per case. Its
+        records are planned and uploaded once per cached batch."""
+        cp = device.cupy()
+        if inputs.trace is None:
+            info = trace_inputs(inputs.plan, cases)
+            inputs.trace = (info, cp.asarray(info.exons), cp.asarray(info.cases))
+        info, exons, table = inputs.trace
+        C = info.cases.shape[0]
+        out_case = cp.empty(2 * C, dtype=cp.int32)
+        out_exon = cp.empty(4 * info.exons.shape[0], dtype=cp.int32)
+        ops = cp.empty(info.ops_size, dtype=cp.uint8)
+        if self.poison:
+            ops.fill(OP_POISON)
+            out_case.fill(-1)
+        dirs = cp.empty(info.dirs_size, dtype=cp.uint32)
+        hbuf = cp.empty(info.h_size, dtype=rows.dtype)
+        per_block = TRACE_BLOCK_THREADS // WARP
+        kernel = device.function(KERNEL_FILE, name, names, defines)
+        kernel(((C + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
+               (table, np.int32(C), exons, rows, inputs.base, inputs.tsel, dirs, hbuf, ops, out_case, out_exon,
+                np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap)))
+        return out_case, out_exon, ops
+
+    def _collect(self, job: _Job) -> tuple[np.ndarray, tuple | None]:
         """Wait for one launch only (not those queued after it) and copy its final scores (and
         last rows) to the host on the upload stream. A kernel fault surfaces as
         CUDARuntimeError; a bounded wait that ran out raises RuntimeError."""
@@ -167,9 +207,11 @@ class GpuSolver(LastRowSolver):
         copy.wait_event(job.done)
         finals = cp.asnumpy(job.finals, stream=copy)
         error = cp.asnumpy(job.counter[1:2], stream=copy)
-        exon_rows = None
+        exon_rows = None  # (last rows, their offsets) or, traced on the device, (out_case, out_exon, ops)
         if job.gathered is not None:
             exon_rows = cp.asnumpy(job.gathered[0], stream=copy), job.gathered[1]
+        elif job.traced is not None:
+            exon_rows = tuple(cp.asnumpy(a, stream=copy) for a in job.traced)
         copy.synchronize()
         if int(error[0]):
             raise RuntimeError("gpu: a wavefront wait ran out of time (a row hand-off never came)")
@@ -199,6 +241,27 @@ class GpuSolver(LastRowSolver):
             return chain, alignment, time.perf_counter() - t0
         with ThreadPoolExecutor(max_workers=TRACE_THREADS) as pool:
             return list(pool.map(one, range(len(batch))))
+
+    @staticmethod
+    def _traced(batch: Sequence[TestCase], info: TraceInputs, out_case: np.ndarray, out_exon: np.ndarray,
+                ops: np.ndarray) -> list[tuple]:
+        """(chain, alignment, seconds) per case from trace_chains' output: case c's chain exons
+        in trace order (last first) at its first exon slots, its ops forward at the end of its
+        region."""
+        lengths, totals = out_case.reshape(-1, 2).T.tolist()
+        slots = out_exon.reshape(-1, 4)
+        heads = info.cases[:, TRACE_CASE_FIELDS.index("exon0")].tolist()
+        ends = info.cases[:, TRACE_CASE_FIELDS.index("ops")].tolist()
+        data = ops.tobytes()
+        out = []
+        for c, case in enumerate(batch):
+            t0 = time.perf_counter()
+            a, length = heads[c], lengths[c]
+            pos, entered, stop, counts = slots[a:a + length][::-1].T.tolist()
+            chain, alignment = chain_alignment(case, [p - a for p in pos], entered, stop, counts,
+                                               data[ends[c] - totals[c]:ends[c]])
+            out.append((chain, alignment, time.perf_counter() - t0))
+        return out
 
     def _results(self, batch: Sequence[TestCase], plan: Plan, finals: np.ndarray, t_score: float,
                  traced: list[tuple] | None) -> list[Result]:
@@ -258,7 +321,12 @@ class GpuSolver(LastRowSolver):
             finals, exon_rows = self._collect(job)
             t2 = time.perf_counter()
             batch = [cases[i] for i in job.sel]
-            traced = self._trace(batch, job.inputs.plan, *exon_rows, scoring) if exon_rows else None
+            if exon_rows is None:
+                traced = None
+            elif job.traced is not None:
+                traced = self._traced(batch, job.inputs.trace[0], *exon_rows)
+            else:
+                traced = self._trace(batch, job.inputs.plan, *exon_rows, scoring)
             t3 = time.perf_counter()
             for i, r in zip(job.sel, self._results(batch, job.inputs.plan, finals, t2 - t_prev, traced)):
                 results[i] = r
@@ -268,7 +336,7 @@ class GpuSolver(LastRowSolver):
             self.timing["results"] += time.perf_counter() - t3
 
         for ctype, sel in work:
-            queued.append(self._launch(sel, [cases[i] for i in sel], scoring, ctype, traceback))
+            queued.append(self._launch(sel, [cases[i] for i in sel], scoring, ctype, traceback, self.device_trace))
             events.append(queued[-1].events)
             if len(queued) >= IN_FLIGHT:
                 finish()
@@ -285,6 +353,6 @@ class GpuSolver(LastRowSolver):
     def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
         self.timing = dict.fromkeys(STAGES, 0.0)
         ctype = score_ctype(case.m, case.n, scoring, WARP * self.rows_per_lane)
-        _, (host, _) = self._collect(self._launch([0], [case], scoring, ctype, traceback=True))
+        _, (host, _) = self._collect(self._launch([0], [case], scoring, ctype, traceback=True, on_device=False))
         device.check(device.cupy())
         return host.reshape(case.K, case.n + 1).astype(prof.dtype)

@@ -350,6 +350,229 @@ __global__ void gather_rows(const T* __restrict__ rows, const long long* __restr
         for (int j = threadIdx.x; j < len[e]; j += blockDim.x) out[dst[e] + j] = rows[src[e] + j];
 }
 
+// Device traceback (solver.GpuSolver(device_trace=True)): one warp per case walks back from
+// the best exon, as backtrack.trace_chain does, over the row storage the wavefront left:
+//  * best exon: the first (by position) whose last row reaches max S(last, n);
+//  * each chain exon is recomputed from its entry row max(in, in2) (its first strip's inputs:
+//    M_{p-2} and the (p-1)-th exon's last row, or the chain-start row) over columns 0..j_end,
+//    in strips of 32*R rows (lane l holds rows l*R.., one column per step, a column behind lane
+//    l-1), writing a 2-bit move per cell (TR_DIAG, TR_UP: base letter against a gap, TR_LEFT:
+//    target letter against a gap; ties in that order), DIR_COLS cells per 32-bit word;
+//  * the warp walks the moves from (last row, j_end) to the entry row (column j0), reading 32
+//    rows x 3 words at a time (one round trip per window, one shuffle per move), and lane
+//    (move & 31) turns the move into an op code; the ops of a case are written backwards from
+//    the end of its region, so the region ends up in forward order;
+//  * predecessor: among exons with last < first(k) whose last row equals the entry row at j0,
+//    the largest last, then the lowest position; none: the path began at the chain-start row,
+//    and j0 leading target letters are against gaps (OP_INS).
+// Per case it writes out_case = (chain length, ops), and per chain exon (trace order, from the
+// case's first exon slot) out_exon = (position, j0, j_end, ops of the exon).
+template <typename T, int R>
+__device__ void trace_sweep(const T* __restrict__ rows, int in, int in2, const T* hin, T* hout, bool first_strip,
+                            const unsigned char* __restrict__ base, int bo, int rho0, int L,
+                            const int* __restrict__ tsel, long long tgt, int j, unsigned* D, int W,
+                            int match, int mismatch, int gap) {
+    const int lane = threadIdx.x & 31;
+    int bc[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int rho = rho0 + lane * R + r;
+        bc[r] = rho < L ? base[bo + rho] : -1;  // rows past the exon: throw-away, no code equals -1
+    }
+    // The strip's entry row, column q: the exon's entry row for its first strip, else the
+    // row the strip above left in hin (written by this warp: read from L2).
+    auto entry = [&](int q) -> T {
+        if (q > j) return 0;
+        if (!first_strip) return __ldcg(hin + q);
+        T e = in == TASK_NONE ? -(T)gap * q : __ldg(rows + in + q);
+        if (in2 != TASK_NONE) e = max(e, __ldg(rows + in2 + q));
+        return e;
+    };
+    T cur = entry(lane), nxt = entry(32 + lane);
+    T h[R];
+    unsigned code[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) { h[r] = 0; code[r] = 0; }
+    T top = 0, topd = 0;
+    int tnext = __ldg(tsel + tgt + max(0, min(j, 1 - lane))) & SEL_CODE_MASK;
+    for (int u = 0; u <= j + 31; ++u) {
+        if ((u & 31) == 0 && u > 0) { cur = nxt; nxt = entry(u + 32 + lane); }
+        const T got = __shfl_sync(0xffffffffu, cur, u & 31);
+        if (lane == 0) top = got;
+        const int c = u - lane;
+        const int tc = tnext;
+        tnext = __ldg(tsel + tgt + max(0, min(j, c + 1))) & SEL_CODE_MASK;
+        if (c >= 0 && c <= j) {
+            T up = top, d = topd;
+            const int sh = 2 * (c % DIR_COLS);
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                T v;
+                unsigned mv;
+                if (c == 0) {
+                    v = up - (T)gap;
+                    mv = TR_UP;
+                } else {
+                    const T dg = d + (T)(bc[r] == tc ? match : mismatch);
+                    const T vt = up - (T)gap, hz = h[r] - (T)gap;
+                    v = max(dg, max(vt, hz));
+                    mv = dg == v ? TR_DIAG : (vt == v ? TR_UP : TR_LEFT);
+                }
+                code[r] |= mv << sh;
+                d = h[r];
+                h[r] = v;
+                up = v;
+            }
+            if (c % DIR_COLS == DIR_COLS - 1 || c == j) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const int rho = rho0 + lane * R + r;
+                    if (rho < L) D[(long long)rho * W + c / DIR_COLS] = code[r];
+                    code[r] = 0;
+                }
+            }
+            if (lane == 31) hout[c] = h[R - 1];
+        }
+        topd = top;
+        top = __shfl_up_sync(0xffffffffu, h[R - 1], 1);
+    }
+    // hout and the moves are read next (by other lanes) with L2 loads: make them visible there
+    __threadfence();
+    __syncwarp();
+}
+
+template <typename T, int R>
+__device__ __forceinline__ void trace_sweep_any(int L, const T* __restrict__ rows, int in, int in2, const T* hin,
+                                                T* hout, bool first_strip, const unsigned char* __restrict__ base,
+                                                int bo, int rho0, const int* __restrict__ tsel, long long tgt, int j,
+                                                unsigned* D, int W, int match, int mismatch, int gap) {
+    // a strip of fewer rows runs with fewer rows per lane (cheaper steps)
+    if constexpr (R > 1) {
+        if (32 * (R / 2) >= L - rho0) {
+            trace_sweep_any<T, R / 2>(L, rows, in, in2, hin, hout, first_strip, base, bo, rho0, tsel, tgt, j, D, W,
+                                      match, mismatch, gap);
+            return;
+        }
+    }
+    trace_sweep<T, R>(rows, in, in2, hin, hout, first_strip, base, bo, rho0, L, tsel, tgt, j, D, W, match,
+                      mismatch, gap);
+}
+
+template <typename T, int R>
+__global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
+        const long long* __restrict__ cases, int ncases, const int* __restrict__ exons, const T* __restrict__ rows,
+        const unsigned char* __restrict__ base, const int* __restrict__ tsel, unsigned* dirs, T* hbuf,
+        unsigned char* ops, int* out_case, int* out_exon, int match, int mismatch, int gap) {
+    const int lane = threadIdx.x & 31;
+    const int c = (int)(((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    if (c >= ncases) return;
+    const long long* cr = cases + (long long)c * TC_FIELDS;
+    const int a = (int)cr[TC_EXON0], b = (int)cr[TC_EXON1], n = (int)cr[TC_N];
+    const long long tgt = cr[TC_TGT];
+    unsigned* D = dirs + cr[TC_DIRS];
+    T* H0 = hbuf + cr[TC_H];
+    T* H1 = H0 + (n + 1);
+    const long long ops_end = cr[TC_OPS];
+    const int* ex = exons;
+    // best exon: max S(last, n), lowest position among equals
+    T best = 0;
+    int k = -1;
+    for (int e = a + lane; e < b; e += 32) {
+        const T v = __ldg(rows + ex[(long long)e * TE_FIELDS + TE_ROW] + n);
+        if (k < 0 || v > best) { best = v; k = e; }
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        const T ob = __shfl_xor_sync(0xffffffffu, best, off);
+        const int ok = __shfl_xor_sync(0xffffffffu, k, off);
+        if (ok >= 0 && (k < 0 || ob > best || (ob == best && ok < k))) { best = ob; k = ok; }
+    }
+    int j = n, len = 0;
+    long long g = 0;  // ops emitted so far; op g goes to ops[ops_end - 1 - g]
+    while (true) {
+        const int* ek = ex + (long long)k * TE_FIELDS;
+        const int first = ek[TE_FIRST], last = ek[TE_LAST], bo = ek[TE_BASE], in = ek[TE_IN], in2 = ek[TE_IN2];
+        const int L = last - first + 1;
+        const int W = j / DIR_COLS + 1;  // words per direction row, columns 0..j
+        const T* hin = H0;
+        T* hout = H1;
+        for (int rho0 = 0; rho0 < L; rho0 += 32 * R) {
+            trace_sweep_any<T, R>(L, rows, in, in2, hin, hout, rho0 == 0, base, bo, rho0, tsel, tgt, j, D, W, match,
+                                  mismatch, gap);
+            const T* t = hout;
+            hout = const_cast<T*>(hin);
+            hin = t;
+        }
+        // walk from (L, j) to row 0; every lane follows the same path
+        int r = L, jj = j;
+        const long long g0 = g;
+        int pr = 0, pj = 0;
+        unsigned pm = 0;
+        long long pg = -1;
+        auto flush = [&]() {
+            if (pg >= 0) {
+                unsigned char op = pm == TR_UP ? OP_DEL : pm == TR_LEFT ? OP_INS : OP_MISMATCH;
+                if (pm == TR_DIAG && base[bo + pr - 1] == (__ldg(tsel + tgt + pj) & SEL_CODE_MASK)) op = OP_MATCH;
+                ops[ops_end - 1 - pg] = op;
+            }
+            pg = -1;
+        };
+        while (r > 0) {
+            const int wr = r, ww = jj / DIR_COLS;
+            unsigned w0 = 0, w1 = 0, w2 = 0;
+            if (wr - 1 - lane >= 0) {
+                const unsigned* p = D + (long long)(wr - 1 - lane) * W;
+                w0 = __ldcg(p + ww);
+                if (ww >= 1) w1 = __ldcg(p + ww - 1);
+                if (ww >= 2) w2 = __ldcg(p + ww - 2);
+            }
+            while (r > 0 && wr - r < 32 && ww - jj / DIR_COLS <= 2) {
+                const int t = ww - jj / DIR_COLS;
+                const unsigned word = __shfl_sync(0xffffffffu, t == 0 ? w0 : t == 1 ? w1 : w2, wr - r);
+                // column 0 only moves up (a corrupt word cannot walk off the matrix: every
+                // move decrements r or jj >= 1, so the walk ends)
+                const unsigned mv = jj == 0 ? TR_UP : (word >> (2 * (jj % DIR_COLS))) & 3u;
+                if (lane == (int)(g & 31)) { pr = r; pj = jj; pm = mv; pg = g; }
+                ++g;
+                if ((g & 31) == 0) flush();
+                if (mv == TR_DIAG) { --r; --jj; }
+                else if (mv == TR_UP) --r;
+                else --jj;
+            }
+        }
+        flush();
+        if (lane == 0) {
+            int* o = out_exon + (long long)(a + len) * 4;
+            o[0] = k; o[1] = jj; o[2] = j; o[3] = (int)(g - g0);
+        }
+        ++len;
+        // predecessor
+        const int j0 = jj;
+        T pv = in == TASK_NONE ? -(T)gap * j0 : __ldg(rows + in + j0);
+        if (in2 != TASK_NONE) pv = max(pv, __ldg(rows + in2 + j0));
+        int bl = -1, be = -1;
+        for (int e = a + lane; e < k; e += 32) {
+            const int* ee = ex + (long long)e * TE_FIELDS;
+            const int le = ee[TE_LAST];
+            if (le < first && le > bl && __ldg(rows + ee[TE_ROW] + j0) == pv) { bl = le; be = e; }
+        }
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            const int ol = __shfl_xor_sync(0xffffffffu, bl, off);
+            const int oe = __shfl_xor_sync(0xffffffffu, be, off);
+            if (ol > bl || (ol == bl && oe < be)) { bl = ol; be = oe; }
+        }
+        if (be < 0) {
+            for (int i = lane; i < j0; i += 32) ops[ops_end - 1 - g - i] = OP_INS;
+            g += j0;
+            break;
+        }
+        k = be;
+        j = j0;
+    }
+    if (lane == 0) { out_case[2 * c] = len; out_case[2 * c + 1] = (int)g; }
+}
+
 #ifndef __CUDACC_RTC__
 // nvcc builds (CI's compile and spill check) instantiate the shipped variants; NVRTC
 // instantiates only the one a launch asks for (solver.variant).
@@ -360,6 +583,11 @@ WAVEFRONT(int, 8, true)
 WAVEFRONT(int, 8, false)
 WAVEFRONT(long long, 4, true)
 WAVEFRONT(long long, 4, false)
+#define TRACE(T, R)                                                                              \
+    template __global__ void trace_chains<T, R>(const long long*, int, const int*, const T*, const unsigned char*, \
+                                                const int*, unsigned*, T*, unsigned char*, int*, int*, int, int, int);
+TRACE(int, TRACE_ROWS_PER_LANE)
+TRACE(long long, TRACE_ROWS_PER_LANE)
 template __global__ void gather_rows<int>(const int*, const long long*, const long long*, const int*, int, int*);
 template __global__ void gather_rows<long long>(const long long*, const long long*, const long long*, const int*,
                                                 int, long long*);
