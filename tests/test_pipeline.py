@@ -1,7 +1,7 @@
 """The Snakemake pipeline, run for real on a tiny subset with the CPU solvers (issue 5).
 
 Runs in a temporary working directory (``--directory``), so the repository's results/ stay
-untouched. Needs snakemake (the ``pipeline`` extra); about a minute on 2 cores.
+untouched. Needs snakemake (the ``pipeline`` extra); about 40 s on 2 cores.
 """
 
 from __future__ import annotations
