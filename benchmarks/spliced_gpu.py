@@ -2,7 +2,8 @@
 
 Columns: paper-shaped set (1,010 cases) score, cold (plan built and uploaded) and warm (the
 same case list again: plan and device inputs cached); 10 paper-shaped sets in one call, warm;
-IL1RAPL1-shaped score; the launches' kernel time of each. ``--sweep`` also times the kernel
+IL1RAPL1-shaped score; the paper set and IL1RAPL1 with traceback (chains and alignments, traced
+on the device); the launches' kernel time of each (the wavefront's; traceback time is the rest). ``--sweep`` also times the kernel
 tuning constants of gpu/plan.py (MIN_LANE_ROWS, FLAG_COLUMNS, MIN_BLOCKS_PER_SM) at other
 values; each configuration compiles its own kernel. Needs a GPU:
     PYTHONPATH=src python3 benchmarks/spliced_gpu.py [--sweep] [--repeats 5]
@@ -43,9 +44,9 @@ def median_time(fn, repeats: int, before=None) -> tuple[float, float]:
 def measure(repeats: int, paper, sets10, il1) -> dict[str, tuple[float, float]]:
     gpu = GpuSolver()
 
-    def score(cases):
+    def score(cases, traceback=False):
         def run():
-            gpu.solve_many(cases, traceback=False)
+            gpu.solve_many(cases, traceback=traceback)
             return sum(gpu.kernel_ms)
         return run
 
@@ -54,6 +55,8 @@ def measure(repeats: int, paper, sets10, il1) -> dict[str, tuple[float, float]]:
         "paper warm": median_time(score(paper), repeats),
         "10 sets warm": median_time(score(sets10), max(1, repeats // 2)),
         "IL1RAPL1": median_time(score([il1]), repeats),
+        "paper trace": median_time(score(paper, traceback=True), repeats),
+        "IL1 trace": median_time(score([il1], traceback=True), repeats),
     }
 
 
@@ -67,7 +70,8 @@ def main() -> None:
     il1 = il1rapl1_case()
     cells = {"paper cold": sum(c.cells for c in paper), "10 sets warm": sum(c.cells for c in sets10),
              "IL1RAPL1": il1.cells}
-    cells["paper warm"] = cells["paper cold"]
+    cells["paper warm"] = cells["paper trace"] = cells["paper cold"]
+    cells["IL1 trace"] = cells["IL1RAPL1"]
     info = device.device_info()
     print(f"device: {info['name']} ({info['sms']} SMs)")
     print(f"{'configuration':<44}{'work':<14}{'ms':>9}{'kernel ms':>11}{'GCUPS':>8}")

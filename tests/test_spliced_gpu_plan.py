@@ -270,7 +270,7 @@ def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
     cases = [random_case(rng, f"h{i}") for i in range(12)] + tiny_set(bases=1)
     for scoring in (Scoring(), Scoring(2, -3, 1)):
         want = get_solver("sequential").solve_many(cases, scoring, traceback=True)
-        solver = GpuSolver(rows_per_lane=2)
+        solver = GpuSolver(rows_per_lane=2, device_trace=False)
         got = solver.solve_many(cases, scoring, traceback=True)
         again = solver.solve_many(cases, scoring, traceback=True)  # the plan cache's hit path
         assert len(solver._cache) == 1
@@ -278,12 +278,12 @@ def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
             assert (h.score, h.chain) == (g.score, g.chain)
             assert (g.case, g.score, g.cells, g.chain, g.alignment) == (w.case, w.score, w.cells, w.chain, w.alignment)
             np.testing.assert_array_equal(g.last_row_scores, w.last_row_scores)
-        scores = GpuSolver(rows_per_lane=2).solve_many(cases, scoring, traceback=False)
+        scores = GpuSolver(rows_per_lane=2, device_trace=False).solve_many(cases, scoring, traceback=False)
         assert [r.score for r in scores] == [w.score for w in want] and scores[0].chain is None
     # several launches in one call, two in flight at a time
     batches = launch.batches
     monkeypatch.setattr(launch, "batches", lambda cs, R: batches(cs, R, budget=4_000))
-    solver = GpuSolver(rows_per_lane=2)
+    solver = GpuSolver(rows_per_lane=2, device_trace=False)
     got = solver.solve_many(cases, Scoring(), traceback=True)
     assert len(solver.kernel_ms) > 2
     assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in

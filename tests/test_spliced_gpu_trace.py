@@ -225,7 +225,6 @@ def warp_trace(table, exons, rows, base, tsel, dirs, hbuf, ops, out_case, out_ex
     in the kernel's order, the same window, skew, shuffle and flush arithmetic): checks the CUDA
     transcription's indexing where model_trace checks the algorithm."""
     lane = np.arange(32)
-    big = np.iinfo(np.int64).min // 4
     for c in range(table.shape[0]):
         a, b, n, tgt, dirs_at, h_at, ops_end = (int(v) for v in table[c])
         H0, H1 = h_at, h_at + n + 1
@@ -245,7 +244,7 @@ def warp_trace(table, exons, rows, base, tsel, dirs, hbuf, ops, out_case, out_ex
                 while Rs > 1 and 32 * (Rs // 2) >= L - rho0:
                     Rs //= 2
                 rho = rho0 + lane[:, None] * Rs + np.arange(Rs)[None, :]
-                bc = np.where(rho < L, base[bo + np.minimum(rho, L - 1)], -1).astype(np.int64)
+                bc = np.where(rho < L, base[bo + np.minimum(rho, L - 1)].astype(np.int64), -1)
 
                 def entry(q, first_strip=rho0 == 0, hin=hin):
                     qc = np.minimum(q, j)
@@ -366,3 +365,11 @@ def test_warp_transcription_matches_model():
         assert len(logs[0]) == len(logs[1]) > len(cases)
         for x, y in zip(*logs):  # every move of every traced exon
             np.testing.assert_array_equal(x, y)
+
+
+def test_default_traceback_place():
+    """By default int launches trace on the device (checked there), int64 launches on the host;
+    an explicit choice wins."""
+    assert GpuSolver().on_device("int") and not GpuSolver().on_device("long long")
+    assert GpuSolver(device_trace=True).on_device("long long")
+    assert not GpuSolver(device_trace=False).on_device("int")

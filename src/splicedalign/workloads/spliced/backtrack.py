@@ -25,17 +25,20 @@ def chain_alignment(case: TestCase, positions: Sequence[int], entered: Sequence[
     ops. ``ops`` is the whole path forward: ``entered[0]`` leading target letters against gaps
     (they become the first exon's leading 'I's), then each exon's ops in turn.
     """
-    first, last, order = case.first_sorted, case.last_sorted, case.order
+    # one conversion per case, not per exon: batches build thousands of these
+    index = case.order[positions].tolist()
+    first = case.first_sorted[positions].tolist()
+    last = case.last_sorted[positions].tolist()
     alignment = []
     at = 0
-    for i, pos in enumerate(positions):
+    for i in range(len(index)):
         # The first exon takes the leading I's and starts at target column 1.
-        stop = at + counts[i] + (entered[0] if i == 0 else 0)
-        alignment.append(ExonAlignment(int(order[pos]), int(first[pos]), int(last[pos]),
-                                       1 if i == 0 else int(entered[i]) + 1, int(ends[i]), ops[at:stop]))
+        stop = at + int(counts[i]) + (int(entered[0]) if i == 0 else 0)
+        alignment.append(ExonAlignment(index[i], first[i], last[i], 1 if i == 0 else int(entered[i]) + 1,
+                                       int(ends[i]), ops[at:stop]))
         at = stop
     assert at == len(ops), "ops and per-exon counts disagree"
-    return tuple(a.index for a in alignment), tuple(alignment)
+    return tuple(index), tuple(alignment)
 
 
 def trace_chain(

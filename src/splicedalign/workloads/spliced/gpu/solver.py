@@ -37,9 +37,11 @@ TRACE_THREADS = os.cpu_count() or 1
 IN_FLIGHT = 2
 CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recently used
 STAGES = ("plan", "launch", "finals", "traceback", "results")  # host seconds of a call, by stage
-# Traceback on the device (trace_chains) unless a solver is made with device_trace=False;
-# docs/gpu.md has the device check that proved it.
-DEVICE_TRACE = False
+# Default traceback: on the device (trace_chains) for int scores, which device run D checked
+# (identical chains and ops to the host traceback on every case, docs/gpu.md); launches with
+# int64 scores trace on the host unless a solver is made with device_trace=True (no checked
+# case needed int64 scores).
+DEVICE_TRACE = True
 OP_POISON = 0xFF  # what unwritten op bytes hold in checked runs (no op has this code)
 
 
@@ -86,7 +88,7 @@ class GpuSolver(LastRowSolver):
     def __init__(self, rows_per_lane: int = launch.ROWS_PER_LANE, poison: bool = False,
                  byte_profile: bool | None = None, device_trace: bool | None = None) -> None:
         self.rows_per_lane = rows_per_lane
-        self.device_trace = DEVICE_TRACE if device_trace is None else device_trace
+        self.device_trace = device_trace  # None: DEVICE_TRACE for int scores (on_device)
         self.byte_profile = byte_profile  # None: PRMT byte profile whenever the scoring fits
         self.poison = poison  # fill row storage with POISON first (checks that all is written)
         self.kernel_ms: list[float] = []  # device time of each launch of the last call
@@ -94,6 +96,10 @@ class GpuSolver(LastRowSolver):
         self._cache: OrderedDict[tuple, _Inputs] = OrderedDict()
         self._last_work: tuple | None = None
         self._streams: tuple | None = None
+
+    def on_device(self, ctype: str) -> bool:
+        """Whether a launch with scores of ``ctype`` traces back on the device."""
+        return DEVICE_TRACE and ctype == "int" if self.device_trace is None else self.device_trace
 
     def clear_cache(self) -> None:
         """Forget planned batches (the next call plans and uploads again)."""
@@ -336,7 +342,7 @@ class GpuSolver(LastRowSolver):
             self.timing["results"] += time.perf_counter() - t3
 
         for ctype, sel in work:
-            queued.append(self._launch(sel, [cases[i] for i in sel], scoring, ctype, traceback, self.device_trace))
+            queued.append(self._launch(sel, [cases[i] for i in sel], scoring, ctype, traceback, self.on_device(ctype)))
             events.append(queued[-1].events)
             if len(queued) >= IN_FLIGHT:
                 finish()
