@@ -6,7 +6,7 @@ from splicedalign.workloads.nw.pipeline import (
     bundled_cases,
     paper_case_names,
     resolve_solvers,
-    solve_job,
+    solve_job as nw_solve_job,
 )
 from splicedalign.workloads.nw.solvers import SOLVERS as NW_REGISTRY
 
@@ -67,7 +67,7 @@ rule nw_solve:
         traceback=NW_CONFIG["traceback"],
         reference_max_cells=NW_CONFIG["reference_max_cells"],
     run:
-        solve_job(
+        nw_solve_job(
             input[0],
             wildcards.case,
             wildcards.solver,

@@ -5,7 +5,7 @@
 from splicedalign.workloads.sw.pipeline import (
     case_files,
     resolve_solvers,
-    solve_job,
+    solve_job as sw_solve_job,
     solver_threads,
 )
 from splicedalign.workloads.sw.solvers import SOLVERS as SW_REGISTRY
@@ -62,7 +62,7 @@ rule sw_solve:
         repeats=SW_CONFIG["repeats"],
         reference_max_cells=SW_CONFIG["reference_max_cells"],
     run:
-        solve_job(
+        sw_solve_job(
             input.query,
             input.db,
             wildcards.case,
