@@ -210,7 +210,7 @@ def thread_log(path: str | Path) -> Iterator[None]:
     """
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(path, mode="w")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    handler.setFormatter(logging.Formatter("%(asctime)s pid %(process)d %(levelname)s %(message)s"))
     ident = threading.get_ident()
     handler.addFilter(lambda record: record.thread == ident)
     if log.getEffectiveLevel() > logging.INFO:
