@@ -1,29 +1,53 @@
 #!/usr/bin/env bash
-# The one device check of the spliced GPU solvers: compile for sm_90 (registers, spills), GPU
-# tests, then scripts/device_check.py (golden via pytest, >= 2,000 fresh random cases against
-# `sequential`, chains by the oracle, issue-12 GPU targets); its table comes last. Run from the
-# repository root on the device machine:  bash scripts/device_check.sh [device_check.py options]
-# (logs under $OUT, default ./device_out)
+# The device check of every GPU solver, one workload after another (default: all four).
+# For each workload: build its kernels for sm_90 (registers, spills, DPX/PRMT op counts), run
+# its GPU tests, then scripts/device_<workload>.py: fresh random cases against the CPU
+# `sequential` (identical answers, chains/CIGARs checked), then its benchmark/target table.
+# Each workload's table is printed as it ends and all of them again, last.
+#
+#   bash scripts/device_check.sh [spliced|primer|nw|sw ...]
+#
+# Run from the repository root on a GPU machine (logs under $OUT, default ./device_out). The
+# spliced golden cases are read from ../shared/golden (copy them there on a bare machine).
+# Per-workload options: SPLICED_ARGS, PRIMER_ARGS, NW_ARGS, SW_ARGS (passed to the .py).
 set -uo pipefail
 export PYTHONPATH=src PYTHONUNBUFFERED=1
 OUT=${OUT:-device_out}
 mkdir -p "$OUT"
 status=0
-{
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
-  for f in src/splicedalign/workloads/spliced/gpu/*.cu; do
-    nvcc -arch=sm_90 -std=c++17 -cubin --resource-usage -o "$OUT/$(basename "$f" .cu).cubin" "$f" 2>&1 | grep -E "error|Used|spill" || true
-  done
-  if command -v cuobjdump >/dev/null; then
-    echo "SASS op counts, wavefront<int,8,true>:"
-    cuobjdump -sass "$OUT/wavefront.cubin" | awk '/Function : .*wavefrontIiLi8ELb1E/{f=1;next} /Function :/{f=0} f' \
-      | grep -oE "(VIADDMNMX|VIMNMX|IMNMX|PRMT|SHFL|LDG|STG|IADD3|ISETP|SEL|BRA)[.A-Z0-9]*" | sort | uniq -c
-  fi
-  rm -f "$OUT"/*.cubin
-} > "$OUT/build.log" 2>&1 || status=1
-tail -n 30 "$OUT/build.log"
-python3 -m pytest tests/test_spliced_gpu_plan.py tests/test_spliced_gpu_trace.py tests/test_gpu_nvcc.py tests/test_spliced_gpu_solvers.py \
-  tests/test_spliced_golden.py -q -p no:cacheprovider > "$OUT/pytest.log" 2>&1 || status=1
-tail -n 5 "$OUT/pytest.log"
-python3 scripts/device_check.py --out "$OUT" "$@" || status=1
+workloads=("${@:-spliced}")
+[ $# -eq 0 ] && workloads=(spliced primer nw sw)
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv | tee "$OUT/gpu.txt"
+
+for w in "${workloads[@]}"; do
+  mkdir -p "$OUT/$w"
+  {
+    for f in src/splicedalign/workloads/"$w"/gpu/*.cu; do
+      nvcc -arch=sm_90 -std=c++17 -cubin --resource-usage -Werror all-warnings \
+        -o "$OUT/$w/$(basename "$f" .cu).cubin" "$f" 2>&1 | grep -E "error|warning|Used|spill" | sort | uniq -c
+      if command -v cuobjdump >/dev/null; then
+        echo "SASS op counts, all of $(basename "$f"):"
+        cuobjdump -sass "$OUT/$w/$(basename "$f" .cu).cubin" \
+          | grep -oE "(VIADDMNMX|VIMNMX3|VIMNMX|PRMT|SHFL)[.A-Z0-9]*" | sort | uniq -c
+      fi
+    done
+    rm -f "$OUT/$w"/*.cubin
+  } > "$OUT/$w/build.log" 2>&1 || status=1
+  grep -E "error|spill" "$OUT/$w/build.log" | grep -v " 0 bytes spill" | head -5
+  python3 -m pytest -q -p no:cacheprovider tests/test_"$w"_gpu*.py > "$OUT/$w/pytest.log" 2>&1 || status=1
+  echo "$w GPU tests: $(tail -n 1 "$OUT/$w/pytest.log")"
+  args_var="$(echo "$w" | tr a-z A-Z)_ARGS"
+  # shellcheck disable=SC2086  # the options are meant to split
+  python3 scripts/device_"$w".py --out "$OUT/$w" ${!args_var:-} 2>&1 | tee "$OUT/$w/check.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; echo "$w: device check FAILED"; }
+done
+
+echo
+echo "================ summary ($(head -n 2 "$OUT/gpu.txt" | tail -n 1 | cut -d, -f1)) ================"
+for w in "${workloads[@]}"; do
+  echo "--- $w: $(tail -n 1 "$OUT/$w/pytest.log")"
+  # each check prints its table last; show its final block
+  awk 'BEGIN{RS=""} {block=$0} END{print block}' "$OUT/$w/check.log"
+done
 exit $status

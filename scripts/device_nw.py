@@ -1,4 +1,4 @@
-"""Device check of the nw GPU solvers (run by scripts/device_nw.sh on the device machine).
+"""Device check of the nw GPU solvers (run by `bash scripts/device_check.sh nw` on the device machine).
 
 1. Correctness: fresh random pairs (seed printed) of varied, often unequal lengths, sometimes
    with wildcards and non-default costs, against `sequential`: `gpu` with alignment (CIGAR

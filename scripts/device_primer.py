@@ -1,4 +1,4 @@
-"""Device check + benchmark of the primer GPU solvers (run by scripts/device_primer.sh).
+"""Device check + benchmark of the primer GPU solvers (run by `bash scripts/device_check.sh primer`).
 
 1. Correctness: the paper's example and >= 1,000 fresh random cases (seeded, seed printed):
    `gpu` and `primer-paper` against the CPU `sequential` (solutions and cells); plus deep

@@ -3,7 +3,7 @@ CPU: nw_strips (lane l holds R rows, computes 4-column group t - l at step t, ta
 from lane l-1 and lane 0 from the previous strip's bottom row; checkpoint rows and columns) and
 nw_walk (blocks on the path recomputed from the checkpoints, moves followed back). The model
 mirrors the kernels' indexing statement by statement, so an indexing mistake in the design shows
-here without a GPU; the kernels themselves are checked on the device (scripts/device_nw.sh)."""
+here without a GPU; the kernels themselves are checked on the device (`bash scripts/device_check.sh nw`)."""
 
 from __future__ import annotations
 
