@@ -24,7 +24,7 @@ for w in "${workloads[@]}"; do
   mkdir -p "$OUT/$w"
   {
     for f in src/splicedalign/workloads/"$w"/gpu/*.cu; do
-      nvcc -arch=sm_90 -std=c++17 -cubin --resource-usage -Werror all-warnings \
+      nvcc -arch=sm_90 -std=c++17 -I src/splicedalign/gpu/include -cubin --resource-usage -Werror all-warnings \
         -o "$OUT/$w/$(basename "$f" .cu).cubin" "$f" 2>&1 | grep -E "error|warning|Used|spill" | sort | uniq -c
       if command -v cuobjdump >/dev/null; then
         echo "SASS op counts, all of $(basename "$f"):"

@@ -10,7 +10,8 @@ from typing import Any, Mapping
 from splicedalign.core.errors import SolverUnavailable
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
-NVRTC_OPTIONS = ("-std=c++17",)
+INCLUDE_DIR = Path(__file__).resolve().parent / "include"  # device helpers every kernel may include
+NVRTC_OPTIONS = ("-std=c++17", f"-I{INCLUDE_DIR}")
 POISON = -987_654_321  # what unwritten device rows hold in checked runs
 
 

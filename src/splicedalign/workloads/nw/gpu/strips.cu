@@ -36,31 +36,9 @@
 #define WINDOW_MIN 16
 #endif
 
+#include "splicedalign_device.cuh"
+
 namespace {
-
-__device__ __forceinline__ int addmin(int a, int b, int c) {
-#if __CUDA_ARCH__ >= 900
-    return __viaddmin_s32(a, b, c);
-#else
-    return min(a + b, c);
-#endif
-}
-
-__device__ __forceinline__ int prmt(unsigned lo, unsigned hi, unsigned sel) {
-    int r;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(lo), "r"(hi), "r"(sel));
-    return r;
-}
-
-__device__ __forceinline__ int load_acquire(const int* p) {
-    int v;
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ void store_release(int* p, int v) {
-    asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
 
 __device__ __forceinline__ int4 shfl_up4(int4 v) {
     return make_int4(__shfl_up_sync(0xffffffffu, v.x, 1), __shfl_up_sync(0xffffffffu, v.y, 1),

@@ -41,6 +41,7 @@
 // that), and a padding row maps e' to its prefix maximum, i.e. to itself.
 
 #ifndef __CUDACC_RTC__
+#include "splicedalign_device.cuh"
 #include "wavefront.defines.h"  // nvcc builds; NVRTC gets the same macros as -D (plan.kernel_defines)
 #endif
 
@@ -49,30 +50,6 @@ namespace {
 template <typename T> struct Neg;
 template <> struct Neg<int> { static constexpr int v = -(1 << NEG_SHIFT_INT); };
 template <> struct Neg<long long> { static constexpr long long v = -(1LL << NEG_SHIFT_WIDE); };
-
-__device__ __forceinline__ int addmax(int a, int b, int c) {
-#if __CUDA_ARCH__ >= 900
-    return __viaddmax_s32(a, b, c);
-#else
-    return max(a + b, c);
-#endif
-}
-__device__ __forceinline__ long long addmax(long long a, long long b, long long c) { return max(a + b, c); }
-
-__device__ __forceinline__ int prmt_signed(unsigned lo, unsigned hi, unsigned sel) {
-    int r;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(lo), "r"(hi), "r"(sel));
-    return r;
-}
-
-__device__ __forceinline__ int load_acquire(const int* p) {
-    int v;
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ void store_release(int* p, int v) {
-    asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
-}
 
 // 2^34 cycles, seconds at any sm_90 clock: orders of magnitude beyond the longest dependent
 // chain of a launch the host forms, short enough that a broken hand-off ends the launch.
@@ -243,7 +220,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 #pragma unroll
             for (int r = 0; r < R; ++r) {
                 T w;
-                if constexpr (BYTES) w = (T)prmt_signed(plo[r], phi[r], (unsigned)sel[q]);
+                if constexpr (BYTES) w = (T)prmt(plo[r], phi[r], (unsigned)sel[q]);
                 else w = (T)(plo[r] == (unsigned)(sel[q] & SEL_CODE_MASK) ? match + 2 * gap : (int)phi[r]);
                 const T left = h[r];
                 h[r] = addmax(diag, w, max(up, left));
