@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from splicedalign.workloads.sw.bench import Disagreement
-from splicedalign.workloads.sw.pipeline import aggregate, case_files, resolve_solvers, solve_job, write_tables
+from splicedalign.workloads.sw.pipeline import aggregate, case_files, solve_job, write_tables
+from splicedalign.workloads.sw.solvers import SOLVERS
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -44,5 +45,8 @@ def test_disagreement_names_the_case(tmp_path):
 def test_synthetic_case_files_and_solvers():
     files = case_files("paper", "unused", "d")
     assert list(files)[0] == "len128" and files["len8192"] == ("d/len8192.query.fa", "d/len8192.db.fa")
-    assert {"sequential", "multicore", "pyopal", "parasail"} <= set(resolve_solvers("auto"))
-    assert resolve_solvers(["gpu"]) == ["gpu"]
+    run, missing = SOLVERS.resolve("auto", "no GPU here")
+    assert {"sequential", "multicore", "pyopal", "parasail"} <= set(run) and "gpu" not in run
+    assert missing == {"gpu": "no GPU here", "sw-scan": "no GPU here"}
+    assert SOLVERS.resolve("auto", None)[0] == SOLVERS.names()
+    assert SOLVERS.resolve(["gpu"], "no GPU here") == (["gpu"], {})

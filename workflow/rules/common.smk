@@ -4,12 +4,18 @@
 # pipeline as sw_pipeline`), or another workload's later import replaces your names.
 import os
 
+from splicedalign.gpu.device import unavailable_reason
+
 # Each workload's rules set TARGETS["<workload>"] to its final tables and plots; rule
 # `all` builds those of the workloads listed in config `workloads`.
 TARGETS = {}
 # A workload may add CLOSING["<workload>"] = function returning lines (e.g. warnings about
 # its results) for the message printed when a run succeeds.
 CLOSING = {}
+
+
+# Whether GPU solvers can run here, asked once (cheap: CuPy sees a device; nothing compiles).
+GPU_UNAVAILABLE = unavailable_reason()
 
 
 def in_workflow(path):

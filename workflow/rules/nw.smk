@@ -5,7 +5,6 @@
 from splicedalign.workloads.nw.pipeline import (
     bundled_cases,
     paper_case_names,
-    resolve_solvers,
     solve_job as nw_solve_job,
 )
 from splicedalign.workloads.nw.solvers import SOLVERS as NW_REGISTRY
@@ -13,7 +12,7 @@ from splicedalign.workloads.nw.solvers import SOLVERS as NW_REGISTRY
 NW_CONFIG = config["nw"]
 NW_DATASET = NW_CONFIG["dataset"]
 NW = f"results/nw/{NW_DATASET}"
-NW_SOLVERS = resolve_solvers(NW_CONFIG["solvers"])
+NW_SOLVERS, _ = NW_REGISTRY.resolve(NW_CONFIG["solvers"], GPU_UNAVAILABLE)
 NW_GPU = set(NW_REGISTRY.gpu_names())
 if NW_DATASET == "bundled":
     NW_CASES = {

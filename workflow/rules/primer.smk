@@ -10,7 +10,7 @@ from splicedalign.workloads.primer.solvers import SOLVERS as PRIMER_REGISTRY
 PRIMER_CONFIG = config["primer"]
 PRIMER_DATASET = PRIMER_CONFIG["dataset"]
 PRIMER = f"results/primer/{PRIMER_DATASET}"
-PRIMER_SOLVERS = primer_pipeline.resolve_solvers(PRIMER_CONFIG["solvers"])
+PRIMER_SOLVERS, _ = PRIMER_REGISTRY.resolve(PRIMER_CONFIG["solvers"], GPU_UNAVAILABLE)
 PRIMER_GPU = set(PRIMER_REGISTRY.gpu_names())
 if PRIMER_DATASET == "bundled":
     PRIMER_CASES = {

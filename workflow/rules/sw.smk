@@ -4,7 +4,6 @@
 # resources/sw), or the seeded synthetic `tiny`, `paper` (Table III shapes), `scaleup`.
 from splicedalign.workloads.sw.pipeline import (
     case_files,
-    resolve_solvers,
     solve_job as sw_solve_job,
     solver_threads,
 )
@@ -13,7 +12,7 @@ from splicedalign.workloads.sw.solvers import SOLVERS as SW_REGISTRY
 SW_CONFIG = config["sw"]
 SW_DATASET = SW_CONFIG["dataset"]
 SW = f"results/sw/{SW_DATASET}"
-SW_SOLVERS = resolve_solvers(SW_CONFIG["solvers"])
+SW_SOLVERS, _ = SW_REGISTRY.resolve(SW_CONFIG["solvers"], GPU_UNAVAILABLE)
 SW_GPU = set(SW_REGISTRY.gpu_names())
 SW_CASES = case_files(SW_DATASET, in_workflow(SW_CONFIG["bundled"]), f"{SW}/data")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from splicedalign.core.errors import InputError
 
@@ -49,6 +49,22 @@ class SolverRegistry:
             raise InputError(
                 "--solver", f"unknown {self.workload} solver {name!r}; choose one of: {', '.join(self._entries)}"
             ) from None
+
+    def resolve(self, spec: str | Sequence[str], gpu_reason: str | None) -> tuple[list[str], dict[str, str]]:
+        """(solvers to run, {solver left out: why}) for a pipeline's ``solvers`` setting.
+
+        ``auto``: every solver (CPU solvers and peers; a peer that is not installed writes an
+        "n/a" record when its job runs), the GPU solvers only when ``gpu_reason`` is None (the
+        cheap ``gpu.device.unavailable_reason()``: nothing is compiled or solved). An explicit
+        list is checked name by name (InputError on an unknown one) and taken as is.
+        """
+        if spec == "auto":
+            if gpu_reason is None:
+                return self.names(), {}
+            return self.cpu_names(), {name: gpu_reason for name in self.gpu_names()}
+        for name in spec:
+            self.entry(name)
+        return list(spec), {}
 
     def get(self, name: str) -> Any:
         """A new instance of solver ``name``: unknown names are bad input (InputError); a solver

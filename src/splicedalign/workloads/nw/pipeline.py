@@ -17,7 +17,6 @@ from splicedalign.core.errors import InputError, SolverUnavailable
 from splicedalign.core.logs import log, log_to
 from splicedalign.core.seqio import read_fasta
 from splicedalign.core.timing import gcups, time_repeats
-from splicedalign.gpu.device import unavailable_reason
 from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.solvers import SOLVERS
 from splicedalign.workloads.nw.synthetic import make_pair, pair_name, to_fasta
@@ -58,16 +57,6 @@ def load_pair(name: str, fasta: str | Path) -> Pair:
     if len(records) != 2:
         raise InputError(str(fasta), f"{len(records)} FASTA records, expected two (seq1, seq2)")
     return Pair.from_strings(records[0].seq, records[1].seq, name, records[0].id, records[1].id)
-
-
-def resolve_solvers(spec: str | list[str]) -> list[str]:
-    """``auto``: every CPU solver and peer, and the GPU solvers when a GPU is usable here."""
-    if spec == "auto":
-        gpu = unavailable_reason() is None
-        return [s for s in SOLVERS.names() if gpu or s not in SOLVERS.gpu_names()]
-    for name in spec:
-        SOLVERS.entry(name)
-    return list(spec)
 
 
 def solve_job(fasta: str, case: str, solver: str, costs: dict, repeats: int, traceback: bool,

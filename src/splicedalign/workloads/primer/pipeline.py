@@ -16,7 +16,6 @@ from splicedalign.core.errors import InputError, SolverUnavailable
 from splicedalign.core.logs import log, log_to
 from splicedalign.core.seqio import read_single_fasta
 from splicedalign.core.timing import gcups, time_repeats
-from splicedalign.gpu.device import unavailable_reason
 from splicedalign.workloads.primer.records import PrimerProblem
 from splicedalign.workloads.primer.solvers import SOLVERS
 from splicedalign.workloads.primer.synthetic import SHAPES, shaped
@@ -74,16 +73,6 @@ def write_synthetic(name: str, seed: int, alpha_out: str | Path, beta_out: str |
     problem = shaped(shape, int(scale or 1), seed)
     for path, rid, seq in ((alpha_out, problem.alpha_name, problem.alpha), (beta_out, problem.beta_name, problem.beta)):
         Path(path).write_text(f">{rid}\n" + "".join(seq[i:i + 80] + "\n" for i in range(0, len(seq), 80)))
-
-
-def resolve_solvers(spec: str | list[str]) -> list[str]:
-    """``auto``: every CPU solver and peer, and the GPU solvers when a GPU is usable here."""
-    if spec == "auto":
-        gpu = unavailable_reason() is None
-        return [s for s in SOLVERS.names() if gpu or s not in SOLVERS.gpu_names()]
-    for name in spec:
-        SOLVERS.entry(name)
-    return list(spec)
 
 
 def solve_job(alpha: str, beta: str, k: int, case: str, solver: str, repeats: int, reference_max_cells: int,

@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 
 from splicedalign.core.logs import log, log_to
-from splicedalign.gpu.device import unavailable_reason
 from splicedalign.workloads.sw import synthetic
 from splicedalign.workloads.sw.bench import Row, add_speedups, check_agreement, measure, paper_table
 from splicedalign.workloads.sw.datasets import read_manifest, write_set
@@ -33,16 +32,6 @@ def case_files(dataset: str, bundled_manifest: str | Path, data_dir: str) -> dic
 
 def write_synthetic(dataset: str, seed: int | None, data_dir: str) -> None:
     write_set(dataset, Path(data_dir), seed)
-
-
-def resolve_solvers(spec: str | list[str]) -> list[str]:
-    """``auto``: every CPU solver and peer, and the GPU solvers when a GPU is usable here."""
-    if spec == "auto":
-        gpu = unavailable_reason() is None
-        return [s for s in SOLVERS.names() if gpu or s not in SOLVERS.gpu_names()]
-    for name in spec:
-        SOLVERS.entry(name)
-    return list(spec)
 
 
 def solver_threads(solver: str, cores: int) -> int:
