@@ -14,6 +14,7 @@ import os
 import sys
 
 from splicedalign import __version__
+from splicedalign.core.commandline import EPILOG
 from splicedalign.core.errors import EXIT_INPUT, EXIT_UNAVAILABLE, InputError, SolverUnavailable
 from splicedalign.core.logs import log_to
 from splicedalign.workloads import WORKLOADS
@@ -33,8 +34,7 @@ def parser() -> argparse.ArgumentParser:
         prog="splicedalign", parents=[common],
         description="Exact sequence alignment on CPUs and GPUs: spliced alignment (gene models from "
                     "candidate exons and a homologous cDNA) and the other workloads of the source papers.",
-        epilog="exit status: 0 ok, 2 bad input (one line on stderr names file, line and problem), "
-               "3 solver unavailable here (e.g. a GPU solver without a GPU).",
+        epilog=EPILOG,
     )
     top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 
+from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import FastaRecord, read_fasta, read_single_fasta
 from splicedalign.workloads.nw.output import FORMATTERS
 from splicedalign.workloads.nw.records import Costs, Pair
 from splicedalign.workloads.nw.solvers import SOLVERS
-
-EPILOG = ("exit status: 0 ok, 2 bad input (one line on stderr names file, record and problem), "
-          "3 solver unavailable here (e.g. a GPU solver without a GPU).")
-
 
 def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     default = Costs()
@@ -35,11 +31,9 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
     nw.add_argument("--indel", type=int, default=default.indel,
                     help=f"cost of each gap letter (default {default.indel})")
     nw.add_argument("--score-only", action="store_true", help="the cost only (no alignment; linear memory)")
-    nw.add_argument("--solver", default="sequential",
-                    help=f"solver (default sequential; one of: {', '.join(SOLVERS.names())})")
-    nw.add_argument("--format", choices=sorted(FORMATTERS), default="json",
-                    help="json (everything), tsv (one row), sam or paf (need the alignment); default json")
-    nw.add_argument("-o", "--output", default="-", metavar="FILE", help="output file (default stdout)")
+    add_solver_argument(nw, SOLVERS)
+    add_output_arguments(nw, FORMATTERS, "json (everything), tsv (one row), sam or paf (need the alignment); "
+                                         "default json")
     nw.set_defaults(run=_nw)
 
 
@@ -59,6 +53,7 @@ def read_pair(args: argparse.Namespace) -> tuple[FastaRecord, FastaRecord]:
 def _nw(args: argparse.Namespace) -> int:
     costs = Costs(args.match, args.mismatch, args.indel)
     solver = SOLVERS.get(args.solver)
+    check_output(args.output)
     first, second = read_pair(args)
     pair = Pair.from_strings(first.seq, second.seq, f"{first.id}~{second.id}", first.id, second.id)
     if args.format in ("sam", "paf") and args.score_only:
@@ -67,12 +62,5 @@ def _nw(args: argparse.Namespace) -> int:
                                            pair.cells, args.solver)
     result = solver.solve(pair, costs, traceback=not args.score_only)
     text = FORMATTERS[args.format](first.id, second.id, second.seq, pair.n, result, costs)
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        try:
-            with open(args.output, "w") as handle:
-                handle.write(text)
-        except OSError as exc:
-            raise InputError(args.output, f"cannot write: {exc.strerror or exc}") from None
+    write_output(args.output, text)
     return 0

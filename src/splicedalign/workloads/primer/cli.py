@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 
+from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import read_single_fasta
 from splicedalign.workloads.primer.output import FORMATTERS
@@ -19,20 +19,16 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
         description="For every start r of alpha, the shortest substring alpha[r..e] whose edit distance to every "
                     "substring of beta is at least k (Feuser & Moreano); stops at the first start that has none. "
                     "Positions are 1-based inclusive; IUPAC ambiguity letters never match.",
-        epilog="exit status: 0 ok, 2 bad input (one line on stderr names file, line and problem), "
-               "3 solver unavailable here (e.g. a GPU solver without a GPU).",
+        epilog=EPILOG,
     )
     p.add_argument("--alpha", required=True, metavar="FASTA",
                    help="where primers are sought (e.g. a pathogen region), one FASTA record; '-' reads stdin")
     p.add_argument("--beta", required=True, metavar="FASTA",
                    help="what they must not bind (e.g. the host region), one FASTA record; '-' reads stdin")
     p.add_argument("-k", type=int, required=True, metavar="K", help="minimum number of differences (1 <= K <= |alpha|)")
-    p.add_argument("--solver", default="sequential",
-                   help=f"solver (default sequential; one of: {', '.join(SOLVERS.names())})")
-    p.add_argument("--format", choices=sorted(FORMATTERS), default="json",
-                   help="json (k, m, n, solutions, cells, comparisons, solver, seconds), tsv (one row per "
+    add_solver_argument(p, SOLVERS)
+    add_output_arguments(p, FORMATTERS, "json (k, m, n, solutions, cells, comparisons, solver, seconds), tsv (one row per "
                         "solution with its substring) or bed (intervals on alpha's record); default json")
-    p.add_argument("-o", "--output", default="-", metavar="FILE", help="output file (default stdout)")
     p.set_defaults(run=_primer)
 
 
@@ -46,14 +42,11 @@ def load_problem(alpha_path: str, beta_path: str, k: int) -> PrimerProblem:
 
 def _primer(args: argparse.Namespace) -> int:
     solver = SOLVERS.get(args.solver)
+    check_output(args.output)
     problem = load_problem(args.alpha, args.beta, args.k)
     logging.getLogger("splicedalign").info("primer: m=%d n=%d k=%d, solver %s", problem.m, problem.n, problem.k,
                                            args.solver)
     result = solver.solve(problem)
     text = FORMATTERS[args.format](problem, result)
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.output, "w") as handle:
-            handle.write(text)
+    write_output(args.output, text)
     return 0

@@ -7,10 +7,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
-import sys
 from pathlib import Path
 
+from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.datasets import SYNTHETIC, read_manifest, write_synthetic
 from splicedalign.workloads.spliced.exons import exon_formats
@@ -48,24 +47,21 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
         description="Find the best chain of candidate exons for a target and report its score, the chain "
                     "(the gene model) and its alignment. Scores: match/mismatch per aligned letter pair, "
                     "minus --gap per gap letter; IUPAC ambiguity codes (N, ...) never match.",
-        epilog="exit status: 0 ok, 2 bad input (one line on stderr names file, line and problem), "
-               "3 solver unavailable here (e.g. a GPU solver without a GPU).",
+        epilog=EPILOG,
     )
     _case_arguments(align, many=True)
     align.add_argument("--manifest", metavar="TSV",
                        help="solve every case of a data-set manifest (cases.tsv, see docs/data.md; a row with exon_strand uses that strand only) "
                             "instead of --base/--exons/--target; one output holds all")
-    align.add_argument("--solver", default="sequential",
-                       help=f"solver (default sequential; one of: {', '.join(SOLVERS.names())})")
+    add_solver_argument(align, SOLVERS)
     align.add_argument("--match", type=int, default=default.match, help=f"score of a match (default {default.match})")
     align.add_argument("--mismatch", type=int, default=default.mismatch,
                        help=f"score of a mismatch (default {default.mismatch})")
     align.add_argument("--gap", type=int, default=default.gap,
                        help=f"cost of each gap letter, subtracted (default {default.gap})")
     align.add_argument("--score-only", action="store_true", help="skip the traceback (no chain or alignment)")
-    align.add_argument("--format", choices=sorted(FORMATTERS), default="json",
-                       help="json (everything), tsv (one row per chain exon) or gff3 (gene model); default json")
-    align.add_argument("-o", "--output", default="-", metavar="FILE", help="output file (default stdout)")
+    add_output_arguments(align, FORMATTERS,
+                         "json (everything), tsv (one row per chain exon) or gff3 (gene model); default json")
     align.set_defaults(run=_align)
 
     stats = sub.add_parser("stats", parents=[common],
@@ -84,31 +80,6 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
     syn.add_argument("--seed", type=int, help="random seed, >= 0 (default: the set's own fixed seed)")
     syn.add_argument("--force", action="store_true", help="overwrite a data set already in OUTDIR")
     syn.set_defaults(run=_synthetic)
-
-
-def check_output(path: str) -> None:
-    """Fail now, before any solving, when ``path`` ('-' is stdout) cannot be written."""
-    if path == "-":
-        return
-    target = Path(path)
-    parent = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise InputError(path, "output path is a folder; give a file name")
-    if not parent.is_dir():
-        raise InputError(path, f"cannot write output: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise InputError(path, "cannot write output: permission denied")
-
-
-def _write_output(path: str, text: str) -> None:
-    if path == "-":
-        sys.stdout.write(text)
-        return
-    try:
-        with open(path, "w") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise InputError(path, f"cannot write output: {exc.strerror or exc}") from None
 
 
 def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> list[TestCase]:
@@ -147,7 +118,7 @@ def _align(args: argparse.Namespace) -> int:
     log.info("%d case(s), %d cells, solver %s", len(cases), sum(c.cells for c in cases), args.solver)
     results = solver.solve_many(cases, scoring, traceback=not args.score_only)
     solved = [Solved(case, result, scores) for case, result, scores in best_per_strand_set(cases, results)]
-    _write_output(args.output, FORMATTERS[args.format](solved, scoring))
+    write_output(args.output, FORMATTERS[args.format](solved, scoring))
     return 0
 
 

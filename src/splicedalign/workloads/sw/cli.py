@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 from pathlib import Path
 
+from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.sw.load import load_database, load_queries
 from splicedalign.workloads.sw.matrices import MATRICES
@@ -15,10 +15,6 @@ from splicedalign.workloads.sw.output import FORMATTERS
 from splicedalign.workloads.sw.records import DEFAULT_GAP, Scoring
 from splicedalign.workloads.sw.solvers import SOLVERS, search
 from splicedalign.workloads.sw.datasets import SETS, write_set
-
-EPILOG = ("exit status: 0 ok, 2 bad input (one line on stderr names file, record and problem), "
-          "3 solver unavailable here (e.g. a GPU solver without a GPU).")
-
 
 def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     sw = sub.add_parser(
@@ -34,10 +30,8 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
                                                          f"{', '.join(MATRICES)})")
     sw.add_argument("--gap", type=int, default=DEFAULT_GAP, help=f"linear gap cost per letter (default {DEFAULT_GAP})")
     sw.add_argument("--top", type=int, metavar="N", help="report the N best hits per query (default all)")
-    sw.add_argument("--solver", default="multicore",
-                    help=f"solver (default multicore; one of: {', '.join(SOLVERS.names())})")
-    sw.add_argument("--format", choices=sorted(FORMATTERS), default="json",
-                    help="json (one object per query; a list for several) or tsv; hits best first")
+    add_solver_argument(sw, SOLVERS, default="multicore")
+    add_output_arguments(sw, FORMATTERS, "json (one object per query; a list for several) or tsv; hits best first")
     sw.set_defaults(run=_search)
 
     syn = sub.add_parser("sw-synthetic", parents=[common], help="write a seeded synthetic protein data set (FASTA)",
@@ -53,13 +47,14 @@ def _search(args: argparse.Namespace) -> int:
         raise InputError("--top", f"must be >= 1, got {args.top}")
     scoring = Scoring(args.matrix, args.gap)
     SOLVERS.entry(args.solver)  # unknown names fail before any reading
+    check_output(args.output)
     queries = load_queries(args.query, scoring.matrix)
     db = load_database(args.db, scoring.matrix)
     log = logging.getLogger("splicedalign")
     log.info("%d quer%s against %d sequences (%d residues), solver %s", len(queries),
              "y" if len(queries) == 1 else "ies", len(db), db.residues, args.solver)
     results = [search(q, db, scoring, args.solver) for q in queries]
-    sys.stdout.write(FORMATTERS[args.format](results, args.top))
+    write_output(args.output, FORMATTERS[args.format](results, args.top))
     return 0
 
 
