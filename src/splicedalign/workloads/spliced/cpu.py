@@ -12,12 +12,22 @@ import numpy as np
 from splicedalign.core.logs import Progress
 from splicedalign.workloads.spliced.base import LastRowSolver
 from splicedalign.workloads.spliced.cpu_kernels import (group_entry_rows, sequential_last_rows, start_row,
-                                                        sweep_group)
+                                                        sweep_exon_strips, sweep_group)
 from splicedalign.workloads.spliced.estimate import groups
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 CHUNK_CELLS = 200_000_000  # about 0.2 s of work between progress checks
-MIN_PARALLEL_CELLS = 2_000_000  # about 2 ms of work: below it a parallel region costs more than it saves
+# A parallel region costs a few microseconds; from these sizes (about 0.2 ms of work per
+# thread) it costs a few percent. Measured on the IL1RAPL1-shaped case, docs/pipeline.md.
+MIN_PARALLEL_CELLS = 200_000
+# A lone exon is cut into column strips (one per thread, at least MIN_STRIP_WIDTH columns)
+# from STRIP_CELLS cells per strip (its wavefront opens ~5 parallel regions per strip).
+STRIP_CELLS = 200_000
+# Below this a case runs on one thread: its parallel regions would be too short to survive a
+# busy core (a region waits for its slowest thread, and a descheduled one costs milliseconds;
+# measured: 1-7 ms runs of a 0.8 ms case). Small cases get their parallelism across a batch.
+MIN_CASE_CELLS = 20_000_000
+MIN_STRIP_WIDTH = 128
 
 
 class SequentialSolver(LastRowSolver):
@@ -45,15 +55,27 @@ class SequentialSolver(LastRowSolver):
         return rows
 
 
-def parallel_groups(case: TestCase, min_cells: int = MIN_PARALLEL_CELLS) -> list[tuple[int, int]]:
-    """(a, b) exon ranges of the groups worth a parallel region: two or more exons and at
-    least ``min_cells`` cells; the other groups run one exon after another."""
+def parallel_plan(case: TestCase, threads: int, min_cells: int = MIN_PARALLEL_CELLS,
+                  strip_cells: int = STRIP_CELLS) -> list[tuple[int, int, int]]:
+    """(a, b, strips) for the exon ranges that run in parallel, in order; the exons between
+    them run one after another. strips 0: a group of two or more exons with at least
+    ``min_cells`` cells, its exons on the threads; strips > 1: a lone exon with at least
+    ``strip_cells`` cells per strip, its columns cut into that many strips. Nothing for a
+    case under MIN_CASE_CELLS."""
     out, a = [], 0
+    if case.cells < MIN_CASE_CELLS:
+        return out
     lengths = case.last_sorted - case.first_sorted + 1
+    most_strips = min(threads, case.n // MIN_STRIP_WIDTH)
     for g in groups(case.first_sorted, case.last_sorted):
         b = a + len(g)
-        if b - a > 1 and int(lengths[a:b].sum()) * case.n >= min_cells:
-            out.append((a, b))
+        cells = int(lengths[a:b].sum()) * case.n
+        if b - a > 1 and cells >= min_cells:
+            out.append((a, b, 0))
+        elif b - a == 1 and most_strips > 1:
+            strips = min(most_strips, cells // max(1, strip_cells))
+            if strips > 1:
+                out.append((a, b, strips))
         a = b
     return out
 
@@ -61,12 +83,12 @@ def parallel_groups(case: TestCase, min_cells: int = MIN_PARALLEL_CELLS) -> list
 class MulticoreSolver(LastRowSolver):
     """All cores (numba's thread count): a batch runs its cases in parallel, each on one
     core, largest first; a single case sweeps the exons of each large group (SPEC §3) in
-    parallel, the rest in order."""
+    parallel and cuts each large lone exon into column strips, the rest in order."""
 
     name = "multicore"
 
-    def __init__(self, min_parallel_cells: int = MIN_PARALLEL_CELLS) -> None:
-        self.min_parallel_cells = min_parallel_cells
+    def __init__(self, min_parallel_cells: int = MIN_PARALLEL_CELLS, strip_cells: int = STRIP_CELLS) -> None:
+        self.min_parallel_cells, self.strip_cells = min_parallel_cells, strip_cells
         self._serial = SequentialSolver()
 
     def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
@@ -74,12 +96,20 @@ class MulticoreSolver(LastRowSolver):
         gap = prof.dtype.type(scoring.gap)
         R = np.empty(case.n + 1, dtype=prof.dtype)
         start_row(case.n, gap, R)
-        args = (case.first_sorted, case.last_sorted, case.by_last)
+        first, last = case.first_sorted, case.last_sorted
+        args = (first, last, case.by_last)
         p, k = 0, 0
-        for a, b in parallel_groups(case, self.min_parallel_cells):
+        for a, b, strips in parallel_plan(case, numba.get_num_threads(), self.min_parallel_cells,
+                                          self.strip_cells):
             p = sequential_last_rows(case.base_codes, prof, *args, gap, rows, R, p, k, a)
             p = group_entry_rows(*args, rows, R, p, a, b)
-            sweep_group(case.base_codes, prof, case.first_sorted, case.last_sorted, gap, rows, a, b)
+            if strips:
+                height = int(last[a] - first[a] + 1)
+                block = max(4, -(-height // (16 * strips)) * 4)  # ~4 row blocks per strip
+                sweep_exon_strips(case.base_codes, prof, int(first[a]), int(last[a]), gap, rows[a],
+                                  strips, block)
+            else:
+                sweep_group(case.base_codes, prof, first, last, gap, rows, a, b)
             k = b
         sequential_last_rows(case.base_codes, prof, *args, gap, rows, R, p, k, case.K)
         return rows

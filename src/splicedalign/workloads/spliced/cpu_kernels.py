@@ -35,27 +35,27 @@ def profile(target_codes: np.ndarray, scoring: Scoring, dtype: type) -> np.ndarr
 
 
 @njit(cache=True, nogil=True, boundscheck=False)
-def sweep_exon(base, prof, first, last, gap, H):
-    """Turn H from the entry row P_k into the last row S(last, ., k), rows first..last.
+def sweep_tile(base, prof, i0, i1, lo, hi, gap, H, corner, left_in, left_out):
+    """Rows i0..i1 (base positions) of an exon matrix, columns lo..hi only.
+
+    On entry H[lo..hi] holds row i0-1, on exit row i1. The column left of the tile comes in
+    as ``corner`` (column lo-1 of row i0-1) and ``left_in[r]`` (column lo-1 of row i0+r);
+    ``left_out[r]`` receives column hi of row i0+r, the next tile's left column.
 
     Four rows per pass over the columns: the passes' horizontal dependency chains are
     independent, so the CPU overlaps them, and H is read and written once per four rows.
     """
-    n = H.shape[0] - 1
-    i = first
-    while i + 3 <= last:
+    i = i0
+    while i + 3 <= i1:
+        r = i - i0
         p0 = prof[base[i - 1]]
         p1 = prof[base[i]]
         p2 = prof[base[i + 1]]
         p3 = prof[base[i + 2]]
-        d0 = H[0]
-        l0 = d0 - gap
-        l1 = l0 - gap
-        l2 = l1 - gap
-        l3 = l2 - gap
-        H[0] = l3
+        d0 = corner if r == 0 else left_in[r - 1]
+        l0, l1, l2, l3 = left_in[r], left_in[r + 1], left_in[r + 2], left_in[r + 3]
         d1, d2, d3 = l0, l1, l2
-        for j in range(1, n + 1):
+        for j in range(lo, hi + 1):
             up = H[j]
             h0 = max(d0 + p0[j], max(up, l0) - gap)
             h1 = max(d1 + p1[j], max(h0, l1) - gap)
@@ -64,19 +64,76 @@ def sweep_exon(base, prof, first, last, gap, H):
             d0, d1, d2, d3 = up, h0, h1, h2
             l0, l1, l2, l3 = h0, h1, h2, h3
             H[j] = h3
+        left_out[r], left_out[r + 1], left_out[r + 2], left_out[r + 3] = l0, l1, l2, l3
         i += 4
-    while i <= last:
+    while i <= i1:
+        r = i - i0
         p = prof[base[i - 1]]
-        d = H[0]
-        left = d - gap
-        H[0] = left
-        for j in range(1, n + 1):
+        d = corner if r == 0 else left_in[r - 1]
+        left = left_in[r]
+        for j in range(lo, hi + 1):
             up = H[j]
             h = max(d + p[j], max(up, left) - gap)
             d = up
             H[j] = h
             left = h
+        left_out[r] = left
         i += 1
+
+
+@njit(cache=True, nogil=True)
+def column_zero(h0, gap, rows, out):
+    """S(i, 0) below an entry row whose column 0 is h0: out[r] = h0 - gap*(r+1)."""
+    for r in range(rows):
+        out[r] = h0 - gap * (r + 1)
+
+
+@njit(cache=True, nogil=True)
+def sweep_exon(base, prof, first, last, gap, H):
+    """Turn H from the entry row P_k into the last row S(last, ., k), rows first..last:
+    one tile of every column, column 0 from the recurrence's first column."""
+    rows = last - first + 1
+    left = np.empty(rows, dtype=H.dtype)
+    right = np.empty(rows, dtype=H.dtype)
+    h0 = H[0]
+    column_zero(h0, gap, rows, left)
+    sweep_tile(base, prof, first, last, 1, H.shape[0] - 1, gap, H, h0, left, right)
+    H[0] = left[rows - 1]
+
+
+@njit(cache=True, parallel=True)
+def sweep_exon_strips(base, prof, first, last, gap, H, strips, block):
+    """As sweep_exon, with the columns cut into ``strips`` strips on all threads.
+
+    Tiles of ``block`` rows x one strip run as a wavefront: tile (b, s) needs tile (b-1, s)
+    (the rows above, in H) and tile (b, s-1) (its left column, in L[s], and the corner, in
+    C[s, b]), so the tiles of one anti-diagonal b + s are independent. The only parallel
+    region is the prange over one diagonal's tiles.
+    """
+    n = H.shape[0] - 1
+    rows = last - first + 1
+    nb = (rows + block - 1) // block
+    width = (n + strips - 1) // strips
+    L = np.empty((strips + 1, rows), dtype=H.dtype)  # L[s]: column lo(s)-1, every row
+    C = np.empty((strips + 1, nb + 1), dtype=H.dtype)  # C[s, b]: column lo(s)-1, row above block b
+    h0 = H[0]
+    column_zero(h0, gap, rows, L[0])
+    C[0, 0] = h0
+    for b in range(1, nb):
+        C[0, b] = L[0, b * block - 1]
+    for s in range(1, strips):
+        C[s, 0] = H[min(n, s * width)]
+    for d in range(nb + strips - 1):
+        for s in prange(strips):
+            b = d - s
+            lo = 1 + s * width
+            hi = min(n, lo + width - 1)
+            if 0 <= b < nb and lo <= hi:
+                a = b * block
+                z = min(rows, a + block)
+                sweep_tile(base, prof, first + a, first + z - 1, lo, hi, gap, H, C[s, b], L[s, a:z], L[s + 1, a:z])
+                C[s + 1, b + 1] = L[s + 1, z - 1]
+    H[0] = L[0, rows - 1]
 
 
 @njit(cache=True, nogil=True)
