@@ -7,7 +7,8 @@ import pytest
 from splicedalign.workloads.spliced import bench
 from splicedalign.workloads.spliced.records import Exon, Result, Scoring, TestCase
 from splicedalign.workloads.spliced.pipeline import plan
-from splicedalign.core.errors import SolverUnavailable
+from splicedalign.core.errors import InputError, SolverUnavailable
+from splicedalign.workloads.spliced.solvers import SOLVERS
 
 CASE = TestCase("c", "ACGTACGTAC", "ACGT", (Exon(1, 4), Exon(6, 9)))
 
@@ -59,12 +60,13 @@ def test_unavailable_solver_gives_na_record(monkeypatch):
 
 
 def test_solver_selection():
-    run, missing = bench.resolve_solvers("auto")
-    assert run[:3] == ["reference", "sequential", "multicore"]
-    assert set(missing) <= set(bench.gpu_solvers())
-    assert bench.resolve_solvers(["sequential"]) == (["sequential"], {})
-    with pytest.raises(ValueError, match="unknown solver"):
-        bench.resolve_solvers(["sequentail"])
+    run, missing = SOLVERS.resolve("auto", "no CUDA device")
+    assert run == ["reference", "sequential", "multicore"]
+    assert missing == dict.fromkeys(bench.gpu_solvers(), "no CUDA device")
+    assert SOLVERS.resolve("auto", None) == (SOLVERS.names(), {})
+    assert SOLVERS.resolve(["sequential"], None) == (["sequential"], {})
+    with pytest.raises(InputError, match="sequentail"):
+        SOLVERS.resolve(["sequentail"], None)
 
 
 def test_reference_only_on_small_cases_under_auto():

@@ -21,7 +21,9 @@ SPLICED_NAME = spliced_pipeline.results_name(
 )
 SPLICED = f"results/spliced/{SPLICED_NAME}"
 SPLICED_AUTO = config["solvers"] == "auto"
-SPLICED_SOLVERS, SPLICED_UNAVAILABLE = spliced_bench.resolve_solvers(config["solvers"])
+SPLICED_SOLVERS, SPLICED_UNAVAILABLE = spliced_solvers.SOLVERS.resolve(
+    config["solvers"], GPU_UNAVAILABLE
+)
 SPLICED_GPU_SOLVERS = set(spliced_bench.gpu_solvers())
 SPLICED_REFERENCE_LIMIT = config.get(
     "reference_max_cells", spliced_bench.REFERENCE_MAX_CELLS

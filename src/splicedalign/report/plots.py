@@ -11,7 +11,7 @@ matplotlib.use("Agg")  # files only; no display on cluster nodes
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from splicedalign.report.names import STATIC, overlay_name  # noqa: E402
+from splicedalign.report.names import overlay_name  # noqa: E402
 from splicedalign.report.tables import BASELINE, MODEL_OF, UNITS  # noqa: E402
 
 FORMATS = ("png", "svg")

@@ -1,10 +1,11 @@
-"""Benchmark timing and solver selection for the pipeline.
+"""Benchmark timing for the pipeline, and which cases each solver runs on.
 
 Times are the median of ``repeats`` runs after one untimed warm-up run, so one-time costs
 (numba/CUDA compilation, caches, first-touch allocation) never count; min, max and every
-run are kept beside it (``core.timing.Timing``) so the tables can flag unsteady timings. A solver that cannot
-run here (a GPU solver without a GPU) yields an "n/a" record instead of an error, so the
-tables say n/a rather than the pipeline failing.
+run are kept beside it (``core.timing.Timing``) so the tables can flag unsteady timings.
+A solver that cannot run here (a GPU solver without a GPU) yields an "n/a" record instead
+of an error, so the tables say n/a rather than the pipeline failing. Which solvers run at
+all is ``SOLVERS.resolve`` (core.registry).
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.timing import Timing
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 from splicedalign.workloads.spliced.output import result_record
-from splicedalign.gpu.device import unavailable_reason
-from splicedalign.workloads.spliced.solvers import SOLVERS, Solver, available_solvers, get_solver
+from splicedalign.workloads.spliced.solvers import SOLVERS, Solver, get_solver
 
 log = logging.getLogger("splicedalign")
 
@@ -32,25 +32,6 @@ REFERENCE_MAX_CELLS = 2_000_000
 def gpu_solvers() -> list[str]:
     """Registered solvers that need CuPy and a device."""
     return SOLVERS.gpu_names()
-
-
-def resolve_solvers(spec: str | Sequence[str]) -> tuple[list[str], dict[str, str]]:
-    """(solvers to run, {solver: why n/a}) for the config value ``solvers``.
-
-    ``auto``: every CPU solver, and the GPU solvers when CuPy sees a device (a cheap check:
-    nothing is compiled or solved); otherwise they come back with the reason, so the tables
-    can say n/a. An explicit list is taken as is
-    (a solver that turns out unavailable writes n/a records when its jobs run).
-    """
-    if spec != "auto":
-        unknown = [s for s in spec if s not in available_solvers()]
-        if unknown:
-            raise ValueError(f"unknown solver(s) {', '.join(unknown)}; known: {', '.join(available_solvers())}")
-        return list(spec), {}
-    reason = unavailable_reason()
-    if reason is None:
-        return SOLVERS.names(), {}
-    return SOLVERS.cpu_names(), {name: reason for name in gpu_solvers()}
 
 
 def solver_applies(solver: str, cells: int, auto: bool, reference_max_cells: int = REFERENCE_MAX_CELLS) -> bool:

@@ -31,12 +31,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from splicedalign.workloads.spliced.bench import (REFERENCE_MAX_CELLS, case_record, resolve_solvers, solver_applies,
+from splicedalign.workloads.spliced.bench import (REFERENCE_MAX_CELLS, case_record, solver_applies,
                                 timed_batch)
 from splicedalign.workloads.spliced.records import Scoring, TestCase
 from splicedalign.workloads.spliced.datasets import (MANIFEST_COLUMNS, CaseEntry, manifest_row, read_manifest,
                                                      write_manifest)
 from splicedalign.core.logs import log_to
+from splicedalign.gpu.device import unavailable_reason
+from splicedalign.workloads.spliced.solvers import SOLVERS
 
 log = logging.getLogger("splicedalign")
 
@@ -261,7 +263,7 @@ def _solve_all(args: argparse.Namespace) -> None:
     root = Path(args.out)
     rows = write_run_manifest(args.manifest, root / "cases.tsv", limit=args.limit, max_cells=args.max_cells)
     spec = "auto" if args.solvers == "auto" else args.solvers.split(",")
-    solvers, unavailable = resolve_solvers(spec)
+    solvers, unavailable = SOLVERS.resolve(spec, unavailable_reason() if spec == "auto" else None)
     work = plan(rows, solvers, spec == "auto")
     scoring = Scoring(args.match, args.mismatch, args.gap)
     write_json({"solvers": solvers, "unavailable": unavailable, "plan": work}, root / PLAN_FILE)
