@@ -190,10 +190,10 @@ def test_every_rule_logs(run):
     one = next((run / "cases").iterdir()).name
     text = (logs / "cases" / one / "sequential.log").read_text()
     assert "warm-up" in text and "run 1/1" in text
-    # jobs run in threads of one process: each log holds its own job's messages only
+    # jobs run one after another in one solver process: each log holds its own job's messages
     assert text.count(" / ") == 1 and f"{one} / sequential" in text
     pids = {re.search(r" pid (\d+) ", p.read_text()).group(1) for p in (logs / "cases").glob("*/*.log")}
-    assert len(pids) == 1, f"timing jobs ran in {len(pids)} processes, not in Snakemake's own"
+    assert len(pids) == 1, f"timing jobs ran in {len(pids)} processes, not in one reused solver process"
     assert (run / "benchmarks" / "cases" / one / "sequential.tsv").exists()
     assert (logs / "tables.log").exists() and (logs / "plots.log").exists()
 

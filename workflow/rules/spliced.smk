@@ -1,10 +1,12 @@
 # Spliced alignment: data set -> run manifest (checkpoint) -> one timed job per case x solver
 # and one batch job per solver -> tables -> figures, under results/spliced/{data set name}/.
 #
-# The timing jobs run in the Snakemake process (`run:`; the default profile sets
-# force-use-threads), so a job costs its solve and no interpreter start, imports or kernel
-# loading; each still has its own output, log and benchmark file and reruns by its path.
-# On a cluster each job runs as its own Snakemake process on its node.
+# The timing jobs are `run:` jobs (in threads of Snakemake's process: the default profile sets
+# force-use-threads) that hand their solve to one reused solver process
+# (pipeline.solver_process): a job costs its solve and no interpreter start, imports or kernel
+# loading, and timings stay clear of Snakemake's scheduler; each job still has its own
+# output, log and benchmark file and reruns by its path. On a cluster each job runs as its
+# own Snakemake process on its node.
 import splicedalign.report as spliced_report
 import splicedalign.report.names as spliced_figures
 from splicedalign.workloads.spliced.ncbi_datasets import missing_inputs
