@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.timing import gcups, time_repeats
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver, SequentialSolver
@@ -125,7 +126,12 @@ def bench(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
             skipped.append(f"{name}{label} {pair.name} {'align' if traceback else 'score'} "
                            f"(predicted {predicted:.2f} s each)")
             return
-        timing, result = time_repeats(lambda: solver.solve(pair, Costs(), traceback=traceback), repeats, 1)
+        try:
+            timing, result = time_repeats(lambda: solver.solve(pair, Costs(), traceback=traceback), repeats, 1)
+        except SolverUnavailable as exc:  # e.g. nw-tiles refusing a table larger than the device
+            skipped.append(f"{name}{label} {pair.name}: {exc}")
+            log(f"  {name}{label} {pair.name}: n/a: {exc}")
+            return
         rate[key] = gcups(pair.cells, timing.median)
         rows.append({"solver": name + label, "case": pair.name, "n": pair.n, "m": pair.m, "cells": pair.cells,
                      "mode": "align" if traceback else "score", "score": result.score,

@@ -27,7 +27,9 @@ def trivial(pair: Pair, costs: Costs, solver: str, traceback: bool) -> Result:
 
 
 def free_bytes(cp: Any) -> int:
-    return int(cp.cuda.runtime.memGetInfo()[0])
+    """Device memory this process can still allocate: the driver's free bytes plus the blocks
+    CuPy's pool holds for reuse (freed arrays of earlier solves)."""
+    return int(cp.cuda.runtime.memGetInfo()[0]) + int(cp.get_default_memory_pool().free_bytes())
 
 
 def gib(n_bytes: int) -> str:

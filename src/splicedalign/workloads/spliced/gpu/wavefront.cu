@@ -40,8 +40,8 @@
 // (every DP row has S(j) >= S(j-1) - gap, and the running max and the chain-start row keep
 // that), and a padding row maps e' to its prefix maximum, i.e. to itself.
 
-#ifndef __CUDACC_RTC__
 #include "splicedalign_device.cuh"
+#ifndef __CUDACC_RTC__
 #include "wavefront.defines.h"  // nvcc builds; NVRTC gets the same macros as -D (plan.kernel_defines)
 #endif
 
