@@ -23,7 +23,7 @@ SEED = 20261122
 def paper():
     """Paper-shaped cases with multi-exon groups, smallest first (to keep the tests fast)."""
     cases = sorted(synthetic.paper_set(), key=lambda c: c.cells)
-    return [c for c in cases if any(not strips for _, _, strips in cpu.parallel_plan(c, 2, 0))][:40]
+    return [c for c in cases if any(not strips for _, _, strips in cpu.parallel_plan(c, 2, 0, min_case_cells=0))][:40]
 
 
 def _same(want, got):
@@ -51,8 +51,8 @@ def test_parallel_groups_and_strips_match_sequential(paper, index):
     case = paper[index * 10]
     numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
     # every multi-exon group takes the group path, every lone exon (n >= 256) the strips
-    solver = cpu.MulticoreSolver(min_parallel_cells=0, strip_cells=1)
-    kinds = {strips > 0 for _, _, strips in cpu.parallel_plan(case, numba.get_num_threads(), 0, 1)}
+    solver = cpu.MulticoreSolver(min_parallel_cells=0, strip_cells=1, min_case_cells=0)
+    kinds = {strips > 0 for _, _, strips in cpu.parallel_plan(case, numba.get_num_threads(), 0, 1, 0)}
     assert kinds == {True, False} or numba.get_num_threads() == 1
     _same(get_solver("sequential").solve(case), solver.solve(case))
 
@@ -60,14 +60,15 @@ def test_parallel_groups_and_strips_match_sequential(paper, index):
 def test_parallel_plan_picks_large_groups_and_lone_exons(paper):
     case = paper[-1]
     lengths = case.last_sorted - case.first_sorted + 1
-    plan = cpu.parallel_plan(case, 4, 1, 1)
+    plan = cpu.parallel_plan(case, 4, 1, 1, 0)
     assert plan and [a for a, _, _ in plan] == sorted(a for a, _, _ in plan)
     for a, b, strips in plan:
         assert (b - a > 1 and strips == 0) or (b - a == 1 and 1 < strips <= 4)
-    assert cpu.parallel_plan(case, 4, 10**12, 10**12) == []
-    assert all(strips == 0 for _, _, strips in cpu.parallel_plan(case, 1, 1, 1))  # one thread: no strips
+    assert cpu.parallel_plan(case, 4, 10**12, 10**12, 0) == []
+    assert cpu.parallel_plan(case, 4, 1, 1, case.cells + 1) == []  # case under the size for any
+    assert all(strips == 0 for _, _, strips in cpu.parallel_plan(case, 1, 1, 1, 0))  # one thread: no strips
     threshold = int(np.median([lengths[a:b].sum() * case.n for a, b, s in plan if not s]))
-    kept = [(a, b) for a, b, s in cpu.parallel_plan(case, 4, threshold, 10**12)]
+    kept = [(a, b) for a, b, s in cpu.parallel_plan(case, 4, threshold, 10**12, 0)]
     assert kept and all(lengths[a:b].sum() * case.n >= threshold for a, b in kept)
 
 

@@ -17,17 +17,18 @@ from splicedalign.workloads.spliced.estimate import groups
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 CHUNK_CELLS = 200_000_000  # about 0.2 s of work between progress checks
-# A parallel region costs a few microseconds; from these sizes (about 0.2 ms of work per
-# thread) it costs a few percent. Measured on the IL1RAPL1-shaped case, docs/pipeline.md.
-MIN_PARALLEL_CELLS = 200_000
+# A parallel region costs a few microseconds on idle cores but waits for its slowest thread:
+# with another process on a core it can cost milliseconds. From these sizes (about 0.4 ms of
+# work per thread) it pays on the IL1RAPL1-shaped case; measurements in docs/pipeline.md.
+MIN_PARALLEL_CELLS = 500_000
 # A lone exon is cut into column strips (one per thread, at least MIN_STRIP_WIDTH columns)
 # from STRIP_CELLS cells per strip (its wavefront opens ~5 parallel regions per strip).
-STRIP_CELLS = 200_000
-# Below this a case runs on one thread: its parallel regions would be too short to survive a
-# busy core (a region waits for its slowest thread, and a descheduled one costs milliseconds;
-# measured: 1-7 ms runs of a 0.8 ms case). Small cases get their parallelism across a batch.
-MIN_CASE_CELLS = 20_000_000
+STRIP_CELLS = 500_000
 MIN_STRIP_WIDTH = 128
+# Below this a case runs on one thread (measured on a shared 2-core machine: paper-shaped
+# cases of 20-100 M cells ran at a median 0.7x of sequential with parallel regions, a 0.8 ms
+# case took 1-7 ms). Smaller cases get their parallelism across a batch (solve_many).
+MIN_CASE_CELLS = 100_000_000
 
 
 class SequentialSolver(LastRowSolver):
@@ -56,14 +57,14 @@ class SequentialSolver(LastRowSolver):
 
 
 def parallel_plan(case: TestCase, threads: int, min_cells: int = MIN_PARALLEL_CELLS,
-                  strip_cells: int = STRIP_CELLS) -> list[tuple[int, int, int]]:
+                  strip_cells: int = STRIP_CELLS, min_case_cells: int = MIN_CASE_CELLS) -> list[tuple[int, int, int]]:
     """(a, b, strips) for the exon ranges that run in parallel, in order; the exons between
     them run one after another. strips 0: a group of two or more exons with at least
     ``min_cells`` cells, its exons on the threads; strips > 1: a lone exon with at least
     ``strip_cells`` cells per strip, its columns cut into that many strips. Nothing for a
-    case under MIN_CASE_CELLS."""
+    case under ``min_case_cells``."""
     out, a = [], 0
-    if case.cells < MIN_CASE_CELLS:
+    if case.cells < min_case_cells:
         return out
     lengths = case.last_sorted - case.first_sorted + 1
     most_strips = min(threads, case.n // MIN_STRIP_WIDTH)
@@ -87,8 +88,9 @@ class MulticoreSolver(LastRowSolver):
 
     name = "multicore"
 
-    def __init__(self, min_parallel_cells: int = MIN_PARALLEL_CELLS, strip_cells: int = STRIP_CELLS) -> None:
-        self.min_parallel_cells, self.strip_cells = min_parallel_cells, strip_cells
+    def __init__(self, min_parallel_cells: int = MIN_PARALLEL_CELLS, strip_cells: int = STRIP_CELLS,
+                 min_case_cells: int = MIN_CASE_CELLS) -> None:
+        self.min_parallel_cells, self.strip_cells, self.min_case_cells = min_parallel_cells, strip_cells, min_case_cells
         self._serial = SequentialSolver()
 
     def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
@@ -100,7 +102,7 @@ class MulticoreSolver(LastRowSolver):
         args = (first, last, case.by_last)
         p, k = 0, 0
         for a, b, strips in parallel_plan(case, numba.get_num_threads(), self.min_parallel_cells,
-                                          self.strip_cells):
+                                          self.strip_cells, self.min_case_cells):
             p = sequential_last_rows(case.base_codes, prof, *args, gap, rows, R, p, k, a)
             p = group_entry_rows(*args, rows, R, p, a, b)
             if strips:
