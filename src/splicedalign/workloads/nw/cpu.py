@@ -13,9 +13,9 @@ import numba
 import numpy as np
 
 from splicedalign.core.logs import Progress
-from splicedalign.workloads.nw.kernels import advance, advance_parallel
+from splicedalign.workloads.nw.cpu_kernels import advance, advance_parallel
 from splicedalign.workloads.nw.records import Costs, Pair, Result, cigar_string, ops_cost
-from splicedalign.workloads.nw.traceback import Advance, first_row, hirschberg, sequential_forward
+from splicedalign.workloads.nw.backtrack import Advance, first_row, hirschberg, sequential_forward
 
 PROGRESS_CELLS = 200_000_000  # rows are solved in chunks of about this many cells between reports
 PARALLEL_MIN_CELLS = 4_000_000  # smaller (sub)problems are not worth a parallel wavefront

@@ -14,7 +14,7 @@ from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.gpu.common import check_range, free_bytes, gib, trivial
 from splicedalign.workloads.nw.records import Costs, Pair, Result, cigar_string
-from splicedalign.workloads.nw.traceback import trace_checkpoints
+from splicedalign.workloads.nw.backtrack import trace_checkpoints
 
 KERNEL_FILE = Path(__file__).with_name("tiles.cu")
 NAMES = ("tiles_diagonal", "tiles_borders")

@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from splicedalign.workloads.nw.kernels import advance, trace_block
+from splicedalign.workloads.nw.cpu_kernels import advance, trace_block
 from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs
 
 # advance(a, b, row, i0): turns row = D[i0][*] into D[i0 + len(a)][*] (kernels.advance's shape)
