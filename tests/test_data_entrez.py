@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-import splicedalign.workloads.spliced.exons  # noqa: F401  (registers the signals reader the data set uses)
 from splicedalign.workloads.spliced.datasets import read_manifest
 from splicedalign.workloads.spliced.exons.strand import reverse_complement
 from splicedalign.core.seqio import read_single_fasta

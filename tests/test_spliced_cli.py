@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from splicedalign.cli import main
-from splicedalign.core.errors import EXIT_INPUT, EXIT_UNAVAILABLE
+from splicedalign.core.errors import EXIT_INPUT
 from splicedalign.workloads.spliced.oracle import brute_force, chain_score
 from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from Bio.Seq import Seq
 
-import splicedalign.workloads.spliced.exons  # noqa: F401  (registration)
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.exons.signals import SignalParams, signal_exons
 from splicedalign.workloads.spliced.exons.strand import flip_interval, on_strand, reverse_complement

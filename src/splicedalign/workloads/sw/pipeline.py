@@ -17,7 +17,6 @@ from splicedalign.workloads.sw.bench import Row, add_speedups, check_agreement, 
 from splicedalign.workloads.sw.datasets import read_manifest, write_set
 from splicedalign.workloads.sw.load import load_database, load_queries
 from splicedalign.workloads.sw.records import Scoring
-from splicedalign.workloads.sw.solvers import SOLVERS
 
 SYNTHETIC_CASES = {"tiny": ["tiny"], "paper": [f"len{n}" for n in synthetic.PAPER_LENGTHS], "scaleup": ["scaleup"]}
 

@@ -3,8 +3,6 @@ the kernels, query profiles, the split into 16-bit and 32-bit work, the (R, T) s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from splicedalign.workloads.sw.matrices import PAD_SCORE
