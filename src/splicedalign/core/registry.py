@@ -9,10 +9,11 @@ The same names mean the same roles across workloads (SPEC-workloads, shared conv
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from splicedalign.core.errors import InputError
+from splicedalign.core.errors import InputError, SolverUnavailable
 
 
 @dataclass(frozen=True)
@@ -71,3 +72,11 @@ class SolverRegistry:
         that cannot run here raises SolverUnavailable when it is constructed or first used."""
         module, cls = self.entry(name).target.split(":")
         return getattr(importlib.import_module(module), cls)()
+
+
+def import_peer(module: str) -> ModuleType:
+    """A peer tool's module (an optional extra), or SolverUnavailable saying how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise SolverUnavailable(f"{module} is not installed: pip install 'splicedalign[peers]'") from None

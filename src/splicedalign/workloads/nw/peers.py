@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
+from splicedalign.core.registry import import_peer
 from splicedalign.workloads.nw.records import (OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result,
                                                cigar_string)
 
@@ -31,11 +32,7 @@ class PywfaSolver:
     name = "pywfa"
 
     def __init__(self) -> None:
-        try:
-            from pywfa import WavefrontAligner
-        except ImportError:
-            raise SolverUnavailable("pywfa is not installed: pip install 'splicedalign[peers]'") from None
-        self._aligner = WavefrontAligner
+        self._aligner = import_peer("pywfa").WavefrontAligner
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True) -> Result:
         if costs.match != 0 or costs.mismatch <= 0 or costs.indel <= 0:

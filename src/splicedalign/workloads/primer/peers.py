@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from splicedalign.core.errors import SolverUnavailable
+from splicedalign.core.registry import import_peer
 from splicedalign.workloads.primer.records import PrimerProblem, PrimerResult, result_from_prefixes
 
 # edlib compares characters: ambiguity letters of α and of β get distinct characters (never equal)
@@ -20,11 +20,7 @@ class EdlibSolver:
     name = "edlib"
 
     def __init__(self) -> None:
-        try:
-            import edlib
-        except ImportError:
-            raise SolverUnavailable("the edlib peer is not installed: pip install 'splicedalign[peers]'") from None
-        self._edlib = edlib
+        self._edlib = import_peer("edlib")
 
     def solve(self, problem: PrimerProblem) -> PrimerResult:
         t0 = time.perf_counter()

@@ -8,21 +8,12 @@ open + (L-1)*extend; SPEC-workloads, shared conventions). parasail runs its ``sc
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
+from splicedalign.core.registry import import_peer
 from splicedalign.workloads.sw.matrices import matrix
 from splicedalign.workloads.sw.records import Database, Query, Scoring
-
-
-def require(module: str):
-    """The peer's module, or SolverUnavailable saying how to install it."""
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise SolverUnavailable(f"{module} not installed: pip install 'splicedalign[peers]'") from None
 
 
 def _letters(scoring: Scoring) -> np.ndarray:
@@ -44,7 +35,7 @@ class PyopalSolver:
     name = "pyopal"
 
     def __init__(self) -> None:
-        self.pyopal = require("pyopal")
+        self.pyopal = import_peer("pyopal")
 
     def scores(self, query: Query, db: Database, scoring: Scoring) -> np.ndarray:
         q, seqs = text(query, scoring), texts(db, scoring)
@@ -59,7 +50,7 @@ class ParasailSolver:
     name = "parasail"
 
     def __init__(self) -> None:
-        self.parasail = require("parasail")
+        self.parasail = import_peer("parasail")
 
     def scores(self, query: Query, db: Database, scoring: Scoring) -> np.ndarray:
         ps = self.parasail
