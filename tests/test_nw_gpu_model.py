@@ -16,9 +16,9 @@ GROUP = 4
 PAD_A, PAD_B = 6, 7
 
 
-def model_strips(a, b, match, mismatch, indel, R, cols_every_groups=0):
-    """nw_strips run strip after strip (so every flag wait is already satisfied): returns
-    D[n][m], the kept boundary rows (slot s = D[(s+1)S][1..]) and the checkpoint columns."""
+def _padded(a, b, R):
+    """The kernels' view of a pair: sizes, strip height S, strip and column-group counts, and
+    a, b padded to whole strips and groups with codes that match nothing."""
     n, m = a.size, b.size
     S = 32 * R
     strips = -(-n // S)
@@ -27,6 +27,13 @@ def model_strips(a, b, match, mismatch, indel, R, cols_every_groups=0):
     ap[:n] = a
     bp = np.full(groups * GROUP, PAD_B, np.int64)
     bp[:m] = b
+    return n, m, S, strips, groups, ap, bp
+
+
+def model_strips(a, b, match, mismatch, indel, R, cols_every_groups=0):
+    """nw_strips run strip after strip (so every flag wait is already satisfied): returns
+    D[n][m], the kept boundary rows (slot s = D[(s+1)S][1..]) and the checkpoint columns."""
+    n, m, S, strips, groups, ap, bp = _padded(a, b, R)
     rows = np.full((strips, groups * GROUP), -999999, np.int64)
     ncol = (m // (GROUP * cols_every_groups)) if cols_every_groups else 0
     cols = np.full(max(1, ncol * n), -999999, np.int64)
@@ -87,14 +94,7 @@ def model_strips(a, b, match, mismatch, indel, R, cols_every_groups=0):
 
 def model_walk(a, b, match, mismatch, indel, R, rows, cols, cols_every):
     """nw_walk from the checkpoints of model_strips: the alignment's operation codes in order."""
-    n, m = a.size, b.size
-    S = 32 * R
-    strips = -(-n // S)
-    groups = -(-m // GROUP)
-    ap = np.full(strips * S, PAD_A, np.int64)
-    ap[:n] = a
-    bp = np.full(groups * GROUP, PAD_B, np.int64)
-    bp[:m] = b
+    n, m, S, strips, groups, ap, bp = _padded(a, b, R)
     i, j = n, m
     ops = []
     while i > 0 and j > 0:
