@@ -2,8 +2,8 @@
 
 Memory stays linear-ish: besides the K last rows the solvers keep anyway, only the exons of
 the chosen chain are recomputed, one at a time, with their full matrix. The `gpu` solver's
-device traceback (wavefront.cu, ``trace_chains``) makes the same choices and hands its
-outcome to ``chain_alignment`` too.
+device traceback (wavefront.cu, ``trace_chains``) makes the same choices and hands a whole
+batch's outcome to ``chain_alignments_many``; both end in ``chains_and_alignments``.
 """
 
 from __future__ import annotations
@@ -12,38 +12,86 @@ from typing import Sequence
 
 import numpy as np
 
-from splicedalign.workloads.spliced.records import OP_INS, ExonAlignment, Scoring, TestCase
+from splicedalign.workloads.spliced.records import OP_INS, ExonAlignments, Scoring, TestCase
 from splicedalign.workloads.spliced.cpu_kernels import entry_row, fold_checkpoints, trace_exon
+
+Traced = tuple[tuple[int, ...], ExonAlignments]  # (chain: input exon indices, its alignments)
+
+
+def chains_and_alignments(cases: Sequence[TestCase], lengths: np.ndarray, totals: np.ndarray, positions: np.ndarray,
+                          entered: np.ndarray, ends: np.ndarray, counts: np.ndarray, ops: bytes) -> list[Traced]:
+    """Chain and alignments of each traced path of a batch: the one place their records are made.
+
+    Case c's chain has ``lengths[c]`` exons; the arrays hold the batch's chain exons case by
+    case, each case's in chain order: exon i is at ``positions[i]`` of its case's (first, last)
+    order, its path enters its entry row at target column ``entered[i]`` and ends at column
+    ``ends[i]`` with ``counts[i]`` ops. ``ops`` holds the paths forward, case after case
+    (``totals[c]`` ops each): each begins with ``entered`` of its first exon leading target letters against gaps (the first
+    exon's leading 'I's, so that exon starts at target column 1), then its exons' ops in turn.
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    C = len(cases)
+    assert lengths.shape == (C,) and (lengths > 0).all(), "every traced case has a chain"
+    heads = np.zeros(C, dtype=np.int64)  # each case's first chain exon
+    np.cumsum(lengths[:-1], out=heads[1:])
+    K = np.fromiter((c.K for c in cases), dtype=np.int64, count=C)
+    at = np.zeros(C, dtype=np.int64)  # each case's first exon in the concatenated exon order
+    np.cumsum(K[:-1], out=at[1:])
+    g = np.repeat(at, lengths) + np.asarray(positions, dtype=np.int64)
+    entered = np.asarray(entered, dtype=np.int64)
+    fields = np.empty((g.size, 5), dtype=np.int64)
+    for f, name in enumerate(("order", "first_sorted", "last_sorted")):
+        fields[:, f] = np.concatenate([getattr(c, name) for c in cases])[g]
+    fields[:, 3] = entered + 1
+    fields[heads, 3] = 1
+    fields[:, 4] = ends
+    sizes = np.asarray(counts, dtype=np.int64).copy()
+    sizes[heads] += entered[heads]
+    bounds = np.zeros(g.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=bounds[1:])
+    assert bounds[-1] == len(ops) and (np.add.reduceat(sizes, heads) == totals).all(), \
+        "ops and per-exon counts disagree"
+    index = fields[:, 0].tolist()
+    cuts = np.append(heads, g.size).tolist()
+    return [(tuple(index[a:b]), ExonAlignments(fields, bounds, ops, a, b)) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def chain_alignment(case: TestCase, positions: Sequence[int], entered: Sequence[int], ends: Sequence[int],
-                    counts: Sequence[int], ops: bytes) -> tuple[tuple[int, ...], tuple[ExonAlignment, ...]]:
-    """Chain (input exon indices) and per-exon alignments from a traced path, in chain order.
+                    counts: Sequence[int], ops: bytes) -> Traced:
+    """Chain (input exon indices) and per-exon alignments of one traced path, as
+    ``chains_and_alignments`` for a batch of one."""
+    return chains_and_alignments([case], [len(positions)], [len(ops)], positions, entered, ends, counts, ops)[0]
 
-    ``positions``: the chain's exons in (first, last) order positions; exon i's path enters
-    its entry row at target column ``entered[i]`` and ends at ``ends[i]``, with ``counts[i]``
-    ops. ``ops`` is the whole path forward: ``entered[0]`` leading target letters against gaps
-    (they become the first exon's leading 'I's), then each exon's ops in turn.
+
+def chain_alignments_many(cases: Sequence[TestCase], heads: np.ndarray, lengths: np.ndarray, totals: np.ndarray,
+                          slots: np.ndarray, ends: np.ndarray, ops: np.ndarray) -> list[Traced]:
+    """Chain and alignments of each case from a batch's device traceback (wavefront.cu,
+    ``trace_chains``), with one pass of array work for the whole batch.
+
+    Case c's ``lengths[c]`` chain exons are in trace order (last exon first) at rows
+    ``heads[c]..`` of ``slots`` ((E, 4): global exon slot, j entered, j end, op count); its
+    ``totals[c]`` ops lie forward in ``ops`` (uint8) ending at ``ends[c]``. The results keep a
+    compact copy of the used ops, not ``ops`` itself, which may be reused.
     """
-    # one conversion per case, not per exon: batches build thousands of these
-    index = case.order[positions].tolist()
-    first = case.first_sorted[positions].tolist()
-    last = case.last_sorted[positions].tolist()
-    alignment = []
-    at = 0
-    for i in range(len(index)):
-        # The first exon takes the leading I's and starts at target column 1.
-        stop = at + int(counts[i]) + (int(entered[0]) if i == 0 else 0)
-        alignment.append(ExonAlignment(index[i], first[i], last[i], 1 if i == 0 else int(entered[i]) + 1,
-                                       int(ends[i]), ops[at:stop]))
-        at = stop
-    assert at == len(ops), "ops and per-exon counts disagree"
-    return tuple(index), tuple(alignment)
+    heads = np.asarray(heads, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    ends = np.asarray(ends, dtype=np.int64)
+    totals = np.asarray(totals, dtype=np.int64)
+    case_of = np.repeat(np.arange(len(cases)), lengths)
+    firsts = np.zeros(len(cases), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=firsts[1:])
+    # Chain order reverses each case's trace order: row heads + (length - 1 - rank in case).
+    rank = np.arange(case_of.size) - firsts[case_of]
+    rows = np.asarray(slots)[(heads + lengths - 1)[case_of] - rank]
+    view = memoryview(np.ascontiguousarray(ops, dtype=np.uint8)).cast("B")
+    used = b"".join([view[a:b] for a, b in zip((ends - totals).tolist(), ends.tolist())])
+    return chains_and_alignments(cases, lengths, totals, rows[:, 0] - heads[case_of], rows[:, 1], rows[:, 2],
+                                 rows[:, 3], used)
 
 
 def trace_chain(
     case: TestCase, scoring: Scoring, last_rows: np.ndarray, prof: np.ndarray
-) -> tuple[tuple[int, ...], tuple[ExonAlignment, ...]]:
+) -> Traced:
     """Chain (input exon indices, in order) and per-exon alignment reaching max_k S(last(k), n, k).
 
     ``last_rows`` are in (first, last) order, as every solver computes them; ``prof`` is the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping, Sequence, overload
 
 import numpy as np
 
@@ -199,6 +199,83 @@ class ExonAlignment:
         return cigar_of(self.ops)
 
 
+class ExonAlignments(Sequence[ExonAlignment]):
+    """A chain's per-exon alignments in chain order: an immutable sequence that equals, hashes
+    and prints as the tuple of its ``ExonAlignment`` records.
+
+    It is a window ``[start, stop)`` on arrays a whole batch shares: ``fields`` (rows of index,
+    first, last, target_start, target_end, int64), ``bounds`` (exon i's ops are
+    ``ops[bounds[i]:bounds[i + 1]]``) and one ``ops`` buffer, so that a traced batch costs one
+    object per case; the records are made on first access, all at once, because a batch's
+    alignments are mostly never read one by one. Pickling keeps only the window's own data.
+    """
+
+    __slots__ = ("_fields", "_bounds", "_ops", "_start", "_stop", "_items")
+
+    def __init__(self, fields: np.ndarray, bounds: np.ndarray, ops: bytes, start: int = 0,
+                 stop: int | None = None) -> None:
+        self._fields, self._bounds, self._ops = fields, bounds, ops
+        self._start, self._stop = start, len(fields) if stop is None else stop
+        self._items: tuple[ExonAlignment, ...] | None = None
+
+    @property
+    def records(self) -> tuple[ExonAlignment, ...]:
+        """The ``ExonAlignment`` records, made once."""
+        if self._items is None:
+            a, b = self._start, self._stop
+            bounds, ops = self._bounds[a:b + 1].tolist(), self._ops
+            self._items = tuple(ExonAlignment(*row, ops[bounds[i]:bounds[i + 1]])
+                                for i, row in enumerate(self._fields[a:b].tolist()))
+        return self._items
+
+    def __len__(self) -> int:
+        return self._stop - self._start
+
+    @overload
+    def __getitem__(self, i: int) -> ExonAlignment: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[ExonAlignment, ...]: ...
+
+    def __getitem__(self, i):
+        return self.records[i]
+
+    def __iter__(self) -> Iterator[ExonAlignment]:
+        return iter(self.records)
+
+    def _window(self) -> tuple[np.ndarray, np.ndarray, bytes]:
+        """Own fields, op bounds from 0, own ops: what equality compares and pickling keeps."""
+        a, b = self._start, self._stop
+        lo, hi = int(self._bounds[a]), int(self._bounds[b])
+        return self._fields[a:b], self._bounds[a:b + 1] - lo, self._ops[lo:hi]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ExonAlignments):
+            if len(self) != len(other):
+                return False
+            (f, b, o), (g, c, p) = self._window(), other._window()
+            return o == p and np.array_equal(f, g) and np.array_equal(b, c)
+        if isinstance(other, tuple):
+            return self.records == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.records)
+
+    def __repr__(self) -> str:
+        return repr(self.records)
+
+    def __reduce__(self):
+        fields, bounds, ops = self._window()
+        return _exon_alignments, (np.ascontiguousarray(fields).tobytes(), bounds.tobytes(), ops)
+
+
+def _exon_alignments(fields: bytes, bounds: bytes, ops: bytes) -> ExonAlignments:
+    """Unpickles ExonAlignments (raw int64 buffers pickle several times faster than arrays)."""
+    return ExonAlignments(np.frombuffer(fields, dtype=np.int64).reshape(-1, 5), np.frombuffer(bounds, dtype=np.int64),
+                          ops)
+
+
 @dataclass(frozen=True)
 class Result:
     """What a solver returns for one test case."""
@@ -209,7 +286,7 @@ class Result:
     cells: int
     seconds: float
     chain: tuple[int, ...] | None = None  # input indices of the chain's exons, in order
-    alignment: tuple[ExonAlignment, ...] | None = None
+    alignment: Sequence[ExonAlignment] | None = None  # ExonAlignments from every solver
     last_row_scores: np.ndarray | None = field(default=None, compare=False)  # input order
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 

@@ -1,0 +1,145 @@
+"""Chain alignments built a batch at a time (``chain_alignments_many`` from the device
+traceback's output layout, ``ExonAlignments`` records made on first access) equal the per-case
+frozen records the host built before, field by field and CIGAR by CIGAR, and behave as the
+tuple of them wherever a Result's alignment is used: indexing, iteration, equality, hashing,
+repr, pickling (also through a process pool)."""
+
+from __future__ import annotations
+
+import importlib.util
+import multiprocessing
+import pickle
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from splicedalign.workloads.spliced.backtrack import chain_alignments_many
+from splicedalign.workloads.spliced.records import ExonAlignment, ExonAlignments, Result, Scoring
+from splicedalign.workloads.spliced.solvers import get_solver
+from splicedalign.workloads.spliced.synthetic import tiny_set
+
+from helpers import random_spliced_case
+
+SEED = 1212
+FIELDS = ("index", "first", "last", "target_start", "target_end", "ops", "cigar")
+
+
+def _benchmark():
+    """benchmarks/spliced_records.py: the device output layout and the previous conversion."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "spliced_records.py"
+    spec = importlib.util.spec_from_file_location("spliced_records_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _benchmark()
+
+
+@pytest.fixture(scope="module")
+def batch():
+    """Seeded random and tiny gene-like cases traced by ``sequential`` (the CPU traceback),
+    their device output layout, and the records of the old and the new conversion."""
+    print(f"seed {SEED}")
+    rng = np.random.default_rng(SEED)
+    cases = [random_spliced_case(rng, f"r{i}") for i in range(120)] + tiny_set()
+    solver = get_solver("sequential")
+    traced = [(r.chain, r.alignment) for r in (solver.solve(c, Scoring(1, -1, int(rng.integers(1, 4))))
+                                               for c in cases)]
+    out = bench.device_outputs(cases, traced)
+    return cases, traced, out, bench.old_conversion(cases, **out), bench.new_conversion(cases, **out)
+
+
+def test_new_records_equal_old_field_by_field(batch):
+    cases, traced, _, old, new = batch
+    assert len(new) == len(old) == len(cases)
+    exons = 0
+    for case, (chain, alignment), (old_chain, old_alignment), (cpu_chain, cpu_alignment) in zip(cases, new, old, traced):
+        assert type(alignment) is ExonAlignments and type(old_alignment) is tuple
+        assert chain == old_chain == cpu_chain and all(type(k) is int for k in chain), case.name
+        assert len(alignment) == len(old_alignment) == len(cpu_alignment) == len(chain), case.name
+        for a, b, c in zip(alignment, old_alignment, cpu_alignment):
+            for name in FIELDS:
+                assert getattr(a, name) == getattr(b, name) == getattr(c, name), (case.name, name)
+                assert type(getattr(a, name)) is type(getattr(b, name)), (case.name, name)  # ints, bytes, str
+            assert 0xFF not in a.ops, "ops outside the case's path (poison) leaked in"
+            exons += 1
+        assert alignment == old_alignment and old_alignment == alignment and alignment == cpu_alignment
+    assert exons > len(cases)  # multi-exon chains are covered
+
+
+def test_alignments_behave_as_the_tuple(batch):
+    _, _, _, old, new = batch
+    for (_, a), (_, t) in zip(new, old):
+        assert len(a) == len(t) and list(a) == list(t) and tuple(a) == t
+        assert a[0] == t[0] and a[-1] == t[-1] and a[1:] == t[1:] and a[::-1] == t[::-1]
+        assert hash(a) == hash(t) and repr(a) == repr(t) and bool(a)
+        assert t[0] in a and a.index(t[-1]) == t.index(t[-1]) and a.count(t[0]) == 1
+        assert not (a != t) and a != list(t)  # a tuple never equals a list
+        with pytest.raises(IndexError):
+            a[len(t)]
+    (_, a), (_, b) = new[0], new[1]
+    assert a != b and a != old[1][1] and {a: 1}[old[0][1]] == 1
+
+
+def test_equality_of_separately_built_batches_sees_every_byte(batch):
+    cases, _, out, _, new = batch
+    again = bench.new_conversion(cases, **out)
+    assert again == new
+    c = max(range(len(cases)), key=lambda i: len(new[i][1]))
+    ops = out["ops"].copy()
+    end = int(out["ends"][c])
+    ops[end - 1] = (ops[end - 1] + 1) % 4  # the last op of case c's path
+    changed = bench.new_conversion(cases, **{**out, "ops": ops})
+    assert changed[c][1] != new[c][1] and changed[c][1][-1].ops != new[c][1][-1].ops
+    assert all(changed[i] == new[i] for i in range(len(cases)) if i != c)
+
+
+def test_counts_disagreeing_with_ops_are_caught(batch):
+    cases, _, out, _, _ = batch
+    out_case = out["out_case"].copy()
+    out_case[1] -= 1  # case 0 claims one op fewer than its exons hold
+    with pytest.raises(AssertionError, match="disagree"):
+        bench.new_conversion(cases, **{**out, "out_case": out_case})
+
+
+def test_results_compare_hash_and_pickle_as_before(batch):
+    cases, _, _, old, new = batch
+    r_new = bench.results(cases, new)
+    r_old = bench.results(cases, old)
+    assert r_new == r_old and [hash(r) for r in r_new] == [hash(r) for r in r_old]
+    back = pickle.loads(pickle.dumps(r_new))
+    assert back == r_old and all(type(r.alignment) is ExonAlignments for r in back)
+    for r, s in zip(back, r_old):
+        assert [a.cigar for a in r.alignment] == [a.cigar for a in s.alignment]
+    # One Result pickles its own ops only, not the batch's buffer.
+    small = min(r_new, key=lambda r: sum(len(a.ops) for a in r.alignment))
+    whole = sum(len(a.ops) for r in r_new for a in r.alignment)
+    assert len(pickle.dumps(small)) < 2_000 + sum(len(a.ops) for a in small.alignment) < whole
+
+
+def test_results_cross_a_spawned_process(batch):
+    cases, _, _, old, new = batch
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        back = pool.submit(pickle.loads, pickle.dumps(bench.results(cases[:5], new[:5]))).result()
+    assert back == bench.results(cases[:5], old[:5])
+
+
+def test_single_exon_and_empty_ops_windows():
+    fields = np.array([[3, 1, 4, 1, 0], [0, 9, 9, 1, 2]], dtype=np.int64)
+    bounds = np.array([0, 1, 1], dtype=np.int64)  # exon 1 has no ops
+    a = ExonAlignments(fields, bounds, b"\x02", 1, 2)
+    assert a == (ExonAlignment(0, 9, 9, 1, 2, b""),) and a[0].cigar == "" and len(a) == 1
+    assert ExonAlignments(fields, bounds, b"\x02", 0, 1)[0].cigar == "1D"
+    assert pickle.loads(pickle.dumps(a)) == a
+
+
+def test_chain_alignments_many_takes_device_dtypes(batch):
+    """The kernel's outputs are int32 (out_case, out_exon) and uint8 (ops); int64 table columns."""
+    cases, _, out, _, new = batch
+    lengths, totals = out["out_case"].astype(np.int32).reshape(-1, 2).T
+    got = chain_alignments_many(cases, out["heads"], lengths, totals, out["out_exon"].astype(np.int32).reshape(-1, 4),
+                                out["ends"], out["ops"])
+    assert got == new
