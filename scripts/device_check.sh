@@ -29,7 +29,7 @@ for w in "${workloads[@]}"; do
       if command -v cuobjdump >/dev/null; then
         echo "SASS op counts, all of $(basename "$f"):"
         cuobjdump -sass "$OUT/$w/$(basename "$f" .cu).cubin" \
-          | grep -oE "(VIADDMNMX|VIMNMX3|VIMNMX|PRMT|SHFL)[.A-Z0-9]*" | sort | uniq -c
+          | grep -oE "(VIADDMNMX|VIMNMX3|VIMNMX|VIBMAX|PRMT|SHFL)[.A-Z0-9]*" | sort | uniq -c
       fi
     done
     rm -f "$OUT/$w"/*.cubin

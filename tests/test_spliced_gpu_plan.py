@@ -28,8 +28,35 @@ from helpers import random_spliced_case as random_case
 F = {name: i for i, name in enumerate(TASK_FIELDS)}
 
 
-def model_run(plan, scoring: Scoring, rows_per_lane: int) -> np.ndarray:
-    """Row storage after running every task in launch order, as the kernel defines them."""
+def record_moves(moves: np.ndarray, t: dict, ups: list[np.ndarray], w_rows: list[np.ndarray]) -> None:
+    """The moves a strip writes (plan.py, "Moves"): ``ups[rho]`` is the shifted row above
+    strip row rho (ups[P] the strip's last row), ``w_rows[rho]`` its shifted letter scores.
+    Asserts that every cell's word lies inside the strip's region."""
+    n, lr, P = t["n"], t["lane_rows"], WARP * t["lane_rows"]
+    head = (P - t["rows"]) // lr
+    mw = gpu_plan.move_words(lr)
+    steps = n // gpu_plan.COLS + 1 + WARP - 1 - head
+    at = t["moves"] * gpu_plan.MOVE_UNIT
+    j = np.arange(1, n + 1)
+    for rho in range(P):
+        up, h, w = ups[rho], ups[rho + 1], w_rows[rho]
+        dg, vt, hz = up[:-1] + w, up[1:], h[:-1]
+        mv = np.concatenate(([gpu_plan.TR_UP], np.where(dg >= np.maximum(vt, hz), gpu_plan.TR_DIAG,
+                                                        np.where(vt >= hz, gpu_plan.TR_UP, gpu_plan.TR_LEFT))))
+        lane, r = divmod(rho, lr)
+        if lane < head:
+            continue  # lanes above the entry row's lane hold throw-away cells
+        cols = np.concatenate(([0], j))
+        u = cols // gpu_plan.COLS + lane - head
+        assert u.min() >= 0 and u.max() < steps
+        idx = at + (u * WARP + lane) * mw + r // 4
+        bit = 2 * ((r % 4) * gpu_plan.COLS + cols % gpu_plan.COLS)
+        np.bitwise_or.at(moves, idx, (mv.astype(np.uint64) << bit.astype(np.uint64)).astype(np.uint32))
+
+
+def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | None = None) -> np.ndarray:
+    """Row storage after running every task in launch order, as the kernel defines them; with
+    ``moves`` (zeros of plan.moves_size), also the moves the recording variant writes."""
     gap = scoring.gap
     rows = np.full(plan.rows_size, -(10**9), dtype=np.int64)
     done = np.zeros(plan.tasks.shape[0], dtype=bool)
@@ -58,6 +85,7 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int) -> np.ndarray:
             P = WARP * lane_rows  # rows of this strip: exon rows at the bottom, padding on top
             codes = plan.target[t["tgt"] + 1 : t["tgt"] + n + 1]
             up = entry + gap * j  # shifted: h' = h + gap * (rows so far + j)
+            ups, w_rows = [up], []
             for rho in range(P):
                 if rho < P - b:
                     w = np.zeros(n, dtype=np.int64)  # padding row copies its entry row
@@ -67,6 +95,10 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int) -> np.ndarray:
                 cand = up.copy()
                 cand[1:] = np.maximum(up[:-1] + w, up[1:])
                 up = np.maximum.accumulate(cand)  # the horizontal term is a running max
+                ups.append(up)
+                w_rows.append(w)
+            if moves is not None:
+                record_moves(moves, t, ups, w_rows)
             rows[t["out_row"] : t["out_row"] + n + 1] = up - gap * (b + j)
         done[i] = True
     return rows
@@ -174,9 +206,9 @@ def test_unavailable_is_one_clear_line():
 def test_kernel_variant():
     from splicedalign.workloads.spliced.gpu.solver import variant
 
-    assert variant("int", 8, True) == (8, "wavefront<int, 8, true>", ("wavefront<int, 8, true>", "gather_rows<int>",
-                                                                    "trace_chains<int, 8>"))
-    assert variant("int", 2, False)[:2] == (2, "wavefront<int, 2, false>")
+    assert variant("int", 8, True) == (8, "wavefront<int, 8, true, false>", (
+        "wavefront<int, 8, true, false>", "gather_rows<int>", "trace_chains<int>"))
+    assert variant("int", 2, False, moves=True)[:2] == (2, "wavefront<int, 2, false, true>")
     # int64 scores hold fewer rows per lane (registers): the plan must use what the kernel holds
     rows, name, names = variant("long long", 8, True)
     assert rows == launch.WIDE_ROWS_PER_LANE and f", {rows}, " in name and names[1] == "gather_rows<long long>"
@@ -243,11 +275,15 @@ def _fake_function(file, name, all_names, defines):
                 out[d : d + n] = rows[s : s + n]
         return gather
     rows_per_lane = int(name.split(",")[1])
+    records = name.split(",")[3].strip(" >") == "true"
 
     def wavefront(grid, block, args):
-        tasks, ntasks, _, base, tsel, rows, _, match, mismatch, gap = args
+        tasks, ntasks, _, base, tsel, rows, _, moves, match, mismatch, gap = args
         plan = SimpleNamespace(tasks=tasks, base=base, target=(tsel & SEL_CODE_MASK).astype(np.uint8), rows_size=rows.size)
-        rows[:] = model_run(plan, Scoring(int(match), int(mismatch), int(gap)), rows_per_lane)
+        if records:
+            moves[:] = 0
+        rows[:] = model_run(plan, Scoring(int(match), int(mismatch), int(gap)), rows_per_lane,
+                            moves if records else None)
     return wavefront
 
 
@@ -282,7 +318,7 @@ def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
         assert [r.score for r in scores] == [w.score for w in want] and scores[0].chain is None
     # several launches in one call, two in flight at a time
     batches = launch.batches
-    monkeypatch.setattr(launch, "batches", lambda cs, R: batches(cs, R, budget=4_000))
+    monkeypatch.setattr(launch, "batches", lambda cs, R, **kw: batches(cs, R, budget=4_000, **kw))
     solver = GpuSolver(rows_per_lane=2, device_trace=False)
     got = solver.solve_many(cases, Scoring(), traceback=True)
     assert len(solver.kernel_ms) > 2

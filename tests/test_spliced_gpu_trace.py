@@ -1,7 +1,7 @@
-"""Device traceback (wavefront.cu ``trace_chains``) without a GPU: a NumPy model of what one
-warp does per case (best exon, entry row from the row storage, recompute with 2-bit moves in
-the scratch layout, walk, op codes, predecessor choice, output layout) runs on the wavefront
-model's row storage; its chains and ops must equal ``trace_chain``'s on the CPU solver's rows,
+"""Device traceback (wavefront.cu: the moves the recording wavefront writes, ``trace_chains``)
+without a GPU: NumPy models of both (the moves in the kernel's layout, from the wavefront model;
+one warp per case walking them with the kernel's word cache, op codes, predecessor choice and
+output layout) must give chains and ops equal to ``trace_chain``'s on the CPU solver's rows,
 byte for byte, and pass the oracle. Only the CUDA transcription is left to the device check.
 """
 
@@ -13,10 +13,10 @@ import numpy as np
 
 from splicedalign.workloads.spliced.backtrack import trace_chain
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
-from splicedalign.workloads.spliced.gpu import plan as gpu_plan
+from splicedalign.workloads.spliced.gpu import launch, plan as gpu_plan
 from splicedalign.workloads.spliced.gpu.plan import (
-    DIR_COLS, NONE, SEL_CODE_MASK, TR_DIAG, TR_LEFT, TR_UP, TRACE_CASE_FIELDS, TRACE_EXON_FIELDS, build_plan,
-    selectors, trace_inputs)
+    COLS, MOVE_UNIT, NONE, SEL_CODE_MASK, TASK_FIELDS, TR_DIAG, TR_LEFT, TR_UP, TRACE_CASE_FIELDS, TRACE_EXON_FIELDS,
+    WARP, build_plan, move_words, selectors, trace_inputs)
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.oracle import alignment_problems
 from splicedalign.workloads.spliced.records import (
@@ -30,13 +30,14 @@ from test_spliced_gpu_plan import _fake_function, fake_gpu, model_run
 
 E = {name: i for i, name in enumerate(TRACE_EXON_FIELDS)}
 CF = {name: i for i, name in enumerate(TRACE_CASE_FIELDS)}
+F = {name: i for i, name in enumerate(TASK_FIELDS)}
 
 
 def predecessor(exons, rows, a, k, j0, gap) -> int:
     """The exon the path came from into exon k's entry row at column j0 (largest last, then the
     lowest position, among exons a..k-1 with last < first(k) whose last row reaches the entry
     row's value there), or -1: the path began at the chain-start row."""
-    first, _, _, _, in_, in2 = (int(v) for v in exons[k])
+    first, _, _, _, in_, in2 = (int(v) for v in exons[k][:6])
     value = -gap * j0 if in_ == NONE else int(rows[in_ + j0])
     if in2 != NONE:
         value = max(value, int(rows[in2 + j0]))
@@ -48,58 +49,77 @@ def predecessor(exons, rows, a, k, j0, gap) -> int:
     return pred
 
 
-def model_trace(table, exons, rows, base, tsel, dirs_size, h_size, ops, out_case, out_exon, match, mismatch, gap,
-                moves=None):
-    """What trace_chains writes (ops, out_case, out_exon), case by case; asserts that every
-    access stays inside the case's scratch and op region. ``moves`` (a list) gets each traced
-    exon's packed move words."""
-    C = table.shape[0]
-    for c in range(C):
-        a, b, n, tgt, dirs_at, h_at, ops_end = (int(v) for v in table[c])
-        dirs_cap = (int(table[c + 1, CF["dirs"]]) if c + 1 < C else dirs_size) - dirs_at
-        assert h_at + 2 * (n + 1) <= h_size
+class Strip:
+    """trace_chains' MoveStrip: the strip holding exon rows lo+1 .. lo+rows."""
+
+    def __init__(self, tasks, task, lo):
+        t = tasks[task]
+        self.rows, self.lr = int(t[F["rows"]]), int(t[F["lane_rows"]])
+        self.lo = lo - self.rows
+        self.pad = WARP * self.lr - self.rows
+        self.head = self.pad // self.lr
+        self.mw = move_words(self.lr)
+        self.at = int(t[F["moves"]]) * MOVE_UNIT
+
+    def index(self, r, j):
+        """move_index: word index and bit of exon row r, column j."""
+        rs = self.pad + (r - self.lo - 1)
+        lane, rr = divmod(rs, self.lr)
+        u = j // COLS + lane - self.head
+        return self.at + (u * WARP + lane) * self.mw + rr // 4, 2 * ((rr % 4) * COLS + j % COLS)
+
+
+def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, gap, stats=None):
+    """What trace_chains writes (ops, out_case, out_exon), case by case, with its word cache:
+    the 32 lanes' held word indices, reloaded in the last move's direction on a miss (asserts
+    that lane 0 then holds the word). ``stats`` (a dict) counts moves and reloads."""
+    lanes = np.arange(WARP)
+    for c in range(table.shape[0]):
+        a, b, n, tgt, ops_end = (int(v) for v in table[c])
         ops_cap = ops_end - (int(table[c - 1, CF["ops"]]) if c else 0)
         codes = (tsel[tgt: tgt + n + 1] & SEL_CODE_MASK).astype(np.int64)
         finals = np.array([rows[exons[e, E["row"]] + n] for e in range(a, b)])
         k = a + int(np.argmax(finals))  # lowest position among equals
         j, g, length = n, 0, 0
+        held = np.full(WARP, -1, dtype=np.int64)
         while True:
-            first, last, bo, row, in_, in2 = (int(v) for v in exons[k])
-            L, W = last - first + 1, j // DIR_COLS + 1
-            assert L * W <= dirs_cap, "move scratch overflow"
-            cols = np.arange(j + 1)
-            entry = -gap * cols if in_ == NONE else rows[in_: in_ + j + 1].astype(np.int64)
-            if in2 != NONE:
-                entry = np.maximum(entry, rows[in2: in2 + j + 1])
-            D = np.zeros((L, W), dtype=np.uint32)
-            up = entry
-            for rho in range(L):
-                w = np.where(codes[1: j + 1] == base[bo + rho], match, mismatch)
-                dg = np.concatenate(([np.iinfo(np.int64).min // 2], up[:-1] + w))
-                vt = up - gap
-                # v[c] = max(dg[c], vt[c], v[c-1] - gap): a running max in gap-shifted terms
-                v = np.maximum.accumulate(np.maximum(dg, vt) + gap * cols) - gap * cols
-                mv = np.where(dg == v, TR_DIAG, np.where(vt == v, TR_UP, TR_LEFT))
-                mv[0] = TR_UP
-                for c0 in range(0, j + 1, DIR_COLS):
-                    chunk = mv[c0: c0 + DIR_COLS].astype(np.uint32)
-                    D[rho, c0 // DIR_COLS] = np.bitwise_or.reduce(chunk << (2 * np.arange(chunk.size, dtype=np.uint32)))
-                up = v
-            if moves is not None:
-                moves.append(D.ravel().copy())
-            r, jj, g0 = L, j, g
+            first, last, bo, row, in_, in2, s0, s = (int(v) for v in exons[k])
+            r, jj, g0 = last - first + 1, j, g
+            st = None
+            lo = r
+            direction = TR_DIAG
             while r > 0:
-                m = (int(D[r - 1, jj // DIR_COLS]) >> (2 * (jj % DIR_COLS))) & 3
-                if m == TR_DIAG:
+                while r <= lo:
+                    s -= 1
+                    st = Strip(tasks, int(strips[s0 + s]), lo)
+                    lo = st.lo
+                mv = TR_UP
+                if jj > 0:
+                    want, bit = st.index(r, jj)
+                    if not (held == want).any():
+                        rt = np.full(WARP, r) if direction == TR_LEFT else r - lanes
+                        jt = (np.full(WARP, jj) if direction == TR_UP else
+                              jj - COLS * lanes if direction == TR_LEFT else jj - lanes)
+                        ok = (rt > st.lo) & (jt >= 1)
+                        held[:] = -1
+                        held[ok] = [st.index(x, y)[0] for x, y in zip(rt[ok], jt[ok])]
+                        assert held[0] == want
+                        if stats is not None:
+                            stats["reloads"] = stats.get("reloads", 0) + 1
+                    mv = (int(moves[want]) >> bit) & 3
+                if stats is not None:
+                    stats["moves"] = stats.get("moves", 0) + 1
+                if mv == TR_DIAG:
                     op = OP_MATCH if base[bo + r - 1] == codes[jj] else OP_MISMATCH
                     r, jj = r - 1, jj - 1
-                elif m == TR_UP:
+                elif mv == TR_UP:
                     op, r = OP_DEL, r - 1
                 else:
                     op, jj = OP_INS, jj - 1
                 assert g < ops_cap, "op region overflow"
                 ops[ops_end - 1 - g] = op
                 g += 1
+                direction = mv
             out_exon[4 * (a + length): 4 * (a + length) + 4] = (k, jj, j, g - g0)
             length += 1
             j0, pred = jj, predecessor(exons, rows, a, k, j0=jj, gap=gap)
@@ -112,20 +132,21 @@ def model_trace(table, exons, rows, base, tsel, dirs_size, h_size, ops, out_case
         out_case[2 * c: 2 * c + 2] = (length, g)
 
 
-def traced_by_model(cases, scoring):
-    plan = build_plan(cases, 2)
-    rows = model_run(plan, scoring, 2)
+def traced_by_model(cases, scoring, rows_per_lane=2, stats=None):
+    plan = build_plan(cases, rows_per_lane)
+    moves = np.zeros(plan.moves_size, dtype=np.uint32)
+    rows = model_run(plan, scoring, rows_per_lane, moves)
     info = trace_inputs(plan, cases)
     ops = np.full(info.ops_size, 0xFF, dtype=np.uint8)
     out_case = np.full(2 * len(cases), -1, dtype=np.int32)
     out_exon = np.full(4 * info.exons.shape[0], -1, dtype=np.int32)
-    model_trace(info.cases, info.exons, rows, plan.base, selectors(plan.target), info.dirs_size, info.h_size, ops,
-                out_case, out_exon, scoring.match, scoring.mismatch, scoring.gap)
+    model_trace(info.cases, info.exons, info.strips, plan.tasks, rows, plan.base, selectors(plan.target), moves, ops,
+                out_case, out_exon, scoring.gap, stats)
     return GpuSolver._traced(cases, info, out_case, out_exon, ops)
 
 
-def check_against_cpu(cases, scoring):
-    got = traced_by_model(cases, scoring)
+def check_against_cpu(cases, scoring, rows_per_lane=2, stats=None):
+    got = traced_by_model(cases, scoring, rows_per_lane, stats)
     for case, (chain, alignment, _) in zip(cases, got):
         dtype = score_dtype(case.m, case.n, scoring)
         prof = profile(case.target_codes, scoring, dtype)
@@ -139,6 +160,7 @@ def check_against_cpu(cases, scoring):
 
 def test_model_trace_matches_cpu_trace_random():
     seed = 20261122
+    print("seed", seed)
     rng = np.random.default_rng(seed)
     cases = [random_case(rng, f"t{i}") for i in range(20)] + tiny_set(bases=2)
     for scoring in (Scoring(), Scoring(2, -3, 1), Scoring(1, -1, 0)):
@@ -152,8 +174,8 @@ def test_model_trace_golden(golden):
 
 
 def long_exon_case(rng) -> TestCase:
-    """A chain of exons of two and three trace strips (256 rows each): the target is their
-    concatenation with a few substitutions."""
+    """A chain of exons of two and three strips of 256 rows: the target is their concatenation
+    with a few substitutions."""
     base = rng.choice(list("ACGT"), 1_000)
     target = np.concatenate((base[0:300], base[349:869]))
     flip = rng.random(target.size) < 0.05
@@ -163,22 +185,33 @@ def long_exon_case(rng) -> TestCase:
 
 
 def test_model_trace_long_exons_and_wide_targets():
-    """Exons longer than a trace strip (256 rows) and targets over many move words."""
+    """Exons over several strips (the shipped 8 rows per lane, 4 on short strips) and targets
+    over many steps; a gene-shaped path reloads the word cache about once per 20+ moves."""
     rng = np.random.default_rng(7)
     cases = gene_like(rng, Shape(m=4_000, K=8, n=90, exon_mean=300), "g", targets=2) + [long_exon_case(rng)]
-    check_against_cpu(cases, Scoring())
+    stats = {}
+    check_against_cpu(cases, Scoring(), rows_per_lane=8, stats=stats)
+    assert stats["moves"] > 20 * stats["reloads"], stats
 
 
-def test_scratch_sizes():
+def test_trace_sizes():
+    """Op regions hold the longest path; the plan's move storage is what its strips write (the
+    model asserts each strip's region), and launch.move_words_many bounds it."""
     rng = np.random.default_rng(3)
     cases = [random_case(rng, f"s{i}") for i in range(6)]
     plan = build_plan(cases, 8)
     info = trace_inputs(plan, cases)
     assert info.exons.dtype == np.int32 and info.cases.dtype == np.int64
     lengths = [c.last_sorted - c.first_sorted + 1 for c in cases]
-    assert info.dirs_size == sum(int(L.max()) * (c.n // DIR_COLS + 1) for L, c in zip(lengths, cases))
     assert info.ops_size == sum(c.n + min(c.m, int(L.sum())) for L, c in zip(lengths, cases))
     assert (np.diff(info.cases[:, CF["ops"]]) > 0).all()
+    strips = plan.tasks[plan.strip_task]
+    steps = plan.n[plan.exon_case].repeat(np.diff(plan.strip_start)) // COLS + WARP - (
+        (WARP * strips[:, F["lane_rows"]] - strips[:, F["rows"]]) // strips[:, F["lane_rows"]])
+    words = steps * WARP * ((strips[:, F["lane_rows"]] + 3) // 4)
+    assert plan.moves_size == words.sum()
+    assert sorted(strips[:, F["moves"]] * MOVE_UNIT) == sorted(np.concatenate(([0], np.cumsum(words)[:-1])))
+    assert launch.move_words_many(cases, 8).sum() >= plan.moves_size
 
 
 def test_kernel_reads_every_trace_field():
@@ -195,16 +228,16 @@ def _fake_function_with_trace(file, name, all_names, defines):
     assert name in all_names and defines == gpu_plan.kernel_defines()
 
     def trace(grid, block, args):
-        table, ncases, exons, rows, base, tsel, dirs, hbuf, ops, out_case, out_exon, match, mismatch, gap = args
+        table, ncases, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, gap = args
         assert int(ncases) == table.shape[0] and grid[0] * block[0] >= 32 * int(ncases)
-        model_trace(table, exons, rows, base, tsel, dirs.size, hbuf.size, ops, out_case, out_exon,
-                    int(match), int(mismatch), int(gap))
+        model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, int(gap))
     return trace
 
 
 def test_gpu_solver_device_trace_host_path(monkeypatch):
     """GpuSolver(device_trace=True).solve_many end to end with the NumPy models as the kernels:
-    the same chains and alignments as `sequential`; the CPU trace path agrees."""
+    the same chains and alignments as `sequential`; the CPU trace path agrees; launches that
+    record moves keep to the move budget."""
     fake_gpu(monkeypatch, _fake_function_with_trace)
     rng = np.random.default_rng(9)
     cases = [random_case(rng, f"d{i}") for i in range(10)] + tiny_set(bases=1)
@@ -217,154 +250,12 @@ def test_gpu_solver_device_trace_host_path(monkeypatch):
             assert (g.score, g.chain, g.alignment) == (w.score, w.chain, w.alignment)
             assert (h.chain, h.alignment) == (g.chain, g.alignment)
             assert g.alignment[0].cigar == w.alignment[0].cigar
-
-
-def warp_trace(table, exons, rows, base, tsel, dirs, hbuf, ops, out_case, out_exon, match, mismatch, gap,
-               moves=None, R=gpu_plan.TRACE_ROWS_PER_LANE):
-    """trace_chains transcribed lane by lane (NumPy arrays over the 32 lanes of a warp, steps
-    in the kernel's order, the same window, skew, shuffle and flush arithmetic): checks the CUDA
-    transcription's indexing where model_trace checks the algorithm."""
-    lane = np.arange(32)
-    for c in range(table.shape[0]):
-        a, b, n, tgt, dirs_at, h_at, ops_end = (int(v) for v in table[c])
-        H0, H1 = h_at, h_at + n + 1
-        codes = (tsel[tgt: tgt + n + 1] & SEL_CODE_MASK).astype(np.int64)
-        best, k = None, -1
-        for e in range(a, b):  # per lane strided, then the xor reduction: the same winner
-            v = int(rows[exons[e, E["row"]] + n])
-            if k < 0 or v > best:
-                best, k = v, e
-        j, length, g = n, 0, 0
-        while True:
-            first, last, bo, row, in_, in2 = (int(v) for v in exons[k])
-            L, W = last - first + 1, j // DIR_COLS + 1
-            hin, hout = H0, H1
-            for rho0 in range(0, L, 32 * R):
-                Rs = R
-                while Rs > 1 and 32 * (Rs // 2) >= L - rho0:
-                    Rs //= 2
-                rho = rho0 + lane[:, None] * Rs + np.arange(Rs)[None, :]
-                bc = np.where(rho < L, base[bo + np.minimum(rho, L - 1)].astype(np.int64), -1)
-
-                def entry(q, first_strip=rho0 == 0, hin=hin):
-                    qc = np.minimum(q, j)
-                    if not first_strip:
-                        e = hbuf[hin + qc].astype(np.int64)
-                    else:
-                        e = -gap * qc if in_ == NONE else rows[in_ + qc].astype(np.int64)
-                        if in2 != NONE:
-                            e = np.maximum(e, rows[in2 + qc])
-                    return np.where(q > j, 0, e)
-
-                cur, nxt = entry(lane), entry(32 + lane)
-                h = np.zeros((32, Rs), np.int64)
-                code = np.zeros((32, Rs), np.int64)
-                top = np.zeros(32, np.int64)
-                topd = np.zeros(32, np.int64)
-                tnext = codes[np.clip(1 - lane, 0, j)]
-                for u in range(j + 32):
-                    if u % 32 == 0 and u > 0:
-                        cur, nxt = nxt, entry(u + 32 + lane)
-                    top[0] = cur[u % 32]
-                    col = u - lane
-                    tc = tnext
-                    tnext = codes[np.clip(col + 1, 0, j)]
-                    act = (col >= 0) & (col <= j)
-                    up, d = top.copy(), topd.copy()
-                    sh = 2 * (col % DIR_COLS)
-                    for r in range(Rs):
-                        dg = d + np.where(bc[:, r] == tc, match, mismatch)
-                        vt, hz = up - gap, h[:, r] - gap
-                        v = np.maximum(dg, np.maximum(vt, hz))
-                        mv = np.where(dg == v, TR_DIAG, np.where(vt == v, TR_UP, TR_LEFT))
-                        v = np.where(col == 0, up - gap, v)
-                        mv = np.where(col == 0, TR_UP, mv)
-                        code[:, r] = np.where(act, code[:, r] | (mv << np.where(act, sh, 0)), code[:, r])
-                        d = np.where(act, h[:, r], d)
-                        h[:, r] = np.where(act, v, h[:, r])
-                        up = np.where(act, v, up)
-                    store = act & ((col % DIR_COLS == DIR_COLS - 1) | (col == j))
-                    for r in range(Rs):
-                        ok = store & (rho[:, r] < L)
-                        dirs[dirs_at + rho[ok, r] * W + col[ok] // DIR_COLS] = code[ok, r]
-                        code[store, r] = 0
-                    if act[31]:
-                        hbuf[hout + col[31]] = h[31, Rs - 1]
-                    topd = top.copy()
-                    top = np.concatenate(([h[0, Rs - 1]], h[:-1, Rs - 1]))
-                hin, hout = hout, hin
-            if moves is not None:
-                moves.append(dirs[dirs_at: dirs_at + L * W].copy())
-            r, jj, g0 = L, j, g
-            pend = {}  # lane -> (r, j, move, g): what flush() writes
-            D = dirs[dirs_at:]
-
-            def flush():
-                for pr, pj, pm, pg in pend.values():
-                    op = OP_DEL if pm == TR_UP else OP_INS if pm == TR_LEFT else OP_MISMATCH
-                    if pm == TR_DIAG and base[bo + pr - 1] == codes[pj]:
-                        op = OP_MATCH
-                    ops[ops_end - 1 - pg] = op
-                pend.clear()
-            while r > 0:
-                wr, ww = r, jj // DIR_COLS
-                rr = wr - 1 - lane
-                w = np.zeros((32, 3), np.int64)
-                for t in range(3):
-                    okw = (rr >= 0) & (ww - t >= 0)
-                    w[okw, t] = D[rr[okw] * W + ww - t]
-                while r > 0 and wr - r < 32 and ww - jj // DIR_COLS <= 2:
-                    t = ww - jj // DIR_COLS
-                    word = int(w[wr - r, t])
-                    mv = TR_UP if jj == 0 else (word >> (2 * (jj % DIR_COLS))) & 3
-                    pend[g & 31] = (r, jj, mv, g)
-                    g += 1
-                    if g % 32 == 0:
-                        flush()
-                    if mv == TR_DIAG:
-                        r, jj = r - 1, jj - 1
-                    elif mv == TR_UP:
-                        r -= 1
-                    else:
-                        jj -= 1
-            flush()
-            out_exon[4 * (a + length): 4 * (a + length) + 4] = (k, jj, j, g - g0)
-            length += 1
-            j0, pred = jj, predecessor(exons, rows, a, k, j0=jj, gap=gap)
-            if pred < 0:
-                ops[ops_end - g - j0: ops_end - g] = OP_INS
-                g += j0
-                break
-            k, j = pred, j0
-        out_case[2 * c: 2 * c + 2] = (length, g)
-
-
-def test_warp_transcription_matches_model():
-    """Same outputs from the lane-level transcription as from the model, on exons of one to
-    several strips (R = 8: 256 rows; shorter strips with 4, 2, 1 rows per lane)."""
-    rng = np.random.default_rng(13)
-    cases = [random_case(rng, f"w{i}") for i in range(4)]
-    cases += gene_like(rng, Shape(m=3_000, K=6, n=70, exon_mean=280), "g", targets=1) + [long_exon_case(rng)]
-    for scoring in (Scoring(), Scoring(2, -3, 1)):
-        plan = build_plan(cases, 2)
-        rows = model_run(plan, scoring, 2)
-        info = trace_inputs(plan, cases)
-        outs, logs = [], []
-        for fn in (model_trace, warp_trace):
-            ops = np.full(info.ops_size, 0xFF, dtype=np.uint8)
-            out_case = np.full(2 * len(cases), -1, dtype=np.int32)
-            out_exon = np.full(4 * info.exons.shape[0], -1, dtype=np.int32)
-            sizes = (np.zeros(info.dirs_size, np.uint32), np.zeros(info.h_size, np.int64)) if fn is warp_trace \
-                else (info.dirs_size, info.h_size)
-            logs.append([])
-            fn(info.cases, info.exons, rows, plan.base, selectors(plan.target), *sizes, ops, out_case, out_exon,
-               scoring.match, scoring.mismatch, scoring.gap, logs[-1])
-            outs.append((ops, out_case, out_exon))
-        for x, y in zip(*outs):
-            np.testing.assert_array_equal(x, y)
-        assert len(logs[0]) == len(logs[1]) > len(cases)
-        for x, y in zip(*logs):  # every move of every traced exon
-            np.testing.assert_array_equal(x, y)
+    monkeypatch.setattr(launch, "MOVE_BUDGET", int(launch.move_words_many(cases, 2).max()))
+    solver = GpuSolver(rows_per_lane=2, device_trace=True)
+    got = solver.solve_many(cases, Scoring(), traceback=True)
+    assert len(solver.kernel_ms) > 2
+    assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in
+                                                 get_solver("sequential").solve_many(cases, Scoring())]
 
 
 def test_default_traceback_place():

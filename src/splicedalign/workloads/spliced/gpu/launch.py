@@ -7,10 +7,13 @@ from typing import Sequence
 import numpy as np
 
 from splicedalign.workloads.spliced.records import TestCase
-from splicedalign.workloads.spliced.gpu.plan import BLOCKS_PER_SM, MIN_LANE_ROWS, THREADS, WARP, round_up
+from splicedalign.workloads.spliced.gpu.plan import BLOCKS_PER_SM, COLS, MIN_LANE_ROWS, THREADS, WARP, move_words, round_up
 
 # Row storage of one launch (elements); 32-bit offsets and a few GiB of device memory.
 ROW_BUDGET = 2**30
+# Move storage of one launch that records moves (uint32 words, 8 GiB): two launches in flight
+# and their rows stay well inside an 80 GB GPU.
+MOVE_BUDGET = 2**31
 # Rows each lane holds in registers (strips of 32 * ROWS_PER_LANE rows) for int scores; the
 # int64 variants hold WIDE_ROWS_PER_LANE (more would spill registers). docs/gpu.md has the
 # measurements behind the choice.
@@ -24,31 +27,48 @@ WIDE_ROWS_PER_LANE = 4
 THROUGHPUT_CASES = 64
 
 
-def row_elements_many(cases: Sequence[TestCase], rows_per_lane: int) -> np.ndarray:
-    """Row storage each case needs: one row per strip and one per fold (at most K folds)."""
+def _strips_and_n(cases: Sequence[TestCase], rows_per_lane: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(strips, exons, n) of each case."""
     P = WARP * rows_per_lane
     K = np.fromiter((c.K for c in cases), dtype=np.int64, count=len(cases))
     lengths = np.concatenate([c.last_sorted - c.first_sorted for c in cases]) + 1
     strips = np.add.reduceat((lengths + P - 1) // P, np.cumsum(K) - K)
-    n = np.fromiter((c.n for c in cases), dtype=np.int64, count=len(cases))
+    return strips, K, np.fromiter((c.n for c in cases), dtype=np.int64, count=len(cases))
+
+
+def row_elements_many(cases: Sequence[TestCase], rows_per_lane: int) -> np.ndarray:
+    """Row storage each case needs: one row per strip and one per fold (at most K folds)."""
+    strips, K, n = _strips_and_n(cases, rows_per_lane)
     return (strips + K) * round_up(n + 1)
+
+
+def move_words_many(cases: Sequence[TestCase], rows_per_lane: int) -> np.ndarray:
+    """Move storage each case needs at most (plan.py, "Moves": strips with fewer rows per lane
+    take less)."""
+    strips, _, n = _strips_and_n(cases, rows_per_lane)
+    return strips * (n // COLS + WARP) * WARP * move_words(rows_per_lane)
 
 
 def row_elements(case: TestCase, rows_per_lane: int) -> int:
     return int(row_elements_many([case], rows_per_lane)[0])
 
 
-def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUDGET) -> list[list[int]]:
-    """Consecutive runs of case indices whose row storage fits ``budget`` (a case that alone
-    exceeds it gets a launch of its own)."""
+def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUDGET,
+            move_budget: int | None = None) -> list[list[int]]:
+    """Consecutive runs of case indices whose row storage fits ``budget`` and, for launches
+    that record moves, whose move storage fits ``move_budget`` (a case that alone exceeds
+    them gets a launch of its own)."""
     out: list[list[int]] = []
-    used = budget + 1
-    for i, size in enumerate(row_elements_many(cases, rows_per_lane).tolist()):
-        if used + size > budget:
+    sizes = row_elements_many(cases, rows_per_lane).tolist()
+    moves = move_words_many(cases, rows_per_lane).tolist() if move_budget else [0] * len(sizes)
+    used = used_moves = None
+    for i, (size, words) in enumerate(zip(sizes, moves)):
+        if used is None or used + size > budget or (move_budget and used_moves + words > move_budget):
             out.append([])
-            used = 0
+            used = used_moves = 0
         out[-1].append(i)
         used += size
+        used_moves += words
     return out
 
 

@@ -44,9 +44,9 @@ BLOCKS_PER_SM = 2_048 // THREADS
 # The task record: TASK_FIELDS int32 per task, field f at offset TASK_<F> (the kernel gets the
 # offsets as -D macros, see kernel_defines). None (no input row) is NONE.
 TASK_FIELDS = ("kind", "n", "tgt", "base", "rows", "lane_rows", "in_row", "in_flag", "in2_row", "in2_flag",
-               "out_row")
+               "out_row", "moves")
 (F_KIND, F_N, F_TGT, F_BASE, F_ROWS, F_LANE_ROWS, F_IN_ROW, F_IN_FLAG, F_IN2_ROW, F_IN2_FLAG,
- F_OUT_ROW) = range(len(TASK_FIELDS))
+ F_OUT_ROW, F_MOVES) = range(len(TASK_FIELDS))
 NONE = -1
 NFIELDS = len(TASK_FIELDS)
 KIND_STRIP, KIND_FOLD = 0, 1
@@ -56,7 +56,8 @@ KIND_STRIP, KIND_FOLD = 0, 1
 # this strip, the least power of two >= MIN_LANE_ROWS that fits the strip (up to the launch's
 # rows_per_lane); in_row/in_flag, in2_row/in2_flag: the
 # inputs' row offsets and flags (task indices), NONE if absent; out_row: offset of the row
-# this task writes. Fields a kind does not use are 0.
+# this task writes; moves (strip): offset of the strip's moves, in MOVE_UNIT words, in the
+# move storage of a launch that records them (see below). Fields a kind does not use are 0.
 
 # PRMT selectors: t_j's code c (0..7) becomes c * SEL_SPREAD | SEL_SIGN: byte c of a row's
 # profile pair in the low byte, its sign replicated into the other three.
@@ -76,18 +77,31 @@ FLAG_COLUMNS = 32
 # the compiler likes them; 4 caps them at 64 for 256 threads).
 MIN_BLOCKS_PER_SM = 1
 
-# Device traceback (wavefront.cu, trace_chains): one warp per case. Its inputs: per exon
-# TRACE_EXON_FIELDS int32 (first, last in the case's base; base: packed offset of its first
-# row; row: its last row in row storage; in/in2: the entry-row inputs of its first strip, NONE
-# if absent), per case TRACE_CASE_FIELDS int64 (its exons exon0..exon1-1; n; tgt: selector
-# offset; dirs: offset of its move scratch, DIR_COLS 2-bit moves per uint32; h: offset of its
-# two hand-off rows of n + 1 scores; ops: end of its op region).
-TRACE_EXON_FIELDS = ("first", "last", "base", "row", "in", "in2")
-TRACE_CASE_FIELDS = ("exon0", "exon1", "n", "tgt", "dirs", "h", "ops")
-DIR_COLS = 16
-TR_DIAG, TR_UP, TR_LEFT = 0, 1, 2  # moves; ties prefer them in this order (as trace_exon)
+# Moves (traceback on the device): the wavefront variant that records them writes, per strip,
+# step u and lane l, the 2-bit move (TR_DIAG, TR_UP: base letter against a gap, TR_LEFT: target
+# letter against a gap; ties prefer them in this order, as backtrack.trace_exon) of each of
+# the lane's R x COLS cells: cell (r, q) at bit 2 * ((r % 4) * COLS + q) of word r // 4, the
+# lane's move_words(R) words at (u * 32 + l) * move_words(R) from the strip's start (whole
+# steps of the warp stored at once: coalesced). Lane l computes columns (u - l + head) * COLS..,
+# so cell (strip row rs = l * R + r, column j) is at step j // COLS + l - head. A strip's moves
+# take steps * move_words(R) units of MOVE_UNIT words, steps = n // COLS + 1 + 31 - head.
+MOVE_UNIT = WARP
+TR_DIAG, TR_UP, TR_LEFT = 0, 1, 2
+# trace_chains (one warp per case) walks the moves; its inputs: per exon TRACE_EXON_FIELDS
+# int32 (first, last in the case's base; base: packed offset of its first row; row: its last
+# row in row storage; in/in2: the entry-row inputs of its first strip, NONE if absent;
+# strip0/strips: its strips' launch indices at strip_task[strip0 .. strip0 + strips - 1], top
+# to bottom), per case TRACE_CASE_FIELDS int64 (its exons exon0..exon1-1; n; tgt: selector
+# offset; ops: end of its op region).
+TRACE_EXON_FIELDS = ("first", "last", "base", "row", "in", "in2", "strip0", "strips")
+TRACE_CASE_FIELDS = ("exon0", "exon1", "n", "tgt", "ops")
 TRACE_BLOCK_THREADS = 128
-TRACE_ROWS_PER_LANE = 8  # rows per lane of a full trace strip; shorter strips use fewer
+
+
+@njit(cache=True)
+def move_words(lane_rows: int) -> int:
+    """uint32 words of moves per lane and step of a strip with ``lane_rows`` rows per lane."""
+    return (lane_rows * COLS * 2 + 31) // 32
 
 
 def kernel_defines() -> dict[str, int]:
@@ -99,10 +113,9 @@ def kernel_defines() -> dict[str, int]:
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
     out.update({f"TE_{name.upper()}": i for i, name in enumerate(TRACE_EXON_FIELDS)})
     out.update({f"TC_{name.upper()}": i for i, name in enumerate(TRACE_CASE_FIELDS)})
-    out.update(TE_FIELDS=len(TRACE_EXON_FIELDS), TC_FIELDS=len(TRACE_CASE_FIELDS), DIR_COLS=DIR_COLS,
+    out.update(TE_FIELDS=len(TRACE_EXON_FIELDS), TC_FIELDS=len(TRACE_CASE_FIELDS), MOVE_UNIT=MOVE_UNIT,
                TR_DIAG=TR_DIAG, TR_UP=TR_UP, TR_LEFT=TR_LEFT, TRACE_BLOCK_THREADS=TRACE_BLOCK_THREADS,
-               TRACE_ROWS_PER_LANE=TRACE_ROWS_PER_LANE, OP_MATCH=OP_MATCH, OP_MISMATCH=OP_MISMATCH,
-               OP_DEL=OP_DEL, OP_INS=OP_INS)
+               OP_MATCH=OP_MATCH, OP_MISMATCH=OP_MISMATCH, OP_DEL=OP_DEL, OP_INS=OP_INS)
     return out
 
 
@@ -151,8 +164,10 @@ class Plan:
     n: np.ndarray            # (C,) target lengths
     input_index: np.ndarray  # (E,) batch-wide index of each exon in its case's input order
     cells: np.ndarray        # (C,) cells of each case
-    first_task: np.ndarray   # (E,) launch index of each exon's first strip
     tgt_off: np.ndarray      # (C,) offset of each case's targets (t_j at tgt_off + j)
+    strip_task: np.ndarray   # launch index of every strip, exon by exon, top to bottom
+    strip_start: np.ndarray  # (E+1,) each exon's first entry in strip_task
+    moves_size: int          # uint32 words of move storage (the variant that records moves)
 
 
 def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -257,7 +272,8 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
     tasks[:, F_IN2_ROW] = NONE
     tasks[:, F_IN2_FLAG] = NONE
     last_row = np.empty(E, np.int64)
-    first_task = np.empty(E, np.int64)
+    strip_task = np.empty(strip_base[E], np.int64)
+    moves_at = 0  # move storage, in MOVE_UNIT words, strips in exon order
     for c in range(C):
         a, b = exon_start[c], exon_start[c + 1]
         for k in range(a, b):
@@ -291,8 +307,11 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
                     tasks[t, F_IN2_ROW] = row_at[second]
                     tasks[t, F_IN2_FLAG] = second
                 tasks[t, F_OUT_ROW] = row_at[t]
+                tasks[t, F_MOVES] = moves_at
+                skew = WARP - 1 - (WARP * lane_rows - rows) // lane_rows  # 31 - head
+                moves_at += (n[c] // COLS + 1 + skew) * move_words(lane_rows)
+                strip_task[strip_base[k] + s] = t
             last_row[k] = row_at[launch[strip_slot[strip_base[k] + S[k] - 1]]]
-            first_task[k] = launch[strip_slot[strip_base[k]]]
         for q in range(folds[c]):
             t = launch[fold_slot[fold_base[c] + q]]
             e = by_last[a + q]
@@ -306,7 +325,7 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
             tasks[t, F_IN2_ROW] = row_at[second]
             tasks[t, F_IN2_FLAG] = second
             tasks[t, F_OUT_ROW] = row_at[t]
-    return tasks, last_row, exon_start, row_at[T], first_task
+    return tasks, last_row, exon_start, row_at[T], strip_task, strip_base, moves_at
 
 
 def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor: int | None = None) -> Plan:
@@ -320,46 +339,41 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor: i
     last = np.concatenate([c.last_sorted for c in cases])
     base, base_off, target, tgt_off = _pack_sequences(cases)
     n = np.fromiter((c.n for c in cases), dtype=np.int64, count=C)
-    tasks, last_row, exon_start, rows_size, first_task = _plan_tasks(
+    tasks, last_row, exon_start, rows_size, strip_task, strip_start, move_units = _plan_tasks(
         K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, floor)
-    if rows_size >= 2**31 or base.size >= 2**31:
+    if rows_size >= 2**31 or base.size >= 2**31 or move_units >= 2**31:
         raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
     heads = exon_start[:-1]
     input_index = np.concatenate([c.order for c in cases]) + np.repeat(heads, K)
     cells = np.add.reduceat(last - first + 1, heads) * n
     return Plan(tasks, base, target, int(rows_size), np.repeat(np.arange(C), K), exon_start,
-                last_row, n, input_index, cells, first_task, tgt_off)
+                last_row, n, input_index, cells, tgt_off, strip_task, strip_start, int(move_units) * MOVE_UNIT)
 
 
 @dataclass(frozen=True)
 class TraceInputs:
-    """What trace_chains reads besides the row storage, and the sizes of what it writes."""
+    """What trace_chains reads besides the row storage, the tasks and the moves."""
     exons: np.ndarray      # (E, len(TRACE_EXON_FIELDS)) int32
     cases: np.ndarray      # (C, len(TRACE_CASE_FIELDS)) int64
-    dirs_size: int         # uint32 words of move scratch
-    h_size: int            # scores of hand-off rows
+    strips: np.ndarray     # int32: plan.strip_task
     ops_size: int          # bytes of op regions
 
 
 def trace_inputs(plan: Plan, cases: Sequence[TestCase]) -> TraceInputs:
-    """Per exon and per case records of the device traceback, and its scratch sizes: a case's
-    move scratch holds its longest exon's rows over n + 1 columns; its op region holds the
+    """Per exon and per case records of the device traceback; a case's op region holds the
     longest possible path, n + min(m, sum of exon lengths) ops (chain exons do not overlap)."""
     first = np.concatenate([c.first_sorted for c in cases])
     last = np.concatenate([c.last_sorted for c in cases])
-    t = plan.tasks[plan.first_task]
-    exons = np.stack([first, last, t[:, F_BASE], plan.last_row, t[:, F_IN_ROW], t[:, F_IN2_ROW]], axis=1)
+    t = plan.tasks[plan.strip_task[plan.strip_start[:-1]]]  # each exon's first strip
+    exons = np.stack([first, last, t[:, F_BASE], plan.last_row, t[:, F_IN_ROW], t[:, F_IN2_ROW],
+                      plan.strip_start[:-1], np.diff(plan.strip_start)], axis=1)
     heads = plan.exon_start[:-1]
     n = plan.n
-    longest = np.maximum.reduceat(last - first + 1, heads)
     m = np.fromiter((c.m for c in cases), dtype=np.int64, count=len(cases))
-    dirs = longest * (n // DIR_COLS + 1)
-    h = 2 * (n + 1)
     ops = n + np.minimum(m, np.add.reduceat(last - first + 1, heads))
-    start = lambda size: np.concatenate(([0], np.cumsum(size)))  # noqa: E731
-    table = np.stack([heads, plan.exon_start[1:], n, plan.tgt_off, start(dirs)[:-1], start(h)[:-1],
-                      start(ops)[1:]], axis=1)
-    return TraceInputs(exons.astype(np.int32), table.astype(np.int64), int(dirs.sum()), int(h.sum()), int(ops.sum()))
+    table = np.stack([heads, plan.exon_start[1:], n, plan.tgt_off, np.cumsum(ops)], axis=1)
+    return TraceInputs(exons.astype(np.int32), table.astype(np.int64), plan.strip_task.astype(np.int32),
+                       int(ops.sum()))
 
 
 if __name__ == "__main__":  # regenerate the header nvcc builds of wavefront.cu include

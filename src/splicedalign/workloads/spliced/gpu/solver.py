@@ -1,9 +1,10 @@
 """``gpu``: every case of a batch in one persistent wavefront launch (wavefront.cu).
 
 The GPU computes all exons' last rows; the host gets the exons' final scores. Traceback: with
-``device_trace``, one warp per case traces the chain where the rows are (``trace_chains``) and
-the host gets each chain and its ops; otherwise the host gets every exon's last row and
-``trace_chain`` recomputes the chain's exons on a thread pool. Both make the same choices.
+``device_trace``, the wavefront also records every cell's move and one warp per case walks its
+chain over them (``trace_chains``): the host gets each chain and its ops; otherwise the host
+gets every exon's last row and ``trace_chain`` recomputes the chain's exons on a thread pool.
+Both make the same choices.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from splicedalign.workloads.spliced.base import LastRowSolver
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.plan import (
-    THREADS, TRACE_BLOCK_THREADS, TRACE_CASE_FIELDS, TRACE_ROWS_PER_LANE, WARP, Plan, TraceInputs, build_plan,
-    byte_profile_ok, kernel_defines, score_ctype, selectors, trace_inputs)
+    THREADS, TRACE_BLOCK_THREADS, TRACE_CASE_FIELDS, WARP, Plan, TraceInputs, build_plan, byte_profile_ok,
+    kernel_defines, score_ctype, selectors, trace_inputs)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
@@ -37,22 +38,24 @@ TRACE_THREADS = os.cpu_count() or 1
 IN_FLIGHT = 2
 CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recently used
 STAGES = ("plan", "launch", "finals", "traceback", "results")  # host seconds of a call, by stage
-# Default traceback: on the device (trace_chains) for int scores, which device run D checked
-# (identical chains and ops to the host traceback on every case, docs/gpu.md); launches with
-# int64 scores trace on the host unless a solver is made with device_trace=True (no checked
-# case needed int64 scores).
+# Default traceback: on the device (moves recorded by the wavefront, trace_chains) for int
+# scores, which the device check compares with the host traceback on every case (docs/gpu.md);
+# launches with int64 scores trace on the host unless a solver is made with device_trace=True
+# (no checked case needed int64 scores).
 DEVICE_TRACE = True
 OP_POISON = 0xFF  # what unwritten op bytes hold in checked runs (no op has this code)
 
 
-def variant(ctype: str, rows_per_lane: int, bytes_profile: bool) -> tuple[int, str, tuple[str, ...]]:
+def variant(ctype: str, rows_per_lane: int, bytes_profile: bool, moves: bool = False) -> tuple[int, str, tuple[str, ...]]:
     """(rows per lane, kernel name, names compiled with it) of the wavefront variant that runs
-    this configuration. The plan must be built with the rows per lane the kernel holds; NVRTC
-    compiles a variant (with its gather kernel) on its first use only."""
+    this configuration (``moves``: it records every cell's move for trace_chains). The plan
+    must be built with the rows per lane the kernel holds; NVRTC compiles a variant (with its
+    gather and trace kernels) on its first use only."""
     if ctype != "int":
         rows_per_lane = launch.WIDE_ROWS_PER_LANE
-    name = f"wavefront<{ctype}, {rows_per_lane}, {'true' if bytes_profile else 'false'}>"
-    return rows_per_lane, name, (name, f"gather_rows<{ctype}>", f"trace_chains<{ctype}, {TRACE_ROWS_PER_LANE}>")
+    flag = lambda b: "true" if b else "false"  # noqa: E731
+    name = f"wavefront<{ctype}, {rows_per_lane}, {flag(bytes_profile)}, {flag(moves)}>"
+    return rows_per_lane, name, (name, f"gather_rows<{ctype}>", f"trace_chains<{ctype}>")
 
 
 @dataclass
@@ -96,6 +99,7 @@ class GpuSolver(LastRowSolver):
         self._cache: OrderedDict[tuple, _Inputs] = OrderedDict()
         self._last_work: tuple | None = None
         self._streams: tuple | None = None
+        self._no_moves = None  # the moves argument of launches that record none
 
     def on_device(self, ctype: str) -> bool:
         """Whether a launch with scores of ``ctype`` traces back on the device."""
@@ -145,11 +149,12 @@ class GpuSolver(LastRowSolver):
     def _launch(self, sel: list[int], cases: Sequence[TestCase], scoring: Scoring, ctype: str,
                 traceback: bool, on_device: bool) -> _Job:
         """Queue one launch on the compute stream: kernel, the gather of its exons' final scores,
-        and for traceback either trace_chains (``on_device``) or the gather of every exon's last
-        row. Waits for nothing on the device."""
+        and for traceback either the kernel variant that records moves and trace_chains
+        (``on_device``) or the gather of every exon's last row. Waits for nothing on the device."""
         cp = device.cupy()
         use_bytes = byte_profile_ok(scoring) and self.byte_profile is not False
-        R, name, names = variant(ctype, self.rows_per_lane, use_bytes)
+        record = traceback and on_device
+        R, name, names = variant(ctype, self.rows_per_lane, use_bytes, record)
         inputs = self._inputs(cases, R, ctype)
         t0 = time.perf_counter()
         defines = kernel_defines()
@@ -164,30 +169,36 @@ class GpuSolver(LastRowSolver):
             ntasks = plan.tasks.shape[0]
             flags = cp.zeros(ntasks, dtype=cp.int32)
             counter = cp.zeros(2, dtype=cp.int32)  # task counter, error word (a wait ran out)
+            if record:
+                moves = cp.empty(plan.moves_size, dtype=cp.uint32)
+            else:
+                if self._no_moves is None:
+                    self._no_moves = cp.zeros(1, dtype=cp.uint32)
+                moves = self._no_moves
             start = compute.record()
             kernel((launch.grid(ntasks, device.device_info()["sms"]),), (THREADS,),
-                   (inputs.tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, flags,
+                   (inputs.tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, flags, moves,
                     np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap)))
             stop = compute.record()
             finals = rows[inputs.at]
             gathered = traced = None
-            if traceback and on_device:
-                traced = self._trace_launch(inputs, cases, rows, names[2], names, defines, scoring)
+            if record:
+                traced = self._trace_launch(inputs, cases, rows, moves, names[2], names, defines, scoring)
             elif traceback:
                 gathered = self._gather(inputs, rows, names[1], names, defines)
             done = compute.record()
         self.timing["launch"] += time.perf_counter() - t0
         return _Job(sel, inputs, finals, counter, gathered, traced, done, (start, stop))
 
-    def _trace_launch(self, inputs: _Inputs, cases: Sequence[TestCase], rows, name: str, names: tuple[str, ...],
-                      defines: dict, scoring: Scoring) -> tuple:
-        """Queue trace_chains after the wavefront (same stream): one warp per case. Its
-        records are planned and uploaded once per cached batch."""
+    def _trace_launch(self, inputs: _Inputs, cases: Sequence[TestCase], rows, moves, name: str,
+                      names: tuple[str, ...], defines: dict, scoring: Scoring) -> tuple:
+        """Queue trace_chains after the wavefront (same stream): one warp per case walks the
+        moves. Its records are planned and uploaded once per cached batch."""
         cp = device.cupy()
         if inputs.trace is None:
             info = trace_inputs(inputs.plan, cases)
-            inputs.trace = (info, cp.asarray(info.exons), cp.asarray(info.cases))
-        info, exons, table = inputs.trace
+            inputs.trace = (info, cp.asarray(info.exons), cp.asarray(info.cases), cp.asarray(info.strips))
+        info, exons, table, strips = inputs.trace
         C = info.cases.shape[0]
         out_case = cp.empty(2 * C, dtype=cp.int32)
         out_exon = cp.empty(4 * info.exons.shape[0], dtype=cp.int32)
@@ -195,13 +206,11 @@ class GpuSolver(LastRowSolver):
         if self.poison:
             ops.fill(OP_POISON)
             out_case.fill(-1)
-        dirs = cp.empty(info.dirs_size, dtype=cp.uint32)
-        hbuf = cp.empty(info.h_size, dtype=rows.dtype)
         per_block = TRACE_BLOCK_THREADS // WARP
         kernel = device.function(KERNEL_FILE, name, names, defines)
         kernel(((C + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
-               (table, np.int32(C), exons, rows, inputs.base, inputs.tsel, dirs, hbuf, ops, out_case, out_exon,
-                np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap)))
+               (table, np.int32(C), exons, strips, inputs.tasks, rows, inputs.base, inputs.tsel, moves, ops,
+                out_case, out_exon, np.int32(scoring.gap)))
         return out_case, out_exon, ops
 
     def _collect(self, job: _Job) -> tuple[np.ndarray, tuple | None]:
@@ -291,10 +300,11 @@ class GpuSolver(LastRowSolver):
                                      "batch_cases": len(batch), "batch_seconds_score": t_score}))
         return out
 
-    def _work(self, cases: Sequence[TestCase], scoring: Scoring) -> list[tuple[str, list[int]]]:
-        """(score type, case indices) of each launch; remembered for the last list of cases."""
+    def _work(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool) -> list[tuple[str, list[int]]]:
+        """(score type, case indices) of each launch; remembered for the last list of cases.
+        Launches that record moves (device traceback) also keep within launch.MOVE_BUDGET."""
         last = self._last_work
-        if last is not None and last[1] == scoring and len(last[0]) == len(cases) and all(
+        if last is not None and last[1] == (scoring, traceback) and len(last[0]) == len(cases) and all(
                 a is b for a, b in zip(last[0], cases)):
             return last[2]
         strip_rows = WARP * self.rows_per_lane
@@ -302,8 +312,10 @@ class GpuSolver(LastRowSolver):
         for i, c in enumerate(cases):
             by_type.setdefault(score_ctype(c.m, c.n, scoring, strip_rows), []).append(i)
         work = [(ctype, [idx[i] for i in part]) for ctype, idx in by_type.items()
-                for part in launch.batches([cases[i] for i in idx], self.rows_per_lane)]
-        self._last_work = (tuple(cases), scoring, work)
+                for part in launch.batches([cases[i] for i in idx], self.rows_per_lane,
+                                           move_budget=launch.MOVE_BUDGET if traceback and self.on_device(ctype)
+                                           else None)]
+        self._last_work = (tuple(cases), (scoring, traceback), work)
         return work
 
     def solve_many(self, cases: Sequence[TestCase], scoring: Scoring = Scoring(),
@@ -312,7 +324,7 @@ class GpuSolver(LastRowSolver):
         IN_FLIGHT launches are queued at once: the host plans (or finds in the cache) and
         queues launch i+1, and builds launch i's results, while the GPU runs launch i."""
         self.timing = dict.fromkeys(STAGES, 0.0)
-        work = self._work(cases, scoring)
+        work = self._work(cases, scoring, traceback)
         results: list[Result | None] = [None] * len(cases)
         queued: deque[_Job] = deque()
         events = []

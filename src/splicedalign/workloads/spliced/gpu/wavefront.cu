@@ -97,7 +97,7 @@ __device__ __forceinline__ void store_vec(T* p, const Vec<T>& x) {
 
 // The task record (plan.TASK_FIELDS), read field by field at the offsets the host defines.
 struct Task {
-    int kind, n, tgt, base, rows, lane_rows, in_row, in_flag, in2_row, in2_flag, out_row, out_flag;
+    int kind, n, tgt, base, rows, lane_rows, in_row, in_flag, in2_row, in2_flag, out_row, moves, out_flag;
 };
 __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) {
     const int* r = tasks + (long long)i * TASK_FIELDS;
@@ -113,6 +113,7 @@ __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) 
     t.in2_row = r[TASK_IN2_ROW];
     t.in2_flag = r[TASK_IN2_FLAG];
     t.out_row = r[TASK_OUT_ROW];
+    t.moves = r[TASK_MOVES];
     t.out_flag = i;  // every task owns the flag with its launch index
     return t;
 }
@@ -125,11 +126,12 @@ __device__ __forceinline__ void row_profile(int b, int match2, int mismatch2, un
     hi = (unsigned)(mismatch2 & 0xff) * 0x01010101u;
 }
 
-template <typename T, int R, bool BYTES>
+template <typename T, int R, bool BYTES, bool MOVES>
 __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
-                           const int* __restrict__ tsel, T* rows, int* flags,
+                           const int* __restrict__ tsel, T* rows, int* flags, unsigned* moves,
                            int match, int mismatch, int gap, int* error) {
     constexpr int STEPS_BETWEEN_FLAGS = FLAG_COLUMNS / COLS;
+    constexpr int MW = (R * COLS * 2 + 31) / 32;  // plan.move_words(R)
     const int lane = threadIdx.x & 31;
     const int n = t.n, exon_rows = t.rows;
     const int pad = 32 * R - exon_rows;  // padding rows on top of the strip
@@ -162,6 +164,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     const T* in = rows + t.in_row;
     const T* in2 = rows + t.in2_row;
     T* out = rows + t.out_row;
+    unsigned* mvout = moves + (long long)t.moves * MOVE_UNIT + lane * MW;  // step u at + u * 32 * MW
     int have = 0;
     // Entry-row window: blocks [.., wend) are held by the lanes (block b in lane b & 31); when
     // step u runs past wend, one poll for block u, then every lane loads its block of the next
@@ -214,6 +217,9 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
         const int sel[4] = {s4.x, s4.y, s4.z, s4.w};
         static_assert(COLS == 4, "one int4 of selectors per step");
         T o[COLS];
+        unsigned mv[MW];
+#pragma unroll
+        for (int k = 0; k < MW; ++k) mv[k] = 0;
 #pragma unroll
         for (int q = 0; q < COLS; ++q) {
             T diag = xprev, up = x[q];
@@ -223,12 +229,29 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
                 if constexpr (BYTES) w = (T)prmt(plo[r], phi[r], (unsigned)sel[q]);
                 else w = (T)(plo[r] == (unsigned)(sel[q] & SEL_CODE_MASK) ? match + 2 * gap : (int)phi[r]);
                 const T left = h[r];
-                h[r] = addmax(diag, w, max(up, left));
+                if constexpr (MOVES) {
+                    // the same max as addmax, keeping which term won (shifting preserves ties)
+                    bool up_ge, diag_ge;
+                    const T vh = maxge(up, left, up_ge);
+                    h[r] = maxge((T)(diag + w), vh, diag_ge);
+                    const unsigned m = diag_ge ? TR_DIAG : up_ge ? TR_UP : TR_LEFT;
+                    mv[r / 4] |= m << (2 * ((r % 4) * COLS + q));
+                } else {
+                    h[r] = addmax(diag, w, max(up, left));
+                }
                 diag = left;
                 up = h[r];
             }
             xprev = x[q];
             o[q] = h[R - 1];
+        }
+        if constexpr (MOVES) {  // every lane, every step: one coalesced store per warp
+            unsigned* p = mvout + (long long)u * 32 * MW;
+            if constexpr (MW == 2) *reinterpret_cast<uint2*>(p) = make_uint2(mv[0], mv[1]);
+            else {
+#pragma unroll
+                for (int k = 0; k < MW; ++k) p[k] = mv[k];
+            }
         }
         if (lane == 31 && j0 >= 0 && j0 <= n) {
             Vec<T> v;
@@ -246,17 +269,17 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 
 // The strip sweep compiled for R and every smaller power of two down to MIN_LANE_ROWS: a strip
 // runs with its own lane_rows (the plan's choice, a power of two <= R).
-template <typename T, int R, bool BYTES>
+template <typename T, int R, bool BYTES, bool MOVES>
 __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __restrict__ base,
-                                          const int* __restrict__ tsel, T* rows, int* flags,
+                                          const int* __restrict__ tsel, T* rows, int* flags, unsigned* moves,
                                           int match, int mismatch, int gap, int* error) {
     if constexpr (R > MIN_LANE_ROWS) {
         if (t.lane_rows < R) {
-            strip_any<T, R / 2, BYTES>(t, base, tsel, rows, flags, match, mismatch, gap, error);
+            strip_any<T, R / 2, BYTES, MOVES>(t, base, tsel, rows, flags, moves, match, mismatch, gap, error);
             return;
         }
     }
-    strip_task<T, R, BYTES>(t, base, tsel, rows, flags, match, mismatch, gap, error);
+    strip_task<T, R, BYTES, MOVES>(t, base, tsel, rows, flags, moves, match, mismatch, gap, error);
 }
 
 template <typename T>
@@ -299,11 +322,12 @@ __device__ void fold_task(const Task& t, T* rows, int* flags, int gap, int* erro
 }  // namespace
 
 // next_task[0]: the task counter; next_task[1]: the error word (a bounded wait ran out).
-template <typename T, int R, bool BYTES>
+// MOVES: strips also record their cells' moves (plan.py, "Moves") for trace_chains.
+template <typename T, int R, bool BYTES, bool MOVES>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
                                                      const int* __restrict__ tsel, T* rows, int* flags,
-                                                     int match, int mismatch, int gap) {
+                                                     unsigned* moves, int match, int mismatch, int gap) {
     const int lane = threadIdx.x & 31;
     while (true) {
         int i = 0;
@@ -312,7 +336,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS_PER_SM) wavefront(const in
         if (i >= ntasks) return;
         const Task t = load_task(tasks, i);
         if (t.kind == KIND_FOLD) fold_task<T>(t, rows, flags, gap, next_task + 1);
-        else strip_any<T, R, BYTES>(t, base, tsel, rows, flags, match, mismatch, gap, next_task + 1);
+        else strip_any<T, R, BYTES, MOVES>(t, base, tsel, rows, flags, moves, match, mismatch, gap, next_task + 1);
         __syncwarp();
     }
 }
@@ -327,128 +351,60 @@ __global__ void gather_rows(const T* __restrict__ rows, const long long* __restr
         for (int j = threadIdx.x; j < len[e]; j += blockDim.x) out[dst[e] + j] = rows[src[e] + j];
 }
 
-// Device traceback (solver.GpuSolver(device_trace=True)): one warp per case walks back from
-// the best exon, as backtrack.trace_chain does, over the row storage the wavefront left:
+// Device traceback (solver.GpuSolver, device_trace): one warp per case walks back over the
+// moves the MOVES wavefront recorded (plan.py, "Moves"), making backtrack.trace_chain's choices:
 //  * best exon: the first (by position) whose last row reaches max S(last, n);
-//  * each chain exon is recomputed from its entry row max(in, in2) (its first strip's inputs:
-//    M_{p-2} and the (p-1)-th exon's last row, or the chain-start row) over columns 0..j_end,
-//    in strips of 32*R rows (lane l holds rows l*R.., one column per step, a column behind lane
-//    l-1), writing a 2-bit move per cell (TR_DIAG, TR_UP: base letter against a gap, TR_LEFT:
-//    target letter against a gap; ties in that order), DIR_COLS cells per 32-bit word;
-//  * the warp walks the moves from (last row, j_end) to the entry row (column j0), reading 32
-//    rows x 3 words at a time (one round trip per window, one shuffle per move), and lane
-//    (move & 31) turns the move into an op code; the ops of a case are written backwards from
-//    the end of its region, so the region ends up in forward order;
+//  * from (exon row L, column j_end) every lane follows the same path of moves up to the entry
+//    row (row 0), reached at column j0; column 0 only moves up. Each lane holds one move word
+//    (its index and value); a move whose word no lane holds reloads all 32: lane t takes the
+//    word of the cell t steps ahead in the last move's direction (diagonal, up, or COLS
+//    columns left) inside the current strip, so a straight stretch costs one round trip per
+//    ~32 moves;
+//  * lane (g & 31) keeps move g; every 32 moves and at the end of an exon the lanes write their
+//    op codes at once (a diagonal move is a match when the letters are equal); a case's ops are
+//    written backwards from the end of its region, so the region ends in forward order;
 //  * predecessor: among exons with last < first(k) whose last row equals the entry row at j0,
 //    the largest last, then the lowest position; none: the path began at the chain-start row,
 //    and j0 leading target letters are against gaps (OP_INS).
 // Per case it writes out_case = (chain length, ops), and per chain exon (trace order, from the
 // case's first exon slot) out_exon = (position, j0, j_end, ops of the exon).
-template <typename T, int R>
-__device__ void trace_sweep(const T* __restrict__ rows, int in, int in2, const T* hin, T* hout, bool first_strip,
-                            const unsigned char* __restrict__ base, int bo, int rho0, int L,
-                            const int* __restrict__ tsel, long long tgt, int j, unsigned* D, int W,
-                            int match, int mismatch, int gap) {
-    const int lane = threadIdx.x & 31;
-    int bc[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        const int rho = rho0 + lane * R + r;
-        bc[r] = rho < L ? base[bo + rho] : -1;  // rows past the exon: throw-away, no code equals -1
-    }
-    // The strip's entry row, column q: the exon's entry row for its first strip, else the
-    // row the strip above left in hin (written by this warp: read from L2).
-    auto entry = [&](int q) -> T {
-        if (q > j) return 0;
-        if (!first_strip) return __ldcg(hin + q);
-        T e = in == TASK_NONE ? -(T)gap * q : __ldg(rows + in + q);
-        if (in2 != TASK_NONE) e = max(e, __ldg(rows + in2 + q));
-        return e;
-    };
-    T cur = entry(lane), nxt = entry(32 + lane);
-    T h[R];
-    unsigned code[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) { h[r] = 0; code[r] = 0; }
-    T top = 0, topd = 0;
-    int tnext = __ldg(tsel + tgt + max(0, min(j, 1 - lane))) & SEL_CODE_MASK;
-    for (int u = 0; u <= j + 31; ++u) {
-        if ((u & 31) == 0 && u > 0) { cur = nxt; nxt = entry(u + 32 + lane); }
-        const T got = __shfl_sync(0xffffffffu, cur, u & 31);
-        if (lane == 0) top = got;
-        const int c = u - lane;
-        const int tc = tnext;
-        tnext = __ldg(tsel + tgt + max(0, min(j, c + 1))) & SEL_CODE_MASK;
-        if (c >= 0 && c <= j) {
-            T up = top, d = topd;
-            const int sh = 2 * (c % DIR_COLS);
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                T v;
-                unsigned mv;
-                if (c == 0) {
-                    v = up - (T)gap;
-                    mv = TR_UP;
-                } else {
-                    const T dg = d + (T)(bc[r] == tc ? match : mismatch);
-                    const T vt = up - (T)gap, hz = h[r] - (T)gap;
-                    v = max(dg, max(vt, hz));
-                    mv = dg == v ? TR_DIAG : (vt == v ? TR_UP : TR_LEFT);
-                }
-                code[r] |= mv << sh;
-                d = h[r];
-                h[r] = v;
-                up = v;
-            }
-            if (c % DIR_COLS == DIR_COLS - 1 || c == j) {
-#pragma unroll
-                for (int r = 0; r < R; ++r) {
-                    const int rho = rho0 + lane * R + r;
-                    if (rho < L) D[(long long)rho * W + c / DIR_COLS] = code[r];
-                    code[r] = 0;
-                }
-            }
-            if (lane == 31) hout[c] = h[R - 1];
-        }
-        topd = top;
-        top = __shfl_up_sync(0xffffffffu, h[R - 1], 1);
-    }
-    // hout and the moves are read next (by other lanes) with L2 loads: make them visible there
-    __threadfence();
-    __syncwarp();
+struct MoveStrip {  // a strip holding exon rows lo+1 .. lo+rows, its moves from word `at`
+    long long at;
+    int lo, rows, lr, pad, head, mw;
+};
+
+__device__ __forceinline__ void load_strip(MoveStrip& st, const int* __restrict__ tasks, int task) {
+    const int* tr = tasks + (long long)task * TASK_FIELDS;
+    st.rows = tr[TASK_ROWS];
+    st.lr = tr[TASK_LANE_ROWS];
+    st.lo -= st.rows;
+    st.pad = 32 * st.lr - st.rows;
+    st.head = st.pad / st.lr;
+    st.mw = (st.lr * COLS * 2 + 31) / 32;  // plan.move_words
+    st.at = (long long)tr[TASK_MOVES] * MOVE_UNIT;
 }
 
-template <typename T, int R>
-__device__ __forceinline__ void trace_sweep_any(int L, const T* __restrict__ rows, int in, int in2, const T* hin,
-                                                T* hout, bool first_strip, const unsigned char* __restrict__ base,
-                                                int bo, int rho0, const int* __restrict__ tsel, long long tgt, int j,
-                                                unsigned* D, int W, int match, int mismatch, int gap) {
-    // a strip of fewer rows runs with fewer rows per lane (cheaper steps)
-    if constexpr (R > 1) {
-        if (32 * (R / 2) >= L - rho0) {
-            trace_sweep_any<T, R / 2>(L, rows, in, in2, hin, hout, first_strip, base, bo, rho0, tsel, tgt, j, D, W,
-                                      match, mismatch, gap);
-            return;
-        }
-    }
-    trace_sweep<T, R>(rows, in, in2, hin, hout, first_strip, base, bo, rho0, L, tsel, tgt, j, D, W, match,
-                      mismatch, gap);
+// Word index and bit of the move of exon row r (lo < r <= lo + rows), column j >= 0.
+__device__ __forceinline__ long long move_index(const MoveStrip& st, int r, int j, int& bit) {
+    const int rs = st.pad + (r - st.lo - 1);  // strip row: the padding rows come first
+    const int l = rs / st.lr, rr = rs - l * st.lr;
+    const int u = j / COLS + l - st.head;  // the step at which lane l computed column j
+    bit = 2 * ((rr % 4) * COLS + j % COLS);
+    return st.at + ((long long)u * 32 + l) * st.mw + rr / 4;
 }
 
-template <typename T, int R>
+template <typename T>
 __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
-        const long long* __restrict__ cases, int ncases, const int* __restrict__ exons, const T* __restrict__ rows,
-        const unsigned char* __restrict__ base, const int* __restrict__ tsel, unsigned* dirs, T* hbuf,
-        unsigned char* ops, int* out_case, int* out_exon, int match, int mismatch, int gap) {
+        const long long* __restrict__ cases, int ncases, const int* __restrict__ exons,
+        const int* __restrict__ strips, const int* __restrict__ tasks, const T* __restrict__ rows,
+        const unsigned char* __restrict__ base, const int* __restrict__ tsel, const unsigned* __restrict__ moves,
+        unsigned char* ops, int* out_case, int* out_exon, int gap) {
     const int lane = threadIdx.x & 31;
     const int c = (int)(((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
     if (c >= ncases) return;
     const long long* cr = cases + (long long)c * TC_FIELDS;
     const int a = (int)cr[TC_EXON0], b = (int)cr[TC_EXON1], n = (int)cr[TC_N];
     const long long tgt = cr[TC_TGT];
-    unsigned* D = dirs + cr[TC_DIRS];
-    T* H0 = hbuf + cr[TC_H];
-    T* H1 = H0 + (n + 1);
     const long long ops_end = cr[TC_OPS];
     const int* ex = exons;
     // best exon: max S(last, n), lowest position among equals
@@ -466,22 +422,17 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
     }
     int j = n, len = 0;
     long long g = 0;  // ops emitted so far; op g goes to ops[ops_end - 1 - g]
+    long long held = -1;  // this lane's move word: index and value
+    unsigned word = 0;
     while (true) {
         const int* ek = ex + (long long)k * TE_FIELDS;
         const int first = ek[TE_FIRST], last = ek[TE_LAST], bo = ek[TE_BASE], in = ek[TE_IN], in2 = ek[TE_IN2];
-        const int L = last - first + 1;
-        const int W = j / DIR_COLS + 1;  // words per direction row, columns 0..j
-        const T* hin = H0;
-        T* hout = H1;
-        for (int rho0 = 0; rho0 < L; rho0 += 32 * R) {
-            trace_sweep_any<T, R>(L, rows, in, in2, hin, hout, rho0 == 0, base, bo, rho0, tsel, tgt, j, D, W, match,
-                                  mismatch, gap);
-            const T* t = hout;
-            hout = const_cast<T*>(hin);
-            hin = t;
-        }
-        // walk from (L, j) to row 0; every lane follows the same path
-        int r = L, jj = j;
+        const int s0 = ek[TE_STRIP0];
+        int s = ek[TE_STRIPS];
+        int r = last - first + 1, jj = j;
+        MoveStrip st;
+        st.lo = r;  // no strip loaded: the first move loads the bottom one
+        unsigned dir = TR_DIAG;
         const long long g0 = g;
         int pr = 0, pj = 0;
         unsigned pm = 0;
@@ -495,27 +446,32 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
             pg = -1;
         };
         while (r > 0) {
-            const int wr = r, ww = jj / DIR_COLS;
-            unsigned w0 = 0, w1 = 0, w2 = 0;
-            if (wr - 1 - lane >= 0) {
-                const unsigned* p = D + (long long)(wr - 1 - lane) * W;
-                w0 = __ldcg(p + ww);
-                if (ww >= 1) w1 = __ldcg(p + ww - 1);
-                if (ww >= 2) w2 = __ldcg(p + ww - 2);
+            while (r <= st.lo) load_strip(st, tasks, strips[s0 + --s]);  // warp-uniform
+            unsigned mv = TR_UP;
+            if (jj > 0) {
+                int bit;
+                const long long want = move_index(st, r, jj, bit);
+                unsigned hit = __ballot_sync(0xffffffffu, held == want);
+                if (!hit) {
+                    const int rt = dir == TR_LEFT ? r : r - lane;
+                    const int jt = dir == TR_UP ? jj : dir == TR_LEFT ? jj - COLS * lane : jj - lane;
+                    held = -1;
+                    if (rt > st.lo && jt >= 1) {
+                        int unused;
+                        held = move_index(st, rt, jt, unused);
+                        word = __ldg(moves + held);
+                    }
+                    hit = __ballot_sync(0xffffffffu, held == want);  // lane 0 holds it
+                }
+                mv = (__shfl_sync(0xffffffffu, word, __ffs(hit) - 1) >> bit) & 3u;
             }
-            while (r > 0 && wr - r < 32 && ww - jj / DIR_COLS <= 2) {
-                const int t = ww - jj / DIR_COLS;
-                const unsigned word = __shfl_sync(0xffffffffu, t == 0 ? w0 : t == 1 ? w1 : w2, wr - r);
-                // column 0 only moves up (a corrupt word cannot walk off the matrix: every
-                // move decrements r or jj >= 1, so the walk ends)
-                const unsigned mv = jj == 0 ? TR_UP : (word >> (2 * (jj % DIR_COLS))) & 3u;
-                if (lane == (int)(g & 31)) { pr = r; pj = jj; pm = mv; pg = g; }
-                ++g;
-                if ((g & 31) == 0) flush();
-                if (mv == TR_DIAG) { --r; --jj; }
-                else if (mv == TR_UP) --r;
-                else --jj;
-            }
+            if (lane == (int)(g & 31)) { pr = r; pj = jj; pm = mv; pg = g; }
+            ++g;
+            if ((g & 31) == 0) flush();
+            if (mv == TR_DIAG) { --r; --jj; }
+            else if (mv == TR_UP) --r;
+            else --jj;
+            dir = mv;
         }
         flush();
         if (lane == 0) {
@@ -553,18 +509,23 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
 #ifndef __CUDACC_RTC__
 // nvcc builds (CI's compile and spill check) instantiate the shipped variants; NVRTC
 // instantiates only the one a launch asks for (solver.variant).
-#define WAVEFRONT(T, R, BYTES)                                                                   \
-    template __global__ void wavefront<T, R, BYTES>(const int*, int, int*, const unsigned char*,  \
-                                                    const int*, T*, int*, int, int, int);
-WAVEFRONT(int, 8, true)
-WAVEFRONT(int, 8, false)
-WAVEFRONT(long long, 4, true)
-WAVEFRONT(long long, 4, false)
-#define TRACE(T, R)                                                                              \
-    template __global__ void trace_chains<T, R>(const long long*, int, const int*, const T*, const unsigned char*, \
-                                                const int*, unsigned*, T*, unsigned char*, int*, int*, int, int, int);
-TRACE(int, TRACE_ROWS_PER_LANE)
-TRACE(long long, TRACE_ROWS_PER_LANE)
+#define WAVEFRONT(T, R, BYTES, MOVES)                                                                   \
+    template __global__ void wavefront<T, R, BYTES, MOVES>(const int*, int, int*, const unsigned char*,  \
+                                                           const int*, T*, int*, unsigned*, int, int, int);
+WAVEFRONT(int, 8, true, false)
+WAVEFRONT(int, 8, false, false)
+WAVEFRONT(long long, 4, true, false)
+WAVEFRONT(long long, 4, false, false)
+WAVEFRONT(int, 8, true, true)
+WAVEFRONT(int, 8, false, true)
+WAVEFRONT(long long, 4, true, true)
+WAVEFRONT(long long, 4, false, true)
+#define TRACE(T)                                                                                           \
+    template __global__ void trace_chains<T>(const long long*, int, const int*, const int*, const int*, const T*, \
+                                             const unsigned char*, const int*, const unsigned*, unsigned char*,   \
+                                             int*, int*, int);
+TRACE(int)
+TRACE(long long)
 template __global__ void gather_rows<int>(const int*, const long long*, const long long*, const int*, int, int*);
 template __global__ void gather_rows<long long>(const long long*, const long long*, const long long*, const int*,
                                                 int, long long*);
