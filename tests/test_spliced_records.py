@@ -7,6 +7,7 @@ repr, pickling (also through a process pool)."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import multiprocessing
 import pickle
 from concurrent.futures import ProcessPoolExecutor
@@ -16,7 +17,8 @@ import numpy as np
 import pytest
 
 from splicedalign.workloads.spliced.backtrack import chain_alignments_many
-from splicedalign.workloads.spliced.records import ExonAlignment, ExonAlignments, Result, Scoring
+from splicedalign.workloads.spliced.records import (
+    OP_INS, OP_LETTERS, ExonAlignment, ExonAlignments, Result, Scoring, cigar_of)
 from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import tiny_set
 
@@ -143,3 +145,14 @@ def test_chain_alignments_many_takes_device_dtypes(batch):
     got = chain_alignments_many(cases, out["heads"], lengths, totals, out["out_exon"].astype(np.int32).reshape(-1, 4),
                                 out["ends"], out["ops"])
     assert got == new
+
+
+def test_cigar_of_spells_runs():
+    rng = np.random.default_rng(SEED)
+    print(f"seed {SEED}")
+    assert cigar_of(b"") == "" and cigar_of(bytes([OP_INS] * 3)) == "3I"
+    for _ in range(300):
+        # runs of 1-40 equal ops, as paths have them
+        ops = b"".join(bytes([int(rng.integers(4))]) * int(rng.integers(1, 40)) for _ in range(rng.integers(1, 12)))
+        want = "".join(f"{len(list(run))}{OP_LETTERS[op]}" for op, run in itertools.groupby(ops))
+        assert cigar_of(ops) == want, ops

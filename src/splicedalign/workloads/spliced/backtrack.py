@@ -34,14 +34,15 @@ def chains_and_alignments(cases: Sequence[TestCase], lengths: np.ndarray, totals
     assert lengths.shape == (C,) and (lengths > 0).all(), "every traced case has a chain"
     heads = np.zeros(C, dtype=np.int64)  # each case's first chain exon
     np.cumsum(lengths[:-1], out=heads[1:])
-    K = np.fromiter((c.K for c in cases), dtype=np.int64, count=C)
+    exons = [(c.order, c.first_sorted, c.last_sorted) for c in cases]
+    K = np.array([len(e[0]) for e in exons], dtype=np.int64)
     at = np.zeros(C, dtype=np.int64)  # each case's first exon in the concatenated exon order
     np.cumsum(K[:-1], out=at[1:])
     g = np.repeat(at, lengths) + np.asarray(positions, dtype=np.int64)
     entered = np.asarray(entered, dtype=np.int64)
     fields = np.empty((g.size, 5), dtype=np.int64)
-    for f, name in enumerate(("order", "first_sorted", "last_sorted")):
-        fields[:, f] = np.concatenate([getattr(c, name) for c in cases])[g]
+    for f, column in enumerate(zip(*exons)):  # input index, first, last
+        fields[:, f] = np.concatenate(column)[g]
     fields[:, 3] = entered + 1
     fields[heads, 3] = 1
     fields[:, 4] = ends
