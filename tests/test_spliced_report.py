@@ -178,6 +178,18 @@ def test_aggregate_writes_every_table(tmp_path):
     assert not (tmp_path / "bad").exists()  # nothing written on disagreement
 
 
+def test_summary_names_the_device_of_each_solver(tmp_path):
+    """summary.tsv names the device each solver's timings come from (records' ``device``,
+    else its batch's); a solver that did not run has none."""
+    recs = [{**r, "device": "NVIDIA H100 80GB HBM3"} if r["solver"] == "multicore" else r for r in _records()]
+    batch = {"solver": "sequential", "available": True, "cases": 2, "seconds": 6.0, "mcups": 1.0,
+             "device": "Xeon (16 CPUs)"}
+    aggregate(CASES, recs, ["sequential", "multicore"], tmp_path, [batch], {"gpu": "no CUDA device"})
+    summary = pd.read_csv(tmp_path / "summary.tsv", sep="\t", keep_default_na=False).set_index("solver")
+    assert summary.device.to_dict() == {"sequential": "Xeon (16 CPUs)", "multicore": "NVIDIA H100 80GB HBM3",
+                                        "gpu": ""}
+
+
 
 def test_unreliable_timings_are_flagged():
     """A case whose repeats spread too far, and one far off the solver's trend, are flagged in

@@ -60,9 +60,10 @@ def aggregate(cases: Sequence[TestCase], records: Sequence[Mapping[str, Any]], s
     """Check scores, build every table and write them as ``out/{name}.tsv``; returns them."""
     check_scores(records, batches)
     table = cases_table(case_frame(cases), measurements(records), solvers)
+    devices = {r["solver"]: r["device"] for r in [*records, *batches] if r.get("device")}
     tables = {
         "cases": table,
-        "summary": summary_table(table, solvers, batches, unavailable),
+        "summary": summary_table(table, solvers, batches, unavailable, devices),
         "estimation_accuracy": estimation_accuracy(table, solvers),
         "parallelism": parallelism_table(cases),
         "scalability": scalability_table(table, solvers),

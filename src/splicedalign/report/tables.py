@@ -120,8 +120,10 @@ def _pct(mask: pd.Series) -> float:
 
 
 def summary_table(cases: pd.DataFrame, solvers: Sequence[str], batches: Sequence[Mapping[str, Any]] = (),
-                  unavailable: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Per solver: Table III (avg/max MCUPS), Fig. 14 (avg/max speedup), slower-than shares,
+                  unavailable: Mapping[str, str] | None = None,
+                  devices: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Per solver: the device its timings come from (``devices``, "" where unknown),
+    Table III (avg/max MCUPS), Fig. 14 (avg/max speedup), slower-than shares,
     the data set's total time and the batch (``solve_many``) throughput; then the timings'
     trust: median and max spread of the repeats, the unreliable cases (see timing_flags;
     their count and names) and the spread of the batch runs."""
@@ -140,6 +142,7 @@ def summary_table(cases: pd.DataFrame, solvers: Sequence[str], batches: Sequence
         rows.append({
             "solver": s,
             "status": "ok" if reason is None else f"n/a: {reason}",
+            "device": (devices or {}).get(s, ""),
             "cases": len(done),
             "avg_mcups": done[f"{s}_mcups"].mean() if len(done) else np.nan,
             "max_mcups": done[f"{s}_mcups"].max() if len(done) else np.nan,

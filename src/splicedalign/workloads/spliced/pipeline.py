@@ -25,6 +25,7 @@ import json
 import logging
 import multiprocessing
 import os
+import platform
 import re
 import sys
 import threading
@@ -39,7 +40,7 @@ from splicedalign.workloads.spliced.records import Scoring, TestCase
 from splicedalign.workloads.spliced.datasets import (MANIFEST_COLUMNS, CaseEntry, manifest_row, read_manifest,
                                                      write_manifest)
 from splicedalign.core.logs import log_to
-from splicedalign.gpu.device import unavailable_reason
+from splicedalign.gpu.device import device_info, unavailable_reason
 from splicedalign.workloads.spliced.solvers import SOLVERS
 
 log = logging.getLogger("splicedalign")
@@ -184,13 +185,38 @@ def read_json(path: str | Path) -> Any:
     return json.loads(Path(path).read_text())
 
 
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+@functools.lru_cache(maxsize=None)
+def device_name(solver: str) -> str:
+    """What runs ``solver`` here, recorded with its timings so the tables name the machine:
+    the GPU's name for a GPU solver, else the CPU model and the CPUs the process may use."""
+    if solver in SOLVERS.gpu_names():
+        return device_info()["name"]
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{_cpu_model()} ({cpus} CPUs)"
+
+
+def _with_device(rec: dict[str, Any], solver: str) -> dict[str, Any]:
+    return {**rec, "device": device_name(solver)} if rec.get("available", True) else rec
+
+
 def solve_case(manifest: str | Path, case: str, solver: str, scoring: Scoring, repeats: int,
                traceback: bool, out: str | Path) -> dict[str, Any]:
     """Time one case × solver and write its record."""
     found = load_cases(manifest, [case])
     if not found:
         raise ValueError(f"case {case!r} is not in {manifest}")
-    rec = case_record(solver, found[0], scoring, repeats, traceback)
+    rec = _with_device(case_record(solver, found[0], scoring, repeats, traceback), solver)
     write_json(rec, out)
     return rec
 
@@ -200,7 +226,7 @@ def solve_batch(manifest: str | Path, cases: Sequence[str], solver: str, scoring
     """Time the whole set (``cases``) through the solver's batch API and write the record."""
     loaded = load_cases(manifest, cases)
     log.info("batch %s: %d case(s), %d cells", solver, len(loaded), sum(c.cells for c in loaded))
-    rec = timed_batch(solver, loaded, scoring, repeats, traceback)
+    rec = _with_device(timed_batch(solver, loaded, scoring, repeats, traceback), solver)
     write_json(rec, out)
     return rec
 

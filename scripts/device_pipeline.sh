@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The real Snakemake pipeline on a GPU node (issue 12 target 8): the spliced workload with the
+# GPU solvers, on the bundled set and on a paper-shaped synthetic set, through `snakemake`
+# (not the standalone runner), with `--resources bench=1 gpu=1`.
+#
+# Where Snakemake is missing (the device image has none and no network), it is installed
+# offline from the wheelhouse that scripts/build_device_wheels.sh makes (carry it); the package
+# itself is installed editable without dependencies (its console script runs the synthetic
+# rule), or reached through PYTHONPATH and a shim where that fails. Prints, per data set, the
+# wall time, how many jobs declared gpu=1, the score agreement and summary.tsv (which names
+# the device of each solver); leaves in OUTDIR one tarball of results, logs and benchmark
+# files, plus each summary.tsv. Without a GPU the same run marks the GPU solvers n/a.
+#
+# Usage: scripts/device_pipeline.sh [OUTDIR]      (default $OUT, else device_out/pipeline)
+#   WHEELS=.device_wheels  CORES=$(nproc)  PAPER_CASES=200 (first N of the 1,010; 0 skips it)
+#   PAPER_SOLVERS="[sequential, multicore, accel1, accel2, gpu]"  BUDGET_S=0 (whole-script
+#   limit in seconds: the paper run is stopped in time to keep the bundled results; 0 = none)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUTDIR=${1:-${OUT:-device_out/pipeline}}
+WHEELS=${WHEELS:-.device_wheels}
+CORES=${CORES:-$(nproc)}
+PAPER_CASES=${PAPER_CASES:-200}
+PAPER_SOLVERS=${PAPER_SOLVERS:-"[sequential, multicore, accel1, accel2, gpu]"}
+BUDGET_S=${BUDGET_S:-0}
+START=$(date +%s)
+export PYTHONUNBUFFERED=1
+mkdir -p "$OUTDIR"
+OUTDIR=$(cd "$OUTDIR" && pwd)
+say() { echo "== $*"; }
+
+# ---- Snakemake and the package, offline
+if ! python3 -c 'import snakemake, jsonschema, yaml' 2>/dev/null; then
+    say "installing Snakemake from $WHEELS"
+    python3 -m pip install -q --disable-pip-version-check --no-index --find-links "$WHEELS" \
+        snakemake jsonschema pyyaml || { echo "device_pipeline: Snakemake did not install" >&2; exit 1; }
+fi
+if ! python3 -c 'import splicedalign' 2>/dev/null || ! command -v splicedalign >/dev/null; then
+    if python3 -m pip install -q --disable-pip-version-check --no-index --no-deps --no-build-isolation -e . \
+            >"$OUTDIR/pip-install-e.log" 2>&1; then
+        PATH="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
+    else
+        say "editable install failed (pip-install-e.log): PYTHONPATH=src and a shim for the console script"
+        export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
+        mkdir -p "$OUTDIR/.bin"
+        printf '#!/bin/sh\nexec python3 -m splicedalign.cli "$@"\n' >"$OUTDIR/.bin/splicedalign"
+        chmod +x "$OUTDIR/.bin/splicedalign"
+        PATH="$OUTDIR/.bin:$PATH"
+    fi
+fi
+export PATH
+say "python $(python3 -c 'import platform; print(platform.python_version())'), snakemake $(python3 -m snakemake --version)," \
+    "commit $(cat .commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo "?")"
+python3 - <<'EOF'
+from splicedalign.gpu.device import device_info, unavailable_reason
+from splicedalign.workloads.spliced.pipeline import device_name
+reason = unavailable_reason()
+print("== GPU:", f"none ({reason})" if reason else device_info(), "| CPU:", device_name("sequential"))
+EOF
+
+# ---- one pipeline run per data set: NAME CONFIG-YAML
+run() {
+    local name=$1 cfg="$OUTDIR/config-$1.yaml" limit=()
+    printf '%s\n' "$2" >"$cfg"
+    if ((BUDGET_S > 0)); then
+        local left=$((BUDGET_S - ($(date +%s) - START) - 30))
+        ((left > 10)) || { say "$name: skipped, no time left in BUDGET_S"; return; }
+        limit=(timeout "$left")
+    fi
+    say "$name: snakemake --cores $CORES --resources bench=1 gpu=1 --configfile $cfg"
+    local t0 t1 rc
+    t0=$(date +%s.%N)
+    "${limit[@]}" python3 -m snakemake --cores "$CORES" --resources bench=1 gpu=1 --configfile "$cfg" \
+        >"$OUTDIR/snakemake-$name.log" 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    tail -n 5 "$OUTDIR/snakemake-$name.log"
+    python3 scripts/device_pipeline_summary.py "$name" "$OUTDIR/snakemake-$name.log" \
+        "$(python3 -c "print(f'{$t1 - $t0:.1f}')")" "$rc" "$OUTDIR"
+}
+
+run bundled "workloads: [spliced]
+dataset: bundled
+solvers: auto"
+if ((PAPER_CASES > 0)); then
+    run paper "workloads: [spliced]
+dataset: synthetic
+synthetic: {set: paper, seed: null}
+cases: {include: [], max_cells: null, limit: $PAPER_CASES}
+solvers: $PAPER_SOLVERS"
+fi
+
+# ---- what comes back: one tarball (results without the data copies, Snakemake's logs)
+tar -czf "$OUTDIR/pipeline_results.tar.gz" --exclude='results/spliced/*/data' \
+    --exclude=./pipeline_results.tar.gz results/spliced .snakemake/log -C "$OUTDIR" .
+say "tarball $(du -h "$OUTDIR/pipeline_results.tar.gz" | cut -f1); whole script $(($(date +%s) - START)) s"
+echo
+cat "$OUTDIR"/closing-*.txt
