@@ -41,8 +41,9 @@ def record_moves(moves: np.ndarray, t: dict, ups: list[np.ndarray], w_rows: list
     for rho in range(P):
         up, h, w = ups[rho], ups[rho + 1], w_rows[rho]
         dg, vt, hz = up[:-1] + w, up[1:], h[:-1]
-        mv = np.concatenate(([gpu_plan.TR_UP], np.where(dg >= np.maximum(vt, hz), gpu_plan.TR_DIAG,
-                                                        np.where(vt >= hz, gpu_plan.TR_UP, gpu_plan.TR_LEFT))))
+        # (diagonal lost, up lost to left); column 0 moves up (its left and diagonal are below
+        # every score in the kernel)
+        field = np.concatenate(([2], 2 * (dg < np.maximum(vt, hz)) + (vt < hz)))
         lane, r = divmod(rho, lr)
         if lane < head:
             continue  # lanes above the entry row's lane hold throw-away cells
@@ -50,8 +51,8 @@ def record_moves(moves: np.ndarray, t: dict, ups: list[np.ndarray], w_rows: list
         u = cols // gpu_plan.COLS + lane - head
         assert u.min() >= 0 and u.max() < steps
         idx = at + (u * WARP + lane) * mw + r // 4
-        bit = 2 * ((r % 4) * gpu_plan.COLS + cols % gpu_plan.COLS)
-        np.bitwise_or.at(moves, idx, (mv.astype(np.uint64) << bit.astype(np.uint64)).astype(np.uint32))
+        bit = gpu_plan.move_shift(lr, r, cols % gpu_plan.COLS)
+        np.bitwise_or.at(moves, idx, (field.astype(np.uint64) << bit.astype(np.uint64)).astype(np.uint32))
 
 
 def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | None = None) -> np.ndarray:
@@ -224,7 +225,7 @@ def test_kernel_reads_every_task_field():
     source = Path(gpu_plan.__file__).with_name("wavefront.cu").read_text()
     for name in TASK_FIELDS:
         assert f"r[TASK_{name.upper()}]" in source, name
-    assert "__launch_bounds__(THREADS, MIN_BLOCKS_PER_SM)" in source
+    assert "__launch_bounds__(THREADS, MOVES ? MOVES_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM)" in source
 
 
 class _FakeCupy:

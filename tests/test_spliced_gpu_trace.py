@@ -16,7 +16,7 @@ from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch, plan as gpu_plan
 from splicedalign.workloads.spliced.gpu.plan import (
     COLS, MOVE_UNIT, NONE, SEL_CODE_MASK, TASK_FIELDS, TR_DIAG, TR_LEFT, TR_UP, TRACE_CASE_FIELDS, TRACE_EXON_FIELDS,
-    WARP, build_plan, move_words, selectors, trace_inputs)
+    WARP, build_plan, move_shift, move_words, selectors, trace_inputs)
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.oracle import alignment_problems
 from splicedalign.workloads.spliced.records import (
@@ -66,7 +66,7 @@ class Strip:
         rs = self.pad + (r - self.lo - 1)
         lane, rr = divmod(rs, self.lr)
         u = j // COLS + lane - self.head
-        return self.at + (u * WARP + lane) * self.mw + rr // 4, 2 * ((rr % 4) * COLS + j % COLS)
+        return self.at + (u * WARP + lane) * self.mw + rr // 4, move_shift(self.lr, rr, j % COLS)
 
 
 def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, gap, stats=None):
@@ -106,7 +106,8 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
                         assert held[0] == want
                         if stats is not None:
                             stats["reloads"] = stats.get("reloads", 0) + 1
-                    mv = (int(moves[want]) >> bit) & 3
+                    field = (int(moves[want]) >> bit) & 3  # (diagonal lost, up lost to left)
+                    mv = TR_DIAG if field < 2 else TR_UP if field == 2 else TR_LEFT
                 if stats is not None:
                     stats["moves"] = stats.get("moves", 0) + 1
                 if mv == TR_DIAG:

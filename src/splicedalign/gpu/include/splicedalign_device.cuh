@@ -21,21 +21,6 @@ __device__ __forceinline__ int addmin(int a, int b, int c) {
 #endif
 }
 
-// max(a, b) and whether a >= b (the winner's side, for moves): one DPX VIBMAX on sm_90.
-__device__ __forceinline__ int maxge(int a, int b, bool& a_ge_b) {
-#if __CUDA_ARCH__ >= 900
-    return __vibmax_s32(a, b, &a_ge_b);
-#else
-    a_ge_b = a >= b;
-    return max(a, b);
-#endif
-}
-
-__device__ __forceinline__ long long maxge(long long a, long long b, bool& a_ge_b) {
-    a_ge_b = a >= b;
-    return max(a, b);
-}
-
 // Byte permute of (lo, hi) by selector `sel` (PRMT): a profile lookup in one instruction.
 __device__ __forceinline__ int prmt(unsigned lo, unsigned hi, unsigned sel) {
     int r;

@@ -76,17 +76,23 @@ FLAG_COLUMNS = 32
 # The wavefront kernel's __launch_bounds__ minimum of resident blocks per SM (1: registers as
 # the compiler likes them; 4 caps them at 64 for 256 threads).
 MIN_BLOCKS_PER_SM = 1
+# The same for the variant that records moves: left alone nvcc gives it 101 registers (2 blocks
+# per SM); 3 blocks cap it at 85, where it needs 80, as many as the score variant, no spills.
+MOVES_MIN_BLOCKS_PER_SM = 3
 
 # Moves (traceback on the device): the wavefront variant that records them writes, per strip,
-# step u and lane l, the 2-bit move (TR_DIAG, TR_UP: base letter against a gap, TR_LEFT: target
-# letter against a gap; ties prefer them in this order, as backtrack.trace_exon) of each of
-# the lane's R x COLS cells: cell (r, q) at bit 2 * ((r % 4) * COLS + q) of word r // 4, the
-# lane's move_words(R) words at (u * 32 + l) * move_words(R) from the strip's start (whole
-# steps of the warp stored at once: coalesced). Lane l computes columns (u - l + head) * COLS..,
-# so cell (strip row rs = l * R + r, column j) is at step j // COLS + l - head. A strip's moves
-# take steps * move_words(R) units of MOVE_UNIT words, steps = n // COLS + 1 + 31 - head.
+# step u and lane l, the move of each of the lane's R x COLS cells as two bits, e0 = the
+# diagonal term lost (diag + s < max(up, left)) and e1 = up lost to left: e0 = 0 is TR_DIAG, else
+# e1 = 0 is TR_UP (base letter against a gap), else TR_LEFT (target letter against a gap), the
+# tie order of backtrack.trace_exon. Cell (r, q) is the 2-bit field 2 * e0 + e1 at bit
+# move_shift(R, r, q) of word r // 4 (the kernel shifts each cell's bits in as it computes
+# them); the lane's move_words(R) words lie at (u * 32 + l) * move_words(R) from the strip's
+# start (whole steps of the warp stored at once: coalesced). Lane l computes columns
+# (u - l + head) * COLS.., so cell (strip row rs = l * R + r, column j) is at step
+# j // COLS + l - head. A strip's moves take steps * move_words(R) units of MOVE_UNIT words,
+# steps = n // COLS + 1 + 31 - head.
 MOVE_UNIT = WARP
-TR_DIAG, TR_UP, TR_LEFT = 0, 1, 2
+TR_DIAG, TR_UP, TR_LEFT = 0, 1, 2  # trace_chains' decoded moves
 # trace_chains (one warp per case) walks the moves; its inputs: per exon TRACE_EXON_FIELDS
 # int32 (first, last in the case's base; base: packed offset of its first row; row: its last
 # row in row storage; in/in2: the entry-row inputs of its first strip, NONE if absent;
@@ -96,6 +102,12 @@ TR_DIAG, TR_UP, TR_LEFT = 0, 1, 2
 TRACE_EXON_FIELDS = ("first", "last", "base", "row", "in", "in2", "strip0", "strips")
 TRACE_CASE_FIELDS = ("exon0", "exon1", "n", "tgt", "ops")
 TRACE_BLOCK_THREADS = 128
+
+
+def move_shift(lane_rows: int, r, q):
+    """Bit of the move field of a lane's row r, column q of a step (see "Moves")."""
+    rows = min(lane_rows, 4)
+    return 2 * (rows * COLS - 1 - (q * rows + r % 4))
 
 
 @njit(cache=True)
@@ -108,7 +120,8 @@ def kernel_defines() -> dict[str, int]:
     """The -D macros wavefront.cu is compiled with: the facts above, one definition each."""
     out = {f"TASK_{name.upper()}": i for i, name in enumerate(TASK_FIELDS)}
     out.update(TASK_FIELDS=len(TASK_FIELDS), TASK_NONE=NONE, KIND_FOLD=KIND_FOLD, COLS=COLS,
-               THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM, MIN_LANE_ROWS=MIN_LANE_ROWS,
+               THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM,
+               MOVES_MIN_BLOCKS_PER_SM=MOVES_MIN_BLOCKS_PER_SM, MIN_LANE_ROWS=MIN_LANE_ROWS,
                FLAG_COLUMNS=FLAG_COLUMNS, SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
     out.update({f"TE_{name.upper()}": i for i, name in enumerate(TRACE_EXON_FIELDS)})

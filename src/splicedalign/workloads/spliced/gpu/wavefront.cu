@@ -78,6 +78,10 @@ __device__ __forceinline__ int wait_pair(const int* f0, const int* f1, int have,
     return have;
 }
 
+// The 32 high bits of a score (its sign in bit 31).
+__device__ __forceinline__ unsigned high_word(int x) { return (unsigned)x; }
+__device__ __forceinline__ unsigned high_word(long long x) { return (unsigned)(x >> 32); }
+
 // COLS consecutive scores from global memory, bypassing L1 (rows are written by other SMs).
 // Row offsets are multiples of COLS (plan.ALIGN), so the access is whole 16-byte vectors.
 template <typename T> struct Vec { T v[COLS]; };
@@ -229,15 +233,13 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
                 if constexpr (BYTES) w = (T)prmt(plo[r], phi[r], (unsigned)sel[q]);
                 else w = (T)(plo[r] == (unsigned)(sel[q] & SEL_CODE_MASK) ? match + 2 * gap : (int)phi[r]);
                 const T left = h[r];
+                const T vh = max(up, left);
+                h[r] = addmax(diag, w, vh);
                 if constexpr (MOVES) {
-                    // the same max as addmax, keeping which term won (shifting preserves ties)
-                    bool up_ge, diag_ge;
-                    const T vh = maxge(up, left, up_ge);
-                    h[r] = maxge((T)(diag + w), vh, diag_ge);
-                    const unsigned m = diag_ge ? TR_DIAG : up_ge ? TR_UP : TR_LEFT;
-                    mv[r / 4] |= m << (2 * ((r % 4) * COLS + q));
-                } else {
-                    h[r] = addmax(diag, w, max(up, left));
+                    // the cell's move as two sign bits shifted in (plan.py, "Moves"): the
+                    // diagonal term lost, up lost to left (shifting preserves every comparison)
+                    mv[r / 4] = __funnelshift_l(high_word(diag + w - vh), mv[r / 4], 1);
+                    mv[r / 4] = __funnelshift_l(high_word(up - left), mv[r / 4], 1);
                 }
                 diag = left;
                 up = h[r];
@@ -324,7 +326,7 @@ __device__ void fold_task(const Task& t, T* rows, int* flags, int gap, int* erro
 // next_task[0]: the task counter; next_task[1]: the error word (a bounded wait ran out).
 // MOVES: strips also record their cells' moves (plan.py, "Moves") for trace_chains.
 template <typename T, int R, bool BYTES, bool MOVES>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
+__global__ void __launch_bounds__(THREADS, MOVES ? MOVES_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
                                                      const int* __restrict__ tsel, T* rows, int* flags,
                                                      unsigned* moves, int match, int mismatch, int gap) {
@@ -384,12 +386,14 @@ __device__ __forceinline__ void load_strip(MoveStrip& st, const int* __restrict_
     st.at = (long long)tr[TASK_MOVES] * MOVE_UNIT;
 }
 
-// Word index and bit of the move of exon row r (lo < r <= lo + rows), column j >= 0.
+// Word index and bit (plan.move_shift) of the move of exon row r (lo < r <= lo + rows),
+// column j >= 0.
 __device__ __forceinline__ long long move_index(const MoveStrip& st, int r, int j, int& bit) {
     const int rs = st.pad + (r - st.lo - 1);  // strip row: the padding rows come first
     const int l = rs / st.lr, rr = rs - l * st.lr;
     const int u = j / COLS + l - st.head;  // the step at which lane l computed column j
-    bit = 2 * ((rr % 4) * COLS + j % COLS);
+    const int word_rows = min(st.lr, 4);
+    bit = 2 * (word_rows * COLS - 1 - ((j % COLS) * word_rows + rr % 4));
     return st.at + ((long long)u * 32 + l) * st.mw + rr / 4;
 }
 
@@ -463,7 +467,8 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
                     }
                     hit = __ballot_sync(0xffffffffu, held == want);  // lane 0 holds it
                 }
-                mv = (__shfl_sync(0xffffffffu, word, __ffs(hit) - 1) >> bit) & 3u;
+                const unsigned v = (__shfl_sync(0xffffffffu, word, __ffs(hit) - 1) >> bit) & 3u;
+                mv = v < 2 ? TR_DIAG : v == 2 ? TR_UP : TR_LEFT;  // (diagonal lost, up lost)
             }
             if (lane == (int)(g & 31)) { pr = r; pj = jj; pm = mv; pg = g; }
             ++g;

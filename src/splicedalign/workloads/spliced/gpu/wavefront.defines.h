@@ -18,6 +18,7 @@
 #define COLS 4
 #define THREADS 256
 #define MIN_BLOCKS_PER_SM 1
+#define MOVES_MIN_BLOCKS_PER_SM 3
 #define MIN_LANE_ROWS 4
 #define FLAG_COLUMNS 32
 #define SEL_SIGN 34944
