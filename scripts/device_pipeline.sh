@@ -9,7 +9,8 @@
 # rule), or reached through PYTHONPATH and a shim where that fails. Prints, per data set, the
 # wall time, how many jobs declared gpu=1, the score agreement and summary.tsv (which names
 # the device of each solver); leaves in OUTDIR one tarball of results, logs and benchmark
-# files, plus each summary.tsv. Without a GPU the same run marks the GPU solvers n/a.
+# files (configs, Snakemake's logs, each run's account: WORK, default OUTDIR.work, is tarred
+# too), plus each summary.tsv. Without a GPU the same run marks the GPU solvers n/a.
 #
 # Usage: scripts/device_pipeline.sh [OUTDIR]      (default $OUT, else device_out/pipeline)
 #   WHEELS=.device_wheels  CORES=$(nproc)  PAPER_CASES=200 (first N of the 1,010; 0 skips it)
@@ -27,6 +28,8 @@ START=$(date +%s)
 export PYTHONUNBUFFERED=1
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
+WORK=${WORK:-$OUTDIR.work}
+rm -rf "$WORK" && mkdir -p "$WORK"
 say() { echo "== $*"; }
 
 # ---- Snakemake and the package, offline
@@ -37,15 +40,15 @@ if ! python3 -c 'import snakemake, jsonschema, yaml' 2>/dev/null; then
 fi
 if ! python3 -c 'import splicedalign' 2>/dev/null || ! command -v splicedalign >/dev/null; then
     if python3 -m pip install -q --disable-pip-version-check --no-index --no-deps --no-build-isolation -e . \
-            >"$OUTDIR/pip-install-e.log" 2>&1; then
+            >"$WORK/pip-install-e.log" 2>&1; then
         PATH="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
     else
         say "editable install failed (pip-install-e.log): PYTHONPATH=src and a shim for the console script"
         export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
-        mkdir -p "$OUTDIR/.bin"
-        printf '#!/bin/sh\nexec python3 -m splicedalign.cli "$@"\n' >"$OUTDIR/.bin/splicedalign"
-        chmod +x "$OUTDIR/.bin/splicedalign"
-        PATH="$OUTDIR/.bin:$PATH"
+        mkdir -p "$WORK/.bin"
+        printf '#!/bin/sh\nexec python3 -m splicedalign.cli "$@"\n' >"$WORK/.bin/splicedalign"
+        chmod +x "$WORK/.bin/splicedalign"
+        PATH="$WORK/.bin:$PATH"
     fi
 fi
 export PATH
@@ -60,7 +63,7 @@ EOF
 
 # ---- one pipeline run per data set: NAME CONFIG-YAML
 run() {
-    local name=$1 cfg="$OUTDIR/config-$1.yaml" limit=()
+    local name=$1 cfg="$WORK/config-$1.yaml" limit=()
     printf '%s\n' "$2" >"$cfg"
     if ((BUDGET_S > 0)); then
         local left=$((BUDGET_S - ($(date +%s) - START) - 30))
@@ -71,12 +74,12 @@ run() {
     local t0 t1 rc
     t0=$(date +%s.%N)
     "${limit[@]}" python3 -m snakemake --cores "$CORES" --resources bench=1 gpu=1 --configfile "$cfg" \
-        >"$OUTDIR/snakemake-$name.log" 2>&1
+        >"$WORK/snakemake-$name.log" 2>&1
     rc=$?
     t1=$(date +%s.%N)
-    tail -n 5 "$OUTDIR/snakemake-$name.log"
-    python3 scripts/device_pipeline_summary.py "$name" "$OUTDIR/snakemake-$name.log" \
-        "$(python3 -c "print(f'{$t1 - $t0:.1f}')")" "$rc" "$OUTDIR"
+    tail -n 5 "$WORK/snakemake-$name.log"
+    python3 scripts/device_pipeline_summary.py "$name" "$WORK/snakemake-$name.log" \
+        "$(python3 -c "print(f'{$t1 - $t0:.1f}')")" "$rc" "$WORK"
 }
 
 run bundled "workloads: [spliced]
@@ -91,8 +94,9 @@ solvers: $PAPER_SOLVERS"
 fi
 
 # ---- what comes back: one tarball (results without the data copies, Snakemake's logs)
-tar -czf "$OUTDIR/pipeline_results.tar.gz" --exclude='results/spliced/*/data' \
-    --exclude=./pipeline_results.tar.gz results/spliced .snakemake/log -C "$OUTDIR" .
+cp "$WORK"/summary-*.tsv "$OUTDIR"/ 2>/dev/null
+tar -czf "$OUTDIR/pipeline_results.tar.gz" --exclude='results/spliced/*/data' results/spliced .snakemake/log \
+    -C "$(dirname "$WORK")" "$(basename "$WORK")"
 say "tarball $(du -h "$OUTDIR/pipeline_results.tar.gz" | cut -f1); whole script $(($(date +%s) - START)) s"
 echo
-cat "$OUTDIR"/closing-*.txt
+cat "$WORK"/closing-*.txt
