@@ -5,8 +5,11 @@ same case list again: plan and device inputs cached); 10 paper-shaped sets in on
 IL1RAPL1-shaped score; the paper set and IL1RAPL1 with traceback (chains and alignments, traced
 on the device); the launches' kernel time of each (the wavefront's; traceback time is the rest). ``--sweep`` also times the kernel
 tuning constants of gpu/plan.py (MIN_LANE_ROWS, FLAG_COLUMNS, MIN_BLOCKS_PER_SM) at other
-values; each configuration compiles its own kernel. Needs a GPU:
-    PYTHONPATH=src python3 benchmarks/spliced_gpu.py [--sweep] [--repeats 5]
+values, and the solver at 4 rows per lane (no rows-per-lane dispatch); each configuration
+compiles its own kernel. ``--tail`` times the paper set's kernel without its longest dependent
+chains (the five cases of its K = 622 base) and those cases alone: whether the launch ends on
+its critical path. Needs a GPU:
+    PYTHONPATH=src python3 benchmarks/spliced_gpu.py [--sweep] [--tail] [--repeats 5]
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set
 
 SWEEP = (
     {},
-    {"MIN_LANE_ROWS": 2},
+    {"rows_per_lane": 4},
     {"FLAG_COLUMNS": 16},
 )
 
@@ -41,8 +44,8 @@ def median_time(fn, repeats: int, before=None) -> tuple[float, float]:
     return statistics.median(ts), statistics.median(ks)
 
 
-def measure(repeats: int, paper, sets10, il1) -> dict[str, tuple[float, float]]:
-    gpu = GpuSolver()
+def measure(repeats: int, paper, sets10, il1, **solver_args) -> dict[str, tuple[float, float]]:
+    gpu = GpuSolver(**solver_args)
 
     def score(cases, traceback=False):
         def run():
@@ -64,6 +67,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--tail", action="store_true")
     args = ap.parse_args()
     paper = paper_set()
     sets10 = [c for s in range(10) for c in paper_set(2012 + s)]
@@ -78,10 +82,12 @@ def main() -> None:
     defaults = {k: getattr(plan, k) for k in ("MIN_LANE_ROWS", "FLAG_COLUMNS", "MIN_BLOCKS_PER_SM")}
     for change in SWEEP if args.sweep else ({},):
         label = ", ".join(f"{k}={v}" for k, v in change.items()) or "shipped " + str(defaults)
+        solver_args = {k: v for k, v in change.items() if k == "rows_per_lane"}
         for k, v in {**defaults, **change}.items():
-            setattr(plan, k, v)
+            if k in defaults:
+                setattr(plan, k, v)
         try:
-            rows = measure(args.repeats, paper, sets10, il1)
+            rows = measure(args.repeats, paper, sets10, il1, **solver_args)
         except Exception as exc:  # one configuration failing must not hide the others
             print(f"{label:<44}{type(exc).__name__}: {exc}")
             continue
@@ -89,6 +95,18 @@ def main() -> None:
             print(f"{label:<44}{work:<14}{t*1e3:>9.2f}{k:>11.2f}{cells[work]/t/1e9:>8.0f}", flush=True)
     for k, v in defaults.items():
         setattr(plan, k, v)
+    if args.tail:
+        longest = max(c.K for c in paper)
+        parts = {"paper set": paper, "without K max": [c for c in paper if c.K < longest],
+                 "K max only": [c for c in paper if c.K == longest]}
+        gpu = GpuSolver()
+        for label, cases in parts.items():
+            def run(cases=cases):
+                gpu.solve_many(cases, traceback=False)
+                return sum(gpu.kernel_ms)
+            t, k = median_time(run, args.repeats)
+            work = sum(c.cells for c in cases)
+            print(f"{'tail: ' + label:<44}{len(cases):<14}{t*1e3:>9.2f}{k:>11.2f}{work/t/1e9:>8.0f}", flush=True)
 
 
 if __name__ == "__main__":

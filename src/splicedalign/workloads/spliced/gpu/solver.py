@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from splicedalign.gpu import device
-from splicedalign.workloads.spliced.backtrack import chain_alignment, trace_chain
+from splicedalign.workloads.spliced.backtrack import chain_alignments_many, trace_chain
 from splicedalign.workloads.spliced.base import LastRowSolver
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
@@ -260,23 +260,15 @@ class GpuSolver(LastRowSolver):
     @staticmethod
     def _traced(batch: Sequence[TestCase], info: TraceInputs, out_case: np.ndarray, out_exon: np.ndarray,
                 ops: np.ndarray) -> list[tuple]:
-        """(chain, alignment, seconds) per case from trace_chains' output: case c's chain exons
-        in trace order (last first) at its first exon slots, its ops forward at the end of its
-        region."""
-        lengths, totals = out_case.reshape(-1, 2).T.tolist()
-        slots = out_exon.reshape(-1, 4)
-        heads = info.cases[:, TRACE_CASE_FIELDS.index("exon0")].tolist()
-        ends = info.cases[:, TRACE_CASE_FIELDS.index("ops")].tolist()
-        data = ops.tobytes()
-        out = []
-        for c, case in enumerate(batch):
-            t0 = time.perf_counter()
-            a, length = heads[c], lengths[c]
-            pos, entered, stop, counts = slots[a:a + length][::-1].T.tolist()
-            chain, alignment = chain_alignment(case, [p - a for p in pos], entered, stop, counts,
-                                               data[ends[c] - totals[c]:ends[c]])
-            out.append((chain, alignment, time.perf_counter() - t0))
-        return out
+        """(chain, alignment, seconds) per case from trace_chains' output (case c's chain exons
+        in trace order at its first exon slots, its ops forward at the end of its region), built
+        for the whole batch at once; the batch's seconds are apportioned by ops."""
+        t0 = time.perf_counter()
+        lengths, totals = out_case.reshape(-1, 2).T
+        traced = chain_alignments_many(batch, info.cases[:, TRACE_CASE_FIELDS.index("exon0")], lengths, totals,
+                                       out_exon.reshape(-1, 4), info.cases[:, TRACE_CASE_FIELDS.index("ops")], ops)
+        share = (time.perf_counter() - t0) / max(1, int(totals.sum()))
+        return [(chain, alignment, share * t) for (chain, alignment), t in zip(traced, totals.tolist())]
 
     def _results(self, batch: Sequence[TestCase], plan: Plan, finals: np.ndarray, t_score: float,
                  traced: list[tuple] | None) -> list[Result]:
