@@ -18,7 +18,7 @@ import pytest
 
 from splicedalign.workloads.spliced.backtrack import chain_alignments_many
 from splicedalign.workloads.spliced.records import (
-    OP_INS, OP_LETTERS, ExonAlignment, ExonAlignments, Result, Scoring, cigar_of)
+    OP_INS, OP_LETTERS, ExonAlignment, ExonAlignments, Scoring, cigar_of)
 from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import tiny_set
 
@@ -58,7 +58,8 @@ def test_new_records_equal_old_field_by_field(batch):
     cases, traced, _, old, new = batch
     assert len(new) == len(old) == len(cases)
     exons = 0
-    for case, (chain, alignment), (old_chain, old_alignment), (cpu_chain, cpu_alignment) in zip(cases, new, old, traced):
+    for case, (chain, alignment), (old_chain, old_alignment), (cpu_chain, cpu_alignment) in zip(
+            cases, new, old, traced):
         assert type(alignment) is ExonAlignments and type(old_alignment) is tuple
         assert chain == old_chain == cpu_chain and all(type(k) is int for k in chain), case.name
         assert len(alignment) == len(old_alignment) == len(cpu_alignment) == len(chain), case.name

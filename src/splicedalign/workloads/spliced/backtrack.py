@@ -18,8 +18,9 @@ from splicedalign.workloads.spliced.cpu_kernels import entry_row, fold_checkpoin
 Traced = tuple[tuple[int, ...], ExonAlignments]  # (chain: input exon indices, its alignments)
 
 
-def chains_and_alignments(cases: Sequence[TestCase], lengths: np.ndarray, totals: np.ndarray, positions: np.ndarray,
-                          entered: np.ndarray, ends: np.ndarray, counts: np.ndarray, ops: bytes) -> list[Traced]:
+def chains_and_alignments(cases: Sequence[TestCase], lengths: np.ndarray, totals: np.ndarray,
+                          positions: np.ndarray, entered: np.ndarray, ends: np.ndarray, counts: np.ndarray,
+                          ops: bytes) -> list[Traced]:
     """Chain and alignments of each traced path of a batch: the one place their records are made.
 
     Case c's chain has ``lengths[c]`` exons; the arrays hold the batch's chain exons case by
