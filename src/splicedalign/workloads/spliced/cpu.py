@@ -11,24 +11,34 @@ import numpy as np
 
 from splicedalign.core.logs import Progress
 from splicedalign.workloads.spliced.base import LastRowSolver
-from splicedalign.workloads.spliced.cpu_kernels import (group_entry_rows, sequential_last_rows, start_row,
-                                                        sweep_exon_strips, sweep_group)
-from splicedalign.workloads.spliced.estimate import groups
+from splicedalign.workloads.spliced.cpu_kernels import (COUNTER_STRIDE, sequential_last_rows, start_row,
+                                                        sweep_case_strips)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 CHUNK_CELLS = 200_000_000  # about 0.2 s of work between progress checks
-# A parallel region costs a few microseconds on idle cores but waits for its slowest thread:
-# with another process on a core it can cost milliseconds. From these sizes (about 0.4 ms of
-# work per thread) it pays on the IL1RAPL1-shaped case; measurements in docs/pipeline.md.
-MIN_PARALLEL_CELLS = 500_000
-# A lone exon is cut into column strips (one per thread, at least MIN_STRIP_WIDTH columns)
-# from STRIP_CELLS cells per strip (its wavefront opens ~5 parallel regions per strip).
-STRIP_CELLS = 500_000
-MIN_STRIP_WIDTH = 128
-# Below this a case runs on one thread (measured on a shared 2-core machine: paper-shaped
-# cases of 20-100 M cells ran at a median 0.7x of sequential with parallel regions, a 0.8 ms
-# case took 1-7 ms). Smaller cases get their parallelism across a batch (solve_many).
+# Below this a case runs on one thread and gets its parallelism across a batch (solve_many).
+# One parallel region per chunk costs microseconds on idle cores, but a strip that loses its
+# core to another process holds up every strip to its right (measured on a shared 2-core
+# machine; docs/pipeline.md).
 MIN_CASE_CELLS = 100_000_000
+# Narrowest strip: on one core, strips of 74 columns ran as fast as whole rows, 37 slower.
+MIN_STRIP_WIDTH = 64
+# Rows per pipeline step: strip s starts a tile once strip s-1 has finished its rows, so the
+# pipeline fills in strips x TILE_ROWS rows; a tile of 148 columns is a few microseconds.
+TILE_ROWS = 32
+
+
+def chunks(case: TestCase, chunk_cells: int = CHUNK_CELLS) -> list[tuple[int, int, int]]:
+    """(k0, k1, cells done after exon k1-1): runs of exons of about ``chunk_cells`` cells (at
+    least one exon each), so progress reports keep flowing on long cases."""
+    done = np.cumsum((case.last_sorted - case.first_sorted + 1) * case.n)
+    out, k0 = [], 0
+    while k0 < case.K:
+        k1 = int(np.searchsorted(done, done[k0] + chunk_cells, side="right"))
+        k1 = min(max(k1, k0 + 1), case.K)
+        out.append((k0, k1, int(done[k1 - 1])))
+        k0 = k1
+    return out
 
 
 class SequentialSolver(LastRowSolver):
@@ -42,79 +52,67 @@ class SequentialSolver(LastRowSolver):
         R = np.empty(case.n + 1, dtype=prof.dtype)
         start_row(case.n, gap, R)
         by_last = case.by_last
-        # Chunks of about CHUNK_CELLS keep progress reports flowing on long cases.
-        done = np.cumsum((case.last_sorted - case.first_sorted + 1) * case.n)
         progress = Progress(f"{case.name} [{self.name}]", case.cells)
-        p, k0 = 0, 0
-        while k0 < case.K:
-            k1 = int(np.searchsorted(done, done[k0] + CHUNK_CELLS, side="right")) or k0 + 1
-            k1 = min(max(k1, k0 + 1), case.K)
+        p = 0
+        for k0, k1, done in chunks(case):
             p = sequential_last_rows(case.base_codes, prof, case.first_sorted, case.last_sorted,
                                      by_last, gap, rows, R, p, k0, k1)
-            progress.update(int(done[k1 - 1]), f"exon {k1}/{case.K}")
-            k0 = k1
+            progress.update(done, f"exon {k1}/{case.K}")
         return rows
 
 
-def parallel_plan(case: TestCase, threads: int, min_cells: int = MIN_PARALLEL_CELLS,
-                  strip_cells: int = STRIP_CELLS, min_case_cells: int = MIN_CASE_CELLS) -> list[tuple[int, int, int]]:
-    """(a, b, strips) for the exon ranges that run in parallel, in order; the exons between
-    them run one after another. strips 0: a group of two or more exons with at least
-    ``min_cells`` cells, its exons on the threads; strips > 1: a lone exon with at least
-    ``strip_cells`` cells per strip, its columns cut into that many strips. Nothing for a
-    case under ``min_case_cells``."""
-    out, a = [], 0
-    if case.cells < min_case_cells:
-        return out
-    lengths = case.last_sorted - case.first_sorted + 1
-    most_strips = min(threads, case.n // MIN_STRIP_WIDTH)
-    for g in groups(case.first_sorted, case.last_sorted):
-        b = a + len(g)
-        cells = int(lengths[a:b].sum()) * case.n
-        if b - a > 1 and cells >= min_cells:
-            out.append((a, b, 0))
-        elif b - a == 1 and most_strips > 1:
-            strips = min(most_strips, cells // max(1, strip_cells))
-            if strips > 1:
-                out.append((a, b, strips))
-        a = b
-    return out
+def strip_pipeline_last_rows(case: TestCase, prof: np.ndarray, gap, width: int, tile_rows: int,
+                             label: str = "", chunk_cells: int = CHUNK_CELLS) -> np.ndarray:
+    """As SequentialSolver.last_rows, with the columns cut into strips of ``width`` and the
+    strips run as a pipeline on the threads (cpu_kernels.sweep_case_strips), one parallel
+    region per chunk of exons; each strip's fold (F[s], p[s]) carries over between chunks."""
+    n = case.n
+    strips = -(-n // width)
+    R = np.empty(n + 1, dtype=prof.dtype)
+    start_row(n, gap, R)
+    # strip s's fold (columns lo-1..hi) in F[s]; rows padded to whole cache lines (no sharing)
+    F = np.empty((strips, -(-(width + 1) // 32) * 32), dtype=prof.dtype)
+    for s in range(strips):
+        part = R[s * width: (s + 1) * width + 1]
+        F[s, :len(part)] = part
+    p = np.zeros(strips, dtype=np.int64)
+    parts = chunks(case, chunk_cells)
+    heights = case.last_sorted - case.first_sorted + 1
+    L = np.empty((strips + 1, max(int(heights[k0:k1].sum()) for k0, k1, _ in parts)), dtype=prof.dtype)
+    H = np.empty((strips, n + 1), dtype=prof.dtype)
+    rows = np.empty((case.K, n + 1), dtype=prof.dtype)
+    progress = Progress(label or case.name, case.cells)
+    for k0, k1, done in parts:
+        sweep_case_strips(case.base_codes, prof, case.first_sorted, case.last_sorted, case.by_last, gap,
+                          rows, k0, k1, width, tile_rows, F, p, H, L,
+                          np.zeros(strips * COUNTER_STRIDE, dtype=np.int64))
+        progress.update(done, f"exon {k1}/{case.K}")
+    return rows
 
 
 class MulticoreSolver(LastRowSolver):
     """All cores (numba's thread count): a batch runs its cases in parallel, each on one
-    core, largest first; a single case sweeps the exons of each large group (SPEC §3) in
-    parallel and cuts each large lone exon into column strips, the rest in order."""
+    core, largest first; a single case of at least ``min_case_cells`` cells cuts the target's
+    columns into one strip per thread and runs the strips as a pipeline over all its exons'
+    rows (cpu_kernels.sweep_case_strips), the GPU wavefront's scheme on CPU threads."""
 
     name = "multicore"
 
-    def __init__(self, min_parallel_cells: int = MIN_PARALLEL_CELLS, strip_cells: int = STRIP_CELLS,
-                 min_case_cells: int = MIN_CASE_CELLS) -> None:
-        self.min_parallel_cells, self.strip_cells, self.min_case_cells = min_parallel_cells, strip_cells, min_case_cells
+    def __init__(self, min_case_cells: int = MIN_CASE_CELLS, min_strip_width: int = MIN_STRIP_WIDTH,
+                 tile_rows: int = TILE_ROWS) -> None:
+        self.min_case_cells, self.min_strip_width, self.tile_rows = min_case_cells, min_strip_width, tile_rows
         self._serial = SequentialSolver()
 
+    def strip_width(self, case: TestCase, threads: int) -> int:
+        """Columns per strip: the columns shared by the threads, at least min_strip_width."""
+        return max(self.min_strip_width, -(-case.n // threads))
+
     def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
-        rows = np.empty((case.K, case.n + 1), dtype=prof.dtype)
-        gap = prof.dtype.type(scoring.gap)
-        R = np.empty(case.n + 1, dtype=prof.dtype)
-        start_row(case.n, gap, R)
-        first, last = case.first_sorted, case.last_sorted
-        args = (first, last, case.by_last)
-        p, k = 0, 0
-        for a, b, strips in parallel_plan(case, numba.get_num_threads(), self.min_parallel_cells,
-                                          self.strip_cells, self.min_case_cells):
-            p = sequential_last_rows(case.base_codes, prof, *args, gap, rows, R, p, k, a)
-            p = group_entry_rows(*args, rows, R, p, a, b)
-            if strips:
-                height = int(last[a] - first[a] + 1)
-                block = max(4, -(-height // (16 * strips)) * 4)  # ~4 row blocks per strip
-                sweep_exon_strips(case.base_codes, prof, int(first[a]), int(last[a]), gap, rows[a],
-                                  strips, block)
-            else:
-                sweep_group(case.base_codes, prof, first, last, gap, rows, a, b)
-            k = b
-        sequential_last_rows(case.base_codes, prof, *args, gap, rows, R, p, k, case.K)
-        return rows
+        width = self.strip_width(case, numba.get_num_threads())
+        if case.cells < self.min_case_cells or width >= case.n:
+            return self._serial.last_rows(case, scoring, prof)
+        return strip_pipeline_last_rows(case, prof, prof.dtype.type(scoring.gap), width, self.tile_rows,
+                                        f"{case.name} [{self.name}]")
 
     def _one_core(self, case: TestCase, scoring: Scoring, traceback: bool) -> Result:
         return dataclasses.replace(self._serial.solve(case, scoring, traceback), solver=self.name)

@@ -7,7 +7,10 @@ Exons are in (first, last) order throughout; ``last_rows[k]`` is S(last(k), ., k
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from splicedalign.core.alphabet import BASE_WILDCARD, TARGET_WILDCARD
 from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Scoring
@@ -44,38 +47,43 @@ def sweep_tile(base, prof, i0, i1, lo, hi, gap, H, corner, left_in, left_out):
 
     Four rows per pass over the columns: the passes' horizontal dependency chains are
     independent, so the CPU overlaps them, and H is read and written once per four rows.
+    The inner loops index views of columns lo..hi from 0, so the compiler knows every index
+    is non-negative and drops numba's negative-index wraparound from them (with a variable
+    ``lo`` it cost 19% of the sweep).
     """
+    Hs = H[lo:hi + 1]
+    w = Hs.shape[0]
     i = i0
     while i + 3 <= i1:
         r = i - i0
-        p0 = prof[base[i - 1]]
-        p1 = prof[base[i]]
-        p2 = prof[base[i + 1]]
-        p3 = prof[base[i + 2]]
+        p0 = prof[base[i - 1], lo:hi + 1]
+        p1 = prof[base[i], lo:hi + 1]
+        p2 = prof[base[i + 1], lo:hi + 1]
+        p3 = prof[base[i + 2], lo:hi + 1]
         d0 = corner if r == 0 else left_in[r - 1]
         l0, l1, l2, l3 = left_in[r], left_in[r + 1], left_in[r + 2], left_in[r + 3]
         d1, d2, d3 = l0, l1, l2
-        for j in range(lo, hi + 1):
-            up = H[j]
+        for j in range(w):
+            up = Hs[j]
             h0 = max(d0 + p0[j], max(up, l0) - gap)
             h1 = max(d1 + p1[j], max(h0, l1) - gap)
             h2 = max(d2 + p2[j], max(h1, l2) - gap)
             h3 = max(d3 + p3[j], max(h2, l3) - gap)
             d0, d1, d2, d3 = up, h0, h1, h2
             l0, l1, l2, l3 = h0, h1, h2, h3
-            H[j] = h3
+            Hs[j] = h3
         left_out[r], left_out[r + 1], left_out[r + 2], left_out[r + 3] = l0, l1, l2, l3
         i += 4
     while i <= i1:
         r = i - i0
-        p = prof[base[i - 1]]
+        p = prof[base[i - 1], lo:hi + 1]
         d = corner if r == 0 else left_in[r - 1]
         left = left_in[r]
-        for j in range(lo, hi + 1):
-            up = H[j]
+        for j in range(w):
+            up = Hs[j]
             h = max(d + p[j], max(up, left) - gap)
             d = up
-            H[j] = h
+            Hs[j] = h
             left = h
         left_out[r] = left
         i += 1
@@ -99,41 +107,6 @@ def sweep_exon(base, prof, first, last, gap, H):
     column_zero(h0, gap, rows, left)
     sweep_tile(base, prof, first, last, 1, H.shape[0] - 1, gap, H, h0, left, right)
     H[0] = left[rows - 1]
-
-
-@njit(cache=True, parallel=True)
-def sweep_exon_strips(base, prof, first, last, gap, H, strips, block):
-    """As sweep_exon, with the columns cut into ``strips`` strips on all threads.
-
-    Tiles of ``block`` rows x one strip run as a wavefront: tile (b, s) needs tile (b-1, s)
-    (the rows above, in H) and tile (b, s-1) (its left column, in L[s], and the corner, in
-    C[s, b]), so the tiles of one anti-diagonal b + s are independent. The only parallel
-    region is the prange over one diagonal's tiles.
-    """
-    n = H.shape[0] - 1
-    rows = last - first + 1
-    nb = (rows + block - 1) // block
-    width = (n + strips - 1) // strips
-    L = np.empty((strips + 1, rows), dtype=H.dtype)  # L[s]: column lo(s)-1, every row
-    C = np.empty((strips + 1, nb + 1), dtype=H.dtype)  # C[s, b]: column lo(s)-1, row above block b
-    h0 = H[0]
-    column_zero(h0, gap, rows, L[0])
-    C[0, 0] = h0
-    for b in range(1, nb):
-        C[0, b] = L[0, b * block - 1]
-    for s in range(1, strips):
-        C[s, 0] = H[min(n, s * width)]
-    for d in range(nb + strips - 1):
-        for s in prange(strips):
-            b = d - s
-            lo = 1 + s * width
-            hi = min(n, lo + width - 1)
-            if 0 <= b < nb and lo <= hi:
-                a = b * block
-                z = min(rows, a + block)
-                sweep_tile(base, prof, first + a, first + z - 1, lo, hi, gap, H, C[s, b], L[s, a:z], L[s + 1, a:z])
-                C[s + 1, b + 1] = L[s + 1, z - 1]
-    H[0] = L[0, rows - 1]
 
 
 @njit(cache=True, nogil=True)
@@ -171,31 +144,120 @@ def sequential_last_rows(base, prof, first, last, by_last, gap, last_rows, R, p,
     return p
 
 
-@njit(cache=True, nogil=True)
-def group_entry_rows(first, last, by_last, last_rows, R, p, a, b):
-    """Entry rows of the exons a..b-1 of one group (SPEC §3), written into their last_rows.
+@intrinsic
+def load_acquire(typingctx, counters, i):
+    """counters[i] read with acquire order: never hoisted out of a loop, and the writes its
+    writer made before the matching store_release are visible after it."""
+    def codegen(context, builder, sig, args):
+        return builder.load_atomic(_item_pointer(context, builder, sig, args), "acquire", 8)
+    return types.int64(counters, i), codegen
 
-    No member of a group ends before another member starts, so every entry row is known
-    before any member is swept. Returns the new ``p``, as sequential_last_rows.
+
+@intrinsic
+def store_release(typingctx, counters, i, value):
+    """counters[i] = value with release order (every earlier write is visible first)."""
+    def codegen(context, builder, sig, args):
+        value = context.cast(builder, args[2], sig.args[2], types.int64)
+        builder.store_atomic(value, _item_pointer(context, builder, sig, args), "release", 8)
+        return context.get_dummy_value()
+    return types.void(counters, i, value), codegen
+
+
+def _item_pointer(context, builder, sig, args):
+    aryty = sig.args[0]
+    ary = context.make_array(aryty)(context, builder, args[0])
+    return cgutils.get_item_pointer(context, builder, aryty, ary, [context.cast(builder, args[1], sig.args[1], types.intp)])
+
+
+@intrinsic
+def sched_yield(typingctx):
+    """POSIX sched_yield: gives the core to another runnable thread (a waiting strip whose
+    producer lost its core to another process)."""
+    def codegen(context, builder, sig, args):
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(32), []), "sched_yield")
+        builder.call(fn, [])
+        return context.get_dummy_value()
+    return types.void(), codegen
+
+
+SPINS_BEFORE_YIELD = 1000
+
+
+@njit(cache=True, nogil=True)
+def wait_for(done, s, rows):
+    """Until done[s] >= rows: spin (the producer is a tile, a few microseconds, ahead), then
+    yield the core between checks."""
+    spins = 0
+    while load_acquire(done, s) < rows:
+        spins += 1
+        if spins > SPINS_BEFORE_YIELD:
+            sched_yield()
+
+
+# Counters sit this many int64 apart (two cache lines), so a strip's store does not take
+# the line its neighbours are polling or writing.
+COUNTER_STRIDE = 16
+
+
+@njit(cache=True, nogil=True)
+def sweep_strip(base, prof, first, last, by_last, gap, last_rows, k0, k1, lo, hi, block, R, q, H, L, s, done):
+    """Columns lo..hi of the exons k0..k1-1 (SPEC §2), strip ``s`` of the case's strip pipeline.
+
+    The exons' rows, one after another, are the rows of the chunk (exon k0's first row is chunk
+    row 0). Every row's column lo-1 comes from L[s] (strip 0 makes it from the recurrence's
+    column 0) and its column hi goes to L[s+1]; done[s * COUNTER_STRIDE] counts the chunk rows
+    finished here, and a tile of ``block`` rows starts once strip s-1's count covers its rows.
+    ``R`` is this strip's fold of the entry row over columns lo-1..hi, ``q`` how many exons by
+    last it has folded: column lo-1 of a folded last row is strip s-1's, stored before strip s-1
+    counted that exon's rows. ``H`` (n+1, only lo..hi used) is this strip's own current row, so
+    no other thread writes its cache lines; each exon's last row is copied to last_rows[k, lo..hi]
+    (strip 0 also column 0). Returns the new ``q``.
     """
     K = first.shape[0]
-    for k in range(a, b):
-        while p < K and last[by_last[p]] < first[k]:
-            fold_max(R, last_rows[by_last[p]])
-            p += 1
-        last_rows[k, :] = R
-    return p
+    g = 0  # chunk row of exon k's first row
+    for k in range(k0, k1):
+        while q < K and last[by_last[q]] < first[k]:
+            fold_max(R, last_rows[by_last[q], lo - 1:hi + 1])
+            q += 1
+        H[lo:hi + 1] = R[1:]
+        rows = last[k] - first[k] + 1
+        if s == 0:
+            column_zero(R[0], gap, rows, L[0, g:g + rows])
+        corner = R[0]
+        for a in range(0, rows, block):
+            z = min(rows, a + block)
+            if s > 0:
+                wait_for(done, (s - 1) * COUNTER_STRIDE, g + z)
+            sweep_tile(base, prof, first[k] + a, first[k] + z - 1, lo, hi, gap, H, corner,
+                       L[s, g + a:g + z], L[s + 1, g + a:g + z])
+            corner = L[s, g + z - 1]
+            if a + block >= rows:  # the exon's last row, before the count says it is done
+                last_rows[k, lo:hi + 1] = H[lo:hi + 1]
+                if s == 0:
+                    last_rows[k, 0] = L[0, g + rows - 1]
+            store_release(done, s * COUNTER_STRIDE, g + z)
+        g += rows
+    return q
 
 
 @njit(cache=True, parallel=True)
-def sweep_group(base, prof, first, last, gap, last_rows, a, b):
-    """Sweep the exons a..b-1 of one group on all threads, each from its entry row.
+def sweep_case_strips(base, prof, first, last, by_last, gap, last_rows, k0, k1, width, block, F, p, H, L, done):
+    """Last rows of exons k0..k1-1 with the columns cut into strips of ``width`` columns, one
+    per thread, all running at once as a pipeline (sweep_strip): strip s trails strip s-1 by
+    about a tile. The only parallel region of the CPU solvers, one per call.
 
-    The only parallel region of the CPU solvers: the body is one prange, so numba adds no
-    other (per-statement) parallel loops.
+    F[s, :width+1] and p[s] are strip s's fold and fold count, carried between calls; H is
+    (strips, n+1) scratch; L has strips+1 rows of at least the chunk's rows; done has
+    strips * COUNTER_STRIDE zeros. A strip waits only for strips to its left, so any thread
+    count finishes provided each thread runs its strips in increasing order (numba's static
+    schedule does); with fewer threads than strips, one thread's strips run one after another.
     """
-    for k in prange(a, b):
-        sweep_exon(base, prof, first[k], last[k], gap, last_rows[k])
+    n = last_rows.shape[1] - 1
+    for s in prange(F.shape[0]):
+        lo = 1 + s * width
+        hi = min(n, lo + width - 1)
+        p[s] = sweep_strip(base, prof, first, last, by_last, gap, last_rows, k0, k1, lo, hi, block,
+                           F[s, :hi - lo + 2], p[s], H[s], L, s, done)
 
 
 @njit(cache=True, nogil=True)
