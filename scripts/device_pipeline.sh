@@ -13,15 +13,22 @@
 # too), plus each summary.tsv. Without a GPU the same run marks the GPU solvers n/a.
 #
 # Usage: scripts/device_pipeline.sh [OUTDIR]      (default $OUT, else device_out/pipeline)
-#   WHEELS=.device_wheels  CORES=$(nproc)  PAPER_CASES=200 (first N of the 1,010; 0 skips it)
+#   WHEELS=.device_wheels  CORES=$(nproc)  SETS="bundled paper" (the runs, in order)
+#   PAPER_EVERY=15, PAPER_MAX_CELLS=200000000: the paper-shaped set's sample, every 15th of its
+#   1,010 cases (the manifest lists them gene by gene, largest gene first, so its first cases
+#   are not a sample) up to 200 M cells (its one 575 kbp gene, 5 cases of 744 M cells, holds a
+#   quarter of the cells and takes ~25 s per case for the paper's accelerators); PAPER_EVERY=1
+#   with PAPER_MAX_CELLS=null is the whole set (an hour of jobs with every solver)
 #   PAPER_SOLVERS="[sequential, multicore, accel1, accel2, gpu]"  BUDGET_S=0 (whole-script
-#   limit in seconds: the paper run is stopped in time to keep the bundled results; 0 = none)
+#   limit in seconds: a run still going then is stopped in time to tar the rest; 0 = none)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUTDIR=${1:-${OUT:-device_out/pipeline}}
 WHEELS=${WHEELS:-.device_wheels}
 CORES=${CORES:-$(nproc)}
-PAPER_CASES=${PAPER_CASES:-200}
+SETS=${SETS:-bundled paper}
+PAPER_EVERY=${PAPER_EVERY:-15}
+PAPER_MAX_CELLS=${PAPER_MAX_CELLS:-200000000}
 PAPER_SOLVERS=${PAPER_SOLVERS:-"[sequential, multicore, accel1, accel2, gpu]"}
 BUDGET_S=${BUDGET_S:-0}
 START=$(date +%s)
@@ -82,16 +89,25 @@ run() {
         "$(python3 -c "print(f'{$t1 - $t0:.1f}')")" "$rc" "$WORK"
 }
 
-run bundled "workloads: [spliced]
+for set in $SETS; do
+    case $set in
+    bundled) run bundled "workloads: [spliced]
 dataset: bundled
-solvers: auto"
-if ((PAPER_CASES > 0)); then
-    run paper "workloads: [spliced]
+solvers: auto" ;;
+    paper)
+        # the sample's case ids, from the same seeded generator the pipeline's rule runs
+        splicedalign synthetic paper "$WORK/paper-ids" >"$WORK/paper-ids.log" 2>&1 || { cat "$WORK/paper-ids.log"; continue; }
+        include=$(python3 -c "import csv, sys; rows = list(csv.DictReader(open(sys.argv[1]), delimiter='\t'))
+print(', '.join(r['case'] for r in rows[::int(sys.argv[2])]))" "$WORK/paper-ids/cases.tsv" "$PAPER_EVERY")
+        rm -rf "$WORK/paper-ids"
+        run paper "workloads: [spliced]
 dataset: synthetic
 synthetic: {set: paper, seed: null}
-cases: {include: [], max_cells: null, limit: $PAPER_CASES}
-solvers: $PAPER_SOLVERS"
-fi
+cases: {include: [$include], max_cells: $PAPER_MAX_CELLS, limit: null}
+solvers: $PAPER_SOLVERS" ;;
+    *) echo "device_pipeline: unknown set '$set' in SETS (bundled, paper)" >&2 ;;
+    esac
+done
 
 # ---- what comes back: one tarball (results without the data copies, Snakemake's logs)
 cp "$WORK"/summary-*.tsv "$OUTDIR"/ 2>/dev/null
