@@ -23,6 +23,7 @@ import numpy as np
 
 from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.bench import timed_batch
+from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.solvers import get_solver
 
@@ -73,21 +74,26 @@ def main() -> None:
 
 def scaling(case, scoring: Scoring, repeats: int, threads: int) -> None:
     """Score-only multicore time of one case against sequential's at 1, 2, 4, ... threads,
-    and whether multicore's last rows (and, at the most threads, chain) equal sequential's."""
+    and whether multicore's last rows (every column; at the most threads also the score,
+    chain and alignment) equal sequential's."""
     base = timed_batch("sequential", [case], scoring, repeats, False)["seconds"]
     want = get_solver("sequential").solve(case, scoring, traceback=True)
+    prof = profile(case.target_codes, scoring, score_dtype(case.m, case.n, scoring))
+    rows = get_solver("sequential").last_rows(case, scoring, prof)
     print(f"# {case.name}: sequential {base:.3f} s; multicore by thread count")
     print(f"{'threads':>7} {'seconds':>9} {'min-max':>15} {'speedup':>8}  identical")
     counts = sorted({1 << i for i in range(threads.bit_length())} | {threads})
     for t in counts:
         numba.set_num_threads(t)
         rec = timed_batch("multicore", [case], scoring, repeats, False)
-        got = get_solver("multicore").solve(case, scoring, traceback=t == threads)
-        same = got.score == want.score and np.array_equal(got.last_row_scores, want.last_row_scores)
+        same = np.array_equal(get_solver("multicore").last_rows(case, scoring, prof), rows)
         if t == threads:
-            same = same and got.chain == want.chain and got.alignment == want.alignment
+            got = get_solver("multicore").solve(case, scoring, traceback=True)
+            same = same and (got.score, got.chain, got.alignment) == (want.score, want.chain, want.alignment)
+            same = same and np.array_equal(got.last_row_scores, want.last_row_scores)
         print(f"{t:>7} {rec['seconds']:>9.3f} {rec['seconds_min']:.3f}-{rec['seconds_max']:.3f} "
               f"{base / rec['seconds']:>7.2f}x  {'yes' if same else 'NO'}", flush=True)
+    print(f"# numba threading layer: {numba.threading_layer()}")
     numba.set_num_threads(threads)
 
 
