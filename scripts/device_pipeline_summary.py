@@ -25,18 +25,34 @@ SUMMARY_COLUMNS = ["solver", "device", "status", "cases", "avg_mcups", "max_mcup
 
 
 def job_blocks(log: str) -> list[dict[str, str]]:
-    """Snakemake's job announcements: rule, wildcards and resources of each job started."""
+    """Snakemake's job announcements: rule, jobid, wildcards and resources of each job started."""
     jobs = []
     for block in re.split(r"\n\s*\n", log):
         rule = re.search(r"^(?:local)?(?:rule|checkpoint) (\w+):", block, re.M)
-        if rule is None or "jobid:" not in block:
+        jobid = re.search(r"^\s+jobid: (\d+)$", block, re.M)
+        if rule is None or jobid is None:
             continue
         wildcards = re.search(r"^\s+wildcards: (.*)$", block, re.M)
         resources = re.search(r"^\s+resources: (.*)$", block, re.M)
         solver = re.search(r"solver=([\w-]+)", wildcards.group(1)) if wildcards else None
-        jobs.append({"rule": rule.group(1), "solver": solver.group(1) if solver else "",
+        jobs.append({"rule": rule.group(1), "jobid": jobid.group(1), "solver": solver.group(1) if solver else "",
                      "gpu": bool(resources and re.search(r"\bgpu=1\b", resources.group(1)))})
     return jobs
+
+
+def most_at_once(log: str, jobs: list[dict[str, str]]) -> int:
+    """The most gpu=1 jobs running at the same time, from the order of Snakemake's job
+    announcements and its 'Finished jobid: N' lines."""
+    gpu_ids = {j["jobid"] for j in jobs if j["gpu"]}
+    running: set[str] = set()
+    most = 0
+    for m in re.finditer(r"^\s+jobid: (\d+)$|^Finished jobid: (\d+)", log, re.M):
+        if m.group(1) in gpu_ids:
+            running.add(m.group(1))
+            most = max(most, len(running))
+        elif m.group(2):
+            running.discard(m.group(2))
+    return most
 
 
 def main(name: str, log_path: str, wall: str, rc: str, outdir: str) -> None:
@@ -52,6 +68,7 @@ def main(name: str, log_path: str, wall: str, rc: str, outdir: str) -> None:
     gpu_jobs = sum(n for (r, s), n in count.items() if s in gpu_names)
     gpu_line = (f"gpu=1 on {sum(declared.values())} of {len(jobs)} jobs: every one of the {gpu_jobs} GPU-solver jobs"
                 " and no other" if not wrong else f"gpu=1 NOT as expected for: {', '.join(wrong)}")
+    gpu_line += f"; at most {most_at_once(log, jobs)} gpu=1 job(s) running at once"
     print("  ", gpu_line)
 
     found = re.findall(r"(results/spliced/[^/\s,]+)/tables/summary\.tsv", log)
