@@ -8,6 +8,8 @@ solver that cannot run here (e.g. a GPU solver without a GPU).
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import importlib
 import logging
 import os
@@ -43,7 +45,27 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+# First collection threshold of a CLI process (Python's default is 700).
+GC_THRESHOLD = 50_000
+
+
+def tune_gc() -> None:
+    """Cyclic garbage collection for a short process. Its start-up (numpy, numba, and the
+    implementation registries numba imports at its first compiled call) creates ~100 k container
+    objects that live to the exit. At the default threshold the collector runs about 250 times
+    during a first align (2 full passes over them), and the interpreter's last collections at exit
+    traverse them again while tearing modules down: together a third of a one-case ``align``
+    (docs/pipeline.md). A larger threshold still collects cycles, in fewer passes; freezing at
+    exit (atexit runs before the teardown) leaves those objects to reference counting, so only
+    cyclic garbage still alive at exit goes with the process, whose finalizers Python does not
+    promise to run then anyway. Idempotent: ``main`` may run many times in one process (tests)."""
+    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
+    atexit.unregister(gc.freeze)
+    atexit.register(gc.freeze)
+
+
 def main(argv: list[str] | None = None) -> int:
+    tune_gc()
     args = parser().parse_args(argv)
     quiet = getattr(args, "quiet", False)
     log_to(None, logging.WARNING if quiet else logging.INFO, "splicedalign: %(message)s")
