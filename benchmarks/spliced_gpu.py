@@ -4,7 +4,7 @@ Columns: paper-shaped set (1,010 cases) score, cold (plan built and uploaded) an
 same case list again: plan and device inputs cached); 10 paper-shaped sets in one call, warm;
 IL1RAPL1-shaped score; the paper set and IL1RAPL1 with traceback (chains and alignments, traced
 on the device); the launches' kernel time of each (the wavefront's; traceback time is the rest). ``--sweep`` also times the kernel
-tuning constants of gpu/plan.py (MIN_LANE_ROWS, FLAG_COLUMNS, MIN_BLOCKS_PER_SM) at other
+tuning constants of gpu/plan.py (MIN_LANE_ROWS, MIN_BLOCKS_PER_SM) at other
 values, and the solver at 4 rows per lane (no rows-per-lane dispatch); each configuration
 compiles its own kernel. ``--tail`` times the paper set's kernel without its longest dependent
 chains (the five cases of its K = 622 base) and those cases alone: whether the launch ends on
@@ -26,7 +26,7 @@ from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set
 SWEEP = (
     {},
     {"rows_per_lane": 4},
-    {"FLAG_COLUMNS": 16},
+    {"MIN_LANE_ROWS": 8},
 )
 
 
@@ -79,7 +79,7 @@ def main() -> None:
     info = device.device_info()
     print(f"device: {info['name']} ({info['sms']} SMs)")
     print(f"{'configuration':<44}{'work':<14}{'ms':>9}{'kernel ms':>11}{'GCUPS':>8}")
-    defaults = {k: getattr(plan, k) for k in ("MIN_LANE_ROWS", "FLAG_COLUMNS", "MIN_BLOCKS_PER_SM")}
+    defaults = {k: getattr(plan, k) for k in ("MIN_LANE_ROWS", "MIN_BLOCKS_PER_SM")}
     for change in SWEEP if args.sweep else ({},):
         label = ", ".join(f"{k}={v}" for k, v in change.items()) or "shipped " + str(defaults)
         solver_args = {k: v for k, v in change.items() if k == "rows_per_lane"}

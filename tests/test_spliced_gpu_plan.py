@@ -59,15 +59,15 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | No
     """Row storage after running every task in launch order, as the kernel defines them; with
     ``moves`` (zeros of plan.moves_size), also the moves the recording variant writes."""
     gap = scoring.gap
-    rows = np.full(plan.rows_size, -(10**9), dtype=np.int64)
-    done = np.zeros(plan.tasks.shape[0], dtype=bool)
-    for i, rec in enumerate(plan.tasks.astype(np.int64)):
+    EMPTY = gpu_plan.empty(np.int64)
+    rows = np.full(plan.rows_size, EMPTY, dtype=np.int64)  # what the kernel polls for
+    for rec in plan.tasks.astype(np.int64):
         t = {name: int(rec[k]) for name, k in F.items()}
         n = t["n"]
         j = np.arange(n + 1)
-        for row, flag in ((t["in_row"], t["in_flag"]), (t["in2_row"], t["in2_flag"])):
-            assert (row == NONE) == (flag == NONE)
-            assert row == NONE or (0 <= flag < i and done[flag]), "task reads a row not produced before it"
+        for row in (t["in_row"], t["in2_row"]):  # written whole by a task earlier in launch order
+            assert row == NONE or (rows[row: row + n + 1] != EMPTY).all(), "task reads a row not produced before it"
+        assert (rows[t["out_row"]: t["out_row"] + n + 1] == EMPTY).all(), "a row written twice"
         # entry = max(in, in2); no `in`: the chain-start row; no `in2`: `in` alone
         entry = -gap * j if t["in_row"] == NONE else rows[t["in_row"] : t["in_row"] + n + 1]
         if t["in2_row"] != NONE:
@@ -101,7 +101,6 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | No
             if moves is not None:
                 record_moves(moves, t, ups, w_rows)
             rows[t["out_row"] : t["out_row"] + n + 1] = up - gap * (b + j)
-        done[i] = True
     return rows
 
 
@@ -145,13 +144,12 @@ def test_plan_shapes_and_order():
     strips = t[t[:, F["kind"]] == KIND_STRIP]
     assert strips[:, F["rows"]].min() >= 1 and strips[:, F["rows"]].max() <= 256
     assert (strips[:, F["rows"]].sum()) == sum(c.exon_length_sum for c in cases)
-    # every producer precedes its consumer in launch order, and flag and row agree
-    idx = np.arange(t.shape[0])
-    for row, flag in (("in_row", "in_flag"), ("in2_row", "in2_flag")):
-        has = t[:, F[row]] != NONE
-        assert ((t[:, F[flag]] != NONE) == has).all()
-        assert (t[has, F[flag]] < idx[has]).all()
-        assert (t[has, F[row]] == t[t[has, F[flag]], F["out_row"]]).all()
+    # every input row is the output row of a task earlier in launch order
+    writer = {int(r): i for i, r in enumerate(t[:, F["out_row"]])}
+    assert len(writer) == t.shape[0]
+    for row in ("in_row", "in2_row"):
+        for i in np.flatnonzero(t[:, F[row]] != NONE):
+            assert writer[int(t[i, F[row]])] < i
     folds = t[:, F["kind"]] == KIND_FOLD
     assert (t[folds, F["in2_row"]] != NONE).all()
     assert (t[:, F["out_row"]] % 4 == 0).all() and (t[:, F["tgt"]] % 4 == 0).all()
@@ -239,6 +237,7 @@ class _FakeCupy:
     asnumpy = staticmethod(lambda a, stream=None: np.array(a))
     empty = staticmethod(np.empty)
     zeros = staticmethod(np.zeros)
+    full = staticmethod(np.full)
 
     class cuda:  # noqa: N801 - mirrors cupy.cuda
         class Stream:
@@ -279,7 +278,8 @@ def _fake_function(file, name, all_names, defines):
     records = name.split(",")[3].strip(" >") == "true"
 
     def wavefront(grid, block, args):
-        tasks, ntasks, _, base, tsel, rows, _, moves, match, mismatch, gap = args
+        tasks, ntasks, _, base, tsel, rows, moves, match, mismatch, gap = args
+        assert (rows == gpu_plan.empty(rows.dtype)).all(), "row storage starts empty"
         plan = SimpleNamespace(tasks=tasks, base=base, target=(tsel & SEL_CODE_MASK).astype(np.uint8), rows_size=rows.size)
         if records:
             moves[:] = 0

@@ -8,8 +8,8 @@ in wavefront.cu:
   ceil(L / strip_rows) strips, the first one holding the remainder.
 * fold q of a case: M_q = max(M_{q-1}, last row of its q-th exon by ``last``), M_{-1} being the
   chain-start row. The entry row of exon k is M_{p_k - 1}, p_k = #exons with last < first(k).
-* every task writes one row (a strip its bottom row, a fold its M_q) and owns the progress flag
-  whose index is the task's index in launch order.
+* every task writes one row (a strip its bottom row, a fold its M_q), once; row storage starts
+  as ``empty`` so that a consumer can poll a row's words themselves.
 * two inputs per task, ``in`` and ``in2``, each a row of an earlier task or none: a task's
   entry row is max(in, in2), ``in`` = none meaning the chain-start row -gap*j and ``in2`` = none
   meaning no second row. A later strip of an exon reads the strip above it (``in``); an exon's
@@ -43,10 +43,8 @@ BLOCKS_PER_SM = 2_048 // THREADS
 
 # The task record: TASK_FIELDS int32 per task, field f at offset TASK_<F> (the kernel gets the
 # offsets as -D macros, see kernel_defines). None (no input row) is NONE.
-TASK_FIELDS = ("kind", "n", "tgt", "base", "rows", "lane_rows", "in_row", "in_flag", "in2_row", "in2_flag",
-               "out_row", "moves")
-(F_KIND, F_N, F_TGT, F_BASE, F_ROWS, F_LANE_ROWS, F_IN_ROW, F_IN_FLAG, F_IN2_ROW, F_IN2_FLAG,
- F_OUT_ROW, F_MOVES) = range(len(TASK_FIELDS))
+TASK_FIELDS = ("kind", "n", "tgt", "base", "rows", "lane_rows", "in_row", "in2_row", "out_row", "moves")
+(F_KIND, F_N, F_TGT, F_BASE, F_ROWS, F_LANE_ROWS, F_IN_ROW, F_IN2_ROW, F_OUT_ROW, F_MOVES) = range(len(TASK_FIELDS))
 NONE = -1
 NFIELDS = len(TASK_FIELDS)
 KIND_STRIP, KIND_FOLD = 0, 1
@@ -54,8 +52,8 @@ KIND_STRIP, KIND_FOLD = 0, 1
 # tgt + j); base (strip): offset of the strip's first exon row in the packed bases; rows
 # (strip): exon rows in the strip, 1..32*lane_rows; lane_rows (strip): rows each lane holds for
 # this strip, the least power of two >= MIN_LANE_ROWS that fits the strip (up to the launch's
-# rows_per_lane); in_row/in_flag, in2_row/in2_flag: the
-# inputs' row offsets and flags (task indices), NONE if absent; out_row: offset of the row
+# rows_per_lane); in_row, in2_row: the inputs' row offsets (rows of tasks earlier in launch
+# order), NONE if absent; out_row: offset of the row
 # this task writes; moves (strip): offset of the strip's moves, in MOVE_UNIT words, in the
 # move storage of a launch that records them (see below). Fields a kind does not use are 0.
 
@@ -71,8 +69,6 @@ NEG_SHIFT_INT, NEG_SHIFT_WIDE = 29, 60
 # down to MIN_LANE_ROWS; the kernel compiles the strip sweep for every power of two from there
 # to the launch's rows per lane. Each launch picks its own floor (launch.lane_rows_floor).
 MIN_LANE_ROWS = 4
-# The producer of a row publishes its progress flag every FLAG_COLUMNS columns.
-FLAG_COLUMNS = 32
 # The wavefront kernel's __launch_bounds__ minimum of resident blocks per SM (1: registers as
 # the compiler likes them; 4 caps them at 64 for 256 threads).
 MIN_BLOCKS_PER_SM = 1
@@ -122,7 +118,7 @@ def kernel_defines() -> dict[str, int]:
     out.update(TASK_FIELDS=len(TASK_FIELDS), TASK_NONE=NONE, KIND_FOLD=KIND_FOLD, COLS=COLS,
                THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM,
                MOVES_MIN_BLOCKS_PER_SM=MOVES_MIN_BLOCKS_PER_SM, MIN_LANE_ROWS=MIN_LANE_ROWS,
-               FLAG_COLUMNS=FLAG_COLUMNS, SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
+               SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
     out.update({f"TE_{name.upper()}": i for i, name in enumerate(TRACE_EXON_FIELDS)})
     out.update({f"TC_{name.upper()}": i for i, name in enumerate(TRACE_CASE_FIELDS)})
@@ -138,6 +134,12 @@ def kernel_header() -> str:
              "#pragma once"]
     lines += [f"#define {k} {v}" for k, v in kernel_defines().items()]
     return "\n".join(lines) + "\n"
+
+
+def empty(dtype) -> int:
+    """What row storage holds before a task writes a word: the least value of the score type
+    (wavefront.cu: a consumer polls a row's own words; scores never reach it)."""
+    return int(np.iinfo(dtype).min)
 
 
 def selectors(codes: np.ndarray) -> np.ndarray:
@@ -281,9 +283,7 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
 
     tasks = np.zeros((T, NFIELDS), np.int32)
     tasks[:, F_IN_ROW] = NONE
-    tasks[:, F_IN_FLAG] = NONE
     tasks[:, F_IN2_ROW] = NONE
-    tasks[:, F_IN2_FLAG] = NONE
     last_row = np.empty(E, np.int64)
     strip_task = np.empty(strip_base[E], np.int64)
     moves_at = 0  # move storage, in MOVE_UNIT words, strips in exon order
@@ -315,10 +315,8 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
                 tasks[t, F_LANE_ROWS] = lane_rows
                 if producer != NONE:
                     tasks[t, F_IN_ROW] = row_at[producer]
-                    tasks[t, F_IN_FLAG] = producer
                 if second != NONE:
                     tasks[t, F_IN2_ROW] = row_at[second]
-                    tasks[t, F_IN2_FLAG] = second
                 tasks[t, F_OUT_ROW] = row_at[t]
                 tasks[t, F_MOVES] = moves_at
                 skew = WARP - 1 - (WARP * lane_rows - rows) // lane_rows  # 31 - head
@@ -334,9 +332,7 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
             if q > 0:
                 producer = launch[fold_slot[fold_base[c] + q - 1]]
                 tasks[t, F_IN_ROW] = row_at[producer]
-                tasks[t, F_IN_FLAG] = producer
             tasks[t, F_IN2_ROW] = row_at[second]
-            tasks[t, F_IN2_FLAG] = second
             tasks[t, F_OUT_ROW] = row_at[t]
     return tasks, last_row, exon_start, row_at[T], strip_task, strip_base, moves_at
 

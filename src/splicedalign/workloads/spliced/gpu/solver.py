@@ -25,7 +25,7 @@ from splicedalign.workloads.spliced.base import LastRowSolver
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.plan import (
-    THREADS, TRACE_BLOCK_THREADS, TRACE_CASE_FIELDS, WARP, Plan, TraceInputs, build_plan, byte_profile_ok,
+    THREADS, TRACE_BLOCK_THREADS, TRACE_CASE_FIELDS, WARP, Plan, TraceInputs, build_plan, byte_profile_ok, empty,
     kernel_defines, score_ctype, selectors, trace_inputs)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
@@ -44,6 +44,7 @@ STAGES = ("plan", "launch", "finals", "traceback", "results")  # host seconds of
 # (no checked case needed int64 scores).
 DEVICE_TRACE = True
 OP_POISON = 0xFF  # what unwritten op bytes hold in checked runs (no op has this code)
+MOVES_POISON = 0xFFFFFFFF  # unwritten moves in checked runs: every cell "left", a wrong path
 
 
 def variant(ctype: str, rows_per_lane: int, bytes_profile: bool, moves: bool = False) -> tuple[int, str, tuple[str, ...]]:
@@ -93,7 +94,7 @@ class GpuSolver(LastRowSolver):
         self.rows_per_lane = rows_per_lane
         self.device_trace = device_trace  # None: DEVICE_TRACE for int scores (on_device)
         self.byte_profile = byte_profile  # None: PRMT byte profile whenever the scoring fits
-        self.poison = poison  # fill row storage with POISON first (checks that all is written)
+        self.poison = poison  # fill moves and traceback outputs with poison first (all must be written)
         self.kernel_ms: list[float] = []  # device time of each launch of the last call
         self.timing: dict[str, float] = {}  # host seconds of the last call, by stage
         self._cache: OrderedDict[tuple, _Inputs] = OrderedDict()
@@ -163,21 +164,21 @@ class GpuSolver(LastRowSolver):
         compute = self._stream_pair()[0]
         compute.wait_event(inputs.ready)
         with compute:
-            rows = cp.empty(plan.rows_size, dtype=np.int32 if ctype == "int" else np.int64)
-            if self.poison:
-                rows.fill(device.POISON)
+            dtype = np.int32 if ctype == "int" else np.int64
+            rows = cp.full(plan.rows_size, empty(dtype), dtype=dtype)  # words written become final
             ntasks = plan.tasks.shape[0]
-            flags = cp.zeros(ntasks, dtype=cp.int32)
             counter = cp.zeros(2, dtype=cp.int32)  # task counter, error word (a wait ran out)
             if record:
                 moves = cp.empty(plan.moves_size, dtype=cp.uint32)
+                if self.poison:
+                    moves.fill(MOVES_POISON)
             else:
                 if self._no_moves is None:
                     self._no_moves = cp.zeros(1, dtype=cp.uint32)
                 moves = self._no_moves
             start = compute.record()
             kernel((launch.grid(ntasks, device.device_info()["sms"]),), (THREADS,),
-                   (inputs.tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, flags, moves,
+                   (inputs.tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
                     np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap)))
             stop = compute.record()
             finals = rows[inputs.at]

@@ -16,7 +16,10 @@
 // in2 absent: in alone), so an exon's first strip combines M_{p-2} with the last row of the
 // (p-1)-th exon by `last` itself instead of waiting for fold p-1: on a dependent chain the row
 // that arrives last is that exon's, and the hand-off is strip -> strip.
-// Every row has a progress flag: how many of its leading columns are in global memory.
+// Rows validate themselves: row storage starts as EMPTY (the least value of the score type; the
+// host fills it before the launch) and each word is written once, so a word other than EMPTY is
+// final. Producers store with relaxed stores and no fence; a consumer polls the words it needs
+// with relaxed loads (one L2 round trip tells it both whether and what).
 //
 // Inside a strip, scores are shifted: h' = h + gap*(c + j), c = rows of the exon in the strip
 // so far. Then S = max(diag + w + 2gap, up, left) for an exon row, and
@@ -29,13 +32,14 @@
 //
 // Entry-row hand-off. A consumer on a dependent chain is usually caught up with its producer,
 // so every round trip to L2 on its path is paid at full latency: (1) the entry row is read in
-// windows: when the window is used up, one poll of the inputs' flags, then every lane loads
-// one of the next <= 32 published column blocks at once (two round trips per window, not one
-// per step); (2) the entry row enters at the first lane holding an exon row: lanes above it
-// hold only padding rows, which are the identity on entry rows (below), so a short exon's strip
-// has less skew and fewer steps; (3) a fold folds whatever both inputs have published (1 to 32
-// column blocks) instead of waiting for a fixed width. Waits are bounded: a wait that exceeds
-// WAIT_LIMIT cycles sets the error word (the host raises) instead of hanging.
+// windows: when the window is used up, every lane loads one of the next <= 32 column blocks
+// at once and the window holds the blocks that were all written, in order from the first (one
+// round trip per window, not one per step); (2) the entry row enters at the first lane holding
+// an exon row: lanes above it hold only padding rows, which are the identity on entry rows
+// (below), so a short exon's strip has less skew and fewer steps; (3) a fold folds whatever
+// both inputs have written (1 to 32 column blocks) instead of waiting for a fixed width. Waits
+// are bounded: a wait that exceeds WAIT_LIMIT cycles sets the error word (the host raises)
+// instead of hanging.
 // Padding rows as identity: a shifted entry row e'(j) = e(j) + gap*j is non-decreasing in j
 // (every DP row has S(j) >= S(j-1) - gap, and the running max and the chain-start row keep
 // that), and a padding row maps e' to its prefix maximum, i.e. to itself.
@@ -55,53 +59,63 @@ template <> struct Neg<long long> { static constexpr long long v = -(1LL << NEG_
 // chain of a launch the host forms, short enough that a broken hand-off ends the launch.
 constexpr long long WAIT_LIMIT = 1LL << 34;
 
-// Wait until the rows behind flags f0 and f1 (f0 == f1 for a single input) have at least `need`
-// columns published: lanes 0 and 1 each poll one flag; all lanes return the columns both rows
-// have published (warp-uniform). Past WAIT_LIMIT it sets *error and returns `need` (the
-// launch's results are then void; the host checks *error and raises).
-__device__ __forceinline__ int wait_pair(const int* f0, const int* f1, int have, int need, int* error) {
-    const int lane = threadIdx.x & 31;
-    long long start = -1;
-    while (have < need) {
-        const int v = lane < 2 ? load_acquire(lane ? f1 : f0) : 0;
-        have = min(__shfl_sync(0xffffffffu, v, 0), __shfl_sync(0xffffffffu, v, 1));
-        if (have < need) {
-            const long long now = __shfl_sync(0xffffffffu, clock64(), 0);
-            if (start < 0) start = now;
-            else if (now - start > WAIT_LIMIT) {
-                if (lane == 0) atomicExch(error, 1);
-                return need;
-            }
-            __nanosleep(64);
-        }
+// EMPTY: what row storage holds before a word is written (plan.empty: the least value).
+template <typename T> struct Empty;
+template <> struct Empty<int> { static constexpr int v = -0x7fffffff - 1; };
+template <> struct Empty<long long> { static constexpr long long v = -0x7fffffffffffffffLL - 1; };
+
+// Bounded wait: called once per failed poll; past WAIT_LIMIT it sets *error and returns true
+// (the launch's results are then void; the host checks *error and raises).
+__device__ __forceinline__ bool gave_up(long long& start, int* error) {
+    const long long now = __shfl_sync(0xffffffffu, clock64(), 0);
+    if (start < 0) start = now;
+    else if (now - start > WAIT_LIMIT) {
+        if ((threadIdx.x & 31) == 0) atomicExch(error, 1);
+        return true;
     }
-    return have;
+    __nanosleep(64);
+    return false;
 }
 
 // The 32 high bits of a score (its sign in bit 31).
 __device__ __forceinline__ unsigned high_word(int x) { return (unsigned)x; }
 __device__ __forceinline__ unsigned high_word(long long x) { return (unsigned)(x >> 32); }
 
-// COLS consecutive scores from global memory, bypassing L1 (rows are written by other SMs).
-// Row offsets are multiples of COLS (plan.ALIGN), so the access is whole 16-byte vectors.
+// Relaxed (strong, gpu scope) vector accesses to rows other warps write or poll: never torn
+// within a score, never cached in L1, never hoisted out of a polling loop.
 template <typename T> struct Vec { T v[COLS]; };
-static_assert((sizeof(int) * COLS) % 16 == 0, "COLS ints must be whole 16-byte vectors");
-template <typename T>
-__device__ __forceinline__ Vec<T> load_cg(const T* p) {
-    Vec<T> out;
-    const int4* q = reinterpret_cast<const int4*>(p);
-#pragma unroll
-    for (int i = 0; i < (int)(sizeof(T) * COLS / 16); ++i) reinterpret_cast<int4*>(out.v)[i] = __ldcg(q + i);
-    return out;
+static_assert(COLS == 4, "one v4 (int) or two v2 (int64) accesses per column block");
+__device__ __forceinline__ Vec<int> load_poll(const int* p) {
+    Vec<int> o;
+    asm volatile("ld.relaxed.gpu.global.v4.s32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(o.v[0]), "=r"(o.v[1]), "=r"(o.v[2]), "=r"(o.v[3]) : "l"(p) : "memory");
+    return o;
+}
+__device__ __forceinline__ Vec<long long> load_poll(const long long* p) {
+    Vec<long long> o;
+    asm volatile("ld.relaxed.gpu.global.v2.s64 {%0, %1}, [%2];" : "=l"(o.v[0]), "=l"(o.v[1]) : "l"(p) : "memory");
+    asm volatile("ld.relaxed.gpu.global.v2.s64 {%0, %1}, [%2];" : "=l"(o.v[2]), "=l"(o.v[3]) : "l"(p + 2) : "memory");
+    return o;
+}
+__device__ __forceinline__ void store_row(int* p, const Vec<int>& x) {
+    asm volatile("st.relaxed.gpu.global.v4.s32 [%0], {%1, %2, %3, %4};"
+                 :: "l"(p), "r"(x.v[0]), "r"(x.v[1]), "r"(x.v[2]), "r"(x.v[3]) : "memory");
+}
+__device__ __forceinline__ void store_row(long long* p, const Vec<long long>& x) {
+    asm volatile("st.relaxed.gpu.global.v2.s64 [%0], {%1, %2};" :: "l"(p), "l"(x.v[0]), "l"(x.v[1]) : "memory");
+    asm volatile("st.relaxed.gpu.global.v2.s64 [%0], {%1, %2};" :: "l"(p + 2), "l"(x.v[2]), "l"(x.v[3]) : "memory");
 }
 template <typename T>
-__device__ __forceinline__ void store_vec(T* p, const Vec<T>& x) {
-    *reinterpret_cast<Vec<T>*>(p) = x;
+__device__ __forceinline__ bool written(const Vec<T>& x) {
+    bool ok = true;
+#pragma unroll
+    for (int q = 0; q < COLS; ++q) ok &= x.v[q] != Empty<T>::v;
+    return ok;
 }
 
 // The task record (plan.TASK_FIELDS), read field by field at the offsets the host defines.
 struct Task {
-    int kind, n, tgt, base, rows, lane_rows, in_row, in_flag, in2_row, in2_flag, out_row, moves, out_flag;
+    int kind, n, tgt, base, rows, lane_rows, in_row, in2_row, out_row, moves;
 };
 __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) {
     const int* r = tasks + (long long)i * TASK_FIELDS;
@@ -113,12 +127,9 @@ __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) 
     t.rows = r[TASK_ROWS];
     t.lane_rows = r[TASK_LANE_ROWS];
     t.in_row = r[TASK_IN_ROW];
-    t.in_flag = r[TASK_IN_FLAG];
     t.in2_row = r[TASK_IN2_ROW];
-    t.in2_flag = r[TASK_IN2_FLAG];
     t.out_row = r[TASK_OUT_ROW];
     t.moves = r[TASK_MOVES];
-    t.out_flag = i;  // every task owns the flag with its launch index
     return t;
 }
 
@@ -132,9 +143,8 @@ __device__ __forceinline__ void row_profile(int b, int match2, int mismatch2, un
 
 template <typename T, int R, bool BYTES, bool MOVES>
 __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
-                           const int* __restrict__ tsel, T* rows, int* flags, unsigned* moves,
+                           const int* __restrict__ tsel, T* rows, unsigned* moves,
                            int match, int mismatch, int gap, int* error) {
-    constexpr int STEPS_BETWEEN_FLAGS = FLAG_COLUMNS / COLS;
     constexpr int MW = (R * COLS * 2 + 31) / 32;  // plan.move_words(R)
     const int lane = threadIdx.x & 31;
     const int n = t.n, exon_rows = t.rows;
@@ -169,36 +179,49 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     const T* in2 = rows + t.in2_row;
     T* out = rows + t.out_row;
     unsigned* mvout = moves + (long long)t.moves * MOVE_UNIT + lane * MW;  // step u at + u * 32 * MW
-    int have = 0;
-    // Entry-row window: blocks [.., wend) are held by the lanes (block b in lane b & 31); when
-    // step u runs past wend, one poll for block u, then every lane loads its block of the next
-    // <= 32 published ones.
+    // Entry-row window: blocks [u0, wend) are held by the lanes (block b in lane b & 31); when
+    // step u runs past wend, every lane polls its block of the next <= 32 and the window keeps
+    // the ones written without a gap from block u.
     T pre[COLS];
     int wend = 0;
     for (int u = 0; u < blocks + 31 - head; ++u) {
         if (has_in || has_in2) {
             if (u >= wend && u < blocks) {  // warp-uniform
-                const int need = min(u * COLS + COLS, n + 1);
-                const int* f0 = flags + (has_in ? t.in_flag : t.in2_flag);
-                const int avail = wait_pair(f0, has_in2 ? flags + t.in2_flag : f0, have, need, error);
-                __syncwarp();  // orders lanes 0/1's acquires before the other lanes' loads
-                have = avail;
-                wend = min(avail >= n + 1 ? blocks : avail / COLS, u + 32);  // complete blocks
                 const int b = u + ((lane - u) & 31);
-                if (b < wend) {
-                    const int jp = b * COLS;
-                    // no `in`: the chain-start row -gap*j, shifted: 0
+                const int jp = b * COLS;
+                long long start = -1;
+                bool probe = false;  // block u was not written: only its lane polls (16 bytes)
+                while (true) {
+                    bool ok = true;
+                    if (b < blocks && (!probe || b == u)) {
+                        // no `in`: the chain-start row -gap*j, shifted: 0
 #pragma unroll
-                    for (int q = 0; q < COLS; ++q) pre[q] = 0;
-                    if (has_in) {
-                        const Vec<T> v = load_cg<T>(in + jp);
+                        for (int q = 0; q < COLS; ++q) pre[q] = 0;
+                        if (has_in) {
+                            const Vec<T> v = load_poll(in + jp);
+                            ok = written(v);
 #pragma unroll
-                        for (int q = 0; q < COLS; ++q) pre[q] = v.v[q] + (T)gap * (jp + q);
+                            for (int q = 0; q < COLS; ++q) pre[q] = v.v[q] + (T)gap * (jp + q);
+                        }
+                        if (has_in2) {
+                            const Vec<T> v = load_poll(in2 + jp);
+                            ok &= written(v);
+#pragma unroll
+                            for (int q = 0; q < COLS; ++q) pre[q] = max(pre[q], v.v[q] + (T)gap * (jp + q));
+                        }
                     }
-                    if (has_in2) {
-                        const Vec<T> v = load_cg<T>(in2 + jp);
-#pragma unroll
-                        for (int q = 0; q < COLS; ++q) pre[q] = max(pre[q], v.v[q] + (T)gap * (jp + q));
+                    // blocks written in a row from block u (lane u & 31 on): bit 0 is block u
+                    const unsigned missing = __ballot_sync(0xffffffffu, !ok);
+                    const unsigned from_u = __funnelshift_r(missing, missing, u & 31);
+                    const int ready = from_u ? __ffs(from_u) - 1 : 32;
+                    if (ready > 0) {  // when probing: block u alone
+                        wend = min(u + (probe ? 1 : ready), blocks);
+                        break;
+                    }
+                    probe = true;
+                    if (gave_up(start, error)) {
+                        wend = blocks;
+                        break;
                     }
                 }
             }
@@ -259,10 +282,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
             Vec<T> v;
 #pragma unroll
             for (int q = 0; q < COLS; ++q) v.v[q] = o[q] - (T)gap * (exon_rows + j0 + q);
-            store_vec<T>(out + j0, v);
-            const int done = min(j0 + COLS, n + 1);
-            if (done == n + 1 || ((u + head) % STEPS_BETWEEN_FLAGS) == STEPS_BETWEEN_FLAGS - 1)
-                store_release(flags + t.out_flag, done);
+            store_row(out + j0, v);
         }
 #pragma unroll
         for (int q = 0; q < COLS; ++q) x[q] = __shfl_up_sync(0xffffffffu, o[q], 1);
@@ -273,51 +293,58 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 // runs with its own lane_rows (the plan's choice, a power of two <= R).
 template <typename T, int R, bool BYTES, bool MOVES>
 __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __restrict__ base,
-                                          const int* __restrict__ tsel, T* rows, int* flags, unsigned* moves,
+                                          const int* __restrict__ tsel, T* rows, unsigned* moves,
                                           int match, int mismatch, int gap, int* error) {
     if constexpr (R > MIN_LANE_ROWS) {
         if (t.lane_rows < R) {
-            strip_any<T, R / 2, BYTES, MOVES>(t, base, tsel, rows, flags, moves, match, mismatch, gap, error);
+            strip_any<T, R / 2, BYTES, MOVES>(t, base, tsel, rows, moves, match, mismatch, gap, error);
             return;
         }
     }
-    strip_task<T, R, BYTES, MOVES>(t, base, tsel, rows, flags, moves, match, mismatch, gap, error);
+    strip_task<T, R, BYTES, MOVES>(t, base, tsel, rows, moves, match, mismatch, gap, error);
 }
 
 template <typename T>
-__device__ void fold_task(const Task& t, T* rows, int* flags, int gap, int* error) {
+__device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
     const int lane = threadIdx.x & 31;
     const int n = t.n;
     const bool has_in = t.in_row != TASK_NONE;  // M_{q-1}; absent for fold 0
     const T* prev = rows + t.in_row;
     const T* L = rows + t.in2_row;  // the q-th exon's last row, always present
     T* out = rows + t.out_row;
-    int have = 0;
-    // Columns c0 .. c1-1 per pass: whatever both inputs have published past c0, at least one
-    // block, at most 32 (a fold on the critical path lags its inputs by their flag grain only).
+    // Per pass the 32 blocks from c0, one per lane; the blocks both inputs have written without
+    // a gap from c0 (at least one) are folded (a fold on the critical path lags its inputs by a
+    // round trip only).
     for (int c0 = 0; c0 <= n;) {
-        const int need = min(c0 + COLS, n + 1);
-        have = wait_pair(flags + t.in2_flag, has_in ? flags + t.in_flag : flags + t.in2_flag, have, need, error);
-        const int c1 = min(min(c0 + 32 * COLS, n + 1), have);
-        __syncwarp();
-        const int j0 = c0 + lane * COLS;  // c1 is a multiple of COLS or n + 1: block j0 is complete
-        if (j0 < c1) {
-            const Vec<T> a = load_cg<T>(L + j0);
+        const int j0 = c0 + lane * COLS;
+        long long start = -1;
+        bool probe = false;  // block c0 was not written: only lane 0 polls
+        while (true) {
+            bool ok = true;
             Vec<T> m;
-            if (has_in) {
-                const Vec<T> b = load_cg<T>(prev + j0);
+            if (j0 <= n && (!probe || lane == 0)) {
+                const Vec<T> a = load_poll(L + j0);
+                ok = written(a);
+                if (has_in) {
+                    const Vec<T> b = load_poll(prev + j0);
+                    ok &= written(b);
 #pragma unroll
-                for (int q = 0; q < COLS; ++q) m.v[q] = max(a.v[q], b.v[q]);
-            } else {
+                    for (int q = 0; q < COLS; ++q) m.v[q] = max(a.v[q], b.v[q]);
+                } else {
 #pragma unroll
-                for (int q = 0; q < COLS; ++q) m.v[q] = max(a.v[q], -(T)gap * (j0 + q));
+                    for (int q = 0; q < COLS; ++q) m.v[q] = max(a.v[q], -(T)gap * (j0 + q));
+                }
             }
-            store_vec<T>(out + j0, m);
+            const unsigned missing = __ballot_sync(0xffffffffu, !ok);
+            const int ready = probe ? (missing & 1u ? 0 : 1) : missing ? __ffs(missing) - 1 : 32;
+            if (ready > 0) {
+                if (lane < ready && j0 <= n) store_row(out + j0, m);
+                c0 += ready * COLS;
+                break;
+            }
+            probe = true;
+            if (gave_up(start, error)) return;
         }
-        __threadfence();
-        __syncwarp();
-        if (lane == 0) store_release(flags + t.out_flag, c1);
-        c0 = c1;
     }
 }
 
@@ -328,8 +355,7 @@ __device__ void fold_task(const Task& t, T* rows, int* flags, int gap, int* erro
 template <typename T, int R, bool BYTES, bool MOVES>
 __global__ void __launch_bounds__(THREADS, MOVES ? MOVES_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
-                                                     const int* __restrict__ tsel, T* rows, int* flags,
-                                                     unsigned* moves, int match, int mismatch, int gap) {
+                                                     const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap) {
     const int lane = threadIdx.x & 31;
     while (true) {
         int i = 0;
@@ -337,8 +363,8 @@ __global__ void __launch_bounds__(THREADS, MOVES ? MOVES_MIN_BLOCKS_PER_SM : MIN
         i = __shfl_sync(0xffffffffu, i, 0);
         if (i >= ntasks) return;
         const Task t = load_task(tasks, i);
-        if (t.kind == KIND_FOLD) fold_task<T>(t, rows, flags, gap, next_task + 1);
-        else strip_any<T, R, BYTES, MOVES>(t, base, tsel, rows, flags, moves, match, mismatch, gap, next_task + 1);
+        if (t.kind == KIND_FOLD) fold_task<T>(t, rows, gap, next_task + 1);
+        else strip_any<T, R, BYTES, MOVES>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1);
         __syncwarp();
     }
 }
@@ -516,7 +542,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
 // instantiates only the one a launch asks for (solver.variant).
 #define WAVEFRONT(T, R, BYTES, MOVES)                                                                   \
     template __global__ void wavefront<T, R, BYTES, MOVES>(const int*, int, int*, const unsigned char*,  \
-                                                           const int*, T*, int*, unsigned*, int, int, int);
+                                                           const int*, T*, unsigned*, int, int, int);
 WAVEFRONT(int, 8, true, false)
 WAVEFRONT(int, 8, false, false)
 WAVEFRONT(long long, 4, true, false)

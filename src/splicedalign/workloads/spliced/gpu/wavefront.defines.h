@@ -7,12 +7,10 @@
 #define TASK_ROWS 4
 #define TASK_LANE_ROWS 5
 #define TASK_IN_ROW 6
-#define TASK_IN_FLAG 7
-#define TASK_IN2_ROW 8
-#define TASK_IN2_FLAG 9
-#define TASK_OUT_ROW 10
-#define TASK_MOVES 11
-#define TASK_FIELDS 12
+#define TASK_IN2_ROW 7
+#define TASK_OUT_ROW 8
+#define TASK_MOVES 9
+#define TASK_FIELDS 10
 #define TASK_NONE -1
 #define KIND_FOLD 1
 #define COLS 4
@@ -20,7 +18,6 @@
 #define MIN_BLOCKS_PER_SM 1
 #define MOVES_MIN_BLOCKS_PER_SM 3
 #define MIN_LANE_ROWS 4
-#define FLAG_COLUMNS 32
 #define SEL_SIGN 34944
 #define SEL_CODE_MASK 7
 #define PAD_CODE 6
