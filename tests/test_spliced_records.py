@@ -18,7 +18,7 @@ import pytest
 
 from splicedalign.workloads.spliced.backtrack import chain_alignments_many
 from splicedalign.workloads.spliced.records import (
-    OP_INS, OP_LETTERS, ExonAlignment, ExonAlignments, Scoring, cigar_of)
+    OP_INS, OP_LETTERS, ExonAlignment, ExonAlignments, Result, Scoring, cigar_of)
 from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import tiny_set
 
@@ -121,6 +121,21 @@ def test_results_compare_hash_and_pickle_as_before(batch):
     small = min(r_new, key=lambda r: sum(len(a.ops) for a in r.alignment))
     whole = sum(len(a.ops) for r in r_new for a in r.alignment)
     assert len(pickle.dumps(small)) < 2_000 + sum(len(a.ops) for a in small.alignment) < whole
+
+
+def test_result_made_is_result_constructed():
+    """Result.made (every field given, no per-field setattr) makes what Result(...) makes:
+    the same fields, equality, hash, frozenness and pickle round trip."""
+    import dataclasses
+
+    rows = np.arange(4)
+    args = ("c", "gpu", 7, 100, 0.5, (0, 2), None, rows, {"seconds_score": 0.5})
+    made, built = Result.made(*args), Result(*args)
+    assert [f.name for f in dataclasses.fields(Result)] == list(vars(made)) == list(vars(built))
+    assert made == built and hash(made) == hash(built) and made.last_row_scores is rows
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.score = 8  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(made)) == built
 
 
 def test_results_cross_a_spawned_process(batch):

@@ -291,6 +291,17 @@ class Result:
     last_row_scores: np.ndarray | None = field(default=None, compare=False)  # input order
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
+    @classmethod
+    def made(cls, case: str, solver: str, score: int, cells: int, seconds: float,
+             chain: tuple[int, ...] | None, alignment: Sequence[ExonAlignment] | None,
+             last_row_scores: np.ndarray | None, extra: Mapping[str, Any]) -> Result:
+        """``Result(...)`` with every field given, made without the frozen dataclass's
+        per-field ``object.__setattr__`` (half the time: solvers make thousands per batch)."""
+        r = object.__new__(cls)
+        r.__dict__.update(case=case, solver=solver, score=score, cells=cells, seconds=seconds, chain=chain,
+                          alignment=alignment, last_row_scores=last_row_scores, extra=extra)
+        return r
+
     @property
     def mcups(self) -> float:
         return self.cells / self.seconds / 1e6 if self.seconds > 0 else float("nan")

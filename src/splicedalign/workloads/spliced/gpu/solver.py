@@ -286,11 +286,10 @@ class GpuSolver(LastRowSolver):
         for c, case in enumerate(batch):
             share = t_score * cells[c] / total  # a batch's time, apportioned by cells
             chain, alignment, t_trace = traced[c] if traced else (None, None, 0.0)
-            out.append(Result(case=case.name, solver=self.name, score=score[c], cells=cells[c],
-                              seconds=share + t_trace, chain=chain, alignment=alignment,
-                              last_row_scores=by_input[heads[c]:heads[c] + K[c]],
-                              extra={"seconds_score": share, "seconds_traceback": t_trace,
-                                     "batch_cases": len(batch), "batch_seconds_score": t_score}))
+            out.append(Result.made(case.name, self.name, score[c], cells[c], share + t_trace, chain, alignment,
+                                   by_input[heads[c]:heads[c] + K[c]],
+                                   {"seconds_score": share, "seconds_traceback": t_trace, "batch_cases": len(batch),
+                                    "batch_seconds_score": t_score}))
         return out
 
     def _work(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool) -> list[tuple[str, list[int]]]:
