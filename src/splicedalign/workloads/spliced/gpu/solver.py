@@ -19,6 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
+from splicedalign.core.collection import collection_paused
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.backtrack import chain_alignments_many, trace_chain
 from splicedalign.workloads.spliced.base import LastRowSolver
@@ -315,6 +316,10 @@ class GpuSolver(LastRowSolver):
         """Cases grouped by score type, each group in launches whose row storage fits. Up to
         IN_FLIGHT launches are queued at once: the host plans (or finds in the cache) and
         queues launch i+1, and builds launch i's results, while the GPU runs launch i."""
+        with collection_paused():
+            return self._solve_many(cases, scoring, traceback)
+
+    def _solve_many(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool) -> list[Result]:
         self.timing = dict.fromkeys(STAGES, 0.0)
         work = self._work(cases, scoring, traceback)
         results: list[Result | None] = [None] * len(cases)
