@@ -18,14 +18,15 @@ before its first solve, so each part is timed on its own:
   object code from numba's on-disk cache (``cache=True``) and linking it. ``compiled`` counts
   kernels numba had to compile (cache misses: should be 0), ``from_cache`` the ones it loaded.
 
-Both use the garbage-collection settings of a CLI process (``splicedalign.cli.tune_gc``). A
-third interpreter runs the CLI (``splicedalign.cli.main``) twice in one process: the first
-align's extra over the second is everything a fresh process adds (imports of numpy, numba and
-splicedalign, numba's first-call work, cache loading), with the cyclic GC's pauses in it; around
-it, the interpreter's start and its exit (module teardown). The last rows time ``python -m
-splicedalign.cli align`` end to end and a process that only imports numpy and numba, the floor
-of any numba-based first align. Each row is the median of the fresh processes, with their min
-and max; the runs interleave, so machine load shifts every row alike.
+Both use the garbage-collection settings of a CLI process
+(``splicedalign.core.collection.tune_short_process``). A third interpreter runs the CLI
+(``splicedalign.cli.main``) twice in one process: the first align's extra over the second is
+everything a fresh process adds (imports of numpy, numba and splicedalign, numba's first-call
+work, cache loading), with the cyclic GC's pauses in it; around it, the interpreter's start and
+its exit (module teardown). The last rows time ``python -m splicedalign.cli align`` end to end
+and a process that only imports numpy and numba, the floor of any numba-based first align. Each
+row is the median of the fresh processes, with their min and max; the runs interleave, so
+machine load shifts every row alike.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 PROBE = r"""
 import json, sys, time
-from splicedalign.cli import tune_gc
-tune_gc()  # the garbage-collection settings of a CLI process
+from splicedalign.core.collection import tune_short_process
+tune_short_process()  # the garbage-collection settings of a CLI process
 from splicedalign.workloads.spliced.datasets import read_manifest
 from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.solvers import get_solver

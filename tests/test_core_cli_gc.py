@@ -1,5 +1,5 @@
-"""The CLI's garbage-collection settings (``splicedalign.cli.tune_gc``): a larger first threshold,
-and objects frozen at exit, registered once however often ``main`` runs in a process."""
+"""The CLI's garbage-collection settings (``core.collection.tune_short_process``): a larger
+first threshold, and objects frozen at exit, registered once however often it runs."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import atexit, gc
 freezes, freeze = [], gc.freeze
 gc.freeze = lambda: freezes.append(freeze())  # counts the freezes at exit
 atexit.register(lambda: print(len(freezes), gc.get_freeze_count() > 0, flush=True))  # runs after (LIFO)
-from splicedalign.cli import GC_THRESHOLD, tune_gc
-tune_gc()
-tune_gc()
-print(gc.get_threshold()[0] == GC_THRESHOLD, gc.get_freeze_count() == 0)
+from splicedalign.core.collection import SHORT_PROCESS_THRESHOLD, tune_short_process
+tune_short_process()
+tune_short_process()
+print(gc.get_threshold()[0] == SHORT_PROCESS_THRESHOLD, gc.get_freeze_count() == 0)
 """
 
 

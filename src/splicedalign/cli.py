@@ -8,14 +8,13 @@ solver that cannot run here (e.g. a GPU solver without a GPU).
 from __future__ import annotations
 
 import argparse
-import atexit
-import gc
 import importlib
 import logging
 import os
 import sys
 
 from splicedalign import __version__
+from splicedalign.core.collection import tune_short_process
 from splicedalign.core.commandline import EPILOG
 from splicedalign.core.errors import EXIT_INPUT, EXIT_UNAVAILABLE, InputError, SolverUnavailable
 from splicedalign.core.logs import log_to
@@ -45,28 +44,8 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-# First collection threshold of a CLI process (Python's default is 700): above the ~100 k
-# container objects a one-case align creates, so its start-up runs no collection at all.
-GC_THRESHOLD = 200_000
-
-
-def tune_gc() -> None:
-    """Cyclic garbage collection for a short process. Its start-up (numpy, numba, and the
-    implementation registries numba imports at its first compiled call) creates ~100 k container
-    objects that live to the exit. At the default threshold the collector runs about 250 times
-    during a first align (2 full passes over them), and the interpreter's last collections at exit
-    traverse them again while tearing modules down: together a third of a one-case ``align``
-    (docs/pipeline.md). The larger threshold still collects cycles later, in fewer passes; freezing at
-    exit (atexit runs before the teardown) leaves those objects to reference counting, so only
-    cyclic garbage still alive at exit goes with the process, whose finalizers Python does not
-    promise to run then anyway. Idempotent: ``main`` may run many times in one process (tests)."""
-    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
-    atexit.unregister(gc.freeze)
-    atexit.register(gc.freeze)
-
-
 def main(argv: list[str] | None = None) -> int:
-    tune_gc()
+    tune_short_process()
     args = parser().parse_args(argv)
     quiet = getattr(args, "quiet", False)
     log_to(None, logging.WARNING if quiet else logging.INFO, "splicedalign: %(message)s")

@@ -1,10 +1,32 @@
-"""Cyclic garbage collection around batch calls that make many records at once."""
+"""Cyclic garbage collection: paused around batch calls that make many records at once, and
+tuned for short processes (the CLI)."""
 
 from __future__ import annotations
 
+import atexit
 import gc
 from contextlib import contextmanager
 from typing import Iterator
+
+# First collection threshold of a short process such as the CLI's (Python's default is 700):
+# above the ~100 k container objects a one-case align creates, so its start-up runs no collection.
+SHORT_PROCESS_THRESHOLD = 200_000
+
+
+def tune_short_process() -> None:
+    """Cyclic garbage collection for a short process. Its start-up (numpy, numba, and the
+    implementation registries numba imports at its first compiled call) creates ~100 k container
+    objects that live to the exit. At the default threshold the collector runs about 250 times
+    during a first align (2 full passes over them), and the interpreter's last collections at exit
+    traverse them again while tearing modules down: together a third of a one-case ``align``
+    (docs/pipeline.md). The larger threshold still collects cycles later, in fewer passes;
+    freezing at exit (atexit runs before the teardown) leaves those objects to reference
+    counting, so only cyclic garbage still alive at exit goes with the process, whose finalizers
+    Python does not promise to run then anyway. Idempotent: the CLI's ``main`` may run many times
+    in one process (tests)."""
+    gc.set_threshold(SHORT_PROCESS_THRESHOLD, *gc.get_threshold()[1:])
+    atexit.unregister(gc.freeze)
+    atexit.register(gc.freeze)
 
 
 @contextmanager
