@@ -205,12 +205,14 @@ def test_unavailable_is_one_clear_line():
 def test_kernel_variant():
     from splicedalign.workloads.spliced.gpu.solver import variant
 
-    assert variant("int", 8, True) == (8, "wavefront<int, 8, true, false>", (
-        "wavefront<int, 8, true, false>", "gather_rows<int>", "trace_chains<int>"))
-    assert variant("int", 2, False, moves=True)[:2] == (2, "wavefront<int, 2, false, true>")
+    assert variant("int", 8, True) == (8, ("wavefront<int, 8, true, 0>",), (
+        "wavefront<int, 8, true, 0>", "gather_rows<int>", "trace_chains<int>"))
+    assert variant("int", 2, False, gpu_plan.MODE_RECORD)[:2] == (2, ("wavefront<int, 2, false, 1>",))
+    # a follower launch runs the score kernel and the follower
+    assert variant("int", 8, True, gpu_plan.MODE_FOLLOW)[1] == ("wavefront<int, 8, true, 0>", "wavefront<int, 8, true, 2>")
     # int64 scores hold fewer rows per lane (registers): the plan must use what the kernel holds
-    rows, name, names = variant("long long", 8, True)
-    assert rows == launch.WIDE_ROWS_PER_LANE and f", {rows}, " in name and names[1] == "gather_rows<long long>"
+    rows, kernels, names = variant("long long", 8, True)
+    assert rows == launch.WIDE_ROWS_PER_LANE and f", {rows}, " in kernels[0] and names[-2] == "gather_rows<long long>"
 
 
 def test_kernel_header_is_current():
@@ -223,7 +225,7 @@ def test_kernel_reads_every_task_field():
     source = Path(gpu_plan.__file__).with_name("wavefront.cu").read_text()
     for name in TASK_FIELDS:
         assert f"r[TASK_{name.upper()}]" in source, name
-    assert "__launch_bounds__(THREADS, MOVES ? MOVES_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM)" in source
+    assert "__launch_bounds__(THREADS, MODE == MODE_SCORE ? MIN_BLOCKS_PER_SM : MOVES_MIN_BLOCKS_PER_SM)" in source
 
 
 class _FakeCupy:
@@ -275,16 +277,21 @@ def _fake_function(file, name, all_names, defines):
                 out[d : d + n] = rows[s : s + n]
         return gather
     rows_per_lane = int(name.split(",")[1])
-    records = name.split(",")[3].strip(" >") == "true"
+    mode = int(name.split(",")[3].strip(" >"))
 
     def wavefront(grid, block, args):
         tasks, ntasks, _, base, tsel, rows, moves, match, mismatch, gap = args
-        assert (rows == gpu_plan.empty(rows.dtype)).all(), "row storage starts empty"
         plan = SimpleNamespace(tasks=tasks, base=base, target=(tsel & SEL_CODE_MASK).astype(np.uint8), rows_size=rows.size)
-        if records:
+        if mode != gpu_plan.MODE_SCORE:
             moves[:] = 0
-        rows[:] = model_run(plan, Scoring(int(match), int(mismatch), int(gap)), rows_per_lane,
-                            moves if records else None)
+        model = model_run(plan, Scoring(int(match), int(mismatch), int(gap)), rows_per_lane,
+                          None if mode == gpu_plan.MODE_SCORE else moves)
+        if mode == gpu_plan.MODE_FOLLOW:  # runs beside the score kernel: reads its rows, writes none
+            written = model != gpu_plan.empty(model.dtype)
+            np.testing.assert_array_equal(rows[written], model[written])
+        else:
+            assert (rows == gpu_plan.empty(rows.dtype)).all(), "row storage starts empty"
+            rows[:] = model
     return wavefront
 
 

@@ -236,13 +236,15 @@ def _fake_function_with_trace(file, name, all_names, defines):
 
 
 def test_gpu_solver_device_trace_host_path(monkeypatch):
-    """GpuSolver(device_trace=True).solve_many end to end with the NumPy models as the kernels:
-    the same chains and alignments as `sequential`; the CPU trace path agrees; launches that
-    record moves keep to the move budget."""
+    """GpuSolver(device_trace=True).solve_many end to end with the NumPy models as the kernels,
+    moves recorded by a follower or by the kernel itself: the same chains and alignments as
+    `sequential`; launches that record moves keep to the move budget."""
     fake_gpu(monkeypatch, _fake_function_with_trace)
     rng = np.random.default_rng(9)
     cases = [random_case(rng, f"d{i}") for i in range(10)] + tiny_set(bases=1)
-    for scoring in (Scoring(), Scoring(2, -3, 1)):
+    # a launch of few cases records moves in a follower, a throughput launch in its kernel
+    for scoring, throughput_cases in ((Scoring(), launch.THROUGHPUT_CASES), (Scoring(2, -3, 1), 1)):
+        monkeypatch.setattr(launch, "THROUGHPUT_CASES", throughput_cases)
         want = get_solver("sequential").solve_many(cases, scoring, traceback=True)
         solver = GpuSolver(rows_per_lane=2, poison=True, device_trace=True)
         got = solver.solve_many(cases, scoring, traceback=True)

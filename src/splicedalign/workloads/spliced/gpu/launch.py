@@ -77,7 +77,7 @@ def lane_rows_floor(cases: int) -> int:
     return MIN_LANE_ROWS if cases >= THROUGHPUT_CASES else ROWS_PER_LANE
 
 
-def grid(tasks: int, sms: int) -> int:
-    """Blocks of a persistent launch: one warp per task at most, at most what can be resident."""
+def grid(tasks: int, sms: int, blocks_per_sm: int = BLOCKS_PER_SM) -> int:
+    """Blocks of a persistent launch: one warp per task at most, at most ``blocks_per_sm`` per SM."""
     per_block = THREADS // WARP
-    return max(1, min((tasks + per_block - 1) // per_block, sms * BLOCKS_PER_SM))
+    return max(1, min((tasks + per_block - 1) // per_block, sms * blocks_per_sm))

@@ -72,9 +72,13 @@ MIN_LANE_ROWS = 4
 # The wavefront kernel's __launch_bounds__ minimum of resident blocks per SM (1: registers as
 # the compiler likes them; 4 caps them at 64 for 256 threads).
 MIN_BLOCKS_PER_SM = 1
-# The same for the variant that records moves: left alone nvcc gives it 101 registers (2 blocks
-# per SM); 3 blocks cap it at 85, where it needs 80, as many as the score variant, no spills.
+# The same for the variants that record moves: left alone nvcc gives them 101 registers (2
+# blocks per SM); 3 blocks cap them at 85, where they need 80, as the score variant, no spills.
 MOVES_MIN_BLOCKS_PER_SM = 3
+# What a wavefront launch does (wavefront.cu): compute rows; also record moves; only record
+# moves, following a concurrent MODE_SCORE launch of the same tasks (for launches bound by a
+# dependent chain, whose moves then cost idle SMs instead of longer steps on the chain).
+MODE_SCORE, MODE_RECORD, MODE_FOLLOW = 0, 1, 2
 
 # Moves (traceback on the device): the wavefront variant that records them writes, per strip,
 # step u and lane l, the move of each of the lane's R x COLS cells as two bits, e0 = the
@@ -117,7 +121,8 @@ def kernel_defines() -> dict[str, int]:
     out = {f"TASK_{name.upper()}": i for i, name in enumerate(TASK_FIELDS)}
     out.update(TASK_FIELDS=len(TASK_FIELDS), TASK_NONE=NONE, KIND_FOLD=KIND_FOLD, COLS=COLS,
                THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM,
-               MOVES_MIN_BLOCKS_PER_SM=MOVES_MIN_BLOCKS_PER_SM, MIN_LANE_ROWS=MIN_LANE_ROWS,
+               MOVES_MIN_BLOCKS_PER_SM=MOVES_MIN_BLOCKS_PER_SM, MODE_SCORE=MODE_SCORE, MODE_RECORD=MODE_RECORD,
+               MODE_FOLLOW=MODE_FOLLOW, MIN_LANE_ROWS=MIN_LANE_ROWS,
                SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
     out.update({f"TE_{name.upper()}": i for i, name in enumerate(TRACE_EXON_FIELDS)})

@@ -26,8 +26,8 @@ from splicedalign.workloads.spliced.base import LastRowSolver
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.plan import (
-    THREADS, TRACE_BLOCK_THREADS, TRACE_CASE_FIELDS, WARP, Plan, TraceInputs, build_plan, byte_profile_ok, empty,
-    kernel_defines, score_ctype, selectors, trace_inputs)
+    MODE_FOLLOW, MODE_RECORD, MODE_SCORE, THREADS, TRACE_BLOCK_THREADS, TRACE_CASE_FIELDS, WARP, Plan, TraceInputs,
+    build_plan, byte_profile_ok, empty, kernel_defines, score_ctype, selectors, trace_inputs)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
@@ -48,16 +48,18 @@ OP_POISON = 0xFF  # what unwritten op bytes hold in checked runs (no op has this
 MOVES_POISON = 0xFFFFFFFF  # unwritten moves in checked runs: every cell "left", a wrong path
 
 
-def variant(ctype: str, rows_per_lane: int, bytes_profile: bool, moves: bool = False) -> tuple[int, str, tuple[str, ...]]:
-    """(rows per lane, kernel name, names compiled with it) of the wavefront variant that runs
-    this configuration (``moves``: it records every cell's move for trace_chains). The plan
-    must be built with the rows per lane the kernel holds; NVRTC compiles a variant (with its
-    gather and trace kernels) on its first use only."""
+def variant(ctype: str, rows_per_lane: int, bytes_profile: bool,
+            mode: int = MODE_SCORE) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
+    """(rows per lane, the wavefront kernels a launch of this configuration runs, every kernel
+    compiled with them: those, then the gather and the trace kernel). ``mode`` (plan.MODE_*):
+    MODE_FOLLOW runs the MODE_SCORE kernel and its follower. The plan must be built with the
+    rows per lane the kernel holds; NVRTC compiles a variant on its first use only."""
     if ctype != "int":
         rows_per_lane = launch.WIDE_ROWS_PER_LANE
-    flag = lambda b: "true" if b else "false"  # noqa: E731
-    name = f"wavefront<{ctype}, {rows_per_lane}, {flag(bytes_profile)}, {flag(moves)}>"
-    return rows_per_lane, name, (name, f"gather_rows<{ctype}>", f"trace_chains<{ctype}>")
+    profile_kind = "true" if bytes_profile else "false"
+    wave = lambda m: f"wavefront<{ctype}, {rows_per_lane}, {profile_kind}, {m}>"  # noqa: E731
+    kernels = (wave(MODE_SCORE), wave(MODE_FOLLOW)) if mode == MODE_FOLLOW else (wave(mode),)
+    return rows_per_lane, kernels, kernels + (f"gather_rows<{ctype}>", f"trace_chains<{ctype}>")
 
 
 @dataclass
@@ -113,11 +115,12 @@ class GpuSolver(LastRowSolver):
         self._last_work = None
 
     def _stream_pair(self) -> tuple:
-        """(compute, upload) streams, kept for the solver's life: uploads of the next batch do
-        not wait for the running kernel, and CuPy's per-stream pools reuse device buffers."""
+        """(compute, upload, follow) streams, kept for the solver's life: uploads of the next
+        batch do not wait for the running kernel, a follower runs beside its score kernel, and
+        CuPy's per-stream pools reuse device buffers."""
         if self._streams is None:
             cp = device.cupy()
-            self._streams = (cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True))
+            self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(3))
         return self._streams
 
     def _inputs(self, cases: Sequence[TestCase], R: int, ctype: str) -> _Inputs:
@@ -156,19 +159,24 @@ class GpuSolver(LastRowSolver):
         cp = device.cupy()
         use_bytes = byte_profile_ok(scoring) and self.byte_profile is not False
         record = traceback and on_device
-        R, name, names = variant(ctype, self.rows_per_lane, use_bytes, record)
+        # A launch bound by its dependent chains (few cases) records moves in a follower on
+        # the SMs the chain leaves idle; a throughput-bound one in its score kernel.
+        follow = record and len(cases) < launch.THROUGHPUT_CASES
+        mode = MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE
+        R, kernels, names = variant(ctype, self.rows_per_lane, use_bytes, mode)
         inputs = self._inputs(cases, R, ctype)
         t0 = time.perf_counter()
         defines = kernel_defines()
-        kernel = device.function(KERNEL_FILE, name, names, defines)
         plan = inputs.plan
-        compute = self._stream_pair()[0]
+        compute, _, follow_stream = self._stream_pair()
         compute.wait_event(inputs.ready)
+        sms = device.device_info()["sms"]
+        ntasks = plan.tasks.shape[0]
+        # task counter and error word (a wait ran out) of each kernel
+        counter = cp.zeros(2 * len(kernels), dtype=cp.int32)
         with compute:
             dtype = np.int32 if ctype == "int" else np.int64
             rows = cp.full(plan.rows_size, empty(dtype), dtype=dtype)  # words written become final
-            ntasks = plan.tasks.shape[0]
-            counter = cp.zeros(2, dtype=cp.int32)  # task counter, error word (a wait ran out)
             if record:
                 moves = cp.empty(plan.moves_size, dtype=cp.uint32)
                 if self.poison:
@@ -177,17 +185,27 @@ class GpuSolver(LastRowSolver):
                 if self._no_moves is None:
                     self._no_moves = cp.zeros(1, dtype=cp.uint32)
                 moves = self._no_moves
+            args = (inputs.tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
+                    np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap))
+            # Kernel and follower both resident (1 block per SM each): the follower waits on
+            # rows only the kernel writes, so it must never hold every SM.
+            grid = launch.grid(ntasks, sms, 1 if follow else launch.BLOCKS_PER_SM)
+            if follow:
+                follow_stream.wait_event(compute.record())  # row storage filled, moves allocated
             start = compute.record()
-            kernel((launch.grid(ntasks, device.device_info()["sms"]),), (THREADS,),
-                   (inputs.tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
-                    np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap)))
+            device.function(KERNEL_FILE, kernels[0], names, defines)((grid,), (THREADS,), args)
             stop = compute.record()
+            if follow:
+                with follow_stream:
+                    device.function(KERNEL_FILE, kernels[1], names, defines)(
+                        (grid,), (THREADS,), args[:2] + (counter[2:],) + args[3:])
+                compute.wait_event(follow_stream.record())
             finals = rows[inputs.at]
             gathered = traced = None
             if record:
-                traced = self._trace_launch(inputs, cases, rows, moves, names[2], names, defines, scoring)
+                traced = self._trace_launch(inputs, cases, rows, moves, names[-1], names, defines, scoring)
             elif traceback:
-                gathered = self._gather(inputs, rows, names[1], names, defines)
+                gathered = self._gather(inputs, rows, names[-2], names, defines)
             done = compute.record()
         self.timing["launch"] += time.perf_counter() - t0
         return _Job(sel, inputs, finals, counter, gathered, traced, done, (start, stop))
@@ -223,14 +241,14 @@ class GpuSolver(LastRowSolver):
         copy = self._stream_pair()[1]
         copy.wait_event(job.done)
         finals = cp.asnumpy(job.finals, stream=copy)
-        error = cp.asnumpy(job.counter[1:2], stream=copy)
+        error = cp.asnumpy(job.counter[1::2], stream=copy)
         exon_rows = None  # (last rows, their offsets) or, traced on the device, (out_case, out_exon, ops)
         if job.gathered is not None:
             exon_rows = cp.asnumpy(job.gathered[0], stream=copy), job.gathered[1]
         elif job.traced is not None:
             exon_rows = tuple(cp.asnumpy(a, stream=copy) for a in job.traced)
         copy.synchronize()
-        if int(error[0]):
+        if error.any():
             raise RuntimeError("gpu: a wavefront wait ran out of time (a row hand-off never came)")
         return finals.astype(np.int64), exon_rows
 

@@ -141,7 +141,7 @@ __device__ __forceinline__ void row_profile(int b, int match2, int mismatch2, un
     hi = (unsigned)(mismatch2 & 0xff) * 0x01010101u;
 }
 
-template <typename T, int R, bool BYTES, bool MOVES>
+template <typename T, int R, bool BYTES, int MODE>
 __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
                            const int* __restrict__ tsel, T* rows, unsigned* moves,
                            int match, int mismatch, int gap, int* error) {
@@ -258,7 +258,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
                 const T left = h[r];
                 const T vh = max(up, left);
                 h[r] = addmax(diag, w, vh);
-                if constexpr (MOVES) {
+                if constexpr (MODE != MODE_SCORE) {
                     // the cell's move as two sign bits shifted in (plan.py, "Moves"): the
                     // diagonal term lost, up lost to left (shifting preserves every comparison)
                     mv[r / 4] = __funnelshift_l(high_word(diag + w - vh), mv[r / 4], 1);
@@ -270,7 +270,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
             xprev = x[q];
             o[q] = h[R - 1];
         }
-        if constexpr (MOVES) {  // every lane, every step: one coalesced store per warp
+        if constexpr (MODE != MODE_SCORE) {  // every lane, every step: one coalesced store per warp
             unsigned* p = mvout + (long long)u * 32 * MW;
             if constexpr (MW == 2) *reinterpret_cast<uint2*>(p) = make_uint2(mv[0], mv[1]);
             else {
@@ -278,7 +278,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
                 for (int k = 0; k < MW; ++k) p[k] = mv[k];
             }
         }
-        if (lane == 31 && j0 >= 0 && j0 <= n) {
+        if (MODE != MODE_FOLLOW && lane == 31 && j0 >= 0 && j0 <= n) {
             Vec<T> v;
 #pragma unroll
             for (int q = 0; q < COLS; ++q) v.v[q] = o[q] - (T)gap * (exon_rows + j0 + q);
@@ -291,17 +291,17 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 
 // The strip sweep compiled for R and every smaller power of two down to MIN_LANE_ROWS: a strip
 // runs with its own lane_rows (the plan's choice, a power of two <= R).
-template <typename T, int R, bool BYTES, bool MOVES>
+template <typename T, int R, bool BYTES, int MODE>
 __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __restrict__ base,
                                           const int* __restrict__ tsel, T* rows, unsigned* moves,
                                           int match, int mismatch, int gap, int* error) {
     if constexpr (R > MIN_LANE_ROWS) {
         if (t.lane_rows < R) {
-            strip_any<T, R / 2, BYTES, MOVES>(t, base, tsel, rows, moves, match, mismatch, gap, error);
+            strip_any<T, R / 2, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, error);
             return;
         }
     }
-    strip_task<T, R, BYTES, MOVES>(t, base, tsel, rows, moves, match, mismatch, gap, error);
+    strip_task<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, error);
 }
 
 template <typename T>
@@ -351,9 +351,12 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
 }  // namespace
 
 // next_task[0]: the task counter; next_task[1]: the error word (a bounded wait ran out).
-// MOVES: strips also record their cells' moves (plan.py, "Moves") for trace_chains.
-template <typename T, int R, bool BYTES, bool MOVES>
-__global__ void __launch_bounds__(THREADS, MOVES ? MOVES_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
+// MODE (plan.py): MODE_SCORE computes rows; MODE_RECORD also records every cell's move (plan.py,
+// "Moves") for trace_chains; MODE_FOLLOW only records moves, reading the rows a concurrent
+// MODE_SCORE launch of the same tasks writes (it skips folds and writes no row), so that a
+// launch bound by its dependent chain records moves on SMs it leaves idle.
+template <typename T, int R, bool BYTES, int MODE>
+__global__ void __launch_bounds__(THREADS, MODE == MODE_SCORE ? MIN_BLOCKS_PER_SM : MOVES_MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
                                                      const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap) {
     const int lane = threadIdx.x & 31;
@@ -363,8 +366,9 @@ __global__ void __launch_bounds__(THREADS, MOVES ? MOVES_MIN_BLOCKS_PER_SM : MIN
         i = __shfl_sync(0xffffffffu, i, 0);
         if (i >= ntasks) return;
         const Task t = load_task(tasks, i);
-        if (t.kind == KIND_FOLD) fold_task<T>(t, rows, gap, next_task + 1);
-        else strip_any<T, R, BYTES, MOVES>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1);
+        if (t.kind == KIND_FOLD) {
+            if (MODE != MODE_FOLLOW) fold_task<T>(t, rows, gap, next_task + 1);
+        } else strip_any<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1);
         __syncwarp();
     }
 }
@@ -380,7 +384,7 @@ __global__ void gather_rows(const T* __restrict__ rows, const long long* __restr
 }
 
 // Device traceback (solver.GpuSolver, device_trace): one warp per case walks back over the
-// moves the MOVES wavefront recorded (plan.py, "Moves"), making backtrack.trace_chain's choices:
+// moves a recording wavefront (MODE_RECORD or MODE_FOLLOW) wrote (plan.py, "Moves"), making backtrack.trace_chain's choices:
 //  * best exon: the first (by position) whose last row reaches max S(last, n);
 //  * from (exon row L, column j_end) every lane follows the same path of moves up to the entry
 //    row (row 0), reached at column j0; column 0 only moves up. Each lane holds one move word
@@ -540,17 +544,17 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
 #ifndef __CUDACC_RTC__
 // nvcc builds (CI's compile and spill check) instantiate the shipped variants; NVRTC
 // instantiates only the one a launch asks for (solver.variant).
-#define WAVEFRONT(T, R, BYTES, MOVES)                                                                   \
-    template __global__ void wavefront<T, R, BYTES, MOVES>(const int*, int, int*, const unsigned char*,  \
-                                                           const int*, T*, unsigned*, int, int, int);
-WAVEFRONT(int, 8, true, false)
-WAVEFRONT(int, 8, false, false)
-WAVEFRONT(long long, 4, true, false)
-WAVEFRONT(long long, 4, false, false)
-WAVEFRONT(int, 8, true, true)
-WAVEFRONT(int, 8, false, true)
-WAVEFRONT(long long, 4, true, true)
-WAVEFRONT(long long, 4, false, true)
+#define WAVEFRONT(T, R, BYTES, MODE)                                                                   \
+    template __global__ void wavefront<T, R, BYTES, MODE>(const int*, int, int*, const unsigned char*,  \
+                                                          const int*, T*, unsigned*, int, int, int);
+#define WAVEFRONTS(MODE)                  \
+    WAVEFRONT(int, 8, true, MODE)         \
+    WAVEFRONT(int, 8, false, MODE)        \
+    WAVEFRONT(long long, 4, true, MODE)   \
+    WAVEFRONT(long long, 4, false, MODE)
+WAVEFRONTS(MODE_SCORE)
+WAVEFRONTS(MODE_RECORD)
+WAVEFRONTS(MODE_FOLLOW)
 #define TRACE(T)                                                                                           \
     template __global__ void trace_chains<T>(const long long*, int, const int*, const int*, const int*, const T*, \
                                              const unsigned char*, const int*, const unsigned*, unsigned char*,   \

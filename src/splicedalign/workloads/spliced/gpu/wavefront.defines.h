@@ -17,6 +17,9 @@
 #define THREADS 256
 #define MIN_BLOCKS_PER_SM 1
 #define MOVES_MIN_BLOCKS_PER_SM 3
+#define MODE_SCORE 0
+#define MODE_RECORD 1
+#define MODE_FOLLOW 2
 #define MIN_LANE_ROWS 4
 #define SEL_SIGN 34944
 #define SEL_CODE_MASK 7
