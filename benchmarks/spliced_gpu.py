@@ -25,7 +25,7 @@ from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set
 
 SWEEP = (
     {},
-    {"rows_per_lane": 4},
+    {"MIN_BLOCKS_PER_SM": 4},
     {"MIN_LANE_ROWS": 8},
 )
 

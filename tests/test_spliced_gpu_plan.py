@@ -225,7 +225,7 @@ def test_kernel_reads_every_task_field():
     source = Path(gpu_plan.__file__).with_name("wavefront.cu").read_text()
     for name in TASK_FIELDS:
         assert f"r[TASK_{name.upper()}]" in source, name
-    assert "__launch_bounds__(THREADS, MODE == MODE_SCORE ? MIN_BLOCKS_PER_SM : MOVES_MIN_BLOCKS_PER_SM)" in source
+    assert "__launch_bounds__(THREADS, MIN_BLOCKS_PER_SM)" in source
 
 
 class _FakeCupy:

@@ -69,12 +69,10 @@ NEG_SHIFT_INT, NEG_SHIFT_WIDE = 29, 60
 # down to MIN_LANE_ROWS; the kernel compiles the strip sweep for every power of two from there
 # to the launch's rows per lane. Each launch picks its own floor (launch.lane_rows_floor).
 MIN_LANE_ROWS = 4
-# The wavefront kernel's __launch_bounds__ minimum of resident blocks per SM (1: registers as
-# the compiler likes them; 4 caps them at 64 for 256 threads).
-MIN_BLOCKS_PER_SM = 1
-# The same for the variants that record moves: left alone nvcc gives them 101 registers (2
-# blocks per SM); 3 blocks cap them at 85, where they need 80, as the score variant, no spills.
-MOVES_MIN_BLOCKS_PER_SM = 3
+# The wavefront kernel's __launch_bounds__ minimum of resident blocks per SM: 3 caps every
+# variant at 80 registers (3 blocks of 256 threads fit; 81 would leave 2), without spills; 4
+# (64 registers) spills.
+MIN_BLOCKS_PER_SM = 3
 # What a wavefront launch does (wavefront.cu): compute rows; also record moves; only record
 # moves, following a concurrent MODE_SCORE launch of the same tasks (for launches bound by a
 # dependent chain, whose moves then cost idle SMs instead of longer steps on the chain).
@@ -121,7 +119,7 @@ def kernel_defines() -> dict[str, int]:
     out = {f"TASK_{name.upper()}": i for i, name in enumerate(TASK_FIELDS)}
     out.update(TASK_FIELDS=len(TASK_FIELDS), TASK_NONE=NONE, KIND_FOLD=KIND_FOLD, COLS=COLS,
                THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM,
-               MOVES_MIN_BLOCKS_PER_SM=MOVES_MIN_BLOCKS_PER_SM, MODE_SCORE=MODE_SCORE, MODE_RECORD=MODE_RECORD,
+               MODE_SCORE=MODE_SCORE, MODE_RECORD=MODE_RECORD,
                MODE_FOLLOW=MODE_FOLLOW, MIN_LANE_ROWS=MIN_LANE_ROWS,
                SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)

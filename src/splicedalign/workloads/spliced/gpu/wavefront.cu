@@ -178,7 +178,15 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     const T* in = rows + t.in_row;
     const T* in2 = rows + t.in2_row;
     T* out = rows + t.out_row;
-    unsigned* mvout = moves + (long long)t.moves * MOVE_UNIT + lane * MW;  // step u at + u * 32 * MW
+    // Per-step state, advanced by one column block a step (not recomputed from u: 64-bit
+    // address arithmetic every step cost ~10 instructions of ~100): this lane's block
+    // bi = u - lane + head, its selectors, lane 31's output block and its unshift
+    // gap * (exon_rows + j0), and this lane's move words.
+    int bi = head - lane;
+    const int4* sp = reinterpret_cast<const int4*>(tsel + t.tgt) + bi;
+    T* op = out + bi * COLS;
+    T unshift = (T)gap * (exon_rows + bi * COLS);
+    unsigned* mp = moves + (long long)t.moves * MOVE_UNIT + lane * MW;
     // Entry-row window: blocks [u0, wend) are held by the lanes (block b in lane b & 31); when
     // step u runs past wend, every lane polls its block of the next <= 32 and the window keeps
     // the ones written without a gap from block u.
@@ -236,11 +244,12 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 #pragma unroll
             for (int q = 0; q < COLS; ++q) x[q] = 0;  // -gap*j shifted by gap*j
         }
-        const int j0 = (u - lane + head) * COLS;  // this lane's columns j0 .. j0+COLS-1
-        // Outside 0..n a lane computes throw-away cells; a valid selector (code 0) keeps w' a
-        // small score there, so the sentinel state cannot grow into a real score.
+        // this lane's columns j0 = bi * COLS .. j0 + COLS - 1; inside: 0 <= j0 <= n. Outside,
+        // a lane computes throw-away cells; a valid selector (code 0) keeps w' a small score
+        // there, so the sentinel state cannot grow into a real score.
+        const bool inside = (unsigned)bi < (unsigned)blocks;
         int4 s4 = make_int4(SEL_SIGN, SEL_SIGN, SEL_SIGN, SEL_SIGN);
-        if (j0 >= 0 && j0 <= n) s4 = __ldg(reinterpret_cast<const int4*>(tsel + t.tgt + j0));
+        if (inside) s4 = __ldg(sp);
         const int sel[4] = {s4.x, s4.y, s4.z, s4.w};
         static_assert(COLS == 4, "one int4 of selectors per step");
         T o[COLS];
@@ -271,21 +280,25 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
             o[q] = h[R - 1];
         }
         if constexpr (MODE != MODE_SCORE) {  // every lane, every step: one coalesced store per warp
-            unsigned* p = mvout + (long long)u * 32 * MW;
-            if constexpr (MW == 2) *reinterpret_cast<uint2*>(p) = make_uint2(mv[0], mv[1]);
+            if constexpr (MW == 2) *reinterpret_cast<uint2*>(mp) = make_uint2(mv[0], mv[1]);
             else {
 #pragma unroll
-                for (int k = 0; k < MW; ++k) p[k] = mv[k];
+                for (int k = 0; k < MW; ++k) mp[k] = mv[k];
             }
         }
-        if (MODE != MODE_FOLLOW && lane == 31 && j0 >= 0 && j0 <= n) {
+        if (MODE != MODE_FOLLOW && lane == 31 && inside) {
             Vec<T> v;
 #pragma unroll
-            for (int q = 0; q < COLS; ++q) v.v[q] = o[q] - (T)gap * (exon_rows + j0 + q);
-            store_row(out + j0, v);
+            for (int q = 0; q < COLS; ++q) v.v[q] = o[q] - unshift - (T)gap * q;
+            store_row(op, v);
         }
 #pragma unroll
         for (int q = 0; q < COLS; ++q) x[q] = __shfl_up_sync(0xffffffffu, o[q], 1);
+        ++bi;
+        ++sp;
+        op += COLS;
+        unshift += (T)gap * COLS;
+        mp += 32 * MW;
     }
 }
 
@@ -356,7 +369,7 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
 // MODE_SCORE launch of the same tasks writes (it skips folds and writes no row), so that a
 // launch bound by its dependent chain records moves on SMs it leaves idle.
 template <typename T, int R, bool BYTES, int MODE>
-__global__ void __launch_bounds__(THREADS, MODE == MODE_SCORE ? MIN_BLOCKS_PER_SM : MOVES_MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
                                                      const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap) {
     const int lane = threadIdx.x & 31;

@@ -15,8 +15,7 @@
 #define KIND_FOLD 1
 #define COLS 4
 #define THREADS 256
-#define MIN_BLOCKS_PER_SM 1
-#define MOVES_MIN_BLOCKS_PER_SM 3
+#define MIN_BLOCKS_PER_SM 3
 #define MODE_SCORE 0
 #define MODE_RECORD 1
 #define MODE_FOLLOW 2
