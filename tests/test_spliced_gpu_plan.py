@@ -300,6 +300,7 @@ def fake_gpu(monkeypatch, function) -> None:
     from splicedalign.gpu import device
 
     monkeypatch.setattr(device, "cupy", lambda: _FakeCupy)
+    monkeypatch.setattr(device.PinnedBuffers, "copy", lambda self, role, array, stream: np.array(array))
     monkeypatch.setattr(device, "function", function)
     monkeypatch.setattr(device, "device_info", lambda: {"sms": 1})
 

@@ -413,6 +413,8 @@ __global__ void gather_rows(const T* __restrict__ rows, const long long* __restr
 //    and j0 leading target letters are against gaps (OP_INS).
 // Per case it writes out_case = (chain length, ops), and per chain exon (trace order, from the
 // case's first exon slot) out_exon = (position, j0, j_end, ops of the exon).
+constexpr int PRED_UNROLL = 4;
+
 struct MoveStrip {  // a strip holding exon rows lo+1 .. lo+rows, its moves from word `at`
     long long at;
     int lo, rows, lr, pad, head, mw;
@@ -531,11 +533,22 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
         const int j0 = jj;
         T pv = in == TASK_NONE ? -(T)gap * j0 : __ldg(rows + in + j0);
         if (in2 != TASK_NONE) pv = max(pv, __ldg(rows + in2 + j0));
+        // PRED_UNROLL candidates per lane in flight: their loads overlap (a long case scans
+        // hundreds of exons per chain exon, one round trip per candidate otherwise)
         int bl = -1, be = -1;
-        for (int e = a + lane; e < k; e += 32) {
-            const int* ee = ex + (long long)e * TE_FIELDS;
-            const int le = ee[TE_LAST];
-            if (le < first && le > bl && __ldg(rows + ee[TE_ROW] + j0) == pv) { bl = le; be = e; }
+        for (int e0 = a + lane; e0 < k; e0 += 32 * PRED_UNROLL) {
+            int le[PRED_UNROLL];
+            T v[PRED_UNROLL];
+#pragma unroll
+            for (int i = 0; i < PRED_UNROLL; ++i) {
+                const int e = e0 + 32 * i;
+                const int* ee = ex + (long long)min(e, k - 1) * TE_FIELDS;
+                le[i] = e < k ? ee[TE_LAST] : first;  // past k: never a predecessor
+                v[i] = __ldg(rows + ee[TE_ROW] + j0);
+            }
+#pragma unroll
+            for (int i = 0; i < PRED_UNROLL; ++i)
+                if (le[i] < first && le[i] > bl && v[i] == pv) { bl = le[i]; be = e0 + 32 * i; }
         }
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1) {
