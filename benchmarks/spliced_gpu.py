@@ -4,9 +4,8 @@ Columns: paper-shaped set (1,010 cases) score, cold (plan built and uploaded) an
 same case list again: plan and device inputs cached); 10 paper-shaped sets in one call, warm;
 IL1RAPL1-shaped score; the paper set and IL1RAPL1 with traceback (chains and alignments, traced
 on the device); the launches' kernel time of each (the wavefront's; traceback time is the rest). ``--sweep`` also times the kernel
-tuning constants of gpu/plan.py (MIN_LANE_ROWS, MIN_BLOCKS_PER_SM) at other
-values, and the solver at 4 rows per lane (no rows-per-lane dispatch); each configuration
-compiles its own kernel. ``--tail`` times the paper set's kernel without its longest dependent
+tuning constants of gpu/plan.py (MIN_LANE_ROWS, MIN_BLOCKS_PER_SM) and gpu/launch.py
+(CHAIN_BLOCKS_PER_SM) at other values; each configuration compiles its own kernel. ``--tail`` times the paper set's kernel without its longest dependent
 chains (the five cases of its K = 622 base) and those cases alone: whether the launch ends on
 its critical path. Needs a GPU:
     PYTHONPATH=src python3 benchmarks/spliced_gpu.py [--sweep] [--tail] [--repeats 5]
@@ -19,14 +18,14 @@ import statistics
 import time
 
 from splicedalign.gpu import device
-from splicedalign.workloads.spliced.gpu import plan
+from splicedalign.workloads.spliced.gpu import launch, plan
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set
 
 SWEEP = (
     {},
-    {"MIN_BLOCKS_PER_SM": 4},
-    {"MIN_LANE_ROWS": 8},
+    {"CHAIN_BLOCKS_PER_SM": 2},
+    {"CHAIN_BLOCKS_PER_SM": 8},
 )
 
 
@@ -80,12 +79,14 @@ def main() -> None:
     print(f"device: {info['name']} ({info['sms']} SMs)")
     print(f"{'configuration':<44}{'work':<14}{'ms':>9}{'kernel ms':>11}{'GCUPS':>8}")
     defaults = {k: getattr(plan, k) for k in ("MIN_LANE_ROWS", "MIN_BLOCKS_PER_SM")}
+    chain_blocks = launch.CHAIN_BLOCKS_PER_SM
     for change in SWEEP if args.sweep else ({},):
         label = ", ".join(f"{k}={v}" for k, v in change.items()) or "shipped " + str(defaults)
         solver_args = {k: v for k, v in change.items() if k == "rows_per_lane"}
         for k, v in {**defaults, **change}.items():
             if k in defaults:
                 setattr(plan, k, v)
+        launch.CHAIN_BLOCKS_PER_SM = change.get("CHAIN_BLOCKS_PER_SM", chain_blocks)
         try:
             rows = measure(args.repeats, paper, sets10, il1, **solver_args)
         except Exception as exc:  # one configuration failing must not hide the others
@@ -95,6 +96,7 @@ def main() -> None:
             print(f"{label:<44}{work:<14}{t*1e3:>9.2f}{k:>11.2f}{cells[work]/t/1e9:>8.0f}", flush=True)
     for k, v in defaults.items():
         setattr(plan, k, v)
+    launch.CHAIN_BLOCKS_PER_SM = chain_blocks
     if args.tail:
         longest = max(c.K for c in paper)
         parts = {"paper set": paper, "without K max": [c for c in paper if c.K < longest],

@@ -25,6 +25,11 @@ WIDE_ROWS_PER_LANE = 4
 # every strip hop costs a lane skew of fixed-cost steps: all strips use ROWS_PER_LANE (fewer
 # lanes, fewer steps per hop). docs/gpu.md has both measurements.
 THROUGHPUT_CASES = 64
+# Blocks per SM of a launch of fewer cases: most of its warps wait on the chain, and fewer of
+# them polling leave the chain's warps more issue slots and L2 (IL1RAPL1 12.1 -> 10.9 ms at 1
+# block per SM against all that fit; docs/gpu.md, run J's timeline). The follower that records
+# moves beside such a launch gets as many, so both are resident.
+CHAIN_BLOCKS_PER_SM = 1
 
 
 def _strips_and_n(cases: Sequence[TestCase], rows_per_lane: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -75,6 +80,11 @@ def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUD
 def lane_rows_floor(cases: int) -> int:
     """Fewest rows per lane a strip of a launch of ``cases`` cases may use."""
     return MIN_LANE_ROWS if cases >= THROUGHPUT_CASES else ROWS_PER_LANE
+
+
+def blocks_per_sm(cases: int) -> int:
+    """Blocks per SM a launch of ``cases`` cases is given (at most what fits)."""
+    return BLOCKS_PER_SM if cases >= THROUGHPUT_CASES else CHAIN_BLOCKS_PER_SM
 
 
 def grid(tasks: int, sms: int, blocks_per_sm: int = BLOCKS_PER_SM) -> int:

@@ -26,8 +26,8 @@ from splicedalign.workloads.spliced.base import LastRowSolver
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.plan import (
-    MODE_FOLLOW, MODE_RECORD, MODE_SCORE, THREADS, TRACE_BLOCK_THREADS, TRACE_CASE_FIELDS, WARP, Plan, TraceInputs,
-    build_plan, byte_profile_ok, empty, kernel_defines, score_ctype, selectors, trace_inputs)
+    MIN_BLOCKS_PER_SM, MODE_FOLLOW, MODE_RECORD, MODE_SCORE, THREADS, TRACE_BLOCK_THREADS, TRACE_CASE_FIELDS, WARP,
+    Plan, TraceInputs, build_plan, byte_profile_ok, empty, kernel_defines, score_ctype, selectors, trace_inputs)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
@@ -188,9 +188,10 @@ class GpuSolver(LastRowSolver):
                 moves = self._no_moves
             args = (inputs.tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
                     np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap))
-            # Kernel and follower both resident (1 block per SM each): the follower waits on
-            # rows only the kernel writes, so it must never hold every SM.
-            grid = launch.grid(ntasks, sms, 1 if follow else launch.BLOCKS_PER_SM)
+            # A follower and its kernel must both be resident (the follower waits on rows only
+            # the kernel writes): together at most the MIN_BLOCKS_PER_SM blocks that fit.
+            per_sm = launch.blocks_per_sm(len(cases))
+            grid = launch.grid(ntasks, sms, min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm)
             if follow:
                 follow_stream.wait_event(compute.record())  # row storage filled, moves allocated
             start = compute.record()
