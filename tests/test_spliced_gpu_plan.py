@@ -80,9 +80,11 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | No
             rows[t["out_row"] : t["out_row"] + n + 1] = entry
         else:
             b, lane_rows = t["rows"], t["lane_rows"]
-            # the least power of two >= MIN_LANE_ROWS (or the launch's rows per lane) that fits
+            # a power of two that fits the strip, at least the least one >= MIN_LANE_ROWS (the
+            # launch's floor may be higher: test_plan_shapes_and_order), at most the kernel's
             assert t["kind"] == KIND_STRIP and 1 <= b <= WARP * lane_rows <= WARP * rows_per_lane
-            assert lane_rows == min(max(MIN_LANE_ROWS, 1 << max(0, (b - 1) // WARP).bit_length()), rows_per_lane)
+            assert lane_rows & (lane_rows - 1) == 0
+            assert lane_rows >= min(max(MIN_LANE_ROWS, 1 << max(0, (b - 1) // WARP).bit_length()), rows_per_lane)
             P = WARP * lane_rows  # rows of this strip: exon rows at the bottom, padding on top
             codes = plan.target[t["tgt"] + 1 : t["tgt"] + n + 1]
             up = entry + gap * j  # shifted: h' = h + gap * (rows so far + j)
@@ -225,7 +227,7 @@ def test_kernel_reads_every_task_field():
     source = Path(gpu_plan.__file__).with_name("wavefront.cu").read_text()
     for name in TASK_FIELDS:
         assert f"r[TASK_{name.upper()}]" in source, name
-    assert "__launch_bounds__(THREADS, MIN_BLOCKS_PER_SM)" in source
+    assert "__launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM)" in source
 
 
 class _FakeCupy:

@@ -267,3 +267,24 @@ def test_default_traceback_place():
     assert GpuSolver().on_device("int") and not GpuSolver().on_device("long long")
     assert GpuSolver(device_trace=True).on_device("long long")
     assert not GpuSolver(device_trace=False).on_device("int")
+
+
+def test_default_rows_per_lane_by_launch_kind(monkeypatch):
+    """GpuSolver() holds CHAIN_ROWS_PER_LANE rows per lane in a chain-bound launch (few cases)
+    and ROWS_PER_LANE in a throughput launch; both give `sequential`'s chains."""
+    names = []
+
+    def recording(file, name, all_names, defines):
+        names.append(name)
+        return _fake_function_with_trace(file, name, all_names, defines)
+
+    fake_gpu(monkeypatch, recording)
+    rng = np.random.default_rng(21)
+    cases = [random_case(rng, f"k{i}") for i in range(4)]
+    want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
+    for throughput_cases, rows in ((launch.THROUGHPUT_CASES, launch.CHAIN_ROWS_PER_LANE), (1, launch.ROWS_PER_LANE)):
+        monkeypatch.setattr(launch, "THROUGHPUT_CASES", throughput_cases)
+        names.clear()
+        got = GpuSolver().solve_many(cases, Scoring(), traceback=True)
+        assert {n.split(",")[1].strip() for n in names if n.startswith("wavefront")} == {str(rows)}
+        assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]

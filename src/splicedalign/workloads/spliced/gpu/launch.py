@@ -19,6 +19,11 @@ MOVE_BUDGET = 2**31
 # measurements behind the choice.
 ROWS_PER_LANE = 8
 WIDE_ROWS_PER_LANE = 4
+# A chain-bound launch (fewer than THROUGHPUT_CASES cases) holds CHAIN_ROWS_PER_LANE rows per
+# lane for int scores: on its dependent chain every step waits about one L2 round trip for
+# the producer's next block (docs/gpu.md, run J's timeline), so a strip's skew costs round
+# trips per lane, and half the lanes per exon halve it.
+CHAIN_ROWS_PER_LANE = 16
 # A launch of at least THROUGHPUT_CASES cases is throughput-bound (independent cases keep every
 # SM busy): its short strips run with fewer rows per lane, down to MIN_LANE_ROWS, which wastes
 # fewer lanes. A launch of fewer cases is bound by its cases' dependent chains of exons, where
@@ -77,9 +82,15 @@ def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUD
     return out
 
 
-def lane_rows_floor(cases: int) -> int:
-    """Fewest rows per lane a strip of a launch of ``cases`` cases may use."""
-    return MIN_LANE_ROWS if cases >= THROUGHPUT_CASES else ROWS_PER_LANE
+def lane_rows_floor(cases: int, rows_per_lane: int) -> int:
+    """Fewest rows per lane a strip of a launch of ``cases`` cases, whose kernel holds up to
+    ``rows_per_lane``, may use."""
+    return MIN_LANE_ROWS if cases >= THROUGHPUT_CASES else rows_per_lane
+
+
+def launch_rows_per_lane(cases: int) -> int:
+    """Rows per lane (int scores) of a launch of ``cases`` cases."""
+    return ROWS_PER_LANE if cases >= THROUGHPUT_CASES else CHAIN_ROWS_PER_LANE
 
 
 def blocks_per_sm(cases: int) -> int:

@@ -73,6 +73,10 @@ MIN_LANE_ROWS = 4
 # variant at 80 registers (3 blocks of 256 threads fit; 81 would leave 2), without spills; 4
 # (64 registers) spills.
 MIN_BLOCKS_PER_SM = 3
+# Variants of more rows per lane than DENSE_LANE_ROWS run only in chain-bound launches (a block
+# per SM, and a follower's): bound to CHAIN_MIN_BLOCKS_PER_SM, their registers up to 128.
+DENSE_LANE_ROWS = 8
+CHAIN_MIN_BLOCKS_PER_SM = 2
 # What a wavefront launch does (wavefront.cu): compute rows; also record moves; only record
 # moves, following a concurrent MODE_SCORE launch of the same tasks (for launches bound by a
 # dependent chain, whose moves then cost idle SMs instead of longer steps on the chain).
@@ -119,7 +123,7 @@ def kernel_defines() -> dict[str, int]:
     out = {f"TASK_{name.upper()}": i for i, name in enumerate(TASK_FIELDS)}
     out.update(TASK_FIELDS=len(TASK_FIELDS), TASK_NONE=NONE, KIND_FOLD=KIND_FOLD, COLS=COLS,
                THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM,
-               MODE_SCORE=MODE_SCORE, MODE_RECORD=MODE_RECORD,
+               DENSE_LANE_ROWS=DENSE_LANE_ROWS, CHAIN_MIN_BLOCKS_PER_SM=CHAIN_MIN_BLOCKS_PER_SM, MODE_SCORE=MODE_SCORE, MODE_RECORD=MODE_RECORD,
                MODE_FOLLOW=MODE_FOLLOW, MIN_LANE_ROWS=MIN_LANE_ROWS,
                SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)

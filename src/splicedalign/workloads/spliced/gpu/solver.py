@@ -92,9 +92,9 @@ class _Job:
 class GpuSolver(LastRowSolver):
     name = "gpu"
 
-    def __init__(self, rows_per_lane: int = launch.ROWS_PER_LANE, poison: bool = False,
+    def __init__(self, rows_per_lane: int | None = None, poison: bool = False,
                  byte_profile: bool | None = None, device_trace: bool | None = None) -> None:
-        self.rows_per_lane = rows_per_lane
+        self.rows_per_lane = rows_per_lane  # None: launch.launch_rows_per_lane of each launch
         self.device_trace = device_trace  # None: DEVICE_TRACE for int scores (on_device)
         self.byte_profile = byte_profile  # None: PRMT byte profile whenever the scoring fits
         self.poison = poison  # fill moves and traceback outputs with poison first (all must be written)
@@ -105,6 +105,10 @@ class GpuSolver(LastRowSolver):
         self._streams: tuple | None = None
         self._no_moves = None  # the moves argument of launches that record none
         self._pinned = device.PinnedBuffers()  # the traceback's outputs, reused per call
+
+    def _widest(self) -> int:
+        """The most rows per lane a launch of this solver may hold."""
+        return self.rows_per_lane or max(launch.ROWS_PER_LANE, launch.CHAIN_ROWS_PER_LANE)
 
     def on_device(self, ctype: str) -> bool:
         """Whether a launch with scores of ``ctype`` traces back on the device."""
@@ -128,7 +132,7 @@ class GpuSolver(LastRowSolver):
         """The batch's plan and device inputs: from the cache when this very list of case
         objects was planned before with this shape (a data set solved again), else planned and
         uploaded on the upload stream."""
-        floor = launch.lane_rows_floor(len(cases))
+        floor = launch.lane_rows_floor(len(cases), R)
         key = (R, floor, ctype, tuple(map(id, cases)))
         hit = self._cache.get(key)
         if hit is not None:
@@ -164,7 +168,8 @@ class GpuSolver(LastRowSolver):
         # the SMs the chain leaves idle; a throughput-bound one in its score kernel.
         follow = record and len(cases) < launch.THROUGHPUT_CASES
         mode = MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE
-        R, kernels, names = variant(ctype, self.rows_per_lane, use_bytes, mode)
+        R, kernels, names = variant(ctype, self.rows_per_lane or launch.launch_rows_per_lane(len(cases)), use_bytes,
+                                    mode)
         inputs = self._inputs(cases, R, ctype)
         t0 = time.perf_counter()
         defines = kernel_defines()
@@ -320,12 +325,12 @@ class GpuSolver(LastRowSolver):
         if last is not None and last[1] == (scoring, traceback) and len(last[0]) == len(cases) and all(
                 a is b for a, b in zip(last[0], cases)):
             return last[2]
-        strip_rows = WARP * self.rows_per_lane
+        strip_rows = WARP * self._widest()
         by_type: dict[str, list[int]] = {}
         for i, c in enumerate(cases):
             by_type.setdefault(score_ctype(c.m, c.n, scoring, strip_rows), []).append(i)
         work = [(ctype, [idx[i] for i in part]) for ctype, idx in by_type.items()
-                for part in launch.batches([cases[i] for i in idx], self.rows_per_lane,
+                for part in launch.batches([cases[i] for i in idx], self._widest(),
                                            move_budget=launch.MOVE_BUDGET if traceback and self.on_device(ctype)
                                            else None)]
         self._last_work = (tuple(cases), (scoring, traceback), work)
@@ -387,7 +392,7 @@ class GpuSolver(LastRowSolver):
 
     def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
         self.timing = dict.fromkeys(STAGES, 0.0)
-        ctype = score_ctype(case.m, case.n, scoring, WARP * self.rows_per_lane)
+        ctype = score_ctype(case.m, case.n, scoring, WARP * self._widest())
         _, (host, _) = self._collect(self._launch([0], [case], scoring, ctype, traceback=True, on_device=False))
         device.check(device.cupy())
         return host.reshape(case.K, case.n + 1).astype(prof.dtype)

@@ -369,7 +369,7 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
 // MODE_SCORE launch of the same tasks writes (it skips folds and writes no row), so that a
 // launch bound by its dependent chain records moves on SMs it leaves idle.
 template <typename T, int R, bool BYTES, int MODE>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
+__global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
                                                      const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap) {
     const int lane = threadIdx.x & 31;
@@ -576,6 +576,8 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
 #define WAVEFRONTS(MODE)                  \
     WAVEFRONT(int, 8, true, MODE)         \
     WAVEFRONT(int, 8, false, MODE)        \
+    WAVEFRONT(int, 16, true, MODE)        \
+    WAVEFRONT(int, 16, false, MODE)       \
     WAVEFRONT(long long, 4, true, MODE)   \
     WAVEFRONT(long long, 4, false, MODE)
 WAVEFRONTS(MODE_SCORE)

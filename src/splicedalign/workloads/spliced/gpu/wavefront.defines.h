@@ -16,6 +16,8 @@
 #define COLS 4
 #define THREADS 256
 #define MIN_BLOCKS_PER_SM 3
+#define DENSE_LANE_ROWS 8
+#define CHAIN_MIN_BLOCKS_PER_SM 2
 #define MODE_SCORE 0
 #define MODE_RECORD 1
 #define MODE_FOLLOW 2
