@@ -330,7 +330,9 @@ class GpuSolver(LastRowSolver):
         for i, c in enumerate(cases):
             by_type.setdefault(score_ctype(c.m, c.n, scoring, strip_rows), []).append(i)
         work = [(ctype, [idx[i] for i in part]) for ctype, idx in by_type.items()
-                for part in launch.batches([cases[i] for i in idx], self._widest(),
+                # sized for throughput launches (a chain launch, few cases, may take up to
+                # twice its move estimate: 16 rows per lane)
+                for part in launch.batches([cases[i] for i in idx], self.rows_per_lane or launch.ROWS_PER_LANE,
                                            move_budget=launch.MOVE_BUDGET if traceback and self.on_device(ctype)
                                            else None)]
         self._last_work = (tuple(cases), (scoring, traceback), work)
