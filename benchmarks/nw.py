@@ -14,27 +14,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import sys
 
 import numba
 
 from splicedalign.core.errors import SolverUnavailable
+from splicedalign.core.machine import cpu_model
 from splicedalign.core.timing import gcups, time_repeats
 from splicedalign.workloads.nw.records import Costs, cigar_cost
 from splicedalign.workloads.nw.solvers import SOLVERS
 from splicedalign.workloads.nw.synthetic import KINDS, make_pair
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def main(argv: list[str] | None = None) -> int:

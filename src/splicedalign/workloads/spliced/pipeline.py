@@ -25,7 +25,6 @@ import json
 import logging
 import multiprocessing
 import os
-import platform
 import re
 import sys
 import threading
@@ -40,6 +39,7 @@ from splicedalign.workloads.spliced.records import Scoring, TestCase
 from splicedalign.workloads.spliced.datasets import (MANIFEST_COLUMNS, CaseEntry, manifest_row, read_manifest,
                                                      write_manifest)
 from splicedalign.core.logs import log_to
+from splicedalign.core.machine import cpu_model
 from splicedalign.gpu.device import device_info, unavailable_reason
 from splicedalign.workloads.spliced.solvers import SOLVERS
 
@@ -185,17 +185,6 @@ def read_json(path: str | Path) -> Any:
     return json.loads(Path(path).read_text())
 
 
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 @functools.lru_cache(maxsize=None)
 def device_name(solver: str) -> str:
     """What runs ``solver`` here, recorded with its timings so the tables name the machine:
@@ -203,7 +192,7 @@ def device_name(solver: str) -> str:
     if solver in SOLVERS.gpu_names():
         return device_info()["name"]
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{_cpu_model()} ({cpus} CPUs)"
+    return f"{cpu_model()} ({cpus} CPUs)"
 
 
 def _with_device(rec: dict[str, Any], solver: str) -> dict[str, Any]:
