@@ -288,15 +288,3 @@ def test_default_rows_per_lane_by_launch_kind(monkeypatch):
         got = GpuSolver().solve_many(cases, Scoring(), traceback=True)
         assert {n.split(",")[1].strip() for n in names if n.startswith("wavefront")} == {str(rows)}
         assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
-
-
-def test_device_traced_throughput_work_takes_two_launches():
-    """A data set traced on the device runs as at least two throughput launches (the host makes
-    one launch's records while the GPU runs the next); scores alone take one launch."""
-    cases = tiny_set(bases=4) * 20  # 160 cases, >= 2 * THROUGHPUT_CASES
-    solver = GpuSolver()
-    traced = solver._work(cases, Scoring(), traceback=True)
-    scored = solver._work(cases, Scoring(), traceback=False)
-    assert len(scored) == 1 and len(traced) == 2
-    assert sorted(i for _, part in traced for i in part) == list(range(len(cases)))
-    assert all(len(part) >= launch.THROUGHPUT_CASES for _, part in traced)

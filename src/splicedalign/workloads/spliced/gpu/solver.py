@@ -329,20 +329,12 @@ class GpuSolver(LastRowSolver):
         by_type: dict[str, list[int]] = {}
         for i, c in enumerate(cases):
             by_type.setdefault(score_ctype(c.m, c.n, scoring, strip_rows), []).append(i)
-        R = self.rows_per_lane or launch.ROWS_PER_LANE  # sized for throughput launches (a chain
-        # launch, few cases, may take up to twice its move estimate: 16 rows per lane)
-        work = []
-        for ctype, idx in by_type.items():
-            group = [cases[i] for i in idx]
-            budget = None
-            if traceback and self.on_device(ctype):
-                # at least two launches once each would still be throughput-bound: the host
-                # turns one launch's moves into records while the GPU runs the next
-                budget = launch.MOVE_BUDGET
-                if len(group) >= 2 * launch.THROUGHPUT_CASES:  # half plus the largest case: two
-                    words = launch.move_words_many(group, R)
-                    budget = min(budget, int(words.sum()) // 2 + int(words.max()))
-            work += [(ctype, [idx[i] for i in part]) for part in launch.batches(group, R, move_budget=budget)]
+        work = [(ctype, [idx[i] for i in part]) for ctype, idx in by_type.items()
+                # sized for throughput launches (a chain launch, few cases, may take up to
+                # twice its move estimate: 16 rows per lane)
+                for part in launch.batches([cases[i] for i in idx], self.rows_per_lane or launch.ROWS_PER_LANE,
+                                           move_budget=launch.MOVE_BUDGET if traceback and self.on_device(ctype)
+                                           else None)]
         self._last_work = (tuple(cases), (scoring, traceback), work)
         return work
 
