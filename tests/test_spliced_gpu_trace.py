@@ -288,3 +288,18 @@ def test_default_rows_per_lane_by_launch_kind(monkeypatch):
         got = GpuSolver().solve_many(cases, Scoring(), traceback=True)
         assert {n.split(",")[1].strip() for n in names if n.startswith("wavefront")} == {str(rows)}
         assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
+
+
+def test_chain_launches_keep_their_move_budget(monkeypatch):
+    """A launch of few cases holds CHAIN_ROWS_PER_LANE rows per lane, more than the batches
+    assume: its move storage is checked again at that width and split to fit the budget."""
+    cases = tiny_set(bases=2)  # 4 cases: a chain launch
+    wide = launch.move_words_many(cases, launch.CHAIN_ROWS_PER_LANE)
+    narrow = launch.move_words_many(cases, launch.ROWS_PER_LANE)
+    assert wide.sum() > narrow.sum()
+    monkeypatch.setattr(launch, "MOVE_BUDGET", int(narrow.sum()))  # fits at 8 rows, not at 16
+    work = GpuSolver()._work(cases, Scoring(), traceback=True)
+    assert len(work) > 1 and sorted(i for _, part in work for i in part) == list(range(len(cases)))
+    for _, part in work:
+        assert len(part) == 1 or wide[part].sum() <= launch.MOVE_BUDGET
+    assert len(GpuSolver()._work(cases, Scoring(), traceback=False)) == 1

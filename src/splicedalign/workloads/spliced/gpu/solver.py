@@ -329,12 +329,19 @@ class GpuSolver(LastRowSolver):
         by_type: dict[str, list[int]] = {}
         for i, c in enumerate(cases):
             by_type.setdefault(score_ctype(c.m, c.n, scoring, strip_rows), []).append(i)
-        work = [(ctype, [idx[i] for i in part]) for ctype, idx in by_type.items()
-                # sized for throughput launches (a chain launch, few cases, may take up to
-                # twice its move estimate: 16 rows per lane)
-                for part in launch.batches([cases[i] for i in idx], self.rows_per_lane or launch.ROWS_PER_LANE,
-                                           move_budget=launch.MOVE_BUDGET if traceback and self.on_device(ctype)
-                                           else None)]
+        work = []
+        for ctype, idx in by_type.items():
+            budget = launch.MOVE_BUDGET if traceback and self.on_device(ctype) else None
+            for part in launch.batches([cases[i] for i in idx], self.rows_per_lane or launch.ROWS_PER_LANE,
+                                       move_budget=budget):
+                sel = [idx[i] for i in part]
+                if budget and self.rows_per_lane is None and len(sel) < launch.THROUGHPUT_CASES:
+                    # a chain launch holds more rows per lane than the batches assumed: its
+                    # move storage checked again at that width
+                    work += [(ctype, [sel[i] for i in sub]) for sub in launch.batches(
+                        [cases[i] for i in sel], launch.CHAIN_ROWS_PER_LANE, move_budget=budget)]
+                else:
+                    work.append((ctype, sel))
         self._last_work = (tuple(cases), (scoring, traceback), work)
         return work
 
