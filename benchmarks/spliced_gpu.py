@@ -43,8 +43,8 @@ def median_time(fn, repeats: int, before=None) -> tuple[float, float]:
     return statistics.median(ts), statistics.median(ks)
 
 
-def measure(repeats: int, paper, sets10, il1, **solver_args) -> dict[str, tuple[float, float]]:
-    gpu = GpuSolver(**solver_args)
+def measure(repeats: int, paper, sets10, il1) -> dict[str, tuple[float, float]]:
+    gpu = GpuSolver()
 
     def score(cases, traceback=False):
         def run():
@@ -82,13 +82,12 @@ def main() -> None:
     chain_blocks = launch.CHAIN_BLOCKS_PER_SM
     for change in SWEEP if args.sweep else ({},):
         label = ", ".join(f"{k}={v}" for k, v in change.items()) or "shipped " + str(defaults)
-        solver_args = {k: v for k, v in change.items() if k == "rows_per_lane"}
         for k, v in {**defaults, **change}.items():
             if k in defaults:
                 setattr(plan, k, v)
         launch.CHAIN_BLOCKS_PER_SM = change.get("CHAIN_BLOCKS_PER_SM", chain_blocks)
         try:
-            rows = measure(args.repeats, paper, sets10, il1, **solver_args)
+            rows = measure(args.repeats, paper, sets10, il1)
         except Exception as exc:  # one configuration failing must not hide the others
             print(f"{label:<44}{type(exc).__name__}: {exc}")
             continue

@@ -7,6 +7,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
+import numpy as np
+
 from splicedalign.core.errors import SolverUnavailable
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -92,8 +94,6 @@ class PinnedBuffers:
     def copy(self, role: Any, array: Any, stream: Any) -> Any:
         """``array`` (on the device) into the role's buffer on ``stream``; a NumPy view of it,
         valid once the stream is synchronized and until the role's next copy."""
-        import numpy as np
-
         buffer = self._buffers.get(role)
         if buffer is None or buffer.size < array.size or buffer.dtype != array.dtype:
             import cupyx

@@ -82,20 +82,25 @@ def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUD
     return out
 
 
+def chain_bound(cases: int) -> bool:
+    """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""
+    return cases < THROUGHPUT_CASES
+
+
 def lane_rows_floor(cases: int, rows_per_lane: int) -> int:
     """Fewest rows per lane a strip of a launch of ``cases`` cases, whose kernel holds up to
     ``rows_per_lane``, may use."""
-    return MIN_LANE_ROWS if cases >= THROUGHPUT_CASES else rows_per_lane
+    return rows_per_lane if chain_bound(cases) else MIN_LANE_ROWS
 
 
 def launch_rows_per_lane(cases: int) -> int:
     """Rows per lane (int scores) of a launch of ``cases`` cases."""
-    return ROWS_PER_LANE if cases >= THROUGHPUT_CASES else CHAIN_ROWS_PER_LANE
+    return CHAIN_ROWS_PER_LANE if chain_bound(cases) else ROWS_PER_LANE
 
 
 def blocks_per_sm(cases: int) -> int:
     """Blocks per SM a launch of ``cases`` cases is given (at most what fits)."""
-    return BLOCKS_PER_SM if cases >= THROUGHPUT_CASES else CHAIN_BLOCKS_PER_SM
+    return CHAIN_BLOCKS_PER_SM if chain_bound(cases) else BLOCKS_PER_SM
 
 
 def grid(tasks: int, sms: int, blocks_per_sm: int = BLOCKS_PER_SM) -> int:

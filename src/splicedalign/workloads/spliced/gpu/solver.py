@@ -166,7 +166,7 @@ class GpuSolver(LastRowSolver):
         record = traceback and on_device
         # A launch bound by its dependent chains (few cases) records moves in a follower on
         # the SMs the chain leaves idle; a throughput-bound one in its score kernel.
-        follow = record and len(cases) < launch.THROUGHPUT_CASES
+        follow = record and launch.chain_bound(len(cases))
         mode = MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE
         R, kernels, names = variant(ctype, self.rows_per_lane or launch.launch_rows_per_lane(len(cases)), use_bytes,
                                     mode)
@@ -178,9 +178,10 @@ class GpuSolver(LastRowSolver):
         compute.wait_event(inputs.ready)
         sms = device.device_info()["sms"]
         ntasks = plan.tasks.shape[0]
-        # task counter and error word (a wait ran out) of each kernel
-        counter = cp.zeros(2 * len(kernels), dtype=cp.int32)
         with compute:
+            # task counter and error word (a wait ran out) of each kernel, zeroed on the stream
+            # that runs them (a non-blocking stream does not wait for the default one)
+            counter = cp.zeros(2 * len(kernels), dtype=cp.int32)
             dtype = np.int32 if ctype == "int" else np.int64
             rows = cp.full(plan.rows_size, empty(dtype), dtype=dtype)  # words written become final
             if record:
@@ -198,7 +199,7 @@ class GpuSolver(LastRowSolver):
             per_sm = launch.blocks_per_sm(len(cases))
             grid = launch.grid(ntasks, sms, min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm)
             if follow:
-                follow_stream.wait_event(compute.record())  # row storage filled, moves allocated
+                follow_stream.wait_event(compute.record())  # counters zeroed, rows filled, moves allocated
             start = compute.record()
             device.function(KERNEL_FILE, kernels[0], names, defines)((grid,), (THREADS,), args)
             stop = compute.record()
@@ -335,7 +336,7 @@ class GpuSolver(LastRowSolver):
             for part in launch.batches([cases[i] for i in idx], self.rows_per_lane or launch.ROWS_PER_LANE,
                                        move_budget=budget):
                 sel = [idx[i] for i in part]
-                if budget and self.rows_per_lane is None and len(sel) < launch.THROUGHPUT_CASES:
+                if budget and self.rows_per_lane is None and launch.chain_bound(len(sel)):
                     # a chain launch holds more rows per lane than the batches assumed: its
                     # move storage checked again at that width
                     work += [(ctype, [sel[i] for i in sub]) for sub in launch.batches(
