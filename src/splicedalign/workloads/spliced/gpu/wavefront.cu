@@ -113,6 +113,9 @@ __device__ __forceinline__ bool written(const Vec<T>& x) {
     return ok;
 }
 
+// uint32 words of moves per lane and step of a strip of `lane_rows` rows per lane (plan.move_words).
+__device__ constexpr int move_words(int lane_rows) { return (lane_rows * COLS * 2 + 31) / 32; }
+
 // The task record (plan.TASK_FIELDS), read field by field at the offsets the host defines.
 struct Task {
     int kind, n, tgt, base, rows, lane_rows, in_row, in2_row, out_row, moves;
@@ -145,7 +148,7 @@ template <typename T, int R, bool BYTES, int MODE>
 __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
                            const int* __restrict__ tsel, T* rows, unsigned* moves,
                            int match, int mismatch, int gap, int* error) {
-    constexpr int MW = (R * COLS * 2 + 31) / 32;  // plan.move_words(R)
+    constexpr int MW = move_words(R);
     const int lane = threadIdx.x & 31;
     const int n = t.n, exon_rows = t.rows;
     const int pad = 32 * R - exon_rows;  // padding rows on top of the strip
@@ -427,7 +430,7 @@ __device__ __forceinline__ void load_strip(MoveStrip& st, const int* __restrict_
     st.lo -= st.rows;
     st.pad = 32 * st.lr - st.rows;
     st.head = st.pad / st.lr;
-    st.mw = (st.lr * COLS * 2 + 31) / 32;  // plan.move_words
+    st.mw = move_words(st.lr);
     st.at = (long long)tr[TASK_MOVES] * MOVE_UNIT;
 }
 
