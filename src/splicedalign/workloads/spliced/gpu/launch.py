@@ -37,26 +37,25 @@ THROUGHPUT_CASES = 64
 CHAIN_BLOCKS_PER_SM = 1
 
 
-def _strips_and_n(cases: Sequence[TestCase], rows_per_lane: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(strips, exons, n) of each case."""
+def _storage(cases: Sequence[TestCase], rows_per_lane: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row elements, move words) each case needs: one row per strip and one per fold (at
+    most K folds); moves at most (plan.py, "Moves": strips with fewer rows per lane take less)."""
     P = WARP * rows_per_lane
     K = np.fromiter((c.K for c in cases), dtype=np.int64, count=len(cases))
     lengths = np.concatenate([c.last_sorted - c.first_sorted for c in cases]) + 1
     strips = np.add.reduceat((lengths + P - 1) // P, np.cumsum(K) - K)
-    return strips, K, np.fromiter((c.n for c in cases), dtype=np.int64, count=len(cases))
+    n = np.fromiter((c.n for c in cases), dtype=np.int64, count=len(cases))
+    return (strips + K) * round_up(n + 1), strips * (n // COLS + WARP) * WARP * move_words(rows_per_lane)
 
 
 def row_elements_many(cases: Sequence[TestCase], rows_per_lane: int) -> np.ndarray:
-    """Row storage each case needs: one row per strip and one per fold (at most K folds)."""
-    strips, K, n = _strips_and_n(cases, rows_per_lane)
-    return (strips + K) * round_up(n + 1)
+    """Row storage each case needs."""
+    return _storage(cases, rows_per_lane)[0]
 
 
 def move_words_many(cases: Sequence[TestCase], rows_per_lane: int) -> np.ndarray:
-    """Move storage each case needs at most (plan.py, "Moves": strips with fewer rows per lane
-    take less)."""
-    strips, _, n = _strips_and_n(cases, rows_per_lane)
-    return strips * (n // COLS + WARP) * WARP * move_words(rows_per_lane)
+    """Move storage each case needs at most."""
+    return _storage(cases, rows_per_lane)[1]
 
 
 def row_elements(case: TestCase, rows_per_lane: int) -> int:
@@ -69,8 +68,9 @@ def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUD
     that record moves, whose move storage fits ``move_budget`` (a case that alone exceeds
     them gets a launch of its own)."""
     out: list[list[int]] = []
-    sizes = row_elements_many(cases, rows_per_lane).tolist()
-    moves = move_words_many(cases, rows_per_lane).tolist() if move_budget else [0] * len(sizes)
+    rows, words = _storage(cases, rows_per_lane)
+    sizes = rows.tolist()
+    moves = words.tolist() if move_budget else [0] * len(sizes)
     used = used_moves = None
     for i, (size, words) in enumerate(zip(sizes, moves)):
         if used is None or used + size > budget or (move_budget and used_moves + words > move_budget):
