@@ -3,9 +3,10 @@
 Columns: paper-shaped set (1,010 cases) score, cold (plan built and uploaded) and warm (the
 same case list again: plan and device inputs cached); 10 paper-shaped sets in one call, warm;
 IL1RAPL1-shaped score; the paper set and IL1RAPL1 with traceback (chains and alignments, traced
-on the device); the launches' kernel time of each (the wavefront's; traceback time is the rest). ``--sweep`` also times the kernel
-tuning constants of gpu/plan.py (MIN_LANE_ROWS, MIN_BLOCKS_PER_SM) and gpu/launch.py
-(CHAIN_BLOCKS_PER_SM) at other values; each configuration compiles its own kernel. ``--tail`` times the paper set's kernel without its longest dependent
+on the device); the launches' kernel time of each (the wavefront's; traceback time is the rest;
+launches of one call may overlap, so their sum can exceed the call). ``--sweep`` also times
+tuning constants of gpu/plan.py (MIN_LANE_ROWS, FOLD_SLEEP_NS: each value compiles its own
+kernel) and gpu/launch.py (CHAIN_BLOCKS_PER_SM, FOLD_WINDOW) at other values. ``--tail`` times the paper set's kernel without its longest dependent
 chains (the five cases of its K = 622 base) and those cases alone: whether the launch ends on
 its critical path. Needs a GPU:
     PYTHONPATH=src python3 benchmarks/spliced_gpu.py [--sweep] [--tail] [--repeats 5]
@@ -24,9 +25,15 @@ from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set
 
 SWEEP = (
     {},
-    {"CHAIN_BLOCKS_PER_SM": 2},
-    {"CHAIN_BLOCKS_PER_SM": 8},
+    {"FOLD_WINDOW": 1},
+    {"FOLD_WINDOW": 2},
+    {"FOLD_WINDOW": 8},
+    {"FOLD_SLEEP_NS": 200},
+    {"FOLD_SLEEP_NS": 2000},
 )
+# where each constant is read (launch.py imports MIN_LANE_ROWS by value)
+MODULES = {"MIN_LANE_ROWS": (plan, launch), "FOLD_SLEEP_NS": (plan,), "CHAIN_BLOCKS_PER_SM": (launch,),
+           "FOLD_WINDOW": (launch,)}
 
 
 def median_time(fn, repeats: int, before=None) -> tuple[float, float]:
@@ -78,14 +85,12 @@ def main() -> None:
     info = device.device_info()
     print(f"device: {info['name']} ({info['sms']} SMs)")
     print(f"{'configuration':<44}{'work':<14}{'ms':>9}{'kernel ms':>11}{'GCUPS':>8}")
-    defaults = {k: getattr(plan, k) for k in ("MIN_LANE_ROWS", "MIN_BLOCKS_PER_SM")}
-    chain_blocks = launch.CHAIN_BLOCKS_PER_SM
+    defaults = {k: getattr(m[0], k) for k, m in MODULES.items()}
     for change in SWEEP if args.sweep else ({},):
-        label = ", ".join(f"{k}={v}" for k, v in change.items()) or "shipped " + str(defaults)
+        label = ", ".join(f"{k}={v}" for k, v in change.items()) or "shipped"
         for k, v in {**defaults, **change}.items():
-            if k in defaults:
-                setattr(plan, k, v)
-        launch.CHAIN_BLOCKS_PER_SM = change.get("CHAIN_BLOCKS_PER_SM", chain_blocks)
+            for m in MODULES[k]:
+                setattr(m, k, v)
         try:
             rows = measure(args.repeats, paper, sets10, il1)
         except Exception as exc:  # one configuration failing must not hide the others
@@ -94,20 +99,22 @@ def main() -> None:
         for work, (t, k) in rows.items():
             print(f"{label:<44}{work:<14}{t*1e3:>9.2f}{k:>11.2f}{cells[work]/t/1e9:>8.0f}", flush=True)
     for k, v in defaults.items():
-        setattr(plan, k, v)
-    launch.CHAIN_BLOCKS_PER_SM = chain_blocks
+        for m in MODULES[k]:
+            setattr(m, k, v)
     if args.tail:
         longest = max(c.K for c in paper)
         parts = {"paper set": paper, "without K max": [c for c in paper if c.K < longest],
                  "K max only": [c for c in paper if c.K == longest]}
         gpu = GpuSolver()
-        for label, cases in parts.items():
-            def run(cases=cases):
-                gpu.solve_many(cases, traceback=False)
-                return sum(gpu.kernel_ms)
-            t, k = median_time(run, args.repeats)
-            work = sum(c.cells for c in cases)
-            print(f"{'tail: ' + label:<44}{len(cases):<14}{t*1e3:>9.2f}{k:>11.2f}{work/t/1e9:>8.0f}", flush=True)
+        for traceback in (False, True):
+            for label, cases in parts.items():
+                def run(cases=cases):
+                    gpu.solve_many(cases, traceback=traceback)
+                    return sum(gpu.kernel_ms)
+                t, k = median_time(run, args.repeats)
+                work = sum(c.cells for c in cases)
+                label = "tail: " + label + (" traced" if traceback else "")
+                print(f"{label:<44}{len(cases):<14}{t*1e3:>9.2f}{k:>11.2f}{work/t/1e9:>8.0f}", flush=True)
 
 
 if __name__ == "__main__":

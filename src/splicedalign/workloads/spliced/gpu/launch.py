@@ -35,6 +35,11 @@ THROUGHPUT_CASES = 64
 # block per SM against all that fit; docs/gpu.md, run J's timeline). The follower that records
 # moves beside such a launch gets as many, so both are resident.
 CHAIN_BLOCKS_PER_SM = 1
+# Blocks a fold of a throughput launch waits for and folds per pass (wavefront.cu, fold_task):
+# folding each block as its producer writes it cost a round trip and ~90 instructions per block;
+# a wide window delays the fold's consumers (docs/gpu.md, runs M and N). A chain-bound launch
+# folds every block as it comes.
+FOLD_WINDOW = 4
 
 
 def _storage(cases: Sequence[TestCase], rows_per_lane: int) -> tuple[np.ndarray, np.ndarray]:
@@ -85,6 +90,11 @@ def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUD
 def chain_bound(cases: int) -> bool:
     """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""
     return cases < THROUGHPUT_CASES
+
+
+def fold_window(cases: int) -> int:
+    """Blocks a fold of a launch of ``cases`` cases folds per pass (the rest of a row at its end)."""
+    return 1 if chain_bound(cases) else FOLD_WINDOW
 
 
 def lane_rows_floor(cases: int, rows_per_lane: int) -> int:

@@ -193,7 +193,8 @@ class GpuSolver(LastRowSolver):
                     self._no_moves = cp.zeros(1, dtype=cp.uint32)
                 moves = self._no_moves
             args = (inputs.tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
-                    np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap))
+                    np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap),
+                    np.int32(launch.fold_window(len(cases))))
             # A follower and its kernel must both be resident (the follower waits on rows only
             # the kernel writes): together at most the MIN_BLOCKS_PER_SM blocks that fit.
             per_sm = launch.blocks_per_sm(len(cases))

@@ -64,16 +64,16 @@ template <typename T> struct Empty;
 template <> struct Empty<int> { static constexpr int v = -0x7fffffff - 1; };
 template <> struct Empty<long long> { static constexpr long long v = -0x7fffffffffffffffLL - 1; };
 
-// Bounded wait: called once per failed poll; past WAIT_LIMIT it sets *error and returns true
-// (the launch's results are then void; the host checks *error and raises).
-__device__ __forceinline__ bool gave_up(long long& start, int* error) {
+// Bounded wait: called once per failed poll, sleeps about `sleep_ns`; past WAIT_LIMIT it sets
+// *error and returns true (the launch's results are then void; the host checks *error and raises).
+__device__ __forceinline__ bool gave_up(long long& start, int* error, unsigned sleep_ns = 64) {
     const long long now = __shfl_sync(0xffffffffu, clock64(), 0);
     if (start < 0) start = now;
     else if (now - start > WAIT_LIMIT) {
         if ((threadIdx.x & 31) == 0) atomicExch(error, 1);
         return true;
     }
-    __nanosleep(64);
+    __nanosleep(sleep_ns);
     return false;
 }
 
@@ -320,8 +320,14 @@ __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __
     strip_task<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, error);
 }
 
+// A fold folds once both inputs have `window` blocks written from c0 (or the rest of the row).
+// A fold follows its exon's strip, which writes a block a step: with window 1 (chain-bound
+// launches: the least lag on a dependent chain) nearly every pass folds one block after a full
+// L2 round trip; in a throughput launch those passes were a fifth of the kernel's instructions
+// (docs/gpu.md, run M). Wider: while the window is short, one lane polls its last block,
+// sleeping FOLD_SLEEP_NS between polls.
 template <typename T>
-__device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
+__device__ void fold_task(const Task& t, T* rows, int gap, int window, int* error) {
     const int lane = threadIdx.x & 31;
     const int n = t.n;
     const bool has_in = t.in_row != TASK_NONE;  // M_{q-1}; absent for fold 0
@@ -333,12 +339,14 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
     // round trip only).
     for (int c0 = 0; c0 <= n;) {
         const int j0 = c0 + lane * COLS;
+        const int want = min(window, (n - c0) / COLS + 1);  // blocks to fold at once: 1..32
         long long start = -1;
-        bool probe = false;  // block c0 was not written: only lane 0 polls
+        // probe: the window was short; only lane want - 1 polls (its block, the window's last)
+        bool probe = false;
         while (true) {
             bool ok = true;
             Vec<T> m;
-            if (j0 <= n && (!probe || lane == 0)) {
+            if (j0 <= n && (!probe || lane == want - 1)) {
                 const Vec<T> a = load_poll(L + j0);
                 ok = written(a);
                 if (has_in) {
@@ -352,14 +360,20 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
                 }
             }
             const unsigned missing = __ballot_sync(0xffffffffu, !ok);
-            const int ready = probe ? (missing & 1u ? 0 : 1) : missing ? __ffs(missing) - 1 : 32;
-            if (ready > 0) {
+            const bool there = !((missing >> (want - 1)) & 1u);  // probing: its block was written
+            // window 1: the probed block is the window; wider: poll them all again, at once
+            const int ready = probe ? (there && want == 1 ? 1 : 0) : missing ? __ffs(missing) - 1 : 32;
+            if (ready >= want) {
                 if (lane < ready && j0 <= n) store_row(out + j0, m);
                 c0 += ready * COLS;
                 break;
             }
+            if (probe && there) {
+                probe = false;
+                continue;
+            }
             probe = true;
-            if (gave_up(start, error)) return;
+            if (gave_up(start, error, want == 1 ? 64 : FOLD_SLEEP_NS)) return;
         }
     }
 }
@@ -367,6 +381,7 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
 }  // namespace
 
 // next_task[0]: the task counter; next_task[1]: the error word (a bounded wait ran out).
+// fold_window: blocks a fold waits for per pass (launch.fold_window: 1 in chain-bound launches).
 // MODE (plan.py): MODE_SCORE computes rows; MODE_RECORD also records every cell's move (plan.py,
 // "Moves") for trace_chains; MODE_FOLLOW only records moves, reading the rows a concurrent
 // MODE_SCORE launch of the same tasks writes (it skips folds and writes no row), so that a
@@ -374,7 +389,8 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
 template <typename T, int R, bool BYTES, int MODE>
 __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
-                                                     const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap) {
+                                                     const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap,
+                                                     int fold_window) {
     const int lane = threadIdx.x & 31;
     while (true) {
         int i = 0;
@@ -383,7 +399,7 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
         if (i >= ntasks) return;
         const Task t = load_task(tasks, i);
         if (t.kind == KIND_FOLD) {
-            if (MODE != MODE_FOLLOW) fold_task<T>(t, rows, gap, next_task + 1);
+            if (MODE != MODE_FOLLOW) fold_task<T>(t, rows, gap, fold_window, next_task + 1);
         } else strip_any<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1);
         __syncwarp();
     }
@@ -420,13 +436,14 @@ constexpr int PRED_UNROLL = 4;
 
 struct MoveStrip {  // a strip holding exon rows lo+1 .. lo+rows, its moves from word `at`
     long long at;
-    int lo, rows, lr, pad, head, mw;
+    int lo, rows, lr, lr_log2, pad, head, mw;  // lr = 1 << lr_log2 rows per lane
 };
 
 __device__ __forceinline__ void load_strip(MoveStrip& st, const int* __restrict__ tasks, int task) {
     const int* tr = tasks + (long long)task * TASK_FIELDS;
     st.rows = tr[TASK_ROWS];
     st.lr = tr[TASK_LANE_ROWS];
+    st.lr_log2 = __ffs(st.lr) - 1;
     st.lo -= st.rows;
     st.pad = 32 * st.lr - st.rows;
     st.head = st.pad / st.lr;
@@ -435,14 +452,15 @@ __device__ __forceinline__ void load_strip(MoveStrip& st, const int* __restrict_
 }
 
 // Word index and bit (plan.move_shift) of the move of exon row r (lo < r <= lo + rows),
-// column j >= 0.
+// column j >= 0 (shifts: lane rows and COLS are powers of two).
 __device__ __forceinline__ long long move_index(const MoveStrip& st, int r, int j, int& bit) {
-    const int rs = st.pad + (r - st.lo - 1);  // strip row: the padding rows come first
-    const int l = rs / st.lr, rr = rs - l * st.lr;
-    const int u = j / COLS + l - st.head;  // the step at which lane l computed column j
+    static_assert((COLS & (COLS - 1)) == 0, "COLS is a power of two");
+    const unsigned rs = st.pad + (r - st.lo - 1);  // strip row: the padding rows come first
+    const int l = rs >> st.lr_log2, rr = rs & (st.lr - 1);
+    const int u = (int)((unsigned)j / COLS) + l - st.head;  // the step at which lane l computed column j
     const int word_rows = min(st.lr, 4);
-    bit = 2 * (word_rows * COLS - 1 - ((j % COLS) * word_rows + rr % 4));
-    return st.at + ((long long)u * 32 + l) * st.mw + rr / 4;
+    bit = 2 * (word_rows * COLS - 1 - (int)((unsigned)j % COLS) * word_rows - (rr & 3));
+    return st.at + ((long long)u * 32 + l) * st.mw + (rr >> 2);
 }
 
 template <typename T>
@@ -476,6 +494,8 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
     long long g = 0;  // ops emitted so far; op g goes to ops[ops_end - 1 - g]
     long long held = -1;  // this lane's move word: index and value
     unsigned word = 0;
+    long long cur = -1;  // the last move's word, in every lane: a path crosses a word in a few
+    unsigned cur_word = 0;  // moves, and those need no ballot and shuffle
     while (true) {
         const int* ek = ex + (long long)k * TE_FIELDS;
         const int first = ek[TE_FIRST], last = ek[TE_LAST], bo = ek[TE_BASE], in = ek[TE_IN], in2 = ek[TE_IN2];
@@ -503,19 +523,23 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
             if (jj > 0) {
                 int bit;
                 const long long want = move_index(st, r, jj, bit);
-                unsigned hit = __ballot_sync(0xffffffffu, held == want);
-                if (!hit) {
-                    const int rt = dir == TR_LEFT ? r : r - lane;
-                    const int jt = dir == TR_UP ? jj : dir == TR_LEFT ? jj - COLS * lane : jj - lane;
-                    held = -1;
-                    if (rt > st.lo && jt >= 1) {
-                        int unused;
-                        held = move_index(st, rt, jt, unused);
-                        word = __ldg(moves + held);
+                if (want != cur) {  // warp-uniform
+                    unsigned hit = __ballot_sync(0xffffffffu, held == want);
+                    if (!hit) {
+                        const int rt = dir == TR_LEFT ? r : r - lane;
+                        const int jt = dir == TR_UP ? jj : dir == TR_LEFT ? jj - COLS * lane : jj - lane;
+                        held = -1;
+                        if (rt > st.lo && jt >= 1) {
+                            int unused;
+                            held = move_index(st, rt, jt, unused);
+                            word = __ldg(moves + held);
+                        }
+                        hit = __ballot_sync(0xffffffffu, held == want);  // lane 0 holds it
                     }
-                    hit = __ballot_sync(0xffffffffu, held == want);  // lane 0 holds it
+                    cur_word = __shfl_sync(0xffffffffu, word, __ffs(hit) - 1);
+                    cur = want;
                 }
-                const unsigned v = (__shfl_sync(0xffffffffu, word, __ffs(hit) - 1) >> bit) & 3u;
+                const unsigned v = (cur_word >> bit) & 3u;
                 mv = v < 2 ? TR_DIAG : v == 2 ? TR_UP : TR_LEFT;  // (diagonal lost, up lost)
             }
             if (lane == (int)(g & 31)) { pr = r; pj = jj; pm = mv; pg = g; }
@@ -575,7 +599,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
 // instantiates only the one a launch asks for (solver.variant).
 #define WAVEFRONT(T, R, BYTES, MODE)                                                                   \
     template __global__ void wavefront<T, R, BYTES, MODE>(const int*, int, int*, const unsigned char*,  \
-                                                          const int*, T*, unsigned*, int, int, int);
+                                                          const int*, T*, unsigned*, int, int, int, int);
 #define WAVEFRONTS(MODE)                  \
     WAVEFRONT(int, 8, true, MODE)         \
     WAVEFRONT(int, 8, false, MODE)        \
