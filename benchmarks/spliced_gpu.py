@@ -3,10 +3,10 @@
 Columns: paper-shaped set (1,010 cases) score, cold (plan built and uploaded) and warm (the
 same case list again: plan and device inputs cached); 10 paper-shaped sets in one call, warm;
 IL1RAPL1-shaped score; the paper set and IL1RAPL1 with traceback (chains and alignments, traced
-on the device); the launches' kernel time of each (the wavefront's; traceback time is the rest;
-launches of one call may overlap, so their sum can exceed the call). ``--sweep`` also times
-tuning constants of gpu/plan.py (MIN_LANE_ROWS, FOLD_SLEEP_NS: each value compiles its own
-kernel) and gpu/launch.py (CHAIN_BLOCKS_PER_SM, FOLD_WINDOW, LONG_CHAIN_*) at other values. ``--tail`` times the paper set (score and traced) without its longest dependent
+on the device); the launches' kernel time of each (the wavefront's; traceback time is the
+rest). ``--sweep`` also times tuning constants of gpu/plan.py
+(MIN_LANE_ROWS: each value compiles its own kernel) and gpu/launch.py (CHAIN_BLOCKS_PER_SM) at
+other values. ``--tail`` times the paper set (score and traced) without its longest dependent
 chains (the five cases of its K = 622 base) and those cases alone: whether the launch ends on
 its critical path. Needs a GPU:
     PYTHONPATH=src python3 benchmarks/spliced_gpu.py [--sweep] [--tail] [--repeats 5]
@@ -25,16 +25,11 @@ from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set
 
 SWEEP = (
     {},
-    {"LONG_CHAIN_SHARE": 2.0},  # no case runs beside: one launch, as before run O
-    {"LONG_CHAIN_SM_SHARE": 1 / 6},
-    {"LONG_CHAIN_SM_SHARE": 1 / 2},
-    {"LONG_CHAIN_ROWS_PER_LANE": 8, "LONG_CHAIN_SM_SHARE": 1.0},
-    {"FOLD_WINDOW": 1},
+    {"MIN_LANE_ROWS": 2},
+    {"CHAIN_BLOCKS_PER_SM": 2},
 )
 # where each constant is read (launch.py imports MIN_LANE_ROWS by value)
-MODULES = {"MIN_LANE_ROWS": (plan, launch), "FOLD_SLEEP_NS": (plan,), "CHAIN_BLOCKS_PER_SM": (launch,),
-           "FOLD_WINDOW": (launch,), "LONG_CHAIN_SHARE": (launch,), "LONG_CHAIN_SM_SHARE": (launch,),
-           "LONG_CHAIN_ROWS_PER_LANE": (launch,)}
+MODULES = {"MIN_LANE_ROWS": (plan, launch), "CHAIN_BLOCKS_PER_SM": (launch,)}
 
 
 def median_time(fn, repeats: int, before=None) -> tuple[float, float]:

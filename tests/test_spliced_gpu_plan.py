@@ -282,8 +282,7 @@ def _fake_function(file, name, all_names, defines):
     mode = int(name.split(",")[3].strip(" >"))
 
     def wavefront(grid, block, args):
-        tasks, ntasks, _, base, tsel, rows, moves, match, mismatch, gap, window = args
-        assert window in (1, launch.FOLD_WINDOW)  # timing only: the rows are the same
+        tasks, ntasks, _, base, tsel, rows, moves, match, mismatch, gap = args
         plan = SimpleNamespace(tasks=tasks, base=base, target=(tsel & SEL_CODE_MASK).astype(np.uint8), rows_size=rows.size)
         if mode != gpu_plan.MODE_SCORE:
             moves[:] = 0
@@ -336,14 +335,3 @@ def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
     assert len(solver.kernel_ms) > 2
     assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in
                                                  get_solver("sequential").solve_many(cases, Scoring())]
-
-
-def test_launch_shape_by_kind():
-    """A launch of fewer than THROUGHPUT_CASES cases is chain-bound: all its strips at the
-    launch's rows per lane, one block per SM, folds block by block; a larger one is throughput-
-    bound: short strips down to MIN_LANE_ROWS, every block that fits, folds a window at a time."""
-    chain, many = launch.THROUGHPUT_CASES - 1, launch.THROUGHPUT_CASES
-    assert launch.chain_bound(chain) and not launch.chain_bound(many)
-    assert launch.fold_window(chain) == 1 < launch.fold_window(many) == launch.FOLD_WINDOW <= WARP
-    assert launch.lane_rows_floor(chain, 16) == 16 and launch.lane_rows_floor(many, 8) == gpu_plan.MIN_LANE_ROWS
-    assert launch.blocks_per_sm(chain) == launch.CHAIN_BLOCKS_PER_SM < launch.blocks_per_sm(many)

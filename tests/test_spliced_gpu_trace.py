@@ -299,41 +299,7 @@ def test_chain_launches_keep_their_move_budget(monkeypatch):
     assert wide.sum() > narrow.sum()
     monkeypatch.setattr(launch, "MOVE_BUDGET", int(narrow.sum()))  # fits at 8 rows, not at 16
     work = GpuSolver()._work(cases, Scoring(), traceback=True)
-    assert len(work) > 1 and sorted(i for _, part, _ in work for i in part) == list(range(len(cases)))
-    for _, part, _ in work:
+    assert len(work) > 1 and sorted(i for _, part in work for i in part) == list(range(len(cases)))
+    for _, part in work:
         assert len(part) == 1 or wide[part].sum() <= launch.MOVE_BUDGET
     assert len(GpuSolver()._work(cases, Scoring(), traceback=False)) == 1
-
-
-def test_long_chains_run_beside_the_rest(monkeypatch):
-    """In a throughput launch the cases of the most exons (launch.long_chains) run as a launch
-    of their own beside the rest, recording their moves in their own kernel at the throughput
-    rows per lane; chains, alignments and scores stay `sequential`'s."""
-    fake_gpu(monkeypatch, _fake_function_with_trace)
-    monkeypatch.setattr(launch, "THROUGHPUT_CASES", 4)
-    rng = np.random.default_rng(33)
-    short = [random_case(rng, f"s{i}") for i in range(8)]
-    short = [TestCase(c.name, c.base, c.target, c.exons[:3]) for c in short]
-    long = []
-    for i in range(2):
-        c = random_case(rng, f"l{i}")
-        starts = rng.integers(1, c.m + 1, 20)
-        long.append(TestCase(c.name, c.base, c.target, tuple(Exon(int(f), int(min(c.m, f + 30))) for f in starts)))
-    cases = short[:5] + long + short[5:]
-    assert launch.long_chains(cases) == [5, 6]
-    launches = []
-    original = GpuSolver._launch
-
-    def spy(self, sel, batch, *args):
-        launches.append((sorted(sel), args[-1]))
-        return original(self, sel, batch, *args)
-
-    monkeypatch.setattr(GpuSolver, "_launch", spy)
-    for traceback in (True, False):
-        launches.clear()
-        want = get_solver("sequential").solve_many(cases, Scoring(), traceback=traceback)
-        got = GpuSolver(poison=True).solve_many(cases, Scoring(), traceback=traceback)
-        assert launches == [([5, 6], True), ([0, 1, 2, 3, 4, 7, 8, 9], False)]
-        assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
-        np.testing.assert_array_equal(np.concatenate([g.last_row_scores for g in got]),
-                                      np.concatenate([w.last_row_scores for w in want]))

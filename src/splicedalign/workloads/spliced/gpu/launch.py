@@ -35,20 +35,6 @@ THROUGHPUT_CASES = 64
 # block per SM against all that fit; docs/gpu.md, run J's timeline). The follower that records
 # moves beside such a launch gets as many, so both are resident.
 CHAIN_BLOCKS_PER_SM = 1
-# Blocks a fold of a throughput launch waits for and folds per pass (wavefront.cu, fold_task):
-# folding each block as its producer writes it cost a round trip and ~90 instructions per block;
-# a wide window delays the fold's consumers (docs/gpu.md, runs M and N). A chain-bound launch
-# folds every block as it comes.
-FOLD_WINDOW = 4
-# A throughput launch ends with its longest dependent chains (docs/gpu.md, run N: the paper
-# set's five K = 622 cases alone take 8.3 ms, its other 1,005 cases 6.6 ms, all together 10.7;
-# traced 9.0, 11.4 and 20.5 ms). The cases of at least LONG_CHAIN_SHARE of the most exons run in
-# a chain-bound launch of their own *beside* the rest, at LONG_CHAIN_ROWS_PER_LANE (fewer lanes
-# per hop) and one block on LONG_CHAIN_SM_SHARE of the SMs (the rest keeps the others whole),
-# recording their own moves.
-LONG_CHAIN_SHARE = 0.5
-LONG_CHAIN_ROWS_PER_LANE = CHAIN_ROWS_PER_LANE
-LONG_CHAIN_SM_SHARE = 1 / 3
 
 
 def _storage(cases: Sequence[TestCase], rows_per_lane: int) -> tuple[np.ndarray, np.ndarray]:
@@ -99,21 +85,6 @@ def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUD
 def chain_bound(cases: int) -> bool:
     """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""
     return cases < THROUGHPUT_CASES
-
-
-def long_chains(cases: Sequence[TestCase]) -> list[int]:
-    """Indices of the cases of a throughput launch that run beside it (see LONG_CHAIN_SHARE):
-    none unless they are a chain-bound launch and the rest stays throughput-bound."""
-    K = np.fromiter((c.K for c in cases), dtype=np.int64, count=len(cases))
-    if not len(cases) or chain_bound(len(cases)):
-        return []
-    long = np.flatnonzero(K >= LONG_CHAIN_SHARE * K.max()).tolist()
-    return long if chain_bound(len(long)) and not chain_bound(len(cases) - len(long)) else []
-
-
-def fold_window(cases: int) -> int:
-    """Blocks a fold of a launch of ``cases`` cases folds per pass (the rest of a row at its end)."""
-    return 1 if chain_bound(cases) else FOLD_WINDOW
 
 
 def lane_rows_floor(cases: int, rows_per_lane: int) -> int:

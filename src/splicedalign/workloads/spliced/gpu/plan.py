@@ -81,9 +81,6 @@ CHAIN_MIN_BLOCKS_PER_SM = 2
 # moves, following a concurrent MODE_SCORE launch of the same tasks (for launches bound by a
 # dependent chain, whose moves then cost idle SMs instead of longer steps on the chain).
 MODE_SCORE, MODE_RECORD, MODE_FOLLOW = 0, 1, 2
-# A fold that waits for a window of blocks (launch.fold_window > 1) sleeps about FOLD_SLEEP_NS
-# between polls (wavefront.cu, fold_task): a producer strip writes a block every 0.3-0.6 us.
-FOLD_SLEEP_NS = 500
 
 # Moves (traceback on the device): the wavefront variant that records them writes, per strip,
 # step u and lane l, the move of each of the lane's R x COLS cells as two bits, e0 = the
@@ -127,7 +124,7 @@ def kernel_defines() -> dict[str, int]:
     out.update(TASK_FIELDS=len(TASK_FIELDS), TASK_NONE=NONE, KIND_FOLD=KIND_FOLD, COLS=COLS,
                THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM,
                DENSE_LANE_ROWS=DENSE_LANE_ROWS, CHAIN_MIN_BLOCKS_PER_SM=CHAIN_MIN_BLOCKS_PER_SM, MODE_SCORE=MODE_SCORE, MODE_RECORD=MODE_RECORD,
-               MODE_FOLLOW=MODE_FOLLOW, MIN_LANE_ROWS=MIN_LANE_ROWS, FOLD_SLEEP_NS=FOLD_SLEEP_NS,
+               MODE_FOLLOW=MODE_FOLLOW, MIN_LANE_ROWS=MIN_LANE_ROWS,
                SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
     out.update({f"TE_{name.upper()}": i for i, name in enumerate(TRACE_EXON_FIELDS)})

@@ -119,16 +119,14 @@ class GpuSolver(LastRowSolver):
         self._cache.clear()
         self._last_work = None
 
-    def _stream_pair(self, beside: bool = False) -> tuple:
+    def _stream_pair(self) -> tuple:
         """(compute, upload, follow) streams, kept for the solver's life: uploads of the next
         batch do not wait for the running kernel, a follower runs beside its score kernel, and
-        CuPy's per-stream pools reuse device buffers. A launch of long chains (launch.long_chains)
-        computes on a stream of its own, beside the launch of the rest."""
+        CuPy's per-stream pools reuse device buffers."""
         if self._streams is None:
             cp = device.cupy()
-            self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(4))
-        compute, upload, follow, long = self._streams
-        return (long if beside else compute), upload, follow
+            self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(3))
+        return self._streams
 
     def _inputs(self, cases: Sequence[TestCase], R: int, ctype: str) -> _Inputs:
         """The batch's plan and device inputs: from the cache when this very list of case
@@ -159,26 +157,24 @@ class GpuSolver(LastRowSolver):
         return inputs
 
     def _launch(self, sel: list[int], cases: Sequence[TestCase], scoring: Scoring, ctype: str,
-                traceback: bool, on_device: bool, beside: bool = False) -> _Job:
+                traceback: bool, on_device: bool) -> _Job:
         """Queue one launch on the compute stream: kernel, the gather of its exons' final scores,
         and for traceback either the kernel variant that records moves and trace_chains
-        (``on_device``) or the gather of every exon's last row. Waits for nothing on the device.
-        ``beside``: the long chains of a throughput launch (launch.long_chains), on their own
-        stream with their own width and SMs (launch.LONG_CHAIN_*), recording their moves."""
+        (``on_device``) or the gather of every exon's last row. Waits for nothing on the device."""
         cp = device.cupy()
         use_bytes = byte_profile_ok(scoring) and self.byte_profile is not False
         record = traceback and on_device
         # A launch bound by its dependent chains (few cases) records moves in a follower on
         # the SMs the chain leaves idle; a throughput-bound one in its score kernel.
-        follow = record and launch.chain_bound(len(cases)) and not beside
+        follow = record and launch.chain_bound(len(cases))
         mode = MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE
-        width = launch.LONG_CHAIN_ROWS_PER_LANE if beside else launch.launch_rows_per_lane(len(cases))
-        R, kernels, names = variant(ctype, self.rows_per_lane or width, use_bytes, mode)
+        R, kernels, names = variant(ctype, self.rows_per_lane or launch.launch_rows_per_lane(len(cases)), use_bytes,
+                                    mode)
         inputs = self._inputs(cases, R, ctype)
         t0 = time.perf_counter()
         defines = kernel_defines()
         plan = inputs.plan
-        compute, _, follow_stream = self._stream_pair(beside)
+        compute, _, follow_stream = self._stream_pair()
         compute.wait_event(inputs.ready)
         sms = device.device_info()["sms"]
         ntasks = plan.tasks.shape[0]
@@ -197,14 +193,11 @@ class GpuSolver(LastRowSolver):
                     self._no_moves = cp.zeros(1, dtype=cp.uint32)
                 moves = self._no_moves
             args = (inputs.tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
-                    np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap),
-                    np.int32(launch.fold_window(len(cases))))
+                    np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap))
             # A follower and its kernel must both be resident (the follower waits on rows only
             # the kernel writes): together at most the MIN_BLOCKS_PER_SM blocks that fit.
             per_sm = launch.blocks_per_sm(len(cases))
             grid = launch.grid(ntasks, sms, min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm)
-            if beside:
-                grid = min(grid, max(1, round(sms * launch.LONG_CHAIN_SM_SHARE)))
             if follow:
                 follow_stream.wait_event(compute.record())  # counters zeroed, rows filled, moves allocated
             start = compute.record()
@@ -326,12 +319,9 @@ class GpuSolver(LastRowSolver):
                                     "batch_seconds_score": t_score}))
         return out
 
-    def _work(self, cases: Sequence[TestCase], scoring: Scoring,
-              traceback: bool) -> list[tuple[str, list[int], bool]]:
-        """(score type, case indices, beside) of each launch; remembered for the last list of
-        cases. Launches that record moves (device traceback) also keep within
-        launch.MOVE_BUDGET. A throughput launch's long chains (launch.long_chains) come first,
-        as a launch beside it."""
+    def _work(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool) -> list[tuple[str, list[int]]]:
+        """(score type, case indices) of each launch; remembered for the last list of cases.
+        Launches that record moves (device traceback) also keep within launch.MOVE_BUDGET."""
         last = self._last_work
         if last is not None and last[1] == (scoring, traceback) and len(last[0]) == len(cases) and all(
                 a is b for a, b in zip(last[0], cases)):
@@ -349,16 +339,10 @@ class GpuSolver(LastRowSolver):
                 if budget and self.rows_per_lane is None and launch.chain_bound(len(sel)):
                     # a chain launch holds more rows per lane than the batches assumed: its
                     # move storage checked again at that width
-                    work += [(ctype, [sel[i] for i in sub], False) for sub in launch.batches(
+                    work += [(ctype, [sel[i] for i in sub]) for sub in launch.batches(
                         [cases[i] for i in sel], launch.CHAIN_ROWS_PER_LANE, move_budget=budget)]
-                    continue
-                long = set(launch.long_chains([cases[i] for i in sel]))
-                if long and budget and launch.move_words_many([cases[sel[i]] for i in long],
-                                                     launch.LONG_CHAIN_ROWS_PER_LANE).sum() > budget:
-                    long = set()  # their moves at the wider strips would not fit: they stay in
-                if long:
-                    work.append((ctype, [s for i, s in enumerate(sel) if i in long], True))
-                work.append((ctype, [s for i, s in enumerate(sel) if i not in long], False))
+                else:
+                    work.append((ctype, sel))
         self._last_work = (tuple(cases), (scoring, traceback), work)
         return work
 
@@ -401,9 +385,8 @@ class GpuSolver(LastRowSolver):
             self.timing["traceback"] += t3 - t2
             self.timing["results"] += time.perf_counter() - t3
 
-        for ctype, sel, beside in work:
-            queued.append(self._launch(sel, [cases[i] for i in sel], scoring, ctype, traceback, self.on_device(ctype),
-                                       beside))
+        for ctype, sel in work:
+            queued.append(self._launch(sel, [cases[i] for i in sel], scoring, ctype, traceback, self.on_device(ctype)))
             events.append(queued[-1].events)
             if len(queued) >= IN_FLIGHT:
                 finish()

@@ -64,16 +64,16 @@ template <typename T> struct Empty;
 template <> struct Empty<int> { static constexpr int v = -0x7fffffff - 1; };
 template <> struct Empty<long long> { static constexpr long long v = -0x7fffffffffffffffLL - 1; };
 
-// Bounded wait: called once per failed poll, sleeps about `sleep_ns`; past WAIT_LIMIT it sets
-// *error and returns true (the launch's results are then void; the host checks *error and raises).
-__device__ __forceinline__ bool gave_up(long long& start, int* error, unsigned sleep_ns = 64) {
+// Bounded wait: called once per failed poll; past WAIT_LIMIT it sets *error and returns true
+// (the launch's results are then void; the host checks *error and raises).
+__device__ __forceinline__ bool gave_up(long long& start, int* error) {
     const long long now = __shfl_sync(0xffffffffu, clock64(), 0);
     if (start < 0) start = now;
     else if (now - start > WAIT_LIMIT) {
         if ((threadIdx.x & 31) == 0) atomicExch(error, 1);
         return true;
     }
-    __nanosleep(sleep_ns);
+    __nanosleep(64);
     return false;
 }
 
@@ -320,14 +320,8 @@ __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __
     strip_task<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, error);
 }
 
-// A fold folds once both inputs have `window` blocks written from c0 (or the rest of the row).
-// A fold follows its exon's strip, which writes a block a step: with window 1 (chain-bound
-// launches: the least lag on a dependent chain) nearly every pass folds one block after a full
-// L2 round trip; in a throughput launch those passes were a fifth of the kernel's instructions
-// (docs/gpu.md, run M). Wider: while the window is short, one lane polls its last block,
-// sleeping FOLD_SLEEP_NS between polls.
 template <typename T>
-__device__ void fold_task(const Task& t, T* rows, int gap, int window, int* error) {
+__device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
     const int lane = threadIdx.x & 31;
     const int n = t.n;
     const bool has_in = t.in_row != TASK_NONE;  // M_{q-1}; absent for fold 0
@@ -339,14 +333,12 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int window, int* erro
     // round trip only).
     for (int c0 = 0; c0 <= n;) {
         const int j0 = c0 + lane * COLS;
-        const int want = min(window, (n - c0) / COLS + 1);  // blocks to fold at once: 1..32
         long long start = -1;
-        // probe: the window was short; only lane want - 1 polls (its block, the window's last)
-        bool probe = false;
+        bool probe = false;  // block c0 was not written: only lane 0 polls
         while (true) {
             bool ok = true;
             Vec<T> m;
-            if (j0 <= n && (!probe || lane == want - 1)) {
+            if (j0 <= n && (!probe || lane == 0)) {
                 const Vec<T> a = load_poll(L + j0);
                 ok = written(a);
                 if (has_in) {
@@ -360,20 +352,14 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int window, int* erro
                 }
             }
             const unsigned missing = __ballot_sync(0xffffffffu, !ok);
-            const bool there = !((missing >> (want - 1)) & 1u);  // probing: its block was written
-            // window 1: the probed block is the window; wider: poll them all again, at once
-            const int ready = probe ? (there && want == 1 ? 1 : 0) : missing ? __ffs(missing) - 1 : 32;
-            if (ready >= want) {
+            const int ready = probe ? (missing & 1u ? 0 : 1) : missing ? __ffs(missing) - 1 : 32;
+            if (ready > 0) {
                 if (lane < ready && j0 <= n) store_row(out + j0, m);
                 c0 += ready * COLS;
                 break;
             }
-            if (probe && there) {
-                probe = false;
-                continue;
-            }
             probe = true;
-            if (gave_up(start, error, want == 1 ? 64 : FOLD_SLEEP_NS)) return;
+            if (gave_up(start, error)) return;
         }
     }
 }
@@ -381,7 +367,6 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int window, int* erro
 }  // namespace
 
 // next_task[0]: the task counter; next_task[1]: the error word (a bounded wait ran out).
-// fold_window: blocks a fold waits for per pass (launch.fold_window: 1 in chain-bound launches).
 // MODE (plan.py): MODE_SCORE computes rows; MODE_RECORD also records every cell's move (plan.py,
 // "Moves") for trace_chains; MODE_FOLLOW only records moves, reading the rows a concurrent
 // MODE_SCORE launch of the same tasks writes (it skips folds and writes no row), so that a
@@ -389,8 +374,7 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int window, int* erro
 template <typename T, int R, bool BYTES, int MODE>
 __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
-                                                     const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap,
-                                                     int fold_window) {
+                                                     const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap) {
     const int lane = threadIdx.x & 31;
     while (true) {
         int i = 0;
@@ -399,7 +383,7 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
         if (i >= ntasks) return;
         const Task t = load_task(tasks, i);
         if (t.kind == KIND_FOLD) {
-            if (MODE != MODE_FOLLOW) fold_task<T>(t, rows, gap, fold_window, next_task + 1);
+            if (MODE != MODE_FOLLOW) fold_task<T>(t, rows, gap, next_task + 1);
         } else strip_any<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1);
         __syncwarp();
     }
@@ -452,7 +436,8 @@ __device__ __forceinline__ void load_strip(MoveStrip& st, const int* __restrict_
 }
 
 // Word index and bit (plan.move_shift) of the move of exon row r (lo < r <= lo + rows),
-// column j >= 0 (shifts: lane rows and COLS are powers of two).
+// column j >= 0 (shifts: lane rows and COLS are powers of two; a division here was a tenth of
+// the walk's instructions, run M).
 __device__ __forceinline__ long long move_index(const MoveStrip& st, int r, int j, int& bit) {
     static_assert((COLS & (COLS - 1)) == 0, "COLS is a power of two");
     const unsigned rs = st.pad + (r - st.lo - 1);  // strip row: the padding rows come first
@@ -599,7 +584,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
 // instantiates only the one a launch asks for (solver.variant).
 #define WAVEFRONT(T, R, BYTES, MODE)                                                                   \
     template __global__ void wavefront<T, R, BYTES, MODE>(const int*, int, int*, const unsigned char*,  \
-                                                          const int*, T*, unsigned*, int, int, int, int);
+                                                          const int*, T*, unsigned*, int, int, int);
 #define WAVEFRONTS(MODE)                  \
     WAVEFRONT(int, 8, true, MODE)         \
     WAVEFRONT(int, 8, false, MODE)        \

@@ -22,7 +22,6 @@
 #define MODE_RECORD 1
 #define MODE_FOLLOW 2
 #define MIN_LANE_ROWS 4
-#define FOLD_SLEEP_NS 500
 #define SEL_SIGN 34944
 #define SEL_CODE_MASK 7
 #define PAD_CODE 6
