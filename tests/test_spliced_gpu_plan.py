@@ -37,6 +37,7 @@ def record_moves(moves: np.ndarray, t: dict, ups: list[np.ndarray], w_rows: list
     mw = gpu_plan.move_words(lr)
     steps = n // gpu_plan.COLS + 1 + WARP - 1 - head
     at = t["moves"] * gpu_plan.MOVE_UNIT
+    moves[at: at + steps * WARP * mw] = 0  # the kernel writes every word of the region
     j = np.arange(1, n + 1)
     for rho in range(P):
         up, h, w = ups[rho], ups[rho + 1], w_rows[rho]
@@ -55,19 +56,25 @@ def record_moves(moves: np.ndarray, t: dict, ups: list[np.ndarray], w_rows: list
         np.bitwise_or.at(moves, idx, (field.astype(np.uint64) << bit.astype(np.uint64)).astype(np.uint32))
 
 
-def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | None = None) -> np.ndarray:
+def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | None = None,
+              written: np.ndarray | None = None) -> np.ndarray:
     """Row storage after running every task in launch order, as the kernel defines them; with
-    ``moves`` (zeros of plan.moves_size), also the moves the recording variant writes."""
+    ``moves`` (plan.moves_size words), also the moves the recording variant writes (strips
+    whose moves field is NONE record none). ``written``: a follower's run: the rows a kernel
+    wrote, which the strips read and must reproduce (folds are skipped)."""
     gap = scoring.gap
     EMPTY = gpu_plan.empty(np.int64)
-    rows = np.full(plan.rows_size, EMPTY, dtype=np.int64)  # what the kernel polls for
+    follower = written is not None
+    rows = written.astype(np.int64) if follower else np.full(plan.rows_size, EMPTY, dtype=np.int64)
     for rec in plan.tasks.astype(np.int64):
         t = {name: int(rec[k]) for name, k in F.items()}
         n = t["n"]
         j = np.arange(n + 1)
+        if follower and t["kind"] == KIND_FOLD:
+            continue
         for row in (t["in_row"], t["in2_row"]):  # written whole by a task earlier in launch order
             assert row == NONE or (rows[row: row + n + 1] != EMPTY).all(), "task reads a row not produced before it"
-        assert (rows[t["out_row"]: t["out_row"] + n + 1] == EMPTY).all(), "a row written twice"
+        assert follower or (rows[t["out_row"]: t["out_row"] + n + 1] == EMPTY).all(), "a row written twice"
         # entry = max(in, in2); no `in`: the chain-start row; no `in2`: `in` alone
         entry = -gap * j if t["in_row"] == NONE else rows[t["in_row"] : t["in_row"] + n + 1]
         if t["in2_row"] != NONE:
@@ -100,9 +107,13 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | No
                 up = np.maximum.accumulate(cand)  # the horizontal term is a running max
                 ups.append(up)
                 w_rows.append(w)
-            if moves is not None:
+            if moves is not None and t["moves"] != NONE:
                 record_moves(moves, t, ups, w_rows)
-            rows[t["out_row"] : t["out_row"] + n + 1] = up - gap * (b + j)
+            out = up - gap * (b + j)
+            if follower:
+                np.testing.assert_array_equal(rows[t["out_row"] : t["out_row"] + n + 1], out)
+            else:
+                rows[t["out_row"] : t["out_row"] + n + 1] = out
     return rows
 
 
@@ -283,17 +294,14 @@ def _fake_function(file, name, all_names, defines):
 
     def wavefront(grid, block, args):
         tasks, ntasks, _, base, tsel, rows, moves, match, mismatch, gap = args
+        assert int(ntasks) == tasks.shape[0]
         plan = SimpleNamespace(tasks=tasks, base=base, target=(tsel & SEL_CODE_MASK).astype(np.uint8), rows_size=rows.size)
-        if mode != gpu_plan.MODE_SCORE:
-            moves[:] = 0
-        model = model_run(plan, Scoring(int(match), int(mismatch), int(gap)), rows_per_lane,
-                          None if mode == gpu_plan.MODE_SCORE else moves)
-        if mode == gpu_plan.MODE_FOLLOW:  # runs beside the score kernel: reads its rows, writes none
-            written = model != gpu_plan.empty(model.dtype)
-            np.testing.assert_array_equal(rows[written], model[written])
+        scoring = Scoring(int(match), int(mismatch), int(gap))
+        if mode == gpu_plan.MODE_FOLLOW:  # beside or after its kernel: reads its rows, writes none
+            model_run(plan, scoring, rows_per_lane, moves, written=rows)
         else:
             assert (rows == gpu_plan.empty(rows.dtype)).all(), "row storage starts empty"
-            rows[:] = model
+            rows[:] = model_run(plan, scoring, rows_per_lane, None if mode == gpu_plan.MODE_SCORE else moves)
     return wavefront
 
 

@@ -303,3 +303,48 @@ def test_chain_launches_keep_their_move_budget(monkeypatch):
     for _, part in work:
         assert len(part) == 1 or wide[part].sum() <= launch.MOVE_BUDGET
     assert len(GpuSolver()._work(cases, Scoring(), traceback=False)) == 1
+
+
+def test_long_chains_recorded_by_a_follower(monkeypatch):
+    """A throughput launch that records moves computes the strips of its longest chains
+    (launch.long_chains) at score speed and a follower records their moves (exactly those
+    strips, in launch order); chains and alignments stay `sequential`'s."""
+    calls = []
+
+    def recording(file, name, all_names, defines):
+        kernel = _fake_function_with_trace(file, name, all_names, defines)
+
+        def run(grid, block, args):
+            calls.append((name, args[0].copy() if name.startswith("wavefront") else None))
+            kernel(grid, block, args)
+        return run
+
+    fake_gpu(monkeypatch, recording)
+    monkeypatch.setattr(launch, "THROUGHPUT_CASES", 4)
+    rng = np.random.default_rng(33)
+    cases = [random_case(rng, f"s{i}") for i in range(8)]
+    cases = [TestCase(c.name, c.base, c.target, c.exons[:3]) for c in cases]
+    for i in (2, 5):
+        c = random_case(rng, f"l{i}")
+        starts = rng.integers(1, c.m + 1, 20)
+        cases.insert(i, TestCase(c.name, c.base, c.target, tuple(Exon(int(f), int(min(c.m, f + 30))) for f in starts)))
+    assert launch.long_chains(cases) == [2, 5]
+    want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
+    solver = GpuSolver(poison=True)
+    for traceback in (True, False):
+        calls.clear()
+        got = solver.solve_many(cases, Scoring(), traceback=traceback)
+        assert [(g.score, g.chain, g.alignment) for g in got] == [
+            (w.score, w.chain, w.alignment) if traceback else (w.score, None, None) for w in want]
+        waves = [(name, tasks) for name, tasks in calls if name.startswith("wavefront")]
+        if not traceback:
+            assert [n.split(",")[3].strip(" >") for n, _ in waves] == [str(gpu_plan.MODE_SCORE)]
+            continue
+        (record, tasks), (follow, followed) = waves
+        assert record.endswith(f"{gpu_plan.MODE_RECORD}>") and follow.endswith(f"{gpu_plan.MODE_FOLLOW}>")
+        plan = solver._cache[next(iter(solver._cache))].plan
+        exons = [e for c in (2, 5) for e in range(plan.exon_start[c], plan.exon_start[c + 1])]
+        ids = sorted(t for e in exons for t in plan.strip_task[plan.strip_start[e]:plan.strip_start[e + 1]])
+        np.testing.assert_array_equal(followed, plan.tasks[ids])
+        unrecorded = np.flatnonzero(tasks[:, gpu_plan.TASK_FIELDS.index("moves")] == gpu_plan.NONE)
+        assert unrecorded.tolist() == ids

@@ -35,6 +35,12 @@ THROUGHPUT_CASES = 64
 # block per SM against all that fit; docs/gpu.md, run J's timeline). The follower that records
 # moves beside such a launch gets as many, so both are resident.
 CHAIN_BLOCKS_PER_SM = 1
+# A throughput launch that records moves ends with its longest dependent chains, slowed by the
+# recording on their every step (docs/gpu.md, run N: the paper set's five K = 622 cases alone
+# 9.0 ms with a follower, its other 1,005 cases 11.4 ms, together 20.5 ms). The strips of the
+# cases with at least LONG_CHAIN_SHARE of the most exons are computed at score speed and a
+# follower records their moves on the SMs the launch leaves in its tail (plan.followed_tasks).
+LONG_CHAIN_SHARE = 0.5
 
 
 def _storage(cases: Sequence[TestCase], rows_per_lane: int) -> tuple[np.ndarray, np.ndarray]:
@@ -85,6 +91,16 @@ def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUD
 def chain_bound(cases: int) -> bool:
     """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""
     return cases < THROUGHPUT_CASES
+
+
+def long_chains(cases: Sequence[TestCase]) -> list[int]:
+    """Indices of the cases of a throughput launch whose moves a follower records (see
+    LONG_CHAIN_SHARE): fewer than THROUGHPUT_CASES of them, none in a chain-bound launch."""
+    if chain_bound(len(cases)):
+        return []
+    K = np.fromiter((c.K for c in cases), dtype=np.int64, count=len(cases))
+    long = np.flatnonzero(K >= LONG_CHAIN_SHARE * K.max()).tolist()
+    return long if chain_bound(len(long)) else []
 
 
 def lane_rows_floor(cases: int, rows_per_lane: int) -> int:

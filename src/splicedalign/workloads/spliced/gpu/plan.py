@@ -55,7 +55,8 @@ KIND_STRIP, KIND_FOLD = 0, 1
 # rows_per_lane); in_row, in2_row: the inputs' row offsets (rows of tasks earlier in launch
 # order), NONE if absent; out_row: offset of the row
 # this task writes; moves (strip): offset of the strip's moves, in MOVE_UNIT words, in the
-# move storage of a launch that records them (see below). Fields a kind does not use are 0.
+# move storage of a launch that records them (see below), NONE in a recording launch's copy
+# for the strips a follower records (followed_tasks). Fields a kind does not use are 0.
 
 # PRMT selectors: t_j's code c (0..7) becomes c * SEL_SPREAD | SEL_SIGN: byte c of a row's
 # profile pair in the low byte, its sign replicated into the other three.
@@ -364,6 +365,18 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor: i
     cells = np.add.reduceat(last - first + 1, heads) * n
     return Plan(tasks, base, target, int(rows_size), np.repeat(np.arange(C), K), exon_start,
                 last_row, n, input_index, cells, tgt_off, strip_task, strip_start, int(move_units) * MOVE_UNIT)
+
+
+def followed_tasks(plan: Plan, cases: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(tasks of a recording launch, tasks of its follower) when a follower records the moves of
+    the strips of ``cases`` (indices in the plan's batch): the launch's copy marks those strips'
+    moves NONE (it computes them as score strips, at score speed on their chains); the follower
+    lists them in launch order (a subsequence of a dependency-consistent order)."""
+    exons = np.concatenate([np.arange(plan.exon_start[c], plan.exon_start[c + 1]) for c in cases])
+    ids = np.sort(np.concatenate([plan.strip_task[plan.strip_start[e]:plan.strip_start[e + 1]] for e in exons]))
+    tasks = plan.tasks.copy()
+    tasks[ids, F_MOVES] = NONE
+    return tasks, plan.tasks[ids]
 
 
 @dataclass(frozen=True)

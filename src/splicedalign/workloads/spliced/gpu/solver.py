@@ -26,8 +26,9 @@ from splicedalign.workloads.spliced.base import LastRowSolver
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.plan import (
-    MIN_BLOCKS_PER_SM, MODE_FOLLOW, MODE_RECORD, MODE_SCORE, THREADS, TRACE_BLOCK_THREADS, TRACE_CASE_FIELDS, WARP,
-    Plan, TraceInputs, build_plan, byte_profile_ok, empty, kernel_defines, score_ctype, selectors, trace_inputs)
+    DENSE_LANE_ROWS, MIN_BLOCKS_PER_SM, MODE_FOLLOW, MODE_RECORD, MODE_SCORE, THREADS, TRACE_BLOCK_THREADS,
+    TRACE_CASE_FIELDS, WARP, Plan, TraceInputs, build_plan, byte_profile_ok, empty, followed_tasks, kernel_defines,
+    score_ctype, selectors, trace_inputs)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
@@ -48,17 +49,21 @@ OP_POISON = 0xFF  # what unwritten op bytes hold in checked runs (no op has this
 MOVES_POISON = 0xFFFFFFFF  # unwritten moves in checked runs: every cell "left", a wrong path
 
 
-def variant(ctype: str, rows_per_lane: int, bytes_profile: bool,
-            mode: int = MODE_SCORE) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
+def variant(ctype: str, rows_per_lane: int, bytes_profile: bool, mode: int = MODE_SCORE,
+            followed: bool = False) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
     """(rows per lane, the wavefront kernels a launch of this configuration runs, every kernel
     compiled with them: those, then the gather and the trace kernel). ``mode`` (plan.MODE_*):
-    MODE_FOLLOW runs the MODE_SCORE kernel and its follower. The plan must be built with the
+    MODE_FOLLOW runs the MODE_SCORE kernel and its follower; ``followed``: the MODE_RECORD kernel
+    and a follower for its longest chains (launch.long_chains). The plan must be built with the
     rows per lane the kernel holds; NVRTC compiles a variant on its first use only."""
     if ctype != "int":
         rows_per_lane = launch.WIDE_ROWS_PER_LANE
     profile_kind = "true" if bytes_profile else "false"
     wave = lambda m: f"wavefront<{ctype}, {rows_per_lane}, {profile_kind}, {m}>"  # noqa: E731
-    kernels = (wave(MODE_SCORE), wave(MODE_FOLLOW)) if mode == MODE_FOLLOW else (wave(mode),)
+    if mode == MODE_FOLLOW or followed:
+        kernels = (wave(MODE_SCORE if mode == MODE_FOLLOW else mode), wave(MODE_FOLLOW))
+    else:
+        kernels = (wave(mode),)
     return rows_per_lane, kernels, kernels + (f"gather_rows<{ctype}>", f"trace_chains<{ctype}>")
 
 
@@ -74,6 +79,9 @@ class _Inputs:
     gather: tuple  # each exon's last row: source offsets, destinations, lengths; host destinations
     ready: object  # event: the uploads are done
     trace: tuple | None = None  # device traceback: (TraceInputs, exons, cases on the device)
+    # a recording launch's longest chains: (their case indices, the launch's tasks, the
+    # follower's tasks on the device; plan.followed_tasks)
+    followed: tuple | None = None
 
 
 @dataclass
@@ -168,8 +176,13 @@ class GpuSolver(LastRowSolver):
         # the SMs the chain leaves idle; a throughput-bound one in its score kernel.
         follow = record and launch.chain_bound(len(cases))
         mode = MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE
-        R, kernels, names = variant(ctype, self.rows_per_lane or launch.launch_rows_per_lane(len(cases)), use_bytes,
-                                    mode)
+        width = self.rows_per_lane or launch.launch_rows_per_lane(len(cases))
+        # a throughput launch that records leaves its longest chains' moves to a follower (the
+        # kernel computes those strips at score speed; throughput variants only)
+        long = launch.long_chains(cases) if record and not follow else []
+        if variant(ctype, width, use_bytes, mode)[0] > DENSE_LANE_ROWS:
+            long = []
+        R, kernels, names = variant(ctype, width, use_bytes, mode, followed=bool(long))
         inputs = self._inputs(cases, R, ctype)
         t0 = time.perf_counter()
         defines = kernel_defines()
@@ -192,21 +205,30 @@ class GpuSolver(LastRowSolver):
                 if self._no_moves is None:
                     self._no_moves = cp.zeros(1, dtype=cp.uint32)
                 moves = self._no_moves
-            args = (inputs.tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
+            tasks, follow_tasks = inputs.tasks, inputs.tasks
+            if long:
+                if inputs.followed is None or inputs.followed[0] != tuple(long):
+                    inputs.followed = (tuple(long), *map(cp.asarray, followed_tasks(plan, long)))
+                tasks, follow_tasks = inputs.followed[1:]
+            args = (tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
                     np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap))
-            # A follower and its kernel must both be resident (the follower waits on rows only
-            # the kernel writes): together at most the MIN_BLOCKS_PER_SM blocks that fit.
+            # A follower beside a chain-bound kernel and the kernel must both be resident (the
+            # follower waits on rows only the kernel writes): together at most the
+            # MIN_BLOCKS_PER_SM blocks that fit. A follower of long chains takes the SMs the
+            # recording kernel leaves in its tail.
             per_sm = launch.blocks_per_sm(len(cases))
             grid = launch.grid(ntasks, sms, min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm)
-            if follow:
+            follow_grid = launch.grid(follow_tasks.shape[0], sms, MIN_BLOCKS_PER_SM) if long else grid
+            if len(kernels) > 1:
                 follow_stream.wait_event(compute.record())  # counters zeroed, rows filled, moves allocated
             start = compute.record()
             device.function(KERNEL_FILE, kernels[0], names, defines)((grid,), (THREADS,), args)
             stop = compute.record()
-            if follow:
+            if len(kernels) > 1:
                 with follow_stream:
                     device.function(KERNEL_FILE, kernels[1], names, defines)(
-                        (grid,), (THREADS,), args[:2] + (counter[2:],) + args[3:])
+                        (follow_grid,), (THREADS,),
+                        (follow_tasks, np.int32(follow_tasks.shape[0]), counter[2:]) + args[3:])
                 compute.wait_event(follow_stream.record())
             finals = rows[inputs.at]
             gathered = traced = None

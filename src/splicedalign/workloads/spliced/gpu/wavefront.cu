@@ -368,9 +368,10 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
 
 // next_task[0]: the task counter; next_task[1]: the error word (a bounded wait ran out).
 // MODE (plan.py): MODE_SCORE computes rows; MODE_RECORD also records every cell's move (plan.py,
-// "Moves") for trace_chains; MODE_FOLLOW only records moves, reading the rows a concurrent
-// MODE_SCORE launch of the same tasks writes (it skips folds and writes no row), so that a
-// launch bound by its dependent chain records moves on SMs it leaves idle.
+// "Moves") for trace_chains, except in strips whose moves field is TASK_NONE; MODE_FOLLOW only
+// records moves, reading the rows a concurrent launch of the same tasks writes (it skips folds
+// and writes no row): beside a MODE_SCORE launch bound by its dependent chain, on SMs it leaves
+// idle; after a MODE_RECORD launch, for the strips of its longest chains it left unrecorded.
 template <typename T, int R, bool BYTES, int MODE>
 __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
@@ -384,6 +385,10 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
         const Task t = load_task(tasks, i);
         if (t.kind == KIND_FOLD) {
             if (MODE != MODE_FOLLOW) fold_task<T>(t, rows, gap, next_task + 1);
+        } else if (MODE == MODE_RECORD && R <= DENSE_LANE_ROWS && t.moves == TASK_NONE) {
+            // a long chain's strip, its moves recorded by a follower: at score speed on the chain
+            // (throughput variants only: the host follows no chain in wider launches)
+            strip_any<T, R, BYTES, MODE_SCORE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1);
         } else strip_any<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1);
         __syncwarp();
     }
