@@ -143,7 +143,7 @@ def traced_by_model(cases, scoring, rows_per_lane=2, stats=None):
     out_exon = np.full(4 * info.exons.shape[0], -1, dtype=np.int32)
     model_trace(info.cases, info.exons, info.strips, plan.tasks, rows, plan.base, selectors(plan.target), moves, ops,
                 out_case, out_exon, scoring.gap, stats)
-    return GpuSolver._traced(cases, info, out_case, out_exon, ops)
+    return GpuSolver._traced(cases, info, (0, len(cases)), out_case, out_exon, ops, 0)
 
 
 def check_against_cpu(cases, scoring, rows_per_lane=2, stats=None):
@@ -308,14 +308,15 @@ def test_chain_launches_keep_their_move_budget(monkeypatch):
 def test_long_chains_recorded_by_a_follower(monkeypatch):
     """A throughput launch that records moves computes the strips of its longest chains
     (launch.long_chains) at score speed and a follower records their moves (exactly those
-    strips, in launch order); chains and alignments stay `sequential`'s."""
+    strips, in launch order); the other cases are walked first, those after the follower;
+    chains and alignments stay `sequential`'s."""
     calls = []
 
     def recording(file, name, all_names, defines):
         kernel = _fake_function_with_trace(file, name, all_names, defines)
 
         def run(grid, block, args):
-            calls.append((name, args[0].copy() if name.startswith("wavefront") else None))
+            calls.append((name, args[0].copy() if name.startswith("wavefront") else int(args[1])))
             kernel(grid, block, args)
         return run
 
@@ -348,3 +349,5 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
         np.testing.assert_array_equal(followed, plan.tasks[ids])
         unrecorded = np.flatnonzero(tasks[:, gpu_plan.TASK_FIELDS.index("moves")] == gpu_plan.NONE)
         assert unrecorded.tolist() == ids
+        # the others' paths walked first (the host builds their records meanwhile), then theirs
+        assert [count for name, count in calls if name.startswith("trace_chains")] == [8, 2]

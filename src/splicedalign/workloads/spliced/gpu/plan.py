@@ -383,26 +383,34 @@ def followed_tasks(plan: Plan, cases: Sequence[int]) -> tuple[np.ndarray, np.nda
 class TraceInputs:
     """What trace_chains reads besides the row storage, the tasks and the moves."""
     exons: np.ndarray      # (E, len(TRACE_EXON_FIELDS)) int32
-    cases: np.ndarray      # (C, len(TRACE_CASE_FIELDS)) int64
+    cases: np.ndarray      # (C, len(TRACE_CASE_FIELDS)) int64, in `order`
     strips: np.ndarray     # int32: plan.strip_task
     ops_size: int          # bytes of op regions
+    order: np.ndarray      # (C,) the batch's case index of each row of `cases`
+    split: int             # rows of `cases` before the ones traced last (all: C)
 
 
-def trace_inputs(plan: Plan, cases: Sequence[TestCase]) -> TraceInputs:
+def trace_inputs(plan: Plan, cases: Sequence[TestCase], last_cases: Sequence[int] = ()) -> TraceInputs:
     """Per exon and per case records of the device traceback; a case's op region holds the
-    longest possible path, n + min(m, sum of exon lengths) ops (chain exons do not overlap)."""
+    longest possible path, n + min(m, sum of exon lengths) ops (chain exons do not overlap).
+    The cases ``last_cases`` (batch indices) take the table's last rows and the last op regions, so
+    that they can be traced in a launch of their own after the others."""
     first = np.concatenate([c.first_sorted for c in cases])
-    last = np.concatenate([c.last_sorted for c in cases])
+    last_exon = np.concatenate([c.last_sorted for c in cases])
     t = plan.tasks[plan.strip_task[plan.strip_start[:-1]]]  # each exon's first strip
-    exons = np.stack([first, last, t[:, F_BASE], plan.last_row, t[:, F_IN_ROW], t[:, F_IN2_ROW],
+    exons = np.stack([first, last_exon, t[:, F_BASE], plan.last_row, t[:, F_IN_ROW], t[:, F_IN2_ROW],
                       plan.strip_start[:-1], np.diff(plan.strip_start)], axis=1)
     heads = plan.exon_start[:-1]
     n = plan.n
     m = np.fromiter((c.m for c in cases), dtype=np.int64, count=len(cases))
-    ops = n + np.minimum(m, np.add.reduceat(last - first + 1, heads))
-    table = np.stack([heads, plan.exon_start[1:], n, plan.tgt_off, np.cumsum(ops)], axis=1)
+    ops = n + np.minimum(m, np.add.reduceat(last_exon - first + 1, heads))
+    later = np.zeros(len(cases), dtype=bool)
+    later[list(last_cases)] = True
+    order = np.concatenate([np.flatnonzero(~later), np.flatnonzero(later)])
+    table = np.stack([heads, plan.exon_start[1:], n, plan.tgt_off, np.zeros_like(n)], axis=1)[order]
+    table[:, -1] = np.cumsum(ops[order])
     return TraceInputs(exons.astype(np.int32), table.astype(np.int64), plan.strip_task.astype(np.int32),
-                       int(ops.sum()))
+                       int(ops.sum()), order, int((~later).sum()))
 
 
 if __name__ == "__main__":  # regenerate the header nvcc builds of wavefront.cu include

@@ -95,6 +95,10 @@ class _Job:
     traced: tuple | None  # device traceback: out_case, out_exon, ops on the device
     done: object
     events: tuple
+    # collected in parts: ((first, end) rows of the trace table, or cases, and the event after
+    # which they are ready) each; a recording launch whose long chains a follower records
+    # has two, so that the host builds the others' records while the GPU follows and walks those
+    parts: tuple
 
 
 class GpuSolver(LastRowSolver):
@@ -224,29 +228,38 @@ class GpuSolver(LastRowSolver):
             start = compute.record()
             device.function(KERNEL_FILE, kernels[0], names, defines)((grid,), (THREADS,), args)
             stop = compute.record()
+            followed = None
             if len(kernels) > 1:
                 with follow_stream:
                     device.function(KERNEL_FILE, kernels[1], names, defines)(
                         (follow_grid,), (THREADS,),
                         (follow_tasks, np.int32(follow_tasks.shape[0]), counter[2:]) + args[3:])
-                compute.wait_event(follow_stream.record())
+                followed = follow_stream.record()
+                if not long:
+                    compute.wait_event(followed)
             finals = rows[inputs.at]
             gathered = traced = None
+            parts: tuple = (((0, len(cases)), None),)
             if record:
-                traced = self._trace_launch(inputs, cases, rows, moves, names[-1], names, defines, scoring)
+                traced, parts = self._trace_launch(inputs, cases, rows, moves, names[-1], names, defines, scoring,
+                                                   long, followed)
             elif traceback:
                 gathered = self._gather(inputs, rows, names[-2], names, defines)
             done = compute.record()
         self.timing["launch"] += time.perf_counter() - t0
-        return _Job(sel, inputs, finals, counter, gathered, traced, done, (start, stop))
+        parts = tuple((rows_, event or done) for rows_, event in parts)
+        return _Job(sel, inputs, finals, counter, gathered, traced, done, (start, stop), parts)
 
     def _trace_launch(self, inputs: _Inputs, cases: Sequence[TestCase], rows, moves, name: str,
-                      names: tuple[str, ...], defines: dict, scoring: Scoring) -> tuple:
+                      names: tuple[str, ...], defines: dict, scoring: Scoring, long: list[int],
+                      followed) -> tuple[tuple, tuple]:
         """Queue trace_chains after the wavefront (same stream): one warp per case walks the
-        moves. Its records are planned and uploaded once per cached batch."""
+        moves; the ``long`` cases, whose moves a follower records, in a second launch after the
+        follower (event ``followed``). Its records are planned and uploaded once per cached
+        batch. Returns the outputs and the parts ((table rows, event or None: the job's end))."""
         cp = device.cupy()
-        if inputs.trace is None:
-            info = trace_inputs(inputs.plan, cases)
+        if inputs.trace is None or inputs.trace[0].split != len(cases) - len(long):
+            info = trace_inputs(inputs.plan, cases, long)
             inputs.trace = (info, cp.asarray(info.exons), cp.asarray(info.cases), cp.asarray(info.strips))
         info, exons, table, strips = inputs.trace
         C = info.cases.shape[0]
@@ -258,29 +271,45 @@ class GpuSolver(LastRowSolver):
             out_case.fill(-1)
         per_block = TRACE_BLOCK_THREADS // WARP
         kernel = device.function(KERNEL_FILE, name, names, defines)
-        kernel(((C + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
-               (table, np.int32(C), exons, strips, inputs.tasks, rows, inputs.base, inputs.tsel, moves, ops,
-                out_case, out_exon, np.int32(scoring.gap)))
-        return out_case, out_exon, ops
+        compute = self._stream_pair()[0]
+        parts = []
+        for a, b in ((0, info.split), (info.split, C)):
+            if a == b:
+                continue
+            if a:  # the long cases' moves: once the follower is done
+                compute.wait_event(followed)
+            kernel(((b - a + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
+                   (table[a:b], np.int32(b - a), exons, strips, inputs.tasks, rows, inputs.base, inputs.tsel, moves,
+                    ops, out_case[2 * a:2 * b], out_exon, np.int32(scoring.gap)))
+            parts.append(((a, b), compute.record() if b < C else None))
+        return (out_case, out_exon, ops), tuple(parts)
 
-    def _collect(self, job: _Job) -> tuple[np.ndarray, tuple | None]:
-        """Wait for one launch only (not those queued after it) and copy its final scores (and
-        last rows) to the host on the upload stream. A kernel fault surfaces as
-        CUDARuntimeError; a bounded wait that ran out raises RuntimeError."""
+    def _collect(self, job: _Job, part: int = 0) -> tuple[np.ndarray | None, tuple | None]:
+        """Wait for one part of one launch only (not what is queued after it) and copy to the
+        host on the upload stream: with the first part the final scores, then the part's last
+        rows or traced paths. A kernel fault surfaces as CUDARuntimeError; a bounded wait that
+        ran out raises RuntimeError with the last part."""
         cp = device.cupy()
         copy = self._stream_pair()[1]
-        copy.wait_event(job.done)
-        finals = cp.asnumpy(job.finals, stream=copy)
-        error = cp.asnumpy(job.counter[1::2], stream=copy)
-        exon_rows = None  # (last rows, their offsets) or, traced on the device, (out_case, out_exon, ops)
+        (a, b), event = job.parts[part]
+        copy.wait_event(event)
+        finals = cp.asnumpy(job.finals, stream=copy) if part == 0 else None
+        last = part == len(job.parts) - 1
+        error = cp.asnumpy(job.counter[1::2], stream=copy) if last else None
+        # (last rows, their offsets) or, traced on the device, (out_case, out_exon, ops, first op)
+        exon_rows = None
         if job.gathered is not None:
             exon_rows = cp.asnumpy(job.gathered[0], stream=copy), job.gathered[1]
         elif job.traced is not None:  # ~9 MB for a data set: through pinned buffers
-            exon_rows = tuple(self._pinned.copy(i, a, copy) for i, a in enumerate(job.traced))
+            out_case, out_exon, ops = job.traced
+            ends = job.inputs.trace[0].cases[:, TRACE_CASE_FIELDS.index("ops")]
+            lo, hi = (int(ends[a - 1]) if a else 0), int(ends[b - 1])
+            exon_rows = tuple(self._pinned.copy((part, i), x, copy) for i, x in enumerate(
+                (out_case[2 * a:2 * b], out_exon, ops[lo:hi]))) + (lo,)
         copy.synchronize()
-        if error.any():
+        if last and error.any():
             raise RuntimeError("gpu: a wavefront wait ran out of time (a row hand-off never came)")
-        return finals.astype(np.int64), exon_rows
+        return (None if finals is None else finals.astype(np.int64)), exon_rows
 
     def _gather(self, inputs: _Inputs, rows, name: str, names: tuple[str, ...], defines: dict):
         """Every exon's last row, consecutive on the device, and where each exon's row starts."""
@@ -308,22 +337,27 @@ class GpuSolver(LastRowSolver):
             return list(pool.map(one, range(len(batch))))
 
     @staticmethod
-    def _traced(batch: Sequence[TestCase], info: TraceInputs, out_case: np.ndarray, out_exon: np.ndarray,
-                ops: np.ndarray) -> list[tuple]:
-        """(chain, alignment, seconds) per case from trace_chains' output (case c's chain exons
-        in trace order at its first exon slots, its ops forward at the end of its region), built
-        for the whole batch at once; the batch's seconds are apportioned by ops."""
+    def _traced(batch: Sequence[TestCase], info: TraceInputs, rows: tuple[int, int], out_case: np.ndarray,
+                out_exon: np.ndarray, ops: np.ndarray, first_op: int) -> list[tuple]:
+        """(chain, alignment, seconds) per case of the trace table's ``rows`` (cases
+        info.order[rows]) from trace_chains' output (a case's chain exons in trace order at its
+        first exon slots, its ops forward at the end of its region; ``ops`` from op
+        ``first_op`` on), built for those cases at once; their seconds apportioned by ops."""
         t0 = time.perf_counter()
+        table = info.cases[rows[0]:rows[1]]
         lengths, totals = out_case.reshape(-1, 2).T
-        traced = chain_alignments_many(batch, info.cases[:, TRACE_CASE_FIELDS.index("exon0")], lengths, totals,
-                                       out_exon.reshape(-1, 4), info.cases[:, TRACE_CASE_FIELDS.index("ops")], ops)
+        traced = chain_alignments_many([batch[c] for c in info.order[rows[0]:rows[1]]],
+                                       table[:, TRACE_CASE_FIELDS.index("exon0")], lengths, totals,
+                                       out_exon.reshape(-1, 4), table[:, TRACE_CASE_FIELDS.index("ops")] - first_op,
+                                       ops)
         share = (time.perf_counter() - t0) / max(1, int(totals.sum()))
         return [(chain, alignment, share * t) for (chain, alignment), t in zip(traced, totals.tolist())]
 
     def _results(self, batch: Sequence[TestCase], plan: Plan, finals: np.ndarray, t_score: float,
-                 traced: list[tuple] | None) -> list[Result]:
-        """Results of one batch, as ``make_result`` forms them, with the per-exon work (input
-        order, best score, cells) done for the whole batch at once."""
+                 traced: list[tuple] | None, which: Sequence[int]) -> list[Result]:
+        """Results of the cases ``which`` of one batch (``traced`` in that order), as
+        ``make_result`` forms them, with the per-exon work (input order, best score, cells) done
+        for the whole batch at once."""
         K = np.diff(plan.exon_start)
         heads = plan.exon_start[:-1]
         by_input = np.empty_like(finals)
@@ -332,9 +366,10 @@ class GpuSolver(LastRowSolver):
         cells = plan.cells.tolist()
         total = sum(cells)
         out = []
-        for c, case in enumerate(batch):
+        for k, c in enumerate(which):
+            case = batch[c]
             share = t_score * cells[c] / total  # a batch's time, apportioned by cells
-            chain, alignment, t_trace = traced[c] if traced else (None, None, 0.0)
+            chain, alignment, t_trace = traced[k] if traced else (None, None, 0.0)
             out.append(Result.made(case.name, self.name, score[c], cells[c], share + t_trace, chain, alignment,
                                    by_input[heads[c]:heads[c] + K[c]],
                                    {"seconds_score": share, "seconds_traceback": t_trace, "batch_cases": len(batch),
@@ -387,25 +422,33 @@ class GpuSolver(LastRowSolver):
         def finish() -> None:
             # A launch's score time is the wall time since the previous launch's scores
             # arrived, so the launches' times add up to the call's.
+            # A launch in parts (a follower's long chains) gives the host the others' results
+            # first, while the GPU still follows and walks those.
             nonlocal t_prev
             job = queued.popleft()
-            t1 = time.perf_counter()
-            finals, exon_rows = self._collect(job)
-            t2 = time.perf_counter()
             batch = [cases[i] for i in job.sel]
-            if exon_rows is None:
-                traced = None
-            elif job.traced is not None:
-                traced = self._traced(batch, job.inputs.trace[0], *exon_rows)
-            else:
-                traced = self._trace(batch, job.inputs.plan, *exon_rows, scoring)
-            t3 = time.perf_counter()
-            for i, r in zip(job.sel, self._results(batch, job.inputs.plan, finals, t2 - t_prev, traced)):
-                results[i] = r
-            t_prev = t2
-            self.timing["finals"] += t2 - t1
-            self.timing["traceback"] += t3 - t2
-            self.timing["results"] += time.perf_counter() - t3
+            plan = job.inputs.plan
+            for part, (rows, _) in enumerate(job.parts):
+                t1 = time.perf_counter()
+                got, exon_rows = self._collect(job, part)
+                t2 = time.perf_counter()
+                if part == 0:
+                    finals, t_score, t_prev = got, t2 - t_prev, t2
+                which: Sequence[int] = range(*rows)
+                if exon_rows is None:
+                    traced = None
+                elif job.traced is not None:
+                    info = job.inputs.trace[0]
+                    which = info.order[rows[0]:rows[1]].tolist()
+                    traced = self._traced(batch, info, rows, *exon_rows)
+                else:
+                    traced = self._trace(batch, plan, *exon_rows, scoring)
+                t3 = time.perf_counter()
+                for c, r in zip(which, self._results(batch, plan, finals, t_score, traced, which)):
+                    results[job.sel[c]] = r
+                self.timing["finals"] += t2 - t1
+                self.timing["traceback"] += t3 - t2
+                self.timing["results"] += time.perf_counter() - t3
 
         for ctype, sel in work:
             queued.append(self._launch(sel, [cases[i] for i in sel], scoring, ctype, traceback, self.on_device(ctype)))
