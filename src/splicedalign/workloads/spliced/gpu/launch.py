@@ -41,9 +41,6 @@ CHAIN_BLOCKS_PER_SM = 1
 # cases with at least LONG_CHAIN_SHARE of the most exons are computed at score speed and a
 # follower records their moves on the SMs the launch leaves in its tail (plan.followed_tasks).
 LONG_CHAIN_SHARE = 0.5
-# Blocks per SM of that follower: one block's registers stay free for the walk of the other
-# cases, which then runs beside the follower instead of after it (docs/gpu.md, run R).
-FOLLOWER_BLOCKS_PER_SM = 2
 
 
 def _storage(cases: Sequence[TestCase], rows_per_lane: int) -> tuple[np.ndarray, np.ndarray]:

@@ -218,11 +218,11 @@ class GpuSolver(LastRowSolver):
                     np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap))
             # A follower beside a chain-bound kernel and the kernel must both be resident (the
             # follower waits on rows only the kernel writes): together at most the
-            # MIN_BLOCKS_PER_SM blocks that fit. A follower of long chains takes SMs the
-            # recording kernel leaves in its tail, and leaves room for the others' walk.
+            # MIN_BLOCKS_PER_SM blocks that fit. A follower of long chains takes the SMs the
+            # recording kernel leaves in its tail.
             per_sm = launch.blocks_per_sm(len(cases))
             grid = launch.grid(ntasks, sms, min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm)
-            follow_grid = launch.grid(follow_tasks.shape[0], sms, launch.FOLLOWER_BLOCKS_PER_SM) if long else grid
+            follow_grid = launch.grid(follow_tasks.shape[0], sms, MIN_BLOCKS_PER_SM) if long else grid
             if len(kernels) > 1:
                 follow_stream.wait_event(compute.record())  # counters zeroed, rows filled, moves allocated
             start = compute.record()
