@@ -13,6 +13,7 @@ import cProfile
 import pstats
 import time
 
+from splicedalign.gpu import device
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set
 
@@ -30,12 +31,24 @@ def main() -> None:
     ap.add_argument("--work", choices=WORKS, required=True)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cprofile", action="store_true", help="then one more call under cProfile: host functions")
+    ap.add_argument("--events", action="store_true",
+                    help="per launch, when its kernel ended and each collected part was ready on the GPU (ms after the kernel's start)")
     args = ap.parse_args()
     make, traceback = WORKS[args.work]
+    cupy = device.cupy()
     cases = make()
     cells = sum(c.cells for c in cases)
     gpu = GpuSolver()
+    jobs = []
+    if args.events:
+        launch = GpuSolver._launch
+
+        def keep(self, *a, **k):
+            jobs.append(launch(self, *a, **k))
+            return jobs[-1]
+        GpuSolver._launch = keep
     for call in range(args.repeats + 1):
+        jobs.clear()
         t = time.perf_counter()
         gpu.solve_many(cases, traceback=traceback)
         wall = time.perf_counter() - t
@@ -44,6 +57,11 @@ def main() -> None:
         label = "warm-up" if call == 0 else f"call {call}"
         print(f"{args.work} {label}: {wall * 1e3:.2f} ms = {cells / wall / 1e9:.0f} GCUPS; kernels {kernels} ms; "
               f"host ms: {stages}", flush=True)
+        for i, job in enumerate(jobs):
+            start, stop = job.events
+            since = lambda e: cupy.cuda.get_elapsed_time(start, e)  # noqa: E731
+            ready = ", ".join(f"{since(e):.2f}" for _, e in job.parts)
+            print(f"  launch {i}: kernel ends {since(stop):.2f}; parts ready {ready}; done {since(job.done):.2f}")
     if args.cprofile:
         profile = cProfile.Profile()
         profile.runcall(gpu.solve_many, cases, traceback=traceback)

@@ -10,7 +10,8 @@
 #define TASK_IN2_ROW 7
 #define TASK_OUT_ROW 8
 #define TASK_MOVES 9
-#define TASK_FIELDS 10
+#define TASK_CASE 10
+#define TASK_FIELDS 11
 #define TASK_NONE -1
 #define KIND_FOLD 1
 #define COLS 4
@@ -40,8 +41,10 @@
 #define TC_N 2
 #define TC_TGT 3
 #define TC_OPS 4
+#define TC_CASE 5
+#define TC_TASKS 6
 #define TE_FIELDS 8
-#define TC_FIELDS 5
+#define TC_FIELDS 7
 #define MOVE_UNIT 32
 #define TR_DIAG 0
 #define TR_UP 1
