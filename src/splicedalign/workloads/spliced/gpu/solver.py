@@ -217,6 +217,10 @@ class GpuSolver(LastRowSolver):
             if self._no_counts is None:
                 self._no_counts = cp.zeros(1, dtype=cp.int32)
             case_done = cp.zeros(len(cases), dtype=cp.int32) if beside else self._no_counts
+            if record and (inputs.trace is None or inputs.trace[0].split != len(cases) - len(long)):
+                # uploaded before `ready`: a walk beside the kernel reads them from its start
+                info = trace_inputs(plan, cases, long)
+                inputs.trace = (info, cp.asarray(info.exons), cp.asarray(info.cases), cp.asarray(info.strips))
             tasks, follow_tasks = inputs.tasks, inputs.tasks
             if long:
                 if inputs.followed is None or inputs.followed[0] != tuple(long):
@@ -266,12 +270,10 @@ class GpuSolver(LastRowSolver):
         stream), or with ``case_done`` (the launch's count of each case's finished tasks) beside
         it on the walk stream, each warp waiting for its case; the ``long`` cases, whose moves a
         follower records, in a second launch after the follower (event ``followed``). Its records
-        are planned and uploaded once per cached batch. Returns the outputs and the parts
+        (``inputs.trace``) were planned and uploaded by _launch before the kernel, once per cached
+        batch. Returns the outputs and the parts
         ((table rows, the events after which they are ready; None: the job's end))."""
         cp = device.cupy()
-        if inputs.trace is None or inputs.trace[0].split != len(cases) - len(long):
-            info = trace_inputs(inputs.plan, cases, long)
-            inputs.trace = (info, cp.asarray(info.exons), cp.asarray(info.cases), cp.asarray(info.strips))
         info, exons, table, strips = inputs.trace
         C = info.cases.shape[0]
         out_case = cp.empty(2 * C, dtype=cp.int32)
