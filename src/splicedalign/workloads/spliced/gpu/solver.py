@@ -217,10 +217,13 @@ class GpuSolver(LastRowSolver):
             if self._no_counts is None:
                 self._no_counts = cp.zeros(1, dtype=cp.int32)
             case_done = cp.zeros(len(cases), dtype=cp.int32) if beside else self._no_counts
-            if record and (inputs.trace is None or inputs.trace[0].split != len(cases) - len(long)):
-                # uploaded before `ready`: a walk beside the kernel reads them from its start
-                info = trace_inputs(plan, cases, long)
-                inputs.trace = (info, cp.asarray(info.exons), cp.asarray(info.cases), cp.asarray(info.strips))
+            outputs = None
+            if record:  # the walk's records and outputs before `ready`: a walk beside the kernel
+                # uses them from the kernel's start
+                if inputs.trace is None or inputs.trace[0].split != len(cases) - len(long):
+                    info = trace_inputs(plan, cases, long)
+                    inputs.trace = (info, cp.asarray(info.exons), cp.asarray(info.cases), cp.asarray(info.strips))
+                outputs = self._trace_outputs(inputs.trace[0])
             tasks, follow_tasks = inputs.tasks, inputs.tasks
             if long:
                 if inputs.followed is None or inputs.followed[0] != tuple(long):
@@ -254,8 +257,8 @@ class GpuSolver(LastRowSolver):
             gathered = traced = None
             parts: tuple = (((0, len(cases)), (None,)),)
             if record:
-                traced, parts = self._trace_launch(inputs, cases, rows, moves, names[-1], names, defines, scoring,
-                                                   long, followed, case_done if beside else None)
+                traced, parts = self._trace_launch(inputs, outputs, rows, moves, names[-1], names, defines, scoring,
+                                                   followed, case_done if beside else None)
             elif traceback:
                 gathered = self._gather(inputs, rows, names[-2], names, defines)
             done = compute.record()
@@ -263,25 +266,29 @@ class GpuSolver(LastRowSolver):
         parts = tuple((rows_, tuple(e or done for e in events)) for rows_, events in parts)
         return _Job(sel, inputs, finals, counter, gathered, traced, done, (start, stop), parts)
 
-    def _trace_launch(self, inputs: _Inputs, cases: Sequence[TestCase], rows, moves, name: str,
-                      names: tuple[str, ...], defines: dict, scoring: Scoring, long: list[int],
-                      followed, case_done) -> tuple[tuple, tuple]:
-        """Queue trace_chains: one warp per case walks the moves; after the wavefront (same
-        stream), or with ``case_done`` (the launch's count of each case's finished tasks) beside
-        it on the walk stream, each warp waiting for its case; the ``long`` cases, whose moves a
-        follower records, in a second launch after the follower (event ``followed``). Its records
-        (``inputs.trace``) were planned and uploaded by _launch before the kernel, once per cached
-        batch. Returns the outputs and the parts
-        ((table rows, the events after which they are ready; None: the job's end))."""
+    def _trace_outputs(self, info: TraceInputs) -> tuple:
+        """trace_chains' outputs on the device (out_case, out_exon, ops), poisoned in checked runs."""
         cp = device.cupy()
-        info, exons, table, strips = inputs.trace
-        C = info.cases.shape[0]
-        out_case = cp.empty(2 * C, dtype=cp.int32)
+        out_case = cp.empty(2 * info.cases.shape[0], dtype=cp.int32)
         out_exon = cp.empty(4 * info.exons.shape[0], dtype=cp.int32)
         ops = cp.empty(info.ops_size, dtype=cp.uint8)
         if self.poison:
             ops.fill(OP_POISON)
             out_case.fill(-1)
+        return out_case, out_exon, ops
+
+    def _trace_launch(self, inputs: _Inputs, outputs: tuple, rows, moves, name: str, names: tuple[str, ...],
+                      defines: dict, scoring: Scoring, followed, case_done) -> tuple[tuple, tuple]:
+        """Queue trace_chains: one warp per case walks the moves; after the wavefront (same
+        stream), or with ``case_done`` (the launch's count of each case's finished tasks) beside
+        it on the walk stream, each warp waiting for its case; the cases the trace table holds
+        last (a follower records their moves) in a second launch after the follower (event
+        ``followed``). Its records (``inputs.trace``) and ``outputs`` (_trace_outputs) were made
+        by _launch before the kernel (a walk beside it starts with it). Returns the outputs and
+        the parts ((table rows, the events after which they are ready; None: the job's end))."""
+        info, exons, table, strips = inputs.trace
+        C = info.cases.shape[0]
+        out_case, out_exon, ops = outputs
         per_block = TRACE_BLOCK_THREADS // WARP
         kernel = device.function(KERNEL_FILE, name, names, defines)
         compute, _, _, walk_stream = self._stream_pair()
@@ -306,7 +313,7 @@ class GpuSolver(LastRowSolver):
                 compute.wait_event(walked)
             else:
                 parts.append(((a, b), (compute.record() if b < C else None,)))
-        return (out_case, out_exon, ops), tuple(parts)
+        return outputs, tuple(parts)
 
     def _collect(self, job: _Job, part: int = 0) -> tuple[np.ndarray | None, tuple | None]:
         """Wait for one part of one launch only (not what is queued after it) and copy to the
