@@ -107,7 +107,11 @@ TR_DIAG, TR_UP, TR_LEFT = 0, 1, 2  # trace_chains' decoded moves
 # which a walk beside the recording launch waits to see finished).
 TRACE_EXON_FIELDS = ("first", "last", "base", "row", "in", "in2", "strip0", "strips")
 TRACE_CASE_FIELDS = ("exon0", "exon1", "n", "tgt", "ops", "case", "tasks")
-TRACE_BLOCK_THREADS = 128
+# trace_chains blocks: 2 warps of at most 64 registers (bound to TRACE_MIN_BLOCKS per SM): a
+# block fits in the registers a throughput launch leaves on an SM (65,536 - 3 x 256 x 80 =
+# 4,096), so the walk beside a recording launch runs in its tail, not after it.
+TRACE_BLOCK_THREADS = 64
+TRACE_MIN_BLOCKS = 16
 
 
 def move_shift(lane_rows: int, r, q):
@@ -135,6 +139,7 @@ def kernel_defines() -> dict[str, int]:
     out.update({f"TC_{name.upper()}": i for i, name in enumerate(TRACE_CASE_FIELDS)})
     out.update(TE_FIELDS=len(TRACE_EXON_FIELDS), TC_FIELDS=len(TRACE_CASE_FIELDS), MOVE_UNIT=MOVE_UNIT,
                TR_DIAG=TR_DIAG, TR_UP=TR_UP, TR_LEFT=TR_LEFT, TRACE_BLOCK_THREADS=TRACE_BLOCK_THREADS,
+               TRACE_MIN_BLOCKS=TRACE_MIN_BLOCKS,
                OP_MATCH=OP_MATCH, OP_MISMATCH=OP_MISMATCH, OP_DEL=OP_DEL, OP_INS=OP_INS)
     return out
 

@@ -466,7 +466,7 @@ __device__ __forceinline__ long long move_index(const MoveStrip& st, int r, int 
 }
 
 template <typename T>
-__global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
+__global__ void __launch_bounds__(TRACE_BLOCK_THREADS, TRACE_MIN_BLOCKS) trace_chains(
         const long long* __restrict__ cases, int ncases, const int* __restrict__ exons,
         const int* __restrict__ strips, const int* __restrict__ tasks, const T* __restrict__ rows,
         const unsigned char* __restrict__ base, const int* __restrict__ tsel, const unsigned* __restrict__ moves,

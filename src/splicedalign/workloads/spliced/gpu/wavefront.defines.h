@@ -49,7 +49,8 @@
 #define TR_DIAG 0
 #define TR_UP 1
 #define TR_LEFT 2
-#define TRACE_BLOCK_THREADS 128
+#define TRACE_BLOCK_THREADS 64
+#define TRACE_MIN_BLOCKS 16
 #define OP_MATCH 0
 #define OP_MISMATCH 1
 #define OP_DEL 2
