@@ -60,7 +60,7 @@ def main() -> None:
         for i, job in enumerate(jobs):
             start, stop = job.events
             since = lambda e: cupy.cuda.get_elapsed_time(start, e)  # noqa: E731
-            ready = ", ".join(f"{max(since(e) for e in events):.2f}" for _, events in job.parts)
+            ready = ", ".join(f"{since(e):.2f}" for _, e in job.parts)
             print(f"  launch {i}: kernel ends {since(stop):.2f}; parts ready {ready}; done {since(job.done):.2f}")
     if args.cprofile:
         profile = cProfile.Profile()

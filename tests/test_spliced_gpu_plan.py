@@ -293,7 +293,7 @@ def _fake_function(file, name, all_names, defines):
     mode = int(name.split(",")[3].strip(" >"))
 
     def wavefront(grid, block, args):
-        tasks, ntasks, _, base, tsel, rows, moves, match, mismatch, gap, case_done = args
+        tasks, ntasks, _, base, tsel, rows, moves, match, mismatch, gap = args
         assert int(ntasks) == tasks.shape[0]
         plan = SimpleNamespace(tasks=tasks, base=base, target=(tsel & SEL_CODE_MASK).astype(np.uint8), rows_size=rows.size)
         scoring = Scoring(int(match), int(mismatch), int(gap))
@@ -302,8 +302,6 @@ def _fake_function(file, name, all_names, defines):
         else:
             assert (rows == gpu_plan.empty(rows.dtype)).all(), "row storage starts empty"
             rows[:] = model_run(plan, scoring, rows_per_lane, None if mode == gpu_plan.MODE_SCORE else moves)
-            if mode == gpu_plan.MODE_RECORD and rows_per_lane <= gpu_plan.DENSE_LANE_ROWS:
-                np.add.at(case_done, tasks[:, F["case"]], 1)  # each finished task counted
     return wavefront
 
 

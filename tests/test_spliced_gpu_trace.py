@@ -75,7 +75,7 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
     that lane 0 then holds the word). ``stats`` (a dict) counts moves and reloads."""
     lanes = np.arange(WARP)
     for c in range(table.shape[0]):
-        a, b, n, tgt, ops_end = (int(table[c, CF[f]]) for f in ("exon0", "exon1", "n", "tgt", "ops"))
+        a, b, n, tgt, ops_end = (int(v) for v in table[c])
         ops_cap = ops_end - (int(table[c - 1, CF["ops"]]) if c else 0)
         codes = (tsel[tgt: tgt + n + 1] & SEL_CODE_MASK).astype(np.int64)
         finals = np.array([rows[exons[e, E["row"]] + n] for e in range(a, b)])
@@ -229,10 +229,8 @@ def _fake_function_with_trace(file, name, all_names, defines):
     assert name in all_names and defines == gpu_plan.kernel_defines()
 
     def trace(grid, block, args):
-        table, ncases, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, gap, done, wait = args
+        table, ncases, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, gap = args
         assert int(ncases) == table.shape[0] and grid[0] * block[0] >= 32 * int(ncases)
-        if wait:  # beside the recording launch: each case's tasks all counted before its walk
-            np.testing.assert_array_equal(done[table[:, CF["case"]]], table[:, CF["tasks"]])
         model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, int(gap))
     return trace
 
@@ -310,15 +308,15 @@ def test_chain_launches_keep_their_move_budget(monkeypatch):
 def test_long_chains_recorded_by_a_follower(monkeypatch):
     """A throughput launch that records moves computes the strips of its longest chains
     (launch.long_chains) at score speed and a follower records their moves (exactly those
-    strips, in launch order); the other cases are walked beside the launch, those after the
-    follower; chains and alignments stay `sequential`'s."""
+    strips, in launch order); the other cases are walked first, those after the follower;
+    chains and alignments stay `sequential`'s."""
     calls = []
 
     def recording(file, name, all_names, defines):
         kernel = _fake_function_with_trace(file, name, all_names, defines)
 
         def run(grid, block, args):
-            calls.append((name, args[0].copy() if name.startswith("wavefront") else (int(args[1]), int(args[-1]))))
+            calls.append((name, args[0].copy() if name.startswith("wavefront") else int(args[1])))
             kernel(grid, block, args)
         return run
 
@@ -351,6 +349,5 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
         np.testing.assert_array_equal(followed, plan.tasks[ids])
         unrecorded = np.flatnonzero(tasks[:, gpu_plan.TASK_FIELDS.index("moves")] == gpu_plan.NONE)
         assert unrecorded.tolist() == ids
-        # the others' paths walked beside the launch, each case once its tasks are counted (the
-        # host builds their records meanwhile), then the long ones after their follower
-        assert [walk for name, walk in calls if name.startswith("trace_chains")] == [(8, 1), (2, 0)]
+        # the others' paths walked first (the host builds their records meanwhile), then theirs
+        assert [count for name, count in calls if name.startswith("trace_chains")] == [8, 2]

@@ -43,8 +43,8 @@ BLOCKS_PER_SM = 2_048 // THREADS
 
 # The task record: TASK_FIELDS int32 per task, field f at offset TASK_<F> (the kernel gets the
 # offsets as -D macros, see kernel_defines). None (no input row) is NONE.
-TASK_FIELDS = ("kind", "n", "tgt", "base", "rows", "lane_rows", "in_row", "in2_row", "out_row", "moves", "case")
-(F_KIND, F_N, F_TGT, F_BASE, F_ROWS, F_LANE_ROWS, F_IN_ROW, F_IN2_ROW, F_OUT_ROW, F_MOVES, F_CASE) = range(len(TASK_FIELDS))
+TASK_FIELDS = ("kind", "n", "tgt", "base", "rows", "lane_rows", "in_row", "in2_row", "out_row", "moves")
+(F_KIND, F_N, F_TGT, F_BASE, F_ROWS, F_LANE_ROWS, F_IN_ROW, F_IN2_ROW, F_OUT_ROW, F_MOVES) = range(len(TASK_FIELDS))
 NONE = -1
 NFIELDS = len(TASK_FIELDS)
 KIND_STRIP, KIND_FOLD = 0, 1
@@ -56,9 +56,7 @@ KIND_STRIP, KIND_FOLD = 0, 1
 # order), NONE if absent; out_row: offset of the row
 # this task writes; moves (strip): offset of the strip's moves, in MOVE_UNIT words, in the
 # move storage of a launch that records them (see below), NONE in a recording launch's copy
-# for the strips a follower records (followed_tasks); case: the task's case in the batch (a
-# recording launch counts each case's finished tasks, so that its walk can start before the
-# launch ends). Fields a kind does not use are 0.
+# for the strips a follower records (followed_tasks). Fields a kind does not use are 0.
 
 # PRMT selectors: t_j's code c (0..7) becomes c * SEL_SPREAD | SEL_SIGN: byte c of a row's
 # profile pair in the low byte, its sign replicated into the other three.
@@ -103,15 +101,10 @@ TR_DIAG, TR_UP, TR_LEFT = 0, 1, 2  # trace_chains' decoded moves
 # row in row storage; in/in2: the entry-row inputs of its first strip, NONE if absent;
 # strip0/strips: its strips' launch indices at strip_task[strip0 .. strip0 + strips - 1], top
 # to bottom), per case TRACE_CASE_FIELDS int64 (its exons exon0..exon1-1; n; tgt: selector
-# offset; ops: end of its op region; case: its index in the batch; tasks: its strips and folds,
-# which a walk beside the recording launch waits to see finished).
+# offset; ops: end of its op region).
 TRACE_EXON_FIELDS = ("first", "last", "base", "row", "in", "in2", "strip0", "strips")
-TRACE_CASE_FIELDS = ("exon0", "exon1", "n", "tgt", "ops", "case", "tasks")
-# trace_chains blocks: 2 warps of at most 64 registers (bound to TRACE_MIN_BLOCKS per SM): a
-# block fits in the registers a throughput launch leaves on an SM (65,536 - 3 x 256 x 80 =
-# 4,096), so the walk beside a recording launch runs in its tail, not after it.
-TRACE_BLOCK_THREADS = 64
-TRACE_MIN_BLOCKS = 16
+TRACE_CASE_FIELDS = ("exon0", "exon1", "n", "tgt", "ops")
+TRACE_BLOCK_THREADS = 128
 
 
 def move_shift(lane_rows: int, r, q):
@@ -139,7 +132,6 @@ def kernel_defines() -> dict[str, int]:
     out.update({f"TC_{name.upper()}": i for i, name in enumerate(TRACE_CASE_FIELDS)})
     out.update(TE_FIELDS=len(TRACE_EXON_FIELDS), TC_FIELDS=len(TRACE_CASE_FIELDS), MOVE_UNIT=MOVE_UNIT,
                TR_DIAG=TR_DIAG, TR_UP=TR_UP, TR_LEFT=TR_LEFT, TRACE_BLOCK_THREADS=TRACE_BLOCK_THREADS,
-               TRACE_MIN_BLOCKS=TRACE_MIN_BLOCKS,
                OP_MATCH=OP_MATCH, OP_MISMATCH=OP_MISMATCH, OP_DEL=OP_DEL, OP_INS=OP_INS)
     return out
 
@@ -335,7 +327,6 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
                     tasks[t, F_IN2_ROW] = row_at[second]
                 tasks[t, F_OUT_ROW] = row_at[t]
                 tasks[t, F_MOVES] = moves_at
-                tasks[t, F_CASE] = c
                 skew = WARP - 1 - (WARP * lane_rows - rows) // lane_rows  # 31 - head
                 moves_at += (n[c] // COLS + 1 + skew) * move_words(lane_rows)
                 strip_task[strip_base[k] + s] = t
@@ -351,7 +342,6 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
                 tasks[t, F_IN_ROW] = row_at[producer]
             tasks[t, F_IN2_ROW] = row_at[second]
             tasks[t, F_OUT_ROW] = row_at[t]
-            tasks[t, F_CASE] = c
     return tasks, last_row, exon_start, row_at[T], strip_task, strip_base, moves_at
 
 
@@ -417,10 +407,8 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase], last_cases: Sequence[int
     later = np.zeros(len(cases), dtype=bool)
     later[list(last_cases)] = True
     order = np.concatenate([np.flatnonzero(~later), np.flatnonzero(later)])
-    tasks = np.bincount(plan.tasks[:, F_CASE], minlength=len(cases))
-    table = np.stack([heads, plan.exon_start[1:], n, plan.tgt_off, np.zeros_like(n), np.arange(len(cases)), tasks],
-                     axis=1)[order]
-    table[:, TRACE_CASE_FIELDS.index("ops")] = np.cumsum(ops[order])
+    table = np.stack([heads, plan.exon_start[1:], n, plan.tgt_off, np.zeros_like(n)], axis=1)[order]
+    table[:, -1] = np.cumsum(ops[order])
     return TraceInputs(exons.astype(np.int32), table.astype(np.int64), plan.strip_task.astype(np.int32),
                        int(ops.sum()), order, int((~later).sum()))
 

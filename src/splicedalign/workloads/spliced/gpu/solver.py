@@ -116,7 +116,6 @@ class GpuSolver(LastRowSolver):
         self._last_work: tuple | None = None
         self._streams: tuple | None = None
         self._no_moves = None  # the moves argument of launches that record none
-        self._no_counts = None  # the case_done argument of launches that count none
         self._pinned = device.PinnedBuffers()  # the traceback's outputs, reused per call
 
     def _widest(self) -> int:
@@ -133,13 +132,12 @@ class GpuSolver(LastRowSolver):
         self._last_work = None
 
     def _stream_pair(self) -> tuple:
-        """(compute, upload, follow, walk) streams, kept for the solver's life: uploads of the
-        next batch do not wait for the running kernel, a follower runs beside its kernel, the
-        walk of a recording launch's cases beside it too, and CuPy's per-stream pools reuse
-        device buffers."""
+        """(compute, upload, follow) streams, kept for the solver's life: uploads of the next
+        batch do not wait for the running kernel, a follower runs beside its score kernel, and
+        CuPy's per-stream pools reuse device buffers."""
         if self._streams is None:
             cp = device.cupy()
-            self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(4))
+            self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(3))
         return self._streams
 
     def _inputs(self, cases: Sequence[TestCase], R: int, ctype: str) -> _Inputs:
@@ -193,10 +191,7 @@ class GpuSolver(LastRowSolver):
         t0 = time.perf_counter()
         defines = kernel_defines()
         plan = inputs.plan
-        compute, _, follow_stream, walk_stream = self._stream_pair()
-        # a throughput recording launch counts its cases' finished tasks, and their walk runs
-        # beside it (trace_chains waits for each case)
-        beside = record and not follow and R <= DENSE_LANE_ROWS
+        compute, _, follow_stream = self._stream_pair()
         compute.wait_event(inputs.ready)
         sms = device.device_info()["sms"]
         ntasks = plan.tasks.shape[0]
@@ -214,23 +209,13 @@ class GpuSolver(LastRowSolver):
                 if self._no_moves is None:
                     self._no_moves = cp.zeros(1, dtype=cp.uint32)
                 moves = self._no_moves
-            if self._no_counts is None:
-                self._no_counts = cp.zeros(1, dtype=cp.int32)
-            case_done = cp.zeros(len(cases), dtype=cp.int32) if beside else self._no_counts
-            outputs = None
-            if record:  # the walk's records and outputs before `ready`: a walk beside the kernel
-                # uses them from the kernel's start
-                if inputs.trace is None or inputs.trace[0].split != len(cases) - len(long):
-                    info = trace_inputs(plan, cases, long)
-                    inputs.trace = (info, cp.asarray(info.exons), cp.asarray(info.cases), cp.asarray(info.strips))
-                outputs = self._trace_outputs(inputs.trace[0])
             tasks, follow_tasks = inputs.tasks, inputs.tasks
             if long:
                 if inputs.followed is None or inputs.followed[0] != tuple(long):
                     inputs.followed = (tuple(long), *map(cp.asarray, followed_tasks(plan, long)))
                 tasks, follow_tasks = inputs.followed[1:]
             args = (tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
-                    np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap), case_done)
+                    np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap))
             # A follower beside a chain-bound kernel and the kernel must both be resident (the
             # follower waits on rows only the kernel writes): together at most the
             # MIN_BLOCKS_PER_SM blocks that fit. A follower of long chains takes the SMs the
@@ -238,9 +223,8 @@ class GpuSolver(LastRowSolver):
             per_sm = launch.blocks_per_sm(len(cases))
             grid = launch.grid(ntasks, sms, min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm)
             follow_grid = launch.grid(follow_tasks.shape[0], sms, MIN_BLOCKS_PER_SM) if long else grid
-            ready = compute.record()  # counters zeroed, rows filled, moves allocated
-            for stream in (follow_stream,) * (len(kernels) > 1) + (walk_stream,) * beside:
-                stream.wait_event(ready)
+            if len(kernels) > 1:
+                follow_stream.wait_event(compute.record())  # counters zeroed, rows filled, moves allocated
             start = compute.record()
             device.function(KERNEL_FILE, kernels[0], names, defines)((grid,), (THREADS,), args)
             stop = compute.record()
@@ -255,65 +239,50 @@ class GpuSolver(LastRowSolver):
                     compute.wait_event(followed)
             finals = rows[inputs.at]
             gathered = traced = None
-            parts: tuple = (((0, len(cases)), (None,)),)
+            parts: tuple = (((0, len(cases)), None),)
             if record:
-                traced, parts = self._trace_launch(inputs, outputs, rows, moves, names[-1], names, defines, scoring,
-                                                   followed, case_done if beside else None)
+                traced, parts = self._trace_launch(inputs, cases, rows, moves, names[-1], names, defines, scoring,
+                                                   long, followed)
             elif traceback:
                 gathered = self._gather(inputs, rows, names[-2], names, defines)
             done = compute.record()
         self.timing["launch"] += time.perf_counter() - t0
-        parts = tuple((rows_, tuple(e or done for e in events)) for rows_, events in parts)
+        parts = tuple((rows_, event or done) for rows_, event in parts)
         return _Job(sel, inputs, finals, counter, gathered, traced, done, (start, stop), parts)
 
-    def _trace_outputs(self, info: TraceInputs) -> tuple:
-        """trace_chains' outputs on the device (out_case, out_exon, ops), poisoned in checked runs."""
+    def _trace_launch(self, inputs: _Inputs, cases: Sequence[TestCase], rows, moves, name: str,
+                      names: tuple[str, ...], defines: dict, scoring: Scoring, long: list[int],
+                      followed) -> tuple[tuple, tuple]:
+        """Queue trace_chains after the wavefront (same stream): one warp per case walks the
+        moves; the ``long`` cases, whose moves a follower records, in a second launch after the
+        follower (event ``followed``). Its records are planned and uploaded once per cached
+        batch. Returns the outputs and the parts ((table rows, event or None: the job's end))."""
         cp = device.cupy()
-        out_case = cp.empty(2 * info.cases.shape[0], dtype=cp.int32)
+        if inputs.trace is None or inputs.trace[0].split != len(cases) - len(long):
+            info = trace_inputs(inputs.plan, cases, long)
+            inputs.trace = (info, cp.asarray(info.exons), cp.asarray(info.cases), cp.asarray(info.strips))
+        info, exons, table, strips = inputs.trace
+        C = info.cases.shape[0]
+        out_case = cp.empty(2 * C, dtype=cp.int32)
         out_exon = cp.empty(4 * info.exons.shape[0], dtype=cp.int32)
         ops = cp.empty(info.ops_size, dtype=cp.uint8)
         if self.poison:
             ops.fill(OP_POISON)
             out_case.fill(-1)
-        return out_case, out_exon, ops
-
-    def _trace_launch(self, inputs: _Inputs, outputs: tuple, rows, moves, name: str, names: tuple[str, ...],
-                      defines: dict, scoring: Scoring, followed, case_done) -> tuple[tuple, tuple]:
-        """Queue trace_chains: one warp per case walks the moves; after the wavefront (same
-        stream), or with ``case_done`` (the launch's count of each case's finished tasks) beside
-        it on the walk stream, each warp waiting for its case; the cases the trace table holds
-        last (a follower records their moves) in a second launch after the follower (event
-        ``followed``). Its records (``inputs.trace``) and ``outputs`` (_trace_outputs) were made
-        by _launch before the kernel (a walk beside it starts with it). Returns the outputs and
-        the parts ((table rows, the events after which they are ready; None: the job's end))."""
-        info, exons, table, strips = inputs.trace
-        C = info.cases.shape[0]
-        out_case, out_exon, ops = outputs
         per_block = TRACE_BLOCK_THREADS // WARP
         kernel = device.function(KERNEL_FILE, name, names, defines)
-        compute, _, _, walk_stream = self._stream_pair()
-        beside = case_done is not None
-        if not beside:
-            case_done = self._no_counts
+        compute = self._stream_pair()[0]
         parts = []
         for a, b in ((0, info.split), (info.split, C)):
             if a == b:
                 continue
             if a:  # the long cases' moves: once the follower is done
                 compute.wait_event(followed)
-            stream = walk_stream if beside and not a else compute
-            with stream:
-                kernel(((b - a + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
-                       (table[a:b], np.int32(b - a), exons, strips, inputs.tasks, rows, inputs.base, inputs.tsel,
-                        moves, ops, out_case[2 * a:2 * b], out_exon, np.int32(scoring.gap), case_done,
-                        np.int32(beside and not a)))
-            if stream is walk_stream:  # ready with the final scores (compute) and this walk
-                walked = walk_stream.record()
-                parts.append(((a, b), (compute.record(), walked)))
-                compute.wait_event(walked)
-            else:
-                parts.append(((a, b), (compute.record() if b < C else None,)))
-        return outputs, tuple(parts)
+            kernel(((b - a + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
+                   (table[a:b], np.int32(b - a), exons, strips, inputs.tasks, rows, inputs.base, inputs.tsel, moves,
+                    ops, out_case[2 * a:2 * b], out_exon, np.int32(scoring.gap)))
+            parts.append(((a, b), compute.record() if b < C else None))
+        return (out_case, out_exon, ops), tuple(parts)
 
     def _collect(self, job: _Job, part: int = 0) -> tuple[np.ndarray | None, tuple | None]:
         """Wait for one part of one launch only (not what is queued after it) and copy to the
@@ -322,9 +291,8 @@ class GpuSolver(LastRowSolver):
         ran out raises RuntimeError with the last part."""
         cp = device.cupy()
         copy = self._stream_pair()[1]
-        (a, b), events = job.parts[part]
-        for event in events:
-            copy.wait_event(event)
+        (a, b), event = job.parts[part]
+        copy.wait_event(event)
         finals = cp.asnumpy(job.finals, stream=copy) if part == 0 else None
         last = part == len(job.parts) - 1
         error = cp.asnumpy(job.counter[1::2], stream=copy) if last else None

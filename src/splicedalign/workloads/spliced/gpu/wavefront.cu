@@ -118,7 +118,7 @@ __device__ constexpr int move_words(int lane_rows) { return (lane_rows * COLS * 
 
 // The task record (plan.TASK_FIELDS), read field by field at the offsets the host defines.
 struct Task {
-    int kind, n, tgt, base, rows, lane_rows, in_row, in2_row, out_row, moves, kase;  // kase: its case
+    int kind, n, tgt, base, rows, lane_rows, in_row, in2_row, out_row, moves;
 };
 __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) {
     const int* r = tasks + (long long)i * TASK_FIELDS;
@@ -133,7 +133,6 @@ __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) 
     t.in2_row = r[TASK_IN2_ROW];
     t.out_row = r[TASK_OUT_ROW];
     t.moves = r[TASK_MOVES];
-    t.kase = r[TASK_CASE];
     return t;
 }
 
@@ -368,8 +367,6 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
 }  // namespace
 
 // next_task[0]: the task counter; next_task[1]: the error word (a bounded wait ran out).
-// case_done (MODE_RECORD, throughput variants): each case's finished tasks, counted after each
-// task's rows and moves are visible, so that trace_chains can walk a case while the launch runs.
 // MODE (plan.py): MODE_SCORE computes rows; MODE_RECORD also records every cell's move (plan.py,
 // "Moves") for trace_chains, except in strips whose moves field is TASK_NONE; MODE_FOLLOW only
 // records moves, reading the rows a concurrent launch of the same tasks writes (it skips folds
@@ -378,8 +375,7 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
 template <typename T, int R, bool BYTES, int MODE>
 __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
-                                                     const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap,
-                                                     int* case_done) {
+                                                     const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap) {
     const int lane = threadIdx.x & 31;
     while (true) {
         int i = 0;
@@ -394,11 +390,6 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
             // (throughput variants only: the host follows no chain in wider launches)
             strip_any<T, R, BYTES, MODE_SCORE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1);
         } else strip_any<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1);
-        if constexpr (MODE == MODE_RECORD && R <= DENSE_LANE_ROWS) {  // throughput variants
-            __threadfence();  // every lane: its row and move stores before the count
-            __syncwarp();
-            if (lane == 0) atomicAdd(case_done + t.kase, 1);
-        }
         __syncwarp();
     }
 }
@@ -428,9 +419,6 @@ __global__ void gather_rows(const T* __restrict__ rows, const long long* __restr
 //  * predecessor: among exons with last < first(k) whose last row equals the entry row at j0,
 //    the largest last, then the lowest position; none: the path began at the chain-start row,
 //    and j0 leading target letters are against gaps (OP_INS).
-// With `wait` (a walk beside the recording launch) a warp first waits until case_done counts all
-// of its case's tasks (TC_TASKS); rows and moves are read at L2 (ld.cg), never from an L1 line
-// that another case's walk may have loaded before they were final.
 // Per case it writes out_case = (chain length, ops), and per chain exon (trace order, from the
 // case's first exon slot) out_exon = (position, j0, j_end, ops of the exon).
 constexpr int PRED_UNROLL = 4;
@@ -466,11 +454,11 @@ __device__ __forceinline__ long long move_index(const MoveStrip& st, int r, int 
 }
 
 template <typename T>
-__global__ void __launch_bounds__(TRACE_BLOCK_THREADS, TRACE_MIN_BLOCKS) trace_chains(
+__global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
         const long long* __restrict__ cases, int ncases, const int* __restrict__ exons,
         const int* __restrict__ strips, const int* __restrict__ tasks, const T* __restrict__ rows,
         const unsigned char* __restrict__ base, const int* __restrict__ tsel, const unsigned* __restrict__ moves,
-        unsigned char* ops, int* out_case, int* out_exon, int gap, const int* case_done, int wait) {
+        unsigned char* ops, int* out_case, int* out_exon, int gap) {
     const int lane = threadIdx.x & 31;
     const int c = (int)(((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
     if (c >= ncases) return;
@@ -479,30 +467,11 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS, TRACE_MIN_BLOCKS) trace_c
     const long long tgt = cr[TC_TGT];
     const long long ops_end = cr[TC_OPS];
     const int* ex = exons;
-    if (wait) {  // beside the recording launch: until every task of the case has finished
-        bool ok = true;
-        if (lane == 0) {
-            const int want = (int)cr[TC_TASKS];
-            const int* count = case_done + cr[TC_CASE];
-            const long long start = clock64();
-            int got;
-            while (true) {
-                asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(got) : "l"(count) : "memory");
-                if (got >= want) break;
-                if (clock64() - start > WAIT_LIMIT) {  // the launch failed: its error word says why
-                    ok = false;
-                    break;
-                }
-                __nanosleep(256);
-            }
-        }
-        if (!__shfl_sync(0xffffffffu, ok, 0)) return;
-    }
     // best exon: max S(last, n), lowest position among equals
     T best = 0;
     int k = -1;
     for (int e = a + lane; e < b; e += 32) {
-        const T v = __ldcg(rows + ex[(long long)e * TE_FIELDS + TE_ROW] + n);
+        const T v = __ldg(rows + ex[(long long)e * TE_FIELDS + TE_ROW] + n);
         if (k < 0 || v > best) { best = v; k = e; }
     }
 #pragma unroll
@@ -553,7 +522,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS, TRACE_MIN_BLOCKS) trace_c
                         if (rt > st.lo && jt >= 1) {
                             int unused;
                             held = move_index(st, rt, jt, unused);
-                            word = __ldcg(moves + held);
+                            word = __ldg(moves + held);
                         }
                         hit = __ballot_sync(0xffffffffu, held == want);  // lane 0 holds it
                     }
@@ -579,8 +548,8 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS, TRACE_MIN_BLOCKS) trace_c
         ++len;
         // predecessor
         const int j0 = jj;
-        T pv = in == TASK_NONE ? -(T)gap * j0 : __ldcg(rows + in + j0);
-        if (in2 != TASK_NONE) pv = max(pv, __ldcg(rows + in2 + j0));
+        T pv = in == TASK_NONE ? -(T)gap * j0 : __ldg(rows + in + j0);
+        if (in2 != TASK_NONE) pv = max(pv, __ldg(rows + in2 + j0));
         // PRED_UNROLL candidates per lane in flight: their loads overlap (a long case scans
         // hundreds of exons per chain exon, one round trip per candidate otherwise)
         int bl = -1, be = -1;
@@ -592,7 +561,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS, TRACE_MIN_BLOCKS) trace_c
                 const int e = e0 + 32 * i;
                 const int* ee = ex + (long long)min(e, k - 1) * TE_FIELDS;
                 le[i] = e < k ? ee[TE_LAST] : first;  // past k: never a predecessor
-                v[i] = __ldcg(rows + ee[TE_ROW] + j0);
+                v[i] = __ldg(rows + ee[TE_ROW] + j0);
             }
 #pragma unroll
             for (int i = 0; i < PRED_UNROLL; ++i)
@@ -620,7 +589,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS, TRACE_MIN_BLOCKS) trace_c
 // instantiates only the one a launch asks for (solver.variant).
 #define WAVEFRONT(T, R, BYTES, MODE)                                                                   \
     template __global__ void wavefront<T, R, BYTES, MODE>(const int*, int, int*, const unsigned char*,  \
-                                                          const int*, T*, unsigned*, int, int, int, int*);
+                                                          const int*, T*, unsigned*, int, int, int);
 #define WAVEFRONTS(MODE)                  \
     WAVEFRONT(int, 8, true, MODE)         \
     WAVEFRONT(int, 8, false, MODE)        \
@@ -634,7 +603,7 @@ WAVEFRONTS(MODE_FOLLOW)
 #define TRACE(T)                                                                                           \
     template __global__ void trace_chains<T>(const long long*, int, const int*, const int*, const int*, const T*, \
                                              const unsigned char*, const int*, const unsigned*, unsigned char*,   \
-                                             int*, int*, int, const int*, int);
+                                             int*, int*, int);
 TRACE(int)
 TRACE(long long)
 template __global__ void gather_rows<int>(const int*, const long long*, const long long*, const int*, int, int*);
