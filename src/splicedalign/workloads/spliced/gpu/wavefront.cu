@@ -441,8 +441,8 @@ __device__ __forceinline__ void load_strip(MoveStrip& st, const int* __restrict_
 }
 
 // Word index and bit (plan.move_shift) of the move of exon row r (lo < r <= lo + rows),
-// column j >= 0 (shifts: lane rows and COLS are powers of two; a division here was a tenth of
-// the walk's instructions, run M).
+// column j >= 0 (shifts, not divisions: lane rows and COLS are powers of two; this runs once
+// per move on the walk's dependent chain).
 __device__ __forceinline__ long long move_index(const MoveStrip& st, int r, int j, int& bit) {
     static_assert((COLS & (COLS - 1)) == 0, "COLS is a power of two");
     const unsigned rs = st.pad + (r - st.lo - 1);  // strip row: the padding rows come first
