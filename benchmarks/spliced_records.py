@@ -24,7 +24,7 @@ import numpy as np
 
 from splicedalign.core.timing import Timing, time_repeats
 from splicedalign.workloads.spliced import synthetic
-from splicedalign.workloads.spliced.backtrack import Traced, chain_alignments_many
+from splicedalign.workloads.spliced.backtrack import Traced, chain_alignments_many, exon_records
 from splicedalign.workloads.spliced.records import OP_INS, ExonAlignment, Result, Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import get_solver
 
@@ -88,7 +88,7 @@ def new_conversion(cases: Sequence[TestCase], heads: np.ndarray, ends: np.ndarra
                    out_exon: np.ndarray, ops: np.ndarray) -> list[Traced]:
     """What ``GpuSolver._traced`` calls now."""
     lengths, totals = out_case.reshape(-1, 2).T
-    return chain_alignments_many(cases, heads, lengths, totals, out_exon.reshape(-1, 4), ends, ops)
+    return chain_alignments_many(exon_records(cases), heads, lengths, totals, out_exon.reshape(-1, 4), ends, ops)
 
 
 def results(cases: Sequence[TestCase], traced: Sequence[tuple]) -> list[Result]:

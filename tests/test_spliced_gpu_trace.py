@@ -143,7 +143,7 @@ def traced_by_model(cases, scoring, rows_per_lane=2, stats=None):
     out_exon = np.full(4 * info.exons.shape[0], -1, dtype=np.int32)
     model_trace(info.cases, info.exons, info.strips, plan.tasks, rows, plan.base, selectors(plan.target), moves, ops,
                 out_case, out_exon, scoring.gap, stats)
-    return GpuSolver._traced(cases, info, (0, len(cases)), out_case, out_exon, ops, 0)
+    return GpuSolver._traced(info, (0, len(cases)), out_case, out_exon, ops, 0)
 
 
 def check_against_cpu(cases, scoring, rows_per_lane=2, stats=None):

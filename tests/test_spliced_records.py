@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from splicedalign.workloads.spliced.backtrack import chain_alignments_many
+from splicedalign.workloads.spliced.backtrack import chain_alignments_many, exon_records
 from splicedalign.workloads.spliced.records import (
     OP_INS, OP_LETTERS, ExonAlignment, ExonAlignments, Result, Scoring, cigar_of)
 from splicedalign.workloads.spliced.solvers import get_solver
@@ -158,7 +158,8 @@ def test_chain_alignments_many_takes_device_dtypes(batch):
     """The kernel's outputs are int32 (out_case, out_exon) and uint8 (ops); int64 table columns."""
     cases, _, out, _, new = batch
     lengths, totals = out["out_case"].astype(np.int32).reshape(-1, 2).T
-    got = chain_alignments_many(cases, out["heads"], lengths, totals, out["out_exon"].astype(np.int32).reshape(-1, 4),
+    got = chain_alignments_many(exon_records(cases), out["heads"], lengths, totals,
+                                out["out_exon"].astype(np.int32).reshape(-1, 4),
                                 out["ends"], out["ops"])
     assert got == new
 

@@ -18,32 +18,34 @@ from splicedalign.workloads.spliced.cpu_kernels import entry_row, fold_checkpoin
 Traced = tuple[tuple[int, ...], ExonAlignments]  # (chain: input exon indices, its alignments)
 
 
-def chains_and_alignments(cases: Sequence[TestCase], lengths: np.ndarray, totals: np.ndarray,
-                          positions: np.ndarray, entered: np.ndarray, ends: np.ndarray, counts: np.ndarray,
-                          ops: bytes) -> list[Traced]:
+def exon_records(cases: Sequence[TestCase]) -> np.ndarray:
+    """(E, 3) int64: every exon of a batch, case after case in (first, last) order, as an
+    ``ExonAlignment`` names it: its input index in its case, first, last."""
+    columns = zip(*[(c.order, c.first_sorted, c.last_sorted) for c in cases])
+    return np.stack([np.concatenate(column) for column in columns], axis=1).astype(np.int64, copy=False)
+
+
+def chains_and_alignments(exons: np.ndarray, lengths: np.ndarray, totals: np.ndarray, slots: np.ndarray,
+                          entered: np.ndarray, ends: np.ndarray, counts: np.ndarray, ops: bytes) -> list[Traced]:
     """Chain and alignments of each traced path of a batch: the one place their records are made.
 
-    Case c's chain has ``lengths[c]`` exons; the arrays hold the batch's chain exons case by
-    case, each case's in chain order: exon i is at ``positions[i]`` of its case's (first, last)
-    order, its path enters its entry row at target column ``entered[i]`` and ends at column
-    ``ends[i]`` with ``counts[i]`` ops. ``ops`` holds the paths forward, case after case
-    (``totals[c]`` ops each): each begins with ``entered`` of its first exon leading target letters against gaps (the first
-    exon's leading 'I's, so that exon starts at target column 1), then its exons' ops in turn.
+    ``exons`` is the batch's ``exon_records``. Case c's chain has ``lengths[c]`` exons; the
+    arrays hold the batch's chain exons case by case, each case's in chain order: exon i is
+    row ``slots[i]`` of ``exons``, its path enters its entry row at target column
+    ``entered[i]`` and ends at column ``ends[i]`` with ``counts[i]`` ops. ``ops`` holds the
+    paths forward, case after case (``totals[c]`` ops each): each begins with ``entered`` of
+    its first exon leading target letters against gaps (the first exon's leading 'I's, so that
+    exon starts at target column 1), then its exons' ops in turn.
     """
     lengths = np.asarray(lengths, dtype=np.int64)
-    C = len(cases)
-    assert lengths.shape == (C,) and (lengths > 0).all(), "every traced case has a chain"
+    C = len(lengths)
+    assert (lengths > 0).all(), "every traced case has a chain"
     heads = np.zeros(C, dtype=np.int64)  # each case's first chain exon
     np.cumsum(lengths[:-1], out=heads[1:])
-    exons = [(c.order, c.first_sorted, c.last_sorted) for c in cases]
-    K = np.array([len(e[0]) for e in exons], dtype=np.int64)
-    at = np.zeros(C, dtype=np.int64)  # each case's first exon in the concatenated exon order
-    np.cumsum(K[:-1], out=at[1:])
-    g = np.repeat(at, lengths) + np.asarray(positions, dtype=np.int64)
+    g = np.asarray(slots, dtype=np.int64)
     entered = np.asarray(entered, dtype=np.int64)
     fields = np.empty((g.size, 5), dtype=np.int64)
-    for f, column in enumerate(zip(*exons)):  # input index, first, last
-        fields[:, f] = np.concatenate(column)[g]
+    fields[:, :3] = exons[g]  # input index, first, last
     fields[:, 3] = entered + 1
     fields[heads, 3] = 1
     fields[:, 4] = ends
@@ -61,34 +63,35 @@ def chains_and_alignments(cases: Sequence[TestCase], lengths: np.ndarray, totals
 def chain_alignment(case: TestCase, positions: Sequence[int], entered: Sequence[int], ends: Sequence[int],
                     counts: Sequence[int], ops: bytes) -> Traced:
     """Chain (input exon indices) and per-exon alignments of one traced path, as
-    ``chains_and_alignments`` for a batch of one."""
-    return chains_and_alignments([case], [len(positions)], [len(ops)], positions, entered, ends, counts, ops)[0]
+    ``chains_and_alignments`` for a batch of one (``positions`` in (first, last) order)."""
+    return chains_and_alignments(exon_records([case]), [len(positions)], [len(ops)], positions, entered, ends, counts,
+                                 ops)[0]
 
 
-def chain_alignments_many(cases: Sequence[TestCase], heads: np.ndarray, lengths: np.ndarray, totals: np.ndarray,
+def chain_alignments_many(exons: np.ndarray, heads: np.ndarray, lengths: np.ndarray, totals: np.ndarray,
                           slots: np.ndarray, ends: np.ndarray, ops: np.ndarray) -> list[Traced]:
     """Chain and alignments of each case from a batch's device traceback (wavefront.cu,
     ``trace_chains``), with one pass of array work for the whole batch.
 
-    Case c's ``lengths[c]`` chain exons are in trace order (last exon first) at rows
-    ``heads[c]..`` of ``slots`` ((E, 4): global exon slot, j entered, j end, op count); its
-    ``totals[c]`` ops lie forward in ``ops`` (uint8) ending at ``ends[c]``. The results keep a
-    compact copy of the used ops, not ``ops`` itself, which may be reused.
+    ``exons`` is the batch's ``exon_records``. Case c's ``lengths[c]`` chain exons are in trace
+    order (last exon first) at rows ``heads[c]..`` of ``slots`` ((E, 4): exon row in ``exons``,
+    j entered, j end, op count); its ``totals[c]`` ops lie forward in ``ops`` (uint8) ending at
+    ``ends[c]``. The results keep a compact copy of the used ops, not ``ops`` itself, which may
+    be reused.
     """
     heads = np.asarray(heads, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
     ends = np.asarray(ends, dtype=np.int64)
     totals = np.asarray(totals, dtype=np.int64)
-    case_of = np.repeat(np.arange(len(cases)), lengths)
-    firsts = np.zeros(len(cases), dtype=np.int64)
+    case_of = np.repeat(np.arange(len(heads)), lengths)
+    firsts = np.zeros(len(heads), dtype=np.int64)
     np.cumsum(lengths[:-1], out=firsts[1:])
     # Chain order reverses each case's trace order: row heads + (length - 1 - rank in case).
     rank = np.arange(case_of.size) - firsts[case_of]
     rows = np.asarray(slots)[(heads + lengths - 1)[case_of] - rank]
     view = memoryview(np.ascontiguousarray(ops, dtype=np.uint8)).cast("B")
     used = b"".join([view[a:b] for a, b in zip((ends - totals).tolist(), ends.tolist())])
-    return chains_and_alignments(cases, lengths, totals, rows[:, 0] - heads[case_of], rows[:, 1], rows[:, 2],
-                                 rows[:, 3], used)
+    return chains_and_alignments(exons, lengths, totals, rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3], used)
 
 
 def trace_chain(

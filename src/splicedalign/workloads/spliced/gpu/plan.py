@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from splicedalign.core.alphabet import TARGET_WILDCARD
+from splicedalign.workloads.spliced.backtrack import exon_records
 from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Scoring, TestCase
 
 WARP = 32
@@ -388,6 +389,7 @@ class TraceInputs:
     ops_size: int          # bytes of op regions
     order: np.ndarray      # (C,) the batch's case index of each row of `cases`
     split: int             # rows of `cases` before the ones traced last (all: C)
+    records: np.ndarray    # (E, 3) int64: backtrack.exon_records of the batch
 
 
 def trace_inputs(plan: Plan, cases: Sequence[TestCase], last_cases: Sequence[int] = ()) -> TraceInputs:
@@ -395,8 +397,8 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase], last_cases: Sequence[int
     longest possible path, n + min(m, sum of exon lengths) ops (chain exons do not overlap).
     The cases ``last_cases`` (batch indices) take the table's last rows and the last op regions, so
     that they can be traced in a launch of their own after the others."""
-    first = np.concatenate([c.first_sorted for c in cases])
-    last_exon = np.concatenate([c.last_sorted for c in cases])
+    records = exon_records(cases)
+    first, last_exon = records[:, 1], records[:, 2]
     t = plan.tasks[plan.strip_task[plan.strip_start[:-1]]]  # each exon's first strip
     exons = np.stack([first, last_exon, t[:, F_BASE], plan.last_row, t[:, F_IN_ROW], t[:, F_IN2_ROW],
                       plan.strip_start[:-1], np.diff(plan.strip_start)], axis=1)
@@ -410,7 +412,7 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase], last_cases: Sequence[int
     table = np.stack([heads, plan.exon_start[1:], n, plan.tgt_off, np.zeros_like(n)], axis=1)[order]
     table[:, -1] = np.cumsum(ops[order])
     return TraceInputs(exons.astype(np.int32), table.astype(np.int64), plan.strip_task.astype(np.int32),
-                       int(ops.sum()), order, int((~later).sum()))
+                       int(ops.sum()), order, int((~later).sum()), records)
 
 
 if __name__ == "__main__":  # regenerate the header nvcc builds of wavefront.cu include

@@ -337,8 +337,8 @@ class GpuSolver(LastRowSolver):
             return list(pool.map(one, range(len(batch))))
 
     @staticmethod
-    def _traced(batch: Sequence[TestCase], info: TraceInputs, rows: tuple[int, int], out_case: np.ndarray,
-                out_exon: np.ndarray, ops: np.ndarray, first_op: int) -> list[tuple]:
+    def _traced(info: TraceInputs, rows: tuple[int, int], out_case: np.ndarray, out_exon: np.ndarray,
+                ops: np.ndarray, first_op: int) -> list[tuple]:
         """(chain, alignment, seconds) per case of the trace table's ``rows`` (cases
         info.order[rows]) from trace_chains' output (a case's chain exons in trace order at its
         first exon slots, its ops forward at the end of its region; ``ops`` from op
@@ -346,8 +346,7 @@ class GpuSolver(LastRowSolver):
         t0 = time.perf_counter()
         table = info.cases[rows[0]:rows[1]]
         lengths, totals = out_case.reshape(-1, 2).T
-        traced = chain_alignments_many([batch[c] for c in info.order[rows[0]:rows[1]]],
-                                       table[:, TRACE_CASE_FIELDS.index("exon0")], lengths, totals,
+        traced = chain_alignments_many(info.records, table[:, TRACE_CASE_FIELDS.index("exon0")], lengths, totals,
                                        out_exon.reshape(-1, 4), table[:, TRACE_CASE_FIELDS.index("ops")] - first_op,
                                        ops)
         share = (time.perf_counter() - t0) / max(1, int(totals.sum()))
@@ -440,7 +439,7 @@ class GpuSolver(LastRowSolver):
                 elif job.traced is not None:
                     info = job.inputs.trace[0]
                     which = info.order[rows[0]:rows[1]].tolist()
-                    traced = self._traced(batch, info, rows, *exon_rows)
+                    traced = self._traced(info, rows, *exon_rows)
                 else:
                     traced = self._trace(batch, plan, *exon_rows, scoring)
                 t3 = time.perf_counter()
