@@ -21,7 +21,7 @@ import time
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.gpu import launch, plan
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
-from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set
+from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set, paper_sets
 
 SWEEP = (
     {},
@@ -72,7 +72,7 @@ def main() -> None:
     ap.add_argument("--tail", action="store_true")
     args = ap.parse_args()
     paper = paper_set()
-    sets10 = [c for s in range(10) for c in paper_set(2012 + s)]
+    sets10 = paper_sets(10)
     il1 = il1rapl1_case()
     cells = {"paper cold": sum(c.cells for c in paper), "10 sets warm": sum(c.cells for c in sets10),
              "IL1RAPL1": il1.cells}

@@ -15,12 +15,12 @@ import time
 
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
-from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set
+from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set, paper_sets
 
 WORKS = {
     "paper": (lambda: paper_set(), False),
     "paper-trace": (lambda: paper_set(), True),
-    "sets10": (lambda: [c for s in range(10) for c in paper_set(2012 + s)], False),
+    "sets10": (lambda: paper_sets(10), False),
     "il1": (lambda: [il1rapl1_case()], False),
     "il1-trace": (lambda: [il1rapl1_case()], True),
 }

@@ -24,7 +24,7 @@ from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.oracle import alignment_problems
 from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import get_solver
-from splicedalign.workloads.spliced.synthetic import Shape, gene_like, il1rapl1_case, paper_set
+from splicedalign.workloads.spliced.synthetic import Shape, gene_like, il1rapl1_case, paper_set, paper_sets
 
 SCORINGS = (Scoring(), Scoring(2, -3, 1), Scoring(100, -50, 70), Scoring(1, -1, 0))
 
@@ -176,7 +176,7 @@ def targets(args, say) -> list[tuple[str, float, str, float, bool]]:
     gpu = GpuSolver(device_trace=True)
     host_trace = GpuSolver(device_trace=False)
     paper = paper_set()
-    sets10 = [c for s in range(10) for c in paper_set(2012 + s)]
+    sets10 = paper_sets(10)
     il1 = il1rapl1_case()
     il8 = chained(il1, 8)
     cells = {"a": sum(c.cells for c in paper), "a10": sum(c.cells for c in sets10)}

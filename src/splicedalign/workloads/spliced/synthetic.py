@@ -187,6 +187,11 @@ def paper_set(seed: int = 2012, bases: int = PAPER_BASES) -> list[TestCase]:
     return cases
 
 
+def paper_sets(count: int, seed: int = 2012) -> list[TestCase]:
+    """``count`` paper-shaped sets of consecutive seeds from ``seed``, in one list."""
+    return [c for s in range(count) for c in paper_set(seed + s)]
+
+
 def tiny_set(seed: int = 7, bases: int = 4) -> list[TestCase]:
     """A few small gene-like cases (m 2-6 kb, n 200-500), for smoke tests and the CI pipeline."""
     cases = []
