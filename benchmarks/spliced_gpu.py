@@ -15,6 +15,7 @@ its critical path. Needs a GPU:
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 
@@ -46,15 +47,17 @@ def median_time(fn, repeats: int, before=None) -> tuple[float, float]:
     return statistics.median(ts), statistics.median(ks)
 
 
+def call(gpu: GpuSolver, cases, traceback: bool = False):
+    """One ``solve_many`` of ``cases``, returning its launches' kernel ms: what median_time times."""
+    def run():
+        gpu.solve_many(cases, traceback=traceback)
+        return sum(gpu.kernel_ms)
+    return run
+
+
 def measure(repeats: int, paper, sets10, il1) -> dict[str, tuple[float, float]]:
     gpu = GpuSolver()
-
-    def score(cases, traceback=False):
-        def run():
-            gpu.solve_many(cases, traceback=traceback)
-            return sum(gpu.kernel_ms)
-        return run
-
+    score = functools.partial(call, gpu)
     return {
         "paper cold": median_time(score(paper), repeats, gpu.clear_cache),
         "paper warm": median_time(score(paper), repeats),
@@ -103,13 +106,10 @@ def main() -> None:
                  "K max only": [c for c in paper if c.K == longest]}
         gpu = GpuSolver()
         for traceback in (False, True):
-            for label, cases in parts.items():
-                def run(cases=cases):
-                    gpu.solve_many(cases, traceback=traceback)
-                    return sum(gpu.kernel_ms)
-                t, k = median_time(run, args.repeats)
+            for part, cases in parts.items():
+                t, k = median_time(call(gpu, cases, traceback), args.repeats)
+                label = "tail: " + part + (" traced" if traceback else "")
                 work = sum(c.cells for c in cases)
-                label = "tail: " + label + (" traced" if traceback else "")
                 print(f"{label:<44}{len(cases):<14}{t*1e3:>9.2f}{k:>11.2f}{work/t/1e9:>8.0f}", flush=True)
 
 
