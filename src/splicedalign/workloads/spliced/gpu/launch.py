@@ -27,8 +27,8 @@ CHAIN_ROWS_PER_LANE = 16
 # A launch of at least THROUGHPUT_CASES cases is throughput-bound (independent cases keep every
 # SM busy): its short strips run with fewer rows per lane, down to MIN_LANE_ROWS, which wastes
 # fewer lanes. A launch of fewer cases is bound by its cases' dependent chains of exons, where
-# every strip hop costs a lane skew of fixed-cost steps: all strips use ROWS_PER_LANE (fewer
-# lanes, fewer steps per hop). docs/gpu.md has both measurements.
+# every strip hop costs a lane skew of fixed-cost steps: all strips use the launch's rows per
+# lane (CHAIN_ROWS_PER_LANE: fewer lanes, fewer steps per hop). docs/gpu.md has both measurements.
 THROUGHPUT_CASES = 64
 # Blocks per SM of a launch of fewer cases: most of its warps wait on the chain, and fewer of
 # them polling leave the chain's warps more issue slots and L2 (IL1RAPL1 12.1 -> 10.9 ms at 1
@@ -78,13 +78,13 @@ def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUD
     sizes = rows.tolist()
     moves = words.tolist() if move_budget else [0] * len(sizes)
     used = used_moves = None
-    for i, (size, words) in enumerate(zip(sizes, moves)):
-        if used is None or used + size > budget or (move_budget and used_moves + words > move_budget):
+    for i, (size, move) in enumerate(zip(sizes, moves)):
+        if used is None or used + size > budget or (move_budget and used_moves + move > move_budget):
             out.append([])
             used = used_moves = 0
         out[-1].append(i)
         used += size
-        used_moves += words
+        used_moves += move
     return out
 
 

@@ -181,12 +181,11 @@ class GpuSolver(LastRowSolver):
         follow = record and launch.chain_bound(len(cases))
         mode = MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE
         width = self.rows_per_lane or launch.launch_rows_per_lane(len(cases))
+        R = variant(ctype, width, use_bytes)[0]
         # a throughput launch that records leaves its longest chains' moves to a follower (the
         # kernel computes those strips at score speed; throughput variants only)
-        long = launch.long_chains(cases) if record and not follow else []
-        if variant(ctype, width, use_bytes, mode)[0] > DENSE_LANE_ROWS:
-            long = []
-        R, kernels, names = variant(ctype, width, use_bytes, mode, followed=bool(long))
+        long = launch.long_chains(cases) if record and not follow and R <= DENSE_LANE_ROWS else []
+        _, kernels, names = variant(ctype, width, use_bytes, mode, followed=bool(long))
         inputs = self._inputs(cases, R, ctype)
         t0 = time.perf_counter()
         defines = kernel_defines()
