@@ -54,18 +54,14 @@ def _storage(cases: Sequence[TestCase], rows_per_lane: int) -> tuple[np.ndarray,
     return (strips + K) * round_up(n + 1), strips * (n // COLS + WARP) * WARP * move_words(rows_per_lane)
 
 
-def row_elements_many(cases: Sequence[TestCase], rows_per_lane: int) -> np.ndarray:
-    """Row storage each case needs."""
-    return _storage(cases, rows_per_lane)[0]
-
-
 def move_words_many(cases: Sequence[TestCase], rows_per_lane: int) -> np.ndarray:
     """Move storage each case needs at most."""
     return _storage(cases, rows_per_lane)[1]
 
 
 def row_elements(case: TestCase, rows_per_lane: int) -> int:
-    return int(row_elements_many([case], rows_per_lane)[0])
+    """Row storage one case needs."""
+    return int(_storage([case], rows_per_lane)[0][0])
 
 
 def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUDGET,
