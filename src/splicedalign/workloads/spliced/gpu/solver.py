@@ -351,18 +351,22 @@ class GpuSolver(LastRowSolver):
         share = (time.perf_counter() - t0) / max(1, int(totals.sum()))
         return [(chain, alignment, share * t) for (chain, alignment), t in zip(traced, totals.tolist())]
 
-    def _results(self, batch: Sequence[TestCase], plan: Plan, finals: np.ndarray, t_score: float,
-                 traced: list[tuple] | None, which: Sequence[int]) -> list[Result]:
-        """Results of the cases ``which`` of one batch (``traced`` in that order), as
-        ``make_result`` forms them, with the per-exon work (input order, best score, cells) done
-        for the whole batch at once."""
-        K = np.diff(plan.exon_start)
+    @staticmethod
+    def _scores(plan: Plan, finals: np.ndarray) -> tuple:
+        """The per-exon work of a batch's results, done once for the whole batch: (exons' final
+        scores in input order, each case's first exon and exon count, score, cells, total cells)."""
         heads = plan.exon_start[:-1]
         by_input = np.empty_like(finals)
         by_input[plan.input_index] = finals
-        score = np.maximum.reduceat(finals, heads).tolist()
         cells = plan.cells.tolist()
-        total = sum(cells)
+        return (by_input, heads, np.diff(plan.exon_start), np.maximum.reduceat(finals, heads).tolist(), cells,
+                sum(cells))
+
+    def _results(self, batch: Sequence[TestCase], scores: tuple, t_score: float, traced: list[tuple] | None,
+                 which: Sequence[int]) -> list[Result]:
+        """Results of the cases ``which`` of one batch (``traced`` in that order), as
+        ``make_result`` forms them, from the batch's ``_scores``."""
+        by_input, heads, K, score, cells, total = scores
         out = []
         for k, c in enumerate(which):
             case = batch[c]
@@ -442,7 +446,9 @@ class GpuSolver(LastRowSolver):
                 else:
                     traced = self._trace(batch, plan, *exon_rows, scoring)
                 t3 = time.perf_counter()
-                for c, r in zip(which, self._results(batch, plan, finals, t_score, traced, which)):
+                if part == 0:
+                    scores = self._scores(plan, finals)
+                for c, r in zip(which, self._results(batch, scores, t_score, traced, which)):
                     results[job.sel[c]] = r
                 self.timing["finals"] += t2 - t1
                 self.timing["traceback"] += t3 - t2
