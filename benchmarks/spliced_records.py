@@ -86,7 +86,8 @@ def old_conversion(cases: Sequence[TestCase], heads: np.ndarray, ends: np.ndarra
 
 def new_conversion(cases: Sequence[TestCase], heads: np.ndarray, ends: np.ndarray, out_case: np.ndarray,
                    out_exon: np.ndarray, ops: np.ndarray) -> list[Traced]:
-    """What ``GpuSolver._traced`` calls now."""
+    """What ``GpuSolver._traced`` calls now, with the batch's exon records made here on every
+    call (GpuSolver makes them once per planned batch)."""
     lengths, totals = out_case.reshape(-1, 2).T
     return chain_alignments_many(exon_records(cases), heads, lengths, totals, out_exon.reshape(-1, 4), ends, ops)
 
