@@ -76,7 +76,8 @@ MIN_LANE_ROWS = 4
 # (64 registers) spills.
 MIN_BLOCKS_PER_SM = 3
 # Variants of more rows per lane than DENSE_LANE_ROWS run only in chain-bound launches (a block
-# per SM, and a follower's): bound to CHAIN_MIN_BLOCKS_PER_SM, their registers up to 128.
+# per SM, and a follower's): bound to CHAIN_MIN_BLOCKS_PER_SM, their registers up to 128. They
+# have no MODE_RECORD variant: a recording launch that wide records in a follower.
 DENSE_LANE_ROWS = 8
 CHAIN_MIN_BLOCKS_PER_SM = 2
 # What a wavefront launch does (wavefront.cu): compute rows; also record moves; only record
@@ -380,6 +381,13 @@ def followed_tasks(plan: Plan, cases: Sequence[int]) -> tuple[np.ndarray, np.nda
     return tasks, plan.tasks[ids]
 
 
+def longest_paths(cases: Sequence[TestCase]) -> np.ndarray:
+    """Each case's longest possible traceback path, n + min(m, sum of exon lengths) moves
+    (chain exons do not overlap): the size of its op region, and what its walk costs at most."""
+    return np.fromiter((c.n + min(c.m, int((c.last_sorted - c.first_sorted).sum()) + c.K) for c in cases),
+                       dtype=np.int64, count=len(cases))
+
+
 @dataclass(frozen=True)
 class TraceInputs:
     """What trace_chains reads besides the row storage, the tasks and the moves."""
@@ -388,31 +396,30 @@ class TraceInputs:
     strips: np.ndarray     # int32: plan.strip_task
     ops_size: int          # bytes of op regions
     order: np.ndarray      # (C,) the batch's case index of each row of `cases`
-    split: int             # rows of `cases` before the ones traced last (all: C)
+    bounds: tuple          # rows of `cases` where each walk starts, then C
     records: np.ndarray    # (E, 3) int64: backtrack.exon_records of the batch
 
 
-def trace_inputs(plan: Plan, cases: Sequence[TestCase], last_cases: Sequence[int] = ()) -> TraceInputs:
-    """Per exon and per case records of the device traceback; a case's op region holds the
-    longest possible path, n + min(m, sum of exon lengths) ops (chain exons do not overlap).
-    The cases ``last_cases`` (batch indices) take the table's last rows and the last op regions, so
-    that they can be traced in a launch of their own after the others."""
+def trace_inputs(plan: Plan, cases: Sequence[TestCase], walks: Sequence[Sequence[int]] = ()) -> TraceInputs:
+    """Per exon and per case records of the device traceback. ``walks`` (batch indices, a
+    partition of the batch; default: one walk of all cases in batch order) are the trace
+    launches in order: each takes the table's next rows and the next op regions, so that the
+    host can turn one walk's output into records while the GPU walks the next."""
     records = exon_records(cases)
     first, last_exon = records[:, 1], records[:, 2]
     t = plan.tasks[plan.strip_task[plan.strip_start[:-1]]]  # each exon's first strip
     exons = np.stack([first, last_exon, t[:, F_BASE], plan.last_row, t[:, F_IN_ROW], t[:, F_IN2_ROW],
                       plan.strip_start[:-1], np.diff(plan.strip_start)], axis=1)
     heads = plan.exon_start[:-1]
-    n = plan.n
-    m = np.fromiter((c.m for c in cases), dtype=np.int64, count=len(cases))
-    ops = n + np.minimum(m, np.add.reduceat(last_exon - first + 1, heads))
-    later = np.zeros(len(cases), dtype=bool)
-    later[list(last_cases)] = True
-    order = np.concatenate([np.flatnonzero(~later), np.flatnonzero(later)])
-    table = np.stack([heads, plan.exon_start[1:], n, plan.tgt_off, np.zeros_like(n)], axis=1)[order]
+    walks = [list(w) for w in walks] or [list(range(len(cases)))]
+    order = np.concatenate(walks).astype(np.int64)
+    assert np.array_equal(np.sort(order), np.arange(len(cases))), "walks must partition the batch"
+    table = np.stack([heads, plan.exon_start[1:], plan.n, plan.tgt_off, np.zeros_like(plan.n)], axis=1)[order]
+    ops = longest_paths(cases)
     table[:, -1] = np.cumsum(ops[order])
+    bounds = tuple(np.cumsum([0] + [len(w) for w in walks]).tolist())
     return TraceInputs(exons.astype(np.int32), table.astype(np.int64), plan.strip_task.astype(np.int32),
-                       int(ops.sum()), order, int((~later).sum()), records)
+                       int(ops.sum()), order, bounds, records)
 
 
 if __name__ == "__main__":  # regenerate the header nvcc builds of wavefront.cu include

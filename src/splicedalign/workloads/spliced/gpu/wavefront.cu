@@ -32,9 +32,9 @@
 //
 // Entry-row hand-off. A consumer on a dependent chain is usually caught up with its producer,
 // so every round trip to L2 on its path is paid at full latency: (1) the entry row is read in
-// windows: when the window is used up, every lane loads one of the next <= 32 column blocks
-// at once and the window holds the blocks that were all written, in order from the first (one
-// round trip per window, not one per step); (2) the entry row enters at the first lane holding
+// windows of up to 32 column blocks, polled one per lane at once and kept from the first in
+// order while written (one round trip per window, not one per step), the next window's poll
+// in flight while the warp computes this one (shared memory, strip_task); (2) the entry row enters at the first lane holding
 // an exon row: lanes above it hold only padding rows, which are the identity on entry rows
 // (below), so a short exon's strip has less skew and fewer steps; (3) a fold folds whatever
 // both inputs have written (1 to 32 column blocks) instead of waiting for a fixed width. Waits
@@ -83,7 +83,7 @@ __device__ __forceinline__ unsigned high_word(long long x) { return (unsigned)(x
 
 // Relaxed (strong, gpu scope) vector accesses to rows other warps write or poll: never torn
 // within a score, never cached in L1, never hoisted out of a polling loop.
-template <typename T> struct Vec { T v[COLS]; };
+template <typename T> struct __align__(16) Vec { T v[COLS]; };
 static_assert(COLS == 4, "one v4 (int) or two v2 (int64) accesses per column block");
 __device__ __forceinline__ Vec<int> load_poll(const int* p) {
     Vec<int> o;
@@ -105,6 +105,25 @@ __device__ __forceinline__ void store_row(long long* p, const Vec<long long>& x)
     asm volatile("st.relaxed.gpu.global.v2.s64 [%0], {%1, %2};" :: "l"(p), "l"(x.v[0]), "l"(x.v[1]) : "memory");
     asm volatile("st.relaxed.gpu.global.v2.s64 [%0], {%1, %2};" :: "l"(p + 2), "l"(x.v[2]), "l"(x.v[3]) : "memory");
 }
+// An entry-row poll in flight while the warp computes: 16-byte copies global -> shared, cached in
+// L2 only (cp.async.cg: every poll reads what other warps' relaxed stores left in L2, and a
+// copy is never torn within a score), completed by copy_wait (the issuing lane's copies).
+__device__ __forceinline__ void copy_async(Vec<int>* dst, const int* src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src)
+                 : "memory");
+}
+__device__ __forceinline__ void copy_async(Vec<long long>* dst, const long long* src) {
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d + 16), "l"(src + 2) : "memory");
+}
+__device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void copy_wait() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
+
+// Each warp's shared memory for its strip's entry row: the poll in flight (one block of each
+// input row per lane) and the window (block b at b & 31).
+template <typename T> struct EntryBuffers { Vec<T> in[32], in2[32], window[32]; };
+
 template <typename T>
 __device__ __forceinline__ bool written(const Vec<T>& x) {
     bool ok = true;
@@ -147,7 +166,7 @@ __device__ __forceinline__ void row_profile(int b, int match2, int mismatch2, un
 template <typename T, int R, bool BYTES, int MODE>
 __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
                            const int* __restrict__ tsel, T* rows, unsigned* moves,
-                           int match, int mismatch, int gap, int* error) {
+                           int match, int mismatch, int gap, int* error, EntryBuffers<T>& eb) {
     constexpr int MW = move_words(R);
     const int lane = threadIdx.x & 31;
     const int n = t.n, exon_rows = t.rows;
@@ -190,58 +209,79 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     T* op = out + bi * COLS;
     T unshift = (T)gap * (exon_rows + bi * COLS);
     unsigned* mp = moves + (long long)t.moves * MOVE_UNIT + lane * MW;
-    // Entry-row window: blocks [u0, wend) are held by the lanes (block b in lane b & 31); when
-    // step u runs past wend, every lane polls its block of the next <= 32 and the window keeps
-    // the ones written without a gap from block u.
-    T pre[COLS];
+    // Entry-row window: blocks [u, wend) lie in eb.window (block b at b & 31), and a poll of the
+    // next <= 32 blocks from wend is in flight (eb.in, eb.in2: lane b & 31 copies block b) while
+    // the warp computes the window. When step u reaches wend the warp takes that poll: the
+    // window becomes the blocks written without a gap from block u, and the next poll goes out
+    // at once. On a dependent chain the consumer is caught up with its producer, and a poll
+    // issued only when the window is used up would add an L2 round trip to every few steps
+    // (docs/gpu.md, runs J and X). Block u not written: its lane alone polls until it is.
+    const bool has_entry = has_in || has_in2;  // warp-uniform
+    auto poll = [&](int from) {
+        const int b = from + ((lane - from) & 31);
+        if (b < blocks) {
+            if (has_in) copy_async(&eb.in[lane], in + b * COLS);
+            if (has_in2) copy_async(&eb.in2[lane], in2 + b * COLS);
+        }
+        copy_commit();
+    };
+    // the shifted entry of block b = jp / COLS from the polled inputs (no `in`: the chain-start
+    // row -gap*j, shifted: 0); whether both inputs had written it
+    auto entry = [&](const Vec<T>& a, const Vec<T>& a2, int jp, Vec<T>& e) {
+        bool ok = true;
+#pragma unroll
+        for (int q = 0; q < COLS; ++q) e.v[q] = 0;
+        if (has_in) {
+            ok = written(a);
+#pragma unroll
+            for (int q = 0; q < COLS; ++q) e.v[q] = a.v[q] + (T)gap * (jp + q);
+        }
+        if (has_in2) {
+            ok &= written(a2);
+#pragma unroll
+            for (int q = 0; q < COLS; ++q) e.v[q] = max(e.v[q], a2.v[q] + (T)gap * (jp + q));
+        }
+        return ok;
+    };
     int wend = 0;
+    if (has_entry) poll(0);
     for (int u = 0; u < blocks + 31 - head; ++u) {
-        if (has_in || has_in2) {
-            if (u >= wend && u < blocks) {  // warp-uniform
+        if (has_entry) {
+            if (u == wend && u < blocks) {  // warp-uniform
                 const int b = u + ((lane - u) & 31);
-                const int jp = b * COLS;
                 long long start = -1;
-                bool probe = false;  // block u was not written: only its lane polls (16 bytes)
                 while (true) {
-                    bool ok = true;
-                    if (b < blocks && (!probe || b == u)) {
-                        // no `in`: the chain-start row -gap*j, shifted: 0
-#pragma unroll
-                        for (int q = 0; q < COLS; ++q) pre[q] = 0;
-                        if (has_in) {
-                            const Vec<T> v = load_poll(in + jp);
-                            ok = written(v);
-#pragma unroll
-                            for (int q = 0; q < COLS; ++q) pre[q] = v.v[q] + (T)gap * (jp + q);
-                        }
-                        if (has_in2) {
-                            const Vec<T> v = load_poll(in2 + jp);
-                            ok &= written(v);
-#pragma unroll
-                            for (int q = 0; q < COLS; ++q) pre[q] = max(pre[q], v.v[q] + (T)gap * (jp + q));
-                        }
-                    }
-                    // blocks written in a row from block u (lane u & 31 on): bit 0 is block u
+                    copy_wait();
+                    Vec<T> e;
+                    const bool ok = entry(eb.in[lane], eb.in2[lane], b * COLS, e) || b >= blocks;
+                    // blocks written in a row from block u (lane u & 31 on): bit 0 is block u. A
+                    // block's copy that showed it written holds its final scores, so after a
+                    // probe of block u the other lanes' copies from the last poll still count.
                     const unsigned missing = __ballot_sync(0xffffffffu, !ok);
                     const unsigned from_u = __funnelshift_r(missing, missing, u & 31);
-                    const int ready = from_u ? __ffs(from_u) - 1 : 32;
-                    if (ready > 0) {  // when probing: block u alone
-                        wend = min(u + (probe ? 1 : ready), blocks);
+                    if (!(from_u & 1u)) {  // block u written
+                        __syncwarp();  // the head lane's reads of the last window come first
+                        eb.window[lane] = e;
+                        __syncwarp();
+                        wend = min(u + (from_u ? __ffs(from_u) - 1 : 32), blocks);
                         break;
                     }
-                    probe = true;
                     if (gave_up(start, error)) {
                         wend = blocks;
                         break;
                     }
+                    if (lane == (u & 31)) {  // block u not written yet: its lane polls it alone
+                        if (has_in) copy_async(&eb.in[lane], in + b * COLS);
+                        if (has_in2) copy_async(&eb.in2[lane], in2 + b * COLS);
+                    }
+                    copy_commit();
                 }
+                if (wend < blocks) poll(wend);
             }
-            T got[COLS];
-#pragma unroll
-            for (int q = 0; q < COLS; ++q) got[q] = __shfl_sync(0xffffffffu, pre[q], u & 31);
             if (lane == head && u < blocks) {
+                const Vec<T> e = eb.window[u & 31];
 #pragma unroll
-                for (int q = 0; q < COLS; ++q) x[q] = got[q];
+                for (int q = 0; q < COLS; ++q) x[q] = e.v[q];
             }
         } else if (lane == head && u < blocks) {
 #pragma unroll
@@ -310,14 +350,14 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 template <typename T, int R, bool BYTES, int MODE>
 __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __restrict__ base,
                                           const int* __restrict__ tsel, T* rows, unsigned* moves,
-                                          int match, int mismatch, int gap, int* error) {
+                                          int match, int mismatch, int gap, int* error, EntryBuffers<T>& eb) {
     if constexpr (R > MIN_LANE_ROWS) {
         if (t.lane_rows < R) {
-            strip_any<T, R / 2, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, error);
+            strip_any<T, R / 2, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
             return;
         }
     }
-    strip_task<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, error);
+    strip_task<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
 }
 
 template <typename T>
@@ -376,7 +416,10 @@ template <typename T, int R, bool BYTES, int MODE>
 __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
                                                      const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap) {
+    static_assert(MODE != MODE_RECORD || R <= DENSE_LANE_ROWS, "wider launches record in a follower (solver._launch)");
     const int lane = threadIdx.x & 31;
+    __shared__ EntryBuffers<T> entry_buffers[THREADS / 32];
+    EntryBuffers<T>& eb = entry_buffers[threadIdx.x / 32];
     while (true) {
         int i = 0;
         if (lane == 0) i = atomicAdd(next_task, 1);
@@ -385,11 +428,10 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
         const Task t = load_task(tasks, i);
         if (t.kind == KIND_FOLD) {
             if (MODE != MODE_FOLLOW) fold_task<T>(t, rows, gap, next_task + 1);
-        } else if (MODE == MODE_RECORD && R <= DENSE_LANE_ROWS && t.moves == TASK_NONE) {
+        } else if (MODE == MODE_RECORD && t.moves == TASK_NONE) {
             // a long chain's strip, its moves recorded by a follower: at score speed on the chain
-            // (throughput variants only: the host follows no chain in wider launches)
-            strip_any<T, R, BYTES, MODE_SCORE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1);
-        } else strip_any<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1);
+            strip_any<T, R, BYTES, MODE_SCORE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
+        } else strip_any<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
         __syncwarp();
     }
 }
@@ -590,15 +632,17 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
 #define WAVEFRONT(T, R, BYTES, MODE)                                                                   \
     template __global__ void wavefront<T, R, BYTES, MODE>(const int*, int, int*, const unsigned char*,  \
                                                           const int*, T*, unsigned*, int, int, int);
-#define WAVEFRONTS(MODE)                  \
+#define THROUGHPUT_WAVEFRONTS(MODE)       \
     WAVEFRONT(int, 8, true, MODE)         \
     WAVEFRONT(int, 8, false, MODE)        \
-    WAVEFRONT(int, 16, true, MODE)        \
-    WAVEFRONT(int, 16, false, MODE)       \
     WAVEFRONT(long long, 4, true, MODE)   \
     WAVEFRONT(long long, 4, false, MODE)
+#define WAVEFRONTS(MODE)                  \
+    THROUGHPUT_WAVEFRONTS(MODE)           \
+    WAVEFRONT(int, 16, true, MODE)        \
+    WAVEFRONT(int, 16, false, MODE)
 WAVEFRONTS(MODE_SCORE)
-WAVEFRONTS(MODE_RECORD)
+THROUGHPUT_WAVEFRONTS(MODE_RECORD)
 WAVEFRONTS(MODE_FOLLOW)
 #define TRACE(T)                                                                                           \
     template __global__ void trace_chains<T>(const long long*, int, const int*, const int*, const int*, const T*, \
