@@ -191,6 +191,23 @@ def test_batches_respect_budget():
     assert launch.batches(cases, 2, budget=10**12) == [list(range(len(cases)))]
 
 
+def test_walks_short_paths_first_followed_last():
+    cases = tiny_set(bases=4)
+    paths = gpu_plan.longest_paths(cases)
+    assert paths.tolist() == [c.n + min(c.m, sum(e.last - e.first + 1 for e in c.exons)) for c in cases]
+    followed = [int(np.argmax(paths))]
+    walks = launch.walks(cases, followed)
+    assert sorted(i for w in walks for i in w) == list(range(len(cases))) and all(walks)
+    assert walks[-1] == followed
+    rest = [i for i in range(len(cases)) if i not in followed]
+    bound = launch.SHORT_WALK_SHARE * paths[rest].max()
+    short = [i for i in rest if paths[i] <= bound]
+    assert walks[:-1] == [w for w in (short, [i for i in rest if i not in short]) if w]
+    assert launch.walks(cases) == [w for w in ([i for i in range(len(cases)) if paths[i] <= launch.SHORT_WALK_SHARE
+                                                * paths.max()], [i for i in range(len(cases)) if paths[i] >
+                                                                 launch.SHORT_WALK_SHARE * paths.max()]) if w]
+
+
 def test_paper_tiling_parameters():
     # The strip of exon rows fills what shared memory leaves after the entry row.
     strip = paper.strip_rows(n=2_359, itemsize=4, smem_bytes=227 * 1024)

@@ -7,7 +7,8 @@ from typing import Sequence
 import numpy as np
 
 from splicedalign.workloads.spliced.records import TestCase
-from splicedalign.workloads.spliced.gpu.plan import BLOCKS_PER_SM, COLS, MIN_LANE_ROWS, THREADS, WARP, move_words, round_up
+from splicedalign.workloads.spliced.gpu.plan import (BLOCKS_PER_SM, COLS, MIN_LANE_ROWS, THREADS, WARP, longest_paths,
+                                                      move_words, round_up)
 
 # Row storage of one launch (elements); 32-bit offsets and a few GiB of device memory.
 ROW_BUDGET = 2**30
@@ -41,6 +42,16 @@ CHAIN_BLOCKS_PER_SM = 1
 # cases with at least LONG_CHAIN_SHARE of the most exons are computed at score speed and a
 # follower records their moves on the SMs the launch leaves in its tail (plan.followed_tasks).
 LONG_CHAIN_SHARE = 0.5
+# Blocks per SM of that follower (at most what fits: plan.MIN_BLOCKS_PER_SM); the blocks it
+# holds when the recording kernel ends keep the walk's blocks waiting for room.
+FOLLOW_BLOCKS_PER_SM = 3
+
+# The device walk of a recording launch (trace_chains, one warp per case) lasts as long as its
+# longest path, and the host turns a walk's output into records only once it is done. So the
+# walk comes in parts: the cases whose longest possible path is at most SHORT_WALK_SHARE of the
+# longest one's (most cases, most of the records) first, then the rest, then the long chains
+# a follower records (after it): the host builds each part's records while the GPU walks the next.
+SHORT_WALK_SHARE = 0.5
 
 
 def _storage(cases: Sequence[TestCase], rows_per_lane: int) -> tuple[np.ndarray, np.ndarray]:
@@ -97,6 +108,15 @@ def long_chains(cases: Sequence[TestCase]) -> list[int]:
     K = np.fromiter((c.K for c in cases), dtype=np.int64, count=len(cases))
     long = np.flatnonzero(K >= LONG_CHAIN_SHARE * K.max()).tolist()
     return long if chain_bound(len(long)) else []
+
+
+def walks(cases: Sequence[TestCase], followed: Sequence[int] = ()) -> list[list[int]]:
+    """Case indices of a recording launch by device walk, in walk order (see SHORT_WALK_SHARE):
+    short paths, the other paths, the ``followed`` cases; no empty walk."""
+    paths = longest_paths(cases)
+    rest = np.setdiff1d(np.arange(len(cases)), np.asarray(followed, dtype=np.int64))
+    short = paths[rest] <= SHORT_WALK_SHARE * paths[rest].max() if rest.size else np.zeros(0, dtype=bool)
+    return [w for w in (rest[short].tolist(), rest[~short].tolist(), list(followed)) if w]
 
 
 def lane_rows_floor(cases: int, rows_per_lane: int) -> int:

@@ -78,7 +78,8 @@ class _Inputs:
     at: object  # row-storage offset of every exon's final score S(last, n)
     gather: tuple  # each exon's last row: source offsets, destinations, lengths; host destinations
     ready: object  # event: the uploads are done
-    trace: tuple | None = None  # device traceback: (TraceInputs, exons, cases on the device)
+    # device traceback: (the followed cases it was planned for, TraceInputs, exons, cases, strips on the device)
+    trace: tuple | None = None
     # a recording launch's longest chains: (their case indices, the launch's tasks, the
     # follower's tasks on the device; plan.followed_tasks)
     followed: tuple | None = None
@@ -176,15 +177,16 @@ class GpuSolver(LastRowSolver):
         cp = device.cupy()
         use_bytes = byte_profile_ok(scoring) and self.byte_profile is not False
         record = traceback and on_device
-        # A launch bound by its dependent chains (few cases) records moves in a follower on
-        # the SMs the chain leaves idle; a throughput-bound one in its score kernel.
-        follow = record and launch.chain_bound(len(cases))
-        mode = MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE
         width = self.rows_per_lane or launch.launch_rows_per_lane(len(cases))
         R = variant(ctype, width, use_bytes)[0]
+        # A launch bound by its dependent chains (few cases) records moves in a follower on
+        # the SMs the chain leaves idle; a throughput-bound one in its score kernel (the
+        # recording kernel exists for throughput widths only: wider ones always follow).
+        follow = record and (launch.chain_bound(len(cases)) or R > DENSE_LANE_ROWS)
+        mode = MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE
         # a throughput launch that records leaves its longest chains' moves to a follower (the
-        # kernel computes those strips at score speed; throughput variants only)
-        long = launch.long_chains(cases) if record and not follow and R <= DENSE_LANE_ROWS else []
+        # kernel computes those strips at score speed)
+        long = launch.long_chains(cases) if record and not follow else []
         _, kernels, names = variant(ctype, width, use_bytes, mode, followed=bool(long))
         inputs = self._inputs(cases, R, ctype)
         t0 = time.perf_counter()
@@ -221,27 +223,25 @@ class GpuSolver(LastRowSolver):
             # recording kernel leaves in its tail.
             per_sm = launch.blocks_per_sm(len(cases))
             grid = launch.grid(ntasks, sms, min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm)
-            follow_grid = launch.grid(follow_tasks.shape[0], sms, MIN_BLOCKS_PER_SM) if long else grid
+            follow_grid = launch.grid(follow_tasks.shape[0], sms, launch.FOLLOW_BLOCKS_PER_SM) if long else grid
             if len(kernels) > 1:
                 follow_stream.wait_event(compute.record())  # counters zeroed, rows filled, moves allocated
             start = compute.record()
             device.function(KERNEL_FILE, kernels[0], names, defines)((grid,), (THREADS,), args)
             stop = compute.record()
-            followed = None
             if len(kernels) > 1:
                 with follow_stream:
                     device.function(KERNEL_FILE, kernels[1], names, defines)(
                         (follow_grid,), (THREADS,),
                         (follow_tasks, np.int32(follow_tasks.shape[0]), counter[2:]) + args[3:])
-                followed = follow_stream.record()
-                if not long:
-                    compute.wait_event(followed)
+                if not long:  # a chain launch's walk reads the moves its follower records
+                    compute.wait_event(follow_stream.record())
             finals = rows[inputs.at]
             gathered = traced = None
             parts: tuple = (((0, len(cases)), None),)
             if record:
                 traced, parts = self._trace_launch(inputs, cases, rows, moves, names[-1], names, defines, scoring,
-                                                   long, followed)
+                                                   long)
             elif traceback:
                 gathered = self._gather(inputs, rows, names[-2], names, defines)
             done = compute.record()
@@ -250,17 +250,18 @@ class GpuSolver(LastRowSolver):
         return _Job(sel, inputs, finals, counter, gathered, traced, done, (start, stop), parts)
 
     def _trace_launch(self, inputs: _Inputs, cases: Sequence[TestCase], rows, moves, name: str,
-                      names: tuple[str, ...], defines: dict, scoring: Scoring, long: list[int],
-                      followed) -> tuple[tuple, tuple]:
-        """Queue trace_chains after the wavefront (same stream): one warp per case walks the
-        moves; the ``long`` cases, whose moves a follower records, in a second launch after the
-        follower (event ``followed``). Its records are planned and uploaded once per cached
-        batch. Returns the outputs and the parts ((table rows, event or None: the job's end))."""
+                      names: tuple[str, ...], defines: dict, scoring: Scoring,
+                      long: list[int]) -> tuple[tuple, tuple]:
+        """Queue trace_chains, one launch per walk of ``launch.walks``: one warp per case walks
+        the moves. The walks run on the compute stream after the wavefront, except the ``long``
+        cases', whose moves a follower records: theirs runs on the follower's stream right after
+        it, beside the others' walks. Its records are planned and uploaded once per cached
+        batch. Returns the outputs and the parts ((table rows, the event after its walk))."""
         cp = device.cupy()
-        if inputs.trace is None or inputs.trace[0].split != len(cases) - len(long):
-            info = trace_inputs(inputs.plan, cases, long)
-            inputs.trace = (info, cp.asarray(info.exons), cp.asarray(info.cases), cp.asarray(info.strips))
-        info, exons, table, strips = inputs.trace
+        if inputs.trace is None or inputs.trace[0] != tuple(long):
+            info = trace_inputs(inputs.plan, cases, launch.walks(cases, long))
+            inputs.trace = (tuple(long), info, cp.asarray(info.exons), cp.asarray(info.cases), cp.asarray(info.strips))
+        _, info, exons, table, strips = inputs.trace
         C = info.cases.shape[0]
         out_case = cp.empty(2 * C, dtype=cp.int32)
         out_exon = cp.empty(4 * info.exons.shape[0], dtype=cp.int32)
@@ -268,19 +269,21 @@ class GpuSolver(LastRowSolver):
         if self.poison:
             ops.fill(OP_POISON)
             out_case.fill(-1)
+        compute, _, follow_stream = self._stream_pair()
+        made = compute.record()  # the outputs made (and poisoned) after the wavefront
         per_block = TRACE_BLOCK_THREADS // WARP
         kernel = device.function(KERNEL_FILE, name, names, defines)
-        compute = self._stream_pair()[0]
         parts = []
-        for a, b in ((0, info.split), (info.split, C)):
-            if a == b:
-                continue
-            if a:  # the long cases' moves: once the follower is done
-                compute.wait_event(followed)
-            kernel(((b - a + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
-                   (table[a:b], np.int32(b - a), exons, strips, inputs.tasks, rows, inputs.base, inputs.tsel, moves,
-                    ops, out_case[2 * a:2 * b], out_exon, np.int32(scoring.gap)))
-            parts.append(((a, b), compute.record() if b < C else None))
+        for a, b in zip(info.bounds[:-1], info.bounds[1:]):
+            stream = compute
+            if long and b == C:  # the followed cases, walked last: after the follower and `made`
+                stream = follow_stream
+                stream.wait_event(made)
+            with stream:
+                kernel(((b - a + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
+                       (table[a:b], np.int32(b - a), exons, strips, inputs.tasks, rows, inputs.base, inputs.tsel,
+                        moves, ops, out_case[2 * a:2 * b], out_exon, np.int32(scoring.gap)))
+                parts.append(((a, b), stream.record()))
         return (out_case, out_exon, ops), tuple(parts)
 
     def _collect(self, job: _Job, part: int = 0) -> tuple[np.ndarray | None, tuple | None]:
@@ -301,7 +304,7 @@ class GpuSolver(LastRowSolver):
             exon_rows = cp.asnumpy(job.gathered[0], stream=copy), job.gathered[1]
         elif job.traced is not None:  # ~9 MB for a data set: through pinned buffers
             out_case, out_exon, ops = job.traced
-            ends = job.inputs.trace[0].cases[:, TRACE_CASE_FIELDS.index("ops")]
+            ends = job.inputs.trace[1].cases[:, TRACE_CASE_FIELDS.index("ops")]
             lo, hi = (int(ends[a - 1]) if a else 0), int(ends[b - 1])
             exon_rows = tuple(self._pinned.copy((part, i), x, copy) for i, x in enumerate(
                 (out_case[2 * a:2 * b], out_exon, ops[lo:hi]))) + (lo,)
@@ -351,32 +354,39 @@ class GpuSolver(LastRowSolver):
         share = (time.perf_counter() - t0) / max(1, int(totals.sum()))
         return [(chain, alignment, share * t) for (chain, alignment), t in zip(traced, totals.tolist())]
 
-    @staticmethod
-    def _scores(plan: Plan, finals: np.ndarray) -> tuple:
-        """The per-exon work of a batch's results, done once for the whole batch: (exons' final
-        scores in input order, each case's first exon and exon count, score, cells, total cells)."""
-        heads = plan.exon_start[:-1]
-        by_input = np.empty_like(finals)
-        by_input[plan.input_index] = finals
-        cells = plan.cells.tolist()
-        return (by_input, heads, np.diff(plan.exon_start), np.maximum.reduceat(finals, heads).tolist(), cells,
-                sum(cells))
+    def _shells(self, batch: Sequence[TestCase], plan: Plan) -> tuple[list[Result], np.ndarray]:
+        """The batch's ``Result``s before its scores arrive (made while the GPU runs): every field
+        that does not depend on them, and the array of exons' final scores in input order that
+        ``_fill`` writes, of which each result's ``last_row_scores`` is a view."""
+        by_input = np.empty(plan.input_index.size, dtype=np.int64)
+        heads, ends, cells = plan.exon_start[:-1].tolist(), plan.exon_start[1:].tolist(), plan.cells.tolist()
+        count = len(batch)
+        return [Result.made(case.name, self.name, 0, cells[c], 0.0, None, None, by_input[heads[c]:ends[c]],
+                            {"seconds_score": 0.0, "seconds_traceback": 0.0, "batch_cases": count,
+                             "batch_seconds_score": 0.0})
+                for c, case in enumerate(batch)], by_input
 
-    def _results(self, batch: Sequence[TestCase], scores: tuple, t_score: float, traced: list[tuple] | None,
-                 which: Sequence[int]) -> list[Result]:
-        """Results of the cases ``which`` of one batch (``traced`` in that order), as
-        ``make_result`` forms them, from the batch's ``_scores``."""
-        by_input, heads, K, score, cells, total = scores
-        out = []
+    @staticmethod
+    def _fill(shells: list[Result], plan: Plan, finals: np.ndarray | None, by_input: np.ndarray, t_score: float,
+              traced: list[tuple] | None, which: Sequence[int], scores: list | None) -> list:
+        """Complete the results of the cases ``which`` of one batch (``traced`` in that order);
+        with the batch's ``finals`` (its first part) first the scores of all its cases, returned
+        for its later parts. The batch's time is apportioned to its cases by cells."""
+        if finals is not None:
+            by_input[plan.input_index] = finals
+            scores = np.maximum.reduceat(finals, plan.exon_start[:-1]).tolist()
+        shares = (plan.cells * (t_score / plan.cells.sum())).tolist()
         for k, c in enumerate(which):
-            case = batch[c]
-            share = t_score * cells[c] / total  # a batch's time, apportioned by cells
-            chain, alignment, t_trace = traced[k] if traced else (None, None, 0.0)
-            out.append(Result.made(case.name, self.name, score[c], cells[c], share + t_trace, chain, alignment,
-                                   by_input[heads[c]:heads[c] + K[c]],
-                                   {"seconds_score": share, "seconds_traceback": t_trace, "batch_cases": len(batch),
-                                    "batch_seconds_score": t_score}))
-        return out
+            fields = shells[c].__dict__
+            extra = fields["extra"]
+            fields["score"] = scores[c]
+            fields["seconds"] = extra["seconds_score"] = shares[c]
+            extra["batch_seconds_score"] = t_score
+            if traced:
+                fields["chain"], fields["alignment"], t_trace = traced[k]
+                fields["seconds"] += t_trace
+                extra["seconds_traceback"] = t_trace
+        return scores
 
     def _work(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool) -> list[tuple[str, list[int]]]:
         """(score type, case indices) of each launch; remembered for the last list of cases.
@@ -423,33 +433,37 @@ class GpuSolver(LastRowSolver):
 
         def finish() -> None:
             # A launch's score time is the wall time since the previous launch's scores
-            # arrived, so the launches' times add up to the call's.
+            # arrived, so the launches' times add up to the call's. Its results are made before
+            # waiting for it (while the GPU runs) and completed once its scores arrive.
             # A launch in parts (a follower's long chains) gives the host the others' results
             # first, while the GPU still follows and walks those.
             nonlocal t_prev
             job = queued.popleft()
             batch = [cases[i] for i in job.sel]
             plan = job.inputs.plan
+            t0 = time.perf_counter()
+            shells, by_input = self._shells(batch, plan)
+            self.timing["results"] += time.perf_counter() - t0
+            scores = None
             for part, (rows, _) in enumerate(job.parts):
                 t1 = time.perf_counter()
-                got, exon_rows = self._collect(job, part)
+                finals, exon_rows = self._collect(job, part)
                 t2 = time.perf_counter()
                 if part == 0:
-                    finals, t_score, t_prev = got, t2 - t_prev, t2
+                    t_score, t_prev = t2 - t_prev, t2
                 which: Sequence[int] = range(*rows)
                 if exon_rows is None:
                     traced = None
                 elif job.traced is not None:
-                    info = job.inputs.trace[0]
+                    info = job.inputs.trace[1]
                     which = info.order[rows[0]:rows[1]].tolist()
                     traced = self._traced(info, rows, *exon_rows)
                 else:
                     traced = self._trace(batch, plan, *exon_rows, scoring)
                 t3 = time.perf_counter()
-                if part == 0:
-                    scores = self._scores(plan, finals)
-                for c, r in zip(which, self._results(batch, scores, t_score, traced, which)):
-                    results[job.sel[c]] = r
+                scores = self._fill(shells, plan, finals, by_input, t_score, traced, which, scores)
+                for c in which:
+                    results[job.sel[c]] = shells[c]
                 self.timing["finals"] += t2 - t1
                 self.timing["traceback"] += t3 - t2
                 self.timing["results"] += time.perf_counter() - t3
