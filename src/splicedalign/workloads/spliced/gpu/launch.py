@@ -42,8 +42,9 @@ CHAIN_BLOCKS_PER_SM = 1
 # cases with at least LONG_CHAIN_SHARE of the most exons are computed at score speed and a
 # follower records their moves on the SMs the launch leaves in its tail (plan.followed_tasks).
 LONG_CHAIN_SHARE = 0.5
-# Blocks per SM of that follower (at most what fits: plan.MIN_BLOCKS_PER_SM); the blocks it
-# holds when the recording kernel ends keep the walk's blocks waiting for room.
+# Blocks per SM of that follower (at most what fits: plan.MIN_BLOCKS_PER_SM). Fewer leave room
+# for the walks' blocks once the recording kernel ends but record the long chains later: at 1
+# the first walk ended 0.5 ms earlier and the followed one 1 ms later (docs/gpu.md, run AB).
 FOLLOW_BLOCKS_PER_SM = 3
 
 # The device walk of a recording launch (trace_chains, one warp per case) lasts as long as its
