@@ -88,6 +88,7 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
             st = None
             lo = r
             direction = TR_DIAG
+            inside = None  # the kernel's walk inside a word: (word, its next cell's bit)
             while r > 0:
                 while r <= lo:
                     s -= 1
@@ -96,6 +97,7 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
                 mv = TR_UP
                 if jj > 0:
                     want, bit = st.index(r, jj)
+                    assert inside is None or inside == (want, bit), "the in-word walk lost its cell"
                     if not (held == want).any():
                         rt = np.full(WARP, r) if direction == TR_LEFT else r - lanes
                         jt = (np.full(WARP, jj) if direction == TR_UP else
@@ -108,6 +110,14 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
                             stats["reloads"] = stats.get("reloads", 0) + 1
                     field = (int(moves[want]) >> bit) & 3  # (diagonal lost, up lost to left)
                     mv = TR_DIAG if field < 2 else TR_UP if field == 2 else TR_LEFT
+                    # the kernel's next cell inside this word: row wa of its word_rows, column wq
+                    wr = min(st.lr, 4)
+                    cell = wr * COLS - 1 - bit // 2
+                    wa, wq = cell % wr - (mv != TR_LEFT), cell // wr - (mv != TR_UP)
+                    stays = wa >= 0 and wq >= 0 and r - (mv != TR_LEFT) > st.lo and jj - (mv != TR_UP) > 0
+                    inside = (want, 2 * (wr * COLS - 1 - wq * wr - wa)) if stays else None
+                else:
+                    inside = None
                 if stats is not None:
                     stats["moves"] = stats.get("moves", 0) + 1
                 if mv == TR_DIAG:

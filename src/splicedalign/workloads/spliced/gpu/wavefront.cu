@@ -549,38 +549,55 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
             }
             pg = -1;
         };
-        while (r > 0) {
-            while (r <= st.lo) load_strip(st, tasks, strips[s0 + --s]);  // warp-uniform
-            unsigned mv = TR_UP;
-            if (jj > 0) {
-                int bit;
-                const long long want = move_index(st, r, jj, bit);
-                if (want != cur) {  // warp-uniform
-                    unsigned hit = __ballot_sync(0xffffffffu, held == want);
-                    if (!hit) {
-                        const int rt = dir == TR_LEFT ? r : r - lane;
-                        const int jt = dir == TR_UP ? jj : dir == TR_LEFT ? jj - COLS * lane : jj - lane;
-                        held = -1;
-                        if (rt > st.lo && jt >= 1) {
-                            int unused;
-                            held = move_index(st, rt, jt, unused);
-                            word = __ldg(moves + held);
-                        }
-                        hit = __ballot_sync(0xffffffffu, held == want);  // lane 0 holds it
-                    }
-                    cur_word = __shfl_sync(0xffffffffu, word, __ffs(hit) - 1);
-                    cur = want;
-                }
-                const unsigned v = (cur_word >> bit) & 3u;
-                mv = v < 2 ? TR_DIAG : v == 2 ? TR_UP : TR_LEFT;  // (diagonal lost, up lost)
-            }
+        // move mv from cell (r, jj): lane (g & 31) keeps it for the op codes
+        auto take = [&](unsigned mv) {
             if (lane == (int)(g & 31)) { pr = r; pj = jj; pm = mv; pg = g; }
             ++g;
             if ((g & 31) == 0) flush();
-            if (mv == TR_DIAG) { --r; --jj; }
-            else if (mv == TR_UP) --r;
-            else --jj;
             dir = mv;
+        };
+        while (r > 0) {
+            while (r <= st.lo) load_strip(st, tasks, strips[s0 + --s]);  // warp-uniform
+            if (jj == 0) {  // column 0 only moves up
+                take(TR_UP);
+                --r;
+                continue;
+            }
+            int bit;
+            const long long want = move_index(st, r, jj, bit);
+            if (want != cur) {  // warp-uniform
+                unsigned hit = __ballot_sync(0xffffffffu, held == want);
+                if (!hit) {
+                    const int rt = dir == TR_LEFT ? r : r - lane;
+                    const int jt = dir == TR_UP ? jj : dir == TR_LEFT ? jj - COLS * lane : jj - lane;
+                    held = -1;
+                    if (rt > st.lo && jt >= 1) {
+                        int unused;
+                        held = move_index(st, rt, jt, unused);
+                        word = __ldg(moves + held);
+                    }
+                    hit = __ballot_sync(0xffffffffu, held == want);  // lane 0 holds it
+                }
+                cur_word = __shfl_sync(0xffffffffu, word, __ffs(hit) - 1);
+                cur = want;
+            }
+            // Every move while the path stays in this word (rows wa of its group of word_rows
+            // in one lane, columns wq of one column block; plan.move_shift), with no word index:
+            // a path crosses a word in a few moves, and this loop is the walk's dependent chain.
+            const int wr_log2 = min(st.lr_log2, 2), wr = 1 << wr_log2;
+            const int cell = wr * COLS - 1 - (bit >> 1);  // wq * word_rows + wa
+            int wa = cell & (wr - 1), wq = cell >> wr_log2;
+            while (true) {
+                const unsigned v = (cur_word >> (2 * (wr * COLS - 1 - (wq << wr_log2) - wa))) & 3u;
+                const unsigned mv = v < 2 ? TR_DIAG : v == 2 ? TR_UP : TR_LEFT;  // (diagonal lost, up lost)
+                take(mv);
+                const int up = mv != TR_LEFT, left = mv != TR_UP;
+                r -= up;
+                wa -= up;
+                jj -= left;
+                wq -= left;
+                if ((wa | wq) < 0 || r <= st.lo || jj == 0) break;  // warp-uniform: the next cell is in another word
+            }
         }
         flush();
         if (lane == 0) {
