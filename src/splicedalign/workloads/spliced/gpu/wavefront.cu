@@ -34,9 +34,10 @@
 // so every round trip to L2 on its path is paid at full latency: (1) the entry row is read in
 // windows of up to 32 column blocks, polled one per lane at once and kept from the first in
 // order while written (one round trip per window, not one per step), the next window's poll
-// in flight while the warp computes this one (shared memory, strip_task); (2) the entry row enters at the first lane holding
-// an exon row: lanes above it hold only padding rows, which are the identity on entry rows
-// (below), so a short exon's strip has less skew and fewer steps; (3) a fold folds whatever
+// in flight while the warp computes this one (shared memory, strip_task); (2) the entry row
+// enters at the first lane holding an exon row: lanes above it hold only padding rows, which
+// are the identity on entry rows (below), so a short exon's strip has less skew and fewer
+// steps; (3) a fold folds whatever
 // both inputs have written (1 to 32 column blocks) instead of waiting for a fixed width. Waits
 // are bounded: a wait that exceeds WAIT_LIMIT cycles sets the error word (the host raises)
 // instead of hanging.
@@ -106,8 +107,11 @@ __device__ __forceinline__ void store_row(long long* p, const Vec<long long>& x)
     asm volatile("st.relaxed.gpu.global.v2.s64 [%0], {%1, %2};" :: "l"(p + 2), "l"(x.v[2]), "l"(x.v[3]) : "memory");
 }
 // An entry-row poll in flight while the warp computes: 16-byte copies global -> shared, cached in
-// L2 only (cp.async.cg: every poll reads what other warps' relaxed stores left in L2, and a
-// copy is never torn within a score), completed by copy_wait (the issuing lane's copies).
+// L2 only (cp.async.cg: every poll reads what other warps' relaxed stores left in L2), completed
+// by copy_wait (the issuing lane's copies). Each int word copied is EMPTY or final, as with
+// load_poll; int64 rows also rely on an aligned 16-byte copy not tearing an 8-byte score (what
+// the hardware does; those variants are compiled and spill-checked, but no checked case has
+// needed int64 scores).
 __device__ __forceinline__ void copy_async(Vec<int>* dst, const int* src) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src)
                  : "memory");
