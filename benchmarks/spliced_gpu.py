@@ -26,7 +26,7 @@ from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set, p
 
 SWEEP = (
     {},
-    {"MIN_LANE_ROWS": 2},
+    {"MIN_LANE_ROWS": 4},
     {"CHAIN_BLOCKS_PER_SM": 2},
     {"FOLLOW_BLOCKS_PER_SM": 1},
     {"FOLLOW_BLOCKS_PER_SM": 2},

@@ -169,9 +169,31 @@ def test_plan_shapes_and_order():
     # three cases of one base share one copy of it
     assert plan.base.size == cases[0].m
     # strips run with the least power of two >= the floor rows per lane that fits them
-    assert set(strips[:, F["lane_rows"]]) == {MIN_LANE_ROWS, 8}
+    rows, lane_rows = strips[:, F["rows"]], strips[:, F["lane_rows"]]
+    fit = np.maximum(MIN_LANE_ROWS, 2 ** np.ceil(np.log2(np.maximum(1, (rows + WARP - 1) // WARP)))).astype(int)
+    assert (lane_rows == fit).all() and set(lane_rows) == {2, 4, 8}
     t = build_plan(cases, 8, lane_rows_floor=8).tasks
     assert set(t[t[:, F["kind"]] == KIND_STRIP, F["lane_rows"]]) == {8}
+    # a floor per case: the second case's strips all at 8 rows per lane, the others' as before
+    per_case = build_plan(cases, 8, lane_rows_floor=[MIN_LANE_ROWS, 8, MIN_LANE_ROWS])
+    second = per_case.strip_task[per_case.strip_start[per_case.exon_start[1]]:
+                                 per_case.strip_start[per_case.exon_start[2]]]
+    assert set(per_case.tasks[second, F["lane_rows"]]) == {8}
+    others = np.setdiff1d(np.flatnonzero(per_case.tasks[:, F["kind"]] == KIND_STRIP), second)
+    assert set(per_case.tasks[others, F["lane_rows"]]) == {2, 4, 8}
+
+
+def test_lane_rows_floor_by_case(monkeypatch):
+    """Throughput launches: MIN_LANE_ROWS, but their long chains' strips hold the launch's rows
+    per lane (fewer lanes per exon: a shorter hop); chain-bound launches: all of them."""
+    monkeypatch.setattr(launch, "THROUGHPUT_CASES", 8)
+    cases = tiny_set(bases=4)  # 8 cases, K 9-19
+    K = np.array([c.K for c in cases])
+    long = launch.long_chains(cases)
+    assert long and long == np.flatnonzero(K >= launch.LONG_CHAIN_SHARE * K.max()).tolist()
+    floors = launch.lane_rows_floor(cases, 8)
+    assert floors.tolist() == [8 if i in long else MIN_LANE_ROWS for i in range(len(cases))]
+    assert launch.lane_rows_floor(cases[:3], 16).tolist() == [16] * 3
 
 
 def test_score_type_and_profile_choice():

@@ -27,9 +27,10 @@ WIDE_ROWS_PER_LANE = 4
 CHAIN_ROWS_PER_LANE = 16
 # A launch of at least THROUGHPUT_CASES cases is throughput-bound (independent cases keep every
 # SM busy): its short strips run with fewer rows per lane, down to MIN_LANE_ROWS, which wastes
-# fewer lanes. A launch of fewer cases is bound by its cases' dependent chains of exons, where
-# every strip hop costs a lane skew of fixed-cost steps: all strips use the launch's rows per
-# lane (CHAIN_ROWS_PER_LANE: fewer lanes, fewer steps per hop). docs/gpu.md has both measurements.
+# fewer lanes, except its long chains' (long_chains). A launch of fewer cases is bound by its
+# cases' dependent chains of exons, where every strip hop costs a lane skew of fixed-cost steps:
+# all strips use the launch's rows per lane (CHAIN_ROWS_PER_LANE: fewer lanes, fewer steps per
+# hop). docs/gpu.md has the measurements (runs B, K, AF).
 THROUGHPUT_CASES = 64
 # Blocks per SM of a launch of fewer cases: most of its warps wait on the chain, and fewer of
 # them polling leave the chain's warps more issue slots and L2 (IL1RAPL1 12.1 -> 10.9 ms at 1
@@ -120,10 +121,18 @@ def walks(cases: Sequence[TestCase], followed: Sequence[int] = ()) -> list[list[
     return [w for w in (rest[short].tolist(), rest[~short].tolist(), list(followed)) if w]
 
 
-def lane_rows_floor(cases: int, rows_per_lane: int) -> int:
-    """Fewest rows per lane a strip of a launch of ``cases`` cases, whose kernel holds up to
-    ``rows_per_lane``, may use."""
-    return rows_per_lane if chain_bound(cases) else MIN_LANE_ROWS
+def lane_rows_floor(cases: Sequence[TestCase], rows_per_lane: int, least: int | None = None) -> np.ndarray:
+    """Fewest rows per lane a strip of each case of a launch, whose kernel holds up to
+    ``rows_per_lane`` and sweeps down to ``least`` (default MIN_LANE_ROWS; int64 kernels:
+    plan.WIDE_MIN_LANE_ROWS), may
+    use: ``least`` in a throughput launch (short strips waste fewer lanes), except for its long
+    chains (long_chains) and in a chain-bound launch, where every strip takes the launch's rows
+    per lane (fewer lanes per exon, a shorter hop on the chain)."""
+    least = MIN_LANE_ROWS if least is None else least
+    floors = np.full(len(cases), rows_per_lane if chain_bound(len(cases)) else min(least, rows_per_lane),
+                     dtype=np.int64)
+    floors[long_chains(cases)] = rows_per_lane
+    return floors
 
 
 def launch_rows_per_lane(cases: int) -> int:

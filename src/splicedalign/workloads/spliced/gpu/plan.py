@@ -69,8 +69,10 @@ PAD_CODE = TARGET_WILDCARD + 1  # compare profile: padding rows' base code, equa
 NEG_SHIFT_INT, NEG_SHIFT_WIDE = 29, 60
 # A short strip may run with fewer rows per lane (cheaper steps, the same rows in more lanes),
 # down to MIN_LANE_ROWS; the kernel compiles the strip sweep for every power of two from there
-# to the launch's rows per lane. Each launch picks its own floor (launch.lane_rows_floor).
-MIN_LANE_ROWS = 4
+# to the launch's rows per lane. Each case of a launch gets its own floor (launch.lane_rows_floor).
+MIN_LANE_ROWS = 2
+# The int64 variants' least (a sweep at 2 rows per lane would make them spill registers).
+WIDE_MIN_LANE_ROWS = 4
 # The wavefront kernel's __launch_bounds__ minimum of resident blocks per SM: 3 caps every
 # variant at 80 registers (3 blocks of 256 threads fit; 81 would leave 2), without spills; 4
 # (64 registers) spills.
@@ -127,7 +129,7 @@ def kernel_defines() -> dict[str, int]:
     out.update(TASK_FIELDS=len(TASK_FIELDS), TASK_NONE=NONE, KIND_FOLD=KIND_FOLD, COLS=COLS,
                THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM,
                DENSE_LANE_ROWS=DENSE_LANE_ROWS, CHAIN_MIN_BLOCKS_PER_SM=CHAIN_MIN_BLOCKS_PER_SM, MODE_SCORE=MODE_SCORE, MODE_RECORD=MODE_RECORD,
-               MODE_FOLLOW=MODE_FOLLOW, MIN_LANE_ROWS=MIN_LANE_ROWS,
+               MODE_FOLLOW=MODE_FOLLOW, MIN_LANE_ROWS=MIN_LANE_ROWS, WIDE_MIN_LANE_ROWS=WIDE_MIN_LANE_ROWS,
                SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
     out.update({f"TE_{name.upper()}": i for i, name in enumerate(TRACE_EXON_FIELDS)})
@@ -216,7 +218,7 @@ def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, 
 
 
 @njit(cache=True)
-def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):  # pragma: no cover - compiled
+def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors):  # pragma: no cover - compiled
     """Tasks in launch order plus each exon's last-row offset; O(tasks), see the module doc.
 
     Per case, position pos of its topological order holds exactly one task: before exon k come
@@ -305,7 +307,7 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
             for s in range(S[k]):
                 t = launch[strip_slot[strip_base[k] + s]]
                 rows = head if s == 0 else P
-                lane_rows = min(min_lane_rows, P // WARP)
+                lane_rows = min(floors[c], P // WARP)
                 while WARP * lane_rows < rows:
                     lane_rows *= 2
                 producer = NONE
@@ -347,19 +349,21 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, min_lane_rows):
     return tasks, last_row, exon_start, row_at[T], strip_task, strip_base, moves_at
 
 
-def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor: int | None = None) -> Plan:
+def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=None) -> Plan:
     """The plan of one launch whose strips hold up to 32 * rows_per_lane rows; a strip runs with
-    the least power of two >= lane_rows_floor (default MIN_LANE_ROWS) rows per lane that fits."""
-    floor = MIN_LANE_ROWS if lane_rows_floor is None else lane_rows_floor
-    assert floor >= MIN_LANE_ROWS or floor >= rows_per_lane, "the kernel has no sweep for fewer rows"
+    the least power of two >= its case's floor (``lane_rows_floor``: one for all cases or one
+    per case; default MIN_LANE_ROWS) rows per lane that fits."""
     C = len(cases)
+    floors = np.broadcast_to(np.asarray(MIN_LANE_ROWS if lane_rows_floor is None else lane_rows_floor,
+                                        dtype=np.int64), (C,)).copy()
+    assert ((floors >= MIN_LANE_ROWS) | (floors >= rows_per_lane)).all(), "the kernel has no sweep for fewer rows"
     K = np.fromiter((c.K for c in cases), dtype=np.int64, count=C)
     first = np.concatenate([c.first_sorted for c in cases])
     last = np.concatenate([c.last_sorted for c in cases])
     base, base_off, target, tgt_off = _pack_sequences(cases)
     n = np.fromiter((c.n for c in cases), dtype=np.int64, count=C)
     tasks, last_row, exon_start, rows_size, strip_task, strip_start, move_units = _plan_tasks(
-        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, floor)
+        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, floors)
     if rows_size >= 2**31 or base.size >= 2**31 or move_units >= 2**31:
         raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
     heads = exon_start[:-1]

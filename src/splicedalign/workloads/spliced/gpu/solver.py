@@ -27,8 +27,8 @@ from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.plan import (
     DENSE_LANE_ROWS, MIN_BLOCKS_PER_SM, MODE_FOLLOW, MODE_RECORD, MODE_SCORE, THREADS, TRACE_BLOCK_THREADS,
-    TRACE_CASE_FIELDS, WARP, Plan, TraceInputs, build_plan, byte_profile_ok, empty, followed_tasks, kernel_defines,
-    score_ctype, selectors, trace_inputs)
+    TRACE_CASE_FIELDS, WARP, WIDE_MIN_LANE_ROWS, Plan, TraceInputs, build_plan, byte_profile_ok, empty, followed_tasks,
+    kernel_defines, score_ctype, selectors, trace_inputs)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
@@ -145,15 +145,14 @@ class GpuSolver(LastRowSolver):
         """The batch's plan and device inputs: from the cache when this very list of case
         objects was planned before with this shape (a data set solved again), else planned and
         uploaded on the upload stream."""
-        floor = launch.lane_rows_floor(len(cases), R)
-        key = (R, floor, ctype, tuple(map(id, cases)))
+        key = (R, ctype, tuple(map(id, cases)))  # each case's lane-rows floor follows from these
         hit = self._cache.get(key)
         if hit is not None:
             self._cache.move_to_end(key)
             return hit
         cp = device.cupy()
         t0 = time.perf_counter()
-        plan = build_plan(cases, R, floor)
+        plan = build_plan(cases, R, launch.lane_rows_floor(cases, R, None if ctype == "int" else WIDE_MIN_LANE_ROWS))
         self.timing["plan"] += time.perf_counter() - t0
         length = plan.n[plan.exon_case] + 1
         dst = np.concatenate(([0], np.cumsum(length)))

@@ -349,13 +349,13 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     }
 }
 
-// The strip sweep compiled for R and every smaller power of two down to MIN_LANE_ROWS: a strip
-// runs with its own lane_rows (the plan's choice, a power of two <= R).
+// The strip sweep compiled for R and every smaller power of two down to MIN_LANE_ROWS (int64:
+// WIDE_MIN_LANE_ROWS): a strip runs with its own lane_rows (the plan's choice, a power of two <= R).
 template <typename T, int R, bool BYTES, int MODE>
 __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __restrict__ base,
                                           const int* __restrict__ tsel, T* rows, unsigned* moves,
                                           int match, int mismatch, int gap, int* error, EntryBuffers<T>& eb) {
-    if constexpr (R > MIN_LANE_ROWS) {
+    if constexpr (R > (sizeof(T) == sizeof(int) ? MIN_LANE_ROWS : WIDE_MIN_LANE_ROWS)) {
         if (t.lane_rows < R) {
             strip_any<T, R / 2, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
             return;
