@@ -133,12 +133,13 @@ class GpuSolver(LastRowSolver):
         self._last_work = None
 
     def _stream_pair(self) -> tuple:
-        """(compute, upload, follow) streams, kept for the solver's life: uploads of the next
-        batch do not wait for the running kernel, a follower runs beside its score kernel, and
-        CuPy's per-stream pools reuse device buffers."""
+        """(compute, upload, follow, fill) streams, kept for the solver's life: uploads of the
+        next batch do not wait for the running kernel, a follower runs beside its score kernel,
+        a launch's row storage is filled while the previous launch's kernel runs, and CuPy's
+        per-stream pools reuse device buffers."""
         if self._streams is None:
             cp = device.cupy()
-            self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(3))
+            self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(4))
         return self._streams
 
     def _inputs(self, cases: Sequence[TestCase], R: int, ctype: str) -> _Inputs:
@@ -191,16 +192,21 @@ class GpuSolver(LastRowSolver):
         t0 = time.perf_counter()
         defines = kernel_defines()
         plan = inputs.plan
-        compute, _, follow_stream = self._stream_pair()
+        compute, _, follow_stream, fill = self._stream_pair()
         compute.wait_event(inputs.ready)
+        # Row storage (4 GB for a launch of 4.5 paper sets: 5 ms of GPU time to fill) is filled on
+        # its own stream, beside the previous launch's kernel; the compute stream waits for it.
+        # It returns to the fill stream's pool once its job is collected, when no stream uses it.
+        dtype = np.int32 if ctype == "int" else np.int64
+        with fill:
+            rows = cp.full(plan.rows_size, empty(dtype), dtype=dtype)  # words written become final
+        compute.wait_event(fill.record())
         sms = device.device_info()["sms"]
         ntasks = plan.tasks.shape[0]
         with compute:
             # task counter and error word (a wait ran out) of each kernel, zeroed on the stream
             # that runs them (a non-blocking stream does not wait for the default one)
             counter = cp.zeros(2 * len(kernels), dtype=cp.int32)
-            dtype = np.int32 if ctype == "int" else np.int64
-            rows = cp.full(plan.rows_size, empty(dtype), dtype=dtype)  # words written become final
             if record:
                 moves = cp.empty(plan.moves_size, dtype=cp.uint32)
                 if self.poison:
@@ -268,7 +274,7 @@ class GpuSolver(LastRowSolver):
         if self.poison:
             ops.fill(OP_POISON)
             out_case.fill(-1)
-        compute, _, follow_stream = self._stream_pair()
+        compute, _, follow_stream, _ = self._stream_pair()
         made = compute.record()  # the outputs made (and poisoned) after the wavefront
         per_block = TRACE_BLOCK_THREADS // WARP
         kernel = device.function(KERNEL_FILE, name, names, defines)
@@ -294,7 +300,7 @@ class GpuSolver(LastRowSolver):
         copy = self._stream_pair()[1]
         (a, b), event = job.parts[part]
         copy.wait_event(event)
-        finals = cp.asnumpy(job.finals, stream=copy) if part == 0 else None
+        finals = self._pinned.copy("finals", job.finals, copy) if part == 0 else None
         last = part == len(job.parts) - 1
         error = cp.asnumpy(job.counter[1::2], stream=copy) if last else None
         # (last rows, their offsets) or, traced on the device, (out_case, out_exon, ops, first op)
