@@ -1,6 +1,8 @@
 """One `gpu` (spliced) work of the issue-12 shapes, called repeatedly, with the host stages of
 each call: what a profiler (nsys, ncu) wraps. Prints per call its wall time, the launches'
-kernel time and ``GpuSolver.timing`` (host seconds by stage). Needs a GPU:
+kernel time and ``GpuSolver.timing`` (host seconds by stage); ``--events``: a timeline of the
+host's steps and the GPU's events on one clock (nsys does not run on the device image). Needs
+a GPU:
     PYTHONPATH=src python3 benchmarks/spliced_profile.py --work paper-trace [--repeats 3]
 The first call is the warm-up (kernel compilation, planning and uploads); profile from the
 second (ncu: --launch-skip with the warm-up's launch count).
@@ -26,21 +28,42 @@ WORKS = {
 }
 
 
+# host steps of a call that the timeline shows (GpuSolver methods; static ones stay static)
+STEPS = ("_launch", "_shells", "_collect", "_traced", "_fill")
+
+
+def timed_steps(log: list, origin: list) -> None:
+    """Wrap GpuSolver's STEPS so that each call appends (name, start, end) in ms from origin[0]."""
+    for name in STEPS:
+        static = isinstance(GpuSolver.__dict__[name], staticmethod)
+        method = getattr(GpuSolver, name)
+
+        def step(*a, _name=name, _method=method, **k):
+            t = time.perf_counter()
+            try:
+                return _method(*a, **k)
+            finally:
+                log.append((_name, (t - origin[0]) * 1e3, (time.perf_counter() - origin[0]) * 1e3))
+        setattr(GpuSolver, name, staticmethod(step) if static else step)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", choices=WORKS, required=True)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cprofile", action="store_true", help="then one more call under cProfile: host functions")
     ap.add_argument("--events", action="store_true",
-                    help="per launch, when its kernel ended and each collected part was ready on the GPU (ms after the kernel's start)")
+                    help="a timeline of each call on one clock (ms from its start): the host's steps, and per "
+                         "launch its kernel's start and end and when each collected part was ready on the GPU")
     args = ap.parse_args()
     make, traceback = WORKS[args.work]
     cupy = device.cupy()
     cases = make()
     cells = sum(c.cells for c in cases)
     gpu = GpuSolver()
-    jobs = []
+    jobs, steps, origin = [], [], [0.0]
     if args.events:
+        timed_steps(steps, origin)
         launch = GpuSolver._launch
 
         def keep(self, *a, **k):
@@ -49,19 +72,24 @@ def main() -> None:
         GpuSolver._launch = keep
     for call in range(args.repeats + 1):
         jobs.clear()
-        t = time.perf_counter()
-        gpu.solve_many(cases, traceback=traceback)
+        steps.clear()
+        ref = gpu._stream_pair()[0].record()  # the GPU's origin: the compute stream is idle here
+        t = origin[0] = time.perf_counter()
+        results = gpu.solve_many(cases, traceback=traceback)
         wall = time.perf_counter() - t
+        del results
         stages = " ".join(f"{k} {v * 1e3:.2f}" for k, v in gpu.timing.items())
         kernels = " + ".join(f"{k:.2f}" for k in gpu.kernel_ms)
         label = "warm-up" if call == 0 else f"call {call}"
         print(f"{args.work} {label}: {wall * 1e3:.2f} ms = {cells / wall / 1e9:.0f} GCUPS; kernels {kernels} ms; "
               f"host ms: {stages}", flush=True)
-        for i, job in enumerate(jobs):
-            start, stop = job.events
-            since = lambda e: cupy.cuda.get_elapsed_time(start, e)  # noqa: E731
-            ready = ", ".join(f"{since(e):.2f}" for _, e in job.parts)
-            print(f"  launch {i}: kernel ends {since(stop):.2f}; parts ready {ready}; done {since(job.done):.2f}")
+        if args.events:
+            print("  host: " + "; ".join(f"{name.strip('_')} {a:.2f}-{b:.2f}" for name, a, b in steps))
+            for i, job in enumerate(jobs):
+                at = lambda e: cupy.cuda.get_elapsed_time(ref, e)  # noqa: E731
+                start, stop = job.events
+                ready = ", ".join(f"{at(e):.2f}" for _, e in job.parts)
+                print(f"  GPU launch {i}: kernel {at(start):.2f}-{at(stop):.2f}; parts ready {ready}")
     if args.cprofile:
         profile = cProfile.Profile()
         profile.runcall(gpu.solve_many, cases, traceback=traceback)
