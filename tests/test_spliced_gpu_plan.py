@@ -352,6 +352,7 @@ def fake_gpu(monkeypatch, function) -> None:
     monkeypatch.setattr(device.PinnedBuffers, "copy", lambda self, role, array, stream: np.array(array))
     monkeypatch.setattr(device, "function", function)
     monkeypatch.setattr(device, "device_info", lambda: {"sms": 1})
+    monkeypatch.setattr(device, "fill_bytes", lambda array, byte, stream: array.view(np.uint8).fill(byte))
 
 
 def test_gpu_solver_host_path_with_model_kernel(monkeypatch):

@@ -64,6 +64,12 @@ def function(source: Path, name: str, all_names: tuple[str, ...],
     return _module(source, all_names, tuple(sorted((defines or {}).items()))).get_function(name)
 
 
+def fill_bytes(array: Any, byte: int, stream: Any) -> None:
+    """Set every byte of the contiguous device ``array`` to ``byte``, queued on ``stream``
+    (cudaMemsetAsync: several times the bandwidth of an element-wise fill kernel)."""
+    cupy().cuda.runtime.memsetAsync(array.data.ptr, byte, array.nbytes, stream.ptr)
+
+
 def check(cp: Any) -> None:
     """Raise on any CUDA error of the work queued so far: CuPy checks every launch's return
     code, and a kernel's asynchronous fault surfaces here as CUDARuntimeError."""

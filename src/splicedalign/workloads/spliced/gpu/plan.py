@@ -63,6 +63,8 @@ KIND_STRIP, KIND_FOLD = 0, 1
 # profile pair in the low byte, its sign replicated into the other three.
 SEL_SPREAD, SEL_SIGN, SEL_CODE_MASK = 0x1111, 0x8880, 0x7
 PAD_CODE = TARGET_WILDCARD + 1  # compare profile: padding rows' base code, equal to no target code
+# Every byte of an unwritten row word (plan.empty): a memset fills row storage.
+EMPTY_BYTE = 0x80
 # Sentinel of column -1 in the int kernel: -2^NEG_SHIFT_INT. Shifted scores of a strip stay
 # within +-2^(NEG_SHIFT_INT - 1) (score_ctype), so the sentinel plus anything added to it stays
 # below every real score and above INT_MIN. The int64 kernel uses -2^NEG_SHIFT_WIDE.
@@ -130,7 +132,7 @@ def kernel_defines() -> dict[str, int]:
                THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM,
                DENSE_LANE_ROWS=DENSE_LANE_ROWS, CHAIN_MIN_BLOCKS_PER_SM=CHAIN_MIN_BLOCKS_PER_SM, MODE_SCORE=MODE_SCORE, MODE_RECORD=MODE_RECORD,
                MODE_FOLLOW=MODE_FOLLOW, MIN_LANE_ROWS=MIN_LANE_ROWS, WIDE_MIN_LANE_ROWS=WIDE_MIN_LANE_ROWS,
-               SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE,
+               SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE, EMPTY_BYTE=EMPTY_BYTE,
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
     out.update({f"TE_{name.upper()}": i for i, name in enumerate(TRACE_EXON_FIELDS)})
     out.update({f"TC_{name.upper()}": i for i, name in enumerate(TRACE_CASE_FIELDS)})
@@ -149,9 +151,12 @@ def kernel_header() -> str:
 
 
 def empty(dtype) -> int:
-    """What row storage holds before a task writes a word: the least value of the score type
-    (wavefront.cu: a consumer polls a row's own words; scores never reach it)."""
-    return int(np.iinfo(dtype).min)
+    """What row storage holds before a task writes a word: the value whose bytes are all
+    EMPTY_BYTE (wavefront.cu: a consumer polls a row's own words), far below any score (int32
+    -2,139,062,144: stored scores stay within +-2^29, see score_ctype), so that the host sets
+    row storage with a memset."""
+    size = np.dtype(dtype).itemsize
+    return int(np.frombuffer(bytes([EMPTY_BYTE]) * size, dtype=dtype)[0])
 
 
 def selectors(codes: np.ndarray) -> np.ndarray:

@@ -27,8 +27,8 @@ from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.plan import (
     DENSE_LANE_ROWS, MIN_BLOCKS_PER_SM, MODE_FOLLOW, MODE_RECORD, MODE_SCORE, THREADS, TRACE_BLOCK_THREADS,
-    TRACE_CASE_FIELDS, WARP, WIDE_MIN_LANE_ROWS, Plan, TraceInputs, build_plan, byte_profile_ok, empty, followed_tasks,
-    kernel_defines, score_ctype, selectors, trace_inputs)
+    TRACE_CASE_FIELDS, WARP, WIDE_MIN_LANE_ROWS, EMPTY_BYTE, Plan, TraceInputs, build_plan, byte_profile_ok,
+    followed_tasks, kernel_defines, score_ctype, selectors, trace_inputs)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
@@ -194,12 +194,13 @@ class GpuSolver(LastRowSolver):
         plan = inputs.plan
         compute, _, follow_stream, fill = self._stream_pair()
         compute.wait_event(inputs.ready)
-        # Row storage (4 GB for a launch of 4.5 paper sets: 5 ms of GPU time to fill) is filled on
-        # its own stream, beside the previous launch's kernel; the compute stream waits for it.
-        # It returns to the fill stream's pool once its job is collected, when no stream uses it.
+        # Row storage (4 GB for a launch of 4.5 paper sets) is set to EMPTY on its own stream,
+        # beside the previous launch's kernel; the compute stream waits for it. It returns to
+        # the fill stream's pool once its job is collected, when no stream uses it.
         dtype = np.int32 if ctype == "int" else np.int64
         with fill:
-            rows = cp.full(plan.rows_size, empty(dtype), dtype=dtype)  # words written become final
+            rows = cp.empty(plan.rows_size, dtype=dtype)
+        device.fill_bytes(rows, EMPTY_BYTE, fill)  # plan.empty: words written become final
         compute.wait_event(fill.record())
         sms = device.device_info()["sms"]
         ntasks = plan.tasks.shape[0]

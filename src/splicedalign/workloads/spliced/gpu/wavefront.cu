@@ -16,8 +16,8 @@
 // in2 absent: in alone), so an exon's first strip combines M_{p-2} with the last row of the
 // (p-1)-th exon by `last` itself instead of waiting for fold p-1: on a dependent chain the row
 // that arrives last is that exon's, and the hand-off is strip -> strip.
-// Rows validate themselves: row storage starts as EMPTY (the least value of the score type; the
-// host fills it before the launch) and each word is written once, so a word other than EMPTY is
+// Rows validate themselves: row storage starts as EMPTY (every byte EMPTY_BYTE: far below any
+// score; the host sets it with a memset before the launch) and each word is written once, so a word other than EMPTY is
 // final. Producers store with relaxed stores and no fence; a consumer polls the words it needs
 // with relaxed loads (one L2 round trip tells it both whether and what).
 //
@@ -60,10 +60,12 @@ template <> struct Neg<long long> { static constexpr long long v = -(1LL << NEG_
 // chain of a launch the host forms, short enough that a broken hand-off ends the launch.
 constexpr long long WAIT_LIMIT = 1LL << 34;
 
-// EMPTY: what row storage holds before a word is written (plan.empty: the least value).
+// EMPTY: what row storage holds before a word is written (plan.empty: every byte EMPTY_BYTE).
 template <typename T> struct Empty;
-template <> struct Empty<int> { static constexpr int v = -0x7fffffff - 1; };
-template <> struct Empty<long long> { static constexpr long long v = -0x7fffffffffffffffLL - 1; };
+template <> struct Empty<int> { static constexpr int v = (int)(0x01010101u * EMPTY_BYTE); };
+template <> struct Empty<long long> {
+    static constexpr long long v = (long long)(0x0101010101010101ull * EMPTY_BYTE);
+};
 
 // Bounded wait: called once per failed poll; past WAIT_LIMIT it sets *error and returns true
 // (the launch's results are then void; the host checks *error and raises).

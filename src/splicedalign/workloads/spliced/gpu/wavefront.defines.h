@@ -26,6 +26,7 @@
 #define SEL_SIGN 34944
 #define SEL_CODE_MASK 7
 #define PAD_CODE 6
+#define EMPTY_BYTE 128
 #define NEG_SHIFT_INT 29
 #define NEG_SHIFT_WIDE 60
 #define TE_FIRST 0
