@@ -29,7 +29,6 @@ SWEEP = (
     {"MIN_LANE_ROWS": 4},
     {"CHAIN_BLOCKS_PER_SM": 2},
     {"FOLLOW_BLOCKS_PER_SM": 1},
-    {"FOLLOW_BLOCKS_PER_SM": 2},
     {"LONG_CHAIN_SHARE": 0.25},
     {"LONG_CHAIN_SHARE": 2.0},
 )

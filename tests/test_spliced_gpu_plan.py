@@ -183,6 +183,12 @@ def test_plan_shapes_and_order():
     assert set(per_case.tasks[others, F["lane_rows"]]) == {2, 4, 8}
 
 
+def test_follower_leaves_its_kernel_room():
+    """A long chains' follower waits for rows its recording kernel writes: whichever the block
+    scheduler starts first, the kernel must keep a block's room on every SM."""
+    assert launch.FOLLOW_BLOCKS_PER_SM < gpu_plan.MIN_BLOCKS_PER_SM
+
+
 def test_lane_rows_floor_by_case(monkeypatch):
     """Throughput launches: MIN_LANE_ROWS, but their long chains' strips hold the launch's rows
     per lane (fewer lanes per exon: a shorter hop); chain-bound launches: all of them."""

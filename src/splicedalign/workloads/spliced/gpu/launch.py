@@ -43,10 +43,13 @@ CHAIN_BLOCKS_PER_SM = 1
 # cases with at least LONG_CHAIN_SHARE of the most exons are computed at score speed and a
 # follower records their moves on the SMs the launch leaves in its tail (plan.followed_tasks).
 LONG_CHAIN_SHARE = 0.5
-# Blocks per SM of that follower (at most what fits: plan.MIN_BLOCKS_PER_SM). Fewer leave room
-# for the walks' blocks once the recording kernel ends but record the long chains later: at 1
-# the first walk ended 0.5 ms earlier and the followed one 1 ms later (docs/gpu.md, run AB).
-FOLLOW_BLOCKS_PER_SM = 3
+# Blocks per SM of that follower. Fewer than the recording kernel's MIN_BLOCKS_PER_SM, so that
+# the kernel, whose rows the follower waits for, always has a block's room on every SM even if
+# the block scheduler starts the follower first (at 3, all an SM holds, it could fill every SM
+# and wait for rows no running warp would write: run AK's benchmark ran out of time once).
+# Fewer record the long chains later: at 1 the followed walk ended 1 ms later (run AB); 2 and 3
+# measured the same (runs Z, AA).
+FOLLOW_BLOCKS_PER_SM = 2
 
 # The device walk of a recording launch (trace_chains, one warp per case) lasts as long as its
 # longest path, and the host turns a walk's output into records only once it is done. So the

@@ -226,7 +226,8 @@ class GpuSolver(LastRowSolver):
             # A follower beside a chain-bound kernel and the kernel must both be resident (the
             # follower waits on rows only the kernel writes): together at most the
             # MIN_BLOCKS_PER_SM blocks that fit. A follower of long chains takes the SMs the
-            # recording kernel leaves in its tail.
+            # recording kernel leaves in its tail, with fewer blocks per SM than fit, so that
+            # the kernel keeps room if the follower starts first (launch.FOLLOW_BLOCKS_PER_SM).
             per_sm = launch.blocks_per_sm(len(cases))
             grid = launch.grid(ntasks, sms, min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm)
             follow_grid = launch.grid(follow_tasks.shape[0], sms, launch.FOLLOW_BLOCKS_PER_SM) if long else grid
