@@ -129,8 +129,8 @@ def kernel_defines() -> dict[str, int]:
     """The -D macros wavefront.cu is compiled with: the facts above, one definition each."""
     out = {f"TASK_{name.upper()}": i for i, name in enumerate(TASK_FIELDS)}
     out.update(TASK_FIELDS=len(TASK_FIELDS), TASK_NONE=NONE, KIND_FOLD=KIND_FOLD, COLS=COLS,
-               THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM,
-               DENSE_LANE_ROWS=DENSE_LANE_ROWS, CHAIN_MIN_BLOCKS_PER_SM=CHAIN_MIN_BLOCKS_PER_SM, MODE_SCORE=MODE_SCORE, MODE_RECORD=MODE_RECORD,
+               THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM, DENSE_LANE_ROWS=DENSE_LANE_ROWS,
+               CHAIN_MIN_BLOCKS_PER_SM=CHAIN_MIN_BLOCKS_PER_SM, MODE_SCORE=MODE_SCORE, MODE_RECORD=MODE_RECORD,
                MODE_FOLLOW=MODE_FOLLOW, MIN_LANE_ROWS=MIN_LANE_ROWS, WIDE_MIN_LANE_ROWS=WIDE_MIN_LANE_ROWS,
                SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE, EMPTY_BYTE=EMPTY_BYTE,
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
@@ -393,8 +393,7 @@ def followed_tasks(plan: Plan, cases: Sequence[int]) -> tuple[np.ndarray, np.nda
 def longest_paths(cases: Sequence[TestCase]) -> np.ndarray:
     """Each case's longest possible traceback path, n + min(m, sum of exon lengths) moves
     (chain exons do not overlap): the size of its op region, and what its walk costs at most."""
-    return np.fromiter((c.n + min(c.m, int((c.last_sorted - c.first_sorted).sum()) + c.K) for c in cases),
-                       dtype=np.int64, count=len(cases))
+    return np.fromiter((c.n + min(c.m, c.exon_length_sum) for c in cases), dtype=np.int64, count=len(cases))
 
 
 @dataclass(frozen=True)

@@ -94,11 +94,10 @@ class _Job:
     counter: object
     gathered: tuple | None
     traced: tuple | None  # device traceback: out_case, out_exon, ops on the device
-    done: object
     events: tuple
     # collected in parts: ((first, end) rows of the trace table, or cases, and the event after
-    # which they are ready) each; a recording launch whose long chains a follower records
-    # has two, so that the host builds the others' records while the GPU follows and walks those
+    # which they are ready) each: one per device walk of a recording launch (launch.walks), so
+    # that the host builds one walk's records while the GPU walks the next; else one
     parts: tuple
 
 
@@ -245,16 +244,15 @@ class GpuSolver(LastRowSolver):
                     compute.wait_event(follow_stream.record())
             finals = rows[inputs.at]
             gathered = traced = None
-            parts: tuple = (((0, len(cases)), None),)
             if record:
                 traced, parts = self._trace_launch(inputs, cases, rows, moves, names[-1], names, defines, scoring,
                                                    long)
-            elif traceback:
-                gathered = self._gather(inputs, rows, names[-2], names, defines)
-            done = compute.record()
+            else:
+                if traceback:
+                    gathered = self._gather(inputs, rows, names[-2], names, defines)
+                parts = (((0, len(cases)), compute.record()),)
         self.timing["launch"] += time.perf_counter() - t0
-        parts = tuple((rows_, event or done) for rows_, event in parts)
-        return _Job(sel, inputs, finals, counter, gathered, traced, done, (start, stop), parts)
+        return _Job(sel, inputs, finals, counter, gathered, traced, (start, stop), parts)
 
     def _trace_launch(self, inputs: _Inputs, cases: Sequence[TestCase], rows, moves, name: str,
                       names: tuple[str, ...], defines: dict, scoring: Scoring,
@@ -374,15 +372,18 @@ class GpuSolver(LastRowSolver):
                 for c, case in enumerate(batch)], by_input
 
     @staticmethod
-    def _fill(shells: list[Result], plan: Plan, finals: np.ndarray | None, by_input: np.ndarray, t_score: float,
-              traced: list[tuple] | None, which: Sequence[int], scores: list | None) -> list:
-        """Complete the results of the cases ``which`` of one batch (``traced`` in that order);
-        with the batch's ``finals`` (its first part) first the scores of all its cases, returned
-        for its later parts. The batch's time is apportioned to its cases by cells."""
-        if finals is not None:
-            by_input[plan.input_index] = finals
-            scores = np.maximum.reduceat(finals, plan.exon_start[:-1]).tolist()
-        shares = (plan.cells * (t_score / plan.cells.sum())).tolist()
+    def _scores(plan: Plan, finals: np.ndarray, by_input: np.ndarray, t_score: float) -> tuple[list, list]:
+        """Once per launch, from its exons' final scores: each result's ``last_row_scores`` (the
+        views of ``by_input``), and each case's score and share of the launch's time (by cells)."""
+        by_input[plan.input_index] = finals
+        return (np.maximum.reduceat(finals, plan.exon_start[:-1]).tolist(),
+                (plan.cells * (t_score / plan.cells.sum())).tolist())
+
+    @staticmethod
+    def _fill(shells: list[Result], scores: list, shares: list, t_score: float, traced: list[tuple] | None,
+              which: Sequence[int]) -> None:
+        """Complete the results of the cases ``which`` of one batch (``traced`` in that order)
+        from its ``_scores``."""
         for k, c in enumerate(which):
             fields = shells[c].__dict__
             extra = fields["extra"]
@@ -393,7 +394,6 @@ class GpuSolver(LastRowSolver):
                 fields["chain"], fields["alignment"], t_trace = traced[k]
                 fields["seconds"] += t_trace
                 extra["seconds_traceback"] = t_trace
-        return scores
 
     def _work(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool) -> list[tuple[str, list[int]]]:
         """(score type, case indices) of each launch; remembered for the last list of cases.
@@ -442,8 +442,8 @@ class GpuSolver(LastRowSolver):
             # A launch's score time is the wall time since the previous launch's scores
             # arrived, so the launches' times add up to the call's. Its results are made before
             # waiting for it (while the GPU runs) and completed once its scores arrive.
-            # A launch in parts (a follower's long chains) gives the host the others' results
-            # first, while the GPU still follows and walks those.
+            # A launch in parts (its device walks) gives the host each part's results while the
+            # GPU still walks the next.
             nonlocal t_prev
             job = queued.popleft()
             batch = [cases[i] for i in job.sel]
@@ -451,13 +451,13 @@ class GpuSolver(LastRowSolver):
             t0 = time.perf_counter()
             shells, by_input = self._shells(batch, plan)
             self.timing["results"] += time.perf_counter() - t0
-            scores = None
             for part, (rows, _) in enumerate(job.parts):
                 t1 = time.perf_counter()
                 finals, exon_rows = self._collect(job, part)
                 t2 = time.perf_counter()
                 if part == 0:
                     t_score, t_prev = t2 - t_prev, t2
+                    scores, shares = self._scores(plan, finals, by_input, t_score)
                 which: Sequence[int] = range(*rows)
                 if exon_rows is None:
                     traced = None
@@ -468,7 +468,7 @@ class GpuSolver(LastRowSolver):
                 else:
                     traced = self._trace(batch, plan, *exon_rows, scoring)
                 t3 = time.perf_counter()
-                scores = self._fill(shells, plan, finals, by_input, t_score, traced, which, scores)
+                self._fill(shells, scores, shares, t_score, traced, which)
                 for c in which:
                     results[job.sel[c]] = shells[c]
                 self.timing["finals"] += t2 - t1
