@@ -4,11 +4,12 @@ Columns: paper-shaped set (1,010 cases) score, cold (plan built and uploaded) an
 same case list again: plan and device inputs cached); 10 paper-shaped sets in one call, warm;
 IL1RAPL1-shaped score; the paper set and IL1RAPL1 with traceback (chains and alignments, traced
 on the device); the launches' kernel time of each (the wavefront's; traceback time is the
-rest). ``--sweep`` also times tuning constants of gpu/plan.py
-(MIN_LANE_ROWS: each value compiles its own kernel) and gpu/launch.py (CHAIN_BLOCKS_PER_SM,
-FOLLOW_BLOCKS_PER_SM, LONG_CHAIN_SHARE: 2 follows no chain) at other values (``--sweep NAME``: only that constant's). ``--tail`` times the paper set (score and traced) without its longest dependent
-chains (the five cases of its K = 622 base) and those cases alone: whether the launch ends on
-its critical path. Needs a GPU:
+rest). ``--sweep`` also times tuning constants of gpu/plan.py (MIN_LANE_ROWS: each value
+compiles its own kernel) and gpu/launch.py (CHAIN_BLOCKS_PER_SM, FOLLOW_BLOCKS_PER_SM,
+LONG_CHAIN_SHARE: 2 follows no chain) at other values (``--sweep NAME``: only that constant's).
+``--tail`` times the paper set (score and traced) without its longest dependent chains (the
+five cases of its K = 622 base) and those cases alone: whether the launch ends on its critical
+path. Needs a GPU:
     PYTHONPATH=src python3 benchmarks/spliced_gpu.py [--sweep [NAME]] [--tail] [--repeats 5]
 """
 

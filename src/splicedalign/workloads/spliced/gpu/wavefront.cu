@@ -17,9 +17,9 @@
 // (p-1)-th exon by `last` itself instead of waiting for fold p-1: on a dependent chain the row
 // that arrives last is that exon's, and the hand-off is strip -> strip.
 // Rows validate themselves: row storage starts as EMPTY (every byte EMPTY_BYTE: far below any
-// score; the host sets it with a memset before the launch) and each word is written once, so a word other than EMPTY is
-// final. Producers store with relaxed stores and no fence; a consumer polls the words it needs
-// with relaxed loads (one L2 round trip tells it both whether and what).
+// score; the host sets it with a memset before the launch) and each word is written once, so a
+// word other than EMPTY is final. Producers store with relaxed stores and no fence; a consumer
+// polls the words it needs with relaxed loads (one L2 round trip tells it both whether and what).
 //
 // Inside a strip, scores are shifted: h' = h + gap*(c + j), c = rows of the exon in the strip
 // so far. Then S = max(diag + w + 2gap, up, left) for an exon row, and
@@ -37,10 +37,9 @@
 // in flight while the warp computes this one (shared memory, strip_task); (2) the entry row
 // enters at the first lane holding an exon row: lanes above it hold only padding rows, which
 // are the identity on entry rows (below), so a short exon's strip has less skew and fewer
-// steps; (3) a fold folds whatever
-// both inputs have written (1 to 32 column blocks) instead of waiting for a fixed width. Waits
-// are bounded: a wait that exceeds WAIT_LIMIT cycles sets the error word (the host raises)
-// instead of hanging.
+// steps; (3) a fold folds whatever both inputs have written (1 to 32 column blocks) instead of
+// waiting for a fixed width. Waits are bounded: a wait that exceeds WAIT_LIMIT cycles sets the
+// error word (the host raises) instead of hanging.
 // Padding rows as identity: a shifted entry row e'(j) = e(j) + gap*j is non-decreasing in j
 // (every DP row has S(j) >= S(j-1) - gap, and the running max and the chain-start row keep
 // that), and a padding row maps e' to its prefix maximum, i.e. to itself.
