@@ -39,24 +39,26 @@ MODULES = {"MIN_LANE_ROWS": (plan, launch), "CHAIN_BLOCKS_PER_SM": (launch,), "F
 
 
 def median_time(fn, repeats: int, before=None) -> tuple[float, float]:
-    """(median seconds, median kernel ms) of ``repeats`` calls after one warm-up call."""
+    """(median seconds, median kernel ms) of ``repeats`` calls after one warm-up call. A call's
+    results are let go after its clock stops: a caller keeps them."""
     fn()
     ts, ks = [], []
     for _ in range(repeats):
         if before:
             before()
         t = time.perf_counter()
-        k = fn()
+        results, k = fn()
         ts.append(time.perf_counter() - t)
         ks.append(k)
+        del results
     return statistics.median(ts), statistics.median(ks)
 
 
 def call(gpu: GpuSolver, cases, traceback: bool = False):
-    """One ``solve_many`` of ``cases``, returning its launches' kernel ms: what median_time times."""
+    """One ``solve_many`` of ``cases``, returning (its results, its launches' kernel ms): what
+    median_time times."""
     def run():
-        gpu.solve_many(cases, traceback=traceback)
-        return sum(gpu.kernel_ms)
+        return gpu.solve_many(cases, traceback=traceback), sum(gpu.kernel_ms)
     return run
 
 

@@ -78,18 +78,20 @@ def main() -> None:
         results = gpu.solve_many(cases, traceback=traceback)
         wall = time.perf_counter() - t
         del results
+        freed = time.perf_counter() - t - wall
         stages = " ".join(f"{k} {v * 1e3:.2f}" for k, v in gpu.timing.items())
         kernels = " + ".join(f"{k:.2f}" for k in gpu.kernel_ms)
         label = "warm-up" if call == 0 else f"call {call}"
         print(f"{args.work} {label}: {wall * 1e3:.2f} ms = {cells / wall / 1e9:.0f} GCUPS; kernels {kernels} ms; "
-              f"host ms: {stages}", flush=True)
+              f"host ms: {stages}; results let go after: {freed * 1e3:.2f} ms", flush=True)
         if args.events:
             print("  host: " + "; ".join(f"{name.strip('_')} {a:.2f}-{b:.2f}" for name, a, b in steps))
             for i, job in enumerate(jobs):
                 at = lambda e: cupy.cuda.get_elapsed_time(ref, e)  # noqa: E731
-                start, stop = job.events
+                start, stop, *follower = job.events
                 ready = ", ".join(f"{at(e):.2f}" for _, e in job.parts)
-                print(f"  GPU launch {i}: kernel {at(start):.2f}-{at(stop):.2f}; parts ready {ready}")
+                ended = f"; follower ended {at(follower[0]):.2f}" if follower else ""
+                print(f"  GPU launch {i}: kernel {at(start):.2f}-{at(stop):.2f}{ended}; parts ready {ready}")
     if args.cprofile:
         profile = cProfile.Profile()
         profile.runcall(gpu.solve_many, cases, traceback=traceback)

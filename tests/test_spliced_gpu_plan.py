@@ -361,6 +361,86 @@ def fake_gpu(monkeypatch, function) -> None:
     monkeypatch.setattr(device, "fill_bytes", lambda array, byte, stream: array.view(np.uint8).fill(byte))
 
 
+def test_filled_buffers_hand_out_filled_storage(monkeypatch):
+    """device.FilledBuffers: a buffer comes out with its first ``nbytes`` all ``byte``: the one
+    that fits with the least to fill now, filled only where a user may have written; ``refill``
+    fills the given-back ones, those first taken first; at most ``keep`` are kept."""
+    from splicedalign.gpu import device
+
+    fake_gpu(monkeypatch, _fake_function)
+    fills = []
+    monkeypatch.setattr(device, "fill_bytes", lambda a, byte, stream: (fills.append(a.size), a.fill(byte)))
+    stream = _FakeCupy.cuda.Stream()
+    pool = device.FilledBuffers(0x80, keep=2)
+    a, _ = pool.take(100, stream)
+    b, _ = pool.take(40, stream)
+    assert fills == [100, 40] and (a == 0x80).all() and (b == 0x80).all()
+    a[:60] = 7
+    pool.give(a, 60)
+    b[:] = 9
+    pool.give(b, 40)
+    c, _ = pool.take(30, stream)  # least to fill: 30 bytes of either; the smaller
+    assert c is b and (c[:30] == 0x80).all() and fills[-1] == 30
+    c[:20] = 5
+    pool.give(c, 20)  # b's bytes 30..40 were never filled again: still dirty
+    pool.refill(stream)  # the one taken first first, each only where it may be dirty
+    assert fills[-2:] == [60, 40] and (a == 0x80).all() and (b == 0x80).all()
+    d, _ = pool.take(50, stream)
+    assert d is a and len(fills) == 5  # filled already
+    e, _ = pool.take(200, stream)  # none fits: a new one
+    assert e.size == 200 and (e == 0x80).all()
+    for x in (d, e):
+        pool.give(x, 0)
+    assert sorted(k[0].size for k in pool._kept) == [100, 200]
+    pool.clear()
+    assert not pool._kept
+
+
+def test_launches_in_flight_hold_their_own_row_storage(monkeypatch):
+    """A queued launch holds its row storage until its last part is collected (its kernels run
+    on other streams than the storage's fill, so nothing else may take it before); storage
+    given back is EMPTY again when the next launch gets it (the model kernel asserts so); a
+    call of up to ROW_STORAGE_KEPT launches, made again, fills storage only after its kernels."""
+    from splicedalign.gpu import device
+    from splicedalign.workloads.spliced.gpu.solver import ROW_STORAGE_KEPT, GpuSolver
+
+    fake_gpu(monkeypatch, _fake_function)
+    fills = []
+    monkeypatch.setattr(device, "fill_bytes", lambda a, byte, stream: (fills.append(a.size), a.fill(byte)))
+    held: dict[int, np.ndarray] = {}
+    launched, collect = GpuSolver._launch, GpuSolver._collect
+
+    def launch_(self, *a, **k):
+        job = launched(self, *a, **k)
+        assert not any(np.shares_memory(job.storage, s) for s in held.values())
+        held[id(job)] = job.storage
+        return job
+
+    def collect_(self, job, part=0):
+        out = collect(self, job, part)
+        if part == len(job.parts) - 1:
+            del held[id(job)]
+        return out
+
+    monkeypatch.setattr(GpuSolver, "_launch", launch_)
+    monkeypatch.setattr(GpuSolver, "_collect", collect_)
+    batches = launch.batches
+    monkeypatch.setattr(launch, "batches", lambda cs, R, **kw: batches(cs, R, budget=2_000, **kw))
+    rng = np.random.default_rng(6)
+    cases = [random_case(rng, f"f{i}") for i in range(12)]
+    want = [r.score for r in get_solver("sequential").solve_many(cases, Scoring(), traceback=False)]
+    solver = GpuSolver(rows_per_lane=2)
+    refill = solver._rows.refill
+    monkeypatch.setattr(solver._rows, "refill", lambda stream: (fills.append("refill"), refill(stream)))
+    for call in range(3):
+        fills.clear()
+        assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == want
+        assert len(solver.kernel_ms) == ROW_STORAGE_KEPT and not held
+        assert len(solver._rows._kept) == ROW_STORAGE_KEPT and all(k[1] == 0 for k in solver._rows._kept)
+        if call:
+            assert fills[0] == "refill" and len(fills) == 1 + ROW_STORAGE_KEPT
+
+
 def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
     """GpuSolver.solve_many end to end (plan, launch arguments, final scores, gathered last rows,
     threaded traceback, results) with the NumPy model standing in for the GPU."""

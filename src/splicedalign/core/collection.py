@@ -34,12 +34,27 @@ def collection_paused() -> Iterator[None]:
     """Pause the cyclic collector while a batch call makes thousands of acyclic records (a
     data set's ``Result``s). Their allocations would trigger full collections inside the call,
     each a pass over the caller's whole heap (about 120 ms beside ten loaded data sets:
-    docs/gpu.md, device run G). Reference counting frees everything as usual; the collector
-    resumes afterwards and its next pass finds what it would have found."""
+    docs/gpu.md, device run G). Reference counting frees everything as usual.
+
+    On the way out the call's new objects join the oldest generation at once (``promote_young``):
+    records live as long as the caller keeps them, and left young, the first allocation after the
+    pause would pass over all of them (2.4 ms at the end of a 10-set GPU call: docs/gpu.md, run AL),
+    and the next older collection again. The next full collection finds what the skipped young
+    ones would have found."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
+            promote_young()
             gc.enable()
+
+
+def promote_young() -> None:
+    """Move every object the collector tracks in its young generations to the oldest one, without
+    a pass over them: ``gc.freeze`` and ``gc.unfreeze`` each move whole generation lists. Skipped
+    while the caller keeps objects frozen (unfreezing would release theirs)."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()

@@ -109,3 +109,60 @@ class PinnedBuffers:
         out = buffer[: array.size].reshape(array.shape)
         array.get(stream=stream, out=out)
         return np.asarray(out)
+
+
+class FilledBuffers:
+    """Device buffers handed out with (at least) their first ``nbytes`` all ``byte``, kept for
+    reuse. A buffer given back waits, unfilled, until ``refill`` (called when the device is
+    idle: a fill that arrives while a persistent kernel holds every SM gets a sliver of them and
+    slows that kernel for its whole length, docs/gpu.md run AM); a buffer is only ever filled
+    where a user may have written (its dirty prefix). ``take`` hands out the buffer that fits
+    with the least to fill now (the smallest of those), else a new one. At most ``keep`` are
+    kept (the smallest go); they stay allocated until ``clear``."""
+
+    def __init__(self, byte: int, keep: int) -> None:
+        self.byte, self.keep = byte, keep
+        # [uint8 buffer, dirty prefix (bytes that may not hold `byte`), event: its last fill
+        # is done, order: when it was first taken since its last refill]
+        self._kept: list[list] = []
+        self._dirty: dict[int, tuple] = {}  # buffers handed out: (dirty prefix, order, event)
+        self._taken = 0
+
+    def take(self, nbytes: int, stream: Any) -> tuple[Any, Any]:
+        """(a uint8 buffer of at least ``nbytes`` whose first ``nbytes`` are ``byte``, the event
+        after which they are)."""
+        fits = [i for i, k in enumerate(self._kept) if k[0].size >= nbytes]
+        if fits:
+            buffer, dirty, filled, order = self._kept.pop(
+                min(fits, key=lambda i: (min(self._kept[i][1], nbytes), self._kept[i][0].size)))
+        else:
+            cp = cupy()
+            with stream:
+                buffer = cp.empty(max(1, nbytes), dtype=cp.uint8)
+            dirty, order = buffer.size, None
+        if min(dirty, nbytes):
+            fill_bytes(buffer[:min(dirty, nbytes)], self.byte, stream)
+            filled = stream.record()
+        self._dirty[id(buffer)] = (0 if dirty <= nbytes else dirty, self._taken if order is None else order, filled)
+        self._taken += 1
+        return buffer, filled
+
+    def give(self, buffer: Any, used: int) -> None:
+        """Take ``buffer`` back once no queued work uses it any more; its user may have written
+        its first ``used`` bytes."""
+        dirty, order, filled = self._dirty.pop(id(buffer))
+        self._kept.append([buffer, max(dirty, used), filled, order])
+        while len(self._kept) > self.keep:
+            del self._kept[min(range(len(self._kept)), key=lambda i: self._kept[i][0].size)]
+
+    def refill(self, stream: Any) -> None:
+        """Fill every given-back buffer's dirty prefix on ``stream``, those taken first first
+        (the next calls likely take them in the same order)."""
+        for kept in sorted((k for k in self._kept if k[1]), key=lambda k: k[3]):
+            fill_bytes(kept[0][:kept[1]], self.byte, stream)
+            kept[1:] = [0, stream.record(), None]
+        self._taken = 0
+
+    def clear(self) -> None:
+        self._kept.clear()
+        self._dirty.clear()

@@ -38,6 +38,7 @@ TRACE_THREADS = os.cpu_count() or 1
 # Launches queued at once (each holds its row storage on the device): two let the host work on
 # one launch while the GPU runs the other.
 IN_FLIGHT = 2
+ROW_STORAGE_KEPT = IN_FLIGHT + 1  # launches' row storage kept filled between calls (GpuSolver._rows)
 CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recently used
 STAGES = ("plan", "launch", "finals", "traceback", "results")  # host seconds of a call, by stage
 # Default traceback: on the device (moves recorded by the wavefront, trace_chains) for int
@@ -75,7 +76,7 @@ class _Inputs:
     tasks: object
     base: object
     tsel: object
-    at: object  # row-storage offset of every exon's final score S(last, n)
+    at: object  # row-storage offset of every exon's final score S(last, n), in input order
     gather: tuple  # each exon's last row: source offsets, destinations, lengths; host destinations
     ready: object  # event: the uploads are done
     # device traceback: (the followed cases it was planned for, TraceInputs, exons, cases, strips on the device)
@@ -90,11 +91,13 @@ class _Job:
     """One queued launch: what collecting it needs, and its inputs kept alive until then."""
     sel: list[int]
     inputs: _Inputs
+    storage: object  # the launch's row storage (from GpuSolver._rows), given back once collected
+    used: int  # bytes of it the launch may write
     finals: object
     counter: object
     gathered: tuple | None
     traced: tuple | None  # device traceback: out_case, out_exon, ops on the device
-    events: tuple
+    events: tuple  # (kernel start, kernel end) and, where a follower runs, its end
     # collected in parts: ((first, end) rows of the trace table, or cases, and the event after
     # which they are ready) each: one per device walk of a recording launch (launch.walks), so
     # that the host builds one walk's records while the GPU walks the next; else one
@@ -117,6 +120,11 @@ class GpuSolver(LastRowSolver):
         self._streams: tuple | None = None
         self._no_moves = None  # the moves argument of launches that record none
         self._pinned = device.PinnedBuffers()  # the traceback's outputs, reused per call
+        # Row storage kept for the next launches: a collected launch's is filled with EMPTY
+        # again once the call's kernels are done, so the next call's launches find it ready
+        # (a launch of 4 GB waited 1.6 ms for its fill). A call of up to ROW_STORAGE_KEPT
+        # launches fills none while its kernels run.
+        self._rows = device.FilledBuffers(EMPTY_BYTE, ROW_STORAGE_KEPT)
 
     def _widest(self) -> int:
         """The most rows per lane a launch of this solver may hold."""
@@ -130,6 +138,7 @@ class GpuSolver(LastRowSolver):
         """Forget planned batches (the next call plans and uploads again)."""
         self._cache.clear()
         self._last_work = None
+        self._rows.clear()
 
     def _stream_pair(self) -> tuple:
         """(compute, upload, follow, fill) streams, kept for the solver's life: uploads of the
@@ -156,11 +165,13 @@ class GpuSolver(LastRowSolver):
         self.timing["plan"] += time.perf_counter() - t0
         length = plan.n[plan.exon_case] + 1
         dst = np.concatenate(([0], np.cumsum(length)))
+        at = np.empty_like(plan.last_row)  # the finals arrive in input order: no scatter on the host
+        at[plan.input_index] = plan.last_row + plan.n[plan.exon_case]
         upload = self._stream_pair()[1]
         with upload:
             inputs = _Inputs(
                 tuple(cases), plan, cp.asarray(plan.tasks), cp.asarray(plan.base), cp.asarray(selectors(plan.target)),
-                cp.asarray(plan.last_row + plan.n[plan.exon_case]),
+                cp.asarray(at),
                 (cp.asarray(plan.last_row), cp.asarray(dst[:-1]), cp.asarray(length.astype(np.int32)), dst),
                 upload.record())
         self._cache[key] = inputs
@@ -193,14 +204,14 @@ class GpuSolver(LastRowSolver):
         plan = inputs.plan
         compute, _, follow_stream, fill = self._stream_pair()
         compute.wait_event(inputs.ready)
-        # Row storage (4 GB for a launch of 4.5 paper sets) is set to EMPTY on its own stream,
-        # beside the previous launch's kernel; the compute stream waits for it. It returns to
-        # the fill stream's pool once its job is collected, when no stream uses it.
-        dtype = np.int32 if ctype == "int" else np.int64
-        with fill:
-            rows = cp.empty(plan.rows_size, dtype=dtype)
-        device.fill_bytes(rows, EMPTY_BYTE, fill)  # plan.empty: words written become final
-        compute.wait_event(fill.record())
+        # Row storage (4 GB for a launch of 4.5 paper sets) all EMPTY (plan.empty: words written
+        # become final), filled on its own stream; the job holds it until it is collected, when
+        # no stream uses it any more (kernels on other streams than its allocation's).
+        dtype = np.dtype(np.int32 if ctype == "int" else np.int64)
+        used = plan.rows_size * dtype.itemsize
+        storage, filled = self._rows.take(used, fill)
+        compute.wait_event(filled)
+        rows = storage[:used].view(dtype)
         sms = device.device_info()["sms"]
         ntasks = plan.tasks.shape[0]
         with compute:
@@ -234,14 +245,15 @@ class GpuSolver(LastRowSolver):
                 follow_stream.wait_event(compute.record())  # counters zeroed, rows filled, moves allocated
             start = compute.record()
             device.function(KERNEL_FILE, kernels[0], names, defines)((grid,), (THREADS,), args)
-            stop = compute.record()
+            events = (start, compute.record())
             if len(kernels) > 1:
                 with follow_stream:
                     device.function(KERNEL_FILE, kernels[1], names, defines)(
                         (follow_grid,), (THREADS,),
                         (follow_tasks, np.int32(follow_tasks.shape[0]), counter[2:]) + args[3:])
+                events += (follow_stream.record(),)
                 if not long:  # a chain launch's walk reads the moves its follower records
-                    compute.wait_event(follow_stream.record())
+                    compute.wait_event(events[-1])
             finals = rows[inputs.at]
             gathered = traced = None
             if record:
@@ -252,7 +264,7 @@ class GpuSolver(LastRowSolver):
                     gathered = self._gather(inputs, rows, names[-2], names, defines)
                 parts = (((0, len(cases)), compute.record()),)
         self.timing["launch"] += time.perf_counter() - t0
-        return _Job(sel, inputs, finals, counter, gathered, traced, (start, stop), parts)
+        return _Job(sel, inputs, storage, used, finals, counter, gathered, traced, events, parts)
 
     def _trace_launch(self, inputs: _Inputs, cases: Sequence[TestCase], rows, moves, name: str,
                       names: tuple[str, ...], defines: dict, scoring: Scoring,
@@ -293,9 +305,10 @@ class GpuSolver(LastRowSolver):
 
     def _collect(self, job: _Job, part: int = 0) -> tuple[np.ndarray | None, tuple | None]:
         """Wait for one part of one launch only (not what is queued after it) and copy to the
-        host on the upload stream: with the first part the final scores, then the part's last
-        rows or traced paths. A kernel fault surfaces as CUDARuntimeError; a bounded wait that
-        ran out raises RuntimeError with the last part."""
+        host on the upload stream: with the first part the final scores (in input order, valid
+        until the next launch's), then the part's last rows or traced paths. A kernel fault
+        surfaces as CUDARuntimeError; a bounded wait that ran out raises RuntimeError with the
+        last part; after the last part the launch's row storage is given back."""
         cp = device.cupy()
         copy = self._stream_pair()[1]
         (a, b), event = job.parts[part]
@@ -314,9 +327,11 @@ class GpuSolver(LastRowSolver):
             exon_rows = tuple(self._pinned.copy((part, i), x, copy) for i, x in enumerate(
                 (out_case[2 * a:2 * b], out_exon, ops[lo:hi]))) + (lo,)
         copy.synchronize()
-        if last and error.any():
-            raise RuntimeError("gpu: a wavefront wait ran out of time (a row hand-off never came)")
-        return (None if finals is None else finals.astype(np.int64)), exon_rows
+        if last:
+            if error.any():
+                raise RuntimeError("gpu: a wavefront wait ran out of time (a row hand-off never came)")
+            self._rows.give(job.storage, job.used)
+        return finals, exon_rows
 
     def _gather(self, inputs: _Inputs, rows, name: str, names: tuple[str, ...], defines: dict):
         """Every exon's last row, consecutive on the device, and where each exon's row starts."""
@@ -373,10 +388,11 @@ class GpuSolver(LastRowSolver):
 
     @staticmethod
     def _scores(plan: Plan, finals: np.ndarray, by_input: np.ndarray, t_score: float) -> tuple[list, list]:
-        """Once per launch, from its exons' final scores: each result's ``last_row_scores`` (the
-        views of ``by_input``), and each case's score and share of the launch's time (by cells)."""
-        by_input[plan.input_index] = finals
-        return (np.maximum.reduceat(finals, plan.exon_start[:-1]).tolist(),
+        """Once per launch, from its exons' final scores in input order: each result's
+        ``last_row_scores`` (the views of ``by_input``), and each case's score (its exons are
+        consecutive in either order) and share of the launch's time (by cells)."""
+        by_input[:] = finals
+        return (np.maximum.reduceat(by_input, plan.exon_start[:-1]).tolist(),
                 (plan.cells * (t_score / plan.cells.sum())).tolist())
 
     @staticmethod
@@ -434,23 +450,19 @@ class GpuSolver(LastRowSolver):
         self.timing = dict.fromkeys(STAGES, 0.0)
         work = self._work(cases, scoring, traceback)
         results: list[Result | None] = [None] * len(cases)
-        queued: deque[_Job] = deque()
+        queued: deque[tuple] = deque()  # (job, its cases, its results made ahead, their finals)
         events = []
         t_prev = time.perf_counter()
 
         def finish() -> None:
             # A launch's score time is the wall time since the previous launch's scores
-            # arrived, so the launches' times add up to the call's. Its results are made before
-            # waiting for it (while the GPU runs) and completed once its scores arrive.
+            # arrived, so the launches' times add up to the call's. Its results were made when
+            # it was queued (while the GPU runs) and are completed once its scores arrive.
             # A launch in parts (its device walks) gives the host each part's results while the
             # GPU still walks the next.
             nonlocal t_prev
-            job = queued.popleft()
-            batch = [cases[i] for i in job.sel]
+            job, batch, shells, by_input = queued.popleft()
             plan = job.inputs.plan
-            t0 = time.perf_counter()
-            shells, by_input = self._shells(batch, plan)
-            self.timing["results"] += time.perf_counter() - t0
             for part, (rows, _) in enumerate(job.parts):
                 t1 = time.perf_counter()
                 finals, exon_rows = self._collect(job, part)
@@ -476,15 +488,20 @@ class GpuSolver(LastRowSolver):
                 self.timing["results"] += time.perf_counter() - t3
 
         for ctype, sel in work:
-            queued.append(self._launch(sel, [cases[i] for i in sel], scoring, ctype, traceback, self.on_device(ctype)))
-            events.append(queued[-1].events)
+            batch = [cases[i] for i in sel]
+            job = self._launch(sel, batch, scoring, ctype, traceback, self.on_device(ctype))
+            events.append(job.events)
+            t0 = time.perf_counter()
+            queued.append((job, batch, *self._shells(batch, job.inputs.plan)))
+            self.timing["results"] += time.perf_counter() - t0
             if len(queued) >= IN_FLIGHT:
                 finish()
         while queued:
             finish()
         cp = device.cupy()
         device.check(cp)
-        self.kernel_ms = [cp.cuda.get_elapsed_time(a, b) for a, b in events]
+        self._rows.refill(self._stream_pair()[3])  # beside the caller's next steps
+        self.kernel_ms = [cp.cuda.get_elapsed_time(*pair[:2]) for pair in events]
         return results  # type: ignore[return-value]
 
     def solve(self, case: TestCase, scoring: Scoring = Scoring(), traceback: bool = True) -> Result:
@@ -495,4 +512,5 @@ class GpuSolver(LastRowSolver):
         ctype = score_ctype(case.m, case.n, scoring, WARP * self._widest())
         _, (host, _) = self._collect(self._launch([0], [case], scoring, ctype, traceback=True, on_device=False))
         device.check(device.cupy())
+        self._rows.refill(self._stream_pair()[3])
         return host.reshape(case.K, case.n + 1).astype(prof.dtype)
