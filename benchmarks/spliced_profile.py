@@ -28,15 +28,17 @@ WORKS = {
 }
 
 
-# host steps of a call that the timeline shows (GpuSolver methods; static ones stay static)
-STEPS = ("_launch", "_shells", "_collect", "_traced", "_fill")
+# host steps of a call that the timeline shows (GpuSolver methods, static ones staying static,
+# the call itself last; the device check and the row storage's refill at the call's end)
+STEPS = tuple((GpuSolver, name) for name in ("solve_many", "_launch", "_shells", "_collect", "_traced", "_fill")) + (
+    (device, "check"), (device.FilledBuffers, "refill"))
 
 
 def timed_steps(log: list, origin: list) -> None:
-    """Wrap GpuSolver's STEPS so that each call appends (name, start, end) in ms from origin[0]."""
-    for name in STEPS:
-        static = isinstance(GpuSolver.__dict__[name], staticmethod)
-        method = getattr(GpuSolver, name)
+    """Wrap STEPS so that each call appends (name, start, end) in ms from origin[0]."""
+    for owner, name in STEPS:
+        static = isinstance(vars(owner).get(name), staticmethod)
+        method = getattr(owner, name)
 
         def step(*a, _name=name, _method=method, **k):
             t = time.perf_counter()
@@ -44,7 +46,7 @@ def timed_steps(log: list, origin: list) -> None:
                 return _method(*a, **k)
             finally:
                 log.append((_name, (t - origin[0]) * 1e3, (time.perf_counter() - origin[0]) * 1e3))
-        setattr(GpuSolver, name, staticmethod(step) if static else step)
+        setattr(owner, name, staticmethod(step) if static else step)
 
 
 def main() -> None:

@@ -35,22 +35,28 @@ def _in_generation(objects: list, generation: int) -> bool:
     return all(id(o) in held for o in objects)
 
 
-def test_the_calls_objects_leave_paused_in_the_oldest_generation():
-    """What a paused call made joins the oldest generation on the way out (no young pass over
-    it); unreachable cycles among it are still found by a full collection; objects a caller
-    froze stay frozen."""
-    with collection_paused():
-        made = [[] for _ in range(1_000)]
+def test_settle_moves_what_the_call_made_to_the_oldest_generation():
+    """``settle`` (run while a call waits) passes over the young generations once a collection
+    is due: what the call made so far leaves them, and no young pass is due when the pause
+    ends; unreachable cycles are still found; nothing happens if the caller turned the
+    collector off or no collection is due."""
+    with collection_paused() as settle:
+        made = [[] for _ in range(2 * gc.get_threshold()[0])]
         cycle = [None]
         cycle[0] = cycle
-    assert _in_generation(made + [cycle], 2) and gc.get_count()[0] < 1_000
+        settle()
+        assert gc.get_count()[0] < gc.get_threshold()[0] and _in_generation(made + [cycle], 2)
     del cycle
     assert gc.collect() >= 1
-    kept = [[] for _ in range(10)]
-    gc.freeze()
+    with collection_paused() as settle:
+        few = [[] for _ in range(3)]
+        settle()
+        assert not _in_generation(few, 2)
+    gc.disable()
     try:
-        with collection_paused():
-            young = [[] for _ in range(10)]
-        assert gc.get_freeze_count() > 0 and not _in_generation(kept, 2) and not _in_generation(young, 2)
+        with collection_paused() as settle:
+            kept = [[] for _ in range(2 * gc.get_threshold()[0])]
+            settle()
+            assert gc.get_count()[0] > gc.get_threshold()[0] and not _in_generation(kept, 2)
     finally:
-        gc.unfreeze()
+        gc.enable()

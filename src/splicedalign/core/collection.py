@@ -6,7 +6,7 @@ from __future__ import annotations
 import atexit
 import gc
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 # First collection threshold of a short process such as the CLI's (Python's default is 700):
 # above the ~100 k container objects a one-case align creates, so its start-up runs no collection.
@@ -30,31 +30,27 @@ def tune_short_process() -> None:
 
 
 @contextmanager
-def collection_paused() -> Iterator[None]:
+def collection_paused() -> Iterator[Callable[[], None]]:
     """Pause the cyclic collector while a batch call makes thousands of acyclic records (a
     data set's ``Result``s). Their allocations would trigger full collections inside the call,
     each a pass over the caller's whole heap (about 120 ms beside ten loaded data sets:
     docs/gpu.md, device run G). Reference counting frees everything as usual.
 
-    On the way out the call's new objects join the oldest generation at once (``promote_young``):
-    records live as long as the caller keeps them, and left young, the first allocation after the
-    pause would pass over all of them (2.4 ms at the end of a 10-set GPU call: docs/gpu.md, run AL),
-    and the next older collection again. The next full collection finds what the skipped young
-    ones would have found."""
+    Yields ``settle``, for the call to run while it waits anyway (for a GPU), and last: if the
+    caller's collector is on and a collection is due, one pass over the two young generations
+    moves what the call made so far to the oldest one. Else the first allocation after the
+    pause would make that pass (1-2.5 ms after a 10-set GPU call on the device host, and the
+    next older collection again), or a full one when due (15 ms beside a loaded data set:
+    docs/gpu.md, run AU); the next full collection finds what it would have found."""
     was_enabled = gc.isenabled()
     gc.disable()
+
+    def settle() -> None:
+        if was_enabled and gc.get_count()[0] > gc.get_threshold()[0]:
+            gc.collect(1)
+
     try:
-        yield
+        yield settle
     finally:
         if was_enabled:
-            promote_young()
             gc.enable()
-
-
-def promote_young() -> None:
-    """Move every object the collector tracks in its young generations to the oldest one, without
-    a pass over them: ``gc.freeze`` and ``gc.unfreeze`` each move whole generation lists. Skipped
-    while the caller keeps objects frozen (unfreezing would release theirs)."""
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.unfreeze()

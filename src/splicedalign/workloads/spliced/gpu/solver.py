@@ -15,7 +15,7 @@ from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -93,6 +93,7 @@ class _Job:
     inputs: _Inputs
     storage: object  # the launch's row storage (from GpuSolver._rows), given back once collected
     used: int  # bytes of it the launch may write
+    moves: object  # its move storage: held until collected (a follower and a walk use it on another stream)
     finals: object
     counter: object
     gathered: tuple | None
@@ -143,8 +144,8 @@ class GpuSolver(LastRowSolver):
     def _stream_pair(self) -> tuple:
         """(compute, upload, follow, fill) streams, kept for the solver's life: uploads of the
         next batch do not wait for the running kernel, a follower runs beside its score kernel,
-        a launch's row storage is filled while the previous launch's kernel runs, and CuPy's
-        per-stream pools reuse device buffers."""
+        row storage is filled beside kernels, and CuPy's per-stream pools reuse device
+        buffers."""
         if self._streams is None:
             cp = device.cupy()
             self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(4))
@@ -264,7 +265,7 @@ class GpuSolver(LastRowSolver):
                     gathered = self._gather(inputs, rows, names[-2], names, defines)
                 parts = (((0, len(cases)), compute.record()),)
         self.timing["launch"] += time.perf_counter() - t0
-        return _Job(sel, inputs, storage, used, finals, counter, gathered, traced, events, parts)
+        return _Job(sel, inputs, storage, used, moves, finals, counter, gathered, traced, events, parts)
 
     def _trace_launch(self, inputs: _Inputs, cases: Sequence[TestCase], rows, moves, name: str,
                       names: tuple[str, ...], defines: dict, scoring: Scoring,
@@ -443,10 +444,11 @@ class GpuSolver(LastRowSolver):
         """Cases grouped by score type, each group in launches whose row storage fits. Up to
         IN_FLIGHT launches are queued at once: the host plans (or finds in the cache) and
         queues launch i+1, and builds launch i's results, while the GPU runs launch i."""
-        with collection_paused():
-            return self._solve_many(cases, scoring, traceback)
+        with collection_paused() as settle:
+            return self._solve_many(cases, scoring, traceback, settle)
 
-    def _solve_many(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool) -> list[Result]:
+    def _solve_many(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool,
+                    settle: Callable[[], None]) -> list[Result]:
         self.timing = dict.fromkeys(STAGES, 0.0)
         work = self._work(cases, scoring, traceback)
         results: list[Result | None] = [None] * len(cases)
@@ -493,6 +495,7 @@ class GpuSolver(LastRowSolver):
             events.append(job.events)
             t0 = time.perf_counter()
             queued.append((job, batch, *self._shells(batch, job.inputs.plan)))
+            settle()  # the collector's pass over them while the GPU runs, not after the call
             self.timing["results"] += time.perf_counter() - t0
             if len(queued) >= IN_FLIGHT:
                 finish()
@@ -501,6 +504,7 @@ class GpuSolver(LastRowSolver):
         cp = device.cupy()
         device.check(cp)
         self._rows.refill(self._stream_pair()[3])  # beside the caller's next steps
+        settle()  # what the last parts made (traced records): no collection due after the call
         self.kernel_ms = [cp.cuda.get_elapsed_time(*pair[:2]) for pair in events]
         return results  # type: ignore[return-value]
 
