@@ -6,7 +6,8 @@ IL1RAPL1-shaped score; the paper set and IL1RAPL1 with traceback (chains and ali
 on the device); the launches' kernel time of each (the wavefront's; traceback time is the
 rest). ``--sweep`` also times tuning constants of gpu/plan.py (MIN_LANE_ROWS: each value
 compiles its own kernel) and gpu/launch.py (CHAIN_BLOCKS_PER_SM, FOLLOW_BLOCKS_PER_SM,
-LONG_CHAIN_SHARE: 2 follows no chain) at other values (``--sweep NAME``: only that constant's).
+SHORT_WALK_SHARE, LONG_CHAIN_SHARE: 2 follows no chain) at other values (``--sweep NAME``: only
+that constant's).
 ``--tail`` times the paper set (score and traced) without its longest dependent chains (the
 five cases of its K = 622 base) and those cases alone: whether the launch ends on its critical
 path. Needs a GPU:
@@ -29,13 +30,14 @@ SWEEP = (
     {},
     {"MIN_LANE_ROWS": 4},
     {"CHAIN_BLOCKS_PER_SM": 2},
-    {"FOLLOW_BLOCKS_PER_SM": 1},
+    {"FOLLOW_BLOCKS_PER_SM": 2},
+    {"SHORT_WALK_SHARE": 0.5},
     {"LONG_CHAIN_SHARE": 0.25},
     {"LONG_CHAIN_SHARE": 2.0},
 )
 # where each constant is read (launch.py imports MIN_LANE_ROWS by value)
 MODULES = {"MIN_LANE_ROWS": (plan, launch), "CHAIN_BLOCKS_PER_SM": (launch,), "FOLLOW_BLOCKS_PER_SM": (launch,),
-           "LONG_CHAIN_SHARE": (launch,)}
+           "SHORT_WALK_SHARE": (launch,), "LONG_CHAIN_SHARE": (launch,)}
 
 
 def median_time(fn, repeats: int, before=None) -> tuple[float, float]:

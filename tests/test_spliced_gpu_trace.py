@@ -300,6 +300,16 @@ def test_default_rows_per_lane_by_launch_kind(monkeypatch):
         assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
 
 
+def test_launch_split_remembered_per_traceback_choice():
+    """A data set solved by turns with and without traceback is split into launches once per
+    choice; another list of the same cases is split again."""
+    cases = tiny_set(bases=2)
+    solver = GpuSolver()
+    traced, scored = solver._work(cases, Scoring(), True), solver._work(cases, Scoring(), False)
+    assert solver._work(cases, Scoring(), True) is traced and solver._work(cases, Scoring(), False) is scored
+    assert solver._work(list(reversed(cases)), Scoring(), True) is not traced
+
+
 def test_chain_launches_keep_their_move_budget(monkeypatch):
     """A launch of few cases holds CHAIN_ROWS_PER_LANE rows per lane, more than the batches
     assume: its move storage is checked again at that width and split to fit the budget."""

@@ -46,17 +46,19 @@ LONG_CHAIN_SHARE = 0.5
 # Blocks per SM of that follower. Fewer than the recording kernel's MIN_BLOCKS_PER_SM, so that
 # the kernel, whose rows the follower waits for, always has a block's room on every SM even if
 # the block scheduler starts the follower first (at 3, all an SM holds, it could fill every SM
-# and wait for rows no running warp would write: run AK's benchmark ran out of time once).
-# Fewer record the long chains later: at 1 the followed walk ended 1 ms later (run AB); 2 and 3
-# measured the same (runs Z, AA).
-FOLLOW_BLOCKS_PER_SM = 2
+# and wait for rows no running warp would write). At 2 the follower starved the first device
+# walk beside it (ready 3.7 ms after the kernel, against 1.5 at 1), and the host waited for
+# that walk's records: 1 ends the call 0.2-1.9 ms earlier though the follower ends 1 ms later
+# (docs/gpu.md, runs AX and AY).
+FOLLOW_BLOCKS_PER_SM = 1
 
 # The device walk of a recording launch (trace_chains, one warp per case) lasts as long as its
 # longest path, and the host turns a walk's output into records only once it is done. So the
 # walk comes in parts: the cases whose longest possible path is at most SHORT_WALK_SHARE of the
-# longest one's (most cases, most of the records) first, then the rest, then the long chains
-# a follower records (after it): the host builds each part's records while the GPU walks the next.
-SHORT_WALK_SHARE = 0.5
+# longest one's first (the paper set: 563 of 1,010 cases), then the rest, then the long chains
+# a follower records (after it): the host builds each part's records while the GPU walks the
+# next (0.2 against 0.5: 0.2-0.7 ms earlier, docs/gpu.md run AY).
+SHORT_WALK_SHARE = 0.2
 
 
 def _storage(cases: Sequence[TestCase], rows_per_lane: int) -> tuple[np.ndarray, np.ndarray]:
