@@ -19,8 +19,8 @@ from __future__ import annotations
 import argparse
 import functools
 import statistics
-import time
 
+from splicedalign.core.timing import time_repeats
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.gpu import launch, plan
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
@@ -41,19 +41,16 @@ MODULES = {"MIN_LANE_ROWS": (plan, launch), "CHAIN_BLOCKS_PER_SM": (launch,), "F
 
 
 def median_time(fn, repeats: int, before=None) -> tuple[float, float]:
-    """(median seconds, median kernel ms) of ``repeats`` calls after one warm-up call. A call's
-    results are let go after its clock stops: a caller keeps them."""
-    fn()
-    ts, ks = [], []
-    for _ in range(repeats):
-        if before:
-            before()
-        t = time.perf_counter()
+    """(median seconds, median kernel ms) of ``repeats`` calls after one warm-up call
+    (core.timing.time_repeats; ``before`` runs untimed before each)."""
+    ks = []
+
+    def run():
         results, k = fn()
-        ts.append(time.perf_counter() - t)
         ks.append(k)
-        del results
-    return statistics.median(ts), statistics.median(ks)
+        return results
+    timing, _ = time_repeats(run, repeats, before=before)
+    return timing.median, statistics.median(ks[1:])  # ks[0]: the warm-up
 
 
 def call(gpu: GpuSolver, cases, traceback: bool = False):

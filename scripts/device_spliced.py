@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from splicedalign.core.timing import time_repeats
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.gpu.paper import Accel1Solver, Accel2Solver
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
@@ -108,17 +108,8 @@ def compare(name, solver, cases, scoring, want, traceback: bool, same=None) -> t
 
 def timed(fn, repeats: int, before=None) -> float:
     """Median seconds of ``repeats`` calls after one warm-up call (``before`` runs untimed
-    before each). A call's results are let go after its clock stops: a caller keeps them."""
-    fn()
-    ts = []
-    for _ in range(repeats):
-        if before:
-            before()
-        t = time.perf_counter()
-        out = fn()
-        ts.append(time.perf_counter() - t)
-        del out
-    return statistics.median(ts)
+    before each; core.timing.time_repeats)."""
+    return time_repeats(fn, repeats, before=before)[0].median
 
 
 def chained(case: TestCase, times: int) -> TestCase:

@@ -44,15 +44,23 @@ def gcups(cells: int, seconds: float) -> float:
     return cells / seconds / 1e9 if seconds > 0 else float("inf")
 
 
-def time_repeats(fn: Callable[[], T], repeats: int, warmup: int = 1) -> tuple[Timing, T]:
+def time_repeats(fn: Callable[[], T], repeats: int, warmup: int = 1,
+                 before: Callable[[], object] | None = None) -> tuple[Timing, T]:
     """Call ``fn`` ``warmup`` times untimed (JIT compilation, caches, first-touch allocation),
-    then ``repeats`` times timed; returns the timing and the last result."""
+    then ``repeats`` times timed, ``before`` (if given) untimed before each; returns the timing
+    and the last result. A run's result is let go before the next run's clock starts: a caller
+    keeps its results, and freeing thousands of records is not the next run's work (2.6-2.9 ms
+    after a 10-set GPU call: docs/gpu.md, run AN)."""
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
     for _ in range(warmup):
         fn()
     runs = []
+    result = None
     for _ in range(repeats):
+        if before is not None:
+            before()
+        result = None
         t0 = time.perf_counter()
         result = fn()
         runs.append(time.perf_counter() - t0)

@@ -424,7 +424,7 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase], walks: Sequence[Sequence
     assert np.array_equal(np.sort(order), np.arange(len(cases))), "walks must partition the batch"
     table = np.stack([heads, plan.exon_start[1:], plan.n, plan.tgt_off, np.zeros_like(plan.n)], axis=1)[order]
     ops = longest_paths(cases)
-    table[:, -1] = np.cumsum(ops[order])
+    table[:, TRACE_CASE_FIELDS.index("ops")] = np.cumsum(ops[order])
     bounds = tuple(np.cumsum([0] + [len(w) for w in walks]).tolist())
     return TraceInputs(exons.astype(np.int32), table.astype(np.int64), plan.strip_task.astype(np.int32),
                        int(ops.sum()), order, bounds, records)
