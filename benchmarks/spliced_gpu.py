@@ -6,12 +6,12 @@ IL1RAPL1-shaped score; the paper set and IL1RAPL1 with traceback (chains and ali
 on the device); the launches' kernel time of each (the wavefront's; traceback time is the
 rest). ``--sweep`` also times tuning constants of gpu/plan.py (MIN_LANE_ROWS: each value
 compiles its own kernel) and gpu/launch.py (CHAIN_BLOCKS_PER_SM, FOLLOW_BLOCKS_PER_SM,
-SHORT_WALK_SHARE, LONG_CHAIN_SHARE: 2 follows no chain) at other values (``--sweep NAME``: only
-that constant's).
+SHORT_WALK_SHARE, LONG_CHAIN_SHARE: 2 follows no chain, LATE_FOLDS) at other values
+(``--sweep NAME ...``: only the constants named).
 ``--tail`` times the paper set (score and traced) without its longest dependent chains (the
 five cases of its K = 622 base) and those cases alone: whether the launch ends on its critical
 path. Needs a GPU:
-    PYTHONPATH=src python3 benchmarks/spliced_gpu.py [--sweep [NAME]] [--tail] [--repeats 5]
+    PYTHONPATH=src python3 benchmarks/spliced_gpu.py [--sweep [NAME ...]] [--tail] [--repeats 5]
 """
 
 from __future__ import annotations
@@ -34,10 +34,11 @@ SWEEP = (
     {"SHORT_WALK_SHARE": 0.5},
     {"LONG_CHAIN_SHARE": 0.25},
     {"LONG_CHAIN_SHARE": 2.0},
+    {"LATE_FOLDS": False},
 )
 # where each constant is read (launch.py imports MIN_LANE_ROWS by value)
 MODULES = {"MIN_LANE_ROWS": (plan, launch), "CHAIN_BLOCKS_PER_SM": (launch,), "FOLLOW_BLOCKS_PER_SM": (launch,),
-           "SHORT_WALK_SHARE": (launch,), "LONG_CHAIN_SHARE": (launch,)}
+           "SHORT_WALK_SHARE": (launch,), "LONG_CHAIN_SHARE": (launch,), "LATE_FOLDS": (launch,)}
 
 
 def median_time(fn, repeats: int, before=None) -> tuple[float, float]:
@@ -77,8 +78,8 @@ def measure(repeats: int, paper, sets10, il1) -> dict[str, tuple[float, float]]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--sweep", nargs="?", const="all", choices=["all", *MODULES],
-                    help="also time the other values of every swept constant, or of the one named")
+    ap.add_argument("--sweep", nargs="*", choices=["all", *MODULES],
+                    help="also time the other values of every swept constant, or of those named")
     ap.add_argument("--tail", action="store_true")
     args = ap.parse_args()
     paper = paper_set()
@@ -92,7 +93,8 @@ def main() -> None:
     print(f"device: {info['name']} ({info['sms']} SMs)")
     print(f"{'configuration':<44}{'work':<14}{'ms':>9}{'kernel ms':>11}{'GCUPS':>8}")
     defaults = {k: getattr(m[0], k) for k, m in MODULES.items()}
-    sweep = [c for c in SWEEP if not c or args.sweep in ("all", *c)] if args.sweep else [{}]
+    names = set(args.sweep or ()) | ({"all"} if args.sweep == [] else set())  # a bare --sweep: all
+    sweep = [c for c in SWEEP if not c or "all" in names or names & set(c)] if names else [{}]
     for change in sweep:
         label = ", ".join(f"{k}={v}" for k, v in change.items()) or "shipped"
         for k, v in {**defaults, **change}.items():

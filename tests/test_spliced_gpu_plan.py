@@ -123,11 +123,13 @@ def sequential_rows(case: TestCase, scoring: Scoring) -> np.ndarray:
 
 
 @pytest.mark.parametrize("rows_per_lane", [1, 2, 8])
-def test_plan_model_matches_sequential(rows_per_lane):
+@pytest.mark.parametrize("late", [False, True])
+def test_plan_model_matches_sequential(rows_per_lane, late):
     rng = np.random.default_rng(11)
     cases = [random_case(rng, f"r{i}") for i in range(25)] + tiny_set(bases=2)
+    late_folds = [late and i % 3 > 0 for i in range(len(cases))]  # late folds beside early ones
     for scoring in (Scoring(), Scoring(2, -3, 1)):
-        plan = build_plan(cases, rows_per_lane)
+        plan = build_plan(cases, rows_per_lane, late_folds=late_folds)
         rows = model_run(plan, scoring, rows_per_lane)
         for c, case in enumerate(cases):
             want = sequential_rows(case, scoring)
@@ -181,6 +183,36 @@ def test_plan_shapes_and_order():
     assert set(per_case.tasks[second, F["lane_rows"]]) == {8}
     others = np.setdiff1d(np.flatnonzero(per_case.tasks[:, F["kind"]] == KIND_STRIP), second)
     assert set(per_case.tasks[others, F["lane_rows"]]) == {2, 4, 8}
+
+
+def test_late_folds(monkeypatch):
+    """launch.LATE_FOLDS: in a throughput launch every case but its long chains places each fold
+    right before the first exon whose first strip reads it (later than before the first exon
+    after the fold's exon), still after both its inputs; a chain launch places none late."""
+    rng = np.random.default_rng(5)
+    cases = gene_like(rng, Shape(m=20_000, K=40, n=300, exon_mean=150), "g", targets=3)
+    many = cases * (launch.THROUGHPUT_CASES // len(cases) + 1)
+    late = launch.late_folds(many)
+    assert late.sum() == len(many) - len(launch.long_chains(many)) > 0
+    assert not launch.late_folds(cases).any()  # a chain launch
+    for flags in ([False] * 3, [True] * 3, [True, False, True]):
+        t = build_plan(cases, 8, late_folds=flags).tasks
+        writer = {int(r): i for i, r in enumerate(t[:, F["out_row"]])}
+        for row in ("in_row", "in2_row"):  # every input row is written earlier in launch order
+            for i in np.flatnonzero(t[:, F[row]] != NONE):
+                assert writer[int(t[i, F[row]])] < i
+    # one case: the same tasks, each fold as far or farther behind its exon's last strip
+    gaps, tasks = [], []
+    for flag in (False, True):
+        t = build_plan(cases[:1], 8, late_folds=[flag]).tasks
+        writer = {int(r): i for i, r in enumerate(t[:, F["out_row"]])}
+        folds = np.flatnonzero(t[:, F["kind"]] == KIND_FOLD)
+        gaps.append(np.array([i - writer[int(t[i, F["in2_row"]])] for i in folds]))
+        tasks.append(sorted(map(tuple, t[:, [F["kind"], F["rows"], F["base"]]].tolist())))
+    assert tasks[0] == tasks[1]
+    assert (gaps[1] >= gaps[0]).all() and gaps[1].sum() > gaps[0].sum()
+    monkeypatch.setattr(launch, "LATE_FOLDS", False)
+    assert not launch.late_folds(many).any()
 
 
 def test_follower_leaves_its_kernel_room():
@@ -338,8 +370,11 @@ def _fake_function(file, name, all_names, defines):
     mode = int(name.split(",")[3].strip(" >"))
 
     def wavefront(grid, block, args):
-        tasks, ntasks, _, base, tsel, rows, moves, match, mismatch, gap = args
+        tasks, ntasks, counter, base, tsel, rows, moves, match, mismatch, gap = args
         assert int(ntasks) == tasks.shape[0]
+        if counter[0] >= int(ntasks):  # a grid sharing a task counter that is used up takes none
+            return
+        counter[0] = int(ntasks)
         plan = SimpleNamespace(tasks=tasks, base=base, target=(tsel & SEL_CODE_MASK).astype(np.uint8), rows_size=rows.size)
         scoring = Scoring(int(match), int(mismatch), int(gap))
         if mode == gpu_plan.MODE_FOLLOW:  # beside or after its kernel: reads its rows, writes none

@@ -43,6 +43,13 @@ CHAIN_BLOCKS_PER_SM = 1
 # cases with at least LONG_CHAIN_SHARE of the most exons are computed at score speed and a
 # follower records their moves on the SMs the launch leaves in its tail (plan.followed_tasks).
 LONG_CHAIN_SHARE = 0.5
+# In a throughput launch a fold waits for its exon's last strip, in a warp that could run a
+# strip: placed in its case's order right after that strip's exon, it spins for most of the
+# strip's sweep (the paper set: 74% of folds were taken within the ~3,200 tasks the GPU runs
+# at once of their exon's last strip). LATE_FOLDS places each fold q of such a launch's cases
+# (not its long chains': their folds are on their chain) as late as its consumers allow: before
+# the first exon whose first strip reads it (plan._plan_tasks).
+LATE_FOLDS = True
 # Blocks per SM of that follower. Fewer than the recording kernel's MIN_BLOCKS_PER_SM, so that
 # the kernel, whose rows the follower waits for, always has a block's room on every SM even if
 # the block scheduler starts the follower first (at 3, all an SM holds, it could fill every SM
@@ -115,6 +122,14 @@ def long_chains(cases: Sequence[TestCase]) -> list[int]:
     K = np.fromiter((c.K for c in cases), dtype=np.int64, count=len(cases))
     long = np.flatnonzero(K >= LONG_CHAIN_SHARE * K.max()).tolist()
     return long if chain_bound(len(long)) else []
+
+
+def late_folds(cases: Sequence[TestCase]) -> np.ndarray:
+    """Whether each case of a launch places its folds late (LATE_FOLDS): in a throughput
+    launch, every case but its long chains."""
+    late = np.full(len(cases), LATE_FOLDS and not chain_bound(len(cases)))
+    late[long_chains(cases)] = False
+    return late
 
 
 def walks(cases: Sequence[TestCase], followed: Sequence[int] = ()) -> list[list[int]]:

@@ -223,11 +223,12 @@ def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, 
 
 
 @njit(cache=True)
-def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors):  # pragma: no cover - compiled
+def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late):  # pragma: no cover - compiled
     """Tasks in launch order plus each exon's last-row offset; O(tasks), see the module doc.
 
     Per case, position pos of its topological order holds exactly one task: before exon k come
-    the folds q < p_k and the strips of exons < k. Cases are interleaved by relative position
+    the folds q < p_k (``late`` cases: q < p_k - 1, the first one exon k reads being fold
+    p_k - 2; their other folds after the last exon) and the strips of exons < k. Cases are interleaved by relative position
     (pos + 1/2) / tasks_in_case with a stable counting sort on T buckets: two tasks of one case
     land in distinct buckets in their order, so every producer precedes its consumers.
     """
@@ -268,13 +269,17 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors):  # pra
         pos = case_tasks[c]
         q = 0
         for k in range(a, b):
-            while q < p[k]:
+            while q < p[k] - late[c]:
                 fold_slot[fold_base[c] + q] = pos
                 pos += 1
                 q += 1
             for s in range(S[k]):
                 strip_slot[strip_base[k] + s] = pos
                 pos += 1
+        while q < folds[c]:
+            fold_slot[fold_base[c] + q] = pos
+            pos += 1
+            q += 1
         slot_case[case_tasks[c]:case_tasks[c + 1]] = c
     # Launch index of every slot: stable counting sort on the relative-position bucket.
     bucket = np.empty(T, np.int64)
@@ -354,10 +359,11 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors):  # pra
     return tasks, last_row, exon_start, row_at[T], strip_task, strip_base, moves_at
 
 
-def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=None) -> Plan:
+def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=None, late_folds=None) -> Plan:
     """The plan of one launch whose strips hold up to 32 * rows_per_lane rows; a strip runs with
     the least power of two >= its case's floor (``lane_rows_floor``: one for all cases or one
-    per case; default MIN_LANE_ROWS) rows per lane that fits."""
+    per case; default MIN_LANE_ROWS) rows per lane that fits; ``late_folds`` (per case, default
+    none) places a case's folds as late as the strips that read them allow (launch.LATE_FOLDS)."""
     C = len(cases)
     floors = np.broadcast_to(np.asarray(MIN_LANE_ROWS if lane_rows_floor is None else lane_rows_floor,
                                         dtype=np.int64), (C,)).copy()
@@ -368,7 +374,8 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=No
     base, base_off, target, tgt_off = _pack_sequences(cases)
     n = np.fromiter((c.n for c in cases), dtype=np.int64, count=C)
     tasks, last_row, exon_start, rows_size, strip_task, strip_start, move_units = _plan_tasks(
-        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, floors)
+        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, floors,
+        np.zeros(C, np.int64) if late_folds is None else np.asarray(late_folds, dtype=np.int64))
     if rows_size >= 2**31 or base.size >= 2**31 or move_units >= 2**31:
         raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
     heads = exon_start[:-1]

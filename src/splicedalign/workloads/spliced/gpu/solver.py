@@ -162,7 +162,8 @@ class GpuSolver(LastRowSolver):
             return hit
         cp = device.cupy()
         t0 = time.perf_counter()
-        plan = build_plan(cases, R, launch.lane_rows_floor(cases, R, None if ctype == "int" else WIDE_MIN_LANE_ROWS))
+        plan = build_plan(cases, R, launch.lane_rows_floor(cases, R, None if ctype == "int" else WIDE_MIN_LANE_ROWS),
+                          launch.late_folds(cases))
         self.timing["plan"] += time.perf_counter() - t0
         length = plan.n[plan.exon_case] + 1
         dst = np.concatenate(([0], np.cumsum(length)))
