@@ -1,8 +1,10 @@
 """One `gpu` (spliced) work of the issue-12 shapes, called repeatedly, with the host stages of
 each call: what a profiler (nsys, ncu) wraps. Prints per call its wall time, the launches'
 kernel time and ``GpuSolver.timing`` (host seconds by stage); ``--events``: a timeline of the
-host's steps and the GPU's events on one clock (nsys does not run on the device image). Needs
-a GPU:
+host's steps and the GPU's events on one clock (nsys does not run on the device image);
+``--taken``: also when each launch's wavefront had handed out a quarter, half, ... of its tasks
+(its task counter, sampled from a host thread): a launch whose tasks are all taken long before
+it ends is waiting on its dependent chains, not short of work. Needs a GPU:
     PYTHONPATH=src python3 benchmarks/spliced_profile.py --work paper-trace [--repeats 3]
 The first call is the warm-up (kernel compilation, planning and uploads); profile from the
 second (ncu: --launch-skip with the warm-up's launch count).
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import threading
 import time
 
 from splicedalign.gpu import device
@@ -49,6 +52,39 @@ def timed_steps(log: list, origin: list) -> None:
         setattr(owner, name, staticmethod(step) if static else step)
 
 
+class TaskCounters:
+    """Samples the task counter of every queued launch (``jobs``, as they are appended) from a
+    host thread on a stream of its own, until stopped: (ms from ``origin``, tasks taken)."""
+
+    SHARES = (0.25, 0.5, 0.75, 0.9, 1.0)
+
+    def __init__(self, jobs: list, origin: float):
+        self.jobs, self.origin, self.samples = jobs, origin, {}
+        self.stream = device.cupy().cuda.Stream(non_blocking=True)
+        self.running = True
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while self.running:
+            for job in list(self.jobs):
+                taken = int(job.counter[0:1].get(stream=self.stream)[0])
+                self.samples.setdefault(id(job), []).append(((time.perf_counter() - self.origin) * 1e3, taken))
+
+    def stop(self) -> None:
+        self.running = False
+        self.thread.join()
+
+    def report(self, job) -> str:
+        ntasks = job.inputs.plan.tasks.shape[0]
+        samples = self.samples.get(id(job), [])
+        out = []
+        for share in self.SHARES:
+            hit = next((t for t, taken in samples if taken >= share * ntasks), None)
+            out.append(f"{share:.0%}: {hit:.2f}" if hit is not None else f"{share:.0%}: -")
+        return f"{ntasks} tasks, {len(samples)} samples; " + ", ".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", choices=WORKS, required=True)
@@ -57,7 +93,10 @@ def main() -> None:
     ap.add_argument("--events", action="store_true",
                     help="a timeline of each call on one clock (ms from its start): the host's steps, and per "
                          "launch its kernel's start and end and when each collected part was ready on the GPU")
+    ap.add_argument("--taken", action="store_true",
+                    help="with --events: when each launch had handed out 25, 50, 75, 90 and all of its tasks")
     args = ap.parse_args()
+    args.events |= args.taken
     make, traceback = WORKS[args.work]
     cupy = device.cupy()
     cases = make()
@@ -77,8 +116,11 @@ def main() -> None:
         steps.clear()
         ref = gpu._stream_pair()[0].record()  # the GPU's origin: the compute stream is idle here
         t = origin[0] = time.perf_counter()
+        sampler = TaskCounters(jobs, origin[0]) if args.taken else None
         results = gpu.solve_many(cases, traceback=traceback)
         wall = time.perf_counter() - t
+        if sampler:
+            sampler.stop()
         del results
         freed = time.perf_counter() - t - wall
         stages = " ".join(f"{k} {v * 1e3:.2f}" for k, v in gpu.timing.items())
@@ -94,6 +136,8 @@ def main() -> None:
                 ready = ", ".join(f"{at(e):.2f}" for _, e in job.parts)
                 ended = f"; follower ended {at(follower[0]):.2f}" if follower else ""
                 print(f"  GPU launch {i}: kernel {at(start):.2f}-{at(stop):.2f}{ended}; parts ready {ready}")
+                if sampler:
+                    print(f"    tasks taken (share: ms) {sampler.report(job)}")
     if args.cprofile:
         profile = cProfile.Profile()
         profile.runcall(gpu.solve_many, cases, traceback=traceback)

@@ -167,6 +167,18 @@ def test_plan_shapes_and_order():
             assert writer[int(t[i, F[row]])] < i
     folds = t[:, F["kind"]] == KIND_FOLD
     assert (t[folds, F["in2_row"]] != NONE).all()
+    # every fold is read (by a later fold or an exon's first strip): none is computed for nothing
+    read = set(t[:, F["in_row"]].tolist()) | set(t[:, F["in2_row"]].tolist())
+    assert folds.any() and all(int(r) in read for r in t[folds, F["out_row"]])
+    # the selectors a strip's lanes read, blocks -31 .. n // COLS + 31, lie in the array and
+    # outside every other case's targets (code 0 there)
+    margin = (WARP - 1) * gpu_plan.COLS
+    lo, hi = plan.tgt_off - margin, plan.tgt_off + (plan.n // gpu_plan.COLS + WARP) * gpu_plan.COLS
+    assert lo.min() >= 0 and hi.max() <= plan.target.size and (hi[:-1] <= plan.tgt_off[1:]).all()
+    outside = np.ones(plan.target.size, dtype=bool)
+    for o, n in zip(plan.tgt_off, plan.n):
+        outside[o + 1: o + 1 + n] = False
+    assert (plan.target[outside] == 0).all()
     assert (t[:, F["out_row"]] % 4 == 0).all() and (t[:, F["tgt"]] % 4 == 0).all()
     # three cases of one base share one copy of it
     assert plan.base.size == cases[0].m

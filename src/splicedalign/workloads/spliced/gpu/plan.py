@@ -7,7 +7,8 @@ in wavefront.cu:
 * strip: up to ``32 * rows_per_lane`` consecutive rows of one exon; an exon of L rows has
   ceil(L / strip_rows) strips, the first one holding the remainder.
 * fold q of a case: M_q = max(M_{q-1}, last row of its q-th exon by ``last``), M_{-1} being the
-  chain-start row. The entry row of exon k is M_{p_k - 1}, p_k = #exons with last < first(k).
+  chain-start row. The entry row of exon k is M_{p_k - 1}, p_k = #exons with last < first(k). A
+  case has the folds some strip reads: q <= max_k p_k - 2.
 * every task writes one row (a strip its bottom row, a fold its M_q), once; row storage starts
   as ``empty`` so that a consumer can poll a row's words themselves.
 * two inputs per task, ``in`` and ``in2``, each a row of an earlier task or none: a task's
@@ -63,6 +64,10 @@ KIND_STRIP, KIND_FOLD = 0, 1
 # profile pair in the low byte, its sign replicated into the other three.
 SEL_SPREAD, SEL_SIGN, SEL_CODE_MASK = 0x1111, 0x8880, 0x7
 PAD_CODE = TARGET_WILDCARD + 1  # compare profile: padding rows' base code, equal to no target code
+# Target codes (so selectors) lie TARGET_MARGIN apart per case and from the array's ends, code 0
+# there: a strip's lanes read the selectors of column blocks -31 .. n // COLS + 31 of their case
+# unconditionally (outside 0 .. n their cells are throw-away; a valid selector keeps them small).
+TARGET_MARGIN = WARP * COLS
 # Every byte of an unwritten row word (plan.empty): a memset fills row storage.
 EMPTY_BYTE = 0x80
 # Sentinel of column -1 in the int kernel: -2^NEG_SHIFT_INT. Shifted scores of a strip stay
@@ -132,7 +137,7 @@ def kernel_defines() -> dict[str, int]:
                THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM, DENSE_LANE_ROWS=DENSE_LANE_ROWS,
                CHAIN_MIN_BLOCKS_PER_SM=CHAIN_MIN_BLOCKS_PER_SM, MODE_SCORE=MODE_SCORE, MODE_RECORD=MODE_RECORD,
                MODE_FOLLOW=MODE_FOLLOW, MIN_LANE_ROWS=MIN_LANE_ROWS, WIDE_MIN_LANE_ROWS=WIDE_MIN_LANE_ROWS,
-               SEL_SIGN=SEL_SIGN, SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE, EMPTY_BYTE=EMPTY_BYTE,
+               SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE, EMPTY_BYTE=EMPTY_BYTE,
                NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
     out.update({f"TE_{name.upper()}": i for i, name in enumerate(TRACE_EXON_FIELDS)})
     out.update({f"TC_{name.upper()}": i for i, name in enumerate(TRACE_CASE_FIELDS)})
@@ -203,7 +208,8 @@ class Plan:
 
 
 def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct bases concatenated (cases of one base share it) and aligned target codes."""
+    """Distinct bases concatenated (cases of one base share it) and aligned target codes, each
+    case's TARGET_MARGIN from the next's and from the ends (code 0 there)."""
     base_parts, base_at, base_off = [], {}, np.empty(len(cases), dtype=np.int64)
     total = 0
     for i, c in enumerate(cases):
@@ -214,9 +220,9 @@ def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, 
             total += c.m
         base_off[i] = base_at[key]
     n = np.fromiter((c.n for c in cases), dtype=np.int64, count=len(cases))
-    stride = round_up(n + 1)
-    tgt_off = np.concatenate(([0], np.cumsum(stride)[:-1]))
-    target = np.zeros(int(stride.sum()), dtype=np.uint8)
+    stride = round_up(n + 1) + TARGET_MARGIN
+    tgt_off = TARGET_MARGIN + np.concatenate(([0], np.cumsum(stride)[:-1]))
+    target = np.zeros(TARGET_MARGIN + int(stride.sum()), dtype=np.uint8)
     for c, o in zip(cases, tgt_off.tolist()):
         target[o + 1 : o + 1 + c.n] = c.target_codes
     return np.concatenate(base_parts), base_off, target, tgt_off
@@ -227,8 +233,8 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late): 
     """Tasks in launch order plus each exon's last-row offset; O(tasks), see the module doc.
 
     Per case, position pos of its topological order holds exactly one task: before exon k come
-    the folds q < p_k (``late`` cases: q < p_k - 1, the first one exon k reads being fold
-    p_k - 2; their other folds after the last exon) and the strips of exons < k. Cases are interleaved by relative position
+    the folds q < p_k (``late`` cases: q < p_k - 1, the last one exon k reads being fold
+    p_k - 2) and the strips of exons < k. A case has the folds its strips read: q < p_max - 1. Cases are interleaved by relative position
     (pos + 1/2) / tasks_in_case with a stable counting sort on T buckets: two tasks of one case
     land in distinct buckets in their order, so every producer precedes its consumers.
     """
@@ -251,7 +257,7 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late): 
                 q += 1
             p[k] = q
             S[k] = (last[k] - first[k] + P) // P
-        folds[c] = p[b - 1]
+        folds[c] = max(p[b - 1] - 1, 0)  # fold q is read by exons with p_k = q + 2 and fold q + 1
         case_tasks[c + 1] = case_tasks[c] + folds[c] + S[a:b].sum()
     T = case_tasks[C]
     strip_base = np.zeros(E + 1, np.int64)
@@ -269,17 +275,13 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late): 
         pos = case_tasks[c]
         q = 0
         for k in range(a, b):
-            while q < p[k] - late[c]:
+            while q < min(p[k] - late[c], folds[c]):
                 fold_slot[fold_base[c] + q] = pos
                 pos += 1
                 q += 1
             for s in range(S[k]):
                 strip_slot[strip_base[k] + s] = pos
                 pos += 1
-        while q < folds[c]:
-            fold_slot[fold_base[c] + q] = pos
-            pos += 1
-            q += 1
         slot_case[case_tasks[c]:case_tasks[c + 1]] = c
     # Launch index of every slot: stable counting sort on the relative-position bucket.
     bucket = np.empty(T, np.int64)

@@ -207,10 +207,11 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     T* out = rows + t.out_row;
     // Per-step state, advanced by one column block a step (not recomputed from u: 64-bit
     // address arithmetic every step cost ~10 instructions of ~100): this lane's block
-    // bi = u - lane + head, its selectors, lane 31's output block and its unshift
+    // bi = u - lane + head (its selectors at sel + bi: one wide multiply-add, against two
+    // moves and two adds to keep a pointer), lane 31's output block and its unshift
     // gap * (exon_rows + j0), and this lane's move words.
     int bi = head - lane;
-    const int4* sp = reinterpret_cast<const int4*>(tsel + t.tgt) + bi;
+    const int4* sel = reinterpret_cast<const int4*>(tsel + t.tgt);
     T* op = out + bi * COLS;
     T unshift = (T)gap * (exon_rows + bi * COLS);
     unsigned* mp = moves + (long long)t.moves * MOVE_UNIT + lane * MW;
@@ -293,11 +294,11 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
             for (int q = 0; q < COLS; ++q) x[q] = 0;  // -gap*j shifted by gap*j
         }
         // this lane's columns j0 = bi * COLS .. j0 + COLS - 1; inside: 0 <= j0 <= n. Outside,
-        // a lane computes throw-away cells; a valid selector (code 0) keeps w' a small score
-        // there, so the sentinel state cannot grow into a real score.
+        // a lane computes throw-away cells; the selectors there exist (plan.TARGET_MARGIN) and
+        // are valid (code 0), keeping w' a small score, so the sentinel state cannot grow into
+        // a real score; an unconditional load costs no selects on every step.
         const bool inside = (unsigned)bi < (unsigned)blocks;
-        int4 s4 = make_int4(SEL_SIGN, SEL_SIGN, SEL_SIGN, SEL_SIGN);
-        if (inside) s4 = __ldg(sp);
+        const int4 s4 = __ldg(sel + bi);
         const int sel[4] = {s4.x, s4.y, s4.z, s4.w};
         static_assert(COLS == 4, "one int4 of selectors per step");
         T o[COLS];
@@ -343,7 +344,6 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 #pragma unroll
         for (int q = 0; q < COLS; ++q) x[q] = __shfl_up_sync(0xffffffffu, o[q], 1);
         ++bi;
-        ++sp;
         op += COLS;
         unshift += (T)gap * COLS;
         mp += 32 * MW;

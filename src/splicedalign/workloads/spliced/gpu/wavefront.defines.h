@@ -23,7 +23,6 @@
 #define MODE_FOLLOW 2
 #define MIN_LANE_ROWS 2
 #define WIDE_MIN_LANE_ROWS 4
-#define SEL_SIGN 34944
 #define SEL_CODE_MASK 7
 #define PAD_CODE 6
 #define EMPTY_BYTE 128
