@@ -18,6 +18,8 @@ import pstats
 import threading
 import time
 
+import numpy as np
+
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set, paper_sets
@@ -33,7 +35,8 @@ WORKS = {
 
 # host steps of a call that the timeline shows (GpuSolver methods, static ones staying static,
 # the call itself last; the device check and the row storage's refill at the call's end)
-STEPS = tuple((GpuSolver, name) for name in ("solve_many", "_launch", "_shells", "_collect", "_traced", "_fill")) + (
+STEPS = tuple((GpuSolver, name) for name in ("solve_many", "_work", "_launch", "_inputs", "_shells", "_collect",
+                                             "_traced", "_fill")) + (
     (device, "check"), (device.FilledBuffers, "refill"))
 
 
@@ -59,17 +62,26 @@ class TaskCounters:
     SHARES = (0.25, 0.5, 0.75, 0.9, 1.0)
 
     def __init__(self, jobs: list, origin: float):
+        cp = device.cupy()
         self.jobs, self.origin, self.samples = jobs, origin, {}
-        self.stream = device.cupy().cuda.Stream(non_blocking=True)
+        self.stream = cp.cuda.Stream(non_blocking=True)
+        # a pinned destination: a copy to pageable memory would wait for the running kernel
+        self.pinned = cp.cuda.alloc_pinned_memory(4)
         self.running = True
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
     def _run(self) -> None:
+        cp = device.cupy()
+        value = np.frombuffer(self.pinned, dtype=np.int32, count=1)
         while self.running:
             for job in list(self.jobs):
-                taken = int(job.counter[0:1].get(stream=self.stream)[0])
-                self.samples.setdefault(id(job), []).append(((time.perf_counter() - self.origin) * 1e3, taken))
+                cp.cuda.runtime.memcpyAsync(self.pinned.ptr, job.counter.data.ptr, 4,
+                                            cp.cuda.runtime.memcpyDeviceToHost, self.stream.ptr)
+                self.stream.synchronize()
+                self.samples.setdefault(id(job), []).append(((time.perf_counter() - self.origin) * 1e3,
+                                                             int(value[0])))
+            time.sleep(1e-4)  # leave the calling thread the interpreter
 
     def stop(self) -> None:
         self.running = False

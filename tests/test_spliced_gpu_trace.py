@@ -17,7 +17,7 @@ from splicedalign.workloads.spliced.gpu import launch, plan as gpu_plan
 from splicedalign.workloads.spliced.gpu.plan import (
     COLS, MOVE_UNIT, NONE, SEL_CODE_MASK, TASK_FIELDS, TR_DIAG, TR_LEFT, TR_UP, TRACE_CASE_FIELDS, TRACE_EXON_FIELDS,
     WARP, build_plan, move_shift, move_words, selectors, trace_inputs)
-from splicedalign.workloads.spliced.gpu.solver import GpuSolver
+from splicedalign.workloads.spliced.gpu.solver import CaseIds, GpuSolver
 from splicedalign.workloads.spliced.oracle import alignment_problems
 from splicedalign.workloads.spliced.records import (
     OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Exon, Result, Scoring, TestCase)
@@ -319,9 +319,11 @@ def test_chain_launches_keep_their_move_budget(monkeypatch):
     assert wide.sum() > narrow.sum()
     monkeypatch.setattr(launch, "MOVE_BUDGET", int(narrow.sum()))  # fits at 8 rows, not at 16
     work = GpuSolver()._work(cases, Scoring(), traceback=True)
-    assert len(work) > 1 and sorted(i for _, part in work for i in part) == list(range(len(cases)))
-    for _, part in work:
+    assert len(work) > 1 and sorted(i for _, part, _, _ in work for i in part) == list(range(len(cases)))
+    for _, part, batch, ids in work:
         assert len(part) == 1 or wide[part].sum() <= launch.MOVE_BUDGET
+        assert batch == [cases[i] for i in part] and ids == CaseIds(batch)  # the launch's cases, keyed
+        assert hash(ids) == hash(CaseIds(list(batch))) and (len(batch) == 1 or ids != CaseIds(batch[::-1]))
     assert len(GpuSolver()._work(cases, Scoring(), traceback=False)) == 1
 
 
