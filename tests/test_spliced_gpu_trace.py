@@ -368,7 +368,14 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
         plan = solver._cache[next(iter(solver._cache))].plan
         exons = [e for c in (2, 5) for e in range(plan.exon_start[c], plan.exon_start[c + 1])]
         ids = sorted(t for e in exons for t in plan.strip_task[plan.strip_start[e]:plan.strip_start[e + 1]])
-        np.testing.assert_array_equal(followed, plan.tasks[ids])
+        # the same strips, each at the fewest rows per lane that fit it, moves after the plan's
+        same = [i for i, f in enumerate(gpu_plan.TASK_FIELDS) if f not in ("lane_rows", "moves")]
+        np.testing.assert_array_equal(followed[:, same], plan.tasks[ids][:, same])
+        rows, lr = followed[:, F["rows"]], followed[:, F["lane_rows"]]
+        assert ((lr == gpu_plan.MIN_LANE_ROWS) | (gpu_plan.WARP * lr // 2 < rows)).all()
+        assert (gpu_plan.WARP * lr >= rows).all() and (lr <= plan.tasks[ids][:, F["lane_rows"]]).all()
+        at = followed[:, F["moves"]].astype(np.int64) * gpu_plan.MOVE_UNIT
+        assert at[0] == plan.moves_size and (np.diff(at) > 0).all()
         unrecorded = np.flatnonzero(tasks[:, gpu_plan.TASK_FIELDS.index("moves")] == gpu_plan.NONE)
         assert unrecorded.tolist() == ids
         # the others' paths walked first, short ones before long ones (the host builds their

@@ -387,16 +387,34 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=No
                 last_row, n, input_index, cells, tgt_off, strip_task, strip_start, int(move_units) * MOVE_UNIT)
 
 
-def followed_tasks(plan: Plan, cases: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """(tasks of a recording launch, tasks of its follower) when a follower records the moves of
-    the strips of ``cases`` (indices in the plan's batch): the launch's copy marks those strips'
-    moves NONE (it computes them as score strips, at score speed on their chains); the follower
-    lists them in launch order (a subsequence of a dependency-consistent order)."""
+def followed_tasks(plan: Plan, cases: Sequence[int], least: int = MIN_LANE_ROWS) -> tuple[np.ndarray, ...]:
+    """(tasks of a recording launch, tasks of its follower, tasks of its walks, move storage in
+    uint32 words) when a follower records the moves of the strips of ``cases`` (indices in the
+    plan's batch): the launch's copy marks those strips' moves NONE (it computes them as score
+    strips at the launch's rows per lane, at score speed on their chains); the follower lists
+    them in launch order (a subsequence of a dependency-consistent order), each at the fewest
+    rows per lane that fit it, down to ``least`` (the kernel's sweeps): it reads their rows
+    instead of handing them on, so a narrower strip costs it cheaper steps, not a longer chain;
+    their moves go to regions after the plan's. The walks read the strips' lane rows and moves
+    from the third copy."""
     exons = np.concatenate([np.arange(plan.exon_start[c], plan.exon_start[c + 1]) for c in cases])
     ids = np.sort(np.concatenate([plan.strip_task[plan.strip_start[e]:plan.strip_start[e + 1]] for e in exons]))
     tasks = plan.tasks.copy()
     tasks[ids, F_MOVES] = NONE
-    return tasks, plan.tasks[ids]
+    walked = plan.tasks.copy()
+    rows, n, widest = walked[ids, F_ROWS], walked[ids, F_N], walked[ids, F_LANE_ROWS]
+    lane_rows = np.full(ids.size, least, dtype=np.int64)
+    while (grow := (WARP * lane_rows < rows) & (lane_rows < widest)).any():
+        lane_rows[grow] *= 2
+    steps = n // COLS + 1 + WARP - 1 - (WARP * lane_rows - rows) // lane_rows
+    units = steps * move_words(lane_rows)
+    start = plan.moves_size // MOVE_UNIT
+    walked[ids, F_LANE_ROWS] = lane_rows
+    walked[ids, F_MOVES] = start + np.cumsum(units) - units
+    end = start + int(units.sum())
+    if end >= 2**31:
+        raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
+    return tasks, walked[ids], walked, end * MOVE_UNIT
 
 
 def longest_paths(cases: Sequence[TestCase]) -> np.ndarray:

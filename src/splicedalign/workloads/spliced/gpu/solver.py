@@ -28,7 +28,7 @@ from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.plan import (
     DENSE_LANE_ROWS, MIN_BLOCKS_PER_SM, MODE_FOLLOW, MODE_RECORD, MODE_SCORE, THREADS, TRACE_BLOCK_THREADS,
-    TRACE_CASE_FIELDS, WARP, WIDE_MIN_LANE_ROWS, EMPTY_BYTE, Plan, TraceInputs, build_plan, byte_profile_ok,
+    MIN_LANE_ROWS, TRACE_CASE_FIELDS, WARP, WIDE_MIN_LANE_ROWS, EMPTY_BYTE, Plan, TraceInputs, build_plan, byte_profile_ok,
     followed_tasks, kernel_defines, score_ctype, selectors, trace_inputs)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
@@ -99,8 +99,8 @@ class _Inputs:
     ready: object  # event: the uploads are done
     # device traceback: (the followed cases it was planned for, TraceInputs, exons, cases, strips on the device)
     trace: tuple | None = None
-    # a recording launch's longest chains: (their case indices, the launch's tasks, the
-    # follower's tasks on the device; plan.followed_tasks)
+    # a recording launch's longest chains: (their case indices, the launch's, the follower's and
+    # the walks' tasks on the device, the move storage's size; plan.followed_tasks)
     followed: tuple | None = None
 
 
@@ -238,19 +238,21 @@ class GpuSolver(LastRowSolver):
             # task counter and error word (a wait ran out) of each kernel, zeroed on the stream
             # that runs them (a non-blocking stream does not wait for the default one)
             counter = cp.zeros(2 * len(kernels), dtype=cp.int32)
+            tasks = follow_tasks = walked = inputs.tasks
+            moves_size = plan.moves_size
+            if long:
+                if inputs.followed is None or inputs.followed[0] != tuple(long):
+                    *copies, size = followed_tasks(plan, long, MIN_LANE_ROWS if ctype == "int" else WIDE_MIN_LANE_ROWS)
+                    inputs.followed = (tuple(long), *map(cp.asarray, copies), size)
+                tasks, follow_tasks, walked, moves_size = inputs.followed[1:]
             if record:
-                moves = cp.empty(plan.moves_size, dtype=cp.uint32)
+                moves = cp.empty(moves_size, dtype=cp.uint32)
                 if self.poison:
                     moves.fill(MOVES_POISON)
             else:
                 if self._no_moves is None:
                     self._no_moves = cp.zeros(1, dtype=cp.uint32)
                 moves = self._no_moves
-            tasks, follow_tasks = inputs.tasks, inputs.tasks
-            if long:
-                if inputs.followed is None or inputs.followed[0] != tuple(long):
-                    inputs.followed = (tuple(long), *map(cp.asarray, followed_tasks(plan, long)))
-                tasks, follow_tasks = inputs.followed[1:]
             args = (tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
                     np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap))
             # A follower beside a chain-bound kernel and the kernel must both be resident (the
@@ -277,8 +279,8 @@ class GpuSolver(LastRowSolver):
             finals = rows[inputs.at]
             gathered = traced = None
             if record:
-                traced, parts = self._trace_launch(inputs, cases, rows, moves, names[-1], names, defines, scoring,
-                                                   long)
+                traced, parts = self._trace_launch(inputs, cases, rows, moves, walked, names[-1], names, defines,
+                                                   scoring, long)
             else:
                 if traceback:
                     gathered = self._gather(inputs, rows, names[-2], names, defines)
@@ -286,11 +288,11 @@ class GpuSolver(LastRowSolver):
         self.timing["launch"] += time.perf_counter() - t0
         return _Job(sel, inputs, storage, used, moves, finals, counter, gathered, traced, events, parts)
 
-    def _trace_launch(self, inputs: _Inputs, cases: Sequence[TestCase], rows, moves, name: str,
+    def _trace_launch(self, inputs: _Inputs, cases: Sequence[TestCase], rows, moves, tasks, name: str,
                       names: tuple[str, ...], defines: dict, scoring: Scoring,
                       long: list[int]) -> tuple[tuple, tuple]:
         """Queue trace_chains, one launch per walk of ``launch.walks``: one warp per case walks
-        the moves. The walks run on the compute stream after the wavefront, except the ``long``
+        the moves (their strips' lane rows and move offsets in ``tasks``). The walks run on the compute stream after the wavefront, except the ``long``
         cases', whose moves a follower records: theirs runs on the follower's stream right after
         it, beside the others' walks. Its records are planned and uploaded once per cached
         batch. Returns the outputs and the parts ((table rows, the event after its walk))."""
@@ -318,7 +320,7 @@ class GpuSolver(LastRowSolver):
                 stream.wait_event(made)
             with stream:
                 kernel(((b - a + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
-                       (table[a:b], np.int32(b - a), exons, strips, inputs.tasks, rows, inputs.base, inputs.tsel,
+                       (table[a:b], np.int32(b - a), exons, strips, tasks, rows, inputs.base, inputs.tsel,
                         moves, ops, out_case[2 * a:2 * b], out_exon, np.int32(scoring.gap)))
                 parts.append(((a, b), stream.record()))
         return (out_case, out_exon, ops), tuple(parts)
