@@ -93,7 +93,7 @@ def main() -> None:
     print(f"device: {info['name']} ({info['sms']} SMs)")
     print(f"{'configuration':<44}{'work':<14}{'ms':>9}{'kernel ms':>11}{'GCUPS':>8}")
     defaults = {k: getattr(m[0], k) for k, m in MODULES.items()}
-    names = set(args.sweep or ()) | ({"all"} if args.sweep == [] else set())  # a bare --sweep: all
+    names = {"all"} if args.sweep == [] else set(args.sweep or ())  # a bare --sweep: all
     sweep = [c for c in SWEEP if not c or "all" in names or names & set(c)] if names else [{}]
     for change in sweep:
         label = ", ".join(f"{k}={v}" for k, v in change.items()) or "shipped"

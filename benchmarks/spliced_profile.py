@@ -133,8 +133,9 @@ def main() -> None:
         wall = time.perf_counter() - t
         if sampler:
             sampler.stop()
+        t = time.perf_counter()
         del results
-        freed = time.perf_counter() - t - wall
+        freed = time.perf_counter() - t
         stages = " ".join(f"{k} {v * 1e3:.2f}" for k, v in gpu.timing.items())
         kernels = " + ".join(f"{k:.2f}" for k in gpu.kernel_ms)
         label = "warm-up" if call == 0 else f"call {call}"

@@ -408,6 +408,15 @@ def fake_gpu(monkeypatch, function) -> None:
     monkeypatch.setattr(device, "fill_bytes", lambda array, byte, stream: array.view(np.uint8).fill(byte))
 
 
+def recorded_fills(monkeypatch) -> list:
+    """The sizes of the fills the fake GPU makes from now on, in order."""
+    from splicedalign.gpu import device
+
+    fills: list = []
+    monkeypatch.setattr(device, "fill_bytes", lambda a, byte, stream: (fills.append(a.size), a.fill(byte)))
+    return fills
+
+
 def test_filled_buffers_hand_out_filled_storage(monkeypatch):
     """device.FilledBuffers: a buffer comes out with its first ``nbytes`` all ``byte``: the one
     that fits with the least to fill now, filled only where a user may have written; ``refill``
@@ -415,8 +424,7 @@ def test_filled_buffers_hand_out_filled_storage(monkeypatch):
     from splicedalign.gpu import device
 
     fake_gpu(monkeypatch, _fake_function)
-    fills = []
-    monkeypatch.setattr(device, "fill_bytes", lambda a, byte, stream: (fills.append(a.size), a.fill(byte)))
+    fills = recorded_fills(monkeypatch)
     stream = _FakeCupy.cuda.Stream()
     pool = device.FilledBuffers(0x80, keep=2)
     a, _ = pool.take(100, stream)
@@ -452,8 +460,7 @@ def test_launches_in_flight_hold_their_own_row_storage(monkeypatch):
     from splicedalign.workloads.spliced.gpu.solver import ROW_STORAGE_KEPT, GpuSolver
 
     fake_gpu(monkeypatch, _fake_function)
-    fills = []
-    monkeypatch.setattr(device, "fill_bytes", lambda a, byte, stream: (fills.append(a.size), a.fill(byte)))
+    fills = recorded_fills(monkeypatch)
     held: dict[int, np.ndarray] = {}
     launched, collect = GpuSolver._launch, GpuSolver._collect
 

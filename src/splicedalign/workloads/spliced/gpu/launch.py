@@ -143,8 +143,8 @@ def walks(cases: Sequence[TestCase], followed: Sequence[int] = ()) -> list[list[
 
 def lane_rows_floor(cases: Sequence[TestCase], rows_per_lane: int, least: int | None = None) -> np.ndarray:
     """Fewest rows per lane a strip of each case of a launch, whose kernel holds up to
-    ``rows_per_lane`` and sweeps down to ``least`` (default MIN_LANE_ROWS; int64 kernels:
-    plan.WIDE_MIN_LANE_ROWS), may use: ``least`` in a throughput launch (short strips waste
+    ``rows_per_lane`` and sweeps down to ``least`` (default MIN_LANE_ROWS; per score type:
+    plan.least_lane_rows), may use: ``least`` in a throughput launch (short strips waste
     fewer lanes), except for its long chains (long_chains) and in a chain-bound launch, where
     every strip takes the launch's rows per lane (fewer lanes per exon, a shorter hop on the
     chain)."""

@@ -130,6 +130,34 @@ def move_words(lane_rows: int) -> int:
     return (lane_rows * COLS * 2 + 31) // 32
 
 
+@njit(cache=True)
+def strip_lane_rows(rows: int, least: int, widest: int) -> int:
+    """Rows per lane of a strip of ``rows`` rows: the least power of two from ``least`` that
+    holds it, at most ``widest``."""
+    lane_rows = min(least, widest)
+    while WARP * lane_rows < rows and lane_rows < widest:
+        lane_rows *= 2
+    return lane_rows
+
+
+@njit(cache=True)
+def strip_move_units(n: int, rows: int, lane_rows: int) -> int:
+    """MOVE_UNIT words of a strip's moves (see "Moves"): its steps, n // COLS + 1 + 31 - head,
+    times move_words."""
+    return (n // COLS + 1 + WARP - 1 - (WARP * lane_rows - rows) // lane_rows) * move_words(lane_rows)
+
+
+def least_lane_rows(ctype: str) -> int:
+    """The fewest rows per lane the kernel of score type ``ctype`` sweeps a strip with."""
+    return MIN_LANE_ROWS if ctype == "int" else WIDE_MIN_LANE_ROWS
+
+
+def _check_offsets(*sizes: int) -> None:
+    """The kernels address rows, bases and moves with 32-bit offsets."""
+    if max(sizes) >= 2**31:
+        raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
+
+
 def kernel_defines() -> dict[str, int]:
     """The -D macros wavefront.cu is compiled with: the facts above, one definition each."""
     out = {f"TASK_{name.upper()}": i for i, name in enumerate(TASK_FIELDS)}
@@ -319,9 +347,7 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late): 
             for s in range(S[k]):
                 t = launch[strip_slot[strip_base[k] + s]]
                 rows = head if s == 0 else P
-                lane_rows = min(floors[c], P // WARP)
-                while WARP * lane_rows < rows:
-                    lane_rows *= 2
+                lane_rows = strip_lane_rows(rows, floors[c], P // WARP)
                 producer = NONE
                 second = NONE
                 if s > 0:
@@ -343,8 +369,7 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late): 
                     tasks[t, F_IN2_ROW] = row_at[second]
                 tasks[t, F_OUT_ROW] = row_at[t]
                 tasks[t, F_MOVES] = moves_at
-                skew = WARP - 1 - (WARP * lane_rows - rows) // lane_rows  # 31 - head
-                moves_at += (n[c] // COLS + 1 + skew) * move_words(lane_rows)
+                moves_at += strip_move_units(n[c], rows, lane_rows)
                 strip_task[strip_base[k] + s] = t
             last_row[k] = row_at[launch[strip_slot[strip_base[k] + S[k] - 1]]]
         for q in range(folds[c]):
@@ -378,8 +403,7 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=No
     tasks, last_row, exon_start, rows_size, strip_task, strip_start, move_units = _plan_tasks(
         K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, floors,
         np.zeros(C, np.int64) if late_folds is None else np.asarray(late_folds, dtype=np.int64))
-    if rows_size >= 2**31 or base.size >= 2**31 or move_units >= 2**31:
-        raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
+    _check_offsets(rows_size, base.size, move_units)
     heads = exon_start[:-1]
     input_index = np.concatenate([c.order for c in cases]) + np.repeat(heads, K)
     cells = np.add.reduceat(last - first + 1, heads) * n
@@ -387,7 +411,7 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=No
                 last_row, n, input_index, cells, tgt_off, strip_task, strip_start, int(move_units) * MOVE_UNIT)
 
 
-def followed_tasks(plan: Plan, cases: Sequence[int], least: int = MIN_LANE_ROWS) -> tuple[np.ndarray, ...]:
+def followed_tasks(plan: Plan, cases: Sequence[int], least: int) -> tuple[np.ndarray, ...]:
     """(tasks of a recording launch, tasks of its follower, tasks of its walks, move storage in
     uint32 words) when a follower records the moves of the strips of ``cases`` (indices in the
     plan's batch): the launch's copy marks those strips' moves NONE (it computes them as score
@@ -402,19 +426,26 @@ def followed_tasks(plan: Plan, cases: Sequence[int], least: int = MIN_LANE_ROWS)
     tasks = plan.tasks.copy()
     tasks[ids, F_MOVES] = NONE
     walked = plan.tasks.copy()
-    rows, n, widest = walked[ids, F_ROWS], walked[ids, F_N], walked[ids, F_LANE_ROWS]
-    lane_rows = np.full(ids.size, least, dtype=np.int64)
-    while (grow := (WARP * lane_rows < rows) & (lane_rows < widest)).any():
-        lane_rows[grow] *= 2
-    steps = n // COLS + 1 + WARP - 1 - (WARP * lane_rows - rows) // lane_rows
-    units = steps * move_words(lane_rows)
+    lane_rows, units = _refit_strips(walked[ids], least)
     start = plan.moves_size // MOVE_UNIT
     walked[ids, F_LANE_ROWS] = lane_rows
     walked[ids, F_MOVES] = start + np.cumsum(units) - units
     end = start + int(units.sum())
-    if end >= 2**31:
-        raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
+    _check_offsets(end)
     return tasks, walked[ids], walked, end * MOVE_UNIT
+
+
+@njit(cache=True)
+def _refit_strips(strips, least):  # pragma: no cover - compiled
+    """Each of ``strips`` (task records) at the fewest rows per lane from ``least`` that hold
+    it (at most its own), and its moves' size then."""
+    lane_rows = np.empty(strips.shape[0], np.int64)
+    units = np.empty(strips.shape[0], np.int64)
+    for i in range(strips.shape[0]):
+        rows = strips[i, F_ROWS]
+        lane_rows[i] = strip_lane_rows(rows, least, strips[i, F_LANE_ROWS])
+        units[i] = strip_move_units(strips[i, F_N], rows, lane_rows[i])
+    return lane_rows, units
 
 
 def longest_paths(cases: Sequence[TestCase]) -> np.ndarray:

@@ -28,8 +28,8 @@ from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.plan import (
     DENSE_LANE_ROWS, MIN_BLOCKS_PER_SM, MODE_FOLLOW, MODE_RECORD, MODE_SCORE, THREADS, TRACE_BLOCK_THREADS,
-    MIN_LANE_ROWS, TRACE_CASE_FIELDS, WARP, WIDE_MIN_LANE_ROWS, EMPTY_BYTE, Plan, TraceInputs, build_plan, byte_profile_ok,
-    followed_tasks, kernel_defines, score_ctype, selectors, trace_inputs)
+    TRACE_CASE_FIELDS, WARP, EMPTY_BYTE, Plan, TraceInputs, build_plan, byte_profile_ok, followed_tasks, kernel_defines,
+    least_lane_rows, score_ctype, selectors, trace_inputs)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
@@ -180,8 +180,7 @@ class GpuSolver(LastRowSolver):
             return hit
         cp = device.cupy()
         t0 = time.perf_counter()
-        plan = build_plan(cases, R, launch.lane_rows_floor(cases, R, None if ctype == "int" else WIDE_MIN_LANE_ROWS),
-                          launch.late_folds(cases))
+        plan = build_plan(cases, R, launch.lane_rows_floor(cases, R, least_lane_rows(ctype)), launch.late_folds(cases))
         self.timing["plan"] += time.perf_counter() - t0
         length = plan.n[plan.exon_case] + 1
         dst = np.concatenate(([0], np.cumsum(length)))
@@ -242,7 +241,7 @@ class GpuSolver(LastRowSolver):
             moves_size = plan.moves_size
             if long:
                 if inputs.followed is None or inputs.followed[0] != tuple(long):
-                    *copies, size = followed_tasks(plan, long, MIN_LANE_ROWS if ctype == "int" else WIDE_MIN_LANE_ROWS)
+                    *copies, size = followed_tasks(plan, long, least_lane_rows(ctype))
                     inputs.followed = (tuple(long), *map(cp.asarray, copies), size)
                 tasks, follow_tasks, walked, moves_size = inputs.followed[1:]
             if record:
@@ -292,9 +291,9 @@ class GpuSolver(LastRowSolver):
                       names: tuple[str, ...], defines: dict, scoring: Scoring,
                       long: list[int]) -> tuple[tuple, tuple]:
         """Queue trace_chains, one launch per walk of ``launch.walks``: one warp per case walks
-        the moves (their strips' lane rows and move offsets in ``tasks``). The walks run on the compute stream after the wavefront, except the ``long``
-        cases', whose moves a follower records: theirs runs on the follower's stream right after
-        it, beside the others' walks. Its records are planned and uploaded once per cached
+        the moves (their strips' lane rows and move offsets in ``tasks``). The walks run on the
+        compute stream after the wavefront, except the ``long`` cases', whose moves a follower
+        records: theirs runs on the follower's stream right after it, beside the others' walks. Its records are planned and uploaded once per cached
         batch. Returns the outputs and the parts ((table rows, the event after its walk))."""
         cp = device.cupy()
         if inputs.trace is None or inputs.trace[0] != tuple(long):

@@ -207,11 +207,11 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     T* out = rows + t.out_row;
     // Per-step state, advanced by one column block a step (not recomputed from u: 64-bit
     // address arithmetic every step cost ~10 instructions of ~100): this lane's block
-    // bi = u - lane + head (its selectors at sel + bi: one wide multiply-add, against two
+    // bi = u - lane + head (its selectors at sels + bi: one wide multiply-add, against two
     // moves and two adds to keep a pointer), lane 31's output block and its unshift
     // gap * (exon_rows + j0), and this lane's move words.
     int bi = head - lane;
-    const int4* sel = reinterpret_cast<const int4*>(tsel + t.tgt);
+    const int4* sels = reinterpret_cast<const int4*>(tsel + t.tgt);
     T* op = out + bi * COLS;
     T unshift = (T)gap * (exon_rows + bi * COLS);
     unsigned* mp = moves + (long long)t.moves * MOVE_UNIT + lane * MW;
@@ -298,7 +298,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
         // are valid (code 0), keeping w' a small score, so the sentinel state cannot grow into
         // a real score; an unconditional load costs no selects on every step.
         const bool inside = (unsigned)bi < (unsigned)blocks;
-        const int4 s4 = __ldg(sel + bi);
+        const int4 s4 = __ldg(sels + bi);
         const int sel[4] = {s4.x, s4.y, s4.z, s4.w};
         static_assert(COLS == 4, "one int4 of selectors per step");
         T o[COLS];
