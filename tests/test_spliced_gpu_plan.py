@@ -82,6 +82,13 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | No
         # Shifted entry rows are non-decreasing: padding rows (prefix max) are the identity on
         # them, which lets the kernel skip lanes holding only padding rows.
         assert np.all(np.diff(entry + gap * j) >= 0)
+        if t["entry_row"] != NONE:  # an exon's first strip standing in for the fold its entry row is
+            assert t["kind"] == KIND_STRIP and t["in2_row"] != NONE
+            if follower:
+                np.testing.assert_array_equal(rows[t["entry_row"]: t["entry_row"] + n + 1], entry)
+            else:
+                assert (rows[t["entry_row"]: t["entry_row"] + n + 1] == EMPTY).all(), "a row written twice"
+                rows[t["entry_row"]: t["entry_row"] + n + 1] = entry
         if t["kind"] == KIND_FOLD:
             assert t["in2_row"] != NONE and t["rows"] == 0
             rows[t["out_row"] : t["out_row"] + n + 1] = entry
@@ -117,19 +124,27 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | No
     return rows
 
 
+def row_writers(tasks: np.ndarray) -> dict[int, int]:
+    """Launch index of the task that writes each row: its output row, and an exon's first strip
+    its entry row where it stands in for a fold."""
+    writer = {int(r): i for i, r in enumerate(tasks[:, F["out_row"]])}
+    writer.update({int(tasks[i, F["entry_row"]]): int(i) for i in np.flatnonzero(tasks[:, F["entry_row"]] != NONE)})
+    return writer
+
+
 def sequential_rows(case: TestCase, scoring: Scoring) -> np.ndarray:
     prof = profile(case.target_codes, scoring, score_dtype(case.m, case.n, scoring))
     return get_solver("sequential").last_rows(case, scoring, prof)
 
 
 @pytest.mark.parametrize("rows_per_lane", [1, 2, 8])
-@pytest.mark.parametrize("late", [False, True])
-def test_plan_model_matches_sequential(rows_per_lane, late):
+@pytest.mark.parametrize("late, entry", [(False, True), (True, True), (True, False)])
+def test_plan_model_matches_sequential(rows_per_lane, late, entry):
     rng = np.random.default_rng(11)
     cases = [random_case(rng, f"r{i}") for i in range(25)] + tiny_set(bases=2)
     late_folds = [late and i % 3 > 0 for i in range(len(cases))]  # late folds beside early ones
     for scoring in (Scoring(), Scoring(2, -3, 1)):
-        plan = build_plan(cases, rows_per_lane, late_folds=late_folds)
+        plan = build_plan(cases, rows_per_lane, late_folds=late_folds, entry_folds=entry)
         rows = model_run(plan, scoring, rows_per_lane)
         for c, case in enumerate(cases):
             want = sequential_rows(case, scoring)
@@ -159,17 +174,27 @@ def test_plan_shapes_and_order():
     strips = t[t[:, F["kind"]] == KIND_STRIP]
     assert strips[:, F["rows"]].min() >= 1 and strips[:, F["rows"]].max() <= 256
     assert (strips[:, F["rows"]].sum()) == sum(c.exon_length_sum for c in cases)
-    # every input row is the output row of a task earlier in launch order
-    writer = {int(r): i for i, r in enumerate(t[:, F["out_row"]])}
-    assert len(writer) == t.shape[0]
+    # every input row is the output (or entry) row of a task earlier in launch order
+    writer = row_writers(t)
+    assert len(writer) == t.shape[0] + (t[:, F["entry_row"]] != NONE).sum()
     for row in ("in_row", "in2_row"):
         for i in np.flatnonzero(t[:, F[row]] != NONE):
             assert writer[int(t[i, F[row]])] < i
     folds = t[:, F["kind"]] == KIND_FOLD
     assert (t[folds, F["in2_row"]] != NONE).all()
-    # every fold is read (by a later fold or an exon's first strip): none is computed for nothing
+    # every fold, a task's or an entry row, is read (by a later fold or an exon's first strip):
+    # none is computed for nothing
     read = set(t[:, F["in_row"]].tolist()) | set(t[:, F["in2_row"]].tolist())
+    entries = t[t[:, F["entry_row"]] != NONE]
     assert folds.any() and all(int(r) in read for r in t[folds, F["out_row"]])
+    assert len(entries) and all(int(r) in read for r in entries[:, F["entry_row"]])
+    # only an exon's first strip writes its entry row (it reads the fused fold entry, in2)
+    assert (entries[:, F["kind"]] == KIND_STRIP).all() and (entries[:, F["in2_row"]] != NONE).all()
+    # without entry folds, every fold is a task, and the rows are the same rows
+    every = build_plan(cases, 8, entry_folds=False).tasks
+    assert (every[:, F["entry_row"]] == NONE).all()
+    assert (every[:, F["kind"]] == KIND_FOLD).sum() == folds.sum() + len(entries)
+    assert not gpu_plan.entry_folds("long long") and gpu_plan.entry_folds("int")
     # the selectors a strip's lanes read, blocks -31 .. n // COLS + 31, lie in the array and
     # outside every other case's targets (code 0 there)
     margin = (WARP - 1) * gpu_plan.COLS
@@ -209,14 +234,15 @@ def test_late_folds(monkeypatch):
     assert not launch.late_folds(cases).any()  # a chain launch
     for flags in ([False] * 3, [True] * 3, [True, False, True]):
         t = build_plan(cases, 8, late_folds=flags).tasks
-        writer = {int(r): i for i, r in enumerate(t[:, F["out_row"]])}
+        writer = row_writers(t)
         for row in ("in_row", "in2_row"):  # every input row is written earlier in launch order
             for i in np.flatnonzero(t[:, F[row]] != NONE):
                 assert writer[int(t[i, F[row]])] < i
     # one case: the same tasks, each fold as far or farther behind its exon's last strip
     gaps, tasks = [], []
-    for flag in (False, True):
-        t = build_plan(cases[:1], 8, late_folds=[flag]).tasks
+    for flag in (False, True):  # (entry folds leave only folds no exon's entry row equals, which no
+        # placement can move: the first exon reading fold q is the first with p_k > q)
+        t = build_plan(cases[:1], 8, late_folds=[flag], entry_folds=False).tasks
         writer = {int(r): i for i, r in enumerate(t[:, F["out_row"]])}
         folds = np.flatnonzero(t[:, F["kind"]] == KIND_FOLD)
         gaps.append(np.array([i - writer[int(t[i, F["in2_row"]])] for i in folds]))
@@ -515,6 +541,15 @@ def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
             np.testing.assert_array_equal(g.last_row_scores, w.last_row_scores)
         scores = GpuSolver(rows_per_lane=2, device_trace=False).solve_many(cases, scoring, traceback=False)
         assert [r.score for r in scores] == [w.score for w in want] and scores[0].chain is None
+    # a throughput launch: folds off the chains, late and written by entry rows where they can
+    with monkeypatch.context() as m:
+        m.setattr(launch, "THROUGHPUT_CASES", 4)
+        solver = GpuSolver(rows_per_lane=2, device_trace=False)
+        got = solver.solve_many(cases, Scoring(), traceback=True)
+        tasks = next(iter(solver._cache.values())).plan.tasks
+        assert (tasks[:, F["entry_row"]] != NONE).any()
+        assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in
+                                                     get_solver("sequential").solve_many(cases, Scoring())]
     # several launches in one call, two in flight at a time
     batches = launch.batches
     monkeypatch.setattr(launch, "batches", lambda cs, R, **kw: batches(cs, R, budget=4_000, **kw))

@@ -48,7 +48,10 @@ LONG_CHAIN_SHARE = 0.5
 # strip's sweep (the paper set: 74% of folds were taken within the ~3,200 tasks the GPU runs
 # at once of their exon's last strip). LATE_FOLDS places each fold q of such a launch's cases
 # (not its long chains': their folds are on their chain) as late as its consumers allow: before
-# the first exon whose first strip reads it (plan._plan_tasks).
+# the first exon whose first strip reads it (plan._plan_tasks). Those cases' folds that an
+# exon's entry row equals are no tasks at all where the kernel can write them (plan.entry_folds,
+# docs/gpu.md run BW): on a chain such a fold would come at the pace of the exon that writes it,
+# one entry-row window behind (IL1RAPL1 +2%), so chains keep them as tasks.
 LATE_FOLDS = True
 # Blocks per SM of that follower. Fewer than the recording kernel's MIN_BLOCKS_PER_SM, so that
 # the kernel, whose rows the follower waits for, always has a block's room on every SM even if

@@ -11,6 +11,10 @@ in wavefront.cu:
   case has the folds some strip reads: q <= max_k p_k - 2.
 * every task writes one row (a strip its bottom row, a fold its M_q), once; row storage starts
   as ``empty`` so that a consumer can poll a row's words themselves.
+* a fold that some exon's entry row equals need be no task: M_q is the entry row of every exon
+  with p_k = q + 1, and the first strip of the first such exon can write it as it reads it
+  (its ``entry_row``; for the cases ``build_plan``'s ``entry_folds`` names), so that no warp
+  slot waits on the fold's inputs for it (docs/gpu.md, runs BW and BX).
 * two inputs per task, ``in`` and ``in2``, each a row of an earlier task or none: a task's
   entry row is max(in, in2), ``in`` = none meaning the chain-start row -gap*j and ``in2`` = none
   meaning no second row. A later strip of an exon reads the strip above it (``in``); an exon's
@@ -45,8 +49,10 @@ BLOCKS_PER_SM = 2_048 // THREADS
 
 # The task record: TASK_FIELDS int32 per task, field f at offset TASK_<F> (the kernel gets the
 # offsets as -D macros, see kernel_defines). None (no input row) is NONE.
-TASK_FIELDS = ("kind", "n", "tgt", "base", "rows", "lane_rows", "in_row", "in2_row", "out_row", "moves")
-(F_KIND, F_N, F_TGT, F_BASE, F_ROWS, F_LANE_ROWS, F_IN_ROW, F_IN2_ROW, F_OUT_ROW, F_MOVES) = range(len(TASK_FIELDS))
+TASK_FIELDS = ("kind", "n", "tgt", "base", "rows", "lane_rows", "in_row", "in2_row", "out_row", "moves",
+               "entry_row")
+(F_KIND, F_N, F_TGT, F_BASE, F_ROWS, F_LANE_ROWS, F_IN_ROW, F_IN2_ROW, F_OUT_ROW, F_MOVES,
+ F_ENTRY_ROW) = range(len(TASK_FIELDS))
 NONE = -1
 NFIELDS = len(TASK_FIELDS)
 KIND_STRIP, KIND_FOLD = 0, 1
@@ -58,7 +64,9 @@ KIND_STRIP, KIND_FOLD = 0, 1
 # order), NONE if absent; out_row: offset of the row
 # this task writes; moves (strip): offset of the strip's moves, in MOVE_UNIT words, in the
 # move storage of a launch that records them (see below), NONE in a recording launch's copy
-# for the strips a follower records (followed_tasks). Fields a kind does not use are 0.
+# for the strips a follower records (followed_tasks); entry_row (strip): where an exon's first
+# strip writes its entry row max(in, in2), the fold M_{p_k - 1} it stands in for, else NONE.
+# Fields a kind does not use are 0.
 
 # PRMT selectors: t_j's code c (0..7) becomes c * SEL_SPREAD | SEL_SIGN: byte c of a row's
 # profile pair in the low byte, its sign replicated into the other three.
@@ -150,6 +158,13 @@ def strip_move_units(n: int, rows: int, lane_rows: int) -> int:
 def least_lane_rows(ctype: str) -> int:
     """The fewest rows per lane the kernel of score type ``ctype`` sweeps a strip with."""
     return MIN_LANE_ROWS if ctype == "int" else WIDE_MIN_LANE_ROWS
+
+
+def entry_folds(ctype: str) -> bool:
+    """Whether the plans of score type ``ctype`` let exons' first strips write the folds their
+    entry rows equal (module doc): the int64 sweeps, at their register bound, would spill with
+    it, so their plans keep every fold a task."""
+    return ctype == "int"
 
 
 def _check_offsets(*sizes: int) -> None:
@@ -257,12 +272,15 @@ def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, 
 
 
 @njit(cache=True)
-def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late):  # pragma: no cover - compiled
+def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late, entry):  # pragma: no cover - compiled
     """Tasks in launch order plus each exon's last-row offset; O(tasks), see the module doc.
 
     Per case, position pos of its topological order holds exactly one task: before exon k come
     the folds q < p_k (``late`` cases: q < p_k - 1, the last one exon k reads being fold
-    p_k - 2) and the strips of exons < k. A case has the folds its strips read: q < p_max - 1. Cases are interleaved by relative position
+    p_k - 2) and the strips of exons < k. A case has the folds its strips read: q < p_max - 1;
+    fold q is a task only if no exon has p_k = q + 1, else the first such exon's first strip
+    writes it (an exon with p_k = q + 1 comes before every reader of M_q: exons with
+    p_k = q + 2, fold q + 1). Cases are interleaved by relative position
     (pos + 1/2) / tasks_in_case with a stable counting sort on T buckets: two tasks of one case
     land in distinct buckets in their order, so every producer precedes its consumers.
     """
@@ -275,7 +293,6 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late): 
     p = np.empty(E, np.int64)         # exons of the case with last < first(k)
     S = np.empty(E, np.int64)         # strips of each exon
     folds = np.empty(C, np.int64)
-    case_tasks = np.zeros(C + 1, np.int64)  # first task (case-major, pos order) of each case
     for c in range(C):
         a, b = exon_start[c], exon_start[c + 1]
         by_last[a:b] = a + np.argsort(last[a:b], kind="mergesort")
@@ -286,14 +303,26 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late): 
             p[k] = q
             S[k] = (last[k] - first[k] + P) // P
         folds[c] = max(p[b - 1] - 1, 0)  # fold q is read by exons with p_k = q + 2 and fold q + 1
-        case_tasks[c + 1] = case_tasks[c] + folds[c] + S[a:b].sum()
+    fold_base = np.zeros(C + 1, np.int64)
+    for c in range(C):
+        fold_base[c + 1] = fold_base[c] + folds[c]
+    # The exon whose first strip writes fold q (the first with p_k = q + 1), else -1: a task.
+    fold_exon = np.full(fold_base[C], -1, np.int64)
+    case_tasks = np.zeros(C + 1, np.int64)  # first task (case-major, pos order) of each case
+    for c in range(C):
+        a, b = exon_start[c], exon_start[c + 1]
+        tasks_c = S[a:b].sum()
+        for k in range(a, b):
+            if entry[c] and 0 < p[k] <= folds[c] and fold_exon[fold_base[c] + p[k] - 1] < 0:
+                fold_exon[fold_base[c] + p[k] - 1] = k
+        for q in range(folds[c]):
+            if fold_exon[fold_base[c] + q] < 0:
+                tasks_c += 1
+        case_tasks[c + 1] = case_tasks[c] + tasks_c
     T = case_tasks[C]
     strip_base = np.zeros(E + 1, np.int64)
     for k in range(E):
         strip_base[k + 1] = strip_base[k] + S[k]
-    fold_base = np.zeros(C + 1, np.int64)
-    for c in range(C):
-        fold_base[c + 1] = fold_base[c] + folds[c]
     # Case-major (pos order) slot of every strip and fold.
     strip_slot = np.empty(strip_base[E], np.int64)
     fold_slot = np.empty(fold_base[C], np.int64)
@@ -304,8 +333,10 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late): 
         q = 0
         for k in range(a, b):
             while q < min(p[k] - late[c], folds[c]):
-                fold_slot[fold_base[c] + q] = pos
-                pos += 1
+                fold_slot[fold_base[c] + q] = -1
+                if fold_exon[fold_base[c] + q] < 0:
+                    fold_slot[fold_base[c] + q] = pos
+                    pos += 1
                 q += 1
             for s in range(S[k]):
                 strip_slot[strip_base[k] + s] = pos
@@ -332,10 +363,21 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late): 
     row_at = np.zeros(T + 1, np.int64)
     for t in range(T):
         row_at[t + 1] = row_at[t] + row_stride[t]
+    # Each fold's row: its task's, or (written by an exon's first strip) after the tasks' rows.
+    fold_row = np.empty(fold_base[C], np.int64)
+    rows_size = row_at[T]
+    for c in range(C):
+        for f in range(fold_base[c], fold_base[c + 1]):
+            if fold_exon[f] < 0:
+                fold_row[f] = row_at[launch[fold_slot[f]]]
+            else:
+                fold_row[f] = rows_size
+                rows_size += stride[c]
 
     tasks = np.zeros((T, NFIELDS), np.int32)
     tasks[:, F_IN_ROW] = NONE
     tasks[:, F_IN2_ROW] = NONE
+    tasks[:, F_ENTRY_ROW] = NONE
     last_row = np.empty(E, np.int64)
     strip_task = np.empty(strip_base[E], np.int64)
     moves_at = 0  # move storage, in MOVE_UNIT words, strips in exon order
@@ -356,7 +398,9 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late): 
                     e = by_last[a + p[k] - 1]
                     second = launch[strip_slot[strip_base[e] + S[e] - 1]]
                     if p[k] > 1:
-                        producer = launch[fold_slot[fold_base[c] + p[k] - 2]]
+                        tasks[t, F_IN_ROW] = fold_row[fold_base[c] + p[k] - 2]
+                    if p[k] <= folds[c] and fold_exon[fold_base[c] + p[k] - 1] == k:
+                        tasks[t, F_ENTRY_ROW] = fold_row[fold_base[c] + p[k] - 1]
                 tasks[t, F_KIND] = KIND_STRIP
                 tasks[t, F_N] = n[c]
                 tasks[t, F_TGT] = tgt_off[c]
@@ -373,24 +417,28 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late): 
                 strip_task[strip_base[k] + s] = t
             last_row[k] = row_at[launch[strip_slot[strip_base[k] + S[k] - 1]]]
         for q in range(folds[c]):
+            if fold_exon[fold_base[c] + q] >= 0:
+                continue
             t = launch[fold_slot[fold_base[c] + q]]
             e = by_last[a + q]
             second = launch[strip_slot[strip_base[e] + S[e] - 1]]  # the added exon's last strip
             tasks[t, F_KIND] = KIND_FOLD
             tasks[t, F_N] = n[c]
             if q > 0:
-                producer = launch[fold_slot[fold_base[c] + q - 1]]
-                tasks[t, F_IN_ROW] = row_at[producer]
+                tasks[t, F_IN_ROW] = fold_row[fold_base[c] + q - 1]
             tasks[t, F_IN2_ROW] = row_at[second]
             tasks[t, F_OUT_ROW] = row_at[t]
-    return tasks, last_row, exon_start, row_at[T], strip_task, strip_base, moves_at
+    return tasks, last_row, exon_start, rows_size, strip_task, strip_base, moves_at
 
 
-def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=None, late_folds=None) -> Plan:
+def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=None, late_folds=None,
+               entry_folds=True) -> Plan:
     """The plan of one launch whose strips hold up to 32 * rows_per_lane rows; a strip runs with
     the least power of two >= its case's floor (``lane_rows_floor``: one for all cases or one
     per case; default MIN_LANE_ROWS) rows per lane that fits; ``late_folds`` (per case, default
-    none) places a case's folds as late as the strips that read them allow (launch.LATE_FOLDS)."""
+    none) places a case's folds as late as the strips that read them allow (launch.LATE_FOLDS);
+    ``entry_folds`` (one for all cases or one per case) lets exons' first strips write the
+    folds their entry rows equal (else every fold is a task; see the function of that name)."""
     C = len(cases)
     floors = np.broadcast_to(np.asarray(MIN_LANE_ROWS if lane_rows_floor is None else lane_rows_floor,
                                         dtype=np.int64), (C,)).copy()
@@ -402,7 +450,8 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=No
     n = np.fromiter((c.n for c in cases), dtype=np.int64, count=C)
     tasks, last_row, exon_start, rows_size, strip_task, strip_start, move_units = _plan_tasks(
         K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, floors,
-        np.zeros(C, np.int64) if late_folds is None else np.asarray(late_folds, dtype=np.int64))
+        np.zeros(C, np.int64) if late_folds is None else np.asarray(late_folds, dtype=np.int64),
+        np.broadcast_to(np.asarray(entry_folds, dtype=np.int64), (C,)).copy())
     _check_offsets(rows_size, base.size, move_units)
     heads = exon_start[:-1]
     input_index = np.concatenate([c.order for c in cases]) + np.repeat(heads, K)

@@ -28,8 +28,8 @@ from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.plan import (
     DENSE_LANE_ROWS, MIN_BLOCKS_PER_SM, MODE_FOLLOW, MODE_RECORD, MODE_SCORE, THREADS, TRACE_BLOCK_THREADS,
-    TRACE_CASE_FIELDS, WARP, EMPTY_BYTE, Plan, TraceInputs, build_plan, byte_profile_ok, followed_tasks, kernel_defines,
-    least_lane_rows, score_ctype, selectors, trace_inputs)
+    TRACE_CASE_FIELDS, WARP, EMPTY_BYTE, Plan, TraceInputs, build_plan, byte_profile_ok, entry_folds, followed_tasks,
+    kernel_defines, least_lane_rows, score_ctype, selectors, trace_inputs)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
@@ -180,7 +180,9 @@ class GpuSolver(LastRowSolver):
             return hit
         cp = device.cupy()
         t0 = time.perf_counter()
-        plan = build_plan(cases, R, launch.lane_rows_floor(cases, R, least_lane_rows(ctype)), launch.late_folds(cases))
+        late = launch.late_folds(cases)  # folds off the chains: late, and written by entry rows where they can
+        plan = build_plan(cases, R, launch.lane_rows_floor(cases, R, least_lane_rows(ctype)), late,
+                          late & entry_folds(ctype))
         self.timing["plan"] += time.perf_counter() - t0
         length = plan.n[plan.exon_case] + 1
         dst = np.concatenate(([0], np.cumsum(length)))

@@ -15,7 +15,9 @@
 // A task's entry row is max(in, in2) of its two input rows (in absent: the chain-start row;
 // in2 absent: in alone), so an exon's first strip combines M_{p-2} with the last row of the
 // (p-1)-th exon by `last` itself instead of waiting for fold p-1: on a dependent chain the row
-// that arrives last is that exon's, and the hand-off is strip -> strip.
+// that arrives last is that exon's, and the hand-off is strip -> strip. That entry row is fold
+// p-1 itself: where the plan says so (Task::entry_row), the strip writes it, and that fold is no
+// task (no warp slot spent trailing its inputs).
 // Rows validate themselves: row storage starts as EMPTY (every byte EMPTY_BYTE: far below any
 // score; the host sets it with a memset before the launch) and each word is written once, so a
 // word other than EMPTY is final. Producers store with relaxed stores and no fence; a consumer
@@ -126,8 +128,12 @@ __device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_gr
 __device__ __forceinline__ void copy_wait() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
 
 // Each warp's shared memory for its strip's entry row: the poll in flight (one block of each
-// input row per lane) and the window (block b at b & 31).
-template <typename T> struct EntryBuffers { Vec<T> in[32], in2[32], window[32]; };
+// input row per lane), the window (block b at b & 31), and where the strip writes its entry
+// row (Task::entry_row; kept here, not in a register through the sweep).
+template <typename T> struct EntryBuffers {
+    Vec<T> in[32], in2[32], window[32];
+    int entry_row;
+};
 
 template <typename T>
 __device__ __forceinline__ bool written(const Vec<T>& x) {
@@ -142,7 +148,7 @@ __device__ constexpr int move_words(int lane_rows) { return (lane_rows * COLS * 
 
 // The task record (plan.TASK_FIELDS), read field by field at the offsets the host defines.
 struct Task {
-    int kind, n, tgt, base, rows, lane_rows, in_row, in2_row, out_row, moves;
+    int kind, n, tgt, base, rows, lane_rows, in_row, in2_row, out_row, moves, entry_row;
 };
 __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) {
     const int* r = tasks + (long long)i * TASK_FIELDS;
@@ -157,6 +163,7 @@ __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) 
     t.in2_row = r[TASK_IN2_ROW];
     t.out_row = r[TASK_OUT_ROW];
     t.moves = r[TASK_MOVES];
+    t.entry_row = r[TASK_ENTRY_ROW];
     return t;
 }
 
@@ -223,6 +230,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     // issued only when the window is used up would add an L2 round trip to every few steps
     // (docs/gpu.md, runs J and X). Block u not written: its lane alone polls until it is.
     const bool has_entry = has_in || has_in2;  // warp-uniform
+    if (lane == 0) eb.entry_row = t.entry_row;  // read after a window's __syncwarp
     auto poll = [&](int from) {
         const int b = from + ((lane - from) & 31);
         if (b < blocks) {
@@ -283,6 +291,18 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
                     copy_commit();
                 }
                 if (wend < blocks) poll(wend);
+                // An exon's first strip standing in for fold p_k - 1 (plan.py) writes the window's
+                // new blocks unshifted (after the next poll is out: it is on the strip's chain).
+                // Int sweeps only: plans of int64 scores, whose sweeps are at their register
+                // bound, keep every fold a task (plan.entry_folds).
+                if constexpr (MODE != MODE_FOLLOW && sizeof(T) == sizeof(int)) {
+                    if (eb.entry_row != TASK_NONE && b < wend) {
+                        Vec<T> m = eb.window[lane];
+#pragma unroll
+                        for (int q = 0; q < COLS; ++q) m.v[q] -= (T)gap * (b * COLS + q);
+                        store_row(rows + eb.entry_row + b * COLS, m);
+                    }
+                }
             }
             if (lane == head && u < blocks) {
                 const Vec<T> e = eb.window[u & 31];

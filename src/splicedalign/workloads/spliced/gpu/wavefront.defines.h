@@ -10,7 +10,8 @@
 #define TASK_IN2_ROW 7
 #define TASK_OUT_ROW 8
 #define TASK_MOVES 9
-#define TASK_FIELDS 10
+#define TASK_ENTRY_ROW 10
+#define TASK_FIELDS 11
 #define TASK_NONE -1
 #define KIND_FOLD 1
 #define COLS 4
