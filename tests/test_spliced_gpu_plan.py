@@ -194,7 +194,8 @@ def test_plan_shapes_and_order():
     every = build_plan(cases, 8, entry_folds=False).tasks
     assert (every[:, F["entry_row"]] == NONE).all()
     assert (every[:, F["kind"]] == KIND_FOLD).sum() == folds.sum() + len(entries)
-    assert not gpu_plan.entry_folds("long long") and gpu_plan.entry_folds("int")
+    assert gpu_plan.entry_folds("int", 8) and not gpu_plan.entry_folds("long long", 4)
+    assert not gpu_plan.entry_folds("int", launch.CHAIN_ROWS_PER_LANE)
     # the selectors a strip's lanes read, blocks -31 .. n // COLS + 31, lie in the array and
     # outside every other case's targets (code 0 there)
     margin = (WARP - 1) * gpu_plan.COLS

@@ -15,7 +15,7 @@ from splicedalign.workloads.spliced.backtrack import trace_chain
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch, plan as gpu_plan
 from splicedalign.workloads.spliced.gpu.plan import (
-    COLS, MOVE_UNIT, NONE, SEL_CODE_MASK, TASK_FIELDS, TR_DIAG, TR_LEFT, TR_UP, TRACE_CASE_FIELDS, TRACE_EXON_FIELDS,
+    COLS, MOVE_UNIT, NONE, PRED_UNROLL, SEL_CODE_MASK, TASK_FIELDS, TR_DIAG, TR_LEFT, TR_UP, TRACE_CASE_FIELDS, TRACE_EXON_FIELDS,
     WARP, build_plan, move_shift, move_words, selectors, trace_inputs)
 from splicedalign.workloads.spliced.gpu.solver import CaseIds, GpuSolver
 from splicedalign.workloads.spliced.oracle import alignment_problems
@@ -46,6 +46,23 @@ def predecessor(exons, rows, a, k, j0, gap) -> int:
         last = int(exons[e, E["last"]])
         if best < last < first and rows[exons[e, E["row"]] + j0] == value:
             best, pred = last, e
+    # the kernel's search: the case's first p_k exons by last (table rows a..), from the largest
+    # last down in rounds of 32 * PRED_UNROLL, stopping after the first round with a hit unless
+    # the hit's last goes on below it
+    by_last = exons[a: a + int(exons[k, E["p"]]), [E["by_last"], E["by_last_last"], E["by_last_row"]]]
+    assert (by_last[:, 1] < first).all() and (np.diff(by_last[:, 1]) >= 0).all()
+    assert np.array_equal(exons[by_last[:, 0], E["last"]], by_last[:, 1])
+    assert np.array_equal(exons[by_last[:, 0], E["row"]], by_last[:, 2])
+    best = -1  # rank of the best hit so far
+    for q0 in range(len(by_last) - 1, -1, -32 * PRED_UNROLL):
+        for q in range(q0, max(q0 - 32 * PRED_UNROLL, -1), -1):  # lasts only fall as q does
+            if rows[by_last[q, 2] + j0] == value and (best < 0 or by_last[q, 1] == by_last[best, 1]):
+                best = q  # the first hit has the largest last; an equal last lower down, the lower position
+        below = q0 - 32 * PRED_UNROLL
+        if best >= 0 and (below < 0 or by_last[below, 1] < by_last[best, 1]):
+            break
+    found = -1 if best < 0 else int(by_last[best, 0])
+    assert found == pred, (found, pred)
     return pred
 
 
@@ -83,7 +100,7 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
         j, g, length = n, 0, 0
         held = np.full(WARP, -1, dtype=np.int64)
         while True:
-            first, last, bo, row, in_, in2, s0, s = (int(v) for v in exons[k])
+            first, last, bo, row, in_, in2, s0, s = (int(v) for v in exons[k][:8])
             r, jj, g0 = last - first + 1, j, g
             st = None
             lo = r

@@ -119,11 +119,17 @@ TR_DIAG, TR_UP, TR_LEFT = 0, 1, 2  # trace_chains' decoded moves
 # int32 (first, last in the case's base; base: packed offset of its first row; row: its last
 # row in row storage; in/in2: the entry-row inputs of its first strip, NONE if absent;
 # strip0/strips: its strips' launch indices at strip_task[strip0 .. strip0 + strips - 1], top
-# to bottom), per case TRACE_CASE_FIELDS int64 (its exons exon0..exon1-1; n; tgt: selector
-# offset; ops: end of its op region).
-TRACE_EXON_FIELDS = ("first", "last", "base", "row", "in", "in2", "strip0", "strips")
+# to bottom; p: p_k, its case's exons with last < first; and, not about this exon, the case's
+# exon by ``last`` at this row's rank in the case, for the predecessor search: by_last (its row
+# in this table), by_last_last and by_last_row (its last and last row)), per case
+# TRACE_CASE_FIELDS int64 (its exons exon0..exon1-1; n; tgt: selector offset; ops: end of its op
+# region).
+TRACE_EXON_FIELDS = ("first", "last", "base", "row", "in", "in2", "strip0", "strips", "p", "by_last", "by_last_last",
+                     "by_last_row")
 TRACE_CASE_FIELDS = ("exon0", "exon1", "n", "tgt", "ops")
 TRACE_BLOCK_THREADS = 128
+# trace_chains' predecessor search: candidates per lane in flight (rounds of WARP * PRED_UNROLL).
+PRED_UNROLL = 4
 
 
 def move_shift(lane_rows: int, r, q):
@@ -160,11 +166,12 @@ def least_lane_rows(ctype: str) -> int:
     return MIN_LANE_ROWS if ctype == "int" else WIDE_MIN_LANE_ROWS
 
 
-def entry_folds(ctype: str) -> bool:
-    """Whether the plans of score type ``ctype`` let exons' first strips write the folds their
-    entry rows equal (module doc): the int64 sweeps, at their register bound, would spill with
-    it, so their plans keep every fold a task."""
-    return ctype == "int"
+def entry_folds(ctype: str, rows_per_lane: int) -> bool:
+    """Whether the plans of score type ``ctype`` and ``rows_per_lane`` may let exons' first strips
+    write the folds their entry rows equal (module doc): only the throughput kernels (int scores,
+    at most DENSE_LANE_ROWS) carry that store (wavefront.cu, ENTRY): an int64 sweep, at its
+    register bound, would spill with it."""
+    return ctype == "int" and rows_per_lane <= DENSE_LANE_ROWS
 
 
 def _check_offsets(*sizes: int) -> None:
@@ -186,6 +193,7 @@ def kernel_defines() -> dict[str, int]:
     out.update({f"TC_{name.upper()}": i for i, name in enumerate(TRACE_CASE_FIELDS)})
     out.update(TE_FIELDS=len(TRACE_EXON_FIELDS), TC_FIELDS=len(TRACE_CASE_FIELDS), MOVE_UNIT=MOVE_UNIT,
                TR_DIAG=TR_DIAG, TR_UP=TR_UP, TR_LEFT=TR_LEFT, TRACE_BLOCK_THREADS=TRACE_BLOCK_THREADS,
+               PRED_UNROLL=PRED_UNROLL,
                OP_MATCH=OP_MATCH, OP_MISMATCH=OP_MISMATCH, OP_DEL=OP_DEL, OP_INS=OP_INS)
     return out
 
@@ -521,10 +529,16 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase], walks: Sequence[Sequence
     launches in order: each takes the table's next rows and the next op regions, so that the
     host can turn one walk's output into records while the GPU walks the next."""
     records = exon_records(cases)
-    first, last_exon = records[:, 1], records[:, 2]
+    first_exon, last_exon = records[:, 1], records[:, 2]
     t = plan.tasks[plan.strip_task[plan.strip_start[:-1]]]  # each exon's first strip
-    exons = np.stack([first, last_exon, t[:, F_BASE], plan.last_row, t[:, F_IN_ROW], t[:, F_IN2_ROW],
-                      plan.strip_start[:-1], np.diff(plan.strip_start)], axis=1)
+    # each case's exons by last (stable: ties by position), and p_k: where first(k) falls in them
+    case = plan.exon_case
+    by_last = np.lexsort((last_exon, case))
+    key = case * (int(last_exon.max(initial=0)) + 2)
+    p = np.searchsorted(key[by_last] + last_exon[by_last], key + first_exon, side="left") - plan.exon_start[case]
+    exons = np.stack([first_exon, last_exon, t[:, F_BASE], plan.last_row, t[:, F_IN_ROW], t[:, F_IN2_ROW],
+                      plan.strip_start[:-1], np.diff(plan.strip_start), p, by_last, last_exon[by_last],
+                      plan.last_row[by_last]], axis=1)
     heads = plan.exon_start[:-1]
     walks = [list(w) for w in walks] or [list(range(len(cases)))]
     order = np.concatenate(walks).astype(np.int64)

@@ -182,7 +182,7 @@ class GpuSolver(LastRowSolver):
         t0 = time.perf_counter()
         late = launch.late_folds(cases)  # folds off the chains: late, and written by entry rows where they can
         plan = build_plan(cases, R, launch.lane_rows_floor(cases, R, least_lane_rows(ctype)), late,
-                          late & entry_folds(ctype))
+                          late & entry_folds(ctype, R))
         self.timing["plan"] += time.perf_counter() - t0
         length = plan.n[plan.exon_case] + 1
         dst = np.concatenate(([0], np.cumsum(length)))

@@ -175,7 +175,7 @@ __device__ __forceinline__ void row_profile(int b, int match2, int mismatch2, un
     hi = (unsigned)(mismatch2 & 0xff) * 0x01010101u;
 }
 
-template <typename T, int R, bool BYTES, int MODE>
+template <typename T, int R, bool BYTES, int MODE, bool ENTRY>
 __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
                            const int* __restrict__ tsel, T* rows, unsigned* moves,
                            int match, int mismatch, int gap, int* error, EntryBuffers<T>& eb) {
@@ -230,7 +230,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     // issued only when the window is used up would add an L2 round trip to every few steps
     // (docs/gpu.md, runs J and X). Block u not written: its lane alone polls until it is.
     const bool has_entry = has_in || has_in2;  // warp-uniform
-    if (lane == 0) eb.entry_row = t.entry_row;  // read after a window's __syncwarp
+    if (ENTRY && lane == 0) eb.entry_row = t.entry_row;  // read after a window's __syncwarp
     auto poll = [&](int from) {
         const int b = from + ((lane - from) & 31);
         if (b < blocks) {
@@ -293,9 +293,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
                 if (wend < blocks) poll(wend);
                 // An exon's first strip standing in for fold p_k - 1 (plan.py) writes the window's
                 // new blocks unshifted (after the next poll is out: it is on the strip's chain).
-                // Int sweeps only: plans of int64 scores, whose sweeps are at their register
-                // bound, keep every fold a task (plan.entry_folds).
-                if constexpr (MODE != MODE_FOLLOW && sizeof(T) == sizeof(int)) {
+                if constexpr (ENTRY) {
                     if (eb.entry_row != TASK_NONE && b < wend) {
                         Vec<T> m = eb.window[lane];
 #pragma unroll
@@ -372,17 +370,20 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 
 // The strip sweep compiled for R and every smaller power of two down to MIN_LANE_ROWS (int64:
 // WIDE_MIN_LANE_ROWS): a strip runs with its own lane_rows (the plan's choice, a power of two <= R).
-template <typename T, int R, bool BYTES, int MODE>
+// ENTRY: the sweeps write entry rows standing in for folds (Task::entry_row), compiled only into
+// the kernels whose plans can have them (plan.entry_folds: int scores, the throughput kernels; an
+// int64 sweep would spill, and a chain kernel with the store was 3% slower, run BY).
+template <typename T, int R, bool BYTES, int MODE, bool ENTRY>
 __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __restrict__ base,
                                           const int* __restrict__ tsel, T* rows, unsigned* moves,
                                           int match, int mismatch, int gap, int* error, EntryBuffers<T>& eb) {
     if constexpr (R > (sizeof(T) == sizeof(int) ? MIN_LANE_ROWS : WIDE_MIN_LANE_ROWS)) {
         if (t.lane_rows < R) {
-            strip_any<T, R / 2, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
+            strip_any<T, R / 2, BYTES, MODE, ENTRY>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
             return;
         }
     }
-    strip_task<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
+    strip_task<T, R, BYTES, MODE, ENTRY>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
 }
 
 template <typename T>
@@ -442,6 +443,7 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
                                                      const unsigned char* __restrict__ base,
                                                      const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap) {
     static_assert(MODE != MODE_RECORD || R <= DENSE_LANE_ROWS, "wider launches record in a follower (solver._launch)");
+    constexpr bool ENTRY = sizeof(T) == sizeof(int) && R <= DENSE_LANE_ROWS && MODE != MODE_FOLLOW;
     const int lane = threadIdx.x & 31;
     __shared__ EntryBuffers<T> entry_buffers[THREADS / 32];
     EntryBuffers<T>& eb = entry_buffers[threadIdx.x / 32];
@@ -455,8 +457,8 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
             if (MODE != MODE_FOLLOW) fold_task<T>(t, rows, gap, next_task + 1);
         } else if (MODE == MODE_RECORD && t.moves == TASK_NONE) {
             // a long chain's strip, its moves recorded by a follower: at score speed on the chain
-            strip_any<T, R, BYTES, MODE_SCORE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
-        } else strip_any<T, R, BYTES, MODE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
+            strip_any<T, R, BYTES, MODE_SCORE, ENTRY>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
+        } else strip_any<T, R, BYTES, MODE, ENTRY>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
         __syncwarp();
     }
 }
@@ -488,7 +490,6 @@ __global__ void gather_rows(const T* __restrict__ rows, const long long* __restr
 //    and j0 leading target letters are against gaps (OP_INS).
 // Per case it writes out_case = (chain length, ops), and per chain exon (trace order, from the
 // case's first exon slot) out_exon = (position, j0, j_end, ops of the exon).
-constexpr int PRED_UNROLL = 4;
 
 struct MoveStrip {  // a strip holding exon rows lo+1 .. lo+rows, its moves from word `at`
     long long at;
@@ -538,7 +539,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
     T best = 0;
     int k = -1;
     for (int e = a + lane; e < b; e += 32) {
-        const T v = __ldg(rows + ex[(long long)e * TE_FIELDS + TE_ROW] + n);
+        const T v = __ldg(rows + (ex + (long long)e * TE_FIELDS)[TE_ROW] + n);
         if (k < 0 || v > best) { best = v; k = e; }
     }
 #pragma unroll
@@ -634,29 +635,39 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
         const int j0 = jj;
         T pv = in == TASK_NONE ? -(T)gap * j0 : __ldg(rows + in + j0);
         if (in2 != TASK_NONE) pv = max(pv, __ldg(rows + in2 + j0));
-        // PRED_UNROLL candidates per lane in flight: their loads overlap (a long case scans
-        // hundreds of exons per chain exon, one round trip per candidate otherwise)
-        int bl = -1, be = -1;
-        for (int e0 = a + lane; e0 < k; e0 += 32 * PRED_UNROLL) {
+        // The candidates are the case's first p_k exons by last (TE_P; table rows a.. hold them,
+        // TE_BY_LAST*), scanned from the largest last down, 32 * PRED_UNROLL at a time with their
+        // loads in flight; the first round with a hit holds the predecessor, unless exons of the
+        // hit's last go on below the round (among equal lasts the by-last order is by position,
+        // so the lowest position is the lowest rank q). The chain's predecessor is mostly among
+        // the nearest: one round per chain exon, where scanning every earlier exon took up to
+        // K / 128 rounds of two dependent loads each.
+        int bl = -1, bq = -1;
+        const int* byl = ex + (long long)a * TE_FIELDS;
+        for (int q0 = ek[TE_P] - 1; q0 >= 0; q0 -= 32 * PRED_UNROLL) {
             int le[PRED_UNROLL];
             T v[PRED_UNROLL];
 #pragma unroll
             for (int i = 0; i < PRED_UNROLL; ++i) {
-                const int e = e0 + 32 * i;
-                const int* ee = ex + (long long)min(e, k - 1) * TE_FIELDS;
-                le[i] = e < k ? ee[TE_LAST] : first;  // past k: never a predecessor
-                v[i] = __ldg(rows + ee[TE_ROW] + j0);
+                const int* r = byl + (long long)max(q0 - lane - 32 * i, 0) * TE_FIELDS;
+                le[i] = q0 - lane - 32 * i >= 0 ? r[TE_BY_LAST_LAST] : -1;
+                v[i] = __ldg(rows + r[TE_BY_LAST_ROW] + j0);
             }
 #pragma unroll
-            for (int i = 0; i < PRED_UNROLL; ++i)
-                if (le[i] < first && le[i] > bl && v[i] == pv) { bl = le[i]; be = e0 + 32 * i; }
-        }
+            for (int i = 0; i < PRED_UNROLL; ++i) {
+                const int q = q0 - lane - 32 * i;
+                if (le[i] >= 0 && v[i] == pv && (le[i] > bl || (le[i] == bl && q < bq))) { bl = le[i]; bq = q; }
+            }
 #pragma unroll
-        for (int off = 16; off > 0; off >>= 1) {
-            const int ol = __shfl_xor_sync(0xffffffffu, bl, off);
-            const int oe = __shfl_xor_sync(0xffffffffu, be, off);
-            if (ol > bl || (ol == bl && oe < be)) { bl = ol; be = oe; }
+            for (int off = 16; off > 0; off >>= 1) {
+                const int ol = __shfl_xor_sync(0xffffffffu, bl, off);
+                const int oq = __shfl_xor_sync(0xffffffffu, bq, off);
+                if (ol > bl || (ol == bl && oq < bq)) { bl = ol; bq = oq; }
+            }
+            const int below = q0 - 32 * PRED_UNROLL;  // the next round's largest last
+            if (bl >= 0 && (below < 0 || (byl + (long long)below * TE_FIELDS)[TE_BY_LAST_LAST] < bl)) break;
         }
+        const int be = bl >= 0 ? (byl + (long long)bq * TE_FIELDS)[TE_BY_LAST] : -1;
         if (be < 0) {
             for (int i = lane; i < j0; i += 32) ops[ops_end - 1 - g - i] = OP_INS;
             g += j0;
