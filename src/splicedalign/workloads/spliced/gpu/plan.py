@@ -398,13 +398,11 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late, e
                 t = launch[strip_slot[strip_base[k] + s]]
                 rows = head if s == 0 else P
                 lane_rows = strip_lane_rows(rows, floors[c], P // WARP)
-                producer = NONE
-                second = NONE
-                if s > 0:
-                    producer = launch[strip_slot[strip_base[k] + s - 1]]
-                elif p[k] > 0:
+                if s > 0:  # the strip above
+                    tasks[t, F_IN_ROW] = row_at[launch[strip_slot[strip_base[k] + s - 1]]]
+                elif p[k] > 0:  # M_{p_k - 2} and the last row of the (p_k - 1)-th exon by last
                     e = by_last[a + p[k] - 1]
-                    second = launch[strip_slot[strip_base[e] + S[e] - 1]]
+                    tasks[t, F_IN2_ROW] = row_at[launch[strip_slot[strip_base[e] + S[e] - 1]]]
                     if p[k] > 1:
                         tasks[t, F_IN_ROW] = fold_row[fold_base[c] + p[k] - 2]
                     if p[k] <= folds[c] and fold_exon[fold_base[c] + p[k] - 1] == k:
@@ -415,10 +413,6 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late, e
                 tasks[t, F_BASE] = base_off[c] + first[k] - 1 + (0 if s == 0 else head + (s - 1) * P)
                 tasks[t, F_ROWS] = rows
                 tasks[t, F_LANE_ROWS] = lane_rows
-                if producer != NONE:
-                    tasks[t, F_IN_ROW] = row_at[producer]
-                if second != NONE:
-                    tasks[t, F_IN2_ROW] = row_at[second]
                 tasks[t, F_OUT_ROW] = row_at[t]
                 tasks[t, F_MOVES] = moves_at
                 moves_at += strip_move_units(n[c], rows, lane_rows)
