@@ -259,7 +259,13 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     };
     int wend = 0;
     if (has_entry) poll(0);
-    for (int u = 0; u < blocks + 31 - head; ++u) {
+    // A follower (MODE_FOLLOW) loads each step's selectors a step ahead: its few warps per SM
+    // are latency-bound, and the step's first PRMT waited on that load (docs/gpu.md, run CC;
+    // the kernels, whose many warps hide it, lost 9% to it, run BK).
+    const int steps = blocks + 31 - head;
+    int4 ahead = make_int4(0, 0, 0, 0);
+    if constexpr (MODE == MODE_FOLLOW) ahead = __ldg(sels + bi);
+    for (int u = 0; u < steps; ++u) {
         if (has_entry) {
             if (u == wend && u < blocks) {  // warp-uniform
                 const int b = u + ((lane - u) & 31);
@@ -316,7 +322,11 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
         // are valid (code 0), keeping w' a small score, so the sentinel state cannot grow into
         // a real score; an unconditional load costs no selects on every step.
         const bool inside = (unsigned)bi < (unsigned)blocks;
-        const int4 s4 = __ldg(sels + bi);
+        int4 s4;
+        if constexpr (MODE == MODE_FOLLOW) {
+            s4 = ahead;
+            if (u + 1 < steps) ahead = __ldg(sels + bi + 1);  // (the margin ends at the last step's)
+        } else s4 = __ldg(sels + bi);
         const int sel[4] = {s4.x, s4.y, s4.z, s4.w};
         static_assert(COLS == 4, "one int4 of selectors per step");
         T o[COLS];
