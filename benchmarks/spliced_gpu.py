@@ -6,7 +6,7 @@ IL1RAPL1-shaped score; the paper set and IL1RAPL1 with traceback (chains and ali
 on the device); the launches' kernel time of each (the wavefront's; traceback time is the
 rest). ``--sweep`` also times tuning constants of gpu/plan.py (MIN_LANE_ROWS: each value
 compiles its own kernel) and gpu/launch.py (CHAIN_BLOCKS_PER_SM, FOLLOW_BLOCKS_PER_SM,
-SHORT_WALK_SHARE, LONG_CHAIN_SHARE: 2 follows no chain, LATE_FOLDS) at other values
+WALK_SHARES, LONG_CHAIN_SHARE: 2 follows no chain, LATE_FOLDS) at other values
 (``--sweep NAME ...``: only the constants named).
 ``--tail`` times the paper set (score and traced) without its longest dependent chains (the
 five cases of its K = 622 base) and those cases alone: whether the launch ends on its critical
@@ -31,15 +31,15 @@ SWEEP = (
     {"MIN_LANE_ROWS": 4},
     {"CHAIN_BLOCKS_PER_SM": 2},
     {"FOLLOW_BLOCKS_PER_SM": 2},
-    {"SHORT_WALK_SHARE": 0.2},
-    {"SHORT_WALK_SHARE": 0.05},
+    {"WALK_SHARES": (0.1,)},
+    {"WALK_SHARES": (0.05, 0.1, 0.2)},
     {"LONG_CHAIN_SHARE": 0.25},
     {"LONG_CHAIN_SHARE": 2.0},
     {"LATE_FOLDS": False},
 )
 # where each constant is read (launch.py imports MIN_LANE_ROWS by value)
 MODULES = {"MIN_LANE_ROWS": (plan, launch), "CHAIN_BLOCKS_PER_SM": (launch,), "FOLLOW_BLOCKS_PER_SM": (launch,),
-           "SHORT_WALK_SHARE": (launch,), "LONG_CHAIN_SHARE": (launch,), "LATE_FOLDS": (launch,)}
+           "WALK_SHARES": (launch,), "LONG_CHAIN_SHARE": (launch,), "LATE_FOLDS": (launch,)}
 
 
 def median_time(fn, repeats: int, before=None) -> tuple[float, float]:

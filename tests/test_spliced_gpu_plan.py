@@ -290,21 +290,28 @@ def test_batches_respect_budget():
     assert launch.batches(cases, 2, budget=10**12) == [list(range(len(cases)))]
 
 
-def test_walks_short_paths_first_followed_last():
+def test_walks_short_paths_first_followed_last(monkeypatch):
     cases = tiny_set(bases=4)
     paths = gpu_plan.longest_paths(cases)
     assert paths.tolist() == [c.n + min(c.m, sum(e.last - e.first + 1 for e in c.exons)) for c in cases]
     followed = [int(np.argmax(paths))]
+    rest = [i for i in range(len(cases)) if i not in followed]
+    shares = sorted(set((paths[rest] / paths[rest].max()).tolist()))
+    assert len(shares) >= 3
+    monkeypatch.setattr(launch, "WALK_SHARES", (shares[0], shares[1]))
     walks = launch.walks(cases, followed)
     assert sorted(i for w in walks for i in w) == list(range(len(cases))) and all(walks)
     assert walks[-1] == followed
-    rest = [i for i in range(len(cases)) if i not in followed]
-    bound = launch.SHORT_WALK_SHARE * paths[rest].max()
-    short = [i for i in rest if paths[i] <= bound]
-    assert walks[:-1] == [w for w in (short, [i for i in rest if i not in short]) if w]
-    assert launch.walks(cases) == [w for w in ([i for i in range(len(cases)) if paths[i] <= launch.SHORT_WALK_SHARE
-                                                * paths.max()], [i for i in range(len(cases)) if paths[i] >
-                                                                 launch.SHORT_WALK_SHARE * paths.max()]) if w]
+    # the others by their paths' share of the longest: at most the first share, the second, the rest
+    top = paths[rest].max()
+    first = [i for i in rest if paths[i] / top <= shares[0]]
+    second = [i for i in rest if i not in first and paths[i] / top <= shares[1]]
+    assert first and second
+    assert walks[:-1] == [first, second, [i for i in rest if i not in first + second]]
+    # no followed cases: the same parts of all cases, none empty
+    monkeypatch.setattr(launch, "WALK_SHARES", (1.0,))
+    assert launch.walks(cases) == [list(range(len(cases)))]
+    assert launch.walks(cases, followed) == [rest, followed]
 
 
 def test_paper_tiling_parameters():

@@ -361,7 +361,7 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
 
     fake_gpu(monkeypatch, recording)
     monkeypatch.setattr(launch, "THROUGHPUT_CASES", 4)
-    monkeypatch.setattr(launch, "SHORT_WALK_SHARE", 0.2)  # a share that splits these cases' paths
+    monkeypatch.setattr(launch, "WALK_SHARES", (0.2,))  # a share that splits these cases' paths
     rng = np.random.default_rng(33)
     cases = [random_case(rng, f"s{i}") for i in range(8)]
     cases = [TestCase(c.name, c.base, c.target, c.exons[:3]) for c in cases]

@@ -64,13 +64,13 @@ FOLLOW_BLOCKS_PER_SM = 1
 
 # The device walk of a recording launch (trace_chains, one warp per case) lasts as long as its
 # longest path, and the host turns a walk's output into records only once it is done. So the
-# walk comes in parts: the cases whose longest possible path is at most SHORT_WALK_SHARE of the
-# longest one's first (the paper set: 202 of 1,010 cases), then the rest, then the long chains
-# a follower records (after it): the host builds each part's records while the GPU walks the
-# next. The first part is ready soon after the kernel, so the host starts early: on a host
-# slow enough that the records of the first two parts end the call, 0.1 against 0.2 took 0.5
-# ms off the traced paper set (docs/gpu.md, run CG; 0.2 against 0.5: run AY).
-SHORT_WALK_SHARE = 0.1
+# walk comes in parts, by each case's longest possible path as a share of the longest one's:
+# at most WALK_SHARES[0] first (the paper set: 202 of 1,010 cases), at most WALK_SHARES[1] next
+# (361), ..., then the rest, then the long chains a follower records (after it): the host
+# builds each part's records while the GPU walks the next. Early parts let the host start
+# early: on a host slow enough that the records end the call, a first part at 0.1 instead of
+# 0.2 took 0.5 ms off the traced paper set (docs/gpu.md, run CG; 0.2 against 0.5: run AY).
+WALK_SHARES = (0.1, 0.2)
 
 
 def _storage(cases: Sequence[TestCase], rows_per_lane: int) -> tuple[np.ndarray, np.ndarray]:
@@ -138,12 +138,15 @@ def late_folds(cases: Sequence[TestCase]) -> np.ndarray:
 
 
 def walks(cases: Sequence[TestCase], followed: Sequence[int] = ()) -> list[list[int]]:
-    """Case indices of a recording launch by device walk, in walk order (see SHORT_WALK_SHARE):
-    short paths, the other paths, the ``followed`` cases; no empty walk."""
+    """Case indices of a recording launch by device walk, in walk order (see WALK_SHARES):
+    the other cases by their paths' share of the longest, then the ``followed`` cases; no
+    empty walk."""
     paths = longest_paths(cases)
     rest = np.setdiff1d(np.arange(len(cases)), np.asarray(followed, dtype=np.int64))
-    short = paths[rest] <= SHORT_WALK_SHARE * paths[rest].max() if rest.size else np.zeros(0, dtype=bool)
-    return [w for w in (rest[short].tolist(), rest[~short].tolist(), list(followed)) if w]
+    share = paths[rest] / max(1, int(paths[rest].max(initial=0)))
+    part = np.searchsorted(np.asarray(WALK_SHARES, dtype=float), share, side="left")  # share <= WALK_SHARES[part]
+    parts = [rest[part == i].tolist() for i in range(len(WALK_SHARES) + 1)]
+    return [w for w in parts + [list(followed)] if w]
 
 
 def lane_rows_floor(cases: Sequence[TestCase], rows_per_lane: int, least: int | None = None) -> np.ndarray:
