@@ -244,7 +244,7 @@ def test_late_folds(monkeypatch):
     for flag in (False, True):  # (entry folds leave only folds no exon's entry row equals, which no
         # placement can move: the first exon reading fold q is the first with p_k > q)
         t = build_plan(cases[:1], 8, late_folds=[flag], entry_folds=False).tasks
-        writer = {int(r): i for i, r in enumerate(t[:, F["out_row"]])}
+        writer = row_writers(t)
         folds = np.flatnonzero(t[:, F["kind"]] == KIND_FOLD)
         gaps.append(np.array([i - writer[int(t[i, F["in2_row"]])] for i in folds]))
         tasks.append(sorted(map(tuple, t[:, [F["kind"], F["rows"], F["base"]]].tolist())))

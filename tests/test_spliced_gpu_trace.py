@@ -15,8 +15,8 @@ from splicedalign.workloads.spliced.backtrack import trace_chain
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch, plan as gpu_plan
 from splicedalign.workloads.spliced.gpu.plan import (
-    COLS, MOVE_UNIT, NONE, PRED_UNROLL, SEL_CODE_MASK, TASK_FIELDS, TR_DIAG, TR_LEFT, TR_UP, TRACE_CASE_FIELDS, TRACE_EXON_FIELDS,
-    WARP, build_plan, move_shift, move_words, selectors, trace_inputs)
+    COLS, MOVE_UNIT, NONE, PRED_UNROLL, SEL_CODE_MASK, TASK_FIELDS, TR_DIAG, TR_LEFT, TR_UP, TRACE_CASE_FIELDS,
+    TRACE_EXON_FIELDS, WARP, build_plan, move_shift, move_words, selectors, trace_inputs)
 from splicedalign.workloads.spliced.gpu.solver import CaseIds, GpuSolver
 from splicedalign.workloads.spliced.oracle import alignment_problems
 from splicedalign.workloads.spliced.records import (

@@ -256,6 +256,8 @@ class Plan:
     strip_task: np.ndarray   # launch index of every strip, exon by exon, top to bottom
     strip_start: np.ndarray  # (E+1,) each exon's first entry in strip_task
     moves_size: int          # uint32 words of move storage (the variant that records moves)
+    by_last: np.ndarray      # (E,) per case, its exons (global index) by last, stable
+    p: np.ndarray            # (E,) p_k: the exons of its case with last < first(k)
 
 
 def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -430,7 +432,7 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late, e
                 tasks[t, F_IN_ROW] = fold_row[fold_base[c] + q - 1]
             tasks[t, F_IN2_ROW] = row_at[second]
             tasks[t, F_OUT_ROW] = row_at[t]
-    return tasks, last_row, exon_start, rows_size, strip_task, strip_base, moves_at
+    return tasks, last_row, exon_start, rows_size, strip_task, strip_base, moves_at, by_last, p
 
 
 def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=None, late_folds=None,
@@ -450,7 +452,7 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=No
     last = np.concatenate([c.last_sorted for c in cases])
     base, base_off, target, tgt_off = _pack_sequences(cases)
     n = np.fromiter((c.n for c in cases), dtype=np.int64, count=C)
-    tasks, last_row, exon_start, rows_size, strip_task, strip_start, move_units = _plan_tasks(
+    tasks, last_row, exon_start, rows_size, strip_task, strip_start, move_units, by_last, p = _plan_tasks(
         K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, floors,
         np.zeros(C, np.int64) if late_folds is None else np.asarray(late_folds, dtype=np.int64),
         np.broadcast_to(np.asarray(entry_folds, dtype=np.int64), (C,)).copy())
@@ -459,7 +461,8 @@ def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=No
     input_index = np.concatenate([c.order for c in cases]) + np.repeat(heads, K)
     cells = np.add.reduceat(last - first + 1, heads) * n
     return Plan(tasks, base, target, int(rows_size), np.repeat(np.arange(C), K), exon_start,
-                last_row, n, input_index, cells, tgt_off, strip_task, strip_start, int(move_units) * MOVE_UNIT)
+                last_row, n, input_index, cells, tgt_off, strip_task, strip_start, int(move_units) * MOVE_UNIT,
+                by_last, p)
 
 
 def followed_tasks(plan: Plan, cases: Sequence[int], least: int) -> tuple[np.ndarray, ...]:
@@ -523,15 +526,11 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase], walks: Sequence[Sequence
     launches in order: each takes the table's next rows and the next op regions, so that the
     host can turn one walk's output into records while the GPU walks the next."""
     records = exon_records(cases)
-    first_exon, last_exon = records[:, 1], records[:, 2]
+    first, last_exon = records[:, 1], records[:, 2]
     t = plan.tasks[plan.strip_task[plan.strip_start[:-1]]]  # each exon's first strip
-    # each case's exons by last (stable: ties by position), and p_k: where first(k) falls in them
-    case = plan.exon_case
-    by_last = np.lexsort((last_exon, case))
-    key = case * (int(last_exon.max(initial=0)) + 2)
-    p = np.searchsorted(key[by_last] + last_exon[by_last], key + first_exon, side="left") - plan.exon_start[case]
-    exons = np.stack([first_exon, last_exon, t[:, F_BASE], plan.last_row, t[:, F_IN_ROW], t[:, F_IN2_ROW],
-                      plan.strip_start[:-1], np.diff(plan.strip_start), p, by_last, last_exon[by_last],
+    by_last = plan.by_last
+    exons = np.stack([first, last_exon, t[:, F_BASE], plan.last_row, t[:, F_IN_ROW], t[:, F_IN2_ROW],
+                      plan.strip_start[:-1], np.diff(plan.strip_start), plan.p, by_last, last_exon[by_last],
                       plan.last_row[by_last]], axis=1)
     heads = plan.exon_start[:-1]
     walks = [list(w) for w in walks] or [list(range(len(cases)))]

@@ -97,6 +97,7 @@ class _Inputs:
     at: object  # row-storage offset of every exon's final score S(last, n), in input order
     gather: tuple  # each exon's last row: source offsets, destinations, lengths; host destinations
     ready: object  # event: the uploads are done
+    long: list[int]  # its longest chains (launch.long_chains), found once per planned batch
     # device traceback: (the followed cases it was planned for, TraceInputs, exons, cases, strips on the device)
     trace: tuple | None = None
     # a recording launch's longest chains: (their case indices, the launch's, the follower's and
@@ -194,7 +195,7 @@ class GpuSolver(LastRowSolver):
                 tuple(cases), plan, cp.asarray(plan.tasks), cp.asarray(plan.base), cp.asarray(selectors(plan.target)),
                 cp.asarray(at),
                 (cp.asarray(plan.last_row), cp.asarray(dst[:-1]), cp.asarray(length.astype(np.int32)), dst),
-                upload.record())
+                upload.record(), launch.long_chains(cases))
         self._cache[key] = inputs
         while len(self._cache) > CACHE_BATCHES:
             self._cache.popitem(last=False)
@@ -215,11 +216,11 @@ class GpuSolver(LastRowSolver):
         # recording kernel exists for throughput widths only: wider ones always follow).
         follow = record and (launch.chain_bound(len(cases)) or R > DENSE_LANE_ROWS)
         mode = MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE
+        inputs = self._inputs(cases, R, ctype, ids)
         # a throughput launch that records leaves its longest chains' moves to a follower (the
         # kernel computes those strips at score speed)
-        long = launch.long_chains(cases) if record and not follow else []
+        long = inputs.long if record and not follow else []
         _, kernels, names = variant(ctype, width, use_bytes, mode, followed=bool(long))
-        inputs = self._inputs(cases, R, ctype, ids)
         t0 = time.perf_counter()
         defines = kernel_defines()
         plan = inputs.plan
@@ -295,8 +296,9 @@ class GpuSolver(LastRowSolver):
         """Queue trace_chains, one launch per walk of ``launch.walks``: one warp per case walks
         the moves (their strips' lane rows and move offsets in ``tasks``). The walks run on the
         compute stream after the wavefront, except the ``long`` cases', whose moves a follower
-        records: theirs runs on the follower's stream right after it, beside the others' walks. Its records are planned and uploaded once per cached
-        batch. Returns the outputs and the parts ((table rows, the event after its walk))."""
+        records: theirs runs on the follower's stream right after it, beside the others' walks.
+        Its records are planned and uploaded once per cached batch. Returns the outputs and the
+        parts ((table rows, the event after its walk))."""
         cp = device.cupy()
         if inputs.trace is None or inputs.trace[0] != tuple(long):
             info = trace_inputs(inputs.plan, cases, launch.walks(cases, long))
@@ -437,8 +439,9 @@ class GpuSolver(LastRowSolver):
     def _work(self, cases: Sequence[TestCase], scoring: Scoring,
               traceback: bool) -> list[tuple[str, list[int], list[TestCase], CaseIds]]:
         """(score type, case indices, those cases, their CaseIds) of each launch; remembered for
-        the last list of cases of each scoring and traceback choice (a caller alternating score and traced calls on a data
-        set plans each once: 4 ms for the paper set on the device host, docs/gpu.md run AY).
+        the last list of cases of each scoring and traceback choice (a caller alternating score
+        and traced calls on a data set plans each once: 4 ms for the paper set on the device
+        host, docs/gpu.md run AY).
         Launches that record moves (device traceback) also keep within launch.MOVE_BUDGET."""
         last = self._works.get((scoring, traceback))
         # the same case objects: a C-level loop (0.2 against 0.6 ms for 10,100 cases)
@@ -461,7 +464,8 @@ class GpuSolver(LastRowSolver):
                         [cases[i] for i in sel], launch.CHAIN_ROWS_PER_LANE, move_budget=budget)]
                 else:
                     work.append((ctype, sel))
-        work = [(ctype, sel, batch, CaseIds(batch)) for ctype, sel in work for batch in ([cases[i] for i in sel],)]
+        batches = [[cases[i] for i in sel] for _, sel in work]
+        work = [(ctype, sel, batch, CaseIds(batch)) for (ctype, sel), batch in zip(work, batches)]
         self._works[scoring, traceback] = (tuple(cases), work)
         return work
 

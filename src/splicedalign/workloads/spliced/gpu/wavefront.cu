@@ -562,8 +562,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
     long long g = 0;  // ops emitted so far; op g goes to ops[ops_end - 1 - g]
     long long held = -1;  // this lane's move word: index and value
     unsigned word = 0;
-    long long cur = -1;  // the last move's word, in every lane: a path crosses a word in a few
-    unsigned cur_word = 0;  // moves, and those need no ballot and shuffle
+    unsigned cur_word = 0;  // the word the path is in, in every lane (the word loop below)
     while (true) {
         const int* ek = ex + (long long)k * TE_FIELDS;
         const int first = ek[TE_FIRST], last = ek[TE_LAST], bo = ek[TE_BASE], in = ek[TE_IN], in2 = ek[TE_IN2];
@@ -601,22 +600,21 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
             }
             int bit;
             const long long want = move_index(st, r, jj, bit);
-            if (want != cur) {  // warp-uniform
-                unsigned hit = __ballot_sync(0xffffffffu, held == want);
-                if (!hit) {
-                    const int rt = dir == TR_LEFT ? r : r - lane;
-                    const int jt = dir == TR_UP ? jj : dir == TR_LEFT ? jj - COLS * lane : jj - lane;
-                    held = -1;
-                    if (rt > st.lo && jt >= 1) {
-                        int unused;
-                        held = move_index(st, rt, jt, unused);
-                        word = __ldg(moves + held);
-                    }
-                    hit = __ballot_sync(0xffffffffu, held == want);  // lane 0 holds it
+            // Always another word than the last move's (the word loop leaves only then): the lane
+            // that holds it hands it to all, else every lane reloads.
+            unsigned hit = __ballot_sync(0xffffffffu, held == want);
+            if (!hit) {  // warp-uniform
+                const int rt = dir == TR_LEFT ? r : r - lane;
+                const int jt = dir == TR_UP ? jj : dir == TR_LEFT ? jj - COLS * lane : jj - lane;
+                held = -1;
+                if (rt > st.lo && jt >= 1) {
+                    int unused;
+                    held = move_index(st, rt, jt, unused);
+                    word = __ldg(moves + held);
                 }
-                cur_word = __shfl_sync(0xffffffffu, word, __ffs(hit) - 1);
-                cur = want;
+                hit = __ballot_sync(0xffffffffu, held == want);  // lane 0 holds it
             }
+            cur_word = __shfl_sync(0xffffffffu, word, __ffs(hit) - 1);
             // Every move while the path stays in this word (rows wa of its group of word_rows
             // in one lane, columns wq of one column block; plan.move_shift), with no word index:
             // a path crosses a word in a few moves, and this loop is the walk's dependent chain.
