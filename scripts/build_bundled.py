@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Rebuild the bundled data set (resources/bundled/) from the real files of ../shared/data.
+"""Rebuild the bundled data set (resources/bundled/) from the real files of resources/sources.
 
 Bases: the 10 human chr1 genes of Debian's sim4 examples cut to gene +-1,000 bp (each with
 its mouse RefSeq mRNA: the HomoloGene design), the Xenopus rhodopsin gene with Xenopus, rat
@@ -13,7 +13,7 @@ forward-strand coding exons become the case's exon table. The raw AUGUSTUS GFF f
 under augustus/ (gzipped); when the ``augustus`` binary is absent they are reused (and the script says
 so), so everything else is still rebuilt and checked byte for byte.
 
-Usage: scripts/build_bundled.py [--source ../shared/data] [--out resources/bundled]
+Usage: scripts/build_bundled.py [--source resources/sources] [--out resources/bundled]
 """
 
 from __future__ import annotations
@@ -236,7 +236,7 @@ def build(src: Path, out: Path, augustus: str | None, precomputed: Path) -> None
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--source", type=Path, default=REPO.parent / "shared" / "data")
+    p.add_argument("--source", type=Path, default=REPO / "resources" / "sources")
     p.add_argument("--out", type=Path, default=REPO / "resources" / "bundled")
     p.add_argument("--augustus", default=shutil.which("augustus"),
                    help="AUGUSTUS binary (default: from PATH; absent = reuse the GFFs in OUT/augustus)")

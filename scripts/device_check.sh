@@ -7,8 +7,7 @@
 #
 #   bash scripts/device_check.sh [spliced|primer|nw|sw ...]
 #
-# Run from the repository root on a GPU machine (logs under $OUT, default ./device_out). The
-# spliced golden cases are read from ../shared/golden (copy them there on a bare machine).
+# Run from the repository root on a GPU machine (logs under $OUT, default ./device_out).
 # Per-workload options: SPLICED_ARGS, PRIMER_ARGS, NW_ARGS, SW_ARGS (passed to the .py).
 set -uo pipefail
 export PYTHONPATH=src PYTHONUNBUFFERED=1

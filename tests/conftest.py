@@ -1,4 +1,4 @@
-"""Shared test fixtures: the golden cases of ../shared/golden (SPEC §7)."""
+"""Shared test fixtures: the golden cases of SPEC §7, vendored in tests/data/golden."""
 
 from __future__ import annotations
 
@@ -10,13 +10,12 @@ import pytest
 from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-GOLDEN = SHARED / "golden" / "cases.json"
+GOLDEN = REPO / "tests" / "data" / "golden" / "cases.json"
 
 
 def load_golden() -> list[dict]:
     if not GOLDEN.exists():
-        pytest.fail(f"golden cases missing: {GOLDEN} (the shared/ folder must sit beside the repo)")
+        pytest.fail(f"golden cases missing: {GOLDEN}")
     return json.loads(GOLDEN.read_text())
 
 

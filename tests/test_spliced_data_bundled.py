@@ -22,7 +22,7 @@ from splicedalign.workloads.spliced.oracle import alignment_problems
 from splicedalign.workloads.spliced.solvers import solve
 from splicedalign.workloads.spliced.synthetic import tiny_set
 
-from conftest import REPO, SHARED
+from conftest import REPO
 
 BUNDLED = REPO / "resources" / "bundled"
 SCORING = Scoring()
@@ -74,7 +74,6 @@ def _files(root: Path) -> dict[str, bytes]:
             and p.name != "README.md"}
 
 
-@pytest.mark.skipif(not (SHARED / "data").exists(), reason="needs the project's shared data folder")
 def test_rebuild_reproduces_committed_files(tmp_path):
     out = tmp_path / "bundled"
     run = subprocess.run([sys.executable, str(REPO / "scripts" / "build_bundled.py"), "--no-augustus",

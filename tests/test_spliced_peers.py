@@ -15,7 +15,7 @@ from splicedalign.workloads.spliced import peers
 from splicedalign.workloads.spliced.accuracy import compare
 from splicedalign.workloads.spliced.datasets import bundled_manifest
 
-SHARED_OUTPUTS = Path(__file__).resolve().parents[2] / "shared" / "data" / "peer-outputs"
+PEER_OUTPUTS = Path(__file__).resolve().parents[1] / "tests" / "data" / "peer-outputs"
 BUNDLED = bundled_manifest().parent
 FAU_TRUE = [(782, 856), (951, 1095), (1557, 1612), (1787, 1912)]
 FAU_SPALN = [(457, 504), (774, 856), (951, 1095), (1557, 1612), (1787, 1963)]  # whole cDNA, UTRs too
@@ -32,11 +32,9 @@ def fau_manifest(tmp_path) -> Path:
 
 
 def test_parses_the_tools_real_gff():
-    if not SHARED_OUTPUTS.is_dir():
-        pytest.skip(f"shared peer outputs not found: {SHARED_OUTPUTS}")
-    spaln = peers._gff_exons((SHARED_OUTPUTS / "spaln_rnRho_vs_xlRho.gff3").read_text())
+    spaln = peers._gff_exons((PEER_OUTPUTS / "spaln_rnRho_vs_xlRho.gff3").read_text())
     assert spaln[:2] == [(1, 8, "+"), (5460, 5830, "+")] and len(spaln) == 8
-    exonerate = peers._gff_exons((SHARED_OUTPUTS / "exonerate_est2genome_rnRho_vs_xlRho.out").read_text())
+    exonerate = peers._gff_exons((PEER_OUTPUTS / "exonerate_est2genome_rnRho_vs_xlRho.out").read_text())
     assert exonerate == [(5458, 5830, "+"), (6079, 6247, "+"), (6849, 7014, "+"), (7265, 7520, "+")]
 
 
