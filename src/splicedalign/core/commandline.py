@@ -21,6 +21,29 @@ def add_solver_argument(p: argparse.ArgumentParser, solvers: SolverRegistry, def
                    help=f"solver (default {default}; one of: {', '.join(solvers.names())})")
 
 
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def memory_size(text: str) -> int:
+    """A size in bytes from '12G', '512M', '1.5G' or a plain number of bytes (argparse type of
+    --gpu-memory and the config's gpu_memory): binary units, case-insensitive, optional 'iB'/'B'."""
+    t = str(text).strip().upper().removesuffix("IB").removesuffix("B")
+    unit = t[-1:] if t[-1:] in _UNITS and t[-1:] else ""
+    try:
+        value = float(t[: len(t) - len(unit)])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a memory size: {text!r} (e.g. 12G, 512M)") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"memory size must be positive: {text!r}")
+    return int(value * _UNITS[unit])
+
+
+def add_gpu_memory_argument(p: argparse.ArgumentParser) -> None:
+    """--gpu-memory: a cap on the GPU memory a GPU solver takes (it never takes more than is free)."""
+    p.add_argument("--gpu-memory", type=memory_size, default=None, metavar="SIZE",
+                   help="at most this much GPU memory (e.g. 12G; default: what the device has free)")
+
+
 def add_output_arguments(p: argparse.ArgumentParser, formats: Mapping[str, object], help: str) -> None:
     """--format (one of ``formats``, default json) and -o/--output (default stdout)."""
     p.add_argument("--format", choices=sorted(formats), default="json", help=help)

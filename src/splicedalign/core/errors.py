@@ -19,3 +19,9 @@ class InputError(ValueError):
 
 class SolverUnavailable(RuntimeError):
     """The solver cannot run on this machine (e.g. no GPU); the message says why."""
+
+
+class GpuMemoryError(SolverUnavailable):
+    """One unit of work (a case, a pair, a query's database chunk) cannot fit in the GPU memory
+    available to it; the message names what is needed and what is free (exit 3, like any solver
+    that cannot run here)."""

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from splicedalign.core.errors import SolverUnavailable
+from splicedalign.core.errors import GpuMemoryError, SolverUnavailable
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"  # device helpers every kernel may include
@@ -62,6 +62,31 @@ def function(source: Path, name: str, all_names: tuple[str, ...],
     """Kernel ``name`` (a template instance listed in ``all_names``) of the CUDA file ``source``,
     compiled once per process with ``defines`` as -D macros (constants the host also uses)."""
     return _module(source, all_names, tuple(sorted((defines or {}).items()))).get_function(name)
+
+
+# Left free of every budget: CuPy's and the driver's own allocations, a kernel's local memory.
+MEMORY_HEADROOM = 256 << 20
+
+
+def memory_budget(cap: int | None = None) -> int:
+    """Bytes of device memory one solve may take now: what the device has free at this moment
+    (cudaMemGetInfo: other processes' allocations count), plus what CuPy's pool holds but does not
+    use, less MEMORY_HEADROOM, and at most ``cap`` (``--gpu-memory``) when given. Callers size
+    their batches from it; a case that cannot fit raises GpuMemoryError through
+    ``require_memory``."""
+    cp = cupy()
+    free, _total = cp.cuda.runtime.memGetInfo()
+    pool = cp.get_default_memory_pool()
+    budget = free + pool.total_bytes() - pool.used_bytes() - MEMORY_HEADROOM
+    return max(0, min(budget, cap) if cap is not None else budget)
+
+
+def require_memory(needed: int, budget: int, what: str) -> None:
+    """GpuMemoryError (one line, exit 3) when ``what`` needs more than ``budget`` bytes."""
+    if needed > budget:
+        raise GpuMemoryError(f"{what} needs {needed / 2**30:.2f} GiB of GPU memory; "
+                             f"{budget / 2**30:.2f} GiB is available to it "
+                             "(free on the device, within --gpu-memory)")
 
 
 def fill_bytes(array: Any, byte: int, stream: Any) -> None:
