@@ -62,7 +62,7 @@ def test_unknown_solver_and_two_stdins(fasta):
     code, _, err = run_cli("primer", "--alpha", a, "--beta", a, "-k", "1", "--solver", "nope")
     assert code == 2 and "unknown primer solver" in err
     code, _, err = run_cli("primer", "--alpha", "-", "--beta", "-", "-k", "1")
-    assert code == 2 and "only one of them" in err
+    assert code == 2 and "can feed only one input" in err
 
 
 def test_missing_file(tmp_path):

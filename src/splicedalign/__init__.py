@@ -6,4 +6,9 @@ whose concatenation aligns best (global alignment) to the whole target. The othe
 of the source papers live beside it in ``splicedalign.workloads``.
 """
 
-__version__ = "0.2.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:  # one place for the version: pyproject.toml, through the installed package's metadata
+    __version__ = version("splicedalign")
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "unknown (not installed: pip install -e .)"

@@ -2,7 +2,9 @@
 (``splicedalign.workloads.WORKLOADS``). Global flags (``-q``) work before or after the command.
 
 Exit status: 0 ok, 2 bad input (one line on stderr naming file, place and problem), 3 a
-solver that cannot run here (e.g. a GPU solver without a GPU).
+solver that cannot run here (e.g. a GPU solver without a GPU), 130 interrupted (Ctrl-C: one
+line, no output file). Every command's input files are checked before it runs: standard input
+feeds at most one of them and the output file is none of them.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import sys
 
 from splicedalign import __version__
 from splicedalign.core.collection import tune_short_process
-from splicedalign.core.commandline import EPILOG
-from splicedalign.core.errors import EXIT_INPUT, EXIT_UNAVAILABLE, InputError, SolverUnavailable
+from splicedalign.core.commandline import EPILOG, check_files, input_flags
+from splicedalign.core.errors import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_UNAVAILABLE, InputError, SolverUnavailable
 from splicedalign.core.logs import log_to
 from splicedalign.workloads import WORKLOADS
 
@@ -37,10 +39,12 @@ def parser() -> argparse.ArgumentParser:
                     "candidate exons and a homologous cDNA) and the other workloads of the source papers.",
         epilog=EPILOG,
     )
-    top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    top.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for workload in WORKLOADS:
         importlib.import_module(f"splicedalign.workloads.{workload}.cli").add_commands(sub, common)
+    for command in sub.choices.values():
+        command.set_defaults(input_flags=input_flags(command))
     return top
 
 
@@ -50,7 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     quiet = getattr(args, "quiet", False)
     log_to(None, logging.WARNING if quiet else logging.INFO, "splicedalign: %(message)s")
     try:
+        check_files({flag: getattr(args, dest) for dest, flag in args.input_flags.items()},
+                    getattr(args, "output", None))
         return args.run(args)
+    except KeyboardInterrupt:  # Ctrl-C: outputs are written whole or not at all (write_output)
+        print("splicedalign: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except InputError as exc:
         print(f"splicedalign: error: {exc}", file=sys.stderr)
         return EXIT_INPUT

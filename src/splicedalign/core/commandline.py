@@ -1,5 +1,7 @@
 """What every workload's subcommands share: the exit-status epilog, the --solver, --format and
--o arguments, and writing the output (its path checked before any solving)."""
+-o arguments, the checks of a command's files before any solving (standard input feeds at most
+one input; the output is writable and is none of the inputs), and writing the output whole or
+not at all."""
 
 from __future__ import annotations
 
@@ -9,11 +11,16 @@ import sys
 from pathlib import Path
 from typing import Mapping
 
-from splicedalign.core.errors import EXIT_INPUT, EXIT_UNAVAILABLE, InputError
+from splicedalign.core.errors import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_UNAVAILABLE, InputError
 from splicedalign.core.registry import SolverRegistry
 
 EPILOG = (f"exit status: 0 ok, {EXIT_INPUT} bad input (one line on stderr names file, line or record, and "
-          f"problem), {EXIT_UNAVAILABLE} solver unavailable here (e.g. a GPU solver without a GPU).")
+          f"problem), {EXIT_UNAVAILABLE} solver unavailable here (e.g. a GPU solver without a GPU), "
+          f"{EXIT_INTERRUPTED} interrupted (Ctrl-C; no output file is left).")
+
+# An argument whose metavar is one of these names an input file ('-' = standard input): the
+# command line checks them all before any command runs (check_files).
+INPUT_METAVARS = ("FASTA", "FILE", "TSV")
 
 
 def add_solver_argument(p: argparse.ArgumentParser, solvers: SolverRegistry, default: str = "sequential") -> None:
@@ -64,13 +71,53 @@ def check_output(path: str) -> None:
         raise InputError(path, "cannot write output: permission denied")
 
 
+def input_flags(p: argparse.ArgumentParser) -> dict[str, str]:
+    """dest -> flag of the arguments of ``p`` that name input files (INPUT_METAVARS)."""
+    return {a.dest: a.option_strings[-1] for a in p._actions  # argparse lists actions only here
+            if a.option_strings and a.metavar in INPUT_METAVARS and a.dest != "output"}
+
+
+def check_files(inputs: Mapping[str, str | None], output: str | None) -> None:
+    """Before any reading: standard input ('-') feeds at most one of ``inputs`` (flag -> path or
+    None), and ``output`` (a path, '-' or None for stdout) is none of the input files."""
+    given = {flag: str(path) for flag, path in inputs.items() if path is not None}
+    stdin = [flag for flag, path in given.items() if path == "-"]
+    if len(stdin) > 1:
+        raise InputError(" and ".join(stdin), "standard input ('-') can feed only one input; "
+                                              "give the others as files")
+    if output in (None, "-"):
+        return
+    for flag, path in given.items():
+        if path != "-" and os.path.exists(path) and os.path.exists(output) and os.path.samefile(path, output):
+            raise InputError(output, f"output file is the input {flag}; choose another output file "
+                                     "(the input is left as it is)")
+
+
 def write_output(path: str, text: str) -> None:
-    """``text`` to ``path`` ('-' is stdout)."""
+    """``text`` to ``path`` ('-' is stdout), whole or not at all: written beside it under a
+    temporary name and renamed into place, so an error or Ctrl-C leaves no partial file."""
     if path == "-":
         sys.stdout.write(text)
         return
+    target = Path(os.path.realpath(path))  # through a symbolic link to the file it names
+    if target.exists() and not target.is_file():  # /dev/null, a named pipe: no renaming there
+        _write(path, text)
+        return
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.part")
+    mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666  # os.open applies the umask
     try:
-        with open(path, "w") as handle:
-            handle.write(text)
+        _write(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), text, path)
+        os.replace(tmp, target)
     except OSError as exc:
         raise InputError(path, f"cannot write output: {exc.strerror or exc}") from None
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _write(file: str | int, text: str, name: str | None = None) -> None:
+    try:
+        with open(file, "w") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise InputError(name or str(file), f"cannot write output: {exc.strerror or exc}") from None

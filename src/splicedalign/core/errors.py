@@ -4,13 +4,14 @@ from __future__ import annotations
 
 EXIT_INPUT = 2  # bad input: one line naming the file, the place and the problem
 EXIT_UNAVAILABLE = 3  # the solver cannot run on this machine (e.g. a GPU solver without a GPU)
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as shells report it: 128 + 2
 
 
 class InputError(ValueError):
     """Bad input: the message is one line naming source, location and problem."""
 
     def __init__(self, source: str, problem: str, where: str | None = None):
-        self.source = source
+        self.source = source = "standard input" if source == "-" else source
         self.where = where
         self.problem = problem
         place = f"{source}:{where}" if where else source

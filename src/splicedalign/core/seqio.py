@@ -4,7 +4,6 @@ errors naming the file and line (InputError). Shared by every workload."""
 from __future__ import annotations
 
 import gzip
-import io
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ def open_text(path: str | Path) -> TextIO:
     """Open a text file for reading ('-' is standard input; a name ending in .gz is
     gunzipped). Errors name the file."""
     if str(path) == "-":
-        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        return open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)
     try:
         if str(path).endswith(".gz"):
             return gzip.open(path, "rt", encoding="utf-8", errors="replace")
@@ -87,11 +86,17 @@ def read_fasta(path: str | Path, check: Validator = validate) -> list[FastaRecor
         return list(iter_fasta(handle, str(path), check))
 
 
+def no_record(path: str | Path) -> InputError:
+    """The error for a FASTA input without any record: an empty file, or nothing piped in."""
+    return InputError(str(path), "no FASTA record (nothing piped in?)" if str(path) == "-"
+                      else "no FASTA record (empty file?)")
+
+
 def read_single_fasta(path: str | Path, check: Validator = validate) -> FastaRecord:
     """The one record of a single-record FASTA file."""
     records = read_fasta(path, check)
     if not records:
-        raise InputError(str(path), "no FASTA record (empty file?)")
+        raise no_record(path)
     if len(records) > 1:
         raise InputError(
             str(path),

@@ -6,7 +6,6 @@ import argparse
 import logging
 
 from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
-from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import read_single_fasta
 from splicedalign.workloads.primer.output import FORMATTERS
 from splicedalign.workloads.primer.records import PrimerProblem
@@ -33,8 +32,6 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
 
 
 def load_problem(alpha_path: str, beta_path: str, k: int) -> PrimerProblem:
-    if alpha_path == "-" and beta_path == "-":
-        raise InputError("--alpha/--beta", "only one of them can be '-' (standard input)")
     alpha = read_single_fasta(alpha_path)
     beta = read_single_fasta(beta_path)
     return PrimerProblem(alpha.seq, beta.seq, k, alpha.id or "alpha", beta.id or "beta")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from splicedalign.core.errors import InputError
-from splicedalign.core.seqio import FastaRecord, read_fasta, read_single_fasta
+from splicedalign.core.seqio import FastaRecord, no_record, read_fasta, read_single_fasta
 from splicedalign.workloads.spliced.exons import read_exons
 from splicedalign.workloads.spliced.exons.strand import exon_strand, strand_cases
 from splicedalign.workloads.spliced.records import Exon, TestCase
@@ -39,7 +39,7 @@ def load_cases(base: str | Path, exons: str | Path, target: str | Path, exon_for
     b = read_single_fasta(base)
     targets = read_fasta(target)
     if not targets:
-        raise InputError(str(target), "no FASTA record (empty file?)")
+        raise no_record(target)
     ids = [t.id for t in targets]
     dup = next((i for i in ids if ids.count(i) > 1), None)
     if dup is not None:

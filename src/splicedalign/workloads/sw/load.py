@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from splicedalign.core.errors import InputError
-from splicedalign.core.seqio import read_fasta
+from splicedalign.core.seqio import no_record, read_fasta
 from splicedalign.workloads.sw.matrices import validator
 from splicedalign.workloads.sw.records import Database, Query, query_from_record
 
@@ -14,14 +13,14 @@ from splicedalign.workloads.sw.records import Database, Query, query_from_record
 def load_queries(path: str | Path, matrix_name: str = "blosum62") -> list[Query]:
     records = read_fasta(path, validator(matrix_name))
     if not records:
-        raise InputError(str(path), "no FASTA record (empty file?)")
+        raise no_record(path)
     return [query_from_record(r, matrix_name, str(path)) for r in records]
 
 
 def load_database(path: str | Path, matrix_name: str = "blosum62") -> Database:
     records = read_fasta(path, validator(matrix_name))
     if not records:
-        raise InputError(str(path), "no FASTA record (empty file?)")
+        raise no_record(path)
     return Database.from_records(records, matrix_name, str(path))
 
 
