@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from splicedalign.report import read_table
+from splicedalign.report.tables import read_table
 from splicedalign.workloads.spliced.bench import gpu_solvers
 
 SUMMARY_COLUMNS = ["solver", "device", "status", "cases", "avg_mcups", "max_mcups", "avg_speedup",

@@ -20,8 +20,8 @@ import pytest
 
 from splicedalign.workloads.spliced import estimate as model
 from splicedalign.workloads.spliced.datasets import read_manifest
-from splicedalign.report import read_table
-from splicedalign.report.names import plot_names
+from splicedalign.report.tables import read_table
+from splicedalign.workloads.spliced.report.names import plot_names
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = shutil.which("snakemake")

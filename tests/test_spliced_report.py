@@ -10,9 +10,9 @@ import pytest
 
 from splicedalign.workloads.spliced import estimate as model
 from splicedalign.workloads.spliced.records import Exon, TestCase
-from splicedalign.report import aggregate, gene_accuracy
+from splicedalign.workloads.spliced.report import aggregate, gene_accuracy
 from splicedalign.report.stats import linear_fit, spearman
-from splicedalign.report.tables import (
+from splicedalign.workloads.spliced.report.tables import (
     ScoreDisagreement,
     case_frame,
     cases_table,

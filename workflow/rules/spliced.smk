@@ -7,8 +7,8 @@
 # loading, and timings stay clear of Snakemake's scheduler; each job still has its own
 # output, log and benchmark file and reruns by its path. On a cluster each job runs as its
 # own Snakemake process on its node.
-import splicedalign.report as spliced_report
-import splicedalign.report.names as spliced_figures
+import splicedalign.workloads.spliced.report as spliced_report
+import splicedalign.workloads.spliced.report.names as spliced_figures
 from splicedalign.workloads.spliced.ncbi_datasets import missing_inputs
 from snakemake.exceptions import WorkflowError
 

@@ -96,7 +96,8 @@ def spliced_gpu(wildcards):
 
 def spliced_closing():
     """Warnings about unreliable timings in the finished summary (none before it exists)."""
-    from splicedalign.report import read_table, unreliable_lines
+    from splicedalign.report.tables import read_table
+    from splicedalign.workloads.spliced.report import unreliable_lines
 
     summary = f"{SPLICED}/tables/summary.tsv"
     if not os.path.exists(summary):

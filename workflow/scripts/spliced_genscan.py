@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from splicedalign.workloads.spliced.exons.genscan_source import genscan_dataset
+from splicedalign.workloads.spliced.genscan_datasets import genscan_dataset
 from splicedalign.core.logs import log_to
 
 log_to(snakemake.log[0])

@@ -3,8 +3,8 @@
 from pathlib import Path
 
 from splicedalign.core.logs import log_to
-from splicedalign.report import read_table
-from splicedalign.report.plots import draw_all
+from splicedalign.report.tables import read_table
+from splicedalign.workloads.spliced.report.plots import draw_all
 
 log_to(snakemake.log[0])
 draw_all(

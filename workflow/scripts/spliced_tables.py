@@ -4,7 +4,7 @@ from pathlib import Path
 
 from splicedalign.workloads.spliced.pipeline import load_cases, read_json
 from splicedalign.core.logs import log_to
-from splicedalign.report import aggregate
+from splicedalign.workloads.spliced.report import aggregate
 
 log_to(snakemake.log[0])
 aggregate(

@@ -16,6 +16,7 @@ from splicedalign.core.errors import InputError, SolverUnavailable
 from splicedalign.core.logs import log, log_to
 from splicedalign.core.seqio import read_single_fasta
 from splicedalign.core.timing import gcups, time_repeats
+from splicedalign.report.figures import pyplot, save
 from splicedalign.workloads.primer.records import PrimerProblem
 from splicedalign.workloads.primer.solvers import SOLVERS
 from splicedalign.workloads.primer.synthetic import SHAPES, shaped
@@ -161,12 +162,7 @@ def paper_tables(results: pd.DataFrame) -> pd.DataFrame:
 def plot_time_vs_size(results: pd.DataFrame, solvers: list[str], out: str | Path) -> None:
     """Seconds against cells per solver (log-log, the paper's Fig. 10 style) and speedup vs
     sequential per solver and case, side by side."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (ax, bx) = pyplot().subplots(1, 2, figsize=(11, 4.2))
     ordered = results.sort_values("cells")
     for s in solvers:
         col = f"{s}_seconds"
@@ -189,4 +185,4 @@ def plot_time_vs_size(results: pd.DataFrame, solvers: list[str], out: str | Path
     bx.axhline(1, color="grey", lw=0.5)
     bx.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    save(fig, out)

@@ -300,8 +300,9 @@ def report(manifest: str | Path, records: Iterable[str | Path], batches: Iterabl
            solvers: Sequence[str], unavailable: dict[str, str], tables: str | Path,
            plots: str | Path | None = None) -> None:
     """Tables (and figures when ``plots`` is given) from the record files."""
-    from splicedalign.report import aggregate
-    from splicedalign.report.plots import draw_all
+    # pandas and matplotlib only here: `solve` runs on GPU nodes without them
+    from splicedalign.workloads.spliced.report import aggregate
+    from splicedalign.workloads.spliced.report.plots import draw_all
 
     recs = [read_json(p) for p in records]
     out = aggregate(load_cases(manifest), recs, solvers, tables, [read_json(p) for p in batches], unavailable)

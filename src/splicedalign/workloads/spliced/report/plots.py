@@ -5,23 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")  # files only; no display on cluster nodes
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+from splicedalign.report.figures import pyplot, save
+from splicedalign.workloads.spliced.report.names import overlay_name
+from splicedalign.workloads.spliced.report.tables import BASELINE, MODEL_OF, UNITS
 
-from splicedalign.report.names import overlay_name  # noqa: E402
-from splicedalign.report.tables import BASELINE, MODEL_OF, UNITS  # noqa: E402
-
+plt = pyplot()
 FORMATS = ("png", "svg")
 MIN_PERCENT = 0.1  # Fig. 7 cuts the tail of bars under 0.1 % of exons; so do we, saying what it sums to
-
-
-def _save(fig: plt.Figure, out: Path, name: str) -> None:
-    for fmt in FORMATS:
-        fig.savefig(out / f"{name}.{fmt}", dpi=120)
-    plt.close(fig)
 
 
 def _histogram(par: pd.DataFrame, kind: str, xlabel: str, ylabel: str, title: str) -> plt.Figure:
@@ -117,5 +109,5 @@ def draw_all(cases: pd.DataFrame, parallelism: pd.DataFrame, solvers: Sequence[s
         fig.tight_layout()
         figs[overlay_name(s)] = fig
     for name, f in figs.items():
-        _save(f, out, name)
+        save(f, *(out / f"{name}.{fmt}" for fmt in FORMATS))
     return [out / f"{name}.png" for name in figs]

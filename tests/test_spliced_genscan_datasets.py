@@ -16,7 +16,7 @@ import pytest
 
 from splicedalign.workloads.spliced.datasets import read_manifest
 from splicedalign.core.errors import InputError
-from splicedalign.workloads.spliced.exons.genscan_source import genscan_dataset
+from splicedalign.workloads.spliced.genscan_datasets import genscan_dataset
 from splicedalign.workloads.spliced.exons.strand import reverse_complement
 from splicedalign.workloads.spliced.solvers import solve
 
