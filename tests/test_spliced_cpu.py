@@ -68,12 +68,14 @@ def test_strip_pipeline_matches_sequential(seed):
     strips' folds carry across chunks), strips beyond the thread count (run in order)."""
     rng = np.random.default_rng(seed)
     case = random_spliced_case(rng, "r")
-    scoring = Scoring(int(rng.integers(1, 3)), int(rng.integers(-2, 1)), int(rng.integers(0, 3)))
+    scoring = Scoring(int(rng.integers(1, 3)), int(rng.integers(-2, 1)), int(rng.integers(0, 3)),
+                      ("global", "free")[int(rng.integers(0, 2))])
     prof = profile(case.target_codes, scoring, score_dtype(case.m, case.n, scoring))
     want = cpu.SequentialSolver().last_rows(case, scoring, prof)
     width, tile = int(rng.integers(1, case.n + 1)), int(rng.integers(1, 9))
     chunk = int(rng.integers(1, case.cells + 2))
-    got = cpu.strip_pipeline_last_rows(case, prof, prof.dtype.type(scoring.gap), width, tile, chunk_cells=chunk)
+    got = cpu.strip_pipeline_last_rows(case, prof, prof.dtype.type(scoring.gap), width, tile, chunk_cells=chunk,
+                                       lead=prof.dtype.type(scoring.lead))
     assert np.array_equal(got, want), (width, tile, chunk)
 
 

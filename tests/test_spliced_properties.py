@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from splicedalign.workloads.spliced import synthetic
-from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
+from splicedalign.workloads.spliced.records import TARGET_ENDS, Exon, Scoring, TestCase
 from splicedalign.workloads.spliced.oracle import alignment_problems, brute_force, brute_force_last_rows
 from splicedalign.workloads.spliced.solvers import SOLVERS, solve
 
@@ -26,7 +26,8 @@ def tiny_cases(draw):
         first = draw(st.integers(1, m))
         last = draw(st.integers(first, min(m, first + 6)))
         exons.append(Exon(first, last))
-    scoring = Scoring(draw(st.integers(0, 3)), draw(st.integers(-3, 0)), draw(st.integers(0, 3)))
+    scoring = Scoring(draw(st.integers(0, 3)), draw(st.integers(-3, 0)), draw(st.integers(0, 3)),
+                      draw(st.sampled_from(TARGET_ENDS)))
     return TestCase("tiny", base, target, tuple(exons)), scoring
 
 
@@ -43,12 +44,13 @@ def test_solvers_match_brute_force(data):
         assert alignment_problems(case, result, scoring) == [], name
 
 
+@pytest.mark.parametrize("target_ends", TARGET_ENDS)
 @pytest.mark.parametrize("seed", range(12))
-def test_traceback_on_gene_like_cases(seed):
+def test_traceback_on_gene_like_cases(seed, target_ends):
     rng = np.random.default_rng(seed)
     shape = synthetic.Shape(m=int(rng.integers(500, 4000)), K=int(rng.integers(1, 40)),
                             n=int(rng.integers(1, 600)), exon_mean=float(rng.integers(5, 200)))
-    scoring = Scoring(int(rng.integers(1, 4)), -int(rng.integers(0, 4)), int(rng.integers(1, 4)))
+    scoring = Scoring(int(rng.integers(1, 4)), -int(rng.integers(0, 4)), int(rng.integers(1, 4)), target_ends)
     (case,) = synthetic.gene_like(rng, shape, f"g{seed}")
     results = {name: solve(case, scoring, name) for name in ("sequential", "multicore")}
     assert results["sequential"].score == results["multicore"].score

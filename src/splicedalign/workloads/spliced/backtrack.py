@@ -26,7 +26,8 @@ def exon_records(cases: Sequence[TestCase]) -> np.ndarray:
 
 
 def chains_and_alignments(exons: np.ndarray, lengths: np.ndarray, totals: np.ndarray, slots: np.ndarray,
-                          entered: np.ndarray, ends: np.ndarray, counts: np.ndarray, ops: bytes) -> list[Traced]:
+                          entered: np.ndarray, ends: np.ndarray, counts: np.ndarray, ops: bytes,
+                          leading: bool = True) -> list[Traced]:
     """Chain and alignments of each traced path of a batch: the one place their records are made.
 
     ``exons`` is the batch's ``exon_records``. Case c's chain has ``lengths[c]`` exons; the
@@ -35,7 +36,8 @@ def chains_and_alignments(exons: np.ndarray, lengths: np.ndarray, totals: np.nda
     ``entered[i]`` and ends at column ``ends[i]`` with ``counts[i]`` ops. ``ops`` holds the
     paths forward, case after case (``totals[c]`` ops each): each begins with ``entered`` of
     its first exon leading target letters against gaps (the first exon's leading 'I's, so that
-    exon starts at target column 1), then its exons' ops in turn.
+    exon starts at target column 1), then its exons' ops in turn. With ``leading`` False (free
+    target ends) there are no leading 'I's: the first exon starts at target column entered + 1.
     """
     lengths = np.asarray(lengths, dtype=np.int64)
     C = len(lengths)
@@ -47,10 +49,11 @@ def chains_and_alignments(exons: np.ndarray, lengths: np.ndarray, totals: np.nda
     fields = np.empty((g.size, 5), dtype=np.int64)
     fields[:, :3] = exons[g]  # input index, first, last
     fields[:, 3] = entered + 1
-    fields[heads, 3] = 1
     fields[:, 4] = ends
     sizes = np.asarray(counts, dtype=np.int64).copy()
-    sizes[heads] += entered[heads]
+    if leading:
+        fields[heads, 3] = 1
+        sizes[heads] += entered[heads]
     bounds = np.zeros(g.size + 1, dtype=np.int64)
     np.cumsum(sizes, out=bounds[1:])
     assert bounds[-1] == len(ops) and (np.add.reduceat(sizes, heads) == totals).all(), \
@@ -61,11 +64,11 @@ def chains_and_alignments(exons: np.ndarray, lengths: np.ndarray, totals: np.nda
 
 
 def chain_alignment(case: TestCase, positions: Sequence[int], entered: Sequence[int], ends: Sequence[int],
-                    counts: Sequence[int], ops: bytes) -> Traced:
+                    counts: Sequence[int], ops: bytes, leading: bool = True) -> Traced:
     """Chain (input exon indices) and per-exon alignments of one traced path, as
     ``chains_and_alignments`` for a batch of one (``positions`` in (first, last) order)."""
     return chains_and_alignments(exon_records([case]), [len(positions)], [len(ops)], positions, entered, ends, counts,
-                                 ops)[0]
+                                 ops, leading)[0]
 
 
 def chain_alignments_many(exons: np.ndarray, heads: np.ndarray, lengths: np.ndarray, totals: np.ndarray,
@@ -94,27 +97,39 @@ def chain_alignments_many(exons: np.ndarray, heads: np.ndarray, lengths: np.ndar
     return chains_and_alignments(exons, lengths, totals, rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3], used)
 
 
+def trace_start(last_rows: np.ndarray, scoring: Scoring) -> tuple[int, int]:
+    """Where the traceback starts: (position, target column) of the best final score.
+
+    Global target ends: the first exon (by position) reaching max_k S(last(k), n, k), column n.
+    Free target ends: the first exon reaching max over k and j of S(last(k), j, k), and the
+    first column of its last row reaching it (the trailing target letters stay unaligned).
+    """
+    n = last_rows.shape[1] - 1
+    if not scoring.free_ends:
+        return int(np.argmax(last_rows[:, n])), n
+    k = int(np.argmax(last_rows.max(axis=1)))
+    return k, int(np.argmax(last_rows[k]))
+
+
 def trace_chain(
     case: TestCase, scoring: Scoring, last_rows: np.ndarray, prof: np.ndarray
 ) -> Traced:
-    """Chain (input exon indices, in order) and per-exon alignment reaching max_k S(last(k), n, k).
+    """Chain (input exon indices, in order) and per-exon alignment reaching the best score
+    (SPEC §2; ``trace_start`` says where it ends).
 
     ``last_rows`` are in (first, last) order, as every solver computes them; ``prof`` is the
-    match profile the rows were computed with (its dtype is the score type). The chain ends
-    at the first exon (by position) reaching the best score; each predecessor is the exon with
-    the largest ``last`` (then the lowest position) whose last row reaches the entry row where
-    the path enters it.
+    match profile the rows were computed with (its dtype is the score type). Each predecessor
+    is the exon with the largest ``last`` (then the lowest position) whose last row reaches
+    the entry row where the path enters it.
     """
     first, last, base, target = case.first_sorted, case.last_sorted, case.base_codes, case.target_codes
-    n = case.n
     gap = last_rows.dtype.type(scoring.gap)
-    k = int(np.argmax(last_rows[:, n]))
-    j = n
+    k, j = trace_start(last_rows, scoring)
     by_last = case.by_last
     last_by_last = last[by_last]
     stride = max(1, int(np.sqrt(case.K)))
-    checkpoints = fold_checkpoints(by_last, gap, last_rows, stride)
-    P = np.empty(n + 1, dtype=last_rows.dtype)
+    checkpoints = fold_checkpoints(by_last, last_rows.dtype.type(scoring.lead), last_rows, stride)
+    P = np.empty(case.n + 1, dtype=last_rows.dtype)
     picked: list[tuple[int, np.ndarray, int, int]] = []  # (position, ops reversed, j entered, j end)
     while True:
         folded = int(np.searchsorted(last_by_last, first[k], side="left"))  # exons with last < first(k)
@@ -123,13 +138,13 @@ def trace_chain(
         picked.append((k, ops_rev, j0, j))
         preds = np.flatnonzero((last < first[k]) & (last_rows[:, j0] == P[j0]))
         if preds.size == 0:
-            # P[j0] is the chain-start term: t_1..t_j0 align to gaps before this exon.
-            assert P[j0] == -scoring.gap * j0
+            # P[j0] is the chain-start term: t_1..t_j0 before this exon (against gaps, or free).
+            assert P[j0] == -scoring.lead * j0
             break
         k = int(preds[np.argmax(last[preds])])  # the nearest predecessor reaching the value
         j = j0
     picked.reverse()
-    lead = np.full(picked[0][2], OP_INS, dtype=np.uint8)
+    lead = np.full(0 if scoring.free_ends else picked[0][2], OP_INS, dtype=np.uint8)
     ops = np.concatenate([lead] + [p[1][::-1] for p in picked]).tobytes()
     return chain_alignment(case, [p[0] for p in picked], [p[2] for p in picked], [p[3] for p in picked],
-                           [p[1].size for p in picked], ops)
+                           [p[1].size for p in picked], ops, leading=not scoring.free_ends)

@@ -11,14 +11,29 @@ from typing import Sequence
 
 import numpy as np
 
+from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.backtrack import trace_chain
 
 
+def final_scores(rows: np.ndarray, scoring: Scoring) -> np.ndarray:
+    """Each exon's final score from its last row (SPEC §2): S(last(k), n, k), or with free target
+    ends max_j S(last(k), j, k) (trailing target letters unaligned at no cost)."""
+    n = rows.shape[1] - 1
+    return rows.max(axis=1) if scoring.free_ends else rows[:, n]
+
+
+def refuse_free_ends(scoring: Scoring, solver: str) -> None:
+    """One line for a solver that computes global target ends only."""
+    if scoring.free_ends:
+        raise InputError("--target-ends", f"free target ends are not implemented in solver {solver};"
+                         " use sequential, multicore, accel1, accel2 or reference")
+
+
 def make_result(case: TestCase, solver: str, finals: np.ndarray, seconds: float, chain, alignment,
                 extra: dict) -> Result:
-    """The Result of a case from its exons' final scores S(last(k), n, k) in (first, last) order."""
+    """The Result of a case from its exons' final scores (``final_scores``) in (first, last) order."""
     by_input = np.empty(finals.shape, dtype=np.int64)
     by_input[case.order] = finals
     return Result(case=case.name, solver=solver, score=int(finals.max()), cells=case.cells,
@@ -44,7 +59,7 @@ class LastRowSolver:
         if traceback:
             chain, alignment = trace_chain(case, scoring, rows, prof)
         t2 = time.perf_counter()
-        return make_result(case, self.name, rows[:, case.n], t2 - t0, chain, alignment,
+        return make_result(case, self.name, final_scores(rows, scoring), t2 - t0, chain, alignment,
                            {"seconds_score": t1 - t0, "seconds_traceback": t2 - t1})
 
     def solve_many(

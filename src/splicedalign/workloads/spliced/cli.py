@@ -16,7 +16,7 @@ from splicedalign.workloads.spliced.exons import exon_formats
 from splicedalign.workloads.spliced.exons.strand import STRAND_CHOICES, best_per_strand_set
 from splicedalign.workloads.spliced.load import load_cases
 from splicedalign.workloads.spliced.output import FORMATTERS, Solved
-from splicedalign.workloads.spliced.records import Scoring, TestCase
+from splicedalign.workloads.spliced.records import TARGET_ENDS, Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import SOLVERS
 
 
@@ -59,6 +59,10 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
                        help=f"score of a mismatch (default {default.mismatch})")
     align.add_argument("--gap", type=int, default=default.gap,
                        help=f"cost of each gap letter, subtracted (default {default.gap})")
+    align.add_argument("--target-ends", choices=list(TARGET_ENDS), default=default.target_ends,
+                       help="global (default, the paper's objective): every target letter is aligned, leading and "
+                            "trailing ones against gaps; free: leading and trailing target letters (untranslated "
+                            "ends no candidate exon covers) may stay unaligned at no cost")
     align.add_argument("--score-only", action="store_true", help="skip the traceback (no chain or alignment)")
     add_output_arguments(align, FORMATTERS,
                          "json (everything), tsv (one row per chain exon) or gff3 (gene model); default json")
@@ -105,7 +109,7 @@ def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> list[TestCase]
 
 
 def _align(args: argparse.Namespace) -> int:
-    scoring = Scoring(args.match, args.mismatch, args.gap)
+    scoring = Scoring(args.match, args.mismatch, args.gap, args.target_ends)
     if args.score_only and args.format == "gff3":
         raise InputError("--format", "gff3 needs the gene model: drop --score-only")
     solver = SOLVERS.get(args.solver)

@@ -50,7 +50,7 @@ class SequentialSolver(LastRowSolver):
         rows = np.empty((case.K, case.n + 1), dtype=prof.dtype)
         gap = prof.dtype.type(scoring.gap)
         R = np.empty(case.n + 1, dtype=prof.dtype)
-        start_row(case.n, gap, R)
+        start_row(case.n, prof.dtype.type(scoring.lead), R)
         by_last = case.by_last
         progress = Progress(f"{case.name} [{self.name}]", case.cells)
         p = 0
@@ -62,14 +62,15 @@ class SequentialSolver(LastRowSolver):
 
 
 def strip_pipeline_last_rows(case: TestCase, prof: np.ndarray, gap, width: int, tile_rows: int,
-                             label: str = "", chunk_cells: int = CHUNK_CELLS) -> np.ndarray:
+                             label: str = "", chunk_cells: int = CHUNK_CELLS, lead=None) -> np.ndarray:
     """As SequentialSolver.last_rows, with the columns cut into strips of ``width`` and the
     strips run as a pipeline on the threads (cpu_kernels.sweep_case_strips), one parallel
-    region per chunk of exons; each strip's fold (F[s], p[s]) carries over between chunks."""
+    region per chunk of exons; each strip's fold (F[s], p[s]) carries over between chunks.
+    ``lead``: the chain-start cost per target letter (Scoring.lead; default ``gap``)."""
     n = case.n
     strips = -(-n // width)
     R = np.empty(n + 1, dtype=prof.dtype)
-    start_row(n, gap, R)
+    start_row(n, gap if lead is None else lead, R)
     # strip s's fold (columns lo-1..hi) in F[s]; rows padded to whole cache lines (no sharing)
     F = np.empty((strips, -(-(width + 1) // 32) * 32), dtype=prof.dtype)
     for s in range(strips):
@@ -112,7 +113,7 @@ class MulticoreSolver(LastRowSolver):
         if case.cells < self.min_case_cells or width >= case.n:
             return self._serial.last_rows(case, scoring, prof)
         return strip_pipeline_last_rows(case, prof, prof.dtype.type(scoring.gap), width, self.tile_rows,
-                                        f"{case.name} [{self.name}]")
+                                        f"{case.name} [{self.name}]", lead=prof.dtype.type(scoring.lead))
 
     def _one_core(self, case: TestCase, scoring: Scoring, traceback: bool) -> Result:
         return dataclasses.replace(self._serial.solve(case, scoring, traceback), solver=self.name)

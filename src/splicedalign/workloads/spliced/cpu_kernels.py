@@ -110,10 +110,11 @@ def sweep_exon(base, prof, first, last, gap, H):
 
 
 @njit(cache=True, nogil=True)
-def start_row(n, gap, H):
-    """The chain-start term of every entry row: t_1..t_j against gaps."""
+def start_row(n, lead, H):
+    """The chain-start term of every entry row: t_1..t_j before the chain, at ``lead`` each
+    (Scoring.lead: the gap cost with global target ends, 0 with free ends)."""
     for j in range(n + 1):
-        H[j] = -gap * j
+        H[j] = -lead * j
 
 
 @njit(cache=True, nogil=True)
@@ -261,7 +262,7 @@ def sweep_case_strips(base, prof, first, last, by_last, gap, last_rows, k0, k1, 
 
 
 @njit(cache=True, nogil=True)
-def fold_checkpoints(by_last, gap, last_rows, stride):
+def fold_checkpoints(by_last, lead, last_rows, stride):
     """C[c] = the fold (start term maxed with last rows) of the first c*stride exons by last.
 
     With stride ~ sqrt(K), any exon's entry row costs at most ``stride`` row folds from the
@@ -271,7 +272,7 @@ def fold_checkpoints(by_last, gap, last_rows, stride):
     n = last_rows.shape[1] - 1
     C = np.empty((K // stride + 1, n + 1), dtype=last_rows.dtype)
     R = np.empty(n + 1, dtype=last_rows.dtype)
-    start_row(n, gap, R)
+    start_row(n, lead, R)
     for p in range(K + 1):
         if p % stride == 0:
             C[p // stride, :] = R

@@ -17,11 +17,13 @@ from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 
 @njit(cache=True)
-def _nw(a, b, match, mismatch, gap):
+def _nw(a, b, match, mismatch, gap, free):
+    """Last row of the alignment of all of a against b; with ``free`` the letters of b before
+    the alignment cost nothing (first row 0)."""
     n = b.shape[0]
     prev = np.empty(n + 1, dtype=np.int64)
     for j in range(n + 1):
-        prev[j] = -gap * j
+        prev[j] = 0 if free else -gap * j
     cur = np.empty_like(prev)
     for i in range(1, a.shape[0] + 1):
         cur[0] = -gap * i
@@ -29,12 +31,14 @@ def _nw(a, b, match, mismatch, gap):
             w = match if a[i - 1] == b[j - 1] else mismatch
             cur[j] = max(prev[j - 1] + w, prev[j] - gap, cur[j - 1] - gap)
         prev, cur = cur, prev
-    return prev[n]
+    return prev
 
 
 def global_score(a: str, b: str, scoring: Scoring) -> int:
-    """Needleman-Wunsch score of a against b (a may be empty)."""
-    return int(_nw(encode_base(a), encode_target(b), scoring.match, scoring.mismatch, scoring.gap))
+    """Score of a (may be empty) against b: Needleman-Wunsch with global target ends; with free
+    target ends all of a against any substring of b (b's unaligned ends cost nothing)."""
+    row = _nw(encode_base(a), encode_target(b), scoring.match, scoring.mismatch, scoring.gap, scoring.free_ends)
+    return int(row.max() if scoring.free_ends else row[-1])
 
 
 def concatenation(case: TestCase, chain: Sequence[int]) -> str:
@@ -68,6 +72,8 @@ def alignment_problems(case: TestCase, result: Result, scoring: Scoring) -> list
         if "".join(f"{c}{o}" for c, o in ops) != a.cigar:
             problems.append(f"malformed CIGAR {a.cigar!r}")
             continue
+        if a is result.alignment[0] and scoring.free_ends:
+            expect_t = a.target_start  # free leading target letters: the span starts anywhere
         if a.target_start != expect_t:
             problems.append(f"exon {a.index} target span starts at {a.target_start}, expected {expect_t}")
         i, j = a.first, a.target_start
@@ -88,8 +94,11 @@ def alignment_problems(case: TestCase, result: Result, scoring: Scoring) -> list
         if i != a.last + 1 or j != a.target_end + 1:
             problems.append(f"exon {a.index}: CIGAR covers base ..{i - 1}, target ..{j - 1}")
         expect_t = a.target_end + 1
-    if expect_t != case.n + 1:
+    if not scoring.free_ends and expect_t != case.n + 1:
         problems.append(f"alignment covers target 1..{expect_t - 1}, not 1..{case.n}")
+    if scoring.free_ends and not 1 <= result.alignment[0].target_start <= expect_t <= case.n + 1:
+        problems.append(f"alignment covers target {result.alignment[0].target_start}..{expect_t - 1},"
+                        f" not within 1..{case.n}")
     if total != result.score:
         problems.append(f"alignment spells score {total} != reported {result.score}")
     return problems
@@ -110,7 +119,8 @@ def brute_force(case: TestCase, scoring: Scoring) -> tuple[int, tuple[int, ...]]
 
 
 def brute_force_last_rows(case: TestCase, scoring: Scoring) -> np.ndarray:
-    """S(last(k), n, k) per exon (input order): the best chain ending with exon k."""
+    """Each exon's final score (input order): the best chain ending with exon k (S(last(k), n, k),
+    or with free target ends its maximum over j)."""
     out = np.empty(case.K, dtype=np.int64)
     for k in range(case.K):
         preds = [l for l in range(case.K) if case.exons[l].last < case.exons[k].first]

@@ -130,8 +130,10 @@ def _gff3_features(case: TestCase, result: Result) -> list[str]:
         return "\t".join((seqid, src, typ, str(a), str(b), str(result.score), case.strand, ".", attrs))
 
     lo, hi = min(f for f, _ in spans), max(l for _, l in spans)
-    out = [col("gene", lo, hi, f"ID=gene:{gid};Name={gid}"),
-           col("mRNA", lo, hi, f"ID=mRNA:{gid};Parent=gene:{gid};Target={target} 1 {case.n} +")]
+    # the target span the chain aligns: 1..n, or less with free target ends
+    t_lo, t_hi = (result.alignment[0].target_start, result.alignment[-1].target_end) if result.alignment else (1, case.n)
+    mrna = f"ID=mRNA:{gid};Parent=gene:{gid}" + (f";Target={target} {t_lo} {t_hi} +" if t_hi >= t_lo else "")
+    out = [col("gene", lo, hi, f"ID=gene:{gid};Name={gid}"), col("mRNA", lo, hi, mrna)]
     for rank, (k, (first, last)) in enumerate(zip(result.chain, spans), 1):
         attrs = f"ID=exon:{gid}.{rank};Parent=mRNA:{gid};candidate={case.input_index(k) + 1}"
         if result.alignment is not None:

@@ -13,13 +13,23 @@ from splicedalign.core.alphabet import encode_base, encode_target
 from splicedalign.core.errors import InputError
 
 
+# How the target's ends are scored (SPEC §2): "global" (the paper's objective: every target
+# letter is aligned, leading/trailing ones against gaps at ``gap`` each) or "free" (semi-global
+# on the target: leading and trailing target letters may stay unaligned at no cost, as the
+# untranslated ends of a cDNA that no candidate exon covers).
+TARGET_ENDS = ("global", "free")
+
+
 @dataclass(frozen=True)
 class Scoring:
-    """w(a, b) = match if a == b else mismatch; every gap symbol costs ``gap`` (subtracted)."""
+    """w(a, b) = match if a == b else mismatch; every gap symbol costs ``gap`` (subtracted);
+    ``target_ends`` says whether the target's leading/trailing letters are paid for (global)
+    or free (SPEC §2)."""
 
     match: int = 1
     mismatch: int = -1
     gap: int = 2
+    target_ends: str = "global"
 
     def __post_init__(self) -> None:
         for name in ("match", "mismatch", "gap"):
@@ -28,14 +38,29 @@ class Scoring:
                 raise InputError("scoring", f"{name} must be an integer, got {value!r}")
         if self.gap < 0:
             raise InputError("scoring", f"gap is a cost (subtracted) and must be >= 0, got {self.gap}")
+        if self.target_ends not in TARGET_ENDS:
+            raise InputError("scoring", f"target_ends must be one of {', '.join(TARGET_ENDS)},"
+                             f" got {self.target_ends!r}")
+
+    @property
+    def free_ends(self) -> bool:
+        return self.target_ends == "free"
+
+    @property
+    def lead(self) -> int:
+        """Cost of each target letter before the chain's first exon (the chain-start term
+        -lead*j of every entry row): ``gap`` with global ends, 0 with free ends."""
+        return 0 if self.free_ends else self.gap
 
     @classmethod
     def from_mapping(cls, d: Mapping[str, Any]) -> "Scoring":
         default = cls()
-        return cls(*(int(d.get(k, getattr(default, k))) for k in ("match", "mismatch", "gap")))
+        return cls(*(int(d.get(k, getattr(default, k))) for k in ("match", "mismatch", "gap")),
+                   target_ends=str(d.get("target_ends", default.target_ends)))
 
-    def as_dict(self) -> dict[str, int]:
-        return {"match": int(self.match), "mismatch": int(self.mismatch), "gap": int(self.gap)}
+    def as_dict(self) -> dict[str, int | str]:
+        return {"match": int(self.match), "mismatch": int(self.mismatch), "gap": int(self.gap),
+                "target_ends": self.target_ends}
 
 
 def exon_problem(first: int, last: int, m: int) -> str | None:
@@ -183,9 +208,11 @@ class ExonAlignment:
     ``ops`` holds one op code per alignment column (OP_MATCH, OP_MISMATCH, OP_DEL: base letter
     against a gap, OP_INS: target letter against a gap); ``cigar`` spells them with '=', 'X',
     'D', 'I', built on first use (solvers return many alignments that are never printed).
-    Target letters aligned to gaps before the first exon are leading 'I's of the first exon,
-    so the exons' target spans tile 1..n. ``target_end < target_start`` when the exon consumed
-    no target letter.
+    With global target ends, target letters aligned to gaps before the first exon are leading
+    'I's of the first exon, so the exons' target spans tile 1..n. With free ends the spans
+    tile the aligned part of the target only: the first exon starts at the first target letter
+    it aligns (or that follows the free leading letters), the last ends where the alignment
+    ends. ``target_end < target_start`` when the exon consumed no target letter.
     """
 
     index: int  # input index of the exon

@@ -26,12 +26,12 @@ class ReferenceSolver(LastRowSolver):
     def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
         # Scores come from w() and the letters; the profile only gives the score type.
         s, t, n = case.base, case.target, case.n
-        match, mismatch, gap = scoring.match, scoring.mismatch, scoring.gap
+        match, mismatch, gap, lead = scoring.match, scoring.mismatch, scoring.gap, scoring.lead
         K = case.K
         rows = np.empty((K, n + 1), dtype=np.int64)
         for k in range(K):
             fk, lk = int(case.first_sorted[k]), int(case.last_sorted[k])
-            P = [-gap * j for j in range(n + 1)]
+            P = [-lead * j for j in range(n + 1)]  # the chain-start term
             for l in range(K):
                 if case.last_sorted[l] < fk:
                     P = [max(P[j], int(rows[l, j])) for j in range(n + 1)]

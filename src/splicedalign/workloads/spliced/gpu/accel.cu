@@ -17,7 +17,7 @@ template <typename T>
 __global__ void accel_exons(int k0, const int* __restrict__ first, const int* __restrict__ last,
                             const unsigned char* __restrict__ base,
                             const unsigned char* __restrict__ target, int n,
-                            T* __restrict__ rows, int strip, int match, int mismatch, int gap) {
+                            T* __restrict__ rows, int strip, int match, int mismatch, int gap, int lead) {
     extern __shared__ unsigned char smem_raw[];
     T* row = reinterpret_cast<T*>(smem_raw);       // entry row, then last row (n + 1)
     T* diag = row + (n + 1);                       // three anti-diagonals (strip + 1 each)
@@ -25,9 +25,10 @@ __global__ void accel_exons(int k0, const int* __restrict__ first, const int* __
     const int fk = first[k], lk = last[k];
     const int tid = threadIdx.x, nt = blockDim.x;
 
-    // Phase 1: P_k[j] = max(-gap*j, max over l with last(l) < first(k) of S(last(l), j, l)).
+    // Phase 1: P_k[j] = max(-lead*j, max over l with last(l) < first(k) of S(last(l), j, l)),
+    // lead = gap with global target ends, 0 with free ends (the host takes the final maximum).
     for (int j = tid; j <= n; j += nt) {
-        T p = -(T)gap * j;
+        T p = -(T)lead * j;
         for (int l = 0; l < k; ++l)
             if (last[l] < fk) p = max(p, rows[(long long)l * (n + 1) + j]);
         row[j] = p;
@@ -69,6 +70,6 @@ __global__ void accel_exons(int k0, const int* __restrict__ first, const int* __
 }
 
 template __global__ void accel_exons<int>(int, const int*, const int*, const unsigned char*,
-                                          const unsigned char*, int, int*, int, int, int, int);
+                                          const unsigned char*, int, int*, int, int, int, int, int);
 template __global__ void accel_exons<long long>(int, const int*, const int*, const unsigned char*,
-                                                const unsigned char*, int, long long*, int, int, int, int);
+                                                const unsigned char*, int, long long*, int, int, int, int, int);

@@ -2,7 +2,9 @@
 
 Kept as the paper describes them, not tuned beyond it: phase 1 folds *every* preceding exon's
 last row (O(K*n) per exon), rows live in shared memory as three skewed anti-diagonals, inputs
-travel through pinned host memory and only last rows live in global memory.
+travel through pinned host memory and only last rows live in global memory. Free target ends
+cost nothing in this design: the chain-start term of phase 1 is -lead*j (Scoring.lead) and the
+host takes each exon's final score and the traceback from the last rows it receives anyway.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ class _PaperAccelerator(LastRowSolver):
             kernel((len(exons),), (block_threads(rows_max),),
                    (np.int32(k0), d["first"], d["last"], d["base"], d["target"], np.int32(case.n),
                     rows, np.int32(rows_max), np.int32(scoring.match), np.int32(scoring.mismatch),
-                    np.int32(scoring.gap)),
+                    np.int32(scoring.gap), np.int32(scoring.lead)),
                    shared_mem=smem)
         device.check(cp)
         return cp.asnumpy(rows)

@@ -23,7 +23,7 @@ import numpy as np
 from splicedalign.core.collection import collection_paused
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.backtrack import chain_alignments_many, trace_chain
-from splicedalign.workloads.spliced.base import LastRowSolver
+from splicedalign.workloads.spliced.base import LastRowSolver, refuse_free_ends
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.plan import (
@@ -474,6 +474,7 @@ class GpuSolver(LastRowSolver):
         """Cases grouped by score type, each group in launches whose row storage fits. Up to
         IN_FLIGHT launches are queued at once: the host plans (or finds in the cache) and
         queues launch i+1, and builds launch i's results, while the GPU runs launch i."""
+        refuse_free_ends(scoring, self.name)
         with collection_paused() as settle:
             return self._solve_many(cases, scoring, traceback, settle)
 
@@ -541,6 +542,7 @@ class GpuSolver(LastRowSolver):
         return self.solve_many([case], scoring, traceback)[0]
 
     def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
+        refuse_free_ends(scoring, self.name)
         self.timing = dict.fromkeys(STAGES, 0.0)
         ctype = score_ctype(case.m, case.n, scoring, WARP * self._widest())
         _, (host, _) = self._collect(self._launch([0], [case], scoring, ctype, traceback=True, on_device=False))
