@@ -3,7 +3,10 @@
 # Main command: snakemake --cores all   (config: config/config.yaml, see config/README.md)
 import os
 
-from snakemake.utils import min_version, validate
+import yaml
+from snakemake.utils import min_version
+
+from splicedalign.core.pipeline_config import ConfigError, check, stop
 
 min_version("8.0")
 
@@ -11,7 +14,17 @@ min_version("8.0")
 configfile: "config/config.yaml"
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
+# Validated against workflow/schemas/config.schema.yaml, with --config strings read as the
+# schema's types; a bad key stops here in one line (no traceback, no schema).
+with open(
+    os.path.join(workflow.basedir, "workflow/schemas/config.schema.yaml")
+) as _schema:
+    try:
+        _checked = check(config, yaml.safe_load(_schema))
+    except ConfigError as _error:
+        stop(_error)
+config.clear()
+config.update(_checked)
 
 
 report: "workflow/report/workflow.rst"
@@ -56,7 +69,7 @@ rule all:
 onsuccess:
     print(
         "\nsplicedalign: tables and figures under",
-        ", ".join(f"results/{w}/" for w in WORKLOADS),
+        ", ".join(results_folders(TARGETS[w] for w in WORKLOADS)),
     )
     for w in WORKLOADS:
         for line in CLOSING.get(w, list)():

@@ -52,9 +52,10 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     snakefile = Path(args.snakefile).resolve()
     cfg = yaml.safe_load((snakefile.parent / "config" / "config.yaml").read_text())
-    cfg.update(workloads=["spliced"], dataset="synthetic", synthetic={"set": args.set, "seed": None}, repeats=args.repeats,
-               solvers="auto" if args.solvers == "auto" else args.solvers.split(","),
-               cases={"include": [], "max_cells": None, "limit": args.limit or None})
+    cfg["workloads"] = ["spliced"]
+    cfg["spliced"].update(dataset="synthetic", synthetic={"set": args.set, "seed": None}, repeats=args.repeats,
+                          solvers="auto" if args.solvers == "auto" else args.solvers.split(","),
+                          cases={"include": [], "max_cells": None, "limit": args.limit or None})
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     cmd = ["snakemake", "-s", str(snakefile), "--directory", str(work), "--configfile",
            str(work / "config.yaml"), "--workflow-profile", str(snakefile.parent / "profiles" / "default"),

@@ -92,8 +92,7 @@ run() {
 for set in $SETS; do
     case $set in
     bundled) run bundled "workloads: [spliced]
-dataset: bundled
-solvers: auto" ;;
+spliced: {dataset: bundled, solvers: auto}" ;;
     paper)
         # the sample's case ids, from the same seeded generator the pipeline's rule runs
         splicedalign synthetic paper "$WORK/paper-ids" >"$WORK/paper-ids.log" 2>&1 || { cat "$WORK/paper-ids.log"; continue; }
@@ -101,10 +100,11 @@ solvers: auto" ;;
 print(', '.join(r['case'] for r in rows[::int(sys.argv[2])]))" "$WORK/paper-ids/cases.tsv" "$PAPER_EVERY")
         rm -rf "$WORK/paper-ids"
         run paper "workloads: [spliced]
-dataset: synthetic
-synthetic: {set: paper, seed: null}
-cases: {include: [$include], max_cells: $PAPER_MAX_CELLS, limit: null}
-solvers: $PAPER_SOLVERS" ;;
+spliced:
+  dataset: synthetic
+  synthetic: {set: paper, seed: null}
+  cases: {include: [$include], max_cells: $PAPER_MAX_CELLS, limit: null}
+  solvers: $PAPER_SOLVERS" ;;
     *) echo "device_pipeline: unknown set '$set' in SETS (bundled, paper)" >&2 ;;
     esac
 done

@@ -224,8 +224,8 @@ def test_readme_rerun_command_reruns(tmp_path):
     words = shlex.split(command)  # snakemake --cores 1 -f TARGET
     target = words[-1]
     # the run narrowed to this one case (faster; the same rules and paths)
-    (tmp_path / "one.yaml").write_text("workloads: [spliced]\ncases:\n  include: [hs_FAU-hs_X65923.1]\n"
-                                       "  max_cells: null\n  limit: null\n")
+    (tmp_path / "one.yaml").write_text("workloads: [spliced]\nspliced:\n  cases:\n    include: [hs_FAU-hs_X65923.1]\n"
+                                       "    max_cells: null\n    limit: null\n")
     narrow = ["--configfile", str(REPO / "config" / "config.yaml"), str(tmp_path / "one.yaml")]
     first = _snakemake(tmp_path, *narrow, "--cores", "1", "--", target)
     assert first.returncode == 0, first.stderr[-1500:]

@@ -148,17 +148,17 @@ def test_cli_habits(ran):
 
 @pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed (pip install .[pipeline])")
 def test_pipeline_manifest_row_with_missing_file(tmp_path):
-    """The pipeline's checkpoint names the row and file in its log (exit 2), no traceback."""
+    """Planning names the config key, the row and the file in one line (exit 2), no traceback,
+    before any job runs."""
     repo = BUNDLED.parents[1]
     (tmp_path / "bad.tsv").write_text(MANIFEST_HEADER + f"fau\t{BUNDLED}/bases/hs_FAU.fa\t{BUNDLED}/targets/nope.fa"
                                       f"\t{BUNDLED}/exons/hs_FAU.tsv\ttsv\t\n")
-    (tmp_path / "over.yaml").write_text(f"workloads: [spliced]\nbundled:\n  manifest: {tmp_path / 'bad.tsv'}\n")
+    (tmp_path / "over.yaml").write_text(f"workloads: [spliced]\nspliced:\n  bundled:\n    manifest: {tmp_path / 'bad.tsv'}\n")
     proc = subprocess.run([shutil.which("snakemake"), "-s", str(repo / "Snakefile"), "-d", str(tmp_path), "--cores", "1",
                            "--configfile", str(repo / "config" / "config.yaml"), str(tmp_path / "over.yaml")],
                           capture_output=True, text=True)
-    assert proc.returncode != 0 and "Traceback" not in proc.stdout + proc.stderr
-    (log,) = tmp_path.glob("results/spliced/*/logs/manifest.log")
-    lines = log.read_text().splitlines()
-    assert len(lines) == 1 and lines[0].endswith(
-        f"ERROR {tmp_path / 'bad.tsv'}:line 2: case fau: target file {BUNDLED}/targets/nope.fa not found"
-        f" (looked for {BUNDLED}/targets/nope.fa)")
+    assert proc.returncode == 2 and "Traceback" not in proc.stdout + proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"splicedalign: config key spliced.bundled.manifest: {tmp_path / 'bad.tsv'}:line 2: case fau: target file "
+        f"{BUNDLED}/targets/nope.fa not found (looked for {BUNDLED}/targets/nope.fa)")
+    assert not (tmp_path / "results").exists()

@@ -94,9 +94,9 @@ def test_pipeline_dry_run_with_genscan(tmp_path, fake_genscan):
     yaml = pytest.importorskip("yaml")
     repo = Path(__file__).resolve().parents[1]
     cfg = yaml.safe_load((repo / "config" / "config.yaml").read_text())
-    cfg.update(candidate_exons="genscan",
-               genscan={"binary": fake_genscan, "parameters": str(tmp_path / "HumanIso.smat"), "subopt": 0.5})
-    cfg["bundled"]["manifest"] = str(repo / cfg["bundled"]["manifest"])
+    cfg["spliced"].update(candidate_exons="genscan",
+                          genscan={"binary": fake_genscan, "parameters": str(tmp_path / "HumanIso.smat"), "subopt": 0.5})
+    cfg["spliced"]["bundled"]["manifest"] = str(repo / cfg["spliced"]["bundled"]["manifest"])
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
     proc = subprocess.run([shutil.which("snakemake"), "-s", str(repo / "Snakefile"), "--directory", str(tmp_path),
                            "--configfile", str(tmp_path / "config.yaml"), "-n"], capture_output=True, text=True)

@@ -50,8 +50,9 @@ def test_missing_homologene_one_line(tmp_path):
 
 @pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed (pip install .[pipeline])")
 def test_pipeline_ncbi_without_homologene_stops_at_planning(tmp_path):
-    (tmp_path / "ncbi.yaml").write_text(f"dataset: ncbi\nncbi:\n  genes: [IL10]\n  homologene: {tmp_path / 'h.data'}\n"
-                                        "  base_url: x\n  flank: 10\n  max_targets: 1\n")
+    (tmp_path / "ncbi.yaml").write_text(f"spliced:\n  dataset: ncbi\n  ncbi:\n    genes: [IL10]\n"
+                                        f"    homologene: {tmp_path / 'h.data'}\n"
+                                        "    base_url: x\n    flank: 10\n    max_targets: 1\n")
     proc = subprocess.run([shutil.which("snakemake"), "-s", str(REPO / "Snakefile"), "-d", str(REPO), "-n",
                            "--configfile", str(REPO / "config" / "config.yaml"), str(tmp_path / "ncbi.yaml")],
                           capture_output=True, text=True)

@@ -3,6 +3,7 @@
 # with your workload's name and import modules under prefixed aliases (`from ... import
 # pipeline as sw_pipeline`), or another workload's later import replaces your names.
 import os
+from pathlib import Path
 
 from splicedalign.gpu.device import unavailable_reason
 
@@ -16,6 +17,13 @@ CLOSING = {}
 
 # Whether GPU solvers can run here, asked once (cheap: CuPy sees a device; nothing compiles).
 GPU_UNAVAILABLE = unavailable_reason()
+
+
+def results_folders(targets):
+    """The folders (results/<workload>/<data set>/) that hold these targets and exist now."""
+    paths = (str(p) for outputs in targets for output in outputs for p in output)
+    folders = dict.fromkeys(os.path.join(*Path(p).parts[:3], "") for p in paths)
+    return [f for f in folders if os.path.isdir(f)]
 
 
 def in_workflow(path):

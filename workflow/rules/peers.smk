@@ -29,7 +29,7 @@ rule peers_accuracy:
         tools=config["peers"]["tools"],
         sources=config["peers"]["sources"],
         solver=config["peers"]["solver"],
-        scoring=config["scoring"],
+        scoring=SPLICED_CONFIG["scoring"],
     script:
         "../scripts/peers_accuracy.py"
 

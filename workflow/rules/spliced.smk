@@ -28,11 +28,11 @@ rule spliced_synthetic:
     conda:
         "../envs/splicedalign.yaml"
     params:
-        set=config["synthetic"]["set"],
+        set=SPLICED_CONFIG["synthetic"]["set"],
         seed=(
             ""
-            if config["synthetic"].get("seed") is None
-            else f"--seed {config['synthetic']['seed']}"
+            if SPLICED_CONFIG["synthetic"].get("seed") is None
+            else f"--seed {SPLICED_CONFIG['synthetic']['seed']}"
         ),
     shell:
         "splicedalign synthetic {params.set} $(dirname {output}) {params.seed} > {log} 2>&1"
@@ -40,17 +40,19 @@ rule spliced_synthetic:
 
 # HomoloGene is needed only for genes without target accessions in config ncbi.targets;
 # without either, stop now with one line saying what is missing and how to get it.
-SPLICED_NCBI_TARGETS = config["ncbi"].get("targets") or {}
-SPLICED_NCBI_HOMOLOGENE = in_workflow(config["ncbi"]["homologene"])
+SPLICED_NCBI_TARGETS = SPLICED_CONFIG["ncbi"].get("targets") or {}
+SPLICED_NCBI_HOMOLOGENE = in_workflow(SPLICED_CONFIG["ncbi"]["homologene"])
 SPLICED_NCBI_NEEDS_HOMOLOGENE = any(
-    not SPLICED_NCBI_TARGETS.get(g) for g in config["ncbi"]["genes"]
+    not SPLICED_NCBI_TARGETS.get(g) for g in SPLICED_CONFIG["ncbi"]["genes"]
 )
 if SPLICED_DATASET == "ncbi" and missing_inputs(
-    config["ncbi"]["genes"], SPLICED_NCBI_HOMOLOGENE, SPLICED_NCBI_TARGETS
+    SPLICED_CONFIG["ncbi"]["genes"], SPLICED_NCBI_HOMOLOGENE, SPLICED_NCBI_TARGETS
 ):
     raise WorkflowError(
         missing_inputs(
-            config["ncbi"]["genes"], SPLICED_NCBI_HOMOLOGENE, SPLICED_NCBI_TARGETS
+            SPLICED_CONFIG["ncbi"]["genes"],
+            SPLICED_NCBI_HOMOLOGENE,
+            SPLICED_NCBI_TARGETS,
         )
     )
 
@@ -65,10 +67,10 @@ rule spliced_ncbi:
     conda:
         "../envs/splicedalign.yaml"
     params:
-        genes=config["ncbi"]["genes"],
-        base_url=config["ncbi"]["base_url"],
-        flank=config["ncbi"]["flank"],
-        max_targets=config["ncbi"]["max_targets"],
+        genes=SPLICED_CONFIG["ncbi"]["genes"],
+        base_url=SPLICED_CONFIG["ncbi"]["base_url"],
+        flank=SPLICED_CONFIG["ncbi"]["flank"],
+        max_targets=SPLICED_CONFIG["ncbi"]["max_targets"],
         cache=f"{SPLICED}/data/ncbi_cache",
         homologene=(
             f"--homologene {SPLICED_NCBI_HOMOLOGENE}"
@@ -95,9 +97,9 @@ rule spliced_genscan:
     conda:
         "../envs/splicedalign.yaml"
     params:
-        binary=config["genscan"]["binary"],
-        parameters=config["genscan"]["parameters"],
-        subopt=config["genscan"]["subopt"],
+        binary=SPLICED_CONFIG["genscan"]["binary"],
+        parameters=SPLICED_CONFIG["genscan"]["parameters"],
+        subopt=SPLICED_CONFIG["genscan"]["subopt"],
     script:
         "../scripts/spliced_genscan.py"
 
@@ -112,9 +114,9 @@ checkpoint spliced_manifest:
     conda:
         "../envs/splicedalign.yaml"
     params:
-        include=config["cases"].get("include", []),
-        max_cells=config["cases"].get("max_cells"),
-        limit=config["cases"].get("limit"),
+        include=SPLICED_CONFIG["cases"].get("include", []),
+        max_cells=SPLICED_CONFIG["cases"].get("max_cells"),
+        limit=SPLICED_CONFIG["cases"].get("limit"),
     script:
         "../scripts/spliced_manifest.py"
 
@@ -140,9 +142,9 @@ rule spliced_case:
         gpu=spliced_gpu,
         bench=1,
     params:
-        scoring=config["scoring"],
-        repeats=config["repeats"],
-        traceback=config["traceback"],
+        scoring=SPLICED_CONFIG["scoring"],
+        repeats=SPLICED_CONFIG["repeats"],
+        traceback=SPLICED_CONFIG["traceback"],
     run:
         spliced_pipeline.case_job(
             input.manifest,
@@ -175,9 +177,9 @@ rule spliced_batch:
     params:
         auto=SPLICED_AUTO,
         reference_max_cells=SPLICED_REFERENCE_LIMIT,
-        scoring=config["scoring"],
-        repeats=config["repeats"],
-        traceback=config["traceback"],
+        scoring=SPLICED_CONFIG["scoring"],
+        repeats=SPLICED_CONFIG["repeats"],
+        traceback=SPLICED_CONFIG["traceback"],
     run:
         spliced_pipeline.batch_job(
             input.manifest,

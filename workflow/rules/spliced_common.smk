@@ -7,40 +7,61 @@ import os
 from splicedalign.workloads.spliced import bench as spliced_bench
 from splicedalign.workloads.spliced import pipeline as spliced_pipeline
 from splicedalign.workloads.spliced import solvers as spliced_solvers
+from splicedalign.core.errors import InputError
+from splicedalign.core.pipeline_config import stop
 
-SPLICED_DATASET = config["dataset"]
+SPLICED_CONFIG = config["spliced"]
+SPLICED_DATASET = SPLICED_CONFIG["dataset"]
 SPLICED_DEFAULT_MANIFEST = "resources/bundled/cases.tsv"
 SPLICED_NAME = spliced_pipeline.results_name(
     SPLICED_DATASET,
-    manifest=in_workflow(config["bundled"]["manifest"]),
+    manifest=in_workflow(SPLICED_CONFIG["bundled"]["manifest"]),
     bundled=in_workflow(SPLICED_DEFAULT_MANIFEST),
-    synthetic_set=config["synthetic"]["set"],
-    seed=config["synthetic"].get("seed"),
-    genes=config["ncbi"]["genes"],
-    candidate_exons=config.get("candidate_exons", "manifest"),
+    synthetic_set=SPLICED_CONFIG["synthetic"]["set"],
+    seed=SPLICED_CONFIG["synthetic"].get("seed"),
+    genes=SPLICED_CONFIG["ncbi"]["genes"],
+    candidate_exons=SPLICED_CONFIG.get("candidate_exons", "manifest"),
 )
 SPLICED = f"results/spliced/{SPLICED_NAME}"
-SPLICED_AUTO = config["solvers"] == "auto"
+SPLICED_AUTO = SPLICED_CONFIG["solvers"] == "auto"
 SPLICED_SOLVERS, SPLICED_UNAVAILABLE = spliced_solvers.SOLVERS.resolve(
-    config["solvers"], GPU_UNAVAILABLE
+    SPLICED_CONFIG["solvers"], GPU_UNAVAILABLE
 )
 SPLICED_GPU_SOLVERS = set(spliced_bench.gpu_solvers())
-SPLICED_REFERENCE_LIMIT = config.get(
+SPLICED_REFERENCE_LIMIT = SPLICED_CONFIG.get(
     "reference_max_cells", spliced_bench.REFERENCE_MAX_CELLS
 )
 SPLICED_SOLVER_PATTERN = "|".join(spliced_solvers.available_solvers())
+
+# What planning can check (the bundled or user manifest, the case filter, GENSCAN's inputs)
+# stops here in one line naming the key or file, before any job runs.
+try:
+    spliced_pipeline.check_plan(
+        SPLICED_DATASET,
+        (
+            in_workflow(SPLICED_CONFIG["bundled"]["manifest"])
+            if SPLICED_DATASET == "bundled"
+            else None
+        ),
+        SPLICED_CONFIG["cases"].get("include") or (),
+        SPLICED_CONFIG.get("candidate_exons", "manifest"),
+        SPLICED_CONFIG["genscan"]["binary"],
+        SPLICED_CONFIG["genscan"]["parameters"],
+    )
+except InputError as spliced_error:
+    stop(spliced_error)
 
 
 def spliced_dataset_manifest(wildcards):
     if SPLICED_DATASET == "synthetic":
         return f"{SPLICED}/data/cases.tsv"
     if SPLICED_DATASET == "bundled":
-        return in_workflow(config["bundled"]["manifest"])
+        return in_workflow(SPLICED_CONFIG["bundled"]["manifest"])
     return f"{SPLICED}/data/ncbi/cases.tsv"
 
 
 def spliced_source_manifest(wildcards):
-    if config.get("candidate_exons", "manifest") == "genscan":
+    if SPLICED_CONFIG.get("candidate_exons", "manifest") == "genscan":
         return f"{SPLICED}/data/genscan/cases.tsv"
     return spliced_dataset_manifest(wildcards)
 
@@ -86,7 +107,7 @@ def spliced_batches(wildcards):
 def spliced_threads(wildcards):
     # multicore gets the cores (Snakemake caps threads at --cores); the others use one
     if wildcards.solver == "multicore":
-        return config.get("multicore_threads") or workflow.cores
+        return SPLICED_CONFIG.get("multicore_threads") or workflow.cores
     return 1
 
 

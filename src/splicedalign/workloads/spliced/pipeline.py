@@ -38,6 +38,7 @@ from splicedalign.workloads.spliced.bench import (REFERENCE_MAX_CELLS, case_reco
 from splicedalign.workloads.spliced.records import Scoring, TestCase
 from splicedalign.workloads.spliced.datasets import (MANIFEST_COLUMNS, CaseEntry, manifest_row, read_manifest,
                                                      write_manifest)
+from splicedalign.core.errors import InputError
 from splicedalign.core.logs import log_to
 from splicedalign.core.machine import cpu_model
 from splicedalign.gpu.device import device_info, unavailable_reason
@@ -83,6 +84,46 @@ def results_name(dataset: str, *, manifest: str | Path | None = None, bundled: s
     return name + ("-genscan" if candidate_exons == "genscan" else "")
 
 
+def check_plan(dataset: str, manifest: str | Path | None, include: Sequence[str] = (),
+               candidate_exons: str = "manifest", genscan_binary: str | None = None,
+               genscan_parameters: str | None = None) -> None:
+    """What planning can check before any job runs, as InputError naming the config key or the
+    file: a data set's manifest when it exists before the run (``manifest``; None for data sets
+    the run makes), the case filter's names against it, and GENSCAN's inputs (its binary and
+    parameter file, or reports the data set ships in a manifest column ``genscan``)."""
+    entries = None
+    if manifest is not None:
+        try:
+            entries = read_manifest(manifest)
+        except InputError as exc:
+            raise InputError("config key spliced.bundled.manifest", str(exc)) from None
+    if include and entries is not None:
+        unknown = [c for c in dict.fromkeys(include) if c not in {e.case for e in entries}]
+        if unknown:
+            known = [e.case for e in entries]
+            raise InputError("config key spliced.cases.include",
+                             f"{', '.join(unknown)}: not a case of {manifest} (its cases: {', '.join(known[:4])}"
+                             f"{', ...' if len(known) > 4 else ''})")
+    if candidate_exons != "genscan":
+        return
+    if (genscan_binary is None) != (genscan_parameters is None):
+        raise InputError("config key spliced.genscan", "set both binary and parameters (GENSCAN and its "
+                         "parameter file, e.g. HumanIso.smat), or neither to use reports the data set ships")
+    if genscan_binary is not None:
+        if not os.access(genscan_binary, os.X_OK) or os.path.isdir(genscan_binary):
+            raise InputError("config key spliced.genscan.binary", f"{genscan_binary}: not an executable file")
+        if not os.path.isfile(genscan_parameters):
+            raise InputError("config key spliced.genscan.parameters", f"{genscan_parameters}: file not found")
+        return
+    without = ([e.case for e in entries if not e.extra.get("genscan")] if entries is not None
+               else [f"the {dataset} data set"])
+    if without:
+        raise InputError("config key spliced.candidate_exons", "genscan needs GENSCAN (spliced.genscan.binary "
+                         "and .parameters: the user's own licensed copy) or GENSCAN reports shipped with the "
+                         f"data set (manifest column 'genscan'); none for {without[0]}"
+                         + (f" ({manifest})" if entries is not None else ""))
+
+
 def set_threads(threads: int) -> None:
     """Let numba's parallel kernels (the multicore solver) use ``threads`` cores."""
     import numba
@@ -100,7 +141,7 @@ def write_run_manifest(source: str | Path, out: str | Path, include: Sequence[st
     if include:
         unknown = sorted(set(include) - {e.case for e in entries})
         if unknown:
-            raise ValueError(f"case filter names cases not in {source}: {', '.join(unknown)}")
+            raise InputError("config key spliced.cases.include", f"{', '.join(unknown)}: not a case of {source}")
         entries = [e for e in entries if e.case in set(include)]
     rows = []
     for e in entries:
@@ -111,7 +152,7 @@ def write_run_manifest(source: str | Path, out: str | Path, include: Sequence[st
         if limit is not None and len(rows) >= limit:
             break
     if not rows:
-        raise ValueError(f"the case filter leaves no case of {source}")
+        raise InputError("config key spliced.cases", f"the case filter leaves no case of {source}")
     write_manifest(out, rows, RUN_COLUMNS[len(MANIFEST_COLUMNS):])
     log.info("%d case(s), %d cells: %s", len(rows), sum(r["cells"] for r in rows), out)
     return rows
