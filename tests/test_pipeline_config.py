@@ -39,6 +39,12 @@ def test_command_line_strings_are_read_as_the_schema_types():
     assert coerce("auto", SCHEMA["properties"]["sw"]["properties"]["solvers"]) == "auto"
 
 
+def test_schema_defaults_fill_keys_a_config_lacks():
+    config = _default()
+    del config["spliced"]["scoring"]["target_ends"]
+    assert check(config, SCHEMA)["spliced"]["scoring"]["target_ends"] == "global"
+
+
 @pytest.mark.parametrize("change, line", [
     (lambda c: c["nw"]["costs"].update(match="x"), "config key nw.costs.match: 'x' is not of type integer"),
     (lambda c: c["spliced"].update(repeats="0"),

@@ -70,7 +70,8 @@ def _scalar(text: str, types: list[str]) -> Any:
 
 def coerce(value: Any, schema: Mapping[str, Any]) -> Any:
     """``value`` with its strings read as the types ``schema`` expects at each key (nested
-    objects, arrays, oneOf/anyOf branches); anything else is left for validation to judge."""
+    objects, arrays, oneOf/anyOf branches) and the schema's defaults for keys an object lacks;
+    anything else is left for validation to judge."""
     for key in ("oneOf", "anyOf"):
         if key in schema:
             from jsonschema import Draft202012Validator
@@ -85,8 +86,9 @@ def coerce(value: Any, schema: Mapping[str, Any]) -> Any:
     if isinstance(value, dict):
         props = schema.get("properties", {})
         extra = schema.get("additionalProperties")
-        return {k: coerce(v, props[k] if k in props else extra if isinstance(extra, dict) else {})
-                for k, v in value.items()}
+        out = {k: coerce(v, props[k] if k in props else extra if isinstance(extra, dict) else {})
+               for k, v in value.items()}
+        return {**{k: p["default"] for k, p in props.items() if "default" in p and k not in out}, **out}
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         return [coerce(v, schema["items"]) for v in value]
     return value
