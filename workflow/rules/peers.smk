@@ -30,6 +30,7 @@ rule peers_accuracy:
         sources=config["peers"]["sources"],
         solver=config["peers"]["solver"],
         scoring=SPLICED_CONFIG["scoring"],
+        modes=config["peers"].get("scorings") or [{}],
     script:
         "../scripts/peers_accuracy.py"
 

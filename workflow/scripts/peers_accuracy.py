@@ -11,6 +11,6 @@ write_peers(
     snakemake.output.plot,
     peers=snakemake.params.tools,
     solver=snakemake.params.solver,
-    scoring=Scoring.from_mapping(snakemake.params.scoring),
+    scorings=[Scoring.from_mapping({**snakemake.params.scoring, **mode}) for mode in snakemake.params.modes],
     sources=snakemake.params.sources,
 )

@@ -63,6 +63,11 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
                        help="global (default, the paper's objective): every target letter is aligned, leading and "
                             "trailing ones against gaps; free: leading and trailing target letters (untranslated "
                             "ends no candidate exon covers) may stay unaligned at no cost")
+    align.add_argument("--shift-window", type=int, default=0, metavar="BP",
+                       help="richer candidates: also every exon with its splice boundaries (a start after AG, "
+                            "an end before GT/GC that is no stop codon) moved to GT/GC donors and AG acceptors "
+                            "within BP bases, keeping an open frame; duplicates dropped (default 0: the exons "
+                            "as given; 3 catches NAGNAG acceptors, wider windows overfit divergent targets)")
     align.add_argument("--score-only", action="store_true", help="skip the traceback (no chain or alignment)")
     add_output_arguments(align, FORMATTERS,
                          "json (everything), tsv (one row per chain exon) or gff3 (gene model); default json")
@@ -97,7 +102,7 @@ def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> list[TestCase]
         for e in read_manifest(args.manifest):
             on = strands if e.strand is None else tuple(s for s in strands if s == e.strand)
             if on:
-                cases += load_cases(e.base, e.exons, e.target, e.exon_format, e.case, on)
+                cases += load_cases(e.base, e.exons, e.target, e.exon_format, e.case, on, getattr(args, "shift_window", 0))
         if not cases:
             raise InputError(args.manifest, f"no case with candidate exons on strand(s) {', '.join(strands)}")
         return cases
@@ -105,7 +110,8 @@ def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> list[TestCase]
     if missing:
         raise InputError(args.command, f"missing {', '.join(missing)} (or give --manifest)"
                          if hasattr(args, "manifest") else f"missing {', '.join(missing)}")
-    return load_cases(args.base, args.exons, args.target, args.exon_format, args.name, strands)
+    return load_cases(args.base, args.exons, args.target, args.exon_format, args.name, strands,
+                      getattr(args, "shift_window", 0))
 
 
 def _align(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ from typing import Sequence
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import FastaRecord, no_record, read_fasta, read_single_fasta
 from splicedalign.workloads.spliced.exons import read_exons
+from splicedalign.workloads.spliced.exons.merged import ShiftParams, richer_candidates
 from splicedalign.workloads.spliced.exons.strand import exon_strand, strand_cases
 from splicedalign.workloads.spliced.records import Exon, TestCase
 
@@ -31,10 +32,12 @@ def _exons(path: str | Path, m: int, exon_format: str) -> list[Exon]:
 
 
 def load_cases(base: str | Path, exons: str | Path, target: str | Path, exon_format: str = "tsv",
-               name: str | None = None, strands: Sequence[str] = ("+", "-")) -> list[TestCase]:
+               name: str | None = None, strands: Sequence[str] = ("+", "-"), shift: int = 0) -> list[TestCase]:
     """Every (target record, strand) case: the target FASTA may hold many records; each of
     ``strands`` that has candidate exons gives a case. Case names: ``name`` (default
-    BASE_ID~TARGET_ID; with several targets, NAME~TARGET_ID), shared by a case's strands."""
+    BASE_ID~TARGET_ID; with several targets, NAME~TARGET_ID), shared by a case's strands.
+    ``shift`` > 0 adds the exons' splice boundaries moved to signals within that many bases
+    (``exons.merged``; their rows follow the file's in the exon numbering)."""
     _one_stdin(base, exons, target)
     b = read_single_fasta(base)
     targets = read_fasta(target)
@@ -45,6 +48,8 @@ def load_cases(base: str | Path, exons: str | Path, target: str | Path, exon_for
     if dup is not None:
         raise InputError(str(target), f"target id {dup!r} occurs {ids.count(dup)} times; ids name the results")
     ex = _exons(exons, len(b.seq), exon_format)
+    if shift:
+        ex = richer_candidates(b.seq, ex, ShiftParams(window=shift))
     cases = []
     for t in targets:
         case_name = _name(name, b, t, len(targets))

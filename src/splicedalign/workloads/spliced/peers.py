@@ -5,9 +5,12 @@ run on the same base/target pairs; each predicts exons on the base, which are sc
 the annotated exons exactly as our chains are (``accuracy``: exon- and nucleotide-level
 sensitivity/specificity, pooled per data set). A peer that is not installed gets rows saying
 "n/a: not installed". Ours runs once per candidate-exon source (the data set's own, e.g.
-AUGUSTUS; splice signals; GENSCAN where the data set ships its reports), so the table shows how the exact method depends on its
-candidates. Seconds are wall time per case: a peer's process from start to exit, ours the
-solve with traceback (no process start).
+AUGUSTUS; splice signals; GENSCAN where the data set ships its reports; ``shifted``: the data
+set's own exons plus their splice boundaries moved to nearby signals, ``exons.merged``) and once
+per scoring (``scorings``: e.g. the paper's global target ends and free ends), so the table
+shows how the exact method depends on its candidates and objective; ``candidate_exons`` is K.
+Seconds are wall time per case: a peer's process from start to exit, ours the solve with
+traceback (no process start).
 
 The annotated exons are coding exons, while the peers align the whole cDNA (UTR exons
 included); rows marked ``cds`` clip every prediction to the annotated coding span (first
@@ -35,6 +38,7 @@ from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.accuracy import Interval, accuracy_table, chain_intervals
 from splicedalign.workloads.spliced.datasets import CaseEntry, read_manifest
 from splicedalign.workloads.spliced.exons.genscan import read_genscan
+from splicedalign.workloads.spliced.exons.merged import ShiftParams, richer_candidates
 from splicedalign.workloads.spliced.exons.signals import signal_exons
 from splicedalign.workloads.spliced.records import Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import get_solver
@@ -130,9 +134,26 @@ def genscan_case(entry: CaseEntry, case: TestCase, root: Path) -> TestCase:
     return _with_exons(case, exons)
 
 
+# Richer candidates (exons.merged): the data set's own exons plus their splice boundaries moved
+# to GT/GC donors and AG acceptors within 3 bp (the defaults), or to GT/GC/AT donors and AG/AC
+# acceptors within 10 bp (wide: GT-AG, GC-AG and AT-AC introns)
+SHIFTS = {"shifted": ShiftParams(), "shifted-wide": ShiftParams(10, ("GT", "GC", "AT"), ("AG", "AC"))}
+
+
+def shifted_case(params: ShiftParams) -> Callable[[CaseEntry, TestCase, Path], TestCase]:
+    """The case with its own exons plus their splice boundaries moved to nearby signals."""
+    return lambda entry, case, root: _with_exons(case, richer_candidates(case.base, case.exons, params))
+
+
+def shift_label(params: ShiftParams) -> str:
+    """e.g. 'shifted3 GT,GC/AG'."""
+    return f"shifted{params.window} {','.join(params.donors)}/{','.join(params.acceptors)}"
+
+
 # source -> (manifest entry, its loaded case, the manifest's folder) -> the case with those exons
 SOURCES: dict[str, Callable[[CaseEntry, TestCase, Path], TestCase]] = {
-    "manifest": lambda entry, case, root: case, "signals": signals_case, "genscan": genscan_case}
+    "manifest": lambda entry, case, root: case, "signals": signals_case, "genscan": genscan_case,
+    **{name: shifted_case(params) for name, params in SHIFTS.items()}}
 
 
 @dataclass(frozen=True)
@@ -147,27 +168,38 @@ class Row:
     other_strand: tuple[Interval, ...] = ()  # predicted on the strand opposite the annotation
     seconds: float = math.nan
     status: str = "ok"
+    scoring: str = "-"  # ours: match/mismatch/gap and target ends
+    candidate_exons: int | None = None  # ours: K
 
 
-def _ours(entries: Sequence[CaseEntry], root: Path, solver: str, scoring: Scoring,
+def scoring_label(scoring: Scoring) -> str:
+    """e.g. '1/-1/2 global': match/mismatch/gap and the target ends."""
+    return f"{scoring.match}/{scoring.mismatch}/{scoring.gap} {scoring.target_ends}"
+
+
+def _ours(entries: Sequence[CaseEntry], root: Path, solver: str, scorings: Sequence[Scoring],
           sources: Sequence[str]) -> list[Row]:
     rows = []
     run = get_solver(solver)
-    run.solve(entries[0].load(), scoring, traceback=True)  # warm-up: kernels compiled or loaded
+    for scoring in scorings:
+        run.solve(entries[0].load(), scoring, traceback=True)  # warm-up: kernels compiled or loaded
     for e in entries:
         case = e.load()
         true = tuple(case.meta["true_exons"])
-        label = {"manifest": e.exon_format if e.exon_format != "tsv" else _source_label(case)}
+        own = e.exon_format if e.exon_format != "tsv" else _source_label(case)
+        label = {"manifest": own, **{name: f"{own}+{shift_label(p)}" for name, p in SHIFTS.items()}}
         for source in sources:
             name = label.get(source, source)
             try:
                 variant = SOURCES[source](e, case, root)
             except InputError as exc:
-                rows.append(Row(f"ours:{solver}", name, case.name, None, true, status=f"n/a: {exc.problem}"))
+                rows += [Row(f"ours:{solver}", name, case.name, None, true, status=f"n/a: {exc.problem}",
+                             scoring=scoring_label(s)) for s in scorings]
                 continue
-            result = run.solve(variant, scoring, traceback=True)
-            rows.append(Row(f"ours:{solver}", name, case.name, tuple(chain_intervals(variant, result)), true,
-                            seconds=result.seconds))
+            for scoring in scorings:
+                result = run.solve(variant, scoring, traceback=True)
+                rows.append(Row(f"ours:{solver}", name, case.name, tuple(chain_intervals(variant, result)), true,
+                                seconds=result.seconds, scoring=scoring_label(scoring), candidate_exons=variant.K))
     return rows
 
 
@@ -195,12 +227,20 @@ def _peers(entries: Sequence[CaseEntry], peers: Sequence[Peer]) -> list[Row]:
     return rows
 
 
-def _table(rows: Sequence[Row], versions: dict[str, str]) -> pd.DataFrame:
-    """Accuracy rows (per case and pooled) for each (tool, candidates, span) with seconds."""
+def species_pair(entry: CaseEntry) -> str | None:
+    """'base species <- target species' from the manifest's extra columns, when it has them."""
+    base, target = entry.extra.get("base_species"), entry.extra.get("target_species")
+    return f"{base} <- {target}" if base and target else None
+
+
+def _table(rows: Sequence[Row], versions: dict[str, str], pairs: dict[str, str] | None = None) -> pd.DataFrame:
+    """Accuracy rows (per case, pooled per species pair where ``pairs`` names the cases' pairs,
+    pooled per data set) for each (tool, candidates, scoring, span) with seconds."""
+    pairs = pairs or {}
     frames = []
-    keys = list(dict.fromkeys((r.tool, r.candidates) for r in rows))
-    for tool, candidates in keys:
-        mine = [r for r in rows if (r.tool, r.candidates) == (tool, candidates)]
+    keys = list(dict.fromkeys((r.tool, r.candidates, r.scoring) for r in rows))
+    for tool, candidates, scoring in keys:
+        mine = [r for r in rows if (r.tool, r.candidates, r.scoring) == (tool, candidates, scoring)]
         for span in ("all", "cds"):
             records = []
             for r in mine:
@@ -213,11 +253,19 @@ def _table(rows: Sequence[Row], versions: dict[str, str]) -> pd.DataFrame:
                 records.append({"case": r.case, "solver": tool, "predicted": predicted, "other_strand": other,
                                 "true": list(r.true) if r.predicted is not None else []})
             table = accuracy_table(records)
+            by_pair = [accuracy_table([r for r in records if pairs.get(r["case"]) == pair]).assign(case=pair)
+                       for pair in dict.fromkeys(pairs[r["case"]] for r in records if r["case"] in pairs)]
+            pooled = [t[t["scope"] == "dataset"].assign(scope="species") for t in by_pair]
+            table = pd.concat([table[table["scope"] == "case"], *pooled, table[table["scope"] == "dataset"]],
+                              ignore_index=True)
             seconds = {r.case: r.seconds for r in mine}
             status = {r.case: r.status for r in mine}
             ran = [v for v in seconds.values() if not math.isnan(v)]
             table["seconds"] = [(sum(ran) if ran else math.nan) if s == "dataset" else seconds.get(c, math.nan)
                                 for s, c in zip(table["scope"], table["case"])]
+            ks = {r.case: r.candidate_exons for r in mine if r.candidate_exons is not None}
+            table["candidate_exons"] = [(sum(ks.values()) if ks else None) if s == "dataset" else ks.get(c)
+                                        for s, c in zip(table["scope"], table["case"])]
             failed = Counter(s for s in status.values() if s != "ok")
             pooled_status = "; ".join(f"{n} case(s): {s}" for s, n in sorted(failed.items())) or "ok"
             table["status"] = [pooled_status if s == "dataset" else status.get(c, "ok")
@@ -225,16 +273,17 @@ def _table(rows: Sequence[Row], versions: dict[str, str]) -> pd.DataFrame:
             if all(r.predicted is None for r in mine):  # nothing ran: one row says why
                 table = table[table["scope"] == "dataset"].assign(status=mine[0].status)
             table.insert(2, "candidates", candidates)
-            table.insert(3, "span", span)
-            table.insert(4, "version", versions.get(tool, ""))
+            table.insert(3, "scoring", scoring)
+            table.insert(4, "span", span)
+            table.insert(5, "version", versions.get(tool, ""))
             frames.append(table.rename(columns={"solver": "tool"}))
     return pd.concat(frames, ignore_index=True)
 
 
 def peers_table(manifest: str | Path, peers: Sequence[str] = tuple(PEERS), solver: str = "sequential",
-                scoring: Scoring = Scoring(), sources: Sequence[str] = tuple(SOURCES)) -> pd.DataFrame:
-    """Accuracy and seconds of ours (each candidate source) and each peer on the manifest's
-    annotated cases (those with ``true_exons``)."""
+                scorings: Sequence[Scoring] = (Scoring(),), sources: Sequence[str] = tuple(SOURCES)) -> pd.DataFrame:
+    """Accuracy and seconds of ours (each candidate source and scoring) and each peer on the
+    manifest's annotated cases (those with ``true_exons``)."""
     unknown = [p for p in peers if p not in PEERS]
     if unknown:
         raise InputError("peers", f"unknown peer(s) {', '.join(unknown)}; known: {', '.join(PEERS)}")
@@ -249,8 +298,8 @@ def peers_table(manifest: str | Path, peers: Sequence[str] = tuple(PEERS), solve
     versions[f"ours:{solver}"] = f"splicedalign {__version__}"
     log.info("peers on %d annotated case(s): %s", len(entries),
              ", ".join(f"{k} {v}" for k, v in versions.items()))
-    rows = _ours(entries, Path(manifest).parent, solver, scoring, sources) + _peers(entries, chosen)
-    return _table(rows, versions)
+    rows = _ours(entries, Path(manifest).parent, solver, scorings, sources) + _peers(entries, chosen)
+    return _table(rows, versions, {e.case: p for e in entries if (p := species_pair(e))})
 
 
 def plot_peers(table: pd.DataFrame, path: str | Path) -> None:
@@ -263,10 +312,14 @@ def plot_peers(table: pd.DataFrame, path: str | Path) -> None:
     pooled = table[table["scope"] == "dataset"]
     measures = ["exon_sensitivity", "exon_specificity", "nt_sensitivity", "nt_specificity"]
     spans = [s for s in ("all", "cds") if "span" in pooled and (pooled["span"] == s).any()] or ["all"]
-    fig, axes = plt.subplots(1, len(spans), figsize=(6 * len(spans), 4), sharey=True, squeeze=False)
+    bars = max(1, max(int((pooled["span"] == s).sum()) if "span" in pooled else len(pooled) for s in spans))
+    fig, axes = plt.subplots(len(spans), 1, figsize=(max(6.0, 0.8 * bars), 4.5 * len(spans)), sharey=True,
+                             squeeze=False)
+    axes = axes.T
     for ax, span in zip(axes[0], spans):
         rows = pooled[pooled["span"] == span] if "span" in pooled else pooled
-        labels = [f"{t}\n{c}" if c != "-" else t for t, c in zip(rows.get("tool", []), rows.get("candidates", []))]
+        labels = [t if c == "-" else f"{t}\n{c}\n{s}" for t, c, s in
+                  zip(rows.get("tool", []), rows.get("candidates", []), rows.get("scoring", [""] * len(rows)))]
         width = 0.8 / len(measures)
         for i, measure in enumerate(measures):
             values = rows[measure].astype(float).fillna(0) if measure in rows else [0] * len(labels)
