@@ -302,35 +302,60 @@ def peers_table(manifest: str | Path, peers: Sequence[str] = tuple(PEERS), solve
     return _table(rows, versions, {e.case: p for e in entries if (p := species_pair(e))})
 
 
+def _label(tool: str, candidates: str, scoring: str) -> str:
+    """A bar's label, a few short lines: tool, candidate source (its parts), scoring."""
+    parts = [tool.replace(":sequential", "")] + ([] if candidates == "-" else candidates.split(" ")) + (
+        [] if scoring in ("-", "") else [scoring])
+    return "\n".join(parts)
+
+
 def plot_peers(table: pd.DataFrame, path: str | Path) -> None:
-    """Pooled exon- and nucleotide-level sensitivity/specificity of every tool, one panel per span."""
+    """Pooled exon- and nucleotide-level sensitivity/specificity of every tool, one panel per
+    span, and (where the table has species pairs) exon sensitivity per species pair on the
+    annotated coding span as a grid of numbers."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     pooled = table[table["scope"] == "dataset"]
+    pairs = table[(table["scope"] == "species") & (table["span"] == "cds")] if "span" in table else table.iloc[:0]
     measures = ["exon_sensitivity", "exon_specificity", "nt_sensitivity", "nt_specificity"]
     spans = [s for s in ("all", "cds") if "span" in pooled and (pooled["span"] == s).any()] or ["all"]
     bars = max(1, max(int((pooled["span"] == s).sum()) if "span" in pooled else len(pooled) for s in spans))
-    fig, axes = plt.subplots(len(spans), 1, figsize=(max(6.0, 0.8 * bars), 4.5 * len(spans)), sharey=True,
-                             squeeze=False)
-    axes = axes.T
-    for ax, span in zip(axes[0], spans):
+    panels = len(spans) + (not pairs.empty)
+    fig, axes = plt.subplots(panels, 1, figsize=(max(7.0, 1.0 * bars), 4.8 * panels), squeeze=False)
+    axes = axes[:, 0]
+    for ax, span in zip(axes, spans):
         rows = pooled[pooled["span"] == span] if "span" in pooled else pooled
-        labels = [t if c == "-" else f"{t}\n{c}\n{s}" for t, c, s in
-                  zip(rows.get("tool", []), rows.get("candidates", []), rows.get("scoring", [""] * len(rows)))]
+        labels = [_label(t, c, s) for t, c, s in zip(rows.get("tool", []), rows.get("candidates", []),
+                                                      rows.get("scoring", [""] * len(rows)))]
         width = 0.8 / len(measures)
         for i, measure in enumerate(measures):
             values = rows[measure].astype(float).fillna(0) if measure in rows else [0] * len(labels)
             ax.bar([x + i * width for x in range(len(labels))], values, width, label=measure.replace("_", " "))
-        ax.set_xticks([x + 0.4 - width / 2 for x in range(len(labels))], labels, fontsize=7)
+        ax.set_xticks([x + 0.4 - width / 2 for x in range(len(labels))], labels, fontsize=6)
         ax.set_ylim(0, 1)
+        ax.set_ylabel("sensitivity / specificity")
         ax.set_title(f"pooled over annotated cases, span {span}")
-    axes[0][0].set_ylabel("sensitivity / specificity")
-    axes[0][-1].legend(fontsize=7, loc="lower right")
+    axes[0].legend(fontsize=7, loc="lower right")
+    if not pairs.empty:
+        ax = axes[-1]
+        keys = list(dict.fromkeys(zip(pairs["tool"], pairs["candidates"], pairs["scoring"])))
+        names = list(dict.fromkeys(pairs["case"]))
+        grid = [[float("nan")] * len(names) for _ in keys]
+        for t, c, sc, pair, value in zip(pairs["tool"], pairs["candidates"], pairs["scoring"], pairs["case"],
+                                         pairs["exon_sensitivity"].astype(float)):
+            grid[keys.index((t, c, sc))][names.index(pair)] = value
+        ax.imshow(grid, vmin=0, vmax=1, cmap="RdYlGn", aspect="auto")
+        for i, row in enumerate(grid):
+            for j, value in enumerate(row):
+                ax.text(j, i, "n/a" if value != value else f"{value:.2f}", ha="center", va="center", fontsize=7)
+        ax.set_yticks(range(len(keys)), [_label(*k).replace("\n", " ") for k in keys], fontsize=6)
+        ax.set_xticks(range(len(names)), [n.replace(" <- ", "\n<- ") for n in names], fontsize=6)
+        ax.set_title("exon sensitivity per species pair (base <- target), span cds")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
