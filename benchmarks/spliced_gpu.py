@@ -4,10 +4,10 @@ Columns: paper-shaped set (1,010 cases) score, cold (plan built and uploaded) an
 same case list again: plan and device inputs cached); 10 paper-shaped sets in one call, warm;
 IL1RAPL1-shaped score; the paper set and IL1RAPL1 with traceback (chains and alignments, traced
 on the device); the launches' kernel time of each (the wavefront's; traceback time is the
-rest). ``--sweep`` also times tuning constants of gpu/plan.py (MIN_LANE_ROWS: each value
-compiles its own kernel) and gpu/launch.py (CHAIN_BLOCKS_PER_SM, FOLLOW_BLOCKS_PER_SM,
-WALK_SHARES, LONG_CHAIN_SHARE: 2 follows no chain, LATE_FOLDS) at other values
-(``--sweep NAME ...``: only the constants named).
+rest). ``--sweep`` also times fields of launch.Tuning (chain_blocks_per_sm,
+follow_blocks_per_sm, walk_shares, long_chain_share: 2 follows no chain, late_folds) at other
+values (``--sweep NAME ...``: only the fields named). (plan.MIN_LANE_ROWS is a kernel constant:
+another value compiles other kernels; change it in plan.py.)
 ``--tail`` times the paper set (score and traced) without its longest dependent chains (the
 five cases of its K = 622 base) and those cases alone: whether the launch ends on its critical
 path. Needs a GPU:
@@ -22,24 +22,21 @@ import statistics
 
 from splicedalign.core.timing import time_repeats
 from splicedalign.gpu import device
-from splicedalign.workloads.spliced.gpu import launch, plan
+from splicedalign.workloads.spliced.gpu.launch import Tuning
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set, paper_sets
 
 SWEEP = (
     {},
-    {"MIN_LANE_ROWS": 4},
-    {"CHAIN_BLOCKS_PER_SM": 2},
-    {"FOLLOW_BLOCKS_PER_SM": 2},
-    {"WALK_SHARES": (0.1,)},
-    {"WALK_SHARES": (0.05, 0.1, 0.2)},
-    {"LONG_CHAIN_SHARE": 0.25},
-    {"LONG_CHAIN_SHARE": 2.0},
-    {"LATE_FOLDS": False},
+    {"chain_blocks_per_sm": 2},
+    {"follow_blocks_per_sm": 2},
+    {"walk_shares": (0.1,)},
+    {"walk_shares": (0.05, 0.1, 0.2)},
+    {"long_chain_share": 0.25},
+    {"long_chain_share": 2.0},
+    {"late_folds": False},
 )
-# where each constant is read (launch.py imports MIN_LANE_ROWS by value)
-MODULES = {"MIN_LANE_ROWS": (plan, launch), "CHAIN_BLOCKS_PER_SM": (launch,), "FOLLOW_BLOCKS_PER_SM": (launch,),
-           "WALK_SHARES": (launch,), "LONG_CHAIN_SHARE": (launch,), "LATE_FOLDS": (launch,)}
+FIELDS = sorted({k for change in SWEEP for k in change})
 
 
 def median_time(fn, repeats: int, before=None) -> tuple[float, float]:
@@ -63,8 +60,8 @@ def call(gpu: GpuSolver, cases, traceback: bool = False):
     return run
 
 
-def measure(repeats: int, paper, sets10, il1) -> dict[str, tuple[float, float]]:
-    gpu = GpuSolver()
+def measure(repeats: int, paper, sets10, il1, tuning: Tuning) -> dict[str, tuple[float, float]]:
+    gpu = GpuSolver(tuning=tuning)
     score = functools.partial(call, gpu)
     return {
         "paper cold": median_time(score(paper), repeats, gpu.clear_cache),
@@ -79,8 +76,8 @@ def measure(repeats: int, paper, sets10, il1) -> dict[str, tuple[float, float]]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--sweep", nargs="*", choices=["all", *MODULES],
-                    help="also time the other values of every swept constant, or of those named")
+    ap.add_argument("--sweep", nargs="*", choices=["all", *FIELDS],
+                    help="also time the other values of every swept Tuning field, or of those named")
     ap.add_argument("--tail", action="store_true")
     args = ap.parse_args()
     paper = paper_set()
@@ -93,24 +90,17 @@ def main() -> None:
     info = device.device_info()
     print(f"device: {info['name']} ({info['sms']} SMs)")
     print(f"{'configuration':<44}{'work':<14}{'ms':>9}{'kernel ms':>11}{'GCUPS':>8}")
-    defaults = {k: getattr(m[0], k) for k, m in MODULES.items()}
     names = {"all"} if args.sweep == [] else set(args.sweep or ())  # a bare --sweep: all
     sweep = [c for c in SWEEP if not c or "all" in names or names & set(c)] if names else [{}]
     for change in sweep:
         label = ", ".join(f"{k}={v}" for k, v in change.items()) or "shipped"
-        for k, v in {**defaults, **change}.items():
-            for m in MODULES[k]:
-                setattr(m, k, v)
         try:
-            rows = measure(args.repeats, paper, sets10, il1)
+            rows = measure(args.repeats, paper, sets10, il1, Tuning(**change))
         except Exception as exc:  # one configuration failing must not hide the others
             print(f"{label:<44}{type(exc).__name__}: {exc}")
             continue
         for work, (t, k) in rows.items():
             print(f"{label:<44}{work:<14}{t*1e3:>9.2f}{k:>11.2f}{cells[work]/t/1e9:>8.0f}", flush=True)
-    for k, v in defaults.items():
-        for m in MODULES[k]:
-            setattr(m, k, v)
     if args.tail:
         longest = max(c.K for c in paper)
         parts = {"paper set": paper, "without K max": [c for c in paper if c.K < longest],

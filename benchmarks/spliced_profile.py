@@ -35,8 +35,8 @@ WORKS = {
 
 # host steps of a call that the timeline shows (GpuSolver methods, static ones staying static,
 # the call itself last; the device check and the row storage's refill at the call's end)
-STEPS = tuple((GpuSolver, name) for name in ("solve_many", "_work", "_launch", "_inputs", "_shells", "_collect",
-                                             "_traced", "_fill")) + (
+STEPS = tuple((GpuSolver, name) for name in ("solve_many", "_split", "_launch", "_inputs", "_collect",
+                                             "_traced", "_results")) + (
     (device, "check"), (device.FilledBuffers, "refill"))
 
 
@@ -126,7 +126,7 @@ def main() -> None:
     for call in range(args.repeats + 1):
         jobs.clear()
         steps.clear()
-        ref = gpu._stream_pair()[0].record()  # the GPU's origin: the compute stream is idle here
+        ref = gpu.streams().compute.record()  # the GPU's origin: the compute stream is idle here
         t = origin[0] = time.perf_counter()
         sampler = TaskCounters(jobs, origin[0]) if args.taken else None
         results = gpu.solve_many(cases, traceback=traceback)

@@ -195,7 +195,7 @@ def test_plan_shapes_and_order():
     assert (every[:, F["entry_row"]] == NONE).all()
     assert (every[:, F["kind"]] == KIND_FOLD).sum() == folds.sum() + len(entries)
     assert gpu_plan.entry_folds("int", 8) and not gpu_plan.entry_folds("long long", 4)
-    assert not gpu_plan.entry_folds("int", launch.CHAIN_ROWS_PER_LANE)
+    assert not gpu_plan.entry_folds("int", launch.TUNING.chain_rows_per_lane)
     # the selectors a strip's lanes read, blocks -31 .. n // COLS + 31, lie in the array and
     # outside every other case's targets (code 0 there)
     margin = (WARP - 1) * gpu_plan.COLS
@@ -223,13 +223,13 @@ def test_plan_shapes_and_order():
     assert set(per_case.tasks[others, F["lane_rows"]]) == {2, 4, 8}
 
 
-def test_late_folds(monkeypatch):
-    """launch.LATE_FOLDS: in a throughput launch every case but its long chains places each fold
+def test_late_folds():
+    """Tuning.late_folds: in a throughput launch every case but its long chains places each fold
     right before the first exon whose first strip reads it (later than before the first exon
     after the fold's exon), still after both its inputs; a chain launch places none late."""
     rng = np.random.default_rng(5)
     cases = gene_like(rng, Shape(m=20_000, K=40, n=300, exon_mean=150), "g", targets=3)
-    many = cases * (launch.THROUGHPUT_CASES // len(cases) + 1)
+    many = cases * (launch.TUNING.throughput_cases // len(cases) + 1)
     late = launch.late_folds(many)
     assert late.sum() == len(many) - len(launch.long_chains(many)) > 0
     assert not launch.late_folds(cases).any()  # a chain launch
@@ -250,27 +250,26 @@ def test_late_folds(monkeypatch):
         tasks.append(sorted(map(tuple, t[:, [F["kind"], F["rows"], F["base"]]].tolist())))
     assert tasks[0] == tasks[1]
     assert (gaps[1] >= gaps[0]).all() and gaps[1].sum() > gaps[0].sum()
-    monkeypatch.setattr(launch, "LATE_FOLDS", False)
-    assert not launch.late_folds(many).any()
+    assert not launch.late_folds(many, launch.Tuning(late_folds=False)).any()
 
 
 def test_follower_leaves_its_kernel_room():
     """A long chains' follower waits for rows its recording kernel writes: whichever the block
     scheduler starts first, the kernel must keep a block's room on every SM."""
-    assert launch.FOLLOW_BLOCKS_PER_SM < gpu_plan.MIN_BLOCKS_PER_SM
+    assert launch.TUNING.follow_blocks_per_sm < gpu_plan.MIN_BLOCKS_PER_SM
 
 
-def test_lane_rows_floor_by_case(monkeypatch):
+def test_lane_rows_floor_by_case():
     """Throughput launches: MIN_LANE_ROWS, but their long chains' strips hold the launch's rows
     per lane (fewer lanes per exon: a shorter hop); chain-bound launches: all of them."""
-    monkeypatch.setattr(launch, "THROUGHPUT_CASES", 8)
+    tuning = launch.Tuning(throughput_cases=8)
     cases = tiny_set(bases=4)  # 8 cases, K 9-19
     K = np.array([c.K for c in cases])
-    long = launch.long_chains(cases)
-    assert long and long == np.flatnonzero(K >= launch.LONG_CHAIN_SHARE * K.max()).tolist()
-    floors = launch.lane_rows_floor(cases, 8)
+    long = launch.long_chains(cases, tuning)
+    assert long and long == np.flatnonzero(K >= tuning.long_chain_share * K.max()).tolist()
+    floors = launch.lane_rows_floor(cases, 8, tuning=tuning)
     assert floors.tolist() == [8 if i in long else MIN_LANE_ROWS for i in range(len(cases))]
-    assert launch.lane_rows_floor(cases[:3], 16).tolist() == [16] * 3
+    assert launch.lane_rows_floor(cases[:3], 16, tuning=tuning).tolist() == [16] * 3
 
 
 def test_score_type_and_profile_choice():
@@ -290,7 +289,7 @@ def test_batches_respect_budget():
     assert launch.batches(cases, 2, budget=10**12) == [list(range(len(cases)))]
 
 
-def test_walks_short_paths_first_followed_last(monkeypatch):
+def test_walks_short_paths_first_followed_last():
     cases = tiny_set(bases=4)
     paths = gpu_plan.longest_paths(cases)
     assert paths.tolist() == [c.n + min(c.m, sum(e.last - e.first + 1 for e in c.exons)) for c in cases]
@@ -298,8 +297,7 @@ def test_walks_short_paths_first_followed_last(monkeypatch):
     rest = [i for i in range(len(cases)) if i not in followed]
     shares = sorted(set((paths[rest] / paths[rest].max()).tolist()))
     assert len(shares) >= 3
-    monkeypatch.setattr(launch, "WALK_SHARES", (shares[0], shares[1]))
-    walks = launch.walks(cases, followed)
+    walks = launch.walks(cases, followed, launch.Tuning(walk_shares=(shares[0], shares[1])))
     assert sorted(i for w in walks for i in w) == list(range(len(cases))) and all(walks)
     assert walks[-1] == followed
     # the others by their paths' share of the longest: at most the first share, the second, the rest
@@ -309,9 +307,9 @@ def test_walks_short_paths_first_followed_last(monkeypatch):
     assert first and second
     assert walks[:-1] == [first, second, [i for i in rest if i not in first + second]]
     # no followed cases: the same parts of all cases, none empty
-    monkeypatch.setattr(launch, "WALK_SHARES", (1.0,))
-    assert launch.walks(cases) == [list(range(len(cases)))]
-    assert launch.walks(cases, followed) == [rest, followed]
+    one = launch.Tuning(walk_shares=(1.0,))
+    assert launch.walks(cases, tuning=one) == [list(range(len(cases)))]
+    assert launch.walks(cases, followed, one) == [rest, followed]
 
 
 def test_paper_tiling_parameters():
@@ -339,16 +337,26 @@ def test_unavailable_is_one_clear_line():
 
 
 def test_kernel_variant():
-    from splicedalign.workloads.spliced.gpu.solver import variant
+    """launch.configure decides a launch's kernels: their names, and every kernel compiled with them."""
+    from splicedalign.workloads.spliced.gpu.flat import FlatCases
 
-    assert variant("int", 8, True) == (8, ("wavefront<int, 8, true, 0>",), (
+    flat = FlatCases.of(tiny_set(bases=1))  # 2 cases: a chain-bound launch
+
+    def config(ctype, rows, byte_profile, traceback=False, tuning=launch.TUNING):
+        return launch.configure(flat, ctype, byte_profile, traceback, True, tuning, rows_per_lane=rows)
+
+    c = config("int", 8, True)
+    assert (c.rows_per_lane, c.kernels, c.names) == (8, ("wavefront<int, 8, true, 0>",), (
         "wavefront<int, 8, true, 0>", "gather_rows<int>", "trace_chains<int>"))
-    assert variant("int", 2, False, gpu_plan.MODE_RECORD)[:2] == (2, ("wavefront<int, 2, false, 1>",))
+    throughput = launch.Tuning(throughput_cases=1)
+    c = config("int", 2, False, True, throughput)
+    assert (c.rows_per_lane, c.kernels, c.mode) == (2, ("wavefront<int, 2, false, 1>",), gpu_plan.MODE_RECORD)
     # a follower launch runs the score kernel and the follower
-    assert variant("int", 8, True, gpu_plan.MODE_FOLLOW)[1] == ("wavefront<int, 8, true, 0>", "wavefront<int, 8, true, 2>")
+    assert config("int", 8, True, True).kernels == ("wavefront<int, 8, true, 0>", "wavefront<int, 8, true, 2>")
     # int64 scores hold fewer rows per lane (registers): the plan must use what the kernel holds
-    rows, kernels, names = variant("long long", 8, True)
-    assert rows == launch.WIDE_ROWS_PER_LANE and f", {rows}, " in kernels[0] and names[-2] == "gather_rows<long long>"
+    c = config("long long", 8, True)
+    assert c.rows_per_lane == launch.TUNING.wide_rows_per_lane and f", {c.rows_per_lane}, " in c.kernels[0]
+    assert c.names[-2] == "gather_rows<long long>"
 
 
 def test_kernel_header_is_current():
@@ -431,6 +439,9 @@ def _fake_function(file, name, all_names, defines):
     return wavefront
 
 
+FAKE_FREE_MEMORY = 80 << 30  # what the fake device has free
+
+
 def fake_gpu(monkeypatch, function) -> None:
     """The GPU layer on the host: NumPy for CuPy, ``function`` for the compiled kernels."""
     from splicedalign.gpu import device
@@ -440,6 +451,8 @@ def fake_gpu(monkeypatch, function) -> None:
     monkeypatch.setattr(device, "function", function)
     monkeypatch.setattr(device, "device_info", lambda: {"sms": 1})
     monkeypatch.setattr(device, "fill_bytes", lambda array, byte, stream: array.view(np.uint8).fill(byte))
+    monkeypatch.setattr(device.PinnedBuffers, "upload", lambda self, role, arrays, stream: [np.array(a) for a in arrays])
+    monkeypatch.setattr(device, "memory_budget", lambda cap=None: min(FAKE_FREE_MEMORY, cap or FAKE_FREE_MEMORY))
 
 
 def recorded_fills(monkeypatch) -> list:
@@ -512,12 +525,10 @@ def test_launches_in_flight_hold_their_own_row_storage(monkeypatch):
 
     monkeypatch.setattr(GpuSolver, "_launch", launch_)
     monkeypatch.setattr(GpuSolver, "_collect", collect_)
-    batches = launch.batches
-    monkeypatch.setattr(launch, "batches", lambda cs, R, **kw: batches(cs, R, budget=2_000, **kw))
     rng = np.random.default_rng(6)
     cases = [random_case(rng, f"f{i}") for i in range(12)]
     want = [r.score for r in get_solver("sequential").solve_many(cases, Scoring(), traceback=False)]
-    solver = GpuSolver(rows_per_lane=2)
+    solver = GpuSolver(rows_per_lane=2, tuning=launch.Tuning(row_budget=2_000))
     refill = solver._rows.refill
     monkeypatch.setattr(solver._rows, "refill", lambda stream: (fills.append("refill"), refill(stream)))
     for call in range(3):
@@ -550,18 +561,14 @@ def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
         scores = GpuSolver(rows_per_lane=2, device_trace=False).solve_many(cases, scoring, traceback=False)
         assert [r.score for r in scores] == [w.score for w in want] and scores[0].chain is None
     # a throughput launch: folds off the chains, late and written by entry rows where they can
-    with monkeypatch.context() as m:
-        m.setattr(launch, "THROUGHPUT_CASES", 4)
-        solver = GpuSolver(rows_per_lane=2, device_trace=False)
-        got = solver.solve_many(cases, Scoring(), traceback=True)
-        tasks = next(iter(solver._cache.values())).plan.tasks
-        assert (tasks[:, F["entry_row"]] != NONE).any()
-        assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in
-                                                     get_solver("sequential").solve_many(cases, Scoring())]
+    solver = GpuSolver(rows_per_lane=2, device_trace=False, tuning=launch.Tuning(throughput_cases=4))
+    got = solver.solve_many(cases, Scoring(), traceback=True)
+    tasks = next(iter(solver._cache.values())).plan.tasks
+    assert (tasks[:, F["entry_row"]] != NONE).any()
+    assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in
+                                                 get_solver("sequential").solve_many(cases, Scoring())]
     # several launches in one call, two in flight at a time
-    batches = launch.batches
-    monkeypatch.setattr(launch, "batches", lambda cs, R, **kw: batches(cs, R, budget=4_000, **kw))
-    solver = GpuSolver(rows_per_lane=2, device_trace=False)
+    solver = GpuSolver(rows_per_lane=2, device_trace=False, tuning=launch.Tuning(row_budget=4_000))
     got = solver.solve_many(cases, Scoring(), traceback=True)
     assert len(solver.kernel_ms) > 2
     assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in

@@ -270,18 +270,18 @@ def test_gpu_solver_device_trace_host_path(monkeypatch):
     rng = np.random.default_rng(9)
     cases = [random_case(rng, f"d{i}") for i in range(10)] + tiny_set(bases=1)
     # a launch of few cases records moves in a follower, a throughput launch in its kernel
-    for scoring, throughput_cases in ((Scoring(), launch.THROUGHPUT_CASES), (Scoring(2, -3, 1), 1)):
-        monkeypatch.setattr(launch, "THROUGHPUT_CASES", throughput_cases)
+    for scoring, throughput_cases in ((Scoring(), launch.TUNING.throughput_cases), (Scoring(2, -3, 1), 1)):
         want = get_solver("sequential").solve_many(cases, scoring, traceback=True)
-        solver = GpuSolver(rows_per_lane=2, poison=True, device_trace=True)
+        solver = GpuSolver(rows_per_lane=2, poison=True, device_trace=True,
+                           tuning=launch.Tuning(throughput_cases=throughput_cases))
         got = solver.solve_many(cases, scoring, traceback=True)
         again = solver.solve_many(cases, scoring, traceback=True)  # cached plan and trace records
         for w, g, h in zip(want, got, again):
             assert (g.score, g.chain, g.alignment) == (w.score, w.chain, w.alignment)
             assert (h.chain, h.alignment) == (g.chain, g.alignment)
             assert g.alignment[0].cigar == w.alignment[0].cigar
-    monkeypatch.setattr(launch, "MOVE_BUDGET", int(launch.move_words_many(cases, 2).max()))
-    solver = GpuSolver(rows_per_lane=2, device_trace=True)
+    solver = GpuSolver(rows_per_lane=2, device_trace=True,
+                       tuning=launch.Tuning(throughput_cases=1, move_budget=int(launch.move_words_many(cases, 2).max())))
     got = solver.solve_many(cases, Scoring(), traceback=True)
     assert len(solver.kernel_ms) > 2
     assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in
@@ -309,17 +309,18 @@ def test_default_rows_per_lane_by_launch_kind(monkeypatch):
     rng = np.random.default_rng(21)
     cases = [random_case(rng, f"k{i}") for i in range(4)]
     want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
-    for throughput_cases, rows in ((launch.THROUGHPUT_CASES, launch.CHAIN_ROWS_PER_LANE), (1, launch.ROWS_PER_LANE)):
-        monkeypatch.setattr(launch, "THROUGHPUT_CASES", throughput_cases)
+    tuning = launch.TUNING
+    for throughput_cases, rows in ((tuning.throughput_cases, tuning.chain_rows_per_lane), (1, tuning.rows_per_lane)):
         names.clear()
-        got = GpuSolver().solve_many(cases, Scoring(), traceback=True)
+        got = GpuSolver(tuning=launch.Tuning(throughput_cases=throughput_cases)).solve_many(cases, Scoring(), traceback=True)
         assert {n.split(",")[1].strip() for n in names if n.startswith("wavefront")} == {str(rows)}
         assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
 
 
-def test_launch_split_remembered_per_traceback_choice():
+def test_launch_split_remembered_per_traceback_choice(monkeypatch):
     """A data set solved by turns with and without traceback is split into launches once per
     choice; another list of the same cases is split again."""
+    fake_gpu(monkeypatch, _fake_function)
     cases = tiny_set(bases=2)
     solver = GpuSolver()
     traced, scored = solver._work(cases, Scoring(), True), solver._work(cases, Scoring(), False)
@@ -330,18 +331,19 @@ def test_launch_split_remembered_per_traceback_choice():
 def test_chain_launches_keep_their_move_budget(monkeypatch):
     """A launch of few cases holds CHAIN_ROWS_PER_LANE rows per lane, more than the batches
     assume: its move storage is checked again at that width and split to fit the budget."""
+    fake_gpu(monkeypatch, _fake_function)
     cases = tiny_set(bases=2)  # 4 cases: a chain launch
-    wide = launch.move_words_many(cases, launch.CHAIN_ROWS_PER_LANE)
-    narrow = launch.move_words_many(cases, launch.ROWS_PER_LANE)
+    wide = launch.move_words_many(cases, launch.TUNING.chain_rows_per_lane)
+    narrow = launch.move_words_many(cases, launch.TUNING.rows_per_lane)
     assert wide.sum() > narrow.sum()
-    monkeypatch.setattr(launch, "MOVE_BUDGET", int(narrow.sum()))  # fits at 8 rows, not at 16
-    work = GpuSolver()._work(cases, Scoring(), traceback=True)
+    tuning = launch.Tuning(move_budget=int(narrow.sum()))  # fits at 8 rows, not at 16
+    work = GpuSolver(tuning=tuning)._work(cases, Scoring(), traceback=True)
     assert len(work) > 1 and sorted(i for _, part, _, _ in work for i in part) == list(range(len(cases)))
     for _, part, batch, ids in work:
-        assert len(part) == 1 or wide[part].sum() <= launch.MOVE_BUDGET
+        assert len(part) == 1 or wide[part].sum() <= tuning.move_budget
         assert batch == [cases[i] for i in part] and ids == CaseIds(batch)  # the launch's cases, keyed
         assert hash(ids) == hash(CaseIds(list(batch))) and (len(batch) == 1 or ids != CaseIds(batch[::-1]))
-    assert len(GpuSolver()._work(cases, Scoring(), traceback=False)) == 1
+    assert len(GpuSolver(tuning=tuning)._work(cases, Scoring(), traceback=False)) == 1
 
 
 def test_long_chains_recorded_by_a_follower(monkeypatch):
@@ -360,8 +362,7 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
         return run
 
     fake_gpu(monkeypatch, recording)
-    monkeypatch.setattr(launch, "THROUGHPUT_CASES", 4)
-    monkeypatch.setattr(launch, "WALK_SHARES", (0.2,))  # a share that splits these cases' paths
+    tuning = launch.Tuning(throughput_cases=4, walk_shares=(0.2,))  # a share that splits these cases' paths
     rng = np.random.default_rng(33)
     cases = [random_case(rng, f"s{i}") for i in range(8)]
     cases = [TestCase(c.name, c.base, c.target, c.exons[:3]) for c in cases]
@@ -369,9 +370,9 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
         c = random_case(rng, f"l{i}")
         starts = rng.integers(1, c.m + 1, 20)
         cases.insert(i, TestCase(c.name, c.base, c.target, tuple(Exon(int(f), int(min(c.m, f + 30))) for f in starts)))
-    assert launch.long_chains(cases) == [2, 5]
+    assert launch.long_chains(cases, tuning) == [2, 5]
     want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
-    solver = GpuSolver(poison=True)
+    solver = GpuSolver(poison=True, tuning=tuning)
     for traceback in (True, False):
         calls.clear()
         got = solver.solve_many(cases, Scoring(), traceback=traceback)
@@ -398,6 +399,6 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
         assert unrecorded.tolist() == ids
         # the others' paths walked first, short ones before long ones (the host builds their
         # records meanwhile), then the followed ones
-        walks = launch.walks(cases, [2, 5])
+        walks = launch.walks(cases, [2, 5], tuning)
         assert len(walks) == 3 and walks[-1] == [2, 5] and sorted(i for w in walks[:-1] for i in w) == [0, 1, 3, 4, 6, 7, 8, 9]
         assert [count for name, count in calls if name.startswith("trace_chains")] == [len(w) for w in walks]

@@ -121,6 +121,7 @@ class PinnedBuffers:
 
     def __init__(self) -> None:
         self._buffers: dict[Any, Any] = {}
+        self._uploaded: dict[Any, Any] = {}  # per role: the event after its last upload
 
     def copy(self, role: Any, array: Any, stream: Any) -> Any:
         """``array`` (on the device) into the role's buffer on ``stream``; a NumPy view of it,
@@ -134,6 +135,33 @@ class PinnedBuffers:
         out = buffer[: array.size].reshape(array.shape)
         array.get(stream=stream, out=out)
         return np.asarray(out)
+
+    def upload(self, role: Any, arrays: list[np.ndarray], stream: Any) -> list[Any]:
+        """``arrays`` on the device in one copy on ``stream``: packed into the role's buffer
+        (256-byte aligned; it waits for the role's previous copy first), copied as one block
+        into one device allocation; the device arrays are views of it, in order."""
+        cp = cupy()
+        offsets, end = [], 0
+        for a in arrays:
+            offsets.append(end)
+            end += -(-a.nbytes // 256) * 256
+        buffer = self._buffers.get(role)
+        if buffer is None or buffer.size < end:
+            import cupyx
+
+            buffer = cupyx.empty_pinned(max(1, end), np.uint8)
+            self._buffers[role] = buffer
+        done = self._uploaded.get(role)
+        if done is not None:
+            done.synchronize()
+        for a, at in zip(arrays, offsets):
+            buffer[at:at + a.nbytes] = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+        with stream:
+            block = cp.empty(end, dtype=cp.uint8)
+            if end:
+                block.set(buffer[:end], stream=stream)
+        self._uploaded[role] = stream.record()
+        return [block[at:at + a.nbytes].view(a.dtype).reshape(a.shape) for a, at in zip(arrays, offsets)]
 
 
 class FilledBuffers:
@@ -187,6 +215,10 @@ class FilledBuffers:
             fill_bytes(kept[0][:kept[1]], self.byte, stream)
             kept[1:] = [0, stream.record(), None]
         self._taken = 0
+
+    def held_bytes(self) -> int:
+        """Bytes of the buffers kept (given back, not handed out): what ``clear`` frees."""
+        return sum(k[0].size for k in self._kept)
 
     def clear(self) -> None:
         self._kept.clear()

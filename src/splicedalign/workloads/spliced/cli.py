@@ -9,7 +9,8 @@ import json
 import logging
 from pathlib import Path
 
-from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
+from splicedalign.core.commandline import (EPILOG, add_gpu_memory_argument, add_output_arguments, add_solver_argument,
+                                           check_output, write_output)
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.datasets import SYNTHETIC, read_manifest, write_synthetic
 from splicedalign.workloads.spliced.exons import exon_formats
@@ -54,6 +55,7 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
                        help="solve every case of a data-set manifest (cases.tsv, see docs/data.md; a row with exon_strand uses that strand only) "
                             "instead of --base/--exons/--target; one output holds all")
     add_solver_argument(align, SOLVERS)
+    add_gpu_memory_argument(align)
     align.add_argument("--match", type=int, default=default.match, help=f"score of a match (default {default.match})")
     align.add_argument("--mismatch", type=int, default=default.mismatch,
                        help=f"score of a mismatch (default {default.mismatch})")
@@ -119,6 +121,8 @@ def _align(args: argparse.Namespace) -> int:
     if args.score_only and args.format == "gff3":
         raise InputError("--format", "gff3 needs the gene model: drop --score-only")
     solver = SOLVERS.get(args.solver)
+    if getattr(args, "gpu_memory", None) is not None and hasattr(solver, "memory_cap"):
+        solver.memory_cap = args.gpu_memory  # the GPU memory it may take at most
     check_output(args.output)
     cases = _cases(args, STRAND_CHOICES[args.strand])
     log = logging.getLogger("splicedalign")

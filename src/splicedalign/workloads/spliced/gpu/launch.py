@@ -1,176 +1,277 @@
-"""Batching of test cases into `gpu` launches and the launch's shape (pure)."""
+"""A `gpu` launch's configuration, decided in one place (``configure``) from the tuning (data:
+``Tuning``), and the batching of test cases into launches that fit the device's memory (pure).
+
+docs/gpu.md has the measurements behind every default of ``Tuning``.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from splicedalign.workloads.spliced.records import TestCase
-from splicedalign.workloads.spliced.gpu.plan import (BLOCKS_PER_SM, COLS, MIN_LANE_ROWS, THREADS, WARP, longest_paths,
-                                                      move_words, round_up)
-
-# Row storage of one launch (elements); 32-bit offsets and a few GiB of device memory.
-ROW_BUDGET = 2**30
-# Move storage of one launch that records moves (uint32 words, 8 GiB): two launches in flight
-# and their rows stay well inside an 80 GB GPU.
-MOVE_BUDGET = 2**31
-# Rows each lane holds in registers (strips of 32 * ROWS_PER_LANE rows) for int scores; the
-# int64 variants hold WIDE_ROWS_PER_LANE (more would spill registers). docs/gpu.md has the
-# measurements behind the choice.
-ROWS_PER_LANE = 8
-WIDE_ROWS_PER_LANE = 4
-# A chain-bound launch (fewer than THROUGHPUT_CASES cases) holds CHAIN_ROWS_PER_LANE rows per
-# lane for int scores: on its dependent chain every step waits about one L2 round trip for
-# the producer's next block (docs/gpu.md, run J's timeline), so a strip's skew costs round
-# trips per lane, and half the lanes per exon halve it.
-CHAIN_ROWS_PER_LANE = 16
-# A launch of at least THROUGHPUT_CASES cases is throughput-bound (independent cases keep every
-# SM busy): its short strips run with fewer rows per lane, down to MIN_LANE_ROWS, which wastes
-# fewer lanes, except its long chains' (long_chains). A launch of fewer cases is bound by its
-# cases' dependent chains of exons, where every strip hop costs a lane skew of fixed-cost steps:
-# all strips use the launch's rows per lane (CHAIN_ROWS_PER_LANE: fewer lanes, fewer steps per
-# hop). docs/gpu.md has the measurements (runs B, K, AF).
-THROUGHPUT_CASES = 64
-# Blocks per SM of a launch of fewer cases: most of its warps wait on the chain, and fewer of
-# them polling leave the chain's warps more issue slots and L2 (IL1RAPL1 12.1 -> 10.9 ms at 1
-# block per SM against all that fit; docs/gpu.md, run J's timeline). The follower that records
-# moves beside such a launch gets as many, so both are resident.
-CHAIN_BLOCKS_PER_SM = 1
-# A throughput launch that records moves ends with its longest dependent chains, slowed by the
-# recording on their every step (docs/gpu.md, run N: the paper set's five K = 622 cases alone
-# 9.0 ms with a follower, its other 1,005 cases 11.4 ms, together 20.5 ms). The strips of the
-# cases with at least LONG_CHAIN_SHARE of the most exons are computed at score speed and a
-# follower records their moves on the SMs the launch leaves in its tail (plan.followed_tasks).
-LONG_CHAIN_SHARE = 0.5
-# In a throughput launch a fold waits for its exon's last strip, in a warp that could run a
-# strip: placed in its case's order right after that strip's exon, it spins for most of the
-# strip's sweep (the paper set: 74% of folds were taken within the ~3,200 tasks the GPU runs
-# at once of their exon's last strip). LATE_FOLDS places each fold q of such a launch's cases
-# (not its long chains': their folds are on their chain) as late as its consumers allow: before
-# the first exon whose first strip reads it (plan._plan_tasks). Those cases' folds that an
-# exon's entry row equals are no tasks at all where the kernel can write them (plan.entry_folds,
-# docs/gpu.md run BW): on a chain such a fold would come at the pace of the exon that writes it,
-# one entry-row window behind (IL1RAPL1 +2%), so chains keep them as tasks.
-LATE_FOLDS = True
-# Blocks per SM of that follower. Fewer than the recording kernel's MIN_BLOCKS_PER_SM, so that
-# the kernel, whose rows the follower waits for, always has a block's room on every SM even if
-# the block scheduler starts the follower first (at 3, all an SM holds, it could fill every SM
-# and wait for rows no running warp would write). At 2 the follower starved the first device
-# walk beside it (ready 3.7 ms after the kernel, against 1.5 at 1), and the host waited for
-# that walk's records: 1 ends the call 0.2-1.9 ms earlier though the follower ends 1 ms later
-# (docs/gpu.md, runs AX and AY).
-FOLLOW_BLOCKS_PER_SM = 1
-
-# The device walk of a recording launch (trace_chains, one warp per case) lasts as long as its
-# longest path, and the host turns a walk's output into records only once it is done. So the
-# walk comes in parts, by each case's longest possible path as a share of the longest one's:
-# at most WALK_SHARES[0] first (the paper set: 202 of 1,010 cases), at most WALK_SHARES[1] next
-# (361), ..., then the rest, then the long chains a follower records (after it): the host
-# builds each part's records while the GPU walks the next. Early parts let the host start
-# early: on a host slow enough that the records end the call, a first part at 0.1 instead of
-# 0.2 took 0.5 ms off the traced paper set (docs/gpu.md, run CG; 0.2 against 0.5: run AY).
-WALK_SHARES = (0.1, 0.2)
+from splicedalign.workloads.spliced.gpu.flat import FlatCases
+from splicedalign.workloads.spliced.gpu.plan import (BLOCKS_PER_SM, COLS, DENSE_LANE_ROWS, MIN_BLOCKS_PER_SM,
+                                                      MODE_FOLLOW, MODE_RECORD, MODE_SCORE, THREADS, WARP,
+                                                      entry_folds, least_lane_rows, move_words, round_up)
 
 
-def _storage(cases: Sequence[TestCase], rows_per_lane: int) -> tuple[np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class Tuning:
+    """The `gpu` solver's tuning: what a launch's configuration follows from. Tests and
+    benchmarks construct other values (``GpuSolver(tuning=Tuning(...))``)."""
+
+    # Row storage of one launch (elements): 32-bit offsets, and a few GiB of device memory.
+    row_budget: int = 2**30
+    # Move storage of one launch that records moves (uint32 words, 8 GiB): two launches in flight
+    # and their rows stay well inside an 80 GB GPU. Both budgets shrink to the device memory a
+    # call finds free (GpuSolver, launch.memory_split).
+    move_budget: int = 2**31
+    # Rows each lane holds in registers (strips of 32 * rows_per_lane rows) for int scores; the
+    # int64 variants hold wide_rows_per_lane (more would spill registers).
+    rows_per_lane: int = 8
+    wide_rows_per_lane: int = 4
+    # A chain-bound launch (fewer than throughput_cases cases) holds chain_rows_per_lane rows per
+    # lane for int scores: on its dependent chain every step waits about one L2 round trip for
+    # the producer's next block, so a strip's skew costs round trips per lane, and half the lanes
+    # per exon halve it (IL1RAPL1: 16 rows per lane against 8, 12.4 -> 8.9 ms).
+    chain_rows_per_lane: int = 16
+    # A launch of at least throughput_cases cases is throughput-bound (independent cases keep
+    # every SM busy): its short strips run with fewer rows per lane, down to MIN_LANE_ROWS, which
+    # wastes fewer lanes, except its long chains'. A launch of fewer cases is bound by its cases'
+    # dependent chains of exons, where every strip hop costs a lane skew of fixed-cost steps: all
+    # its strips use the launch's rows per lane.
+    throughput_cases: int = 64
+    # Blocks per SM of a launch of fewer cases: most of its warps wait on the chain, and fewer of
+    # them polling leave the chain's warps more issue slots and L2 (IL1RAPL1 12.1 -> 10.9 ms at
+    # 1 block per SM against all that fit). A follower beside such a launch gets as many.
+    chain_blocks_per_sm: int = 1
+    # A throughput launch that records moves ends with its longest dependent chains, slowed by
+    # the recording on their every step (the paper set's five K = 622 cases alone 9.0 ms with a
+    # follower, its other 1,005 cases 11.4 ms, together 20.5 ms). The strips of the cases with
+    # at least long_chain_share of the most exons are computed at score speed and a follower
+    # records their moves on the SMs the launch leaves in its tail (plan.followed_tasks).
+    long_chain_share: float = 0.5
+    # In a throughput launch a fold waits for its exon's last strip, in a warp that could run a
+    # strip: placed right after that exon it spins for most of the strip's sweep (the paper set:
+    # 74% of folds were taken within the ~3,200 tasks the GPU runs at once of their exon's last
+    # strip). late_folds places each fold q of such a launch's cases (not its long chains':
+    # their folds are on their chain) as late as its consumers allow; those that an exon's entry
+    # row equals are no tasks at all where the kernel can write them (plan.entry_folds; on a
+    # chain such a fold would come one entry-row window late, IL1RAPL1 +2%, so chains keep them).
+    late_folds: bool = True
+    # Blocks per SM of the follower of long chains: fewer than the recording kernel's
+    # MIN_BLOCKS_PER_SM, so that the kernel, whose rows the follower waits for, always has a
+    # block's room on every SM even if the follower starts first. At 2 the follower starved the
+    # first device walk beside it (ready 3.7 ms after the kernel, against 1.5 ms at 1); 1 ends
+    # the traced call 0.2-1.9 ms earlier though the follower ends 1 ms later.
+    follow_blocks_per_sm: int = 1
+    # The device walk of a recording launch (trace_chains, one warp per case) lasts as long as
+    # its longest path, and the host turns a walk's output into records only once it is done.
+    # So the walk comes in parts, by each case's longest possible path as a share of the
+    # longest one's: at most walk_shares[0] first (the paper set: 202 of 1,010 cases), at most
+    # walk_shares[1] next (361), ..., then the rest, then the followed long chains: the host
+    # builds each part's records while the GPU walks the next (a first part at 0.1 instead of
+    # 0.2 took 0.5 ms off the traced paper set).
+    walk_shares: tuple[float, ...] = (0.1, 0.2)
+
+    def chain_bound(self, cases: int) -> bool:
+        """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""
+        return cases < self.throughput_cases
+
+    def launch_rows_per_lane(self, cases: int) -> int:
+        """Rows per lane (int scores) of a launch of ``cases`` cases."""
+        return self.chain_rows_per_lane if self.chain_bound(cases) else self.rows_per_lane
+
+    def widest(self) -> int:
+        """The most rows per lane any launch holds."""
+        return max(self.rows_per_lane, self.chain_rows_per_lane)
+
+
+TUNING = Tuning()
+
+
+@dataclass(frozen=True)
+class LaunchConfig:
+    """One launch's configuration: its kernels and their shape. Made by ``configure`` only."""
+    ctype: str                # score type: "int" or "long long"
+    rows_per_lane: int        # rows a lane holds (the plan's strips: 32 * rows_per_lane rows)
+    byte_profile: bool        # the kernel's PRMT byte profile
+    mode: int                 # plan.MODE_SCORE / MODE_RECORD / MODE_FOLLOW (a follower records)
+    record: bool              # moves recorded and walked on the device (device traceback)
+    gather: bool              # every exon's last row gathered for the host traceback
+    followed: tuple[int, ...]  # a recording throughput launch's long chains, recorded by a follower
+    floors: np.ndarray        # per case, the fewest rows per lane a strip uses
+    late: np.ndarray          # per case, folds placed late
+    entry: np.ndarray         # per case, folds written by entry rows
+    blocks_per_sm: int        # of the (first) wavefront kernel
+    follow_blocks_per_sm: int  # of the follower, if any
+    least: int                # the fewest rows per lane the kernels sweep (plan.least_lane_rows)
+
+    @property
+    def kernels(self) -> tuple[str, ...]:
+        """The wavefront kernels the launch runs: the kernel, then its follower if any."""
+        wave = lambda m: (f"wavefront<{self.ctype}, {self.rows_per_lane}, "  # noqa: E731
+                          f"{'true' if self.byte_profile else 'false'}, {m}>")
+        if self.mode == MODE_FOLLOW:
+            return wave(MODE_SCORE), wave(MODE_FOLLOW)
+        if self.followed:
+            return wave(self.mode), wave(MODE_FOLLOW)
+        return (wave(self.mode),)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every kernel compiled with them: those, then the gather and the trace kernel."""
+        return self.kernels + (f"gather_rows<{self.ctype}>", f"trace_chains<{self.ctype}>")
+
+    @property
+    def plan_key(self) -> tuple:
+        """What the plan depends on besides the cases."""
+        return self.ctype, self.rows_per_lane, self.followed
+
+
+def configure(flat: FlatCases, ctype: str, byte_profile: bool, traceback: bool, on_device: bool,
+              tuning: Tuning = TUNING, rows_per_lane: int | None = None) -> LaunchConfig:
+    """The configuration of one launch of the cases ``flat`` with scores of ``ctype``: a launch
+    bound by its dependent chains (few cases) holds chain_rows_per_lane rows per lane, every
+    strip at that width, one block per SM, and records moves (device traceback) in a follower on
+    the SMs the chain leaves idle; a throughput-bound one holds rows_per_lane, its short strips
+    narrower, its folds late, and records in its score kernel, except its longest chains', which
+    it computes at score speed and a follower records. ``rows_per_lane`` overrides the width."""
+    cases = len(flat)
+    chain = tuning.chain_bound(cases)
+    R = rows_per_lane or tuning.launch_rows_per_lane(cases)
+    if ctype != "int":
+        R = tuning.wide_rows_per_lane
+    least = least_lane_rows(ctype)
+    record = traceback and on_device
+    # the recording kernel exists for throughput widths only: wider ones always follow
+    follow = record and (chain or R > DENSE_LANE_ROWS)
+    followed = tuple(long_chains(flat, tuning)) if record and not follow else ()
+    floors = lane_rows_floor(flat, R, least, tuning)
+    late = late_folds(flat, tuning)
+    per_sm = tuning.chain_blocks_per_sm if chain else BLOCKS_PER_SM
+    # A follower beside a chain-bound kernel and the kernel must both be resident (the follower
+    # waits on rows only the kernel writes): together at most the MIN_BLOCKS_PER_SM that fit.
+    return LaunchConfig(ctype, R, byte_profile, MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE,
+                        record, traceback and not record, followed, floors, late, late & entry_folds(ctype, R),
+                        min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm,
+                        tuning.follow_blocks_per_sm if followed else min(per_sm, MIN_BLOCKS_PER_SM // 2), least)
+
+
+def _storage(flat: FlatCases, rows_per_lane: int) -> tuple[np.ndarray, np.ndarray]:
     """(row elements, move words) each case needs: one row per strip and one per fold (at
     most K folds); moves at most (plan.py, "Moves": strips with fewer rows per lane take less)."""
     P = WARP * rows_per_lane
-    K = np.fromiter((c.K for c in cases), dtype=np.int64, count=len(cases))
-    lengths = np.concatenate([c.last_sorted - c.first_sorted for c in cases]) + 1
-    strips = np.add.reduceat((lengths + P - 1) // P, np.cumsum(K) - K)
-    n = np.fromiter((c.n for c in cases), dtype=np.int64, count=len(cases))
-    return (strips + K) * round_up(n + 1), strips * (n // COLS + WARP) * WARP * move_words(rows_per_lane)
+    strips = np.add.reduceat((flat.lengths + P - 1) // P, flat.exon_start[:-1]) if len(flat) else flat.K
+    n = flat.n
+    return (strips + flat.K) * round_up(n + 1), strips * (n // COLS + WARP) * WARP * move_words(rows_per_lane)
 
 
-def move_words_many(cases: Sequence[TestCase], rows_per_lane: int) -> np.ndarray:
+def move_words_many(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int) -> np.ndarray:
     """Move storage each case needs at most."""
-    return _storage(cases, rows_per_lane)[1]
+    return _storage(FlatCases.of(cases), rows_per_lane)[1]
 
 
 def row_elements(case: TestCase, rows_per_lane: int) -> int:
     """Row storage one case needs."""
-    return int(_storage([case], rows_per_lane)[0][0])
+    return int(_storage(FlatCases.of([case]), rows_per_lane)[0][0])
 
 
-def batches(cases: Sequence[TestCase], rows_per_lane: int, budget: int = ROW_BUDGET,
-            move_budget: int | None = None) -> list[list[int]]:
+def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool, gather: bool) -> np.ndarray:
+    """Device bytes each case takes in a launch at most: its row storage, its moves when the
+    launch records them, its exons' last rows when they are gathered, and its inputs (tasks,
+    bases, selectors, trace records; generously)."""
+    rows, words = _storage(flat, rows_per_lane)
+    out = rows * itemsize + (words * 4 if record else 0)
+    if gather:
+        out = out + flat.K * (flat.n + 1) * itemsize
+    exons = flat.K
+    return out + 64 * exons + 4 * (flat.n + 2 * WARP * COLS) + flat.m + 2 * flat.longest_paths()
+
+
+def batches(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, budget: int = TUNING.row_budget,
+            move_budget: int | None = None, byte_budget: int | None = None, itemsize: int = 4,
+            gather: bool = False) -> list[list[int]]:
     """Consecutive runs of case indices whose row storage fits ``budget`` and, for launches
-    that record moves, whose move storage fits ``move_budget`` (a case that alone exceeds
-    them gets a launch of its own)."""
+    that record moves, whose move storage fits ``move_budget``, and whose device bytes
+    (case_bytes) fit ``byte_budget`` (a case that alone exceeds them gets a launch of its own)."""
+    flat = FlatCases.of(cases)
     out: list[list[int]] = []
-    rows, words = _storage(cases, rows_per_lane)
+    rows, words = _storage(flat, rows_per_lane)
     sizes = rows.tolist()
     moves = words.tolist() if move_budget else [0] * len(sizes)
-    used = used_moves = None
-    for i, (size, move) in enumerate(zip(sizes, moves)):
-        if used is None or used + size > budget or (move_budget and used_moves + move > move_budget):
+    nbytes = (case_bytes(flat, rows_per_lane, itemsize, bool(move_budget), gather).tolist() if byte_budget
+              else [0] * len(sizes))
+    used = used_moves = used_bytes = None
+    for i, (size, move, b) in enumerate(zip(sizes, moves, nbytes)):
+        if (used is None or used + size > budget or (move_budget and used_moves + move > move_budget)
+                or (byte_budget and used_bytes + b > byte_budget)):
             out.append([])
-            used = used_moves = 0
+            used = used_moves = used_bytes = 0
         out[-1].append(i)
         used += size
         used_moves += move
+        used_bytes += b
     return out
 
 
-def chain_bound(cases: int) -> bool:
-    """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""
-    return cases < THROUGHPUT_CASES
+def memory_split(largest_case: int, free: int, in_flight: int) -> tuple[int, int]:
+    """(bytes each launch may take, launches in flight) for a call whose largest case takes
+    ``largest_case`` bytes on a device with ``free`` bytes for it: ``in_flight`` launches share
+    them; a case too large for its share runs alone (one launch in flight)."""
+    share = free // in_flight
+    return (share, in_flight) if largest_case <= share else (free, 1)
 
 
-def long_chains(cases: Sequence[TestCase]) -> list[int]:
+def long_chains(cases: Sequence[TestCase] | FlatCases, tuning: Tuning = TUNING) -> list[int]:
     """Indices of the cases of a throughput launch whose moves a follower records (see
-    LONG_CHAIN_SHARE): fewer than THROUGHPUT_CASES of them, none in a chain-bound launch."""
-    if chain_bound(len(cases)):
+    Tuning.long_chain_share): fewer than throughput_cases of them, none in a chain-bound launch."""
+    K = FlatCases.of(cases).K
+    if tuning.chain_bound(K.size):
         return []
-    K = np.fromiter((c.K for c in cases), dtype=np.int64, count=len(cases))
-    long = np.flatnonzero(K >= LONG_CHAIN_SHARE * K.max()).tolist()
-    return long if chain_bound(len(long)) else []
+    long = np.flatnonzero(K >= tuning.long_chain_share * K.max()).tolist()
+    return long if tuning.chain_bound(len(long)) else []
 
 
-def late_folds(cases: Sequence[TestCase]) -> np.ndarray:
-    """Whether each case of a launch places its folds late (LATE_FOLDS): in a throughput
+def late_folds(cases: Sequence[TestCase] | FlatCases, tuning: Tuning = TUNING) -> np.ndarray:
+    """Whether each case of a launch places its folds late (Tuning.late_folds): in a throughput
     launch, every case but its long chains."""
-    late = np.full(len(cases), LATE_FOLDS and not chain_bound(len(cases)))
-    late[long_chains(cases)] = False
+    flat = FlatCases.of(cases)
+    late = np.full(len(flat), tuning.late_folds and not tuning.chain_bound(len(flat)))
+    late[long_chains(flat, tuning)] = False
     return late
 
 
-def walks(cases: Sequence[TestCase], followed: Sequence[int] = ()) -> list[list[int]]:
-    """Case indices of a recording launch by device walk, in walk order (see WALK_SHARES):
+def walks(cases: Sequence[TestCase] | FlatCases, followed: Sequence[int] = (),
+          tuning: Tuning = TUNING) -> list[list[int]]:
+    """Case indices of a recording launch by device walk, in walk order (Tuning.walk_shares):
     the other cases by their paths' share of the longest, then the ``followed`` cases; no
     empty walk."""
-    paths = longest_paths(cases)
-    rest = np.setdiff1d(np.arange(len(cases)), np.asarray(followed, dtype=np.int64))
+    paths = FlatCases.of(cases).longest_paths()
+    rest = np.setdiff1d(np.arange(paths.size), np.asarray(followed, dtype=np.int64))
     share = paths[rest] / max(1, int(paths[rest].max(initial=0)))
-    part = np.searchsorted(np.asarray(WALK_SHARES, dtype=float), share, side="left")  # share <= WALK_SHARES[part]
-    parts = [rest[part == i].tolist() for i in range(len(WALK_SHARES) + 1)]
+    part = np.searchsorted(np.asarray(tuning.walk_shares, dtype=float), share, side="left")
+    parts = [rest[part == i].tolist() for i in range(len(tuning.walk_shares) + 1)]
     return [w for w in parts + [list(followed)] if w]
 
 
-def lane_rows_floor(cases: Sequence[TestCase], rows_per_lane: int, least: int | None = None) -> np.ndarray:
+def lane_rows_floor(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, least: int | None = None,
+                    tuning: Tuning = TUNING) -> np.ndarray:
     """Fewest rows per lane a strip of each case of a launch, whose kernel holds up to
     ``rows_per_lane`` and sweeps down to ``least`` (default MIN_LANE_ROWS; per score type:
     plan.least_lane_rows), may use: ``least`` in a throughput launch (short strips waste
     fewer lanes), except for its long chains (long_chains) and in a chain-bound launch, where
     every strip takes the launch's rows per lane (fewer lanes per exon, a shorter hop on the
     chain)."""
-    least = MIN_LANE_ROWS if least is None else least
-    floors = np.full(len(cases), rows_per_lane if chain_bound(len(cases)) else min(least, rows_per_lane),
+    flat = FlatCases.of(cases)
+    least = least_lane_rows("int") if least is None else least
+    floors = np.full(len(flat), rows_per_lane if tuning.chain_bound(len(flat)) else min(least, rows_per_lane),
                      dtype=np.int64)
-    floors[long_chains(cases)] = rows_per_lane
+    floors[long_chains(flat, tuning)] = rows_per_lane
     return floors
-
-
-def launch_rows_per_lane(cases: int) -> int:
-    """Rows per lane (int scores) of a launch of ``cases`` cases."""
-    return CHAIN_ROWS_PER_LANE if chain_bound(cases) else ROWS_PER_LANE
-
-
-def blocks_per_sm(cases: int) -> int:
-    """Blocks per SM a launch of ``cases`` cases is given (at most what fits)."""
-    return CHAIN_BLOCKS_PER_SM if chain_bound(cases) else BLOCKS_PER_SM
 
 
 def grid(tasks: int, sms: int, blocks_per_sm: int = BLOCKS_PER_SM) -> int:

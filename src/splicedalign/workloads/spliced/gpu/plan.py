@@ -30,13 +30,13 @@ consumers); interleaving cases by relative position keeps many independent tasks
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 from numba import njit
 
 from splicedalign.core.alphabet import TARGET_WILDCARD
-from splicedalign.workloads.spliced.backtrack import exon_records
+from splicedalign.workloads.spliced.gpu.flat import BASE_LUT, TARGET_LUT, FlatCases, encode_all
 from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Scoring, TestCase
 
 WARP = 32
@@ -258,50 +258,47 @@ class Plan:
     moves_size: int          # uint32 words of move storage (the variant that records moves)
     by_last: np.ndarray      # (E,) per case, its exons (global index) by last, stable
     p: np.ndarray            # (E,) p_k: the exons of its case with last < first(k)
+    flat: FlatCases          # the batch it plans
 
 
-def _pack_sequences(cases: Sequence[TestCase]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _pack_sequences(flat: FlatCases) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Distinct bases concatenated (cases of one base share it) and aligned target codes, each
     case's TARGET_MARGIN from the next's and from the ends (code 0 there)."""
-    base_parts, base_at, base_off = [], {}, np.empty(len(cases), dtype=np.int64)
-    total = 0
-    for i, c in enumerate(cases):
-        key = id(c.base)
-        if key not in base_at:
-            base_at[key] = total
-            base_parts.append(c.base_codes)
-            total += c.m
-        base_off[i] = base_at[key]
-    n = np.fromiter((c.n for c in cases), dtype=np.int64, count=len(cases))
-    stride = round_up(n + 1) + TARGET_MARGIN
-    tgt_off = TARGET_MARGIN + np.concatenate(([0], np.cumsum(stride)[:-1]))
+    base = encode_all(flat.bases, BASE_LUT, "base", flat.cases)
+    lengths = np.fromiter(map(len, flat.bases), dtype=np.int64, count=len(flat.bases))
+    base_off = (np.cumsum(lengths) - lengths)[flat.base_index]
+    stride = round_up(flat.n + 1) + TARGET_MARGIN
+    tgt_off = TARGET_MARGIN + np.cumsum(stride) - stride
+    codes = encode_all([c.target for c in flat.cases], TARGET_LUT, "target", flat.cases)
     target = np.zeros(TARGET_MARGIN + int(stride.sum()), dtype=np.uint8)
-    for c, o in zip(cases, tgt_off.tolist()):
-        target[o + 1 : o + 1 + c.n] = c.target_codes
-    return np.concatenate(base_parts), base_off, target, tgt_off
+    _place(codes, flat.n, tgt_off + 1, target)
+    return base, base_off, target, tgt_off
 
 
 @njit(cache=True)
-def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late, entry):  # pragma: no cover - compiled
-    """Tasks in launch order plus each exon's last-row offset; O(tasks), see the module doc.
+def _place(codes, n, at, out):  # pragma: no cover - compiled
+    """Case c's n[c] codes (consecutive in ``codes``) at out[at[c]:]."""
+    src = 0
+    for c in range(n.size):
+        out[at[c]:at[c] + n[c]] = codes[src:src + n[c]]
+        src += n[c]
 
-    Per case, position pos of its topological order holds exactly one task: before exon k come
-    the folds q < p_k (``late`` cases: q < p_k - 1, the last one exon k reads being fold
-    p_k - 2) and the strips of exons < k. A case has the folds its strips read: q < p_max - 1;
-    fold q is a task only if no exon has p_k = q + 1, else the first such exon's first strip
-    writes it (an exon with p_k = q + 1 comes before every reader of M_q: exons with
-    p_k = q + 2, fold q + 1). Cases are interleaved by relative position
-    (pos + 1/2) / tasks_in_case with a stable counting sort on T buckets: two tasks of one case
-    land in distinct buckets in their order, so every producer precedes its consumers.
-    """
-    C = K.size
+
+# The task list is made in passes over a batch, each linear in its exons or tasks (module doc):
+# _exon_order (each exon's p_k and strips), _fold_writers (which folds are tasks), _slots (each
+# task's place in its case's topological order), _launch_order (cases interleaved),
+# _row_offsets (row storage), _write_tasks (the records).
+
+@njit(cache=True)
+def _exon_order(exon_start, first, last, P):  # pragma: no cover - compiled
+    """Per exon: by_last (per case, its exons by last, stable), p_k (its case's exons with
+    last < first(k)) and its strips; per case: its folds (those some strip reads: fold q is
+    read by exons with p_k = q + 2 and by fold q + 1)."""
+    C = exon_start.size - 1
     E = first.size
-    exon_start = np.zeros(C + 1, np.int64)
-    for c in range(C):
-        exon_start[c + 1] = exon_start[c] + K[c]
-    by_last = np.empty(E, np.int64)   # per case, exon indices (global) sorted by last, stable
-    p = np.empty(E, np.int64)         # exons of the case with last < first(k)
-    S = np.empty(E, np.int64)         # strips of each exon
+    by_last = np.empty(E, np.int64)
+    p = np.empty(E, np.int64)
+    S = np.empty(E, np.int64)
     folds = np.empty(C, np.int64)
     for c in range(C):
         a, b = exon_start[c], exon_start[c + 1]
@@ -312,13 +309,21 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late, e
                 q += 1
             p[k] = q
             S[k] = (last[k] - first[k] + P) // P
-        folds[c] = max(p[b - 1] - 1, 0)  # fold q is read by exons with p_k = q + 2 and fold q + 1
+        folds[c] = max(p[b - 1] - 1, 0)
+    return by_last, p, S, folds
+
+
+@njit(cache=True)
+def _fold_writers(exon_start, p, S, folds, entry):  # pragma: no cover - compiled
+    """(fold_base: each case's first fold, fold_exon: the exon whose first strip writes fold q
+    (the first with p_k = q + 1, where the case's ``entry`` allows), else -1: a task;
+    case_tasks: each case's first task, case-major)."""
+    C = folds.size
     fold_base = np.zeros(C + 1, np.int64)
     for c in range(C):
         fold_base[c + 1] = fold_base[c] + folds[c]
-    # The exon whose first strip writes fold q (the first with p_k = q + 1), else -1: a task.
     fold_exon = np.full(fold_base[C], -1, np.int64)
-    case_tasks = np.zeros(C + 1, np.int64)  # first task (case-major, pos order) of each case
+    case_tasks = np.zeros(C + 1, np.int64)
     for c in range(C):
         a, b = exon_start[c], exon_start[c + 1]
         tasks_c = S[a:b].sum()
@@ -329,21 +334,26 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late, e
             if fold_exon[fold_base[c] + q] < 0:
                 tasks_c += 1
         case_tasks[c + 1] = case_tasks[c] + tasks_c
-    T = case_tasks[C]
+    return fold_base, fold_exon, case_tasks
+
+
+@njit(cache=True)
+def _slots(exon_start, p, S, folds, fold_base, fold_exon, case_tasks, late):  # pragma: no cover - compiled
+    """Each strip's and fold task's slot in case-major topological order (before exon k: the
+    folds q < p_k, ``late`` cases q < p_k - 1, then its strips), and each slot's case."""
+    C = folds.size
+    E = S.size
     strip_base = np.zeros(E + 1, np.int64)
     for k in range(E):
         strip_base[k + 1] = strip_base[k] + S[k]
-    # Case-major (pos order) slot of every strip and fold.
     strip_slot = np.empty(strip_base[E], np.int64)
-    fold_slot = np.empty(fold_base[C], np.int64)
-    slot_case = np.empty(T, np.int64)
+    fold_slot = np.full(fold_base[C], -1, np.int64)
+    slot_case = np.empty(case_tasks[C], np.int64)
     for c in range(C):
-        a, b = exon_start[c], exon_start[c + 1]
         pos = case_tasks[c]
         q = 0
-        for k in range(a, b):
+        for k in range(exon_start[c], exon_start[c + 1]):
             while q < min(p[k] - late[c], folds[c]):
-                fold_slot[fold_base[c] + q] = -1
                 if fold_exon[fold_base[c] + q] < 0:
                     fold_slot[fold_base[c] + q] = pos
                     pos += 1
@@ -352,7 +362,15 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late, e
                 strip_slot[strip_base[k] + s] = pos
                 pos += 1
         slot_case[case_tasks[c]:case_tasks[c + 1]] = c
-    # Launch index of every slot: stable counting sort on the relative-position bucket.
+    return strip_base, strip_slot, fold_slot, slot_case
+
+
+@njit(cache=True)
+def _launch_order(case_tasks, slot_case):  # pragma: no cover - compiled
+    """Launch index of every slot: cases interleaved by relative position (pos + 1/2) /
+    tasks_in_case, a stable counting sort on T buckets (two tasks of one case land in distinct
+    buckets in their order, so every producer precedes its consumers)."""
+    T = slot_case.size
     bucket = np.empty(T, np.int64)
     count = np.zeros(T + 1, np.int64)
     for i in range(T):
@@ -366,32 +384,47 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late, e
     for i in range(T):
         launch[i] = count[bucket[i]]
         count[bucket[i]] += 1
-    # Row storage in launch order: one row of the case's stride per task.
+    return launch
+
+
+@njit(cache=True)
+def _row_offsets(launch, slot_case, stride, fold_base, fold_exon, fold_slot):  # pragma: no cover - compiled
+    """(row_at: each task's row, one of its case's stride, in launch order; fold_row: each
+    fold's row, its task's or, written by an exon's first strip, after the tasks' rows;
+    rows_size)."""
+    T = launch.size
     row_stride = np.empty(T, np.int64)
     for i in range(T):
         row_stride[launch[i]] = stride[slot_case[i]]
     row_at = np.zeros(T + 1, np.int64)
     for t in range(T):
         row_at[t + 1] = row_at[t] + row_stride[t]
-    # Each fold's row: its task's, or (written by an exon's first strip) after the tasks' rows.
-    fold_row = np.empty(fold_base[C], np.int64)
+    fold_row = np.empty(fold_base[-1], np.int64)
     rows_size = row_at[T]
-    for c in range(C):
+    for c in range(fold_base.size - 1):
         for f in range(fold_base[c], fold_base[c + 1]):
             if fold_exon[f] < 0:
                 fold_row[f] = row_at[launch[fold_slot[f]]]
             else:
                 fold_row[f] = rows_size
                 rows_size += stride[c]
+    return row_at, fold_row, rows_size
 
+
+@njit(cache=True)
+def _write_tasks(exon_start, first, last, n, tgt_off, base_off, P, floors, by_last, p, S, folds, fold_base,
+                 fold_exon, strip_base, strip_slot, fold_slot, launch, row_at, fold_row):  # pragma: no cover
+    """The task records in launch order (TASK_FIELDS; inputs as in the module doc), each exon's
+    last-row offset, every strip's launch index, and the move storage (MOVE_UNIT words)."""
+    T = launch.size
     tasks = np.zeros((T, NFIELDS), np.int32)
     tasks[:, F_IN_ROW] = NONE
     tasks[:, F_IN2_ROW] = NONE
     tasks[:, F_ENTRY_ROW] = NONE
-    last_row = np.empty(E, np.int64)
-    strip_task = np.empty(strip_base[E], np.int64)
-    moves_at = 0  # move storage, in MOVE_UNIT words, strips in exon order
-    for c in range(C):
+    last_row = np.empty(first.size, np.int64)
+    strip_task = np.empty(strip_base[-1], np.int64)
+    moves_at = 0  # strips in exon order
+    for c in range(exon_start.size - 1):
         a, b = exon_start[c], exon_start[c + 1]
         for k in range(a, b):
             L = last[k] - first[k] + 1
@@ -424,50 +457,59 @@ def _plan_tasks(K, first, last, n, stride, tgt_off, base_off, P, floors, late, e
             if fold_exon[fold_base[c] + q] >= 0:
                 continue
             t = launch[fold_slot[fold_base[c] + q]]
-            e = by_last[a + q]
-            second = launch[strip_slot[strip_base[e] + S[e] - 1]]  # the added exon's last strip
+            e = by_last[a + q]  # the added exon; its last strip's row
             tasks[t, F_KIND] = KIND_FOLD
             tasks[t, F_N] = n[c]
             if q > 0:
                 tasks[t, F_IN_ROW] = fold_row[fold_base[c] + q - 1]
-            tasks[t, F_IN2_ROW] = row_at[second]
+            tasks[t, F_IN2_ROW] = row_at[launch[strip_slot[strip_base[e] + S[e] - 1]]]
             tasks[t, F_OUT_ROW] = row_at[t]
-    return tasks, last_row, exon_start, rows_size, strip_task, strip_base, moves_at, by_last, p
+    return tasks, last_row, strip_task, moves_at
 
 
-def build_plan(cases: Sequence[TestCase], rows_per_lane: int, lane_rows_floor=None, late_folds=None,
+def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_rows_floor=None, late_folds=None,
                entry_folds=True) -> Plan:
     """The plan of one launch whose strips hold up to 32 * rows_per_lane rows; a strip runs with
     the least power of two >= its case's floor (``lane_rows_floor``: one for all cases or one
     per case; default MIN_LANE_ROWS) rows per lane that fits; ``late_folds`` (per case, default
-    none) places a case's folds as late as the strips that read them allow (launch.LATE_FOLDS);
+    none) places a case's folds as late as the strips that read them allow (Tuning.late_folds);
     ``entry_folds`` (one for all cases or one per case) lets exons' first strips write the
     folds their entry rows equal (else every fold is a task; see the function of that name)."""
-    C = len(cases)
+    flat = FlatCases.of(cases)
+    C = len(flat)
     floors = np.broadcast_to(np.asarray(MIN_LANE_ROWS if lane_rows_floor is None else lane_rows_floor,
                                         dtype=np.int64), (C,)).copy()
     assert ((floors >= MIN_LANE_ROWS) | (floors >= rows_per_lane)).all(), "the kernel has no sweep for fewer rows"
-    K = np.fromiter((c.K for c in cases), dtype=np.int64, count=C)
-    first = np.concatenate([c.first_sorted for c in cases])
-    last = np.concatenate([c.last_sorted for c in cases])
-    base, base_off, target, tgt_off = _pack_sequences(cases)
-    n = np.fromiter((c.n for c in cases), dtype=np.int64, count=C)
-    tasks, last_row, exon_start, rows_size, strip_task, strip_start, move_units, by_last, p = _plan_tasks(
-        K, first, last, n, round_up(n + 1), tgt_off, base_off, WARP * rows_per_lane, floors,
-        np.zeros(C, np.int64) if late_folds is None else np.asarray(late_folds, dtype=np.int64),
-        np.broadcast_to(np.asarray(entry_folds, dtype=np.int64), (C,)).copy())
+    late = np.zeros(C, np.int64) if late_folds is None else np.asarray(late_folds, dtype=np.int64)
+    entry = np.broadcast_to(np.asarray(entry_folds, dtype=np.int64), (C,)).copy()
+    base, base_off, target, tgt_off = _pack_sequences(flat)
+    P = WARP * rows_per_lane
+    start, first, last, n = flat.exon_start, flat.first, flat.last, flat.n
+    by_last, p, S, folds = _exon_order(start, first, last, P)
+    fold_base, fold_exon, case_tasks = _fold_writers(start, p, S, folds, entry)
+    strip_base, strip_slot, fold_slot, slot_case = _slots(start, p, S, folds, fold_base, fold_exon, case_tasks, late)
+    launch = _launch_order(case_tasks, slot_case)
+    row_at, fold_row, rows_size = _row_offsets(launch, slot_case, round_up(n + 1), fold_base, fold_exon, fold_slot)
+    tasks, last_row, strip_task, move_units = _write_tasks(
+        start, first, last, n, tgt_off, base_off, P, floors, by_last, p, S, folds, fold_base, fold_exon,
+        strip_base, strip_slot, fold_slot, launch, row_at, fold_row)
     _check_offsets(rows_size, base.size, move_units)
-    heads = exon_start[:-1]
-    input_index = np.concatenate([c.order for c in cases]) + np.repeat(heads, K)
-    cells = np.add.reduceat(last - first + 1, heads) * n
-    return Plan(tasks, base, target, int(rows_size), np.repeat(np.arange(C), K), exon_start,
-                last_row, n, input_index, cells, tgt_off, strip_task, strip_start, int(move_units) * MOVE_UNIT,
-                by_last, p)
+    return Plan(tasks, base, target, int(rows_size), flat.exon_case, start, last_row, n,
+                flat.order + np.repeat(start[:-1], flat.K), flat.cells, tgt_off, strip_task, strip_base,
+                int(move_units) * MOVE_UNIT, by_last, p, flat)
 
 
-def followed_tasks(plan: Plan, cases: Sequence[int], least: int) -> tuple[np.ndarray, ...]:
-    """(tasks of a recording launch, tasks of its follower, tasks of its walks, move storage in
-    uint32 words) when a follower records the moves of the strips of ``cases`` (indices in the
+class Followed(NamedTuple):
+    """A recording launch whose longest chains a follower records (followed_tasks)."""
+    cases: tuple[int, ...]  # the followed cases (indices in the plan's batch)
+    tasks: Any              # the recording launch's tasks: those cases' strips record no moves
+    follow: Any             # the follower's tasks: those strips, in launch order
+    walked: Any             # the tasks the walks read (lane rows and moves of every strip)
+    moves_size: int         # uint32 words of move storage, the follower's included
+
+
+def followed_tasks(plan: Plan, cases: Sequence[int], least: int) -> Followed:
+    """The tasks when a follower records the moves of the strips of ``cases`` (indices in the
     plan's batch): the launch's copy marks those strips' moves NONE (it computes them as score
     strips at the launch's rows per lane, at score speed on their chains); the follower lists
     them in launch order (a subsequence of a dependency-consistent order), each at the fewest
@@ -486,7 +528,7 @@ def followed_tasks(plan: Plan, cases: Sequence[int], least: int) -> tuple[np.nda
     walked[ids, F_MOVES] = start + np.cumsum(units) - units
     end = start + int(units.sum())
     _check_offsets(end)
-    return tasks, walked[ids], walked, end * MOVE_UNIT
+    return Followed(tuple(cases), tasks, walked[ids], walked, end * MOVE_UNIT)
 
 
 @njit(cache=True)
@@ -502,10 +544,9 @@ def _refit_strips(strips, least):  # pragma: no cover - compiled
     return lane_rows, units
 
 
-def longest_paths(cases: Sequence[TestCase]) -> np.ndarray:
-    """Each case's longest possible traceback path, n + min(m, sum of exon lengths) moves
-    (chain exons do not overlap): the size of its op region, and what its walk costs at most."""
-    return np.fromiter((c.n + min(c.m, c.exon_length_sum) for c in cases), dtype=np.int64, count=len(cases))
+def longest_paths(cases: Sequence[TestCase] | FlatCases) -> np.ndarray:
+    """Each case's longest possible traceback path (FlatCases.longest_paths)."""
+    return FlatCases.of(cases).longest_paths()
 
 
 @dataclass(frozen=True)
@@ -519,13 +560,25 @@ class TraceInputs:
     bounds: tuple          # rows of `cases` where each walk starts, then C
     records: np.ndarray    # (E, 3) int64: backtrack.exon_records of the batch
 
+    def ops_end(self) -> np.ndarray:
+        """(C,) the end of each row's op region."""
+        return self.cases[:, TRACE_CASE_FIELDS.index("ops")]
 
-def trace_inputs(plan: Plan, cases: Sequence[TestCase], walks: Sequence[Sequence[int]] = ()) -> TraceInputs:
-    """Per exon and per case records of the device traceback. ``walks`` (batch indices, a
-    partition of the batch; default: one walk of all cases in batch order) are the trace
-    launches in order: each takes the table's next rows and the next op regions, so that the
-    host can turn one walk's output into records while the GPU walks the next."""
-    records = exon_records(cases)
+    def exon0(self) -> np.ndarray:
+        """(C,) each row's first exon."""
+        return self.cases[:, TRACE_CASE_FIELDS.index("exon0")]
+
+
+def trace_inputs(plan: Plan, cases: Sequence[TestCase] | None = None,
+                 walks: Sequence[Sequence[int]] = ()) -> TraceInputs:
+    """Per exon and per case records of the device traceback of the plan's batch (``cases``,
+    if given, must be it). ``walks`` (batch indices, a partition of the batch; default: one
+    walk of all cases in batch order) are the trace launches in order: each takes the table's
+    next rows and the next op regions, so that the host can turn one walk's output into records
+    while the GPU walks the next."""
+    flat = plan.flat
+    assert cases is None or len(cases) == len(flat), "trace_inputs of another batch"
+    records = flat.records()
     first, last_exon = records[:, 1], records[:, 2]
     t = plan.tasks[plan.strip_task[plan.strip_start[:-1]]]  # each exon's first strip
     by_last = plan.by_last
@@ -533,11 +586,12 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase], walks: Sequence[Sequence
                       plan.strip_start[:-1], np.diff(plan.strip_start), plan.p, by_last, last_exon[by_last],
                       plan.last_row[by_last]], axis=1)
     heads = plan.exon_start[:-1]
-    walks = [list(w) for w in walks] or [list(range(len(cases)))]
+    C = len(flat)
+    walks = [list(w) for w in walks] or [list(range(C))]
     order = np.concatenate(walks).astype(np.int64)
-    assert np.array_equal(np.sort(order), np.arange(len(cases))), "walks must partition the batch"
+    assert np.array_equal(np.sort(order), np.arange(C)), "walks must partition the batch"
     table = np.stack([heads, plan.exon_start[1:], plan.n, plan.tgt_off, np.zeros_like(plan.n)], axis=1)[order]
-    ops = longest_paths(cases)
+    ops = flat.longest_paths()
     table[:, TRACE_CASE_FIELDS.index("ops")] = np.cumsum(ops[order])
     bounds = tuple(np.cumsum([0] + [len(w) for w in walks]).tolist())
     return TraceInputs(exons.astype(np.int32), table.astype(np.int64), plan.strip_task.astype(np.int32),

@@ -5,6 +5,13 @@ The GPU computes all exons' last rows; the host gets the exons' final scores. Tr
 chain over them (``trace_chains``): the host gets each chain and its ops; otherwise the host
 gets every exon's last row and ``trace_chain`` recomputes the chain's exons on a thread pool.
 Both make the same choices.
+
+A call: ``_work`` splits the cases into launches (by score type, within the device memory the
+call finds free, launch.batches); each launch's configuration comes from launch.configure;
+``_inputs`` plans it (plan.build_plan, compiled) and uploads its inputs in one pinned copy;
+``_launch`` queues its kernels; ``_collect`` copies its outputs back. Up to IN_FLIGHT launches
+are queued at once, so the host plans launch i+1 and builds launch i's results while the GPU
+runs launch i.
 """
 
 from __future__ import annotations
@@ -16,20 +23,21 @@ from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
 from splicedalign.core.collection import collection_paused
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.backtrack import chain_alignments_many, trace_chain
-from splicedalign.workloads.spliced.base import LastRowSolver, refuse_free_ends
+from splicedalign.workloads.spliced.base import refuse_free_ends
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch
+from splicedalign.workloads.spliced.gpu.flat import FlatCases
+from splicedalign.workloads.spliced.gpu.launch import TUNING, LaunchConfig, Tuning
 from splicedalign.workloads.spliced.gpu.plan import (
-    DENSE_LANE_ROWS, MIN_BLOCKS_PER_SM, MODE_FOLLOW, MODE_RECORD, MODE_SCORE, THREADS, TRACE_BLOCK_THREADS,
-    TRACE_CASE_FIELDS, WARP, EMPTY_BYTE, Plan, TraceInputs, build_plan, byte_profile_ok, entry_folds, followed_tasks,
-    kernel_defines, least_lane_rows, score_ctype, selectors, trace_inputs)
+    NEG_SHIFT_INT, THREADS, TRACE_BLOCK_THREADS, WARP, EMPTY_BYTE, Followed, Plan, TraceInputs, build_plan,
+    byte_profile_ok, followed_tasks, kernel_defines, selectors, shifted_bound, trace_inputs)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
@@ -41,7 +49,7 @@ TRACE_THREADS = os.cpu_count() or 1
 IN_FLIGHT = 2
 ROW_STORAGE_KEPT = IN_FLIGHT + 1  # launches' row storage kept filled between calls (GpuSolver._rows)
 CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recently used
-STAGES = ("plan", "launch", "finals", "traceback", "results")  # host seconds of a call, by stage
+STAGES = ("split", "plan", "upload", "launch", "finals", "traceback", "results")  # host seconds of a call, by stage
 # Default traceback: on the device (moves recorded by the wavefront, trace_chains) for int
 # scores, which the device check compares with the host traceback on every case (docs/gpu.md);
 # launches with int64 scores trace on the host unless a solver is made with device_trace=True
@@ -51,22 +59,12 @@ OP_POISON = 0xFF  # what unwritten op bytes hold in checked runs (no op has this
 MOVES_POISON = 0xFFFFFFFF  # unwritten moves in checked runs: every cell "left", a wrong path
 
 
-def variant(ctype: str, rows_per_lane: int, bytes_profile: bool, mode: int = MODE_SCORE,
-            followed: bool = False) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
-    """(rows per lane, the wavefront kernels a launch of this configuration runs, every kernel
-    compiled with them: those, then the gather and the trace kernel). ``mode`` (plan.MODE_*):
-    MODE_FOLLOW runs the MODE_SCORE kernel and its follower; ``followed``: the MODE_RECORD kernel
-    and a follower for its longest chains (launch.long_chains). The plan must be built with the
-    rows per lane the kernel holds; NVRTC compiles a variant on its first use only."""
-    if ctype != "int":
-        rows_per_lane = launch.WIDE_ROWS_PER_LANE
-    profile_kind = "true" if bytes_profile else "false"
-    wave = lambda m: f"wavefront<{ctype}, {rows_per_lane}, {profile_kind}, {m}>"  # noqa: E731
-    if mode == MODE_FOLLOW or followed:
-        kernels = (wave(MODE_SCORE if mode == MODE_FOLLOW else mode), wave(MODE_FOLLOW))
-    else:
-        kernels = (wave(mode),)
-    return rows_per_lane, kernels, kernels + (f"gather_rows<{ctype}>", f"trace_chains<{ctype}>")
+class Streams(NamedTuple):
+    """The solver's CUDA streams, kept for its life (CuPy's per-stream pools reuse buffers)."""
+    compute: Any  # the wavefront, gathers and walks
+    upload: Any   # inputs of the next launch and copies back: they do not wait for the kernel
+    follow: Any   # a follower beside its score kernel, and the followed cases' walk
+    fill: Any     # row storage filled beside kernels
 
 
 class CaseIds:
@@ -86,23 +84,59 @@ class CaseIds:
         return self is other or (isinstance(other, CaseIds) and self.ids == other.ids)
 
 
+class Work(NamedTuple):
+    """One launch of a call: its score type, the call's case indices, those cases, their key."""
+    ctype: str
+    sel: list[int]
+    batch: list[TestCase]
+    ids: CaseIds
+
+
+class Gather(NamedTuple):
+    """Every exon's last row, gathered consecutively (host traceback)."""
+    src: Any          # row-storage offset of each exon's last row (device)
+    dst: Any          # its place in the gathered array (device)
+    length: Any       # its length, n + 1 (device)
+    host_dst: np.ndarray  # dst with the total at the end (host)
+
+
+class DeviceTrace(NamedTuple):
+    """A batch's trace_chains inputs on the device, for the long chains it was planned with."""
+    followed: tuple[int, ...]
+    info: TraceInputs
+    exons: Any
+    cases: Any
+    strips: Any
+
+
+class Traced(NamedTuple):
+    """trace_chains' outputs on the device."""
+    out_case: Any
+    out_exon: Any
+    ops: Any
+
+
+class Split(NamedTuple):
+    """A call's launches (GpuSolver._split)."""
+    in_flight: int            # launches queued at once
+    launches: list[Work]
+    flats: list[FlatCases]    # each launch's cases as arrays
+    needs: int                # device bytes they take at most, in_flight at a time
+
+
 @dataclass
 class _Inputs:
     """A planned batch with its inputs on the device (cached per batch of case objects)."""
     cases: tuple[TestCase, ...]  # held so that the ids in the cache key stay theirs
     plan: Plan
-    tasks: object
-    base: object
-    tsel: object
-    at: object  # row-storage offset of every exon's final score S(last, n), in input order
-    gather: tuple  # each exon's last row: source offsets, destinations, lengths; host destinations
-    ready: object  # event: the uploads are done
-    long: list[int]  # its longest chains (launch.long_chains), found once per planned batch
-    # device traceback: (the followed cases it was planned for, TraceInputs, exons, cases, strips on the device)
-    trace: tuple | None = None
-    # a recording launch's longest chains: (their case indices, the launch's, the follower's and
-    # the walks' tasks on the device, the move storage's size; plan.followed_tasks)
-    followed: tuple | None = None
+    tasks: Any
+    base: Any
+    tsel: Any
+    at: Any  # row-storage offset of every exon's final score S(last, n), in input order
+    gather: Gather
+    ready: Any  # event: the uploads are done
+    trace: DeviceTrace | None = None  # made on the first device traceback of the batch
+    followed: Followed | None = None  # device copies of plan.followed_tasks, likewise
 
 
 @dataclass
@@ -110,13 +144,14 @@ class _Job:
     """One queued launch: what collecting it needs, and its inputs kept alive until then."""
     sel: list[int]
     inputs: _Inputs
-    storage: object  # the launch's row storage (from GpuSolver._rows), given back once collected
+    config: LaunchConfig
+    storage: Any  # the launch's row storage (from GpuSolver._rows), given back once collected
     used: int  # bytes of it the launch may write
-    moves: object  # its move storage: held until collected (a follower and a walk use it on another stream)
-    finals: object
-    counter: object
-    gathered: tuple | None
-    traced: tuple | None  # device traceback: out_case, out_exon, ops on the device
+    moves: Any  # its move storage: held until collected (a follower and a walk use it on another stream)
+    finals: Any
+    counter: Any
+    gathered: tuple | None  # (exons' last rows on the device, where each starts on the host)
+    traced: Traced | None
     events: tuple  # (kernel start, kernel end) and, where a follower runs, its end
     # collected in parts: ((first, end) rows of the trace table, or cases, and the event after
     # which they are ready) each: one per device walk of a recording launch (launch.walks), so
@@ -124,31 +159,35 @@ class _Job:
     parts: tuple
 
 
-class GpuSolver(LastRowSolver):
+class GpuSolver:
     name = "gpu"
 
     def __init__(self, rows_per_lane: int | None = None, poison: bool = False,
-                 byte_profile: bool | None = None, device_trace: bool | None = None) -> None:
-        self.rows_per_lane = rows_per_lane  # None: launch.launch_rows_per_lane of each launch
+                 byte_profile: bool | None = None, device_trace: bool | None = None,
+                 tuning: Tuning = TUNING, memory_cap: int | None = None) -> None:
+        self.rows_per_lane = rows_per_lane  # None: Tuning.launch_rows_per_lane of each launch
         self.device_trace = device_trace  # None: DEVICE_TRACE for int scores (on_device)
         self.byte_profile = byte_profile  # None: PRMT byte profile whenever the scoring fits
         self.poison = poison  # fill moves and traceback outputs with poison first (all must be written)
+        self.tuning = tuning
+        self.memory_cap = memory_cap  # bytes of device memory a call may take at most (--gpu-memory)
         self.kernel_ms: list[float] = []  # device time of each launch of the last call
         self.timing: dict[str, float] = {}  # host seconds of the last call, by stage
         self._cache: OrderedDict[tuple, _Inputs] = OrderedDict()
-        self._works: dict[tuple, tuple] = {}  # (scoring, traceback): (the last list of cases, its work)
-        self._streams: tuple | None = None
+        self._works: dict[tuple, tuple] = {}  # (scoring, traceback): (the last list of cases, its Split)
+        self._streams: Streams | None = None
         self._no_moves = None  # the moves argument of launches that record none
-        self._pinned = device.PinnedBuffers()  # the traceback's outputs, reused per call
+        self._pinned = device.PinnedBuffers()  # uploads and the traceback's outputs, reused per call
         # Row storage kept for the next launches: a collected launch's is filled with EMPTY
         # again once the call's kernels are done, so the next call's launches find it ready
         # (a launch of 4 GB waited 1.6 ms for its fill). A call of up to ROW_STORAGE_KEPT
         # launches fills none while its kernels run.
         self._rows = device.FilledBuffers(EMPTY_BYTE, ROW_STORAGE_KEPT)
+        self._in_flight = IN_FLIGHT
 
     def _widest(self) -> int:
         """The most rows per lane a launch of this solver may hold."""
-        return self.rows_per_lane or max(launch.ROWS_PER_LANE, launch.CHAIN_ROWS_PER_LANE)
+        return self.rows_per_lane or self.tuning.widest()
 
     def on_device(self, ctype: str) -> bool:
         """Whether a launch with scores of ``ctype`` traces back on the device."""
@@ -160,94 +199,85 @@ class GpuSolver(LastRowSolver):
         self._works.clear()
         self._rows.clear()
 
-    def _stream_pair(self) -> tuple:
-        """(compute, upload, follow, fill) streams, kept for the solver's life: uploads of the
-        next batch do not wait for the running kernel, a follower runs beside its score kernel,
-        row storage is filled beside kernels, and CuPy's per-stream pools reuse device
-        buffers."""
+    def streams(self) -> Streams:
         if self._streams is None:
             cp = device.cupy()
-            self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(4))
+            self._streams = Streams(*(cp.cuda.Stream(non_blocking=True) for _ in Streams._fields))
         return self._streams
 
-    def _inputs(self, cases: Sequence[TestCase], R: int, ctype: str, ids: CaseIds | None = None) -> _Inputs:
+    def _configure(self, flat: FlatCases, ctype: str, scoring: Scoring, traceback: bool) -> LaunchConfig:
+        use_bytes = byte_profile_ok(scoring) and self.byte_profile is not False
+        return launch.configure(flat, ctype, use_bytes, traceback, self.on_device(ctype), self.tuning,
+                                self.rows_per_lane)
+
+    def _inputs(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds) -> _Inputs:
         """The batch's plan and device inputs: from the cache when this very list of case
         objects was planned before with this shape (a data set solved again), else planned and
-        uploaded on the upload stream."""
-        key = (R, ctype, ids or CaseIds(cases))  # each case's lane-rows floor follows from these
+        uploaded in one pinned copy on the upload stream."""
+        key = (config.rows_per_lane, config.ctype, ids)  # each case's lane-rows floor follows from these
         hit = self._cache.get(key)
         if hit is not None:
             self._cache.move_to_end(key)
             return hit
-        cp = device.cupy()
         t0 = time.perf_counter()
-        late = launch.late_folds(cases)  # folds off the chains: late, and written by entry rows where they can
-        plan = build_plan(cases, R, launch.lane_rows_floor(cases, R, least_lane_rows(ctype)), late,
-                          late & entry_folds(ctype, R))
-        self.timing["plan"] += time.perf_counter() - t0
-        length = plan.n[plan.exon_case] + 1
-        dst = np.concatenate(([0], np.cumsum(length)))
+        plan = build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
+        exon_case = plan.exon_case
+        length = plan.n[exon_case] + 1
+        dst = np.zeros(length.size + 1, dtype=np.int64)
+        np.cumsum(length, out=dst[1:])
         at = np.empty_like(plan.last_row)  # the finals arrive in input order: no scatter on the host
-        at[plan.input_index] = plan.last_row + plan.n[plan.exon_case]
-        upload = self._stream_pair()[1]
-        with upload:
-            inputs = _Inputs(
-                tuple(cases), plan, cp.asarray(plan.tasks), cp.asarray(plan.base), cp.asarray(selectors(plan.target)),
-                cp.asarray(at),
-                (cp.asarray(plan.last_row), cp.asarray(dst[:-1]), cp.asarray(length.astype(np.int32)), dst),
-                upload.record(), launch.long_chains(cases))
+        at[plan.input_index] = plan.last_row + plan.n[exon_case]
+        t1 = time.perf_counter()
+        self.timing["plan"] += t1 - t0
+        upload = self.streams().upload
+        tasks, base, tsel, at_d, src, dst_d, length_d = self._pinned.upload(
+            "inputs", [plan.tasks, plan.base, selectors(plan.target), at, plan.last_row, dst[:-1],
+                       length.astype(np.int32)], upload)
+        inputs = _Inputs(tuple(flat.cases), plan, tasks, base, tsel, at_d, Gather(src, dst_d, length_d, dst),
+                         upload.record())
+        self.timing["upload"] += time.perf_counter() - t1
         self._cache[key] = inputs
         while len(self._cache) > CACHE_BATCHES:
             self._cache.popitem(last=False)
         return inputs
 
-    def _launch(self, sel: list[int], cases: Sequence[TestCase], scoring: Scoring, ctype: str,
-                traceback: bool, on_device: bool, ids: CaseIds | None = None) -> _Job:
+    def _launch(self, work: Work, flat: FlatCases, scoring: Scoring, traceback: bool) -> _Job:
         """Queue one launch on the compute stream: kernel, the gather of its exons' final scores,
         and for traceback either the kernel variant that records moves and trace_chains
-        (``on_device``) or the gather of every exon's last row. Waits for nothing on the device."""
+        (config.record) or the gather of every exon's last row. Waits for nothing on the device."""
         cp = device.cupy()
-        use_bytes = byte_profile_ok(scoring) and self.byte_profile is not False
-        record = traceback and on_device
-        width = self.rows_per_lane or launch.launch_rows_per_lane(len(cases))
-        R = variant(ctype, width, use_bytes)[0]
-        # A launch bound by its dependent chains (few cases) records moves in a follower on
-        # the SMs the chain leaves idle; a throughput-bound one in its score kernel (the
-        # recording kernel exists for throughput widths only: wider ones always follow).
-        follow = record and (launch.chain_bound(len(cases)) or R > DENSE_LANE_ROWS)
-        mode = MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE
-        inputs = self._inputs(cases, R, ctype, ids)
-        # a throughput launch that records leaves its longest chains' moves to a follower (the
-        # kernel computes those strips at score speed)
-        long = inputs.long if record and not follow else []
-        _, kernels, names = variant(ctype, width, use_bytes, mode, followed=bool(long))
+        config = self._configure(flat, work.ctype, scoring, traceback)
+        inputs = self._inputs(flat, config, work.ids)
         t0 = time.perf_counter()
         defines = kernel_defines()
         plan = inputs.plan
-        compute, _, follow_stream, fill = self._stream_pair()
+        streams = self.streams()
+        compute = streams.compute
         compute.wait_event(inputs.ready)
         # Row storage (4 GB for a launch of 4.5 paper sets) all EMPTY (plan.empty: words written
         # become final), filled on its own stream; the job holds it until it is collected, when
         # no stream uses it any more (kernels on other streams than its allocation's).
-        dtype = np.dtype(np.int32 if ctype == "int" else np.int64)
+        dtype = np.dtype(np.int32 if config.ctype == "int" else np.int64)
         used = plan.rows_size * dtype.itemsize
-        storage, filled = self._rows.take(used, fill)
+        storage, filled = self._rows.take(used, streams.fill)
         compute.wait_event(filled)
         rows = storage[:used].view(dtype)
         sms = device.device_info()["sms"]
-        ntasks = plan.tasks.shape[0]
+        kernels, names = config.kernels, config.names
         with compute:
             # task counter and error word (a wait ran out) of each kernel, zeroed on the stream
             # that runs them (a non-blocking stream does not wait for the default one)
             counter = cp.zeros(2 * len(kernels), dtype=cp.int32)
             tasks = follow_tasks = walked = inputs.tasks
             moves_size = plan.moves_size
-            if long:
-                if inputs.followed is None or inputs.followed[0] != tuple(long):
-                    *copies, size = followed_tasks(plan, long, least_lane_rows(ctype))
-                    inputs.followed = (tuple(long), *map(cp.asarray, copies), size)
-                tasks, follow_tasks, walked, moves_size = inputs.followed[1:]
-            if record:
+            if config.followed:
+                if inputs.followed is None or inputs.followed.cases != config.followed:
+                    f = followed_tasks(plan, config.followed, config.least)
+                    inputs.followed = f._replace(tasks=cp.asarray(f.tasks), follow=cp.asarray(f.follow),
+                                                 walked=cp.asarray(f.walked))
+                tasks, follow_tasks, walked = inputs.followed.tasks, inputs.followed.follow, inputs.followed.walked
+                moves_size = inputs.followed.moves_size
+            if config.record:
                 moves = cp.empty(moves_size, dtype=cp.uint32)
                 if self.poison:
                     moves.fill(MOVES_POISON)
@@ -255,78 +285,72 @@ class GpuSolver(LastRowSolver):
                 if self._no_moves is None:
                     self._no_moves = cp.zeros(1, dtype=cp.uint32)
                 moves = self._no_moves
+            ntasks = plan.tasks.shape[0]
             args = (tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
                     np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap))
-            # A follower beside a chain-bound kernel and the kernel must both be resident (the
-            # follower waits on rows only the kernel writes): together at most the
-            # MIN_BLOCKS_PER_SM blocks that fit. A follower of long chains takes the SMs the
-            # recording kernel leaves in its tail, with fewer blocks per SM than fit, so that
-            # the kernel keeps room if the follower starts first (launch.FOLLOW_BLOCKS_PER_SM).
-            per_sm = launch.blocks_per_sm(len(cases))
-            grid = launch.grid(ntasks, sms, min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm)
-            follow_grid = launch.grid(follow_tasks.shape[0], sms, launch.FOLLOW_BLOCKS_PER_SM) if long else grid
+            grid = launch.grid(ntasks, sms, config.blocks_per_sm)
+            follow_grid = launch.grid(follow_tasks.shape[0], sms, config.follow_blocks_per_sm)
             if len(kernels) > 1:
-                follow_stream.wait_event(compute.record())  # counters zeroed, rows filled, moves allocated
+                streams.follow.wait_event(compute.record())  # counters zeroed, rows filled, moves allocated
             start = compute.record()
             device.function(KERNEL_FILE, kernels[0], names, defines)((grid,), (THREADS,), args)
             events = (start, compute.record())
             if len(kernels) > 1:
-                with follow_stream:
+                with streams.follow:
                     device.function(KERNEL_FILE, kernels[1], names, defines)(
                         (follow_grid,), (THREADS,),
                         (follow_tasks, np.int32(follow_tasks.shape[0]), counter[2:]) + args[3:])
-                events += (follow_stream.record(),)
-                if not long:  # a chain launch's walk reads the moves its follower records
+                events += (streams.follow.record(),)
+                if not config.followed:  # a chain launch's walk reads the moves its follower records
                     compute.wait_event(events[-1])
             finals = rows[inputs.at]
             gathered = traced = None
-            if record:
-                traced, parts = self._trace_launch(inputs, cases, rows, moves, walked, names[-1], names, defines,
-                                                   scoring, long)
+            if config.record:
+                traced, parts = self._trace_launch(inputs, flat, rows, moves, walked, config, defines, scoring)
             else:
-                if traceback:
-                    gathered = self._gather(inputs, rows, names[-2], names, defines)
-                parts = (((0, len(cases)), compute.record()),)
+                if config.gather:
+                    gathered = self._gather(inputs, rows, config, defines)
+                parts = (((0, len(flat)), compute.record()),)
         self.timing["launch"] += time.perf_counter() - t0
-        return _Job(sel, inputs, storage, used, moves, finals, counter, gathered, traced, events, parts)
+        return _Job(work.sel, inputs, config, storage, used, moves, finals, counter, gathered, traced, events, parts)
 
-    def _trace_launch(self, inputs: _Inputs, cases: Sequence[TestCase], rows, moves, tasks, name: str,
-                      names: tuple[str, ...], defines: dict, scoring: Scoring,
-                      long: list[int]) -> tuple[tuple, tuple]:
+    def _trace_launch(self, inputs: _Inputs, flat: FlatCases, rows, moves, tasks, config: LaunchConfig,
+                      defines: dict, scoring: Scoring) -> tuple[Traced, tuple]:
         """Queue trace_chains, one launch per walk of ``launch.walks``: one warp per case walks
         the moves (their strips' lane rows and move offsets in ``tasks``). The walks run on the
-        compute stream after the wavefront, except the ``long`` cases', whose moves a follower
+        compute stream after the wavefront, except the followed cases', whose moves a follower
         records: theirs runs on the follower's stream right after it, beside the others' walks.
         Its records are planned and uploaded once per cached batch. Returns the outputs and the
         parts ((table rows, the event after its walk))."""
         cp = device.cupy()
-        if inputs.trace is None or inputs.trace[0] != tuple(long):
-            info = trace_inputs(inputs.plan, cases, launch.walks(cases, long))
-            inputs.trace = (tuple(long), info, cp.asarray(info.exons), cp.asarray(info.cases), cp.asarray(info.strips))
-        _, info, exons, table, strips = inputs.trace
+        long = config.followed
+        if inputs.trace is None or inputs.trace.followed != long:
+            info = trace_inputs(inputs.plan, None, launch.walks(flat, long, self.tuning))
+            inputs.trace = DeviceTrace(long, info, cp.asarray(info.exons), cp.asarray(info.cases),
+                                       cp.asarray(info.strips))
+        info, exons, table, strips = inputs.trace[1:]
         C = info.cases.shape[0]
-        out_case = cp.empty(2 * C, dtype=cp.int32)
-        out_exon = cp.empty(4 * info.exons.shape[0], dtype=cp.int32)
-        ops = cp.empty(info.ops_size, dtype=cp.uint8)
+        traced = Traced(cp.empty(2 * C, dtype=cp.int32), cp.empty(4 * info.exons.shape[0], dtype=cp.int32),
+                        cp.empty(info.ops_size, dtype=cp.uint8))
         if self.poison:
-            ops.fill(OP_POISON)
-            out_case.fill(-1)
-        compute, _, follow_stream, _ = self._stream_pair()
-        made = compute.record()  # the outputs made (and poisoned) after the wavefront
+            traced.ops.fill(OP_POISON)
+            traced.out_case.fill(-1)
+        streams = self.streams()
+        made = streams.compute.record()  # the outputs made (and poisoned) after the wavefront
         per_block = TRACE_BLOCK_THREADS // WARP
-        kernel = device.function(KERNEL_FILE, name, names, defines)
+        kernel = device.function(KERNEL_FILE, config.names[-1], config.names, defines)
         parts = []
         for a, b in zip(info.bounds[:-1], info.bounds[1:]):
-            stream = compute
+            stream = streams.compute
             if long and b == C:  # the followed cases, walked last: after the follower and `made`
-                stream = follow_stream
+                stream = streams.follow
                 stream.wait_event(made)
             with stream:
                 kernel(((b - a + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
                        (table[a:b], np.int32(b - a), exons, strips, tasks, rows, inputs.base, inputs.tsel,
-                        moves, ops, out_case[2 * a:2 * b], out_exon, np.int32(scoring.gap)))
+                        moves, traced.ops, traced.out_case[2 * a:2 * b], traced.out_exon, np.int32(scoring.gap)))
                 parts.append(((a, b), stream.record()))
-        return (out_case, out_exon, ops), tuple(parts)
+        return traced, tuple(parts)
 
     def _collect(self, job: _Job, part: int = 0) -> tuple[np.ndarray | None, tuple | None]:
         """Wait for one part of one launch only (not what is queued after it) and copy to the
@@ -335,7 +359,7 @@ class GpuSolver(LastRowSolver):
         surfaces as CUDARuntimeError; a bounded wait that ran out raises RuntimeError with the
         last part; after the last part the launch's row storage is given back."""
         cp = device.cupy()
-        copy = self._stream_pair()[1]
+        copy = self.streams().upload
         (a, b), event = job.parts[part]
         copy.wait_event(event)
         finals = self._pinned.copy("finals", job.finals, copy) if part == 0 else None
@@ -346,11 +370,11 @@ class GpuSolver(LastRowSolver):
         if job.gathered is not None:
             exon_rows = cp.asnumpy(job.gathered[0], stream=copy), job.gathered[1]
         elif job.traced is not None:  # ~9 MB for a data set: through pinned buffers
-            out_case, out_exon, ops = job.traced
-            ends = job.inputs.trace[1].cases[:, TRACE_CASE_FIELDS.index("ops")]
+            ends = job.inputs.trace.info.ops_end()
             lo, hi = (int(ends[a - 1]) if a else 0), int(ends[b - 1])
+            t = job.traced
             exon_rows = tuple(self._pinned.copy((part, i), x, copy) for i, x in enumerate(
-                (out_case[2 * a:2 * b], out_exon, ops[lo:hi]))) + (lo,)
+                (t.out_case[2 * a:2 * b], t.out_exon, t.ops[lo:hi]))) + (lo,)
         copy.synchronize()
         if last:
             if error.any():
@@ -358,13 +382,13 @@ class GpuSolver(LastRowSolver):
             self._rows.give(job.storage, job.used)
         return finals, exon_rows
 
-    def _gather(self, inputs: _Inputs, rows, name: str, names: tuple[str, ...], defines: dict):
+    def _gather(self, inputs: _Inputs, rows, config: LaunchConfig, defines: dict):
         """Every exon's last row, consecutive on the device, and where each exon's row starts."""
         cp = device.cupy()
         src, dst, length, host_dst = inputs.gather
         out = cp.empty(int(host_dst[-1]), dtype=rows.dtype)
         E = src.size
-        gather = device.function(KERNEL_FILE, name, names, defines)
+        gather = device.function(KERNEL_FILE, config.names[-2], config.names, defines)
         gather((max(1, min(E, GATHER_BLOCKS)),), (GATHER_THREADS,), (rows, src, dst, length, np.int32(E), out))
         return out, host_dst
 
@@ -391,88 +415,109 @@ class GpuSolver(LastRowSolver):
         first exon slots, its ops forward at the end of its region; ``ops`` from op
         ``first_op`` on), built for those cases at once; their seconds apportioned by ops."""
         t0 = time.perf_counter()
-        table = info.cases[rows[0]:rows[1]]
         lengths, totals = out_case.reshape(-1, 2).T
-        traced = chain_alignments_many(info.records, table[:, TRACE_CASE_FIELDS.index("exon0")], lengths, totals,
-                                       out_exon.reshape(-1, 4), table[:, TRACE_CASE_FIELDS.index("ops")] - first_op,
-                                       ops)
+        traced = chain_alignments_many(info.records, info.exon0()[rows[0]:rows[1]], lengths, totals,
+                                       out_exon.reshape(-1, 4), info.ops_end()[rows[0]:rows[1]] - first_op, ops)
         share = (time.perf_counter() - t0) / max(1, int(totals.sum()))
         return [(chain, alignment, share * t) for (chain, alignment), t in zip(traced, totals.tolist())]
 
-    def _shells(self, batch: Sequence[TestCase], plan: Plan) -> tuple[list[Result], np.ndarray]:
-        """The batch's ``Result``s before its scores arrive (made while the GPU runs): every field
-        that does not depend on them, and the array of exons' final scores in input order that
-        ``_fill`` writes, of which each result's ``last_row_scores`` is a view."""
-        by_input = np.empty(plan.input_index.size, dtype=np.int64)
-        heads, ends, cells = plan.exon_start[:-1].tolist(), plan.exon_start[1:].tolist(), plan.cells.tolist()
+    @staticmethod
+    def _scores(plan: Plan, finals: np.ndarray, t_score: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Once per launch, from its exons' final scores in input order: those as int64 (each
+        result's ``last_row_scores`` is a view), each case's score (its exons are consecutive in
+        either order) and its share of the launch's time (by cells)."""
+        by_input = finals.astype(np.int64)
+        return (by_input, np.maximum.reduceat(by_input, plan.exon_start[:-1]),
+                plan.cells * (t_score / max(1, int(plan.cells.sum()))))
+
+    def _results(self, batch: Sequence[TestCase], plan: Plan, scored: tuple, t_score: float,
+                 traced: list[tuple] | None, which: Sequence[int]) -> list[Result]:
+        """The results of the cases ``which`` of one launch (``traced`` in that order) from its
+        ``_scores``."""
+        by_input, scores, shares = scored
+        heads = plan.exon_start
         count = len(batch)
-        return [Result.made(case.name, self.name, 0, cells[c], 0.0, None, None, by_input[heads[c]:ends[c]],
-                            {"seconds_score": 0.0, "seconds_traceback": 0.0, "batch_cases": count,
-                             "batch_seconds_score": 0.0})
-                for c, case in enumerate(batch)], by_input
-
-    @staticmethod
-    def _scores(plan: Plan, finals: np.ndarray, by_input: np.ndarray, t_score: float) -> tuple[list, list]:
-        """Once per launch, from its exons' final scores in input order: each result's
-        ``last_row_scores`` (the views of ``by_input``), and each case's score (its exons are
-        consecutive in either order) and share of the launch's time (by cells)."""
-        by_input[:] = finals
-        return (np.maximum.reduceat(by_input, plan.exon_start[:-1]).tolist(),
-                (plan.cells * (t_score / plan.cells.sum())).tolist())
-
-    @staticmethod
-    def _fill(shells: list[Result], scores: list, shares: list, t_score: float, traced: list[tuple] | None,
-              which: Sequence[int]) -> None:
-        """Complete the results of the cases ``which`` of one batch (``traced`` in that order)
-        from its ``_scores``."""
+        out = []
         for k, c in enumerate(which):
-            fields = shells[c].__dict__
-            extra = fields["extra"]
-            fields["score"] = scores[c]
-            fields["seconds"] = extra["seconds_score"] = shares[c]
-            extra["batch_seconds_score"] = t_score
+            chain = alignment = None
+            t_trace = 0.0
             if traced:
-                fields["chain"], fields["alignment"], t_trace = traced[k]
-                fields["seconds"] += t_trace
-                extra["seconds_traceback"] = t_trace
+                chain, alignment, t_trace = traced[k]
+            share = float(shares[c])
+            out.append(Result.made(batch[c].name, self.name, int(scores[c]), int(plan.cells[c]), share + t_trace,
+                                   chain, alignment, by_input[heads[c]:heads[c + 1]],
+                                   {"seconds_score": share, "seconds_traceback": t_trace, "batch_cases": count,
+                                    "batch_seconds_score": t_score}))
+        return out
 
-    def _work(self, cases: Sequence[TestCase], scoring: Scoring,
-              traceback: bool) -> list[tuple[str, list[int], list[TestCase], CaseIds]]:
-        """(score type, case indices, those cases, their CaseIds) of each launch; remembered for
-        the last list of cases of each scoring and traceback choice (a caller alternating score
-        and traced calls on a data set plans each once: 4 ms for the paper set on the device
-        host, docs/gpu.md run AY).
-        Launches that record moves (device traceback) also keep within launch.MOVE_BUDGET."""
+    def _work(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool) -> list[Work]:
+        """The launches of a call: cases grouped by score type, each group in consecutive runs
+        that fit the call's share of device memory (launch.batches); remembered for the last
+        list of cases of each scoring and traceback choice while the memory they take stays
+        free (a caller alternating score and traced calls on a data set plans each once: 4 ms
+        for the paper set). Launches that record moves (device traceback) also keep within
+        Tuning.move_budget."""
+        return self._split(cases, scoring, traceback).launches
+
+    def _split(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool) -> Split:
+        """``_work``'s launches, with what they need of the device memory free now (kept row
+        storage counted as free: it is let go when the launches would not fit beside it)."""
+        free = device.memory_budget(self.memory_cap) + self._rows.held_bytes()
         last = self._works.get((scoring, traceback))
         # the same case objects: a C-level loop (0.2 against 0.6 ms for 10,100 cases)
-        if last is not None and len(last[0]) == len(cases) and all(map(operator.is_, last[0], cases)):
-            return last[1]
-        strip_rows = WARP * self._widest()
-        by_type: dict[str, list[int]] = {}
-        for i, c in enumerate(cases):
-            by_type.setdefault(score_ctype(c.m, c.n, scoring, strip_rows), []).append(i)
+        if (last is not None and len(last[0]) == len(cases) and last[1].needs <= free
+                and all(map(operator.is_, last[0], cases))):
+            split = last[1]
+        else:
+            split = self._plan_launches(FlatCases.of(cases), scoring, traceback, free)
+            self._works[scoring, traceback] = (tuple(cases), split)
+        if self._rows.held_bytes() + split.needs > free:
+            self._rows.clear()  # kept storage would crowd out the launches: let go for them
+        return split
+
+    def _plan_launches(self, flat: FlatCases, scoring: Scoring, traceback: bool, free: int) -> Split:
+        tuning = self.tuning
+        R = self.rows_per_lane or tuning.rows_per_lane
+        wide = shifted_bound(flat.m, flat.n, scoring, WARP * self._widest()) >= 2 ** (NEG_SHIFT_INT - 1)
+        groups = []
+        for ctype, w in (("int", False), ("long long", True)):
+            idx = np.flatnonzero(wide == w)
+            if idx.size:
+                record = traceback and self.on_device(ctype)
+                part = flat.select(idx)
+                # what each case takes at the widest rows per lane its launch may hold
+                sizes = launch.case_bytes(part, self._widest() if record and self.rows_per_lane is None else R,
+                                          4 if ctype == "int" else 8, record, traceback and not record)
+                big = int(np.argmax(sizes))
+                device.require_memory(int(sizes[big]), free, f"case {part.cases[big].name!r}")
+                groups.append((ctype, idx, part, record, sizes))
+        share, in_flight = launch.memory_split(max((int(g[4].max()) for g in groups), default=0), free, IN_FLIGHT)
         work = []
-        for ctype, idx in by_type.items():
-            budget = launch.MOVE_BUDGET if traceback and self.on_device(ctype) else None
-            for part in launch.batches([cases[i] for i in idx], self.rows_per_lane or launch.ROWS_PER_LANE,
-                                       move_budget=budget):
-                sel = [idx[i] for i in part]
-                if budget and self.rows_per_lane is None and launch.chain_bound(len(sel)):
+        for ctype, idx, part, record, sizes in groups:
+            itemsize = 4 if ctype == "int" else 8
+            budget = tuning.move_budget if record else None
+            for run in launch.batches(part, R, tuning.row_budget, move_budget=budget, byte_budget=share,
+                                      itemsize=itemsize, gather=traceback and not record):
+                sel = idx[run]
+                if record and self.rows_per_lane is None and tuning.chain_bound(len(sel)):
                     # a chain launch holds more rows per lane than the batches assumed: its
                     # move storage checked again at that width
-                    work += [(ctype, [sel[i] for i in sub]) for sub in launch.batches(
-                        [cases[i] for i in sel], launch.CHAIN_ROWS_PER_LANE, move_budget=budget)]
+                    work += [(ctype, sel[sub], sizes[np.asarray(run)[sub]]) for sub in launch.batches(
+                        flat.select(sel), tuning.chain_rows_per_lane, tuning.row_budget, move_budget=budget,
+                        byte_budget=share, itemsize=itemsize)]
                 else:
-                    work.append((ctype, sel))
-        batches = [[cases[i] for i in sel] for _, sel in work]
-        work = [(ctype, sel, batch, CaseIds(batch)) for (ctype, sel), batch in zip(work, batches)]
-        self._works[scoring, traceback] = (tuple(cases), work)
-        return work
+                    work.append((ctype, sel, sizes[run]))
+        launches = []
+        for ctype, sel, _ in work:
+            batch = [flat.cases[i] for i in sel.tolist()]
+            launches.append(Work(ctype, sel.tolist(), batch, CaseIds(batch)))
+        needs = in_flight * max((int(s.sum()) for _, _, s in work), default=0)
+        return Split(in_flight, launches, [flat.select(w.sel) for w in launches], min(needs, free))
 
     def solve_many(self, cases: Sequence[TestCase], scoring: Scoring = Scoring(),
                    traceback: bool = True) -> list[Result]:
-        """Cases grouped by score type, each group in launches whose row storage fits. Up to
-        IN_FLIGHT launches are queued at once: the host plans (or finds in the cache) and
+        """Cases grouped by score type, each group in launches that fit the device memory. Up
+        to IN_FLIGHT launches are queued at once: the host plans (or finds in the cache) and
         queues launch i+1, and builds launch i's results, while the GPU runs launch i."""
         refuse_free_ends(scoring, self.name)
         with collection_paused() as settle:
@@ -481,71 +526,59 @@ class GpuSolver(LastRowSolver):
     def _solve_many(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool,
                     settle: Callable[[], None]) -> list[Result]:
         self.timing = dict.fromkeys(STAGES, 0.0)
-        work = self._work(cases, scoring, traceback)
+        t0 = time.perf_counter()
+        in_flight, work, subs, _ = self._split(cases, scoring, traceback)
+        self.timing["split"] += time.perf_counter() - t0
         results: list[Result | None] = [None] * len(cases)
-        queued: deque[tuple] = deque()  # (job, its cases, its results made ahead, their finals)
+        queued: deque[tuple[_Job, Work]] = deque()
         events = []
         t_prev = time.perf_counter()
 
         def finish() -> None:
             # A launch's score time is the wall time since the previous launch's scores
-            # arrived, so the launches' times add up to the call's. Its results were made when
-            # it was queued (while the GPU runs) and are completed once its scores arrive.
-            # A launch in parts (its device walks) gives the host each part's results while the
-            # GPU still walks the next.
+            # arrived, so the launches' times add up to the call's. A launch in parts (its
+            # device walks) gives the host each part's results while the GPU still walks the next.
             nonlocal t_prev
-            job, batch, shells, by_input = queued.popleft()
+            job, w = queued.popleft()
             plan = job.inputs.plan
             for part, (rows, _) in enumerate(job.parts):
                 t1 = time.perf_counter()
-                finals, exon_rows = self._collect(job, part)
+                got, exon_rows = self._collect(job, part)
                 t2 = time.perf_counter()
                 if part == 0:
                     t_score, t_prev = t2 - t_prev, t2
-                    scores, shares = self._scores(plan, finals, by_input, t_score)
+                    scored = self._scores(plan, got, t_score)
                 which: Sequence[int] = range(*rows)
                 if exon_rows is None:
                     traced = None
                 elif job.traced is not None:
-                    info = job.inputs.trace[1]
+                    info = job.inputs.trace.info
                     which = info.order[rows[0]:rows[1]].tolist()
                     traced = self._traced(info, rows, *exon_rows)
                 else:
-                    traced = self._trace(batch, plan, *exon_rows, scoring)
+                    traced = self._trace(w.batch, plan, *exon_rows, scoring)
                 t3 = time.perf_counter()
-                self._fill(shells, scores, shares, t_score, traced, which)
-                for c in which:
-                    results[job.sel[c]] = shells[c]
+                for c, result in zip(which, self._results(w.batch, plan, scored, t_score, traced, which)):
+                    results[w.sel[c]] = result
                 self.timing["finals"] += t2 - t1
                 self.timing["traceback"] += t3 - t2
                 self.timing["results"] += time.perf_counter() - t3
 
-        for ctype, sel, batch, ids in work:
-            job = self._launch(sel, batch, scoring, ctype, traceback, self.on_device(ctype), ids)
+        for w, sub in zip(work, subs):
+            job = self._launch(w, sub, scoring, traceback)
             events.append(job.events)
-            t0 = time.perf_counter()
-            queued.append((job, batch, *self._shells(batch, job.inputs.plan)))
-            settle()  # the collector's pass over them while the GPU runs, not after the call
-            self.timing["results"] += time.perf_counter() - t0
-            if len(queued) >= IN_FLIGHT:
+            queued.append((job, w))
+            settle()  # the collector's pass while the GPU runs, not after the call
+            if len(queued) >= in_flight:
                 finish()
         while queued:
             finish()
         cp = device.cupy()
         device.check(cp)
-        self._rows.refill(self._stream_pair()[3])  # beside the caller's next steps
+        self._rows.refill(self.streams().fill)  # beside the caller's next steps
         settle()  # what the last parts made (traced records): no collection due after the call
         self.kernel_ms = [cp.cuda.get_elapsed_time(*pair[:2]) for pair in events]
         return results  # type: ignore[return-value]
 
     def solve(self, case: TestCase, scoring: Scoring = Scoring(), traceback: bool = True) -> Result:
         return self.solve_many([case], scoring, traceback)[0]
-
-    def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
-        refuse_free_ends(scoring, self.name)
-        self.timing = dict.fromkeys(STAGES, 0.0)
-        ctype = score_ctype(case.m, case.n, scoring, WARP * self._widest())
-        _, (host, _) = self._collect(self._launch([0], [case], scoring, ctype, traceback=True, on_device=False))
-        device.check(device.cupy())
-        self._rows.refill(self._stream_pair()[3])
-        return host.reshape(case.K, case.n + 1).astype(prof.dtype)

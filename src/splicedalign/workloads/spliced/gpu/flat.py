@@ -1,0 +1,157 @@
+"""A batch of test cases as flat arrays, made in one pass over the case objects, and their
+sequences packed for the device.
+
+The `gpu` solver's host work on a data set it has not seen is linear in its exons and letters;
+Python touches each case object a few times and each exon twice (its ``first`` and ``last``),
+everything else is NumPy or compiled (numba): no per-case arrays or cached properties on the
+way (the paper-shaped set: 1,010 cases, 52,000 exons, 10.4 MB of bases, 1.5 MB of targets).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+
+from splicedalign.core.alphabet import _lut_base, _lut_target
+from splicedalign.workloads.spliced.records import TestCase
+
+
+@dataclass(frozen=True)
+class FlatCases:
+    """Cases ``cases`` as arrays: exons case after case, each case's in (first, last) order
+    (TestCase.order: the solvers' exon order), and each case's distinct base."""
+    cases: tuple[TestCase, ...]
+    K: np.ndarray           # (C,) exons per case
+    m: np.ndarray           # (C,) base lengths
+    n: np.ndarray           # (C,) target lengths
+    exon_start: np.ndarray  # (C+1,) each case's first exon
+    first: np.ndarray       # (E,) 1-based first row of each exon, (first, last) order per case
+    last: np.ndarray        # (E,) its last row
+    order: np.ndarray       # (E,) its input index in its case (TestCase.order)
+    base_index: np.ndarray  # (C,) index of each case's base among the distinct ones (by identity)
+    bases: tuple[str, ...]  # the distinct bases, in first-use order
+
+    @classmethod
+    def of(cls, cases: Sequence[TestCase] | FlatCases) -> FlatCases:
+        if isinstance(cases, FlatCases):
+            return cases
+        cases = tuple(cases)
+        K = np.fromiter([len(c.exons) for c in cases], dtype=np.int64, count=len(cases))
+        n = np.fromiter([len(c.target) for c in cases], dtype=np.int64, count=len(cases))
+        first = np.fromiter([e.first for c in cases for e in c.exons], dtype=np.int64, count=int(K.sum()))
+        last = np.fromiter([e.last for c in cases for e in c.exons], dtype=np.int64, count=first.size)
+        exon_start = np.zeros(len(cases) + 1, dtype=np.int64)
+        np.cumsum(K, out=exon_start[1:])
+        order = _sort_exons(exon_start, first, last)
+        at: dict[int, int] = {}
+        bases: list[str] = []
+        base_index = np.empty(len(cases), dtype=np.int64)
+        for i, c in enumerate(cases):
+            j = at.setdefault(id(c.base), len(bases))
+            if j == len(bases):
+                bases.append(c.base)
+            base_index[i] = j
+        m = np.fromiter(map(len, bases), dtype=np.int64, count=len(bases))[base_index]
+        return cls(cases, K, m, n, exon_start, first, last, order, base_index, tuple(bases))
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """(E,) rows of each exon."""
+        return self.last - self.first + 1
+
+    @property
+    def exon_case(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self)), self.K)
+
+    @property
+    def cells(self) -> np.ndarray:
+        """(C,) n * Σ|b_k| per case (TestCase.cells)."""
+        return self.exon_sums * self.n
+
+    @property
+    def exon_sums(self) -> np.ndarray:
+        """(C,) Σ|b_k| per case (TestCase.exon_length_sum)."""
+        return np.add.reduceat(self.lengths, self.exon_start[:-1]) if len(self) else np.zeros(0, np.int64)
+
+    def longest_paths(self) -> np.ndarray:
+        """(C,) each case's longest possible traceback path, n + min(m, Σ|b_k|) moves (chain
+        exons do not overlap): the size of its op region, and what its walk costs at most."""
+        return self.n + np.minimum(self.m, self.exon_sums)
+
+    def records(self) -> np.ndarray:
+        """(E, 3) int64: each exon's input index, first, last (backtrack.exon_records)."""
+        return np.stack([self.order, self.first, self.last], axis=1)
+
+    def select(self, idx: Sequence[int]) -> FlatCases:
+        """The cases ``idx`` (in that order), as one batch."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if idx.size == len(self) and (idx == np.arange(len(self))).all():
+            return self
+        K = self.K[idx]
+        exon_start = np.zeros(idx.size + 1, dtype=np.int64)
+        np.cumsum(K, out=exon_start[1:])
+        take = _segments(self.exon_start, idx, exon_start)
+        used, base_index = np.unique(self.base_index[idx], return_inverse=True)
+        return FlatCases(tuple(self.cases[i] for i in idx.tolist()), K, self.m[idx], self.n[idx], exon_start,
+                         self.first[take], self.last[take], self.order[take], base_index.astype(np.int64),
+                         tuple(self.bases[i] for i in used.tolist()))
+
+
+@njit(cache=True)
+def _sort_exons(exon_start, first, last):  # pragma: no cover - compiled
+    """Each case's exons sorted by (first, last), ties in input order (np.lexsort's order), in
+    place; returns each sorted exon's input index in its case."""
+    order = np.empty(first.size, np.int64)
+    for c in range(exon_start.size - 1):
+        a, b = exon_start[c], exon_start[c + 1]
+        if b == a:
+            continue
+        span = last[a:b].max() + 1
+        perm = np.argsort(first[a:b] * span + last[a:b], kind="mergesort")
+        order[a:b] = perm
+        first[a:b] = first[a:b][perm]
+        last[a:b] = last[a:b][perm]
+    return order
+
+
+@njit(cache=True)
+def _segments(start, idx, out_start):  # pragma: no cover - compiled
+    """Indices of the exons of cases ``idx``, case after case."""
+    take = np.empty(out_start[-1], np.int64)
+    for i in range(idx.size):
+        a = start[idx[i]]
+        for k in range(out_start[i + 1] - out_start[i]):
+            take[out_start[i] + k] = a + k
+    return take
+
+
+def encode_all(strings: Sequence[str], lut: np.ndarray, kind: str, cases: Sequence[TestCase]) -> np.ndarray:
+    """The codes of ``strings`` concatenated (one encode over all of them); a letter outside the
+    alphabet raises the case's own one-line error (its ``base_codes`` or ``target_codes``)."""
+    raw = np.frombuffer("".join(strings).encode("latin-1", errors="replace"), dtype=np.uint8)
+    codes = np.empty(raw.size, dtype=np.uint8)
+    if _lookup(raw, lut, codes):
+        for c in cases:  # the first case with a bad letter says which and where
+            getattr(c, f"{kind}_codes")
+        raise AssertionError("a bad letter no case holds")
+    return codes
+
+
+@njit(cache=True)
+def _lookup(raw, lut, out):  # pragma: no cover - compiled
+    """out = lut[raw]; whether any letter has no code (255)."""
+    bad = False
+    for i in range(raw.size):
+        v = lut[raw[i]]
+        bad |= v == 255
+        out[i] = v
+    return bad
+
+
+BASE_LUT, TARGET_LUT = _lut_base, _lut_target

@@ -1,0 +1,92 @@
+"""The `gpu` solver on a shared GPU: launches sized from the device memory a call finds free
+(faked here: the NumPy model kernels stand in for the GPU), an optional cap (--gpu-memory), and
+one line (exit 3) when a single case cannot fit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from splicedalign.core.errors import GpuMemoryError
+from splicedalign.gpu import device
+from splicedalign.workloads.spliced.gpu import launch
+from splicedalign.workloads.spliced.gpu.flat import FlatCases
+from splicedalign.workloads.spliced.gpu.solver import IN_FLIGHT, GpuSolver
+from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.solvers import get_solver
+from splicedalign.workloads.spliced.synthetic import tiny_set
+
+from helpers import random_spliced_case as random_case
+from test_spliced_gpu_plan import _fake_function, fake_gpu
+
+
+def free_memory(monkeypatch, free: int) -> None:
+    """The fake device has ``free`` bytes free (memory_budget's cudaMemGetInfo), capped as the
+    real one is."""
+    monkeypatch.setattr(device, "memory_budget", lambda cap=None: free if cap is None else min(free, cap))
+
+
+def cases_and_sizes(seed: int = 3):
+    rng = np.random.default_rng(seed)
+    print("seed", seed)
+    cases = [random_case(rng, f"m{i}") for i in range(12)] + tiny_set(bases=2)
+    return cases, launch.case_bytes(FlatCases.of(cases), 2, 4, record=False, gather=False)
+
+
+def test_memory_split():
+    """Launches in flight share what is free; a case too large for its share runs alone."""
+    assert launch.memory_split(10, 100, 2) == (50, 2)
+    assert launch.memory_split(60, 100, 2) == (100, 1)
+
+
+def test_launches_fit_the_free_memory(monkeypatch):
+    """Little memory free: more, smaller launches, each within its share; the same answers."""
+    fake_gpu(monkeypatch, _fake_function)
+    cases, sizes = cases_and_sizes()
+    want = [r.score for r in get_solver("sequential").solve_many(cases, Scoring(), traceback=False)]
+    free = int(sizes.max()) * 2 * IN_FLIGHT
+    free_memory(monkeypatch, free)
+    solver = GpuSolver(rows_per_lane=2, device_trace=False)
+    launched = []
+    real = GpuSolver._launch
+
+    def launch_(self, work, flat, scoring, traceback):
+        launched.append(int(launch.case_bytes(flat, 2, 4, False, False).sum()))
+        return real(self, work, flat, scoring, traceback)
+
+    monkeypatch.setattr(GpuSolver, "_launch", launch_)
+    assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == want
+    assert len(launched) > 1 and max(launched) <= free // IN_FLIGHT
+    # plenty free, a cap (--gpu-memory) as small: the same launches
+    free_memory(monkeypatch, 1 << 40)
+    launched.clear()
+    capped = GpuSolver(rows_per_lane=2, device_trace=False, memory_cap=free)
+    assert [r.score for r in capped.solve_many(cases, Scoring(), traceback=False)] == want
+    assert len(launched) > 1 and max(launched) <= free // IN_FLIGHT
+    # a case too large to share: it runs alone, one launch in flight
+    launched.clear()
+    free_memory(monkeypatch, int(sizes.max()) * 3 // 2)
+    assert [r.score for r in GpuSolver(rows_per_lane=2, device_trace=False).solve_many(
+        cases, Scoring(), traceback=False)] == want
+    assert max(launched) <= int(sizes.max()) * 3 // 2
+
+
+def test_a_case_that_cannot_fit_is_one_line(monkeypatch, tmp_path, capsys):
+    """A case larger than all the memory free: GpuMemoryError naming it, what it needs and what
+    is free, on one line; the CLI exits 3 with that line, no traceback."""
+    fake_gpu(monkeypatch, _fake_function)
+    cases, sizes = cases_and_sizes()
+    free_memory(monkeypatch, int(sizes.max()) - 1)
+    with pytest.raises(GpuMemoryError) as info:
+        GpuSolver(rows_per_lane=2).solve_many(cases, Scoring(), traceback=False)
+    message = str(info.value)
+    assert "\n" not in message and cases[int(np.argmax(sizes))].name in message and "GiB" in message
+    from splicedalign.cli import main
+    from splicedalign.workloads.spliced.datasets import write_synthetic
+
+    manifest = write_synthetic("tiny", tmp_path / "tiny")
+    free_memory(monkeypatch, 1 << 40)
+    code = main(["align", "--manifest", str(manifest), "--solver", "gpu", "--score-only", "--gpu-memory", "1K", "-q"])
+    err = capsys.readouterr().err.strip().splitlines()
+    # (the loader's warnings may come first)
+    assert code == 3 and "GPU memory" in err[-1] and "tiny" in err[-1] and not any("Traceback" in e for e in err)
