@@ -33,15 +33,15 @@ def tune_short_process() -> None:
 def collection_paused() -> Iterator[Callable[[], None]]:
     """Pause the cyclic collector while a batch call makes thousands of acyclic records (a
     data set's ``Result``s). Their allocations would trigger full collections inside the call,
-    each a pass over the caller's whole heap (about 120 ms beside ten loaded data sets:
-    docs/gpu.md, device run G). Reference counting frees everything as usual.
+    each a pass over the caller's whole heap (about 120 ms beside ten loaded data sets on the
+    device host). Reference counting frees everything as usual.
 
     Yields ``settle``, for the call to run while it waits anyway (for a GPU), and last: if the
     caller's collector is on and a collection is due, one pass over the two young generations
     moves what the call made so far to the oldest one. Else the first allocation after the
     pause would make that pass (1-2.5 ms after a 10-set GPU call on the device host, and the
-    next older collection again), or a full one when due (15 ms beside a loaded data set:
-    docs/gpu.md, run AU); the next full collection finds what it would have found."""
+    next older collection again), or a full one when due (15 ms beside a loaded data set); the
+    next full collection finds what it would have found."""
     was_enabled = gc.isenabled()
     gc.disable()
 

@@ -50,7 +50,7 @@ def time_repeats(fn: Callable[[], T], repeats: int, warmup: int = 1,
     then ``repeats`` times timed, ``before`` (if given) untimed before each; returns the timing
     and the last result. A run's result is let go before the next run's clock starts: a caller
     keeps its results, and freeing thousands of records is not the next run's work (2.6-2.9 ms
-    after a 10-set GPU call: docs/gpu.md, run AN)."""
+    after a 10-set GPU call)."""
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
     for _ in range(warmup):

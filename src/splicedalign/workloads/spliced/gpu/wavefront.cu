@@ -228,7 +228,8 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     // window becomes the blocks written without a gap from block u, and the next poll goes out
     // at once. On a dependent chain the consumer is caught up with its producer, and a poll
     // issued only when the window is used up would add an L2 round trip to every few steps
-    // (docs/gpu.md, runs J and X). Block u not written: its lane alone polls until it is.
+    // (a chain's consumer waits about one L2 round trip per hand-off; with the poll in flight the
+    // paper set's score kernel took 10.51 ms against 10.60). Block u not written: its lane alone polls until it is.
     const bool has_entry = has_in || has_in2;  // warp-uniform
     if (ENTRY && lane == 0) eb.entry_row = t.entry_row;  // read after a window's __syncwarp
     auto poll = [&](int from) {
@@ -260,8 +261,9 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     int wend = 0;
     if (has_entry) poll(0);
     // A follower (MODE_FOLLOW) loads each step's selectors a step ahead: its few warps per SM
-    // are latency-bound, and the step's first PRMT waited on that load (docs/gpu.md, run CC;
-    // the kernels, whose many warps hide it, lost 9% to it, run BK).
+    // are latency-bound, and the step's first PRMT waited on that load (the follower ends
+    // 0.5-0.8 ms earlier with it; the recording kernel, whose many warps hide the load, ran
+    // 9% slower with it: 15.1 -> 16.5 ms).
     const int steps = blocks + 31 - head;
     int4 ahead = make_int4(0, 0, 0, 0);
     if constexpr (MODE == MODE_FOLLOW) ahead = __ldg(sels + bi);
@@ -382,7 +384,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 // WIDE_MIN_LANE_ROWS): a strip runs with its own lane_rows (the plan's choice, a power of two <= R).
 // ENTRY: the sweeps write entry rows standing in for folds (Task::entry_row), compiled only into
 // the kernels whose plans can have them (plan.entry_folds: int scores, the throughput kernels; an
-// int64 sweep would spill, and a chain kernel with the store was 3% slower, run BY).
+// int64 sweep would spill, and a chain kernel with the store was 2-3% slower: IL1RAPL1 8.07 -> 8.26 ms).
 template <typename T, int R, bool BYTES, int MODE, bool ENTRY>
 __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __restrict__ base,
                                           const int* __restrict__ tsel, T* rows, unsigned* moves,
