@@ -1,7 +1,7 @@
 """A `gpu` launch's configuration, decided in one place (``configure``) from the tuning (data:
 ``Tuning``), and the batching of test cases into launches that fit the device's memory (pure).
 
-docs/gpu.md has the measurements behind every default of ``Tuning``.
+docs/experiments/spliced-gpu.md has the measurements behind every default of ``Tuning``.
 """
 
 from __future__ import annotations
