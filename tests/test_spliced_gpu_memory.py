@@ -35,8 +35,9 @@ def cases_and_sizes(seed: int = 3):
 
 def test_memory_split():
     """Launches in flight share what is free; a case too large for its share runs alone."""
-    assert launch.memory_split(10, 100, 2) == (50, 2)
-    assert launch.memory_split(60, 100, 2) == (100, 1)
+    use = launch.MEMORY_USE
+    assert launch.memory_split(10, 100, 2) == (int(100 * use) // 2, 2)
+    assert launch.memory_split(60, 100, 2) == (int(100 * use), 1)
 
 
 def test_launches_fit_the_free_memory(monkeypatch):
@@ -45,6 +46,7 @@ def test_launches_fit_the_free_memory(monkeypatch):
     cases, sizes = cases_and_sizes()
     want = [r.score for r in get_solver("sequential").solve_many(cases, Scoring(), traceback=False)]
     free = int(sizes.max()) * 2 * IN_FLIGHT
+    share = int(free * launch.MEMORY_USE) // IN_FLIGHT
     free_memory(monkeypatch, free)
     solver = GpuSolver(rows_per_lane=2, device_trace=False)
     launched = []
@@ -56,19 +58,19 @@ def test_launches_fit_the_free_memory(monkeypatch):
 
     monkeypatch.setattr(GpuSolver, "_launch", launch_)
     assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == want
-    assert len(launched) > 1 and max(launched) <= free // IN_FLIGHT
+    assert len(launched) > 1 and max(launched) <= share
     # plenty free, a cap (--gpu-memory) as small: the same launches
     free_memory(monkeypatch, 1 << 40)
     launched.clear()
     capped = GpuSolver(rows_per_lane=2, device_trace=False, memory_cap=free)
     assert [r.score for r in capped.solve_many(cases, Scoring(), traceback=False)] == want
-    assert len(launched) > 1 and max(launched) <= free // IN_FLIGHT
+    assert len(launched) > 1 and max(launched) <= share
     # a case too large to share: it runs alone, one launch in flight
     launched.clear()
     free_memory(monkeypatch, int(sizes.max()) * 3 // 2)
     assert [r.score for r in GpuSolver(rows_per_lane=2, device_trace=False).solve_many(
         cases, Scoring(), traceback=False)] == want
-    assert max(launched) <= int(sizes.max()) * 3 // 2
+    assert max(launched) <= int(sizes.max()) * 3 // 2 * launch.MEMORY_USE
 
 
 def test_a_case_that_cannot_fit_is_one_line(monkeypatch, tmp_path, capsys):

@@ -97,19 +97,18 @@ def test_device_trace_equals_host_trace(byte_profile):
             assert alignment_problems(c, d, scoring) == [], c.name
 
 
-def test_a_running_launchs_row_storage_is_not_reused(monkeypatch):
+def test_a_running_launchs_row_storage_is_not_reused():
     """Two launches of one call, each an IL1RAPL1-shaped chain (~8 ms) needing the same row
     storage: the second is queued while the first's kernel runs and must get storage of its
-    own. (Storage let go to CuPy's pool when its launch was queued, as before run AN, went to
-    the next launch's fill on the fill stream while the kernel still ran on another.)"""
+    own. (Storage let go to CuPy's pool when its launch was queued went to the next launch's
+    fill on the fill stream while the kernel still ran on another: the wait ran out.)"""
     from splicedalign.workloads.spliced.gpu import launch
     from splicedalign.workloads.spliced.gpu.solver import GpuSolver
     from splicedalign.workloads.spliced.synthetic import il1rapl1_case
 
     cases = [il1rapl1_case(), il1rapl1_case()]
     want = GpuSolver().solve(cases[0], Scoring(), traceback=False).score
-    monkeypatch.setattr(launch, "batches", lambda cs, R, **kw: [[i] for i in range(len(cs))])
-    solver = GpuSolver()
+    solver = GpuSolver(tuning=launch.Tuning(row_budget=1))  # a launch per case
     for _ in range(2):
         assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == [want, want]
         assert len(solver.kernel_ms) == 2

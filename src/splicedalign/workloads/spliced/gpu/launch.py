@@ -193,18 +193,18 @@ def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool,
 
 
 def batches(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, budget: int = TUNING.row_budget,
-            move_budget: int | None = None, byte_budget: int | None = None, itemsize: int = 4,
-            gather: bool = False) -> list[list[int]]:
+            move_budget: int | None = None, byte_sizes: np.ndarray | None = None,
+            byte_budget: int | None = None) -> list[list[int]]:
     """Consecutive runs of case indices whose row storage fits ``budget`` and, for launches
     that record moves, whose move storage fits ``move_budget``, and whose device bytes
-    (case_bytes) fit ``byte_budget`` (a case that alone exceeds them gets a launch of its own)."""
+    (``byte_sizes``, each case's case_bytes) fit ``byte_budget`` (a case that alone exceeds
+    them gets a launch of its own)."""
     flat = FlatCases.of(cases)
     out: list[list[int]] = []
     rows, words = _storage(flat, rows_per_lane)
     sizes = rows.tolist()
     moves = words.tolist() if move_budget else [0] * len(sizes)
-    nbytes = (case_bytes(flat, rows_per_lane, itemsize, bool(move_budget), gather).tolist() if byte_budget
-              else [0] * len(sizes))
+    nbytes = byte_sizes.tolist() if byte_budget else [0] * len(sizes)
     used = used_moves = used_bytes = None
     for i, (size, move, b) in enumerate(zip(sizes, moves, nbytes)):
         if (used is None or used + size > budget or (move_budget and used_moves + move > move_budget)
@@ -218,10 +218,16 @@ def batches(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, budget: i
     return out
 
 
+# The share of the free device memory a call plans to use: the rest is left to CuPy's pool
+# (block rounding and splits) and CUDA's own allocations.
+MEMORY_USE = 0.9
+
+
 def memory_split(largest_case: int, free: int, in_flight: int) -> tuple[int, int]:
     """(bytes each launch may take, launches in flight) for a call whose largest case takes
     ``largest_case`` bytes on a device with ``free`` bytes for it: ``in_flight`` launches share
-    them; a case too large for its share runs alone (one launch in flight)."""
+    MEMORY_USE of them; a case too large for its share runs alone (one launch in flight)."""
+    free = int(free * MEMORY_USE)
     share = free // in_flight
     return (share, in_flight) if largest_case <= share else (free, 1)
 

@@ -485,26 +485,26 @@ class GpuSolver:
             if idx.size:
                 record = traceback and self.on_device(ctype)
                 part = flat.select(idx)
-                # what each case takes at the widest rows per lane its launch may hold
-                sizes = launch.case_bytes(part, self._widest() if record and self.rows_per_lane is None else R,
-                                          4 if ctype == "int" else 8, record, traceback and not record)
+                itemsize = 4 if ctype == "int" else 8
+                # what each case takes at most, at any rows per lane its launch may hold
+                sizes = launch.case_bytes(part, R, itemsize, record, traceback and not record)
+                if record and self.rows_per_lane is None:
+                    sizes = np.maximum(sizes, launch.case_bytes(part, tuning.chain_rows_per_lane, itemsize, True,
+                                                                False))
                 big = int(np.argmax(sizes))
-                device.require_memory(int(sizes[big]), free, f"case {part.cases[big].name!r}")
+                device.require_memory(int(sizes[big]), int(free * launch.MEMORY_USE), f"case {part.cases[big].name!r}")
                 groups.append((ctype, idx, part, record, sizes))
         share, in_flight = launch.memory_split(max((int(g[4].max()) for g in groups), default=0), free, IN_FLIGHT)
         work = []
         for ctype, idx, part, record, sizes in groups:
-            itemsize = 4 if ctype == "int" else 8
             budget = tuning.move_budget if record else None
-            for run in launch.batches(part, R, tuning.row_budget, move_budget=budget, byte_budget=share,
-                                      itemsize=itemsize, gather=traceback and not record):
+            for run in launch.batches(part, R, tuning.row_budget, budget, sizes, share):
                 sel = idx[run]
                 if record and self.rows_per_lane is None and tuning.chain_bound(len(sel)):
                     # a chain launch holds more rows per lane than the batches assumed: its
                     # move storage checked again at that width
                     work += [(ctype, sel[sub], sizes[np.asarray(run)[sub]]) for sub in launch.batches(
-                        flat.select(sel), tuning.chain_rows_per_lane, tuning.row_budget, move_budget=budget,
-                        byte_budget=share, itemsize=itemsize)]
+                        flat.select(sel), tuning.chain_rows_per_lane, tuning.row_budget, budget, sizes[run], share)]
                 else:
                     work.append((ctype, sel, sizes[run]))
         launches = []
