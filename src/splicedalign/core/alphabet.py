@@ -83,9 +83,12 @@ def encode_target(seq: str, source: str = "<target>", record: str = "target") ->
 def validate(seq: str, source: str, record: str) -> None:
     """Raise InputError unless every letter of ``seq`` is an IUPAC nucleotide code; warn when
     most letters are ambiguity codes (a protein such as MKVRSWHDBN passes the letter check,
-    but its letters would never match)."""
-    _encode(seq, _lut_base, source, record)
-    share = protein_like_fraction(seq)
+    but its letters would never match). One count of each byte value answers both."""
+    raw = np.frombuffer(seq.encode("latin-1", errors="replace"), dtype=np.uint8)
+    counts = np.bincount(raw, minlength=256)
+    if counts[_lut_base == 255].any():
+        _encode(seq, _lut_base, source, record)  # raises, naming the first such letter
+    share = counts[_PROTEIN_LIKE].sum() / raw.size if raw.size else 0.0
     if share > PROTEIN_LIKE_FRACTION:
         log.warning("%s: record %r is %.0f%% IUPAC ambiguity codes (a protein?); they never match,"
                     " so the alignment will be meaningless: give a nucleotide sequence",

@@ -15,7 +15,7 @@ from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.datasets import SYNTHETIC, read_manifest, write_synthetic
 from splicedalign.workloads.spliced.exons import exon_formats
 from splicedalign.workloads.spliced.exons.strand import STRAND_CHOICES, best_per_strand_set
-from splicedalign.workloads.spliced.load import load_cases
+from splicedalign.workloads.spliced.load import CaseFiles, load_cases
 from splicedalign.workloads.spliced.output import FORMATTERS, Solved
 from splicedalign.workloads.spliced.records import TARGET_ENDS, Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import SOLVERS
@@ -100,11 +100,12 @@ def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> list[TestCase]
         given = [flag for flag, value in files.items() if value]
         if given:
             raise InputError("align", f"give --manifest or {', '.join(files)}, not both ({given[0]} given)")
-        cases = []
+        cases, reader = [], CaseFiles()  # each base and exon table read once
         for e in read_manifest(args.manifest):
             on = strands if e.strand is None else tuple(s for s in strands if s == e.strand)
             if on:
-                cases += load_cases(e.base, e.exons, e.target, e.exon_format, e.case, on, getattr(args, "shift_window", 0))
+                cases += reader.cases(e.base, e.exons, e.target, e.exon_format, e.case, on,
+                                      getattr(args, "shift_window", 0))
         if not cases:
             raise InputError(args.manifest, f"no case with candidate exons on strand(s) {', '.join(strands)}")
         return cases

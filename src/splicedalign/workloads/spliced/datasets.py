@@ -69,6 +69,7 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
         raise InputError(str(path), "manifest not found" if not path.exists() else "manifest is not a file")
     table = read_table(path, "manifest", ("case", "base", "target", "exons"))
     entries, seen = [], set()
+    found: dict[str, Path] = {}  # each distinct file named, checked once (cases share bases)
     for lineno, row in table.rows:
         where = f"line {lineno}"
         missing = [c for c in ("case", "base", "target", "exons") if not row[c]]
@@ -88,13 +89,18 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
         strand = row.get(STRAND_COLUMN) or None
         if strand not in (None, "+", "-"):
             raise InputError(str(path), f"case {case}: exon_strand must be + or -, got {shown(strand)}", where=where)
-        files = {c: root / row[c] for c in ("base", "target", "exons")}
-        if row.get("true_exons"):
-            files["true_exons"] = root / row["true_exons"]
-        for column, file in files.items():
-            if not file.is_file():
-                raise InputError(str(path), f"case {case}: {column} file {row[column]} not found"
-                                 f" (looked for {file})", where=where)
+        files = {}
+        for column in ("base", "target", "exons", "true_exons"):
+            name = row.get(column)
+            if not name:
+                continue
+            if name not in found:
+                file = root / name
+                if not file.is_file():
+                    raise InputError(str(path), f"case {case}: {column} file {name} not found"
+                                     f" (looked for {file})", where=where)
+                found[name] = file
+            files[column] = found[name]
         entries.append(CaseEntry(
             case, files["base"], files["target"], files["exons"], exon_format, files.get("true_exons"),
             {k: v for k, v in row.items() if k not in (*MANIFEST_COLUMNS, STRAND_COLUMN)}, strand,

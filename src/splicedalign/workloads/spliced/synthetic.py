@@ -96,6 +96,26 @@ def _cluster(rng: np.random.Generator, core_first: int, core_last: int, size: in
     return out
 
 
+def _distinct(intervals: list[tuple[int, int]], taken: set[tuple[int, int]], m: int, lo: int,
+              hi: int) -> list[tuple[int, int]]:
+    """``intervals`` with each one that repeats an earlier one or one of ``taken`` moved to the
+    nearest free interval (an end moved by 1, 2, ... letters, within 1..m and lengths lo..hi): a
+    gene finder reports each interval once. Deterministic (no draw), so a seed's other
+    intervals, its base and its targets stay as they were."""
+    out = []
+    for f, l in intervals:
+        d = 0
+        while (f, l) in taken and d < m:
+            d += 1
+            for g, k in ((f, l + d), (f - d, l), (f, l - d), (f + d, l)):
+                if 1 <= g <= k <= m and lo <= k - g + 1 <= hi and (g, k) not in taken:
+                    f, l = g, k
+                    break
+        taken.add((f, l))
+        out.append((f, l))
+    return out
+
+
 def gene_like(rng: np.random.Generator, shape: Shape, name: str = "case",
               targets: int = 1) -> list[TestCase]:
     """``targets`` test cases sharing one base and its candidate exons (one per homolog)."""
@@ -137,6 +157,7 @@ def gene_like(rng: np.random.Generator, shape: Shape, name: str = "case",
         L = int(_lognormal_int(rng, shape.exon_mean, lo, hi))
         f = int(rng.integers(1, max(2, m - L + 2)))
         false += _cluster(rng, f, min(m, f + L - 1), size, m, lo, hi)
+    false = _distinct(false, set(true), m, lo, hi)
     base = random_dna(rng, m)
     exons = [Exon(f, l, {"true": 1}) for f, l in true] + [Exon(f, l, {"true": 0}) for f, l in false]
     exons = [exons[i] for i in rng.permutation(len(exons))]  # as a gene finder lists them: any order
