@@ -12,6 +12,7 @@ import pytest
 
 from splicedalign.workloads.spliced.datasets import bundled_manifest
 from splicedalign.workloads.spliced.output import gff_gap, gff_seqid, gff_value
+from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH
 from helpers import run_cli
 
 # https://github.com/The-Sequence-Ontology/Specifications/blob/master/gff3.md
@@ -122,7 +123,9 @@ def test_reserved_characters_escaped(tmp_path):
 def test_escape_helpers():
     assert gff_seqid("a b~c|d") == "a%20b%7Ec|d"
     assert gff_value("x=1;y,z&w%\tq r") == "x%3D1%3By%2Cz%26w%25%09q r"
-    assert gff_gap("3I2=1X1D4=") == "I3 M3 D1 M4"
+    # the ops of CIGAR 3I2=1X1D4=: match and mismatch runs merge into one M
+    ops = bytes([OP_INS] * 3 + [OP_MATCH] * 2 + [OP_MISMATCH] + [OP_DEL] + [OP_MATCH] * 4)
+    assert gff_gap(ops) == "I3 M3 D1 M4" and gff_gap(b"") == ""
 
 
 def test_minus_strand_gene_model_is_valid(tmp_path):

@@ -1,5 +1,5 @@
 """Progress of long solves, reported through the ``splicedalign`` logger (the CLI shows INFO
-on stderr; the pipeline's logs capture it). Reports at most every ``interval`` seconds."""
+on stderr, ``-q`` silences it; the pipeline's logs capture it)."""
 
 from __future__ import annotations
 
@@ -25,16 +25,53 @@ def log_to(path: str | Path | None = None, level: int = logging.INFO,
     log.setLevel(level)
 
 
-class Progress:
-    def __init__(self, what: str, total_cells: int, interval: float = 5.0):
-        self.what, self.total, self.interval = what, max(1, total_cells), interval
-        self.start = self.last = time.perf_counter()
+def duration(seconds: float) -> str:
+    """'42s', '3m07s', '2h05m': a time for people to read."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
-    def update(self, done_cells: int, detail: str = "") -> None:
+
+class Progress:
+    """Progress of one long run: a line once it has run ``delay`` seconds, then at most every
+    ``interval`` seconds, e.g. ``align [sequential]: 312/1,010 cases, 41.5% of 8.61e+10 cells,
+    1.21 GCUPS, ETA 48s`` (items only when ``total_items`` is given; the ETA from the cell
+    rate so far). Short runs say nothing; ``finish`` closes a run that said something with
+    its total time. Call ``update`` from one thread."""
+
+    def __init__(self, what: str, total_cells: int, total_items: int | None = None, unit: str = "cases",
+                 interval: float = 5.0, delay: float = 2.0):
+        self.what, self.total, self.items, self.unit = what, max(1, total_cells), total_items, unit
+        self.interval, self.delay = interval, delay
+        self.start = time.perf_counter()
+        self.last: float | None = None  # when the last line was said (None: none yet)
+
+    def _line(self, done_cells: int, done_items: int | None, now: float) -> str:
+        elapsed = max(now - self.start, 1e-9)
+        rate = done_cells / elapsed
+        parts = [f"{done_items:,}/{self.items:,} {self.unit}"] if self.items is not None and done_items is not None else []
+        parts.append(f"{100 * done_cells / self.total:.1f}% of {self.total:.3g} cells")
+        parts.append(f"{rate / 1e9:.3g} GCUPS")
+        if done_cells < self.total:
+            parts.append(f"ETA {duration((self.total - done_cells) / rate) if rate > 0 else '?'}")
+        return ", ".join(parts)
+
+    def update(self, done_cells: int, detail: str = "", done_items: int | None = None) -> None:
         now = time.perf_counter()
-        if now - self.last < self.interval:
+        if now - self.start < self.delay or (self.last is not None and now - self.last < self.interval):
             return
         self.last = now
-        rate = done_cells / (now - self.start) / 1e6
-        log.info("%s: %.1f%% of %.3g cells, %.0f MCUPS%s", self.what, 100 * done_cells / self.total,
-                 self.total, rate, f" ({detail})" if detail else "")
+        log.info("%s: %s%s", self.what, self._line(done_cells, done_items, now), f" ({detail})" if detail else "")
+
+    def finish(self, done_cells: int | None = None, done_items: int | None = None) -> None:
+        """The closing line (total time, rate), only when the run said something before."""
+        if self.last is None:
+            return
+        now = time.perf_counter()
+        log.info("%s: done, %s in %s", self.what,
+                 self._line(self.total if done_cells is None else done_cells,
+                            self.items if done_items is None else done_items, now),
+                 duration(now - self.start))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Sequence
 
 import numba
@@ -128,6 +128,15 @@ class MulticoreSolver(LastRowSolver):
         if workers <= 1:
             return [self.solve(c, scoring, traceback) for c in cases]
         order = sorted(range(len(cases)), key=lambda i: -cases[i].cells)
+        progress = Progress(f"align [{self.name}]", sum(c.cells for c in cases), len(cases))
+        results: list[Result | None] = [None] * len(cases)
+        cells = 0
         with ThreadPoolExecutor(workers) as pool:
-            done = dict(zip(order, pool.map(lambda i: self._one_core(cases[i], scoring, traceback), order)))
-        return [done[i] for i in range(len(cases))]
+            futures = {pool.submit(self._one_core, cases[i], scoring, traceback): i for i in order}
+            for k, future in enumerate(as_completed(futures), 1):
+                i = futures[future]
+                results[i] = future.result()
+                cells += cases[i].cells
+                progress.update(cells, done_items=k)
+        progress.finish()
+        return results  # type: ignore[return-value]

@@ -28,7 +28,7 @@ def groups(first: Sequence[int], last: Sequence[int]) -> list[list[int]]:
     An exon joins the open group while it starts before every member ends, so no member can
     precede another in a chain: the group's matrices are independent.
     """
-    f, l = _sorted(first, last)
+    f, l = (a.tolist() for a in _sorted(first, last))  # Python ints: the loop below runs 3x faster
     out: list[list[int]] = []
     i, K = 0, len(f)
     while i < K:
