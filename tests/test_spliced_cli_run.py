@@ -1,0 +1,205 @@
+"""What a user sees while ``align`` runs and what it reads (no GPU needed): progress lines on
+long runs (silenced by -q), a file's warnings said once, synthetic sets without duplicate
+intervals, each base and exon table read once per manifest, FASTA read by whole-text byte
+operations exactly as line by line, seconds without kernel loading, and no heavy module
+imported by a CPU align."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from splicedalign.core import loading, logs
+from splicedalign.core.errors import InputError
+from splicedalign.core.seqio import parse_fasta
+from splicedalign.workloads.spliced import load, synthetic
+from splicedalign.workloads.spliced.datasets import write_dataset, write_synthetic
+from helpers import console, run_cli
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return write_synthetic("tiny", tmp_path_factory.mktemp("tiny"))
+
+
+class Clock:
+    """A perf_counter that moves ``step`` seconds each time it is read."""
+
+    def __init__(self, step: float):
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_progress_says_cases_rate_and_eta(caplog, monkeypatch):
+    monkeypatch.setattr(logs.time, "perf_counter", Clock(1.5))
+    caplog.set_level(logging.INFO, logger="splicedalign")
+    p = logs.Progress("align [x]", total_cells=4_000_000_000, total_items=10)  # start at 1.5 s
+    p.update(1_000_000_000, done_items=3)  # 3.0 s: 1.5 s in, below the 2 s delay: nothing
+    p.update(2_000_000_000, done_items=5)  # 4.5 s: 3 s in: the first line
+    p.update(3_000_000_000, done_items=8)  # 6.0 s: 1.5 s after it, within the interval: nothing
+    p.finish()
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == ["align [x]: 5/10 cases, 50.0% of 4e+09 cells, 0.667 GCUPS, ETA 3s",
+                     "align [x]: done, 10/10 cases, 100.0% of 4e+09 cells, 0.667 GCUPS in 6s"]
+
+
+def test_short_run_says_nothing(caplog):
+    caplog.set_level(logging.INFO, logger="splicedalign")
+    p = logs.Progress("quick", 100, 2)
+    p.update(50, done_items=1)
+    p.finish()
+    assert caplog.records == []
+
+
+def test_durations():
+    assert [logs.duration(s) for s in (0.4, 59, 61, 3599, 3600, 7500)] == ["0s", "59s", "1m01s", "59m59s",
+                                                                          "1h00m", "2h05m"]
+
+
+def test_align_progress_on_stderr_silenced_by_q(tiny, monkeypatch):
+    # every clock reading 3 s later: each case a "long" run's step
+    monkeypatch.setattr(logs.time, "perf_counter", Clock(3.0))
+    for solver in ("sequential", "multicore"):
+        code, out, err = run_cli("align", "--manifest", str(tiny), "--solver", solver, "--score-only")
+        assert code == 0, err
+        progress = [line for line in err.splitlines() if line.startswith(f"splicedalign: align [{solver}]: ")]
+        assert progress and "/8 cases" in progress[0] and "GCUPS" in progress[0] and "ETA" in progress[0]
+        assert "done, 8/8 cases" in progress[-1]
+        code, out, err = run_cli("-q", "align", "--manifest", str(tiny), "--solver", solver, "--score-only")
+        assert code == 0 and err == "", err
+
+
+def test_duplicate_warning_once_per_file(tmp_path):
+    cases = synthetic.tiny_set(bases=1)  # one base, two targets: two cases share the exon table
+    root = write_dataset(cases, tmp_path).parent
+    table = root / "exons" / "tiny00.tsv"
+    lines = table.read_text().splitlines()
+    table.write_text("\n".join(lines + lines[1:3]) + "\n")  # two rows repeated
+    code, out, err = run_cli("-q", "align", "--manifest", str(root / "cases.tsv"), "--score-only")
+    assert code == 0
+    assert err.splitlines() == [f"splicedalign: {table}: 2 duplicate exon interval(s) kept "
+                                "(they cannot change the score)"]
+    assert len(json.loads(out)) == 2
+
+
+@pytest.mark.parametrize("seed", [2012, 5])
+def test_synthetic_paper_set_has_no_duplicate_intervals(seed):
+    for case in synthetic.paper_set(seed, bases=40):
+        intervals = [(e.first, e.last) for e in case.exons]
+        assert len(set(intervals)) == len(intervals), (seed, case.name)
+        true = [(e.first, e.last) for e in case.exons if e.attrs["true"]]
+        assert sorted(true) == sorted(case.meta["true_exons"])  # true exons never moved
+
+
+def test_distinct_moves_only_repeats():
+    taken = {(10, 20)}
+    out = synthetic._distinct([(10, 20), (5, 8), (5, 8), (10, 21)], taken, m=100, lo=1, hi=50)
+    assert out == [(10, 21), (5, 8), (5, 9), (10, 22)]
+    assert synthetic._distinct([(1, 1), (1, 1)], set(), m=1, lo=1, hi=1) == [(1, 1), (1, 1)]  # no room: kept
+
+
+def test_synthetic_set_aligns_quietly(tiny):
+    proc = console("-q", "align", "--manifest", str(tiny), "--solver", "reference", "--score-only")
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert len(json.loads(proc.stdout)) == 8
+
+
+def test_manifest_reads_each_base_once(tiny, monkeypatch):
+    reads = []
+    real = load.read_single_fasta
+    monkeypatch.setattr(load, "read_single_fasta", lambda path, *a: reads.append(str(path)) or real(path, *a))
+    code, out, err = run_cli("-q", "align", "--manifest", str(tiny), "--score-only", "--solver", "reference")
+    assert code == 0, err
+    assert len(reads) == 4 and len(set(reads)) == 4  # 4 bases, 8 cases
+
+
+def _line_by_line(text: str) -> list[tuple[str, str, str]]:
+    """FASTA the obvious way (lines stripped, ';' comments, spaces dropped): the reference."""
+    records, header, seq = [], None, []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(";"):
+            continue
+        if line.startswith(">"):
+            if header is not None:
+                records.append(header + ("".join(seq),))
+            text_ = line[1:].strip()
+            header, seq = (text_.split()[0] if text_.split() else "", text_), []
+        else:
+            seq.append("".join(line.split()))
+    if header is not None:
+        records.append(header + ("".join(seq),))
+    return records
+
+
+@pytest.mark.parametrize("text", [
+    ">a desc\nACGT\nAC\n>b\nNNNN\n", ">a\r\nAC GT\r\n  TT\r\n;comment\r\n>b\r\nnn\r\n",
+    "  >a\n  ACGT  \n\t>b x\nAC\n", ">a\nACGT", "\n\n>a\nA\n\n>b x>y;z\nC\n", ";top\n>a\nAC\n", "> a b\nAC\n",
+])
+def test_fasta_as_read_line_by_line(text):
+    got = [(r.id, r.description, r.seq) for r in parse_fasta(text.encode(), "x")]
+    assert got == _line_by_line(text)
+
+
+def test_fasta_random_layouts():
+    seed = 20261125
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        parts = []
+        for r in range(int(rng.integers(1, 5))):
+            parts.append(rng.choice(["", " ", "\t"]) + f">r{r} d{r}" + rng.choice(["\n", "\r\n"]))
+            for _ in range(int(rng.integers(1, 5))):
+                line = "".join(rng.choice(list("ACGTNacgt"), int(rng.integers(1, 30))))
+                parts.append(rng.choice(["", " "]) + line + rng.choice(["\n", "\r\n", " \n"]))
+                if rng.random() < 0.2:
+                    parts.append(rng.choice(["\n", ";c\n", "  \n"]))
+        text = "".join(parts)
+        got = [(r.id, r.description, r.seq) for r in parse_fasta(text.encode(), "x")]
+        assert got == _line_by_line(text), (seed, text)
+
+
+@pytest.mark.parametrize("text, where, problem", [
+    (">t\nACGT\n>u\nAC\n\nA  C5T\n", "line 6", "non-nucleotide letter '5' at position 5 of record 'u'"),
+    ("\n  \nACGT\n>a\nA\n", "line 3", "sequence data before the first '>' header"),
+    (">a\n\n>b\nAC\n", "line 1", "record 'a' has no sequence"),
+])
+def test_fasta_errors_name_the_line(text, where, problem):
+    with pytest.raises(InputError) as err:
+        parse_fasta(text.encode(), "f.fa")
+    assert err.value.where == where and err.value.problem.startswith(problem)
+
+
+def test_loading_time_left_out_of_seconds():
+    from numba import njit
+
+    loading.watch_numba()
+    before = loading.seconds()
+    njit(lambda x: x + 1)(1)  # compiled now: counted as loading
+    assert loading.seconds() > before
+    with loading.loading(), loading.loading():  # nested: counted once
+        mid = loading.seconds()
+    assert loading.seconds() >= mid
+
+
+def test_record_seconds_exclude_loading(tiny):
+    code, out, err = run_cli("-q", "align", "--manifest", str(tiny), "--solver", "sequential")
+    assert code == 0, err
+    for rec in json.loads(out):
+        assert rec["seconds_loading"] >= 0 and rec["seconds"] >= 0
+        assert rec["seconds"] == pytest.approx(rec["seconds_score"] + rec["seconds_traceback"], abs=1e-6)
+
+
+def test_cpu_align_imports_no_heavy_module(tiny):
+    probe = ("import sys; from splicedalign.cli import main; "
+             f"code = main(['-q', 'align', '--manifest', {str(tiny)!r}, '--score-only', '-o', '/dev/null']); "
+             "print(code, sorted(m for m in ('cupy', 'pandas', 'matplotlib', 'snakemake') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split(None, 1) == ["0", "[]\n"]
