@@ -9,6 +9,7 @@
 #
 # Run from the repository root on a GPU machine (logs under $OUT, default ./device_out).
 # Per-workload options: SPLICED_ARGS, PRIMER_ARGS, NW_ARGS, SW_ARGS (passed to the .py).
+# spliced also runs benchmarks/spliced_cold.py (issue 22 targets 1-4; options: SPLICED_COLD_ARGS).
 set -uo pipefail
 export PYTHONPATH=src PYTHONUNBUFFERED=1
 OUT=${OUT:-device_out}
@@ -40,6 +41,11 @@ for w in "${workloads[@]}"; do
   # shellcheck disable=SC2086  # the options are meant to split
   python3 scripts/device_"$w".py --out "$OUT/$w" ${!args_var:-} 2>&1 | tee "$OUT/$w/check.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; echo "$w: device check FAILED"; }
+  if [ "$w" = spliced ]; then  # issue 22 targets 1-4: fresh processes, fresh seeds, the CLI end to end
+    # shellcheck disable=SC2086
+    python3 benchmarks/spliced_cold.py --out "$OUT/spliced/cold" ${SPLICED_COLD_ARGS:-} 2>&1 | tee "$OUT/spliced/cold.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; echo "spliced: cold benchmark FAILED"; }
+  fi
 done
 
 echo
@@ -48,5 +54,6 @@ for w in "${workloads[@]}"; do
   echo "--- $w: $(tail -n 1 "$OUT/$w/pytest.log")"
   # each check prints its table last; show its final block
   awk 'BEGIN{RS=""} {block=$0} END{print block}' "$OUT/$w/check.log"
+  [ -f "$OUT/$w/cold.log" ] && awk 'BEGIN{RS=""} {block=$0} END{print block}' "$OUT/$w/cold.log"
 done
 exit $status

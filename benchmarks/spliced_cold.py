@@ -1,0 +1,428 @@
+"""Issue 22 targets 1-4, measured as a user meets them: fresh processes, fresh seeds, the
+command line end to end. Prints one table last: target, what, value, threshold, met/missed.
+
+    python benchmarks/spliced_cold.py [--seed S] [--out DIR] [--repeats 3] [--hold 70]
+                                      [--processes 1] [--cpu-only]
+
+1. Cold data sets: a process compiles (loads) its kernels on other seeds' sets of the same
+   shapes (score and traced, 1 and 10 paper-shaped sets), then solves never-seen sets once
+   each, in this order: paper set score, another paper set traced, 10 sets score, 10 other
+   sets traced (``GpuSolver.solve_many``; one first call each). GCUPS = cells / seconds.
+2. The CLI end to end: ``python -m splicedalign.cli -q align --manifest`` on a written paper
+   set (1,010 cases), wall time of fresh processes after untimed runs that fill the kernel
+   caches (numba's and CuPy's): gpu score only (json), gpu gff3, multicore gff3. A probe
+   process runs the CLI's steps one by one and times them (imports, reading, solve with the
+   GPU solver's own stages, output); reading speed = distinct input bytes / reading seconds.
+   A CPU align (multicore) must import no CuPy, pandas or matplotlib. The CLI's cost over the
+   same solve in-process (sequential, a 12-base paper set) is the target on a 2-core machine;
+   it is measured on whatever runs this (the row names the CPU count).
+3. Empty kernel caches: the first ``align --solver gpu`` with CUPY_CACHE_DIR an empty folder,
+   against the warm median of 2.
+4. A shared GPU: a process holds --hold GiB of device memory (allocated, then sleeping); the
+   paper set aligned with gene models must give the scores and chains of multicore (from 2);
+   a case too large for what is left must exit 3 with one line.
+
+Without CuPy and a GPU (or with --cpu-only) the GPU rows say "not measured" and the CPU rows
+run. Seeds are fresh unless --seed is given (printed either way).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+REPO = Path(__file__).resolve().parents[1]
+SRC = REPO / "src"
+
+# Issue 22 thresholds.
+COLD_GCUPS_PAPER, COLD_GCUPS_TEN, TRACED_RATIO = 1_000, 1_500, 2.0
+CLI_SCORE_S, CLI_GFF3_S, CLI_MULTICORE_S = 1.0, 1.5, 3.0
+READ_MB_S, CLI_OVERHEAD_S, COLD_CACHE_S = 100.0, 1.0, 1.0
+
+SOLVE_PROBE = r"""
+import dataclasses, json, sys, time
+from splicedalign.workloads.spliced import synthetic
+from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.solvers import get_solver
+warm_seed, seed, bases, name = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+scoring = Scoring()
+def sets_of(count, first):
+    return [c for s in range(count) for c in synthetic.paper_set(first + s, bases)]
+warm = (sets_of(1, warm_seed), sets_of(10, warm_seed + 1))
+sets = {"paper score": sets_of(1, seed), "paper traced": sets_of(1, seed + 1),
+        "10 sets score": sets_of(10, seed + 2), "10 sets traced": sets_of(10, seed + 12)}
+solver = get_solver(name)
+t = time.perf_counter()
+for cases in warm:  # kernels compiled or loaded, memory pools grown: the process is warm
+    solver.solve_many(cases, scoring, False)
+    solver.solve_many(cases, scoring, True)
+out = {"warm-up": time.perf_counter() - t}
+for name, cases in sets.items():
+    t = time.perf_counter()
+    results = solver.solve_many(cases, scoring, name.endswith("traced"))
+    seconds = time.perf_counter() - t
+    out[name] = {"seconds": seconds, "cells": sum(c.cells for c in cases), "cases": len(cases),
+                 "stages": dict(getattr(solver, "timing", {})), "kernel_ms": sum(getattr(solver, "kernel_ms", []))}
+print(json.dumps(out))
+"""
+
+CLI_PROBE = r"""
+import time
+t0 = time.perf_counter()
+import json, sys
+from splicedalign.cli import parser
+from splicedalign.core.collection import tune_short_process
+from splicedalign.workloads.spliced import cli
+from splicedalign.workloads.spliced.exons.strand import STRAND_CHOICES, best_per_strand_set
+from splicedalign.workloads.spliced.output import FORMATTERS, Solved
+from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.solvers import SOLVERS
+from splicedalign.core.commandline import write_output
+tune_short_process()
+args = parser().parse_args(sys.argv[1:])
+steps = {"imports (splicedalign, numpy)": time.perf_counter() - t0}
+t = time.perf_counter()
+cases = cli._cases(args, STRAND_CHOICES[args.strand])
+steps["reading"] = time.perf_counter() - t
+t = time.perf_counter()
+solver = SOLVERS.get(args.solver)
+steps["solver import (numba, CuPy)"] = time.perf_counter() - t
+scoring = Scoring(args.match, args.mismatch, args.gap)
+t = time.perf_counter()
+results = solver.solve_many(cases, scoring, traceback=not args.score_only)
+steps["solve"] = time.perf_counter() - t
+t = time.perf_counter()
+solved = [Solved(c, r, s) for c, r, s in best_per_strand_set(cases, results)]
+text = FORMATTERS[args.format](solved, scoring)
+steps["output formatting"] = time.perf_counter() - t
+t = time.perf_counter()
+write_output(args.output, text)
+steps["writing"] = time.perf_counter() - t
+heavy = sorted(m for m in ("cupy", "pandas", "matplotlib", "snakemake") if m in sys.modules)
+print(json.dumps({"steps": steps, "stages": getattr(solver, "timing", {}), "heavy": heavy,
+                  "cells": sum(c.cells for c in cases)}))
+"""
+
+HOLDER = r"""
+import sys, time
+import cupy as cp
+held = cp.empty(int(float(sys.argv[1]) * 2**30), dtype=cp.uint8)
+held.fill(1)
+cp.cuda.runtime.deviceSynchronize()
+free, total = cp.cuda.runtime.memGetInfo()
+print(f"held {held.nbytes / 2**30:.1f} GiB; free now {free / 2**30:.1f} of {total / 2**30:.1f} GiB", flush=True)
+time.sleep(900)
+"""
+
+INPROCESS_PROBE = r"""
+import json, sys, time
+from splicedalign.workloads.spliced import cli
+from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.solvers import get_solver
+import argparse
+args = argparse.Namespace(manifest=sys.argv[1], base=None, exons=None, target=None)
+cases = cli._cases(args, ("+", "-"))
+solver = get_solver(sys.argv[2])
+solver.solve_many(cases, Scoring(), True)  # kernels loaded: the solve alone from here
+times = []
+for _ in range(int(sys.argv[3])):
+    t = time.perf_counter()
+    solver.solve_many(cases, Scoring(), True)
+    times.append(time.perf_counter() - t)
+print(json.dumps(times))
+"""
+
+
+def env(**extra: str) -> dict[str, str]:
+    e = dict(os.environ)
+    e["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [e.get("PYTHONPATH")])])
+    e.update(extra)
+    return e
+
+
+def python(code: str, *argv: str, **extra: str) -> dict | list:
+    proc = subprocess.run([sys.executable, "-c", code, *map(str, argv)], capture_output=True, text=True,
+                          env=env(**extra))
+    if proc.returncode:
+        raise RuntimeError(f"probe failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def align(*argv: str, timeout: float | None = None, **extra: str) -> tuple[float, subprocess.CompletedProcess]:
+    """``splicedalign align ARGV`` in a fresh process: (wall seconds, the process; exit 124
+    and a line on stderr when it ran past ``timeout``)."""
+    cmd = [sys.executable, "-m", "splicedalign.cli", "-q", "align", *argv]
+    t = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env(**extra), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc = subprocess.CompletedProcess(cmd, 124, "", f"(still running after {timeout:g} s: stopped)\n")
+    return time.perf_counter() - t, proc
+
+
+def walls(repeats: int, *argv: str) -> list[float]:
+    out = []
+    for _ in range(repeats):
+        seconds, proc = align(*argv)
+        if proc.returncode:
+            raise RuntimeError(f"align {' '.join(argv)}: exit {proc.returncode}: {proc.stderr[-2000:]}")
+        out.append(seconds)
+    return out
+
+
+def gff3_models(path: Path) -> dict[str, tuple[str, list[tuple[str, str]]]]:
+    """case -> (score, exon intervals) of a GFF3 output."""
+    models: dict[str, tuple[str, list[tuple[str, str]]]] = {}
+    for line in path.read_text().splitlines():
+        if line.startswith("#"):
+            continue
+        f = line.split("\t")
+        attrs = dict(kv.split("=", 1) for kv in f[8].split(";"))
+        if f[2] == "gene":
+            models[attrs["ID"].removeprefix("gene:")] = (f[5], [])
+        elif f[2] == "exon":
+            models[attrs["Parent"].removeprefix("mRNA:")][1].append((f[3], f[4]))
+    return models
+
+
+def input_bytes(manifest: Path) -> int:
+    """Bytes of the distinct files a manifest names (a shared base counts once)."""
+    from splicedalign.workloads.spliced.datasets import read_manifest
+
+    files = {p for e in read_manifest(manifest) for p in (e.base, e.exons, e.target)}
+    return sum(p.stat().st_size for p in files) + manifest.stat().st_size
+
+
+def gpu_reason() -> str | None:
+    from splicedalign.gpu.device import unavailable_reason
+
+    return unavailable_reason()
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, str, str, str]] = []
+
+    def add(self, target: str, what: str, value: float | str | None, threshold: str, met: bool | None,
+            fmt: str = "{:.3g}") -> None:
+        shown = "-" if value is None else value if isinstance(value, str) else fmt.format(value)
+        verdict = "not measured" if met is None else "met" if met else "missed"
+        self.rows.append((target, what, shown, threshold, verdict))
+        print(f"  [{target}] {what}: {shown} ({threshold}): {verdict}", flush=True)
+
+    def print(self, header: str) -> None:
+        widths = [max(len(r[i]) for r in self.rows + [("target", "what", "value", "threshold", "")])
+                  for i in range(5)]
+        print("\n" + header)
+        print("  ".join(h.ljust(w) for h, w in zip(("target", "what", "value", "threshold", "verdict"), widths)))
+        for row in self.rows:
+            print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seed", type=int, help="data seed (default: fresh, from the clock)")
+    ap.add_argument("--out", type=Path, default=Path("device_out") / "spliced" / "cold")
+    ap.add_argument("--repeats", type=int, default=3, help="fresh CLI processes per timed row (median)")
+    ap.add_argument("--processes", type=int, default=1, help="fresh processes for target 1 (median)")
+    ap.add_argument("--hold", type=float, default=70.0, help="GiB another process holds for target 4")
+    ap.add_argument("--cpu-only", action="store_true", help="skip every GPU row")
+    ap.add_argument("--gpu-solver", default="gpu", help="the GPU solver measured (default gpu)")
+    ap.add_argument("--assume-gpu", action="store_true",
+                    help="a dry run of the GPU rows without a GPU, with --gpu-solver a CPU solver")
+    ap.add_argument("--bases", type=int, default=240, help="bases per paper-shaped set (240: 1,010 cases; "
+                                                         "fewer for a quick try)")
+    args = ap.parse_args()
+    seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000 * 100
+    args.out.mkdir(parents=True, exist_ok=True)
+    data = Path(tempfile.mkdtemp(prefix="spliced_cold_"))
+    reason = "--cpu-only" if args.cpu_only else None if args.assume_gpu else gpu_reason()
+    gpu = reason is None
+    print(f"# seed {seed}; {os.cpu_count()} CPUs; GPU: {'yes' if gpu else reason}; data in {data}", flush=True)
+    table = Table()
+    record: dict = {"seed": seed, "cpus": os.cpu_count()}
+
+    from splicedalign.workloads.spliced import synthetic
+    from splicedalign.workloads.spliced.datasets import write_dataset
+
+    manifest = write_dataset(synthetic.paper_set(seed + 100, args.bases), data / "paper")
+    small = write_dataset(synthetic.paper_set(seed + 200, bases=12), data / "small")
+    mb = input_bytes(manifest) / 1e6
+
+    # --- 1. cold data sets --------------------------------------------------------------------
+    with section(table, "1"):
+        target1(args, seed, gpu, table, record)
+    with section(table, "2"):
+        target2(args, manifest, small, mb, gpu, table, record)
+    with section(table, "3"):
+        target3(args, manifest, gpu, table, record)
+    with section(table, "4"):
+        target4(args, manifest, data, gpu, table, record)
+
+    (args.out / "cold.json").write_text(json.dumps(record, indent=1) + "\n")
+    shutil.rmtree(data, ignore_errors=True)
+    device = "no GPU"
+    if gpu and not args.assume_gpu:
+        from splicedalign.gpu.device import device_info
+
+        device = device_info()["name"]
+    table.print(f"issue 22 targets 1-4 ({device}, {os.cpu_count()} CPUs, seed {seed}; fresh processes)")
+    return 0
+
+
+@contextmanager
+def section(table: Table, target: str) -> Iterator[None]:
+    """A target's measurements; a failure is a row of its own (missed), the others still run."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - a benchmark reports every failure and goes on
+        text = " ".join(str(exc).split())
+        table.add(target, f"error: {type(exc).__name__}: {text[:300]}", None, "runs", False)
+
+
+def target1(args, seed: int, gpu: bool, table: Table, record: dict) -> None:
+    if gpu:
+        runs = [python(SOLVE_PROBE, seed + 1000 + 100 * p, seed + 2000 + 100 * p, args.bases, args.gpu_solver)
+                for p in range(args.processes)]
+        record["target1"] = runs
+        med = {k: statistics.median(r[k]["seconds"] for r in runs) for k in runs[0] if k != "warm-up"}
+        cells = {k: runs[0][k]["cells"] for k in med}
+        print("  target 1 stages of the first process: "
+              + "; ".join(f"{k}: {json.dumps({s: round(v, 4) for s, v in runs[0][k]['stages'].items()})}"
+                          f" kernels {runs[0][k]['kernel_ms']:.1f} ms" for k in med), flush=True)
+        for key, goal in (("paper score", COLD_GCUPS_PAPER), ("10 sets score", COLD_GCUPS_TEN)):
+            g = cells[key] / med[key] / 1e9
+            table.add("1", f"cold {key}: GCUPS ({med[key]:.3f} s)", g, f">= {goal:,}", g >= goal, "{:,.0f}")
+        for scope in ("paper", "10 sets"):
+            # per cell: the traced set is another of the same shape, so its time scales by cells
+            ratio = (med[f"{scope} traced"] / cells[f"{scope} traced"]) / (med[f"{scope} score"] / cells[f"{scope} score"])
+            table.add("1", f"cold {scope} traced / score ({med[f'{scope} traced']:.3f} s)", ratio,
+                      f"<= {TRACED_RATIO:g}x", ratio <= TRACED_RATIO, "{:.2f}x")
+    else:
+        table.add("1", "cold paper / 10 sets (score, traced)", None, f">= {COLD_GCUPS_PAPER:,} GCUPS", None)
+
+
+
+def target2(args, manifest: Path, small: Path, mb: float, gpu: bool, table: Table, record: dict) -> None:
+    out, m, g = args.out, str(manifest), args.gpu_solver
+    gpu_rows = [("score only (json)", ["--solver", g, "--score-only", "-o", str(out / "gpu.json")], CLI_SCORE_S),
+                ("gff3", ["--solver", g, "--format", "gff3", "-o", str(out / "gpu.gff3")], CLI_GFF3_S)] if gpu else []
+    multicore = ["--solver", "multicore", "--format", "gff3", "-o", str(out / "multicore.gff3")]
+    for _, argv, _ in gpu_rows:  # untimed: kernel caches filled (numba's on this CPU, CuPy's)
+        walls(1, "--manifest", m, *argv)
+    walls(1, "--manifest", m, *multicore)
+    record["cli"] = {}
+    for what, argv, goal in gpu_rows:
+        w = walls(args.repeats, "--manifest", m, *argv)
+        record["cli"][what] = w
+        table.add("2", f"CLI gpu {what}, paper set (s, min {min(w):.2f})", statistics.median(w), f"<= {goal:g} s",
+                  statistics.median(w) <= goal, "{:.2f}")
+    w = walls(max(1, args.repeats - 1), "--manifest", m, *multicore)
+    record["cli"]["multicore gff3"] = w
+    table.add("2", f"CLI multicore gff3, {os.cpu_count()} CPUs (s)", statistics.median(w), f"<= {CLI_MULTICORE_S:g} s"
+              " on 16 cores", statistics.median(w) <= CLI_MULTICORE_S if os.cpu_count() >= 16 else None, "{:.2f}")
+    probes = {}
+    for what, argv in ([("gpu score", ["--solver", g, "--score-only"]),
+                        ("gpu gff3", ["--solver", g, "--format", "gff3"])] if gpu else []) + [
+            ("multicore gff3", ["--solver", "multicore", "--format", "gff3"])]:
+        probes[what] = python(CLI_PROBE, "align", "--manifest", m, *argv, "-o", os.devnull)
+        steps = probes[what]["steps"]
+        print(f"  CLI steps, {what}: " + ", ".join(f"{k} {v:.3f} s" for k, v in steps.items())
+              + (f"; solver stages {json.dumps({k: round(v, 4) for k, v in probes[what]['stages'].items()})}"
+                 if probes[what]["stages"] else ""), flush=True)
+    record["cli_steps"] = probes
+    read_s = statistics.median(p["steps"]["reading"] for p in probes.values())
+    table.add("2", f"reading {mb:.1f} MB of input (MB/s)", mb / read_s, f">= {READ_MB_S:g} MB/s",
+              mb / read_s >= READ_MB_S, "{:.0f}")
+    heavy = probes["multicore gff3"]["heavy"]
+    table.add("2", "heavy modules a CPU align imports", ", ".join(heavy) or "none", "none", not heavy)
+    inproc = python(INPROCESS_PROBE, small, "sequential", args.repeats)
+    cli = walls(args.repeats, "--manifest", str(small), "--solver", "sequential", "-o", os.devnull)
+    extra = statistics.median(cli) - statistics.median(inproc)
+    record["cli_overhead"] = {"cli": cli, "in_process": inproc}
+    table.add("2", f"CLI over in-process, sequential, 12 bases ({os.cpu_count()} CPUs, s)", extra,
+              f"<= {CLI_OVERHEAD_S:g} s on 2 cores", extra <= CLI_OVERHEAD_S if os.cpu_count() <= 2 else None, "{:.2f}")
+
+
+
+def target3(args, manifest: Path, gpu: bool, table: Table, record: dict) -> None:
+    m, g = str(manifest), args.gpu_solver
+    if gpu:
+        empty = Path(tempfile.mkdtemp(prefix="cupy_cache_"))
+        first, proc = align("--manifest", m, "--solver", g, "--score-only", "-o", os.devnull,
+                            CUPY_CACHE_DIR=str(empty))
+        warm = walls(2, "--manifest", m, "--solver", g, "--score-only", "-o", os.devnull)
+        added = first - statistics.median(warm)
+        record["target3"] = {"first": first, "warm": warm, "exit": proc.returncode}
+        table.add("3", f"first gpu align, empty CuPy cache, over warm ({first:.2f} s)", added,
+                  f"<= {COLD_CACHE_S:g} s", proc.returncode == 0 and added <= COLD_CACHE_S, "{:.2f}")
+        shutil.rmtree(empty, ignore_errors=True)
+    else:
+        table.add("3", "first gpu align with empty kernel caches", None, f"<= {COLD_CACHE_S:g} s over warm", None)
+
+
+
+def target4(args, manifest: Path, data: Path, gpu: bool, table: Table, record: dict) -> None:
+    out, m, g = args.out, str(manifest), args.gpu_solver
+    if gpu:
+        holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(args.hold)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env=env())
+        try:
+            said = holder.stdout.readline().strip()
+            if not said.startswith("held"):
+                raise RuntimeError(f"the holder process failed: {holder.stderr.read()[-300:]}")
+            print(f"  holder: {said}", flush=True)
+            seconds, proc = align("--manifest", m, "--solver", g, "--format", "gff3", "-o", str(out / "held.gff3"))
+            lines = proc.stderr.strip().splitlines()
+            same = proc.returncode == 0 and gff3_models(out / "held.gff3") == gff3_models(out / "multicore.gff3")
+            scores = proc.returncode == 0 and {k: v[0] for k, v in gff3_models(out / "held.gff3").items()} == \
+                {k: v[0] for k, v in gff3_models(out / "multicore.gff3").items()}
+            record["target4"] = {"held": said, "exit": proc.returncode, "seconds": seconds, "stderr": lines[-5:],
+                                 "scores_equal": scores, "models_equal": same}
+            table.add("4", f"paper set gff3 beside {args.hold:g} GiB held: exit {proc.returncode}, "
+                      f"models {'identical' if same else 'differ'} ({seconds:.2f} s)",
+                      "exact" if scores else "not exact", "exit 0, scores of multicore", scores)
+            big = huge_case(data / "huge")
+            seconds, proc = align("--manifest", str(big), "--solver", g, "--format", "gff3", "-o", os.devnull,
+                                  timeout=90)
+            lines = proc.stderr.strip().splitlines()
+            record["target4"]["huge"] = {"exit": proc.returncode, "stderr": lines[-5:], "seconds": seconds}
+            print(f"  too-large case: exit {proc.returncode}: {lines[-1] if lines else ''}", flush=True)
+            table.add("4", "a case too large for what is left", f"exit {proc.returncode}, {len(lines)} line(s)",
+                      "exit 3, 1 line", proc.returncode == 3 and len(lines) == 1)
+        finally:
+            holder.kill()
+            holder.wait()
+    else:
+        table.add("4", f"paper set beside {args.hold:g} GiB held; a too-large case", None, "exact; exit 3, 1 line", None)
+
+
+def huge_case(directory: Path) -> Path:
+    """One case whose gene model needs more GPU memory than a shared device has left: a
+    1.2 Mbp exon against a 100 kbp target (1.2e11 cells; its traceback's moves alone, at 2 bits
+    a cell, 30 GB)."""
+    import numpy as np
+
+    from splicedalign.workloads.spliced.datasets import write_dataset
+    from splicedalign.workloads.spliced.records import Exon, TestCase
+
+    rng = np.random.default_rng(7)
+    letters = np.frombuffer(b"ACGT", dtype=np.uint8)
+    base = letters[rng.integers(0, 4, 1_200_000)].tobytes().decode()
+    target = letters[rng.integers(0, 4, 100_000)].tobytes().decode()
+    case = TestCase("huge", base, target, (Exon(1, len(base)),), "huge_base", "huge_target")
+    return write_dataset([case], directory)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
