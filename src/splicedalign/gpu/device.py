@@ -10,6 +10,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from splicedalign.core.errors import GpuMemoryError, SolverUnavailable
+from splicedalign.core.loading import loading
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"  # device helpers every kernel may include
@@ -26,7 +27,8 @@ def kernel_sources() -> list[Path]:
 def cupy() -> Any:
     """The cupy module, or SolverUnavailable with one line saying why not."""
     try:
-        import cupy as cp
+        with loading():  # a process's one-time set-up, not any solve's time
+            import cupy as cp
     except ImportError:
         raise SolverUnavailable(
             "GPU solvers need CuPy and a CUDA GPU: pip install 'splicedalign[gpu]'"
@@ -60,8 +62,10 @@ def _module(source: Path, names: tuple[str, ...], defines: tuple[tuple[str, int]
 def function(source: Path, name: str, all_names: tuple[str, ...],
              defines: Mapping[str, int] | None = None) -> Any:
     """Kernel ``name`` (a template instance listed in ``all_names``) of the CUDA file ``source``,
-    compiled once per process with ``defines`` as -D macros (constants the host also uses)."""
-    return _module(source, all_names, tuple(sorted((defines or {}).items()))).get_function(name)
+    compiled once per process with ``defines`` as -D macros (constants the host also uses).
+    Compiling or loading it counts as kernel loading (``core.loading``), not as a solve's time."""
+    with loading():
+        return _module(source, all_names, tuple(sorted((defines or {}).items()))).get_function(name)
 
 
 # Left free of every budget: CuPy's and the driver's own allocations, a kernel's local memory.

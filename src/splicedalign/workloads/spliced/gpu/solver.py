@@ -27,6 +27,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from splicedalign.core import loading
 from splicedalign.core.collection import collection_paused
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.backtrack import chain_alignments_many, trace_chain
@@ -532,13 +533,13 @@ class GpuSolver:
         results: list[Result | None] = [None] * len(cases)
         queued: deque[tuple[_Job, Work]] = deque()
         events = []
-        t_prev = time.perf_counter()
+        t_prev, l_prev = time.perf_counter(), loading.seconds()
 
         def finish() -> None:
             # A launch's score time is the wall time since the previous launch's scores
             # arrived, so the launches' times add up to the call's. A launch in parts (its
             # device walks) gives the host each part's results while the GPU still walks the next.
-            nonlocal t_prev
+            nonlocal t_prev, l_prev
             job, w = queued.popleft()
             plan = job.inputs.plan
             for part, (rows, _) in enumerate(job.parts):
@@ -546,7 +547,8 @@ class GpuSolver:
                 got, exon_rows = self._collect(job, part)
                 t2 = time.perf_counter()
                 if part == 0:
-                    t_score, t_prev = t2 - t_prev, t2
+                    l2 = loading.seconds()  # kernels compiled or loaded meanwhile: not the launch's time
+                    t_score, t_prev, l_prev = t2 - t_prev - (l2 - l_prev), t2, l2
                     scored = self._scores(plan, got, t_score)
                 which: Sequence[int] = range(*rows)
                 if exon_rows is None:
