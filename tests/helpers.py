@@ -26,6 +26,21 @@ def random_spliced_case(rng: np.random.Generator, name: str) -> TestCase:
     return TestCase(name, base, target, tuple(exons))
 
 
+def assert_cpu_solvers_match_oracle(case: TestCase, scoring) -> None:
+    """Every CPU solver's score, per-exon final scores and alignment against the brute-force
+    chain enumerator (tiny cases only)."""
+    from splicedalign.workloads.spliced.oracle import alignment_problems, brute_force, brute_force_last_rows
+    from splicedalign.workloads.spliced.solvers import SOLVERS, solve
+
+    best, _ = brute_force(case, scoring)
+    rows = brute_force_last_rows(case, scoring)
+    for name in SOLVERS.cpu_names():
+        result = solve(case, scoring, name)
+        assert result.score == best, name
+        assert result.last_row_scores.tolist() == rows.tolist(), name
+        assert alignment_problems(case, result, scoring) == [], name
+
+
 # --- command line (spliced CLI tests) --------------------------------------------------------
 def run_cli(*argv: str) -> tuple[int, str, str]:
     """``splicedalign ARGV`` in this process: (exit status, stdout, stderr)."""

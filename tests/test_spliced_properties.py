@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 
 from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.records import TARGET_ENDS, Exon, Scoring, TestCase
-from splicedalign.workloads.spliced.oracle import alignment_problems, brute_force, brute_force_last_rows
-from splicedalign.workloads.spliced.solvers import SOLVERS, solve
+from splicedalign.workloads.spliced.oracle import alignment_problems, brute_force
+from splicedalign.workloads.spliced.solvers import solve
+
+from helpers import assert_cpu_solvers_match_oracle
 
 DNA = st.text(alphabet="ACGTN", min_size=1, max_size=12)
 
@@ -34,14 +36,7 @@ def tiny_cases(draw):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_cases())
 def test_solvers_match_brute_force(data):
-    case, scoring = data
-    best, _ = brute_force(case, scoring)
-    rows = brute_force_last_rows(case, scoring)
-    for name in SOLVERS.cpu_names():
-        result = solve(case, scoring, name)
-        assert result.score == best, name
-        assert result.last_row_scores.tolist() == rows.tolist(), name
-        assert alignment_problems(case, result, scoring) == [], name
+    assert_cpu_solvers_match_oracle(*data)
 
 
 @pytest.mark.parametrize("target_ends", TARGET_ENDS)

@@ -8,14 +8,15 @@ import json
 
 import numpy as np
 import pytest
+from helpers import assert_cpu_solvers_match_oracle
 
 from splicedalign.cli import main
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.base import refuse_free_ends
-from splicedalign.workloads.spliced.oracle import alignment_problems, brute_force, brute_force_last_rows
+from splicedalign.workloads.spliced.oracle import alignment_problems
 from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
-from splicedalign.workloads.spliced.solvers import SOLVERS, solve
+from splicedalign.workloads.spliced.solvers import solve
 
 FREE = Scoring(target_ends="free")
 
@@ -63,14 +64,8 @@ def test_every_cpu_solver_equals_the_brute_force_enumerator(seed):
         f = int(rng.integers(1, m + 1))
         exons.append(Exon(f, int(rng.integers(f, min(m, f + 6) + 1))))
     case = TestCase("r", base, target, tuple(exons))
-    scoring = Scoring(int(rng.integers(0, 4)), -int(rng.integers(0, 4)), int(rng.integers(0, 4)), "free")
-    best, _ = brute_force(case, scoring)
-    rows = brute_force_last_rows(case, scoring)
-    for name in SOLVERS.cpu_names():
-        result = solve(case, scoring, name)
-        assert result.score == best, name
-        assert result.last_row_scores.tolist() == rows.tolist(), name
-        assert alignment_problems(case, result, scoring) == [], name
+    assert_cpu_solvers_match_oracle(case, Scoring(int(rng.integers(0, 4)), -int(rng.integers(0, 4)),
+                                                  int(rng.integers(0, 4)), "free"))
 
 
 @pytest.mark.parametrize("seed", range(4))

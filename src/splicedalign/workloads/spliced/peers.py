@@ -350,7 +350,7 @@ def plot_peers(table: pd.DataFrame, path: str | Path) -> None:
         ax.imshow(grid, vmin=0, vmax=1, cmap="RdYlGn", aspect="auto")
         for i, row in enumerate(grid):
             for j, value in enumerate(row):
-                ax.text(j, i, "n/a" if value != value else f"{value:.2f}", ha="center", va="center", fontsize=7)
+                ax.text(j, i, "n/a" if math.isnan(value) else f"{value:.2f}", ha="center", va="center", fontsize=7)
         ax.set_yticks(range(len(keys)), [_label(*k).replace("\n", " ") for k in keys], fontsize=6)
         ax.set_xticks(range(len(names)), [n.replace(" <- ", "\n<- ") for n in names], fontsize=6)
         ax.set_title("exon sensitivity per species pair (base <- target), span cds")

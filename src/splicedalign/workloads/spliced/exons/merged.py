@@ -25,8 +25,8 @@ sum of exon lengths), which ``docs/spliced.md`` reports per case.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.exons.signals import STOPS
