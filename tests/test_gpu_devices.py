@@ -214,3 +214,22 @@ def test_a_short_result_is_an_error_not_a_silent_gap():
     fake = FakeDevices()
     with pytest.raises(RuntimeError, match="result"):
         run_split(list(range(4)), [Cost(1)] * 4, (0, 1), lambda part: part[:-1], enter=fake.enter)
+
+
+def test_solve_across_leaves_todays_call_alone_and_refuses_a_cpu_solver(monkeypatch):
+    fake = FakeDevices()
+    monkeypatch.setattr(devices, "cuda_device", fake.enter)
+    monkeypatch.setattr(devices, "visible_count", lambda: 2)
+    calls = []
+
+    def solve(part):
+        calls.append((fake.current(), list(part)))
+        return [x * 10 for x in part]
+
+    assert devices.solve_across(None, True, [1, 2, 3], lambda x: Cost(x), solve) == [10, 20, 30]
+    assert calls == [(None, [1, 2, 3])]
+    calls.clear()
+    assert devices.solve_across("all", True, [1, 2, 3], lambda x: Cost(x), solve) == [10, 20, 30]
+    assert sorted(calls) == [(0, [3]), (1, [1, 2])]
+    with pytest.raises(InputError, match="^--devices: splits GPU solvers' work; solver multicore runs on the CPU$"):
+        devices.solve_across("all", False, [1], lambda x: Cost(x), solve, "multicore")

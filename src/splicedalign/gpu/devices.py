@@ -174,15 +174,28 @@ def device_error(device: int, exc: BaseException) -> BaseException:
     return exc
 
 
+def solve_across(spec: DeviceSpec, gpu: bool, items: Sequence[Item], cost: Callable[[Item], Cost],
+                 solve: Callable[[list[Item]], Sequence[Out]], solver: str = "") -> list[Out]:
+    """A workload's batch call with ``--devices``: ``solve(items)`` unchanged when ``spec`` is
+    None, else split across the devices it names (``run_split``). ``solve`` makes its own solver
+    each call. ``--devices`` with a CPU solver (``gpu`` false) is bad input."""
+    if spec is None:
+        return list(solve(list(items)))
+    if not gpu:
+        raise InputError("--devices", f"splits GPU solvers' work; solver {solver or '(given)'} runs on the CPU")
+    return run_split(items, [cost(x) for x in items], resolve_devices(spec), solve)
+
+
 def run_split(items: Sequence[Item], costs: Sequence[Cost], devices: Sequence[int] | None,
               solve: Callable[[list[Item]], Sequence[Out]],
-              enter: Callable[[int], AbstractContextManager] = cuda_device) -> list[Out]:
+              enter: Callable[[int], AbstractContextManager] | None = None) -> list[Out]:
     """``solve(items)``'s results, the items split across ``devices`` (``split``), one host
     thread per device that has a share, each inside ``enter(device)``; results in input order.
     ``devices`` None: ``solve(items)`` as it is (today's path); one device: the same call inside
-    ``enter``. When a device's worker fails, the call waits for the others and raises the first
+    ``enter`` (default ``cuda_device``). When a device's worker fails, the call waits for the others and raises the first
     failure in device order, as ``device_error`` words it."""
     items = list(items)
+    enter = enter or cuda_device
     if len(costs) != len(items):
         raise ValueError(f"{len(costs)} cost(s) for {len(items)} item(s)")
     if devices is None:
