@@ -74,4 +74,6 @@ onsuccess:
     for w in WORKLOADS:
         for line in CLOSING.get(w, list)():
             print("WARNING", line)
+    for line in gpu_summary():
+        print(line)
     print("HTML report: snakemake --report results/report.html\n")

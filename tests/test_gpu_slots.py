@@ -7,7 +7,7 @@ from __future__ import annotations
 import multiprocessing
 import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import pytest
 
@@ -75,6 +75,8 @@ def test_separate_processes_never_share_a_device(tmp_path):
     assert len(rows) == 9
     assert not overlapping([(name, start, end) for _, name, _, start, end in rows])
     assert set(jobs_per_device(tmp_path)) == {"4", "6", "7"}
+    since = sorted(r[3] for r in rows)[4]  # a later run's start: only its jobs count
+    assert jobs_per_device(tmp_path, since) == dict(sorted(Counter(r[1] for r in rows if r[3] >= since).items()))
 
 
 def test_a_job_waits_while_every_device_is_held(tmp_path):
@@ -100,6 +102,44 @@ def test_slurm_allocations_lock_their_own_devices(tmp_path, monkeypatch):
         monkeypatch.setenv("SLURM_JOB_ID", "102")
         with gpu_slot(tmp_path, ["0"], poll=0.005) as slot:  # would wait forever if shared
             assert slot.number == 0
+
+
+def test_jobs_through_on_slot_each_run_on_their_own_device(tmp_path):
+    # The pipeline's GPU jobs (workflow/rules/common.smk: on_gpu) on a fake 3-GPU node: a
+    # fake cupy.cuda.Device per thread; 9 concurrent jobs, never two on one device at once.
+    local = threading.local()
+    held: list[tuple[str, float, float]] = []
+    lock = threading.Lock()
+
+    class FakeDevice:
+        def __init__(self, number):
+            self.number = number
+
+        def __enter__(self):
+            local.device = self.number
+
+        def __exit__(self, *exc):
+            local.device = None
+
+    def job(i):
+        start = time.monotonic()
+        time.sleep(0.03)
+        with lock:
+            held.append((str(local.device), start, time.monotonic()))
+        return i * i
+
+    out = {}
+    threads = [threading.Thread(target=lambda i=i: out.__setitem__(
+        i, slots.on_slot(tmp_path, ["0", "1", "2"], f"job{i}", job, (i,), enter=FakeDevice)))
+        for i in range(9)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert out == {i: i * i for i in range(9)}
+    assert not overlapping(held) and {d for d, _, _ in held} <= {"0", "1", "2"}
+    # a job that solves in a process per device gets the device's name instead
+    assert slots.on_slot(tmp_path, ["5", "7"], "named", lambda device: device, (), named=True) == "5"
 
 
 def test_no_device_is_an_error(tmp_path):

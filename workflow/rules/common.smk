@@ -29,3 +29,56 @@ def results_folders(targets):
 def in_workflow(path):
     """Config paths are relative to the workflow's folder unless absolute."""
     return path if os.path.isabs(path) else os.path.join(workflow.basedir, path)
+
+
+# ---- several GPUs on one node (issue 25). `--resources gpu=N` caps the GPU jobs running at
+# once but pins none to a device (snakemake issue #281): a GPU job's body runs through
+# on_gpu, which holds one device's slot (splicedalign.gpu.slots: a lock file per device, so
+# never two jobs on one) and makes that device current. On a node with N GPUs,
+# `--resources gpu=N bench=N` runs N GPU jobs at once while a CPU timing job, which takes every
+# bench unit (timing_bench), still runs alone. One visible GPU (or none): no slots, as before.
+import time
+
+from splicedalign.gpu.devices import visible_count
+from splicedalign.gpu.slots import jobs_per_device, on_slot, visible_names
+
+GPU_SLOTS = os.path.join(".snakemake", "gpu-slots")
+GPU_RUN_START = time.time()
+
+
+def timing_bench(gpu):
+    """Bench units a timing job takes: one for a GPU job, all of them for a CPU one."""
+    bench = workflow.global_resources.get("bench")  # a snakemake Resource (or None)
+    return 1 if gpu else int(getattr(bench, "value", bench) or 1)
+
+
+def on_gpu(gpu, wildcards, job, *args):
+    """``job(*args)``, as a GPU job when ``gpu``: with several GPUs visible it holds a device's
+    slot for its duration (the ledger names the job and its wildcards), the device current in
+    this thread.
+    One GPU or none: ``job(*args)`` as it is."""
+    return _on_gpu(gpu, wildcards, job, args, False)
+
+
+def on_gpu_device(gpu, wildcards, job, *args):
+    """As on_gpu, the device's name passed to ``job`` as ``device=`` instead (a job that solves
+    in a process of its own per device)."""
+    return _on_gpu(gpu, wildcards, job, args, True)
+
+
+def _on_gpu(gpu, wildcards, job, args, named):
+    count = visible_count() if gpu and GPU_UNAVAILABLE is None else 0
+    if count < 2:
+        return job(*args)
+    name = " ".join([job.__name__, *map(str, wildcards)])
+    return on_slot(GPU_SLOTS, visible_names(count), name, job, args, named)
+
+
+def gpu_summary():
+    """The run's GPU jobs per device (slots taken since it started), for the closing message."""
+    counts = jobs_per_device(GPU_SLOTS, GPU_RUN_START)
+    return (
+        ["GPU jobs per device: " + ", ".join(f"{d}: {n}" for d, n in counts.items())]
+        if counts
+        else []
+    )

@@ -59,14 +59,17 @@ rule nw_solve:
     threads: lambda wildcards: workflow.cores if wildcards.solver == "multicore" else 1
     resources:
         gpu=lambda wildcards: int(wildcards.solver in NW_GPU),
-        bench=1,
+        bench=lambda wildcards: timing_bench(wildcards.solver in NW_GPU),
     params:
         costs=NW_CONFIG["costs"],
         repeats=NW_CONFIG["repeats"],
         traceback=NW_CONFIG["traceback"],
         reference_max_cells=NW_CONFIG["reference_max_cells"],
     run:
-        nw_solve_job(
+        on_gpu(
+            wildcards.solver in NW_GPU,
+            wildcards,
+            nw_solve_job,
             input[0],
             wildcards.case,
             wildcards.solver,

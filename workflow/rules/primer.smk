@@ -65,13 +65,16 @@ rule primer_solve:
     threads: lambda wildcards: workflow.cores if wildcards.solver == "multicore" else 1
     resources:
         gpu=lambda wildcards: int(wildcards.solver in PRIMER_GPU),
-        bench=1,
+        bench=lambda wildcards: timing_bench(wildcards.solver in PRIMER_GPU),
     params:
         k=lambda wildcards: PRIMER_CASES[wildcards.case][2],
         repeats=PRIMER_CONFIG["repeats"],
         reference_max_cells=PRIMER_CONFIG["reference_max_cells"],
     run:
-        primer_pipeline.solve_job(
+        on_gpu(
+            wildcards.solver in PRIMER_GPU,
+            wildcards,
+            primer_pipeline.solve_job,
             input.alpha,
             input.beta,
             params.k,

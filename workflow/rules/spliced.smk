@@ -123,6 +123,8 @@ checkpoint spliced_manifest:
 
 # ---- timing jobs. Each declares bench=1 and the default profile caps bench at 1, so no two
 # timed solves share the machine; GPU solvers also declare gpu=1 so a card is never shared.
+# With several GPUs (common.smk: on_gpu_device), a GPU job takes 1 bench unit and a device's slot,
+# a CPU job every bench unit: `--resources gpu=N bench=N` runs N GPU jobs at once.
 
 
 rule spliced_case:
@@ -140,13 +142,16 @@ rule spliced_case:
     threads: spliced_threads
     resources:
         gpu=spliced_gpu,
-        bench=1,
+        bench=lambda wildcards: timing_bench(spliced_gpu(wildcards)),
     params:
         scoring=SPLICED_CONFIG["scoring"],
         repeats=SPLICED_CONFIG["repeats"],
         traceback=SPLICED_CONFIG["traceback"],
     run:
-        spliced_pipeline.case_job(
+        on_gpu_device(
+            spliced_gpu(wildcards),
+            wildcards,
+            spliced_pipeline.case_job,
             input.manifest,
             wildcards.case,
             wildcards.solver,
@@ -173,7 +178,7 @@ rule spliced_batch:
     threads: spliced_threads
     resources:
         gpu=spliced_gpu,
-        bench=1,
+        bench=lambda wildcards: timing_bench(spliced_gpu(wildcards)),
     params:
         auto=SPLICED_AUTO,
         reference_max_cells=SPLICED_REFERENCE_LIMIT,
@@ -181,7 +186,10 @@ rule spliced_batch:
         repeats=SPLICED_CONFIG["repeats"],
         traceback=SPLICED_CONFIG["traceback"],
     run:
-        spliced_pipeline.batch_job(
+        on_gpu_device(
+            spliced_gpu(wildcards),
+            wildcards,
+            spliced_pipeline.batch_job,
             input.manifest,
             wildcards.solver,
             params.auto,

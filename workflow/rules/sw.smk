@@ -54,14 +54,17 @@ rule sw_solve:
     threads: lambda wildcards: solver_threads(wildcards.solver, workflow.cores)
     resources:
         gpu=lambda wildcards: int(wildcards.solver in SW_GPU),
-        bench=1,
+        bench=lambda wildcards: timing_bench(wildcards.solver in SW_GPU),
     params:
         matrix=SW_CONFIG["matrix"],
         gap=SW_CONFIG["gap"],
         repeats=SW_CONFIG["repeats"],
         reference_max_cells=SW_CONFIG["reference_max_cells"],
     run:
-        sw_solve_job(
+        on_gpu(
+            wildcards.solver in SW_GPU,
+            wildcards,
+            sw_solve_job,
             input.query,
             input.db,
             wildcards.case,

@@ -23,7 +23,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 LEDGER = "ledger.tsv"
 POLL_SECONDS = 0.2
@@ -93,6 +93,20 @@ def gpu_slot(lock_dir: str | Path, names: Sequence[str], job: str = "",
         os.close(fd)  # releases the lock
 
 
+def on_slot(lock_dir: str | Path, names: Sequence[str], name: str, job: Callable[..., Any],
+            args: Sequence[Any], named: bool = False, enter: Callable[[int], Any] | None = None) -> Any:
+    """``job(*args)`` holding a device's slot (``gpu_slot``): the device made current in this
+    thread for the call (``enter``, default ``cupy.cuda.Device``), or with ``named`` its name
+    passed as ``job(..., device=name)`` for a job that solves in a process of its own per device."""
+    with gpu_slot(lock_dir, names, name) as slot:
+        if named:
+            return job(*args, device=slot.name)
+        if enter is None:
+            from splicedalign.gpu.devices import cuda_device as enter
+        with enter(slot.number):
+            return job(*args)
+
+
 def ledger_rows(lock_dir: str | Path) -> list[tuple[str, str, str, float, float]]:
     path = Path(lock_dir) / LEDGER
     if not path.exists():
@@ -104,9 +118,10 @@ def ledger_rows(lock_dir: str | Path) -> list[tuple[str, str, str, float, float]
     return rows
 
 
-def jobs_per_device(lock_dir: str | Path) -> dict[str, int]:
-    """GPU jobs run per device ("host:device" when the run used several hosts)."""
-    rows = ledger_rows(lock_dir)
+def jobs_per_device(lock_dir: str | Path, since: float = 0.0) -> dict[str, int]:
+    """GPU jobs run per device ("host:device" when the run used several hosts), of the jobs
+    that took their slot at ``since`` (a time.time()) or later."""
+    rows = [r for r in ledger_rows(lock_dir) if r[3] >= since]
     several_hosts = len({r[0] for r in rows}) > 1
     counts: dict[str, int] = {}
     for host, name, *_ in rows:

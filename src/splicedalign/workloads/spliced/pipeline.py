@@ -286,20 +286,27 @@ def thread_log(path: str | Path) -> Iterator[None]:
         handler.close()
 
 
-_SOLVER_PROCESS: ProcessPoolExecutor | None = None
+_SOLVER_PROCESSES: dict[str | None, ProcessPoolExecutor] = {}
 _SOLVER_PROCESS_LOCK = threading.Lock()
 
 
-def solver_process() -> ProcessPoolExecutor:
-    """The one process that runs the timing jobs of this pipeline run, started by the first
-    and reused: a job costs no interpreter start or kernel loading, and its timed solves do
-    not share an interpreter with Snakemake, whose scheduler holds the GIL for tens of
-    milliseconds between jobs (in-thread solves of a few ms spread up to 40x)."""
-    global _SOLVER_PROCESS
+def solver_process(device: str | None = None) -> ProcessPoolExecutor:
+    """The process that runs the timing jobs of this pipeline run, started by the first and
+    reused: a job costs no interpreter start or kernel loading, and its timed solves do not
+    share an interpreter with Snakemake, whose scheduler holds the GIL for tens of milliseconds
+    between jobs (in-thread solves of a few ms spread up to 40x). On a node with several GPUs a
+    GPU job's ``device`` (its slot, a CUDA_VISIBLE_DEVICES entry: splicedalign.gpu.slots) has a
+    process of its own that sees that device only, so GPU jobs on different devices run at once."""
     with _SOLVER_PROCESS_LOCK:
-        if _SOLVER_PROCESS is None:
-            _SOLVER_PROCESS = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-        return _SOLVER_PROCESS
+        if device not in _SOLVER_PROCESSES:
+            _SOLVER_PROCESSES[device] = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                initializer=None if device is None else _see_only, initargs=() if device is None else (device,))
+        return _SOLVER_PROCESSES[device]
+
+
+def _see_only(device: str) -> None:
+    os.environ["CUDA_VISIBLE_DEVICES"] = device  # before anything in this process starts CUDA
 
 
 def _in_solver_process(job: Any, log_path: str | Path, threads: int, *args: Any) -> None:
@@ -323,17 +330,20 @@ def _run_batch(manifest: str | Path, solver: str, auto: bool, reference_max_cell
 
 
 def case_job(manifest: str | Path, case: str, solver: str, scoring: Mapping[str, int], repeats: int,
-             traceback: bool, threads: int, out: str | Path, log_path: str | Path) -> None:
-    """Rule ``spliced_case``: one timed case × solver in the solver process, its own log."""
-    solver_process().submit(_in_solver_process, _run_case, log_path, threads, manifest, case, solver,
+             traceback: bool, threads: int, out: str | Path, log_path: str | Path,
+             device: str | None = None) -> None:
+    """Rule ``spliced_case``: one timed case × solver in the solver process (``device``'s when
+    given), its own log."""
+    solver_process(device).submit(_in_solver_process, _run_case, log_path, threads, manifest, case, solver,
                             dict(scoring), repeats, traceback, out).result()
 
 
 def batch_job(manifest: str | Path, solver: str, auto: bool, reference_max_cells: int,
               scoring: Mapping[str, int], repeats: int, traceback: bool, threads: int,
-              out: str | Path, log_path: str | Path) -> None:
-    """Rule ``spliced_batch``: the solver's planned cases in one batch, in the solver process."""
-    solver_process().submit(_in_solver_process, _run_batch, log_path, threads, manifest, solver, auto,
+              out: str | Path, log_path: str | Path, device: str | None = None) -> None:
+    """Rule ``spliced_batch``: the solver's planned cases in one batch, in the solver process
+    (``device``'s when given)."""
+    solver_process(device).submit(_in_solver_process, _run_batch, log_path, threads, manifest, solver, auto,
                             reference_max_cells, dict(scoring), repeats, traceback, out).result()
 
 
