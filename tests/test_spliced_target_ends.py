@@ -16,7 +16,7 @@ from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.base import refuse_free_ends
 from splicedalign.workloads.spliced.oracle import alignment_problems
 from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
-from splicedalign.workloads.spliced.solvers import solve
+from splicedalign.workloads.spliced.solvers import get_solver, solve
 
 FREE = Scoring(target_ends="free")
 
@@ -113,3 +113,24 @@ def test_cli_target_ends(tmp_path, capsys):
     assert f"Target=t {len(UTR5) + 1} {len(UTR5) + len(EXON1) + len(EXON2)} +" in gff.split("\tmRNA\t")[1]
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["scoring"]["target_ends"] == "global"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["accel1", "accel2", "gpu"])
+def test_gpu_solvers_free_ends(name):
+    """accel1/accel2 carry free ends (their chain-start term; the host's final maximum and
+    traceback) and equal sequential; gpu refuses them in one line (device machine only)."""
+    from test_spliced_gpu_solvers import REASON
+
+    if REASON is not None:
+        pytest.skip(REASON)
+    case = utr_case()
+    solver = get_solver(name)
+    if name == "gpu":
+        with pytest.raises(InputError, match="free target ends are not implemented in solver gpu"):
+            solver.solve(case, FREE)
+        return
+    got, want = solver.solve(case, FREE), solve(case, FREE, "sequential")
+    assert (got.score, got.chain, got.last_row_scores.tolist()) == (want.score, want.chain,
+                                                                     want.last_row_scores.tolist())
+    assert alignment_problems(case, got, FREE) == []
