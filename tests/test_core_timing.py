@@ -7,7 +7,8 @@ import weakref
 
 import pytest
 
-from splicedalign.core.timing import time_repeats
+from splicedalign.core import timing as timing_module
+from splicedalign.core.timing import Timing, time_repeats
 
 
 class _Records:
@@ -35,3 +36,23 @@ def test_runs_before_hook_and_results_let_go_first():
 def test_at_least_one_run():
     with pytest.raises(ValueError):
         time_repeats(lambda: None, 0)
+
+
+def test_timing_is_the_median_of_the_runs_and_keeps_their_spread():
+    """One slow outlier among steady runs moves the mean but not the median (the figure the
+    tables report), and stays visible in min, max and spread."""
+    timing = Timing((1.0, 1.0, 10.0))
+    assert timing.median == 1.0  # the mean would be 4.0
+    assert (timing.min, timing.max, timing.spread) == (1.0, 10.0, 10.0)
+    assert timing.as_dict() == {"seconds": 1.0, "seconds_min": 1.0, "seconds_max": 10.0,
+                                "seconds_runs": [1.0, 1.0, 10.0]}
+    assert Timing((3.0, 1.0, 2.0, 10.0)).median == 2.5  # even count: the middle two's mean
+
+
+def test_time_repeats_reports_the_median_run():
+    """Through time_repeats with a fake clock: runs of 1, 1 and 10 s give 1 s, not the mean."""
+    ticks = iter([0.0, 1.0, 1.0, 2.0, 2.0, 12.0])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(timing_module.time, "perf_counter", lambda: next(ticks))
+        timing, _ = time_repeats(lambda: None, 3, warmup=0)
+    assert timing.runs == (1.0, 1.0, 10.0) and timing.median == 1.0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from splicedalign.gpu.device import INCLUDE_DIR, PACKAGE_DIR, kernel_sources
+from splicedalign.gpu.kernels import INCLUDE_DIR, PACKAGE_DIR, kernel_sources
 
 KERNELS = kernel_sources()
 

@@ -1,5 +1,6 @@
 """The shared GPU layer: CuPy access (imported here only, on first use), the cheap "is there a
-device" probe, kernel compilation from a workload's ``.cu`` file, error checks, device facts."""
+device" probe, kernels from a workload's ``.cu`` file (its shipped binary when one matches, else
+NVRTC; see gpu.kernels), error checks, device facts."""
 
 from __future__ import annotations
 
@@ -11,16 +12,10 @@ import numpy as np
 
 from splicedalign.core.errors import GpuMemoryError, SolverUnavailable
 from splicedalign.core.loading import loading
+from splicedalign.gpu.kernels import CXX_STD, INCLUDE_DIR, normal_name, shipped_binary
 
-PACKAGE_DIR = Path(__file__).resolve().parents[1]
-INCLUDE_DIR = Path(__file__).resolve().parent / "include"  # device helpers every kernel may include
-NVRTC_OPTIONS = ("-std=c++17", f"-I{INCLUDE_DIR}")
+NVRTC_OPTIONS = (CXX_STD, f"-I{INCLUDE_DIR}")
 POISON = -987_654_321  # what unwritten device rows hold in checked runs
-
-
-def kernel_sources() -> list[Path]:
-    """Every CUDA file shipped: each workload keeps its kernels beside its GPU host code."""
-    return sorted(PACKAGE_DIR.glob("workloads/*/gpu/*.cu"))
 
 
 @lru_cache(maxsize=None)
@@ -56,16 +51,37 @@ def unavailable_reason() -> str | None:
 def _module(source: Path, names: tuple[str, ...], defines: tuple[tuple[str, int], ...]) -> Any:
     cp = cupy()
     options = NVRTC_OPTIONS + tuple(f"-D{k}={v}" for k, v in defines)
-    return cp.RawModule(code=source.read_text(), options=options, name_expressions=names)
+    code = f'#line 1 "{source}"\n{source.read_text()}'  # NVRTC's messages name the file and line
+    return cp.RawModule(code=code, options=options, name_expressions=names)
+
+
+@lru_cache(maxsize=None)
+def _shipped_module(path: Path) -> Any:
+    """The shipped binary loaded (the driver picks its SASS or JIT-compiles its PTX), or None
+    where this GPU can run neither."""
+    cp = cupy()
+    try:
+        module = cp.RawModule(path=str(path))
+        module.compile()  # CuPy loads lazily: load now, so that a failure falls back to NVRTC
+    except cp.cuda.driver.CUDADriverError:
+        return None
+    return module
 
 
 def function(source: Path, name: str, all_names: tuple[str, ...],
              defines: Mapping[str, int] | None = None) -> Any:
-    """Kernel ``name`` (a template instance listed in ``all_names``) of the CUDA file ``source``,
-    compiled once per process with ``defines`` as -D macros (constants the host also uses).
-    Compiling or loading it counts as kernel loading (``core.loading``), not as a solve's time."""
+    """Kernel ``name`` (a template instance listed in ``all_names``) of the CUDA file ``source``
+    with ``defines`` (constants the host also uses): from the shipped binary built with exactly
+    these, else compiled once per process by NVRTC with them as -D macros. Loading or compiling
+    it counts as kernel loading (``core.loading``), not as a solve's time."""
+    defines = dict(defines or {})
     with loading():
-        return _module(source, all_names, tuple(sorted((defines or {}).items()))).get_function(name)
+        binary = shipped_binary(source, defines)
+        if binary is not None and (symbol := binary.symbols.get(normal_name(name))):
+            module = _shipped_module(binary.path)
+            if module is not None:
+                return module.get_function(symbol)
+        return _module(source, all_names, tuple(sorted(defines.items()))).get_function(name)
 
 
 # Left free of every budget: CuPy's and the driver's own allocations, a kernel's local memory.

@@ -1,6 +1,13 @@
-// Device helpers shared by the workloads' kernels (included through the -I path that
-// splicedalign.gpu.device gives NVRTC and that the nvcc builds pass too).
+// Device helpers and limits shared by the workloads' kernels (included through the -I path
+// that splicedalign.gpu.device gives NVRTC and that the nvcc builds pass too).
 #pragma once
+
+// Limits every kernel shares.
+// A wait on another warp's or block's flag gives up after WAIT_LIMIT_CYCLES (2^34 cycles:
+// seconds at any sm_80/sm_90 clock, orders of magnitude beyond the longest dependent chain a
+// host forms, short enough that a broken hand-off ends the launch): the kernel sets its error
+// word, the host raises.
+constexpr long long WAIT_LIMIT_CYCLES = 1LL << 34;
 
 // DPX on sm_90: one instruction each; the fallbacks compute the same value.
 __device__ __forceinline__ int addmax(int a, int b, int c) {

@@ -30,7 +30,7 @@ SOLVERS.register("multicore", "splicedalign.workloads.primer.cpu:MulticoreSolver
                  summary="the sequential sweep, starts in chunks on all cores (numba prange)")
 SOLVERS.register("edlib", "splicedalign.workloads.primer.peers:EdlibSolver",
                  summary="peer: edlib infix distance per candidate substring, two-pointer over (r, e)")
-SOLVERS.register("primer-paper", "splicedalign.workloads.primer.gpu.solver:PaperSolver", gpu=True,
+SOLVERS.register("primer-paper", "splicedalign.workloads.primer.gpu.paper:PaperSolver", gpu=True,
                  summary="the paper's best CUDA design: block per start, LV columns, tiles, prefetch (Opt 3-6)")
 SOLVERS.register("gpu", "splicedalign.workloads.primer.gpu.solver:GpuSolver", gpu=True,
                  summary="ours: thread per start, bit-parallel words in registers, Ukkonen's cut-off")

@@ -20,11 +20,11 @@
 // beta arrives as one code per byte (0-3, 5 = ambiguity), read 16 columns per 128-bit load;
 // every lane of a warp reads the same address (a broadcast).
 
-#ifndef PB_THREADS
-#define PB_THREADS 64  // threads per block (the host passes the same value as -D)
-#endif
-#ifndef PB_OVERFLOW
-#define PB_OVERFLOW -2  // prefix of a start whose active region needs more than MAXB words
+// PB_THREADS (threads per block) and PB_OVERFLOW (the prefix of a start whose active region
+// needs more than MAXB words) are solver.DEFINES: NVRTC gets them as -D, nvcc builds read the
+// generated header.
+#ifndef __CUDACC_RTC__
+#include "bitparallel.defines.h"
 #endif
 
 namespace {

@@ -19,11 +19,10 @@
 // holds row -1; both only ever enter as dominated candidates (the d + 1 neighbour of the first
 // diagonal of a column always reaches row >= e).
 
-#ifndef PP_THREADS
-#define PP_THREADS 256  // threads per block = diagonals per tile (the paper's best; host passes -D)
-#endif
-#ifndef PP_C
-#define PP_C 3  // the paper's prefetch factor c
+// PP_THREADS (threads per block = diagonals per tile) and PP_C (the prefetch factor c) are
+// paper.DEFINES: NVRTC gets them as -D, nvcc builds read the generated header.
+#ifndef __CUDACC_RTC__
+#include "paper.defines.h"
 #endif
 
 __global__ void __launch_bounds__(PP_THREADS) primer_paper(

@@ -1,4 +1,5 @@
-"""Host side of the primer GPU solvers (CuPy + NVRTC through splicedalign.gpu.device).
+"""Host side of ours, the `gpu` primer solver (bitparallel.cu), and the start batches both
+primer GPU solvers run (the paper's design, `primer-paper`, is paper.py + paper.cu).
 
 Both launch batches of consecutive starts and stop after the batch holding the first start
 that has no answer. Every output slot is poisoned first and checked after, so a start the
@@ -16,24 +17,21 @@ from splicedalign.gpu import device
 from splicedalign.workloads.primer import cpu_kernels
 from splicedalign.workloads.primer.records import PrimerProblem, PrimerResult, result_from_prefixes
 
-HERE = Path(__file__).resolve().parent
-BITPARALLEL = HERE / "bitparallel.cu"
-PAPER = HERE / "paper.cu"
+KERNEL_FILE = Path(__file__).with_name("bitparallel.cu")
 
-PB_THREADS = 64  # `gpu`: threads per block (Peq of REG_WORDS words per thread in shared memory)
+PB_THREADS = 64  # threads per block (Peq of REG_WORDS words per thread in shared memory)
 PB_OVERFLOW = -2  # a start whose active region outgrew the instance's words
+DEFINES = {"PB_THREADS": PB_THREADS, "PB_OVERFLOW": PB_OVERFLOW}  # bitparallel.defines.h
 REG_WORDS = 16  # register instance: 1,024 rows
 LOCAL_WORDS = 128  # retry instance (local memory): 8,192 rows; beyond: the CPU sweep
-PB_NAMES = (f"bitparallel_registers<{REG_WORDS}>", f"bitparallel_local<{LOCAL_WORDS}>")
+NAMES = (f"bitparallel_registers<{REG_WORDS}>", f"bitparallel_local<{LOCAL_WORDS}>")
 RESIDENT_THREADS = 512  # per SM at 122 registers per thread
 RESIDENT_WAVES = 4  # threads launched per resident thread slot: segments balance uneven starts
 
-PP_THREADS = 256  # `primer-paper`: the paper's best threads per block
-PP_C = 3  # the paper's prefetch factor (Table 4)
-SMEM_DEFAULT = 48 * 1024
 
+class StartsSolver:
+    """Batches of consecutive starts, poisoned, checked, until the first start without an answer."""
 
-class _GpuSolver:
     name = ""
     batch = 1 << 16
 
@@ -76,11 +74,10 @@ class _GpuSolver:
         return got
 
 
-class GpuSolver(_GpuSolver):
+class GpuSolver(StartsSolver):
     """Ours: a thread per start, bit-parallel words in registers (bitparallel.cu)."""
 
     name = "gpu"
-    defines = {"PB_THREADS": PB_THREADS, "PB_OVERFLOW": PB_OVERFLOW}
     min_segment_overlaps = 8  # a segment is at least this many overlaps long (1: checks use many)
 
     def _beta(self, problem):
@@ -89,7 +86,7 @@ class GpuSolver(_GpuSolver):
         return self.cp.asarray(padded)
 
     def _kernel(self, name: str):
-        return device.function(BITPARALLEL, name, PB_NAMES, self.defines)
+        return device.function(KERNEL_FILE, name, NAMES, DEFINES)
 
     def segments(self, count: int, n: int, k: int) -> tuple[int, int, int]:
         """(segments, columns per segment, overlap): enough threads for RESIDENT_WAVES waves of
@@ -103,7 +100,7 @@ class GpuSolver(_GpuSolver):
     def _launch(self, problem, alpha, beta, first, count, out, comps):
         g, seg, over = self.segments(count, problem.n, problem.k)
         per_segment = self.cp.full(g * count, device.POISON, dtype=self.cp.int32)
-        self._kernel(PB_NAMES[0])(
+        self._kernel(NAMES[0])(
             (-(-count // PB_THREADS), g), (PB_THREADS,),
             (alpha, np.int32(problem.m), beta, np.int32(problem.n), np.int32(problem.k), np.int32(first),
              np.int32(count), np.uint64(0), np.int32(seg), np.int32(over), per_segment, comps),  # starts = NULL
@@ -123,7 +120,7 @@ class GpuSolver(_GpuSolver):
             out = cp.full(over.size, device.POISON, dtype=cp.int32)
             blocks = -(-over.size // PB_THREADS)
             scratch = cp.empty(blocks * PB_THREADS * 4 * LOCAL_WORDS, dtype=cp.uint64)
-            self._kernel(PB_NAMES[1])(
+            self._kernel(NAMES[1])(
                 (blocks,), (PB_THREADS,),
                 (alpha, np.int32(problem.m), beta, np.int32(problem.n), np.int32(problem.k), np.int32(0),
                  np.int32(over.size), starts, out, comps, scratch))
@@ -142,21 +139,3 @@ class GpuSolver(_GpuSolver):
             comps += extra
             log.info("primer [gpu]: %d starts finished on the CPU", still.size)
         return got
-
-
-class PaperSolver(_GpuSolver):
-    """The paper's alternative CUDA solution with Opt 3-6 (paper.cu): a block per start."""
-
-    name = "primer-paper"
-    batch = 1 << 14
-    defines = {"PP_THREADS": PP_THREADS, "PP_C": PP_C}
-
-    def _launch(self, problem, alpha, beta, first, count, out, comps):
-        k, T = problem.k, PP_THREADS
-        pa = -(-PP_C * k // T) * T
-        smem = 4 * (2 * (T + 2) + 4 * k + T) + pa + pa + T
-        kernel = device.function(PAPER, "primer_paper", ("primer_paper",), self.defines)
-        if smem > SMEM_DEFAULT:
-            kernel.max_dynamic_shared_size_bytes = smem
-        kernel((count,), (T,), (alpha, np.int32(problem.m), beta, np.int32(problem.n), np.int32(k),
-                                np.int32(first), out, comps), shared_mem=smem)

@@ -40,7 +40,7 @@
 // enters at the first lane holding an exon row: lanes above it hold only padding rows, which
 // are the identity on entry rows (below), so a short exon's strip has less skew and fewer
 // steps; (3) a fold folds whatever both inputs have written (1 to 32 column blocks) instead of
-// waiting for a fixed width. Waits are bounded: a wait that exceeds WAIT_LIMIT cycles sets the
+// waiting for a fixed width. Waits are bounded: a wait that exceeds WAIT_LIMIT_CYCLES sets the
 // error word (the host raises) instead of hanging.
 // Padding rows as identity: a shifted entry row e'(j) = e(j) + gap*j is non-decreasing in j
 // (every DP row has S(j) >= S(j-1) - gap, and the running max and the chain-start row keep
@@ -48,7 +48,7 @@
 
 #include "splicedalign_device.cuh"
 #ifndef __CUDACC_RTC__
-#include "wavefront.defines.h"  // nvcc builds; NVRTC gets the same macros as -D (plan.kernel_defines)
+#include "wavefront.defines.h"  // nvcc builds; NVRTC gets plan.kernel_defines as -D
 #endif
 
 namespace {
@@ -57,10 +57,6 @@ template <typename T> struct Neg;
 template <> struct Neg<int> { static constexpr int v = -(1 << NEG_SHIFT_INT); };
 template <> struct Neg<long long> { static constexpr long long v = -(1LL << NEG_SHIFT_WIDE); };
 
-// 2^34 cycles, seconds at any sm_90 clock: orders of magnitude beyond the longest dependent
-// chain of a launch the host forms, short enough that a broken hand-off ends the launch.
-constexpr long long WAIT_LIMIT = 1LL << 34;
-
 // EMPTY: what row storage holds before a word is written (plan.empty: every byte EMPTY_BYTE).
 template <typename T> struct Empty;
 template <> struct Empty<int> { static constexpr int v = (int)(0x01010101u * EMPTY_BYTE); };
@@ -68,12 +64,12 @@ template <> struct Empty<long long> {
     static constexpr long long v = (long long)(0x0101010101010101ull * EMPTY_BYTE);
 };
 
-// Bounded wait: called once per failed poll; past WAIT_LIMIT it sets *error and returns true
+// Bounded wait: called once per failed poll; past WAIT_LIMIT_CYCLES it sets *error and returns true
 // (the launch's results are then void; the host checks *error and raises).
 __device__ __forceinline__ bool gave_up(long long& start, int* error) {
     const long long now = __shfl_sync(0xffffffffu, clock64(), 0);
     if (start < 0) start = now;
-    else if (now - start > WAIT_LIMIT) {
+    else if (now - start > WAIT_LIMIT_CYCLES) {
         if ((threadIdx.x & 31) == 0) atomicExch(error, 1);
         return true;
     }

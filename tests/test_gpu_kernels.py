@@ -1,0 +1,119 @@
+"""One GPU convention for every workload (gpu.kernels, splicedalign.kernels): each kernel file's
+constants come from one Python definition (NVRTC: -D; nvcc: the generated header, kept
+current here), every kernel a solver asks for ships in the nvcc build, and the loader takes a
+shipped binary only when it was built from these very sources with these very defines."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from splicedalign import kernels as shipped
+from splicedalign.gpu import kernels
+
+FILES = shipped.kernel_files()
+WITH_DEFINES = [k for k in FILES if k.defines]
+NVCC = shutil.which("nvcc") is not None and shutil.which("c++filt") is not None
+
+
+def test_every_kernel_file_is_listed_once():
+    assert sorted(k.source for k in FILES) == sorted(set(k.source for k in FILES))
+    assert {k.source for k in FILES} <= set(kernels.kernel_sources())
+
+
+@pytest.mark.parametrize("k", WITH_DEFINES, ids=lambda k: k.source.name)
+def test_generated_header_is_current(k: shipped.KernelFile):
+    header = kernels.header_path(k.source)
+    assert header.exists() and header.read_text() == kernels.header_text(k.defines, k.origin), \
+        "regenerate: python -m splicedalign.kernels headers"
+    assert kernels.header_defines(k.source) == dict(k.defines)
+
+
+@pytest.mark.parametrize("k", WITH_DEFINES, ids=lambda k: k.source.name)
+def test_kernel_file_reads_its_constants_only_from_the_header(k: shipped.KernelFile):
+    """No second definition: nvcc builds include the header, NVRTC gets -D, and no
+    ``#ifndef X / #define X`` default can drift from the Python value."""
+    source = k.source.read_text()
+    assert f'#include "{kernels.header_path(k.source).name}"' in source
+    redefined = [name for name in k.defines if re.search(rf"#\s*define\s+{name}\b", source)]
+    assert not redefined
+
+
+def test_shared_limits_are_defined_once():
+    """Limits every kernel shares live in the shared header, not in a workload's file."""
+    for source in kernels.kernel_sources():
+        assert not re.search(r"\bWAIT_LIMIT_CYCLES\s*=", source.read_text()), source
+
+
+def test_spliced_variants_are_the_shipped_instances():
+    """What the spliced solver asks for (every launch configuration) is exactly what
+    wavefront.cu's nvcc block instantiates: 16 wavefront kernels, gather and trace per type."""
+    names = next(k.names for k in FILES if k.source.name == "wavefront.cu")
+    assert len(names) == 20 and sum(n.startswith("wavefront<") for n in names) == 16
+
+
+def _fake_index(tmp_path: Path, source: Path, defines: dict, digest: str | None = None) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "x.fatbin").write_bytes(b"")
+    entry = {"source": source.relative_to(kernels.PACKAGE_DIR).as_posix(),
+             "digest": digest or kernels.source_digest(source), "defines": defines, "binary": "x.fatbin",
+             "archs": list(kernels.ARCHS), "symbols": {"k<int>": "_Z1kIiEvv"}}
+    (tmp_path / "index.json").write_text(json.dumps([entry]))
+    return tmp_path
+
+
+def test_loader_takes_a_shipped_binary_only_for_the_same_sources_and_defines(tmp_path, monkeypatch):
+    k = WITH_DEFINES[0]
+    defines = dict(k.defines)
+    found = kernels.shipped_binary(k.source, defines, _fake_index(tmp_path / "a", k.source, defines))
+    assert found is not None and found.symbols["k<int>"] == "_Z1kIiEvv"
+    other = {**defines, next(iter(defines)): -12345}
+    assert kernels.shipped_binary(k.source, other, tmp_path / "a") is None  # other defines: NVRTC
+    stale = _fake_index(tmp_path / "b", k.source, defines, digest="0" * 64)
+    assert kernels.shipped_binary(k.source, defines, stale) is None  # sources edited since the build
+    monkeypatch.setenv(kernels.ENV_SWITCH, "0")
+    assert kernels.shipped_binary(k.source, defines, tmp_path / "a") is None
+    assert kernels.shipped_binary(k.source, defines, tmp_path / "none") is None
+
+
+def test_name_expressions_compare_without_spaces():
+    assert kernels.normal_name("wavefront<long long, 4, true, 0>") == "wavefront<longlong,4,true,0>"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not NVCC, reason="nvcc and c++filt not on PATH (the package then ships no binaries)")
+def test_build_ships_every_kernel_the_solvers_ask_for(tmp_path):
+    """nvcc builds each kernel file with a generated header into a fatbin (sm_80, sm_90 and
+    PTX); its index maps every name a solver asks for to a symbol, and nothing else ships."""
+    index = {e["source"]: e for e in kernels.build(tmp_path)}
+    assert set(index) == {k.source.relative_to(kernels.PACKAGE_DIR).as_posix() for k in FILES}
+    for k in FILES:
+        entry = index[k.source.relative_to(kernels.PACKAGE_DIR).as_posix()]
+        assert set(entry["symbols"]) == {kernels.normal_name(n) for n in k.names}, k.source.name
+        assert entry["defines"] == dict(k.defines) and (tmp_path / entry["binary"]).stat().st_size > 0
+        assert kernels.shipped_binary(k.source, k.defines, tmp_path) is not None
+
+
+@pytest.mark.gpu
+def test_shipped_binaries_load_on_this_gpu():
+    """On a device with built binaries (python -m splicedalign.kernels build): every listed
+    kernel resolves from its shipped binary."""
+    from splicedalign.gpu import device
+
+    try:
+        device.cupy()
+    except Exception as exc:  # noqa: BLE001 - the reason is shown
+        pytest.skip(f"no GPU: {exc}")
+    if not (kernels.SHIPPED_DIR / "index.json").exists():
+        pytest.skip("no shipped binaries here: python -m splicedalign.kernels build")
+    for k in FILES:
+        binary = kernels.shipped_binary(k.source, k.defines)
+        assert binary is not None, f"{k.source.name}: no matching shipped binary (rebuild)"
+        module = device._shipped_module(binary.path)
+        assert module is not None
+        for name in k.names:
+            module.get_function(binary.symbols[kernels.normal_name(name)])
