@@ -27,8 +27,9 @@ def main(before: str, after: str) -> int:
         missing = [c for c in a.columns if c not in b.columns]
         same = not missing and len(a) == len(b) and a[keep].equals(b[keep])
         same_all &= same
+        new = [c for c in b.columns if c not in a.columns]
         print(f"{name:20} {'identical' if same else 'DIFFERENT'}: {len(keep)} of {len(a.columns)} columns, "
-              f"{len(a)} rows; missing {missing or 'none'}; new {[c for c in b.columns if c not in a.columns] or 'none'}")
+              f"{len(a)} rows; missing {missing or 'none'}; new {new or 'none'}")
     return 0 if same_all else 1
 
 

@@ -5,7 +5,7 @@
 #
 #   OUT=device_out bash scripts/device_kernels.sh
 #
-# Each timing is one fresh process on the bundled data set (16 cases, gene models): "cold"
+# Each timing is one fresh process on the bundled data set (16 cases, gene models, JSON): "cold"
 # starts with empty CuPy kernel, driver JIT and numba caches (a fresh machine), "gpu-cold" with
 # empty CuPy and driver caches only (numba's warm: the kernels' share alone); "nvrtc" ignores
 # the shipped binaries (SPLICEDALIGN_SHIPPED_KERNELS=0), as the package did before.
@@ -24,11 +24,11 @@ run() {  # label, cupy cache, numba cache, extra env...
   local t0 t1
   t0=$(date +%s.%N)
   env CUPY_CACHE_DIR="$CACHES/$cupy" CUDA_CACHE_PATH="$CACHES/$cupy-cuda" NUMBA_CACHE_DIR="$CACHES/$numba" "$@" \
-    python3 -m splicedalign.cli align --manifest resources/bundled/cases.tsv --solver gpu -q -o "$OUT/$label.gff3" \
+    python3 -m splicedalign.cli align --manifest resources/bundled/cases.tsv --solver gpu -q --format json -o "$OUT/$label.json" \
     2> "$OUT/$label.err"
   local rc=$?
   t1=$(date +%s.%N)
-  printf "%-22s %6.2f s  rc=%d\n" "$label" "$(echo "$t1 - $t0" | bc)" "$rc" | tee -a "$OUT/times.txt"
+  printf "%-22s %6.2f s  rc=%d\n" "$label" "$(awk "BEGIN { print $t1 - $t0 }")" "$rc" | tee -a "$OUT/times.txt"
 }
 run shipped-cold c1 n1
 run shipped-warm c1 n1
@@ -36,9 +36,15 @@ run shipped-warm-again c1 n1
 run shipped-gpu-cold c2 n1
 run nvrtc-gpu-cold c3 n1 SPLICEDALIGN_SHIPPED_KERNELS=0
 run nvrtc-warm c3 n1 SPLICEDALIGN_SHIPPED_KERNELS=0
-for f in shipped-warm shipped-gpu-cold nvrtc-gpu-cold nvrtc-warm; do
-  cmp -s "$OUT/shipped-cold.gff3" "$OUT/$f.gff3" && echo "$f: output identical" || echo "$f: OUTPUT DIFFERS"
-done | tee -a "$OUT/times.txt"
+python3 - "$OUT" <<'PY' | tee -a "$OUT/times.txt"
+import json, sys
+def answers(label):  # every result without its timings
+    return [{k: v for k, v in r.items() if not k.startswith(("seconds", "mcups"))}
+            for r in json.load(open(f"{sys.argv[1]}/{label}.json"))]
+first = answers("shipped-cold")
+for label in ("shipped-warm", "shipped-gpu-cold", "nvrtc-gpu-cold", "nvrtc-warm"):
+    print(f"{label}: {len(first)} answers", "identical" if answers(label) == first else "DIFFER")
+PY
 NUMBA_CACHE_DIR="$CACHES/n1" python3 -m pytest -q -p no:cacheprovider -m "" tests/test_gpu_kernels.py \
   tests/test_primer_gpu.py tests/test_spliced_gpu_solvers.py tests/test_spliced_gpu_trace.py tests/test_nw_gpu.py \
   tests/test_sw_gpu.py > "$OUT/pytest.log" 2>&1

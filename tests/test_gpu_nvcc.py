@@ -24,12 +24,13 @@ def test_every_kernel_file_is_loaded_by_its_host_code_and_every_loaded_file_ship
     assert named == set(KERNELS)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
 @pytest.mark.parametrize("source", KERNELS, ids=lambda p: p.name)
 def test_compiles_for_sm90(source: Path, tmp_path: Path):
     out = subprocess.run(
-        ["nvcc", "-arch=sm_90", "-std=c++17", f"-I{INCLUDE_DIR}", "-cubin", "--resource-usage", "-Werror", "all-warnings",
-         "-o", str(tmp_path / (source.stem + ".cubin")), str(source)],
+        ["nvcc", "-arch=sm_90", "-std=c++17", f"-I{INCLUDE_DIR}", "-cubin", "--resource-usage",
+         "-Werror", "all-warnings", "-o", str(tmp_path / (source.stem + ".cubin")), str(source)],
         capture_output=True, text=True,
     )
     assert out.returncode == 0, out.stderr

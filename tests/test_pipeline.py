@@ -25,7 +25,8 @@ from splicedalign.workloads.spliced.report.names import plot_names
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = shutil.which("snakemake")
-pytestmark = pytest.mark.skipif(SNAKEMAKE is None, reason="snakemake not installed (pip install .[pipeline])")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(SNAKEMAKE is None, reason="snakemake not installed (pip install .[pipeline])")]
 yaml = pytest.importorskip("yaml", reason="PyYAML comes with snakemake (pip install .[pipeline])")
 
 SOLVERS = ["reference", "sequential", "multicore"]

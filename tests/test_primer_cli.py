@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from helpers import run_cli
 
 
@@ -31,7 +30,8 @@ def test_json_contract(fasta):
 
 def test_tsv_bed_and_output_file(fasta, tmp_path):
     a, b = fasta("a.fa", ">pathogen\nACTG\n"), fasta("b.fa", ">host\nAGCAAG\n")
-    code, out, _ = run_cli("primer", "--alpha", a, "--beta", b, "-k", "2", "--format", "tsv", "--solver", "conventional")
+    code, out, _ = run_cli("primer", "--alpha", a, "--beta", b, "-k", "2", "--format", "tsv",
+                           "--solver", "conventional")
     assert code == 0
     assert out.splitlines() == ["r\te\tlength\tsubstring", "1\t3\t3\tACT", "2\t4\t3\tCTG"]
     target = tmp_path / "out.bed"

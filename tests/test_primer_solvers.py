@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +25,7 @@ CPU = ("reference", "conventional", "alternative", "sequential", "multicore")
 EMU = Path(__file__).parent / "primer_emu"
 
 
-@lru_cache(maxsize=None)
+@cache
 def edit_distance(a: str, b: str) -> int:
     """Plain edit distance; letters other than ACGT never match (not even themselves)."""
     prev = list(range(len(b) + 1))
@@ -138,7 +138,8 @@ def _build(tmp_path_factory, source: str, std: str) -> Path | None:
 
 
 def _run(exe: Path, problem: PrimerProblem) -> list[list[int]]:
-    stdin = f"{problem.m} {problem.n} {problem.k} ".encode() + problem.alpha_codes.tobytes() + problem.beta_codes.tobytes()
+    head = f"{problem.m} {problem.n} {problem.k} ".encode()
+    stdin = head + problem.alpha_codes.tobytes() + problem.beta_codes.tobytes()
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, check=True).stdout.decode()
     return [[int(x) for x in line.split()] for line in out.splitlines()]
 
@@ -163,7 +164,8 @@ def test_gpu_kernel_on_host(tmp_path_factory):
     for p in [long, *_emu_cases(12, 11, 400, 500, 130)]:
         nw = p.m // K.W + 2
         buf = (np.empty(4 * nw, np.uint64), np.empty(nw, np.uint64), np.empty(nw, np.uint64), np.empty(nw, np.int64))
-        want = [K.bitparallel_prefix(p.alpha_codes, r0, p.beta_codes, p.k, p.k - 1, *buf)[0] for r0 in range(p.last_start)]
+        want = [K.bitparallel_prefix(p.alpha_codes, r0, p.beta_codes, p.k, p.k - 1, *buf)[0]
+                for r0 in range(p.last_start)]
         for got in _run(exe, p):  # MAXB 2 (overflows: -2), 16 in registers, 128 in local memory
             assert all(g in (w, -2) for g, w in zip(got, want)) and len(got) == len(want), (p.m, p.n, p.k)
         assert _run(exe, p)[1] == want or max(want) > 16 * 64

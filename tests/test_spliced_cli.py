@@ -200,6 +200,7 @@ def _snakemake(workdir, *args):
                            str(REPO / "config" / "config.yaml"), *args], capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_slurm_profile_dry_run(tmp_path):
     pytest.importorskip("snakemake_executor_plugin_slurm",
                         reason="snakemake-executor-plugin-slurm not installed (pip install -e .[cluster])")
@@ -215,6 +216,7 @@ def test_slurm_profile_dry_run(tmp_path):
     assert set(profile.get("set-resources", {})) <= set(rules), "profile names rules the workflow lacks"
 
 
+@pytest.mark.slow
 def test_readme_rerun_command_reruns(tmp_path):
     """The README's "rerun one result by its path" command reruns it when it is up to date."""
     import re

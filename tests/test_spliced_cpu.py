@@ -53,6 +53,7 @@ def test_batch_runs_cases_in_parallel_in_input_order(paper, two_threads):
         _same(w, g)
 
 
+@pytest.mark.slow
 def test_large_case_runs_the_strip_pipeline(paper, two_threads):
     """The smallest paper-shaped case the default solver cuts into strips, with traceback."""
     case = next(c for c in paper if c.cells >= cpu.MIN_CASE_CELLS)

@@ -52,6 +52,7 @@ def test_bundled_set_is_valid(cases, bases):
     assert len(with_truth) == 5  # 3 rhodopsin targets, FAU, chr17 BED12 transcript
 
 
+@pytest.mark.slow
 def test_every_case_solves_with_cpu_solvers(cases):
     for c in cases:
         seq = solve(c, SCORING, solver="sequential")

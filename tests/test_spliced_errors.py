@@ -146,6 +146,7 @@ def test_cli_habits(ran):
     assert quiet.returncode == 0 and quiet.stderr == "" and '"score"' in quiet.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed (pip install .[pipeline])")
 def test_pipeline_manifest_row_with_missing_file(tmp_path):
     """Planning names the config key, the row and the file in one line (exit 2), no traceback,

@@ -89,6 +89,7 @@ def test_genscan_failure_is_reported(tmp_path, fake_genscan):
                         str(tmp_path / "no-such.smat"))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed (pip install .[pipeline])")
 def test_pipeline_dry_run_with_genscan(tmp_path, fake_genscan):
     yaml = pytest.importorskip("yaml")

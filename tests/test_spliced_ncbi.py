@@ -48,6 +48,7 @@ def test_missing_homologene_one_line(tmp_path):
     assert "needs HomoloGene build 68" in proc.stderr and not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed (pip install .[pipeline])")
 def test_pipeline_ncbi_without_homologene_stops_at_planning(tmp_path):
     (tmp_path / "ncbi.yaml").write_text(f"spliced:\n  dataset: ncbi\n  ncbi:\n    genes: [IL10]\n"

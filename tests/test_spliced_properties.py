@@ -61,6 +61,7 @@ def test_reference_agrees_on_gene_like_case():
     assert ref.last_row_scores.tolist() == seq.last_row_scores.tolist()
 
 
+@pytest.mark.slow
 def test_int64_scores_when_int32_could_overflow():
     """Huge unit scores switch the solvers to int64 cells; scores stay exact."""
     scoring = Scoring(10**8, -(10**8), 3 * 10**8)

@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from splicedalign.report.stats import linear_fit, spearman
 from splicedalign.workloads.spliced import estimate as model
 from splicedalign.workloads.spliced.records import Exon, TestCase
 from splicedalign.workloads.spliced.report import aggregate, gene_accuracy
-from splicedalign.report.stats import linear_fit, spearman
 from splicedalign.workloads.spliced.report.tables import (
     ScoreDisagreement,
     case_frame,
@@ -155,8 +155,8 @@ def test_parallelism_is_the_average_histogram():
 
 def test_gene_accuracy_against_true_exons():
     cases = [_case("a", [(1, 10), (12, 20), (30, 40)], true=[(1, 10), (30, 40)]), _case("b", [(1, 50)])]
-    recs = [_rec("a", "sequential", 1, 1, 1, chain=[[1, 10], [12, 20]]), _rec("b", "sequential", 1, 1, 1, chain=[[1, 50]]),
-            _rec("a", "multicore", 1, 1, 1, chain=None)]
+    recs = [_rec("a", "sequential", 1, 1, 1, chain=[[1, 10], [12, 20]]),
+            _rec("b", "sequential", 1, 1, 1, chain=[[1, 50]]), _rec("a", "multicore", 1, 1, 1, chain=None)]
     acc = gene_accuracy(cases, recs)
     row = acc[(acc.scope == "case") & (acc.case == "a")].iloc[0]
     assert (row.exact_exons, row.true_exons, row.predicted_exons) == (1, 2, 2)

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import argparse
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from splicedalign.gpu import kernels
 
@@ -33,7 +33,13 @@ class KernelFile:
 def _spliced() -> list[KernelFile]:
     from splicedalign.workloads.spliced.gpu import launch, paper
     from splicedalign.workloads.spliced.gpu import solver as ours
-    from splicedalign.workloads.spliced.gpu.plan import DENSE_LANE_ROWS, MODE_FOLLOW, MODE_RECORD, MODE_SCORE, kernel_defines
+    from splicedalign.workloads.spliced.gpu.plan import (
+        DENSE_LANE_ROWS,
+        MODE_FOLLOW,
+        MODE_RECORD,
+        MODE_SCORE,
+        kernel_defines,
+    )
 
     names: set[str] = set()
     for ctype, width, use_bytes, mode, followed in itertools.product(
@@ -71,7 +77,8 @@ def write_headers() -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m splicedalign.kernels", description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=("headers", "build"))
-    parser.add_argument("--out", type=Path, default=kernels.SHIPPED_DIR, help="where build writes (default: %(default)s)")
+    parser.add_argument("--out", type=Path, default=kernels.SHIPPED_DIR,
+                        help="where build writes (default: %(default)s)")
     args = parser.parse_args(argv)
     for source in write_headers():
         print(f"rewrote {kernels.header_path(source)}")

@@ -4,9 +4,10 @@ NVRTC; see gpu.kernels), error checks, device facts."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +19,7 @@ NVRTC_OPTIONS = (CXX_STD, f"-I{INCLUDE_DIR}")
 POISON = -987_654_321  # what unwritten device rows hold in checked runs
 
 
-@lru_cache(maxsize=None)
+@cache
 def cupy() -> Any:
     """The cupy module, or SolverUnavailable with one line saying why not."""
     try:
@@ -47,7 +48,7 @@ def unavailable_reason() -> str | None:
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _module(source: Path, names: tuple[str, ...], defines: tuple[tuple[str, int], ...]) -> Any:
     cp = cupy()
     options = NVRTC_OPTIONS + tuple(f"-D{k}={v}" for k, v in defines)
@@ -55,7 +56,7 @@ def _module(source: Path, names: tuple[str, ...], defines: tuple[tuple[str, int]
     return cp.RawModule(code=code, options=options, name_expressions=names)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _shipped_module(path: Path) -> Any:
     """The shipped binary loaded (the driver picks its SASS or JIT-compiles its PTX), or None
     where this GPU can run neither."""
@@ -121,7 +122,7 @@ def check(cp: Any) -> None:
     cp.cuda.runtime.deviceSynchronize()
 
 
-@lru_cache(maxsize=None)
+@cache
 def device_info() -> dict[str, Any]:
     cp = cupy()
     props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)

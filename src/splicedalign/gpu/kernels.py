@@ -22,11 +22,11 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Mapping
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"  # device helpers every kernel may include
@@ -161,7 +161,7 @@ class ShippedBinary:
     symbols: Mapping[str, str]  # normal_name(expression) -> lowered symbol
 
 
-@lru_cache(maxsize=None)
+@cache
 def _index(shipped_dir: Path) -> dict[str, dict]:
     path = shipped_dir / "index.json"
     if not path.exists():
@@ -169,7 +169,7 @@ def _index(shipped_dir: Path) -> dict[str, dict]:
     return {entry["source"]: entry for entry in json.loads(path.read_text())}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _current_digest(source: Path) -> str:
     return source_digest(source)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+
 def pyplot() -> Any:
     """``matplotlib.pyplot`` with the Agg backend selected."""
     import matplotlib

@@ -14,7 +14,8 @@ from splicedalign.workloads.primer.solvers import SOLVERS
 
 def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
-        "primer", parents=[common], help="k-difference primer problem: shortest substrings of alpha >= k edits from beta",
+        "primer", parents=[common],
+        help="k-difference primer problem: shortest substrings of alpha >= k edits from beta",
         description="For every start r of alpha, the shortest substring alpha[r..e] whose edit distance to every "
                     "substring of beta is at least k (Feuser & Moreano); stops at the first start that has none. "
                     "Positions are 1-based inclusive; IUPAC ambiguity letters never match.",
@@ -26,8 +27,9 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
                    help="what they must not bind (e.g. the host region), one FASTA record; '-' reads stdin")
     p.add_argument("-k", type=int, required=True, metavar="K", help="minimum number of differences (1 <= K <= |alpha|)")
     add_solver_argument(p, SOLVERS)
-    add_output_arguments(p, FORMATTERS, "json (k, m, n, solutions, cells, comparisons, solver, seconds), tsv (one row per "
-                        "solution with its substring) or bed (intervals on alpha's record); default json")
+    add_output_arguments(p, FORMATTERS, "json (k, m, n, solutions, cells, comparisons, solver, seconds), tsv "
+                        "(one row per solution with its substring) or bed (intervals on alpha's record); "
+                        "default json")
     p.set_defaults(run=_primer)
 
 

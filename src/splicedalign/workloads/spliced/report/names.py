@@ -3,7 +3,7 @@ outputs from these when it starts, and importing the plotting module costs about
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 STATIC = ("fig07_intra_parallelism", "fig09_inter_parallelism", "fig10_estimated_times",
           "fig13_actual_times", "fig14_speedups", "fig15_scalability")

@@ -7,13 +7,20 @@ A solver that could not run (``available: false``) appears with n/a values, neve
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from splicedalign.report.stats import linear_fit, spearman, theil_sen
-from splicedalign.workloads.spliced.estimate import INTRA_BIN, average_histogram, case_stats, inter_histogram, intra_histogram
+from splicedalign.workloads.spliced.estimate import (
+    INTRA_BIN,
+    average_histogram,
+    case_stats,
+    inter_histogram,
+    intra_histogram,
+)
 from splicedalign.workloads.spliced.records import TestCase
 
 BASELINE = "sequential"
