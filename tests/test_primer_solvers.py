@@ -5,6 +5,7 @@ device code built for the host with g++ (tests/primer_emu) against the CPU per-s
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 from functools import cache
@@ -106,11 +107,7 @@ def test_reference_agrees_on_a_mid_instance():
 
 
 def _has_edlib() -> bool:
-    try:
-        import edlib  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec("edlib") is not None
 
 
 @pytest.mark.skipif(not _has_edlib(), reason="edlib not installed (pip install 'splicedalign[peers]')")

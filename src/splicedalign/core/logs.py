@@ -20,7 +20,7 @@ def log_to(path: str | Path | None = None, level: int = logging.INFO,
         handler.close()
     handler = logging.FileHandler(path) if path else logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(fmt))
-    handler._splicedalign = True  # type: ignore[attr-defined]
+    handler._splicedalign = True  # type: ignore[union-attr]
     log.addHandler(handler)
     log.setLevel(level)
 

@@ -56,12 +56,12 @@ def time_repeats(fn: Callable[[], T], repeats: int, warmup: int = 1,
     for _ in range(warmup):
         fn()
     runs = []
-    result = None
+    last: list[T] = []
     for _ in range(repeats):
         if before is not None:
             before()
-        result = None
+        last.clear()
         t0 = time.perf_counter()
-        result = fn()
+        last.append(fn())
         runs.append(time.perf_counter() - t0)
-    return Timing(tuple(runs)), result
+    return Timing(tuple(runs)), last[0]

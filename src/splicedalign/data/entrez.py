@@ -24,7 +24,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import FastaRecord, iter_fasta
@@ -194,7 +194,7 @@ class EutilsClient:
         return self.get("efetch", params, lambda body: _one_fasta(body, length, uid))
 
 
-def _json_path(*keys: str) -> Callable[[bytes], object]:
+def _json_path(*keys: str) -> Callable[[bytes], Any]:
     def parse(body: bytes):
         try:
             value = json.loads(body)

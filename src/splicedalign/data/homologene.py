@@ -49,7 +49,7 @@ def homologs(members: list[Member], gene: str, taxon: int = HUMAN_TAXON, limit: 
     own = [m for m in members if m.taxon == taxon and gene in (m.gene_id, m.symbol)]
     if len(own) != 1:
         raise InputError(source, f"gene {gene!r} of taxon {taxon}: {len(own)} entries, expected 1")
-    seen, out = {taxon}, []
+    seen, out = {taxon}, list[Member]()
     for m in members:
         if m.hid == own[0].hid and m.taxon not in seen and len(out) < limit:
             seen.add(m.taxon)

@@ -41,9 +41,9 @@ def linear_fit(units: Sequence[float], seconds: Sequence[float]) -> dict[str, fl
 def theil_sen(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
     """Robust line ``y ≈ slope·x + intercept``: the median of the pairwise slopes, then the
     median intercept. Up to ~29% of wild points do not move it (least squares follows them)."""
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    i, j = np.triu_indices(len(x), 1)
-    keep = x[j] != x[i]
-    slope = float(np.median((y[j] - y[i])[keep] / (x[j] - x[i])[keep])) if keep.any() else 0.0
-    return slope, float(np.median(y - slope * x))
+    xs = np.asarray(x, dtype=float)
+    ys = np.asarray(y, dtype=float)
+    i, j = np.triu_indices(len(xs), 1)
+    keep = xs[j] != xs[i]
+    slope = float(np.median((ys[j] - ys[i])[keep] / (xs[j] - xs[i])[keep])) if keep.any() else 0.0
+    return slope, float(np.median(ys - slope * xs))
