@@ -86,7 +86,7 @@ def resolve_devices(spec: DeviceSpec, count: int | None = None,
     if spec is None:
         return None
     count = visible_count() if count is None else count
-    if spec == ALL:
+    if isinstance(spec, str):  # ALL (parse_devices makes no other string)
         if count < 1:
             raise SolverUnavailable("GPU solvers need a CUDA GPU: none found")
         return tuple(range(count))
