@@ -14,10 +14,12 @@ that the lists match what the solvers ask for.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from splicedalign.gpu import kernels
 
@@ -31,8 +33,9 @@ class KernelFile:
 
 
 def _spliced() -> list[KernelFile]:
-    from splicedalign.workloads.spliced.gpu import launch, paper
+    from splicedalign.workloads.spliced.gpu import paper
     from splicedalign.workloads.spliced.gpu import solver as ours
+    from splicedalign.workloads.spliced.gpu.launch import TUNING, LaunchConfig
     from splicedalign.workloads.spliced.gpu.plan import (
         DENSE_LANE_ROWS,
         MODE_FOLLOW,
@@ -41,14 +44,21 @@ def _spliced() -> list[KernelFile]:
         kernel_defines,
     )
 
+    # Every configuration launch.configure can make: int scores at the throughput or the chain
+    # width, int64 at the wide one; a recording kernel only up to DENSE_LANE_ROWS (wider
+    # launches that record follow), a follower beside it for the long chains or not. The names
+    # depend on these fields only.
+    shapes = [("int", TUNING.rows_per_lane), ("int", TUNING.chain_rows_per_lane),
+              ("long long", TUNING.wide_rows_per_lane)]
     names: set[str] = set()
-    for ctype, width, use_bytes, mode, followed in itertools.product(
-            ("int", "long long"), (launch.ROWS_PER_LANE, launch.CHAIN_ROWS_PER_LANE), (True, False),
-            (MODE_SCORE, MODE_RECORD, MODE_FOLLOW), (False, True)):
-        rows, _, asked = ours.variant(ctype, width, use_bytes, mode, followed)
-        if mode == MODE_RECORD and rows > DENSE_LANE_ROWS:
-            continue  # wider launches that record always follow (GpuSolver._launch)
-        names.update(asked)
+    for (ctype, width), byte_profile, mode, followed in itertools.product(
+            shapes, (True, False), (MODE_SCORE, MODE_RECORD, MODE_FOLLOW), ((), (0,))):
+        if mode == MODE_RECORD and width > DENSE_LANE_ROWS or followed and mode != MODE_RECORD:
+            continue
+        shape: dict[str, Any] = dict(ctype=ctype, rows_per_lane=width, byte_profile=byte_profile, mode=mode,
+                                     followed=followed)
+        config = LaunchConfig(**{f.name: shape.get(f.name) for f in dataclasses.fields(LaunchConfig)})
+        names.update(config.names)
     return [KernelFile(paper.KERNEL_FILE, {}, "", paper.NAMES),
             KernelFile(ours.KERNEL_FILE, kernel_defines(), "splicedalign.workloads.spliced.gpu.plan.kernel_defines",
                        tuple(sorted(names)))]
