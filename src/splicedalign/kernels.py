@@ -55,10 +55,9 @@ def _spliced() -> list[KernelFile]:
             shapes, (True, False), (MODE_SCORE, MODE_RECORD, MODE_FOLLOW), ((), (0,))):
         if mode == MODE_RECORD and width > DENSE_LANE_ROWS or followed and mode != MODE_RECORD:
             continue
-        shape: dict[str, Any] = dict(ctype=ctype, rows_per_lane=width, byte_profile=byte_profile, mode=mode,
-                                     followed=followed)
-        config = LaunchConfig(**{f.name: shape.get(f.name) for f in dataclasses.fields(LaunchConfig)})
-        names.update(config.names)
+        shape: dict[str, Any] = {f.name: None for f in dataclasses.fields(LaunchConfig)}
+        shape.update(ctype=ctype, rows_per_lane=width, byte_profile=byte_profile, mode=mode, followed=followed)
+        names.update(LaunchConfig(**shape).names)
     return [KernelFile(paper.KERNEL_FILE, {}, "", paper.NAMES),
             KernelFile(ours.KERNEL_FILE, kernel_defines(), "splicedalign.workloads.spliced.gpu.plan.kernel_defines",
                        tuple(sorted(names)))]
