@@ -102,7 +102,9 @@ def on_slot(lock_dir: str | Path, names: Sequence[str], name: str, job: Callable
         if named:
             return job(*args, device=slot.name)
         if enter is None:
-            from splicedalign.gpu.devices import cuda_device as enter
+            from splicedalign.gpu.devices import cuda_device
+
+            enter = cuda_device
         with enter(slot.number):
             return job(*args)
 
