@@ -40,7 +40,7 @@ def test_pair_file_score_only_and_costs(files):
 
 
 @pytest.mark.parametrize("fmt, check", [
-    ("tsv", lambda out: out.splitlines()[1].split("\t")[4] == "4"),
+    ("tsv", lambda out: out.splitlines()[1].split("\t")[5] == "4"),
     ("sam", lambda out: "\t4=1D4=1X2=\t" in out and "XC:i:4" in out),
     ("paf", lambda out: "cg:Z:4=1D4=1X2=" in out),
 ])
@@ -73,3 +73,52 @@ def test_bad_input_exits_2_with_one_line(files, monkeypatch, argv, message):
 def test_gpu_solver_without_gpu_exits_3(files):
     code, _, err = run_cli("nw", "--pair", str(files / "p.fa"), "--solver", "gpu")
     assert code == 3 and "GPU" in err
+
+
+def test_infix_affine_json_sam_paf(tmp_path):
+    (tmp_path / "p.fa").write_text(">read\nACGTTGCA\n>contig\nTTTTTACGTTGCATTT\n")
+    common = ["--pair", str(tmp_path / "p.fa"), "--mode", "infix", "--mismatch", "4", "--gap-open", "6",
+              "--gap-extend", "2"]
+    code, out, err = run_cli("nw", *common)
+    assert code == 0, err
+    record = json.loads(out)
+    assert record["score"] == 0 and record["mode"] == "infix"
+    assert record["costs"] == {"match": 0, "mismatch": 4, "gap_open": 6, "gap_extend": 2}
+    assert {k: record["alignment"][k] for k in ("start1", "end1", "start2", "end2", "cigar")} == {
+        "start1": 1, "end1": 8, "start2": 6, "end2": 13, "cigar": "8="}
+    _, sam, _ = run_cli("nw", *common, "--format", "sam")
+    assert "\t5S8=3S\t" in sam
+    _, paf, _ = run_cli("nw", *common, "--format", "paf")
+    assert paf.split("\t")[:4] == ["contig", "16", "5", "13"]
+
+
+def test_pairs_fasta_and_tsv_in_input_order(tmp_path):
+    seqs = [("a1", "ACGTACGT", "b1", "ACGTACGT"), ("a2", "AAAA", "b2", "AAAAC"), ("a3", "GGG", "b3", "CCC")]
+    (tmp_path / "p.fa").write_text("".join(f">{i}\n{s}\n>{j}\n{t}\n" for i, s, j, t in seqs))
+    (tmp_path / "p.tsv").write_text("# id1 seq1 id2 seq2\n" + "".join("\t".join(r) + "\n" for r in seqs))
+    for name in ("p.fa", "p.tsv"):
+        for solver in ("sequential", "multicore"):
+            code, out, err = run_cli("nw", "--pairs", str(tmp_path / name), "--solver", solver)
+            assert code == 0, err
+            records = json.loads(out)
+            assert [(r["seq1"], r["score"]) for r in records] == [("a1", 0), ("a2", 3), ("a3", 3)]
+        code, out, _ = run_cli("nw", "--pairs", str(tmp_path / name), "--format", "tsv", "--score-only")
+        assert [line.split("\t")[0] for line in out.splitlines()[1:]] == ["a1", "a2", "a3"]
+
+
+@pytest.mark.parametrize("content, message", [
+    (">a\nACGT\n>b\nACGT\n>c\nACGT\n", "the last, 'c', has no partner"),
+    ("ACGT\tACGT\nACGT\n", "line 2: 1 tab-separated fields"),
+    ("ACGT\tACQT\n", "line 1: non-nucleotide letter"),
+])
+def test_bad_pairs_file_exits_2(tmp_path, content, message):
+    (tmp_path / "bad.txt").write_text(content)
+    code, out, err = run_cli("nw", "--pairs", str(tmp_path / "bad.txt"))
+    assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_bad_mode_and_gap_open(files):
+    code, _, err = run_cli("nw", "--pair", str(files / "p.fa"), "--gap-open", "-2")
+    assert code == 2 and "gap-open" in err
+    code, _, err = run_cli("nw", "--pair", str(files / "p.fa"), "--mode", "local")
+    assert code == 2 and "invalid choice" in err

@@ -1,4 +1,5 @@
-"""``splicedalign nw``: global alignment of two DNA sequences at minimum cost (section B)."""
+"""``splicedalign nw``: alignment of DNA sequences at minimum cost (sections B, B2): one pair, or
+a batch of pairs (``--pairs``) answered in input order."""
 
 from __future__ import annotations
 
@@ -8,32 +9,46 @@ import logging
 from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import FastaRecord, read_fasta, read_single_fasta
-from splicedalign.workloads.nw.output import FORMATTERS
-from splicedalign.workloads.nw.records import Costs, Pair
-from splicedalign.workloads.nw.solvers import SOLVERS
+from splicedalign.workloads.nw.output import FORMATTERS, Answer
+from splicedalign.workloads.nw.pairs import read_pairs
+from splicedalign.workloads.nw.records import MODES, Costs, Pair
+from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs
+
 
 def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     default = Costs()
     nw = sub.add_parser(
-        "nw", parents=[common], help="global alignment of two DNA sequences at minimum cost (paper 002)",
-        description="Minimum-cost global alignment (Needleman-Wunsch): cost = match/mismatch per aligned pair "
-                    "plus --indel per gap letter; IUPAC ambiguity codes (N, ...) never match. Prints the cost "
-                    "and one optimal alignment as a CIGAR over = X D I (D: a letter of seq1 against a gap, "
-                    "I: a letter of seq2 against a gap).",
+        "nw", parents=[common], help="global / semi-global alignment of DNA sequences at minimum cost (paper 002)",
+        description="Minimum-cost alignment (Needleman-Wunsch / Gotoh): cost = match/mismatch per aligned pair "
+                    "plus, per gap of L letters, --gap-open + L * --gap-extend (--indel is the gap-extend cost; "
+                    "the default gap-open 0 is the paper's linear cost). IUPAC ambiguity codes (N, ...) never "
+                    "match. --mode global aligns both whole; prefix aligns all of seq1 with a prefix of seq2; "
+                    "infix all of seq1 with any substring of seq2 (edlib's SHW / HW). Prints the cost and one "
+                    "optimal alignment as a CIGAR over = X D I (D: a letter of seq1 against a gap, I: a letter "
+                    "of seq2 against a gap) with the aligned region of each sequence.",
         epilog=EPILOG)
     inputs = nw.add_mutually_exclusive_group(required=True)
     inputs.add_argument("--seq1", metavar="FASTA", help="first sequence (rows), one FASTA record; '-' reads stdin")
     inputs.add_argument("--pair", metavar="FASTA", help="one FASTA file holding both sequences (two records)")
+    inputs.add_argument("--pairs", metavar="FILE",
+                        help="a batch: FASTA of consecutive pairs (seq1, seq2, seq1, seq2, ...) or TSV lines "
+                             "'seq1<TAB>seq2' or 'id1<TAB>seq1<TAB>id2<TAB>seq2'; answers in input order")
     nw.add_argument("--seq2", metavar="FASTA", help="second sequence (columns), one FASTA record (with --seq1)")
+    nw.add_argument("--mode", choices=MODES, default="global",
+                    help="global (default), prefix (seq2's trailing letters free) or infix (seq2's leading and "
+                         "trailing letters free)")
     nw.add_argument("--match", type=int, default=default.match, help=f"cost of a match (default {default.match})")
     nw.add_argument("--mismatch", type=int, default=default.mismatch,
                     help=f"cost of a mismatch (default {default.mismatch})")
-    nw.add_argument("--indel", type=int, default=default.indel,
+    nw.add_argument("--indel", "--gap-extend", dest="indel", type=int, default=default.indel,
                     help=f"cost of each gap letter (default {default.indel})")
+    nw.add_argument("--gap-open", type=int, default=default.gap_open,
+                    help=f"cost of opening a gap, paid once per gap (default {default.gap_open}; WFA2's "
+                         "affine default is --mismatch 4 --gap-open 6 --gap-extend 2)")
     nw.add_argument("--score-only", action="store_true", help="the cost only (no alignment; linear memory)")
     add_solver_argument(nw, SOLVERS)
-    add_output_arguments(nw, FORMATTERS, "json (everything), tsv (one row), sam or paf (need the alignment); "
-                                         "default json")
+    add_output_arguments(nw, FORMATTERS, "json (everything; an array for --pairs), tsv (one row per pair), "
+                                         "sam or paf (need the alignment); default json")
     nw.set_defaults(run=_nw)
 
 
@@ -51,16 +66,23 @@ def read_pair(args: argparse.Namespace) -> tuple[FastaRecord, FastaRecord]:
 
 
 def _nw(args: argparse.Namespace) -> int:
-    costs = Costs(args.match, args.mismatch, args.indel)
+    costs = Costs(args.match, args.mismatch, args.indel, args.gap_open)
     solver = SOLVERS.get(args.solver)
     check_output(args.output)
-    first, second = read_pair(args)
-    pair = Pair.from_strings(first.seq, second.seq, f"{first.id}~{second.id}", first.id, second.id)
     if args.format in ("sam", "paf") and args.score_only:
         raise InputError("--format", f"{args.format} needs the alignment: drop --score-only")
-    logging.getLogger("splicedalign").info("nw %s: %d x %d = %d cells, solver %s", pair.name, pair.n, pair.m,
-                                           pair.cells, args.solver)
-    result = solver.solve(pair, costs, traceback=not args.score_only)
-    text = FORMATTERS[args.format](first.id, second.id, second.seq, pair.n, result, costs)
-    write_output(args.output, text)
+    if args.pairs:
+        if args.seq2:
+            raise InputError("--seq2", "give either --pairs or --seq1 and --seq2")
+        records = read_pairs(args.pairs)
+    else:
+        records = [read_pair(args)]
+    pairs = [Pair.from_strings(first.seq, second.seq, f"{first.id}~{second.id}", first.id, second.id)
+             for first, second in records]
+    logging.getLogger("splicedalign").info("nw: %d pair(s), %d cells, mode %s, solver %s", len(pairs),
+                                           sum(p.cells for p in pairs), args.mode, args.solver)
+    results = solve_pairs(solver, pairs, costs, traceback=not args.score_only, mode=args.mode)
+    answers = [Answer(first.id, second.id, second.seq, pair.n, result)
+               for (first, second), pair, result in zip(records, pairs, results)]
+    write_output(args.output, FORMATTERS[args.format](answers, costs, args.mode, bool(args.pairs)))
     return 0

@@ -1,7 +1,11 @@
-"""CPU solvers: ``sequential`` (numba, one core) and ``multicore`` (numba, all cores).
+"""CPU solvers: ``sequential`` (numba, one core: the DP, the paper's baseline) and ``multicore``
+(numba, all cores, cost-adaptive: the wavefront algorithm when the costs allow it and the
+score is small enough for it to beat the DP, else the DP over all cores).
 
-Score: rows of the table in linear space (kernels.advance; multicore: a wavefront of blocks,
-kernels.advance_parallel). Alignment: Hirschberg (traceback.hirschberg) over the same kernels.
+DP score: rows of the tables in linear space (kernels.advance / advance_affine; multicore: a
+wavefront of blocks, kernels.advance_parallel, for linear costs). DP alignment: the mode's
+region (backtrack.region), then a global alignment of a against it: Hirschberg for linear
+costs, checkpoint rows and per-block traceback for affine ones (backtrack.affine_align).
 """
 
 from __future__ import annotations
@@ -13,35 +17,56 @@ import numba
 import numpy as np
 
 from splicedalign.core.logs import Progress
+from splicedalign.workloads.nw.backtrack import (Advance, Rows, affine_align, end_of, hirschberg, last_row, region,
+                                                 sequential_forward, serial_rows)
 from splicedalign.workloads.nw.cpu_kernels import advance, advance_parallel
-from splicedalign.workloads.nw.records import Costs, Pair, Result, cigar_string, ops_cost
-from splicedalign.workloads.nw.backtrack import Advance, first_row, hirschberg, sequential_forward
+from splicedalign.workloads.nw.records import Costs, Pair, Result, check_mode, cigar_string, ops_cost
+from splicedalign.workloads.nw import wfa
 
 PROGRESS_CELLS = 200_000_000  # rows are solved in chunks of about this many cells between reports
 PARALLEL_MIN_CELLS = 4_000_000  # smaller (sub)problems are not worth a parallel wavefront
 BLOCK_ROWS = 256
+# The wavefront algorithm gives up (and the DP runs) once it has visited this share of the
+# table's cells in diagonals: a WFA diagonal costs a few DP cells, so the time lost on a pair
+# too divergent for it stays a fraction of the DP's.
+WFA_WORK_SHARE = 0.25
+WFA_MIN_WORK = 1 << 16
 
 
 class SequentialSolver:
     name = "sequential"
 
     def forward(self, costs: Costs) -> Advance:
+        """Linear costs: the advance of one row (Hirschberg's shape)."""
         return sequential_forward(costs)
 
-    def solve(self, pair: Pair, costs: Costs, traceback: bool = True) -> Result:
+    def rows(self, costs: Costs) -> Rows:
+        if costs.affine:
+            return serial_rows(costs)
+        step = self.forward(costs)
+        return lambda a, b, rows, i0: step(a, b, rows[0], i0)
+
+    def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
+        return self.dp(pair, costs, traceback, check_mode(mode))
+
+    def dp(self, pair: Pair, costs: Costs, traceback: bool, mode: str) -> Result:
         t0 = time.perf_counter()
-        forward = self.forward(costs)
+        rows = self.rows(costs)
         if traceback:
-            ops = hirschberg(pair.a, pair.b, costs, forward)
-            return Result(ops_cost(ops, costs), pair.cells, self.name,
-                          time.perf_counter() - t0, cigar_string(ops))
-        row = first_row(pair.m, costs)
-        chunk = max(1, PROGRESS_CELLS // max(1, pair.m))
+            score, start, end = region(pair.a, pair.b, costs, mode, rows)
+            part = np.ascontiguousarray(pair.b[start:end])
+            if costs.affine:
+                ops = affine_align(pair.a, part, costs, rows)
+            else:
+                ops = hirschberg(pair.a, part, costs, self.forward(costs))
+            if ops_cost(ops, costs) != score:
+                raise AssertionError(f"{self.name}: the alignment costs {ops_cost(ops, costs)}, the score {score}")
+            return Result(score, pair.cells, self.name, time.perf_counter() - t0, cigar_string(ops), start, end)
         progress = Progress(f"nw {pair.name} ({self.name})", pair.cells)
-        for start in range(0, pair.n, chunk):
-            forward(pair.a[start:start + chunk], pair.b, row, start)
-            progress.update(min(pair.n, start + chunk) * pair.m)
-        return Result(int(row[-1]), pair.cells, self.name, time.perf_counter() - t0)
+        row = last_row(pair.a, pair.b, costs, mode, rows, lambda done: progress.update(done * pair.m),
+                       max(1, PROGRESS_CELLS // max(1, pair.m)))
+        end = end_of(row, mode)
+        return Result(int(row[end]), pair.cells, self.name, time.perf_counter() - t0, end2=end)
 
 
 class MulticoreSolver(SequentialSolver):
@@ -62,3 +87,16 @@ class MulticoreSolver(SequentialSolver):
                 advance_parallel(a, b, row, i0, match, mismatch, indel, BLOCK_ROWS, strips)
 
         return run
+
+    def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
+        check_mode(mode)
+        if wfa.applicable(costs):
+            t0 = time.perf_counter()
+            cap = max(WFA_MIN_WORK, int(WFA_WORK_SHARE * pair.cells))
+            answer = wfa.wfa_align(pair.a, pair.b, costs, mode, traceback, cap)
+            if answer is not None:
+                cigar = cigar_string(answer.ops) if answer.ops is not None else None
+                start = answer.start2 if traceback else 0
+                return Result(answer.score, pair.cells, self.name, time.perf_counter() - t0, cigar, start,
+                              answer.end2, algorithm="wfa")
+        return self.dp(pair, costs, traceback, mode)

@@ -138,3 +138,103 @@ def trace_block(a, b, top, left, match, mismatch, indel):
             j -= 1
         k += 1
     return ops[:k], i, j
+
+
+# ---- gap-affine (Gotoh) kernels: H = min(M, I, D) and D (a letter of a against a gap) kept per row
+
+BIG = np.int64(1) << 60  # "no such state" (far from overflow when costs are added)
+
+
+@njit(cache=True, nogil=True)
+def advance_affine(a, b, h, d, i0, match, mismatch, gap_open, extend):
+    """Turn ``h``, ``d`` = H[i0][0..m], D[i0][0..m] into the rows of i0 + len(a) in place."""
+    m = b.size
+    oe = gap_open + extend
+    for r in range(a.size):
+        ai = a[r]
+        diag = h[0]
+        left = gap_open + (i0 + r + 1) * extend
+        h[0] = left
+        d[0] = left
+        ins = BIG
+        for j in range(1, m + 1):
+            up = h[j]
+            dv = min(up + oe, d[j] + extend)
+            ins = min(left + oe, ins + extend)
+            v = diag + (match if ai == b[j - 1] else mismatch)
+            v = min(v, min(dv, ins))
+            diag = up
+            d[j] = dv
+            h[j] = v
+            left = v
+
+
+@njit(cache=True, nogil=True)
+def affine_block_bits(a, b, h, d, i0, match, mismatch, gap_open, extend, bits):
+    """Rows i0+1 .. i0+len(a) of columns 0..len(b) from ``h``, ``d`` (row i0, advanced in place),
+    recording per cell (bits[r, j]) where each state came from: bits 0-1 H's source (0 diagonal,
+    1 D, 2 I), bit 2 D extends D (else opens from H above), bit 3 I extends I (else opens)."""
+    m = b.size
+    oe = gap_open + extend
+    for r in range(a.size):
+        ai = a[r]
+        diag = h[0]
+        left = gap_open + (i0 + r + 1) * extend
+        h[0] = left
+        d[0] = left
+        ins = BIG
+        for j in range(1, m + 1):
+            up = h[j]
+            code = 0
+            dv = up + oe
+            if d[j] + extend < dv:
+                dv = d[j] + extend
+                code = 4
+            if ins + extend < left + oe:
+                ins = ins + extend
+                code |= 8
+            else:
+                ins = left + oe
+            v = diag + (match if ai == b[j - 1] else mismatch)
+            if dv < v:
+                v = dv
+                code |= 1
+            if ins < v:
+                v = ins
+                code = (code & 12) | 2
+            bits[r, j] = code
+            diag = up
+            d[j] = dv
+            h[j] = v
+            left = v
+
+
+@njit(cache=True, nogil=True)
+def affine_walk(a, b, bits, i0, i, j, state, ops, k):
+    """Walk back from cell (i, j) in ``state`` (0 H, 1 D, 2 I) through the block of rows
+    i0+1 .. (bits[r] = row i0+1+r) until row i0 or column 0; appends ops (reverse order) at
+    ops[k:]. Returns (k, i, j, state) where it stopped."""
+    while i > i0 and j > 0:
+        code = bits[i - i0 - 1, j]
+        if state == 0:
+            src = code & 3
+            if src == 0:
+                ops[k] = OP_MATCH if a[i - 1] == b[j - 1] else OP_MISMATCH
+                k += 1
+                i -= 1
+                j -= 1
+            else:
+                state = src
+        elif state == 1:
+            ops[k] = OP_DEL
+            k += 1
+            if (code & 4) == 0:
+                state = 0
+            i -= 1
+        else:
+            ops[k] = OP_INS
+            k += 1
+            if (code & 8) == 0:
+                state = 0
+            j -= 1
+    return k, i, j, state

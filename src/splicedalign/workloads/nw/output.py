@@ -1,32 +1,67 @@
-"""Output formats of ``splicedalign nw``: json (everything), tsv (one row), sam and paf (seq1 is
-the reference/target, seq2 the query, so 'D' = a letter of seq1 against a gap, as in SAM)."""
+"""Output formats of ``splicedalign nw``: json (everything), tsv (one row per pair), sam and paf
+(seq1 is the reference/target, seq2 the query, so 'D' = a letter of seq1 against a gap, as in
+SAM). One pair or a batch: the answers in input order (json: one object, or an array of them
+for ``--pairs``). In prefix and infix modes the letters of seq2 outside the alignment are free:
+SAM soft-clips them, PAF gives the query (seq2) start and end, JSON ``start2`` / ``end2``."""
 
 from __future__ import annotations
 
 import json
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.nw.records import Costs, Result, cigar_counts
 
-TSV_COLUMNS = ("seq1", "seq2", "length1", "length2", "score", "cells", "solver", "seconds", "cigar", "identity")
+TSV_COLUMNS = ("seq1", "seq2", "length1", "length2", "mode", "score", "cells", "solver", "algorithm", "seconds",
+               "start1", "end1", "start2", "end2", "cigar", "identity")
 
 
-def as_json(id1: str, id2: str, seq2: str, n: int, result: Result, costs: Costs) -> str:
-    record = {"seq1": id1, "seq2": id2, "length1": n, "length2": len(seq2),
-              "costs": {"match": costs.match, "mismatch": costs.mismatch, "indel": costs.indel},
-              "score": result.score, "cells": result.cells, "solver": result.solver,
-              "seconds": round(result.seconds, 6)}
-    if result.cigar is not None:
-        record["alignment"] = {"cigar": result.cigar, "identity": round(result.identity or 0.0, 6)}
-    return json.dumps(record, indent=2) + "\n"
+@dataclass(frozen=True)
+class Answer:
+    """One pair's answer with what the formats name: ids, lengths, seq2's letters (SAM's SEQ)."""
+
+    id1: str
+    id2: str
+    seq2: str
+    length1: int
+    result: Result
+
+    @property
+    def end2(self) -> int:
+        return len(self.seq2) if self.result.end2 is None else self.result.end2
+
+    def region(self) -> dict[str, int]:
+        """1-based inclusive coordinates of the aligned part of each sequence."""
+        return {"start1": 1, "end1": self.length1, "start2": self.result.start2 + 1, "end2": self.end2}
 
 
-def as_tsv(id1: str, id2: str, seq2: str, n: int, result: Result, costs: Costs) -> str:
-    identity = "" if result.identity is None else f"{result.identity:.6f}"
-    row = (id1, id2, n, len(seq2), result.score, result.cells, result.solver, f"{result.seconds:.6f}",
-           result.cigar or "", identity)
-    return "\t".join(TSV_COLUMNS) + "\n" + "\t".join(map(str, row)) + "\n"
+def _record(answer: Answer, costs: Costs, mode: str) -> dict:
+    r = answer.result
+    record = {"seq1": answer.id1, "seq2": answer.id2, "length1": answer.length1, "length2": len(answer.seq2),
+              "mode": mode, "costs": costs.as_dict(), "score": r.score, "cells": r.cells, "solver": r.solver,
+              "algorithm": r.algorithm, "seconds": round(r.seconds, 6)}
+    if r.cigar is not None:
+        record["alignment"] = {**answer.region(), "cigar": r.cigar, "identity": round(r.identity or 0.0, 6)}
+    return record
+
+
+def as_json(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> str:
+    records = [_record(a, costs, mode) for a in answers]
+    return json.dumps(records if batch else records[0], indent=2) + "\n"
+
+
+def as_tsv(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> str:
+    lines = ["\t".join(TSV_COLUMNS)]
+    for a in answers:
+        r = a.result
+        identity = "" if r.identity is None else f"{r.identity:.6f}"
+        region = a.region() if r.cigar is not None else dict.fromkeys(("start1", "end1", "start2", "end2"), "")
+        row = (a.id1, a.id2, a.length1, len(a.seq2), mode, r.score, r.cells, r.solver, r.algorithm,
+               f"{r.seconds:.6f}", region["start1"], region["end1"], region["start2"], region["end2"],
+               r.cigar or "", identity)
+        lines.append("\t".join(map(str, row)))
+    return "\n".join(lines) + "\n"
 
 
 def _needs_alignment(result: Result, fmt: str) -> str:
@@ -35,24 +70,41 @@ def _needs_alignment(result: Result, fmt: str) -> str:
     return result.cigar
 
 
-def as_sam(id1: str, id2: str, seq2: str, n: int, result: Result, costs: Costs) -> str:
-    cigar = _needs_alignment(result, "sam")
+def _edits(cigar: str) -> int:
     counts = cigar_counts(cigar)
-    edits = counts["X"] + counts["D"] + counts["I"]
-    header = f"@HD\tVN:1.6\n@SQ\tSN:{id1}\tLN:{n}\n@PG\tID:splicedalign\tPN:splicedalign nw\n"
-    fields = (id2, 0, id1, 1, 255, cigar or "*", "*", 0, 0, seq2, "*", f"NM:i:{edits}", f"XC:i:{result.score}")
-    return header + "\t".join(map(str, fields)) + "\n"
+    return counts["X"] + counts["D"] + counts["I"]
 
 
-def as_paf(id1: str, id2: str, seq2: str, n: int, result: Result, costs: Costs) -> str:
-    cigar = _needs_alignment(result, "paf")
-    counts = cigar_counts(cigar)
-    columns = sum(counts.values())
-    edits = counts["X"] + counts["D"] + counts["I"]
-    fields = (id2, len(seq2), 0, len(seq2), "+", id1, n, 0, n, counts["="], columns, 255,
-              f"NM:i:{edits}", f"XC:i:{result.score}", f"cg:Z:{cigar}")
-    return "\t".join(map(str, fields)) + "\n"
+def as_sam(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> str:
+    references: dict[str, int] = {}
+    for a in answers:
+        if references.setdefault(a.id1, a.length1) != a.length1:
+            raise InputError(a.id1, f"two seq1 records named {a.id1!r} of different lengths: SAM needs unique "
+                                    "reference names")
+    header = ["@HD\tVN:1.6"] + [f"@SQ\tSN:{name}\tLN:{length}" for name, length in references.items()]
+    header.append("@PG\tID:splicedalign\tPN:splicedalign nw")
+    lines = []
+    for a in answers:
+        cigar = _needs_alignment(a.result, "sam")
+        clip_start, clip_end = a.result.start2, len(a.seq2) - a.end2
+        full = (f"{clip_start}S" if clip_start else "") + cigar + (f"{clip_end}S" if clip_end else "")
+        fields = (a.id2, 0, a.id1, 1, 255, full or "*", "*", 0, 0, a.seq2 or "*", "*", f"NM:i:{_edits(cigar)}",
+                  f"XC:i:{a.result.score}")
+        lines.append("\t".join(map(str, fields)))
+    return "\n".join(header + lines) + "\n"
 
 
-FORMATTERS: dict[str, Callable[[str, str, str, int, Result, Costs], str]] = {
+def as_paf(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> str:
+    lines = []
+    for a in answers:
+        cigar = _needs_alignment(a.result, "paf")
+        counts = cigar_counts(cigar)
+        columns = sum(counts.values())
+        fields = (a.id2, len(a.seq2), a.result.start2, a.end2, "+", a.id1, a.length1, 0, a.length1, counts["="],
+                  columns, 255, f"NM:i:{_edits(cigar)}", f"XC:i:{a.result.score}", f"cg:Z:{cigar}")
+        lines.append("\t".join(map(str, fields)))
+    return "\n".join(lines) + "\n"
+
+
+FORMATTERS: dict[str, Callable[[Sequence[Answer], Costs, str, bool], str]] = {
     "json": as_json, "tsv": as_tsv, "sam": as_sam, "paf": as_paf}

@@ -1,6 +1,9 @@
-"""Peers registered as solvers: ``pywfa`` (WFA2-lib, gap-linear end-to-end = section B exactly).
+"""Peers registered as solvers: ``pywfa`` (WFA2-lib: gap-linear or gap-affine, end-to-end for
+global mode, ends-free with the text's (b's) ends free for prefix and infix).
 
-WFA2 needs match 0 and positive mismatch and indel costs; it returns minus the cost. Letters
+WFA2 needs match 0 and positive mismatch and gap-extend costs; it returns minus the cost. In
+ends-free mode its CIGAR covers the free letters of b as insertions: they are cut off here and
+give the region. Letters
 are handed over as the codes' letters with a wildcard of a written 'N' and one of b written 'R',
 so a wildcard never matches there either (as in ``records``). edlib computes unit-cost edit
 distance only, so it is not a solver for these costs; the tests use it as a unit-cost oracle.
@@ -15,7 +18,7 @@ import numpy as np
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.registry import import_peer
 from splicedalign.workloads.nw.records import (OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result,
-                                               cigar_string)
+                                               check_mode, cigar_string)
 
 A_LETTERS = np.frombuffer(b"ACGTN", dtype=np.uint8)
 B_LETTERS = np.frombuffer(b"ACGTNR", dtype=np.uint8)
@@ -34,19 +37,35 @@ class PywfaSolver:
     def __init__(self) -> None:
         self._aligner = import_peer("pywfa").WavefrontAligner
 
-    def solve(self, pair: Pair, costs: Costs, traceback: bool = True) -> Result:
+    def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
+        check_mode(mode)
         if costs.match != 0 or costs.mismatch <= 0 or costs.indel <= 0:
-            raise SolverUnavailable("pywfa needs match cost 0 and positive mismatch and indel costs")
+            raise SolverUnavailable("pywfa needs match cost 0 and positive mismatch and gap-extend costs")
         t0 = time.perf_counter()
-        aligner = self._aligner(letters(pair.a, A_LETTERS), distance="linear", match=0,
-                                mismatch=costs.mismatch, gap_extension=costs.indel,
-                                span="end-to-end", scope="full" if traceback else "score")
+        if costs.affine:
+            model = dict(distance="affine", gap_opening=costs.gap_open, gap_extension=costs.indel)
+        else:
+            model = dict(distance="linear", gap_extension=costs.indel)
+        if mode == "global":
+            span = dict(span="end-to-end")
+        else:
+            span = dict(span="ends-free", pattern_begin_free=0, pattern_end_free=0,
+                        text_begin_free=pair.m if mode == "infix" else 0, text_end_free=pair.m)
+        aligner = self._aligner(letters(pair.a, A_LETTERS), match=0, mismatch=costs.mismatch,
+                                scope="full" if traceback or mode != "global" else "score", **model, **span)
         status = aligner.wavefront_align(letters(pair.b, B_LETTERS))
         seconds = time.perf_counter() - t0
         if aligner.status != 0:
             raise RuntimeError(f"pywfa failed on {pair.name}: status {aligner.status} ({status})")
-        cigar = None
-        if traceback:
+        start, end, cigar = 0, pair.m, None
+        if traceback or mode != "global":
             ops = [np.full(length, _PYSAM_TO_OP[code], dtype=np.int8) for code, length in aligner.cigartuples]
-            cigar = cigar_string(np.concatenate(ops) if ops else np.zeros(0, dtype=np.int8))
-        return Result(-int(aligner.score), pair.cells, self.name, seconds, cigar)
+            joined = np.concatenate(ops) if ops else np.zeros(0, dtype=np.int8)
+            if mode != "global":
+                kept = np.flatnonzero(joined != OP_INS)
+                first, last = (kept[0], kept[-1] + 1) if kept.size else (0, 0)
+                lead = first if mode == "infix" else 0
+                start, end = int(lead), int(pair.m - (joined.size - last))
+                joined = joined[lead:last]
+            cigar = cigar_string(joined) if traceback else None
+        return Result(-int(aligner.score), pair.cells, self.name, seconds, cigar, start, end, algorithm="wfa")

@@ -1,10 +1,13 @@
-"""``reference``: SPEC-workloads section B written out with NumPy, the whole table in memory.
+"""``reference``: SPEC-workloads sections B and B2 written out with NumPy, the whole tables in memory.
 
-Row by row: the diagonal and vertical moves of a row are vector operations; the horizontal
-move is the prefix minimum ``D[i][j] = min_k (T[k] + indel * (j - k))`` of the row's other
-candidates ``T``, i.e. ``minimum.accumulate(T - indel * k) + indel * j``. The traceback walks the
-table from the corner, preferring the diagonal, then a gap in b ('D'), then a gap in a ('I').
-For tests and small inputs (memory: (n+1)(m+1) int64).
+Gotoh's three tables row by row (records' docstring): the diagonal and vertical moves of a row
+are vector operations; the horizontal gap state is the prefix minimum
+``I[i][j] = min_{k<j} (T[k] + o + e * (j - k))`` of ``T = min(M, D)``, i.e.
+``o + e*j + minimum.accumulate(T - e*k)`` shifted by one column. Row 0 is ``H[0][j] = gap(j)``
+(global, prefix) or 0 (infix: leading letters of b free); column 0 is ``gap(i)`` in every mode.
+The score is ``H[n][m]`` (global) or ``min_j H[n][j]`` (prefix, infix; the first such j ends
+the alignment). The traceback walks the tables from there, preferring the diagonal, then a gap
+in b ('D'), then a gap in a ('I'). For tests and small inputs (memory: 3 (n+1)(m+1) int64).
 """
 
 from __future__ import annotations
@@ -14,54 +17,102 @@ import time
 import numpy as np
 
 from splicedalign.workloads.nw.records import (OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair,
-                                               Result, cigar_string)
+                                               Result, check_mode, cigar_string)
 
 MAX_CELLS = 50_000_000  # beyond this the full table is too big to be a sensible reference
+INF = np.int64(1) << 60
 
 
-def cost_table(a: np.ndarray, b: np.ndarray, costs: Costs) -> np.ndarray:
-    """The full (n+1) x (m+1) cost table D (int64)."""
-    match, mismatch, indel = costs.as_tuple()
+def first_row_costs(m: int, costs: Costs, mode: str) -> np.ndarray:
+    """H[0][0..m]: gap(j) (global, prefix) or 0 (infix)."""
+    if mode == "infix":
+        return np.zeros(m + 1, dtype=np.int64)
+    row = costs.gap_open + costs.indel * np.arange(m + 1, dtype=np.int64)
+    row[0] = 0
+    return row
+
+
+def gotoh_tables(a: np.ndarray, b: np.ndarray, costs: Costs, mode: str = "global"
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The full tables (H, D, I), each (n+1) x (m+1) int64 (INF where a state cannot be)."""
+    match, mismatch, o, e = costs.as_affine()
     n, m = a.size, b.size
-    table = np.empty((n + 1, m + 1), dtype=np.int64)
-    steps = indel * np.arange(m + 1, dtype=np.int64)
-    table[0] = steps
+    h = np.empty((n + 1, m + 1), dtype=np.int64)
+    d = np.full((n + 1, m + 1), INF, dtype=np.int64)
+    ins = np.full((n + 1, m + 1), INF, dtype=np.int64)
+    h[0] = first_row_costs(m, costs, mode)
+    if mode != "infix":
+        ins[0, 1:] = h[0, 1:]
+    steps = e * np.arange(m + 1, dtype=np.int64)
     for i in range(1, n + 1):
-        prev = table[i - 1]
+        column0 = o + e * i
+        d[i, 0] = h[i, 0] = column0
+        d[i, 1:] = np.minimum(h[i - 1, 1:] + o + e, d[i - 1, 1:] + e)
         t = np.empty(m + 1, dtype=np.int64)
-        t[0] = indel * i
-        t[1:] = np.minimum(prev[:-1] + np.where(b == a[i - 1], match, mismatch), prev[1:] + indel)
-        table[i] = np.minimum.accumulate(t - steps) + steps
-    return table
+        t[0] = column0
+        t[1:] = np.minimum(h[i - 1, :-1] + np.where(b == a[i - 1], match, mismatch), d[i, 1:])
+        ins[i, 1:] = o + steps[1:] + np.minimum.accumulate(t - steps)[:-1]
+        h[i] = np.minimum(t, ins[i])
+    return h, d, ins
 
 
-def trace_table(table: np.ndarray, a: np.ndarray, b: np.ndarray, costs: Costs) -> np.ndarray:
-    """Operation codes of one optimal alignment, read off a full cost table."""
-    match, mismatch, indel = costs.as_tuple()
-    i, j = a.size, b.size
+def cost_table(a: np.ndarray, b: np.ndarray, costs: Costs, mode: str = "global") -> np.ndarray:
+    """The full (n+1) x (m+1) table H (the least cost of each cell, in any state)."""
+    return gotoh_tables(a, b, costs, mode)[0]
+
+
+def end_column(h: np.ndarray, mode: str) -> int:
+    """Where the alignment ends in b: m (global) or the first column of the least last-row cost."""
+    return h.shape[1] - 1 if mode == "global" else int(np.argmin(h[-1]))
+
+
+def trace_tables(h: np.ndarray, d: np.ndarray, ins: np.ndarray, a: np.ndarray, b: np.ndarray, costs: Costs,
+                 mode: str, j_end: int) -> tuple[np.ndarray, int]:
+    """(operation codes of one optimal alignment ending at (n, j_end), the column it starts at)."""
+    match, mismatch, o, e = costs.as_affine()
+    i, j = a.size, j_end
+    state = "H"
     ops: list[int] = []
-    while i > 0 or j > 0:
-        here = table[i, j]
-        if i > 0 and j > 0:
+    while i > 0:
+        if state == "H":
+            if j == 0:
+                ops.extend([OP_DEL] * i)
+                i = 0
+                break
             same = a[i - 1] == b[j - 1]
-            if here == table[i - 1, j - 1] + (match if same else mismatch):
+            if h[i, j] == h[i - 1, j - 1] + (match if same else mismatch):
                 ops.append(OP_MATCH if same else OP_MISMATCH)
                 i, j = i - 1, j - 1
-                continue
-        if i > 0 and here == table[i - 1, j] + indel:
+            elif h[i, j] == d[i, j]:
+                state = "D"
+            else:
+                state = "I"
+        elif state == "D":
             ops.append(OP_DEL)
+            if not (i > 1 and d[i, j] == d[i - 1, j] + e):
+                state = "H"
             i -= 1
         else:
             ops.append(OP_INS)
+            if not (j > 1 and ins[i, j] == ins[i, j - 1] + e):
+                state = "H"
             j -= 1
-    return np.array(ops[::-1], dtype=np.int8)
+    if mode != "infix":  # row 0: the leading letters of b are a gap unless free
+        ops.extend([OP_INS] * j)
+        j = 0
+    return np.array(ops[::-1], dtype=np.int8), j
 
 
 class ReferenceSolver:
     name = "reference"
 
-    def solve(self, pair: Pair, costs: Costs, traceback: bool = True) -> Result:
+    def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
+        check_mode(mode)
         t0 = time.perf_counter()
-        table = cost_table(pair.a, pair.b, costs)
-        cigar = cigar_string(trace_table(table, pair.a, pair.b, costs)) if traceback else None
-        return Result(int(table[-1, -1]), pair.cells, self.name, time.perf_counter() - t0, cigar)
+        h, d, ins = gotoh_tables(pair.a, pair.b, costs, mode)
+        j_end = end_column(h, mode)
+        score = int(h[-1, j_end])
+        if not traceback:
+            return Result(score, pair.cells, self.name, time.perf_counter() - t0, end2=j_end)
+        ops, j_start = trace_tables(h, d, ins, pair.a, pair.b, costs, mode, j_end)
+        return Result(score, pair.cells, self.name, time.perf_counter() - t0, cigar_string(ops), j_start, j_end)

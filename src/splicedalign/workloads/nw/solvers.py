@@ -1,9 +1,12 @@
-"""Global-alignment solvers: every one answers ``solve(pair, costs, traceback=True) -> Result``;
-looked up by name in ``SOLVERS`` (unknown name: InputError; cannot run here: SolverUnavailable)."""
+"""Global-alignment solvers: every one answers ``solve(pair, costs, traceback=True, mode="global")
+-> Result``; looked up by name in ``SOLVERS`` (unknown name: InputError; cannot run here, e.g.
+costs or a mode it does not take: SolverUnavailable)."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, Sequence
+
+from splicedalign.core.logs import Progress
 
 from splicedalign.core.registry import SolverRegistry
 from splicedalign.workloads.nw.records import Costs, Pair, Result
@@ -12,16 +15,16 @@ from splicedalign.workloads.nw.records import Costs, Pair, Result
 class Solver(Protocol):
     name: str
 
-    def solve(self, pair: Pair, costs: Costs, traceback: bool = True) -> Result: ...
+    def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result: ...
 
 
 SOLVERS = SolverRegistry("nw")
 SOLVERS.register("reference", "splicedalign.workloads.nw.reference:ReferenceSolver",
                  summary="SPEC-workloads B with NumPy, the whole table in memory; for tests")
 SOLVERS.register("sequential", "splicedalign.workloads.nw.cpu:SequentialSolver",
-                 summary="numba, one core, linear space (alignment: Hirschberg)")
+                 summary="numba, one core: the DP in linear space (the paper's baseline)")
 SOLVERS.register("multicore", "splicedalign.workloads.nw.cpu:MulticoreSolver",
-                 summary="numba, all cores: a wavefront of blocks over one pair")
+                 summary="numba, all cores, cost-adaptive: WFA when the score is small, else the DP")
 SOLVERS.register("nw-tiles", "splicedalign.workloads.nw.gpu.tiles:TilesSolver", gpu=True,
                  summary="paper 002: 16x16 tiles, one launch per tile anti-diagonal, table in device memory")
 SOLVERS.register("gpu", "splicedalign.workloads.nw.gpu.solver:GpuSolver", gpu=True,
@@ -31,5 +34,22 @@ SOLVERS.register("pywfa", "splicedalign.workloads.nw.peers:PywfaSolver",
 PEERS = ("pywfa",)
 
 
-def solve(pair: Pair, costs: Costs = Costs(), solver: str = "sequential", traceback: bool = True) -> Result:
-    return SOLVERS.get(solver).solve(pair, costs, traceback=traceback)
+def solve(pair: Pair, costs: Costs = Costs(), solver: str = "sequential", traceback: bool = True,
+          mode: str = "global") -> Result:
+    return SOLVERS.get(solver).solve(pair, costs, traceback=traceback, mode=mode)
+
+
+def solve_pairs(solver: Solver, pairs: Sequence[Pair], costs: Costs, traceback: bool = True,
+                mode: str = "global") -> list[Result]:
+    """Answers for a batch of pairs, in input order: the solver's own ``solve_many`` when it has
+    one (several pairs at once), else one pair after another; progress on the log."""
+    many = getattr(solver, "solve_many", None)
+    if many is not None:
+        return many(pairs, costs, traceback=traceback, mode=mode)
+    progress = Progress(f"nw {len(pairs)} pairs ({solver.name})", sum(p.cells for p in pairs))
+    results, done = [], 0
+    for pair in pairs:
+        results.append(solver.solve(pair, costs, traceback=traceback, mode=mode))
+        done += pair.cells
+        progress.update(done, f"{len(results)}/{len(pairs)} pairs")
+    return results

@@ -8,9 +8,17 @@ from typing import Any
 import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
-from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs, Pair, Result, cigar_string
+from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs, Pair, Result, check_mode, cigar_string
 
 INT32_SAFE = 1 << 30  # device scores are int32: every |D| and every sum of two must fit
+
+
+def linear_global_only(costs: Costs, mode: str, solver: str) -> None:
+    """Section B only: linear costs, global mode (the paper's nw-tiles; gpu until its affine kernel)."""
+    check_mode(mode)
+    if costs.affine or mode != "global":
+        raise SolverUnavailable(f"{solver} takes linear costs in global mode only "
+                                f"(asked: gap-open {costs.gap_open}, mode {mode}); use gpu, multicore or sequential")
 
 
 def check_range(pair: Pair, costs: Costs, solver: str) -> None:

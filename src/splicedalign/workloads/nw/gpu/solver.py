@@ -14,7 +14,7 @@ import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
-from splicedalign.workloads.nw.gpu.common import check_range, free_bytes, gib, trivial
+from splicedalign.workloads.nw.gpu.common import check_range, linear_global_only, free_bytes, gib, trivial
 from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs, Pair, Result, cigar_string
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
 
@@ -68,7 +68,8 @@ class GpuSolver:
         assert name in VARIANTS, name
         return device.function(KERNEL_FILE, name, (name,), self.defines)
 
-    def solve(self, pair: Pair, costs: Costs, traceback: bool = True) -> Result:
+    def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
+        linear_global_only(costs, mode, self.name)
         if pair.n == 0 or pair.m == 0:
             return trivial(pair, costs, self.name, traceback)
         check_range(pair, costs, self.name)

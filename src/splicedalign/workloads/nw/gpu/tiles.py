@@ -12,7 +12,7 @@ import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
-from splicedalign.workloads.nw.gpu.common import check_range, free_bytes, gib, trivial
+from splicedalign.workloads.nw.gpu.common import check_range, linear_global_only, free_bytes, gib, trivial
 from splicedalign.workloads.nw.records import Costs, Pair, Result, cigar_string
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
 
@@ -29,7 +29,8 @@ class TilesSolver:
         self.cp = device.cupy()
         self.kernel_ms = 0.0
 
-    def solve(self, pair: Pair, costs: Costs, traceback: bool = True) -> Result:
+    def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
+        linear_global_only(costs, mode, self.name)
         if pair.n == 0 or pair.m == 0:
             return trivial(pair, costs, self.name, traceback)
         check_range(pair, costs, self.name)

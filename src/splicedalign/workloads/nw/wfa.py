@@ -1,0 +1,50 @@
+"""The wavefront algorithm (wfa_kernels) as a function of a pair, costs and mode: exact, with a
+time that grows with the score rather than the area. It applies to costs with match 0 and
+positive mismatch and gap-extend costs (WFA2's); the costs are divided by their greatest common
+divisor first (fewer, denser wavefronts) and the score multiplied back. The caller bounds the
+work (diagonals visited) and the memory kept for the traceback: beyond either it gives up
+(None) and the caller runs the DP instead.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from splicedalign.workloads.nw.records import Costs
+from splicedalign.workloads.nw.wfa_kernels import DONE, wfa_forward, wfa_traceback
+
+KEPT_BYTES = 1 << 31  # the kept M wavefronts (5 bytes an entry) of one traceback, at most
+
+
+@dataclass(frozen=True)
+class WfaAnswer:
+    score: int
+    start2: int
+    end2: int
+    ops: np.ndarray | None
+    visited: int  # diagonals visited (the work)
+
+
+def applicable(costs: Costs) -> bool:
+    return costs.match == 0 and costs.mismatch > 0 and costs.indel > 0
+
+
+def wfa_align(a: np.ndarray, b: np.ndarray, costs: Costs, mode: str, traceback: bool, work_cap: int,
+              kept_bytes: int = KEPT_BYTES) -> WfaAnswer | None:
+    """The optimal score (and alignment) of a and b in ``mode``, or None when the work or the
+    memory would exceed the caps."""
+    _, x, o, e = costs.as_affine()
+    g = math.gcd(math.gcd(x, o), e)
+    x, o, e = x // g, o // g, e // g
+    infix = mode == "infix"
+    status, score, end_k, end_h, visited, kept, src, base, los, his = wfa_forward(
+        a, b, x, o, e, infix, mode != "global", traceback, work_cap, kept_bytes // 5)
+    if status != DONE:
+        return None
+    ops, start = None, 0
+    if traceback:
+        ops, start = wfa_traceback(a, b, x, o, e, infix, score, end_k, end_h, kept, src, base, los, his)
+    return WfaAnswer(int(score) * g, int(start), int(end_h), ops, int(visited))

@@ -1,0 +1,196 @@
+"""nw gap-affine costs and modes (SPEC-workloads B2) in every CPU solver: a brute-force search
+over all alignments on tiny inputs (hypothesis), seeded random pairs of every mode and cost
+model against the reference (every CIGAR re-scored over its region), the wavefront algorithm
+on its own, and the peers pywfa and edlib where installed."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from splicedalign.core.errors import InputError
+from splicedalign.workloads.nw import Costs, Pair, cigar_cost, solve
+from splicedalign.workloads.nw import backtrack
+from splicedalign.workloads.nw.records import MODES, cigar_string, ops_cost
+from splicedalign.workloads.nw.wfa import wfa_align
+
+CPU = ("reference", "sequential", "multicore")
+
+
+def brute_force(a: str, b: str, costs: Costs, mode: str) -> int:
+    """Least cost over every alignment path (pair, gap in b, gap in a), a gap opened whenever
+    the previous step was not the same kind of gap; infix starts anywhere in b, prefix and infix
+    end anywhere in b."""
+    @functools.lru_cache(maxsize=None)
+    def best(i: int, j: int, last: str) -> int:
+        options = [0] if i == len(a) and (j == len(b) or mode != "global") else []
+        if i < len(a) and j < len(b):
+            same = a[i] == b[j] and a[i] in "ACGT"
+            options.append((costs.match if same else costs.mismatch) + best(i + 1, j + 1, "M"))
+        if i < len(a):
+            options.append(costs.indel + (0 if last == "D" else costs.gap_open) + best(i + 1, j, "D"))
+        if j < len(b):
+            options.append(costs.indel + (0 if last == "I" else costs.gap_open) + best(i, j + 1, "I"))
+        return min(options)
+    starts = range(len(b) + 1) if mode == "infix" else [0]
+    return min(best(0, j, "M") for j in starts)
+
+
+def check(pair: Pair, costs: Costs, mode: str, want: int, solvers=CPU) -> None:
+    for solver in solvers:
+        result = solve(pair, costs, solver, mode=mode)
+        assert result.score == want, (solver, mode, costs)
+        assert cigar_cost(result.cigar, pair.a, pair.b, costs, result.start2, result.end2) == want, (solver, mode)
+        assert solve(pair, costs, solver, traceback=False, mode=mode).score == want, (solver, mode)
+
+
+letters = st.text(alphabet="ACGTN", min_size=1, max_size=6)
+affine_costs = st.builds(Costs, st.integers(-2, 1), st.integers(0, 6), st.integers(0, 4), st.integers(0, 7))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(a=letters, b=letters, costs=affine_costs, mode=st.sampled_from(MODES))
+def test_brute_force_affine_modes(a, b, costs, mode):
+    check(Pair.from_strings(a, b), costs, mode, brute_force(a, b, costs, mode))
+
+
+@pytest.mark.parametrize("mode, a, b, costs, score, region", [
+    ("infix", "ACGT", "TTTACGTTTT", Costs(), 0, (3, 7)),
+    ("prefix", "ACGT", "ACGTTTTT", Costs(), 0, (0, 4)),
+    ("prefix", "ACGT", "TTACGT", Costs(0, 1, 3), 4, (0, 4)),  # 4 mismatches beat 2 leading gap letters + ...
+    ("global", "ACGTTTTACGT", "ACGTACGT", Costs(0, 4, 2, 6), 12, (0, 8)),  # one gap of 3: 6 + 3*2
+    ("global", "ACGTTTTACGT", "ACGTACGT", Costs(0, 4, 2), 6, (0, 8)),  # linear: 3*2
+    ("infix", "AAAA", "CCCC", Costs(0, 1, 3), 4, None),
+])
+def test_hand_worked(mode, a, b, costs, score, region):
+    pair = Pair.from_strings(a, b)
+    for solver in CPU:
+        result = solve(pair, costs, solver, mode=mode)
+        assert result.score == score, solver
+        if region:
+            assert (result.start2, result.end2) == region, solver
+
+
+def random_pair(rng: np.random.Generator, most: int) -> Pair:
+    """Tiny to middling lengths (1 up to ``most``), related or not, with wildcards."""
+    n, m = int(rng.integers(1, most)), int(rng.integers(1, most))
+    a = rng.integers(0, 4, n).astype(np.uint8)
+    b = rng.integers(0, 4, m).astype(np.uint8)
+    if rng.random() < 0.6:
+        lead = int(rng.integers(0, max(1, m // 3)))
+        part = a[:max(0, m - lead)]
+        b[lead:lead + part.size] = part
+        b[rng.random(m) < 0.08] = int(rng.integers(0, 4))
+    a[rng.random(n) < 0.03] = 4  # N in a never matches
+    return Pair("r", "a", "b", a, b)
+
+
+def random_costs(rng: np.random.Generator) -> Costs:
+    kind = rng.integers(0, 3)
+    if kind == 0:
+        return Costs(0, int(rng.integers(1, 5)), int(rng.integers(1, 5)))  # linear, WFA's
+    if kind == 1:
+        return Costs(0, int(rng.integers(1, 7)), int(rng.integers(1, 4)), int(rng.integers(1, 9)))  # affine
+    return Costs(int(rng.integers(-2, 1)), int(rng.integers(0, 5)), int(rng.integers(0, 4)), int(rng.integers(0, 5)))
+
+
+def test_random_pairs_every_mode_and_cost_model():
+    rng = np.random.default_rng(2601)
+    print("seed 2601")
+    for k in range(90):
+        pair = random_pair(rng, 120 if k % 10 else 3)
+        costs = random_costs(rng)
+        mode = MODES[k % 3]
+        check(pair, costs, mode, solve(pair, costs, "reference", mode=mode).score, CPU[1:])
+
+
+def test_empty_sequences_every_mode():
+    empty, three = np.zeros(0, np.uint8), Pair.from_strings("ACG", "A").a
+    costs = Costs(0, 4, 2, 6)
+    for a, b, want in ((empty, three, {"global": 12, "prefix": 0, "infix": 0}),
+                       (three, empty, {"global": 12, "prefix": 12, "infix": 12})):
+        pair = Pair("e", "a", "b", a, b)
+        for mode in MODES:
+            check(pair, costs, mode, want[mode])
+
+
+def test_wfa_against_reference_and_its_caps():
+    rng = np.random.default_rng(2602)
+    print("seed 2602")
+    for k in range(150):
+        pair = random_pair(rng, 70)
+        costs = random_costs(rng) if k % 2 else Costs(0, 4, 2, 6)
+        if costs.match != 0 or costs.mismatch <= 0 or costs.indel <= 0:
+            continue
+        mode = MODES[k % 3]
+        want = solve(pair, costs, "reference", mode=mode)
+        got = wfa_align(pair.a, pair.b, costs, mode, True, 1 << 40)
+        assert got.score == want.score
+        assert cigar_cost(cigar_string(got.ops), pair.a, pair.b, costs, got.start2, got.end2) == want.score
+    pair = random_pair(rng, 400)
+    assert wfa_align(pair.a, pair.b, Costs(0, 4, 2, 6), "global", True, 10) is None  # over the work cap
+    assert wfa_align(pair.a, pair.b, Costs(0, 4, 2, 6), "global", True, 1 << 40, kept_bytes=50) is None
+
+
+def test_multicore_reports_the_algorithm():
+    pair = Pair.from_strings("ACGTACGTTTGA" * 40, "ACGTACGTTTGA" * 20 + "ACGTCGTTAGA" + "ACGTACGTTTGA" * 19)
+    assert solve(pair, Costs(0, 4, 2, 6), "multicore").algorithm == "wfa"
+    assert solve(pair, Costs(-1, 4, 2, 6), "multicore").algorithm == "dp"  # a match bonus: no WFA
+    assert solve(pair, Costs(0, 4, 2, 6), "sequential").algorithm == "dp"
+
+
+def test_affine_alignment_over_many_checkpoint_blocks(monkeypatch):
+    """Blocks of a few rows: the walk crosses many block boundaries, in gaps too."""
+    monkeypatch.setattr(backtrack, "BITS_BYTES", 64 * 40)
+    rng = np.random.default_rng(2603)
+    print("seed 2603")
+    for k in range(25):
+        pair = random_pair(rng, 300)
+        costs = Costs(int(rng.integers(-1, 1)), int(rng.integers(1, 6)), int(rng.integers(1, 4)), int(rng.integers(0, 9)))
+        mode = MODES[k % 3]
+        check(pair, costs, mode, solve(pair, costs, "reference", mode=mode).score, ("sequential",))
+
+
+def test_ops_cost_counts_gap_opens():
+    ops = np.array([0, 2, 2, 3, 0, 2], dtype=np.int8)  # =, DD, I, =, D: three gaps
+    assert ops_cost(ops, Costs(0, 1, 2, 5)) == 4 * 2 + 3 * 5
+    with pytest.raises(ValueError, match="two D runs"):
+        cigar_cost("1D1D", np.zeros(2, np.uint8), np.zeros(0, np.uint8), Costs())
+
+
+def test_pywfa_oracle_affine_and_modes():
+    pytest.importorskip("pywfa")
+    rng = np.random.default_rng(2604)
+    print("seed 2604")
+    for k in range(60):
+        pair = random_pair(rng, 300)
+        costs = Costs(0, 4, 2, 6) if k % 2 else Costs(0, int(rng.integers(1, 5)), int(rng.integers(1, 4)),
+                                                         int(rng.integers(0, 8)))
+        mode = MODES[k % 3]
+        want = solve(pair, costs, "multicore", mode=mode)
+        peer = solve(pair, costs, "pywfa", mode=mode)
+        assert peer.score == want.score == solve(pair, costs, "sequential", traceback=False, mode=mode).score
+        assert cigar_cost(peer.cigar, pair.a, pair.b, costs, peer.start2, peer.end2) == peer.score
+
+
+@pytest.mark.parametrize("mode, edlib_mode", [("global", "NW"), ("prefix", "SHW"), ("infix", "HW")])
+def test_edlib_oracle_unit_costs_modes(mode, edlib_mode):
+    edlib = pytest.importorskip("edlib")
+    rng = np.random.default_rng(2605)
+    print("seed 2605")
+    for _ in range(30):
+        pair = random_pair(rng, 300)
+        a, b = ("".join("ACGTN"[c] for c in s) for s in (pair.a, pair.b))
+        want = edlib.align(a, b, mode=edlib_mode, task="distance", additionalEqualities=[])["editDistance"]
+        assert solve(pair, Costs(0, 1, 1), "multicore", mode=mode).score == want
+
+
+def test_costs_and_modes_are_validated():
+    with pytest.raises(InputError, match="gap-open"):
+        Costs(0, 1, 3, -1)
+    with pytest.raises(InputError, match="unknown mode"):
+        solve(Pair.from_strings("A", "A"), Costs(), "sequential", mode="local")
