@@ -134,3 +134,14 @@ def test_gpu_solvers_free_ends(name):
     assert (got.score, got.chain, got.last_row_scores.tolist()) == (want.score, want.chain,
                                                                      want.last_row_scores.tolist())
     assert alignment_problems(case, got, FREE) == []
+
+
+def test_pipeline_solvers_for_free_ends():
+    from splicedalign.workloads.spliced.solvers import for_target_ends
+
+    names = ["reference", "sequential", "multicore", "accel1", "accel2", "gpu"]
+    assert for_target_ends(names, {}, "global", True) == (names, {})
+    kept, why = for_target_ends(names, {}, "free", True)
+    assert kept == names[:-1] and why == {"gpu": "free target ends not implemented"}
+    with pytest.raises(InputError, match="spliced.solvers: gpu computes global target ends only"):
+        for_target_ends(["sequential", "gpu"], {}, "free", False)

@@ -27,6 +27,15 @@ SPLICED_AUTO = SPLICED_CONFIG["solvers"] == "auto"
 SPLICED_SOLVERS, SPLICED_UNAVAILABLE = spliced_solvers.SOLVERS.resolve(
     SPLICED_CONFIG["solvers"], GPU_UNAVAILABLE
 )
+try:
+    SPLICED_SOLVERS, SPLICED_UNAVAILABLE = spliced_solvers.for_target_ends(
+        SPLICED_SOLVERS,
+        SPLICED_UNAVAILABLE,
+        SPLICED_CONFIG["scoring"].get("target_ends", "global"),
+        SPLICED_AUTO,
+    )
+except InputError as spliced_error:
+    stop(spliced_error)
 SPLICED_GPU_SOLVERS = set(spliced_bench.gpu_solvers())
 SPLICED_REFERENCE_LIMIT = SPLICED_CONFIG.get(
     "reference_max_cells", spliced_bench.REFERENCE_MAX_CELLS

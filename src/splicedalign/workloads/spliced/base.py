@@ -27,8 +27,10 @@ def final_scores(rows: np.ndarray, scoring: Scoring) -> np.ndarray:
 
 
 def refuse_free_ends(scoring: Scoring, solver: str) -> None:
-    """One line for a solver that computes global target ends only."""
-    if scoring.free_ends:
+    """One line for a solver that computes global target ends only (solvers.GLOBAL_ENDS_ONLY)."""
+    from splicedalign.workloads.spliced.solvers import GLOBAL_ENDS_ONLY
+
+    if scoring.free_ends and solver in GLOBAL_ENDS_ONLY:
         raise InputError("--target-ends", f"free target ends are not implemented in solver {solver};"
                          " use sequential, multicore, accel1, accel2 or reference")
 

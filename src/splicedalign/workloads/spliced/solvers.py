@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Iterable, Protocol, Sequence
 
+from splicedalign.core.errors import InputError
 from splicedalign.core.registry import SolverRegistry
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
@@ -32,6 +33,25 @@ SOLVERS.register("accel2", "splicedalign.workloads.spliced.gpu.paper:Accel2Solve
                  summary="the paper's second accelerator: one launch per group")
 SOLVERS.register("gpu", "splicedalign.workloads.spliced.gpu.solver:GpuSolver", gpu=True,
                  summary="ours: a whole batch in one persistent wavefront launch")
+
+
+# Solvers that compute the paper's global target ends only (base.refuse_free_ends): the gpu
+# wavefront kernel does not carry the free ends' chain-start row and final maximum yet.
+GLOBAL_ENDS_ONLY = frozenset({"gpu"})
+
+
+def for_target_ends(solvers: Sequence[str], unavailable: dict[str, str], target_ends: str,
+                    auto: bool) -> tuple[list[str], dict[str, str]]:
+    """A pipeline's solvers for its target-end mode: with free ends, ``auto`` leaves out the
+    global-only solvers (with the reason); an explicit list naming one is bad config."""
+    if target_ends != "free":
+        return list(solvers), unavailable
+    named = [s for s in solvers if s in GLOBAL_ENDS_ONLY]
+    if named and not auto:
+        raise InputError("config key spliced.solvers", f"{', '.join(named)} computes global target ends only;"
+                         " drop it or set spliced.scoring.target_ends: global")
+    return ([s for s in solvers if s not in GLOBAL_ENDS_ONLY],
+            {**unavailable, **{s: "free target ends not implemented" for s in named}})
 
 
 def get_solver(name: str) -> Solver:
