@@ -6,10 +6,10 @@ with the independent oracle (ties may pick another optimal chain). Timings: medi
 after a warm-up (kernel compilation excluded), inputs on the host at the start and results on
 the host at the end of each timed call.
 
-``--cold [BASELINE_SRC]``: issue 22 target 1, a never-seen paper-shaped set solved by the first
+``--cold [NAME=SRC ...]``: issue 22 target 1, a never-seen paper-shaped set solved by the first
 ``solve_many`` of a fresh solver in a process whose kernels are compiled, in fresh processes
-on fresh seeds (this tree, and a baseline tree's ``src`` alternating with it: their answers
-must be identical). ``--shared-gpu``: issue 22 target 4, the paper set solved exactly while
+on fresh seeds (this tree, and baseline trees' ``src`` alternating with it: their answers
+must be identical). ``--host``: the host planning's parts on fresh paper sets (CPU only). ``--shared-gpu``: issue 22 target 4, the paper set solved exactly while
 another process holds 70 GiB of the GPU; a case that cannot fit is one line (exit 3).
 """
 
@@ -253,7 +253,7 @@ def cold(args, say) -> tuple[list, list[str]]:
     """(table rows, failures) of the cold measurement: this tree against ``args.cold`` (a
     baseline's src, or none), alternating processes, one fresh seed each."""
     mine = str(Path(__file__).resolve().parents[1] / "src")
-    trees = {"new": mine} | ({"baseline": str(Path(args.cold).resolve())} if args.cold else {})
+    trees = {"new": mine} | {name: str(Path(path).resolve()) for name, path in (t.split("=", 1) for t in args.cold)}
     runs: dict[str, list[dict]] = {k: [] for k in trees}
     failures = []
     base_seed = int(time.time()) % 100_000 * 100
@@ -292,6 +292,36 @@ def cold(args, say) -> tuple[list, list[str]]:
         rows.append((f"  replay 1 set score ms ({name})", rep["1 set score"] * 1e3, "<=", 1e9,
                      f"traced {rep['1 set traced'] * 1e3:.1f}"))
     return rows, failures
+
+
+def host_parts(args, say) -> tuple[list, list[str]]:
+    """The host's planning of a never-seen paper set, part by part (CPU only): what a cold call
+    spends before its kernel can start."""
+    from splicedalign.workloads.spliced.gpu import launch, plan
+    from splicedalign.workloads.spliced.gpu.flat import FlatCases
+
+    def parts(cases) -> dict[str, float]:
+        out, t = {}, time.perf_counter()
+        flat = FlatCases.of(cases)
+        out["flatten"], t = time.perf_counter() - t, time.perf_counter()
+        config = launch.configure(flat, "int", True, True, True)
+        out["configure"], t = time.perf_counter() - t, time.perf_counter()
+        packed = plan._pack_sequences(flat)
+        out["sequences"], t = time.perf_counter() - t, time.perf_counter()
+        planned = plan.build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
+        out["build_plan (sequences again)"], t = time.perf_counter() - t, time.perf_counter()
+        plan.trace_inputs(planned, None, launch.walks(flat, config.followed))
+        out["trace_inputs"], t = time.perf_counter() - t, time.perf_counter()
+        plan.followed_tasks(planned, config.followed, config.least)
+        out["followed_tasks"] = time.perf_counter() - t
+        del packed
+        return out
+
+    parts(paper_set(int(time.time()) % 1000 + 5, bases=40))  # compiled code loaded
+    got = [parts(paper_set(int(time.time()) % 1000 + 11 + i)) for i in range(3)]
+    say("  host parts of a fresh paper set, ms (3 sets): " + "; ".join(
+        f"{k} " + "/".join(f"{g[k] * 1e3:.1f}" for g in got) for k in got[0]))
+    return [], []
 
 
 # Another process holding GPU memory: it allocates what it is told, says so, waits for stdin.
@@ -359,8 +389,9 @@ def main() -> int:
     ap.add_argument("--random", type=int, default=2_400)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--skip-targets", action="store_true")
-    ap.add_argument("--cold", nargs="?", const="", default=None, metavar="BASELINE_SRC",
-                    help="also the cold-call measurement (issue 22 target 1), against a baseline tree's src if given")
+    ap.add_argument("--cold", nargs="*", default=None, metavar="NAME=SRC",
+                    help="also the cold-call measurement (issue 22 target 1), against the baseline trees' src given")
+    ap.add_argument("--host", action="store_true", help="also time the host planning's parts (no GPU needed)")
     ap.add_argument("--cold-seeds", type=int, default=3)
     ap.add_argument("--shared-gpu", action="store_true", help="also the shared-GPU check (issue 22 target 4)")
     args = ap.parse_args()
@@ -376,7 +407,7 @@ def main() -> int:
     say(f"device {info}  seed {seed}")
     counts, failures = correctness(args, say, seed)
     rows = [] if args.skip_targets else targets(args, say)
-    for wanted, check in ((args.cold is not None, cold), (args.shared_gpu, shared_gpu)):
+    for wanted, check in ((args.host, host_parts), (args.cold is not None, cold), (args.shared_gpu, shared_gpu)):
         if wanted:
             more, bad = check(args, say)
             rows += more

@@ -167,10 +167,10 @@ class PinnedBuffers:
             offsets.append(end)
             end += -(-a.nbytes // 256) * 256
         buffer = self._buffers.get(role)
-        if buffer is None or buffer.size < end:
+        if buffer is None or buffer.size < end:  # grown by powers of two: a few sizes in a process
             import cupyx
 
-            buffer = cupyx.empty_pinned(max(1, end), np.uint8)
+            buffer = cupyx.empty_pinned(1 << max(24, (end - 1).bit_length()), np.uint8)
             self._buffers[role] = buffer
         done = self._uploaded.get(role)
         if done is not None:

@@ -239,6 +239,7 @@ class Plan:
     tasks: np.ndarray        # (T, len(TASK_FIELDS)) int32, in launch order
     base: np.ndarray         # uint8: the distinct base sequences' codes, concatenated
     target: np.ndarray       # uint8: per case, code of t_j at [target_offset + j] (j = 1..n)
+    tsel: np.ndarray         # int32: the selector of each code of ``target`` (selectors)
     rows_size: int           # elements of row storage
     exon_case: np.ndarray    # (E,) case of each exon, exons case-major in (first, last) order
     exon_start: np.ndarray   # (C+1,) first exon of each case
@@ -255,26 +256,62 @@ class Plan:
     flat: FlatCases          # the batch it plans
 
 
-def _pack_sequences(flat: FlatCases) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct bases concatenated (cases of one base share it) and aligned target codes, each
-    case's TARGET_MARGIN from the next's and from the ends (code 0 there)."""
-    base = encode_all(flat.bases, BASE_LUT, "base", flat.cases)
-    lengths = np.fromiter(map(len, flat.bases), dtype=np.int64, count=len(flat.bases))
-    base_off = (np.cumsum(lengths) - lengths)[flat.base_index]
+def _pack_sequences(flat: FlatCases) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(base codes, each exon's offset in them, target codes, their selectors, each case's target
+    offset). Bases: each one's exon rows only, the union of its cases' exons (the kernels read no
+    other row: 11% of the paper set's 10 MB of bases), concatenated; cases of one base share
+    them. Targets: each case's TARGET_MARGIN from the next's and from the ends (code 0 there)."""
+    iv_base, iv_lo, iv_hi, exon_base = _exon_union(flat.exon_start, flat.first, flat.last, flat.base_index)
+    bases = flat.bases
+    base = encode_all([bases[b][lo - 1:hi] for b, lo, hi in zip(iv_base.tolist(), iv_lo.tolist(), iv_hi.tolist())],
+                      BASE_LUT, "base", flat.cases)
     stride = round_up(flat.n + 1) + TARGET_MARGIN
     tgt_off = TARGET_MARGIN + np.cumsum(stride) - stride
     codes = encode_all([c.target for c in flat.cases], TARGET_LUT, "target", flat.cases)
     target = np.zeros(TARGET_MARGIN + int(stride.sum()), dtype=np.uint8)
-    _place(codes, flat.n, tgt_off + 1, target)
-    return base, base_off, target, tgt_off
+    tsel = np.full(target.size, SEL_SIGN, dtype=np.int32)  # the selector of code 0
+    _place(codes, flat.n, tgt_off + 1, target, tsel)
+    return base, exon_base, target, tsel, tgt_off
 
 
 @njit(cache=True)
-def _place(codes, n, at, out):  # pragma: no cover - compiled
-    """Case c's n[c] codes (consecutive in ``codes``) at out[at[c]:]."""
+def _exon_union(exon_start, first, last, base_index):  # pragma: no cover - compiled
+    """The union of the exons of each base's cases as intervals (base, lo, hi), by base then
+    row, and each exon's offset in their concatenation (its first row's)."""
+    E = first.size
+    ebase = np.empty(E, np.int64)
+    for c in range(base_index.size):
+        ebase[exon_start[c]:exon_start[c + 1]] = base_index[c]
+    span = last.max() + 2 if E else 1
+    order = np.argsort(ebase * span + first, kind="mergesort")
+    iv_base = np.empty(E, np.int64)
+    iv_lo = np.empty(E, np.int64)
+    iv_hi = np.empty(E, np.int64)
+    exon_off = np.empty(E, np.int64)
+    n = -1
+    total = 0
+    for i in range(E):
+        k = order[i]
+        if n < 0 or ebase[k] != iv_base[n] or first[k] > iv_hi[n] + 1:
+            if n >= 0:
+                total += iv_hi[n] - iv_lo[n] + 1
+            n += 1
+            iv_base[n], iv_lo[n], iv_hi[n] = ebase[k], first[k], last[k]
+        elif last[k] > iv_hi[n]:
+            iv_hi[n] = last[k]
+        exon_off[k] = total + first[k] - iv_lo[n]
+    return iv_base[:n + 1], iv_lo[:n + 1], iv_hi[:n + 1], exon_off
+
+
+@njit(cache=True)
+def _place(codes, n, at, out, sel):  # pragma: no cover - compiled
+    """Case c's n[c] codes (consecutive in ``codes``) at out[at[c]:], and their selectors."""
     src = 0
     for c in range(n.size):
-        out[at[c]:at[c] + n[c]] = codes[src:src + n[c]]
+        for j in range(n[c]):
+            v = codes[src + j]
+            out[at[c] + j] = v
+            sel[at[c] + j] = np.int32(v) * SEL_SPREAD | SEL_SIGN
         src += n[c]
 
 
@@ -406,7 +443,7 @@ def _row_offsets(launch, slot_case, stride, fold_base, fold_exon, fold_slot):  #
 
 
 @njit(cache=True)
-def _write_tasks(exon_start, first, last, n, tgt_off, base_off, P, floors, by_last, p, S, folds, fold_base,
+def _write_tasks(exon_start, first, last, n, tgt_off, exon_base, P, floors, by_last, p, S, folds, fold_base,
                  fold_exon, strip_base, strip_slot, fold_slot, launch, row_at, fold_row):  # pragma: no cover
     """The task records in launch order (TASK_FIELDS; inputs as in the module doc), each exon's
     last-row offset, every strip's launch index, and the move storage (MOVE_UNIT words)."""
@@ -439,7 +476,7 @@ def _write_tasks(exon_start, first, last, n, tgt_off, base_off, P, floors, by_la
                 tasks[t, F_KIND] = KIND_STRIP
                 tasks[t, F_N] = n[c]
                 tasks[t, F_TGT] = tgt_off[c]
-                tasks[t, F_BASE] = base_off[c] + first[k] - 1 + (0 if s == 0 else head + (s - 1) * P)
+                tasks[t, F_BASE] = exon_base[k] + (0 if s == 0 else head + (s - 1) * P)
                 tasks[t, F_ROWS] = rows
                 tasks[t, F_LANE_ROWS] = lane_rows
                 tasks[t, F_OUT_ROW] = row_at[t]
@@ -476,7 +513,7 @@ def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_r
     assert ((floors >= MIN_LANE_ROWS) | (floors >= rows_per_lane)).all(), "the kernel has no sweep for fewer rows"
     late = np.zeros(C, np.int64) if late_folds is None else np.asarray(late_folds, dtype=np.int64)
     entry = np.broadcast_to(np.asarray(entry_folds, dtype=np.int64), (C,)).copy()
-    base, base_off, target, tgt_off = _pack_sequences(flat)
+    base, exon_base, target, tsel, tgt_off = _pack_sequences(flat)
     P = WARP * rows_per_lane
     start, first, last, n = flat.exon_start, flat.first, flat.last, flat.n
     by_last, p, S, folds = _exon_order(start, first, last, P)
@@ -485,10 +522,10 @@ def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_r
     launch = _launch_order(case_tasks, slot_case)
     row_at, fold_row, rows_size = _row_offsets(launch, slot_case, round_up(n + 1), fold_base, fold_exon, fold_slot)
     tasks, last_row, strip_task, move_units = _write_tasks(
-        start, first, last, n, tgt_off, base_off, P, floors, by_last, p, S, folds, fold_base, fold_exon,
+        start, first, last, n, tgt_off, exon_base, P, floors, by_last, p, S, folds, fold_base, fold_exon,
         strip_base, strip_slot, fold_slot, launch, row_at, fold_row)
     _check_offsets(rows_size, base.size, move_units)
-    return Plan(tasks, base, target, int(rows_size), flat.exon_case, start, last_row, n,
+    return Plan(tasks, base, target, tsel, int(rows_size), flat.exon_case, start, last_row, n,
                 flat.order + np.repeat(start[:-1], flat.K), flat.cells, tgt_off, strip_task, strip_base,
                 int(move_units) * MOVE_UNIT, by_last, p, flat)
 

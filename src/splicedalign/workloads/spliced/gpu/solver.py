@@ -38,7 +38,7 @@ from splicedalign.workloads.spliced.gpu.flat import FlatCases
 from splicedalign.workloads.spliced.gpu.launch import TUNING, LaunchConfig, Tuning
 from splicedalign.workloads.spliced.gpu.plan import (
     NEG_SHIFT_INT, THREADS, TRACE_BLOCK_THREADS, WARP, EMPTY_BYTE, Followed, Plan, TraceInputs, build_plan,
-    byte_profile_ok, followed_tasks, kernel_defines, selectors, shifted_bound, trace_inputs)
+    byte_profile_ok, followed_tasks, kernel_defines, shifted_bound, trace_inputs)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
@@ -58,6 +58,11 @@ STAGES = ("split", "plan", "upload", "launch", "finals", "traceback", "results")
 DEVICE_TRACE = True
 OP_POISON = 0xFF  # what unwritten op bytes hold in checked runs (no op has this code)
 MOVES_POISON = 0xFFFFFFFF  # unwritten moves in checked runs: every cell "left", a wrong path
+
+
+# The staging buffer of every solver's uploads (pinned: one copy of a launch's inputs runs at
+# full PCIe speed): a process's first solve makes it, later solvers find it.
+UPLOADS = device.PinnedBuffers()
 
 
 class Streams(NamedTuple):
@@ -178,7 +183,7 @@ class GpuSolver:
         self._works: dict[tuple, tuple] = {}  # (scoring, traceback): (the last list of cases, its Split)
         self._streams: Streams | None = None
         self._no_moves = None  # the moves argument of launches that record none
-        self._pinned = device.PinnedBuffers()  # uploads and the traceback's outputs, reused per call
+        self._pinned = device.PinnedBuffers()  # the traceback's outputs, reused per call
         # Row storage kept for the next launches: a collected launch's is filled with EMPTY
         # again once the call's kernels are done, so the next call's launches find it ready
         # (a launch of 4 GB waited 1.6 ms for its fill). A call of up to ROW_STORAGE_KEPT
@@ -231,8 +236,8 @@ class GpuSolver:
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
         upload = self.streams().upload
-        tasks, base, tsel, at_d, src, dst_d, length_d = self._pinned.upload(
-            "inputs", [plan.tasks, plan.base, selectors(plan.target), at, plan.last_row, dst[:-1],
+        tasks, base, tsel, at_d, src, dst_d, length_d = UPLOADS.upload(
+            "inputs", [plan.tasks, plan.base, plan.tsel, at, plan.last_row, dst[:-1],
                        length.astype(np.int32)], upload)
         inputs = _Inputs(tuple(flat.cases), plan, tasks, base, tsel, at_d, Gather(src, dst_d, length_d, dst),
                          upload.record())
