@@ -548,8 +548,7 @@ def followed_tasks(plan: Plan, cases: Sequence[int], least: int) -> Followed:
     instead of handing them on, so a narrower strip costs it cheaper steps, not a longer chain;
     their moves go to regions after the plan's. The walks read the strips' lane rows and moves
     from the third copy."""
-    exons = np.concatenate([np.arange(plan.exon_start[c], plan.exon_start[c + 1]) for c in cases])
-    ids = np.sort(np.concatenate([plan.strip_task[plan.strip_start[e]:plan.strip_start[e + 1]] for e in exons]))
+    ids = _strips_of(plan.exon_start, plan.strip_start, plan.strip_task, np.asarray(cases, dtype=np.int64))
     tasks = plan.tasks.copy()
     tasks[ids, F_MOVES] = NONE
     walked = plan.tasks.copy()
@@ -560,6 +559,21 @@ def followed_tasks(plan: Plan, cases: Sequence[int], least: int) -> Followed:
     end = start + int(units.sum())
     _check_offsets(end)
     return Followed(tuple(cases), tasks, walked[ids], walked, end * MOVE_UNIT)
+
+
+@njit(cache=True)
+def _strips_of(exon_start, strip_start, strip_task, cases):  # pragma: no cover - compiled
+    """The launch indices of every strip of the cases ``cases``, sorted."""
+    count = 0
+    for c in cases:
+        count += strip_start[exon_start[c + 1]] - strip_start[exon_start[c]]
+    out = np.empty(count, np.int64)
+    at = 0
+    for c in cases:
+        a, b = strip_start[exon_start[c]], strip_start[exon_start[c + 1]]
+        out[at:at + b - a] = strip_task[a:b]
+        at += b - a
+    return np.sort(out)
 
 
 @njit(cache=True)
@@ -610,12 +624,8 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase] | None = None,
     flat = plan.flat
     assert cases is None or len(cases) == len(flat), "trace_inputs of another batch"
     records = flat.records()
-    first, last_exon = records[:, 1], records[:, 2]
-    t = plan.tasks[plan.strip_task[plan.strip_start[:-1]]]  # each exon's first strip
-    by_last = plan.by_last
-    exons = np.stack([first, last_exon, t[:, F_BASE], plan.last_row, t[:, F_IN_ROW], t[:, F_IN2_ROW],
-                      plan.strip_start[:-1], np.diff(plan.strip_start), plan.p, by_last, last_exon[by_last],
-                      plan.last_row[by_last]], axis=1)
+    exons = _trace_exons(flat.first, flat.last, plan.tasks, plan.strip_task, plan.strip_start, plan.last_row, plan.p,
+                         plan.by_last)
     heads = plan.exon_start[:-1]
     C = len(flat)
     walks = [list(w) for w in walks] or [list(range(C))]
@@ -625,5 +635,23 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase] | None = None,
     ops = flat.longest_paths()
     table[:, TRACE_CASE_FIELDS.index("ops")] = np.cumsum(ops[order])
     bounds = tuple(np.cumsum([0] + [len(w) for w in walks]).tolist())
-    return TraceInputs(exons.astype(np.int32), table.astype(np.int64), plan.strip_task.astype(np.int32),
-                       int(ops.sum()), order, bounds, records)
+    return TraceInputs(exons, table.astype(np.int64), plan.strip_task.astype(np.int32), int(ops.sum()), order,
+                       bounds, records)
+
+
+(TE_FIRST, TE_LAST, TE_BASE, TE_ROW, TE_IN, TE_IN2, TE_STRIP0, TE_STRIPS, TE_P, TE_BY_LAST, TE_BY_LAST_LAST,
+ TE_BY_LAST_ROW) = range(len(TRACE_EXON_FIELDS))
+
+
+@njit(cache=True)
+def _trace_exons(first, last, tasks, strip_task, strip_start, last_row, p, by_last):  # pragma: no cover - compiled
+    """The per-exon table of trace_chains (TRACE_EXON_FIELDS), int32."""
+    out = np.empty((first.size, len(TRACE_EXON_FIELDS)), np.int32)
+    for k in range(first.size):
+        t = strip_task[strip_start[k]]  # the exon's first strip
+        b = by_last[k]
+        out[k, TE_FIRST], out[k, TE_LAST], out[k, TE_BASE], out[k, TE_ROW] = first[k], last[k], tasks[t, F_BASE], last_row[k]
+        out[k, TE_IN], out[k, TE_IN2] = tasks[t, F_IN_ROW], tasks[t, F_IN2_ROW]
+        out[k, TE_STRIP0], out[k, TE_STRIPS], out[k, TE_P] = strip_start[k], strip_start[k + 1] - strip_start[k], p[k]
+        out[k, TE_BY_LAST], out[k, TE_BY_LAST_LAST], out[k, TE_BY_LAST_ROW] = b, last[b], last_row[b]
+    return out
