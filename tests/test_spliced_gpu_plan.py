@@ -567,3 +567,27 @@ def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
     assert len(solver.kernel_ms) > 2
     assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in
                                                  get_solver("sequential").solve_many(cases, Scoring())]
+
+
+def test_flat_cases_match_the_case_objects():
+    """FlatCases: each case's exons in TestCase.order, with its first_sorted and last_sorted, its
+    sizes and base; a case whose exons equal the previous case's shares its arrays, exactly."""
+    from splicedalign.workloads.spliced.gpu.flat import FlatCases
+    from splicedalign.workloads.spliced.records import Exon
+
+    rng = np.random.default_rng(11)
+    cases = tiny_set(bases=3) + [random_case(rng, f"r{i}") for i in range(12)]
+    c0 = cases[0]
+    cases.insert(1, TestCase("copy", c0.base, c0.target, tuple(Exon(e.first, e.last) for e in c0.exons)))
+    cases.insert(2, TestCase("reversed", c0.base, c0.target[::-1], tuple(reversed(c0.exons))))
+    flat = FlatCases.of(cases)
+    for i, c in enumerate(cases):
+        a, b = flat.exon_start[i], flat.exon_start[i + 1]
+        assert np.array_equal(flat.first[a:b], c.first_sorted) and np.array_equal(flat.last[a:b], c.last_sorted)
+        assert np.array_equal(flat.order[a:b], c.order), c.name
+        assert (flat.K[i], flat.m[i], flat.n[i], flat.cells[i]) == (c.K, c.m, c.n, c.cells)
+        assert flat.bases[flat.base_index[i]] is c.base
+    assert len(flat.bases) == len({id(c.base) for c in cases})
+    part = flat.select([5, 0, 3])
+    assert [c.name for c in part.cases] == [cases[i].name for i in (5, 0, 3)]
+    assert np.array_equal(part.first, np.concatenate([cases[i].first_sorted for i in (5, 0, 3)]))

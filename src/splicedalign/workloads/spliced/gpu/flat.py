@@ -39,16 +39,29 @@ class FlatCases:
         if isinstance(cases, FlatCases):
             return cases
         cases = tuple(cases)
-        K = np.fromiter([len(c.exons) for c in cases], dtype=np.int64, count=len(cases))
-        n = np.fromiter([len(c.target) for c in cases], dtype=np.int64, count=len(cases))
-        first = np.fromiter([e.first for c in cases for e in c.exons], dtype=np.int64, count=int(K.sum()))
-        last = np.fromiter([e.last for c in cases for e in c.exons], dtype=np.int64, count=first.size)
-        exon_start = np.zeros(len(cases) + 1, dtype=np.int64)
+        C = len(cases)
+        exons = [c.exons for c in cases]
+        # A case whose exons are the previous case's (a base's targets share its candidate
+        # exons) takes that case's arrays: each exon object is read once.
+        same = [False] + [a is b or (len(a) == len(b) and a[0] is b[0] and a == b) for a, b in zip(exons[1:], exons)]
+        own = [e for e, s in zip(exons, same) if not s]
+        K_own = np.fromiter(map(len, own), dtype=np.int64, count=len(own))
+        first = np.fromiter([e.first for es in own for e in es], dtype=np.int64, count=int(K_own.sum()))
+        last = np.fromiter([e.last for es in own for e in es], dtype=np.int64, count=first.size)
+        own_start = np.zeros(len(own) + 1, dtype=np.int64)
+        np.cumsum(K_own, out=own_start[1:])
+        order = _sort_exons(own_start, first, last)
+        source = np.cumsum(np.logical_not(same)) - 1  # each case's row among the own ones
+        K = K_own[source]
+        exon_start = np.zeros(C + 1, dtype=np.int64)
         np.cumsum(K, out=exon_start[1:])
-        order = _sort_exons(exon_start, first, last)
+        if len(own) < C:
+            take = _segments(own_start, source, exon_start)
+            first, last, order = first[take], last[take], order[take]
+        n = np.fromiter([len(c.target) for c in cases], dtype=np.int64, count=C)
         at: dict[int, int] = {}
         bases: list[str] = []
-        base_index = np.empty(len(cases), dtype=np.int64)
+        base_index = np.empty(C, dtype=np.int64)
         for i, c in enumerate(cases):
             j = at.setdefault(id(c.base), len(bases))
             if j == len(bases):
