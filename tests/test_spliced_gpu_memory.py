@@ -92,3 +92,18 @@ def test_a_case_that_cannot_fit_is_one_line(monkeypatch, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     # (the loader's warnings may come first)
     assert code == 3 and "GPU memory" in err[-1] and "tiny" in err[-1] and not any("Traceback" in e for e in err)
+
+
+def test_the_pipeline_cap_reaches_every_solver(monkeypatch):
+    """config gpu_memory: the pipeline sets device.MEMORY_CAP_ENV, and memory_budget keeps
+    within it when a caller gives no cap of its own (a cap given wins)."""
+    from types import SimpleNamespace
+
+    pool = SimpleNamespace(total_bytes=lambda: 0, used_bytes=lambda: 0)
+    cupy = SimpleNamespace(cuda=SimpleNamespace(runtime=SimpleNamespace(memGetInfo=lambda: (40 << 30, 80 << 30))),
+                           get_default_memory_pool=lambda: pool)
+    monkeypatch.setattr(device, "cupy", lambda: cupy)
+    monkeypatch.delenv(device.MEMORY_CAP_ENV, raising=False)
+    assert device.memory_budget() == (40 << 30) - device.MEMORY_HEADROOM
+    monkeypatch.setenv(device.MEMORY_CAP_ENV, "12G")
+    assert device.memory_budget() == 12 << 30 and device.memory_budget(1 << 30) == 1 << 30

@@ -5,7 +5,7 @@
 import os
 from pathlib import Path
 
-from splicedalign.gpu.device import unavailable_reason
+from splicedalign.gpu.device import MEMORY_CAP_ENV, unavailable_reason
 
 # Each workload's rules set TARGETS["<workload>"] to its final tables and plots; rule
 # `all` builds those of the workloads listed in config `workloads`.
@@ -17,6 +17,10 @@ CLOSING = {}
 
 # Whether GPU solvers can run here, asked once (cheap: CuPy sees a device; nothing compiles).
 GPU_UNAVAILABLE = unavailable_reason()
+# config gpu_memory: the most GPU memory each GPU solver of the run takes (default: what the
+# device has free); the solver processes of the jobs inherit it.
+if config.get("gpu_memory"):
+    os.environ[MEMORY_CAP_ENV] = str(config["gpu_memory"])
 
 
 def results_folders(targets):

@@ -4,6 +4,7 @@ NVRTC; see gpu.kernels), error checks, device facts."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -89,12 +90,29 @@ def function(source: Path, name: str, all_names: tuple[str, ...],
 MEMORY_HEADROOM = 256 << 20
 
 
+# The cap of a process that gives none: the pipeline sets it from its config's gpu_memory, and
+# the solver processes of its jobs inherit it.
+MEMORY_CAP_ENV = "SPLICEDALIGN_GPU_MEMORY"
+
+
+def default_memory_cap() -> int | None:
+    """The cap (bytes) that MEMORY_CAP_ENV names ('12G', ...), else None."""
+    text = os.environ.get(MEMORY_CAP_ENV)
+    if not text:
+        return None
+    from splicedalign.core.commandline import memory_size
+
+    return memory_size(text)
+
+
 def memory_budget(cap: int | None = None) -> int:
     """Bytes of device memory one solve may take now: what the device has free at this moment
     (cudaMemGetInfo: other processes' allocations count), plus what CuPy's pool holds but does not
-    use, less MEMORY_HEADROOM, and at most ``cap`` (``--gpu-memory``) when given. Callers size
-    their batches from it; a case that cannot fit raises GpuMemoryError through
-    ``require_memory``."""
+    use, less MEMORY_HEADROOM, and at most ``cap`` (``--gpu-memory``; default: the process's,
+    default_memory_cap). Callers size their batches from it; a case that cannot fit raises
+    GpuMemoryError through ``require_memory``."""
+    if cap is None:
+        cap = default_memory_cap()
     cp = cupy()
     free, _total = cp.cuda.runtime.memGetInfo()
     pool = cp.get_default_memory_pool()
