@@ -106,6 +106,18 @@ class Gather(NamedTuple):
     host_dst: np.ndarray  # dst with the total at the end (host)
 
 
+class Gathered(NamedTuple):
+    """A launch's gathered last rows (host traceback)."""
+    rows: Any             # every exon's last row, consecutive (device)
+    starts: np.ndarray    # where each exon's row starts in them, then the total (host)
+
+
+class Part(NamedTuple):
+    """What one part of a launch's outputs covers, and when they are ready."""
+    rows: tuple[int, int]  # (first, end) rows of the trace table, or cases
+    ready: Any             # event after the part's last kernel
+
+
 class DeviceTrace(NamedTuple):
     """A batch's trace_chains inputs on the device, for the long chains it was planned with."""
     followed: tuple[int, ...]
@@ -156,13 +168,12 @@ class _Job:
     moves: Any  # its move storage: held until collected (a follower and a walk use it on another stream)
     finals: Any
     counter: Any
-    gathered: tuple | None  # (exons' last rows on the device, where each starts on the host)
+    gathered: Gathered | None
     traced: Traced | None
     events: tuple  # (kernel start, kernel end) and, where a follower runs, its end
-    # collected in parts: ((first, end) rows of the trace table, or cases, and the event after
-    # which they are ready) each: one per device walk of a recording launch (launch.walks), so
-    # that the host builds one walk's records while the GPU walks the next; else one
-    parts: tuple
+    # collected in parts: one per device walk of a recording launch (launch.walks), so that the
+    # host builds one walk's records while the GPU walks the next; else one
+    parts: tuple[Part, ...]
 
 
 class GpuSolver:
@@ -316,7 +327,7 @@ class GpuSolver:
             else:
                 if config.gather:
                     gathered = self._gather(inputs, rows, config, defines)
-                parts = (((0, len(flat)), compute.record()),)
+                parts = (Part((0, len(flat)), compute.record()),)
         self.timing["launch"] += time.perf_counter() - t0
         return _Job(work.sel, inputs, config, storage, used, moves, finals, counter, gathered, traced, events, parts)
 
@@ -334,7 +345,7 @@ class GpuSolver:
             info = trace_inputs(inputs.plan, None, launch.walks(flat, long, self.tuning))
             inputs.trace = DeviceTrace(long, info, cp.asarray(info.exons), cp.asarray(info.cases),
                                        cp.asarray(info.strips))
-        info, exons, table, strips = inputs.trace[1:]
+        info, exons, table, strips = inputs.trace.info, inputs.trace.exons, inputs.trace.cases, inputs.trace.strips
         C = info.cases.shape[0]
         traced = Traced(cp.empty(2 * C, dtype=cp.int32), cp.empty(4 * info.exons.shape[0], dtype=cp.int32),
                         cp.empty(info.ops_size, dtype=cp.uint8))
@@ -355,7 +366,7 @@ class GpuSolver:
                 kernel(((b - a + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
                        (table[a:b], np.int32(b - a), exons, strips, tasks, rows, inputs.base, inputs.tsel,
                         moves, traced.ops, traced.out_case[2 * a:2 * b], traced.out_exon, np.int32(scoring.gap)))
-                parts.append(((a, b), stream.record()))
+                parts.append(Part((a, b), stream.record()))
         return traced, tuple(parts)
 
     def _collect(self, job: _Job, part: int = 0) -> tuple[np.ndarray | None, tuple | None]:
@@ -366,7 +377,7 @@ class GpuSolver:
         last part; after the last part the launch's row storage is given back."""
         cp = device.cupy()
         copy = self.streams().upload
-        (a, b), event = job.parts[part]
+        (a, b), event = job.parts[part].rows, job.parts[part].ready
         copy.wait_event(event)
         finals = self._pinned.copy("finals", job.finals, copy) if part == 0 else None
         last = part == len(job.parts) - 1
@@ -374,7 +385,7 @@ class GpuSolver:
         # (last rows, their offsets) or, traced on the device, (out_case, out_exon, ops, first op)
         exon_rows = None
         if job.gathered is not None:
-            exon_rows = cp.asnumpy(job.gathered[0], stream=copy), job.gathered[1]
+            exon_rows = cp.asnumpy(job.gathered.rows, stream=copy), job.gathered.starts
         elif job.traced is not None:  # ~9 MB for a data set: through pinned buffers
             ends = job.inputs.trace.info.ops_end()
             lo, hi = (int(ends[a - 1]) if a else 0), int(ends[b - 1])
@@ -388,7 +399,7 @@ class GpuSolver:
             self._rows.give(job.storage, job.used)
         return finals, exon_rows
 
-    def _gather(self, inputs: _Inputs, rows, config: LaunchConfig, defines: dict):
+    def _gather(self, inputs: _Inputs, rows, config: LaunchConfig, defines: dict) -> Gathered:
         """Every exon's last row, consecutive on the device, and where each exon's row starts."""
         cp = device.cupy()
         src, dst, length, host_dst = inputs.gather
@@ -396,7 +407,7 @@ class GpuSolver:
         E = src.size
         gather = device.function(KERNEL_FILE, config.names[-2], config.names, defines)
         gather((max(1, min(E, GATHER_BLOCKS)),), (GATHER_THREADS,), (rows, src, dst, length, np.int32(E), out))
-        return out, host_dst
+        return Gathered(out, host_dst)
 
     def _trace(self, batch: Sequence[TestCase], plan: Plan, host: np.ndarray, dst: np.ndarray,
                scoring: Scoring) -> list[tuple]:
@@ -547,7 +558,7 @@ class GpuSolver:
             nonlocal t_prev, l_prev
             job, w = queued.popleft()
             plan = job.inputs.plan
-            for part, (rows, _) in enumerate(job.parts):
+            for part, rows in enumerate(p.rows for p in job.parts):
                 t1 = time.perf_counter()
                 got, exon_rows = self._collect(job, part)
                 t2 = time.perf_counter()
