@@ -12,13 +12,14 @@ from pathlib import Path
 from splicedalign.core.commandline import (EPILOG, add_gpu_memory_argument, add_output_arguments, add_solver_argument,
                                            check_output, write_output)
 from splicedalign.core.errors import InputError
+from splicedalign.gpu.devices import add_devices_argument
 from splicedalign.workloads.spliced.datasets import SYNTHETIC, read_manifest, write_synthetic
 from splicedalign.workloads.spliced.exons import exon_formats
 from splicedalign.workloads.spliced.exons.strand import STRAND_CHOICES, best_per_strand_set
 from splicedalign.workloads.spliced.load import CaseFiles, load_cases
 from splicedalign.workloads.spliced.output import FORMATTERS, Solved
 from splicedalign.workloads.spliced.records import TARGET_ENDS, Scoring, TestCase
-from splicedalign.workloads.spliced.solvers import SOLVERS
+from splicedalign.workloads.spliced.solvers import SOLVERS, solve_many
 
 
 def _case_arguments(p: argparse.ArgumentParser, many: bool) -> None:
@@ -56,6 +57,7 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
                             "instead of --base/--exons/--target; one output holds all")
     add_solver_argument(align, SOLVERS)
     add_gpu_memory_argument(align)
+    add_devices_argument(align)
     align.add_argument("--match", type=int, default=default.match, help=f"score of a match (default {default.match})")
     align.add_argument("--mismatch", type=int, default=default.mismatch,
                        help=f"score of a mismatch (default {default.mismatch})")
@@ -131,7 +133,10 @@ def _align(args: argparse.Namespace) -> int:
         log.log(logging.INFO if len(cases) <= 4 else logging.DEBUG, "%s (%s strand): m=%d n=%d K=%d cells=%d",
                 case.name, case.strand, case.m, case.n, case.K, case.cells)
     log.info("%d case(s), %d cells, solver %s", len(cases), sum(c.cells for c in cases), args.solver)
-    results = solver.solve_many(cases, scoring, traceback=not args.score_only)
+    if args.devices is None:
+        results = solver.solve_many(cases, scoring, traceback=not args.score_only)
+    else:  # the cases split across GPUs, a solver on each
+        results = solve_many(cases, scoring, args.solver, not args.score_only, args.devices, args.gpu_memory)
     solved = [Solved(case, result, scores) for case, result, scores in best_per_strand_set(cases, results)]
     write_output(args.output, FORMATTERS[args.format](solved, scoring))
     return 0

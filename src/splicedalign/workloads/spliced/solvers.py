@@ -7,6 +7,7 @@ from typing import Iterable, Protocol, Sequence
 
 from splicedalign.core.errors import InputError
 from splicedalign.core.registry import SolverRegistry
+from splicedalign.gpu.devices import Cost, DeviceSpec, solve_across
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 
@@ -67,6 +68,28 @@ def solve(case: TestCase, scoring: Scoring = Scoring(), solver: str = "sequentia
     return get_solver(solver).solve(case, scoring, traceback=traceback)
 
 
+# A case's critical path on the GPU: its exons hand rows to their successors one after another
+# (the IL1RAPL1-shaped case, 1,878 exons, has 1,753 hand-offs on its path and takes 8.4 ms
+# alone: ~4.8 us a hand-off, ~7e6 cells at the kernel's ~1.5 TCUPS on data sets).
+HANDOFF_CELLS = 7_000_000
+
+
+def case_cost(case: TestCase) -> Cost:
+    """A case's estimated GPU time, for splitting a batch across GPUs: its cells, and at least
+    one hand-off per exon."""
+    return Cost(case.cells, case.K * HANDOFF_CELLS)
+
+
 def solve_many(cases: Iterable[TestCase], scoring: Scoring = Scoring(),
-               solver: str = "sequential", traceback: bool = True) -> list[Result]:
-    return get_solver(solver).solve_many(list(cases), scoring, traceback=traceback)
+               solver: str = "sequential", traceback: bool = True, devices: DeviceSpec = None,
+               memory_cap: int | None = None) -> list[Result]:
+    """``solver``'s results for ``cases``, in their order. ``devices`` (``--devices``): a GPU
+    solver's cases split across those GPUs by ``case_cost``, a fresh solver on each (with
+    ``memory_cap``, ``--gpu-memory``, per GPU); None: one call on the current GPU."""
+    def solve_part(part: list[TestCase]) -> list[Result]:
+        instance = get_solver(solver)
+        if memory_cap is not None and hasattr(instance, "memory_cap"):
+            instance.memory_cap = memory_cap
+        return instance.solve_many(part, scoring, traceback=traceback)
+
+    return solve_across(devices, SOLVERS.entry(solver).gpu, list(cases), case_cost, solve_part, solver)
