@@ -43,7 +43,7 @@ def in_workflow(path):
 # bench unit (timing_bench), still runs alone. One visible GPU (or none): no slots, as before.
 import time
 
-from splicedalign.gpu.devices import visible_count
+from splicedalign.gpu.devices import parse_devices, resolve_devices, visible_count
 from splicedalign.gpu.slots import jobs_per_device, on_slot, visible_names
 
 GPU_SLOTS = os.path.join(".snakemake", "gpu-slots")
@@ -74,8 +74,10 @@ def _on_gpu(gpu, wildcards, job, args, named):
     count = visible_count() if gpu and GPU_UNAVAILABLE is None else 0
     if count < 2:
         return job(*args)
+    names = visible_names(count)
+    taken = resolve_devices(parse_devices(config["devices"]), count, "config devices")
     name = " ".join([job.__name__, *map(str, wildcards)])
-    return on_slot(GPU_SLOTS, visible_names(count), name, job, args, named)
+    return on_slot(GPU_SLOTS, [names[d] for d in taken], name, job, args, named)
 
 
 def gpu_summary():
