@@ -231,5 +231,8 @@ def test_solve_across_leaves_todays_call_alone_and_refuses_a_cpu_solver(monkeypa
     calls.clear()
     assert devices.solve_across("all", True, [1, 2, 3], lambda x: Cost(x), solve) == [10, 20, 30]
     assert sorted(calls) == [(0, [3]), (1, [1, 2])]
+    calls.clear()  # a raw value (a config's) is parsed too
+    assert devices.solve_across("1", True, [1, 2], lambda x: Cost(x), solve) == [10, 20]
+    assert calls == [(1, [1, 2])]
     with pytest.raises(InputError, match="^--devices: splits GPU solvers' work; solver multicore runs on the CPU$"):
         devices.solve_across("all", False, [1], lambda x: Cost(x), solve, "multicore")

@@ -177,13 +177,14 @@ def device_error(device: int, exc: BaseException) -> BaseException:
 def solve_across(spec: DeviceSpec, gpu: bool, items: Sequence[Item], cost: Callable[[Item], Cost],
                  solve: Callable[[list[Item]], Sequence[Out]], solver: str = "") -> list[Out]:
     """A workload's batch call with ``--devices``: ``solve(items)`` unchanged when ``spec`` is
-    None, else split across the devices it names (``run_split``). ``solve`` makes its own solver
+    None, else split across the devices it names (``run_split``; ``spec`` as parsed by
+    ``devices_argument`` or as ``parse_devices`` takes it, e.g. a config value). ``solve`` makes its own solver
     each call. ``--devices`` with a CPU solver (``gpu`` false) is bad input."""
     if spec is None:
         return list(solve(list(items)))
     if not gpu:
         raise InputError("--devices", f"splits GPU solvers' work; solver {solver or '(given)'} runs on the CPU")
-    return run_split(items, [cost(x) for x in items], resolve_devices(spec), solve)
+    return run_split(items, [cost(x) for x in items], resolve_devices(parse_devices(spec)), solve)
 
 
 def run_split(items: Sequence[Item], costs: Sequence[Cost], devices: Sequence[int] | None,
