@@ -21,6 +21,8 @@
 #   with PAPER_MAX_CELLS=null is the whole set (an hour of jobs with every solver)
 #   PAPER_SOLVERS="[sequential, multicore, accel1, accel2, gpu]"  BUDGET_S=0 (whole-script
 #   limit in seconds: a run still going then is stopped in time to tar the rest; 0 = none)
+#   GPUS=1: `--resources bench=GPUS gpu=GPUS`; on a node with several GPUs, GPUS=2 runs two GPU
+#   jobs at once, each on its own device (issue 25; the log's last lines count jobs per device)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUTDIR=${1:-${OUT:-device_out/pipeline}}
@@ -31,6 +33,7 @@ PAPER_EVERY=${PAPER_EVERY:-15}
 PAPER_MAX_CELLS=${PAPER_MAX_CELLS:-200000000}
 PAPER_SOLVERS=${PAPER_SOLVERS:-"[sequential, multicore, accel1, accel2, gpu]"}
 BUDGET_S=${BUDGET_S:-0}
+GPUS=${GPUS:-1}
 START=$(date +%s)
 export PYTHONUNBUFFERED=1
 mkdir -p "$OUTDIR"
@@ -77,14 +80,15 @@ run() {
         ((left > 10)) || { say "$name: skipped, no time left in BUDGET_S"; return; }
         limit=(timeout "$left")
     fi
-    say "$name: snakemake --cores $CORES --resources bench=1 gpu=1 --configfile $cfg"
+    say "$name: snakemake --cores $CORES --resources bench=$GPUS gpu=$GPUS --configfile $cfg"
     local t0 t1 rc
     t0=$(date +%s.%N)
-    "${limit[@]}" python3 -m snakemake --cores "$CORES" --resources bench=1 gpu=1 --configfile "$cfg" \
+    "${limit[@]}" python3 -m snakemake --cores "$CORES" --resources bench="$GPUS" gpu="$GPUS" --configfile "$cfg" \
         >"$WORK/snakemake-$name.log" 2>&1
     rc=$?
     t1=$(date +%s.%N)
     tail -n 5 "$WORK/snakemake-$name.log"
+    grep -h "^GPU jobs per device" "$WORK/snakemake-$name.log" || true
     python3 scripts/device_pipeline_summary.py "$name" "$WORK/snakemake-$name.log" \
         "$(python3 -c "print(f'{$t1 - $t0:.1f}')")" "$rc" "$WORK"
 }
