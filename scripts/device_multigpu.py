@@ -13,6 +13,11 @@ threads on the one GPU) give them too. Prints ONE table last.
    line otherwise).
 
     python scripts/device_multigpu.py [--seed S] [--repeats R] [--out DIR]
+
+``--scaling`` (a node with several GPUs; issue 25's first target): ten fresh paper-shaped
+spliced sets, score only, cold (a fresh solver per call: nothing planned before; kernels loaded
+on every GPU by a warm-up), on 1, 2, 4, ... of the visible GPUs, interleaved in one run, median
+of repeats; the one-GPU baseline is the same run's ``devices=(0,)``. Answers must be identical.
 """
 
 from __future__ import annotations
@@ -109,16 +114,48 @@ def other_commands(out: Path) -> None:
             ROWS.append((command, "--devices", "-", "not plumbed (command takes no --devices)"))
 
 
+def scaling(seed: int, repeats: int) -> None:
+    from splicedalign.workloads.spliced.synthetic import paper_sets, tiny_set
+
+    count = devices.visible_count()
+    ks = [k for k in (1, 2, 4, 8) if k <= count]
+    scoring = Scoring()
+    solve_many(tiny_set(seed), scoring, "gpu", False, devices="all")  # kernels loaded on every GPU
+    cases = paper_sets(10, seed)
+    cells = sum(c.cells for c in cases)
+    print(f"ten paper-shaped sets: {len(cases)} cases, {cells:,} cells; GPUs {ks}", flush=True)
+    times: dict[int, list[float]] = {k: [] for k in ks}
+    want, same = None, dict.fromkeys(ks, True)
+    for _ in range(repeats):
+        for k in ks:
+            t0 = time.perf_counter()
+            got = answers(solve_many(cases, scoring, "gpu", False, devices=tuple(range(k))))
+            times[k].append(time.perf_counter() - t0)
+            want = want or got
+            same[k] &= got == want
+    base = statistics.median(times[1])
+    for k in ks:
+        t = statistics.median(times[k])
+        ROWS.append(("spliced 10 sets cold, score", f"{k} GPU(s)",
+                     f"{t * 1e3:.1f} ms = {cells / t / 1e9:,.0f} GCUPS, {base / t:.2f}x",
+                     "identical" if same[k] else "DIFFERENT"))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--scaling", action="store_true", help="1, 2, 4 ... GPUs on ten paper-shaped sets")
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     out = args.out or Path(tempfile.mkdtemp())
     out.mkdir(parents=True, exist_ok=True)
     print(f"device: {device_info()}; visible GPUs: {devices.visible_count()}; seed {seed}", flush=True)
+    if args.scaling:
+        scaling(seed, args.repeats)
+        print_table()
+        return
     manifest = Path(write_synthetic("paper", out / "paper", seed))
     reader = CaseFiles()
     cases = [c for e in read_manifest(manifest)
@@ -128,6 +165,10 @@ def main() -> None:
     in_process(cases, args.repeats)
     cli(manifest, out, max(1, args.repeats // 2))
     other_commands(out)
+    print_table()
+
+
+def print_table() -> None:
     width = max(len(r[0]) for r in ROWS)
     print(f"\n{'what':<{width}}  {'variant':<17} {'time (median, range)':<28} answers")
     for what, variant, t, same in ROWS:
