@@ -59,10 +59,10 @@ def in_process(cases, repeats: int) -> None:
     scoring = Scoring()
     for traceback in (False, True):
         variants = {
-            "default": lambda: fresh_default(cases, scoring, traceback),
-            "--devices 0": lambda: solve_many(cases, scoring, "gpu", traceback, devices="0"),
-            "--devices all": lambda: solve_many(cases, scoring, "gpu", traceback, devices="all"),
-            "2 threads, 1 GPU": lambda: two_threads_one_gpu(cases, scoring, traceback),
+            "default": lambda tb=traceback: fresh_default(cases, scoring, tb),
+            "--devices 0": lambda tb=traceback: solve_many(cases, scoring, "gpu", tb, devices="0"),
+            "--devices all": lambda tb=traceback: solve_many(cases, scoring, "gpu", tb, devices="all"),
+            "2 threads, 1 GPU": lambda tb=traceback: two_threads_one_gpu(cases, scoring, tb),
         }
         want = answers(variants["default"]())  # warm-up: kernels loaded
         times = {v: [] for v in variants}

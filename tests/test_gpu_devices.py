@@ -98,7 +98,8 @@ def test_split_of_random_costs_with_paths_stays_within_the_lpt_bound():
     rng = random.Random(seed)
     for _ in range(50):
         k = rng.randint(1, 6)
-        costs = [Cost(rng.randint(1, 1000), rng.choice([0, 0, rng.randint(1, 5000)])) for _ in range(rng.randint(1, 100))]
+        costs = [Cost(rng.randint(1, 1000), rng.choice([0, 0, rng.randint(1, 5000)]))
+                 for _ in range(rng.randint(1, 100))]
         loads = [device_load([costs[i] for i in s]) for s in split(costs, k)]
         ideal = max(max(c.path for c in costs), sum(c.cells for c in costs) / k)
         assert ideal <= max(loads) <= ideal + max(c.cells for c in costs)

@@ -57,7 +57,8 @@ def test_case_cost_counts_cells_and_a_handoff_per_exon():
 
 
 @pytest.mark.parametrize("argv, problem", [
-    (["--solver", "sequential", "--devices", "0"], "--devices: splits GPU solvers' work; solver sequential runs on the CPU"),
+    (["--solver", "sequential", "--devices", "0"],
+     "--devices: splits GPU solvers' work; solver sequential runs on the CPU"),
     (["--solver", "fakegpu", "--devices", "0,2"], "--devices: no GPU 2: this machine shows 2 GPU(s)"),
 ])
 def test_devices_errors_are_one_line(fake_gpus, tmp_path, capsys, argv, problem):

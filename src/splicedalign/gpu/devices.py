@@ -16,15 +16,16 @@ from __future__ import annotations
 import argparse
 import os
 import threading
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, TypeVar, Union
+from typing import Any, TypeVar
 
 from splicedalign.core.errors import InputError, SolverUnavailable
 
 ALL = "all"
 # What the user asked for: None (not asked: today's single-GPU path), ALL, or device numbers.
-DeviceSpec = Union[None, str, tuple[int, ...]]
+DeviceSpec = str | tuple[int, ...] | None
 
 Item = TypeVar("Item")
 Out = TypeVar("Out")
@@ -178,8 +179,9 @@ def solve_across(spec: DeviceSpec, gpu: bool, items: Sequence[Item], cost: Calla
                  solve: Callable[[list[Item]], Sequence[Out]], solver: str = "") -> list[Out]:
     """A workload's batch call with ``--devices``: ``solve(items)`` unchanged when ``spec`` is
     None, else split across the devices it names (``run_split``; ``spec`` as parsed by
-    ``devices_argument`` or as ``parse_devices`` takes it, e.g. a config value). ``solve`` makes its own solver
-    each call. ``--devices`` with a CPU solver (``gpu`` false) is bad input."""
+    ``devices_argument`` or as ``parse_devices`` takes it, e.g. a config value). ``solve``
+    makes its own solver each call. ``--devices`` with a CPU solver (``gpu`` false) is bad
+    input."""
     if spec is None:
         return list(solve(list(items)))
     if not gpu:
@@ -193,8 +195,8 @@ def run_split(items: Sequence[Item], costs: Sequence[Cost], devices: Sequence[in
     """``solve(items)``'s results, the items split across ``devices`` (``split``), one host
     thread per device that has a share, each inside ``enter(device)``; results in input order.
     ``devices`` None: ``solve(items)`` as it is (today's path); one device: the same call inside
-    ``enter`` (default ``cuda_device``). When a device's worker fails, the call waits for the others and raises the first
-    failure in device order, as ``device_error`` words it."""
+    ``enter`` (default ``cuda_device``). When a device's worker fails, the call waits for the
+    others and raises the first failure in device order, as ``device_error`` words it."""
     items = list(items)
     enter = enter or cuda_device
     if len(costs) != len(items):

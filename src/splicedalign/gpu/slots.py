@@ -20,10 +20,11 @@ import fcntl
 import os
 import socket
 import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 LEDGER = "ledger.tsv"
 POLL_SECONDS = 0.2
@@ -65,6 +66,15 @@ def _try_lock(path: Path) -> int | None:
     return fd
 
 
+def _take(folder: Path, names: Sequence[str]) -> tuple[Slot, int] | None:
+    """The lowest-numbered free device's slot and its locked file, or None when all are held."""
+    for number, name in enumerate(names):
+        fd = _try_lock(folder / _lock_name(name))
+        if fd is not None:
+            return Slot(number, name), fd
+    return None
+
+
 @contextmanager
 def gpu_slot(lock_dir: str | Path, names: Sequence[str], job: str = "",
              poll: float = POLL_SECONDS) -> Iterator[Slot]:
@@ -74,18 +84,15 @@ def gpu_slot(lock_dir: str | Path, names: Sequence[str], job: str = "",
         raise ValueError("no GPU to take a slot on")
     folder = Path(lock_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    while True:
-        for number, name in enumerate(names):
-            fd = _try_lock(folder / _lock_name(name))
-            if fd is not None:
-                break
-        else:
-            time.sleep(poll)
-            continue
-        break
+    taken = _take(folder, names)
+    while taken is None:
+        time.sleep(poll)
+        taken = _take(folder, names)
+    slot, fd = taken
+    name = slot.name
     start = time.time()
     try:
-        yield Slot(number, name)
+        yield slot
     finally:
         end = time.time()
         with open(folder / LEDGER, "a") as ledger:  # one short append: whole lines

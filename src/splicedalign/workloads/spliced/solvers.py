@@ -3,7 +3,8 @@ and ``solve_many(cases, scoring, traceback)``; looked up by name in ``SOLVERS``.
 
 from __future__ import annotations
 
-from typing import Iterable, Protocol, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from splicedalign.core.errors import InputError
 from splicedalign.core.registry import SolverRegistry
