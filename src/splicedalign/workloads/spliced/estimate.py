@@ -62,11 +62,13 @@ def est_intra(n: int, first: Sequence[int], last: Sequence[int]) -> int:
     return int((exon_lengths(first, last) + n - 1).sum())
 
 
-def est_intra_inter(n: int, first: Sequence[int], last: Sequence[int]) -> int:
-    """Eq. 5: groups one after another, the exons of a group side by side."""
+def est_intra_inter(n: int, first: Sequence[int], last: Sequence[int],
+                    grp: list[list[int]] | None = None) -> int:
+    """Eq. 5: groups one after another, the exons of a group side by side (``grp``: the
+    groups of ``first``/``last`` when the caller has them)."""
     f, l = _sorted(first, last)
-    lengths = l - f + 1
-    return int(sum(int(lengths[g].max()) + n - 1 for g in groups(f, l)))
+    lengths = (l - f + 1).tolist()
+    return sum(max(lengths[i] for i in g) + n - 1 for g in (groups(f, l) if grp is None else grp))
 
 
 def intra_histogram(first: Sequence[int], last: Sequence[int]) -> dict[int, float]:
@@ -101,5 +103,5 @@ def case_stats(n: int, first: Sequence[int], last: Sequence[int]) -> dict[str, f
         "max_group_size": max(len(g) for g in grp),
         "est_seq": est_seq(n, first, last),
         "est_intra": est_intra(n, first, last),
-        "est_intra_inter": est_intra_inter(n, first, last),
+        "est_intra_inter": est_intra_inter(n, first, last, grp),
     }
