@@ -23,7 +23,7 @@ from splicedalign.workloads.spliced.records import Exon, TestCase
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.exons import EXON_READERS
 from splicedalign.workloads.spliced.exons.tsv import read_exon_tsv, read_table, shown, write_exon_tsv
-from splicedalign.workloads.spliced.load import load_case
+from splicedalign.workloads.spliced.load import CaseFiles
 
 MANIFEST_COLUMNS = ("case", "base", "target", "exons", "exon_format", "true_exons")
 STRAND_COLUMN = "exon_strand"  # optional: + (default) or -
@@ -40,9 +40,12 @@ class CaseEntry:
     extra: Mapping[str, str] = field(default_factory=dict, compare=False)  # other manifest columns
     strand: str | None = None  # whose candidate exons the case uses (column exon_strand; None: not stated)
 
-    def load(self) -> TestCase:
-        """The case on its ``exon_strand``, '+' when not stated (true exons, if any, in ``meta``, forward strand)."""
-        case = load_case(self.base, self.exons, self.target, self.exon_format, self.case, self.strand or "+")
+    def load(self, files: CaseFiles | None = None) -> TestCase:
+        """The case on its ``exon_strand``, '+' when not stated (true exons, if any, in ``meta``,
+        forward strand). ``files``: a reader shared by the cases of one load (each base and exon
+        table read once)."""
+        case = (files or CaseFiles()).case(self.base, self.exons, self.target, self.exon_format, self.case,
+                                           self.strand or "+")
         if self.true_exons is None:
             return case
         true = tuple((e.first, e.last) for e in read_exon_tsv(self.true_exons, case.m))

@@ -107,8 +107,3 @@ def load_cases(base: str | Path, exons: str | Path, target: str | Path, exon_for
     """``CaseFiles.cases`` of one set of files."""
     return CaseFiles().cases(base, exons, target, exon_format, name, strands, shift)
 
-
-def load_case(base: str | Path, exons: str | Path, target: str | Path,
-              exon_format: str = "tsv", name: str | None = None, strand: str = "+") -> TestCase:
-    """``CaseFiles.case`` of one set of files."""
-    return CaseFiles().case(base, exons, target, exon_format, name, strand)

@@ -36,6 +36,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from splicedalign.workloads.spliced.bench import (REFERENCE_MAX_CELLS, case_record, solver_applies,
                                 timed_batch)
 from splicedalign.workloads.spliced.records import Scoring, TestCase
+from splicedalign.workloads.spliced.load import CaseFiles
 from splicedalign.workloads.spliced.datasets import (MANIFEST_COLUMNS, CaseEntry, manifest_row, read_manifest,
                                                      write_manifest)
 from splicedalign.core.errors import InputError
@@ -206,7 +207,8 @@ def load_cases(manifest: str | Path, names: Iterable[str] | None = None) -> list
     """The manifest's cases (only ``names``, in manifest order, when given). The manifest is
     read once per version of the file: the pipeline's jobs load one case each from it."""
     wanted = None if names is None else set(names)
-    return [e.load() for e in _entries(*_modified(manifest)).values() if wanted is None or e.case in wanted]
+    files = CaseFiles()  # a shared base read once
+    return [e.load(files) for e in _entries(*_modified(manifest)).values() if wanted is None or e.case in wanted]
 
 
 def case_json(root: str | Path, case: str, solver: str) -> Path:
