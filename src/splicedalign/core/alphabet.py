@@ -64,12 +64,6 @@ def _encode(seq: str, lut: np.ndarray, source: str, record: str) -> np.ndarray:
     return codes
 
 
-def protein_like_fraction(seq: str) -> float:
-    """Share of letters that are IUPAC ambiguity codes other than N (and amino acids too)."""
-    raw = np.frombuffer(seq.encode("latin-1", errors="replace"), dtype=np.uint8)
-    return float(_PROTEIN_LIKE[raw].mean()) if raw.size else 0.0
-
-
 def encode_base(seq: str, source: str = "<base>", record: str = "base") -> np.ndarray:
     """Codes of a base sequence (uint8), raising InputError on non-IUPAC letters."""
     return _encode(seq, _lut_base, source, record)
@@ -80,15 +74,21 @@ def encode_target(seq: str, source: str = "<target>", record: str = "target") ->
     return _encode(seq, _lut_target, source, record)
 
 
+# Bytes of the accepted letters and of the protein-like ones, for bytes.translate's deletion
+# (a C loop over the record, no array made: half the time of counting with NumPy).
+_ACCEPTED = bytes(np.flatnonzero(_lut_base != 255).tolist())
+_PROTEIN_LIKE_BYTES = bytes(np.flatnonzero(_PROTEIN_LIKE).tolist())
+
+
 def validate(seq: str, source: str, record: str) -> None:
     """Raise InputError unless every letter of ``seq`` is an IUPAC nucleotide code; warn when
     most letters are ambiguity codes (a protein such as MKVRSWHDBN passes the letter check,
-    but its letters would never match). One count of each byte value answers both."""
-    raw = np.frombuffer(seq.encode("latin-1", errors="replace"), dtype=np.uint8)
-    counts = np.bincount(raw, minlength=256)
-    if counts[_lut_base == 255].any():
+    but its letters would never match)."""
+    raw = seq.encode("latin-1", errors="replace")
+    if raw.translate(None, _ACCEPTED):
         _encode(seq, _lut_base, source, record)  # raises, naming the first such letter
-    share = counts[_PROTEIN_LIKE].sum() / raw.size if raw.size else 0.0
+    # share of letters that are IUPAC ambiguity codes other than N (and amino acids too)
+    share = (len(raw) - len(raw.translate(None, _PROTEIN_LIKE_BYTES))) / len(raw) if raw else 0.0
     if share > PROTEIN_LIKE_FRACTION:
         log.warning("%s: record %r is %.0f%% IUPAC ambiguity codes (a protein?); they never match,"
                     " so the alignment will be meaningless: give a nucleotide sequence",

@@ -16,7 +16,7 @@ from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import FastaRecord, no_record, read_fasta, read_single_fasta
 from splicedalign.workloads.spliced.exons import read_exons
 from splicedalign.workloads.spliced.exons.merged import ShiftParams, richer_candidates
-from splicedalign.workloads.spliced.exons.strand import exon_strand, strand_cases
+from splicedalign.workloads.spliced.exons.strand import exon_strand, strand_cases, strand_index
 from splicedalign.workloads.spliced.records import Exon, TestCase
 
 log = logging.getLogger("splicedalign")
@@ -38,7 +38,8 @@ class CaseFiles:
 
     def __init__(self) -> None:
         self._bases: dict[str, FastaRecord] = {}
-        self._exons: dict[tuple[str, int, str], list[Exon]] = {}
+        self._exons: dict[tuple, list[Exon]] = {}
+        self._by_strand: tuple[list[Exon] | None, dict[str, list[int]]] = (None, {})
 
     def base(self, path: str | Path) -> FastaRecord:
         key = str(path)
@@ -81,10 +82,13 @@ class CaseFiles:
             dup = next(i for i in ids if ids.count(i) > 1)
             raise InputError(str(target), f"target id {dup!r} occurs {ids.count(dup)} times; ids name the results")
         ex = self.exons(exons, b, exon_format, shift)
+        if self._by_strand[0] is not ex:  # the exons' strands, once per exon list
+            self._by_strand = (ex, strand_index(ex))
         cases = []
         for t in targets:
             case_name = _name(name, b, t, len(targets))
-            cases += strand_cases(case_name, b.seq, ex, t.seq, strands, b.id, t.id, source=str(exons))
+            cases += strand_cases(case_name, b.seq, ex, t.seq, strands, b.id, t.id, source=str(exons),
+                                  by_strand=self._by_strand[1])
         return cases
 
     def case(self, base: str | Path, exons: str | Path, target: str | Path, exon_format: str = "tsv",

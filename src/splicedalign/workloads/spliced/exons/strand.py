@@ -61,16 +61,26 @@ def on_strand(base: str, exons: Iterable[Exon], strand: str) -> tuple[str, list[
                                             key=lambda e: (e.first, e.last))
 
 
+def strand_index(exons: Sequence[Exon]) -> dict[str, list[int]]:
+    """The input indices of the exons on each strand ('+' and '-'), in input order."""
+    index: dict[str, list[int]] = {"+": [], "-": []}
+    for i, e in enumerate(exons):
+        index[exon_strand(e)].append(i)
+    return index
+
+
 def strand_cases(name: str, base: str, exons: Sequence[Exon], target: str, strands: Sequence[str],
                  base_id: str = "base", target_id: str = "target", meta: Mapping[str, Any] | None = None,
-                 source: str = "exons") -> list[TestCase]:
+                 source: str = "exons", by_strand: Mapping[str, list[int]] | None = None) -> list[TestCase]:
     """One case per strand in ``strands`` that has candidate exons: the base read on that
     strand, its exons mapped to it (``meta`` strand and input_index record the way back).
-    No exon on any of ``strands`` is bad input (``source`` names the exon file)."""
+    No exon on any of ``strands`` is bad input (``source`` names the exon file).
+    ``by_strand``: ``strand_index(exons)`` when the caller has it (targets sharing exons)."""
     m = len(base)
+    by_strand = strand_index(exons) if by_strand is None else by_strand
     cases = []
     for strand in strands:
-        index = [i for i, e in enumerate(exons) if exon_strand(e) == strand]
+        index = by_strand[strand]
         if not index:
             continue
         if strand == "+":

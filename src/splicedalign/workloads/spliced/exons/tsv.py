@@ -22,11 +22,11 @@ def shown(value: str, limit: int = 40) -> str:
     return repr(value) if len(value) <= limit else f"{value[:limit]!r}... ({len(value):,} characters)"
 
 
-def _int_field(value: str, name: str, source: str, where: str) -> int:
+def _int_field(value: str, name: str, source: str, line: int) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise InputError(source, f"{name} must be an integer, got {shown(value)}", where=where) from None
+        raise InputError(source, f"{name} must be an integer, got {shown(value)}", where=f"line {line}") from None
 
 
 STRANDS = {"+": "+", "-": "-", ".": "+", "": "+"}  # strand column value -> strand used
@@ -48,8 +48,9 @@ def read_table(path: str | Path, what: str, required: tuple[str, ...]) -> Table:
     table in errors."""
     source = str(path)
     with open_text(path) as handle:
-        lines = [(i, line.rstrip("\n\r")) for i, line in enumerate(handle, 1)]
-    body = [(i, line) for i, line in lines if line.strip() and not line.startswith("#")]
+        text = handle.read()  # newlines as the lines' iteration gives them; one split, not a loop
+    body = [(i, line.rstrip("\r")) for i, line in enumerate(text.split("\n"), 1)
+            if line.strip() and not line.startswith("#")]
     if not body:
         raise InputError(source, f"empty {what} (no header)")
     (header_line, text), body = body[0], body[1:]
@@ -63,7 +64,7 @@ def read_table(path: str | Path, what: str, required: tuple[str, ...]) -> Table:
         fields = line.split("\t")
         if len(fields) != len(header):
             raise InputError(source, f"{len(fields)} columns, header has {len(header)}", where=f"line {lineno}")
-        rows.append((lineno, dict(zip(header, (v.strip() for v in fields)))))
+        rows.append((lineno, dict(zip(header, map(str.strip, fields)))))
     return Table(source, header_line, header, tuple(rows))
 
 
@@ -75,17 +76,17 @@ def read_exon_tsv(path: str | Path, m: int) -> list[Exon]:
     table = read_table(path, "exon table", ("first", "last"))
     source = table.source
     exons = []
+    stranded = "strand" in table.header
     for lineno, fields in table.rows:
-        where = f"line {lineno}"
-        first = _int_field(fields.pop("first"), "first", source, where)
-        last = _int_field(fields.pop("last"), "last", source, where)
+        first = _int_field(fields.pop("first"), "first", source, lineno)
+        last = _int_field(fields.pop("last"), "last", source, lineno)
         problem = exon_problem(first, last, m)
         if problem:
-            raise InputError(source, problem, where=where)
-        if "strand" in fields:
+            raise InputError(source, problem, where=f"line {lineno}")
+        if stranded:
             if fields["strand"] not in STRANDS:
                 raise InputError(source, f"strand must be +, - or . (or empty), got {shown(fields['strand'])}",
-                                 where=where)
+                                 where=f"line {lineno}")
             fields["strand"] = STRANDS[fields["strand"]]
         exons.append(Exon(first, last, fields))
     if not exons:
