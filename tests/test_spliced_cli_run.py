@@ -203,3 +203,18 @@ def test_cpu_align_imports_no_heavy_module(tiny):
              "print(code, sorted(m for m in ('cupy', 'pandas', 'matplotlib', 'snakemake') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split(None, 1) == ["0", "[]\n"]
+
+
+def test_module_run_ends_at_once_with_whole_output(tiny, tmp_path):
+    """``python -m splicedalign.cli`` (``cli.run``: os._exit after main) keeps every byte of the
+    output and the exit status."""
+    def module(*argv):
+        return subprocess.run([sys.executable, "-m", "splicedalign.cli", *argv], capture_output=True, text=True)
+
+    proc = module("-q", "align", "--manifest", str(tiny), "--score-only", "--solver", "reference")
+    assert proc.returncode == 0 and len(json.loads(proc.stdout)) == 8, proc.stderr
+    out = tmp_path / "x.tsv"
+    proc = module("-q", "align", "--manifest", str(tiny), "--score-only", "--format", "tsv", "-o", str(out))
+    assert proc.returncode == 0 and len(out.read_text().splitlines()) == 9
+    proc = module("align", "--manifest", str(tmp_path / "none.tsv"))
+    assert proc.returncode == 2 and proc.stderr.strip().endswith("none.tsv: manifest not found")

@@ -71,5 +71,19 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def run() -> None:
+    """The console script: ``main``, its output flushed, then the process ends at once
+    (``os._exit``). Python's own exit would tear down what the run loaded (CuPy and the CUDA
+    context, numba, thousands of module objects): a few tenths of a second after the answer is
+    written, for nothing (the operating system frees it all)."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):  # a reader gone, or a stream already closed
+            code = code or 1
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
