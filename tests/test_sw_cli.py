@@ -1,9 +1,13 @@
-"""sw command line: outputs (JSON, TSV, several queries, --top), bad input (one line, exit 2),
-unavailable solvers (exit 3), and the synthetic sets."""
+"""sw command line: outputs (JSON, TSV, BLAST tabular, several queries, --top, --evalue), gap
+options, bad input (one line, exit 2: DNA queries, duplicate ids), unavailable solvers (exit 3),
+gzip and prepared databases, and the synthetic sets."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import math
+import re
 from pathlib import Path
 
 import pytest
@@ -29,26 +33,57 @@ def fig2(tmp_path):
 
 
 def test_json_several_queries(capsys, fig2):
-    code, out, _ = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa", "--solver", "sequential")
+    code, out, _ = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa", "--solver", "sequential",
+                       "--gap", "4")
     assert code == 0
     blocks = json.loads(out)
     assert [b["query"] for b in blocks] == ["q1", "q2"]
-    assert blocks[0]["hits"][0] == {"id": "d1", "length": 10, "score": 27}
+    hit = blocks[0]["hits"][0]
+    assert {k: hit[k] for k in ("id", "length", "score")} == {"id": "d1", "length": 10, "score": 27}
+    # BLOSUM62 with a linear gap has no gapped BLAST row: its ungapped lambda, K
+    assert hit["evalue"] == pytest.approx(0.134 * 10 * 13 * math.exp(-0.3176 * 27))
+    assert hit["bitscore"] == pytest.approx((0.3176 * 27 - math.log(0.134)) / math.log(2), abs=0.01)
+    assert set(hit) == {"id", "length", "score", "evalue", "bitscore", "qstart", "qend", "sstart", "send", "cigar"}
     assert blocks[0]["cells"] == 10 * 13 and blocks[0]["solver"] == "sequential" and blocks[0]["seconds"] >= 0
-    assert len(blocks[1]["hits"]) == 2
 
 
-def test_tsv_sorted_and_top(capsys, fig2):
-    code, out, _ = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa", "--format", "tsv", "--top", "1")
+def test_tsv_sorted_top_and_evalue(capsys, fig2):
+    code, out, _ = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa", "--format", "tsv", "--top", "1",
+                       "--gap", "4")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == "query\tid\tlength\tscore" and lines[1] == "q1\td1\t10\t27" and len(lines) == 3
+    assert lines[0] == "query\tid\tlength\tscore\tevalue\tbitscore\tqstart\tqend\tsstart\tsend\tcigar"
+    assert lines[1].startswith("q1\td1\t10\t27\t") and len(lines) == 3
+    code, out, _ = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa", "--format", "tsv",
+                       "--evalue", "1e-30")
+    assert code == 0 and out.splitlines()[1:] == []
 
 
-def test_single_query_is_one_object_and_gap_option(capsys, fig2):
+def test_blast_tab_and_affine_default(capsys, fig2):
+    """BLOSUM62 11/1 by default: GCAGGGTTAG/CCACCGGGGC align without gaps (score 20 on
+    CAGGG/CCGGG ... the best ungapped stretch); 12 columns, no header."""
     (fig2 / "one.fa").write_text(">q1\nGCAGGGTTAG\n")
-    code, out, _ = run(capsys, "sw", "--query", fig2 / "one.fa", "--db", fig2 / "db.fa", "--gap", "100")
-    assert code == 0 and json.loads(out)["hits"][0]["score"] > 0
+    code, out, _ = run(capsys, "sw", "--query", fig2 / "one.fa", "--db", fig2 / "db.fa", "--format", "blast-tab")
+    assert code == 0
+    cols = out.splitlines()[0].split("\t")
+    assert len(cols) == 12 and cols[:2] == ["q1", "d1"]
+    code, js, _ = run(capsys, "sw", "--query", fig2 / "one.fa", "--db", fig2 / "db.fa")
+    hit = json.loads(js)["hits"][0]
+    length = int(cols[3])
+    assert [int(c) for c in cols[6:10]] == [hit["qstart"], hit["qend"], hit["sstart"], hit["send"]]
+    assert float(cols[2]) == pytest.approx(100 * int(re.findall(r"(\d+)=", hit["cigar"])[0]) / length, abs=1e-3) \
+        or "X" in hit["cigar"] or "I" in hit["cigar"] or "D" in hit["cigar"]
+    assert hit["evalue"] == pytest.approx(0.041 * 10 * 13 * math.exp(-0.267 * hit["score"]))
+
+
+@pytest.mark.parametrize("argv,score", [(["--gap", "4"], 27), (["--gap-open", "0", "--gap-extend", "4"], 27),
+                                        (["--gap", "100"], None), (["--matrix", "pam30"], None)])
+def test_gap_options(capsys, fig2, argv, score):
+    (fig2 / "one.fa").write_text(">q1\nGCAGGGTTAG\n")
+    code, out, _ = run(capsys, "sw", "--query", fig2 / "one.fa", "--db", fig2 / "db.fa", "--evalue", "1e9", *argv)
+    assert code == 0
+    got = json.loads(out)["hits"][0]["score"]
+    assert got > 0 and (score is None or got == score)
 
 
 @pytest.mark.parametrize("content,needle", [
@@ -67,8 +102,11 @@ def test_bad_input_exits_2_with_one_line(capsys, fig2, content, needle):
 @pytest.mark.parametrize("argv,needle", [
     (["--solver", "nope"], "unknown sw solver"),
     (["--matrix", "pam1"], "unknown matrix"),
-    (["--gap", "0"], "gap must be"),
+    (["--gap", "0"], "gap extension must be"),
+    (["--gap-open", "-1"], "gap open must be"),
+    (["--gap", "4", "--gap-open", "3"], "not both"),
     (["--top", "0"], "--top"),
+    (["--evalue", "0"], "--evalue"),
 ])
 def test_bad_options_exit_2(capsys, fig2, argv, needle):
     code, _, err = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa", *argv)
@@ -90,7 +128,8 @@ def test_gpu_without_gpu_exits_3(capsys, fig2):
 
 def test_bundled_real_data(capsys):
     entries = read_manifest(BUNDLED / "cases.tsv")
-    code, out, _ = run(capsys, "sw", "--query", entries[0].query, "--db", entries[0].db, "--format", "tsv", "--top", "2")
+    code, out, _ = run(capsys, "sw", "--query", entries[0].query, "--db", entries[0].db, "--format", "tsv", "--top", "2",
+                       "--gap", "4")
     assert code == 0
     rows = [line.split("\t") for line in out.splitlines()[1:]]
     # octopus rhodopsin finds the vertebrate rhodopsins; fly hnRNP A1 the human one
@@ -107,3 +146,39 @@ def test_synthetic_sets(capsys, tmp_path):
     assert (a[1].codes == b[1].codes).all() and (a[2].codes == b[2].codes).all()  # seeded
     code, _, err = run(capsys, "sw-synthetic", "tiny", tmp_path / "t", "--seed", "-1")
     assert code == 2
+    code, _, err = run(capsys, "sw-synthetic", "tiny", tmp_path / "t")
+    assert code == 2 and "--force" in err and len(err.strip().splitlines()) == 1
+    code, _, _ = run(capsys, "sw-synthetic", "tiny", tmp_path / "t", "--force")
+    assert code == 0
+
+
+def test_dna_query_and_duplicate_ids_exit_2(capsys, fig2):
+    (fig2 / "dna.fa").write_text(">prot\nMKWVTFISLLFLFSSAYS\n>nt1\n" + "ACGTTGCAAGGCTTACGATCGA" * 3 + "\n")
+    code, _, err = run(capsys, "sw", "--query", fig2 / "dna.fa", "--db", fig2 / "db.fa")
+    assert code == 2 and "'nt1'" in err and "DNA" in err and "'prot'" not in err
+    (fig2 / "dup.fa").write_text(">d1\nCCACCGGGGC\n>d2\nWWW\n>d1 again\nMKW\n")
+    code, _, err = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "dup.fa")
+    assert code == 2 and "duplicate" in err and "'d1'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_dna_database_records_warn_once(capsys, fig2, caplog):
+    (fig2 / "mixed.fa").write_text(">d1\nCCACCGGGGC\n>nt\n" + "ACGT" * 10 + "\n")
+    code = main(["sw", "--query", str(fig2 / "q.fa"), "--db", str(fig2 / "mixed.fa")])
+    _, err = capsys.readouterr()
+    assert code == 0 and err.count("look like DNA") == 1 and "'nt'" in err
+
+
+def test_gzip_and_prepared_database(capsys, fig2):
+    raw = (fig2 / "db.fa").read_bytes()
+    (fig2 / "db.fa.gz").write_bytes(gzip.compress(raw))
+    code, plain, _ = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa", "--format", "tsv")
+    code2, gz, _ = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa.gz", "--format", "tsv")
+    code3, out, _ = run(capsys, "sw-makedb", fig2 / "db.fa")
+    assert code == code2 == code3 == 0 and Path(out.strip()) == fig2 / "db.fa.swdb"
+    code, prep, _ = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa.swdb", "--format", "tsv")
+    code2, beside, _ = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa", "--format", "tsv")
+    assert code == code2 == 0 and plain == gz == prep == beside
+    # a changed FASTA makes the prepared copy stale: read again
+    (fig2 / "db.fa").write_text(">d9\nCCACCGGGGC\n")
+    code, fresh, _ = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa", "--format", "tsv")
+    assert code == 0 and "\td9\t" in fresh

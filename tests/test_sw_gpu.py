@@ -6,15 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from splicedalign.core.errors import SolverUnavailable
+
 from splicedalign.gpu import device
 from splicedalign.workloads.sw import synthetic
 from splicedalign.workloads.sw.gpu.plan import (
     CODES, LETTERS, PAD_ROW, SCAN_WIDTHS, SHAPES, choose_shape, inter_profile, padded_rows, scan_classes,
-    scan_profile, split_point,
+    scan_profile, scratch_bases, split_point,
 )
-from splicedalign.workloads.sw.gpu.device_db import longest_first
 from splicedalign.workloads.sw.matrices import PAD_SCORE, encode
-from splicedalign.workloads.sw.records import Database, Query, Scoring
+from splicedalign.workloads.sw.records import Database, Query, Scoring, longest_first
 from splicedalign.workloads.sw.solvers import SOLVERS
 
 NO_GPU = device.unavailable_reason()
@@ -22,7 +23,7 @@ NO_GPU = device.unavailable_reason()
 
 def test_profiles():
     q = encode("WAC")
-    sc = Scoring(gap=4)
+    sc = Scoring.linear(4)
     p = scan_profile(q, sc)
     assert p.shape == (3, CODES) and p[0, encode("W")[0]] == 11 and p[2, PAD_ROW] == PAD_SCORE
     ip = inter_profile(q, sc, 8, np.int16)
@@ -57,14 +58,30 @@ def test_scan_classes():
     assert classes == {128: [0, 1], 256: [2], 512: [3]} and max(SCAN_WIDTHS) == 512
 
 
+def test_scratch_bases():
+    base, rows = scratch_bases(np.array([9, 7, 7, 5, 2]), 2)
+    assert base.tolist() == [0, 9, 16] and rows == 18
+    base, rows = scratch_bases(np.array([9, 7]), 1)
+    assert base.tolist() == [0, 9] and rows == 16
+
+
 @pytest.mark.skipif(NO_GPU is not None, reason=f"no GPU: {NO_GPU}")
-@pytest.mark.parametrize("name", ["sw-scan", "gpu"])
-def test_gpu_solvers_match_sequential(name):
-    assert SOLVERS.get(name).scores(Query("a", encode("GCAGGGTTAG")),
-                                    Database.from_codes(["b"], [encode("CCACCGGGGC")]), Scoring()).tolist() == [27]
+@pytest.mark.parametrize("name,scoring", [("sw-scan", Scoring()), ("gpu", Scoring()), ("gpu", Scoring.blast()),
+                                          ("gpu", Scoring.blast("pam30"))])
+def test_gpu_solvers_match_sequential(name, scoring):
+    if scoring == Scoring():
+        assert SOLVERS.get(name).scores(Query("a", encode("GCAGGGTTAG")),
+                                        Database.from_codes(["b"], [encode("CCACCGGGGC")]), scoring).tolist() == [27]
     rng = np.random.default_rng(21)
     for m in (1, 50, 128, 700):
         q = synthetic.query(m, 21)
         db = synthetic.database(rng.integers(1, 1200, 77), 21, q, homologs=6)
-        want = SOLVERS.get("sequential").scores(q, db, Scoring())
-        assert np.array_equal(SOLVERS.get(name).scores(q, db, Scoring()), want), (name, m)
+        want = SOLVERS.get("sequential").scores(q, db, scoring)
+        assert np.array_equal(SOLVERS.get(name).scores(q, db, scoring), want), (name, m)
+
+
+@pytest.mark.skipif(NO_GPU is not None, reason=f"no GPU: {NO_GPU}")
+def test_sw_scan_refuses_affine():
+    with pytest.raises(SolverUnavailable, match="linear"):
+        SOLVERS.get("sw-scan").scores(Query("a", encode("GCAG")), Database.from_codes(["b"], [encode("CCAC")]),
+                                      Scoring.blast())

@@ -1,4 +1,8 @@
-"""numba kernels of the database search (int32 scores; H >= 0 and H <= max_sbt * min(m, n)).
+"""numba kernels of the database search (int32 scores; H >= 0 and H <= max_sbt * min(m, n)),
+Gotoh's affine recurrence (SPEC-workloads C2; a linear gap is open 0): per cell
+``E = max(E_left - e, H_left - o - e)``, ``F = max(F_up - e, H_up - o - e)``,
+``H = max(0, H_diag + sbt, E, F)``. E and F start at ``-(o + e)`` (as if from H = 0 on the
+border), so no value falls below ``PAD_SCORE - o - e``.
 
 ``sequential``: one database sequence at a time, column by column, with the query profile
 ``P[c][i] = sbt(q_i, c)`` so a column reads one contiguous profile row.
@@ -33,22 +37,27 @@ def query_profile(q, table):
 
 
 @numba.njit(cache=True, nogil=True)
-def sw_column_sweep(prof, d, gap, col):
-    """Score of one database sequence ``d`` against the profiled query; ``col`` (len m) is
-    scratch holding H of the previous column."""
+def sw_column_sweep(prof, d, gap_open, gap_extend, col, ecol):
+    """Score of one database sequence ``d`` against the profiled query; ``col`` and ``ecol``
+    (len m) are scratch holding H and E of the previous column."""
     m = col.size
-    col[:] = 0
     zero = np.int32(0)  # int32 throughout: mixing in int64 literals halves the speed
-    gap = np.int32(gap)
+    e = np.int32(gap_extend)
+    oe = np.int32(gap_open + gap_extend)
+    col[:] = 0
+    ecol[:] = -oe
     best = zero
     for j in range(d.size):
         p = prof[np.int64(d[j])]
         diag = zero  # H[i-1][j-1]
         up = zero  # H[i-1][j]
+        f = -oe
         for i in range(m):
             left = col[i]
-            # the vertical term last: the loop-carried chain through ``up`` is two operations
-            h = max(max(max(diag + p[i], left - gap), zero), up - gap)
+            ei = max(ecol[i] - e, left - oe)
+            f = max(f - e, up - oe)
+            h = max(max(max(diag + p[i], ei), zero), f)
+            ecol[i] = ei
             diag = left
             col[i] = h
             up = h
@@ -57,22 +66,24 @@ def sw_column_sweep(prof, d, gap, col):
 
 
 @numba.njit(cache=True, nogil=True)
-def search_sequential(q, codes, offsets, table, gap, out):
+def search_sequential(q, codes, offsets, table, gap_open, gap_extend, out):
     prof = query_profile(q, table)
     col = np.empty(q.size, dtype=np.int32)
+    ecol = np.empty(q.size, dtype=np.int32)
     for k in range(out.size):
-        out[k] = sw_column_sweep(prof, codes[offsets[k]:offsets[k + 1]], gap, col)
+        out[k] = sw_column_sweep(prof, codes[offsets[k]:offsets[k + 1]], gap_open, gap_extend, col, ecol)
 
 
 @numba.njit(cache=True, parallel=True)
-def search_scalar_parallel(q, codes, offsets, seqs, table, gap, out):
+def search_scalar_parallel(q, codes, offsets, seqs, table, gap_open, gap_extend, out):
     """The sequential sweep of the sequences ``seqs``, spread over cores (for sequences that
     would mostly pad a SIMD batch)."""
     prof = query_profile(q, table)
     for t in numba.prange(seqs.size):
         k = seqs[t]
         col = np.empty(q.size, dtype=np.int32)
-        out[k] = sw_column_sweep(prof, codes[offsets[k]:offsets[k + 1]], gap, col)
+        ecol = np.empty(q.size, dtype=np.int32)
+        out[k] = sw_column_sweep(prof, codes[offsets[k]:offsets[k + 1]], gap_open, gap_extend, col, ecol)
 
 
 def as_type_of(x, like):
@@ -90,17 +101,18 @@ def _as_type_of(x, like):
 
 
 @numba.njit(cache=True, nogil=True)
-def lanes_batch(q, codes, offsets, lanes, table, gap, H, S, out):
-    """Score the (up to W = H.shape[1]) database sequences ``lanes`` together; H (m x W) and
-    S (letters x W: the column's score for each query letter) are scratch. The lane type is
-    that of ``gap`` and H (int16 or int32); every intermediate is cast back to it, since numba
-    widens small-integer arithmetic to int64, which would quarter the lanes per vector. The
-    casts are exact: the caller guarantees every H fits (records.fits_int16) and the other terms are
-    at least PAD_SCORE - gap."""
+def lanes_batch(q, codes, offsets, lanes, table, gap_open, gap_extend, H, E, S, out):
+    """Score the (up to W = H.shape[1]) database sequences ``lanes`` together; H and E (m x W:
+    the previous column) and S (letters x W: the column's score for each query letter) are
+    scratch. The lane type is that of ``gap_extend`` and H (int16 or int32); every
+    intermediate is cast back to it, since numba widens small-integer arithmetic to int64,
+    which would quarter the lanes per vector. The casts are exact: the caller guarantees every
+    H fits (records.fits_int16) and the other terms are at least PAD_SCORE - o - e."""
     m = q.size
     W = H.shape[1]
-    g = gap
-    z = as_type_of(0, gap)
+    e = gap_extend
+    oe = as_type_of(gap_open + gap_extend, e)
+    z = as_type_of(0, e)
     start = np.zeros(W, dtype=np.int64)
     length = np.zeros(W, dtype=np.int64)
     longest = 0
@@ -111,8 +123,10 @@ def lanes_batch(q, codes, offsets, lanes, table, gap, H, S, out):
     c = np.empty(W, dtype=np.int64)
     diag = np.empty(W, dtype=H.dtype)
     up = np.empty(W, dtype=H.dtype)
+    f = np.empty(W, dtype=H.dtype)
     best = np.zeros(W, dtype=H.dtype)
     H[:, :] = 0
+    E[:, :] = -oe
     for j in range(longest):
         for w in range(W):
             c[w] = codes[start[w] + j] if j < length[w] else PAD
@@ -122,13 +136,18 @@ def lanes_batch(q, codes, offsets, lanes, table, gap, H, S, out):
                 S[a, w] = row[c[w]]
         diag[:] = 0
         up[:] = 0
+        f[:] = -oe
         for i in range(m):
             s = S[q[i]]
             h_row = H[i]
+            e_row = E[i]
             for w in range(W):
                 left = h_row[w]
-                h = max(max(max(as_type_of(diag[w] + s[w], z), as_type_of(left - g, z)), z),
-                        as_type_of(up[w] - g, z))
+                ei = max(as_type_of(e_row[w] - e, z), as_type_of(left - oe, z))
+                fi = max(as_type_of(f[w] - e, z), as_type_of(up[w] - oe, z))
+                h = max(max(max(as_type_of(diag[w] + s[w], z), ei), z), fi)
+                e_row[w] = ei
+                f[w] = fi
                 diag[w] = left
                 h_row[w] = h
                 up[w] = h
@@ -138,17 +157,19 @@ def lanes_batch(q, codes, offsets, lanes, table, gap, H, S, out):
 
 
 @numba.njit(cache=True, parallel=True)
-def search_lanes(q, codes, offsets, order, table, gap, lanes_per_batch, out):
-    """``order``: database indices sorted by length; batch b is order[b*W:(b+1)*W], W =
-    ``lanes_per_batch``; the lane type is that of ``table`` and ``gap``."""
+def search_lanes(q, codes, offsets, order, starts, table, gap_open, gap_extend, lanes_per_batch, out):
+    """``order``: database indices sorted by length; a batch is order[a:a+W] for a in
+    ``starts`` (W = ``lanes_per_batch``), in the order prange deals them; the lane type is that
+    of ``table`` and the gap costs."""
     W = lanes_per_batch
-    batches = (order.size + W - 1) // W
     letters = int(q.max()) + 1
-    for b in numba.prange(batches):
-        lanes = order[b * W: min(order.size, (b + 1) * W)]
+    for t in numba.prange(starts.size):
+        a = starts[t]
+        lanes = order[a: min(order.size, a + W)]
         H = np.empty((q.size, W), dtype=table.dtype)
+        E = np.empty((q.size, W), dtype=table.dtype)
         S = np.empty((letters, W), dtype=table.dtype)
-        lanes_batch(q, codes, offsets, lanes, table, gap, H, S, out)
+        lanes_batch(q, codes, offsets, lanes, table, gap_open, gap_extend, H, E, S, out)
 
 
 # measured on this project's AVX-512 machine (docs/sw.md): 64 int16 lanes (two zmm per row

@@ -1,9 +1,9 @@
 """Substitution matrices as data, the protein alphabet and its integer codes.
 
-BLOSUM62 below is the NCBI matrix (Henikoff & Henikoff 1992, "matblas from blosum62.iij",
-1/2-bit units), text as distributed by NCBI BLAST and Biopython
-(``Bio/Align/substitution_matrices/data/BLOSUM62``); ``tests/test_sw_matrices.py`` cross-checks
-it against Biopython's copy. Codes follow the matrix's own letter order (A=0 ... *=23).
+Matrices are data generated from Biopython's ``Bio.Align.substitution_matrices`` (the NCBI
+files) into ``matrix_data.py`` by ``scripts/build_sw_matrices.py``; ``tests/test_sw_scoring.py``
+checks them against Biopython. Every one has the same 24 letters in the same order, so the codes
+(A=0 ... *=23) and a prepared database do not depend on the matrix.
 
 Letters: the matrix's 24 (upper or lower case); ``U`` (selenocysteine), ``O`` (pyrrolysine) and
 ``J`` (Leu/Ile) are read as ``X``, the matrix's unknown residue, as BLAST does for U and O. Any
@@ -17,60 +17,27 @@ from functools import lru_cache
 import numpy as np
 
 from splicedalign.core.errors import InputError
+from splicedalign.workloads.sw.matrix_data import MATRIX_DATA
 
-BLOSUM62_TEXT = """\
-   A  R  N  D  C  Q  E  G  H  I  L  K  M  F  P  S  T  W  Y  V  B  Z  X  *
-A  4 -1 -2 -2  0 -1 -1  0 -2 -1 -1 -1 -1 -2 -1  1  0 -3 -2  0 -2 -1  0 -4
-R -1  5  0 -2 -3  1  0 -2  0 -3 -2  2 -1 -3 -2 -1 -1 -3 -2 -3 -1  0 -1 -4
-N -2  0  6  1 -3  0  0  0  1 -3 -3  0 -2 -3 -2  1  0 -4 -2 -3  3  0 -1 -4
-D -2 -2  1  6 -3  0  2 -1 -1 -3 -4 -1 -3 -3 -1  0 -1 -4 -3 -3  4  1 -1 -4
-C  0 -3 -3 -3  9 -3 -4 -3 -3 -1 -1 -3 -1 -2 -3 -1 -1 -2 -2 -1 -3 -3 -2 -4
-Q -1  1  0  0 -3  5  2 -2  0 -3 -2  1  0 -3 -1  0 -1 -2 -1 -2  0  3 -1 -4
-E -1  0  0  2 -4  2  5 -2  0 -3 -3  1 -2 -3 -1  0 -1 -3 -2 -2  1  4 -1 -4
-G  0 -2  0 -1 -3 -2 -2  6 -2 -4 -4 -2 -3 -3 -2  0 -2 -2 -3 -3 -1 -2 -1 -4
-H -2  0  1 -1 -3  0  0 -2  8 -3 -3 -1 -2 -1 -2 -1 -2 -2  2 -3  0  0 -1 -4
-I -1 -3 -3 -3 -1 -3 -3 -4 -3  4  2 -3  1  0 -3 -2 -1 -3 -1  3 -3 -3 -1 -4
-L -1 -2 -3 -4 -1 -2 -3 -4 -3  2  4 -2  2  0 -3 -2 -1 -2 -1  1 -4 -3 -1 -4
-K -1  2  0 -1 -3  1  1 -2 -1 -3 -2  5 -1 -3 -1  0 -1 -3 -2 -2  0  1 -1 -4
-M -1 -1 -2 -3 -1  0 -2 -3 -2  1  2 -1  5  0 -2 -1 -1 -1 -1  1 -3 -1 -1 -4
-F -2 -3 -3 -3 -2 -3 -3 -3 -1  0  0 -3  0  6 -4 -2 -2  1  3 -1 -3 -3 -1 -4
-P -1 -2 -2 -1 -3 -1 -1 -2 -2 -3 -3 -1 -2 -4  7 -1 -1 -4 -3 -2 -2 -1 -2 -4
-S  1 -1  1  0 -1  0  0  0 -1 -2 -2  0 -1 -2 -1  4  1 -3 -2 -2  0  0  0 -4
-T  0 -1  0 -1 -1 -1 -1 -2 -2 -1 -1 -1 -1 -2 -1  1  5 -2 -2  0 -1 -1  0 -4
-W -3 -3 -4 -4 -2 -2 -3 -2 -2 -3 -2 -3 -1  1 -4 -3 -2 11  2 -3 -4 -3 -2 -4
-Y -2 -2 -2 -3 -2 -1 -2 -3  2 -1 -1 -2 -1  3 -3 -2 -2  2  7 -1 -3 -2 -1 -4
-V  0 -3 -3 -3 -1 -2 -2 -3 -3  3  1 -2  1 -1 -2 -2  0 -3 -1  4 -3 -2 -1 -4
-B -2 -1  3  4 -3  0  1 -1  0 -3 -4  0 -3 -3 -2  0 -1 -4 -3 -3  4  1 -1 -4
-Z -1  0  0  1 -3  3  4 -2  0 -3 -3  1 -1 -3 -1  0 -1 -3 -2 -2  1  4 -1 -4
-X  0 -1 -1 -1 -2 -1 -1 -1 -1 -1 -1 -1 -1 -1 -2  0  0 -2 -1 -1 -1 -1 -1 -4
-* -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4  1
-"""
+ALPHABET = "ARNDCQEGHILKMFPSTWYVBZX*"  # every matrix's letters, in code order
+MATRICES = tuple(MATRIX_DATA)
 
-MATRICES = {"blosum62": BLOSUM62_TEXT}
 ALIASES = {"U": "X", "O": "X", "J": "X"}  # letters outside the matrix read as its unknown residue
 PAD = 31  # code of padding (past a sequence's end): scores PAD_SCORE against everything
 PAD_SCORE = -1024  # low enough that a cell on padding never beats the real cells it derives from
 CODES = 32  # rows of a padded table: every code (letters, padding) is < CODES
 
 
-def parse(text: str) -> tuple[str, np.ndarray]:
-    """Letters and square score table of a matrix in NCBI text format."""
-    lines = [line.split() for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    letters = "".join(lines[0])
-    table = np.array([[int(v) for v in row[1:]] for row in lines[1:]], dtype=np.int32)
-    if "".join(row[0] for row in lines[1:]) != letters or table.shape != (len(letters),) * 2:
-        raise ValueError("matrix text: row letters differ from the column letters")
-    return letters, table
-
-
 @lru_cache(maxsize=None)
 def matrix(name: str) -> tuple[str, np.ndarray]:
     """(letters, table) of a named matrix; InputError for unknown names."""
     try:
-        text = MATRICES[name.lower()]
+        letters, rows = MATRIX_DATA[name.lower()]
     except KeyError:
         raise InputError("--matrix", f"unknown matrix {name!r}; known: {', '.join(MATRICES)}") from None
-    letters, table = parse(text)
+    if letters != ALPHABET:
+        raise ValueError(f"matrix {name}: letters {letters} differ from the shared alphabet")
+    table = np.array(rows, dtype=np.int32)
     table.setflags(write=False)
     return letters, table
 

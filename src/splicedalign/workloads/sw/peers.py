@@ -1,19 +1,23 @@
 """Public peers computing the same scores (optional extras), as solvers and test oracles.
 
-Both take a linear gap g as gap open = gap extend = g (a gap of length L costs
-open + (L-1)*extend; SPEC-workloads, shared conventions). parasail runs its ``scan`` kernels
-(the striped ones give wrong scores when open = extend), with the saturation-checked profile
-(8, then 16, then 32 bits); pyopal searches the whole database in one call.
+Both charge a gap of length L ``open + (L-1) * extend`` (SPEC-workloads, shared conventions),
+so our BLAST-convention costs (o + L e) go in as open = o + e, extend = e (a linear gap g as
+open = extend = g). parasail runs its ``scan`` kernels (the striped ones give wrong scores when
+open = extend) with the 16-bit profile where every score provably fits (records.fits_int16),
+else 32 bits, one core; pyopal searches the whole database with ``pyopal.align`` on all cores
+(its threaded entry point; ``Aligner.align`` runs one thread).
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.registry import import_peer
 from splicedalign.workloads.sw.matrices import matrix
-from splicedalign.workloads.sw.records import Database, Query, Scoring
+from splicedalign.workloads.sw.records import Database, Query, Scoring, fits_int16
 
 
 def _letters(scoring: Scoring) -> np.ndarray:
@@ -34,16 +38,19 @@ def text(query: Query, scoring: Scoring) -> bytes:
 class PyopalSolver:
     name = "pyopal"
 
-    def __init__(self) -> None:
+    def __init__(self, threads: int = 0) -> None:
         self.pyopal = import_peer("pyopal")
+        self.threads = threads or os.cpu_count() or 1
 
     def scores(self, query: Query, db: Database, scoring: Scoring) -> np.ndarray:
         q, seqs = text(query, scoring), texts(db, scoring)
         if b"*" in q or any(b"*" in t for t in seqs):
             raise SolverUnavailable("pyopal cannot encode '*' (its alphabet check rejects it): input has stops")
-        aligner = self.pyopal.Aligner(scoring.matrix.upper(), gap_open=scoring.gap, gap_extend=scoring.gap)
-        results = aligner.align(q, self.pyopal.Database(seqs, alphabet=aligner.alphabet))
-        return np.array([r.score for r in results], dtype=np.int64)
+        out = np.zeros(len(seqs), dtype=np.int64)
+        for r in self.pyopal.align(q, seqs, scoring.matrix.upper(), gap_open=scoring.first_gap,
+                                   gap_extend=scoring.gap_extend, threads=self.threads):
+            out[r.target_index] = r.score
+        return out
 
 
 class ParasailSolver:
@@ -54,7 +61,11 @@ class ParasailSolver:
 
     def scores(self, query: Query, db: Database, scoring: Scoring) -> np.ndarray:
         ps = self.parasail
-        profile = ps.profile_create_sat(text(query, scoring).decode(), getattr(ps, scoring.matrix.lower()))
-        g = scoring.gap
-        return np.array([ps.sw_scan_profile_sat(profile, t.decode(), g, g).score for t in texts(db, scoring)],
-                        dtype=np.int64)
+        qtext = text(query, scoring).decode()
+        mat = getattr(ps, scoring.matrix.lower())
+        narrow = fits_int16(scoring, query.length, db.lengths)
+        profiles = {True: ps.profile_create_16(qtext, mat), False: ps.profile_create_32(qtext, mat)}
+        kernels = {True: ps.sw_scan_profile_16, False: ps.sw_scan_profile_32}
+        o, e = scoring.first_gap, scoring.gap_extend
+        return np.array([kernels[bool(f)](profiles[bool(f)], t.decode(), o, e).score
+                         for t, f in zip(texts(db, scoring), narrow.tolist())], dtype=np.int64)

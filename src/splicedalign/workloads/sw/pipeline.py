@@ -44,7 +44,7 @@ def solve_job(query: str, db: str, case: str, solver: str, matrix: str, gap: int
     record: one row per query (case "<case>:<query id>" when the file holds several) and
     the scores. A solver that cannot run here gets rows saying why."""
     log_to(log_path)
-    scoring = Scoring(matrix, gap)
+    scoring = Scoring.linear(gap, matrix)
     queries = load_queries(query, scoring.matrix)
     database = load_database(db, scoring.matrix)
     records = []

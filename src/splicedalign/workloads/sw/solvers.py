@@ -1,16 +1,17 @@
 """Database-search solvers: every one answers ``scores(query, db, scoring) -> int64 array``
-(one Smith-Waterman score per database sequence, database order); looked up in ``SOLVERS``."""
+(one Smith-Waterman score per database sequence, database order); looked up in ``SOLVERS``.
+``search_many`` adds the reported hits: E-values, bit scores and one alignment each."""
 
 from __future__ import annotations
 
 import time
-from typing import Protocol
+from typing import Protocol, Sequence
 
 import numpy as np
 
 from splicedalign.core.logs import Progress
 from splicedalign.core.registry import SolverRegistry
-from splicedalign.workloads.sw.records import Database, Hit, Query, Scoring, SearchResult, cells
+from splicedalign.workloads.sw.records import Database, Hit, Query, Scoring, SearchResult, cells, ranked
 
 
 class Solver(Protocol):
@@ -31,20 +32,21 @@ SOLVERS.register("sw-scan", "splicedalign.workloads.sw.gpu.paper:SwScanSolver", 
 SOLVERS.register("gpu", "splicedalign.workloads.sw.gpu.solver:GpuSolver", gpu=True,
                  summary="ours: thread groups per sequence (pair), rows in registers, 16-bit DPX where safe")
 SOLVERS.register("pyopal", "splicedalign.workloads.sw.peers:PyopalSolver",
-                 summary="peer: pyopal (Opal, SIMD inter-sequence), all cores")
+                 summary="peer: pyopal.align (Opal, SIMD inter-sequence), all cores (its threads)")
 SOLVERS.register("parasail", "splicedalign.workloads.sw.peers:ParasailSolver",
-                 summary="peer: parasail sw_scan_profile_sat, one core")
+                 summary="peer: parasail sw_scan_profile_16 (32 bits where 16 could overflow), one core")
 PEERS = ("pyopal", "parasail")
 CHUNK_CELLS = 2_000_000_000  # a chunk of the database per progress report (timing: one chunk)
+DEFAULT_TOP = 50  # hits reported per query
+DEFAULT_EVALUE = 10.0  # BLAST's default
 
 
-def search(query: Query, db: Database, scoring: Scoring = Scoring(), solver: str = "sequential",
-           chunk_cells: int = CHUNK_CELLS) -> SearchResult:
-    """Scores of ``query`` against every sequence of ``db`` with the named solver, timed; the
-    database goes in chunks of about ``chunk_cells`` cells with progress reported between them."""
-    impl = SOLVERS.get(solver)
-    total = cells(query, db)
-    progress = Progress(f"sw {query.id}", total)
+def scores_of(query: Query, db: Database, scoring: Scoring, solver: str | Solver,
+              chunk_cells: int = CHUNK_CELLS) -> tuple[np.ndarray, float]:
+    """Scores of ``query`` against every sequence of ``db`` (database order) and the seconds
+    taken; the database goes in chunks of about ``chunk_cells`` cells with progress between."""
+    impl = SOLVERS.get(solver) if isinstance(solver, str) else solver
+    progress = Progress(f"sw {query.id}", cells(query, db))
     parts, done = [], 0
     t0 = time.perf_counter()
     for a, b in db.chunks(max(1, chunk_cells // max(1, query.length))):
@@ -53,6 +55,59 @@ def search(query: Query, db: Database, scoring: Scoring = Scoring(), solver: str
         done += cells(query, part)
         progress.update(done, f"{b} of {len(db)} sequences")
     seconds = time.perf_counter() - t0
-    scores = np.concatenate(parts).tolist() if parts else []
-    hits = tuple(Hit(i, n, int(s)) for i, n, s in zip(db.ids, db.lengths.tolist(), scores))
-    return SearchResult(query.id, query.length, hits, total, solver, seconds)
+    return (np.concatenate(parts) if parts else np.zeros(0, np.int64)).astype(np.int64), seconds
+
+
+def report(query: Query, db: Database, scores: np.ndarray, scoring: Scoring, top: int | None = DEFAULT_TOP,
+           evalue: float = DEFAULT_EVALUE, alignments: bool = True) -> tuple[Hit, ...]:
+    """The best ``top`` hits with E-value <= ``evalue`` (and a positive score), best first, ties
+    in database order, each with one optimal alignment; raises if an alignment's score differs
+    from the solver's (a solver fault)."""
+    from splicedalign.workloads.sw.traceback import align_many  # numba: not imported while a pipeline plans
+
+    stats = scoring.karlin
+    chosen = []
+    for k in ranked(scores, top).tolist():
+        s = int(scores[k])
+        ev = stats.evalue(s, query.length, db.residues)
+        if s <= 0 or ev > evalue:
+            break  # ranked: every later hit scores no more
+        chosen.append((k, s, ev))
+    found = align_many([(query.codes, db.seq(k)) for k, _, _ in chosen], scoring) if alignments else [None] * len(chosen)
+    hits = []
+    for (k, s, ev), aln in zip(chosen, found):
+        if aln is not None and aln.score != s:
+            raise RuntimeError(f"sw: {db.ids[k]}: the alignment scores {aln.score}, the search {s} (solver fault)")
+        hits.append(Hit(k, db.ids[k], int(db.lengths[k]), s, ev, stats.bitscore(s), aln))
+    return tuple(hits)
+
+
+def search_many(queries: Sequence[Query], db: Database, scoring: Scoring = Scoring(), solver: str | Solver = "sequential",
+                top: int | None = DEFAULT_TOP, evalue: float = DEFAULT_EVALUE, alignments: bool = True,
+                chunk_cells: int = CHUNK_CELLS) -> list[SearchResult]:
+    """Every query against ``db`` in one call: solvers with ``scores_many`` (the GPU) take all
+    queries in one pass over the database; the others one query at a time. ``solver``: a name
+    or a solver object (e.g. a GpuSolver with a memory cap)."""
+    impl = SOLVERS.get(solver) if isinstance(solver, str) else solver
+    name = impl.name
+    if hasattr(impl, "scores_many"):
+        t0 = time.perf_counter()
+        all_scores = impl.scores_many(queries, db, scoring)
+        per = (time.perf_counter() - t0) / max(1, len(queries))
+        timed = [(np.asarray(s, dtype=np.int64), per) for s in all_scores]
+    else:
+        timed = [scores_of(q, db, scoring, impl, chunk_cells) for q in queries]
+    results = []
+    for q, (scores, seconds) in zip(queries, timed):
+        t0 = time.perf_counter()
+        hits = report(q, db, scores, scoring, top, evalue, alignments)
+        results.append(SearchResult(q.id, q.length, scores, hits, cells(q, db), name, seconds,
+                                    {"align_seconds": time.perf_counter() - t0}))
+    return results
+
+
+def search(query: Query, db: Database, scoring: Scoring = Scoring(), solver: str | Solver = "sequential",
+           chunk_cells: int = CHUNK_CELLS, top: int | None = DEFAULT_TOP, evalue: float = DEFAULT_EVALUE,
+           alignments: bool = True) -> SearchResult:
+    """One query (search_many)."""
+    return search_many([query], db, scoring, solver, top, evalue, alignments, chunk_cells)[0]

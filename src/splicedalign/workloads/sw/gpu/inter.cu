@@ -9,13 +9,22 @@
 // rows (and the column's letters) by shuffle. A query longer than R*T rows takes several
 // passes; the last thread stores its bottom row for the next pass (double-buffered scratch).
 //
-// Left and diagonal neighbours are kept shifted, G = H - gap, with the profile holding
-// s' = sbt + gap, so a cell is three DPX instructions on sm_90 (plus half a 3-way max for the
-// running best), only the second on the dependency chain down the column:
+// Left and diagonal neighbours are kept shifted, G = H - oe (oe = open + extend, the cost of
+// a gap's first letter; a linear gap is open 0), with the profile holding s' = sbt + oe.
+// Linear (AFFINE false): a cell is three DPX instructions on sm_90 (plus half a 3-way max for
+// the running best), only the second on the dependency chain down the column:
 //     x = max(G_diag + s', G_left, 0)     (add-max-relu; previous column only)
 //     H = max(H_up - gap, x)              (add-max; the chain)
 //     G = H - gap                         (add-max with -gap: H >= 0)
-// Values handed between threads and passes are H.
+// Affine (Gotoh, AFFINE true), E per row in registers beside G, F down the column:
+//     E = max(E - e, G_left)              (add-max; previous column only)
+//     x = max(G_diag + s', E, 0)          (add-max-relu)
+//     H = max(x, F)                       (max; x >= 0)
+//     F' = max(F - e, x - oe)             (the chain: one add-max; H - oe = max(x, F) - oe and
+//                                          F - oe <= F - e)
+//     G = H - oe
+// E and F start at -oe (as from H = 0 on the border). Values handed between threads and
+// passes are H (and F in the affine kernel).
 // Cells on padding (rows past the query's end, columns past a sequence's end) score PAD
 // (-1024 + gap): their values derive from real cells minus gaps and never raise the maximum,
 // so every group runs its warp's longest column count and loops stay warp-uniform.
@@ -99,13 +108,18 @@ template <int R> struct Profile<Lane16x2, R> {
 // codes: concatenated database codes; offsets[k]..offsets[k+1] is sequence k. order: the
 // sequences of this launch, longest first; group g takes order[g*LANES .. g*LANES+LANES).
 // prof_g: SW_CODES x mpad profile (s' = sbt + gap; PAD rows/columns = PAD + gap), mpad = passes*R*T.
-// scratch: per group 2 * stride values (bottom rows between passes; unused with one pass).
+// gap: oe (open + extend; the linear gap); gap_extend: e (affine only).
+// scratch: per group two buffers of its longest sequence's length (bottom rows between passes;
+// unused with one pass), starting at 2 * scratch_base[group] (4 * in the affine kernel: H, then
+// F, per buffer); sizing by each group's own length keeps a Swiss-Prot-shaped database (a few
+// 35,000-letter sequences) in ~2 bytes of scratch per residue instead of groups x longest.
 // out[order[...]] receives each sequence's score.
-template <class L, int R, int T, bool SMEM>
+template <class L, int R, int T, bool SMEM, bool AFFINE>
 __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
     const unsigned char* __restrict__ codes, const long long* __restrict__ offsets,
     const int* __restrict__ order, int count, const typename L::E* __restrict__ prof_g, int mpad,
-    int gap, typename L::V* __restrict__ scratch, long long stride, int* __restrict__ out) {
+    int gap, int gap_extend, typename L::V* __restrict__ scratch, const long long* __restrict__ scratch_base,
+    int* __restrict__ out) {
     using V = typename L::V;
     using E = typename L::E;
     static_assert(32 % T == 0, "groups must not straddle warps");
@@ -144,24 +158,33 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
     const int warp_n = __reduce_max_sync(FULL, nmax);  // warp-uniform step count
     const int passes = mpad / (R * T);
     const V neg_g = L::splat(-gap);
-    const V low = neg_g;  // G of H = 0
+    const V neg_e = L::splat(-gap_extend);
+    const V low = neg_g;  // G of H = 0; also E and F on the border
     const V zero = L::splat(0);
     V best = zero;
-    V* buf = scratch + (long long)gid * 2 * stride;
+    constexpr int FIELDS = AFFINE ? 2 : 1;  // H (and F) per buffer
+    const long long stride = nmax;  // my buffers' length
+    V* buf = scratch + (passes > 1 && gid * L::LANES < nseq ? scratch_base[gid] * 2 * FIELDS : 0);
 
     for (int p = 0; p < passes; ++p) {
         V G[R];
+        V E[AFFINE ? R : 1];
 #pragma unroll
         for (int r = 0; r < R; ++r) G[r] = low;
+        if constexpr (AFFINE) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) E[r] = low;
+        }
         V bottom = zero;       // H of my last row at my previous column
+        V bottom_f = low;      // F below my last row at my previous column (affine)
         // letters of my previous column: padding before column 0, so that a thread ahead of
         // its first column keeps H = 0 there (the left border of the matrix)
         unsigned lt_mine = 0;
 #pragma unroll
         for (int q = 0; q < L::LANES; ++q) lt_mine |= (unsigned)SW_PAD_ROW << (8 * q);
         V diag_in = zero;      // the H above my first row at my previous column
-        const V* above = buf + (p & 1 ? 0 : stride);  // written by pass p-1
-        V* below = buf + (p & 1 ? stride : 0);
+        const V* above = buf + (p & 1 ? 0 : FIELDS * stride);  // written by pass p-1
+        V* below = buf + (p & 1 ? FIELDS * stride : 0);
         const int row0 = p * R * T + t * R;
         const int steps = warp_n + T - 1;
         // thread 0's inputs (the column's letters, the row above from the previous pass) are
@@ -173,17 +196,24 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
             return x;
         };
         auto above_at = [&](int c) { return (p > 0 && c < nmax) ? above[c] : zero; };
+        auto above_f_at = [&](int c) { return (AFFINE && p > 0 && c < nmax) ? above[stride + c] : low; };
         unsigned lt1 = 0, lt2 = 0;
-        V ab1 = zero, ab2 = zero;
+        V ab1 = zero, ab2 = zero, af1 = low, af2 = low;
         if (t == 0) {
             lt1 = letters_at(0);
             lt2 = letters_at(1);
             ab1 = above_at(0);
             ab2 = above_at(1);
+            if constexpr (AFFINE) {
+                af1 = above_f_at(0);
+                af2 = above_f_at(1);
+            }
         }
         for (int k = 0; k < steps; ++k) {
             const int j = k - t;  // my column
             V up = __shfl_up_sync(FULL, bottom, 1, T);
+            V f = low;
+            if constexpr (AFFINE) f = __shfl_up_sync(FULL, bottom_f, 1, T);
             unsigned lt = __shfl_up_sync(FULL, lt_mine, 1, T);
             if (t == 0) {
                 lt = lt1;
@@ -192,6 +222,11 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
                 ab1 = ab2;
                 lt2 = letters_at(k + 2);
                 ab2 = above_at(k + 2);
+                if constexpr (AFFINE) {
+                    f = af1;
+                    af1 = af2;
+                    af2 = above_f_at(k + 2);
+                }
             }
             V diag = L::minus_gap(diag_in, neg_g);  // the G above my first row at column j - 1
             diag_in = up;
@@ -200,10 +235,18 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
             V h_prev = zero;
 #pragma unroll
             for (int r = 0; r < R; ++r) {
-                // off the chain: the diagonal and the left neighbour (previous column)
-                const V x = L::addmax_relu(diag, s[r], G[r]);
-                // the chain down the column: one instruction per row
-                const V h = L::addmax(up, neg_g, x);
+                V h;
+                if constexpr (AFFINE) {
+                    E[r] = L::addmax(E[r], neg_e, G[r]);
+                    const V x = L::addmax_relu(diag, s[r], E[r]);
+                    h = L::max2(x, f);  // x >= 0: the relu of max2 changes nothing
+                    f = L::addmax(f, neg_e, L::minus_gap(x, neg_g));  // the chain
+                } else {
+                    // off the chain: the diagonal and the left neighbour (previous column)
+                    const V x = L::addmax_relu(diag, s[r], G[r]);
+                    // the chain down the column: one instruction per row
+                    h = L::addmax(up, neg_g, x);
+                }
                 diag = G[r];
                 G[r] = L::minus_gap(h, neg_g);
                 up = h;
@@ -212,8 +255,12 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
             }
             if constexpr (R % 2 == 1) best = L::max2(best, h_prev);
             bottom = up;
+            bottom_f = f;
             lt_mine = lt;
-            if (t == T - 1 && p + 1 < passes && j >= 0 && j < nmax) below[j] = bottom;
+            if (t == T - 1 && p + 1 < passes && j >= 0 && j < nmax) {
+                below[j] = bottom;
+                if constexpr (AFFINE) below[stride + j] = bottom_f;
+            }
         }
         __syncwarp();  // the next pass reads what this pass's last threads stored
     }
@@ -231,12 +278,14 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
 #ifndef __CUDACC_RTC__
 // The instances the host may use: nvcc (CI) builds each to check it for spills; NVRTC builds
 // only the one asked for (name expressions), so a module compiles in about a second.
-#define SW_INTER(L, R, T, SMEM)                                                                              \
-    template __global__ void sw_inter<L, R, T, SMEM>(const unsigned char*, const long long*, const int*, int, \
-                                                     const typename L::E*, int, int, typename L::V*,          \
-                                                     long long, int*);
-#define SW_INTER_RT(R, T) \
-    SW_INTER(Lane32, R, T, true) SW_INTER(Lane32, R, T, false) SW_INTER(Lane16x2, R, T, true) SW_INTER(Lane16x2, R, T, false)
+#define SW_INTER(L, R, T, SMEM, AFFINE)                                                                       \
+    template __global__ void sw_inter<L, R, T, SMEM, AFFINE>(const unsigned char*, const long long*, const int*, \
+                                                             int, const typename L::E*, int, int, int,            \
+                                                             typename L::V*, const long long*, int*);
+#define SW_INTER_LANES(R, T, AFFINE)                                                                        \
+    SW_INTER(Lane32, R, T, true, AFFINE) SW_INTER(Lane32, R, T, false, AFFINE)                              \
+    SW_INTER(Lane16x2, R, T, true, AFFINE) SW_INTER(Lane16x2, R, T, false, AFFINE)
+#define SW_INTER_RT(R, T) SW_INTER_LANES(R, T, false) SW_INTER_LANES(R, T, true)
 SW_INTER_RT(8, 8)
 SW_INTER_RT(16, 8)
 SW_INTER_RT(24, 16)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.sw.gpu.device_db import DeviceDatabase
 from splicedalign.workloads.sw.gpu.plan import DEFINES, scan_classes, scan_profile
@@ -22,6 +23,9 @@ class SwScanSolver:
         self.cp = device.cupy()
 
     def scores(self, query: Query, db: Database, scoring: Scoring) -> np.ndarray:
+        if scoring.affine:
+            raise SolverUnavailable("sw-scan is paper 003's linear-gap design: it takes --gap only "
+                                    "(use the gpu solver for affine gaps)")
         cp = self.cp
         ddb = DeviceDatabase.upload(cp, db)
         out = cp.full(max(1, len(db)), device.POISON, dtype=cp.int32)
@@ -33,7 +37,7 @@ class SwScanSolver:
             kernel = device.function(KERNEL_FILE, name, (name,), DEFINES)
             column = cp.zeros(seqs.size * m, dtype=cp.int32)
             kernel((int(seqs.size),), (width,),
-                   (ddb.codes, ddb.offsets, cp.asarray(seqs), prof, np.int32(m), np.int32(scoring.gap), column, out))
+                   (ddb.codes, ddb.offsets, cp.asarray(seqs), prof, np.int32(m), np.int32(scoring.gap_extend), column, out))
         device.check(cp)
         scores = cp.asnumpy(out)[: len(db)].astype(np.int64)
         scores[db.lengths == 0] = 0

@@ -28,10 +28,11 @@ def scan_profile(query: np.ndarray, scoring: Scoring) -> np.ndarray:
 
 
 def inter_profile(query: np.ndarray, scoring: Scoring, mpad: int, dtype) -> np.ndarray:
-    """CODES x mpad of sbt + gap (the kernel's G-space), rows past the query and the padding
-    code at PAD_SCORE + gap."""
-    prof = np.full((CODES, mpad), PAD_SCORE + scoring.gap, dtype=np.int64)
-    prof[:LETTERS, : query.size] = scan_profile(query, scoring)[:, :LETTERS].T + scoring.gap
+    """CODES x mpad of sbt + oe (the kernel's G-space; oe = open + extend, the linear gap when
+    open is 0), rows past the query and the padding code at PAD_SCORE + oe."""
+    oe = scoring.first_gap
+    prof = np.full((CODES, mpad), PAD_SCORE + oe, dtype=np.int64)
+    prof[:LETTERS, : query.size] = scan_profile(query, scoring)[:, :LETTERS].T + oe
     return np.ascontiguousarray(prof.astype(dtype))
 
 
@@ -50,6 +51,15 @@ def choose_shape(m: int, mean_n: float) -> tuple[int, int]:
 def padded_rows(m: int, shape: tuple[int, int]) -> int:
     R, T = shape
     return -(-m // (R * T)) * R * T
+
+
+def scratch_bases(sorted_lengths: np.ndarray, per_group: int) -> tuple[np.ndarray, int]:
+    """Per group (``per_group`` consecutive sequences, longest first) the start of its
+    pass-to-pass scratch in rows of its longest sequence's length, and the total rows."""
+    longest = np.asarray(sorted_lengths[::per_group], dtype=np.int64)
+    base = np.zeros(longest.size, dtype=np.int64)
+    np.cumsum(longest[:-1], out=base[1:])
+    return base, int(longest.sum())
 
 
 def split_point(sorted_lengths: np.ndarray, scoring: Scoring, m: int) -> int:

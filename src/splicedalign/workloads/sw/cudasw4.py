@@ -1,0 +1,70 @@
+"""CUDASW++ 4.0 as a side-by-side peer (benchmarks and device runs only): its ``makedb`` and
+``align`` programs, built on the GPU machine from its public source with
+``scripts/cudasw4_build.sh``, run on the same database and queries; its per-query scan times
+and top hits parsed from its output.
+
+Conventions found in its source (github asbschmidt/CUDASW4, ``options.cpp``, ``types.hpp``,
+``convert.cuh``, ``dpx_s16_kernels.cuh``), which explain why its reported top scores differ
+from ours: (1) ``--gop``/``--gex`` are negative scores and a gap of length L costs
+``|gop| + (L-1) |gex|``, so its default "-11/-1" for BLOSUM62 is BLAST's 10/1; BLAST's 11/1 is
+``--gop -12 --gex -1``. (2) Its default build scores with 21-letter matrices (``BLOSUM62_20``):
+the 20 amino acids, and every other letter (B, Z, X, U, O, *, and lower case) as one code
+scoring -4 against everything, itself included (BLOSUM62 has X/X -1, B/D 4, ...). (3) Its
+matrices are BLOSUM45/50/62/80 only. With BLAST-converted gap costs and databases and queries
+of the 20 amino acids in upper case its scores equal ours.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from splicedalign.workloads.sw.records import Scoring
+
+QUERY_LINE = re.compile(r"Processing query (\d+) \.\.\. Done\. Scan time: ([0-9.eE+-]+) s, ([0-9.eE+-]+) GCUPS")
+TOTAL_LINE = re.compile(r"Total time: ([0-9.eE+-]+) s, ([0-9.eE+-]+) GCUPS")
+
+
+def gap_arguments(scoring: Scoring) -> list[str]:
+    """Our BLAST-convention costs as CUDASW++'s: first gap letter -(o + e), each further -e."""
+    if scoring.matrix not in ("blosum45", "blosum50", "blosum62", "blosum80"):
+        raise ValueError(f"CUDASW++ 4.0 has no {scoring.matrix}")
+    return ["--mat", scoring.matrix, "--gop", str(-scoring.first_gap), "--gex", str(-scoring.gap_extend)]
+
+
+@dataclass(frozen=True)
+class Run:
+    query_seconds: list[float]  # per query, its scan time
+    query_gcups: list[float]
+    total_seconds: float
+    total_gcups: float
+    top: dict[int, list[int]]  # query number -> its reported scores, best first
+    wall_seconds: float
+    log: str
+
+
+def makedb(build: Path, fasta: Path, prefix: Path) -> None:
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([str(build / "makedb"), str(fasta), str(prefix)], check=True, capture_output=True, text=True)
+
+
+def align(build: Path, queries: Path, prefix: Path, scoring: Scoring, top: int, out_tsv: Path,
+          extra: tuple[str, ...] = ("--dpx", "--uploadFull")) -> Run:
+    import time
+
+    cmd = [str(build / "align"), "--query", str(queries), "--db", str(prefix), "--top", str(top), "--verbose",
+           "--tsv", "--of", str(out_tsv), *gap_arguments(scoring), *extra]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    per = sorted((int(n), float(s), float(g)) for n, s, g in QUERY_LINE.findall(proc.stdout))
+    total = TOTAL_LINE.findall(proc.stdout)
+    tops: dict[int, list[int]] = {}
+    for line in out_tsv.read_text().splitlines()[1:]:
+        cols = line.split("\t")
+        if len(cols) >= 5 and cols[0].lstrip("-").isdigit():
+            tops.setdefault(int(cols[0]), []).append(int(cols[4]))
+    return Run([s for _, s, _ in per], [g for _, _, g in per], float(total[-1][0]) if total else float("nan"),
+               float(total[-1][1]) if total else float("nan"), tops, wall, proc.stdout[-4000:])
