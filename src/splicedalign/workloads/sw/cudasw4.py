@@ -40,7 +40,7 @@ class Run:
     query_gcups: list[float]
     total_seconds: float
     total_gcups: float
-    top: dict[int, list[int]]  # query number -> its reported scores, best first
+    top: dict[int, list[tuple[int, str]]]  # query number -> its reported (score, reference header), best first
     wall_seconds: float
     log: str
 
@@ -51,20 +51,22 @@ def makedb(build: Path, fasta: Path, prefix: Path) -> None:
 
 
 def align(build: Path, queries: Path, prefix: Path, scoring: Scoring, top: int, out_tsv: Path,
-          extra: tuple[str, ...] = ("--dpx", "--uploadFull")) -> Run:
+          extra: tuple[str, ...] = ("--dpx", "--uploadFull"), gaps: bool = True) -> Run:
+    """Its search; ``gaps`` False leaves its own default gap scores (for the comparison of
+    conventions)."""
     import time
 
     cmd = [str(build / "align"), "--query", str(queries), "--db", str(prefix), "--top", str(top), "--verbose",
-           "--tsv", "--of", str(out_tsv), *gap_arguments(scoring), *extra]
+           "--tsv", "--of", str(out_tsv), *(gap_arguments(scoring) if gaps else ["--mat", scoring.matrix]), *extra]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, check=True, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     per = sorted((int(n), float(s), float(g)) for n, s, g in QUERY_LINE.findall(proc.stdout))
     total = TOTAL_LINE.findall(proc.stdout)
-    tops: dict[int, list[int]] = {}
+    tops: dict[int, list[tuple[int, str]]] = {}
     for line in out_tsv.read_text().splitlines()[1:]:
         cols = line.split("\t")
-        if len(cols) >= 5 and cols[0].lstrip("-").isdigit():
-            tops.setdefault(int(cols[0]), []).append(int(cols[4]))
+        if len(cols) >= 7 and cols[0].lstrip("-").isdigit():
+            tops.setdefault(int(cols[0]), []).append((int(cols[4]), cols[6].split()[0] if cols[6].split() else ""))
     return Run([s for _, s, _ in per], [g for _, _, g in per], float(total[-1][0]) if total else float("nan"),
                float(total[-1][1]) if total else float("nan"), tops, wall, proc.stdout[-4000:])

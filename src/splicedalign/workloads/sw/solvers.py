@@ -11,7 +11,7 @@ import numpy as np
 
 from splicedalign.core.logs import Progress
 from splicedalign.core.registry import SolverRegistry
-from splicedalign.workloads.sw.records import Database, Hit, Query, Scoring, SearchResult, cells, ranked
+from splicedalign.workloads.sw.records import Alignment, Database, Hit, Query, Scoring, SearchResult, cells, ranked
 
 
 class Solver(Protocol):
@@ -58,13 +58,10 @@ def scores_of(query: Query, db: Database, scoring: Scoring, solver: str | Solver
     return (np.concatenate(parts) if parts else np.zeros(0, np.int64)).astype(np.int64), seconds
 
 
-def report(query: Query, db: Database, scores: np.ndarray, scoring: Scoring, top: int | None = DEFAULT_TOP,
-           evalue: float = DEFAULT_EVALUE, alignments: bool = True) -> tuple[Hit, ...]:
-    """The best ``top`` hits with E-value <= ``evalue`` (and a positive score), best first, ties
-    in database order, each with one optimal alignment; raises if an alignment's score differs
-    from the solver's (a solver fault)."""
-    from splicedalign.workloads.sw.traceback import align_many  # numba: not imported while a pipeline plans
-
+def select(query: Query, db: Database, scores: np.ndarray, scoring: Scoring, top: int | None = DEFAULT_TOP,
+           evalue: float = DEFAULT_EVALUE) -> list[tuple[int, int, float]]:
+    """(index, score, E-value) of the best ``top`` hits with E-value <= ``evalue`` and a
+    positive score, best first, ties in database order."""
     stats = scoring.karlin
     chosen = []
     for k in ranked(scores, top).tolist():
@@ -73,13 +70,31 @@ def report(query: Query, db: Database, scores: np.ndarray, scoring: Scoring, top
         if s <= 0 or ev > evalue:
             break  # ranked: every later hit scores no more
         chosen.append((k, s, ev))
-    found = align_many([(query.codes, db.seq(k)) for k, _, _ in chosen], scoring) if alignments else [None] * len(chosen)
+    return chosen
+
+
+def hits_of(query: Query, db: Database, chosen: list[tuple[int, int, float]], scoring: Scoring,
+            alignments: list[Alignment] | None) -> tuple[Hit, ...]:
+    """Hits of the chosen sequences with their alignments; raises if an alignment's score
+    differs from the solver's (a solver fault)."""
+    stats = scoring.karlin
     hits = []
-    for (k, s, ev), aln in zip(chosen, found):
+    for n, (k, s, ev) in enumerate(chosen):
+        aln = alignments[n] if alignments is not None else None
         if aln is not None and aln.score != s:
             raise RuntimeError(f"sw: {db.ids[k]}: the alignment scores {aln.score}, the search {s} (solver fault)")
         hits.append(Hit(k, db.ids[k], int(db.lengths[k]), s, ev, stats.bitscore(s), aln))
     return tuple(hits)
+
+
+def report(query: Query, db: Database, scores: np.ndarray, scoring: Scoring, top: int | None = DEFAULT_TOP,
+           evalue: float = DEFAULT_EVALUE, alignments: bool = True) -> tuple[Hit, ...]:
+    """The reported hits of one query (select), each with one optimal alignment."""
+    from splicedalign.workloads.sw.traceback import align_many  # numba: not imported while a pipeline plans
+
+    chosen = select(query, db, scores, scoring, top, evalue)
+    found = align_many([(query.codes, db.seq(k)) for k, _, _ in chosen], scoring) if alignments else None
+    return hits_of(query, db, chosen, scoring, found)
 
 
 def search_many(queries: Sequence[Query], db: Database, scoring: Scoring = Scoring(), solver: str | Solver = "sequential",
@@ -97,12 +112,19 @@ def search_many(queries: Sequence[Query], db: Database, scoring: Scoring = Scori
         timed = [(np.asarray(s, dtype=np.int64), per) for s in all_scores]
     else:
         timed = [scores_of(q, db, scoring, impl, chunk_cells) for q in queries]
-    results = []
-    for q, (scores, seconds) in zip(queries, timed):
-        t0 = time.perf_counter()
-        hits = report(q, db, scores, scoring, top, evalue, alignments)
+    from splicedalign.workloads.sw.traceback import align_many  # numba: not imported while a pipeline plans
+
+    t0 = time.perf_counter()
+    chosen = [select(q, db, scores, scoring, top, evalue) for q, (scores, _) in zip(queries, timed)]
+    pairs = [(q.codes, db.seq(k)) for q, c in zip(queries, chosen) for k, _, _ in c]
+    found = align_many(pairs, scoring) if alignments else None  # every query's hits on all cores at once
+    align_seconds = time.perf_counter() - t0
+    results, n = [], 0
+    for q, (scores, seconds), c in zip(queries, timed, chosen):
+        hits = hits_of(q, db, c, scoring, found[n: n + len(c)] if found is not None else None)
+        n += len(c)
         results.append(SearchResult(q.id, q.length, scores, hits, cells(q, db), name, seconds,
-                                    {"align_seconds": time.perf_counter() - t0}))
+                                    {"align_seconds": align_seconds}))
     return results
 
 

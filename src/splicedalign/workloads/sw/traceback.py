@@ -118,8 +118,12 @@ def align_many(pairs: Sequence[tuple[np.ndarray, np.ndarray]], scoring: Scoring)
     """Alignments of several pairs, on all cores."""
     if len(pairs) <= 1:
         return [align(q, d, scoring) for q, d in pairs]
+    order = sorted(range(len(pairs)), key=lambda k: -pairs[k][0].size * pairs[k][1].size)  # largest first
+    out: list[Alignment | None] = [None] * len(pairs)
     with ThreadPoolExecutor(max(1, min(len(pairs), os.cpu_count() or 1))) as pool:
-        return list(pool.map(lambda p: align(p[0], p[1], scoring), pairs))
+        for k, a in zip(order, pool.map(lambda k: align(pairs[k][0], pairs[k][1], scoring), order)):
+            out[k] = a
+    return out  # type: ignore[return-value]
 
 
 def rescore(a: Alignment, q: np.ndarray, d: np.ndarray, scoring: Scoring) -> int:

@@ -16,13 +16,14 @@
 //     x = max(G_diag + s', G_left, 0)     (add-max-relu; previous column only)
 //     H = max(H_up - gap, x)              (add-max; the chain)
 //     G = H - gap                         (add-max with -gap: H >= 0)
-// Affine (Gotoh, AFFINE true), E per row in registers beside G, F down the column:
+// Affine (Gotoh, AFFINE true), E per row in registers beside G, F down the column; five DPX
+// instructions a cell (H itself is never formed; the running best is kept on G):
 //     E = max(E - e, G_left)              (add-max; previous column only)
 //     x = max(G_diag + s', E, 0)          (add-max-relu)
-//     H = max(x, F)                       (max; x >= 0)
-//     F' = max(F - e, x - oe)             (the chain: one add-max; H - oe = max(x, F) - oe and
+//     xm = x - oe                         (add-max with -oe: x >= 0)
+//     G = max(F - oe, xm)                 (add-max: H = max(x, F))
+//     F' = max(F - e, xm)                 (the chain: one add-max; H - oe = max(x, F) - oe and
 //                                          F - oe <= F - e)
-//     G = H - oe
 // E and F start at -oe (as from H = 0 on the border). Values handed between threads and
 // passes are H (and F in the affine kernel).
 // Cells on padding (rows past the query's end, columns past a sequence's end) score PAD
@@ -161,7 +162,7 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
     const V neg_e = L::splat(-gap_extend);
     const V low = neg_g;  // G of H = 0; also E and F on the border
     const V zero = L::splat(0);
-    V best = zero;
+    V best = AFFINE ? low : zero;  // the affine kernel tracks the best G = H - oe
     constexpr int FIELDS = AFFINE ? 2 : 1;  // H (and F) per buffer
     const long long stride = nmax;  // my buffers' length
     V* buf = scratch + (passes > 1 && gid * L::LANES < nseq ? scratch_base[gid] * 2 * FIELDS : 0);
@@ -235,25 +236,29 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
             V h_prev = zero;
 #pragma unroll
             for (int r = 0; r < R; ++r) {
-                V h;
+                V h;  // H (linear) or G = H - oe (affine: H itself is never formed)
                 if constexpr (AFFINE) {
                     E[r] = L::addmax(E[r], neg_e, G[r]);
                     const V x = L::addmax_relu(diag, s[r], E[r]);
-                    h = L::max2(x, f);  // x >= 0: the relu of max2 changes nothing
-                    f = L::addmax(f, neg_e, L::minus_gap(x, neg_g));  // the chain
+                    const V xm = L::minus_gap(x, neg_g);  // x - oe (x >= 0)
+                    h = L::addmax(f, neg_g, xm);          // G = max(x, F) - oe
+                    f = L::addmax(f, neg_e, xm);          // the chain
+                    diag = G[r];
+                    G[r] = h;
                 } else {
                     // off the chain: the diagonal and the left neighbour (previous column)
                     const V x = L::addmax_relu(diag, s[r], G[r]);
                     // the chain down the column: one instruction per row
                     h = L::addmax(up, neg_g, x);
+                    diag = G[r];
+                    G[r] = L::minus_gap(h, neg_g);
                 }
-                diag = G[r];
-                G[r] = L::minus_gap(h, neg_g);
                 up = h;
-                if (r & 1) best = L::max3(best, h_prev, h);
+                if (r & 1) best = L::max3(best, h_prev, h);  // no relu: G may be negative
                 h_prev = h;
             }
-            if constexpr (R % 2 == 1) best = L::max2(best, h_prev);
+            if constexpr (R % 2 == 1) best = L::max3(best, h_prev, h_prev);
+            if constexpr (AFFINE) up = L::addmax(up, L::splat(gap), zero);  // H of my last row: G + oe (>= 0)
             bottom = up;
             bottom_f = f;
             lt_mine = lt;
@@ -264,6 +269,7 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
         }
         __syncwarp();  // the next pass reads what this pass's last threads stored
     }
+    if constexpr (AFFINE) best = L::addmax(best, L::splat(gap), zero);  // the best G back to H (>= 0)
 #pragma unroll
     for (int off = T / 2; off > 0; off >>= 1) best = L::max2(best, __shfl_xor_sync(FULL, best, off, T));
     if (t == 0) {

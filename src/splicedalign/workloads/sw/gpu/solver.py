@@ -11,6 +11,7 @@ searched by every query, with the same scores."""
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
@@ -56,22 +57,31 @@ class GpuSolver:
         need = BYTES_PER_RESIDUE * db.residues + BYTES_PER_SEQUENCE * len(db)
         if need <= budget:
             return [(0, len(db))]
-        per = max(1, int(budget // (BYTES_PER_RESIDUE + BYTES_PER_SEQUENCE / max(1.0, db.residues / max(1, len(db))))))
+        # two chunks on the device at once: the one searched and the next one uploading
+        per = max(1, int(budget / 2 // (BYTES_PER_RESIDUE + BYTES_PER_SEQUENCE / max(1.0, db.residues / max(1, len(db))))))
         longest = int(db.lengths.max()) if len(db) else 0
-        device.require_memory(BYTES_PER_RESIDUE * longest + BYTES_PER_SEQUENCE, budget, "the longest database sequence")
+        device.require_memory(2 * (BYTES_PER_RESIDUE * longest + BYTES_PER_SEQUENCE), budget,
+                              "the longest database sequence")
         ranges = db.chunks(per)
         log.info("database of %d residues streamed in %d chunks of <= %d residues (device memory budget %.2f GiB)",
                  db.residues, len(ranges), per, budget / 2**30)
         return ranges
 
     def scores_many(self, queries: Sequence[Query], db: Database, scoring: Scoring) -> list[np.ndarray]:
+        """Every query against the database, chunk by chunk; the next chunk's upload (its own
+        stream, from a second thread) overlaps the searches of the current one."""
         out = [np.zeros(len(db), dtype=np.int64) for _ in queries]
-        for a, b in self.chunk_ranges(db):
-            part = db if (a, b) == (0, len(db)) else db.subset(a, b)
-            ddb = DeviceDatabase.upload(self.cp, part)
-            for k, q in enumerate(queries):
-                out[k][a:b] = self.scores_resident(q, part, ddb, scoring)
-            del ddb
+        ranges = self.chunk_ranges(db)
+        parts = [db if (a, b) == (0, len(db)) else db.subset(a, b) for a, b in ranges]
+        with ThreadPoolExecutor(1) as uploader:
+            pending = uploader.submit(DeviceDatabase.upload, self.cp, parts[0])
+            for c, ((a, b), part) in enumerate(zip(ranges, parts)):
+                ddb = pending.result()
+                if c + 1 < len(parts):
+                    pending = uploader.submit(DeviceDatabase.upload, self.cp, parts[c + 1])
+                for k, q in enumerate(queries):
+                    out[k][a:b] = self.scores_resident(q, part, ddb, scoring)
+                del ddb
         return out
 
     def scores_resident(self, query: Query, db: Database, ddb: DeviceDatabase, scoring: Scoring) -> np.ndarray:
