@@ -1,11 +1,16 @@
 """Benchmark of the sw (database search) solvers, printing one markdown table: median of
---repeats timed runs after --warmup, GCUPS, speedup vs sequential; solvers must agree exactly
-on each case (else it stops naming the case). Peers run side by side in the same process.
+--repeats timed runs after --warmup, GCUPS, speedup vs sequential and the ratio to the fastest
+CPU peer; solvers must agree exactly on each case (else it stops naming the case). Peers run
+side by side in the same process: parasail (scan, one core), pyopal (its threaded search, all
+cores) and, on a GPU machine, CUDASW++ 4.0 (--cudasw4 BUILD: built with scripts/cudasw4_build.sh;
+its own scan time, database resident). Scoring: BLOSUM62 with BLAST's 11/1 unless given.
 
   python benchmarks/sw.py                         # bundled real data + a 5,000-sequence scale-up sample
-  python benchmarks/sw.py --set paper --solvers sequential multicore sw-scan gpu
+  python benchmarks/sw.py --set paper --solvers sequential multicore sw-scan gpu --gap 4
   python benchmarks/sw.py --scaleup 100000 --solvers multicore pyopal
+  python benchmarks/sw.py --set none --scaleup 200000 --solvers gpu --cudasw4 /tmp/cudasw4
 
+The Swiss-Prot-shaped comparison of issue 27 (20 queries in one call) is scripts/device_sw.py.
 CPU numbers depend on the machine: the script prints the CPU count and numba threads."""
 
 from __future__ import annotations
@@ -13,12 +18,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import numba
 
 from splicedalign.workloads.sw import synthetic
-from splicedalign.workloads.sw.bench import add_speedups, check_agreement, format_table, measure, paper_table
+from splicedalign.workloads.sw.bench import (
+    add_speedups, check_agreement, format_table, measure, measure_cudasw4, paper_table,
+)
+from splicedalign.workloads.sw.cli import scoring_of
 from splicedalign.workloads.sw.datasets import cases, read_manifest
 from splicedalign.workloads.sw.load import load_database, load_queries
 
@@ -32,7 +41,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--solvers", nargs="+", default=["sequential", "multicore", "pyopal", "parasail"])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--matrix", default="blosum62")
+    ap.add_argument("--gap-open", type=int)
+    ap.add_argument("--gap-extend", type=int)
+    ap.add_argument("--gap", type=int, help="a linear gap instead of the matrix's BLAST default")
+    ap.add_argument("--cudasw4", type=Path, help="CUDASW++ 4.0 build folder (align, makedb): a side-by-side row")
     args = ap.parse_args(argv)
+    scoring = scoring_of(args)
     work = []
     if args.set == "bundled":
         for e in read_manifest(BUNDLED):
@@ -42,15 +57,18 @@ def main(argv: list[str] | None = None) -> int:
         work += cases(args.set)
     if args.scaleup:
         work.append((f"scaleup{args.scaleup}", *synthetic.scaleup_case(args.scaleup)))
-    print(f"# cpus={os.cpu_count()} numba threads={numba.get_num_threads()}", file=sys.stderr)
+    print(f"# cpus={os.cpu_count()} numba threads={numba.get_num_threads()}; {scoring.describe()}", file=sys.stderr)
     rows = []
     for case, q, db in work:
         results = {}
         for name in args.solvers:
-            row, results[name] = measure(case, q, db, name, args.repeats, args.warmup)
+            row, results[name] = measure(case, q, db, name, args.repeats, args.warmup, scoring)
             rows.append(row)
             print(f"# {case} {name}: {row.seconds if row.seconds is not None else row.note}", file=sys.stderr)
         check_agreement(case, results)
+        if args.cudasw4:
+            with tempfile.TemporaryDirectory() as work:
+                rows.append(measure_cudasw4(case, q, db, args.cudasw4, scoring, Path(work)))
     rows = add_speedups(rows)
     print(format_table(rows))
     if args.set == "paper":
