@@ -34,11 +34,12 @@ def test_profiles():
 
 def test_shape_choice():
     assert choose_shape(350, 350.0) == (24, 16) and choose_shape(128, 128.0) in ((16, 8), (8, 16))
+    assert choose_shape(464, 350.0, affine=True) == (32, 8) and choose_shape(144, 350.0, affine=True) == (24, 8)
 
 
 def test_shapes_cover_the_query():
-    for m in (1, 7, 64, 128, 350, 1000, 8000):
-        shape = choose_shape(m, 300.0)
+    for m, affine in [(m, a) for m in (1, 7, 64, 128, 350, 1000, 8000) for a in (False, True)]:
+        shape = choose_shape(m, 300.0, affine)
         assert shape in SHAPES and padded_rows(m, shape) >= m
         assert padded_rows(m, shape) % (shape[0] * shape[1]) == 0
 

@@ -3,15 +3,18 @@
 ``scripts/cudasw4_build.sh``, run on the same database and queries; its per-query scan times
 and top hits parsed from its output.
 
-Conventions found in its source (github asbschmidt/CUDASW4, ``options.cpp``, ``types.hpp``,
-``convert.cuh``, ``dpx_s16_kernels.cuh``), which explain why its reported top scores differ
-from ours: (1) ``--gop``/``--gex`` are negative scores and a gap of length L costs
-``|gop| + (L-1) |gex|``, so its default "-11/-1" for BLOSUM62 is BLAST's 10/1; BLAST's 11/1 is
-``--gop -12 --gex -1``. (2) Its default build scores with 21-letter matrices (``BLOSUM62_20``):
-the 20 amino acids, and every other letter (B, Z, X, U, O, *, and lower case) as one code
-scoring -4 against everything, itself included (BLOSUM62 has X/X -1, B/D 4, ...). (3) Its
-matrices are BLOSUM45/50/62/80 only. With BLAST-converted gap costs and databases and queries
-of the 20 amino acids in upper case its scores equal ours.
+Why its reported top scores differ from ours (its source, github asbschmidt/CUDASW4, and
+device run C, docs/experiments/sw-gpu.md): (1) its ``align`` parses ``--gop``/``--gex`` and
+prints them, but ``main.cu`` never passes them to the search (``CudaSW4::setGapOpenScore`` is
+never called), so every search runs its built-in -11/-1, and its gaps cost ``|gop| + (L-1) |gex|``
+(kernels and its host reference ``affine_local_DP_host_protein_blosum62_converted``): a gap of
+length L costs 11 + (L-1), i.e. BLAST's 10/1. On the device its top three scores of four
+queries equal exactly our BLOSUM62 10/1 scores of the same database sequences (ours at 11/1
+are lower). Speed does not depend on the gap values. (2) Its default build scores with
+21-letter matrices (``BLOSUM62_20``): the 20 amino acids, and every other letter (B, Z, X, U,
+O, *, and lower case) as one code scoring -4 against everything, itself included (BLOSUM62 has
+X/X -1, B/D 4, ...). (3) Its matrices are BLOSUM45/50/62/80 only. On upper-case 20-letter data
+its scores are ours at open - 1 (BLAST convention) with the same extension.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ TOTAL_LINE = re.compile(r"Total time: ([0-9.eE+-]+) s, ([0-9.eE+-]+) GCUPS")
 
 
 def gap_arguments(scoring: Scoring) -> list[str]:
-    """Our BLAST-convention costs as CUDASW++'s: first gap letter -(o + e), each further -e."""
+    """Our BLAST-convention costs as CUDASW++'s: first gap letter -(o + e), each further -e
+    (what its options mean; its align ignores them, see above)."""
     if scoring.matrix not in ("blosum45", "blosum50", "blosum62", "blosum80"):
         raise ValueError(f"CUDASW++ 4.0 has no {scoring.matrix}")
     return ["--mat", scoring.matrix, "--gop", str(-scoring.first_gap), "--gex", str(-scoring.gap_extend)]

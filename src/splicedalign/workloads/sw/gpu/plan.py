@@ -36,16 +36,21 @@ def inter_profile(query: np.ndarray, scoring: Scoring, mpad: int, dtype) -> np.n
     return np.ascontiguousarray(prof.astype(dtype))
 
 
-def choose_shape(m: int, mean_n: float) -> tuple[int, int]:
-    """(R, T): fewest passes first (device run 1, docs/gpu-sw.md: at 384 rows one pass of
-    24 x 16 beat two of 24 x 8 by 19% in kernel time: a pass re-fills the wavefront, and more
-    threads per sequence hide more of the per-row dependency chain), then the least padded work
-    (rows rounded up to R*T, columns lengthened by the T-1 steps of the fill), then larger R."""
+def choose_shape(m: int, mean_n: float, affine: bool = False) -> tuple[int, int]:
+    """(R, T). Linear kernel: fewest passes first (device run 1, docs/gpu-sw.md: at 384 rows
+    one pass of 24 x 16 beat two of 24 x 8 by 19% in kernel time: a pass re-fills the
+    wavefront, and more threads per sequence hide more of the per-row dependency chain), then
+    the least padded work (rows rounded up to R*T, columns lengthened by the T-1 steps of the
+    fill), then larger R. Affine kernel: groups of 8 threads, the least padded work, then
+    larger R (measured on the H100, Swiss-Prot-shaped database: q464 32 x 8 2,830 GCUPS against
+    2,678 for the linear rule's 16 x 32 and 1,920-2,506 for the others; q2005 32 x 8 2,952 and
+    24 x 8 3,019 against 2,716: its longer per-row work hides the chain with 8 threads, and
+    more threads only add fill and shuffles)."""
     def cost(shape):
         R, T = shape
         rows = -(-m // (R * T)) * R * T
-        return (rows // (R * T), rows * (mean_n + T - 1), -R)
-    return min(SHAPES, key=cost)
+        return (0 if affine else rows // (R * T), rows * (mean_n + T - 1), -R)
+    return min((s for s in SHAPES if not affine or s[1] == 8), key=cost)
 
 
 def padded_rows(m: int, shape: tuple[int, int]) -> int:

@@ -105,7 +105,7 @@ class GpuSolver:
         """One launch over the sequences order[a:b] (longest first)."""
         cp = self.cp
         lengths = ddb.sorted_lengths[a:b]
-        R, T = self.shape or choose_shape(query.length, float(lengths.mean()))
+        R, T = self.shape or choose_shape(query.length, float(lengths.mean()), scoring.affine)
         per_group = 2 if lanes == "Lane16x2" else 1
         mpad = padded_rows(query.length, (R, T))
         dtype = np.int16 if per_group == 2 else np.int32
