@@ -9,10 +9,11 @@ import logging
 from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import FastaRecord, read_fasta, read_single_fasta
+from splicedalign.gpu.devices import add_devices_argument
 from splicedalign.workloads.nw.output import FORMATTERS, Answer
 from splicedalign.workloads.nw.pairs import read_pairs
 from splicedalign.workloads.nw.records import MODES, Costs, Pair
-from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs
+from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs, solve_pairs_on
 
 
 def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -47,6 +48,7 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
                          "affine default is --mismatch 4 --gap-open 6 --gap-extend 2)")
     nw.add_argument("--score-only", action="store_true", help="the cost only (no alignment; linear memory)")
     add_solver_argument(nw, SOLVERS)
+    add_devices_argument(nw)
     add_output_arguments(nw, FORMATTERS, "json (everything; an array for --pairs), tsv (one row per pair), "
                                          "sam or paf (need the alignment); default json")
     nw.set_defaults(run=_nw)
@@ -81,7 +83,10 @@ def _nw(args: argparse.Namespace) -> int:
              for first, second in records]
     logging.getLogger("splicedalign").info("nw: %d pair(s), %d cells, mode %s, solver %s", len(pairs),
                                            sum(p.cells for p in pairs), args.mode, args.solver)
-    results = solve_pairs(solver, pairs, costs, traceback=not args.score_only, mode=args.mode)
+    if args.devices is None:
+        results = solve_pairs(solver, pairs, costs, traceback=not args.score_only, mode=args.mode)
+    else:  # the pairs split across GPUs, a solver on each
+        results = solve_pairs_on(args.devices, args.solver, pairs, costs, not args.score_only, args.mode)
     answers = [Answer(first.id, second.id, second.seq, pair.n, result)
                for (first, second), pair, result in zip(records, pairs, results)]
     write_output(args.output, FORMATTERS[args.format](answers, costs, args.mode, bool(args.pairs)))

@@ -9,6 +9,7 @@ from typing import Protocol, Sequence
 from splicedalign.core.logs import Progress
 
 from splicedalign.core.registry import SolverRegistry
+from splicedalign.gpu.devices import Cost, DeviceSpec, solve_across
 from splicedalign.workloads.nw.records import Costs, Pair, Result
 
 
@@ -53,3 +54,23 @@ def solve_pairs(solver: Solver, pairs: Sequence[Pair], costs: Costs, traceback: 
         done += pair.cells
         progress.update(done, f"{len(results)}/{len(pairs)} pairs")
     return results
+
+
+# A pair's critical path on the GPU: its strips of rows hand columns down one after another,
+# about one step per two rows of the longer sequence (30,368^2: ~16,000 steps in 7.5 ms,
+# ~0.5 us a step, ~1e6 cells at ~2 TCUPS).
+STEP_CELLS = 1_000_000
+
+
+def pair_cost(pair: Pair) -> Cost:
+    """A pair's estimated GPU time, for splitting a batch across GPUs: its cells, and at least
+    its chain of strip steps."""
+    return Cost(pair.cells, max(pair.n, pair.m) // 2 * STEP_CELLS)
+
+
+def solve_pairs_on(devices: DeviceSpec, solver: str, pairs: Sequence[Pair], costs: Costs,
+                   traceback: bool = True, mode: str = "global") -> list[Result]:
+    """``solve_pairs`` with a GPU solver's pairs split across ``devices`` (``--devices``) by
+    ``pair_cost``, a fresh solver on each; answers in input order."""
+    return solve_across(devices, SOLVERS.entry(solver).gpu, pairs, pair_cost,
+                        lambda part: solve_pairs(SOLVERS.get(solver), part, costs, traceback, mode), solver)
