@@ -37,11 +37,12 @@ def test_threads_of_one_process_never_share_a_device(tmp_path):
     held: list[tuple[str, float, float]] = []
     numbers = set()
     lock = threading.Lock()
+    pair = threading.Barrier(2)  # two holders at a time wait for each other: two slots held at once
 
     def job(i: int) -> None:
         with gpu_slot(tmp_path, ["0", "1"], job=f"job{i}", poll=0.005) as slot:
             start = time.monotonic()
-            time.sleep(0.03)
+            pair.wait(timeout=20)
             with lock:
                 held.append((slot.name, start, time.monotonic()))
                 numbers.add((slot.number, slot.name))
@@ -58,14 +59,16 @@ def test_threads_of_one_process_never_share_a_device(tmp_path):
     assert sorted(r[2] for r in ledger_rows(tmp_path)) == sorted(f"job{i}" for i in range(8))
 
 
-def _process_job(folder: str, names: list[str], i: int) -> None:
+def _process_job(folder: str, names: list[str], i: int, trio) -> None:
     with gpu_slot(folder, names, job=f"p{i}", poll=0.005):
-        time.sleep(0.05)
+        trio.wait(timeout=20)  # three holders at once: every device held
+        time.sleep(0.01)
 
 
 def test_separate_processes_never_share_a_device(tmp_path):
     ctx = multiprocessing.get_context("fork")
-    procs = [ctx.Process(target=_process_job, args=(str(tmp_path), ["4", "6", "7"], i)) for i in range(9)]
+    trio = ctx.Barrier(3)
+    procs = [ctx.Process(target=_process_job, args=(str(tmp_path), ["4", "6", "7"], i, trio)) for i in range(9)]
     for p in procs:
         p.start()
     for p in procs:
