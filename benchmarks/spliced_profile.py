@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 from splicedalign.gpu import device
+from splicedalign.workloads.spliced.gpu import outputs
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set, paper_sets
 
@@ -35,9 +36,8 @@ WORKS = {
 
 # host steps of a call that the timeline shows (GpuSolver methods, static ones staying static,
 # the call itself last; the device check and the row storage's refill at the call's end)
-STEPS = tuple((GpuSolver, name) for name in ("solve_many", "_split", "_launch", "_inputs", "_collect",
-                                             "_traced", "_results")) + (
-    (device, "check"), (device.FilledBuffers, "refill"))
+STEPS = tuple((GpuSolver, name) for name in ("solve_many", "_split", "_launch", "_inputs", "_collect")) + (
+    (outputs, "device_traceback"), (outputs, "results"), (device, "check"), (device.FilledBuffers, "refill"))
 
 
 def timed_steps(log: list, origin: list) -> None:
@@ -144,7 +144,7 @@ def main() -> None:
         if args.events:
             print("  host: " + "; ".join(f"{name.strip('_')} {a:.2f}-{b:.2f}" for name, a, b in steps))
             for i, job in enumerate(jobs):
-                at = lambda e: cupy.cuda.get_elapsed_time(ref, e)  # noqa: E731
+                at = lambda e, ref=ref: cupy.cuda.get_elapsed_time(ref, e)  # noqa: E731
                 start, stop, *follower = job.events
                 ready = ", ".join(f"{at(e):.2f}" for _, e in job.parts)
                 ended = f"; follower ended {at(follower[0]):.2f}" if follower else ""

@@ -9,7 +9,8 @@ the host at the end of each timed call.
 ``--cold [NAME=SRC ...]``: issue 22 target 1, a never-seen paper-shaped set solved by the first
 ``solve_many`` of a fresh solver in a process whose kernels are compiled, in fresh processes
 on fresh seeds (this tree, and baseline trees' ``src`` alternating with it: their answers
-must be identical). ``--host``: the host planning's parts on fresh paper sets (CPU only). ``--shared-gpu``: issue 22 target 4, the paper set solved exactly while
+must be identical). ``--host``: the host planning's parts on fresh paper sets (CPU only).
+``--shared-gpu``: issue 22 target 4, the paper set solved exactly while
 another process holds 70 GiB of the GPU; a case that cannot fit is one line (exit 3).
 """
 
@@ -143,7 +144,8 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
     rand = random_cases(rng, args.random)
     longs = long_cases(rng, 12)
     genes = [c for b in range(6) for c in gene_like(np.random.default_rng([seed, b]),
-             Shape(int(rng.integers(5_000, 80_000)), int(rng.integers(2, 150)), int(rng.integers(200, 3_000)), 115), f"g{b}", 2)]
+             Shape(int(rng.integers(5_000, 80_000)), int(rng.integers(2, 150)), int(rng.integers(200, 3_000)), 115),
+             f"g{b}", 2)]
     il1 = il1rapl1_case()
     counts = {k: [0, 0] for k in solvers}
     failures: list[str] = []
@@ -368,7 +370,8 @@ def shared_gpu(args, say) -> tuple[list, list[str]]:
                        for g, w in zip(got, want[tb]))
             if not same:
                 failures.append(f"shared GPU traceback={tb}: answers differ")
-            say(f"  shared GPU traceback={tb}: {len(gpu.kernel_ms)} launch(es), {took * 1e3:.0f} ms, same answers {same}")
+            say(f"  shared GPU traceback={tb}: {len(gpu.kernel_ms)} launch(es), {took * 1e3:.0f} ms, "
+                f"same answers {same}")
             rows.append((f"4 70 GiB held: paper {'traced' if tb else 'score'} exact", float(same), ">=", 1,
                          f"{len(gpu.kernel_ms)} launches"))
         try:

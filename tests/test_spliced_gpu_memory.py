@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import random_spliced_case as random_case
+from test_spliced_gpu_plan import _fake_function, fake_gpu
 
 from splicedalign.core.errors import GpuMemoryError
 from splicedalign.gpu import device
@@ -15,9 +17,6 @@ from splicedalign.workloads.spliced.gpu.solver import IN_FLIGHT, GpuSolver
 from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import tiny_set
-
-from helpers import random_spliced_case as random_case
-from test_spliced_gpu_plan import _fake_function, fake_gpu
 
 
 def free_memory(monkeypatch, free: int) -> None:

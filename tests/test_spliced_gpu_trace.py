@@ -10,23 +10,47 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
-from splicedalign.workloads.spliced.backtrack import trace_chain
-from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
-from splicedalign.workloads.spliced.gpu import launch, plan as gpu_plan
-from splicedalign.workloads.spliced.gpu.plan import (
-    COLS, MOVE_UNIT, NONE, PRED_UNROLL, SEL_CODE_MASK, TASK_FIELDS, TR_DIAG, TR_LEFT, TR_UP, TRACE_CASE_FIELDS,
-    TRACE_EXON_FIELDS, WARP, build_plan, move_shift, move_words, selectors, trace_inputs)
-from splicedalign.workloads.spliced.gpu.solver import CaseIds, GpuSolver
-from splicedalign.workloads.spliced.oracle import alignment_problems
-from splicedalign.workloads.spliced.records import (
-    OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Exon, Result, Scoring, TestCase)
-from splicedalign.workloads.spliced.solvers import get_solver
-from splicedalign.workloads.spliced.synthetic import Shape, gene_like, tiny_set
-
 from conftest import golden_case
 from helpers import random_spliced_case as random_case
 from test_spliced_gpu_plan import _fake_function, fake_gpu, model_run
+
+from splicedalign.workloads.spliced.backtrack import trace_chain
+from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
+from splicedalign.workloads.spliced.gpu import launch, outputs
+from splicedalign.workloads.spliced.gpu import plan as gpu_plan
+from splicedalign.workloads.spliced.gpu.plan import (
+    COLS,
+    MOVE_UNIT,
+    NONE,
+    PRED_UNROLL,
+    SEL_CODE_MASK,
+    TASK_FIELDS,
+    TR_DIAG,
+    TR_LEFT,
+    TR_UP,
+    TRACE_CASE_FIELDS,
+    TRACE_EXON_FIELDS,
+    WARP,
+    build_plan,
+    move_shift,
+    move_words,
+    selectors,
+    trace_inputs,
+)
+from splicedalign.workloads.spliced.gpu.solver import CaseIds, GpuSolver
+from splicedalign.workloads.spliced.oracle import alignment_problems
+from splicedalign.workloads.spliced.records import (
+    OP_DEL,
+    OP_INS,
+    OP_MATCH,
+    OP_MISMATCH,
+    Exon,
+    Result,
+    Scoring,
+    TestCase,
+)
+from splicedalign.workloads.spliced.solvers import get_solver
+from splicedalign.workloads.spliced.synthetic import Shape, gene_like, tiny_set
 
 E = {name: i for i, name in enumerate(TRACE_EXON_FIELDS)}
 CF = {name: i for i, name in enumerate(TRACE_CASE_FIELDS)}
@@ -170,7 +194,7 @@ def traced_by_model(cases, scoring, rows_per_lane=2, stats=None):
     out_exon = np.full(4 * info.exons.shape[0], -1, dtype=np.int32)
     model_trace(info.cases, info.exons, info.strips, plan.tasks, rows, plan.base, selectors(plan.target), moves, ops,
                 out_case, out_exon, scoring.gap, stats)
-    return GpuSolver._traced(info, (0, len(cases)), out_case, out_exon, ops, 0)
+    return outputs.device_traceback(info, (0, len(cases)), out_case, out_exon, ops, 0)
 
 
 def check_against_cpu(cases, scoring, rows_per_lane=2, stats=None):
@@ -281,7 +305,8 @@ def test_gpu_solver_device_trace_host_path(monkeypatch):
             assert (h.chain, h.alignment) == (g.chain, g.alignment)
             assert g.alignment[0].cigar == w.alignment[0].cigar
     solver = GpuSolver(rows_per_lane=2, device_trace=True,
-                       tuning=launch.Tuning(throughput_cases=1, move_budget=int(launch.move_words_many(cases, 2).max())))
+                       tuning=launch.Tuning(throughput_cases=1,
+                                            move_budget=int(launch.move_words_many(cases, 2).max())))
     got = solver.solve_many(cases, Scoring(), traceback=True)
     assert len(solver.kernel_ms) > 2
     assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in
@@ -312,7 +337,8 @@ def test_default_rows_per_lane_by_launch_kind(monkeypatch):
     tuning = launch.TUNING
     for throughput_cases, rows in ((tuning.throughput_cases, tuning.chain_rows_per_lane), (1, tuning.rows_per_lane)):
         names.clear()
-        got = GpuSolver(tuning=launch.Tuning(throughput_cases=throughput_cases)).solve_many(cases, Scoring(), traceback=True)
+        solver = GpuSolver(tuning=launch.Tuning(throughput_cases=throughput_cases))
+        got = solver.solve_many(cases, Scoring(), traceback=True)
         assert {n.split(",")[1].strip() for n in names if n.startswith("wavefront")} == {str(rows)}
         assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
 

@@ -9,8 +9,8 @@ way (the paper-shaped set: 1,010 cases, 52,000 exons, 10.4 MB of bases, 1.5 MB o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from numba import njit

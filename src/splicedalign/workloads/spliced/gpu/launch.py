@@ -6,16 +6,31 @@ docs/experiments/spliced-gpu.md has the measurements behind every default of ``T
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
-from splicedalign.workloads.spliced.records import TestCase
+from splicedalign.gpu import device
 from splicedalign.workloads.spliced.gpu.flat import FlatCases
-from splicedalign.workloads.spliced.gpu.plan import (BLOCKS_PER_SM, COLS, DENSE_LANE_ROWS, MIN_BLOCKS_PER_SM,
-                                                      MODE_FOLLOW, MODE_RECORD, MODE_SCORE, THREADS, WARP,
-                                                      entry_folds, least_lane_rows, move_words, round_up)
+from splicedalign.workloads.spliced.gpu.plan import (
+    BLOCKS_PER_SM,
+    COLS,
+    DENSE_LANE_ROWS,
+    MIN_BLOCKS_PER_SM,
+    MODE_FOLLOW,
+    MODE_RECORD,
+    MODE_SCORE,
+    NEG_SHIFT_INT,
+    THREADS,
+    WARP,
+    entry_folds,
+    least_lane_rows,
+    move_words,
+    round_up,
+    shifted_bound,
+)
+from splicedalign.workloads.spliced.records import Scoring, TestCase
 
 
 @dataclass(frozen=True)
@@ -230,6 +245,54 @@ def memory_split(largest_case: int, free: int, in_flight: int) -> tuple[int, int
     free = int(free * MEMORY_USE)
     share = free // in_flight
     return (share, in_flight) if largest_case <= share else (free, 1)
+
+
+# Launches queued at once (each holds its device memory): two let the host work on one launch
+# while the GPU runs the other.
+IN_FLIGHT = 2
+
+
+def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int, on_device: Callable[[str], bool],
+                  tuning: Tuning = TUNING,
+                  rows_per_lane: int | None = None) -> tuple[int, list[tuple[str, list[int]]], int]:
+    """(launches in flight, each launch's (score type, case indices), the device bytes they take
+    at most, in flight at once) of a call on the cases ``flat`` with ``free`` bytes of device
+    memory: cases grouped by score type, each group in consecutive runs within the row and move
+    budgets and a share of the free memory (memory_split). GpuMemoryError (one line) when a case
+    cannot fit alone. ``on_device(ctype)``: whether launches of that score type trace back on
+    the device; ``rows_per_lane``: a fixed width (default: by launch, Tuning)."""
+    R = rows_per_lane or tuning.rows_per_lane
+    widest = rows_per_lane or tuning.widest()
+    wide = shifted_bound(flat.m, flat.n, scoring, WARP * widest) >= 2 ** (NEG_SHIFT_INT - 1)
+    groups = []
+    for ctype, w in (("int", False), ("long long", True)):
+        idx = np.flatnonzero(wide == w)
+        if idx.size:
+            record = traceback and on_device(ctype)
+            part = flat.select(idx)
+            itemsize = 4 if ctype == "int" else 8
+            # what each case takes at most, at any rows per lane its launch may hold
+            sizes = case_bytes(part, R, itemsize, record, traceback and not record)
+            if record and rows_per_lane is None:
+                sizes = np.maximum(sizes, case_bytes(part, tuning.chain_rows_per_lane, itemsize, True, False))
+            big = int(np.argmax(sizes))
+            device.require_memory(int(sizes[big]), int(free * MEMORY_USE), f"case {part.cases[big].name!r}")
+            groups.append((ctype, idx, part, record, sizes))
+    share, in_flight = memory_split(max((int(g[4].max()) for g in groups), default=0), free, IN_FLIGHT)
+    work = []
+    for ctype, idx, part, record, sizes in groups:
+        budget = tuning.move_budget if record else None
+        for run in batches(part, R, tuning.row_budget, budget, sizes, share):
+            sel = idx[run]
+            if record and rows_per_lane is None and tuning.chain_bound(len(sel)):
+                # a chain launch holds more rows per lane than the batches assumed: its move
+                # storage checked again at that width
+                work += [(ctype, sel[sub], sizes[np.asarray(run)[sub]]) for sub in batches(
+                    flat.select(sel), tuning.chain_rows_per_lane, tuning.row_budget, budget, sizes[run], share)]
+            else:
+                work.append((ctype, sel, sizes[run]))
+    needs = in_flight * max((int(s.sum()) for _, _, s in work), default=0)
+    return in_flight, [(ctype, sel.tolist()) for ctype, sel, _ in work], min(needs, free)
 
 
 def long_chains(cases: Sequence[TestCase] | FlatCases, tuning: Tuning = TUNING) -> list[int]:

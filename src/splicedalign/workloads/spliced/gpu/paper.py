@@ -15,9 +15,9 @@ import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
-from splicedalign.workloads.spliced.records import Scoring, TestCase
-from splicedalign.workloads.spliced.estimate import groups
 from splicedalign.workloads.spliced.base import LastRowSolver
+from splicedalign.workloads.spliced.estimate import groups
+from splicedalign.workloads.spliced.records import Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("accel.cu")
 NAMES = ("accel_exons<int>", "accel_exons<long long>")

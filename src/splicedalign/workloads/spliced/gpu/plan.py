@@ -30,8 +30,9 @@ consumers); interleaving cases by relative position keeps many independent tasks
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -650,7 +651,8 @@ def _trace_exons(first, last, tasks, strip_task, strip_start, last_row, p, by_la
     for k in range(first.size):
         t = strip_task[strip_start[k]]  # the exon's first strip
         b = by_last[k]
-        out[k, TE_FIRST], out[k, TE_LAST], out[k, TE_BASE], out[k, TE_ROW] = first[k], last[k], tasks[t, F_BASE], last_row[k]
+        out[k, TE_FIRST], out[k, TE_LAST] = first[k], last[k]
+        out[k, TE_BASE], out[k, TE_ROW] = tasks[t, F_BASE], last_row[k]
         out[k, TE_IN], out[k, TE_IN2] = tasks[t, F_IN_ROW], tasks[t, F_IN2_ROW]
         out[k, TE_STRIP0], out[k, TE_STRIPS], out[k, TE_P] = strip_start[k], strip_start[k + 1] - strip_start[k], p[k]
         out[k, TE_BY_LAST], out[k, TE_BY_LAST_LAST], out[k, TE_BY_LAST_ROW] = b, last[b], last_row[b]

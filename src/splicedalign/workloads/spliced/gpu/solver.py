@@ -20,34 +20,40 @@ import operator
 import os
 import time
 from collections import OrderedDict, deque
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from splicedalign.core import loading
 from splicedalign.core.collection import collection_paused
 from splicedalign.gpu import device
-from splicedalign.workloads.spliced.backtrack import chain_alignments_many, trace_chain
 from splicedalign.workloads.spliced.base import refuse_free_ends
-from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
-from splicedalign.workloads.spliced.gpu import launch
+from splicedalign.workloads.spliced.gpu import launch, outputs
 from splicedalign.workloads.spliced.gpu.flat import FlatCases
-from splicedalign.workloads.spliced.gpu.launch import TUNING, LaunchConfig, Tuning
+from splicedalign.workloads.spliced.gpu.launch import IN_FLIGHT, TUNING, LaunchConfig, Tuning
 from splicedalign.workloads.spliced.gpu.plan import (
-    NEG_SHIFT_INT, THREADS, TRACE_BLOCK_THREADS, WARP, EMPTY_BYTE, Followed, Plan, TraceInputs, build_plan,
-    byte_profile_ok, followed_tasks, kernel_defines, shifted_bound, trace_inputs)
+    EMPTY_BYTE,
+    THREADS,
+    TRACE_BLOCK_THREADS,
+    WARP,
+    Followed,
+    Plan,
+    TraceInputs,
+    build_plan,
+    byte_profile_ok,
+    followed_tasks,
+    kernel_defines,
+    trace_inputs,
+)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
 GATHER_THREADS = 256
 GATHER_BLOCKS = 65_535  # the gather loops over exons grid-stride; more blocks add nothing
 TRACE_THREADS = os.cpu_count() or 1
-# Launches queued at once (each holds its row storage on the device): two let the host work on
-# one launch while the GPU runs the other.
-IN_FLIGHT = 2
 ROW_STORAGE_KEPT = IN_FLIGHT + 1  # launches' row storage kept filled between calls (GpuSolver._rows)
 CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recently used
 STAGES = ("split", "plan", "upload", "launch", "finals", "traceback", "results")  # host seconds of a call, by stage
@@ -200,7 +206,6 @@ class GpuSolver:
         # (a launch of 4 GB waited 1.6 ms for its fill). A call of up to ROW_STORAGE_KEPT
         # launches fills none while its kernels run.
         self._rows = device.FilledBuffers(EMPTY_BYTE, ROW_STORAGE_KEPT)
-        self._in_flight = IN_FLIGHT
 
     def _widest(self) -> int:
         """The most rows per lane a launch of this solver may hold."""
@@ -409,64 +414,6 @@ class GpuSolver:
         gather((max(1, min(E, GATHER_BLOCKS)),), (GATHER_THREADS,), (rows, src, dst, length, np.int32(E), out))
         return Gathered(out, host_dst)
 
-    def _trace(self, batch: Sequence[TestCase], plan: Plan, host: np.ndarray, dst: np.ndarray,
-               scoring: Scoring) -> list[tuple]:
-        """(chain, alignment, seconds) per case: ``trace_chain`` on a thread pool (its compiled
-        kernels release the GIL), each case from its exons' last rows."""
-        def one(c: int) -> tuple:
-            t0 = time.perf_counter()
-            case = batch[c]
-            dtype = score_dtype(case.m, case.n, scoring)
-            a, b = plan.exon_start[c], plan.exon_start[c + 1]
-            last = host[dst[a]:dst[b]].reshape(b - a, case.n + 1).astype(dtype, copy=False)
-            chain, alignment = trace_chain(case, scoring, last, profile(case.target_codes, scoring, dtype))
-            return chain, alignment, time.perf_counter() - t0
-        with ThreadPoolExecutor(max_workers=TRACE_THREADS) as pool:
-            return list(pool.map(one, range(len(batch))))
-
-    @staticmethod
-    def _traced(info: TraceInputs, rows: tuple[int, int], out_case: np.ndarray, out_exon: np.ndarray,
-                ops: np.ndarray, first_op: int) -> list[tuple]:
-        """(chain, alignment, seconds) per case of the trace table's ``rows`` (cases
-        info.order[rows]) from trace_chains' output (a case's chain exons in trace order at its
-        first exon slots, its ops forward at the end of its region; ``ops`` from op
-        ``first_op`` on), built for those cases at once; their seconds apportioned by ops."""
-        t0 = time.perf_counter()
-        lengths, totals = out_case.reshape(-1, 2).T
-        traced = chain_alignments_many(info.records, info.exon0()[rows[0]:rows[1]], lengths, totals,
-                                       out_exon.reshape(-1, 4), info.ops_end()[rows[0]:rows[1]] - first_op, ops)
-        share = (time.perf_counter() - t0) / max(1, int(totals.sum()))
-        return [(chain, alignment, share * t) for (chain, alignment), t in zip(traced, totals.tolist())]
-
-    @staticmethod
-    def _scores(plan: Plan, finals: np.ndarray, t_score: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Once per launch, from its exons' final scores in input order: those as int64 (each
-        result's ``last_row_scores`` is a view), each case's score (its exons are consecutive in
-        either order) and its share of the launch's time (by cells)."""
-        by_input = finals.astype(np.int64)
-        return (by_input, np.maximum.reduceat(by_input, plan.exon_start[:-1]),
-                plan.cells * (t_score / max(1, int(plan.cells.sum()))))
-
-    def _results(self, batch: Sequence[TestCase], plan: Plan, scored: tuple, t_score: float,
-                 traced: list[tuple] | None, which: Sequence[int]) -> list[Result]:
-        """The results of the cases ``which`` of one launch (``traced`` in that order) from its
-        ``_scores``."""
-        by_input, scores, shares = scored
-        heads = plan.exon_start
-        count = len(batch)
-        out = []
-        for k, c in enumerate(which):
-            chain = alignment = None
-            t_trace = 0.0
-            if traced:
-                chain, alignment, t_trace = traced[k]
-            share = float(shares[c])
-            out.append(Result.made(batch[c].name, self.name, int(scores[c]), int(plan.cells[c]), share + t_trace,
-                                   chain, alignment, by_input[heads[c]:heads[c + 1]],
-                                   {"seconds_score": share, "seconds_traceback": t_trace, "batch_cases": count,
-                                    "batch_seconds_score": t_score}))
-        return out
-
     def _work(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool) -> list[Work]:
         """The launches of a call: cases grouped by score type, each group in consecutive runs
         that fit the call's share of device memory (launch.batches); remembered for the last
@@ -493,43 +440,13 @@ class GpuSolver:
         return split
 
     def _plan_launches(self, flat: FlatCases, scoring: Scoring, traceback: bool, free: int) -> Split:
-        tuning = self.tuning
-        R = self.rows_per_lane or tuning.rows_per_lane
-        wide = shifted_bound(flat.m, flat.n, scoring, WARP * self._widest()) >= 2 ** (NEG_SHIFT_INT - 1)
-        groups = []
-        for ctype, w in (("int", False), ("long long", True)):
-            idx = np.flatnonzero(wide == w)
-            if idx.size:
-                record = traceback and self.on_device(ctype)
-                part = flat.select(idx)
-                itemsize = 4 if ctype == "int" else 8
-                # what each case takes at most, at any rows per lane its launch may hold
-                sizes = launch.case_bytes(part, R, itemsize, record, traceback and not record)
-                if record and self.rows_per_lane is None:
-                    sizes = np.maximum(sizes, launch.case_bytes(part, tuning.chain_rows_per_lane, itemsize, True,
-                                                                False))
-                big = int(np.argmax(sizes))
-                device.require_memory(int(sizes[big]), int(free * launch.MEMORY_USE), f"case {part.cases[big].name!r}")
-                groups.append((ctype, idx, part, record, sizes))
-        share, in_flight = launch.memory_split(max((int(g[4].max()) for g in groups), default=0), free, IN_FLIGHT)
-        work = []
-        for ctype, idx, part, record, sizes in groups:
-            budget = tuning.move_budget if record else None
-            for run in launch.batches(part, R, tuning.row_budget, budget, sizes, share):
-                sel = idx[run]
-                if record and self.rows_per_lane is None and tuning.chain_bound(len(sel)):
-                    # a chain launch holds more rows per lane than the batches assumed: its
-                    # move storage checked again at that width
-                    work += [(ctype, sel[sub], sizes[np.asarray(run)[sub]]) for sub in launch.batches(
-                        flat.select(sel), tuning.chain_rows_per_lane, tuning.row_budget, budget, sizes[run], share)]
-                else:
-                    work.append((ctype, sel, sizes[run]))
+        in_flight, work, needs = launch.plan_launches(flat, scoring, traceback, free, self.on_device, self.tuning,
+                                                      self.rows_per_lane)
         launches = []
-        for ctype, sel, _ in work:
-            batch = [flat.cases[i] for i in sel.tolist()]
-            launches.append(Work(ctype, sel.tolist(), batch, CaseIds(batch)))
-        needs = in_flight * max((int(s.sum()) for _, _, s in work), default=0)
-        return Split(in_flight, launches, [flat.select(w.sel) for w in launches], min(needs, free))
+        for ctype, sel in work:
+            batch = [flat.cases[i] for i in sel]
+            launches.append(Work(ctype, sel, batch, CaseIds(batch)))
+        return Split(in_flight, launches, [flat.select(w.sel) for w in launches], needs)
 
     def solve_many(self, cases: Sequence[TestCase], scoring: Scoring = Scoring(),
                    traceback: bool = True) -> list[Result]:
@@ -565,18 +482,18 @@ class GpuSolver:
                 if part == 0:
                     l2 = loading.seconds()  # kernels compiled or loaded meanwhile: not the launch's time
                     t_score, t_prev, l_prev = t2 - t_prev - (l2 - l_prev), t2, l2
-                    scored = self._scores(plan, got, t_score)
+                    scored = outputs.scores(plan, got, t_score)
                 which: Sequence[int] = range(*rows)
                 if exon_rows is None:
                     traced = None
                 elif job.traced is not None:
                     info = job.inputs.trace.info
                     which = info.order[rows[0]:rows[1]].tolist()
-                    traced = self._traced(info, rows, *exon_rows)
+                    traced = outputs.device_traceback(info, rows, *exon_rows)
                 else:
-                    traced = self._trace(w.batch, plan, *exon_rows, scoring)
+                    traced = outputs.host_traceback(w.batch, plan, *exon_rows, scoring)
                 t3 = time.perf_counter()
-                for c, result in zip(which, self._results(w.batch, plan, scored, t_score, traced, which)):
+                for c, result in zip(which, outputs.results(self.name, w.batch, plan, scored, t_score, traced, which)):
                     results[w.sel[c]] = result
                 self.timing["finals"] += t2 - t1
                 self.timing["traceback"] += t3 - t2

@@ -1,0 +1,80 @@
+"""A `gpu` launch's outputs turned into `Result`s: the exons' final scores, and with traceback
+the chains and alignments, walked on the device (``device_traceback``: from trace_chains'
+paths) or on the host (``host_traceback``: ``trace_chain`` from the exons' last rows)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from splicedalign.workloads.spliced.backtrack import chain_alignments_many, trace_chain
+from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
+from splicedalign.workloads.spliced.gpu.plan import Plan, TraceInputs
+from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
+
+TRACE_THREADS = os.cpu_count() or 1  # the host traceback's thread pool
+
+
+def host_traceback(batch: Sequence[TestCase], plan: Plan, host: np.ndarray, dst: np.ndarray,
+                   scoring: Scoring) -> list[tuple]:
+    """(chain, alignment, seconds) per case: ``trace_chain`` on a thread pool (its compiled
+    kernels release the GIL), each case from its exons' last rows (case c's exons' rows at
+    ``host[dst[a]:dst[b]]``)."""
+    def one(c: int) -> tuple:
+        t0 = time.perf_counter()
+        case = batch[c]
+        dtype = score_dtype(case.m, case.n, scoring)
+        a, b = plan.exon_start[c], plan.exon_start[c + 1]
+        last = host[dst[a]:dst[b]].reshape(b - a, case.n + 1).astype(dtype, copy=False)
+        chain, alignment = trace_chain(case, scoring, last, profile(case.target_codes, scoring, dtype))
+        return chain, alignment, time.perf_counter() - t0
+    with ThreadPoolExecutor(max_workers=TRACE_THREADS) as pool:
+        return list(pool.map(one, range(len(batch))))
+
+
+def device_traceback(info: TraceInputs, rows: tuple[int, int], out_case: np.ndarray, out_exon: np.ndarray,
+                     ops: np.ndarray, first_op: int) -> list[tuple]:
+    """(chain, alignment, seconds) per case of the trace table's ``rows`` (cases
+    info.order[rows]) from trace_chains' output (a case's chain exons in trace order at its
+    first exon slots, its ops forward at the end of its region; ``ops`` from op ``first_op``
+    on), built for those cases at once; their seconds apportioned by ops."""
+    t0 = time.perf_counter()
+    lengths, totals = out_case.reshape(-1, 2).T
+    traced = chain_alignments_many(info.records, info.exon0()[rows[0]:rows[1]], lengths, totals,
+                                   out_exon.reshape(-1, 4), info.ops_end()[rows[0]:rows[1]] - first_op, ops)
+    share = (time.perf_counter() - t0) / max(1, int(totals.sum()))
+    return [(chain, alignment, share * t) for (chain, alignment), t in zip(traced, totals.tolist())]
+
+
+def scores(plan: Plan, finals: np.ndarray, t_score: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Once per launch, from its exons' final scores in input order: those as int64 (each
+    result's ``last_row_scores`` is a view), each case's score (its exons are consecutive in
+    either order) and its share of the launch's time (by cells)."""
+    by_input = finals.astype(np.int64)
+    return (by_input, np.maximum.reduceat(by_input, plan.exon_start[:-1]),
+            plan.cells * (t_score / max(1, int(plan.cells.sum()))))
+
+
+def results(solver: str, batch: Sequence[TestCase], plan: Plan, scored: tuple, t_score: float,
+            traced: list[tuple] | None, which: Sequence[int]) -> list[Result]:
+    """The results of the cases ``which`` of one launch (``traced`` in that order) from its
+    ``scores``."""
+    by_input, best, shares = scored
+    heads = plan.exon_start
+    count = len(batch)
+    out = []
+    for k, c in enumerate(which):
+        chain = alignment = None
+        t_trace = 0.0
+        if traced:
+            chain, alignment, t_trace = traced[k]
+        share = float(shares[c])
+        out.append(Result.made(batch[c].name, solver, int(best[c]), int(plan.cells[c]), share + t_trace, chain,
+                               alignment, by_input[heads[c]:heads[c + 1]],
+                               {"seconds_score": share, "seconds_traceback": t_trace, "batch_cases": count,
+                                "batch_seconds_score": t_score}))
+    return out
