@@ -8,6 +8,7 @@ import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 
@@ -50,31 +51,48 @@ def device_traceback(info: TraceInputs, rows: tuple[int, int], out_case: np.ndar
     return [(chain, alignment, share * t) for (chain, alignment), t in zip(traced, totals.tolist())]
 
 
-def scores(plan: Plan, finals: np.ndarray, t_score: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Once per launch, from its exons' final scores in input order: those as int64 (each
-    result's ``last_row_scores`` is a view), each case's score (its exons are consecutive in
-    either order) and its share of the launch's time (by cells)."""
-    by_input = finals.astype(np.int64)
-    return (by_input, np.maximum.reduceat(by_input, plan.exon_start[:-1]),
-            plan.cells * (t_score / max(1, int(plan.cells.sum()))))
+class Pending(NamedTuple):
+    """A launch's results made ready while the GPU runs (``pending``): everything but what its
+    scores and chains decide; ``results`` makes the Results from it."""
+    by_input: np.ndarray      # the exons' final scores in input order, filled by ``scores``
+    views: list               # each case's last_row_scores: a view of by_input
+    extras: list              # each case's ``extra`` dict, its seconds filled in by ``results``
+    names: list[str]
+    cells: list[int]
 
 
-def results(solver: str, batch: Sequence[TestCase], plan: Plan, scored: tuple, t_score: float,
+def pending(batch: Sequence[TestCase], plan: Plan) -> Pending:
+    """A launch's Pending (made before waiting for its kernels: ~1,000 cases cost the host 1-2 ms)."""
+    by_input = np.empty(plan.input_index.size, dtype=np.int64)
+    heads, ends = plan.exon_start[:-1].tolist(), plan.exon_start[1:].tolist()
+    count = len(batch)
+    return Pending(by_input, [by_input[a:b] for a, b in zip(heads, ends)],
+                   [{"seconds_score": 0.0, "seconds_traceback": 0.0, "batch_cases": count, "batch_seconds_score": 0.0}
+                    for _ in heads], [c.name for c in batch], plan.cells.tolist())
+
+
+def scores(plan: Plan, made: Pending, finals: np.ndarray, t_score: float) -> tuple[list[int], list[float]]:
+    """Once per launch, from its exons' final scores in input order (into ``made.by_input``):
+    each case's score (its exons are consecutive in either order) and its share of the
+    launch's time (by cells)."""
+    made.by_input[:] = finals
+    return (np.maximum.reduceat(made.by_input, plan.exon_start[:-1]).tolist(),
+            (plan.cells * (t_score / max(1, int(plan.cells.sum())))).tolist())
+
+
+def results(solver: str, made: Pending, scored: tuple[list[int], list[float]], t_score: float,
             traced: list[tuple] | None, which: Sequence[int]) -> list[Result]:
     """The results of the cases ``which`` of one launch (``traced`` in that order) from its
-    ``scores``."""
-    by_input, best, shares = scored
-    heads = plan.exon_start
-    count = len(batch)
+    Pending and ``scores``."""
+    best, shares = scored
     out = []
     for k, c in enumerate(which):
         chain = alignment = None
         t_trace = 0.0
         if traced:
             chain, alignment, t_trace = traced[k]
-        share = float(shares[c])
-        out.append(Result.made(batch[c].name, solver, int(best[c]), int(plan.cells[c]), share + t_trace, chain,
-                               alignment, by_input[heads[c]:heads[c + 1]],
-                               {"seconds_score": share, "seconds_traceback": t_trace, "batch_cases": count,
-                                "batch_seconds_score": t_score}))
+        extra = made.extras[c]
+        extra["seconds_score"], extra["seconds_traceback"], extra["batch_seconds_score"] = shares[c], t_trace, t_score
+        out.append(Result.made(made.names[c], solver, best[c], made.cells[c], shares[c] + t_trace, chain, alignment,
+                               made.views[c], extra))
     return out

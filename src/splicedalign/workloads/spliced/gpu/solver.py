@@ -464,7 +464,7 @@ class GpuSolver:
         in_flight, work, subs, _ = self._split(cases, scoring, traceback)
         self.timing["split"] += time.perf_counter() - t0
         results: list[Result | None] = [None] * len(cases)
-        queued: deque[tuple[_Job, Work]] = deque()
+        queued: deque[tuple[_Job, Work, outputs.Pending]] = deque()
         events = []
         t_prev, l_prev = time.perf_counter(), loading.seconds()
 
@@ -473,7 +473,7 @@ class GpuSolver:
             # arrived, so the launches' times add up to the call's. A launch in parts (its
             # device walks) gives the host each part's results while the GPU still walks the next.
             nonlocal t_prev, l_prev
-            job, w = queued.popleft()
+            job, w, made = queued.popleft()
             plan = job.inputs.plan
             for part, rows in enumerate(p.rows for p in job.parts):
                 t1 = time.perf_counter()
@@ -482,7 +482,7 @@ class GpuSolver:
                 if part == 0:
                     l2 = loading.seconds()  # kernels compiled or loaded meanwhile: not the launch's time
                     t_score, t_prev, l_prev = t2 - t_prev - (l2 - l_prev), t2, l2
-                    scored = outputs.scores(plan, got, t_score)
+                    scored = outputs.scores(plan, made, got, t_score)
                 which: Sequence[int] = range(*rows)
                 if exon_rows is None:
                     traced = None
@@ -493,7 +493,7 @@ class GpuSolver:
                 else:
                     traced = outputs.host_traceback(w.batch, plan, *exon_rows, scoring)
                 t3 = time.perf_counter()
-                for c, result in zip(which, outputs.results(self.name, w.batch, plan, scored, t_score, traced, which)):
+                for c, result in zip(which, outputs.results(self.name, made, scored, t_score, traced, which)):
                     results[w.sel[c]] = result
                 self.timing["finals"] += t2 - t1
                 self.timing["traceback"] += t3 - t2
@@ -502,8 +502,10 @@ class GpuSolver:
         for w, sub in zip(work, subs):
             job = self._launch(w, sub, scoring, traceback)
             events.append(job.events)
-            queued.append((job, w))
+            t0 = time.perf_counter()
+            queued.append((job, w, outputs.pending(w.batch, job.inputs.plan)))  # while the GPU runs
             settle()  # the collector's pass while the GPU runs, not after the call
+            self.timing["results"] += time.perf_counter() - t0
             if len(queued) >= in_flight:
                 finish()
         while queued:
