@@ -27,7 +27,7 @@ from splicedalign.core.timing import gcups, time_repeats
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver, SequentialSolver
 from splicedalign.workloads.nw.gpu.solver import ROWS_PER_LANE, TRACES, GpuSolver
-from splicedalign.workloads.nw.gpu.tiles import TilesSolver
+from splicedalign.workloads.nw.gpu.paper import TilesSolver
 from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.synthetic import KINDS, PAPER_SIZES, make_pair, mutate, random_codes
 

@@ -72,10 +72,18 @@ def _primer() -> list[KernelFile]:
                        solver.NAMES)]
 
 
+def _nw() -> list[KernelFile]:
+    from splicedalign.workloads.nw.gpu import paper, solver
+
+    return [KernelFile(paper.KERNEL_FILE, paper.DEFINES, "splicedalign.workloads.nw.gpu.paper.DEFINES", paper.NAMES),
+            KernelFile(solver.KERNEL_FILE, solver.DEFINES, "splicedalign.workloads.nw.gpu.solver.DEFINES",
+                       solver.VARIANTS)]
+
+
 def kernel_files() -> list[KernelFile]:
-    """Every shipped kernel file with its defines and the kernels its solvers ask for (nw and
-    sw still define their constants in their .cu files: NVRTC compiles them on first use)."""
-    return sorted([*_spliced(), *_primer()], key=lambda k: k.source)
+    """Every shipped kernel file with its defines and the kernels its solvers ask for (sw still
+    defines its constants in its .cu files: NVRTC compiles them on first use)."""
+    return sorted([*_spliced(), *_primer(), *_nw()], key=lambda k: k.source)
 
 
 def write_headers() -> list[Path]:

@@ -26,7 +26,7 @@ SOLVERS.register("sequential", "splicedalign.workloads.nw.cpu:SequentialSolver",
                  summary="numba, one core: the DP in linear space (the paper's baseline)")
 SOLVERS.register("multicore", "splicedalign.workloads.nw.cpu:MulticoreSolver",
                  summary="numba, all cores, cost-adaptive: WFA when the score is small, else the DP")
-SOLVERS.register("nw-tiles", "splicedalign.workloads.nw.gpu.tiles:TilesSolver", gpu=True,
+SOLVERS.register("nw-tiles", "splicedalign.workloads.nw.gpu.paper:TilesSolver", gpu=True,
                  summary="paper 002: 16x16 tiles, one launch per tile anti-diagonal, table in device memory")
 SOLVERS.register("gpu", "splicedalign.workloads.nw.gpu.solver:GpuSolver", gpu=True,
                  summary="ours: register-resident strips of rows per warp, linear memory")

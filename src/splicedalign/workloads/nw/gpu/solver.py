@@ -26,6 +26,7 @@ VARIANTS = tuple(f"nw_strips<{r}, {p}>" for r in ROWS_PER_LANE for p in ("true",
     f"nw_walk<{r}>" for r in ROWS_PER_LANE)
 # hand-off between strips (strips.cu): publish every PUBLISH groups, wait for WINDOW_MIN
 HANDOFF = {"PUBLISH": 16, "WINDOW_MIN": 16}
+DEFINES = {"GROUP": GROUP, **HANDOFF}  # strips.defines.h; other hand-offs (tests) compile with NVRTC
 TRACES = ("device", "host")
 THREADS = 128
 CHECKPOINT_SHARE = 0.6  # of free device memory the alignment's checkpoints may take
@@ -59,7 +60,7 @@ class GpuSolver:
         self.poison = poison  # fill boundary rows / checkpoints with POISON first
         self.cols_every = cols_every
         self.trace_on = trace
-        self.defines = {"GROUP": GROUP, **HANDOFF, **(handoff or {})}
+        self.defines = {**DEFINES, **(handoff or {})}
         self.kernel_ms = 0.0  # the sweep (nw_strips) of the last solve
         self.walk_ms = 0.0  # the alignment walk (nw_walk) of the last solve
 

@@ -3,9 +3,9 @@
 // global memory.
 //
 // Warps take strips in order from one atomic ticket, so a strip's predecessor was taken by a
-// warp that is running: waiting on it cannot deadlock (and a wait longer than WAIT_LIMIT
-// cycles sets the error word instead of hanging). Lane l holds rows r0 + l*R + 1 .. + R of
-// strip s (r0 = s*S) and at step t computes the R x 4 cells of column group u = t - l: one
+// warp that is running: waiting on it cannot deadlock (and a wait longer than
+// WAIT_LIMIT_CYCLES sets the error word instead of hanging). Lane l holds rows
+// r0 + l*R + 1 .. + R of strip s (r0 = s*S) and at step t computes the R x 4 cells of column group u = t - l: one
 // group behind lane l-1, whose bottom row it receives by a shuffle. Lane 0 reads the strip's
 // entry row (the previous strip's bottom row) from global memory in windows: when its window
 // is used up it polls the predecessor's flag (groups published) and every lane loads one of
@@ -23,20 +23,12 @@
 // codes 0..7 (two registers per row, costs fit a signed byte); else a compare and a select.
 // Rows past n (code PAD_A) and columns past m (code PAD_B) compute values nothing reads.
 
-#ifndef GROUP
-#define GROUP 4
-#endif
-#ifndef WAIT_LIMIT
-#define WAIT_LIMIT 4000000000LL
-#endif
-#ifndef PUBLISH
-#define PUBLISH 16
-#endif
-#ifndef WINDOW_MIN
-#define WINDOW_MIN 16
-#endif
-
+// GROUP, PUBLISH and WINDOW_MIN are solver.DEFINES: NVRTC gets them as -D, nvcc builds read the
+// generated header; WAIT_LIMIT_CYCLES comes from the shared device header.
 #include "splicedalign_device.cuh"
+#ifndef __CUDACC_RTC__
+#include "strips.defines.h"
+#endif
 
 namespace {
 
@@ -167,7 +159,7 @@ __global__ void __launch_bounds__(128) nw_strips(const unsigned char* __restrict
                             const long long start = clock64();
                             const int need = min(groups, t + WINDOW_MIN);
                             while ((avail = load_acquire(flags + s - 1)) < need) {
-                                if (clock64() - start > WAIT_LIMIT) {
+                                if (clock64() - start > WAIT_LIMIT_CYCLES) {
                                     atomicExch(error, 1);
                                     avail = groups;
                                     break;

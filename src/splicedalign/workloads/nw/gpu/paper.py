@@ -1,4 +1,4 @@
-"""``nw-tiles``: paper 002's CUDA design (tiles.cu): the whole cost table in device memory,
+"""``nw-tiles``: paper 002's CUDA design (paper.cu): the whole cost table in device memory,
 16 x 16 tiles, one launch per anti-diagonal of tiles, one thread per tile row. The traceback,
 serial in the paper, walks the table from the corner on the host, a 256 x 256 block of it at a
 time (traceback.trace_checkpoints reading the table's rows and columns)."""
@@ -16,9 +16,10 @@ from splicedalign.workloads.nw.gpu.common import check_range, linear_global_only
 from splicedalign.workloads.nw.records import Costs, Pair, Result, cigar_string
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
 
-KERNEL_FILE = Path(__file__).with_name("tiles.cu")
+KERNEL_FILE = Path(__file__).with_name("paper.cu")
 NAMES = ("tiles_diagonal", "tiles_borders")
 TILE = 16
+DEFINES = {"TILE": TILE}  # paper.defines.h
 TRACE_BLOCK = 256
 
 
@@ -40,9 +41,8 @@ class TilesSolver:
             raise SolverUnavailable(f"nw-tiles keeps the whole table: {gib(need)} for {pair.n:,} x {pair.m:,}, "
                                     f"{gib(free_bytes(cp))} free on the device; use gpu")
         t0 = time.perf_counter()
-        defines = {"TILE": TILE}
-        diagonal = device.function(KERNEL_FILE, "tiles_diagonal", NAMES, defines)
-        borders = device.function(KERNEL_FILE, "tiles_borders", NAMES, defines)
+        diagonal = device.function(KERNEL_FILE, "tiles_diagonal", NAMES, DEFINES)
+        borders = device.function(KERNEL_FILE, "tiles_borders", NAMES, DEFINES)
         match, mismatch, indel = costs.as_tuple()
         a, b = cp.asarray(pair.a), cp.asarray(pair.b)
         table = cp.empty((pair.n + 1, pair.m + 1), dtype=cp.int32)

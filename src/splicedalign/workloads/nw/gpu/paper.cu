@@ -8,8 +8,9 @@
 // instead of requiring multiples of 16 and n = m), letters as codes that never match when
 // ambiguous, costs as arguments.
 
-#ifndef TILE
-#define TILE 16
+// TILE is paper.DEFINES: NVRTC gets it as -D, nvcc builds read the generated header.
+#ifndef __CUDACC_RTC__
+#include "paper.defines.h"
 #endif
 
 __global__ void __launch_bounds__(TILE) tiles_diagonal(int* __restrict__ table,

@@ -1,0 +1,5 @@
+// Generated from splicedalign.workloads.nw.gpu.solver.DEFINES by `python -m splicedalign.kernels headers`; do not edit.
+#pragma once
+#define GROUP 4
+#define PUBLISH 16
+#define WINDOW_MIN 16
