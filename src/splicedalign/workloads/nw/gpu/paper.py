@@ -12,9 +12,9 @@ import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
-from splicedalign.workloads.nw.gpu.common import check_range, linear_global_only, free_bytes, gib, trivial
-from splicedalign.workloads.nw.records import Costs, Pair, Result, cigar_string
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
+from splicedalign.workloads.nw.gpu.common import check_range, free_bytes, gib, linear_global_only, trivial
+from splicedalign.workloads.nw.records import Costs, Pair, Result, cigar_string
 
 KERNEL_FILE = Path(__file__).with_name("paper.cu")
 NAMES = ("tiles_diagonal", "tiles_borders")

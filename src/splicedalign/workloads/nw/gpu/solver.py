@@ -14,9 +14,9 @@ import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
-from splicedalign.workloads.nw.gpu.common import check_range, linear_global_only, free_bytes, gib, trivial
-from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs, Pair, Result, cigar_string
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
+from splicedalign.workloads.nw.gpu.common import check_range, free_bytes, gib, linear_global_only, trivial
+from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs, Pair, Result, cigar_string
 
 KERNEL_FILE = Path(__file__).with_name("strips.cu")
 GROUP = 4  # columns per step (an int4 of a boundary row)
