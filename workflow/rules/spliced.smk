@@ -10,7 +10,6 @@
 import splicedalign.workloads.spliced.report as spliced_report
 import splicedalign.workloads.spliced.report.names as spliced_figures
 from splicedalign.workloads.spliced.ncbi_datasets import missing_inputs
-from snakemake.exceptions import WorkflowError
 
 
 include: "spliced_common.smk"
@@ -48,7 +47,7 @@ SPLICED_NCBI_NEEDS_HOMOLOGENE = any(
 if SPLICED_DATASET == "ncbi" and missing_inputs(
     SPLICED_CONFIG["ncbi"]["genes"], SPLICED_NCBI_HOMOLOGENE, SPLICED_NCBI_TARGETS
 ):
-    raise WorkflowError(
+    stop(
         missing_inputs(
             SPLICED_CONFIG["ncbi"]["genes"],
             SPLICED_NCBI_HOMOLOGENE,
