@@ -13,8 +13,8 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-
 from helpers import console, run_cli
+
 from splicedalign.core.commandline import write_output
 from splicedalign.core.errors import EXIT_INPUT, EXIT_INTERRUPTED, InputError
 
@@ -118,12 +118,13 @@ def test_ctrl_c_during_a_solve_exits_130_with_one_line_and_no_output_file(tmp_pa
     rng = random.Random(seed)
     print("seed", seed)
     for name in ("a", "b"):
-        (tmp_path / f"{name}.fa").write_text(f">{name}\n" + "".join(rng.choice("ACGT") for _ in range(20000)) + "\n")
+        seq = "".join(rng.choice("ACGT") for _ in range(20000))
+        (tmp_path / f"{name}.fa").write_text(f">{name}\n{seq}\n")
     out = tmp_path / "out.json"
     # the pure-NumPy reference takes seconds on 20,000 x 20,000 and returns to Python often
-    proc = subprocess.Popen([shutil.which("splicedalign") or "splicedalign", "nw", "--solver", "reference", "--score-only", "--seq1",
-                             str(tmp_path / "a.fa"), "--seq2", str(tmp_path / "b.fa"), "-o", str(out)],
-                            stderr=subprocess.PIPE, text=True)
+    exe = shutil.which("splicedalign") or "splicedalign"
+    proc = subprocess.Popen([exe, "nw", "--solver", "reference", "--score-only", "--seq1", str(tmp_path / "a.fa"),
+                             "--seq2", str(tmp_path / "b.fa"), "-o", str(out)], stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     first = proc.stderr.readline()  # logged just before solving
     assert "solver reference" in first, first

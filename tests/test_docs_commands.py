@@ -51,7 +51,8 @@ def _config_examples() -> list[list[str]]:
 
 
 # what a user must supply for an example to go beyond planning: one line saying so
-NEEDS_USER_FILES = ("the NCBI data set needs HomoloGene build 68", "config key spliced.genscan.binary: /path/to/genscan")
+NEEDS_USER_FILES = ("the NCBI data set needs HomoloGene build 68",
+                    "config key spliced.genscan.binary: /path/to/genscan")
 
 
 @pytest.mark.slow

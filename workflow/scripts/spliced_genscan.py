@@ -5,8 +5,8 @@ import sys
 from pathlib import Path
 
 from splicedalign.core.errors import EXIT_INPUT, InputError
-from splicedalign.workloads.spliced.genscan_datasets import genscan_dataset
 from splicedalign.core.logs import log_to
+from splicedalign.workloads.spliced.genscan_datasets import genscan_dataset
 
 log_to(snakemake.log[0])
 try:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 import reprlib
 import sys
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 # spliced's settings live in the section ``spliced:`` like every workload's; these top-level
 # keys are where they were before (a config written then gets one line naming the new place)
@@ -119,7 +120,8 @@ def problem(error: Any) -> str:
     else:
         what = f"{_short(error.instance)}: {v} {_short(expect)}"
     about = error.schema.get("description") if isinstance(error.schema, dict) else None
-    return f"config key {path}: {what}" + (f" ({about})" if about and v not in ("required", "additionalProperties") else "")
+    said = v in ("required", "additionalProperties")  # their message names the key already
+    return f"config key {path}: {what}" + (f" ({about})" if about and not said else "")
 
 
 def check(config: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:

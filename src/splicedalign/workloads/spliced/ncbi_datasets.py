@@ -44,7 +44,8 @@ def missing_inputs(genes: Sequence[str], homologene: str | Path | None,
         return None
     return (f"the NCBI data set needs HomoloGene build 68 ({homologene or 'homologene.data'} is missing)"
             f" to find targets for {', '.join(without)}: download {HOMOLOGENE_URL} there, or list target"
-            " accessions per gene (config spliced.ncbi.targets, e.g. {IL10: [NM_010548.1]}; --targets IL10=NM_010548.1)")
+            " accessions per gene (config spliced.ncbi.targets, e.g. {IL10: [NM_010548.1]};"
+            " --targets IL10=NM_010548.1)")
 
 
 def write_ncbi_dataset(client: EutilsClient, genes: list[str], homologene: str | Path | None, out: str | Path,
