@@ -10,10 +10,14 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from splicedalign.cli import main
 from splicedalign.workloads.sw.datasets import cases, read_manifest
+from splicedalign.workloads.sw.load import looks_nucleotide, nucleotide_like
+from splicedalign.workloads.sw.matrices import encode
+from splicedalign.workloads.sw.records import Database
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "resources" / "sw"
@@ -166,6 +170,20 @@ def test_dna_database_records_warn_once(capsys, fig2, caplog):
     code = main(["sw", "--query", str(fig2 / "q.fa"), "--db", str(fig2 / "mixed.fa")])
     _, err = capsys.readouterr()
     assert code == 0 and err.count("look like DNA") == 1 and "'nt'" in err
+
+
+def test_nucleotide_screen_of_a_whole_database():
+    """The vectorised screen flags exactly the records looks_nucleotide flags (seeded)."""
+    rng = np.random.default_rng(8)
+    print("seed", 8)
+    seqs = []
+    for k in range(200):
+        n = int(rng.integers(1, 60))
+        alphabet = "ACGTN" if k % 3 == 0 else ("ACGTNM" if k % 3 == 1 else "ACDEFGHIKLMNPQRSTVWY")
+        seqs.append("".join(rng.choice(list(alphabet), n)))
+    db = Database.from_codes([str(k) for k in range(200)], [encode(x) for x in seqs])
+    want = [k for k in range(200) if looks_nucleotide(db.seq(k))]
+    assert nucleotide_like(db).tolist() == want and want
 
 
 def test_gzip_and_prepared_database(capsys, fig2):

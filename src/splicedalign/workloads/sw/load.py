@@ -28,6 +28,20 @@ def looks_nucleotide(codes: np.ndarray) -> bool:
     return codes.size >= 20 and np.isin(codes, NUCLEOTIDE_CODES).mean() >= NUCLEOTIDE_SHARE
 
 
+def nucleotide_like(db: Database) -> np.ndarray:
+    """looks_nucleotide of every sequence at once (indices)."""
+    lengths = db.lengths
+    if not len(db) or not db.residues:
+        return np.zeros(0, dtype=np.int64)
+    lut = np.zeros(256, dtype=np.int64)
+    lut[NUCLEOTIDE_CODES] = 1
+    hits = lut[db.codes]
+    starts = db.offsets[:-1]
+    counts = np.add.reduceat(hits, np.minimum(starts, hits.size - 1))
+    counts[lengths == 0] = 0
+    return np.flatnonzero((lengths >= 20) & (counts >= NUCLEOTIDE_SHARE * lengths))
+
+
 def _names(ids: list[str], limit: int = 5) -> str:
     return ", ".join(repr(i) for i in ids[:limit]) + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
@@ -50,7 +64,7 @@ def check_database(db: Database, source: str) -> None:
         dup = [i for i, n in Counter(db.ids).items() if n > 1]
         raise InputError(source, f"duplicate database id(s) {_names(dup)}: hits would be ambiguous;"
                                  " make the ids (first word of each header) unique")
-    dna = [db.ids[k] for k in range(len(db)) if looks_nucleotide(db.seq(k))]
+    dna = [db.ids[k] for k in nucleotide_like(db).tolist()]
     if dna:
         log.warning("%s: %d database record(s) look like DNA (>= %.0f%% A, C, G, T, N), searched as protein: %s",
                     source, len(dna), 100 * NUCLEOTIDE_SHARE, _names(dna))
