@@ -13,13 +13,14 @@ from splicedalign.core.commandline import (
     EPILOG, add_gpu_memory_argument, add_output_arguments, add_solver_argument, check_output, write_output,
 )
 from splicedalign.core.errors import InputError
+from splicedalign.gpu.devices import add_devices_argument
 from splicedalign.workloads.sw import prepared
 from splicedalign.workloads.sw.datasets import SETS, write_set
 from splicedalign.workloads.sw.load import load_database, load_queries, read_database_fasta
 from splicedalign.workloads.sw.matrices import MATRICES
 from splicedalign.workloads.sw.output import FORMATTERS
 from splicedalign.workloads.sw.records import Scoring
-from splicedalign.workloads.sw.solvers import DEFAULT_EVALUE, DEFAULT_TOP, SOLVERS, search_many
+from splicedalign.workloads.sw.solvers import DEFAULT_EVALUE, DEFAULT_TOP, SOLVERS, search_many, search_many_on
 from splicedalign.workloads.sw.statistics import KARLIN
 
 DEFAULTS = "; ".join(f"{m.upper()} {v[2][0]}/{v[2][1]}" for m, v in KARLIN.items())
@@ -53,6 +54,7 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
                     help=f"report hits with E-value at most E (default {DEFAULT_EVALUE:g})")
     add_solver_argument(sw, SOLVERS, default="multicore")
     add_gpu_memory_argument(sw)
+    add_devices_argument(sw)
     add_output_arguments(sw, FORMATTERS, "json (one object per query; a list for several), tsv (one line per "
                                          "hit) or blast-tab (BLAST's 12 -outfmt 6 columns); hits best first")
     sw.set_defaults(run=_search)
@@ -103,7 +105,11 @@ def _search(args: argparse.Namespace) -> int:
     solver = SOLVERS.get(args.solver)
     if hasattr(solver, "memory_cap"):
         solver.memory_cap = args.gpu_memory
-    results = search_many(queries, db, scoring, solver, args.top, args.evalue)
+    if args.devices is None:
+        results = search_many(queries, db, scoring, solver, args.top, args.evalue)
+    else:  # the queries split across GPUs, the database searched on each
+        results = search_many_on(args.devices, args.solver, queries, db, scoring, args.top, args.evalue,
+                                 args.gpu_memory)
     write_output(args.output, FORMATTERS[args.format](results))
     return 0
 

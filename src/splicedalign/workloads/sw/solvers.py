@@ -11,6 +11,7 @@ import numpy as np
 
 from splicedalign.core.logs import Progress
 from splicedalign.core.registry import SolverRegistry
+from splicedalign.gpu.devices import Cost, DeviceSpec, solve_across
 from splicedalign.workloads.sw.records import Alignment, Database, Hit, Query, Scoring, SearchResult, cells, ranked
 
 
@@ -133,3 +134,20 @@ def search(query: Query, db: Database, scoring: Scoring = Scoring(), solver: str
            alignments: bool = True) -> SearchResult:
     """One query (search_many)."""
     return search_many([query], db, scoring, solver, top, evalue, alignments, chunk_cells)[0]
+
+
+def search_many_on(devices: DeviceSpec, solver: str, queries: Sequence[Query], db: Database,
+                   scoring: Scoring = Scoring(), top: int | None = DEFAULT_TOP, evalue: float = DEFAULT_EVALUE,
+                   memory_cap: int | None = None) -> list[SearchResult]:
+    """``search_many`` with a GPU solver's queries split across ``devices`` (``--devices``) by
+    their cells (query length x database residues; the database is the parallel dimension, so
+    no query has a critical path of note), the whole database searched on each GPU by a fresh
+    solver (``memory_cap`` each): hits, E-values and order as one GPU's."""
+    def search_part(part: list[Query]) -> list[SearchResult]:
+        impl = SOLVERS.get(solver)
+        if memory_cap is not None and hasattr(impl, "memory_cap"):
+            impl.memory_cap = memory_cap
+        return search_many(part, db, scoring, impl, top, evalue)
+
+    return solve_across(devices, SOLVERS.entry(solver).gpu, queries, lambda q: Cost(q.length * db.residues),
+                        search_part, solver)

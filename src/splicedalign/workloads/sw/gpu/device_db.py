@@ -20,8 +20,9 @@ STAGE_BYTES = 4 << 20
 
 
 @lru_cache(maxsize=None)
-def _staging(itemsize: int) -> tuple[Any, Any, Any]:
-    """Two reusable pinned buffers of STAGE_BYTES and the stream that drains them."""
+def _staging(itemsize: int, device: int) -> tuple[Any, Any, Any]:
+    """Two reusable pinned buffers of STAGE_BYTES and the stream that drains them, per device
+    (with --devices each GPU's thread uploads at the same time, on its own device's stream)."""
     import cupy
     import cupyx
 
@@ -37,7 +38,7 @@ def to_device(cp: Any, host: np.ndarray) -> Any:
     out = cp.empty(host.shape, host.dtype)
     raw_in = host.view(np.dtype(f"u{host.itemsize}"))
     raw_out = out.view(np.dtype(f"u{host.itemsize}"))
-    *buffers, stream = _staging(host.itemsize)
+    *buffers, stream = _staging(host.itemsize, cp.cuda.Device().id)
     done: list[Any] = [None, None]  # event after the last copy out of each buffer
     per = buffers[0].size
     for k, start in enumerate(range(0, raw_in.size, per)):

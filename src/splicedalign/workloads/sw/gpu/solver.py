@@ -73,7 +73,9 @@ class GpuSolver:
         out = [np.zeros(len(db), dtype=np.int64) for _ in queries]
         ranges = self.chunk_ranges(db)
         parts = [db if (a, b) == (0, len(db)) else db.subset(a, b) for a, b in ranges]
-        with ThreadPoolExecutor(1) as uploader:
+        # The uploader thread works on this thread's device (a new thread's current device is
+        # device 0: a search on another GPU, with --devices, would read device 0's memory).
+        with ThreadPoolExecutor(1, initializer=self.cp.cuda.Device().use) as uploader:
             pending = uploader.submit(DeviceDatabase.upload, self.cp, parts[0])
             for c, ((a, b), part) in enumerate(zip(ranges, parts)):
                 ddb = pending.result()
