@@ -8,9 +8,9 @@ threads on the one GPU) give them too. Prints ONE table last.
    with a fresh solver, interleaved, median of repeats after a warm-up. Scores and chains must be
    identical.
 2. ``splicedalign align --manifest`` on that set in fresh processes, with and without
-   ``--devices 0`` / ``all``: outputs byte-identical, wall medians.
-3. ``nw --pairs`` and ``sw`` with ``--devices`` where those commands take it (skipped with a
-   line otherwise).
+   ``--devices 0`` / ``all``: outputs identical but for timing fields, wall medians.
+3. The same for ``nw --pairs`` (300 pairs of 1-3 kb) and ``sw`` (16 queries against 20,000
+   sequences) where those commands take ``--devices`` (a line says which do not).
 
     python scripts/device_multigpu.py [--seed S] [--repeats R] [--out DIR]
 
@@ -23,7 +23,9 @@ of repeats; the one-GPU baseline is the same run's ``devices=(0,)``. Answers mus
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -80,38 +82,94 @@ def in_process(cases, repeats: int) -> None:
                          "identical" if same[v] else "DIFFERENT"))
 
 
-def cli(manifest: Path, out: Path, repeats: int) -> None:
+TIMING = re.compile(r"seconds|mcups|gcups|timing|align_seconds")
+
+
+def answers_of(text: str):
+    """A command's JSON output without its timing fields (JSON, or JSON lines)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        data = [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    def strip(x):
+        if isinstance(x, dict):
+            return {k: strip(v) for k, v in x.items() if not TIMING.search(k)}
+        if isinstance(x, list):
+            return [strip(v) for v in x]
+        return x
+
+    return strip(data)
+
+
+def fresh_processes(what: str, argv: list[str], out: Path, repeats: int) -> None:
+    """``splicedalign ARGV --solver gpu`` in fresh processes, with and without --devices 0 /
+    all, interleaved; outputs equal but for timing fields, wall medians after one warm round."""
     variants = {"default": [], "--devices 0": ["--devices", "0"], "--devices all": ["--devices", "all"]}
-    times = {v: [] for v in variants}
-    texts: dict[str, set[bytes]] = {v: set() for v in variants}
+    times: dict[str, list[float]] = {v: [] for v in variants}
+    outs: dict[str, list] = {v: [] for v in variants}
     for r in range(repeats + 1):
         for v, extra in variants.items():
-            target = out / f"align_{r}_{v.replace(' ', '_').strip('-')}.json"
+            target = out / f"{argv[0]}_{r}_{v.replace(' ', '_').strip('-')}.json"
             t0 = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-m", "splicedalign.cli", "-q", "align", "--manifest", str(manifest),
-                                   "--solver", "gpu", "--score-only", "-o", str(target), *extra],
-                                  capture_output=True, text=True)
+            proc = subprocess.run([sys.executable, "-m", "splicedalign.cli", "-q", *argv, "--solver", "gpu",
+                                   "-o", str(target), *extra], capture_output=True, text=True)
             wall = time.perf_counter() - t0
             if proc.returncode:
                 print(proc.stderr[-2000:])
-                raise SystemExit(f"align {v} exited {proc.returncode}")
+                raise SystemExit(f"{what} {v} exited {proc.returncode}")
             if r:  # the first round warms the file cache and the kernel cache
                 times[v].append(wall)
-            texts[v].add(target.read_bytes())
-    want = texts["default"]
+            outs[v].append(answers_of(target.read_text()))
+    want = outs["default"][0]
     for v in variants:
-        ROWS.append(("align --manifest, fresh process", v,
-                     f"{statistics.median(times[v]):.2f} s ({min(times[v]):.2f}-{max(times[v]):.2f})",
-                     "identical" if texts[v] == want and len(want) == 1 else "DIFFERENT"))
+        ROWS.append((what, v, f"{statistics.median(times[v]):.2f} s ({min(times[v]):.2f}-{max(times[v]):.2f})",
+                     "identical" if all(o == want for o in outs[v]) else "DIFFERENT"))
 
 
-def other_commands(out: Path) -> None:
+def nw_pairs(out: Path, seed: int) -> Path:
+    """300 pairs of 1-3 kb, the second 5% mutated (substitutions and indels)."""
+    rng = random.Random(seed)
+    lines = []
+    for i in range(300):
+        a = "".join(rng.choice("ACGT") for _ in range(rng.randint(1000, 3000)))
+        b = "".join(c if rng.random() > 0.05 else rng.choice(["", "A", "C", "G", "T", c + "A"]) for c in a)
+        lines += [f">a{i}", a, f">b{i}", b or "A"]
+    path = out / "pairs.fa"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def sw_inputs(out: Path, seed: int) -> tuple[Path, Path]:
+    """16 queries of 100-2,000 residues against 20,000 sequences of Swiss-Prot-like lengths."""
+    import numpy as np
+
+    from splicedalign.workloads.sw import synthetic
+    from splicedalign.workloads.sw.datasets import _text
+    from splicedalign.workloads.sw.load import write_fasta
+
+    rng = np.random.default_rng(seed)
+    queries = [synthetic.query(int(n), seed + k) for k, n in enumerate(rng.integers(100, 2000, 16))]
+    db = synthetic.database(synthetic.scaleup_lengths(rng, 20_000), seed, queries[0], homologs=20)
+    write_fasta(out / "queries.fa", [f"q{k}" for k in range(len(queries))], [_text(q.codes) for q in queries])
+    write_fasta(out / "db.fa", db.ids, [_text(db.seq(k)) for k in range(len(db))])
+    return out / "queries.fa", out / "db.fa"
+
+
+def other_commands(out: Path, seed: int, repeats: int) -> None:
     """nw --pairs and sw with --devices, where those commands take it."""
     helps = {c: subprocess.run([sys.executable, "-m", "splicedalign.cli", c, "--help"], capture_output=True,
                                text=True).stdout for c in ("nw", "sw", "primer")}
     for command, h in helps.items():
         if "--devices" not in h:
             ROWS.append((command, "--devices", "-", "not plumbed (command takes no --devices)"))
+    if "--devices" in helps["nw"]:
+        fresh_processes("nw --pairs (300 pairs, 1-3 kb)", ["nw", "--pairs", str(nw_pairs(out, seed)), "--score-only"],
+                        out, repeats)
+    if "--devices" in helps["sw"]:
+        query, db = sw_inputs(out, seed)
+        fresh_processes("sw (16 queries x 20,000 seqs)", ["sw", "--query", str(query), "--db", str(db)], out,
+                        repeats)
 
 
 def scaling(seed: int, repeats: int) -> None:
@@ -163,8 +221,9 @@ def main() -> None:
                                    STRAND_CHOICES["both"] if e.strand is None else (e.strand,))]
     print(f"paper-shaped set: {len(cases)} case-strands, {sum(c.cells for c in cases):,} cells", flush=True)
     in_process(cases, args.repeats)
-    cli(manifest, out, max(1, args.repeats // 2))
-    other_commands(out)
+    fresh_processes("align --manifest, fresh process", ["align", "--manifest", str(manifest), "--score-only"],
+                    out, max(1, args.repeats // 2))
+    other_commands(out, seed, max(1, args.repeats // 2))
     print_table()
 
 
