@@ -64,20 +64,26 @@ def test_tsv_sorted_top_and_evalue(capsys, fig2):
 
 
 def test_blast_tab_and_affine_default(capsys, fig2):
-    """BLOSUM62 11/1 by default: GCAGGGTTAG/CCACCGGGGC align without gaps (score 20 on
-    CAGGG/CCGGG ... the best ungapped stretch); 12 columns, no header."""
-    (fig2 / "one.fa").write_text(">q1\nGCAGGGTTAG\n")
-    code, out, _ = run(capsys, "sw", "--query", fig2 / "one.fa", "--db", fig2 / "db.fa", "--format", "blast-tab")
+    """BLOSUM62 11/1 by default; blast-tab's 12 columns (no header) agree with the JSON hit:
+    length = CIGAR columns, pident = identities / length, mismatch = X, gapopen = gap runs."""
+    (fig2 / "one.fa").write_text(">q1\nGCAGGGTTAGWWKKLLAGGGTTAG\n")
+    (fig2 / "db2.fa").write_text(">d1\nGCAGGGTAGWWKKLLAGGGTTAGM\n>d2\nCCACCGGGGC\n")
+    code, out, _ = run(capsys, "sw", "--query", fig2 / "one.fa", "--db", fig2 / "db2.fa", "--format", "blast-tab")
     assert code == 0
     cols = out.splitlines()[0].split("\t")
     assert len(cols) == 12 and cols[:2] == ["q1", "d1"]
-    code, js, _ = run(capsys, "sw", "--query", fig2 / "one.fa", "--db", fig2 / "db.fa")
+    code, js, _ = run(capsys, "sw", "--query", fig2 / "one.fa", "--db", fig2 / "db2.fa")
     hit = json.loads(js)["hits"][0]
-    length = int(cols[3])
+    ops = [(int(n), op) for n, op in re.findall(r"(\d+)([=XDI])", hit["cigar"])]
+    length = sum(n for n, _ in ops)
+    same = sum(n for n, op in ops if op == "=")
+    assert "D" in hit["cigar"] or "I" in hit["cigar"]  # the query's extra T costs one gap
+    assert int(cols[3]) == length and float(cols[2]) == pytest.approx(100 * same / length, abs=1e-3)
+    assert int(cols[4]) == sum(n for n, op in ops if op == "X")
+    assert int(cols[5]) == sum(1 for _, op in ops if op in "DI")
     assert [int(c) for c in cols[6:10]] == [hit["qstart"], hit["qend"], hit["sstart"], hit["send"]]
-    assert float(cols[2]) == pytest.approx(100 * int(re.findall(r"(\d+)=", hit["cigar"])[0]) / length, abs=1e-3) \
-        or "X" in hit["cigar"] or "I" in hit["cigar"] or "D" in hit["cigar"]
-    assert hit["evalue"] == pytest.approx(0.041 * 10 * 13 * math.exp(-0.267 * hit["score"]))
+    assert hit["evalue"] == pytest.approx(0.041 * 24 * 34 * math.exp(-0.267 * hit["score"]))
+    assert float(cols[11]) == pytest.approx(hit["bitscore"], abs=0.05)
 
 
 @pytest.mark.parametrize("argv,score", [(["--gap", "4"], 27), (["--gap-open", "0", "--gap-extend", "4"], 27),
