@@ -1,5 +1,6 @@
 """Device check of the spliced GPU solvers: every GPU solver against `sequential` on fresh
-random cases (seed printed), then the issue-12 GPU targets; ONE table comes last.
+random cases (seed printed; every scoring with global and with free target ends), then the
+issue-12 GPU targets; ONE table comes last.
 
 Scores and every exon's final score must be identical to `sequential`'s; chains are checked
 with the independent oracle (ties may pick another optimal chain). Timings: median of repeats
@@ -32,7 +33,7 @@ from splicedalign.gpu import device
 from splicedalign.workloads.spliced.gpu.paper import Accel1Solver, Accel2Solver
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.oracle import alignment_problems
-from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
+from splicedalign.workloads.spliced.records import TARGET_ENDS, Exon, Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import Shape, gene_like, il1rapl1_case, paper_set, paper_sets
 
@@ -149,16 +150,19 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
     il1 = il1rapl1_case()
     counts = {k: [0, 0] for k in solvers}
     failures: list[str] = []
-    for si, scoring in enumerate(SCORINGS):
-        part = rand[si::len(SCORINGS)] + (longs + genes if si < 2 else longs[:3])
-        want = sequential.solve_many(part, scoring, traceback=False)
-        got = {}
-        for name, solver in solvers.items():
-            ok, bad, got[name] = compare(name, solver, part, scoring, want, traceback=True,
-                                         same=got.get(same_as.get(name, "")))
-            counts[name][0] += ok
-            counts[name][1] += len(part)
-            failures += bad
+    # every scoring in both target-end modes (SPEC section 2, free ends), each on half the cases
+    for si, base_scoring in enumerate(SCORINGS):
+        for mi, ends in enumerate(TARGET_ENDS):
+            scoring = Scoring(base_scoring.match, base_scoring.mismatch, base_scoring.gap, ends)
+            part = (rand[si::len(SCORINGS)] + (longs + genes if si < 2 else longs[:3]))[mi::len(TARGET_ENDS)]
+            want = sequential.solve_many(part, scoring, traceback=False)
+            got = {}
+            for name, solver in solvers.items():
+                ok, bad, got[name] = compare(name, solver, part, scoring, want, traceback=True,
+                                             same=got.get(same_as.get(name, "")))
+                counts[name][0] += ok
+                counts[name][1] += len(part)
+                failures += bad
     want = sequential.solve_many([il1], Scoring(), traceback=False)
     got = {}
     for name, solver in solvers.items():

@@ -51,9 +51,11 @@ def test_shared_limits_are_defined_once():
 
 def test_spliced_variants_are_the_shipped_instances():
     """What the spliced solver asks for (every launch configuration) is exactly what
-    wavefront.cu's nvcc block instantiates: 16 wavefront kernels, gather and trace per type."""
+    wavefront.cu's nvcc block instantiates: 16 wavefront kernels per target-end mode, trace per
+    type and mode, gather and the free ends' finals per type."""
     names = next(k.names for k in FILES if k.source.name == "wavefront.cu")
-    assert len(names) == 20 and sum(n.startswith("wavefront<") for n in names) == 16
+    assert len(names) == 40 and sum(n.startswith("wavefront<") for n in names) == 32
+    assert sum(n.endswith(", true>") for n in names) == 16 + 2
 
 
 def _fake_index(tmp_path: Path, source: Path, defines: dict, digest: str | None = None) -> Path:

@@ -75,8 +75,8 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | No
         for row in (t["in_row"], t["in2_row"]):  # written whole by a task earlier in launch order
             assert row == NONE or (rows[row: row + n + 1] != EMPTY).all(), "task reads a row not produced before it"
         assert follower or (rows[t["out_row"]: t["out_row"] + n + 1] == EMPTY).all(), "a row written twice"
-        # entry = max(in, in2); no `in`: the chain-start row; no `in2`: `in` alone
-        entry = -gap * j if t["in_row"] == NONE else rows[t["in_row"] : t["in_row"] + n + 1]
+        # entry = max(in, in2); no `in`: the chain-start row (-gap*j; free ends 0); no `in2`: `in` alone
+        entry = -scoring.lead * j if t["in_row"] == NONE else rows[t["in_row"] : t["in_row"] + n + 1]
         if t["in2_row"] != NONE:
             entry = np.maximum(entry, rows[t["in2_row"] : t["in2_row"] + n + 1])
         # Shifted entry rows are non-decreasing: padding rows (prefix max) are the identity on
@@ -143,7 +143,7 @@ def test_plan_model_matches_sequential(rows_per_lane, late, entry):
     rng = np.random.default_rng(11)
     cases = [random_case(rng, f"r{i}") for i in range(25)] + tiny_set(bases=2)
     late_folds = [late and i % 3 > 0 for i in range(len(cases))]  # late folds beside early ones
-    for scoring in (Scoring(), Scoring(2, -3, 1)):
+    for scoring in (Scoring(), Scoring(2, -3, 1), Scoring(target_ends="free"), Scoring(2, -3, 1, "free")):
         plan = build_plan(cases, rows_per_lane, late_folds=late_folds, entry_folds=entry)
         rows = model_run(plan, scoring, rows_per_lane)
         for c, case in enumerate(cases):
@@ -346,13 +346,19 @@ def test_kernel_variant():
         return launch.configure(flat, ctype, byte_profile, traceback, True, tuning, rows_per_lane=rows)
 
     c = config("int", 8, True)
-    assert (c.rows_per_lane, c.kernels, c.names) == (8, ("wavefront<int, 8, true, 0>",), (
-        "wavefront<int, 8, true, 0>", "gather_rows<int>", "trace_chains<int>"))
+    assert (c.rows_per_lane, c.kernels, c.names) == (8, ("wavefront<int, 8, true, 0, false>",), (
+        "wavefront<int, 8, true, 0, false>", "gather_rows<int>", "trace_chains<int, false>"))
+    # free target ends: the FREE kernels and the finals kernel
+    c = launch.configure(flat, "int", True, True, True, rows_per_lane=8, free_ends=True)
+    assert c.free_ends and c.names == ("wavefront<int, 8, true, 0, true>", "wavefront<int, 8, true, 2, true>",
+                                       "last_row_max<int>", "gather_rows<int>", "trace_chains<int, true>")
+    assert c.finals_kernel == "last_row_max<int>"
     throughput = launch.Tuning(throughput_cases=1)
     c = config("int", 2, False, True, throughput)
-    assert (c.rows_per_lane, c.kernels, c.mode) == (2, ("wavefront<int, 2, false, 1>",), gpu_plan.MODE_RECORD)
+    assert (c.rows_per_lane, c.kernels, c.mode) == (2, ("wavefront<int, 2, false, 1, false>",), gpu_plan.MODE_RECORD)
     # a follower launch runs the score kernel and the follower
-    assert config("int", 8, True, True).kernels == ("wavefront<int, 8, true, 0>", "wavefront<int, 8, true, 2>")
+    assert config("int", 8, True, True).kernels == ("wavefront<int, 8, true, 0, false>",
+                                                    "wavefront<int, 8, true, 2, false>")
     # int64 scores hold fewer rows per lane (registers): the plan must use what the kernel holds
     c = config("long long", 8, True)
     assert c.rows_per_lane == launch.TUNING.wide_rows_per_lane and f", {c.rows_per_lane}, " in c.kernels[0]
@@ -414,8 +420,16 @@ def _fake_function(file, name, all_names, defines):
             for s, d, n in zip(src[:count], dst[:count], length[:count]):
                 out[d : d + n] = rows[s : s + n]
         return gather
+    if name.startswith("last_row_max"):
+        def row_max(grid, block, args):  # each row's maximum and the first column reaching it
+            rows, src, length, count, best, col = args
+            assert grid[0] * block[0] >= WARP * int(count)
+            for e, (s, n) in enumerate(zip(src[:count], length[:count])):
+                best[e], col[e] = rows[s : s + n].max(), np.argmax(rows[s : s + n])
+        return row_max
     rows_per_lane = int(name.split(",")[1])
-    mode = int(name.split(",")[3].strip(" >"))
+    mode = int(name.split(",")[3])
+    ends = {"true>": "free", "false>": "global"}[name.split(",")[4].strip()]
 
     def wavefront(grid, block, args):
         tasks, ntasks, counter, base, tsel, rows, moves, match, mismatch, gap = args
@@ -424,7 +438,7 @@ def _fake_function(file, name, all_names, defines):
             return
         counter[0] = int(ntasks)
         plan = SimpleNamespace(tasks=tasks, base=base, target=(tsel & SEL_CODE_MASK).astype(np.uint8), rows_size=rows.size)
-        scoring = Scoring(int(match), int(mismatch), int(gap))
+        scoring = Scoring(int(match), int(mismatch), int(gap), ends)
         if mode == gpu_plan.MODE_FOLLOW:  # beside or after its kernel: reads its rows, writes none
             model_run(plan, scoring, rows_per_lane, moves, written=rows)
         else:
@@ -542,7 +556,7 @@ def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
     fake_gpu(monkeypatch, _fake_function)
     rng = np.random.default_rng(5)
     cases = [random_case(rng, f"h{i}") for i in range(12)] + tiny_set(bases=1)
-    for scoring in (Scoring(), Scoring(2, -3, 1)):
+    for scoring in (Scoring(), Scoring(2, -3, 1), Scoring(2, -3, 1, "free")):
         want = get_solver("sequential").solve_many(cases, scoring, traceback=True)
         solver = GpuSolver(rows_per_lane=2, device_trace=False)
         got = solver.solve_many(cases, scoring, traceback=True)

@@ -58,7 +58,8 @@ def _solver(name: str):
 
 
 @pytest.mark.parametrize("name", GPU_SOLVERS + ("gpu-byte", "gpu-compare"))
-@pytest.mark.parametrize("scoring", [Scoring(), Scoring(3, -2, 4), Scoring(100, -50, 70)], ids=str)
+@pytest.mark.parametrize("scoring", [Scoring(), Scoring(3, -2, 4), Scoring(100, -50, 70),
+                                     Scoring(target_ends="free"), Scoring(100, -50, 70, "free")], ids=str)
 def test_random_against_sequential(name, scoring):
     print(f"seed {SEED} (SPLICEDALIGN_TEST_SEED={SEED} reproduces it)")
     rng = np.random.default_rng(SEED)
@@ -89,12 +90,37 @@ def test_device_trace_equals_host_trace(byte_profile):
     print(f"seed {SEED} (SPLICEDALIGN_TEST_SEED={SEED} reproduces it)")
     rng = np.random.default_rng([SEED, 1])
     cases = [random_spliced_case(rng, f"t{i}") for i in range(40)] + tiny_set(bases=2)
-    for scoring in (Scoring(), Scoring(2, -3, 1)):
+    for scoring in (Scoring(), Scoring(2, -3, 1), Scoring(target_ends="free"), Scoring(2, -3, 1, "free")):
         host = GpuSolver(byte_profile=byte_profile, device_trace=False).solve_many(cases, scoring)
         dev = GpuSolver(byte_profile=byte_profile, device_trace=True, poison=True).solve_many(cases, scoring)
         for c, h, d in zip(cases, host, dev):
             assert (d.score, d.chain, d.alignment) == (h.score, h.chain, h.alignment), (c.name, SEED)
             assert alignment_problems(c, d, scoring) == [], c.name
+
+
+@pytest.mark.parametrize("device_trace", [True, False], ids=["device-trace", "host-trace"])
+def test_free_ends_equal_sequential(device_trace, golden):
+    """Free target ends (the FREE kernels, last_row_max, trace_chains' start and chain start):
+    scores, every exon's final score, chains and alignments identical to `sequential`'s, on the
+    golden cases (in free mode) and fresh random ones, in a chain-bound launch (few cases) and
+    a throughput one (many)."""
+    from splicedalign.workloads.spliced.gpu.solver import GpuSolver
+
+    print(f"seed {SEED} (SPLICEDALIGN_TEST_SEED={SEED} reproduces it)")
+    rng = np.random.default_rng([SEED, 2])
+    pairs = [golden_case(g) for g in golden]
+    random = [random_spliced_case(rng, f"f{i}") for i in range(80)] + tiny_set(bases=2)
+    batches = [([c], Scoring(s.match, s.mismatch, s.gap, "free")) for c, s in pairs]
+    batches += [(random[:6], Scoring(target_ends="free")), (random, Scoring(target_ends="free")),
+                (random, Scoring(2, -3, 1, "free"))]
+    solver = GpuSolver(device_trace=device_trace, poison=True)
+    for cases, scoring in batches:
+        want = get_solver("sequential").solve_many(cases, scoring, traceback=True)
+        got = solver.solve_many(cases, scoring, traceback=True)
+        for c, w, g in zip(cases, want, got):
+            assert (g.score, g.chain, g.alignment) == (w.score, w.chain, w.alignment), (c.name, scoring, SEED)
+            np.testing.assert_array_equal(g.last_row_scores, w.last_row_scores, err_msg=c.name)
+            assert alignment_problems(c, g, scoring) == [], c.name
 
 
 def test_a_running_launchs_row_storage_is_not_reused():

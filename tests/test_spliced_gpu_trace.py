@@ -15,6 +15,7 @@ from helpers import random_spliced_case as random_case
 from test_spliced_gpu_plan import _fake_function, fake_gpu, model_run
 
 from splicedalign.workloads.spliced.backtrack import trace_chain
+from splicedalign.workloads.spliced.base import final_scores
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch, outputs
 from splicedalign.workloads.spliced.gpu import plan as gpu_plan
@@ -44,6 +45,7 @@ from splicedalign.workloads.spliced.records import (
     OP_INS,
     OP_MATCH,
     OP_MISMATCH,
+    TARGET_ENDS,
     Exon,
     Result,
     Scoring,
@@ -57,12 +59,12 @@ CF = {name: i for i, name in enumerate(TRACE_CASE_FIELDS)}
 F = {name: i for i, name in enumerate(TASK_FIELDS)}
 
 
-def predecessor(exons, rows, a, k, j0, gap) -> int:
+def predecessor(exons, rows, a, k, j0, gap, free=False) -> int:
     """The exon the path came from into exon k's entry row at column j0 (largest last, then the
     lowest position, among exons a..k-1 with last < first(k) whose last row reaches the entry
-    row's value there), or -1: the path began at the chain-start row."""
+    row's value there), or -1: the path began at the chain-start row (-gap*j, free ends 0)."""
     first, _, _, _, in_, in2 = (int(v) for v in exons[k][:6])
-    value = -gap * j0 if in_ == NONE else int(rows[in_ + j0])
+    value = (0 if free else -gap * j0) if in_ == NONE else int(rows[in_ + j0])
     if in2 != NONE:
         value = max(value, int(rows[in2 + j0]))
     best, pred = -1, -1
@@ -110,18 +112,27 @@ class Strip:
         return self.at + (u * WARP + lane) * self.mw + rr // 4, move_shift(self.lr, rr, j % COLS)
 
 
-def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, gap, stats=None):
+def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, gap, stats=None,
+                best=None):
     """What trace_chains writes (ops, out_case, out_exon), case by case, with its word cache:
     the 32 lanes' held word indices, reloaded in the last move's direction on a miss (asserts
-    that lane 0 then holds the word). ``stats`` (a dict) counts moves and reloads."""
+    that lane 0 then holds the word). ``stats`` (a dict) counts moves and reloads. ``best``:
+    free target ends (trace_chains<T, true>): each exon's final score and its first column
+    (last_row_max), where the walk starts; no leading target letters against gaps."""
+    free = best is not None
     lanes = np.arange(WARP)
     for c in range(table.shape[0]):
         a, b, n, tgt, ops_end = (int(v) for v in table[c])
         ops_cap = ops_end - (int(table[c - 1, CF["ops"]]) if c else 0)
         codes = (tsel[tgt: tgt + n + 1] & SEL_CODE_MASK).astype(np.int64)
-        finals = np.array([rows[exons[e, E["row"]] + n] for e in range(a, b)])
-        k = a + int(np.argmax(finals))  # lowest position among equals
-        j, g, length = n, 0, 0
+        if free:
+            k = a + int(np.argmax(best[0][a:b]))  # lowest position among equals
+            j = int(best[1][k])
+        else:
+            finals = np.array([rows[exons[e, E["row"]] + n] for e in range(a, b)])
+            k = a + int(np.argmax(finals))
+            j = n
+        g, length = 0, 0
         held = np.full(WARP, -1, dtype=np.int64)
         while True:
             first, last, bo, row, in_, in2, s0, s = (int(v) for v in exons[k][:8])
@@ -174,7 +185,9 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
                 direction = mv
             out_exon[4 * (a + length): 4 * (a + length) + 4] = (k, jj, j, g - g0)
             length += 1
-            j0, pred = jj, predecessor(exons, rows, a, k, j0=jj, gap=gap)
+            j0, pred = jj, predecessor(exons, rows, a, k, j0=jj, gap=gap, free=free)
+            if pred < 0 and free:
+                break
             if pred < 0:
                 assert g + j0 <= ops_cap
                 ops[ops_end - g - j0: ops_end - g] = OP_INS
@@ -192,9 +205,13 @@ def traced_by_model(cases, scoring, rows_per_lane=2, stats=None):
     ops = np.full(info.ops_size, 0xFF, dtype=np.uint8)
     out_case = np.full(2 * len(cases), -1, dtype=np.int32)
     out_exon = np.full(4 * info.exons.shape[0], -1, dtype=np.int32)
+    best = None
+    if scoring.free_ends:  # last_row_max: each exon's row maximum and its first column, plan order
+        last = [rows[o: o + plan.n[c] + 1] for o, c in zip(plan.last_row, plan.exon_case)]
+        best = np.array([r.max() for r in last]), np.array([np.argmax(r) for r in last])
     model_trace(info.cases, info.exons, info.strips, plan.tasks, rows, plan.base, selectors(plan.target), moves, ops,
-                out_case, out_exon, scoring.gap, stats)
-    return outputs.device_traceback(info, (0, len(cases)), out_case, out_exon, ops, 0)
+                out_case, out_exon, scoring.gap, stats, best)
+    return outputs.device_traceback(info, (0, len(cases)), out_case, out_exon, ops, 0, leading=not scoring.free_ends)
 
 
 def check_against_cpu(cases, scoring, rows_per_lane=2, stats=None):
@@ -206,7 +223,7 @@ def check_against_cpu(cases, scoring, rows_per_lane=2, stats=None):
         want_chain, want_alignment = trace_chain(case, scoring, rows, prof)
         assert chain == want_chain, case.name
         assert alignment == want_alignment, case.name  # ops byte for byte, spans, indices
-        result = Result(case.name, "model", int(rows[:, case.n].max()), case.cells, 0.0, chain, alignment)
+        result = Result(case.name, "model", int(final_scores(rows, scoring).max()), case.cells, 0.0, chain, alignment)
         assert alignment_problems(case, result, scoring) == [], case.name
 
 
@@ -216,13 +233,16 @@ def test_model_trace_matches_cpu_trace_random():
     rng = np.random.default_rng(seed)
     cases = [random_case(rng, f"t{i}") for i in range(20)] + tiny_set(bases=2)
     for scoring in (Scoring(), Scoring(2, -3, 1), Scoring(1, -1, 0)):
-        check_against_cpu(cases, scoring)
+        for ends in TARGET_ENDS:
+            check_against_cpu(cases, Scoring(scoring.match, scoring.mismatch, scoring.gap, ends))
 
 
 def test_model_trace_golden(golden):
     pairs = [golden_case(g) for g in golden]
     for scoring in {s for _, s in pairs}:
-        check_against_cpu([c for c, s in pairs if s == scoring], scoring)
+        for ends in TARGET_ENDS:
+            check_against_cpu([c for c, s in pairs if s == scoring],
+                              Scoring(scoring.match, scoring.mismatch, scoring.gap, ends))
 
 
 def long_exon_case(rng) -> TestCase:
@@ -244,6 +264,7 @@ def test_model_trace_long_exons_and_wide_targets():
     stats = {}
     check_against_cpu(cases, Scoring(), rows_per_lane=8, stats=stats)
     assert stats["moves"] > 20 * stats["reloads"], stats
+    check_against_cpu(cases, Scoring(target_ends="free"), rows_per_lane=8)
 
 
 def test_trace_sizes():
@@ -279,10 +300,13 @@ def _fake_function_with_trace(file, name, all_names, defines):
         return _fake_function(file, name, all_names, defines)
     assert name in all_names and defines == gpu_plan.kernel_defines()
 
+    free = {"true>": True, "false>": False}[name.split(",")[1].strip()]
+
     def trace(grid, block, args):
-        table, ncases, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, gap = args
+        table, ncases, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, gap, score, col = args
         assert int(ncases) == table.shape[0] and grid[0] * block[0] >= 32 * int(ncases)
-        model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, int(gap))
+        model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, int(gap),
+                    best=(score, col) if free else None)
     return trace
 
 
@@ -294,7 +318,9 @@ def test_gpu_solver_device_trace_host_path(monkeypatch):
     rng = np.random.default_rng(9)
     cases = [random_case(rng, f"d{i}") for i in range(10)] + tiny_set(bases=1)
     # a launch of few cases records moves in a follower, a throughput launch in its kernel
-    for scoring, throughput_cases in ((Scoring(), launch.TUNING.throughput_cases), (Scoring(2, -3, 1), 1)):
+    for scoring, throughput_cases in ((Scoring(), launch.TUNING.throughput_cases), (Scoring(2, -3, 1), 1),
+                                      (Scoring(target_ends="free"), launch.TUNING.throughput_cases),
+                                      (Scoring(2, -3, 1, "free"), 1)):
         want = get_solver("sequential").solve_many(cases, scoring, traceback=True)
         solver = GpuSolver(rows_per_lane=2, poison=True, device_trace=True,
                            tuning=launch.Tuning(throughput_cases=throughput_cases))
@@ -409,7 +435,7 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
             assert [n.split(",")[3].strip(" >") for n, _ in waves] == [str(gpu_plan.MODE_SCORE)]
             continue
         (record, tasks), (follow, followed) = waves
-        assert record.endswith(f"{gpu_plan.MODE_RECORD}>") and follow.endswith(f"{gpu_plan.MODE_FOLLOW}>")
+        assert record.endswith(f"{gpu_plan.MODE_RECORD}, false>") and follow.endswith(f"{gpu_plan.MODE_FOLLOW}, false>")
         plan = solver._cache[next(iter(solver._cache))].plan
         exons = [e for c in (2, 5) for e in range(plan.exon_start[c], plan.exon_start[c + 1])]
         ids = sorted(t for e in exons for t in plan.strip_task[plan.strip_start[e]:plan.strip_start[e + 1]])

@@ -90,7 +90,16 @@ def test_scoring_target_ends_is_checked_and_round_trips():
     assert (Scoring().lead, FREE.lead) == (2, 0)
 
 
-def test_solvers_without_free_ends_refuse_in_one_line():
+def global_only(monkeypatch, names=frozenset({"gpu"})):
+    """The switch solvers.GLOBAL_ENDS_ONLY naming ``names`` (every solver carries free ends now)."""
+    from splicedalign.workloads.spliced import solvers
+
+    monkeypatch.setattr(solvers, "GLOBAL_ENDS_ONLY", names)
+
+
+def test_solvers_without_free_ends_refuse_in_one_line(monkeypatch):
+    refuse_free_ends(FREE, "gpu")  # as shipped: every solver carries free ends
+    global_only(monkeypatch)
     refuse_free_ends(Scoring(), "gpu")  # global: nothing to refuse
     with pytest.raises(InputError) as exc:
         refuse_free_ends(FREE, "gpu")
@@ -119,14 +128,17 @@ def test_cli_target_ends(tmp_path, capsys):
 @pytest.mark.parametrize("name", ["accel1", "accel2", "gpu"])
 def test_gpu_solvers_free_ends(name):
     """accel1/accel2 carry free ends (their chain-start term; the host's final maximum and
-    traceback) and equal sequential; gpu refuses them in one line (device machine only)."""
+    traceback), gpu its FREE kernels (the traceback on the device), and equal sequential; a
+    solver switched off (solvers.GLOBAL_ENDS_ONLY) refuses them in one line (device machine only)."""
     from test_spliced_gpu_solvers import REASON
+
+    from splicedalign.workloads.spliced.solvers import GLOBAL_ENDS_ONLY
 
     if REASON is not None:
         pytest.skip(REASON)
     case = utr_case()
     solver = get_solver(name)
-    if name == "gpu":
+    if name in GLOBAL_ENDS_ONLY:
         with pytest.raises(InputError, match="free target ends are not implemented in solver gpu"):
             solver.solve(case, FREE)
         return
@@ -136,10 +148,12 @@ def test_gpu_solvers_free_ends(name):
     assert alignment_problems(case, got, FREE) == []
 
 
-def test_pipeline_solvers_for_free_ends():
+def test_pipeline_solvers_for_free_ends(monkeypatch):
     from splicedalign.workloads.spliced.solvers import for_target_ends
 
     names = ["reference", "sequential", "multicore", "accel1", "accel2", "gpu"]
+    assert for_target_ends(names, {}, "free", False) == (names, {})  # as shipped: all carry them
+    global_only(monkeypatch)  # a solver switched off
     assert for_target_ends(names, {}, "global", True) == (names, {})
     kept, why = for_target_ends(names, {}, "free", True)
     assert kept == names[:-1] and why == {"gpu": "free target ends not implemented"}

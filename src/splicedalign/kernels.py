@@ -46,17 +46,18 @@ def _spliced() -> list[KernelFile]:
 
     # Every configuration launch.configure can make: int scores at the throughput or the chain
     # width, int64 at the wide one; a recording kernel only up to DENSE_LANE_ROWS (wider
-    # launches that record follow), a follower beside it for the long chains or not. The names
-    # depend on these fields only.
+    # launches that record follow), a follower beside it for the long chains or not; global or
+    # free target ends. The names depend on these fields only.
     shapes = [("int", TUNING.rows_per_lane), ("int", TUNING.chain_rows_per_lane),
               ("long long", TUNING.wide_rows_per_lane)]
     names: set[str] = set()
-    for (ctype, width), byte_profile, mode, followed in itertools.product(
-            shapes, (True, False), (MODE_SCORE, MODE_RECORD, MODE_FOLLOW), ((), (0,))):
+    for (ctype, width), byte_profile, mode, followed, free_ends in itertools.product(
+            shapes, (True, False), (MODE_SCORE, MODE_RECORD, MODE_FOLLOW), ((), (0,)), (False, True)):
         if mode == MODE_RECORD and width > DENSE_LANE_ROWS or followed and mode != MODE_RECORD:
             continue
         shape: dict[str, Any] = {f.name: None for f in dataclasses.fields(LaunchConfig)}
-        shape.update(ctype=ctype, rows_per_lane=width, byte_profile=byte_profile, mode=mode, followed=followed)
+        shape.update(ctype=ctype, rows_per_lane=width, byte_profile=byte_profile, mode=mode, followed=followed,
+                     free_ends=free_ends)
         names.update(LaunchConfig(**shape).names)
     return [KernelFile(paper.KERNEL_FILE, {}, "", paper.NAMES),
             KernelFile(ours.KERNEL_FILE, kernel_defines(), "splicedalign.workloads.spliced.gpu.plan.kernel_defines",

@@ -72,7 +72,7 @@ def chain_alignment(case: TestCase, positions: Sequence[int], entered: Sequence[
 
 
 def chain_alignments_many(exons: np.ndarray, heads: np.ndarray, lengths: np.ndarray, totals: np.ndarray,
-                          slots: np.ndarray, ends: np.ndarray, ops: np.ndarray) -> list[Traced]:
+                          slots: np.ndarray, ends: np.ndarray, ops: np.ndarray, leading: bool = True) -> list[Traced]:
     """Chain and alignments of each case from a batch's device traceback (wavefront.cu,
     ``trace_chains``), with one pass of array work for the whole batch.
 
@@ -80,7 +80,7 @@ def chain_alignments_many(exons: np.ndarray, heads: np.ndarray, lengths: np.ndar
     order (last exon first) at rows ``heads[c]..`` of ``slots`` ((E, 4): exon row in ``exons``,
     j entered, j end, op count); its ``totals[c]`` ops lie forward in ``ops`` (uint8) ending at
     ``ends[c]``. The results keep a compact copy of the used ops, not ``ops`` itself, which may
-    be reused.
+    be reused. ``leading`` False: free target ends (chains_and_alignments).
     """
     heads = np.asarray(heads, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
@@ -94,7 +94,8 @@ def chain_alignments_many(exons: np.ndarray, heads: np.ndarray, lengths: np.ndar
     rows = np.asarray(slots)[(heads + lengths - 1)[case_of] - rank]
     view = memoryview(np.ascontiguousarray(ops, dtype=np.uint8)).cast("B")
     used = b"".join([view[a:b] for a, b in zip((ends - totals).tolist(), ends.tolist())])
-    return chains_and_alignments(exons, lengths, totals, rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3], used)
+    return chains_and_alignments(exons, lengths, totals, rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3], used,
+                                 leading)
 
 
 def trace_start(last_rows: np.ndarray, scoring: Scoring) -> tuple[int, int]:

@@ -124,12 +124,13 @@ class LaunchConfig:
     blocks_per_sm: int        # of the (first) wavefront kernel
     follow_blocks_per_sm: int  # of the follower, if any
     least: int                # the fewest rows per lane the kernels sweep (plan.least_lane_rows)
+    free_ends: bool = False   # free target ends (Scoring.target_ends): the kernels' FREE flag
 
     @property
     def kernels(self) -> tuple[str, ...]:
         """The wavefront kernels the launch runs: the kernel, then its follower if any."""
         wave = lambda m: (f"wavefront<{self.ctype}, {self.rows_per_lane}, "  # noqa: E731
-                          f"{'true' if self.byte_profile else 'false'}, {m}>")
+                          f"{'true' if self.byte_profile else 'false'}, {m}, {self._free}>")
         if self.mode == MODE_FOLLOW:
             return wave(MODE_SCORE), wave(MODE_FOLLOW)
         if self.followed:
@@ -137,9 +138,20 @@ class LaunchConfig:
         return (wave(self.mode),)
 
     @property
+    def _free(self) -> str:
+        return "true" if self.free_ends else "false"
+
+    @property
+    def finals_kernel(self) -> str:
+        """The free ends' final scores (last_row_max), in ``names`` where free_ends."""
+        return f"last_row_max<{self.ctype}>"
+
+    @property
     def names(self) -> tuple[str, ...]:
-        """Every kernel compiled with them: those, then the gather and the trace kernel."""
-        return self.kernels + (f"gather_rows<{self.ctype}>", f"trace_chains<{self.ctype}>")
+        """Every kernel compiled with them: those, with free ends the finals kernel, then the
+        gather and the trace kernel."""
+        finals = (self.finals_kernel,) if self.free_ends else ()
+        return self.kernels + finals + (f"gather_rows<{self.ctype}>", f"trace_chains<{self.ctype}, {self._free}>")
 
     @property
     def plan_key(self) -> tuple:
@@ -148,13 +160,14 @@ class LaunchConfig:
 
 
 def configure(flat: FlatCases, ctype: str, byte_profile: bool, traceback: bool, on_device: bool,
-              tuning: Tuning = TUNING, rows_per_lane: int | None = None) -> LaunchConfig:
+              tuning: Tuning = TUNING, rows_per_lane: int | None = None, free_ends: bool = False) -> LaunchConfig:
     """The configuration of one launch of the cases ``flat`` with scores of ``ctype``: a launch
     bound by its dependent chains (few cases) holds chain_rows_per_lane rows per lane, every
     strip at that width, one block per SM, and records moves (device traceback) in a follower on
     the SMs the chain leaves idle; a throughput-bound one holds rows_per_lane, its short strips
     narrower, its folds late, and records in its score kernel, except its longest chains', which
-    it computes at score speed and a follower records. ``rows_per_lane`` overrides the width."""
+    it computes at score speed and a follower records. ``rows_per_lane`` overrides the width;
+    ``free_ends``: free target ends (Scoring.target_ends), the kernels' FREE flag."""
     cases = len(flat)
     chain = tuning.chain_bound(cases)
     R = rows_per_lane or tuning.launch_rows_per_lane(cases)
@@ -173,7 +186,8 @@ def configure(flat: FlatCases, ctype: str, byte_profile: bool, traceback: bool, 
     return LaunchConfig(ctype, R, byte_profile, MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE,
                         record, traceback and not record, followed, floors, late, late & entry_folds(ctype, R),
                         min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm,
-                        tuning.follow_blocks_per_sm if followed else min(per_sm, MIN_BLOCKS_PER_SM // 2), least)
+                        tuning.follow_blocks_per_sm if followed else min(per_sm, MIN_BLOCKS_PER_SM // 2), least,
+                        free_ends)
 
 
 def _storage(flat: FlatCases, rows_per_lane: int) -> tuple[np.ndarray, np.ndarray]:

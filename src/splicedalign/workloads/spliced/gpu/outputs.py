@@ -38,15 +38,16 @@ def host_traceback(batch: Sequence[TestCase], plan: Plan, host: np.ndarray, dst:
 
 
 def device_traceback(info: TraceInputs, rows: tuple[int, int], out_case: np.ndarray, out_exon: np.ndarray,
-                     ops: np.ndarray, first_op: int) -> list[tuple]:
+                     ops: np.ndarray, first_op: int, *, leading: bool = True) -> list[tuple]:
     """(chain, alignment, seconds) per case of the trace table's ``rows`` (cases
     info.order[rows]) from trace_chains' output (a case's chain exons in trace order at its
     first exon slots, its ops forward at the end of its region; ``ops`` from op ``first_op``
-    on), built for those cases at once; their seconds apportioned by ops."""
+    on), built for those cases at once; their seconds apportioned by ops. ``leading`` False:
+    free target ends (no leading target letters against gaps)."""
     t0 = time.perf_counter()
     lengths, totals = out_case.reshape(-1, 2).T
     traced = chain_alignments_many(info.records, info.exon0()[rows[0]:rows[1]], lengths, totals,
-                                   out_exon.reshape(-1, 4), info.ops_end()[rows[0]:rows[1]] - first_op, ops)
+                                   out_exon.reshape(-1, 4), info.ops_end()[rows[0]:rows[1]] - first_op, ops, leading)
     share = (time.perf_counter() - t0) / max(1, int(totals.sum()))
     return [(chain, alignment, share * t) for (chain, alignment), t in zip(traced, totals.tolist())]
 
@@ -71,11 +72,15 @@ def pending(batch: Sequence[TestCase], plan: Plan) -> Pending:
                     for _ in heads], [c.name for c in batch], plan.cells.tolist())
 
 
-def scores(plan: Plan, made: Pending, finals: np.ndarray, t_score: float) -> tuple[list[int], list[float]]:
-    """Once per launch, from its exons' final scores in input order (into ``made.by_input``):
-    each case's score (its exons are consecutive in either order) and its share of the
-    launch's time (by cells)."""
-    made.by_input[:] = finals
+def scores(plan: Plan, made: Pending, finals: np.ndarray, t_score: float,
+           free_ends: bool = False) -> tuple[list[int], list[float]]:
+    """Once per launch, from its exons' final scores in input order (free ends: in the plan's
+    order, GpuSolver._row_maxima) (into ``made.by_input``): each case's score (its exons are
+    consecutive in either order) and its share of the launch's time (by cells)."""
+    if free_ends:
+        made.by_input[plan.input_index] = finals
+    else:
+        made.by_input[:] = finals
     return (np.maximum.reduceat(made.by_input, plan.exon_start[:-1]).tolist(),
             (plan.cells * (t_score / max(1, int(plan.cells.sum())))).tolist())
 

@@ -180,6 +180,9 @@ class _Job:
     # collected in parts: one per device walk of a recording launch (launch.walks), so that the
     # host builds one walk's records while the GPU walks the next; else one
     parts: tuple[Part, ...]
+    # free ends: each exon's column of its final score, held until collected (a walk on the
+    # follower's stream reads it)
+    columns: Any = None
 
 
 class GpuSolver:
@@ -230,7 +233,7 @@ class GpuSolver:
     def _configure(self, flat: FlatCases, ctype: str, scoring: Scoring, traceback: bool) -> LaunchConfig:
         use_bytes = byte_profile_ok(scoring) and self.byte_profile is not False
         return launch.configure(flat, ctype, use_bytes, traceback, self.on_device(ctype), self.tuning,
-                                self.rows_per_lane)
+                                self.rows_per_lane, scoring.free_ends)
 
     def _inputs(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds) -> _Inputs:
         """The batch's plan and device inputs: from the cache when this very list of case
@@ -325,19 +328,25 @@ class GpuSolver:
                 events += (streams.follow.record(),)
                 if not config.followed:  # a chain launch's walk reads the moves its follower records
                     compute.wait_event(events[-1])
-            finals = rows[inputs.at]
+            best = None
+            if config.free_ends:  # max_j S(last, j) per exon (plan order) and its first column
+                best = self._row_maxima(inputs, rows, config, defines)
+                finals = best[0]
+            else:
+                finals = rows[inputs.at]
             gathered = traced = None
             if config.record:
-                traced, parts = self._trace_launch(inputs, flat, rows, moves, walked, config, defines, scoring)
+                traced, parts = self._trace_launch(inputs, flat, rows, moves, walked, config, defines, scoring, best)
             else:
                 if config.gather:
                     gathered = self._gather(inputs, rows, config, defines)
                 parts = (Part((0, len(flat)), compute.record()),)
         self.timing["launch"] += time.perf_counter() - t0
-        return _Job(work.sel, inputs, config, storage, used, moves, finals, counter, gathered, traced, events, parts)
+        return _Job(work.sel, inputs, config, storage, used, moves, finals, counter, gathered, traced, events, parts,
+                    best[1] if best is not None else None)
 
     def _trace_launch(self, inputs: _Inputs, flat: FlatCases, rows, moves, tasks, config: LaunchConfig,
-                      defines: dict, scoring: Scoring) -> tuple[Traced, tuple]:
+                      defines: dict, scoring: Scoring, best: tuple | None) -> tuple[Traced, tuple]:
         """Queue trace_chains, one launch per walk of ``launch.walks``: one warp per case walks
         the moves (their strips' lane rows and move offsets in ``tasks``). The walks run on the
         compute stream after the wavefront, except the followed cases', whose moves a follower
@@ -361,6 +370,8 @@ class GpuSolver:
         made = streams.compute.record()  # the outputs made (and poisoned) after the wavefront
         per_block = TRACE_BLOCK_THREADS // WARP
         kernel = device.function(KERNEL_FILE, config.names[-1], config.names, defines)
+        # global ends: the kernel reads no final scores (any pointers of the right types)
+        best_score, best_col = best if best is not None else (rows, traced.out_case)
         parts = []
         for a, b in zip(info.bounds[:-1], info.bounds[1:]):
             stream = streams.compute
@@ -370,7 +381,8 @@ class GpuSolver:
             with stream:
                 kernel(((b - a + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
                        (table[a:b], np.int32(b - a), exons, strips, tasks, rows, inputs.base, inputs.tsel,
-                        moves, traced.ops, traced.out_case[2 * a:2 * b], traced.out_exon, np.int32(scoring.gap)))
+                        moves, traced.ops, traced.out_case[2 * a:2 * b], traced.out_exon, np.int32(scoring.gap),
+                        best_score, best_col))
                 parts.append(Part((a, b), stream.record()))
         return traced, tuple(parts)
 
@@ -414,6 +426,20 @@ class GpuSolver:
         gather((max(1, min(E, GATHER_BLOCKS)),), (GATHER_THREADS,), (rows, src, dst, length, np.int32(E), out))
         return Gathered(out, host_dst)
 
+    def _row_maxima(self, inputs: _Inputs, rows, config: LaunchConfig, defines: dict) -> tuple:
+        """Free target ends: (each exon's final score max_j S(last, j), the first column j reaching
+        it), exons in the plan's order, on the device (last_row_max, one warp per exon)."""
+        cp = device.cupy()
+        src, _, length, _ = inputs.gather
+        E = src.size
+        best = cp.empty(E, dtype=rows.dtype)
+        col = cp.empty(E, dtype=cp.int32)
+        kernel = device.function(KERNEL_FILE, config.finals_kernel, config.names, defines)
+        per_block = GATHER_THREADS // WARP
+        kernel((max(1, min((E + per_block - 1) // per_block, GATHER_BLOCKS)),), (GATHER_THREADS,),
+               (rows, src, length, np.int32(E), best, col))
+        return best, col
+
     def _work(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool) -> list[Work]:
         """The launches of a call: cases grouped by score type, each group in consecutive runs
         that fit the call's share of device memory (launch.batches); remembered for the last
@@ -453,7 +479,7 @@ class GpuSolver:
         """Cases grouped by score type, each group in launches that fit the device memory. Up
         to IN_FLIGHT launches are queued at once: the host plans (or finds in the cache) and
         queues launch i+1, and builds launch i's results, while the GPU runs launch i."""
-        refuse_free_ends(scoring, self.name)
+        refuse_free_ends(scoring, self.name)  # only where switched off: solvers.GLOBAL_ENDS_ONLY
         with collection_paused() as settle:
             return self._solve_many(cases, scoring, traceback, settle)
 
@@ -482,14 +508,14 @@ class GpuSolver:
                 if part == 0:
                     l2 = loading.seconds()  # kernels compiled or loaded meanwhile: not the launch's time
                     t_score, t_prev, l_prev = t2 - t_prev - (l2 - l_prev), t2, l2
-                    scored = outputs.scores(plan, made, got, t_score)
+                    scored = outputs.scores(plan, made, got, t_score, job.config.free_ends)
                 which: Sequence[int] = range(*rows)
                 if exon_rows is None:
                     traced = None
                 elif job.traced is not None:
                     info = job.inputs.trace.info
                     which = info.order[rows[0]:rows[1]].tolist()
-                    traced = outputs.device_traceback(info, rows, *exon_rows)
+                    traced = outputs.device_traceback(info, rows, *exon_rows, leading=not scoring.free_ends)
                 else:
                     traced = outputs.host_traceback(w.batch, plan, *exon_rows, scoring)
                 t3 = time.perf_counter()

@@ -11,7 +11,8 @@
 //    so the exon's last row is always lane 31's register R-1; rows above the exon (padding)
 //    copy the entry row unchanged.
 //  * fold: M_q = max(M_{q-1}, last row of the q-th exon by `last`) (SPEC section 2, running
-//    max), M_{-1} being the chain-start row -gap*j.
+//    max), M_{-1} being the chain-start row: -gap*j, or 0 with free target ends (FREE, a
+//    template flag: the global kernels are compiled as without it).
 // A task's entry row is max(in, in2) of its two input rows (in absent: the chain-start row;
 // in2 absent: in alone), so an exon's first strip combines M_{p-2} with the last row of the
 // (p-1)-th exon by `last` itself instead of waiting for fold p-1: on a dependent chain the row
@@ -171,7 +172,7 @@ __device__ __forceinline__ void row_profile(int b, int match2, int mismatch2, un
     hi = (unsigned)(mismatch2 & 0xff) * 0x01010101u;
 }
 
-template <typename T, int R, bool BYTES, int MODE, bool ENTRY>
+template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool FREE>
 __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
                            const int* __restrict__ tsel, T* rows, unsigned* moves,
                            int match, int mismatch, int gap, int* error, EntryBuffers<T>& eb) {
@@ -237,20 +238,30 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
         copy_commit();
     };
     // the shifted entry of block b = jp / COLS from the polled inputs (no `in`: the chain-start
-    // row -gap*j, shifted: 0); whether both inputs had written it
+    // row -gap*j, shifted: 0; FREE: 0, shifted: gap*j); whether both inputs had written it
     auto entry = [&](const Vec<T>& a, const Vec<T>& a2, int jp, Vec<T>& e) {
         bool ok = true;
+        if constexpr (FREE) {  // max(in or 0, in2), shifted (fewer live registers: int64 spilled)
+            ok = (!has_in || written(a)) && (!has_in2 || written(a2));
 #pragma unroll
-        for (int q = 0; q < COLS; ++q) e.v[q] = 0;
-        if (has_in) {
-            ok = written(a);
+            for (int q = 0; q < COLS; ++q) {
+                T v = has_in ? a.v[q] : (T)0;
+                if (has_in2) v = max(v, a2.v[q]);
+                e.v[q] = v + (T)gap * (jp + q);
+            }
+        } else {
 #pragma unroll
-            for (int q = 0; q < COLS; ++q) e.v[q] = a.v[q] + (T)gap * (jp + q);
-        }
-        if (has_in2) {
-            ok &= written(a2);
+            for (int q = 0; q < COLS; ++q) e.v[q] = 0;
+            if (has_in) {
+                ok = written(a);
 #pragma unroll
-            for (int q = 0; q < COLS; ++q) e.v[q] = max(e.v[q], a2.v[q] + (T)gap * (jp + q));
+                for (int q = 0; q < COLS; ++q) e.v[q] = a.v[q] + (T)gap * (jp + q);
+            }
+            if (has_in2) {
+                ok &= written(a2);
+#pragma unroll
+                for (int q = 0; q < COLS; ++q) e.v[q] = max(e.v[q], a2.v[q] + (T)gap * (jp + q));
+            }
         }
         return ok;
     };
@@ -313,7 +324,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
             }
         } else if (lane == head && u < blocks) {
 #pragma unroll
-            for (int q = 0; q < COLS; ++q) x[q] = 0;  // -gap*j shifted by gap*j
+            for (int q = 0; q < COLS; ++q) x[q] = FREE ? (T)gap * (bi * COLS + q) : (T)0;  // the chain-start row, shifted by gap*j (bi = u)
         }
         // this lane's columns j0 = bi * COLS .. j0 + COLS - 1; inside: 0 <= j0 <= n. Outside,
         // a lane computes throw-away cells; the selectors there exist (plan.TARGET_MARGIN) and
@@ -381,20 +392,20 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 // ENTRY: the sweeps write entry rows standing in for folds (Task::entry_row), compiled only into
 // the kernels whose plans can have them (plan.entry_folds: int scores, the throughput kernels; an
 // int64 sweep would spill, and a chain kernel with the store was 2-3% slower: IL1RAPL1 8.07 -> 8.26 ms).
-template <typename T, int R, bool BYTES, int MODE, bool ENTRY>
+template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool FREE>
 __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __restrict__ base,
                                           const int* __restrict__ tsel, T* rows, unsigned* moves,
                                           int match, int mismatch, int gap, int* error, EntryBuffers<T>& eb) {
     if constexpr (R > (sizeof(T) == sizeof(int) ? MIN_LANE_ROWS : WIDE_MIN_LANE_ROWS)) {
         if (t.lane_rows < R) {
-            strip_any<T, R / 2, BYTES, MODE, ENTRY>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
+            strip_any<T, R / 2, BYTES, MODE, ENTRY, FREE>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
             return;
         }
     }
-    strip_task<T, R, BYTES, MODE, ENTRY>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
+    strip_task<T, R, BYTES, MODE, ENTRY, FREE>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
 }
 
-template <typename T>
+template <typename T, bool FREE>
 __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
     const int lane = threadIdx.x & 31;
     const int n = t.n;
@@ -422,7 +433,7 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
                     for (int q = 0; q < COLS; ++q) m.v[q] = max(a.v[q], b.v[q]);
                 } else {
 #pragma unroll
-                    for (int q = 0; q < COLS; ++q) m.v[q] = max(a.v[q], -(T)gap * (j0 + q));
+                    for (int q = 0; q < COLS; ++q) m.v[q] = max(a.v[q], FREE ? (T)0 : -(T)gap * (j0 + q));
                 }
             }
             const unsigned missing = __ballot_sync(0xffffffffu, !ok);
@@ -446,7 +457,8 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
 // records moves, reading the rows a concurrent launch of the same tasks writes (it skips folds
 // and writes no row): beside a MODE_SCORE launch bound by its dependent chain, on SMs it leaves
 // idle; after a MODE_RECORD launch, for the strips of its longest chains it left unrecorded.
-template <typename T, int R, bool BYTES, int MODE>
+// FREE: free target ends (the chain-start row 0 instead of -gap*j).
+template <typename T, int R, bool BYTES, int MODE, bool FREE>
 __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
                                                      const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap) {
@@ -462,11 +474,11 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
         if (i >= ntasks) return;
         const Task t = load_task(tasks, i);
         if (t.kind == KIND_FOLD) {
-            if (MODE != MODE_FOLLOW) fold_task<T>(t, rows, gap, next_task + 1);
+            if (MODE != MODE_FOLLOW) fold_task<T, FREE>(t, rows, gap, next_task + 1);
         } else if (MODE == MODE_RECORD && t.moves == TASK_NONE) {
             // a long chain's strip, its moves recorded by a follower: at score speed on the chain
-            strip_any<T, R, BYTES, MODE_SCORE, ENTRY>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
-        } else strip_any<T, R, BYTES, MODE, ENTRY>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
+            strip_any<T, R, BYTES, MODE_SCORE, ENTRY, FREE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
+        } else strip_any<T, R, BYTES, MODE, ENTRY, FREE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
         __syncwarp();
     }
 }
@@ -481,9 +493,44 @@ __global__ void gather_rows(const T* __restrict__ rows, const long long* __restr
         for (int j = threadIdx.x; j < len[e]; j += blockDim.x) out[dst[e] + j] = rows[src[e] + j];
 }
 
+// The warp's maximum of the lanes' (v, i), the lowest i among equal v (i < 0: none), in every lane.
+template <typename T>
+__device__ __forceinline__ void warp_first_max(T& v, int& i) {
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        const T ov = __shfl_xor_sync(0xffffffffu, v, off);
+        const int oi = __shfl_xor_sync(0xffffffffu, i, off);
+        if (oi >= 0 && (i < 0 || ov > v || (ov == v && oi < i))) { v = ov; i = oi; }
+    }
+}
+
+// Free target ends: each exon's final score max_j S(last, j) into best[e] and the first column j
+// reaching it into col[e] (exons in the plan's order: the last row of e is len[e] = n + 1 scores
+// at src[e]; the host puts the finals in input order), one warp per exon.
+template <typename T>
+__global__ void last_row_max(const T* __restrict__ rows, const long long* __restrict__ src,
+                             const int* __restrict__ len, int count, T* __restrict__ best, int* __restrict__ col) {
+    const int lane = threadIdx.x & 31;
+    const int warps = (int)(((long long)gridDim.x * blockDim.x) >> 5);
+    for (int e = (int)(((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); e < count; e += warps) {
+        const T* r = rows + src[e];
+        const int m = len[e];
+        T v = 0;
+        int j = -1;  // this lane's first column reaching its maximum (columns lane, lane + 32, ...)
+        for (int i = lane; i < m; i += 32) {
+            const T x = r[i];
+            if (j < 0 || x > v) { v = x; j = i; }
+        }
+        warp_first_max(v, j);
+        if (lane == 0) { best[e] = v; col[e] = j; }
+    }
+}
+
 // Device traceback (solver.GpuSolver, device_trace): one warp per case walks back over the
 // moves a recording wavefront (MODE_RECORD or MODE_FOLLOW) wrote (plan.py, "Moves"), making backtrack.trace_chain's choices:
-//  * best exon: the first (by position) whose last row reaches max S(last, n);
+//  * best exon: the first (by position) whose last row reaches max S(last, n), column n; FREE
+//    (free target ends): the first whose final score best[e] (last_row_max) reaches the max,
+//    at the first column col[e] of its last row reaching it;
 //  * from (exon row L, column j_end) every lane follows the same path of moves up to the entry
 //    row (row 0), reached at column j0; column 0 only moves up. Each lane holds one move word
 //    (its index and value); a move whose word no lane holds reloads all 32: lane t takes the
@@ -495,7 +542,7 @@ __global__ void gather_rows(const T* __restrict__ rows, const long long* __restr
 //    written backwards from the end of its region, so the region ends in forward order;
 //  * predecessor: among exons with last < first(k) whose last row equals the entry row at j0,
 //    the largest last, then the lowest position; none: the path began at the chain-start row,
-//    and j0 leading target letters are against gaps (OP_INS).
+//    and j0 leading target letters are against gaps (OP_INS; none with FREE: they stay unaligned).
 // Per case it writes out_case = (chain length, ops), and per chain exon (trace order, from the
 // case's first exon slot) out_exon = (position, j0, j_end, ops of the exon).
 
@@ -529,12 +576,13 @@ __device__ __forceinline__ long long move_index(const MoveStrip& st, int r, int 
     return st.at + ((long long)u * 32 + l) * st.mw + (rr >> 2);
 }
 
-template <typename T>
+template <typename T, bool FREE>
 __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
         const long long* __restrict__ cases, int ncases, const int* __restrict__ exons,
         const int* __restrict__ strips, const int* __restrict__ tasks, const T* __restrict__ rows,
         const unsigned char* __restrict__ base, const int* __restrict__ tsel, const unsigned* __restrict__ moves,
-        unsigned char* ops, int* out_case, int* out_exon, int gap) {
+        unsigned char* ops, int* out_case, int* out_exon, int gap, const T* __restrict__ best_score,
+        const int* __restrict__ best_col) {
     const int lane = threadIdx.x & 31;
     const int c = (int)(((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
     if (c >= ncases) return;
@@ -543,20 +591,15 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
     const long long tgt = cr[TC_TGT];
     const long long ops_end = cr[TC_OPS];
     const int* ex = exons;
-    // best exon: max S(last, n), lowest position among equals
+    // best exon: max S(last, n) (FREE: max best_score), lowest position among equals
     T best = 0;
     int k = -1;
     for (int e = a + lane; e < b; e += 32) {
-        const T v = __ldg(rows + (ex + (long long)e * TE_FIELDS)[TE_ROW] + n);
+        const T v = FREE ? __ldg(best_score + e) : __ldg(rows + (ex + (long long)e * TE_FIELDS)[TE_ROW] + n);
         if (k < 0 || v > best) { best = v; k = e; }
     }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        const T ob = __shfl_xor_sync(0xffffffffu, best, off);
-        const int ok = __shfl_xor_sync(0xffffffffu, k, off);
-        if (ok >= 0 && (k < 0 || ob > best || (ob == best && ok < k))) { best = ob; k = ok; }
-    }
-    int j = n, len = 0;
+    warp_first_max(best, k);
+    int j = FREE ? __ldg(best_col + k) : n, len = 0;
     long long g = 0;  // ops emitted so far; op g goes to ops[ops_end - 1 - g]
     long long held = -1;  // this lane's move word: index and value
     unsigned word = 0;
@@ -639,7 +682,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
         ++len;
         // predecessor
         const int j0 = jj;
-        T pv = in == TASK_NONE ? -(T)gap * j0 : __ldg(rows + in + j0);
+        T pv = in == TASK_NONE ? (FREE ? (T)0 : -(T)gap * j0) : __ldg(rows + in + j0);
         if (in2 != TASK_NONE) pv = max(pv, __ldg(rows + in2 + j0));
         // The candidates are the case's first p_k exons by last (TE_P; table rows a.. hold them,
         // TE_BY_LAST*), scanned from the largest last down, 32 * PRED_UNROLL at a time with their
@@ -675,8 +718,10 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
         }
         const int be = bl >= 0 ? (byl + (long long)bq * TE_FIELDS)[TE_BY_LAST] : -1;
         if (be < 0) {
-            for (int i = lane; i < j0; i += 32) ops[ops_end - 1 - g - i] = OP_INS;
-            g += j0;
+            if constexpr (!FREE) {
+                for (int i = lane; i < j0; i += 32) ops[ops_end - 1 - g - i] = OP_INS;
+                g += j0;
+            }
             break;
         }
         k = be;
@@ -688,27 +733,33 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
 #ifndef __CUDACC_RTC__
 // nvcc builds (CI's compile and spill check) instantiate the shipped variants; NVRTC
 // instantiates only the one a launch asks for (solver.variant).
-#define WAVEFRONT(T, R, BYTES, MODE)                                                                   \
-    template __global__ void wavefront<T, R, BYTES, MODE>(const int*, int, int*, const unsigned char*,  \
-                                                          const int*, T*, unsigned*, int, int, int);
-#define THROUGHPUT_WAVEFRONTS(MODE)       \
-    WAVEFRONT(int, 8, true, MODE)         \
-    WAVEFRONT(int, 8, false, MODE)        \
-    WAVEFRONT(long long, 4, true, MODE)   \
-    WAVEFRONT(long long, 4, false, MODE)
-#define WAVEFRONTS(MODE)                  \
-    THROUGHPUT_WAVEFRONTS(MODE)           \
-    WAVEFRONT(int, 16, true, MODE)        \
-    WAVEFRONT(int, 16, false, MODE)
-WAVEFRONTS(MODE_SCORE)
-THROUGHPUT_WAVEFRONTS(MODE_RECORD)
-WAVEFRONTS(MODE_FOLLOW)
-#define TRACE(T)                                                                                           \
-    template __global__ void trace_chains<T>(const long long*, int, const int*, const int*, const int*, const T*, \
-                                             const unsigned char*, const int*, const unsigned*, unsigned char*,   \
-                                             int*, int*, int);
-TRACE(int)
-TRACE(long long)
+#define WAVEFRONT(T, R, BYTES, MODE, FREE)                                                                   \
+    template __global__ void wavefront<T, R, BYTES, MODE, FREE>(const int*, int, int*, const unsigned char*,  \
+                                                                const int*, T*, unsigned*, int, int, int);
+#define THROUGHPUT_WAVEFRONTS(MODE, FREE)       \
+    WAVEFRONT(int, 8, true, MODE, FREE)         \
+    WAVEFRONT(int, 8, false, MODE, FREE)        \
+    WAVEFRONT(long long, 4, true, MODE, FREE)   \
+    WAVEFRONT(long long, 4, false, MODE, FREE)
+#define WAVEFRONTS(MODE, FREE)                  \
+    THROUGHPUT_WAVEFRONTS(MODE, FREE)           \
+    WAVEFRONT(int, 16, true, MODE, FREE)        \
+    WAVEFRONT(int, 16, false, MODE, FREE)
+#define TRACE(T, FREE)                                                                                     \
+    template __global__ void trace_chains<T, FREE>(const long long*, int, const int*, const int*, const int*, \
+                                                   const T*, const unsigned char*, const int*, const unsigned*, \
+                                                   unsigned char*, int*, int*, int, const T*, const int*);
+#define ENDS(FREE)                         \
+    WAVEFRONTS(MODE_SCORE, FREE)           \
+    THROUGHPUT_WAVEFRONTS(MODE_RECORD, FREE) \
+    WAVEFRONTS(MODE_FOLLOW, FREE)          \
+    TRACE(int, FREE)                       \
+    TRACE(long long, FREE)
+ENDS(false)
+ENDS(true)
+template __global__ void last_row_max<int>(const int*, const long long*, const int*, int, int*, int*);
+template __global__ void last_row_max<long long>(const long long*, const long long*, const int*, int, long long*,
+                                                 int*);
 template __global__ void gather_rows<int>(const int*, const long long*, const long long*, const int*, int, int*);
 template __global__ void gather_rows<long long>(const long long*, const long long*, const long long*, const int*,
                                                 int, long long*);
