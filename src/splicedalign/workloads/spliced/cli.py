@@ -13,7 +13,6 @@ from pathlib import Path
 from splicedalign.core.commandline import (EPILOG, add_gpu_memory_argument, add_output_arguments, add_solver_argument,
                                            check_output, write_output)
 from splicedalign.core.errors import InputError
-from splicedalign.gpu import device
 from splicedalign.gpu.devices import add_devices_argument
 from splicedalign.workloads.spliced.datasets import SYNTHETIC, read_manifest, write_synthetic
 from splicedalign.workloads.spliced.exons import exon_formats
@@ -128,6 +127,7 @@ def _start_device(args: argparse.Namespace) -> None:
     failure there is left for the solve to report (one line)."""
     if getattr(args, "devices", None) is not None or not SOLVERS.entry(args.solver).gpu:
         return
+    from splicedalign.gpu import device  # here: a CPU align does without its imports
 
     def start() -> None:
         try:
