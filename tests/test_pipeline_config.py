@@ -73,6 +73,7 @@ def _snakemake(tmp: Path, *args: str) -> subprocess.CompletedProcess:
                            str(REPO / "config" / "config.yaml"), "-n", *args], capture_output=True, text=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config, jobs", [
     # the README's examples, as written there
     (["primer={dataset: synthetic, synthetic: {shapes: [table1], scale: 16}}"], "primer_synthetic"),
@@ -85,6 +86,7 @@ def test_readme_nested_config_values_are_accepted(tmp_path, config, jobs):
     assert jobs in proc.stdout and "This was a dry-run" in proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config, line", [
     (["dataset=synthetic"], "splicedalign: config key 'dataset' moved into the section 'spliced' (spliced.dataset)"),
     (["spliced={repeats: many}"], "splicedalign: config key spliced.repeats: 'many' is not of type integer"),
