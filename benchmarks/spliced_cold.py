@@ -265,7 +265,7 @@ def main() -> int:
     small = write_dataset(synthetic.paper_set(seed + 200, bases=12), data / "small")
     mb = input_bytes(manifest) / 1e6
 
-    # --- 1. cold data sets --------------------------------------------------------------------
+    # each target in a section of its own: a failure is a row, the others still run
     for target, run in (("1", lambda: target1(args, seed, gpu, table, record)),
                         ("2", lambda: target2(args, manifest, small, mb, gpu, table, record)),
                         ("3", lambda: target3(args, manifest, gpu, table, record)),
