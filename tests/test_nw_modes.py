@@ -194,3 +194,20 @@ def test_costs_and_modes_are_validated():
         Costs(0, 1, 3, -1)
     with pytest.raises(InputError, match="unknown mode"):
         solve(Pair.from_strings("A", "A"), Costs(), "sequential", mode="local")
+
+
+def test_batches_in_input_order():
+    from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs
+
+    rng = np.random.default_rng(2606)
+    print("seed 2606")
+    pairs = [random_pair(rng, 200) for _ in range(24)]
+    for costs in (Costs(), Costs(0, 4, 2, 6), Costs(-1, 2, 1, 3)):
+        for mode in MODES:
+            want = [solve(p, costs, "reference", traceback=False, mode=mode).score for p in pairs]
+            for name in ("sequential", "multicore"):
+                got = solve_pairs(SOLVERS.get(name), pairs, costs, True, mode)
+                assert [r.score for r in got] == want
+                assert all(r.solver == name for r in got)
+                for p, r in zip(pairs, got):
+                    assert cigar_cost(r.cigar, p.a, p.b, costs, r.start2, r.end2) == r.score

@@ -10,8 +10,12 @@ costs, checkpoint rows and per-block traceback for affine ones (backtrack.affine
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
+import threading
+from typing import Callable, Sequence
 
 import numba
 import numpy as np
@@ -89,7 +93,31 @@ class MulticoreSolver(SequentialSolver):
         return run
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
+        return self.adaptive(pair, costs, traceback, check_mode(mode), self.dp)
+
+    def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool = True,
+                   mode: str = "global") -> list[Result]:
+        """A batch: one pair per core at a time (each by WFA or the one-core DP), in input order."""
         check_mode(mode)
+        one_core = SequentialSolver()
+        progress = Progress(f"nw {len(pairs)} pairs ({self.name})", sum(p.cells for p in pairs))
+        done = [0, 0]
+        lock = threading.Lock()
+
+        def one(pair: Pair) -> Result:
+            result = self.adaptive(pair, costs, traceback, mode, one_core.dp)
+            with lock:
+                done[0] += 1
+                done[1] += pair.cells
+                progress.update(done[1], f"{done[0]}/{len(pairs)} pairs")
+            return dataclasses.replace(result, solver=self.name)
+
+        with ThreadPoolExecutor(max_workers=self.threads) as pool:
+            return list(pool.map(one, pairs))
+
+    def adaptive(self, pair: Pair, costs: Costs, traceback: bool, mode: str,
+                 dp: Callable[[Pair, Costs, bool, str], Result]) -> Result:
+        """WFA when it applies and finishes within its work cap, else ``dp``."""
         if wfa.applicable(costs):
             t0 = time.perf_counter()
             cap = max(WFA_MIN_WORK, int(WFA_WORK_SHARE * pair.cells))
@@ -99,4 +127,4 @@ class MulticoreSolver(SequentialSolver):
                 start = answer.start2 if traceback else 0
                 return Result(answer.score, pair.cells, self.name, time.perf_counter() - t0, cigar, start,
                               answer.end2, algorithm="wfa")
-        return self.dp(pair, costs, traceback, mode)
+        return dp(pair, costs, traceback, mode)

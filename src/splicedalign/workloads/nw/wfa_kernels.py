@@ -59,6 +59,87 @@ def _row(vals, ring_s, ring_lo, ring_hi, ring, s):
 
 
 @njit(cache=True, nogil=True)
+def _ins_step(ins, m_o, i_e, j0, j1, m):
+    """I of one score over row indices j0..j1 (j = k + n + 1): from k-1, one letter of b more."""
+    for j in range(j0, j1 + 1):
+        g1 = m_o[j - 1] + 1
+        g2 = i_e[j - 1] + 1
+        g1 = g1 if g1 <= m else NULL
+        g2 = g2 if g2 <= m else NULL
+        ins[j] = max(g1, g2)
+
+
+@njit(cache=True, nogil=True)
+def _del_step(dele, m_o, d_e, j0, j1, c, n):
+    """D of one score over row indices j0..j1: from k+1, one letter of a more (h unchanged)."""
+    for j in range(j0, j1 + 1):
+        g1 = m_o[j + 1]
+        g2 = d_e[j + 1]
+        limit = n + j - c  # h - k <= n
+        g1 = g1 if g1 <= limit else NULL
+        g2 = g2 if g2 <= limit else NULL
+        dele[j] = max(g1, g2)
+
+
+@njit(cache=True, nogil=True)
+def _m_step(row, m_x, ins, dele, j0, j1, c, m, n, linear):
+    """M of one score over row indices j0..j1: the best of a mismatch, I and D (for linear
+    costs ``ins`` and ``dele`` are both M[s-e], read at k-1 and k+1)."""
+    for j in range(j0, j1 + 1):
+        limit = n + j - c  # h - k <= n
+        g = m_x[j] + 1
+        best = g if g <= m and g <= limit else NULL
+        if linear:
+            gi = ins[j - 1] + 1
+            gd = dele[j + 1]
+            gi = gi if gi <= m and gi <= limit else NULL
+            gd = gd if gd <= limit else NULL
+        else:
+            gi = ins[j]
+            gd = dele[j]
+        best = max(best, max(gi, gd))
+        row[j] = best if best >= 0 else NULL  # NULL + a few is still NULL
+
+
+PAD_A, PAD_B = 0xFA, 0xFB  # letters past the ends: equal to nothing
+
+
+@njit(cache=True, nogil=True)
+def packed(codes, pad):
+    """words[i] = codes[i .. i+7] as one little-endian uint64 (``pad`` past the end), i = 0..len."""
+    size = codes.size
+    words = np.empty(size + 1, dtype=np.uint64)
+    for i in range(size + 1):
+        w = np.uint64(0)
+        for t in range(7, -1, -1):
+            byte = codes[i + t] if i + t < size else pad
+            w = (w << np.uint64(8)) | np.uint64(byte)
+        words[i] = w
+    return words
+
+
+@njit(cache=True, nogil=True)
+def _extend_step(row, a8, b8, j0, j1, c):
+    """Follow matching letters from every offset of row indices j0..j1, eight at a time: the
+    first differing byte of a8[v] ^ b8[h] ends the run (the pads differ from every letter, so a
+    run never passes an end)."""
+    for j in range(j0, j1 + 1):
+        h = row[j]
+        if h < 0:
+            continue
+        v = h - (j - c)
+        diff = a8[v] ^ b8[h]
+        while diff == 0:
+            h += 8
+            v += 8
+            diff = a8[v] ^ b8[h]
+        while (diff & np.uint64(0xFF)) == 0:
+            diff >>= np.uint64(8)
+            h += 1
+        row[j] = h
+
+
+@njit(cache=True, nogil=True)
 def wfa_forward(a, b, x, o, e, infix_start, ends_free, keep, work_cap, memory_cap):
     """Scores s = 0, 1, ... until the end is reached. ``infix_start``: every column of row 0 is a
     start (infix); ``ends_free``: the end is any cell of the last row (prefix, infix), else
@@ -68,6 +149,7 @@ def wfa_forward(a, b, x, o, e, infix_start, ends_free, keep, work_cap, memory_ca
     Returns (status, score, end k, end h, visited, kept offsets, kept sources, base, lo, hi)
     where wavefront s is kept at base[s] for k in lo[s]..hi[s]."""
     n, m = a.size, b.size
+    a8, b8 = packed(a, PAD_A), packed(b, PAD_B)
     width = n + m + 3  # k = -n-1 .. m+1 at k + n + 1
     ring = max(x, o + e) + 1
     affine = o > 0
@@ -98,25 +180,12 @@ def wfa_forward(a, b, x, o, e, infix_start, ends_free, keep, work_cap, memory_ca
             lo_d, hi_d = max(min(mo_lo, de_lo) - 1, -n), min(max(mo_hi, de_hi) - 1, m)
             ins = _reuse(iv, i_s, i_lo, i_hi, ring, s, lo_i, hi_i, c)
             dele = _reuse(dv, d_s, d_lo, d_hi, ring, s, lo_d, hi_d, c)
-            for k in range(lo_i, hi_i + 1):
-                g1 = m_o[c + k - 1] + 1
-                g2 = i_e[c + k - 1] + 1
-                g1 = g1 if g1 <= m else NULL
-                g2 = g2 if g2 <= m else NULL
-                ins[c + k] = max(g1, g2)
-            for k in range(lo_d, hi_d + 1):
-                g1 = m_o[c + k + 1]
-                g2 = d_e[c + k + 1]
-                g1 = g1 if g1 - k <= n else NULL
-                g2 = g2 if g2 - k <= n else NULL
-                dele[c + k] = max(g1, g2)
+            _ins_step(ins, m_o, i_e, c + lo_i, c + hi_i, m)
+            _del_step(dele, m_o, d_e, c + lo_d, c + hi_d, c, n)
         else:  # linear: I[s][k] = M[s-e][k-1] + 1, D[s][k] = M[s-e][k+1]
             ins, dele = m_o, m_o
             lo_i, hi_i = max(mo_lo + 1, -n), min(mo_hi + 1, m)
             lo_d, hi_d = max(mo_lo - 1, -n), min(mo_hi - 1, m)
-        ishift = 0 if affine else -1
-        dshift = 0 if affine else 1
-        iadd = 0 if affine else 1
         # ---- M of score s
         m_x, mx_lo, mx_hi = _row(mv, m_s, m_lo, m_hi, ring, s - x)
         if s == 0:
@@ -139,19 +208,11 @@ def wfa_forward(a, b, x, o, e, infix_start, ends_free, keep, work_cap, memory_ca
                 kept, src = kept2, src2
             base[s], los[s], his[s] = used, lo, hi
         row = _reuse(mv, m_s, m_lo, m_hi, ring, s, lo, hi, c)
-        for k in range(lo, hi + 1):
-            if s == 0:
-                best = k
-            else:
-                g = m_x[c + k] + 1
-                best = g if g <= m and g - k <= n else NULL
-                gi = ins[c + k + ishift] + iadd
-                gd = dele[c + k + dshift]
-                if not affine:  # the gap candidates of M[s-e] were not checked yet
-                    gi = gi if gi <= m else NULL
-                    gd = gd if gd - k <= n else NULL
-                best = max(best, max(gi, gd))
-            row[c + k] = best if best >= 0 else NULL  # NULL + a few is still NULL
+        if s == 0:
+            for k in range(lo, hi + 1):
+                row[c + k] = k
+        else:
+            _m_step(row, m_x, ins, dele, c + lo, c + hi, c, m, n, not affine)
         if keep:
             for k in range(lo, hi + 1):
                 best = row[c + k]
@@ -159,24 +220,22 @@ def wfa_forward(a, b, x, o, e, infix_start, ends_free, keep, work_cap, memory_ca
                 if s > 0 and best != NULL:
                     g = m_x[c + k] + 1
                     if not (g == best and g <= m and g - k <= n):
-                        gi = ins[c + k + ishift] + iadd
+                        gi = ins[c + k] if affine else ins[c + k - 1] + 1
                         origin = SRC_INS if gi == best and gi <= m else SRC_DEL
                 src[used + k - lo] = origin
         # ---- extend along matching letters; the end reached?
+        _extend_step(row, a8, b8, c + lo, c + hi, c)
         found = False
         end_k, end_h = 0, 0
-        for k in range(lo, hi + 1):
-            h = row[c + k]
-            if h == NULL:
-                continue
-            v = h - k
-            while v < n and h < m and a[v] == b[h]:
-                h += 1
-                v += 1
-            row[c + k] = h
-            if not found and ((ends_free and v == n) or (k == k_end and h == m)):
-                found = True
-                end_k, end_h = k, h
+        if ends_free:
+            for k in range(lo, hi + 1):
+                if row[c + k] - k == n:
+                    found = True
+                    end_k, end_h = k, row[c + k]
+                    break
+        elif lo <= k_end <= hi and row[c + k_end] == m:
+            found = True
+            end_k, end_h = k_end, m
         if keep:
             kept[used:used + max(0, hi - lo + 1)] = row[c + lo:c + hi + 1]
             used += max(0, hi - lo + 1)
