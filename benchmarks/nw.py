@@ -1,69 +1,238 @@
-"""Benchmark of the nw (global alignment) solvers, printing one markdown table: per case and
-solver the median of --repeats timed runs after --warmup, GCUPS, speedup vs sequential, score
-only and with the alignment; all solvers must agree on each score (else it stops naming the
-case) and every CIGAR is re-scored. Peers (pywfa) run side by side in the same process,
-"n/a" when not installed; GPU solvers only where a GPU is usable.
+"""Benchmark of the nw solvers side by side with the peers, same inputs, same run; a markdown
+table last. Per pair case, cost model (linear 0/1/3 = the paper's, affine x=4 o=6 e=2 = WFA2's)
+and solver: the median of --repeats runs after --warmup, score only and with the alignment,
+the algorithm our solver chose, and the ratio to pywfa on one core. All solvers must agree on
+each score (else it stops naming the case); every CIGAR is re-scored.
 
-  python benchmarks/nw.py                                   # 9,024 and 30,368, both kinds
-  python benchmarks/nw.py --sizes 48 9024 15184 19456 30368 --solvers sequential pywfa
-  python benchmarks/nw.py --sizes 100000 1000000 --solvers gpu --kinds mutated
+Peers: pywfa (WFA2-lib; one core in this process; for batches also all cores by processes),
+edlib (unit costs 0/1/1 only: a different problem, shown for reference), parasail (affine,
+nw_scan_32; only pairs up to --parasail-max letters: its table is quadratic).
 
-CPU numbers depend on the machine: the script prints the CPU model, count and numba threads."""
+  python benchmarks/nw.py                                         # the issue-26 pairs, CPU solvers
+  python benchmarks/nw.py --cases 30368-10 100000-1 --solvers multicore gpu pywfa
+  python benchmarks/nw.py --cases none --batch 2000               # 2,000 pairs of ~10 kb at 5%
+
+Cases: N-unrelated, or N-P: a random sequence against a copy P% mutated (N-10 is the paper's
+10%-mutated pair of synthetic.make_pair)."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
 
 import numba
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.machine import cpu_model
-from splicedalign.core.timing import gcups, time_repeats
-from splicedalign.workloads.nw.records import Costs, cigar_cost
-from splicedalign.workloads.nw.solvers import SOLVERS
-from splicedalign.workloads.nw.synthetic import KINDS, make_pair
+from splicedalign.core.timing import time_repeats
+from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters
+from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
+from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs
+from splicedalign.workloads.nw.synthetic import divergent_pair, make_pair
+
+COSTS = {"linear": Costs(0, 1, 3), "affine": Costs(0, 4, 2, 6)}
+DEFAULT_CASES = ["30368-10", "30368-unrelated", "100000-1", "100000-5", "1000000-1"]
+
+
+def make_case(name: str) -> Pair:
+    n, kind = name.split("-", 1)
+    if kind == "unrelated":
+        return make_pair(int(n), "unrelated")
+    if kind == "10":
+        return make_pair(int(n), "mutated")
+    return divergent_pair(int(n), float(kind))
+
+
+def _pywfa_one(job: tuple[str, str, dict, bool]) -> int:
+    """One pair by pywfa in a worker process (the batch peer on all cores)."""
+    import pywfa
+
+    a, b, model, traceback = job
+    aligner = pywfa.WavefrontAligner(a, match=0, span="end-to-end", scope="full" if traceback else "score", **model)
+    aligner.wavefront_align(b)
+    return -int(aligner.score)
+
+
+def pywfa_model(costs: Costs) -> dict:
+    if costs.affine:
+        return dict(distance="affine", mismatch=costs.mismatch, gap_opening=costs.gap_open,
+                    gap_extension=costs.indel)
+    return dict(distance="linear", mismatch=costs.mismatch, gap_extension=costs.indel)
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[tuple] = []
+
+    def add(self, *row) -> None:
+        self.rows.append(row)
+        print("| " + " | ".join(map(str, row)) + " |", file=sys.stderr, flush=True)
+
+    def print(self) -> None:
+        print("| case | costs | solver | mode | median ms | algorithm | vs pywfa 1 core |")
+        print("|---|---|---|---|---|---|---|")
+        for row in self.rows:
+            print("| " + " | ".join(map(str, row)) + " |")
+
+
+def run_pair(pair: Pair, cost_name: str, args: argparse.Namespace, table: Table) -> None:
+    costs = COSTS[cost_name]
+    for traceback in (False, True):
+        mode = "align" if traceback else "score"
+        scores: dict[str, int] = {}
+        times: dict[str, float] = {}
+        for name in args.solvers:
+            if name == "sequential" and pair.cells > args.dp_max_cells:
+                table.add(pair.name, cost_name, name, mode, f"skipped (> {args.dp_max_cells:.0e} cells)", "dp", "")
+                continue
+            if name == "parasail":
+                if pair.n > args.parasail_max or pair.m > args.parasail_max or traceback:
+                    continue
+                try:
+                    import parasail
+                except ImportError:
+                    table.add(pair.name, cost_name, name, mode, "n/a: not installed", "", "")
+                    continue
+                matrix = parasail.matrix_create("ACGT", 0, -costs.mismatch)
+                sa, sb = letters(pair.a, A_LETTERS), letters(pair.b, B_LETTERS)
+                timing, result = time_repeats(
+                    lambda: parasail.nw_scan_32(sa, sb, costs.gap_open + costs.indel, costs.indel, matrix),
+                    args.repeats, args.warmup)
+                scores[name] = -result.score
+                times[name] = timing.median
+                continue
+            if name == "edlib":
+                if cost_name != "linear":
+                    continue
+                try:
+                    import edlib
+                except ImportError:
+                    table.add(pair.name, "unit", name, mode, "n/a: not installed", "", "")
+                    continue
+                sa, sb = letters(pair.a, A_LETTERS), letters(pair.b, B_LETTERS)
+                task = "path" if traceback else "distance"
+                timing, _ = time_repeats(lambda: edlib.align(sa, sb, mode="NW", task=task), args.repeats,
+                                         args.warmup)
+                table.add(pair.name, "unit 0/1/1 (edlib's own problem)", name, mode, f"{timing.median * 1e3:.2f}",
+                          "bit-parallel", "")
+                continue
+            try:
+                solver = SOLVERS.get(name)
+                timing, result = time_repeats(lambda: solver.solve(pair, costs, traceback), args.repeats,
+                                              args.warmup)
+            except SolverUnavailable as exc:
+                table.add(pair.name, cost_name, name, mode, f"n/a: {str(exc)[:60]}", "", "")
+                continue
+            if traceback and cigar_cost(result.cigar, pair.a, pair.b, costs) != result.score:
+                sys.exit(f"{pair.name}: {name}'s CIGAR does not cost its score")
+            scores[name] = result.score
+            times[name] = timing.median
+            table.add(pair.name, cost_name, name, mode, f"{timing.median * 1e3:.2f}", result.algorithm, "")
+        if len(set(scores.values())) > 1:
+            sys.exit(f"{pair.name} ({cost_name}, {mode}): solvers disagree: {scores}")
+        base = times.get("pywfa")
+        for row_index, row in enumerate(table.rows):
+            if row[0] == pair.name and row[1] == cost_name and row[3] == mode and row[2] in times and base:
+                table.rows[row_index] = row[:6] + (f"{base / times[row[2]]:.2f}x",)
+        if "parasail" in times:
+            table.add(pair.name, cost_name, "parasail nw_scan_32", mode, f"{times['parasail'] * 1e3:.2f}", "dp",
+                      f"{base / times['parasail']:.2f}x" if base else "")
+
+
+def run_batch(args: argparse.Namespace, table: Table) -> None:
+    pairs = [divergent_pair(args.batch_length, args.batch_divergence, index=k + 1) for k in range(args.batch)]
+    name = f"batch {args.batch} x {args.batch_length} at {args.batch_divergence:g}%"
+    for cost_name in args.costs:
+        costs = COSTS[cost_name]
+        model = pywfa_model(costs)
+        jobs = [(letters(p.a, A_LETTERS), letters(p.b, B_LETTERS), model, True) for p in pairs]
+        times: dict[str, float] = {}
+        scores: dict[str, list[int]] = {}
+        for solver_name in args.solvers:
+            if solver_name in ("sequential", "edlib", "parasail"):
+                continue
+            if solver_name == "pywfa":
+                try:
+                    import pywfa  # noqa: F401
+                except ImportError:
+                    table.add(name, cost_name, "pywfa", "align", "n/a: not installed", "", "")
+                    continue
+                runs = []
+                for _ in range(args.batch_repeats):
+                    t0 = time.perf_counter()
+                    got = [_pywfa_one(j) for j in jobs]
+                    runs.append(time.perf_counter() - t0)
+                times["pywfa"], scores["pywfa"] = statistics.median(runs), got
+                workers = os.cpu_count() or 1
+                with ProcessPoolExecutor(workers) as pool:
+                    list(pool.map(_pywfa_one, jobs[:workers]))  # start the workers
+                    runs = []
+                    for _ in range(args.batch_repeats):
+                        t0 = time.perf_counter()
+                        got = list(pool.map(_pywfa_one, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
+                        runs.append(time.perf_counter() - t0)
+                times[f"pywfa {workers} processes"], scores["pywfa all"] = statistics.median(runs), got
+                continue
+            try:
+                solver = SOLVERS.get(solver_name)
+                solve_pairs(solver, pairs[:2], costs, True)  # warm-up (compilation)
+                runs = []
+                for _ in range(args.batch_repeats):
+                    t0 = time.perf_counter()
+                    results = solve_pairs(solver, pairs, costs, True)
+                    runs.append(time.perf_counter() - t0)
+            except SolverUnavailable as exc:
+                table.add(name, cost_name, solver_name, "align", f"n/a: {str(exc)[:60]}", "", "")
+                continue
+            for p, r in zip(pairs, results):
+                if cigar_cost(r.cigar, p.a, p.b, costs) != r.score:
+                    sys.exit(f"{p.name}: {solver_name}'s CIGAR does not cost its score")
+            times[solver_name] = statistics.median(runs)
+            scores[solver_name] = [r.score for r in results]
+            times[solver_name + "#algo"] = 0
+            algorithms = sorted({r.algorithm for r in results})
+            table.add(name, cost_name, solver_name, "align", f"{times[solver_name] * 1e3:.1f}", "+".join(algorithms), "")
+        if len({tuple(v) for v in scores.values()}) > 1:
+            sys.exit(f"{name} ({cost_name}): solvers disagree")
+        base = times.get("pywfa")
+        for key, seconds in times.items():
+            if key.startswith("pywfa"):
+                table.add(name, cost_name, key, "align", f"{seconds * 1e3:.1f}", "wfa",
+                          f"{base / seconds:.2f}x" if base else "")
+        for row_index, row in enumerate(table.rows):
+            if row[0] == name and row[1] == cost_name and row[2] in times and base and not row[2].startswith("pywfa"):
+                table.rows[row_index] = row[:6] + (f"{base / times[row[2]]:.2f}x",)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", type=int, nargs="+", default=[9_024, 30_368])
-    ap.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
-    ap.add_argument("--solvers", nargs="+", default=["sequential", "multicore", "pywfa"])
-    ap.add_argument("--modes", nargs="+", choices=["score", "align"], default=["score", "align"])
+    ap.add_argument("--cases", nargs="+", default=DEFAULT_CASES, help="pair cases (N-P or N-unrelated); 'none'")
+    ap.add_argument("--costs", nargs="+", choices=sorted(COSTS), default=["linear", "affine"])
+    ap.add_argument("--solvers", nargs="+", default=["sequential", "multicore", "pywfa", "edlib", "parasail"])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--dp-max-cells", type=float, default=1e9, help="sequential (the DP) only up to this size")
+    ap.add_argument("--parasail-max", type=int, default=10_000)
+    ap.add_argument("--batch", type=int, default=0, help="also a batch of this many pairs")
+    ap.add_argument("--batch-length", type=int, default=10_000)
+    ap.add_argument("--batch-divergence", type=float, default=5.0)
+    ap.add_argument("--batch-repeats", type=int, default=3)
     args = ap.parse_args(argv)
-    costs = Costs()
     print(f"# {cpu_model()}; cpus={os.cpu_count()} numba threads={numba.get_num_threads()}", file=sys.stderr)
-    print("| case | cells | solver | mode | median ms | spread | GCUPS | speedup vs sequential |")
-    print("|---|---|---|---|---|---|---|---|")
-    for n in args.sizes:
-        for kind in args.kinds:
-            pair = make_pair(n, kind)
-            for mode in args.modes:
-                traceback = mode == "align"
-                scores: dict[str, int] = {}
-                base = None
-                for name in args.solvers:
-                    try:
-                        solver = SOLVERS.get(name)
-                        timing, result = time_repeats(lambda: solver.solve(pair, costs, traceback), args.repeats,
-                                                      args.warmup)
-                    except SolverUnavailable as exc:
-                        print(f"| {pair.name} | {pair.cells:,} | {name} | {mode} | n/a: {exc} | | | |")
-                        continue
-                    if traceback and cigar_cost(result.cigar, pair.a, pair.b, costs) != result.score:
-                        sys.exit(f"{pair.name}: {name}'s CIGAR does not cost its score")
-                    scores[name] = result.score
-                    if name == "sequential":
-                        base = timing.median
-                    speedup = f"{base / timing.median:.1f}" if base else "-"
-                    print(f"| {pair.name} | {pair.cells:,} | {name} | {mode} | {timing.median * 1e3:.3f} | "
-                          f"{timing.spread:.2f} | {gcups(pair.cells, timing.median):.2f} | {speedup} |", flush=True)
-                if len(set(scores.values())) > 1:
-                    sys.exit(f"{pair.name} ({mode}): solvers disagree: {scores}")
+    table = Table()
+    for case in args.cases:
+        if case == "none":
+            continue
+        pair = make_case(case)
+        for cost_name in args.costs:
+            run_pair(pair, cost_name, args, table)
+    if args.batch:
+        run_batch(args, table)
+    table.print()
     return 0
 
 

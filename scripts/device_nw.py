@@ -4,8 +4,12 @@
    with wildcards and non-default costs, against `sequential`: `gpu` with alignment (CIGAR
    re-scored), every compiled `gpu` variant score-only, `nw-tiles`; checkpoints poisoned first.
    Then large pairs against `multicore`.
-2. Benchmark: paper 002 shapes, 10^5, 10^6 (mutated and unrelated), both GPU solvers, the CPU
-   solvers where affordable, pywfa if importable. Median after warm-up. Table printed last.
+   Then fresh random pairs of every mode (global, prefix, infix) and cost model (linear, affine,
+   with and without a match bonus) against the reference: `multicore` (WFA or DP, batch too),
+   `sequential` and, where they take them, the GPU solvers (a refusal is counted, not failed).
+2. Benchmark (skipped with --quick; benchmarks/nw.py holds the side by side with the peers):
+   paper 002 shapes, 10^5, 10^6 (mutated and unrelated), both GPU solvers, the CPU solvers
+   where affordable. Median after warm-up. Table printed last.
 A time budget keeps the whole run inside the device call: later benchmark rows are skipped
 (and listed) when the predicted time would not fit.
 """
@@ -28,7 +32,9 @@ from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver, SequentialSolver
 from splicedalign.workloads.nw.gpu.solver import ROWS_PER_LANE, TRACES, GpuSolver
 from splicedalign.workloads.nw.gpu.paper import TilesSolver
-from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
+from splicedalign.workloads.nw.records import MODES, Costs, Pair, cigar_cost
+from splicedalign.workloads.nw.reference import ReferenceSolver
+from splicedalign.workloads.nw.solvers import solve_pairs
 from splicedalign.workloads.nw.synthetic import KINDS, PAPER_SIZES, make_pair, mutate, random_codes
 
 T0 = time.perf_counter()
@@ -96,6 +102,7 @@ def correctness(args: argparse.Namespace, log) -> list[str]:
                              f"{cigar_cost(got.cigar, pair.a, pair.b, costs)} != {want}")
         checked += 1
     log(f"random pairs checked: {checked} (lengths 1..{args.most}), failures: {len(fails)}")
+    fails += modes_and_costs(rng, args, log, main, tiles)
     multi = MulticoreSolver()
     big = [make_pair(30_368, kind) for kind in KINDS]
     big.append(Pair("unequal-40000x70000", "a", "b", random_codes(40_000, rng), random_codes(70_000, rng)))
@@ -109,6 +116,42 @@ def correctness(args: argparse.Namespace, log) -> list[str]:
             if not ok:
                 fails.append(f"{pair.name}: {solver.name} R={solver.rows_per_lane} gave {got.score}, want {want}")
         log(f"large {pair.name} {pair.n}x{pair.m}: score {want} checked ({elapsed():.0f} s)")
+    return fails
+
+
+def modes_and_costs(rng: np.random.Generator, args: argparse.Namespace, log, gpu: GpuSolver,
+                    tiles: TilesSolver) -> list[str]:
+    """Every mode x cost model: multicore, sequential, the GPU solvers against the reference."""
+    fails: list[str] = []
+    refused: dict[str, int] = {}
+    reference, seq, multi = ReferenceSolver(), SequentialSolver(), MulticoreSolver()
+    batch: list[tuple[Pair, Costs, str, int]] = []
+    for k in range(args.mode_pairs):
+        pair, _ = random_pair(rng, k, 400)
+        mode = MODES[k % 3]
+        roll = k % 4
+        costs = (Costs(0, int(rng.integers(1, 5)), int(rng.integers(1, 5))) if roll == 0 else
+                 Costs(0, 4, 2, 6) if roll == 1 else
+                 Costs(0, int(rng.integers(1, 7)), int(rng.integers(1, 4)), int(rng.integers(1, 9))) if roll == 2 else
+                 Costs(int(rng.integers(-2, 1)), int(rng.integers(0, 5)), int(rng.integers(0, 4)), int(rng.integers(0, 6))))
+        want = reference.solve(pair, costs, traceback=False, mode=mode).score
+        batch.append((pair, costs, mode, want))
+        for solver in (multi, seq, gpu, tiles):
+            try:
+                got = solver.solve(pair, costs, traceback=True, mode=mode)
+            except SolverUnavailable:
+                refused[solver.name] = refused.get(solver.name, 0) + 1
+                continue
+            if got.score != want or cigar_cost(got.cigar, pair.a, pair.b, costs, got.start2, got.end2) != want:
+                fails.append(f"mode pair {k} {pair.n}x{pair.m} {mode} {costs}: {solver.name} {got.score} != {want}")
+    for costs, mode in ((Costs(0, 4, 2, 6), "infix"), (Costs(), "global")):
+        pairs = [p for p, c, md, _ in batch[:60]]
+        wants = [reference.solve(p, costs, traceback=False, mode=mode).score for p in pairs]
+        got = solve_pairs(multi, pairs, costs, True, mode)
+        if [r.score for r in got] != wants:
+            fails.append(f"multicore batch {mode} {costs}: scores differ from the reference")
+    log(f"modes x cost models: {args.mode_pairs} pairs checked (seeded with the run), failures {len(fails)}, "
+        f"refused (SolverUnavailable) {refused}")
     return fails
 
 
@@ -180,6 +223,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int)
     parser.add_argument("--budget", type=float, default=270.0, help="seconds for the whole script")
     parser.add_argument("--skip-check", action="store_true")
+    parser.add_argument("--mode-pairs", type=int, default=400, help="random pairs of the modes x cost models check")
+    parser.add_argument("--quick", action="store_true", help="correctness only (no benchmark sweep)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     logfile = open(args.out / "device_nw.log", "w")
@@ -195,7 +240,7 @@ def main() -> int:
     for f in fails[:20]:
         log("FAIL " + f)
     log(f"correctness done at {elapsed():.0f} s")
-    rows, skipped = bench(args, log)
+    rows, skipped = ([], ["benchmark (--quick)"]) if args.quick else bench(args, log)
     try:
         import pywfa  # noqa: F401
         peer = "pywfa: installed (see benchmarks/nw.py)"

@@ -43,3 +43,14 @@ def test_gpu_host_trace_and_tiny_checkpoint_blocks():
         for solver in (GpuSolver(trace="host"), GpuSolver(rows_per_lane=4, cols_every=8, poison=True)):
             got = solver.solve(pair, Costs())
             assert got.score == want and cigar_cost(got.cigar, pair.a, pair.b, Costs()) == want
+
+
+@pytest.mark.parametrize("solver", ["gpu", "nw-tiles"])
+def test_gpu_solvers_refuse_affine_costs_and_other_modes(solver):
+    from splicedalign.core.errors import SolverUnavailable
+
+    pair = Pair.from_strings("ACGTACGT", "ACGTTACGT")
+    with pytest.raises(SolverUnavailable, match="linear costs in global mode only"):
+        solve(pair, Costs(0, 4, 2, 6), solver)
+    with pytest.raises(SolverUnavailable, match="linear costs in global mode only"):
+        solve(pair, Costs(), solver, mode="infix")

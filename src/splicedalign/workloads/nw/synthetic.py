@@ -20,14 +20,16 @@ def random_codes(n: int, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(0, 4, n, dtype=np.uint8)
 
 
-def mutate(codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A copy with 8% substitutions (to another letter), 1% insertions, 1% deletions."""
+def mutate(codes: np.ndarray, rng: np.random.Generator, scale: float = 1.0) -> np.ndarray:
+    """A copy with 8% substitutions (to another letter), 1% insertions, 1% deletions (each rate
+    times ``scale``: 0.5 gives a 5%-divergent copy)."""
+    sub_rate, ins_rate, del_rate = SUBSTITUTION * scale, INSERTION * scale, DELETION * scale
     draw = rng.random(codes.size)
     out = codes.copy()
-    sub = draw < SUBSTITUTION
+    sub = draw < sub_rate
     out[sub] = (out[sub] + rng.integers(1, 4, int(sub.sum()), dtype=np.uint8)) % 4
-    keep = draw < 1 - DELETION
-    insert = (draw >= SUBSTITUTION) & (draw < SUBSTITUTION + INSERTION)
+    keep = draw < 1 - del_rate
+    insert = (draw >= sub_rate) & (draw < sub_rate + ins_rate)
     pieces = np.where(insert, 2, 1)[keep]
     kept = out[keep]
     result = np.repeat(kept, pieces)
@@ -47,6 +49,15 @@ def make_pair(n: int, kind: str, seed: int = SEED) -> Pair:
     a = random_codes(n, rng)
     b = mutate(a, rng) if kind == "mutated" else random_codes(n, rng)
     return Pair(pair_name(n, kind), "seq1", "seq2", a, b)
+
+
+def divergent_pair(n: int, percent: float, seed: int = SEED, index: int = 0) -> Pair:
+    """A random sequence of length n against a copy ``percent`` % mutated (80% of the changes
+    substitutions, 10% insertions, 10% deletions); ``index`` tells apart the pairs of a batch."""
+    rng = np.random.default_rng([seed, n, int(round(percent * 100)), index, 7])
+    a = random_codes(n, rng)
+    return Pair(f"{percent:g}pct-{n}" + (f"-{index}" if index else ""), "seq1", "seq2", a,
+                mutate(a, rng, percent / 10.0))
 
 
 def paper_pairs(sizes: tuple[int, ...] = PAPER_SIZES, seed: int = SEED) -> list[Pair]:
