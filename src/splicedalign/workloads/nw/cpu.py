@@ -31,8 +31,10 @@ PROGRESS_CELLS = 200_000_000  # rows are solved in chunks of about this many cel
 PARALLEL_MIN_CELLS = 4_000_000  # smaller (sub)problems are not worth a parallel wavefront
 BLOCK_ROWS = 256
 # The wavefront algorithm gives up (and the DP runs) once it has visited this share of the
-# table's cells in diagonals: a WFA diagonal costs a few DP cells, so the time lost on a pair
-# too divergent for it stays a fraction of the DP's.
+# table's cells in diagonals, so the time lost on a pair too divergent for it stays a fraction
+# of the DP's. On one core a WFA diagonal cost about 5 DP cells (H100 host: ~19 ns against ~4 ns);
+# the linear DP runs on all cores (~0.36 ns a cell on 16), so there the share is divided by the
+# threads; the affine DP runs on one core.
 WFA_WORK_SHARE = 0.25
 WFA_MIN_WORK = 1 << 16
 
@@ -93,7 +95,8 @@ class MulticoreSolver(SequentialSolver):
         return run
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
-        return self.adaptive(pair, costs, traceback, check_mode(mode), self.dp)
+        share = WFA_WORK_SHARE if costs.affine else WFA_WORK_SHARE * min(1.0, 2.0 / self.threads)
+        return self.adaptive(pair, costs, traceback, check_mode(mode), self.dp, share)
 
     def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool = True,
                    mode: str = "global") -> list[Result]:
@@ -105,7 +108,7 @@ class MulticoreSolver(SequentialSolver):
         lock = threading.Lock()
 
         def one(pair: Pair) -> Result:
-            result = self.adaptive(pair, costs, traceback, mode, one_core.dp)
+            result = self.adaptive(pair, costs, traceback, mode, one_core.dp, WFA_WORK_SHARE)
             with lock:
                 done[0] += 1
                 done[1] += pair.cells
@@ -116,11 +119,11 @@ class MulticoreSolver(SequentialSolver):
             return list(pool.map(one, pairs))
 
     def adaptive(self, pair: Pair, costs: Costs, traceback: bool, mode: str,
-                 dp: Callable[[Pair, Costs, bool, str], Result]) -> Result:
-        """WFA when it applies and finishes within its work cap, else ``dp``."""
+                 dp: Callable[[Pair, Costs, bool, str], Result], share: float) -> Result:
+        """WFA when it applies and finishes within ``share`` of the cells in diagonals, else ``dp``."""
         if wfa.applicable(costs):
             t0 = time.perf_counter()
-            cap = max(WFA_MIN_WORK, int(WFA_WORK_SHARE * pair.cells))
+            cap = max(WFA_MIN_WORK, int(share * pair.cells))
             answer = wfa.wfa_align(pair.a, pair.b, costs, mode, traceback, cap)
             if answer is not None:
                 cigar = cigar_string(answer.ops) if answer.ops is not None else None
