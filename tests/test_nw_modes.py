@@ -211,3 +211,23 @@ def test_batches_in_input_order():
                 assert all(r.solver == name for r in got)
                 for p, r in zip(pairs, got):
                     assert cigar_cost(r.cigar, p.a, p.b, costs, r.start2, r.end2) == r.score
+
+
+def test_parallel_affine_blocks_equal_the_serial_rows():
+    """Tiny blocks force many anti-diagonal steps; chunks of rows test the corner of a later chunk."""
+    from splicedalign.workloads.nw.backtrack import initial_rows
+    from splicedalign.workloads.nw.cpu_kernels import advance_affine, advance_parallel_affine
+
+    rng = np.random.default_rng(2607)
+    print("seed 2607")
+    for k in range(25):
+        pair = random_pair(rng, 80)
+        costs = Costs(int(rng.integers(-1, 1)), int(rng.integers(1, 6)), int(rng.integers(1, 4)), int(rng.integers(1, 9)))
+        mode = MODES[k % 3]
+        want = initial_rows(pair.m, costs, mode)
+        advance_affine(pair.a, pair.b, want[0], want[1], 0, *costs.as_affine())
+        got = initial_rows(pair.m, costs, mode)
+        cut = int(rng.integers(0, pair.n + 1))
+        advance_parallel_affine(pair.a[:cut], pair.b, got[0], got[1], 0, *costs.as_affine(), 3, 5)
+        advance_parallel_affine(pair.a[cut:], pair.b, got[0], got[1], cut, *costs.as_affine(), 2, 4)
+        assert (got[0] == want[0]).all() and (got[1] == want[1]).all()

@@ -23,7 +23,7 @@ import numpy as np
 from splicedalign.core.logs import Progress
 from splicedalign.workloads.nw.backtrack import (Advance, Rows, affine_align, end_of, hirschberg, last_row, region,
                                                  sequential_forward, serial_rows)
-from splicedalign.workloads.nw.cpu_kernels import advance, advance_parallel
+from splicedalign.workloads.nw.cpu_kernels import advance, advance_affine, advance_parallel, advance_parallel_affine
 from splicedalign.workloads.nw.records import Costs, Pair, Result, check_mode, cigar_string, ops_cost
 from splicedalign.workloads.nw import wfa
 
@@ -33,8 +33,8 @@ BLOCK_ROWS = 256
 # The wavefront algorithm gives up (and the DP runs) once it has visited this share of the
 # table's cells in diagonals, so the time lost on a pair too divergent for it stays a fraction
 # of the DP's. On one core a WFA diagonal cost about 5 DP cells (H100 host: ~19 ns against ~4 ns);
-# the linear DP runs on all cores (~0.36 ns a cell on 16), so there the share is divided by the
-# threads; the affine DP runs on one core.
+# the DP runs on all cores (~0.36 ns a cell on 16), so there the share is divided by the threads;
+# in a batch each pair has one core.
 WFA_WORK_SHARE = 0.25
 WFA_MIN_WORK = 1 << 16
 
@@ -94,8 +94,24 @@ class MulticoreSolver(SequentialSolver):
 
         return run
 
+    def rows(self, costs: Costs) -> Rows:
+        if not costs.affine:
+            return super().rows(costs)
+        match, mismatch, gap_open, extend = costs.as_affine()
+        strips = 4 * self.threads
+
+        def run(a: np.ndarray, b: np.ndarray, rows: list, i0: int) -> None:
+            numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+            if a.size * b.size < PARALLEL_MIN_CELLS:
+                advance_affine(a, b, rows[0], rows[1], i0, match, mismatch, gap_open, extend)
+            else:
+                advance_parallel_affine(a, b, rows[0], rows[1], i0, match, mismatch, gap_open, extend, BLOCK_ROWS,
+                                        strips)
+
+        return run
+
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
-        share = WFA_WORK_SHARE if costs.affine else WFA_WORK_SHARE * min(1.0, 2.0 / self.threads)
+        share = WFA_WORK_SHARE * min(1.0, 2.0 / self.threads)
         return self.adaptive(pair, costs, traceback, check_mode(mode), self.dp, share)
 
     def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool = True,

@@ -238,3 +238,91 @@ def affine_walk(a, b, bits, i0, i, j, state, ops, k):
                 state = 0
             j -= 1
     return k, i, j, state
+
+
+@njit(cache=True, nogil=True)
+def _block_affine(a, b, top_h, top_d, left_h, left_i, out_bh, out_bd, out_rh, out_ri, match, mismatch,
+                  gap_open, extend):
+    """``_block`` for Gotoh's costs: ``top_h`` = H of the row above (len(b) + 1, [0] the corner),
+    ``top_d`` = its D (len(b)); ``left_h``, ``left_i`` = H and I of the column to the left (len(a));
+    writes the bottom H and D rows and the right H and I columns."""
+    h, w = a.size, b.size
+    oe = gap_open + extend
+    hrow = top_h[1:].copy()
+    drow = top_d.copy()
+    corner = top_h[0]
+    for r in range(h):
+        ai = a[r]
+        diag = corner
+        left = left_h[r]
+        corner = left
+        ins = left_i[r]
+        for j in range(w):
+            up = hrow[j]
+            dv = min(up + oe, drow[j] + extend)
+            ins = min(left + oe, ins + extend)
+            v = diag + (match if ai == b[j] else mismatch)
+            v = min(v, min(dv, ins))
+            diag = up
+            drow[j] = dv
+            hrow[j] = v
+            left = v
+        out_rh[r] = left
+        out_ri[r] = ins
+    out_bh[:] = hrow
+    out_bd[:] = drow
+
+
+@njit(cache=True, parallel=True)
+def advance_parallel_affine(a, b, h, d, i0, match, mismatch, gap_open, extend, block_rows, strips):
+    """``advance_affine`` over all cores, the schedule of ``advance_parallel``: bands of rows x
+    strips of columns, one anti-diagonal of blocks at a time; a band hands its right H and I
+    columns to the next strip through ``edge_h`` / ``edge_i`` (double-buffered by band parity)."""
+    n, m = a.size, b.size
+    if n == 0 or m == 0:
+        advance_affine(a, b, h, d, i0, match, mismatch, gap_open, extend)
+        return
+    strips = max(1, min(strips, m))
+    bands = (n + block_rows - 1) // block_rows
+    bounds = np.empty(strips + 1, dtype=np.int64)
+    for s in range(strips + 1):
+        bounds[s] = s * m // strips
+    edge_h = np.empty((2, strips + 1, block_rows + 1), dtype=h.dtype)
+    edge_i = np.empty((2, strips + 1, block_rows + 1), dtype=h.dtype)
+    corner0 = h[0]
+    for step in range(bands + strips - 1):
+        lo = max(0, step - strips + 1)
+        hi = min(bands - 1, step)
+        for r in prange(lo, hi + 1):
+            s = step - r
+            r0 = r * block_rows
+            r1 = min(n, r0 + block_rows)
+            c0, c1 = bounds[s], bounds[s + 1]
+            p = r & 1
+            top_h = np.empty(c1 - c0 + 1, dtype=h.dtype)
+            top_h[1:] = h[c0 + 1:c1 + 1]
+            top_d = d[c0 + 1:c1 + 1].copy()
+            left_h = np.empty(r1 - r0, dtype=h.dtype)
+            left_i = np.empty(r1 - r0, dtype=h.dtype)
+            if s == 0:
+                top_h[0] = corner0 if r0 == 0 else gap_open + (i0 + r0) * extend
+                for k in range(r1 - r0):
+                    left_h[k] = gap_open + (i0 + r0 + k + 1) * extend
+                    left_i[k] = BIG
+            else:
+                top_h[0] = edge_h[p, s, 0]
+                left_h[:] = edge_h[p, s, 1:r1 - r0 + 1]
+                left_i[:] = edge_i[p, s, 1:r1 - r0 + 1]
+            bottom_h = np.empty(c1 - c0, dtype=h.dtype)
+            bottom_d = np.empty(c1 - c0, dtype=h.dtype)
+            right_h = np.empty(r1 - r0, dtype=h.dtype)
+            right_i = np.empty(r1 - r0, dtype=h.dtype)
+            _block_affine(a[r0:r1], b[c0:c1], top_h, top_d, left_h, left_i, bottom_h, bottom_d, right_h, right_i,
+                          match, mismatch, gap_open, extend)
+            edge_h[p, s + 1, 0] = h[c1]
+            edge_h[p, s + 1, 1:r1 - r0 + 1] = right_h
+            edge_i[p, s + 1, 1:r1 - r0 + 1] = right_i
+            h[c0 + 1:c1 + 1] = bottom_h
+            d[c0 + 1:c1 + 1] = bottom_d
+    h[0] = gap_open + (i0 + n) * extend
+    d[0] = h[0]
