@@ -81,10 +81,17 @@ def _nw() -> list[KernelFile]:
                        solver.VARIANTS)]
 
 
+def _sw() -> list[KernelFile]:
+    from splicedalign.workloads.sw.gpu import paper, plan, solver
+
+    origin = "splicedalign.workloads.sw.gpu.plan.DEFINES"
+    return [KernelFile(paper.KERNEL_FILE, plan.DEFINES, origin, paper.NAMES),
+            KernelFile(solver.KERNEL_FILE, plan.DEFINES, origin, solver.NAMES)]
+
+
 def kernel_files() -> list[KernelFile]:
-    """Every shipped kernel file with its defines and the kernels its solvers ask for (sw still
-    defines its constants in its .cu files: NVRTC compiles them on first use)."""
-    return sorted([*_spliced(), *_primer(), *_nw()], key=lambda k: k.source)
+    """Every shipped kernel file with its defines and the kernels its solvers ask for."""
+    return sorted([*_spliced(), *_primer(), *_nw(), *_sw()], key=lambda k: k.source)
 
 
 def write_headers() -> list[Path]:

@@ -112,7 +112,8 @@ def _lowered_names(ptx_dir: Path, cxxfilt: str) -> dict[str, str]:
                                check=True).stdout.splitlines()
     out = {}
     for symbol, text in zip(symbols, demangled):
-        text = text.removeprefix("void ")
+        # a name expression names types as the .cu's scope sees them (no anonymous namespace)
+        text = text.removeprefix("void ").replace("(anonymous namespace)::", "")
         depth, end = 0, len(text)
         for i, ch in enumerate(text):  # the name ends at the first "(" outside template brackets
             depth += ch == "<"

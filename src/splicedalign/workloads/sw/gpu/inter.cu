@@ -30,14 +30,10 @@
 // (-1024 + gap): their values derive from real cells minus gaps and never raise the maximum,
 // so every group runs its warp's longest column count and loops stay warp-uniform.
 
-#ifndef SW_CODES
-#define SW_CODES 25  // profile rows: the matrix's 24 letters and the padding row
-#endif
-#ifndef SW_PAD_ROW
-#define SW_PAD_ROW 24
-#endif
-#ifndef SW_BLOCK
-#define SW_BLOCK 256
+// SW_CODES (profile rows: the matrix's 24 letters and the padding row), SW_PAD_ROW and SW_BLOCK
+// are plan.DEFINES: NVRTC gets them as -D, nvcc builds read the generated header.
+#ifndef __CUDACC_RTC__
+#include "inter.defines.h"
 #endif
 
 namespace {

@@ -1,5 +1,5 @@
 """``sw-scan``: paper 003's design (one block per database sequence, per row a parallel max
-then a block-wide prefix-max scan; slices of at most 512 columns). Kernel: scan.cu."""
+then a block-wide prefix-max scan; slices of at most 512 columns). Kernel: paper.cu."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import numpy as np
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.sw.gpu.device_db import DeviceDatabase
-from splicedalign.workloads.sw.gpu.plan import DEFINES, scan_classes, scan_profile
+from splicedalign.workloads.sw.gpu.plan import DEFINES, SCAN_WIDTHS, scan_classes, scan_profile
 from splicedalign.workloads.sw.records import Database, Query, Scoring
 
-KERNEL_FILE = Path(__file__).with_name("scan.cu")
+KERNEL_FILE = Path(__file__).with_name("paper.cu")
+NAMES = tuple(f"sw_scan<{width}>" for width in SCAN_WIDTHS)  # one per block width (scan_classes)
 
 
 class SwScanSolver:
@@ -33,7 +34,7 @@ class SwScanSolver:
         prof = cp.asarray(scan_profile(query.codes, scoring))
         classes = scan_classes(db)
         for width, seqs in classes:
-            name = f"sw_scan<{width}>"
+            name = NAMES[SCAN_WIDTHS.index(width)]
             kernel = device.function(KERNEL_FILE, name, (name,), DEFINES)
             column = cp.zeros(seqs.size * m, dtype=cp.int32)
             kernel((int(seqs.size),), (width,),

@@ -11,20 +11,41 @@ searched by every query, with the same scores."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from splicedalign.gpu import device
 from splicedalign.workloads.sw.gpu.device_db import DeviceDatabase
 from splicedalign.workloads.sw.gpu.plan import (
-    BLOCK, CODES, DEFINES, SMEM_LIMIT, choose_shape, inter_profile, padded_rows, scratch_bases, split_point,
+    BLOCK,
+    CODES,
+    DEFINES,
+    SHAPES,
+    SMEM_LIMIT,
+    choose_shape,
+    inter_profile,
+    padded_rows,
+    scratch_bases,
+    split_point,
 )
 from splicedalign.workloads.sw.records import Database, Query, Scoring
 
 KERNEL_FILE = Path(__file__).with_name("inter.cu")
+LANES = ("Lane32", "Lane16x2")  # 32-bit lanes, or a pair of 16-bit DPX lanes per thread
+
+
+def kernel_name(lanes: str, R: int, T: int, smem: bool, affine: bool) -> str:
+    """The inter.cu instance of a launch: lanes, R rows per thread, T threads per group, the
+    profile in shared memory or not, affine gaps or linear."""
+    return f"sw_inter<{lanes}, {R}, {T}, {'true' if smem else 'false'}, {'true' if affine else 'false'}>"
+
+
+# every instance a launch may ask for (any shape: GpuSolver(shape=...) overrides choose_shape)
+NAMES = tuple(kernel_name(lanes, R, T, smem, affine) for lanes in LANES for R, T in SHAPES
+              for smem in (True, False) for affine in (False, True))
 log = logging.getLogger("splicedalign")
 # device bytes per residue of a resident chunk: its code (1), pass-to-pass scratch (up to 2
 # buffers x 2 fields x 4 bytes per residue of a group's longest sequence, shared by the
@@ -93,7 +114,7 @@ class GpuSolver:
         out = cp.full(max(1, len(db)), device.POISON, dtype=cp.int32)
         k = len(db) if self.wide_only else split_point(ddb.sorted_lengths, scoring, query.length)
         # wide (32-bit) pairs are the longest: order[:k]; the rest go two per group on 16 bits
-        for lanes, a, b in (("Lane32", 0, k), ("Lane16x2", k, len(db))):
+        for lanes, a, b in ((LANES[0], 0, k), (LANES[1], k, len(db))):
             if b > a:
                 self._launch(ddb, a, b, lanes, query, scoring, out)
         device.check(cp)
@@ -108,14 +129,13 @@ class GpuSolver:
         cp = self.cp
         lengths = ddb.sorted_lengths[a:b]
         R, T = self.shape or choose_shape(query.length, float(lengths.mean()), scoring.affine)
-        per_group = 2 if lanes == "Lane16x2" else 1
+        per_group = 2 if lanes == LANES[1] else 1
         mpad = padded_rows(query.length, (R, T))
         dtype = np.int16 if per_group == 2 else np.int32
         prof = cp.asarray(inter_profile(query.codes, scoring, mpad, dtype))
         smem = CODES * mpad * np.dtype(dtype).itemsize
         use_smem = smem <= SMEM_LIMIT
-        affine = "true" if scoring.affine else "false"
-        name = f"sw_inter<{lanes}, {R}, {T}, {'true' if use_smem else 'false'}, {affine}>"
+        name = kernel_name(lanes, R, T, use_smem, scoring.affine)
         kernel = device.function(KERNEL_FILE, name, (name,), DEFINES)
         count = b - a
         groups = -(-count // per_group)

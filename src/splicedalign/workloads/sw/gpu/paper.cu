@@ -9,11 +9,10 @@
 // Row i-1 lives in shared memory; the query profile row of q_i (the paper's texture-memory
 // substitution matrix and query) is read through the read-only data cache (__ldg).
 
-#ifndef SW_CODES
-#define SW_CODES 25
-#endif
-#ifndef SW_PAD_ROW
-#define SW_PAD_ROW 24
+// SW_CODES and SW_PAD_ROW are plan.DEFINES: NVRTC gets them as -D, nvcc builds read the
+// generated header.
+#ifndef __CUDACC_RTC__
+#include "paper.defines.h"
 #endif
 
 namespace {
