@@ -25,7 +25,7 @@ def test_every_kernel_file_is_listed_once():
     assert {k.source for k in FILES} <= set(kernels.kernel_sources())
 
 
-@pytest.mark.parametrize("k", WITH_DEFINES, ids=lambda k: k.source.name)
+@pytest.mark.parametrize("k", WITH_DEFINES, ids=lambda k: f"{k.source.parents[1].name}/{k.source.name}")
 def test_generated_header_is_current(k: shipped.KernelFile):
     header = kernels.header_path(k.source)
     assert header.exists() and header.read_text() == kernels.header_text(k.defines, k.origin), \
@@ -33,7 +33,7 @@ def test_generated_header_is_current(k: shipped.KernelFile):
     assert kernels.header_defines(k.source) == dict(k.defines)
 
 
-@pytest.mark.parametrize("k", WITH_DEFINES, ids=lambda k: k.source.name)
+@pytest.mark.parametrize("k", WITH_DEFINES, ids=lambda k: f"{k.source.parents[1].name}/{k.source.name}")
 def test_kernel_file_reads_its_constants_only_from_the_header(k: shipped.KernelFile):
     """No second definition: nvcc builds include the header, NVRTC gets -D, and no
     ``#ifndef X / #define X`` default can drift from the Python value."""
@@ -98,7 +98,7 @@ def test_build_ships_every_kernel_the_solvers_ask_for(tmp_path, monkeypatch):
     assert set(index) == {k.source.relative_to(kernels.PACKAGE_DIR).as_posix() for k in FILES}
     for k in FILES:
         entry = index[k.source.relative_to(kernels.PACKAGE_DIR).as_posix()]
-        assert set(entry["symbols"]) == {kernels.normal_name(n) for n in k.names}, k.source.name
+        assert set(entry["symbols"]) == {kernels.normal_name(n) for n in k.names}, k.source
         assert entry["defines"] == dict(k.defines) and (tmp_path / entry["binary"]).stat().st_size > 0
         assert kernels.shipped_binary(k.source, k.defines, tmp_path) is not None
 

@@ -26,7 +26,7 @@ def test_every_kernel_file_is_loaded_by_its_host_code_and_every_loaded_file_ship
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
-@pytest.mark.parametrize("source", KERNELS, ids=lambda p: p.name)
+@pytest.mark.parametrize("source", KERNELS, ids=lambda p: f"{p.parents[1].name}/{p.name}")
 def test_compiles_for_sm90(source: Path, tmp_path: Path):
     out = subprocess.run(
         ["nvcc", "-arch=sm_90", "-std=c++17", f"-I{INCLUDE_DIR}", "-cubin", "--resource-usage",

@@ -127,7 +127,7 @@ def _lowered_names(ptx_dir: Path, cxxfilt: str) -> dict[str, str]:
 
 def _build_one(source: Path, out_dir: Path, nvcc: str, cxxfilt: str) -> dict:
     digest = source_digest(source)
-    binary = out_dir / f"{source.stem}-{digest[:12]}.fatbin"
+    binary = out_dir / f"{source.parents[1].name}-{source.stem}-{digest[:12]}.fatbin"
     with tempfile.TemporaryDirectory() as keep:
         done = subprocess.run(_nvcc_command(nvcc, source, binary, Path(keep)), capture_output=True, text=True)
         if done.returncode != 0:

@@ -19,7 +19,7 @@ from splicedalign.workloads.spliced.base import LastRowSolver
 from splicedalign.workloads.spliced.estimate import groups
 from splicedalign.workloads.spliced.records import Scoring, TestCase
 
-KERNEL_FILE = Path(__file__).with_name("accel.cu")
+KERNEL_FILE = Path(__file__).with_name("paper.cu")
 NAMES = ("accel_exons<int>", "accel_exons<long long>")
 MAX_THREADS = 1024
 
