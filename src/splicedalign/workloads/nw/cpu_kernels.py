@@ -147,26 +147,20 @@ BIG = np.int64(1) << 60  # "no such state" (far from overflow when costs are add
 
 @njit(cache=True, nogil=True)
 def advance_affine(a, b, h, d, i0, match, mismatch, gap_open, extend):
-    """Turn ``h``, ``d`` = H[i0][0..m], D[i0][0..m] into the rows of i0 + len(a) in place."""
-    m = b.size
-    oe = gap_open + extend
-    for r in range(a.size):
-        ai = a[r]
-        diag = h[0]
-        left = gap_open + (i0 + r + 1) * extend
-        h[0] = left
-        d[0] = left
-        ins = BIG
-        for j in range(1, m + 1):
-            up = h[j]
-            dv = min(up + oe, d[j] + extend)
-            ins = min(left + oe, ins + extend)
-            v = diag + (match if ai == b[j - 1] else mismatch)
-            v = min(v, min(dv, ins))
-            diag = up
-            d[j] = dv
-            h[j] = v
-            left = v
+    """Turn ``h``, ``d`` = H[i0][0..m], D[i0][0..m] into the rows of i0 + len(a) in place: one
+    block (``_block_affine``) whose left column is column 0 (gap(i) in H, no I state)."""
+    rows = a.size
+    left_h = np.empty(rows, dtype=h.dtype)
+    left_i = np.full(rows, BIG, dtype=h.dtype)
+    for r in range(rows):
+        left_h[r] = gap_open + (i0 + r + 1) * extend
+    right_h = np.empty(rows, dtype=h.dtype)
+    right_i = np.empty(rows, dtype=h.dtype)
+    _block_affine(a, b, h, d[1:], left_h, left_i, h[1:], d[1:], right_h, right_i, match, mismatch, gap_open,
+                  extend)
+    if rows:
+        h[0] = left_h[rows - 1]
+        d[0] = h[0]
 
 
 @njit(cache=True, nogil=True)
