@@ -58,52 +58,6 @@ def _block(a, b, top, left, out_bottom, out_right, match, mismatch, indel):
     out_bottom[:] = row
 
 
-@njit(cache=True, parallel=True)
-def advance_parallel(a, b, row, i0, match, mismatch, indel, block_rows, strips):
-    """``advance`` over all cores: the rows of ``a`` in bands of ``block_rows`` and the columns in
-    ``strips`` strips; block (band r, strip s) needs (r-1, s) and (r, s-1), so the blocks of one
-    anti-diagonal r + s = d run in parallel. Band r reads and writes its strip's part of ``row``
-    (only band r touches it at step d) and hands its right column to (r, s+1) through ``edge``,
-    double-buffered by band parity since (r+1, s) writes the next one in the same step."""
-    n, m = a.size, b.size
-    if n == 0 or m == 0:
-        advance(a, b, row, i0, match, mismatch, indel)
-        return
-    strips = max(1, min(strips, m))
-    bands = (n + block_rows - 1) // block_rows
-    bounds = np.empty(strips + 1, dtype=np.int64)
-    for s in range(strips + 1):
-        bounds[s] = s * m // strips
-    # edge[p, s, 0] = corner (row above the band, last column of strip s-1), then the band's rows
-    edge = np.empty((2, strips + 1, block_rows + 1), dtype=row.dtype)
-    for d in range(bands + strips - 1):
-        lo = max(0, d - strips + 1)
-        hi = min(bands - 1, d)
-        for r in prange(lo, hi + 1):
-            s = d - r
-            r0 = r * block_rows
-            r1 = min(n, r0 + block_rows)
-            c0, c1 = bounds[s], bounds[s + 1]
-            p = r & 1
-            top = np.empty(c1 - c0 + 1, dtype=row.dtype)
-            top[1:] = row[c0 + 1:c1 + 1]
-            left = np.empty(r1 - r0, dtype=row.dtype)
-            if s == 0:
-                top[0] = (i0 + r0) * indel
-                for k in range(r1 - r0):
-                    left[k] = (i0 + r0 + k + 1) * indel
-            else:
-                top[0] = edge[p, s, 0]
-                left[:] = edge[p, s, 1:r1 - r0 + 1]
-            bottom = np.empty(c1 - c0, dtype=row.dtype)
-            right = np.empty(r1 - r0, dtype=row.dtype)
-            _block(a[r0:r1], b[c0:c1], top, left, bottom, right, match, mismatch, indel)
-            edge[p, s + 1, 0] = row[c1]
-            edge[p, s + 1, 1:r1 - r0 + 1] = right
-            row[c0 + 1:c1 + 1] = bottom
-    row[0] = (i0 + n) * indel
-
-
 @njit(cache=True, nogil=True)
 def trace_block(a, b, top, left, match, mismatch, indel):
     """Traceback inside one block whose boundary is known: ``top`` = D of the row above the
@@ -268,21 +222,22 @@ def _block_affine(a, b, top_h, top_d, left_h, left_i, out_bh, out_bd, out_rh, ou
 
 
 @njit(cache=True, parallel=True)
-def advance_parallel_affine(a, b, h, d, i0, match, mismatch, gap_open, extend, block_rows, strips):
-    """``advance_affine`` over all cores, the schedule of ``advance_parallel``: bands of rows x
-    strips of columns, one anti-diagonal of blocks at a time; a band hands its right H and I
-    columns to the next strip through ``edge_h`` / ``edge_i`` (double-buffered by band parity)."""
+def _blocks_wavefront(a, b, h, d, i0, match, mismatch, gap_open, extend, block_rows, strips, affine):
+    """The rows of ``a`` over all cores: bands of ``block_rows`` rows x ``strips`` strips of
+    columns; block (band r, strip s) needs (r-1, s) and (r, s-1), so the blocks of one
+    anti-diagonal r + s = step run in parallel. Band r reads and writes its strip's part of the
+    rows (only band r touches it at that step) and hands its right column (H, and I for affine
+    costs) to (r, s+1) through ``edge_h`` / ``edge_i``, double-buffered by band parity since
+    (r+1, s) writes the next one in the same step. Linear costs: ``gap_open`` 0, ``d`` unused."""
     n, m = a.size, b.size
-    if n == 0 or m == 0:
-        advance_affine(a, b, h, d, i0, match, mismatch, gap_open, extend)
-        return
     strips = max(1, min(strips, m))
     bands = (n + block_rows - 1) // block_rows
     bounds = np.empty(strips + 1, dtype=np.int64)
     for s in range(strips + 1):
         bounds[s] = s * m // strips
+    # edge_h[p, s, 0] = corner (row above the band, last column of strip s-1), then the band's rows
     edge_h = np.empty((2, strips + 1, block_rows + 1), dtype=h.dtype)
-    edge_i = np.empty((2, strips + 1, block_rows + 1), dtype=h.dtype)
+    edge_i = np.empty((2 if affine else 1, strips + 1, block_rows + 1), dtype=h.dtype)
     corner0 = h[0]
     for step in range(bands + strips - 1):
         lo = max(0, step - strips + 1)
@@ -295,7 +250,6 @@ def advance_parallel_affine(a, b, h, d, i0, match, mismatch, gap_open, extend, b
             p = r & 1
             top_h = np.empty(c1 - c0 + 1, dtype=h.dtype)
             top_h[1:] = h[c0 + 1:c1 + 1]
-            top_d = d[c0 + 1:c1 + 1].copy()
             left_h = np.empty(r1 - r0, dtype=h.dtype)
             left_i = np.empty(r1 - r0, dtype=h.dtype)
             if s == 0:
@@ -306,17 +260,39 @@ def advance_parallel_affine(a, b, h, d, i0, match, mismatch, gap_open, extend, b
             else:
                 top_h[0] = edge_h[p, s, 0]
                 left_h[:] = edge_h[p, s, 1:r1 - r0 + 1]
-                left_i[:] = edge_i[p, s, 1:r1 - r0 + 1]
+                if affine:
+                    left_i[:] = edge_i[p, s, 1:r1 - r0 + 1]
             bottom_h = np.empty(c1 - c0, dtype=h.dtype)
-            bottom_d = np.empty(c1 - c0, dtype=h.dtype)
             right_h = np.empty(r1 - r0, dtype=h.dtype)
-            right_i = np.empty(r1 - r0, dtype=h.dtype)
-            _block_affine(a[r0:r1], b[c0:c1], top_h, top_d, left_h, left_i, bottom_h, bottom_d, right_h, right_i,
-                          match, mismatch, gap_open, extend)
+            if affine:
+                top_d = d[c0 + 1:c1 + 1].copy()
+                bottom_d = np.empty(c1 - c0, dtype=h.dtype)
+                right_i = np.empty(r1 - r0, dtype=h.dtype)
+                _block_affine(a[r0:r1], b[c0:c1], top_h, top_d, left_h, left_i, bottom_h, bottom_d, right_h,
+                              right_i, match, mismatch, gap_open, extend)
+                edge_i[p, s + 1, 1:r1 - r0 + 1] = right_i
+                d[c0 + 1:c1 + 1] = bottom_d
+            else:
+                _block(a[r0:r1], b[c0:c1], top_h, left_h, bottom_h, right_h, match, mismatch, extend)
             edge_h[p, s + 1, 0] = h[c1]
             edge_h[p, s + 1, 1:r1 - r0 + 1] = right_h
-            edge_i[p, s + 1, 1:r1 - r0 + 1] = right_i
             h[c0 + 1:c1 + 1] = bottom_h
-            d[c0 + 1:c1 + 1] = bottom_d
     h[0] = gap_open + (i0 + n) * extend
-    d[0] = h[0]
+    if affine:
+        d[0] = h[0]
+
+
+def advance_parallel(a, b, row, i0, match, mismatch, indel, block_rows, strips):
+    """``advance`` over all cores (``_blocks_wavefront``)."""
+    if a.size == 0 or b.size == 0:
+        advance(a, b, row, i0, match, mismatch, indel)
+    else:
+        _blocks_wavefront(a, b, row, row, i0, match, mismatch, 0, indel, block_rows, strips, False)
+
+
+def advance_parallel_affine(a, b, h, d, i0, match, mismatch, gap_open, extend, block_rows, strips):
+    """``advance_affine`` over all cores (``_blocks_wavefront``)."""
+    if a.size == 0 or b.size == 0:
+        advance_affine(a, b, h, d, i0, match, mismatch, gap_open, extend)
+    else:
+        _blocks_wavefront(a, b, h, d, i0, match, mismatch, gap_open, extend, block_rows, strips, True)
