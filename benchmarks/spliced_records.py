@@ -18,7 +18,7 @@ import os
 import pickle
 import platform
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

@@ -25,7 +25,12 @@ import numba
 
 from splicedalign.workloads.sw import synthetic
 from splicedalign.workloads.sw.bench import (
-    add_speedups, check_agreement, format_table, measure, measure_cudasw4, paper_table,
+    add_speedups,
+    check_agreement,
+    format_table,
+    measure,
+    measure_cudasw4,
+    paper_table,
 )
 from splicedalign.workloads.sw.cli import scoring_of
 from splicedalign.workloads.sw.datasets import cases, read_manifest

@@ -30,11 +30,11 @@ from pathlib import Path
 
 from Bio import SeqIO
 
+from splicedalign.core.seqio import read_fasta, read_single_fasta
 from splicedalign.workloads.spliced.datasets import CaseEntry, manifest_row, write_fasta, write_manifest
 from splicedalign.workloads.spliced.exons.bed12 import read_bed12_transcripts
 from splicedalign.workloads.spliced.exons.gff import read_gff
 from splicedalign.workloads.spliced.exons.strand import flip_interval, on_strand, reverse_complement
-from splicedalign.core.seqio import read_fasta, read_single_fasta
 from splicedalign.workloads.spliced.exons.tsv import write_exon_tsv
 from splicedalign.workloads.spliced.records import Exon
 

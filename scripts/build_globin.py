@@ -25,8 +25,8 @@ import sys
 from pathlib import Path
 
 from Bio import SeqIO
-
 from build_bundled import Base, Target, augustus_gff, exon_table, write_base
+
 from splicedalign.workloads.spliced.datasets import CaseEntry, manifest_row, write_manifest
 
 REPO = Path(__file__).resolve().parents[1]

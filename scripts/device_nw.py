@@ -30,8 +30,8 @@ from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.timing import gcups, time_repeats
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver, SequentialSolver
-from splicedalign.workloads.nw.gpu.solver import ROWS_PER_LANE, TRACES, GpuSolver
 from splicedalign.workloads.nw.gpu.paper import TilesSolver
+from splicedalign.workloads.nw.gpu.solver import ROWS_PER_LANE, TRACES, GpuSolver
 from splicedalign.workloads.nw.records import MODES, Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.reference import ReferenceSolver
 from splicedalign.workloads.nw.solvers import solve_pairs

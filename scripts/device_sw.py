@@ -34,6 +34,7 @@ from splicedalign.workloads.sw.records import Database, Query, Scoring
 from splicedalign.workloads.sw.solvers import SOLVERS, hits_of, search_many, select
 from splicedalign.workloads.sw.traceback import align_many, rescore
 
+
 def random_round(rng: np.random.Generator, m: int, count: int, max_len: int) -> tuple[Query, Database]:
     """A query of m letters (all 24 codes, mostly the 20 amino acids) and ``count`` sequences
     of 1..max_len letters, a fifth of them mutated windows of the query."""

@@ -6,7 +6,9 @@ Reads `import x` / `from x import y` / relative imports with ast (nothing is exe
 edges between modules of the tree, and prints each strongly connected group of two or more
 modules (a cycle), with the imports that tie it. Exit 1 when there is a cycle.
 """
-import ast, os, sys
+import ast
+import os
+import sys
 
 root = sys.argv[1] if len(sys.argv) > 1 else "src"
 mods = {}

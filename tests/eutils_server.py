@@ -20,8 +20,8 @@ from collections import defaultdict, deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from splicedalign.workloads.spliced.exons.strand import reverse_complement
 from splicedalign.core.seqio import read_single_fasta
+from splicedalign.workloads.spliced.exons.strand import reverse_complement
 
 BUNDLED = Path(__file__).resolve().parents[1] / "resources" / "bundled"
 REGION_ACC = "IL10_REGION.1"  # the served "chromosome": the 6,892 bp IL10 region of chr1
@@ -54,7 +54,7 @@ class EutilsServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/entrez/eutils/"
 
-    def __enter__(self) -> "EutilsServer":
+    def __enter__(self) -> EutilsServer:
         self.thread.start()
         return self
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from helpers import run_cli
+
 from splicedalign.core.errors import EXIT_INPUT
 from splicedalign.workloads import WORKLOADS
 

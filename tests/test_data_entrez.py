@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from splicedalign.workloads.spliced.datasets import read_manifest
-from splicedalign.workloads.spliced.exons.strand import reverse_complement
 from splicedalign.core.seqio import read_single_fasta
 from splicedalign.data.entrez import EutilsClient, EutilsConfig, NcbiError, RateLimiter
+from splicedalign.workloads.spliced.datasets import read_manifest
+from splicedalign.workloads.spliced.exons.strand import reverse_complement
 from splicedalign.workloads.spliced.ncbi_datasets import write_ncbi_dataset
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from helpers import run_cli
+
 from splicedalign.gpu.device import unavailable_reason
 from splicedalign.workloads.nw import Costs, Pair, cigar_cost
 

@@ -13,8 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from splicedalign.core.errors import InputError
-from splicedalign.workloads.nw import Costs, Pair, cigar_cost, solve
-from splicedalign.workloads.nw import backtrack
+from splicedalign.workloads.nw import Costs, Pair, backtrack, cigar_cost, solve
 from splicedalign.workloads.nw.records import MODES, cigar_string, ops_cost
 from splicedalign.workloads.nw.wfa import wfa_align
 
@@ -25,7 +24,7 @@ def brute_force(a: str, b: str, costs: Costs, mode: str) -> int:
     """Least cost over every alignment path (pair, gap in b, gap in a), a gap opened whenever
     the previous step was not the same kind of gap; infix starts anywhere in b, prefix and infix
     end anywhere in b."""
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def best(i: int, j: int, last: str) -> int:
         options = [0] if i == len(a) and (j == len(b) or mode != "global") else []
         if i < len(a) and j < len(b):

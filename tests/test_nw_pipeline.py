@@ -8,8 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from splicedalign.workloads.nw.pipeline import (PAPER_TABLE1, aggregate, bundled_cases, load_pair,
-                                                solve_job, table1, write_paper_case)
+from splicedalign.workloads.nw.pipeline import (
+    PAPER_TABLE1,
+    aggregate,
+    bundled_cases,
+    load_pair,
+    solve_job,
+    table1,
+    write_paper_case,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 

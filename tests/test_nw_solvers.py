@@ -12,17 +12,17 @@ from hypothesis import strategies as st
 
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.nw import Costs, Pair, cigar_cost, solve
+from splicedalign.workloads.nw.backtrack import first_row, hirschberg, sequential_forward, trace_checkpoints
 from splicedalign.workloads.nw.cpu_kernels import advance, advance_parallel
 from splicedalign.workloads.nw.records import cigar_string, ops_cost
 from splicedalign.workloads.nw.reference import cost_table
-from splicedalign.workloads.nw.backtrack import first_row, hirschberg, sequential_forward, trace_checkpoints
 
 CPU = ("reference", "sequential", "multicore")
 
 
 def brute_force(a: str, b: str, costs: Costs) -> int:
     """Least cost over every alignment (each step: pair, gap in b, gap in a), enumerated."""
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def best(i: int, j: int) -> int:
         if i == len(a) and j == len(b):
             return 0

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from splicedalign.core.seqio import iter_fasta
-from splicedalign.workloads.nw.synthetic import make_pair, to_fasta
 from splicedalign.workloads.nw import Costs, solve
+from splicedalign.workloads.nw.synthetic import make_pair, to_fasta
 
 
 def test_stable_and_distinct():

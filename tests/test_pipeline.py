@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from splicedalign.report.tables import read_table
 from splicedalign.workloads.spliced import estimate as model
 from splicedalign.workloads.spliced.datasets import read_manifest
-from splicedalign.report.tables import read_table
 from splicedalign.workloads.spliced.report.names import plot_names
 
 REPO = Path(__file__).resolve().parents[1]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from splicedalign.workloads.spliced import bench
-from splicedalign.workloads.spliced.records import Exon, Result, Scoring, TestCase
-from splicedalign.workloads.spliced.pipeline import plan
 from splicedalign.core.errors import InputError, SolverUnavailable
+from splicedalign.workloads.spliced import bench
+from splicedalign.workloads.spliced.pipeline import plan
+from splicedalign.workloads.spliced.records import Exon, Result, Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import SOLVERS
 
 CASE = TestCase("c", "ACGTACGTAC", "ACGT", (Exon(1, 4), Exon(6, 9)))

@@ -13,13 +13,13 @@ import sys
 
 import numpy as np
 import pytest
+from helpers import console, run_cli
 
 from splicedalign.core import loading, logs
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import parse_fasta
 from splicedalign.workloads.spliced import load, synthetic
 from splicedalign.workloads.spliced.datasets import write_dataset, write_synthetic
-from helpers import console, run_cli
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
-
+from helpers import random_spliced_case
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import random_spliced_case
 from splicedalign.workloads.spliced import cpu, synthetic
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.records import Scoring

@@ -12,17 +12,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
-from splicedalign.workloads.spliced.accuracy import accuracy_table, compare, record
-from splicedalign.workloads.spliced.records import Scoring
-from splicedalign.workloads.spliced.datasets import read_manifest
-from splicedalign.workloads.spliced.datasets import bundled_manifest, write_synthetic
 from splicedalign.core.errors import InputError
+from splicedalign.workloads.spliced.accuracy import accuracy_table, compare, record
+from splicedalign.workloads.spliced.datasets import bundled_manifest, read_manifest, write_synthetic
 from splicedalign.workloads.spliced.oracle import alignment_problems
+from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.solvers import solve
 from splicedalign.workloads.spliced.synthetic import tiny_set
-
-from conftest import REPO
 
 BUNDLED = REPO / "resources" / "bundled"
 SCORING = Scoring()

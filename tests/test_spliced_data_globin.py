@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO
+
 from splicedalign.workloads.spliced.accuracy import accuracy_table, record
 from splicedalign.workloads.spliced.datasets import read_manifest
 from splicedalign.workloads.spliced.records import Scoring

@@ -16,9 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from helpers import console
 
 from splicedalign.workloads.spliced.datasets import bundled_manifest
-from helpers import console
 
 BUNDLED = bundled_manifest().parent
 FAU = ["--base", str(BUNDLED / "bases/hs_FAU.fa"), "--exons", str(BUNDLED / "exons/hs_FAU.tsv"),

@@ -11,9 +11,9 @@ import pytest
 from Bio.Seq import Seq
 
 from splicedalign.core.errors import InputError
+from splicedalign.workloads.spliced.exons import EXON_READERS, read_exons
 from splicedalign.workloads.spliced.exons.signals import SignalParams, signal_exons
 from splicedalign.workloads.spliced.exons.strand import flip_interval, on_strand, reverse_complement
-from splicedalign.workloads.spliced.exons import EXON_READERS, read_exons
 
 DATA = Path(__file__).parent / "data"
 GENSCAN = DATA / "genscan"

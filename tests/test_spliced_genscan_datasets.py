@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from splicedalign.workloads.spliced.datasets import read_manifest
 from splicedalign.core.errors import InputError
-from splicedalign.workloads.spliced.genscan_datasets import genscan_dataset
+from splicedalign.workloads.spliced.datasets import read_manifest
 from splicedalign.workloads.spliced.exons.strand import reverse_complement
+from splicedalign.workloads.spliced.genscan_datasets import genscan_dataset
 from splicedalign.workloads.spliced.solvers import solve
 
 DATA = Path(__file__).parent / "data" / "genscan"

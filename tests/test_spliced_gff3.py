@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from splicedalign.workloads.spliced.datasets import bundled_manifest
 from splicedalign.workloads.spliced.output import gff_gap, gff_seqid, gff_value
 from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH
-from helpers import run_cli
 
 # https://github.com/The-Sequence-Ontology/Specifications/blob/master/gff3.md
 SEQID = re.compile(r"(?:[a-zA-Z0-9.:^*$@!+_?|-]|%[0-9A-Fa-f]{2})+")

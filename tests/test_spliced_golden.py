@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import golden_case, load_golden
+
 from splicedalign.workloads.spliced.oracle import alignment_problems, brute_force
 from splicedalign.workloads.spliced.solvers import SOLVERS, solve
 

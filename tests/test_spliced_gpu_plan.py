@@ -13,17 +13,27 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-
-from splicedalign.workloads.spliced.records import Scoring, TestCase
-from splicedalign.workloads.spliced.gpu import launch, paper, plan as gpu_plan
-from splicedalign.workloads.spliced.gpu.plan import (
-    KIND_FOLD, KIND_STRIP, MIN_LANE_ROWS, NONE, SEL_CODE_MASK, TASK_FIELDS, WARP, build_plan, byte_profile_ok, score_ctype)
-from splicedalign.workloads.spliced.solvers import get_solver
-from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
-from splicedalign.workloads.spliced.synthetic import Shape, gene_like, tiny_set
-
 from conftest import golden_case
 from helpers import random_spliced_case as random_case
+
+from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
+from splicedalign.workloads.spliced.gpu import launch, paper
+from splicedalign.workloads.spliced.gpu import plan as gpu_plan
+from splicedalign.workloads.spliced.gpu.plan import (
+    KIND_FOLD,
+    KIND_STRIP,
+    MIN_LANE_ROWS,
+    NONE,
+    SEL_CODE_MASK,
+    TASK_FIELDS,
+    WARP,
+    build_plan,
+    byte_profile_ok,
+    score_ctype,
+)
+from splicedalign.workloads.spliced.records import Scoring, TestCase
+from splicedalign.workloads.spliced.solvers import get_solver
+from splicedalign.workloads.spliced.synthetic import Shape, gene_like, tiny_set
 
 F = {name: i for i, name in enumerate(TASK_FIELDS)}
 
@@ -323,8 +333,8 @@ def test_paper_tiling_parameters():
 
 
 def test_unavailable_is_one_clear_line():
-    from splicedalign.gpu import device
     from splicedalign.core.errors import SolverUnavailable
+    from splicedalign.gpu import device
 
     try:
         device.cupy()
@@ -511,7 +521,6 @@ def test_launches_in_flight_hold_their_own_row_storage(monkeypatch):
     on other streams than the storage's fill, so nothing else may take it before); storage
     given back is EMPTY again when the next launch gets it (the model kernel asserts so); a
     call of up to ROW_STORAGE_KEPT launches, made again, fills storage only after its kernels."""
-    from splicedalign.gpu import device
     from splicedalign.workloads.spliced.gpu.solver import ROW_STORAGE_KEPT, GpuSolver
 
     fake_gpu(monkeypatch, _fake_function)

@@ -7,15 +7,14 @@ import time
 
 import numpy as np
 import pytest
-
-from splicedalign.workloads.spliced.records import Scoring
-from splicedalign.workloads.spliced.oracle import alignment_problems
-from splicedalign.core.errors import SolverUnavailable
-from splicedalign.workloads.spliced.solvers import get_solver
-from splicedalign.workloads.spliced.synthetic import tiny_set
-
 from conftest import golden_case
 from helpers import random_spliced_case
+
+from splicedalign.core.errors import SolverUnavailable
+from splicedalign.workloads.spliced.oracle import alignment_problems
+from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.solvers import get_solver
+from splicedalign.workloads.spliced.synthetic import tiny_set
 
 # Fresh cases on every run; the seed is printed (shown by pytest on failure) and can be fixed
 # with SPLICEDALIGN_TEST_SEED to reproduce one.

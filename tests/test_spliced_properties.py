@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import assert_cpu_solvers_match_oracle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from splicedalign.workloads.spliced import synthetic
-from splicedalign.workloads.spliced.records import TARGET_ENDS, Exon, Scoring, TestCase
 from splicedalign.workloads.spliced.oracle import alignment_problems, brute_force
+from splicedalign.workloads.spliced.records import TARGET_ENDS, Exon, Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import solve
-
-from helpers import assert_cpu_solvers_match_oracle
 
 DNA = st.text(alphabet="ACGTN", min_size=1, max_size=12)
 

@@ -15,14 +15,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import random_spliced_case
 
 from splicedalign.workloads.spliced.backtrack import chain_alignments_many, exon_records
 from splicedalign.workloads.spliced.records import (
-    OP_INS, OP_LETTERS, ExonAlignment, ExonAlignments, Result, Scoring, cigar_of)
+    OP_INS,
+    OP_LETTERS,
+    ExonAlignment,
+    ExonAlignments,
+    Result,
+    Scoring,
+    cigar_of,
+)
 from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import tiny_set
-
-from helpers import random_spliced_case
 
 SEED = 1212
 FIELDS = ("index", "first", "last", "target_start", "target_end", "ops", "cigar")

@@ -9,15 +9,15 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from splicedalign.core.seqio import read_single_fasta
 from splicedalign.workloads.spliced.accuracy import chain_intervals
 from splicedalign.workloads.spliced.datasets import bundled_manifest, read_manifest
 from splicedalign.workloads.spliced.exons.strand import best_per_strand_set, reverse_complement
 from splicedalign.workloads.spliced.load import load_cases
-from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.records import Scoring
-from helpers import run_cli
+from splicedalign.workloads.spliced.solvers import get_solver
 
 GENSCAN = Path(__file__).parent / "data" / "genscan"
 BASE_GZ = GENSCAN / "genomic-seq.fasta.gz"
@@ -160,8 +160,8 @@ def test_minus_strand_equals_forward_on_random_cases():
     """Seeded random cases: the exons marked '-' on the reverse-complemented base give the same
     score, and the reported chain maps back to a chain of the original scoring it."""
     import numpy as np
-
     from helpers import random_spliced_case
+
     from splicedalign.workloads.spliced.exons.strand import strand_cases
     from splicedalign.workloads.spliced.oracle import chain_score
     from splicedalign.workloads.spliced.records import Exon

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from splicedalign.workloads.spliced import estimate as model, synthetic
+from splicedalign.workloads.spliced import estimate as model
+from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.datasets import read_manifest, write_dataset
 from splicedalign.workloads.spliced.solvers import solve
 

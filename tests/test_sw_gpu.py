@@ -7,12 +7,21 @@ import numpy as np
 import pytest
 
 from splicedalign.core.errors import SolverUnavailable
-
 from splicedalign.gpu import device
 from splicedalign.workloads.sw import synthetic
 from splicedalign.workloads.sw.gpu.plan import (
-    CODES, LETTERS, PAD_ROW, SCAN_WIDTHS, SHAPES, choose_shape, inter_profile, padded_rows, scan_classes,
-    scan_profile, scratch_bases, split_point,
+    CODES,
+    LETTERS,
+    PAD_ROW,
+    SCAN_WIDTHS,
+    SHAPES,
+    choose_shape,
+    inter_profile,
+    padded_rows,
+    scan_classes,
+    scan_profile,
+    scratch_bases,
+    split_point,
 )
 from splicedalign.workloads.sw.matrices import PAD_SCORE, encode
 from splicedalign.workloads.sw.records import Database, Query, Scoring, longest_first

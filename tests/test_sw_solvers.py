@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.workloads.sw import synthetic
-from splicedalign.workloads.sw.matrices import encode, matrix
 from splicedalign.workloads.sw.cpu import dealt
+from splicedalign.workloads.sw.matrices import encode, matrix
 from splicedalign.workloads.sw.records import Database, Query, Scoring, fits_int16, ranked
 from splicedalign.workloads.sw.solvers import SOLVERS, search, search_many
 from splicedalign.workloads.sw.traceback import align, rescore
@@ -55,11 +55,11 @@ def plain_sw(q: str, d: str, gap: int, gap_open: int = 0, name: str = "blosum62"
     return max(max(row) for row in H)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def global_score(a: str, b: str, gap: int, gap_open: int = 0) -> int:
     """Best global alignment score of a and b: over every alignment, enumerated recursively
     (a gap run of length L costs open + L * extend)."""
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def best(i: int, j: int) -> int:  # a[i:] against b[j:]
         if i == len(a) and j == len(b):
             return 0

@@ -4,8 +4,8 @@ import logging
 import sys
 
 from splicedalign.core.errors import EXIT_INPUT, InputError
-from splicedalign.workloads.spliced.pipeline import write_run_manifest
 from splicedalign.core.logs import log_to
+from splicedalign.workloads.spliced.pipeline import write_run_manifest
 
 log_to(snakemake.log[0])
 try:

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from splicedalign.workloads.spliced.pipeline import load_cases, read_json
 from splicedalign.core.logs import log_to
+from splicedalign.workloads.spliced.pipeline import load_cases, read_json
 from splicedalign.workloads.spliced.report import aggregate
 
 log_to(snakemake.log[0])

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import atexit
 import gc
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 # First collection threshold of a short process such as the CLI's (Python's default is 700):
 # above the ~100 k container objects a one-case align creates, so its start-up runs no collection.

@@ -9,9 +9,10 @@ The same names mean the same roles across workloads (SPEC-workloads, shared conv
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from types import ModuleType
+from typing import Any
 
 from splicedalign.core.errors import InputError, SolverUnavailable
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import gzip
 import re
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, TextIO
+from typing import TextIO
 
 from splicedalign.core.alphabet import LetterError, validate
 from splicedalign.core.errors import InputError

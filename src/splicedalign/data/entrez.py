@@ -22,9 +22,10 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import FastaRecord, iter_fasta
@@ -59,7 +60,7 @@ class EutilsConfig:
     cache_dir: Path | None = None
 
     @classmethod
-    def from_env(cls, **overrides) -> "EutilsConfig":
+    def from_env(cls, **overrides) -> EutilsConfig:
         return cls(api_key=os.environ.get("NCBI_API_KEY") or None, **overrides)
 
     @property

@@ -22,12 +22,19 @@ All return operation codes (records.OP_*) in alignment order.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
-from splicedalign.workloads.nw.cpu_kernels import BIG, advance, advance_affine, affine_block_bits, affine_walk, trace_block
+from splicedalign.workloads.nw.cpu_kernels import (
+    BIG,
+    advance,
+    advance_affine,
+    affine_block_bits,
+    affine_walk,
+    trace_block,
+)
 from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs
 
 # advance(a, b, row, i0): turns row = D[i0][*] into D[i0 + len(a)][*] (kernels.advance's shape)

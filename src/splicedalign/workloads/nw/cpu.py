@@ -12,20 +12,29 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import time
-from concurrent.futures import ThreadPoolExecutor
 import threading
-from typing import Callable, Sequence
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
 
 from splicedalign.core.logs import Progress
-from splicedalign.workloads.nw.backtrack import (Advance, Rows, affine_align, end_of, hirschberg, last_row, region,
-                                                 sequential_forward, serial_rows)
+from splicedalign.workloads.nw import wfa
+from splicedalign.workloads.nw.backtrack import (
+    Advance,
+    Rows,
+    affine_align,
+    end_of,
+    hirschberg,
+    last_row,
+    region,
+    sequential_forward,
+    serial_rows,
+)
 from splicedalign.workloads.nw.cpu_kernels import advance, advance_affine, advance_parallel, advance_parallel_affine
 from splicedalign.workloads.nw.records import Costs, Pair, Result, check_mode, cigar_string, ops_cost
-from splicedalign.workloads.nw import wfa
 
 PROGRESS_CELLS = 200_000_000  # rows are solved in chunks of about this many cells between reports
 PARALLEL_MIN_CELLS = 4_000_000  # smaller (sub)problems are not worth a parallel wavefront

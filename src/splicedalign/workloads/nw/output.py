@@ -7,8 +7,8 @@ SAM soft-clips them, PAF gives the query (seq2) start and end, JSON ``start2`` /
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.nw.records import Costs, Result, cigar_counts

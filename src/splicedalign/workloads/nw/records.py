@@ -104,7 +104,7 @@ class Pair:
 
     @classmethod
     def from_strings(cls, seq1: str, seq2: str, name: str = "pair", id1: str = "seq1",
-                     id2: str = "seq2") -> "Pair":
+                     id2: str = "seq2") -> Pair:
         """Encode two nucleotide strings (InputError naming the record on a bad letter)."""
         return cls(name, id1, id2, encode_base(seq1, id1, id1), encode_target(seq2, id2, id2))
 

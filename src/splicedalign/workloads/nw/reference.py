@@ -16,8 +16,17 @@ import time
 
 import numpy as np
 
-from splicedalign.workloads.nw.records import (OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair,
-                                               Result, check_mode, cigar_string)
+from splicedalign.workloads.nw.records import (
+    OP_DEL,
+    OP_INS,
+    OP_MATCH,
+    OP_MISMATCH,
+    Costs,
+    Pair,
+    Result,
+    check_mode,
+    cigar_string,
+)
 
 MAX_CELLS = 50_000_000  # beyond this the full table is too big to be a sensible reference
 INF = np.int64(1) << 60

@@ -4,10 +4,10 @@ costs or a mode it does not take: SolverUnavailable)."""
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from splicedalign.core.logs import Progress
-
 from splicedalign.core.registry import SolverRegistry
 from splicedalign.gpu.devices import Cost, DeviceSpec, solve_across
 from splicedalign.workloads.nw.records import Costs, Pair, Result

@@ -11,8 +11,8 @@ genes weigh by their size. Cases without true exons get no row; the data-set row
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,7 @@ class Counts:
     predicted_nt: int
     shared_nt: int
 
-    def __add__(self, other: "Counts") -> "Counts":
+    def __add__(self, other: Counts) -> Counts:
         return Counts(*(a + b for a, b in zip(asdict(self).values(), asdict(other).values())))
 
 

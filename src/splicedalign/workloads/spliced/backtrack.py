@@ -8,12 +8,12 @@ batch's outcome to ``chain_alignments_many``; both end in ``chains_and_alignment
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from splicedalign.workloads.spliced.records import OP_INS, ExonAlignments, Scoring, TestCase
 from splicedalign.workloads.spliced.cpu_kernels import entry_row, fold_checkpoints, trace_exon
+from splicedalign.workloads.spliced.records import OP_INS, ExonAlignments, Scoring, TestCase
 
 Traced = tuple[tuple[int, ...], ExonAlignments]  # (chain: input exon indices, its alignments)
 

@@ -7,16 +7,16 @@ A solver subclass only says how it computes all exons' last rows (``last_rows``)
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from splicedalign.core import loading
 from splicedalign.core.errors import InputError
 from splicedalign.core.logs import Progress
-from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
-from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.backtrack import trace_chain
+from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
+from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 
 def final_scores(rows: np.ndarray, scoring: Scoring) -> np.ndarray:

@@ -13,14 +13,15 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.timing import Timing
-from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 from splicedalign.workloads.spliced.output import result_record
+from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import SOLVERS, Solver, get_solver
 
 log = logging.getLogger("splicedalign")

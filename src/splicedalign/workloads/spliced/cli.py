@@ -10,8 +10,14 @@ import logging
 import threading
 from pathlib import Path
 
-from splicedalign.core.commandline import (EPILOG, add_gpu_memory_argument, add_output_arguments, add_solver_argument,
-                                           check_output, write_output)
+from splicedalign.core.commandline import (
+    EPILOG,
+    add_gpu_memory_argument,
+    add_output_arguments,
+    add_solver_argument,
+    check_output,
+    write_output,
+)
 from splicedalign.core.errors import InputError
 from splicedalign.gpu.devices import add_devices_argument
 from splicedalign.workloads.spliced.datasets import SYNTHETIC, read_manifest, write_synthetic

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from typing import Sequence
 
 import numba
 import numpy as np
 
 from splicedalign.core.logs import Progress
 from splicedalign.workloads.spliced.base import LastRowSolver
-from splicedalign.workloads.spliced.cpu_kernels import (COUNTER_STRIDE, sequential_last_rows, start_row,
-                                                        sweep_case_strips)
+from splicedalign.workloads.spliced.cpu_kernels import (
+    COUNTER_STRIDE,
+    sequential_last_rows,
+    start_row,
+    sweep_case_strips,
+)
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 CHUNK_CELLS = 200_000_000  # about 0.2 s of work between progress checks

@@ -14,16 +14,17 @@ Every rule and script reads data sets through this module, whatever made them.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
-from splicedalign.workloads.spliced import synthetic
-from splicedalign.workloads.spliced.records import Exon, TestCase
 from splicedalign.core.errors import InputError
+from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.exons import EXON_READERS
 from splicedalign.workloads.spliced.exons.tsv import read_exon_tsv, read_table, shown, write_exon_tsv
 from splicedalign.workloads.spliced.load import CaseFiles
+from splicedalign.workloads.spliced.records import Exon, TestCase
 
 MANIFEST_COLUMNS = ("case", "base", "target", "exons", "exon_format", "true_exons")
 STRAND_COLUMN = "exon_strand"  # optional: + (default) or -

@@ -8,7 +8,7 @@ sorted by (first, last) here, as the solvers sort them.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -18,10 +18,10 @@ import os
 import subprocess
 from pathlib import Path
 
-from splicedalign.workloads.spliced.datasets import STRAND_COLUMN, manifest_row, read_manifest, write_manifest
 from splicedalign.core.errors import InputError
-from splicedalign.workloads.spliced.exons.genscan import read_genscan
 from splicedalign.core.seqio import read_single_fasta
+from splicedalign.workloads.spliced.datasets import STRAND_COLUMN, manifest_row, read_manifest, write_manifest
+from splicedalign.workloads.spliced.exons.genscan import read_genscan
 from splicedalign.workloads.spliced.exons.tsv import write_exon_tsv
 
 log = logging.getLogger("splicedalign")

@@ -9,8 +9,8 @@ reads each base once and says each exon table's warnings once."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import FastaRecord, no_record, read_fasta, read_single_fasta

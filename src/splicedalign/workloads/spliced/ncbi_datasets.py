@@ -19,14 +19,14 @@ import argparse
 import logging
 import re
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
-from splicedalign.core.logs import log_to
-from splicedalign.workloads.spliced.datasets import CaseEntry, manifest_row, write_fasta, write_manifest
 from splicedalign.core.errors import InputError
-from splicedalign.data.homologene import homologs, read_homologene
+from splicedalign.core.logs import log_to
 from splicedalign.data.entrez import DEFAULT_BASE_URL, EutilsClient, EutilsConfig, NcbiError
+from splicedalign.data.homologene import homologs, read_homologene
+from splicedalign.workloads.spliced.datasets import CaseEntry, manifest_row, write_fasta, write_manifest
 
 
 def _safe(name: str) -> str:

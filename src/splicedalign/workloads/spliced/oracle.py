@@ -6,8 +6,8 @@ chain (tiny inputs only). None of this shares code with the solvers' recurrence.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Sequence
 
 import numpy as np
 from numba import njit

@@ -12,12 +12,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from splicedalign.workloads.spliced.estimate import case_stats
-from splicedalign.workloads.spliced.records import (OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, ExonAlignment, Result,
-                                                    Scoring, TestCase)
+from splicedalign.workloads.spliced.records import (
+    OP_DEL,
+    OP_INS,
+    OP_MATCH,
+    OP_MISMATCH,
+    ExonAlignment,
+    Result,
+    Scoring,
+    TestCase,
+)
 
 
 @dataclass(frozen=True)

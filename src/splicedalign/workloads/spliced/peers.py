@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import Counter
 import re
 import shutil
 import subprocess
 import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import pandas as pd
 

@@ -28,21 +28,26 @@ import os
 import re
 import sys
 import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
-from splicedalign.workloads.spliced.bench import (REFERENCE_MAX_CELLS, case_record, solver_applies,
-                                timed_batch)
-from splicedalign.workloads.spliced.records import Scoring, TestCase
-from splicedalign.workloads.spliced.load import CaseFiles
-from splicedalign.workloads.spliced.datasets import (MANIFEST_COLUMNS, CaseEntry, manifest_row, read_manifest,
-                                                     write_manifest)
 from splicedalign.core.errors import InputError
 from splicedalign.core.logs import log_to
 from splicedalign.core.machine import cpu_model
 from splicedalign.gpu.device import device_info, unavailable_reason
+from splicedalign.workloads.spliced.bench import REFERENCE_MAX_CELLS, case_record, solver_applies, timed_batch
+from splicedalign.workloads.spliced.datasets import (
+    MANIFEST_COLUMNS,
+    CaseEntry,
+    manifest_row,
+    read_manifest,
+    write_manifest,
+)
+from splicedalign.workloads.spliced.load import CaseFiles
+from splicedalign.workloads.spliced.records import Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import SOLVERS
 
 log = logging.getLogger("splicedalign")
@@ -228,7 +233,7 @@ def read_json(path: str | Path) -> Any:
     return json.loads(Path(path).read_text())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def device_name(solver: str) -> str:
     """What runs ``solver`` here, recorded with its timings so the tables name the machine:
     the GPU's name for a GPU solver, else the CPU model and the CPUs the process may use."""

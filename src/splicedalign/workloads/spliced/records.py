@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Iterator, Mapping, Sequence, overload
+from typing import Any, overload
 
 import numpy as np
 
 from splicedalign.core.alphabet import encode_base, encode_target
 from splicedalign.core.errors import InputError
-
 
 # How the target's ends are scored (SPEC §2): "global" (the paper's objective: every target
 # letter is aligned, leading/trailing ones against gaps at ``gap`` each) or "free" (semi-global
@@ -53,7 +53,7 @@ class Scoring:
         return 0 if self.free_ends else self.gap
 
     @classmethod
-    def from_mapping(cls, d: Mapping[str, Any]) -> "Scoring":
+    def from_mapping(cls, d: Mapping[str, Any]) -> Scoring:
         default = cls()
         return cls(*(int(d.get(k, getattr(default, k))) for k in ("match", "mismatch", "gap")),
                    target_ends=str(d.get("target_ends", default.target_ends)))

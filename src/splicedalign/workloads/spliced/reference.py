@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from splicedalign.workloads.spliced.records import Scoring, TestCase
 from splicedalign.workloads.spliced.base import LastRowSolver
+from splicedalign.workloads.spliced.records import Scoring, TestCase
 
 _ACGT = {"A": "A", "C": "C", "G": "G", "T": "T", "U": "T"}
 

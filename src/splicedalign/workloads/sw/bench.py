@@ -5,9 +5,9 @@ a solver that cannot run here is a row marked "n/a" with the reason."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

@@ -10,7 +10,12 @@ import sys
 from pathlib import Path
 
 from splicedalign.core.commandline import (
-    EPILOG, add_gpu_memory_argument, add_output_arguments, add_solver_argument, check_output, write_output,
+    EPILOG,
+    add_gpu_memory_argument,
+    add_output_arguments,
+    add_solver_argument,
+    check_output,
+    write_output,
 )
 from splicedalign.core.errors import InputError
 from splicedalign.gpu.devices import add_devices_argument

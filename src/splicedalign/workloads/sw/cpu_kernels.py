@@ -24,6 +24,7 @@ from numba.extending import overload
 
 from splicedalign.workloads.sw.matrices import PAD
 
+
 @numba.njit(cache=True, nogil=True)
 def query_profile(q, table):
     """P[c, i] = table[q[i], c] for every code c (rows of the padded table)."""

@@ -12,7 +12,7 @@ other letter is an input error naming the record and the position.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -28,7 +28,7 @@ PAD_SCORE = -1024  # low enough that a cell on padding never beats the real cell
 CODES = 32  # rows of a padded table: every code (letters, padding) is < CODES
 
 
-@lru_cache(maxsize=None)
+@cache
 def matrix(name: str) -> tuple[str, np.ndarray]:
     """(letters, table) of a named matrix; InputError for unknown names."""
     try:
@@ -42,7 +42,7 @@ def matrix(name: str) -> tuple[str, np.ndarray]:
     return letters, table
 
 
-@lru_cache(maxsize=None)
+@cache
 def padded_table(name: str) -> np.ndarray:
     """CODES x CODES int32 table: the matrix in its corner, PAD_SCORE everywhere else (codes
     that never occur in input and the padding code)."""
@@ -53,7 +53,7 @@ def padded_table(name: str) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _lut(name: str) -> np.ndarray:
     letters, _ = matrix(name)
     lut = np.full(256, 255, dtype=np.uint8)

@@ -4,7 +4,7 @@ per hit, with a header) and BLAST's tabular ``-outfmt 6`` (12 columns, no header
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 from splicedalign.workloads.sw.records import Hit, SearchResult
 

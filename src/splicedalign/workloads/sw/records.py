@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -37,11 +37,11 @@ class Scoring:
             raise InputError("--gap-open", "gap costs above 1000 are not supported")
 
     @classmethod
-    def linear(cls, gap: int = DEFAULT_GAP, matrix_name: str = "blosum62") -> "Scoring":
+    def linear(cls, gap: int = DEFAULT_GAP, matrix_name: str = "blosum62") -> Scoring:
         return cls(matrix_name, 0, gap)
 
     @classmethod
-    def blast(cls, matrix_name: str = "blosum62") -> "Scoring":
+    def blast(cls, matrix_name: str = "blosum62") -> Scoring:
         """The matrix with BLAST's default gap costs for it."""
         matrix(matrix_name)  # unknown names are bad input
         return cls(matrix_name.lower(), *default_gaps(matrix_name))
@@ -118,7 +118,7 @@ class Database:
     def seq(self, k: int) -> np.ndarray:
         return self.codes[self.offsets[k]: self.offsets[k + 1]]
 
-    def subset(self, a: int, b: int) -> "Database":
+    def subset(self, a: int, b: int) -> Database:
         """Sequences a..b-1 (views of the codes)."""
         return Database(self.ids[a:b], self.codes[self.offsets[a]: self.offsets[b]],
                         self.offsets[a: b + 1] - self.offsets[a])
@@ -130,7 +130,7 @@ class Database:
         return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 
     @classmethod
-    def from_codes(cls, ids: Sequence[str], seqs: Sequence[np.ndarray]) -> "Database":
+    def from_codes(cls, ids: Sequence[str], seqs: Sequence[np.ndarray]) -> Database:
         if len(ids) != len(seqs):
             raise ValueError("one id per sequence")
         lengths = np.fromiter((s.size for s in seqs), dtype=np.int64, count=len(seqs))
@@ -141,7 +141,7 @@ class Database:
 
     @classmethod
     def from_records(cls, records: Sequence[FastaRecord], matrix_name: str = "blosum62",
-                     source: str = "<db>") -> "Database":
+                     source: str = "<db>") -> Database:
         """All records encoded at once (one joined string through the letter table; the
         records were checked as they were read, matrices.validator)."""
         lengths = np.fromiter((len(r.seq) for r in records), dtype=np.int64, count=len(records))

@@ -5,7 +5,8 @@
 from __future__ import annotations
 
 import time
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 

@@ -9,8 +9,8 @@ on threads (the kernels release the GIL).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Sequence
 
 import numba
 import numpy as np

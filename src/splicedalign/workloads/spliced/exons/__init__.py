@@ -5,8 +5,8 @@ minus-strand prediction into forward coordinates."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.exons.bed12 import read_bed12, read_bed12_cds

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from splicedalign.workloads.spliced.records import Exon, exon_problem
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import open_text
 from splicedalign.workloads.spliced.exons.tsv import shown
+from splicedalign.workloads.spliced.records import Exon, exon_problem
 
 
 @dataclass(frozen=True)

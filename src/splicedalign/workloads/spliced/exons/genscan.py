@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from splicedalign.workloads.spliced.records import Exon, exon_problem
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import open_text
+from splicedalign.workloads.spliced.records import Exon, exon_problem
 
 EXON_TYPES = frozenset({"Init", "Intr", "Term", "Sngl"})
 SIGNAL_TYPES = frozenset({"Prom", "PlyA"})

@@ -19,9 +19,9 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
 
-from splicedalign.workloads.spliced.records import Exon
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import read_single_fasta
+from splicedalign.workloads.spliced.records import Exon
 
 STOPS = ("TAA", "TAG", "TGA")
 

@@ -8,8 +8,9 @@ scores best. Exons without a strand attribute, or with '.', count as '+'.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.records import Exon, Result, TestCase

@@ -5,13 +5,12 @@ it resident between queries)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
 
 from splicedalign.workloads.sw.records import Database
-
 
 # Staging chunk for uploads: a copy from pageable memory runs at a fraction of the bus rate, so
 # the codes go through two pinned buffers: the host fills one while the DMA engine drains the
@@ -19,7 +18,7 @@ from splicedalign.workloads.sw.records import Database
 STAGE_BYTES = 4 << 20
 
 
-@lru_cache(maxsize=None)
+@cache
 def _staging(itemsize: int, device: int) -> tuple[Any, Any, Any]:
     """Two reusable pinned buffers of STAGE_BYTES and the stream that drains them, per device
     (with --devices each GPU's thread uploads at the same time, on its own device's stream)."""
@@ -61,7 +60,7 @@ class DeviceDatabase:
     sorted_lengths: np.ndarray  # host: lengths in that order
 
     @classmethod
-    def upload(cls, cp: Any, db: Database) -> "DeviceDatabase":
+    def upload(cls, cp: Any, db: Database) -> DeviceDatabase:
         codes = db.codes if db.codes.size else np.zeros(1, np.uint8)
         lengths = db.lengths
         order = db.longest_first()
