@@ -195,7 +195,8 @@ def run_batch(args: argparse.Namespace, table: Table) -> None:
             scores[solver_name] = [r.score for r in results]
             times[solver_name + "#algo"] = 0
             algorithms = sorted({r.algorithm for r in results})
-            table.add(name, cost_name, solver_name, "align", f"{times[solver_name] * 1e3:.1f}", "+".join(algorithms), "")
+            table.add(name, cost_name, solver_name, "align", f"{times[solver_name] * 1e3:.1f}", "+".join(algorithms),
+                      "")
         if len({tuple(v) for v in scores.values()}) > 1:
             sys.exit(f"{name} ({cost_name}): solvers disagree")
         base = times.get("pywfa")

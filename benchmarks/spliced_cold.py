@@ -310,7 +310,8 @@ def target1(args, seed: int, gpu: bool, table: Table, record: dict) -> None:
             table.add("1", f"cold {key}: GCUPS ({med[key]:.3f} s)", g, f">= {goal:,}", g >= goal, "{:,.0f}")
         for scope in ("paper", "10 sets"):
             # per cell: the traced set is another of the same shape, so its time scales by cells
-            ratio = (med[f"{scope} traced"] / cells[f"{scope} traced"]) / (med[f"{scope} score"] / cells[f"{scope} score"])
+            ratio = ((med[f"{scope} traced"] / cells[f"{scope} traced"])
+                     / (med[f"{scope} score"] / cells[f"{scope} score"]))
             table.add("1", f"cold {scope} traced / score ({med[f'{scope} traced']:.3f} s)", ratio,
                       f"<= {TRACED_RATIO:g}x", ratio <= TRACED_RATIO, "{:.2f}x")
     else:
@@ -422,7 +423,8 @@ def target4(args, manifest: Path, data: Path, gpu: bool, table: Table, record: d
             holder.kill()
             holder.wait()
     else:
-        table.add("4", f"paper set beside {args.hold:g} GiB held; a too-large case", None, "exact; exit 3, 1 line", None)
+        table.add("4", f"paper set beside {args.hold:g} GiB held; a too-large case", None, "exact; exit 3, 1 line",
+                  None)
 
 
 def huge_case(directory: Path) -> Path:

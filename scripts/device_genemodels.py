@@ -159,9 +159,11 @@ def main() -> int:
     print("\ncheck | cases | failures | seconds")
     for r in rows:
         print(f"{r['check']} | {r['cases']} | {r['failures']} | {r['seconds']}")
-    print("\ncandidates (bundled, 16 cases, gpu, global ends, traceback) | K | cells | ms (median of 5) | x AUGUSTUS | equal")
+    print("\ncandidates (bundled, 16 cases, gpu, global ends, traceback) | K | cells | ms (median of 5)"
+          " | x AUGUSTUS | equal")
     for t in timing:
-        print(f"{t['candidates']} | {t['K']} | {t['cells']} | {t['gpu_ms']} | {t['cost_vs_augustus']} | {t['equal_to_sequential']}")
+        print(f"{t['candidates']} | {t['K']} | {t['cells']} | {t['gpu_ms']} | {t['cost_vs_augustus']}"
+              f" | {t['equal_to_sequential']}")
     print(f"\nseed {args.seed}; failures {fails}")
     return 1 if fails else 0
 

@@ -133,7 +133,8 @@ def modes_and_costs(rng: np.random.Generator, args: argparse.Namespace, log, gpu
         costs = (Costs(0, int(rng.integers(1, 5)), int(rng.integers(1, 5))) if roll == 0 else
                  Costs(0, 4, 2, 6) if roll == 1 else
                  Costs(0, int(rng.integers(1, 7)), int(rng.integers(1, 4)), int(rng.integers(1, 9))) if roll == 2 else
-                 Costs(int(rng.integers(-2, 1)), int(rng.integers(0, 5)), int(rng.integers(0, 4)), int(rng.integers(0, 6))))
+                 Costs(int(rng.integers(-2, 1)), int(rng.integers(0, 5)), int(rng.integers(0, 4)),
+                       int(rng.integers(0, 6))))
         want = reference.solve(pair, costs, traceback=False, mode=mode).score
         batch.append((pair, costs, mode, want))
         for solver in (multi, seq, gpu, tiles):
@@ -181,9 +182,11 @@ def bench(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
                      "mode": "align" if traceback else "score", "score": result.score,
                      "seconds": timing.median, "spread": timing.spread,
                      "kernel_ms": getattr(solver, "kernel_ms", None),
-                     "walk_ms": getattr(solver, "walk_ms", None) if traceback else None, "gcups": gcups(pair.cells, timing.median)})
+                     "walk_ms": getattr(solver, "walk_ms", None) if traceback else None,
+                     "gcups": gcups(pair.cells, timing.median)})
         log(f"  {name}{label} {pair.name} {rows[-1]['mode']}: {timing.median * 1e3:.3f} ms "
-            f"({rows[-1]['gcups']:.1f} GCUPS, kernel {rows[-1]['kernel_ms']}, walk {rows[-1]['walk_ms']}) [{elapsed():.0f} s]")
+            f"({rows[-1]['gcups']:.1f} GCUPS, kernel {rows[-1]['kernel_ms']}, walk {rows[-1]['walk_ms']})"
+            f" [{elapsed():.0f} s]")
 
     sizes = PAPER_SIZES + (100_000, 1_000_000)
     for n in sizes:

@@ -68,10 +68,12 @@ def correctness(seed: int, rounds: int, log) -> dict:
     cases = []
     for r in range(rounds):
         m = int(rng.choice([rng.integers(1, 64), rng.integers(64, 600), rng.integers(600, 2500)], p=[0.25, 0.55, 0.2]))
-        cases.append((f"random{r}", *random_round(rng, m, int(rng.integers(30, 90)), int(rng.choice([200, 1500, 5000])))))
+        count, max_len = int(rng.integers(30, 90)), int(rng.choice([200, 1500, 5000]))
+        cases.append((f"random{r}", *random_round(rng, m, count, max_len)))
     cases.append(("long-query", *random_round(rng, 6000, 24, 3000)))
     core = np.concatenate([synthetic.residues(rng, 300), encode("W" * 3000), synthetic.residues(rng, 300)])
-    over = [core, synthetic.mutate(rng, core, 0.02), synthetic.residues(rng, 80), core[:2500], synthetic.residues(rng, 4000)]
+    over = [core, synthetic.mutate(rng, core, 0.02), synthetic.residues(rng, 80), core[:2500],
+            synthetic.residues(rng, 4000)]
     cases.append(("over16", Query("w", core), Database.from_codes([f"o{k}" for k in range(len(over))], over)))
     for k, (name, q, db) in enumerate(cases):
         scorings = SCORINGS if name in ("long-query", "over16") else (SCORINGS[k % len(SCORINGS)], SCORINGS[1])
@@ -288,12 +290,14 @@ def table(res: dict) -> str:
             theirs = c4["query_gcups"][k] if c4 and k < len(c4["query_gcups"]) else float("nan")
             same = b.get("cudasw4_agreement", [{}] * len(b["queries"]))[k].get("same_top10", "")
             lines.append(f"{k:<6} {q['length']:6}  {b['gpu_query_gcups'][k]:10.0f}  {theirs:14.0f}"
-                         f"  {b['gpu_query_gcups'][k] / theirs:5.2f}  {same}{'' if q['standard_letters'] else ' (non-20 letters)'}")
+                         f"  {b['gpu_query_gcups'][k] / theirs:5.2f}  {same}"
+                         f"{'' if q['standard_letters'] else ' (non-20 letters)'}")
         total = c4["total_gcups"] if c4 else float("nan")
         lines += [f"total  {sum(q['length'] for q in b['queries']):6}  {b['gpu_total_gcups']:10.0f}  {total:14.0f}"
                   f"  {b['gpu_total_gcups'] / total:5.2f}",
                   f"top-10 alignments {b['align_top10_s']:.3f} s = {100 * b['align_top10_share']:.1f}% of the search;"
-                  f" rescored ok {b['rescored_ok']}; whole call (upload, 20 queries, top 10) {b['search_many_s']:.2f} s",
+                  f" rescored ok {b['rescored_ok']}; whole call (upload, 20 queries, top 10)"
+                  f" {b['search_many_s']:.2f} s",
                   f"streamed in {b['stream_chunks']} chunks (cap = 1/4): {100 * b['stream_ratio']:.0f}% of resident,"
                   f" same {b['stream_same']}", f"cpu: {b['cpu']}", f"affine shapes (GCUPS): {b.get('shapes')}",
                   f"CUDASW++ default gaps top 3: {b.get('cudasw4_default_gaps_top3')}"]

@@ -66,7 +66,8 @@ class EutilsServer:
         if utility == "esearch":
             symbol = q["term"].split("[")[0]
             ids = [GENES[symbol]] if symbol in GENES else []
-            return 200, "application/json", json.dumps({"esearchresult": {"count": str(len(ids)), "idlist": ids}}).encode()
+            body = {"esearchresult": {"count": str(len(ids)), "idlist": ids}}
+            return 200, "application/json", json.dumps(body).encode()
         if utility == "esummary" and q["db"] == "gene":
             uid = q["id"]
             doc = {"uid": uid, "genomicinfo": [LOCATIONS[uid]] if uid in LOCATIONS else []}
@@ -78,7 +79,8 @@ class EutilsServer:
         if utility == "elink":
             links = MRNA_LINKS.get(q["id"], [])
             dbs = [{"dbto": "nuccore", "linkname": q["linkname"], "links": links}] if links else []
-            return 200, "application/json", json.dumps({"linksets": [{"dbfrom": "gene", "ids": [q["id"]], "linksetdbs": dbs}]}).encode()
+            body = {"linksets": [{"dbfrom": "gene", "ids": [q["id"]], "linksetdbs": dbs}]}
+            return 200, "application/json", json.dumps(body).encode()
         if utility == "efetch":
             if q["id"] not in self.records:
                 return 400, "text/plain", b"Failed to retrieve sequence"

@@ -149,7 +149,8 @@ def test_affine_alignment_over_many_checkpoint_blocks(monkeypatch):
     print("seed 2603")
     for k in range(25):
         pair = random_pair(rng, 300)
-        costs = Costs(int(rng.integers(-1, 1)), int(rng.integers(1, 6)), int(rng.integers(1, 4)), int(rng.integers(0, 9)))
+        costs = Costs(int(rng.integers(-1, 1)), int(rng.integers(1, 6)), int(rng.integers(1, 4)),
+                      int(rng.integers(0, 9)))
         mode = MODES[k % 3]
         check(pair, costs, mode, solve(pair, costs, "reference", mode=mode).score, ("sequential",))
 
@@ -221,7 +222,8 @@ def test_parallel_affine_blocks_equal_the_serial_rows():
     print("seed 2607")
     for k in range(25):
         pair = random_pair(rng, 80)
-        costs = Costs(int(rng.integers(-1, 1)), int(rng.integers(1, 6)), int(rng.integers(1, 4)), int(rng.integers(1, 9)))
+        costs = Costs(int(rng.integers(-1, 1)), int(rng.integers(1, 6)), int(rng.integers(1, 4)),
+                      int(rng.integers(1, 9)))
         mode = MODES[k % 3]
         want = initial_rows(pair.m, costs, mode)
         advance_affine(pair.a, pair.b, want[0], want[1], 0, *costs.as_affine())

@@ -227,8 +227,8 @@ def test_standalone_runner(tmp_path):
     out = tmp_path / "r"
     for args in (["solve", "--manifest", str(data / "cases.tsv"), "--solvers", "sequential,multicore",
                   "--repeats", "1", "--limit", "2"], ["report"]):
-        subprocess.run([sys.executable, "-m", "splicedalign.workloads.spliced.pipeline", *args, "--out", str(out)], check=True,
-                       capture_output=True)
+        subprocess.run([sys.executable, "-m", "splicedalign.workloads.spliced.pipeline", *args, "--out", str(out)],
+                       check=True, capture_output=True)
     summary = read_table(out / "tables" / "summary.tsv").set_index("solver")
     assert list(summary.index) == ["sequential", "multicore"] and (summary.cases == 2).all()
     assert (out / "plots" / "fig15_scalability.png").exists()

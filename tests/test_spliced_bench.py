@@ -1,4 +1,5 @@
-"""Timing and solver selection of the pipeline (splicedalign.workloads.spliced.bench, splicedalign.workloads.spliced.pipeline.plan)."""
+"""Timing and solver selection of the pipeline (splicedalign.workloads.spliced.bench,
+splicedalign.workloads.spliced.pipeline.plan)."""
 
 from __future__ import annotations
 

@@ -45,8 +45,10 @@ def _files(tmp: Path) -> dict[str, list[str]]:
     (tmp / "readonly").chmod(stat.S_IRUSR | stat.S_IXUSR)
     return {
         "fasta letter line": ["align", *FAU[:4], "--target", str(tmp / "digits.fa")],
-        "protein target": ["align", *FAU[:4], "--target", str(tmp / "protein.fa"), "--score-only", "--solver", "reference"],
-        "huge tsv field": ["-q", "align", *FAU[:2], "--exons", str(tmp / "huge.tsv"), *FAU[4:], "--score-only", "--solver", "reference"],
+        "protein target": ["align", *FAU[:4], "--target", str(tmp / "protein.fa"), "--score-only",
+                           "--solver", "reference"],
+        "huge tsv field": ["-q", "align", *FAU[:2], "--exons", str(tmp / "huge.tsv"), *FAU[4:], "--score-only",
+                           "--solver", "reference"],
         "huge bad field": ["align", *FAU[:2], "--exons", str(tmp / "huge_first.tsv"), *FAU[4:]],
         "output folder missing": ["align", *FAU, "-o", "/nonexistent/dir/x.json"],
         "synthetic onto file": ["synthetic", "tiny", str(tmp / "existing")],
@@ -98,8 +100,8 @@ def test_tsv_field_over_csv_limit(ran):
     proc = ran[1]["huge tsv field"]
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr  # a long attribute is just kept
     problem = one_line(ran[1]["huge bad field"])
-    assert problem.endswith("huge_first.tsv:line 2: first must be an integer, got '1111111111111111111111111111111111111111'..."
-                            " (200,001 characters)")
+    assert problem.endswith("huge_first.tsv:line 2: first must be an integer, got "
+                            "'1111111111111111111111111111111111111111'... (200,001 characters)")
 
 
 def test_output_path_checked_before_solving(ran):
@@ -135,7 +137,8 @@ def test_manifest_rows_checked(ran):
     assert one_line(procs["manifest case id slash"]) == (
         f"{tmp / 'slash.tsv'}:line 2: case id 'a/b' cannot be a file name: no '/', '\\' or white space,"
         " and not '.' or '..'")
-    assert one_line(procs["manifest and files"]) == "align: give --manifest or --base, --exons, --target, not both (--base given)"
+    assert one_line(procs["manifest and files"]) == (
+        "align: give --manifest or --base, --exons, --target, not both (--base given)")
 
 
 def test_cli_habits(ran):
@@ -154,9 +157,11 @@ def test_pipeline_manifest_row_with_missing_file(tmp_path):
     repo = BUNDLED.parents[1]
     (tmp_path / "bad.tsv").write_text(MANIFEST_HEADER + f"fau\t{BUNDLED}/bases/hs_FAU.fa\t{BUNDLED}/targets/nope.fa"
                                       f"\t{BUNDLED}/exons/hs_FAU.tsv\ttsv\t\n")
-    (tmp_path / "over.yaml").write_text(f"workloads: [spliced]\nspliced:\n  bundled:\n    manifest: {tmp_path / 'bad.tsv'}\n")
-    proc = subprocess.run([shutil.which("snakemake"), "-s", str(repo / "Snakefile"), "-d", str(tmp_path), "--cores", "1",
-                           "--configfile", str(repo / "config" / "config.yaml"), str(tmp_path / "over.yaml")],
+    (tmp_path / "over.yaml").write_text(f"workloads: [spliced]\nspliced:\n  bundled:\n"
+                                        f"    manifest: {tmp_path / 'bad.tsv'}\n")
+    proc = subprocess.run([shutil.which("snakemake"), "-s", str(repo / "Snakefile"), "-d", str(tmp_path),
+                           "--cores", "1", "--configfile", str(repo / "config" / "config.yaml"),
+                           str(tmp_path / "over.yaml")],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "Traceback" not in proc.stdout + proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == (

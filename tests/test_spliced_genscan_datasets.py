@@ -96,7 +96,8 @@ def test_pipeline_dry_run_with_genscan(tmp_path, fake_genscan):
     repo = Path(__file__).resolve().parents[1]
     cfg = yaml.safe_load((repo / "config" / "config.yaml").read_text())
     cfg["spliced"].update(candidate_exons="genscan",
-                          genscan={"binary": fake_genscan, "parameters": str(tmp_path / "HumanIso.smat"), "subopt": 0.5})
+                          genscan={"binary": fake_genscan, "parameters": str(tmp_path / "HumanIso.smat"),
+                                   "subopt": 0.5})
     cfg["spliced"]["bundled"]["manifest"] = str(repo / cfg["spliced"]["bundled"]["manifest"])
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
     proc = subprocess.run([shutil.which("snakemake"), "-s", str(repo / "Snakefile"), "--directory", str(tmp_path),

@@ -447,7 +447,8 @@ def _fake_function(file, name, all_names, defines):
         if counter[0] >= int(ntasks):  # a grid sharing a task counter that is used up takes none
             return
         counter[0] = int(ntasks)
-        plan = SimpleNamespace(tasks=tasks, base=base, target=(tsel & SEL_CODE_MASK).astype(np.uint8), rows_size=rows.size)
+        plan = SimpleNamespace(tasks=tasks, base=base, target=(tsel & SEL_CODE_MASK).astype(np.uint8),
+                               rows_size=rows.size)
         scoring = Scoring(int(match), int(mismatch), int(gap), ends)
         if mode == gpu_plan.MODE_FOLLOW:  # beside or after its kernel: reads its rows, writes none
             model_run(plan, scoring, rows_per_lane, moves, written=rows)
@@ -469,7 +470,8 @@ def fake_gpu(monkeypatch, function) -> None:
     monkeypatch.setattr(device, "function", function)
     monkeypatch.setattr(device, "device_info", lambda: {"sms": 1})
     monkeypatch.setattr(device, "fill_bytes", lambda array, byte, stream: array.view(np.uint8).fill(byte))
-    monkeypatch.setattr(device.PinnedBuffers, "upload", lambda self, role, arrays, stream: [np.array(a) for a in arrays])
+    monkeypatch.setattr(device.PinnedBuffers, "upload",
+                        lambda self, role, arrays, stream: [np.array(a) for a in arrays])
     monkeypatch.setattr(device, "memory_budget", lambda cap=None: min(FAKE_FREE_MEMORY, cap or FAKE_FREE_MEMORY))
 
 

@@ -55,7 +55,8 @@ def test_minus_strand_exons_shift_on_the_reverse_complement():
 
 
 def test_merge_deduplicates_and_names_every_source():
-    a = [Exon(1, 5, {"strand": "+", "source": "AUGUSTUS", "score": 0.9}), Exon(7, 9, {"strand": "+", "source": "AUGUSTUS"})]
+    a = [Exon(1, 5, {"strand": "+", "source": "AUGUSTUS", "score": 0.9}),
+         Exon(7, 9, {"strand": "+", "source": "AUGUSTUS"})]
     b = [Exon(1, 5, {"strand": "+", "source": "signals"}), Exon(1, 5, {"strand": "-", "source": "signals"})]
     got = merge(a, b)
     assert [(e.first, e.last, e.attrs["strand"]) for e in got] == [(1, 5, "+"), (7, 9, "+"), (1, 5, "-")]
@@ -86,7 +87,8 @@ def test_chain_over_richer_candidates_is_still_exact(target_ends):
 def test_bundled_richer_candidates_keep_every_original_exon():
     entry = next(e for e in read_manifest(bundled_manifest()) if e.case == "xl_RHO-rn_Z46957.1")
     case = entry.load()
-    richer = richer_candidates(case.base, case.exons, ShiftParams(window=10, donors=("GT", "GC", "AT"), acceptors=("AG", "AC")))
+    shifts = ShiftParams(window=10, donors=("GT", "GC", "AT"), acceptors=("AG", "AC"))
+    richer = richer_candidates(case.base, case.exons, shifts)
     assert [(e.first, e.last) for e in richer[:case.K]] == [(e.first, e.last) for e in case.exons]
     assert len({(e.first, e.last) for e in richer}) == len(richer) > case.K
 

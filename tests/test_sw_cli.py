@@ -138,8 +138,8 @@ def test_gpu_without_gpu_exits_3(capsys, fig2):
 
 def test_bundled_real_data(capsys):
     entries = read_manifest(BUNDLED / "cases.tsv")
-    code, out, _ = run(capsys, "sw", "--query", entries[0].query, "--db", entries[0].db, "--format", "tsv", "--top", "2",
-                       "--gap", "4")
+    code, out, _ = run(capsys, "sw", "--query", entries[0].query, "--db", entries[0].db, "--format", "tsv",
+                       "--top", "2", "--gap", "4")
     assert code == 0
     rows = [line.split("\t") for line in out.splitlines()[1:]]
     # octopus rhodopsin finds the vertebrate rhodopsins; fly hnRNP A1 the human one

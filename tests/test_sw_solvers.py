@@ -218,8 +218,8 @@ def test_reported_hits_rescore_and_follow_c2(seed, scoring):
 
 
 @settings(max_examples=40, deadline=None)
-@given(q=st.text(alphabet=LETTERS[:20], min_size=1, max_size=30), d=st.text(alphabet=LETTERS[:20], min_size=1, max_size=30),
-       gap=st.integers(1, 5), gap_open=st.integers(0, 8))
+@given(q=st.text(alphabet=LETTERS[:20], min_size=1, max_size=30),
+       d=st.text(alphabet=LETTERS[:20], min_size=1, max_size=30), gap=st.integers(1, 5), gap_open=st.integers(0, 8))
 def test_alignment_is_optimal_on_tiny_pairs(q, d, gap, gap_open):
     sc = Scoring("blosum62", gap_open, gap)
     a = align(encode(q), encode(d), sc)

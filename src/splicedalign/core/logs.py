@@ -52,7 +52,8 @@ class Progress:
     def _line(self, done_cells: int, done_items: int | None, now: float) -> str:
         elapsed = max(now - self.start, 1e-9)
         rate = done_cells / elapsed
-        parts = [f"{done_items:,}/{self.items:,} {self.unit}"] if self.items is not None and done_items is not None else []
+        counted = self.items is not None and done_items is not None
+        parts = [f"{done_items:,}/{self.items:,} {self.unit}"] if counted else []
         parts.append(f"{100 * done_cells / self.total:.1f}% of {self.total:.3g} cells")
         parts.append(f"{rate / 1e9:.3g} GCUPS")
         if done_cells < self.total:

@@ -158,7 +158,8 @@ class EutilsClient:
         if gene.isdigit():
             return gene
         term = f"{gene}[sym] AND txid{taxon}[orgn] AND alive[prop]"
-        ids = self.get("esearch", {"db": "gene", "term": term, "retmode": "json"}, _json_path("esearchresult", "idlist"))
+        ids = self.get("esearch", {"db": "gene", "term": term, "retmode": "json"},
+                       _json_path("esearchresult", "idlist"))
         if len(ids) != 1:
             raise NcbiError(f"gene symbol {gene!r}: {len(ids)} Gene IDs for taxon {taxon} ({', '.join(ids[:5])})")
         return ids[0]

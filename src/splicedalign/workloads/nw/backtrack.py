@@ -160,8 +160,9 @@ def affine_align(a: np.ndarray, b: np.ndarray, costs: Costs, forward: Rows) -> n
     block = max(1, min(n, BITS_BYTES // (m + 1)))
     blocks = -(-n // block)
     if blocks * (m + 1) * 16 > CHECKPOINT_BYTES:
-        raise SolverUnavailable(f"the gap-affine DP alignment of {n:,} x {m:,} needs {blocks * (m + 1) * 16 / 2**30:.1f} "
-                                "GiB of checkpoint rows; use --score-only or a cost-adaptive solver (multicore)")
+        raise SolverUnavailable(f"the gap-affine DP alignment of {n:,} x {m:,} needs "
+                                f"{blocks * (m + 1) * 16 / 2**30:.1f} GiB of checkpoint rows; use --score-only or a "
+                                "cost-adaptive solver (multicore)")
     match, mismatch, gap_open, extend = costs.as_affine()
     ck_h = np.empty((blocks, m + 1), dtype=np.int64)
     ck_d = np.empty((blocks, m + 1), dtype=np.int64)

@@ -7,8 +7,9 @@ convention: a gap of length L costs ``gap_open + L * indel`` (``indel`` is the g
 ``I[i][j] = min(H[i][j-1] + o + e, I[i][j-1] + e)``, ``H[i][j] = min(H[i-1][j-1] + sub, D, I)``.
 Modes (MODES): ``global`` (both whole), ``prefix`` (all of a against a prefix of b: trailing
 letters of b free; edlib's SHW), ``infix`` (all of a against any substring of b; edlib's HW).
-The score is a cost: lower is better. Sequences are stored as the nucleotide codes of ``core.alphabet``: ``a`` with base codes
-and ``b`` with target codes, so an IUPAC ambiguity letter never matches anything.
+The score is a cost: lower is better. Sequences are stored as the nucleotide codes of
+``core.alphabet``: ``a`` with base codes and ``b`` with target codes, so an IUPAC ambiguity
+letter never matches anything.
 """
 
 from __future__ import annotations

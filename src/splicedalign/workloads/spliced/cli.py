@@ -60,8 +60,9 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
     )
     _case_arguments(align, many=True)
     align.add_argument("--manifest", metavar="TSV",
-                       help="solve every case of a data-set manifest (cases.tsv, see docs/data.md; a row with exon_strand uses that strand only) "
-                            "instead of --base/--exons/--target; one output holds all")
+                       help="solve every case of a data-set manifest (cases.tsv, see docs/data.md; a row with "
+                            "exon_strand uses that strand only) instead of --base/--exons/--target; one output "
+                            "holds all")
     add_solver_argument(align, SOLVERS)
     add_gpu_memory_argument(align)
     add_devices_argument(align)

@@ -167,7 +167,8 @@ def store_release(typingctx, counters, i, value):
 def _item_pointer(context, builder, sig, args):
     aryty = sig.args[0]
     ary = context.make_array(aryty)(context, builder, args[0])
-    return cgutils.get_item_pointer(context, builder, aryty, ary, [context.cast(builder, args[1], sig.args[1], types.intp)])
+    index = context.cast(builder, args[1], sig.args[1], types.intp)
+    return cgutils.get_item_pointer(context, builder, aryty, ary, [index])
 
 
 @intrinsic

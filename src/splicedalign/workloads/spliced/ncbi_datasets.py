@@ -113,7 +113,8 @@ def parse_targets(items: Sequence[str]) -> dict[str, list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m splicedalign.workloads.spliced.ncbi_datasets", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m splicedalign.workloads.spliced.ncbi_datasets",
+                                description=__doc__.splitlines()[0])
     p.add_argument("--genes", nargs="+", required=True, help="human gene symbols or Gene IDs")
     p.add_argument("--homologene", type=Path,
                    help=f"homologene.data (build 68, {HOMOLOGENE_URL}); needed for genes without --targets")

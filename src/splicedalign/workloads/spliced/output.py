@@ -143,7 +143,8 @@ def _gff3_features(case: TestCase, result: Result) -> list[str]:
 
     lo, hi = min(f for f, _ in spans), max(l for _, l in spans)
     # the target span the chain aligns: 1..n, or less with free target ends
-    t_lo, t_hi = (result.alignment[0].target_start, result.alignment[-1].target_end) if result.alignment else (1, case.n)
+    t_lo, t_hi = ((result.alignment[0].target_start, result.alignment[-1].target_end) if result.alignment
+                  else (1, case.n))
     mrna = f"ID=mRNA:{gid};Parent=gene:{gid}" + (f";Target={target} {t_lo} {t_hi} +" if t_hi >= t_lo else "")
     out = [col("gene", lo, hi, f"ID=gene:{gid};Name={gid}"), col("mRNA", lo, hi, mrna)]
     for rank, (k, (first, last)) in enumerate(zip(result.chain, spans), 1):

@@ -396,7 +396,8 @@ def _report_all(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m splicedalign.workloads.spliced.pipeline", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m splicedalign.workloads.spliced.pipeline",
+                                     description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     solve = sub.add_parser("solve", help="time every case × solver and each solver's batch; write records")
     solve.add_argument("--manifest", required=True, help="data-set manifest (cases.tsv)")

@@ -120,8 +120,8 @@ def format_table(rows: Sequence[Row]) -> str:
             out.append(f"| {r.case} | {r.solver} | {r.sequences:,} | {r.cells:,} | {r.note} | | |")
         else:
             sp = f"{r.speedup:.1f}" if r.speedup else ""
-            out.append(f"| {r.case} | {r.solver} | {r.sequences:,} | {r.cells:,} | {r.seconds:.4g} | {r.gcups:.3g} | {sp} "
-                       f"| {r.note} |")
+            out.append(f"| {r.case} | {r.solver} | {r.sequences:,} | {r.cells:,} | {r.seconds:.4g} | {r.gcups:.3g} "
+                       f"| {sp} | {r.note} |")
     return "\n".join(out) + "\n"
 
 

@@ -64,7 +64,8 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
                                          "hit) or blast-tab (BLAST's 12 -outfmt 6 columns); hits best first")
     sw.set_defaults(run=_search)
 
-    mk = sub.add_parser("sw-makedb", parents=[common], help="prepare a protein database for sw (encoded, length-sorted)",
+    mk = sub.add_parser("sw-makedb", parents=[common],
+                        help="prepare a protein database for sw (encoded, length-sorted)",
                         description="Encode a protein FASTA (plain or .gz) once into a folder that sw opens in "
                                     "well under a second (default FASTA.swdb beside it, used automatically).",
                         epilog=EPILOG)

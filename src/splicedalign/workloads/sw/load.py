@@ -53,8 +53,9 @@ def load_queries(path: str | Path, matrix_name: str = "blosum62") -> list[Query]
     queries = [query_from_record(r, matrix_name, str(path)) for r in records]
     dna = [q.id for q in queries if looks_nucleotide(q.codes)]
     if dna:
-        raise InputError(str(path), f"query record(s) {_names(dna)} look like DNA (>= {NUCLEOTIDE_SHARE:.0%} A, C, G, T, N):"
-                                    " sw searches proteins; translate them first")
+        raise InputError(str(path), f"query record(s) {_names(dna)} look like DNA "
+                                    f"(>= {NUCLEOTIDE_SHARE:.0%} A, C, G, T, N): sw searches proteins; "
+                                    "translate them first")
     return queries
 
 

@@ -99,9 +99,9 @@ def report(query: Query, db: Database, scores: np.ndarray, scoring: Scoring, top
     return hits_of(query, db, chosen, scoring, found)
 
 
-def search_many(queries: Sequence[Query], db: Database, scoring: Scoring = Scoring(), solver: str | Solver = "sequential",
-                top: int | None = DEFAULT_TOP, evalue: float = DEFAULT_EVALUE, alignments: bool = True,
-                chunk_cells: int = CHUNK_CELLS) -> list[SearchResult]:
+def search_many(queries: Sequence[Query], db: Database, scoring: Scoring = Scoring(),
+                solver: str | Solver = "sequential", top: int | None = DEFAULT_TOP, evalue: float = DEFAULT_EVALUE,
+                alignments: bool = True, chunk_cells: int = CHUNK_CELLS) -> list[SearchResult]:
     """Every query against ``db`` in one call: solvers with ``scores_many`` (the GPU) take all
     queries in one pass over the database; the others one query at a time. ``solver``: a name
     or a solver object (e.g. a GpuSolver with a memory cap)."""

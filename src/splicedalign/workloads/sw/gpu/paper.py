@@ -38,7 +38,8 @@ class SwScanSolver:
             kernel = device.function(KERNEL_FILE, name, (name,), DEFINES)
             column = cp.zeros(seqs.size * m, dtype=cp.int32)
             kernel((int(seqs.size),), (width,),
-                   (ddb.codes, ddb.offsets, cp.asarray(seqs), prof, np.int32(m), np.int32(scoring.gap_extend), column, out))
+                   (ddb.codes, ddb.offsets, cp.asarray(seqs), prof, np.int32(m), np.int32(scoring.gap_extend), column,
+                    out))
         device.check(cp)
         scores = cp.asnumpy(out)[: len(db)].astype(np.int64)
         scores[db.lengths == 0] = 0

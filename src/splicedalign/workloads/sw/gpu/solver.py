@@ -79,7 +79,8 @@ class GpuSolver:
         if need <= budget:
             return [(0, len(db))]
         # two chunks on the device at once: the one searched and the next one uploading
-        per = max(1, int(budget / 2 // (BYTES_PER_RESIDUE + BYTES_PER_SEQUENCE / max(1.0, db.residues / max(1, len(db))))))
+        mean_length = max(1.0, db.residues / max(1, len(db)))
+        per = max(1, int(budget / 2 // (BYTES_PER_RESIDUE + BYTES_PER_SEQUENCE / mean_length)))
         longest = int(db.lengths.max()) if len(db) else 0
         device.require_memory(2 * (BYTES_PER_RESIDUE * longest + BYTES_PER_SEQUENCE), budget,
                               "the longest database sequence")
