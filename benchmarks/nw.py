@@ -100,7 +100,8 @@ def run_pair(pair: Pair, cost_name: str, args: argparse.Namespace, table: Table)
                 matrix = parasail.matrix_create("ACGT", 0, -costs.mismatch)
                 sa, sb = letters(pair.a, A_LETTERS), letters(pair.b, B_LETTERS)
                 timing, result = time_repeats(
-                    lambda: parasail.nw_scan_32(sa, sb, costs.gap_open + costs.indel, costs.indel, matrix),
+                    lambda sa=sa, sb=sb, matrix=matrix: parasail.nw_scan_32(sa, sb, costs.gap_open + costs.indel,
+                                                                            costs.indel, matrix),
                     args.repeats, args.warmup)
                 scores[name] = -result.score
                 times[name] = timing.median
@@ -115,15 +116,16 @@ def run_pair(pair: Pair, cost_name: str, args: argparse.Namespace, table: Table)
                     continue
                 sa, sb = letters(pair.a, A_LETTERS), letters(pair.b, B_LETTERS)
                 task = "path" if traceback else "distance"
-                timing, _ = time_repeats(lambda: edlib.align(sa, sb, mode="NW", task=task), args.repeats,
-                                         args.warmup)
+                timing, _ = time_repeats(lambda sa=sa, sb=sb, task=task: edlib.align(sa, sb, mode="NW", task=task),
+                                         args.repeats, args.warmup)
                 table.add(pair.name, "unit 0/1/1 (edlib's own problem)", name, mode, f"{timing.median * 1e3:.2f}",
                           "bit-parallel", "")
                 continue
             try:
                 solver = SOLVERS.get(name)
-                timing, result = time_repeats(lambda: solver.solve(pair, costs, traceback), args.repeats,
-                                              args.warmup)
+                timing, result = time_repeats(
+                    lambda solver=solver, traceback=traceback: solver.solve(pair, costs, traceback), args.repeats,
+                    args.warmup)
             except SolverUnavailable as exc:
                 table.add(pair.name, cost_name, name, mode, f"n/a: {str(exc)[:60]}", "", "")
                 continue

@@ -47,22 +47,31 @@ sys.setrecursionlimit(10000)
 
 
 def visit(v):
-    index[v] = low[v] = n[0]; n[0] += 1; stack.append(v); on.add(v)
+    index[v] = low[v] = n[0]
+    n[0] += 1
+    stack.append(v)
+    on.add(v)
     for w in edges[v]:
         if w not in index:
-            visit(w); low[v] = min(low[v], low[w])
+            visit(w)
+            low[v] = min(low[v], low[w])
         elif w in on:
             low[v] = min(low[v], index[w])
     if low[v] == index[v]:
         comp = []
         while True:
-            w = stack.pop(); on.discard(w); comp.append(w)
-            if w == v: break
-        if len(comp) > 1: comps.append(sorted(comp))
+            w = stack.pop()
+            on.discard(w)
+            comp.append(w)
+            if w == v:
+                break
+        if len(comp) > 1:
+            comps.append(sorted(comp))
 
 
 for v in mods:
-    if v not in index: visit(v)
+    if v not in index:
+        visit(v)
 for c in comps:
     print("import cycle:", ", ".join(c))
     for a in c:

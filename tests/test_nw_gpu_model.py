@@ -105,7 +105,7 @@ def model_walk(a, b, match, mismatch, indel, R, rows, cols, cols_every):
         g0 = c0 // GROUP
         ng = (j - 1) // GROUP - g0 + 1
 
-        def left_of(row):
+        def left_of(row, q=q, c0=c0):
             if q == 0:
                 return row * indel
             if row == 0:

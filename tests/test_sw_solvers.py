@@ -74,7 +74,9 @@ def global_score(a: str, b: str, gap: int, gap_open: int = 0) -> int:
 
 def brute_force(q: str, d: str, gap: int, gap_open: int = 0) -> int:
     """A local alignment is a global alignment of a substring pair; the empty one scores 0."""
-    subs = lambda s: {s[a:b] for a in range(len(s)) for b in range(a + 1, len(s) + 1)}
+    def subs(s):
+        return {s[a:b] for a in range(len(s)) for b in range(a + 1, len(s) + 1)}
+
     return max([0] + [global_score(a, b, gap, gap_open) for a in subs(q) for b in subs(d)])
 
 

@@ -112,12 +112,12 @@ class EutilsClient:
         except urllib.error.HTTPError as exc:
             if exc.code == 429 or exc.code >= 500:
                 after = exc.headers.get("Retry-After") if exc.headers else None
-                raise Retryable(f"HTTP {exc.code}", float(after) if after and after.isdigit() else None)
+                raise Retryable(f"HTTP {exc.code}", float(after) if after and after.isdigit() else None) from exc
             raise NcbiError(f"HTTP {exc.code} {exc.reason}") from None
         except http.client.IncompleteRead as exc:
-            raise Retryable(f"truncated body ({len(exc.partial)} bytes, {exc.expected} missing)")
+            raise Retryable(f"truncated body ({len(exc.partial)} bytes, {exc.expected} missing)") from exc
         except (urllib.error.URLError, ConnectionError, TimeoutError, http.client.HTTPException) as exc:
-            raise Retryable(f"connection failed: {getattr(exc, 'reason', exc)}")
+            raise Retryable(f"connection failed: {getattr(exc, 'reason', exc)}") from exc
         if body.lstrip().startswith(b'{"error"') or b"<ERROR>" in body[:500]:
             raise Retryable(f"E-utilities error answer: {body[:120].decode(errors='replace')}")
         return body

@@ -69,5 +69,4 @@ class TilesSolver:
                 TRACE_BLOCK,
                 lambda q, r0, r1: table[r0:r1 + 1, q * TRACE_BLOCK].get().astype(np.int64))
             cigar = cigar_string(ops)
-        del table
         return Result(score, pair.cells, self.name, time.perf_counter() - t0, cigar)
