@@ -191,6 +191,8 @@ CUDARuntimeError.__module__ = "cupy_backends.cuda.api.runtime"
      "GPU 1: case x needs 9.00 GiB"),
     (CUDARuntimeError("cudaErrorIllegalAddress: an illegal memory access was encountered"), SolverUnavailable,
      "GPU 1: CUDARuntimeError: cudaErrorIllegalAddress"),
+    (CUDARuntimeError("compile failed\nline 2 of the log\nline 3"), SolverUnavailable,
+     "GPU 1: CUDARuntimeError: compile failed"),
     (InputError("cases.tsv", "bad row", "3"), InputError, "cases.tsv:3: bad row"),
     (ZeroDivisionError("a bug"), ZeroDivisionError, "a bug"),
 ])

@@ -171,7 +171,8 @@ def device_error(device: int, exc: BaseException) -> BaseException:
     if isinstance(exc, SolverUnavailable):
         return type(exc)(f"GPU {device}: {exc}")
     if type(exc).__module__.split(".")[0] in ("cupy", "cupy_backends"):
-        return SolverUnavailable(f"GPU {device}: {type(exc).__name__}: {exc}")
+        first = (str(exc).strip().splitlines() or [""])[0]  # a compiler's log runs to many lines
+        return SolverUnavailable(f"GPU {device}: {type(exc).__name__}: {first}")
     return exc
 
 
