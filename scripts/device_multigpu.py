@@ -18,6 +18,10 @@ threads on the one GPU) give them too. Prints ONE table last.
 spliced sets, score only, cold (a fresh solver per call: nothing planned before; kernels loaded
 on every GPU by a warm-up), on 1, 2, 4, ... of the visible GPUs, interleaved in one run, median
 of repeats; the one-GPU baseline is the same run's ``devices=(0,)``. Answers must be identical.
+``--scaling-sw QUERIES`` (issue 25's second target): the query set (CUDASW++ 4.0's
+allqueries.fasta) against a Swiss-Prot-shaped database (``scripts/device_sw.py``'s, 570,000
+sequences), BLOSUM62 11/1, top 10 with alignments, ``sw``'s ``search_many_on`` on 1, 2, 4 ...
+GPUs the same way.
 """
 
 from __future__ import annotations
@@ -213,19 +217,61 @@ def scaling(seed: int, repeats: int) -> None:
                      "identical" if same[k] else "DIFFERENT"))
 
 
+def scaling_sw(queries_path: Path, seed: int, repeats: int, sequences: int) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import numpy as np
+    from device_sw import swissprot_shaped  # the issue-27 benchmark's database
+
+    from splicedalign.workloads.sw import synthetic
+    from splicedalign.workloads.sw.load import load_queries
+    from splicedalign.workloads.sw.records import Scoring as SwScoring
+    from splicedalign.workloads.sw.solvers import search_many_on
+
+    count = devices.visible_count()
+    ks = [k for k in (1, 2, 4, 8) if k <= count]
+    scoring = SwScoring.blast()
+    queries = load_queries(str(queries_path), scoring.matrix)
+    small = synthetic.database(synthetic.scaleup_lengths(np.random.default_rng(seed), 2000), seed)
+    search_many_on("all", "gpu", queries[:2], small, scoring, 10)  # kernels loaded on every GPU
+    db = swissprot_shaped(seed, sequences)
+    cells = sum(q.length for q in queries) * db.residues
+    print(f"sw: {len(queries)} queries x {len(db):,} sequences ({db.residues:,} residues); GPUs {ks}", flush=True)
+    times: dict[int, list[float]] = {k: [] for k in ks}
+    want, same = None, dict.fromkeys(ks, True)
+    for _ in range(repeats):
+        for k in ks:
+            t0 = time.perf_counter()
+            got = [(r.query, r.hits) for r in search_many_on(tuple(range(k)), "gpu", queries, db, scoring, 10)]
+            times[k].append(time.perf_counter() - t0)
+            want = want or got
+            same[k] &= got == want
+    base = statistics.median(times[1])
+    for k in ks:
+        t = statistics.median(times[k])
+        ROWS.append(("sw query set x Swiss-Prot-shaped, top 10", f"{k} GPU(s)",
+                     f"{t:.3f} s = {cells / t / 1e9:,.0f} GCUPS, {base / t:.2f}x",
+                     "identical" if same[k] else "DIFFERENT"))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--scaling", action="store_true", help="1, 2, 4 ... GPUs on ten paper-shaped sets")
+    ap.add_argument("--scaling-sw", type=Path, metavar="QUERIES",
+                    help="1, 2, 4 ... GPUs: these queries against a Swiss-Prot-shaped database")
+    ap.add_argument("--sequences", type=int, default=570_000, help="the --scaling-sw database's sequences")
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     out = args.out or Path(tempfile.mkdtemp())
     out.mkdir(parents=True, exist_ok=True)
     print(f"device: {device_info()}; visible GPUs: {devices.visible_count()}; seed {seed}", flush=True)
-    if args.scaling:
-        scaling(seed, args.repeats)
+    if args.scaling or args.scaling_sw:
+        if args.scaling:
+            scaling(seed, args.repeats)
+        if args.scaling_sw:
+            scaling_sw(args.scaling_sw, seed, args.repeats, args.sequences)
         print_table()
         return
     manifest = Path(write_synthetic("paper", out / "paper", seed))
