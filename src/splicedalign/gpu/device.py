@@ -5,6 +5,7 @@ NVRTC; see gpu.kernels), error checks, device facts."""
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -156,11 +157,15 @@ def device_info() -> dict[str, Any]:
 class PinnedBuffers:
     """Reusable page-locked host buffers, one per role: a copy from the device into one runs at
     full PCIe speed, where a pageable copy is staged through a driver buffer at a fraction of
-    it. A role's buffer is reused by the next copy into it: callers copy out what they keep."""
+    it. A role's buffer is reused by the next copy into it: callers copy out what they keep.
+    ``upload`` may be called from several threads at once (one solver per GPU shares a module's
+    staging buffer): packing a role's buffer waits for its last copy under a lock, else a second
+    thread overwrites it while the first one's copy is still reading it."""
 
     def __init__(self) -> None:
         self._buffers: dict[Any, Any] = {}
         self._uploaded: dict[Any, Any] = {}  # per role: the event after its last upload
+        self._lock = threading.Lock()
 
     def copy(self, role: Any, array: Any, stream: Any) -> Any:
         """``array`` (on the device) into the role's buffer on ``stream``; a NumPy view of it,
@@ -179,6 +184,10 @@ class PinnedBuffers:
         """``arrays`` on the device in one copy on ``stream``: packed into the role's buffer
         (256-byte aligned; it waits for the role's previous copy first), copied as one block
         into one device allocation; the device arrays are views of it, in order."""
+        with self._lock:
+            return self._upload(role, arrays, stream)
+
+    def _upload(self, role: Any, arrays: list[np.ndarray], stream: Any) -> list[Any]:
         cp = cupy()
         offsets, end = [], 0
         for a in arrays:

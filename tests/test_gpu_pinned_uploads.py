@@ -1,0 +1,86 @@
+"""The shared staging buffer of GPU uploads under threads, without a GPU: a fake CuPy whose
+host-to-device copies read the pinned buffer only when their stream's event is waited for (as a
+real asynchronous copy may), and two threads that pack at the same moment. Each thread's device
+arrays must hold its own inputs (one solver per GPU shares a module's PinnedBuffers)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from splicedalign.gpu import device
+
+
+class FakeStream:
+    """Queued copies run in order when an event recorded after them is waited for."""
+
+    def __init__(self):
+        self.pending = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def finish(self):
+        while self.pending:
+            self.pending.pop(0)()
+
+    def record(self):
+        return SimpleNamespace(synchronize=self.finish)
+
+
+class FakeBlock:
+    """A device allocation: ``set`` queues a copy that reads its source when the stream's event is
+    synchronised, not before."""
+
+    def __init__(self, nbytes):
+        self.data = np.zeros(nbytes, np.uint8)
+
+    def set(self, source, stream):
+        stream.pending.append(lambda: np.copyto(self.data, source))
+
+    def __getitem__(self, key):
+        return self.data[key]
+
+
+@pytest.fixture
+def fake_cupy(monkeypatch):
+    meet = threading.Barrier(2)
+
+    def empty(nbytes, dtype):
+        try:  # both threads have packed here unless one of them is held back (the lock)
+            meet.wait(timeout=0.3)
+        except threading.BrokenBarrierError:
+            meet.reset()
+        return FakeBlock(nbytes)
+
+    monkeypatch.setattr(device, "cupy", lambda: SimpleNamespace(empty=empty, uint8=np.uint8))
+    monkeypatch.setitem(sys.modules, "cupyx", SimpleNamespace(empty_pinned=lambda n, dtype: np.empty(n, dtype)))
+
+
+def test_concurrent_uploads_keep_their_own_inputs(fake_cupy):
+    shared = device.PinnedBuffers()
+    outputs, streams = {}, {}
+
+    def one(k):
+        stream = streams[k] = FakeStream()
+        arrays = [np.full(1000, k, np.int32), np.arange(7, dtype=np.int64) * (k + 1)]
+        views = shared.upload("inputs", arrays, stream)
+        outputs[k] = (arrays, views)
+
+    threads = [threading.Thread(target=one, args=(k,)) for k in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for stream in streams.values():  # the copies still queued happen now
+        stream.finish()
+    for k, (arrays, views) in outputs.items():
+        for a, v in zip(arrays, views):
+            assert np.array_equal(np.asarray(v), a), f"thread {k}'s upload holds another thread's data"
