@@ -4,7 +4,7 @@
 and top hits parsed from its output.
 
 Why its reported top scores differ from ours (its source, github asbschmidt/CUDASW4, and
-device run C, docs/experiments/sw-gpu.md): (1) its ``align`` parses ``--gop``/``--gex`` and
+the device run logged in docs/experiments/sw-gpu.md): (1) its ``align`` parses ``--gop``/``--gex`` and
 prints them, but ``main.cu`` never passes them to the search (``CudaSW4::setGapOpenScore`` is
 never called), so every search runs its built-in -11/-1, and its gaps cost ``|gop| + (L-1) |gex|``
 (kernels and its host reference ``affine_local_DP_host_protein_blosum62_converted``): a gap of
