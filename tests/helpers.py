@@ -6,6 +6,9 @@ import contextlib
 import io
 import shutil
 import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -53,6 +56,29 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
         except SystemExit as exc:  # argparse errors and --help
             code = exc.code if isinstance(exc.code, int) else 1
     return code, out.getvalue(), err.getvalue()
+
+
+# --- fake GPUs (the --devices tests of every workload) ----------------------------------------
+def fake_gpu_devices(monkeypatch, registry, solver_path: str) -> Iterator[list[int]]:
+    """Two fake GPUs, and 'fakegpu': the CPU solver at SOLVER_PATH registered in REGISTRY as a GPU
+    solver. Yields the devices entered, in order (use as ``yield from`` in a fixture)."""
+    from splicedalign.gpu import devices
+
+    local = threading.local()
+    used: list[int] = []
+
+    @contextmanager
+    def enter(d):
+        local.device = d
+        used.append(d)
+        yield
+        local.device = None
+
+    monkeypatch.setattr(devices, "cuda_device", enter)
+    monkeypatch.setattr(devices, "visible_count", lambda: 2)
+    registry.register("fakegpu", solver_path, gpu=True)
+    yield used
+    del registry._entries["fakegpu"]
 
 
 def console(*argv: str, check: bool = False, stdin: str | None = None) -> subprocess.CompletedProcess:

@@ -5,35 +5,19 @@ a GPU solver) on two fake devices answers a batch of pairs as one call does, in 
 from __future__ import annotations
 
 import random
-import threading
-from contextlib import contextmanager
 
 import pytest
+from helpers import fake_gpu_devices
 
 from splicedalign.cli import main
 from splicedalign.core.errors import EXIT_INPUT
-from splicedalign.gpu import devices
 from splicedalign.workloads.nw import solvers
 from splicedalign.workloads.nw.records import Costs, Pair
 
 
 @pytest.fixture
 def fake_gpus(monkeypatch):
-    local = threading.local()
-    used: list[int] = []
-
-    @contextmanager
-    def enter(d):
-        local.device = d
-        used.append(d)
-        yield
-        local.device = None
-
-    monkeypatch.setattr(devices, "cuda_device", enter)
-    monkeypatch.setattr(devices, "visible_count", lambda: 2)
-    solvers.SOLVERS.register("fakegpu", "splicedalign.workloads.nw.cpu:SequentialSolver", gpu=True)
-    yield used
-    del solvers.SOLVERS._entries["fakegpu"]
+    yield from fake_gpu_devices(monkeypatch, solvers.SOLVERS, "splicedalign.workloads.nw.cpu:SequentialSolver")
 
 
 def random_pairs(rng: random.Random, count: int) -> list[Pair]:

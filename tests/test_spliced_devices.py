@@ -5,14 +5,12 @@ same order as one call; --devices with a CPU solver or a GPU this machine lacks 
 from __future__ import annotations
 
 import random
-import threading
-from contextlib import contextmanager
 
 import pytest
+from helpers import fake_gpu_devices
 
 from splicedalign.cli import main
 from splicedalign.core.errors import EXIT_INPUT
-from splicedalign.gpu import devices
 from splicedalign.workloads.spliced import solvers
 from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.synthetic import tiny_set
@@ -21,21 +19,7 @@ from splicedalign.workloads.spliced.synthetic import tiny_set
 @pytest.fixture
 def fake_gpus(monkeypatch):
     """Two fake GPUs, and 'fakegpu': the sequential solver registered as a GPU solver."""
-    local = threading.local()
-    used: list[int] = []
-
-    @contextmanager
-    def enter(d):
-        local.device = d
-        used.append(d)
-        yield
-        local.device = None
-
-    monkeypatch.setattr(devices, "cuda_device", enter)
-    monkeypatch.setattr(devices, "visible_count", lambda: 2)
-    solvers.SOLVERS.register("fakegpu", "splicedalign.workloads.spliced.cpu:SequentialSolver", gpu=True)
-    yield used
-    del solvers.SOLVERS._entries["fakegpu"]
+    yield from fake_gpu_devices(monkeypatch, solvers.SOLVERS, "splicedalign.workloads.spliced.cpu:SequentialSolver")
 
 
 def test_cases_split_across_two_devices_give_one_calls_results_in_order(fake_gpus):

@@ -5,36 +5,20 @@ alignments, order); --devices with a CPU solver is one line (exit 2)."""
 from __future__ import annotations
 
 import random
-import threading
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
+from helpers import fake_gpu_devices
 
 from splicedalign.cli import main
 from splicedalign.core.errors import EXIT_INPUT
-from splicedalign.gpu import devices
 from splicedalign.workloads.sw import solvers, synthetic
 from splicedalign.workloads.sw.records import Scoring
 
 
 @pytest.fixture
 def fake_gpus(monkeypatch):
-    local = threading.local()
-    used: list[int] = []
-
-    @contextmanager
-    def enter(d):
-        local.device = d
-        used.append(d)
-        yield
-        local.device = None
-
-    monkeypatch.setattr(devices, "cuda_device", enter)
-    monkeypatch.setattr(devices, "visible_count", lambda: 2)
-    solvers.SOLVERS.register("fakegpu", "splicedalign.workloads.sw.cpu:SequentialSolver", gpu=True)
-    yield used
-    del solvers.SOLVERS._entries["fakegpu"]
+    yield from fake_gpu_devices(monkeypatch, solvers.SOLVERS, "splicedalign.workloads.sw.cpu:SequentialSolver")
 
 
 def test_queries_split_across_two_devices_search_as_one_call(fake_gpus):
