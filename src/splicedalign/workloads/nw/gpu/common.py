@@ -34,6 +34,16 @@ def trivial(pair: Pair, costs: Costs, solver: str, traceback: bool) -> Result:
                   cigar_string(ops) if traceback else None)
 
 
+def screen(pair: Pair, costs: Costs, mode: str, solver: str, traceback: bool) -> Result | None:
+    """What every GPU solve checks first, in this order: linear costs in global mode, then the
+    answer to an empty sequence (None for a pair the device must solve), then the int32 range."""
+    linear_global_only(costs, mode, solver)
+    if pair.n == 0 or pair.m == 0:
+        return trivial(pair, costs, solver, traceback)
+    check_range(pair, costs, solver)
+    return None
+
+
 def free_bytes(cp: Any) -> int:
     """Device memory this process can still allocate: the driver's free bytes plus the blocks
     CuPy's pool holds for reuse (freed arrays of earlier solves)."""

@@ -13,7 +13,7 @@ import numpy as np
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
-from splicedalign.workloads.nw.gpu.common import check_range, free_bytes, gib, linear_global_only, trivial
+from splicedalign.workloads.nw.gpu.common import free_bytes, gib, screen
 from splicedalign.workloads.nw.records import Costs, Pair, Result, cigar_string
 
 KERNEL_FILE = Path(__file__).with_name("paper.cu")
@@ -31,10 +31,9 @@ class TilesSolver:
         self.kernel_ms = 0.0
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
-        linear_global_only(costs, mode, self.name)
-        if pair.n == 0 or pair.m == 0:
-            return trivial(pair, costs, self.name, traceback)
-        check_range(pair, costs, self.name)
+        answer = screen(pair, costs, mode, self.name, traceback)
+        if answer is not None:
+            return answer
         cp = self.cp
         need = (pair.n + 1) * (pair.m + 1) * 4
         if need > 0.9 * free_bytes(cp):

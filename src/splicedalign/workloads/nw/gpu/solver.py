@@ -15,7 +15,7 @@ import numpy as np
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
-from splicedalign.workloads.nw.gpu.common import check_range, free_bytes, gib, linear_global_only, trivial
+from splicedalign.workloads.nw.gpu.common import free_bytes, gib, screen
 from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs, Pair, Result, cigar_string
 
 KERNEL_FILE = Path(__file__).with_name("strips.cu")
@@ -70,10 +70,9 @@ class GpuSolver:
         return device.function(KERNEL_FILE, name, (name,), self.defines)
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
-        linear_global_only(costs, mode, self.name)
-        if pair.n == 0 or pair.m == 0:
-            return trivial(pair, costs, self.name, traceback)
-        check_range(pair, costs, self.name)
+        answer = screen(pair, costs, mode, self.name, traceback)
+        if answer is not None:
+            return answer
         cp = self.cp
         t0 = time.perf_counter()
         r = self.rows_per_lane or rows_per_lane(pair.n, traceback)
