@@ -73,6 +73,21 @@ def host_share(cases) -> None:
     ROWS.append(("spliced cold score: host stages (ms)", "default", f"{wall * 1e3:.1f} ms wall", parts or "-"))
 
 
+def interleaved(variants: dict, repeats: int, want=None) -> tuple[dict, dict]:
+    """Each variant's call ``repeats`` times, interleaved (drift hits every variant alike): its
+    wall times, and whether every answer equals ``want`` (default: the first answer)."""
+    times: dict = {v: [] for v in variants}
+    same = dict.fromkeys(variants, True)
+    for _ in range(repeats):
+        for v, call in variants.items():
+            t0 = time.perf_counter()
+            got = call()
+            times[v].append(time.perf_counter() - t0)
+            want = got if want is None else want
+            same[v] &= got == want
+    return times, same
+
+
 def in_process(cases, repeats: int) -> None:
     scoring = Scoring()
     fresh_default(cases, scoring, False)  # kernels loaded (compiled on a fresh machine)
@@ -85,14 +100,8 @@ def in_process(cases, repeats: int) -> None:
             "2 threads, 1 GPU": lambda tb=traceback: two_threads_one_gpu(cases, scoring, tb),
         }
         want = answers(variants["default"]())  # warm-up: kernels loaded
-        times = {v: [] for v in variants}
-        same = dict.fromkeys(variants, True)
-        for _ in range(repeats):
-            for v, call in variants.items():  # interleaved: drift hits every variant alike
-                t0 = time.perf_counter()
-                got = call()
-                times[v].append(time.perf_counter() - t0)
-                same[v] &= answers(got) == want
+        times, same = interleaved({v: lambda call=call: answers(call()) for v, call in variants.items()},
+                                  repeats, want)
         what = f"spliced solve_many, {'traced' if traceback else 'score'}"
         for v in variants:
             ROWS.append((what, v, f"{statistics.median(times[v]) * 1e3:.1f} ms "
@@ -190,31 +199,28 @@ def other_commands(out: Path, seed: int, repeats: int) -> None:
                         repeats)
 
 
-def scaling(seed: int, repeats: int) -> None:
-    from splicedalign.workloads.spliced.synthetic import paper_sets, tiny_set
-
-    count = devices.visible_count()
-    ks = [k for k in (1, 2, 4, 8) if k <= count]
-    scoring = Scoring()
-    solve_many(tiny_set(seed), scoring, "gpu", False, devices="all")  # kernels loaded on every GPU
-    cases = paper_sets(10, seed)
-    cells = sum(c.cells for c in cases)
-    print(f"ten paper-shaped sets: {len(cases)} cases, {cells:,} cells; GPUs {ks}", flush=True)
-    times: dict[int, list[float]] = {k: [] for k in ks}
-    want, same = None, dict.fromkeys(ks, True)
-    for _ in range(repeats):
-        for k in ks:
-            t0 = time.perf_counter()
-            got = answers(solve_many(cases, scoring, "gpu", False, devices=tuple(range(k))))
-            times[k].append(time.perf_counter() - t0)
-            want = want or got
-            same[k] &= got == want
+def scaling_rows(what: str, call, cells: int, repeats: int) -> None:
+    """``call(k)`` on the first k GPUs for k = 1, 2, 4, 8 (those visible), interleaved: a row
+    each with its median time, GCUPS, speed-up over one GPU and whether the answers agree."""
+    ks = [k for k in (1, 2, 4, 8) if k <= devices.visible_count()]
+    print(f"{what}: {cells:,} cells; GPUs {ks}", flush=True)
+    times, same = interleaved({k: lambda k=k: call(tuple(range(k))) for k in ks}, repeats)
     base = statistics.median(times[1])
     for k in ks:
         t = statistics.median(times[k])
-        ROWS.append(("spliced 10 sets cold, score", f"{k} GPU(s)",
-                     f"{t * 1e3:.1f} ms = {cells / t / 1e9:,.0f} GCUPS, {base / t:.2f}x",
+        ROWS.append((what, f"{k} GPU(s)", f"{t * 1e3:,.1f} ms = {cells / t / 1e9:,.0f} GCUPS, {base / t:.2f}x",
                      "identical" if same[k] else "DIFFERENT"))
+
+
+def scaling(seed: int, repeats: int) -> None:
+    from splicedalign.workloads.spliced.synthetic import paper_sets, tiny_set
+
+    scoring = Scoring()
+    solve_many(tiny_set(seed), scoring, "gpu", False, devices="all")  # kernels loaded on every GPU
+    cases = paper_sets(10, seed)
+    scaling_rows(f"spliced 10 sets cold ({len(cases)} cases), score",
+                 lambda on: answers(solve_many(cases, scoring, "gpu", False, devices=on)),
+                 sum(c.cells for c in cases), repeats)
 
 
 def scaling_sw(queries_path: Path, seed: int, repeats: int, sequences: int) -> None:
@@ -227,30 +233,14 @@ def scaling_sw(queries_path: Path, seed: int, repeats: int, sequences: int) -> N
     from splicedalign.workloads.sw.records import Scoring as SwScoring
     from splicedalign.workloads.sw.solvers import search_many_on
 
-    count = devices.visible_count()
-    ks = [k for k in (1, 2, 4, 8) if k <= count]
     scoring = SwScoring.blast()
     queries = load_queries(str(queries_path), scoring.matrix)
     small = synthetic.database(synthetic.scaleup_lengths(np.random.default_rng(seed), 2000), seed)
     search_many_on("all", "gpu", queries[:2], small, scoring, 10)  # kernels loaded on every GPU
     db = swissprot_shaped(seed, sequences)
-    cells = sum(q.length for q in queries) * db.residues
-    print(f"sw: {len(queries)} queries x {len(db):,} sequences ({db.residues:,} residues); GPUs {ks}", flush=True)
-    times: dict[int, list[float]] = {k: [] for k in ks}
-    want, same = None, dict.fromkeys(ks, True)
-    for _ in range(repeats):
-        for k in ks:
-            t0 = time.perf_counter()
-            got = [(r.query, r.hits) for r in search_many_on(tuple(range(k)), "gpu", queries, db, scoring, 10)]
-            times[k].append(time.perf_counter() - t0)
-            want = want or got
-            same[k] &= got == want
-    base = statistics.median(times[1])
-    for k in ks:
-        t = statistics.median(times[k])
-        ROWS.append(("sw query set x Swiss-Prot-shaped, top 10", f"{k} GPU(s)",
-                     f"{t:.3f} s = {cells / t / 1e9:,.0f} GCUPS, {base / t:.2f}x",
-                     "identical" if same[k] else "DIFFERENT"))
+    scaling_rows(f"sw {len(queries)} queries x Swiss-Prot-shaped ({len(db):,} sequences), top 10",
+                 lambda on: [(r.query, r.hits) for r in search_many_on(on, "gpu", queries, db, scoring, 10)],
+                 sum(q.length for q in queries) * db.residues, repeats)
 
 
 def main() -> None:
