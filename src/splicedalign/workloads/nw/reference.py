@@ -28,7 +28,6 @@ from splicedalign.workloads.nw.records import (
     cigar_string,
 )
 
-MAX_CELLS = 50_000_000  # beyond this the full table is too big to be a sensible reference
 INF = np.int64(1) << 60
 
 

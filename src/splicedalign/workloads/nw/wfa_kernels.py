@@ -28,15 +28,6 @@ SRC_MISMATCH, SRC_INS, SRC_DEL = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
-def _extend(a, b, h, k, n, m):
-    v = h - k
-    while v < n and h < m and a[v] == b[h]:
-        h += 1
-        v += 1
-    return h
-
-
-@njit(cache=True, nogil=True)
 def _reuse(vals, ring_s, ring_lo, ring_hi, ring, s, lo, hi, c):
     """Take the ring slot of score s for the range lo..hi: the slot's old range is set back to
     NULL first, so every row is NULL outside its range (reads need no range checks)."""
