@@ -153,11 +153,6 @@ class LaunchConfig:
         finals = (self.finals_kernel,) if self.free_ends else ()
         return self.kernels + finals + (f"gather_rows<{self.ctype}>", f"trace_chains<{self.ctype}, {self._free}>")
 
-    @property
-    def plan_key(self) -> tuple:
-        """What the plan depends on besides the cases."""
-        return self.ctype, self.rows_per_lane, self.followed
-
 
 def configure(flat: FlatCases, ctype: str, byte_profile: bool, traceback: bool, on_device: bool,
               tuning: Tuning = TUNING, rows_per_lane: int | None = None, free_ends: bool = False) -> LaunchConfig:

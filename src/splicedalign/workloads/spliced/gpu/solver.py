@@ -210,10 +210,6 @@ class GpuSolver:
         # launches fills none while its kernels run.
         self._rows = device.FilledBuffers(EMPTY_BYTE, ROW_STORAGE_KEPT)
 
-    def _widest(self) -> int:
-        """The most rows per lane a launch of this solver may hold."""
-        return self.rows_per_lane or self.tuning.widest()
-
     def on_device(self, ctype: str) -> bool:
         """Whether a launch with scores of ``ctype`` traces back on the device."""
         return DEVICE_TRACE and ctype == "int" if self.device_trace is None else self.device_trace
