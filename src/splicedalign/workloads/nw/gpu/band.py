@@ -1,0 +1,169 @@
+"""The band certificate (pure Python): when a DP computed only on the diagonals ``lo <= j - i <=
+hi`` of the table is exact, and how wide the next band must be when it is not (Ukkonen).
+
+Any path that touches a diagonal outside the band pays at least the gaps that take it there
+(and, in global mode, back), since every other step costs >= 0 (``applies``: match and
+mismatch >= 0, gap-extend > 0). With ``d = m - n`` (the end diagonal of a global path):
+
+- global: band ``[min(0, d) - w, max(0, d) + w]``. A path touching diagonal ``hi + 1`` (or
+  ``lo - 1``) goes from diagonal 0 past it and back to ``d``: at least ``|d| + 2(w + 1)`` gap
+  letters, in at least one gap of each kind: ``escape >= 2o + e(|d| + 2w + 2)``.
+- prefix (all of a against a prefix of b; the path ends on any diagonal of row n): band
+  ``[min(0, d) - w, w]``; leaving it takes at least ``w + 1`` gap letters of one kind
+  (``escape >= o + e(w + 1)``; below, ``max(0, -d) + w + 1`` >= that).
+- infix: the path may start on any diagonal of row 0, so no band around a known diagonal
+  holds it: the full table (``applies`` is False).
+
+A side that reaches the table's edge (``lo <= -n`` or ``hi >= m``) has nothing outside it;
+a band with both sides there is the full table (escape = None: always exact).
+
+The band's score S_w (the least cost over paths inside it) is >= the optimum; it IS the
+optimum when ``S_w <= escape(w)``. Otherwise the optimum is <= S_w, and the least w' with
+``escape(w') >= S_w`` certifies whatever band w' gives (S_w' <= S_w <= escape(w')); the
+schedule takes ``min(that w', 2w)`` (doubling when the narrow band's score is a poor upper
+bound), or the full table once the band would cover ``FULL_SHARE`` of it.
+
+``banded_tables`` is the NumPy model of the banded kernels (cells outside the band infinite);
+``adaptive`` is the schedule the GPU solvers run with their kernels in place of the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from splicedalign.workloads.nw.records import Costs
+from splicedalign.workloads.nw.reference import INF, first_row_costs
+
+FIRST_WIDTH = 64  # w of the first band: a narrow, cheap upper bound of the score
+FULL_SHARE = 0.5  # a band covering this share of the table's cells runs as the full table
+BAND_MODES = ("global", "prefix")
+
+
+@dataclass(frozen=True)
+class Band:
+    """Diagonals ``lo <= j - i <= hi`` of an n x m table (clipped to -n..m)."""
+
+    lo: int
+    hi: int
+    n: int
+    m: int
+    width: int  # the w it was built for (-1: the full table)
+
+    @property
+    def full(self) -> bool:
+        return self.lo <= -self.n and self.hi >= self.m
+
+    @property
+    def cells(self) -> int:
+        """Cells the band covers, about (n rows of hi - lo + 1 diagonals, at most the table)."""
+        return min(self.n * self.m, self.n * (self.hi - self.lo + 1))
+
+
+def applies(costs: Costs, mode: str) -> bool:
+    """A band can certify its score: every step costs >= 0, a gap letter > 0, and the path's
+    start is known (global, prefix)."""
+    return (mode in BAND_MODES and costs.match >= 0 and costs.mismatch >= 0 and costs.indel > 0
+            and costs.gap_open >= 0)
+
+
+def full_band(n: int, m: int) -> Band:
+    return Band(-n, m, n, m, -1)
+
+
+def band_for(n: int, m: int, mode: str, width: int) -> Band:
+    d = m - n
+    lo = max(-n, min(0, d) - width)
+    hi = min(m, (max(0, d) if mode == "global" else 0) + width)
+    return Band(lo, hi, n, m, width)
+
+
+def escape(costs: Costs, mode: str, band: Band) -> int | None:
+    """A lower bound on the cost of any path that leaves ``band`` (None: none can)."""
+    if band.full:
+        return None
+    o, e, w = int(costs.gap_open), int(costs.indel), band.width
+    if mode == "global":
+        return 2 * o + e * (abs(band.m - band.n) + 2 * w + 2)
+    return o + e * (w + 1)
+
+
+def width_needed(score: int, costs: Costs, mode: str, n: int, m: int) -> int:
+    """The least w whose escape bound is >= ``score`` (then band w certifies itself)."""
+    o, e = int(costs.gap_open), int(costs.indel)
+    if mode == "global":
+        rest = score - 2 * o - e * (abs(m - n) + 2)
+        return max(0, -(-rest // (2 * e)))
+    rest = score - o - e
+    return max(0, -(-rest // e))
+
+
+def certified(score: int, costs: Costs, mode: str, band: Band) -> bool:
+    bound = escape(costs, mode, band)
+    return bound is None or score <= bound
+
+
+def next_band(score: int, costs: Costs, mode: str, band: Band) -> Band:
+    """The band after an uncertified ``band`` whose score was ``score``."""
+    width = min(width_needed(score, costs, mode, band.n, band.m), 2 * max(band.width, 1))
+    wider = band_for(band.n, band.m, mode, max(width, band.width + 1))
+    return full_band(band.n, band.m) if wider.cells >= FULL_SHARE * band.n * band.m else wider
+
+
+def first_band(costs: Costs, mode: str, n: int, m: int) -> Band:
+    """The first band to try: FIRST_WIDTH when a band applies and is small, else the full table."""
+    if not applies(costs, mode):
+        return full_band(n, m)
+    band = band_for(n, m, mode, FIRST_WIDTH)
+    return full_band(n, m) if band.cells >= FULL_SHARE * n * m else band
+
+
+def adaptive(solve_band: Callable[[Band], int], costs: Costs, mode: str, n: int, m: int) -> tuple[int, Band, int]:
+    """Ukkonen's schedule: (the exact score, the band that certified it, passes run), where
+    ``solve_band(band)`` returns the least cost of a path inside ``band`` (the full table:
+    the plain DP)."""
+    band = first_band(costs, mode, n, m)
+    passes = 0
+    while True:
+        score = solve_band(band)
+        passes += 1
+        if certified(score, costs, mode, band):
+            return score, band, passes
+        band = next_band(score, costs, mode, band)
+
+
+def algorithm_name(band: Band) -> str:
+    """What ``Result.algorithm`` says: ``dp`` (the full table) or ``band`` (a certified band)."""
+    return "dp" if band.full else "band"
+
+
+def banded_tables(a: np.ndarray, b: np.ndarray, costs: Costs, mode: str, band: Band
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gotoh's tables (reference.gotoh_tables' recurrences) with every cell outside ``band``
+    infinite, boundaries included: the NumPy model of what the banded kernels compute."""
+    match, mismatch, o, e = costs.as_affine()
+    n, m = a.size, b.size
+    j = np.arange(m + 1, dtype=np.int64)
+    h = np.full((n + 1, m + 1), INF, dtype=np.int64)
+    d = np.full((n + 1, m + 1), INF, dtype=np.int64)
+    ins = np.full((n + 1, m + 1), INF, dtype=np.int64)
+    inside = (j >= band.lo) & (j <= band.hi)
+    h[0] = np.where(inside, first_row_costs(m, costs, mode), INF)
+    if mode != "infix":
+        ins[0, 1:] = h[0, 1:]
+    for i in range(1, n + 1):
+        inside = (j - i >= band.lo) & (j - i <= band.hi)
+        column0 = o + e * i if inside[0] else INF
+        d[i, 0] = h[i, 0] = column0
+        d[i, 1:] = np.minimum(np.minimum(h[i - 1, 1:] + o + e, d[i - 1, 1:] + e), INF)
+        t = np.empty(m + 1, dtype=np.int64)
+        t[0] = column0
+        t[1:] = np.minimum(h[i - 1, :-1] + np.where(b == a[i - 1], match, mismatch), d[i, 1:])
+        t = np.where(inside, np.minimum(t, INF), INF)
+        ins[i, 1:] = np.minimum(o + e * j[1:] + np.minimum.accumulate(t - e * j)[:-1], INF)
+        ins[i] = np.where(inside, ins[i], INF)
+        d[i] = np.where(inside, d[i], INF)
+        h[i] = np.minimum(t, ins[i])
+    return h, d, ins

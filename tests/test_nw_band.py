@@ -1,0 +1,118 @@
+"""The band certificate (gpu/band.py) on the CPU: for every band width, a band whose score passes
+the certificate has the optimal score; the adaptive schedule (run with the NumPy model of the
+banded kernels) equals the reference in every mode and cost model, and the traceback inside the
+certified band re-scores to it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from splicedalign.workloads.nw import Costs, Pair, cigar_cost
+from splicedalign.workloads.nw.gpu import band as bands
+from splicedalign.workloads.nw.records import MODES, cigar_string
+from splicedalign.workloads.nw.reference import INF, end_column, gotoh_tables, trace_tables
+
+SEED = 2626
+
+
+def related_pair(rng: np.random.Generator, most: int) -> Pair:
+    """Lengths 1..most: half mutated copies (substitutions and indels), half unrelated."""
+    n = int(rng.integers(1, most))
+    a = rng.integers(0, 4, n).astype(np.uint8)
+    if rng.random() < 0.5:
+        b = rng.integers(0, 4, int(rng.integers(1, most))).astype(np.uint8)
+    else:
+        out = []
+        for x in a:
+            roll = rng.random()
+            if roll < 0.05:
+                continue
+            out.append(int(rng.integers(0, 4)) if roll < 0.12 else int(x))
+            if roll > 0.95:
+                out.append(int(rng.integers(0, 4)))
+        b = np.array(out or [0], dtype=np.uint8)
+    return Pair("r", "a", "b", a, b)
+
+
+def random_costs(rng: np.random.Generator) -> Costs:
+    roll = rng.integers(0, 3)
+    if roll == 0:
+        return Costs(0, int(rng.integers(0, 5)), int(rng.integers(1, 5)))
+    if roll == 1:
+        return Costs(0, int(rng.integers(0, 7)), int(rng.integers(1, 4)), int(rng.integers(0, 9)))
+    return Costs(int(rng.integers(-2, 2)), int(rng.integers(0, 5)), int(rng.integers(0, 4)), int(rng.integers(0, 5)))
+
+
+def band_score(pair: Pair, costs: Costs, mode: str, band: bands.Band) -> int:
+    h = bands.banded_tables(pair.a, pair.b, costs, mode, band)[0]
+    return int(h[-1, end_column(h, mode)])
+
+
+def test_every_certified_band_is_optimal():
+    """The certificate's claim itself, over all widths: S_w <= escape(w) implies S_w = optimum."""
+    rng = np.random.default_rng(SEED)
+    print(f"seed {SEED}")
+    checked = 0
+    for k in range(60):
+        pair = related_pair(rng, 40)
+        costs = random_costs(rng)
+        mode = ("global", "prefix")[k % 2]
+        if not bands.applies(costs, mode):
+            continue
+        best = int(gotoh_tables(pair.a, pair.b, costs, mode)[0][-1].min() if mode != "global"
+                   else gotoh_tables(pair.a, pair.b, costs, mode)[0][-1, -1])
+        for width in range(0, max(pair.n, pair.m) + 2):
+            band = bands.band_for(pair.n, pair.m, mode, width)
+            score = band_score(pair, costs, mode, band)
+            assert score >= best
+            if bands.certified(score, costs, mode, band):
+                assert score == best, (k, width, band, costs, mode)
+                checked += 1
+            # the band S_w asks for (at least as wide) certifies itself
+            if score < INF // 2:
+                need = bands.band_for(pair.n, pair.m, mode,
+                                      max(width, bands.width_needed(score, costs, mode, pair.n, pair.m)))
+                assert bands.certified(band_score(pair, costs, mode, need), costs, mode, need)
+    assert checked > 100
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_adaptive_schedule_equals_the_reference(mode):
+    rng = np.random.default_rng(SEED + MODES.index(mode))
+    print(f"seed {SEED + MODES.index(mode)}")
+    for k in range(40):
+        pair = related_pair(rng, 150 if k % 8 else 4)
+        costs = random_costs(rng)
+        h, d, ins = gotoh_tables(pair.a, pair.b, costs, mode)
+        want = int(h[-1, end_column(h, mode)])
+        score, band, passes = bands.adaptive(lambda b: band_score(pair, costs, mode, b), costs, mode, pair.n, pair.m)
+        assert score == want, (k, costs, mode, band)
+        assert band.full or bands.applies(costs, mode)
+        # the traceback inside the certified band is an optimal alignment
+        h, d, ins = bands.banded_tables(pair.a, pair.b, costs, mode, band)
+        j_end = end_column(h, mode)
+        ops, j_start = trace_tables(h, d, ins, pair.a, pair.b, costs, mode, j_end)
+        assert cigar_cost(cigar_string(ops), pair.a, pair.b, costs, j_start, j_end) == want
+
+
+def test_bounds_and_schedule_by_hand():
+    costs = Costs(0, 4, 2, 6)
+    band = bands.band_for(1000, 1010, "global", 10)
+    assert (band.lo, band.hi) == (-10, 20)
+    assert bands.escape(costs, "global", band) == 2 * 6 + 2 * (10 + 22)
+    assert bands.width_needed(76, costs, "global", 1000, 1010) == 10
+    assert bands.width_needed(77, costs, "global", 1000, 1010) == 11
+    prefix = bands.band_for(1000, 900, "prefix", 10)
+    assert (prefix.lo, prefix.hi) == (-110, 10)
+    assert bands.escape(costs, "prefix", prefix) == 6 + 2 * 11
+    assert bands.full_band(5, 7).full and bands.escape(costs, "global", bands.full_band(5, 7)) is None
+    assert not bands.applies(Costs(-1, 2, 3), "global") and not bands.applies(costs, "infix")
+    assert not bands.applies(Costs(0, 1, 0, 2), "global")
+    # an uncertified band jumps to the width its score needs, at most doubling
+    nxt = bands.next_band(76, costs, "global", bands.band_for(10**6, 10**6, "global", 4))
+    assert nxt.width == 8
+    nxt = bands.next_band(76, costs, "global", bands.band_for(10**6, 10**6, "global", 8))
+    assert nxt.width == bands.width_needed(76, costs, "global", 10**6, 10**6) == 15
+    assert bands.first_band(costs, "infix", 100, 100).full
+    assert bands.algorithm_name(bands.full_band(3, 3)) == "dp"
