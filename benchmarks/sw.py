@@ -1,8 +1,9 @@
 """Benchmark of the sw (database search) solvers, printing one markdown table: median of
---repeats timed runs after --warmup, GCUPS, speedup vs sequential and the ratio to the fastest
-CPU peer; solvers must agree exactly on each case (else it stops naming the case). Peers run
-side by side in the same process: parasail (scan, one core), pyopal (its threaded search, all
-cores) and, on a GPU machine, CUDASW++ 4.0 (--cudasw4 BUILD: built with scripts/cudasw4_build.sh;
+--repeats timed runs after --warmup, the solvers' runs interleaved round by round (load on a
+shared machine hits each alike), wall seconds, GCUPS, cores kept busy (CPU / wall seconds),
+speedup vs sequential and the ratio to the fastest CPU peer; solvers must agree exactly on each
+case (else it stops naming the case). Peers run side by side in the same process: parasail
+(scan, one core), pyopal (its threaded search, all cores) and, on a GPU machine, CUDASW++ 4.0 (--cudasw4 BUILD: built with scripts/cudasw4_build.sh;
 its own scan time, database resident). Scoring: BLOSUM62 with BLAST's 11/1 unless given.
 
   python benchmarks/sw.py                         # bundled real data + a 5,000-sequence scale-up sample
@@ -23,13 +24,14 @@ from pathlib import Path
 
 import numba
 
+from splicedalign.core.machine import cpu_model
 from splicedalign.workloads.sw import synthetic
 from splicedalign.workloads.sw.bench import (
     add_speedups,
     check_agreement,
     format_table,
-    measure,
     measure_cudasw4,
+    measure_interleaved,
     paper_table,
 )
 from splicedalign.workloads.sw.cli import scoring_of
@@ -62,19 +64,21 @@ def main(argv: list[str] | None = None) -> int:
         work += cases(args.set)
     if args.scaleup:
         work.append((f"scaleup{args.scaleup}", *synthetic.scaleup_case(args.scaleup)))
-    print(f"# cpus={os.cpu_count()} numba threads={numba.get_num_threads()}; {scoring.describe()}", file=sys.stderr)
+    print(f"# {cpu_model()}, cpus={os.cpu_count()} numba threads="
+          f"{numba.get_num_threads()}; {scoring.describe()}; scale-up seed {synthetic.SEED}; load average "
+          f"{os.getloadavg()[0]:.2f}", file=sys.stderr)
     rows = []
     for case, q, db in work:
-        results = {}
-        for name in args.solvers:
-            row, results[name] = measure(case, q, db, name, args.repeats, args.warmup, scoring)
-            rows.append(row)
-            print(f"# {case} {name}: {row.seconds if row.seconds is not None else row.note}", file=sys.stderr)
+        case_rows, results = measure_interleaved(case, q, db, args.solvers, args.repeats, args.warmup, scoring)
+        rows += case_rows
+        for row in case_rows:
+            print(f"# {case} {row.solver}: {row.seconds if row.seconds is not None else row.note}", file=sys.stderr)
         check_agreement(case, results)
         if args.cudasw4:
             with tempfile.TemporaryDirectory() as work:
                 rows.append(measure_cudasw4(case, q, db, args.cudasw4, scoring, Path(work)))
     rows = add_speedups(rows)
+    print(f"# load average after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
     print(format_table(rows))
     if args.set == "paper":
         print(paper_table(rows))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import math
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,7 +16,8 @@ from hypothesis import strategies as st
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.workloads.sw import synthetic
-from splicedalign.workloads.sw.cpu import dealt
+from splicedalign.workloads.sw import cpu_kernels, cpu_simd
+from splicedalign.workloads.sw.cpu import dealt, lane_table, lanes
 from splicedalign.workloads.sw.matrices import encode, matrix
 from splicedalign.workloads.sw.records import Database, Query, Scoring, fits_int16, ranked
 from splicedalign.workloads.sw.solvers import SOLVERS, search, search_many
@@ -163,6 +165,70 @@ def test_scores_beyond_16_bits():
     assert want[0] > 32767
     assert SOLVERS.get("multicore").scores(Query("q", q), db, Scoring()).tolist() == want.tolist()
     assert SOLVERS.get("reference").scores(Query("q", q), db.subset(0, 1), Scoring()).tolist() == want[:1].tolist()
+
+
+SCORINGS = [Scoring(name, o, e) for name in ("blosum45", "blosum50", "blosum62", "blosum80", "pam30", "pam70",
+                                              "pam250") for o, e in ((0, 4), (11, 1), (10, 3))]
+WIDE_GAPS = [Scoring("blosum62", 140, 2), Scoring("pam30", 0, 130)]  # o + e > 127: no 8-bit pass
+
+
+@pytest.mark.parametrize("scoring", SCORINGS + WIDE_GAPS, ids=lambda s: f"{s.matrix}-{s.gap_open}-{s.gap_extend}")
+def test_multicore_equals_sequential_every_matrix(scoring):
+    """Several full and partial SIMD batches, lengths from 1 to 600, homologs whose scores
+    overflow the 8-bit first pass (re-run on 16 bits), every matrix, linear and affine gaps."""
+    seed = 31 + SCORINGS.index(scoring) if scoring in SCORINGS else 29
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    q = synthetic.query(int(rng.integers(40, 400)), seed)
+    db = synthetic.database(rng.integers(1, 600, 300), seed, q, homologs=12)
+    want = SOLVERS.get("sequential").scores(q, db, scoring)
+    assert (want >= 127).any() and (want < 127).any()
+    assert np.array_equal(SOLVERS.get("multicore").scores(q, db, scoring), want)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16])
+def test_saturating_pass_exact_below_its_maximum(dtype):
+    """One saturating pass: a lane below the type's maximum holds the exact score, a lane
+    whose score reaches it holds the maximum (never a wrapped value)."""
+    seed = 41
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    q = np.concatenate([synthetic.residues(rng, 200), encode("W" * (3000 if dtype == np.int16 else 20))])
+    db = Database.from_codes([str(k) for k in range(40)], [q if k % 7 == 0 else synthetic.residues(rng, int(n))
+                                                           for k, n in enumerate(rng.integers(1, 400, 40))])
+    scoring = Scoring.blast()
+    want = SOLVERS.get("sequential").scores(Query("q", q), db, scoring)
+    top = np.iinfo(dtype).max
+    assert (want > top).any() and (want < top).any()
+    out = np.zeros(len(db), dtype=np.int32)
+    order = np.argsort(db.lengths, kind="stable").astype(np.int64)
+    cpu_kernels.search_saturating(q, db.codes, db.offsets, order, dealt(order.size, lanes(dtype), 2),
+                                  lane_table(scoring, dtype), dtype(scoring.first_gap), dtype(scoring.gap_extend), out)
+    assert np.array_equal(out, np.minimum(want, top))
+
+
+@pytest.mark.parametrize("permute", [True, False])
+def test_lane_lookup_with_and_without_byte_permutes(permute, monkeypatch):
+    """cpu_simd.lookup gives table[index] per lane whether it compiles to vpermb/vpermw or,
+    on CPUs without them, to one extract and insert per lane."""
+    if permute and not cpu_simd._target_has("avx512vbmi"):
+        pytest.skip("this CPU has no AVX-512 VBMI byte permutes")
+    monkeypatch.setattr(cpu_simd, "_target_has", lambda feature: permute)
+
+    @numba.njit  # compiled here, after the patch, without the cache
+    def looked_up(table, index, out):
+        cpu_simd.store(out, 0, cpu_simd.lookup(cpu_simd.load(table, 0), cpu_simd.load(index, 0)))
+
+    seed = 43
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    for dtype in (np.int8, np.int16):
+        n = lanes(dtype)
+        table = rng.integers(-100, 100, n).astype(dtype)
+        index = rng.integers(0, cpu_simd.LOOKUP_ENTRIES, n).astype(dtype)
+        out = np.zeros(n, dtype=dtype)
+        looked_up(table, index, out)
+        assert np.array_equal(out, table[index])
 
 
 def test_pyopal_refuses_stop_letters():

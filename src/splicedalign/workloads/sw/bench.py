@@ -1,10 +1,14 @@
 """Timing of solvers on cases for the benchmark script and the pipeline: median of repeats
-after warm-up, GCUPS, speedup vs ``sequential``; solvers must agree exactly on each case;
-a solver that cannot run here is a row marked "n/a" with the reason."""
+after warm-up (several solvers' repeats interleaved round by round, so load on a shared
+machine hits each alike), wall and process CPU time, GCUPS, speedup vs ``sequential``; solvers
+must agree exactly on each case; a solver that cannot run here is a row marked "n/a" with the
+reason."""
 
 from __future__ import annotations
 
+import statistics
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -12,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
-from splicedalign.core.timing import gcups, time_repeats
+from splicedalign.core.timing import gcups
 from splicedalign.workloads.sw.records import Database, Query, Scoring, cells
 from splicedalign.workloads.sw.solvers import SOLVERS
 
@@ -35,6 +39,12 @@ class Row:
     gcups: float | None = None
     speedup: float | None = None  # vs sequential on the same case
     note: str = ""
+    cpu_seconds: float | None = None  # median process CPU time (all threads) of a run
+
+    @property
+    def busy(self) -> float | None:
+        """Cores kept busy: CPU seconds per wall second."""
+        return self.cpu_seconds / self.seconds if self.cpu_seconds is not None and self.seconds else None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -46,13 +56,38 @@ class Disagreement(RuntimeError):
 
 def measure(case: str, query: Query, db: Database, solver: str, repeats: int = 3, warmup: int = 1,
             scoring: Scoring = Scoring()) -> tuple[Row, np.ndarray | None]:
+    rows, results = measure_interleaved(case, query, db, [solver], repeats, warmup, scoring)
+    return rows[0], results[solver]
+
+
+def measure_interleaved(case: str, query: Query, db: Database, solvers: Sequence[str], repeats: int = 3,
+                        warmup: int = 1, scoring: Scoring = Scoring()) -> tuple[list[Row], dict[str, np.ndarray | None]]:
+    """Every solver ``warmup`` times untimed, then ``repeats`` rounds of one timed call each
+    (in the given order): a row per solver (median wall and CPU seconds) and its last scores."""
     n = cells(query, db)
-    try:
-        impl = SOLVERS.get(solver)
-        timing, scores = time_repeats(lambda: impl.scores(query, db, scoring), repeats, warmup)
-    except SolverUnavailable as exc:
-        return Row(case, solver, len(db), n, None, note=f"n/a: {exc}"), None
-    return Row(case, solver, len(db), n, timing.median, timing.min, timing.max, gcups(n, timing.median)), scores
+    impls, results, rows = {}, {}, {}
+    for name in solvers:
+        try:
+            impls[name] = SOLVERS.get(name)
+            for _ in range(warmup):
+                impls[name].scores(query, db, scoring)
+        except SolverUnavailable as exc:
+            impls.pop(name, None)
+            results[name], rows[name] = None, Row(case, name, len(db), n, None, note=f"n/a: {exc}")
+    wall: dict[str, list[float]] = {name: [] for name in impls}
+    cpu: dict[str, list[float]] = {name: [] for name in impls}
+    for _ in range(repeats):
+        for name, impl in impls.items():
+            results[name] = None  # the last run's result is let go before the clock starts
+            w0, c0 = time.perf_counter(), time.process_time()
+            results[name] = impl.scores(query, db, scoring)
+            wall[name].append(time.perf_counter() - w0)
+            cpu[name].append(time.process_time() - c0)
+    for name in impls:
+        median = statistics.median(wall[name])
+        rows[name] = Row(case, name, len(db), n, median, min(wall[name]), max(wall[name]), gcups(n, median),
+                         cpu_seconds=statistics.median(cpu[name]))
+    return [rows[name] for name in solvers], {name: results[name] for name in solvers}
 
 
 def measure_cudasw4(case: str, query: Query, db: Database, build: Path, scoring: Scoring, work: Path) -> Row:
@@ -113,15 +148,17 @@ def add_speedups(rows: Sequence[Row]) -> list[Row]:
 
 def format_table(rows: Sequence[Row]) -> str:
     """Markdown: one line per case x solver."""
-    out = ["| case | solver | sequences | cells | seconds (median) | GCUPS | speedup vs sequential | note |",
-           "|---|---|---:|---:|---:|---:|---:|---|"]
+    out = ["| case | solver | sequences | cells | seconds (median) | GCUPS | cores busy | speedup vs sequential "
+           "| note |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         if r.seconds is None:
-            out.append(f"| {r.case} | {r.solver} | {r.sequences:,} | {r.cells:,} | {r.note} | | |")
+            out.append(f"| {r.case} | {r.solver} | {r.sequences:,} | {r.cells:,} | {r.note} | | | |")
         else:
             sp = f"{r.speedup:.1f}" if r.speedup else ""
+            busy = f"{r.busy:.2f}" if r.busy is not None else ""
             out.append(f"| {r.case} | {r.solver} | {r.sequences:,} | {r.cells:,} | {r.seconds:.4g} | {r.gcups:.3g} "
-                       f"| {sp} | {r.note} |")
+                       f"| {busy} | {sp} | {r.note} |")
     return "\n".join(out) + "\n"
 
 

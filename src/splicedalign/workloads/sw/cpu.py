@@ -1,5 +1,5 @@
-"""CPU solvers: ``sequential`` (numba, one core) and ``multicore`` (numba, inter-sequence lanes
-across all cores); the kernels are in cpu_kernels."""
+"""CPU solvers: ``sequential`` (numba, one core) and ``multicore`` (numba, inter-sequence
+saturating SIMD lanes across all cores); the kernels are in cpu_kernels."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import numba
 import numpy as np
 
 from splicedalign.workloads.sw import cpu_kernels as k
-from splicedalign.workloads.sw.records import Database, Query, Scoring, fits_int16
+from splicedalign.workloads.sw.cpu_simd import LOOKUP_ENTRIES, VECTOR_BYTES
+from splicedalign.workloads.sw.matrices import CODES
+from splicedalign.workloads.sw.records import Database, Query, Scoring
 
 
 class SequentialSolver:
@@ -20,18 +22,21 @@ class SequentialSolver:
         return out.astype(np.int64)
 
 
-MIN_LANE_USE = 0.25  # a SIMD batch filled less than this (letters / lanes x longest) runs scalar
+LANE_TYPES = (np.int8, np.int16)  # the first pass, then the re-run of the lanes that reached the maximum
 
 
-def sparse_batches(sorted_lengths: np.ndarray, lanes: int) -> np.ndarray:
-    """Mask of the sequences (in length order) whose batch of ``lanes`` would mostly compute
-    padding: an incomplete batch, or one whose lengths spread widely (tiny databases)."""
-    mask = np.zeros(sorted_lengths.size, dtype=bool)
-    for a in range(0, sorted_lengths.size, lanes):
-        batch = sorted_lengths[a: a + lanes]
-        if batch.sum() < MIN_LANE_USE * lanes * batch.max():
-            mask[a: a + lanes] = True
-    return mask
+def lanes(dtype) -> int:
+    return VECTOR_BYTES // np.dtype(dtype).itemsize
+
+
+def lane_table(scoring: Scoring, dtype) -> np.ndarray:
+    """Row a: letter a's score against every code, clipped to ``dtype`` (the padding code gets
+    the type's minimum), as a vector of ``lanes(dtype)`` entries for cpu_simd.lookup."""
+    info = np.iinfo(dtype)
+    assert CODES <= LOOKUP_ENTRIES <= lanes(dtype)
+    out = np.full((CODES, lanes(dtype)), info.min, dtype=dtype)
+    out[:, :CODES] = np.clip(scoring.table, info.min, info.max)
+    return out
 
 
 def dealt(count: int, lanes: int, threads: int) -> np.ndarray:
@@ -51,25 +56,18 @@ class MulticoreSolver:
 
     def scores(self, query: Query, db: Database, scoring: Scoring) -> np.ndarray:
         out = np.zeros(len(db), dtype=np.int32)
-        lengths = db.lengths
-        order = np.argsort(lengths, kind="stable").astype(np.int64)
         numba.set_num_threads(self.threads)
-        o, e = np.int32(scoring.gap_open), np.int32(scoring.gap_extend)
-        scalar = sparse_batches(lengths[order], k.LANES16)
-        if scalar.any():
-            # prange hands each thread one contiguous chunk: deal longest first, round robin
-            seqs = order[scalar][::-1]
+        order = np.argsort(db.lengths, kind="stable").astype(np.int64)
+        for dtype in LANE_TYPES:
+            ceiling = np.iinfo(dtype).max
+            if not order.size or scoring.first_gap > ceiling:
+                continue
+            k.search_saturating(query.codes, db.codes, db.offsets, order, dealt(order.size, lanes(dtype), self.threads),
+                                lane_table(scoring, dtype), dtype(scoring.first_gap), dtype(scoring.gap_extend), out)
+            order = order[out[order] >= ceiling]
+        if order.size:  # scores that may exceed 16 bits: int32, the sequential sweep across cores, longest first
+            seqs = order[::-1]
             seqs = np.concatenate([seqs[t:: self.threads] for t in range(self.threads)])
-            k.search_scalar_parallel(query.codes, db.codes, db.offsets, seqs, scoring.table, o, e, out)
-            order = order[~scalar]
-        safe = fits_int16(scoring, query.length, lengths[order])
-        narrow, wide = order[safe], order[~safe]  # sorted: the safe ones are the shortest
-        if narrow.size:
-            out16 = np.zeros(len(db), dtype=np.int16)
-            k.search_lanes(query.codes, db.codes, db.offsets, narrow, dealt(narrow.size, k.LANES16, self.threads),
-                           scoring.table.astype(np.int16), np.int16(o), np.int16(e), k.LANES16, out16)
-            out[narrow] = out16[narrow]
-        if wide.size:
-            k.search_lanes(query.codes, db.codes, db.offsets, wide, dealt(wide.size, k.LANES32, self.threads),
-                           scoring.table, o, e, k.LANES32, out)
+            k.search_scalar_parallel(query.codes, db.codes, db.offsets, seqs, scoring.table,
+                                     np.int32(scoring.gap_open), np.int32(scoring.gap_extend), out)
         return out.astype(np.int64)

@@ -7,12 +7,16 @@ border), so no value falls below ``PAD_SCORE - o - e``.
 ``sequential``: one database sequence at a time, column by column, with the query profile
 ``P[c][i] = sbt(q_i, c)`` so a column reads one contiguous profile row.
 
-``lanes`` (``multicore``): inter-sequence SIMD in the style of SWIPE (Rognes 2011): ``W``
-database sequences of similar length (sorted by length) advance together, one lane each; per
-column a score block ``S[a][w] = sbt(a, d_w[j])`` is gathered for every letter ``a`` and the recurrence runs over
-the query rows with the ``W`` lanes in the innermost loop, which LLVM turns into vector code.
-Past its end a lane reads the padding code, whose scores (PAD_SCORE) are so low that its cells
-only repeat values derived, minus gaps, from real cells: the lane's maximum is unchanged.
+``saturating`` (``multicore``): inter-sequence SIMD in the style of SWIPE (Rognes 2011):
+``W`` database sequences of similar length (sorted by length) advance together, one lane each
+of an explicit vector (cpu_simd: 128 int8 or 64 int16 lanes, registers not arrays); per
+column a score vector ``S[a][w] = sbt(a, d_w[j])`` is looked up for every query letter ``a``
+(one byte permute each) and the recurrence runs down the query rows on whole vectors.
+Arithmetic saturates: a lane whose best reaches the type's maximum may have overflowed and is
+scored again on wider lanes; below it every H is exact, since saturation at the bottom only
+raises E and F values that are negative, which never reach H = max(0, ...). Past its end a
+lane reads the padding code, whose scores (the type's minimum) are so low that its cells only
+repeat values derived, minus gaps, from real cells: the lane's maximum is unchanged.
 Batches are independent, spread over cores with ``prange``.
 """
 
@@ -20,8 +24,8 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.extending import overload
 
+from splicedalign.workloads.sw.cpu_simd import adds, load, lookup, splat, store, subs, vmax
 from splicedalign.workloads.sw.matrices import PAD
 
 
@@ -87,93 +91,64 @@ def search_scalar_parallel(q, codes, offsets, seqs, table, gap_open, gap_extend,
         out[k] = sw_column_sweep(prof, codes[offsets[k]:offsets[k + 1]], gap_open, gap_extend, col, ecol)
 
 
-def as_type_of(x, like):
-    """``x`` cast to the type of the scalar ``like`` (usable in jitted code)."""
-    return type(like)(x)
-
-
-@overload(as_type_of)
-def _as_type_of(x, like):
-    target = like  # the numba type of ``like``, callable as a cast in jitted code
-
-    def impl(x, like):
-        return target(x)
-    return impl
-
-
 @numba.njit(cache=True, nogil=True)
-def lanes_batch(q, codes, offsets, lanes, table, gap_open, gap_extend, H, E, S, out):
-    """Score the (up to W = H.shape[1]) database sequences ``lanes`` together; H and E (m x W:
-    the previous column) and S (letters x W: the column's score for each query letter) are
-    scratch. The lane type is that of ``gap_extend`` and H (int16 or int32); every
-    intermediate is cast back to it, since numba widens small-integer arithmetic to int64,
-    which would quarter the lanes per vector. The casts are exact: the caller guarantees every
-    H fits (records.fits_int16) and the other terms are at least PAD_SCORE - o - e."""
+def saturating_batch(q, letters, codes, offsets, lanes, table, first_gap, gap_extend, out):
+    """Score the (up to W = table.shape[1]) database sequences ``lanes`` together, one lane
+    each, in saturating lanes of ``table``'s type (int8 or int16: cpu_simd); ``out[k]`` gets
+    sequence k's best H, or the lane type's maximum where it may have overflowed.
+    ``table[a]``: the lookup vector of letter a (its score against each code, clipped to the
+    lane type); ``first_gap`` = o + e and ``gap_extend`` in the lane type."""
     m = q.size
-    W = H.shape[1]
-    e = gap_extend
-    oe = as_type_of(gap_open + gap_extend, e)
-    z = as_type_of(0, e)
-    start = np.zeros(W, dtype=np.int64)
-    length = np.zeros(W, dtype=np.int64)
+    W = table.shape[1]
     longest = 0
     for w in range(lanes.size):
-        start[w] = offsets[lanes[w]]
-        length[w] = offsets[lanes[w] + 1] - start[w]
-        longest = max(longest, length[w])
-    c = np.empty(W, dtype=np.int64)
-    diag = np.empty(W, dtype=H.dtype)
-    up = np.empty(W, dtype=H.dtype)
-    f = np.empty(W, dtype=H.dtype)
-    best = np.zeros(W, dtype=H.dtype)
-    H[:, :] = 0
-    E[:, :] = -oe
-    for j in range(longest):
-        for w in range(W):
-            c[w] = codes[start[w] + j] if j < length[w] else PAD
-        for a in range(S.shape[0]):
-            row = table[a]
-            for w in range(W):
-                S[a, w] = row[c[w]]
-        diag[:] = 0
-        up[:] = 0
-        f[:] = -oe
-        for i in range(m):
-            s = S[q[i]]
-            h_row = H[i]
-            e_row = E[i]
-            for w in range(W):
-                left = h_row[w]
-                ei = max(as_type_of(e_row[w] - e, z), as_type_of(left - oe, z))
-                fi = max(as_type_of(f[w] - e, z), as_type_of(up[w] - oe, z))
-                h = max(max(max(as_type_of(diag[w] + s[w], z), ei), z), fi)
-                e_row[w] = ei
-                f[w] = fi
-                diag[w] = left
-                h_row[w] = h
-                up[w] = h
-                best[w] = max(best[w], h)
+        longest = max(longest, offsets[lanes[w] + 1] - offsets[lanes[w]])
+    C = np.full((longest, W), PAD, dtype=table.dtype)  # column j's codes, one per lane
     for w in range(lanes.size):
-        out[lanes[w]] = best[w]
+        a = offsets[lanes[w]]
+        for j in range(offsets[lanes[w] + 1] - a):
+            C[j, w] = codes[a + j]
+    H = np.zeros((m, W), dtype=table.dtype)  # H and E of the previous column, row by row
+    E = np.empty((m, W), dtype=table.dtype)
+    S = np.empty((letters, W), dtype=table.dtype)  # the column's score vector per query letter
+    oe = splat(first_gap)
+    e = splat(gap_extend)
+    zero = subs(e, e)
+    start = subs(zero, oe)
+    for i in range(m):
+        store(E, i * W, start)
+    best = zero
+    for j in range(longest):
+        c = load(C, j * W)
+        for a in range(letters):
+            store(S, a * W, lookup(load(table, a * W), c))
+        diag = zero  # H[i-1][j-1]
+        up = zero  # H[i-1][j]
+        f = start
+        for i in range(m):
+            left = load(H, i * W)
+            ei = vmax(subs(load(E, i * W), e), subs(left, oe))
+            t = vmax(vmax(adds(diag, load(S, np.int64(q[i]) * W)), ei), zero)
+            f = vmax(subs(f, e), subs(up, oe))  # the row-to-row chain: 3 operations deep
+            h = vmax(t, f)
+            store(E, i * W, ei)
+            store(H, i * W, h)
+            diag = left
+            up = h
+            best = vmax(best, h)
+    last = np.empty(W, dtype=table.dtype)
+    store(last, 0, best)
+    for w in range(lanes.size):
+        out[lanes[w]] = last[w]
 
 
 @numba.njit(cache=True, parallel=True)
-def search_lanes(q, codes, offsets, order, starts, table, gap_open, gap_extend, lanes_per_batch, out):
+def search_saturating(q, codes, offsets, order, starts, table, first_gap, gap_extend, out):
     """``order``: database indices sorted by length; a batch is order[a:a+W] for a in
-    ``starts`` (W = ``lanes_per_batch``), in the order prange deals them; the lane type is that
-    of ``table`` and the gap costs."""
-    W = lanes_per_batch
+    ``starts`` (W = table.shape[1]), in the order prange deals them."""
+    W = table.shape[1]
     letters = int(q.max()) + 1
     for t in numba.prange(starts.size):
         a = starts[t]
-        lanes = order[a: min(order.size, a + W)]
-        H = np.empty((q.size, W), dtype=table.dtype)
-        E = np.empty((q.size, W), dtype=table.dtype)
-        S = np.empty((letters, W), dtype=table.dtype)
-        lanes_batch(q, codes, offsets, lanes, table, gap_open, gap_extend, H, E, S, out)
-
-
-# measured on this project's AVX-512 machine (docs/sw.md): 64 int16 lanes (two zmm per row
-# step) 6.7 GCUPS on one core, 32 lanes 3.0; 32 int32 lanes 3.8, 16 lanes 2.7
-LANES16 = 64
-LANES32 = 32
+        saturating_batch(q, letters, codes, offsets, order[a: min(order.size, a + W)], table, first_gap,
+                         gap_extend, out)

@@ -1,0 +1,169 @@
+"""Explicit SIMD vectors for numba kernels: a vector of ``VECTOR_BYTES`` bytes of int8 or int16
+lanes as a numba type held in registers (LLVM vector values, not arrays), and the few
+operations the database search needs, emitted as LLVM's generic vector intrinsics (saturating
+add and subtract, signed max), which lower to AVX-512 (two zmm per vector), AVX2 or SSE.
+
+Why not numba's auto-vectorised loops over lane arrays: the lane state (diagonal, up, F,
+best) then lives in memory, the vectoriser adds alias checks per query row, and numba has no
+saturating small-integer arithmetic; that kernel ran 16-bit lanes at 6.3 GCUPS on one core of
+this project's AMD EPYC (Zen 5) against 31-37 GCUPS for 8-bit lanes here (docs/sw.md).
+
+``lookup(table, index)`` is a byte (or word) table lookup per lane: ``vpermb``/``vpermw``
+(AVX-512 VBMI/BW) where the target CPU has them, else one extract/insert per lane (any
+CPU, ~4x slower on the score-vector build, still above pyopal on one core).
+"""
+
+from __future__ import annotations
+
+import llvmlite.binding as llvm
+import numba
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic, models, register_model
+
+VECTOR_BYTES = 128  # two zmm: two independent dependency chains per query row (31 -> 37 GCUPS at 8 bits)
+LOOKUP_ENTRIES = 32  # a lookup table's first entries that index lanes may address (codes < matrices.CODES)
+I32 = ir.IntType(32)
+
+
+class Lanes(types.Type):
+    """``VECTOR_BYTES // (bits / 8)`` signed integer lanes of ``bits`` bits."""
+
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+        self.count = VECTOR_BYTES * 8 // bits
+        self.dtype = getattr(types, f"int{bits}")
+        super().__init__(name=f"int{bits}x{self.count}")
+
+    @property
+    def llvm(self) -> ir.VectorType:
+        return ir.VectorType(ir.IntType(self.bits), self.count)
+
+
+LANE_TYPES = {8: Lanes(8), 16: Lanes(16)}
+BY_DTYPE = {t.dtype: t for t in LANE_TYPES.values()}
+
+
+@register_model(Lanes)
+class _LanesModel(models.PrimitiveModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, fe_type.llvm)
+
+
+def _vector_pointer(context, builder, arrty, arr, start, vec: Lanes):
+    data = context.make_array(arrty)(context, builder, arr).data
+    return builder.bitcast(builder.gep(data, [start]), vec.llvm.as_pointer())
+
+
+def _array_lanes(arr) -> Lanes | None:
+    return BY_DTYPE.get(arr.dtype) if isinstance(arr, types.Array) and arr.layout == "C" else None
+
+
+@intrinsic
+def load(typingctx, arr, start):
+    """The vector ``arr.flat[start : start + lanes]`` (no bounds check: the caller's job)."""
+    vec = _array_lanes(arr)
+    if vec is None or not isinstance(start, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.load(_vector_pointer(context, builder, sig.args[0], *args, vec), align=1)
+    return vec(arr, start), codegen
+
+
+@intrinsic
+def store(typingctx, arr, start, v):
+    """``arr.flat[start : start + lanes] = v`` (no bounds check: the caller's job)."""
+    vec = _array_lanes(arr)
+    if vec is None or v != vec or not isinstance(start, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        builder.store(args[2], _vector_pointer(context, builder, sig.args[0], args[0], args[1], vec), align=1)
+        return context.get_dummy_value()
+    return types.none(arr, start, v), codegen
+
+
+@intrinsic
+def splat(typingctx, x):
+    """Every lane ``x``; the lane width is ``x``'s (np.int8 or np.int16)."""
+    vec = BY_DTYPE.get(x)
+    if vec is None:
+        return None
+
+    def codegen(context, builder, sig, args):
+        one = builder.insert_element(ir.Constant(vec.llvm, ir.Undefined), args[0], ir.Constant(I32, 0))
+        zeros = ir.Constant(ir.VectorType(I32, vec.count), None)
+        return builder.shuffle_vector(one, ir.Constant(vec.llvm, ir.Undefined), zeros)
+    return vec(x), codegen
+
+
+def _lanewise(name: str, doc: str):
+    @intrinsic
+    def op(typingctx, a, b):
+        if not isinstance(a, Lanes) or a != b:
+            return None
+
+        def codegen(context, builder, sig, args):
+            vec = sig.args[0]
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec.llvm, [vec.llvm] * 2),
+                                                f"llvm.{name}.v{vec.count}i{vec.bits}")
+            return builder.call(fn, args)
+        return a(a, b), codegen
+    op.__doc__ = doc
+    return op
+
+
+adds = _lanewise("sadd.sat", "a + b per lane, saturating at the lane type's bounds")
+subs = _lanewise("ssub.sat", "a - b per lane, saturating at the lane type's bounds")
+vmax = _lanewise("smax", "max(a, b) per lane")
+
+
+def _target_has(feature: str) -> bool:
+    """Whether numba compiles for a CPU with ``feature`` (its NUMBA_CPU_NAME/FEATURES when set,
+    else the host)."""
+    if numba.config.CPU_NAME:
+        features = numba.config.CPU_FEATURES or ""
+    else:
+        features = llvm.get_host_cpu_features().flatten()
+    return f"+{feature}" in features.split(",")
+
+
+PERMUTES = {8: ("avx512vbmi", "llvm.x86.avx512.permvar.qi.512"), 16: ("avx512bw", "llvm.x86.avx512.permvar.hi.512")}
+
+
+def _concat(builder, parts):
+    while len(parts) > 1:
+        n = parts[0].type.count
+        both = ir.Constant(ir.VectorType(I32, 2 * n), list(range(2 * n)))
+        parts = [builder.shuffle_vector(parts[k], parts[k + 1], both) for k in range(0, len(parts), 2)]
+    return parts[0]
+
+
+@intrinsic
+def lookup(typingctx, table, index):
+    """``table[index[w]]`` per lane ``w``: index lanes in [0, LOOKUP_ENTRIES), the table a
+    vector whose first LOOKUP_ENTRIES lanes are the entries."""
+    if not isinstance(table, Lanes) or table != index:
+        return None
+
+    def codegen(context, builder, sig, args):
+        tab, idx = args
+        vec = sig.args[0]
+        feature, name = PERMUTES[vec.bits]
+        if _target_has(feature):  # one permute per 512-bit part of the index
+            per = 512 // vec.bits
+            part = ir.VectorType(ir.IntType(vec.bits), per)
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(part, [part, part]), name)
+            mask = lambda a: ir.Constant(ir.VectorType(I32, per), list(range(a, a + per)))  # noqa: E731
+            tab0 = builder.shuffle_vector(tab, tab, mask(0))
+            return _concat(builder, [builder.call(fn, [tab0, builder.shuffle_vector(idx, idx, mask(a))])
+                                     for a in range(0, vec.count, per)])
+        out = ir.Constant(vec.llvm, ir.Undefined)
+        for w in range(vec.count):
+            k = builder.extract_element(idx, ir.Constant(I32, w))
+            k = builder.and_(k, ir.Constant(k.type, LOOKUP_ENTRIES - 1))
+            out = builder.insert_element(out, builder.extract_element(tab, builder.zext(k, I32)), ir.Constant(I32, w))
+        return out
+    return table(table, index), codegen
