@@ -9,14 +9,21 @@ way (the paper-shaped set: 1,010 cases, 52,000 exons, 10.4 MB of bases, 1.5 MB o
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from splicedalign.core.alphabet import _lut_base, _lut_target
 from splicedalign.workloads.spliced.records import TestCase
+
+# The compiled passes over a batch run in parallel over its cases (numba prange). numba's
+# workqueue threading layer, the only one always present, aborts the process when two threads
+# run parallel code at once (one solver per GPU, each in its own thread): callers of the
+# parallel passes hold PARALLEL (re-entrant: build_plan holds it around FlatCases.of).
+PARALLEL = threading.RLock()
 
 
 @dataclass(frozen=True)
@@ -50,14 +57,14 @@ class FlatCases:
         last = np.fromiter([e.last for es in own for e in es], dtype=np.int64, count=first.size)
         own_start = np.zeros(len(own) + 1, dtype=np.int64)
         np.cumsum(K_own, out=own_start[1:])
-        order = _sort_exons(own_start, first, last)
         source = np.cumsum(np.logical_not(same)) - 1  # each case's row among the own ones
         K = K_own[source]
         exon_start = np.zeros(C + 1, dtype=np.int64)
         np.cumsum(K, out=exon_start[1:])
-        if len(own) < C:
-            take = _segments(own_start, source, exon_start)
-            first, last, order = first[take], last[take], order[take]
+        with PARALLEL:
+            order = _sort_exons(own_start, first, last)
+            if len(own) < C:
+                first, last, order = _segments(own_start, source, exon_start, first, last, order)
         n = np.fromiter([len(c.target) for c in cases], dtype=np.int64, count=C)
         at: dict[int, int] = {}
         bases: list[str] = []
@@ -109,19 +116,19 @@ class FlatCases:
         K = self.K[idx]
         exon_start = np.zeros(idx.size + 1, dtype=np.int64)
         np.cumsum(K, out=exon_start[1:])
-        take = _segments(self.exon_start, idx, exon_start)
+        with PARALLEL:
+            first, last, order = _segments(self.exon_start, idx, exon_start, self.first, self.last, self.order)
         used, base_index = np.unique(self.base_index[idx], return_inverse=True)
         return FlatCases(tuple(self.cases[i] for i in idx.tolist()), K, self.m[idx], self.n[idx], exon_start,
-                         self.first[take], self.last[take], self.order[take], base_index.astype(np.int64),
-                         tuple(self.bases[i] for i in used.tolist()))
+                         first, last, order, base_index.astype(np.int64), tuple(self.bases[i] for i in used.tolist()))
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _sort_exons(exon_start, first, last):  # pragma: no cover - compiled
     """Each case's exons sorted by (first, last), ties in input order (np.lexsort's order), in
     place; returns each sorted exon's input index in its case."""
     order = np.empty(first.size, np.int64)
-    for c in range(exon_start.size - 1):
+    for c in prange(exon_start.size - 1):
         a, b = exon_start[c], exon_start[c + 1]
         if b == a:
             continue
@@ -133,36 +140,51 @@ def _sort_exons(exon_start, first, last):  # pragma: no cover - compiled
     return order
 
 
-@njit(cache=True)
-def _segments(start, idx, out_start):  # pragma: no cover - compiled
-    """Indices of the exons of cases ``idx``, case after case."""
-    take = np.empty(out_start[-1], np.int64)
-    for i in range(idx.size):
+@njit(cache=True, parallel=True)
+def _segments(start, idx, out_start, first, last, order):  # pragma: no cover - compiled
+    """(first, last, order) of the exons of cases ``idx``, case after case."""
+    E = out_start[-1]
+    f, la, o = np.empty(E, np.int64), np.empty(E, np.int64), np.empty(E, np.int64)
+    for i in prange(idx.size):
         a = start[idx[i]]
         for k in range(out_start[i + 1] - out_start[i]):
-            take[out_start[i] + k] = a + k
-    return take
+            f[out_start[i] + k], la[out_start[i] + k], o[out_start[i] + k] = first[a + k], last[a + k], order[a + k]
+    return f, la, o
+
+
+def letters(strings: Sequence[str]) -> np.ndarray:
+    """The bytes of ``strings`` concatenated (one encode over all of them; a letter outside
+    Latin-1 becomes '?', which no alphabet holds)."""
+    return np.frombuffer("".join(strings).encode("latin-1", errors="replace"), dtype=np.uint8)
+
+
+def bad_letter(kind: str, cases: Sequence[TestCase]) -> None:
+    """Raise the one-line error of the first case with a letter outside the alphabet in its
+    ``kind`` ("base" or "target"): its ``base_codes`` or ``target_codes`` says which and where."""
+    for c in cases:
+        getattr(c, f"{kind}_codes")
+    raise AssertionError("a bad letter no case holds")
 
 
 def encode_all(strings: Sequence[str], lut: np.ndarray, kind: str, cases: Sequence[TestCase]) -> np.ndarray:
-    """The codes of ``strings`` concatenated (one encode over all of them); a letter outside the
-    alphabet raises the case's own one-line error (its ``base_codes`` or ``target_codes``)."""
-    raw = np.frombuffer("".join(strings).encode("latin-1", errors="replace"), dtype=np.uint8)
+    """The codes of ``strings`` concatenated; a letter outside the alphabet raises the case's own
+    one-line error (bad_letter)."""
+    raw = letters(strings)
     codes = np.empty(raw.size, dtype=np.uint8)
-    if _lookup(raw, lut, codes):
-        for c in cases:  # the first case with a bad letter says which and where
-            getattr(c, f"{kind}_codes")
-        raise AssertionError("a bad letter no case holds")
+    with PARALLEL:
+        bad = _lookup(raw, lut, codes)
+    if bad:
+        bad_letter(kind, cases)
     return codes
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _lookup(raw, lut, out):  # pragma: no cover - compiled
-    """out = lut[raw]; whether any letter has no code (255)."""
-    bad = False
-    for i in range(raw.size):
+    """out = lut[raw]; how many letters have no code (255)."""
+    bad = 0
+    for i in prange(raw.size):
         v = lut[raw[i]]
-        bad |= v == 255
+        bad += v == 255
         out[i] = v
     return bad
 

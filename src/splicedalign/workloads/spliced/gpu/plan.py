@@ -35,10 +35,18 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from splicedalign.core.alphabet import TARGET_WILDCARD
-from splicedalign.workloads.spliced.gpu.flat import BASE_LUT, TARGET_LUT, FlatCases, encode_all
+from splicedalign.workloads.spliced.gpu.flat import (
+    BASE_LUT,
+    PARALLEL,
+    TARGET_LUT,
+    FlatCases,
+    bad_letter,
+    encode_all,
+    letters,
+)
 from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Scoring, TestCase
 
 WARP = 32
@@ -262,58 +270,106 @@ def _pack_sequences(flat: FlatCases) -> tuple[np.ndarray, np.ndarray, np.ndarray
     offset). Bases: each one's exon rows only, the union of its cases' exons (the kernels read no
     other row: 11% of the paper set's 10 MB of bases), concatenated; cases of one base share
     them. Targets: each case's TARGET_MARGIN from the next's and from the ends (code 0 there)."""
-    iv_base, iv_lo, iv_hi, exon_base = _exon_union(flat.exon_start, flat.first, flat.last, flat.base_index)
+    with PARALLEL:
+        iv_base, iv_lo, iv_hi, exon_base = _exon_union(flat.exon_start, flat.first, flat.last, flat.base_index,
+                                                       len(flat.bases))
     bases = flat.bases
     base = encode_all([bases[b][lo - 1:hi] for b, lo, hi in zip(iv_base.tolist(), iv_lo.tolist(), iv_hi.tolist())],
                       BASE_LUT, "base", flat.cases)
     stride = round_up(flat.n + 1) + TARGET_MARGIN
     tgt_off = TARGET_MARGIN + np.cumsum(stride) - stride
-    codes = encode_all([c.target for c in flat.cases], TARGET_LUT, "target", flat.cases)
-    target = np.zeros(TARGET_MARGIN + int(stride.sum()), dtype=np.uint8)
-    tsel = np.full(target.size, SEL_SIGN, dtype=np.int32)  # the selector of code 0
-    _place(codes, flat.n, tgt_off + 1, target, tsel)
+    size = TARGET_MARGIN + int(stride.sum())
+    target, tsel = np.empty(size, dtype=np.uint8), np.empty(size, dtype=np.int32)
+    with PARALLEL:
+        bad = _place(letters([c.target for c in flat.cases]), TARGET_LUT, flat.n, tgt_off, stride, target, tsel)
+    if bad:
+        bad_letter("target", flat.cases)
     return base, exon_base, target, tsel, tgt_off
 
 
-@njit(cache=True)
-def _exon_union(exon_start, first, last, base_index):  # pragma: no cover - compiled
-    """The union of the exons of each base's cases as intervals (base, lo, hi), by base then
-    row, and each exon's offset in their concatenation (its first row's)."""
+@njit(cache=True, parallel=True)
+def _exon_union(exon_start, first, last, base_index, B):  # pragma: no cover - compiled
+    """The union of the exons of each of the B bases' cases as intervals (base, lo, hi), by base
+    then row, and each exon's offset in their concatenation (its first row's). In parallel over
+    bases: each sorts its exons by first and merges them (local offsets), then the bases'
+    intervals and rows are placed after the earlier bases'."""
+    C = base_index.size
     E = first.size
-    ebase = np.empty(E, np.int64)
-    for c in range(base_index.size):
-        ebase[exon_start[c]:exon_start[c + 1]] = base_index[c]
-    span = last.max() + 2 if E else 1
-    order = np.argsort(ebase * span + first, kind="mergesort")
-    iv_base = np.empty(E, np.int64)
-    iv_lo = np.empty(E, np.int64)
-    iv_hi = np.empty(E, np.int64)
+    case_at = np.zeros(B + 1, np.int64)  # the cases of each base, consecutive, in case order
+    exon_at = np.zeros(B + 1, np.int64)  # where its exons start in `member`
+    for c in range(C):
+        case_at[base_index[c] + 1] += 1
+        exon_at[base_index[c] + 1] += exon_start[c + 1] - exon_start[c]
+    for b in range(B):
+        case_at[b + 1] += case_at[b]
+        exon_at[b + 1] += exon_at[b]
+    cases = np.empty(C, np.int64)
+    fill = case_at[:-1].copy()
+    for c in range(C):
+        cases[fill[base_index[c]]] = c
+        fill[base_index[c]] += 1
+    member = np.empty(E, np.int64)  # per base, its exons by first
+    lo, hi = np.empty(E, np.int64), np.empty(E, np.int64)  # per base, its intervals from exon_at[b]
+    intervals, rows = np.empty(B, np.int64), np.empty(B, np.int64)
     exon_off = np.empty(E, np.int64)
-    n = -1
+    for b in prange(B):
+        at = exon_at[b]
+        for i in range(case_at[b], case_at[b + 1]):
+            c = cases[i]
+            for k in range(exon_start[c], exon_start[c + 1]):
+                member[at] = k
+                at += 1
+        own = member[exon_at[b]:exon_at[b + 1]]
+        own[:] = own[np.argsort(first[own], kind="mergesort")]
+        n = exon_at[b] - 1
+        total = 0
+        for k in own:
+            if n < exon_at[b] or first[k] > hi[n] + 1:
+                if n >= exon_at[b]:
+                    total += hi[n] - lo[n] + 1
+                n += 1
+                lo[n], hi[n] = first[k], last[k]
+            elif last[k] > hi[n]:
+                hi[n] = last[k]
+            exon_off[k] = total + first[k] - lo[n]
+        intervals[b] = n + 1 - exon_at[b]
+        rows[b] = total + hi[n] - lo[n] + 1
+    iv_at = np.zeros(B + 1, np.int64)
+    row_at = np.zeros(B + 1, np.int64)
+    for b in range(B):
+        iv_at[b + 1] = iv_at[b] + intervals[b]
+        row_at[b + 1] = row_at[b] + rows[b]
+    iv_base, iv_lo, iv_hi = np.empty(iv_at[B], np.int64), np.empty(iv_at[B], np.int64), np.empty(iv_at[B], np.int64)
+    for b in prange(B):
+        for i in range(intervals[b]):
+            iv_base[iv_at[b] + i], iv_lo[iv_at[b] + i], iv_hi[iv_at[b] + i] = b, lo[exon_at[b] + i], hi[exon_at[b] + i]
+        for i in range(exon_at[b], exon_at[b + 1]):
+            exon_off[member[i]] += row_at[b]
+    return iv_base, iv_lo, iv_hi, exon_off
+
+
+@njit(cache=True, parallel=True)
+def _place(raw, lut, n, at, stride, out, sel):  # pragma: no cover - compiled
+    """Every case's target codes (its n[c] letters, consecutive in ``raw``) at out[at[c] + 1:] and
+    their selectors, the rest of its stride and the array's first TARGET_MARGIN code 0; how many
+    letters have no code."""
+    C = n.size
+    src = np.empty(C, np.int64)
     total = 0
-    for i in range(E):
-        k = order[i]
-        if n < 0 or ebase[k] != iv_base[n] or first[k] > iv_hi[n] + 1:
-            if n >= 0:
-                total += iv_hi[n] - iv_lo[n] + 1
-            n += 1
-            iv_base[n], iv_lo[n], iv_hi[n] = ebase[k], first[k], last[k]
-        elif last[k] > iv_hi[n]:
-            iv_hi[n] = last[k]
-        exon_off[k] = total + first[k] - iv_lo[n]
-    return iv_base[:n + 1], iv_lo[:n + 1], iv_hi[:n + 1], exon_off
-
-
-@njit(cache=True)
-def _place(codes, n, at, out, sel):  # pragma: no cover - compiled
-    """Case c's n[c] codes (consecutive in ``codes``) at out[at[c]:], and their selectors."""
-    src = 0
-    for c in range(n.size):
-        for j in range(n[c]):
-            v = codes[src + j]
-            out[at[c] + j] = v
-            sel[at[c] + j] = np.int32(v) * SEL_SPREAD | SEL_SIGN
-        src += n[c]
+    for c in range(C):
+        src[c] = total
+        total += n[c]
+    for i in range(TARGET_MARGIN):
+        out[i], sel[i] = 0, SEL_SIGN
+    bad = 0
+    for c in prange(C):
+        for i in range(at[c], at[c] + stride[c]):
+            j = i - at[c]
+            v = lut[raw[src[c] + j - 1]] if 1 <= j <= n[c] else 0
+            bad += v == 255
+            out[i] = v
+            sel[i] = np.int32(v) * SEL_SPREAD | SEL_SIGN
+    return bad
 
 
 # The task list is made in passes over a batch, each linear in its exons or tasks (module doc):
@@ -321,7 +377,7 @@ def _place(codes, n, at, out, sel):  # pragma: no cover - compiled
 # task's place in its case's topological order), _launch_order (cases interleaved),
 # _row_offsets (row storage), _write_tasks (the records).
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _exon_order(exon_start, first, last, P):  # pragma: no cover - compiled
     """Per exon: by_last (per case, its exons by last, stable), p_k (its case's exons with
     last < first(k)) and its strips; per case: its folds (those some strip reads: fold q is
@@ -332,7 +388,7 @@ def _exon_order(exon_start, first, last, P):  # pragma: no cover - compiled
     p = np.empty(E, np.int64)
     S = np.empty(E, np.int64)
     folds = np.empty(C, np.int64)
-    for c in range(C):
+    for c in prange(C):
         a, b = exon_start[c], exon_start[c + 1]
         by_last[a:b] = a + np.argsort(last[a:b], kind="mergesort")
         q = 0
@@ -346,18 +402,26 @@ def _exon_order(exon_start, first, last, P):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _prefix(counts):  # pragma: no cover - compiled
+    """(counts.size + 1,) the running sums of ``counts`` from 0."""
+    out = np.zeros(counts.size + 1, np.int64)
+    for i in range(counts.size):
+        out[i + 1] = out[i] + counts[i]
+    return out
+
+
+@njit(cache=True, parallel=True)
 def _fold_writers(exon_start, p, S, folds, entry):  # pragma: no cover - compiled
     """(fold_base: each case's first fold, fold_exon: the exon whose first strip writes fold q
     (the first with p_k = q + 1, where the case's ``entry`` allows), else -1: a task;
     case_tasks: each case's first task, case-major)."""
     C = folds.size
-    fold_base = np.zeros(C + 1, np.int64)
-    for c in range(C):
-        fold_base[c + 1] = fold_base[c] + folds[c]
-    fold_exon = np.full(fold_base[C], -1, np.int64)
-    case_tasks = np.zeros(C + 1, np.int64)
-    for c in range(C):
+    fold_base = _prefix(folds)
+    fold_exon = np.empty(fold_base[C], np.int64)
+    tasks = np.empty(C, np.int64)
+    for c in prange(C):
         a, b = exon_start[c], exon_start[c + 1]
+        fold_exon[fold_base[c]:fold_base[c + 1]] = -1
         tasks_c = S[a:b].sum()
         for k in range(a, b):
             if entry[c] and 0 < p[k] <= folds[c] and fold_exon[fold_base[c] + p[k] - 1] < 0:
@@ -365,24 +429,22 @@ def _fold_writers(exon_start, p, S, folds, entry):  # pragma: no cover - compile
         for q in range(folds[c]):
             if fold_exon[fold_base[c] + q] < 0:
                 tasks_c += 1
-        case_tasks[c + 1] = case_tasks[c] + tasks_c
-    return fold_base, fold_exon, case_tasks
+        tasks[c] = tasks_c
+    return fold_base, fold_exon, _prefix(tasks)
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _slots(exon_start, p, S, folds, fold_base, fold_exon, case_tasks, late):  # pragma: no cover - compiled
     """Each strip's and fold task's slot in case-major topological order (before exon k: the
     folds q < p_k, ``late`` cases q < p_k - 1, then its strips), and each slot's case."""
     C = folds.size
-    E = S.size
-    strip_base = np.zeros(E + 1, np.int64)
-    for k in range(E):
-        strip_base[k + 1] = strip_base[k] + S[k]
-    strip_slot = np.empty(strip_base[E], np.int64)
-    fold_slot = np.full(fold_base[C], -1, np.int64)
+    strip_base = _prefix(S)
+    strip_slot = np.empty(strip_base[-1], np.int64)
+    fold_slot = np.empty(fold_base[C], np.int64)
     slot_case = np.empty(case_tasks[C], np.int64)
-    for c in range(C):
+    for c in prange(C):
         pos = case_tasks[c]
+        fold_slot[fold_base[c]:fold_base[c + 1]] = -1
         q = 0
         for k in range(exon_start[c], exon_start[c + 1]):
             while q < min(p[k] - late[c], folds[c]):
@@ -397,18 +459,20 @@ def _slots(exon_start, p, S, folds, fold_base, fold_exon, case_tasks, late):  # 
     return strip_base, strip_slot, fold_slot, slot_case
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _launch_order(case_tasks, slot_case):  # pragma: no cover - compiled
     """Launch index of every slot: cases interleaved by relative position (pos + 1/2) /
     tasks_in_case, a stable counting sort on T buckets (two tasks of one case land in distinct
-    buckets in their order, so every producer precedes its consumers)."""
+    buckets in their order, so every producer precedes its consumers). The buckets in parallel
+    (a division each: most of the pass), the counting sort serial."""
     T = slot_case.size
     bucket = np.empty(T, np.int64)
-    count = np.zeros(T + 1, np.int64)
-    for i in range(T):
+    for i in prange(T):
         c = slot_case[i]
         tc = case_tasks[c + 1] - case_tasks[c]
         bucket[i] = ((2 * (i - case_tasks[c]) + 1) * T) // (2 * tc)
+    count = np.zeros(T + 1, np.int64)
+    for i in range(T):
         count[bucket[i] + 1] += 1
     for v in range(T):
         count[v + 1] += count[v]
@@ -419,18 +483,16 @@ def _launch_order(case_tasks, slot_case):  # pragma: no cover - compiled
     return launch
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _row_offsets(launch, slot_case, stride, fold_base, fold_exon, fold_slot):  # pragma: no cover - compiled
     """(row_at: each task's row, one of its case's stride, in launch order; fold_row: each
     fold's row, its task's or, written by an exon's first strip, after the tasks' rows;
     rows_size)."""
     T = launch.size
     row_stride = np.empty(T, np.int64)
-    for i in range(T):
+    for i in prange(T):
         row_stride[launch[i]] = stride[slot_case[i]]
-    row_at = np.zeros(T + 1, np.int64)
-    for t in range(T):
-        row_at[t + 1] = row_at[t] + row_stride[t]
+    row_at = _prefix(row_stride)
     fold_row = np.empty(fold_base[-1], np.int64)
     rows_size = row_at[T]
     for c in range(fold_base.size - 1):
@@ -443,46 +505,54 @@ def _row_offsets(launch, slot_case, stride, fold_base, fold_exon, fold_slot):  #
     return row_at, fold_row, rows_size
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _write_tasks(exon_start, first, last, n, tgt_off, exon_base, P, floors, by_last, p, S, folds, fold_base,
                  fold_exon, strip_base, strip_slot, fold_slot, launch, row_at, fold_row):  # pragma: no cover
     """The task records in launch order (TASK_FIELDS; inputs as in the module doc), each exon's
-    last-row offset, every strip's launch index, and the move storage (MOVE_UNIT words)."""
+    last-row offset, every strip's launch index, and the move storage (MOVE_UNIT words). In
+    parallel over cases: each strip's moves first (their offsets run over the strips in exon
+    order), then every field of every record."""
+    C = exon_start.size - 1
     T = launch.size
-    tasks = np.zeros((T, NFIELDS), np.int32)
-    tasks[:, F_IN_ROW] = NONE
-    tasks[:, F_IN2_ROW] = NONE
-    tasks[:, F_ENTRY_ROW] = NONE
+    units = np.empty(strip_base[-1], np.int64)
+    for c in prange(C):
+        for k in range(exon_start[c], exon_start[c + 1]):
+            head = last[k] - first[k] + 1 - (S[k] - 1) * P
+            for s in range(S[k]):
+                rows = head if s == 0 else P
+                units[strip_base[k] + s] = strip_move_units(n[c], rows, strip_lane_rows(rows, floors[c], P // WARP))
+    moves_at = _prefix(units)
+    tasks = np.empty((T, NFIELDS), np.int32)
     last_row = np.empty(first.size, np.int64)
     strip_task = np.empty(strip_base[-1], np.int64)
-    moves_at = 0  # strips in exon order
-    for c in range(exon_start.size - 1):
+    for c in prange(C):
         a, b = exon_start[c], exon_start[c + 1]
         for k in range(a, b):
-            L = last[k] - first[k] + 1
-            head = L - (S[k] - 1) * P
+            head = last[k] - first[k] + 1 - (S[k] - 1) * P
             for s in range(S[k]):
                 t = launch[strip_slot[strip_base[k] + s]]
                 rows = head if s == 0 else P
-                lane_rows = strip_lane_rows(rows, floors[c], P // WARP)
+                in_row = in2_row = entry_row = NONE
                 if s > 0:  # the strip above
-                    tasks[t, F_IN_ROW] = row_at[launch[strip_slot[strip_base[k] + s - 1]]]
+                    in_row = row_at[launch[strip_slot[strip_base[k] + s - 1]]]
                 elif p[k] > 0:  # M_{p_k - 2} and the last row of the (p_k - 1)-th exon by last
                     e = by_last[a + p[k] - 1]
-                    tasks[t, F_IN2_ROW] = row_at[launch[strip_slot[strip_base[e] + S[e] - 1]]]
+                    in2_row = row_at[launch[strip_slot[strip_base[e] + S[e] - 1]]]
                     if p[k] > 1:
-                        tasks[t, F_IN_ROW] = fold_row[fold_base[c] + p[k] - 2]
+                        in_row = fold_row[fold_base[c] + p[k] - 2]
                     if p[k] <= folds[c] and fold_exon[fold_base[c] + p[k] - 1] == k:
-                        tasks[t, F_ENTRY_ROW] = fold_row[fold_base[c] + p[k] - 1]
+                        entry_row = fold_row[fold_base[c] + p[k] - 1]
                 tasks[t, F_KIND] = KIND_STRIP
                 tasks[t, F_N] = n[c]
                 tasks[t, F_TGT] = tgt_off[c]
                 tasks[t, F_BASE] = exon_base[k] + (0 if s == 0 else head + (s - 1) * P)
                 tasks[t, F_ROWS] = rows
-                tasks[t, F_LANE_ROWS] = lane_rows
+                tasks[t, F_LANE_ROWS] = strip_lane_rows(rows, floors[c], P // WARP)
+                tasks[t, F_IN_ROW] = in_row
+                tasks[t, F_IN2_ROW] = in2_row
                 tasks[t, F_OUT_ROW] = row_at[t]
-                tasks[t, F_MOVES] = moves_at
-                moves_at += strip_move_units(n[c], rows, lane_rows)
+                tasks[t, F_MOVES] = moves_at[strip_base[k] + s]
+                tasks[t, F_ENTRY_ROW] = entry_row
                 strip_task[strip_base[k] + s] = t
             last_row[k] = row_at[launch[strip_slot[strip_base[k] + S[k] - 1]]]
         for q in range(folds[c]):
@@ -492,11 +562,12 @@ def _write_tasks(exon_start, first, last, n, tgt_off, exon_base, P, floors, by_l
             e = by_last[a + q]  # the added exon; its last strip's row
             tasks[t, F_KIND] = KIND_FOLD
             tasks[t, F_N] = n[c]
-            if q > 0:
-                tasks[t, F_IN_ROW] = fold_row[fold_base[c] + q - 1]
+            tasks[t, F_TGT] = tasks[t, F_BASE] = tasks[t, F_ROWS] = tasks[t, F_LANE_ROWS] = tasks[t, F_MOVES] = 0
+            tasks[t, F_IN_ROW] = fold_row[fold_base[c] + q - 1] if q > 0 else NONE
             tasks[t, F_IN2_ROW] = row_at[launch[strip_slot[strip_base[e] + S[e] - 1]]]
             tasks[t, F_OUT_ROW] = row_at[t]
-    return tasks, last_row, strip_task, moves_at
+            tasks[t, F_ENTRY_ROW] = NONE
+    return tasks, last_row, strip_task, moves_at[-1]
 
 
 def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_rows_floor=None, late_folds=None,
@@ -517,14 +588,16 @@ def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_r
     base, exon_base, target, tsel, tgt_off = _pack_sequences(flat)
     P = WARP * rows_per_lane
     start, first, last, n = flat.exon_start, flat.first, flat.last, flat.n
-    by_last, p, S, folds = _exon_order(start, first, last, P)
-    fold_base, fold_exon, case_tasks = _fold_writers(start, p, S, folds, entry)
-    strip_base, strip_slot, fold_slot, slot_case = _slots(start, p, S, folds, fold_base, fold_exon, case_tasks, late)
-    launch = _launch_order(case_tasks, slot_case)
-    row_at, fold_row, rows_size = _row_offsets(launch, slot_case, round_up(n + 1), fold_base, fold_exon, fold_slot)
-    tasks, last_row, strip_task, move_units = _write_tasks(
-        start, first, last, n, tgt_off, exon_base, P, floors, by_last, p, S, folds, fold_base, fold_exon,
-        strip_base, strip_slot, fold_slot, launch, row_at, fold_row)
+    with PARALLEL:
+        by_last, p, S, folds = _exon_order(start, first, last, P)
+        fold_base, fold_exon, case_tasks = _fold_writers(start, p, S, folds, entry)
+        strip_base, strip_slot, fold_slot, slot_case = _slots(start, p, S, folds, fold_base, fold_exon, case_tasks,
+                                                              late)
+        launch = _launch_order(case_tasks, slot_case)
+        row_at, fold_row, rows_size = _row_offsets(launch, slot_case, round_up(n + 1), fold_base, fold_exon, fold_slot)
+        tasks, last_row, strip_task, move_units = _write_tasks(
+            start, first, last, n, tgt_off, exon_base, P, floors, by_last, p, S, folds, fold_base, fold_exon,
+            strip_base, strip_slot, fold_slot, launch, row_at, fold_row)
     _check_offsets(rows_size, base.size, move_units)
     return Plan(tasks, base, target, tsel, int(rows_size), flat.exon_case, start, last_row, n,
                 flat.order + np.repeat(start[:-1], flat.K), flat.cells, tgt_off, strip_task, strip_base,
@@ -625,8 +698,9 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase] | None = None,
     flat = plan.flat
     assert cases is None or len(cases) == len(flat), "trace_inputs of another batch"
     records = flat.records()
-    exons = _trace_exons(flat.first, flat.last, plan.tasks, plan.strip_task, plan.strip_start, plan.last_row, plan.p,
-                         plan.by_last)
+    with PARALLEL:
+        exons = _trace_exons(flat.first, flat.last, plan.tasks, plan.strip_task, plan.strip_start, plan.last_row,
+                             plan.p, plan.by_last)
     heads = plan.exon_start[:-1]
     C = len(flat)
     walks = [list(w) for w in walks] or [list(range(C))]
@@ -644,11 +718,11 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase] | None = None,
  TE_BY_LAST_ROW) = range(len(TRACE_EXON_FIELDS))
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _trace_exons(first, last, tasks, strip_task, strip_start, last_row, p, by_last):  # pragma: no cover - compiled
     """The per-exon table of trace_chains (TRACE_EXON_FIELDS), int32."""
     out = np.empty((first.size, len(TRACE_EXON_FIELDS)), np.int32)
-    for k in range(first.size):
+    for k in prange(first.size):
         t = strip_task[strip_start[k]]  # the exon's first strip
         b = by_last[k]
         out[k, TE_FIRST], out[k, TE_LAST] = first[k], last[k]
