@@ -616,3 +616,42 @@ def test_flat_cases_match_the_case_objects():
     part = flat.select([5, 0, 3])
     assert [c.name for c in part.cases] == [cases[i].name for i in (5, 0, 3)]
     assert np.array_equal(part.first, np.concatenate([cases[i].first_sorted for i in (5, 0, 3)]))
+
+
+# Four threads planning at once, as one solver per GPU does, under numba's workqueue threading
+# layer (the one every numba has), which aborts the process when two threads run parallel code
+# at the same time: the planning passes hold flat.PARALLEL.
+PLANNING_THREADS = """
+import threading
+import numba
+import numpy as np
+from splicedalign.workloads.spliced.gpu.plan import build_plan, trace_inputs
+from splicedalign.workloads.spliced.synthetic import tiny_set
+sets = [tiny_set(seed, bases=12) for seed in range(4)]
+want = [build_plan(cases, 8).tasks for cases in sets]
+bad = []
+def work(i):
+    for _ in range(15):
+        plan = build_plan(sets[i], 8)
+        trace_inputs(plan)
+        if not np.array_equal(plan.tasks, want[i]):
+            bad.append(i)
+threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(numba.threading_layer(), "differ" if bad else "same")
+"""
+
+
+def test_threads_plan_at_once_under_the_workqueue_layer():
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue", NUMBA_NUM_THREADS="2")
+    done = subprocess.run([sys.executable, "-c", PLANNING_THREADS], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["workqueue", "same"]
