@@ -179,3 +179,30 @@ def test_cigar_of_spells_runs():
         ops = b"".join(bytes([int(rng.integers(4))]) * int(rng.integers(1, 40)) for _ in range(rng.integers(1, 12)))
         want = "".join(f"{len(list(run))}{OP_LETTERS[op]}" for op, run in itertools.groupby(ops))
         assert cigar_of(ops) == want, ops
+
+
+def test_exon_bounds_are_the_exons_first_and_last():
+    """TestCase.bounds: each exon's (first, last) in input order, read-only; a loader's array
+    (the generator's, shared by a base's cases) must be the exons' own, else ValueError; a bad
+    exon is still its one-line error; ``order`` sorts by (first, last), ties in input order."""
+    from splicedalign.core.errors import InputError
+    from splicedalign.workloads.spliced.records import Exon, TestCase
+
+    cases = tiny_set(5, bases=3)
+    for c in cases:
+        assert c.bounds.tolist() == [[e.first, e.last] for e in c.exons]
+        assert not c.bounds.flags.writeable
+        assert c.order.tolist() == sorted(range(c.K), key=lambda k: (c.exons[k].first, c.exons[k].last, k))
+        plain = TestCase(c.name, c.base, c.target, c.exons)  # bounds made on first use
+        assert plain.bounds.tolist() == c.bounds.tolist()
+    assert cases[0].bounds is cases[1].bounds  # tiny_set: two targets per base
+    c = cases[0]
+    wrong = c.bounds.copy()
+    wrong[0, 1] += 1
+    with pytest.raises(ValueError, match="exon_bounds"):
+        TestCase(c.name, c.base, c.target, c.exons, exon_bounds=wrong)
+    beyond = (Exon(1, 3), Exon(2, len(c.base) + 1))
+    with pytest.raises(InputError, match="exon 2"):
+        TestCase(c.name, c.base, c.target, beyond, exon_bounds=np.array([[1, 3], [2, len(c.base) + 1]]))
+    tied = (Exon(5, 9), Exon(2, 4), Exon(5, 9), Exon(5, 7))
+    assert TestCase("t", c.base, c.target, tied).order.tolist() == [1, 3, 0, 2]

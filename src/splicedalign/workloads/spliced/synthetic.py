@@ -159,16 +159,17 @@ def gene_like(rng: np.random.Generator, shape: Shape, name: str = "case",
         false += _cluster(rng, f, min(m, f + L - 1), size, m, lo, hi)
     false = _distinct(false, set(true), m, lo, hi)
     base = random_dna(rng, m)
-    exons = [Exon(f, l, {"true": 1}) for f, l in true] + [Exon(f, l, {"true": 0}) for f, l in false]
-    exons = [exons[i] for i in rng.permutation(len(exons))]  # as a gene finder lists them: any order
+    order = rng.permutation(len(true) + len(false))  # as a gene finder lists them: any order
+    bounds = np.array(true + false, dtype=np.int64).reshape(-1, 2)[order]
+    exons = tuple(Exon(f, l, {"true": int(i < len(true))}) for (f, l), i in zip(bounds.tolist(), order.tolist()))
     gene = "".join(base[f - 1 : l] for f, l in true)
     cases = []
     for t in range(targets):
         target = mutate(rng, gene, DIVERGENCE[t % len(DIVERGENCE)])
         cases.append(TestCase(
-            f"{name}_t{t + 1}" if targets > 1 else name, base, target, tuple(exons),
+            f"{name}_t{t + 1}" if targets > 1 else name, base, target, exons,
             base_id=name, target_id=f"{name}_homolog{t + 1}",
-            meta={"true_exons": tuple(true), "divergence": DIVERGENCE[t % len(DIVERGENCE)]},
+            meta={"true_exons": tuple(true), "divergence": DIVERGENCE[t % len(DIVERGENCE)]}, exon_bounds=bounds,
         ))
     return cases
 

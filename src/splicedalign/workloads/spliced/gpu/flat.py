@@ -2,9 +2,10 @@
 sequences packed for the device.
 
 The `gpu` solver's host work on a data set it has not seen is linear in its exons and letters;
-Python touches each case object a few times and each exon twice (its ``first`` and ``last``),
-everything else is NumPy or compiled (numba): no per-case arrays or cached properties on the
-way (the paper-shaped set: 1,010 cases, 52,000 exons, 10.4 MB of bases, 1.5 MB of targets).
+Python touches each case object a few times and reads each base's exon bounds once
+(``TestCase.bounds``: a loader's array, or made from the exons), everything else is NumPy or
+compiled (numba), in parallel over cases (the paper-shaped set: 1,010 cases, 52,000 exons, 10.4
+MB of bases, 1.5 MB of targets).
 """
 
 from __future__ import annotations
@@ -49,12 +50,12 @@ class FlatCases:
         C = len(cases)
         exons = [c.exons for c in cases]
         # A case whose exons are the previous case's (a base's targets share its candidate
-        # exons) takes that case's arrays: each exon object is read once.
+        # exons) takes that case's arrays: each base's exon bounds are read once.
         same = [False] + [a is b or (len(a) == len(b) and a[0] is b[0] and a == b) for a, b in zip(exons[1:], exons)]
-        own = [e for e, s in zip(exons, same) if not s]
+        own = [c.bounds for c, s in zip(cases, same) if not s]
         K_own = np.fromiter(map(len, own), dtype=np.int64, count=len(own))
-        first = np.fromiter([e.first for es in own for e in es], dtype=np.int64, count=int(K_own.sum()))
-        last = np.fromiter([e.last for es in own for e in es], dtype=np.int64, count=first.size)
+        bounds = np.concatenate(own) if own else np.zeros((0, 2), dtype=np.int64)
+        first, last = bounds[:, 0].copy(), bounds[:, 1].copy()  # sorted in place
         own_start = np.zeros(len(own) + 1, dtype=np.int64)
         np.cumsum(K_own, out=own_start[1:])
         source = np.cumsum(np.logical_not(same)) - 1  # each case's row among the own ones
