@@ -6,9 +6,22 @@ whose concatenation aligns best (global alignment) to the whole target. The othe
 of the source papers live beside it in ``splicedalign.workloads``.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from functools import cache
 
-try:  # one place for the version: pyproject.toml, through the installed package's metadata
-    __version__ = version("splicedalign")
-except PackageNotFoundError:  # imported from a source tree that was never installed
-    __version__ = "unknown (not installed: pip install -e .)"
+
+@cache
+def _version() -> str:
+    """The version: pyproject.toml's, through the installed package's metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("splicedalign")
+    except PackageNotFoundError:  # imported from a source tree that was never installed
+        return "unknown (not installed: pip install -e .)"
+
+
+def __getattr__(name: str) -> str:
+    # ``__version__`` looked up when asked for: importlib.metadata costs a fresh process ~0.01-0.03 s
+    if name == "__version__":
+        return _version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
