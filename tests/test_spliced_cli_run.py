@@ -1,11 +1,13 @@
 """What a user sees while ``align`` runs and what it reads (no GPU needed): progress lines on
 long runs (silenced by -q), a file's warnings said once, synthetic sets without duplicate
 intervals, each base and exon table read once per manifest, FASTA read by whole-text byte
-operations exactly as line by line, seconds without kernel loading, and no heavy module
-imported by a CPU align."""
+operations exactly as line by line, seconds without kernel loading, no heavy module imported
+by a CPU align (nor SciPy by numba's set-up, core.jit), a command's own workload imported only,
+and the GPU solver's numba host code compiled by the build step (kernels.compile_host_code)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import subprocess
@@ -197,12 +199,60 @@ def test_record_seconds_exclude_loading(tiny):
         assert rec["seconds"] == pytest.approx(rec["seconds_score"] + rec["seconds_traceback"], abs=1e-6)
 
 
+HEAVY = ("cupy", "pandas", "matplotlib", "snakemake", "scipy.linalg", "splicedalign.workloads.sw")
+
+
 def test_cpu_align_imports_no_heavy_module(tiny):
+    """A CPU align imports no GPU, table or plotting library, nor SciPy's linear algebra (numba's
+    BLAS probe, skipped by core.jit), nor another workload."""
     probe = ("import sys; from splicedalign.cli import main; "
              f"code = main(['-q', 'align', '--manifest', {str(tiny)!r}, '--score-only', '-o', '/dev/null']); "
-             "print(code, sorted(m for m in ('cupy', 'pandas', 'matplotlib', 'snakemake') if m in sys.modules))")
+             f"print(code, sorted(m for m in {HEAVY!r} if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split(None, 1) == ["0", "[]\n"]
+
+
+def test_numba_set_up_keeps_linear_algebra_working():
+    """After core.jit.start (no SciPy import), a function compiled later with np.dot still
+    compiles and runs: numba asks for SciPy's BLAS again when it compiles one."""
+    probe = ("import sys, numpy as np, numba; from splicedalign.core import jit; jit.start(); "
+             "before = 'scipy.linalg' in sys.modules; "
+             "f = numba.njit(lambda a: np.dot(a, a)); "
+             "print(before, f(np.arange(3.0)))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "5.0"]
+
+
+def test_a_command_imports_its_own_workload_only():
+    from splicedalign.cli import parser
+
+    def commands(command):
+        top = parser(command)
+        return set(next(a for a in top._actions if isinstance(a, argparse._SubParsersAction)).choices)
+
+    every = commands(None)
+    assert {"align", "stats", "synthetic", "nw", "sw", "primer"} <= every
+    assert commands("align") == {"align", "stats", "synthetic"}
+    assert commands("nw") < every and "nw" in commands("nw")
+    assert commands("no-such-command") == every  # argparse then lists every choice
+
+
+def test_host_code_covers_every_compiled_function_of_the_gpu_solver():
+    """``python -m splicedalign.kernels host`` (and ``build``) runs every numba function the
+    spliced gpu solver's host code has: a function added there and not reached would compile
+    on a user's first ``align --solver gpu`` (~1 s each on the H100 host)."""
+    from numba.core.registry import CPUDispatcher
+
+    from splicedalign import kernels
+    from splicedalign.workloads.spliced.gpu import flat, plan
+
+    kernels.compile_host_code("splicedalign.workloads.spliced.gpu.solver")
+    functions = {name: f for m in (flat, plan) for name, f in vars(m).items() if isinstance(f, CPUDispatcher)}
+    # one called only by other compiled functions is compiled into them (loaded from the cache
+    # with them: no signature of its own)
+    callees = {name for f in functions.values() for name in f.py_func.__code__.co_names if name in functions}
+    missed = [name for name, f in functions.items() if not f.signatures and name not in callees]
+    assert len(functions) >= 15 and not missed, missed
 
 
 def test_module_run_ends_at_once_with_whole_output(tiny, tmp_path):
