@@ -78,6 +78,7 @@ def encode_target(seq: str, source: str = "<target>", record: str = "target") ->
 # (a C loop over the record, no array made: half the time of counting with NumPy).
 _ACCEPTED = bytes(np.flatnonzero(_lut_base != 255).tolist())
 _PROTEIN_LIKE_BYTES = bytes(np.flatnonzero(_PROTEIN_LIKE).tolist())
+_PLAIN = bytes(np.flatnonzero((_lut_base != 255) & ~_PROTEIN_LIKE).tolist())  # accepted, not protein-like
 
 
 def validate(seq: str, source: str, record: str) -> None:
@@ -85,6 +86,8 @@ def validate(seq: str, source: str, record: str) -> None:
     most letters are ambiguity codes (a protein such as MKVRSWHDBN passes the letter check,
     but its letters would never match)."""
     raw = seq.encode("latin-1", errors="replace")
+    if not raw.translate(None, _PLAIN):  # the common record: one C pass answers both questions
+        return
     if raw.translate(None, _ACCEPTED):
         _encode(seq, _lut_base, source, record)  # raises, naming the first such letter
     # share of letters that are IUPAC ambiguity codes other than N (and amino acids too)

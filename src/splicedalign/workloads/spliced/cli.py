@@ -132,24 +132,22 @@ def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> list[TestCase]
 
 def _set_up(args: argparse.Namespace) -> threading.Thread:
     """A fresh process's one-time set-up for the solver, on daemon threads while the input is
-    read: its module imported, numba's implementations loaded (core.jit) and its compiled host
-    code loaded from numba's cache (kernels.compile_host_code); for a GPU solver on the default
-    device also CuPy's import and the CUDA context. On the H100 host these took ~0.7 s of a
-    1.9 s ``align --solver gpu`` of the paper-shaped set before the solve could start; a thread
-    waiting on the driver or on LLVM leaves the interpreter to the reading. A failure here is
-    left for the solve to report (one line). Returns the solver's thread: the solve waits for
-    it (so that numba's set-up is always core.jit's, never the first call's)."""
+    read: its module imported and numba's implementations loaded (core.jit); for a GPU solver
+    on the default device also CuPy's import and the CUDA context. On the H100 host these took
+    ~0.7 s of a 1.9 s ``align --solver gpu`` of the paper-shaped set before the solve could
+    start; a thread waiting on the driver or on LLVM leaves the interpreter to the reading.
+    (Loading the solver's cached host code here too, by running it on a few cases, saved
+    nothing on the 2-core machine: its 12 functions load in the solve, ~0.07 s.) A failure
+    here is left for the solve to report (one line). Returns the solver's thread: the solve
+    waits for it (so that numba's set-up is always core.jit's, never the first call's)."""
     entry = SOLVERS.entry(args.solver)
     module = entry.target.split(":")[0]
 
     def load() -> None:
-        from splicedalign import kernels
-
         try:
             importlib.import_module(module)
             if "numba" in sys.modules:
                 jit.start()
-            kernels.compile_host_code(module)
         except Exception:  # noqa: BLE001 - the solve meets it again and says why
             pass
 
