@@ -74,7 +74,7 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
     table = read_table(path, "manifest", ("case", "base", "target", "exons"))
     entries, seen = [], set()
     found: dict[str, Path] = {}  # each distinct file named, checked once (cases share bases)
-    for lineno, row in table.rows:
+    for lineno, row in table.records():
         where = f"line {lineno}"
         missing = [c for c in ("case", "base", "target", "exons") if not row[c]]
         if missing:

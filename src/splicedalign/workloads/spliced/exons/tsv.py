@@ -8,6 +8,7 @@ characters per field with an exception that names neither file nor line)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -34,12 +35,17 @@ STRANDS = {"+": "+", "-": "-", ".": "+", "": "+"}  # strand column value -> stra
 
 @dataclass(frozen=True)
 class Table:
-    """A tab-separated table: header and rows as {column: value}, with their line numbers."""
+    """A tab-separated table: header and rows (their fields, stripped), with their line numbers."""
 
     source: str
     header_line: int
     header: tuple[str, ...]
-    rows: tuple[tuple[int, dict[str, str]], ...]
+    rows: tuple[tuple[int, list[str]], ...]
+
+    def records(self) -> Iterator[tuple[int, dict[str, str]]]:
+        """(line number, {column: value}) of each row."""
+        for lineno, fields in self.rows:
+            yield lineno, dict(zip(self.header, fields))
 
 
 def read_table(path: str | Path, what: str, required: tuple[str, ...]) -> Table:
@@ -64,7 +70,7 @@ def read_table(path: str | Path, what: str, required: tuple[str, ...]) -> Table:
         fields = line.split("\t")
         if len(fields) != len(header):
             raise InputError(source, f"{len(fields)} columns, header has {len(header)}", where=f"line {lineno}")
-        rows.append((lineno, dict(zip(header, map(str.strip, fields)))))
+        rows.append((lineno, [f.strip() for f in fields]))
     return Table(source, header_line, header, tuple(rows))
 
 
@@ -74,21 +80,24 @@ def read_exon_tsv(path: str | Path, m: int) -> list[Exon]:
     Other columns become attributes. Every row is checked against the base length m.
     """
     table = read_table(path, "exon table", ("first", "last"))
-    source = table.source
+    source, header = table.source, table.header
+    at_first, at_last = header.index("first"), header.index("last")
+    others = [(j, name) for j, name in enumerate(header) if j not in (at_first, at_last)]
+    at_strand = header.index("strand") if "strand" in header else None
     exons = []
-    stranded = "strand" in table.header
     for lineno, fields in table.rows:
-        first = _int_field(fields.pop("first"), "first", source, lineno)
-        last = _int_field(fields.pop("last"), "last", source, lineno)
-        problem = exon_problem(first, last, m)
-        if problem:
-            raise InputError(source, problem, where=f"line {lineno}")
-        if stranded:
-            if fields["strand"] not in STRANDS:
-                raise InputError(source, f"strand must be +, - or . (or empty), got {shown(fields['strand'])}",
+        first = _int_field(fields[at_first], "first", source, lineno)
+        last = _int_field(fields[at_last], "last", source, lineno)
+        if not 1 <= first <= last <= m:  # the common row: one comparison chain
+            raise InputError(source, exon_problem(first, last, m), where=f"line {lineno}")
+        attrs = {name: fields[j] for j, name in others}
+        if at_strand is not None:
+            strand = fields[at_strand]
+            if strand not in STRANDS:
+                raise InputError(source, f"strand must be +, - or . (or empty), got {shown(strand)}",
                                  where=f"line {lineno}")
-            fields["strand"] = STRANDS[fields["strand"]]
-        exons.append(Exon(first, last, fields))
+            attrs["strand"] = STRANDS[strand]
+        exons.append(Exon(first, last, attrs))
     if not exons:
         raise InputError(source, "no exons (the table has a header only)")
     return exons
