@@ -56,3 +56,16 @@ def test_time_repeats_reports_the_median_run():
         mp.setattr(timing_module.time, "perf_counter", lambda: next(ticks))
         timing, _ = time_repeats(lambda: None, 3, warmup=0)
     assert timing.runs == (1.0, 1.0, 10.0) and timing.median == 1.0
+
+
+def test_interleaved_rounds_wall_and_cpu():
+    calls = []
+    out = timing_module.time_interleaved({"a": lambda: calls.append("a") or 1, "b": lambda: calls.append("b") or 2},
+                                         3, warmup=1)
+    assert calls == ["a", "b"] * 4  # one warm-up round, then the rounds alternate
+    for name, want in (("a", 1), ("b", 2)):
+        wall, cpu, last = out[name]
+        assert len(wall.runs) == len(cpu.runs) == 3 and last == want
+        assert min(wall.runs) >= 0 and min(cpu.runs) >= 0
+    with pytest.raises(ValueError):
+        timing_module.time_interleaved({"a": lambda: None}, 0)

@@ -6,6 +6,7 @@ on its own, and the peers pywfa and edlib where installed."""
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 import pytest
@@ -135,6 +136,44 @@ def test_wfa_against_reference_and_its_caps():
     assert wfa_align(pair.a, pair.b, Costs(0, 4, 2, 6), "global", True, 1 << 40, kept_bytes=50) is None
 
 
+def gapped_pair(rng: np.random.Generator) -> Pair:
+    """A random sequence against a copy with long insertions and deletions (up to 300 letters),
+    substitutions and wildcards on both sides; sometimes a very short or empty side."""
+    n = int(rng.integers(0, 3)) if rng.random() < 0.1 else int(rng.integers(50, 500))
+    a = rng.integers(0, 4, n).astype(np.uint8)
+    b = a.copy()
+    for _ in range(int(rng.integers(0, 4))):
+        at = int(rng.integers(0, b.size + 1))
+        if rng.random() < 0.5:
+            b = np.concatenate([b[:at], rng.integers(0, 4, int(rng.integers(1, 300))).astype(np.uint8), b[at:]])
+        else:
+            b = np.concatenate([b[:at], b[at + int(rng.integers(1, 300)):]])
+    b[rng.random(b.size) < 0.05] = int(rng.integers(0, 4))
+    a[rng.random(n) < 0.01] = 4  # N in a and R in b never match
+    b[rng.random(b.size) < 0.01] = 5
+    if rng.random() < 0.1:
+        b = b[:int(rng.integers(0, 3))]
+    return Pair("g", "a", "b", a, b)
+
+
+def test_wfa_long_gaps_every_mode_against_the_dp():
+    """The WFA's traceback walks gaps back through the kept I/D "opened" bits and replays the
+    offsets forward: long gaps (hundreds of letters), both ends, empty sides, every mode."""
+    seed = 2605
+    rng = np.random.default_rng(seed)
+    print(f"seed {seed}")
+    for k in range(60):
+        pair = gapped_pair(rng)
+        costs = Costs(0, 4, 2, 6) if k % 3 == 0 else (
+            Costs(0, int(rng.integers(1, 6)), int(rng.integers(1, 4)), int(rng.integers(0, 12))))
+        mode = MODES[k % 3]
+        want = solve(pair, costs, "sequential", traceback=False, mode=mode).score
+        got = wfa_align(pair.a, pair.b, costs, mode, True, 1 << 40)
+        assert got.score == want, (k, costs, mode)
+        assert cigar_cost(cigar_string(got.ops), pair.a, pair.b, costs, got.start2, got.end2) == want, (k, costs, mode)
+        assert wfa_align(pair.a, pair.b, costs, mode, False, 1 << 40).score == want, (k, costs, mode)
+
+
 def test_multicore_reports_the_algorithm():
     pair = Pair.from_strings("ACGTACGTTTGA" * 40, "ACGTACGTTTGA" * 20 + "ACGTCGTTAGA" + "ACGTACGTTTGA" * 19)
     assert solve(pair, Costs(0, 4, 2, 6), "multicore").algorithm == "wfa"
@@ -232,3 +271,15 @@ def test_parallel_affine_blocks_equal_the_serial_rows():
         advance_parallel_affine(pair.a[:cut], pair.b, got[0], got[1], 0, *costs.as_affine(), 3, 5)
         advance_parallel_affine(pair.a[cut:], pair.b, got[0], got[1], cut, *costs.as_affine(), 2, 4)
         assert (got[0] == want[0]).all() and (got[1] == want[1]).all()
+
+
+def test_cigar_string_runs_of_every_length():
+    seed = 2606
+    rng = np.random.default_rng(seed)
+    print(f"seed {seed}")
+    for size in (0, 1, 2, 9, 10, 11, 99, 100, 1000, 12345):
+        for _ in range(5):
+            ops = np.repeat(rng.integers(0, 4, size).astype(np.int8), rng.integers(1, 3, size))[:size]
+            ops[:int(rng.integers(0, size + 1))] = 2  # a long run: several digits
+            want = "".join(f"{len(list(run))}{'=XDI'[op]}" for op, run in itertools.groupby(ops.tolist()))
+            assert cigar_string(ops) == want

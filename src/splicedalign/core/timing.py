@@ -66,3 +66,27 @@ def time_repeats(fn: Callable[[], T], repeats: int, warmup: int = 1,
         last.append(fn())
         runs.append(time.perf_counter() - t0)
     return Timing(tuple(runs)), last[0]
+
+
+def time_interleaved(calls: dict[str, Callable[[], T]], repeats: int,
+                     warmup: int = 1) -> dict[str, tuple[Timing, Timing, T]]:
+    """Each call ``warmup`` times untimed, then ``repeats`` rounds in which every call runs once
+    in turn, so load from other processes and drift weigh on all alike. Returns per call the
+    wall-clock timing, the CPU-time timing (this process, all its threads) and the last result."""
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats}")
+    for _ in range(warmup):
+        for fn in calls.values():
+            fn()
+    wall: dict[str, list[float]] = {name: [] for name in calls}
+    cpu: dict[str, list[float]] = {name: [] for name in calls}
+    last: dict[str, T] = {}
+    for _ in range(repeats):
+        for name, fn in calls.items():
+            last.pop(name, None)
+            c0, t0 = time.process_time(), time.perf_counter()
+            result = fn()
+            wall[name].append(time.perf_counter() - t0)
+            cpu[name].append(time.process_time() - c0)
+            last[name] = result
+    return {name: (Timing(tuple(wall[name])), Timing(tuple(cpu[name])), last[name]) for name in calls}

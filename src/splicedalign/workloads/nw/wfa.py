@@ -16,7 +16,7 @@ import numpy as np
 from splicedalign.workloads.nw.records import Costs
 from splicedalign.workloads.nw.wfa_kernels import DONE, wfa_forward, wfa_traceback
 
-KEPT_BYTES = 1 << 31  # the kept M wavefronts (5 bytes an entry) of one traceback, at most
+KEPT_BYTES = 1 << 31  # the kept source bytes (one a diagonal) of one traceback, at most
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,11 @@ def wfa_align(a: np.ndarray, b: np.ndarray, costs: Costs, mode: str, traceback: 
     g = math.gcd(math.gcd(x, o), e)
     x, o, e = x // g, o // g, e // g
     infix = mode == "infix"
-    status, score, end_k, end_h, visited, kept, src, base, los, his = wfa_forward(
-        a, b, x, o, e, infix, mode != "global", traceback, work_cap, kept_bytes // 5)
+    status, score, end_k, end_h, visited, trail = wfa_forward(
+        a, b, x, o, e, infix, mode != "global", traceback, work_cap, kept_bytes)
     if status != DONE:
         return None
     ops, start = None, 0
     if traceback:
-        ops, start = wfa_traceback(a, b, x, o, e, infix, score, end_k, end_h, kept, src, base, los, his)
+        ops, start = wfa_traceback(a, b, x, o, e, infix, score, end_k, end_h, trail)
     return WfaAnswer(int(score) * g, int(start), int(end_h), ops, int(visited))

@@ -6,296 +6,363 @@ Diagonal ``k = h - v`` (h: letters of b consumed, v: of a), offsets are h. For e
 ``I[s][k]`` ending with a letter of b against a gap, ``D[s][k]`` a letter of a against a gap:
 ``I[s][k] = max(M[s-o-e][k-1], I[s-e][k-1]) + 1``, ``D[s][k] = max(M[s-o-e][k+1], D[s-e][k+1])``,
 ``M[s][k] = extend(max(M[s-x][k] + 1, I[s][k], D[s][k]))`` where each candidate must lie inside
-the table (h <= m, v <= n) and ``extend`` follows matching letters. I and D live in rings of
-the last R scores (fixed-width slots indexed k + n); M too, and for the traceback every M
-wavefront is also kept (offset int32 + one byte naming its source: 0 mismatch/start, 1 I, 2 D).
-Unrolled, ``I[s][k] = max_{L>=1} M[s-o-L*e][k-L] + L`` and ``D[s][k] = max_L M[s-o-L*e][k+L]``,
-so the traceback needs only the kept M wavefronts.
+the table (h <= m, v <= n) and ``extend`` follows matching letters. I, D and M of a score share
+one range of diagonals and live in rings of the last R scores (fixed-width rows indexed k + n + 1,
+valid only inside their range: ``_pad`` writes NULL where a later score reads outside it, as
+WFA2's "init ends"). The step of a score is one loop of branch-free int32 selects over views
+shifted so every index counts up from 0 (LLVM vectorises it); the extension compares eight
+letters at a time (unaligned loads, trailing-zero count).
+
+For the traceback only one byte a diagonal is kept (in chunks, never copied): the source of M
+(mismatch or start, I, D) and whether I and D there opened their gap (from M[s-o-e]) or extended
+it. These alone give the path back from the end as steps (operation, length), as Gotoh's
+three-state traceback; the offsets are then replayed forward from the start (a step's offset is
+its source's plus the step's shift, then the run of matches), as the forward pass computed them.
+No offset is kept: 1 byte a diagonal where WFA2 keeps 4 for each of M, I and D.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
+from numba.typed import List
 
 from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH
 
 NULL = -(1 << 30)
 # status codes of wfa_forward
 DONE, OVER_WORK, OVER_MEMORY = 0, 1, 2
-SRC_MISMATCH, SRC_INS, SRC_DEL = 0, 1, 2
+# the source byte of a kept diagonal (module doc): M's source in the low two bits, and whether
+# the I and D there opened a gap (from M) rather than extended one
+SRC_MISMATCH, SRC_INS, SRC_DEL, SOURCE, I_OPENED, D_OPENED = 0, 1, 2, 3, 4, 8
+OPENED = I_OPENED | D_OPENED  # linear costs: every gap letter is a gap of its own
+CHUNK_MIN, CHUNK_MAX = 1 << 16, 1 << 22  # entries of the kept chunks (doubling from the first; at
+# most 16 MB, under glibc's largest mmap threshold, so freed chunks are reused, not faulted in anew)
+_SOURCES = types.uint8[::1]
+Trail = namedtuple("Trail", "sources chunk base lo hi")
 
 
 @njit(cache=True, nogil=True)
-def _reuse(vals, ring_s, ring_lo, ring_hi, ring, s, lo, hi, c):
-    """Take the ring slot of score s for the range lo..hi: the slot's old range is set back to
-    NULL first, so every row is NULL outside its range (reads need no range checks)."""
+def _take(vals, ring_s, ring_lo, ring_hi, ring, s, lo, hi):
+    """The ring slot of score s, now holding lo..hi (the rest of the row is stale: ``_pad``
+    writes NULL where a later score reads outside the range)."""
     slot = s % ring
-    row = vals[slot]
-    for k in range(ring_lo[slot], ring_hi[slot] + 1):
-        row[c + k] = NULL
     ring_s[slot], ring_lo[slot], ring_hi[slot] = s, lo, hi
-    return row
+    return vals[slot]
 
 
 @njit(cache=True, nogil=True)
-def _row(vals, ring_s, ring_lo, ring_hi, ring, s):
-    """(row, lo, hi) of wavefront s (row indexed k + n + 1; NULL outside lo..hi); an empty
-    range and an all-NULL row when s is not there."""
+def _row(vals, ring_s, ring_lo, ring_hi, ring, s, absent):
+    """(row, lo, hi) of wavefront s (row indexed k + n + 1; valid in lo..hi); an empty range and
+    the all-NULL row when s is not there."""
     if s >= 0:
         slot = s % ring
         if ring_s[slot] == s:
             return vals[slot], ring_lo[slot], ring_hi[slot]
-    return vals[ring], 1 << 40, -(1 << 40)
+    return absent, 1 << 40, -(1 << 40)
 
 
 @njit(cache=True, nogil=True)
-def _ins_step(ins, m_o, i_e, j0, j1, m):
-    """I of one score over row indices j0..j1 (j = k + n + 1): from k-1, one letter of b more."""
-    for j in range(j0, j1 + 1):
-        g1 = m_o[j - 1] + 1
-        g2 = i_e[j - 1] + 1
-        best = max(g1, g2)
-        if best > m:  # at the last column only
-            best = max(g1 if g1 <= m else NULL, g2 if g2 <= m else NULL)
-        ins[j] = best
+def _pad(row, lo, hi, read_lo, read_hi, c):
+    """NULL over the diagonals read_lo..read_hi outside the wavefront's range lo..hi (WFA2's
+    "init ends"): a few entries a score, where cleaning a reused row cost a pass over it."""
+    for k in range(read_lo, min(read_hi, lo - 1) + 1):
+        row[c + k] = NULL
+    for k in range(max(read_lo, hi + 1), read_hi + 1):
+        row[c + k] = NULL
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _affine_cell(out_m, out_i, out_d, mo_l, mo_r, ie_l, de_r, mx, t, lim0, m):
+    """I, D and M on one diagonal (``_affine_step``) stored; returns their candidates (I's open,
+    I's extend, I, D's open, D's extend, M's mismatch, M), each NULL past the table."""
+    null, one, top = np.int32(NULL), np.int32(1), np.int32(m)
+    lim = np.int32(lim0 + t)
+    g1 = mo_l[t] + one
+    g1 = g1 if g1 <= top else null
+    g2 = ie_l[t] + one
+    g2 = g2 if g2 <= top else null
+    d1 = mo_r[t]
+    d1 = d1 if d1 <= lim else null
+    d2 = de_r[t]
+    d2 = d2 if d2 <= lim else null
+    g = mx[t] + one
+    g = g if g <= top and g <= lim else null
+    ins, dele = max(g1, g2), max(d1, d2)
+    best = max(g, max(ins, dele))
+    out_i[t] = ins if ins >= 0 else null
+    out_d[t] = dele if dele >= 0 else null
+    out_m[t] = best if best >= 0 else null
+    return g1, g2, ins, d1, d2, g, best
 
 
 @njit(cache=True, nogil=True)
-def _del_step(dele, m_o, d_e, j0, j1, c, n):
-    """D of one score over row indices j0..j1: from k+1, one letter of a more (h unchanged)."""
-    for j in range(j0, j1 + 1):
-        g1 = m_o[j + 1]
-        g2 = d_e[j + 1]
-        best = max(g1, g2)
-        limit = n + j - c  # h - k <= n
-        if best > limit:  # at the last row only
-            best = max(g1 if g1 <= limit else NULL, g2 if g2 <= limit else NULL)
-        dele[j] = best
+def _affine_step(out_m, out_i, out_d, mo_l, mo_r, ie_l, de_r, mx, count, lim0, m):
+    """I, D and M of one score over ``count`` diagonals k = k0 + t (t = 0 ..), in one loop of
+    branch-free selects that LLVM vectorises: ``ie_l[t]`` = I[s-e][k-1], ``mo_l[t]`` / ``mo_r[t]``
+    = M[s-o-e][k-1] / [k+1], ``de_r[t]`` = D[s-e][k+1], ``mx[t]`` = M[s-x][k] (views shifted by the
+    caller, so every index counts up from 0). A candidate past the table (h > m, or v = h - k >
+    n, i.e. h > lim0 + t with lim0 = n + k0) is NULL; so is anything below 0 (a NULL plus a few)."""
+    for t in range(count):
+        _affine_cell(out_m, out_i, out_d, mo_l, mo_r, ie_l, de_r, mx, t, lim0, m)
 
 
 @njit(cache=True, nogil=True)
-def _m_step(row, m_x, ins, dele, j0, j1, c, m, n, linear, keep, origins):
-    """M of one score over row indices j0..j1: the best of a mismatch, I and D (for linear
-    costs ``ins`` and ``dele`` are both M[s-e], read at k-1 and k+1); with ``keep`` the source
-    of each (SRC_*) goes to origins[j - j0]."""
-    for j in range(j0, j1 + 1):
-        g = m_x[j] + 1
-        if linear:
-            gi = ins[j - 1] + 1
-            gd = dele[j + 1]
-        else:
-            gi = ins[j]
-            gd = dele[j]
+def _affine_step_kept(out_m, out_i, out_d, mo_l, mo_r, ie_l, de_r, mx, count, lim0, m, origins):
+    """``_affine_step`` for the traceback: also each diagonal's source byte (module doc) to
+    origins[t]."""
+    for t in range(count):
+        g1, g2, ins, d1, d2, g, best = _affine_cell(out_m, out_i, out_d, mo_l, mo_r, ie_l, de_r, mx, t, lim0, m)
+        code = SRC_MISMATCH if best == g else (SRC_INS if best == ins else SRC_DEL)
+        origins[t] = np.uint8(code | (I_OPENED if g1 >= g2 else 0) | (D_OPENED if d1 >= d2 else 0))
+
+
+@njit(cache=True, nogil=True)
+def _linear_step(out_m, me_l, me_r, mx, count, lim0, m, keep, origins):
+    """M of one score for linear costs (``_affine_step``'s conventions): a mismatch from
+    ``mx[t]`` = M[s-x][k], an insertion from ``me_l[t]`` = M[s-e][k-1], a deletion from
+    ``me_r[t]`` = M[s-e][k+1] (gaps of one letter)."""
+    null, one, top = np.int32(NULL), np.int32(1), np.int32(m)
+    for t in range(count):
+        lim = np.int32(lim0 + t)
+        gi = me_l[t] + one
+        gi = gi if gi <= top else null
+        gd = me_r[t]
+        gd = gd if gd <= lim else null
+        g = mx[t] + one
+        g = g if g <= top and g <= lim else null
         best = max(g, max(gi, gd))
-        limit = n + j - c  # h - k <= n, i.e. v <= n
-        if best > m or best > limit:  # at the table's edge only: check each candidate
-            g = g if g <= m and g <= limit else NULL
-            gi = gi if gi <= m and gi <= limit else NULL
-            gd = gd if gd <= limit else NULL
-            best = max(g, max(gi, gd))
-        if best < 0:
-            best = NULL  # NULL + a few is still NULL
-        row[j] = best
+        out_m[t] = best if best >= 0 else null
         if keep:
-            origins[j - j0] = SRC_MISMATCH if best == g else (SRC_INS if best == gi else SRC_DEL)
+            origins[t] = np.uint8(SRC_MISMATCH if best == g else (SRC_INS if best == gi else SRC_DEL) | OPENED)
 
 
 PAD_A, PAD_B = 0xFA, 0xFB  # letters past the ends: equal to nothing
 
 
-@njit(cache=True, nogil=True)
-def packed(codes, pad):
-    """words[i] = codes[i .. i+7] as one little-endian uint64 (``pad`` past the end), i = 0..len."""
-    size = codes.size
-    words = np.empty(size + 1, dtype=np.uint64)
-    for i in range(size + 1):
-        w = np.uint64(0)
-        for t in range(7, -1, -1):
-            byte = codes[i + t] if i + t < size else pad
-            w = (w << np.uint64(8)) | np.uint64(byte)
-        words[i] = w
-    return words
+@intrinsic
+def _load8(typingctx, codes, index):
+    """The eight bytes codes[index .. index+7] as one little-endian uint64 (an unaligned load)."""
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        pointer = builder.gep(array.data, [args[1]])
+        return builder.load(builder.bitcast(pointer, ir.IntType(64).as_pointer()), align=1)
+    return types.uint64(codes, index), codegen
 
 
 @njit(cache=True, nogil=True)
-def _extend_step(row, a8, b8, j0, j1, c):
-    """Follow matching letters from every offset of row indices j0..j1, eight at a time: the
-    first differing byte of a8[v] ^ b8[h] ends the run (the pads differ from every letter, so a
-    run never passes an end). A byte loop to find that byte mispredicted on a quarter of the
-    diagonals (4 ns of ~7 a diagonal); the count of trailing zero bits does not branch."""
+def padded(codes, pad):
+    """codes followed by eight ``pad`` bytes (so an 8-byte load at any index 0..len stays inside)."""
+    out = np.full(codes.size + 8, pad, dtype=np.uint8)
+    out[:codes.size] = codes
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _run(ap, bp, h, v):
+    """The offset after the matching letters from (h, v), eight at a time: the first differing
+    byte of the loads at a[v] and b[h] ends the run (the pads differ from every letter, so a run
+    never passes an end); the count of trailing zero bits finds it without a branch."""
+    diff = _load8(ap, v) ^ _load8(bp, h)
+    while diff == 0:
+        h += 8
+        v += 8
+        diff = _load8(ap, v) ^ _load8(bp, h)
+    return h + (np.int64(trailing_zeros(diff)) >> 3)
+
+
+@njit(cache=True, nogil=True)
+def _extend_step(row, ap, bp, j0, j1, c, n, ends_free):
+    """Follow matching letters from every offset of row indices j0..j1 (``_run``). Returns the
+    first row index whose diagonal reached the last row (v = n) when ``ends_free``, else -1."""
+    found = -1
     for j in range(j0, j1 + 1):
         h = row[j]
         if h < 0:
             continue
-        v = h - (j - c)
-        diff = a8[v] ^ b8[h]
-        while diff == 0:
-            h += 8
-            v += 8
-            diff = a8[v] ^ b8[h]
-        row[j] = h + (trailing_zeros(diff) >> 3)  # the first differing byte, no branch
+        k = j - c
+        h = _run(ap, bp, h, h - k)
+        row[j] = h
+        if ends_free and found < 0 and h - k == n:
+            found = j
+    return found
+
+
+@njit(cache=True, nogil=True)
+def _grown(values, size):
+    """values with room for at least ``size`` entries (doubling), the first ones kept."""
+    if size <= values.size:
+        return values
+    out = np.empty(max(size, 2 * values.size), values.dtype)
+    out[:values.size] = values
+    return out
 
 
 @njit(cache=True, nogil=True)
 def wfa_forward(a, b, x, o, e, infix_start, ends_free, keep, work_cap, memory_cap):
     """Scores s = 0, 1, ... until the end is reached. ``infix_start``: every column of row 0 is a
     start (infix); ``ends_free``: the end is any cell of the last row (prefix, infix), else
-    (n, m). ``keep``: keep every M wavefront for the traceback. Linear costs (o = 0) need no I
-    and D (they are M[s-e] shifted). Stops early with OVER_WORK when the diagonals visited
-    exceed ``work_cap`` or OVER_MEMORY when the kept wavefronts exceed ``memory_cap`` entries.
-    Returns (status, score, end k, end h, visited, kept offsets, kept sources, base, lo, hi)
-    where wavefront s is kept at base[s] for k in lo[s]..hi[s]."""
+    (n, m). ``keep``: keep the source byte of every M entry for the traceback. Linear costs
+    (o = 0) need no I and D (they are M[s-e] shifted). Stops early with OVER_WORK when the
+    diagonals visited exceed ``work_cap`` or OVER_MEMORY when the kept bytes exceed
+    ``memory_cap``. Returns (status, score, end k, end h, visited, Trail): the source bytes of
+    wavefront s are chunk[s] of ``sources`` from base[s], for k in lo[s]..hi[s]."""
     n, m = a.size, b.size
-    a8, b8 = packed(a, PAD_A), packed(b, PAD_B)
+    ap, bp = padded(a, PAD_A), padded(b, PAD_B)
     width = n + m + 3  # k = -n-1 .. m+1 at k + n + 1
     ring = max(x, o + e) + 1
     affine = o > 0
-    planes = ring + 1  # the last row stays all NULL (an absent wavefront)
-    mv = np.full((planes, width), NULL, dtype=np.int32)
-    iv = np.full((planes if affine else 1, width), NULL, dtype=np.int32)
-    dv = np.full((planes if affine else 1, width), NULL, dtype=np.int32)
+    # rows are written only where used (no pass over the width: _pad keeps the reads exact)
+    mv = np.empty((ring, width), dtype=np.int32)
+    iv = np.empty((ring if affine else 1, width if affine else 1), dtype=np.int32)
+    dv = np.empty((ring if affine else 1, width if affine else 1), dtype=np.int32)
+    absent = np.empty(width, dtype=np.int32)  # an empty range: _pad writes NULL where it is read
     m_s, i_s, d_s = np.full(ring, -1, np.int64), np.full(ring, -1, np.int64), np.full(ring, -1, np.int64)
     m_lo, i_lo, d_lo = np.zeros(ring, np.int64), np.zeros(ring, np.int64), np.zeros(ring, np.int64)
     m_hi, i_hi, d_hi = np.full(ring, -1, np.int64), np.full(ring, -1, np.int64), np.full(ring, -1, np.int64)
-    kept = np.empty(1024 if keep else 1, dtype=np.int32)
-    src = np.empty(1024 if keep else 1, dtype=np.uint8)
-    base = np.empty(64 if keep else 1, dtype=np.int64)
-    los = np.empty(64 if keep else 1, dtype=np.int64)
-    his = np.empty(64 if keep else 1, dtype=np.int64)
-    used = 0
+    sources = List.empty_list(_SOURCES)
+    block = np.empty(0, np.uint8)  # the last chunk of sources
+    chunk, base = np.empty(64 if keep else 1, np.int64), np.empty(64 if keep else 1, np.int64)
+    los, his = np.empty(64 if keep else 1, np.int64), np.empty(64 if keep else 1, np.int64)
+    used = 0  # entries kept, all chunks
+    at = 0  # entries used in the last chunk
     visited = 0
     k_end = m - n
     c = n + 1  # column of diagonal 0 in a row
     s = 0
     while True:
-        # ---- the gap wavefronts of score s: I (rows ins, from k-1) and D (rows dele, from k+1)
-        m_o, mo_lo, mo_hi = _row(mv, m_s, m_lo, m_hi, ring, s - o - e)
-        if affine:
-            i_e, ie_lo, ie_hi = _row(iv, i_s, i_lo, i_hi, ring, s - e)
-            d_e, de_lo, de_hi = _row(dv, d_s, d_lo, d_hi, ring, s - e)
-            lo_i, hi_i = max(min(mo_lo, ie_lo) + 1, -n), min(max(mo_hi, ie_hi) + 1, m)
-            lo_d, hi_d = max(min(mo_lo, de_lo) - 1, -n), min(max(mo_hi, de_hi) - 1, m)
-            ins = _reuse(iv, i_s, i_lo, i_hi, ring, s, lo_i, hi_i, c)
-            dele = _reuse(dv, d_s, d_lo, d_hi, ring, s, lo_d, hi_d, c)
-            _ins_step(ins, m_o, i_e, c + lo_i, c + hi_i, m)
-            _del_step(dele, m_o, d_e, c + lo_d, c + hi_d, c, n)
-        else:  # linear: I[s][k] = M[s-e][k-1] + 1, D[s][k] = M[s-e][k+1]
-            ins, dele = m_o, m_o
-            lo_i, hi_i = max(mo_lo + 1, -n), min(mo_hi + 1, m)
-            lo_d, hi_d = max(mo_lo - 1, -n), min(mo_hi - 1, m)
-        # ---- M of score s
-        m_x, mx_lo, mx_hi = _row(mv, m_s, m_lo, m_hi, ring, s - x)
+        m_x, mx_lo, mx_hi = _row(mv, m_s, m_lo, m_hi, ring, s - x, absent)
+        m_o, mo_lo, mo_hi = _row(mv, m_s, m_lo, m_hi, ring, s - o - e, absent)
         if s == 0:
             lo, hi = (0, m) if infix_start else (0, 0)
+        elif affine:
+            i_e, ie_lo, ie_hi = _row(iv, i_s, i_lo, i_hi, ring, s - e, absent)
+            d_e, de_lo, de_hi = _row(dv, d_s, d_lo, d_hi, ring, s - e, absent)
+            lo = max(min(min(mx_lo, mo_lo - 1), min(ie_lo + 1, de_lo - 1)), -n)
+            hi = min(max(max(mx_hi, mo_hi + 1), max(ie_hi + 1, de_hi - 1)), m)
         else:
-            lo, hi = max(min(min(lo_i, lo_d), mx_lo), -n), min(max(max(hi_i, hi_d), mx_hi), m)
+            lo, hi = max(min(mx_lo, mo_lo - 1), -n), min(max(mx_hi, mo_hi + 1), m)
+        span = max(0, hi - lo + 1)
         if keep:
             if s >= base.size:
-                grow = base.size * 2
-                base2, los2, his2 = np.empty(grow, np.int64), np.empty(grow, np.int64), np.empty(grow, np.int64)
-                base2[:s], los2[:s], his2[:s] = base[:s], los[:s], his[:s]
-                base, los, his = base2, los2, his2
-            span = max(0, hi - lo + 1)
+                chunk, base = _grown(chunk, s + 1), _grown(base, s + 1)
+                los, his = _grown(los, s + 1), _grown(his, s + 1)
             if used + span > memory_cap:
-                return OVER_MEMORY, s, 0, 0, visited, kept, src, base, los, his
-            if used + span > kept.size:
-                grow = max(kept.size * 2, used + span)
-                kept2, src2 = np.empty(grow, np.int32), np.empty(grow, np.uint8)
-                kept2[:used], src2[:used] = kept[:used], src[:used]
-                kept, src = kept2, src2
-            base[s], los[s], his[s] = used, lo, hi
-        row = _reuse(mv, m_s, m_lo, m_hi, ring, s, lo, hi, c)
-        origins = src[used:used + max(0, hi - lo + 1)]
+                return OVER_MEMORY, s, 0, 0, visited, Trail(sources, chunk, base, los, his)
+            if at + span > block.size:  # a new chunk (the old ones stay where they are)
+                block = np.empty(max(span, min(CHUNK_MAX, max(CHUNK_MIN, 2 * block.size))), np.uint8)
+                sources.append(block)
+                at = 0
+            chunk[s], base[s], los[s], his[s] = len(sources) - 1, at, lo, hi
+        row = _take(mv, m_s, m_lo, m_hi, ring, s, lo, hi)
+        origins = block[at:at + span]
+        j0, j1 = c + lo, c + hi + 1  # row indices of the range (j1 exclusive)
         if s == 0:
             for k in range(lo, hi + 1):
                 row[c + k] = k
             if keep:
                 origins[:] = SRC_MISMATCH
+        elif affine:
+            _pad(m_o, mo_lo, mo_hi, lo - 1, hi + 1, c)
+            _pad(m_x, mx_lo, mx_hi, lo, hi, c)
+            _pad(i_e, ie_lo, ie_hi, lo - 1, hi - 1, c)
+            _pad(d_e, de_lo, de_hi, lo + 1, hi + 1, c)
+            ins = _take(iv, i_s, i_lo, i_hi, ring, s, lo, hi)
+            dele = _take(dv, d_s, d_lo, d_hi, ring, s, lo, hi)
+            views = (row[j0:j1], ins[j0:j1], dele[j0:j1], m_o[j0 - 1:j1 - 1], m_o[j0 + 1:j1 + 1],
+                     i_e[j0 - 1:j1 - 1], d_e[j0 + 1:j1 + 1], m_x[j0:j1], span, n + lo, m)
+            if keep:
+                _affine_step_kept(*views, origins)
+            else:
+                _affine_step(*views)
         else:
-            _m_step(row, m_x, ins, dele, c + lo, c + hi, c, m, n, not affine, keep, origins)
+            _pad(m_o, mo_lo, mo_hi, lo - 1, hi + 1, c)
+            _pad(m_x, mx_lo, mx_hi, lo, hi, c)
+            _linear_step(row[j0:j1], m_o[j0 - 1:j1 - 1], m_o[j0 + 1:j1 + 1], m_x[j0:j1], span, n + lo, m, keep,
+                         origins)
         # ---- extend along matching letters; the end reached?
-        _extend_step(row, a8, b8, c + lo, c + hi, c)
+        first = _extend_step(row, ap, bp, j0, j1 - 1, c, n, ends_free)
         found = False
         end_k, end_h = 0, 0
         if ends_free:
-            for k in range(lo, hi + 1):
-                if row[c + k] - k == n:
-                    found = True
-                    end_k, end_h = k, row[c + k]
-                    break
+            if first >= 0:
+                found = True
+                end_k, end_h = first - c, row[first]
         elif lo <= k_end <= hi and row[c + k_end] == m:
             found = True
             end_k, end_h = k_end, m
         if keep:
-            kept[used:used + max(0, hi - lo + 1)] = row[c + lo:c + hi + 1]
-            used += max(0, hi - lo + 1)
-        visited += max(0, hi - lo + 1) + (max(0, hi_i - lo_i + 1) + max(0, hi_d - lo_d + 1) if affine else 0)
-        if found:
-            return DONE, s, end_k, end_h, visited, kept, src, base, los, his
-        if visited > work_cap:
-            return OVER_WORK, s, 0, 0, visited, kept, src, base, los, his
+            at += span
+            used += span
+        visited += span * (3 if affine and s > 0 else 1)
+        if found or visited > work_cap:
+            return (DONE if found else OVER_WORK), s, end_k, end_h, visited, Trail(
+                sources, chunk, base, los, his)
         s += 1
 
 
 @njit(cache=True, nogil=True)
-def _kept(kept, base, los, his, s, k):
-    if s < 0 or k < los[s] or k > his[s]:
-        return NULL
-    return kept[base[s] + k - los[s]]
+def _source(trail, s, k):
+    return np.int64(trail.sources[trail.chunk[s]][trail.base[s] + k - trail.lo[s]])
 
 
 @njit(cache=True, nogil=True)
-def wfa_traceback(a, b, x, o, e, infix_start, score, end_k, end_h, kept, src, base, los, his):
+def wfa_traceback(a, b, x, o, e, infix_start, score, end_k, end_h, trail):
     """Operation codes (alignment order) of the path to (score, end_k, end_h), and the column of
-    b it starts at; from the kept M wavefronts (module doc)."""
+    b it starts at. The source bytes alone give the path's steps back from the end (score,
+    diagonal, operation, length); the offsets are then replayed forward from the start: each
+    step's offset is its source's plus the step's shift, then the run of matches (``_run``), as
+    the forward pass computed them, so no offset was kept."""
     n, m = a.size, b.size
-    ops = np.empty(n + m + 1, dtype=np.int8)
+    ap, bp = padded(a, PAD_A), padded(b, PAD_B)
+    steps_op = np.empty(n + m + 1, dtype=np.int8)
+    steps_len = np.empty(n + m + 1, dtype=np.int64)
     count = 0
-    start = 0
-    s, k, h = score, end_k, end_h
-    while True:
-        if s == 0:
-            start = k if infix_start else 0
-            for _ in range(h - start):
-                ops[count] = OP_MATCH
-                count += 1
-            break
-        origin = src[base[s] + k - los[s]]
+    s, k = score, end_k
+    while s > 0:  # back: the steps, last first
+        origin = _source(trail, s, k) & SOURCE
         if origin == SRC_MISMATCH:
-            p = _kept(kept, base, los, his, s - x, k) + 1
-        elif origin == SRC_INS:
-            p, length = NULL, 0
-            step = 1
-            while s - o - step * e >= 0 and (o > 0 or step == 1):
-                g = _kept(kept, base, los, his, s - o - step * e, k - step)
-                if g != NULL and g + step <= m and g + step > p:
-                    p, length = g + step, step
-                step += 1
+            op, length, s = OP_MISMATCH, 1, s - x
+        else:  # along the gap's I (or D) entries back to the M that opened it
+            op, opened, dk = (OP_INS, I_OPENED, -1) if origin == SRC_INS else (OP_DEL, D_OPENED, 1)
+            length = 0
+            while True:
+                length += 1
+                was_open = _source(trail, s, k) & opened
+                s, k = s - (o + e if was_open else e), k + dk
+                if was_open:
+                    break
+        steps_op[count], steps_len[count] = op, length
+        count += 1
+    start = k if infix_start else 0  # s = 0: the start on diagonal k, row 0
+    ops = np.empty(n + m + 1, dtype=np.int8)
+    total = 0
+    h = _run(ap, bp, start, start - k)
+    for _ in range(h - start):
+        ops[total] = OP_MATCH
+        total += 1
+    for step in range(count - 1, -1, -1):  # forward: the offsets again
+        op, length = steps_op[step], steps_len[step]
+        if op == OP_MISMATCH:
+            h += 1
+        elif op == OP_INS:
+            h += length
+            k += length
         else:
-            p, length = NULL, 0
-            step = 1
-            while s - o - step * e >= 0 and (o > 0 or step == 1):
-                g = _kept(kept, base, los, his, s - o - step * e, k + step)
-                if g != NULL and g - k <= n and g > p:
-                    p, length = g, step
-                step += 1
+            k -= length
+        for _ in range(length):
+            ops[total] = op
+            total += 1
+        p = h
+        h = _run(ap, bp, h, h - k)
         for _ in range(h - p):
-            ops[count] = OP_MATCH
-            count += 1
-        if origin == SRC_MISMATCH:
-            ops[count] = OP_MISMATCH
-            count += 1
-            s, h = s - x, p - 1
-        elif origin == SRC_INS:
-            for _ in range(length):
-                ops[count] = OP_INS
-                count += 1
-            s, k, h = s - o - length * e, k - length, p - length
-        else:
-            for _ in range(length):
-                ops[count] = OP_DEL
-                count += 1
-            s, k, h = s - o - length * e, k + length, p
-    return ops[:count][::-1].copy(), start
+            ops[total] = OP_MATCH
+            total += 1
+    if k != end_k or h != end_h:
+        raise AssertionError("WFA traceback: the replay does not reach the end")
+    return ops[:total].copy(), start
