@@ -207,13 +207,14 @@ def test_saturating_pass_exact_below_its_maximum(dtype):
     assert np.array_equal(out, np.minimum(want, top))
 
 
-@pytest.mark.parametrize("permute", [True, False])
-def test_lane_lookup_with_and_without_byte_permutes(permute, monkeypatch):
-    """cpu_simd.lookup gives table[index] per lane whether it compiles to vpermb/vpermw or,
-    on CPUs without them, to one extract and insert per lane."""
-    if permute and not cpu_simd._target_has("avx512vbmi"):
-        pytest.skip("this CPU has no AVX-512 VBMI byte permutes")
-    monkeypatch.setattr(cpu_simd, "_target_has", lambda feature: permute)
+@pytest.mark.parametrize("features", [("avx512vbmi", "avx512bw", "ssse3"), ("ssse3",), ()],
+                         ids=["permutes", "byte-shuffles", "per-lane"])
+def test_lane_lookup_every_instruction_choice(features, monkeypatch):
+    """cpu_simd.lookup gives table[index] per lane whether it compiles to vpermb/vpermw, to
+    pshufb on two 16-entry halves, or to one extract and insert per lane."""
+    if features and not cpu_simd._target_has(features[0]):
+        pytest.skip(f"this CPU has no {features[0]}")
+    monkeypatch.setattr(cpu_simd, "_target_has", lambda feature: feature in features)
 
     @numba.njit  # compiled here, after the patch, without the cache
     def looked_up(table, index, out):
