@@ -85,9 +85,10 @@ def _primer() -> list[KernelFile]:
 
 
 def _nw() -> list[KernelFile]:
-    from splicedalign.workloads.nw.gpu import paper, solver
+    from splicedalign.workloads.nw.gpu import batch, paper, solver
 
     return [KernelFile(paper.KERNEL_FILE, paper.DEFINES, "splicedalign.workloads.nw.gpu.paper.DEFINES", paper.NAMES),
+            KernelFile(batch.KERNEL_FILE, batch.DEFINES, "splicedalign.workloads.nw.gpu.batch.DEFINES", batch.NAMES),
             KernelFile(solver.KERNEL_FILE, solver.DEFINES, "splicedalign.workloads.nw.gpu.solver.DEFINES",
                        solver.VARIANTS)]
 

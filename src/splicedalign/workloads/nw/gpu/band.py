@@ -82,12 +82,44 @@ def band_for(n: int, m: int, mode: str, width: int) -> Band:
 
 def escape(costs: Costs, mode: str, band: Band) -> int | None:
     """A lower bound on the cost of any path that leaves ``band`` (None: none can)."""
-    if band.full:
-        return None
-    o, e, w = int(costs.gap_open), int(costs.indel), band.width
-    if mode == "global":
-        return 2 * o + e * (abs(band.m - band.n) + 2 * w + 2)
-    return o + e * (w + 1)
+    return escape_between(costs, mode, band.n, band.m, band.lo, band.hi)
+
+
+def escape_between(costs: Costs, mode: str, n: int, m: int, lo: int, hi: int) -> int | None:
+    """A lower bound on the cost of every alignment (``mode``) of an n x m pair that touches a
+    cell off the diagonals ``lo <= j - i <= hi``, for any lo <= hi (None: there is no such cell);
+    valid for gap-extend >= 0 (gap-open >= 0 as Costs has it), any match and mismatch.
+
+    Touching diagonal hi + 1 from a start on diagonal 0 (global, prefix; infix starts anywhere on
+    row 0, so from hi + 1 itself) and ending on m - n (global) or below it (prefix, infix) takes
+    at least max(0, hi + 1) insertions and max(0, hi + 1 - (m - n)) deletions; touching lo - 1
+    takes max(0, 1 - lo) deletions and, in global mode, max(0, m - n - lo + 1) insertions. Each
+    kind present is at least one gap. The diagonal steps, at most min(n, m), cost at least
+    min(0, match, mismatch) each. For the bands of ``band_for`` this is the docstring's bound
+    or more (prefix: the side of the longer sequence)."""
+    bound = int(escape_bounds(costs, mode, np.array([n]), np.array([m]), np.array([lo]), np.array([hi]))[0])
+    return None if bound == NO_ESCAPE else bound
+
+
+NO_ESCAPE = np.iinfo(np.int64).max  # escape_bounds of a band with no cell outside it
+
+
+def escape_bounds(costs: Costs, mode: str, n: np.ndarray, m: np.ndarray, lo: np.ndarray,
+                  hi: np.ndarray) -> np.ndarray:
+    """``escape_between`` of many pairs and bands at once (int64 arrays; NO_ESCAPE for None)."""
+    n, m, lo, hi = (np.asarray(x, dtype=np.int64) for x in (n, m, lo, hi))
+    delta = m - n
+    o, e = int(costs.gap_open), int(costs.indel)
+
+    def side(ins: np.ndarray, dels: np.ndarray) -> np.ndarray:
+        return o * ((ins > 0).astype(np.int64) + (dels > 0)) + e * (ins + dels)
+
+    zero = np.zeros_like(n)
+    above = side(zero if mode == "infix" else np.maximum(0, hi + 1), np.maximum(0, hi + 1 - delta))
+    below = side(np.maximum(0, delta - lo + 1) if mode == "global" else zero, np.maximum(0, 1 - lo))
+    bound = np.minimum(np.where(hi + 1 <= m, above, NO_ESCAPE), np.where(lo - 1 >= -n, below, NO_ESCAPE))
+    floor = min(0, int(costs.match), int(costs.mismatch)) * np.minimum(n, m)
+    return np.where(bound == NO_ESCAPE, NO_ESCAPE, bound + floor)
 
 
 def width_needed(score: int, costs: Costs, mode: str, n: int, m: int) -> int:

@@ -7,6 +7,7 @@ path back block by block, recomputing each block on its path with its moves in s
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,9 @@ import numpy as np
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
+from splicedalign.workloads.nw.gpu.batch import BatchSolver
 from splicedalign.workloads.nw.gpu.common import free_bytes, gib, screen
-from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs, Pair, Result, cigar_string
+from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs, Pair, Result, check_mode, cigar_string
 
 KERNEL_FILE = Path(__file__).with_name("strips.cu")
 GROUP = 4  # columns per step (an int4 of a boundary row)
@@ -63,11 +65,21 @@ class GpuSolver:
         self.defines = {**DEFINES, **(handoff or {})}
         self.kernel_ms = 0.0  # the sweep (nw_strips) of the last solve
         self.walk_ms = 0.0  # the alignment walk (nw_walk) of the last solve
+        self.batch: BatchSolver | None = None
 
     def kernel(self, name: str) -> Any:
         """A shipped kernel instance (VARIANTS), compiled alone on first use."""
         assert name in VARIANTS, name
         return device.function(KERNEL_FILE, name, (name,), self.defines)
+
+    def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool = True,
+                   mode: str = "global") -> list[Result]:
+        """A batch (``nw --pairs``): many pairs per launch in certified bands (batch.py), the
+        pairs no band takes by ``solve``; answers in input order."""
+        check_mode(mode)
+        if self.batch is None:
+            self.batch = BatchSolver(self.solve, self.name)
+        return self.batch.solve_many(pairs, costs, traceback, mode)
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
         answer = screen(pair, costs, mode, self.name, traceback)
