@@ -188,8 +188,9 @@ class BatchSolver:
         self.stats = {"pre": _class_counts(pre_cells[ks])}
         if ks.size:
             seqs, offsets = self.upload(pairs, ks)
+            self.stats["upload_ms"] = (time.perf_counter() - t0) * 1e3
             rough = self.sweep(seqs, offsets, n, m, ks, pre_cells, pre_lo, costs, mode, False)
-            self.stats["pre_ms"] = (time.perf_counter() - t0) * 1e3
+            self.stats["pre_ms"] = (time.perf_counter() - t0) * 1e3 - self.stats["upload_ms"]
             main_cells, main_lo = main_bands(costs, mode, n[ks], m[ks], rough.score[ks])
             if not traceback:  # the narrow band's score when it certifies itself
                 own = certified(costs, mode, n[ks], m[ks], pre_cells[ks], pre_lo[ks], rough.score[ks])
@@ -203,6 +204,7 @@ class BatchSolver:
             run = ks[main_cells > 0]
             self.stats["main"] = _class_counts(cells_all[run])
             if run.size:
+                t1 = time.perf_counter()
                 got = self.sweep(seqs, offsets, n, m, run, cells_all, lo_all, costs, mode, traceback, finished)
                 if not certified(costs, mode, n[run], m[run], cells_all[run], lo_all[run], got.score[run]).all():
                     raise RuntimeError("gpu batch: a band's score is above its escape bound (a bug)")
@@ -211,6 +213,7 @@ class BatchSolver:
                 for k in run.tolist():
                     answers.cigars[k] = got.cigars[k]
                 cells[run] = cells_all[run]
+                self.stats["main_ms"] = (time.perf_counter() - t1) * 1e3
         seconds = time.perf_counter() - t0
         banded = cells > 0
         share = seconds / max(1, int(np.sum(n[banded] * m[banded])))
@@ -264,15 +267,22 @@ class BatchSolver:
                 if self.poison and traceback:
                     dirs.fill(0xA5A5A5A5)
                     runs.fill(0x5A5A5A5A)
+                start, stop = cp.cuda.Event(), cp.cuda.Event()
+                start.record()
                 self.kernel(SWEEP.format(cells=c, affine="true" if affine else "false"))(
                     (-(-chunk.size // WARPS),), (WARPS * LANES,),
                     (seqs, desc_dev, np.int32(chunk.size), np.int32(MODES.index(mode)), np.int32(match),
                      np.int32(mismatch), np.int32(open_), np.int32(extend), dirs if traceback else np.uint64(0),
                      runs if traceback else np.uint64(0), result))
+                stop.record()
                 if traceback:
+                    t1 = time.perf_counter()
                     for k, cigar in zip(chunk.tolist(), self.texts(seqs, desc_dev, runs, result, chunk.size)):
                         out.cigars[k] = cigar
+                    self.stats["text_ms"] = self.stats.get("text_ms", 0.0) + (time.perf_counter() - t1) * 1e3
                 device.check(cp)
+                key = "sweep_ms" if on_chunk is not None else "narrow_ms"  # the main pass or the narrow one
+                self.stats[key] = self.stats.get(key, 0.0) + cp.cuda.get_elapsed_time(start, stop)
                 got = result.get().astype(np.int64)
                 out.score[chunk], out.end2[chunk], out.start2[chunk] = got[:, 0], got[:, 1], got[:, 2]
                 del dirs, runs

@@ -1,0 +1,206 @@
+"""Device check of `gpu` batches (workloads/nw/gpu/batch.py) in one call on the device machine:
+
+1. pytest: tests/test_nw_gpu_batch.py (batch against `sequential`, every mode and cost model)
+   and the CPU model's tests.
+2. Fresh random batches (seed printed) of every mode x cost model against `multicore`: scores
+   equal, every CIGAR re-scored over its region; the pairs no band takes go to `multicore` here
+   (the band path is what is checked), and how many did is printed.
+3. The issue-26 batch: --pairs pairs of ~--length letters at --divergence % (synthetic.divergent_pair)
+   with CIGAR, global mode, linear 0/1/3 and affine 4/6/2, `gpu` host to host (solve_pairs;
+   median of --repeats after a warm-up) against pywfa on every core by processes (same inputs,
+   scores equal), then prefix and infix (ours); the time per phase and the band classes.
+A table last. Logs under $OUT when it is set.
+
+    python scripts/device_nw_batch.py [--pairs 2000] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from splicedalign.core.errors import SolverUnavailable
+from splicedalign.gpu import device
+from splicedalign.workloads.nw.cpu import MulticoreSolver
+from splicedalign.workloads.nw.gpu.batch import BatchSolver
+from splicedalign.workloads.nw.gpu.solver import GpuSolver
+from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters
+from splicedalign.workloads.nw.records import MODES, Costs, Pair, cigar_cost
+from splicedalign.workloads.nw.solvers import solve_pairs
+from splicedalign.workloads.nw.synthetic import divergent_pair, mutate
+
+ROOT = Path(__file__).resolve().parents[1]
+COSTS = {"linear": Costs(0, 1, 3), "affine": Costs(0, 4, 2, 6), "bonus": Costs(-1, 2, 3, 2)}
+ROWS: list[tuple] = []
+
+
+def say(*parts) -> None:
+    print(*parts, flush=True)
+
+
+def pytest_step() -> int:
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                          "tests/test_nw_gpu_batch.py", "tests/test_nw_gpu_batch_model.py"], cwd=ROOT,
+                         capture_output=True, text=True)
+    say(out.stdout[-3000:], out.stderr[-2000:])
+    ROWS.append(("pytest batch", "", out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "?", ""))
+    return out.returncode
+
+
+def fresh_pairs(rng: np.random.Generator, count: int, most: int) -> list[Pair]:
+    pairs = []
+    for k in range(count):
+        n = int(rng.integers(1, most))
+        a = rng.integers(0, 4, n).astype(np.uint8)
+        kind = k % 6
+        if kind == 0:
+            b = rng.integers(0, 4, int(rng.integers(1, most))).astype(np.uint8)
+        else:
+            b = mutate(a, rng, 0.1 * kind)
+            if kind == 5:
+                b = np.concatenate([rng.integers(0, 4, int(rng.integers(0, 300))), b,
+                                    rng.integers(0, 4, int(rng.integers(0, 300)))]).astype(np.uint8)
+            if b.size == 0:
+                b = np.array([1], dtype=np.uint8)
+        b[rng.random(b.size) < 0.005] = 5
+        pairs.append(Pair(f"f{k}", "a", "b", a, b))
+    return pairs
+
+
+def correctness(seed: int, count: int, most: int) -> int:
+    say(f"# fresh random batches: seed {seed}, {count} pairs of 1..{most} per mode x cost model")
+    rng = np.random.default_rng(seed)
+    cpu = MulticoreSolver()
+    gpu = BatchSolver(cpu.solve, poison=True)
+    failures = 0
+    for costs_name, costs in COSTS.items():
+        for mode in MODES:
+            pairs = fresh_pairs(rng, count, most)
+            want = cpu.solve_many(pairs, costs, traceback=False, mode=mode)
+            got = gpu.solve_many(pairs, costs, traceback=True, mode=mode)
+            bad = 0
+            for p, w, g in zip(pairs, want, got):
+                ok = g.score == w.score
+                try:
+                    ok = ok and cigar_cost(g.cigar, p.a, p.b, costs, g.start2, g.end2) == w.score
+                except ValueError:
+                    ok = False
+                if not ok:
+                    bad += 1
+                    if bad <= 3:
+                        say(f"FAIL {p.name} n={p.n} m={p.m} {costs_name} {mode}: gpu {g.score} "
+                            f"({g.algorithm}) want {w.score}")
+            algorithms = {a: sum(r.algorithm == a for r in got) for a in sorted({r.algorithm for r in got})}
+            say(f"{costs_name:7s} {mode:7s} failures {bad}/{count} algorithms {algorithms} "
+                f"classes {gpu.stats.get('main')} single {gpu.stats.get('single')}")
+            failures += bad
+    ROWS.append(("fresh random batches", f"seed {seed}", f"{failures} failures", f"{9 * count} pairs"))
+    return failures
+
+
+def _pywfa_one(job: tuple[str, str, dict]) -> int:
+    import pywfa
+
+    a, b, model = job
+    aligner = pywfa.WavefrontAligner(a, match=0, span="end-to-end", scope="full", **model)
+    aligner.wavefront_align(b)
+    return -int(aligner.score)
+
+
+def pywfa_model(costs: Costs) -> dict:
+    if costs.affine:
+        return dict(distance="affine", mismatch=costs.mismatch, gap_opening=costs.gap_open,
+                    gap_extension=costs.indel)
+    return dict(distance="linear", mismatch=costs.mismatch, gap_extension=costs.indel)
+
+
+def benchmark(count: int, length: int, divergence: float, repeats: int) -> None:
+    pairs = [divergent_pair(length, divergence, index=k + 1) for k in range(count)]
+    cells = sum(p.cells for p in pairs)
+    name = f"{count} x {length} at {divergence:g}%"
+    solver = GpuSolver()
+    workers = os.cpu_count() or 1
+    try:
+        import pywfa  # noqa: F401
+        pool = ProcessPoolExecutor(workers)
+    except ImportError:
+        pool = None
+    for costs_name in ("linear", "affine"):
+        costs = COSTS[costs_name]
+        for mode in MODES:
+            runs, stats = [], []
+            try:
+                solve_pairs(solver, pairs[:64], costs, True, mode)  # compile the kernels it uses
+                for _ in range(repeats):
+                    t0 = time.perf_counter()
+                    results = solve_pairs(solver, pairs, costs, True, mode)
+                    runs.append(time.perf_counter() - t0)
+                    stats.append(dict(solver.batch.stats))
+            except SolverUnavailable as exc:  # pairs no band takes, which `solve` refuses
+                say(f"{name} {costs_name} {mode}: n/a: {exc}; stats {solver.batch.stats}")
+                ROWS.append((f"{name} {costs_name} {mode}", "n/a", "", "", str(exc)[:80]))
+                continue
+            ms = statistics.median(runs) * 1e3
+            for p, r in zip(pairs, results):
+                if cigar_cost(r.cigar, p.a, p.b, costs, r.start2, r.end2) != r.score:
+                    raise SystemExit(f"{p.name}: the CIGAR does not cost the score ({costs_name} {mode})")
+            st = stats[len(stats) // 2]
+            algorithms = {a: sum(r.algorithm == a for r in results) for a in sorted({r.algorithm for r in results})}
+            say(f"{name} {costs_name} {mode}: gpu {ms:.1f} ms (runs {[round(x * 1e3, 1) for x in runs]}), "
+                f"{cells / (ms / 1e3) / 1e9:.0f} GCUPS of the full tables; stats {st}; algorithms {algorithms}")
+            peer, ratio = "", ""
+            if mode == "global" and pool is not None:
+                jobs = [(letters(p.a, A_LETTERS), letters(p.b, B_LETTERS), pywfa_model(costs)) for p in pairs]
+                list(pool.map(_pywfa_one, jobs[:workers]))
+                peer_runs = []
+                for _ in range(repeats):
+                    t0 = time.perf_counter()
+                    got = list(pool.map(_pywfa_one, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
+                    peer_runs.append(time.perf_counter() - t0)
+                if got != [r.score for r in results]:
+                    raise SystemExit(f"{name} {costs_name}: pywfa and gpu disagree")
+                peer_ms = statistics.median(peer_runs) * 1e3
+                peer, ratio = f"{peer_ms:.0f}", f"{peer_ms / ms:.1f}x"
+                say(f"  pywfa {workers} processes: {peer_ms:.0f} ms (runs {[round(x * 1e3) for x in peer_runs]})")
+            phases = ", ".join(f"{k[:-3]} {st[k]:.1f}" for k in ("upload_ms", "narrow_ms", "pre_ms", "sweep_ms",
+                                                              "text_ms", "main_ms") if k in st)
+            ROWS.append((f"{name} {costs_name} {mode}", f"{ms:.1f}", peer, ratio,
+                         f"classes {st.get('main')}; single {st.get('single')}; {phases}"))
+    if pool is not None:
+        pool.shutdown()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", type=int, default=2000)
+    ap.add_argument("--length", type=int, default=10_000)
+    ap.add_argument("--divergence", type=float, default=5.0)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--fresh", type=int, default=100, help="pairs per mode x cost model in step 2")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--skip-pytest", action="store_true")
+    args = ap.parse_args()
+    info = device.device_info()
+    say(f"# {info['name']} ({info['sms']} SMs, cc {info['cc']}); {os.cpu_count()} CPUs")
+    rc = 0 if args.skip_pytest else pytest_step()
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    failures = correctness(seed, args.fresh, 3000)
+    benchmark(args.pairs, args.length, args.divergence, args.repeats)
+    say(f"\n# {info['name']}")
+    say("| case | gpu ms | pywfa all cores ms | pywfa / gpu | notes |")
+    say("|---|---|---|---|---|")
+    for row in ROWS:
+        say("| " + " | ".join(map(str, row)) + " |")
+    return 1 if rc or failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,88 @@
+"""`gpu` batches (workloads/nw/gpu/batch.py, batch.cu) against `sequential` on fresh seeded random
+pairs of every mode and cost model, every CIGAR re-scored over its region, answers in input
+order; skipped without a usable GPU (the reason is shown)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from splicedalign.gpu.device import unavailable_reason
+from splicedalign.workloads.nw import Costs, Pair, cigar_cost, solve
+from splicedalign.workloads.nw.records import MODES
+
+REASON = unavailable_reason()
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(REASON is not None, reason=f"no GPU: {REASON}")]
+
+COSTS = [Costs(), Costs(0, 4, 2, 6), Costs(-1, 2, 3), Costs(-2, 3, 1, 4), Costs(0, 2, 5, 1)]
+
+
+def random_pairs(seed: int, count: int, most: int) -> list[Pair]:
+    """Mutated copies (substitutions, indels, flanks, wildcards), unrelated pairs, tiny ones."""
+    rng = np.random.default_rng(seed)
+    print(f"seed {seed}")
+    out = []
+    for k in range(count):
+        n = int(rng.integers(1, most))
+        a = rng.integers(0, 4, n).astype(np.uint8)
+        kind = k % 5
+        if kind == 0:
+            b = rng.integers(0, 4, int(rng.integers(1, most))).astype(np.uint8)
+        else:
+            b = a[rng.random(n) > 0.03 * kind].copy()
+            flip = rng.random(b.size) < 0.02 * kind
+            b[flip] = (b[flip] + 1) % 4
+            if kind == 4:  # flanks: what prefix and infix modes skip
+                b = np.concatenate([rng.integers(0, 4, int(rng.integers(0, 200))), b,
+                                    rng.integers(0, 4, int(rng.integers(0, 200)))]).astype(np.uint8)
+            if b.size == 0:
+                b = np.array([2], dtype=np.uint8)
+        b[rng.random(b.size) < 0.01] = 5  # wildcards never match
+        out.append(Pair(f"r{k}", "a", "b", a, b))
+    return out
+
+
+def batch_solver(**options):
+    from splicedalign.workloads.nw.gpu.batch import BatchSolver
+
+    return BatchSolver(lambda p, c, t, m: solve(p, c, "sequential", t, m), **options)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_batch_equals_sequential_every_cost_model(mode):
+    pairs = random_pairs(4100 + MODES.index(mode), 60, 1200)
+    solver = batch_solver(poison=True)
+    for costs in COSTS:
+        got = solver.solve_many(pairs, costs, traceback=True, mode=mode)
+        scores = solver.solve_many(pairs, costs, traceback=False, mode=mode)
+        assert solver.stats["main"], "no pair took a band"
+        for pair, r, s in zip(pairs, got, scores):
+            want = solve(pair, costs, "sequential", traceback=False, mode=mode).score
+            assert r.score == want == s.score, (pair.name, costs, mode)
+            assert cigar_cost(r.cigar, pair.a, pair.b, costs, r.start2, r.end2) == want, (pair.name, costs, mode)
+
+
+def test_chunks_under_a_small_memory_cap_and_input_order():
+    pairs = random_pairs(4200, 40, 3000)
+    whole = batch_solver().solve_many(pairs, Costs(0, 4, 2, 6))
+    small = batch_solver(memory_cap=8 << 20)
+    chunked = small.solve_many(pairs, Costs(0, 4, 2, 6))
+    assert [(r.score, r.cigar) for r in whole] == [(r.score, r.cigar) for r in chunked]
+    assert {r.algorithm for r in chunked} >= {"band"}
+
+
+def test_gpu_solver_batches_and_hands_on_what_no_band_takes():
+    from splicedalign.workloads.nw.gpu.solver import GpuSolver
+    from splicedalign.workloads.nw.solvers import solve_pairs
+
+    rng = np.random.default_rng(4300)
+    similar = rng.integers(0, 4, 3000).astype(np.uint8)
+    pairs = [Pair("similar", "a", "b", similar, similar[5:]),
+             Pair("unrelated", "a", "b", rng.integers(0, 4, 12_000).astype(np.uint8),
+                  rng.integers(0, 4, 12_000).astype(np.uint8)),  # a score too high for any band
+             Pair("far apart", "a", "b", similar[:100], similar)]  # 2,900 diagonals apart
+    got = solve_pairs(GpuSolver(), pairs, Costs())
+    assert [r.algorithm for r in got] == ["band", "dp", "dp"]
+    for pair, r in zip(pairs, got):
+        assert r.score == solve(pair, Costs(), "sequential", traceback=False).score
+        assert cigar_cost(r.cigar, pair.a, pair.b, Costs()) == r.score
