@@ -6,9 +6,7 @@ reason."""
 
 from __future__ import annotations
 
-import statistics
 import subprocess
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -16,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
-from splicedalign.core.timing import gcups
+from splicedalign.core.timing import gcups, time_interleaved
 from splicedalign.workloads.sw.records import Database, Query, Scoring, cells
 from splicedalign.workloads.sw.solvers import SOLVERS
 
@@ -62,31 +60,23 @@ def measure(case: str, query: Query, db: Database, solver: str, repeats: int = 3
 
 def measure_interleaved(case: str, query: Query, db: Database, solvers: Sequence[str], repeats: int = 3,
                         warmup: int = 1, scoring: Scoring = Scoring()) -> tuple[list[Row], dict[str, np.ndarray | None]]:
-    """Every solver ``warmup`` times untimed, then ``repeats`` rounds of one timed call each
-    (in the given order): a row per solver (median wall and CPU seconds) and its last scores."""
+    """Every solver ``warmup`` times untimed (a solver that cannot run here is a row saying
+    why), then ``repeats`` rounds of one timed call each (core.timing.time_interleaved): a
+    row per solver (median wall and CPU seconds) and its last scores."""
     n = cells(query, db)
-    impls, results, rows = {}, {}, {}
+    calls, results, rows = {}, {}, {}
     for name in solvers:
         try:
-            impls[name] = SOLVERS.get(name)
+            impl = SOLVERS.get(name)
             for _ in range(warmup):
-                impls[name].scores(query, db, scoring)
+                impl.scores(query, db, scoring)
+            calls[name] = lambda impl=impl: impl.scores(query, db, scoring)
         except SolverUnavailable as exc:
-            impls.pop(name, None)
             results[name], rows[name] = None, Row(case, name, len(db), n, None, note=f"n/a: {exc}")
-    wall: dict[str, list[float]] = {name: [] for name in impls}
-    cpu: dict[str, list[float]] = {name: [] for name in impls}
-    for _ in range(repeats):
-        for name, impl in impls.items():
-            results[name] = None  # the last run's result is let go before the clock starts
-            w0, c0 = time.perf_counter(), time.process_time()
-            results[name] = impl.scores(query, db, scoring)
-            wall[name].append(time.perf_counter() - w0)
-            cpu[name].append(time.process_time() - c0)
-    for name in impls:
-        median = statistics.median(wall[name])
-        rows[name] = Row(case, name, len(db), n, median, min(wall[name]), max(wall[name]), gcups(n, median),
-                         cpu_seconds=statistics.median(cpu[name]))
+    for name, (wall, cpu, scores) in time_interleaved(calls, repeats, 0).items():
+        results[name] = scores
+        rows[name] = Row(case, name, len(db), n, wall.median, wall.min, wall.max, gcups(n, wall.median),
+                         cpu_seconds=cpu.median)
     return [rows[name] for name in solvers], {name: results[name] for name in solvers}
 
 
