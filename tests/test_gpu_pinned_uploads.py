@@ -5,7 +5,6 @@ arrays must hold its own inputs (one solver per GPU shares a module's PinnedBuff
 
 from __future__ import annotations
 
-import sys
 import threading
 from types import SimpleNamespace
 
@@ -61,7 +60,7 @@ def fake_cupy(monkeypatch):
         return FakeBlock(nbytes)
 
     monkeypatch.setattr(device, "cupy", lambda: SimpleNamespace(empty=empty, uint8=np.uint8))
-    monkeypatch.setitem(sys.modules, "cupyx", SimpleNamespace(empty_pinned=lambda n, dtype: np.empty(n, dtype)))
+    monkeypatch.setattr(device, "empty_pinned", lambda n, dtype: np.empty(n, dtype))
 
 
 def test_concurrent_uploads_keep_their_own_inputs(fake_cupy):

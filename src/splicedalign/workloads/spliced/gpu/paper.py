@@ -51,8 +51,6 @@ class _PaperAccelerator(LastRowSolver):
 
     def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
         cp = device.cupy()
-        import cupyx
-
         info = device.device_info()
         ctype = "int" if prof.dtype == np.int32 else "long long"
         kernel = device.function(KERNEL_FILE, f"accel_exons<{ctype}>", NAMES)
@@ -65,7 +63,7 @@ class _PaperAccelerator(LastRowSolver):
         for name, arr in (("first", case.first_sorted.astype(np.int32)),
                           ("last", case.last_sorted.astype(np.int32)),
                           ("base", case.base_codes), ("target", case.target_codes)):
-            pinned = cupyx.empty_pinned(arr.shape, arr.dtype)
+            pinned = device.empty_pinned(arr.shape, arr.dtype)
             pinned[...] = arr
             host[name] = pinned
         d = {k: cp.asarray(v) for k, v in host.items()}

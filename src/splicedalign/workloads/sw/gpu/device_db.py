@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from splicedalign.gpu.device import empty_pinned
 from splicedalign.workloads.sw.records import Database
 
 # Staging chunk for uploads: a copy from pageable memory runs at a fraction of the bus rate, so
@@ -23,10 +24,9 @@ def _staging(itemsize: int, device: int) -> tuple[Any, Any, Any]:
     """Two reusable pinned buffers of STAGE_BYTES and the stream that drains them, per device
     (with --devices each GPU's thread uploads at the same time, on its own device's stream)."""
     import cupy
-    import cupyx
 
-    return (cupyx.empty_pinned(STAGE_BYTES // itemsize, np.dtype(f"u{itemsize}")),
-            cupyx.empty_pinned(STAGE_BYTES // itemsize, np.dtype(f"u{itemsize}")),
+    return (empty_pinned(STAGE_BYTES // itemsize, np.dtype(f"u{itemsize}")),
+            empty_pinned(STAGE_BYTES // itemsize, np.dtype(f"u{itemsize}")),
             cupy.cuda.Stream(non_blocking=True))
 
 
