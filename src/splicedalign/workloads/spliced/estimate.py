@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -91,17 +92,31 @@ def average_histogram(histograms: Sequence[dict[int, float]]) -> dict[int, float
     return {k: sum(h.get(k, 0.0) for h in histograms) / len(histograms) for k in keys}
 
 
+@lru_cache(maxsize=1024)
+def _exon_set(key: bytes) -> tuple[int, int, int, int, int]:
+    """(K, Σ|b_k|, groups, largest group, Σ over groups of the longest member) of the exon set
+    whose sorted first and last positions ``key`` holds (int64, first then last): what the
+    model's numbers need of the exons, whatever n (a base's cases share their exons)."""
+    f, l = np.frombuffer(key, dtype=np.int64).reshape(2, -1)
+    lengths = (l - f + 1).tolist()
+    grp = groups(f, l)
+    return (len(lengths), sum(lengths), len(grp), max(len(g) for g in grp),
+            sum(max(lengths[i] for i in g) for g in grp))
+
+
 def case_stats(n: int, first: Sequence[int], last: Sequence[int]) -> dict[str, float]:
-    """The model's per-case numbers, as tables and JSON output report them."""
-    grp = groups(first, last)
+    """The model's per-case numbers, as tables and JSON output report them (est_intra: Σ(|b_k| +
+    n - 1); est_intra_inter: Σ over groups of (the longest member + n - 1))."""
+    f, l = _sorted(first, last)
+    K, length_sum, G, largest, longest_sum = _exon_set(f.tobytes() + l.tobytes())
     return {
-        "K": len(first),
-        "exon_length_sum": int(exon_lengths(first, last).sum()),
-        "cells": cells(n, first, last),
-        "groups": len(grp),
-        "mean_group_size": len(first) / len(grp),
-        "max_group_size": max(len(g) for g in grp),
-        "est_seq": est_seq(n, first, last),
-        "est_intra": est_intra(n, first, last),
-        "est_intra_inter": est_intra_inter(n, first, last, grp),
+        "K": K,
+        "exon_length_sum": length_sum,
+        "cells": n * length_sum,
+        "groups": G,
+        "mean_group_size": K / G,
+        "max_group_size": largest,
+        "est_seq": n * length_sum,
+        "est_intra": length_sum + K * (n - 1),
+        "est_intra_inter": longest_sum + G * (n - 1),
     }
