@@ -123,3 +123,15 @@ def test_shipped_binaries_load_on_this_gpu():
         assert module is not None
         for name in k.names:
             module.get_function(binary.symbols[kernels.normal_name(name)])
+
+
+def test_build_without_nvcc_compiles_the_host_code_and_says_why_no_binaries(monkeypatch, tmp_path, capsys):
+    """``python -m splicedalign.kernels build`` where the CUDA toolkit is missing: the numba host
+    code still goes into numba's cache, one line says the kernels come from NVRTC, exit 0."""
+    ran = []
+    monkeypatch.setattr(shipped, "compile_host_code", lambda: ran.append(True))
+    monkeypatch.setattr(kernels.shutil, "which", lambda name: None)
+    assert shipped.main(["build", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert ran and out[-1].startswith("no shipped kernels (nvcc and c++filt are needed")
+    assert not list(tmp_path.iterdir())

@@ -13,12 +13,13 @@ that the lists match what the solvers ask for.
 
 A GPU solver's host code may be compiled too: the spliced ``gpu`` solver plans its launches with
 numba functions (spliced/gpu/flat.py and plan.py), which numba compiles on their first call in a
-process and keeps in its on-disk cache (``cache=True``). On a machine whose cache lacks them the
-first ``align --solver gpu`` compiled them for 18.7 s (H100 host). ``compile_host_code`` runs that
-host code once on small synthetic cases, so that numba's cache holds it: ``build`` does it, or
-``host`` alone. numba's cache entry is valid for the same numba version, the same source and the
-same CPU model (NUMBA_CPU_NAME=generic, set both when compiling and when running, makes it
-portable across x86-64 CPUs, at the cost of the host's vector extensions).
+process and keeps in its on-disk cache (``cache=True``). On a machine whose cache lacks them
+the first ``align --solver gpu`` compiled them for 18.7 s (H100 host; 34.5 s on a slower one
+with the parallel planning passes). ``compile_host_code`` runs that host code once on small
+synthetic cases, so that numba's cache holds it: ``build`` does it, or ``host`` alone. A numba
+cache entry is valid for the same numba version, the same source (its content) and the same
+CPU model and features (NUMBA_CPU_NAME=generic, set both when compiling and when running,
+makes it portable across x86-64 CPUs, at the cost of the host's vector extensions).
 """
 
 from __future__ import annotations
@@ -162,7 +163,11 @@ def main(argv: list[str] | None = None) -> int:
         compile_host_code()
         print(f"GPU solvers' host code in numba's cache ({time.perf_counter() - t:.1f} s)")
     if args.command == "build":
-        index = kernels.build(args.out)
+        try:
+            index = kernels.build(args.out)
+        except FileNotFoundError as exc:  # a machine with CuPy but no CUDA toolkit: NVRTC will do
+            print(f"no shipped kernels ({exc}): GPU solvers compile them with NVRTC at first use")
+            return 0
         print(f"{len(index)} kernel files built into {args.out}")
     return 0
 
