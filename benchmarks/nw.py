@@ -17,6 +17,10 @@ nw_scan_32; only pairs up to --parasail-max letters: its table is quadratic).
   python benchmarks/nw.py                                         # the issue-26 pairs, CPU solvers
   python benchmarks/nw.py --cases 30368-10 100000-1 --solvers multicore gpu pywfa
   python benchmarks/nw.py --cases none --batch 2000               # 2,000 pairs of ~10 kb at 5%
+  python benchmarks/nw.py --cases none --batch 16 --solvers sequential multicore --dp-max-cells 2e9
+
+In a batch, multicore also runs on one thread (its scaling on the cores) and sequential (the DP)
+only while the batch's cells stay under --dp-max-cells.
 
 Cases: N-unrelated, or N-P: a random sequence against a copy P% mutated (N-10 is the paper's
 10%-mutated pair of synthetic.make_pair)."""
@@ -35,6 +39,7 @@ import numba
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.machine import cpu_model
 from splicedalign.core.timing import time_interleaved
+from splicedalign.workloads.nw.cpu import MulticoreSolver
 from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters
 from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs
@@ -190,9 +195,18 @@ def run_batch(args: argparse.Namespace, table: Table) -> None:
         jobs = [(letters(p.a, A_LETTERS), letters(p.b, B_LETTERS), model, True) for p in pairs]
         times: dict[str, float] = {}
         scores: dict[str, list[int]] = {}
+        variants = []  # (row name, registry name): multicore also on one thread (its scaling)
         for solver_name in args.solvers:
-            if solver_name in ("sequential", "edlib", "parasail"):
+            if solver_name in ("edlib", "parasail"):
                 continue
+            if solver_name == "sequential" and sum(p.cells for p in pairs) > args.dp_max_cells:
+                table.add(name, cost_name, solver_name, "align", f"skipped (> {args.dp_max_cells:.0e} cells)", "",
+                          "dp")
+                continue
+            variants.append((solver_name, solver_name))
+            if solver_name == "multicore":
+                variants.append(("multicore, 1 thread", solver_name))
+        for solver_name, registered in variants:
             if solver_name == "pywfa":
                 try:
                     import pywfa  # noqa: F401
@@ -216,7 +230,7 @@ def run_batch(args: argparse.Namespace, table: Table) -> None:
                 times[f"pywfa {workers} processes"], scores["pywfa all"] = statistics.median(runs), got
                 continue
             try:
-                solver = SOLVERS.get(solver_name)
+                solver = SOLVERS.get(registered) if solver_name == registered else MulticoreSolver(threads=1)
                 solve_pairs(solver, pairs[:2], costs, True)  # warm-up (compilation)
                 runs = []
                 for _ in range(args.batch_repeats):
