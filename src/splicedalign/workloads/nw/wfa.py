@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from splicedalign.workloads.nw.records import Costs
-from splicedalign.workloads.nw.wfa_kernels import DONE, wfa_forward, wfa_traceback
+from splicedalign.workloads.nw.wfa_kernels import DONE, wfa_align_codes
 
 KEPT_BYTES = 1 << 31  # the kept source bytes (one a diagonal) of one traceback, at most
 
@@ -40,11 +40,8 @@ def wfa_align(a: np.ndarray, b: np.ndarray, costs: Costs, mode: str, traceback: 
     g = math.gcd(math.gcd(x, o), e)
     x, o, e = x // g, o // g, e // g
     infix = mode == "infix"
-    status, score, end_k, end_h, visited, trail = wfa_forward(
+    status, score, end_h, visited, ops, start = wfa_align_codes(
         a, b, x, o, e, infix, mode != "global", traceback, work_cap, kept_bytes)
     if status != DONE:
         return None
-    ops, start = None, 0
-    if traceback:
-        ops, start = wfa_traceback(a, b, x, o, e, infix, score, end_k, end_h, trail)
-    return WfaAnswer(int(score) * g, int(start), int(end_h), ops, int(visited))
+    return WfaAnswer(int(score) * g, int(start), int(end_h), ops if traceback else None, int(visited))

@@ -370,3 +370,16 @@ def wfa_traceback(a, b, x, o, e, infix_start, score, end_k, end_h, trail):
     if k != end_k or h != end_h:
         raise AssertionError("WFA traceback: the replay does not reach the end")
     return ops[:total].copy(), start
+
+
+@njit(cache=True, nogil=True)
+def wfa_align_codes(a, b, x, o, e, infix_start, ends_free, keep, work_cap, memory_cap):
+    """``wfa_forward`` and, with ``keep`` and once the end is reached, ``wfa_traceback``, in one
+    call: the kept bytes never cross into Python (a batch's threads hold the interpreter lock
+    only to enter). Returns (status, score, end h, visited, operation codes, start column)."""
+    status, score, end_k, end_h, visited, trail = wfa_forward(a, b, x, o, e, infix_start, ends_free, keep,
+                                                              work_cap, memory_cap)
+    ops, start = np.empty(0, np.int8), 0
+    if status == DONE and keep:
+        ops, start = wfa_traceback(a, b, x, o, e, infix_start, score, end_k, end_h, trail)
+    return status, score, end_h, visited, ops, start
