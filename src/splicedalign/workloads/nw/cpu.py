@@ -41,9 +41,10 @@ PARALLEL_MIN_CELLS = 4_000_000  # smaller (sub)problems are not worth a parallel
 BLOCK_ROWS = 256
 # The wavefront algorithm gives up (and the DP runs) once it has visited this share of the
 # table's cells in diagonals, so the time lost on a pair too divergent for it stays a fraction
-# of the DP's. On one core a WFA diagonal cost about 5 DP cells (H100 host: ~19 ns against ~4 ns);
-# the DP runs on all cores (~0.36 ns a cell on 16), so there the share is divided by the threads;
-# in a batch each pair has one core.
+# of the DP's. On one core a visit costs 0.4-1.2 ns (an affine diagonal counts three: I, D, M;
+# 2-core AVX-512 machine) against ~4 ns a DP cell, so a pair given up on lost under a tenth of
+# the DP's time; the DP runs on all cores (~0.36 ns a cell on 16), so there the share is divided
+# by the threads; in a batch each pair has one core.
 WFA_WORK_SHARE = 0.25
 WFA_MIN_WORK = 1 << 16
 

@@ -207,16 +207,15 @@ def _grown(values, size):
 
 
 @njit(cache=True, nogil=True)
-def wfa_forward(a, b, x, o, e, infix_start, ends_free, keep, work_cap, memory_cap):
-    """Scores s = 0, 1, ... until the end is reached. ``infix_start``: every column of row 0 is a
+def wfa_forward(ap, bp, n, m, x, o, e, infix_start, ends_free, keep, work_cap, memory_cap):
+    """Scores s = 0, 1, ... until the end is reached; ``ap``, ``bp``: a (n letters) and b (m)
+    ``padded``. ``infix_start``: every column of row 0 is a
     start (infix); ``ends_free``: the end is any cell of the last row (prefix, infix), else
     (n, m). ``keep``: keep the source byte of every M entry for the traceback. Linear costs
     (o = 0) need no I and D (they are M[s-e] shifted). Stops early with OVER_WORK when the
     diagonals visited exceed ``work_cap`` or OVER_MEMORY when the kept bytes exceed
     ``memory_cap``. Returns (status, score, end k, end h, visited, Trail): the source bytes of
     wavefront s are chunk[s] of ``sources`` from base[s], for k in lo[s]..hi[s]."""
-    n, m = a.size, b.size
-    ap, bp = padded(a, PAD_A), padded(b, PAD_B)
     width = n + m + 3  # k = -n-1 .. m+1 at k + n + 1
     ring = max(x, o + e) + 1
     affine = o > 0
@@ -316,16 +315,14 @@ def _source(trail, s, k):
 
 
 @njit(cache=True, nogil=True)
-def wfa_traceback(a, b, x, o, e, infix_start, score, end_k, end_h, trail):
+def wfa_traceback(ap, bp, n, m, x, o, e, infix_start, score, end_k, end_h, trail):
     """Operation codes (alignment order) of the path to (score, end_k, end_h), and the column of
     b it starts at. The source bytes alone give the path's steps back from the end (score,
     diagonal, operation, length); the offsets are then replayed forward from the start: each
     step's offset is its source's plus the step's shift, then the run of matches (``_run``), as
     the forward pass computed them, so no offset was kept."""
-    n, m = a.size, b.size
-    ap, bp = padded(a, PAD_A), padded(b, PAD_B)
-    steps_op = np.empty(n + m + 1, dtype=np.int8)
-    steps_len = np.empty(n + m + 1, dtype=np.int64)
+    steps_op = np.empty(score + 1, dtype=np.int8)  # a step costs 1 or more (costs divided by their gcd)
+    steps_len = np.empty(score + 1, dtype=np.int64)
     count = 0
     s, k = score, end_k
     while s > 0:  # back: the steps, last first
@@ -345,11 +342,9 @@ def wfa_traceback(a, b, x, o, e, infix_start, score, end_k, end_h, trail):
         count += 1
     start = k if infix_start else 0  # s = 0: the start on diagonal k, row 0
     ops = np.empty(n + m + 1, dtype=np.int8)
-    total = 0
     h = _run(ap, bp, start, start - k)
-    for _ in range(h - start):
-        ops[total] = OP_MATCH
-        total += 1
+    ops[:h - start] = OP_MATCH
+    total = h - start
     for step in range(count - 1, -1, -1):  # forward: the offsets again
         op, length = steps_op[step], steps_len[step]
         if op == OP_MISMATCH:
@@ -359,17 +354,15 @@ def wfa_traceback(a, b, x, o, e, infix_start, score, end_k, end_h, trail):
             k += length
         else:
             k -= length
-        for _ in range(length):
-            ops[total] = op
-            total += 1
+        ops[total:total + length] = op
+        total += length
         p = h
         h = _run(ap, bp, h, h - k)
-        for _ in range(h - p):
-            ops[total] = OP_MATCH
-            total += 1
+        ops[total:total + h - p] = OP_MATCH
+        total += h - p
     if k != end_k or h != end_h:
         raise AssertionError("WFA traceback: the replay does not reach the end")
-    return ops[:total].copy(), start
+    return ops[:total], start
 
 
 @njit(cache=True, nogil=True)
@@ -377,9 +370,11 @@ def wfa_align_codes(a, b, x, o, e, infix_start, ends_free, keep, work_cap, memor
     """``wfa_forward`` and, with ``keep`` and once the end is reached, ``wfa_traceback``, in one
     call: the kept bytes never cross into Python (a batch's threads hold the interpreter lock
     only to enter). Returns (status, score, end h, visited, operation codes, start column)."""
-    status, score, end_k, end_h, visited, trail = wfa_forward(a, b, x, o, e, infix_start, ends_free, keep,
+    n, m = a.size, b.size
+    ap, bp = padded(a, PAD_A), padded(b, PAD_B)
+    status, score, end_k, end_h, visited, trail = wfa_forward(ap, bp, n, m, x, o, e, infix_start, ends_free, keep,
                                                               work_cap, memory_cap)
     ops, start = np.empty(0, np.int8), 0
     if status == DONE and keep:
-        ops, start = wfa_traceback(a, b, x, o, e, infix_start, score, end_k, end_h, trail)
+        ops, start = wfa_traceback(ap, bp, n, m, x, o, e, infix_start, score, end_k, end_h, trail)
     return status, score, end_h, visited, ops, start
