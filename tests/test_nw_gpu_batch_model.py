@@ -1,6 +1,6 @@
 """A NumPy model of the `gpu` batch kernels (workloads/nw/gpu/batch.cu), checked on the CPU:
 nw_band's row sweep in a band (lanes of C cells, the I scan over lanes as Kogge-Stone, the move
-bits), its traceback from lane 0 into runs, nw_band_text's CIGAR; and the host's two passes
+bits), its traceback into runs, nw_band_text's CIGAR; and the host's two passes
 (batch.pre_bands, then batch.main_bands from the narrow band's score) with the certificate
 (band.escape_between). The model mirrors the kernels' indexing statement by statement, so a
 mistake in the design shows here without a GPU; the kernels themselves run in tests/test_nw_gpu.py
@@ -14,7 +14,7 @@ import pytest
 from splicedalign.workloads.nw import Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.gpu import batch
 from splicedalign.workloads.nw.gpu.band import escape_between
-from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH
+from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_LETTERS, OP_MATCH, OP_MISMATCH
 from splicedalign.workloads.nw.reference import ReferenceSolver
 
 INF = batch.INF
@@ -37,7 +37,8 @@ def model_band(a, b, costs: Costs, mode: str, band: batch.WarpBand, trace: bool 
     bpad = lambda j: np.where((j >= 1) & (j <= m), b[np.clip(j - 1, 0, max(m - 1, 0))], PAD)  # noqa: E731
     for i in range(1, n + 1):
         j = i + lo + t
-        sub = np.where(a[i - 1] == bpad(j), match, mismatch)
+        same = a[i - 1] == bpad(j)
+        sub = np.where(same, match, mismatch)
         h_up = np.r_[H[1:], INF]
         d_up = np.r_[D[1:], INF]
         mm = H + sub
@@ -47,7 +48,8 @@ def model_band(a, b, costs: Costs, mode: str, band: batch.WarpBand, trace: bool 
         else:
             dd = h_up + e
             bits = np.zeros(W, dtype=np.int64)
-        bits |= np.where(mm <= dd, 0, 1)
+        diagonal = np.where(same, OP_MATCH, OP_MISMATCH)
+        bits |= np.where(mm <= dd, 0, 1) if affine else np.where(mm <= dd, diagonal, OP_DEL)
         hp = np.minimum(mm, dd)
         out, col0 = (j < 0) | (j > m), j == 0
         hp[out], dd[out] = INF, INF
@@ -73,7 +75,7 @@ def model_band(a, b, costs: Costs, mode: str, band: batch.WarpBand, trace: bool 
             ik = carry
             if affine and k > 0:
                 lane_bits[:, k] |= opened << 3
-            lane_bits[:, k] |= np.where(ik < lanes[:, k], 2, 0)
+            lane_bits[:, k] |= np.where(ik < lanes[:, k], 2 if affine else OP_INS, 0)
             newH[:, k] = np.minimum(lanes[:, k], ik)
             opened = np.where(lanes[:, k] + oe <= ik + e, 1, 0)
             carry = np.minimum(ik + e, lanes[:, k] + oe)
@@ -103,6 +105,10 @@ def model_band(a, b, costs: Costs, mode: str, band: batch.WarpBand, trace: bool 
     i, j, state, start2 = n, end2, 0, 0
     while i > 0 and j > 0:
         cell = int(moves[i, j - i - lo])
+        if not affine:  # the move itself: =, X, D or I
+            emit(cell, 1)
+            i, j = i - (cell != OP_INS), j - (cell != OP_DEL)
+            continue
         hs = cell & 3
         if state <= 1:
             if state == 0 and hs >= 2:
@@ -110,7 +116,7 @@ def model_band(a, b, costs: Costs, mode: str, band: batch.WarpBand, trace: bool 
             elif hs & 1:
                 state = 2
             else:
-                emit(OP_MATCH, 1)
+                emit(OP_MATCH if a[i - 1] == b[j - 1] else OP_MISMATCH, 1)
                 i, j, state = i - 1, j - 1, 0
         elif state == 2:
             emit(OP_DEL, 1)
@@ -129,20 +135,9 @@ def model_band(a, b, costs: Costs, mode: str, band: batch.WarpBand, trace: bool 
     return score, end2, start2, runs
 
 
-def model_text(a, b, start2, runs) -> str:
-    """nw_band_text: the runs forwards, diagonal runs split into = and X by the letters."""
-    out, i, j = [], 0, start2
-    for length, op in reversed(runs):
-        if op in (OP_DEL, OP_INS):
-            out.append(f"{length}{'D' if op == OP_DEL else 'I'}")
-            i, j = (i + length, j) if op == OP_DEL else (i, j + length)
-            continue
-        same = a[i:i + length] == b[j:j + length]
-        starts = np.flatnonzero(np.r_[True, same[1:] != same[:-1]])
-        for s, size in zip(starts, np.diff(np.r_[starts, length])):
-            out.append(f"{size}{'=' if same[s] else 'X'}")
-        i, j = i + length, j + length
-    return "".join(out)
+def model_text(runs) -> str:
+    """nw_band_text: the runs forwards."""
+    return "".join(f"{length}{OP_LETTERS[op]}" for length, op in reversed(runs))
 
 
 def model_solve(pair: Pair, costs: Costs, mode: str):
@@ -157,7 +152,7 @@ def model_solve(pair: Pair, costs: Costs, mode: str):
     band = batch.WarpBand(int(cells[0]), int(lo[0]))
     score, end2, start2, runs = model_band(pair.a, pair.b, costs, mode, band)
     assert score <= rough and batch.certified(costs, mode, n, m, cells, lo, np.array([score]))[0]
-    return score, end2, start2, model_text(pair.a, pair.b, start2, runs), band
+    return score, end2, start2, model_text(runs), band
 
 
 COSTS = [Costs(), Costs(0, 4, 2, 6), Costs(-1, 2, 3), Costs(0, 1, 1), Costs(-2, 3, 1, 4), Costs(0, 2, 5, 1)]
@@ -220,7 +215,7 @@ def test_narrow_bands_force_the_scan_across_lanes():
             score, end2, start2, runs = model_band(a, b, costs, mode, band)
             want = reference.solve(pair, costs, traceback=False, mode=mode).score
             assert score == want
-            cigar = model_text(a, b, start2, runs)
+            cigar = model_text(runs)
             assert cigar_cost(cigar, a, b, costs, start2, end2) == want
 
 
@@ -280,7 +275,8 @@ def test_classes_and_placement():
     lo, fits = batch.placements(n, m, 4, 1 / 2)
     assert list(fits) == [True, False, True]  # 200 diagonals apart: wider than 128
     assert lo[0] == -63 and lo[2] <= 0 and lo[2] + 127 >= 50
-    assert list(batch.pre_bands(np.array([10_000]), np.array([10_020]), Costs())[0]) == [8]  # 20 + 2 x 64 > 128
+    # the narrow pass: 128 diagonals up to 31 apart (+-48 beside them), then 256
+    assert list(batch.pre_bands(np.array([10_000] * 2), np.array([10_020, 10_040]), Costs())[0]) == [4, 8]
     big = np.array([10_000])
     # 10 kb at 5%, WFA2's affine costs: a score of ~2,400 needs ~1,200 diagonals in global mode,
     # ~1,800 in prefix mode (one gap below: wider than the widest affine class), and linear costs

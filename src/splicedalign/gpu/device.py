@@ -196,19 +196,42 @@ class PinnedBuffers:
         with self._lock:
             return self._upload(role, arrays, stream)
 
+    def gather(self, role: Any, arrays: list[np.ndarray], stream: Any) -> Any:
+        """The 1-D ``arrays`` (one dtype) concatenated into one device array on ``stream``:
+        NumPy concatenates them straight into the role's buffer, copied as one block (many small
+        arrays: one pass over the bytes, where ``upload`` packs each one into its own slot)."""
+        with self._lock:
+            cp = cupy()
+            total = sum(a.size for a in arrays)
+            dtype = arrays[0].dtype
+            buffer = self._staging(role, total * dtype.itemsize)
+            view = buffer[:total * dtype.itemsize].view(dtype)
+            np.concatenate(arrays, out=view)
+            with stream:
+                block = cp.empty(total, dtype=dtype)
+                if total:
+                    block.set(view, stream=stream)
+            self._uploaded[role] = stream.record()
+            return block
+
+    def _staging(self, role: Any, nbytes: int) -> Any:
+        """The role's pinned uint8 buffer of at least ``nbytes``, once its last upload is done."""
+        buffer = self._buffers.get(role)
+        if buffer is None or buffer.size < nbytes:  # grown by powers of two: a few sizes in a process
+            buffer = empty_pinned(1 << max(24, (nbytes - 1).bit_length()), np.uint8)
+            self._buffers[role] = buffer
+        done = self._uploaded.get(role)
+        if done is not None:
+            done.synchronize()
+        return buffer
+
     def _upload(self, role: Any, arrays: list[np.ndarray], stream: Any) -> list[Any]:
         cp = cupy()
         offsets, end = [], 0
         for a in arrays:
             offsets.append(end)
             end += -(-a.nbytes // 256) * 256
-        buffer = self._buffers.get(role)
-        if buffer is None or buffer.size < end:  # grown by powers of two: a few sizes in a process
-            buffer = empty_pinned(1 << max(24, (end - 1).bit_length()), np.uint8)
-            self._buffers[role] = buffer
-        done = self._uploaded.get(role)
-        if done is not None:
-            done.synchronize()
+        buffer = self._staging(role, end)
         for a, at in zip(arrays, offsets):
             buffer[at:at + a.nbytes] = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
         with stream:

@@ -8,11 +8,12 @@
 // diagonal is cell t. I is a prefix minimum: each lane's best candidate at its right end, a
 // Kogge-Stone scan over the 32 lanes (a shift of d lanes costs d C e), then the lane's cells in
 // order. Cells outside 0 <= j <= m hold BAND_INF; column 0 holds the mode's boundary.
-// With `dirs`, each cell's moves are kept (linear 2 bits: H from M, D, I; affine 4 bits: H's
+// With `dirs`, each cell's moves are kept (linear 2 bits: H from =, X, D, I; affine 4 bits: H's
 // source in bits 0-1 (M, D, I with H' = M, I with H' = D), D opened in bit 2, I opened in bit 3),
-// lane words side by side per row, and lane 0 walks the path back from the end cell writing runs
-// (length << 2 | op, op one of OP_M (a diagonal, = or X), OP_D, OP_I) from the end backwards.
-// nw_band_text then writes each pair's CIGAR. batch.py's docstring has the certificate.
+// lane words side by side per row, and the warp walks the path back from the end cell writing
+// runs (length << 2 | op, op one of OP_M (=), OP_X, OP_D, OP_I) from the end backwards; linear
+// moves say = or X themselves (2 bits: OP_M, OP_X, OP_D, OP_I), affine ones take it from the
+// letters. nw_band_text then writes each pair's CIGAR. batch.py's docstring has the certificate.
 
 #include "splicedalign_device.cuh"
 #ifndef __CUDACC_RTC__
@@ -120,7 +121,8 @@ __global__ void __launch_bounds__(BAND_WARPS * LANES) nw_band(
             const int h_up = k + 1 < C ? H[k + 1] : h_up_last;
             const int d_up = k + 1 < C ? D[k + 1] : d_up_last;
             const unsigned eq = __vcmpeq4(ai4, bw[k / 4]);
-            const int sub = (eq >> (8 * (k % 4))) & 1u ? match : mismatch;
+            const bool same = (eq >> (8 * (k % 4))) & 1u;
+            const int sub = same ? match : mismatch;
             const int mm = H[k] + sub;
             int dd;
             unsigned bits = 0;
@@ -130,7 +132,7 @@ __global__ void __launch_bounds__(BAND_WARPS * LANES) nw_band(
             } else {
                 dd = h_up + e;
             }
-            bits |= mm <= dd ? 0u : 1u;
+            bits |= AFFINE ? (mm <= dd ? 0u : 1u) : mm <= dd ? (same ? unsigned(OP_M) : unsigned(OP_X)) : unsigned(OP_D);
             int hp = min(mm, dd);
             if (edge) {
                 const int j = jt + k;
@@ -161,7 +163,7 @@ __global__ void __launch_bounds__(BAND_WARPS * LANES) nw_band(
             // cell 0's open bit needs the previous lane's last step: set after the loop
             if (AFFINE && k > 0) moves[k / PER_WORD] |= (opened << 3) << (BITS * (k % PER_WORD));
             const int hp = H[k];
-            if (ik < hp) moves[k / PER_WORD] |= 2u << (BITS * (k % PER_WORD));
+            if (ik < hp) moves[k / PER_WORD] |= (AFFINE ? 2u : unsigned(OP_I)) << (BITS * (k % PER_WORD));
             H[k] = min(hp, ik);
             opened = hp + oe <= ik + e ? 1u : 0u;
             in = min(ik + e, hp + oe);
@@ -201,28 +203,46 @@ __global__ void __launch_bounds__(BAND_WARPS * LANES) nw_band(
     }
     const int score = __reduce_min_sync(FULL, best);
     const int end2 = __reduce_min_sync(FULL, best == score ? best_j : 0x7fffffff);
-    __syncwarp();  // every lane's moves are visible to lane 0
-    if (lane != 0) return;
+    __syncwarp();  // every lane's moves are visible to every lane
     int count = 0, start2 = 0;
     if (trace) {
+        // The whole warp walks the path (the same state in every lane); lane x holds the moves
+        // word of row blk - x in the current word column, loaded in one go when the path leaves
+        // the 32 rows or the column, and for affine costs the letters a[blk - 1 - x], b[blk + dg
+        // - 1 - x] of the current diagonal dg; lane 0 writes the runs.
         unsigned* pr = runs + p.runs;
         unsigned op_now = 4u, len_now = 0;
         auto emit = [&](unsigned op, unsigned len) {
             if (op == op_now) {
                 len_now += len;
             } else {
-                if (len_now) pr[count++] = (len_now << 2) | op_now;
+                if (len_now && lane == 0) pr[count] = (len_now << 2) | op_now;
+                count += len_now ? 1 : 0;
                 op_now = op;
                 len_now = len;
             }
         };
         int i = n, j = end2;
         int state = 0;  // 0 H, 1 H', 2 D, 3 I
+        int blk = 0, column = -1, lblk = 0, ldiag = -0x7fffffff;  // nothing loaded yet
+        unsigned cached = 0, ca = PAD, cb = PAD;
         while (i > 0 && j > 0) {
             const int t = j - i - lo;
             const int l = t / C, k = t % C;
-            const unsigned word = row_dirs[(long long)(i - 1) * LANES * WPL + (k / PER_WORD) * LANES + l];
+            const int col = (k / PER_WORD) * LANES + l;
+            if (blk - i >= LANES || col != column) {
+                blk = i;
+                column = col;
+                cached = i - lane >= 1 ? row_dirs[(long long)(i - lane - 1) * LANES * WPL + col] : 0u;
+            }
+            const unsigned word = __shfl_sync(FULL, cached, blk - i);
             const unsigned cell = (word >> (BITS * (k % PER_WORD))) & ((1u << BITS) - 1u);
+            if (!AFFINE) {
+                emit(cell, 1);
+                i -= cell != unsigned(OP_I);
+                j -= cell != unsigned(OP_D);
+                continue;
+            }
             const unsigned hs = cell & 3u;
             if (state <= 1) {  // H: from M, D or I; H': from M or D
                 if (state == 0 && hs >= 2u) {
@@ -230,7 +250,14 @@ __global__ void __launch_bounds__(BAND_WARPS * LANES) nw_band(
                 } else if (hs & 1u) {
                     state = 2;
                 } else {
-                    emit(OP_M, 1);
+                    if (lblk - i >= LANES || j - i != ldiag) {
+                        lblk = i;
+                        ldiag = j - i;
+                        ca = letter(a, 0LL + i - 1 - lane, n);
+                        cb = letter(b, 0LL + j - 1 - lane, m);
+                    }
+                    const bool same = __shfl_sync(FULL, unsigned(ca), lblk - i) == __shfl_sync(FULL, unsigned(cb), lblk - i);
+                    emit(same ? OP_M : OP_X, 1);
                     --i;
                     --j;
                     state = 0;
@@ -238,11 +265,11 @@ __global__ void __launch_bounds__(BAND_WARPS * LANES) nw_band(
             } else if (state == 2) {
                 emit(OP_D, 1);
                 --i;
-                state = !AFFINE || (cell & 4u) ? 0 : 2;
+                state = (cell & 4u) ? 0 : 2;
             } else {
                 emit(OP_I, 1);
                 --j;
-                state = !AFFINE ? 0 : (cell & 8u) ? 1 : 3;
+                state = (cell & 8u) ? 1 : 3;
             }
         }
         if (i > 0) emit(OP_D, i);
@@ -250,6 +277,7 @@ __global__ void __launch_bounds__(BAND_WARPS * LANES) nw_band(
         if (j > 0 && mode == MODE_INFIX) start2 = j;
         emit(4u, 0);  // flush
     }
+    if (lane != 0) return;
     int* o = out + 4LL * w;
     o[0] = score;
     o[1] = end2;
@@ -257,56 +285,26 @@ __global__ void __launch_bounds__(BAND_WARPS * LANES) nw_band(
     o[3] = count;
 }
 
-// One thread per pair: the pair's runs (written backwards) as CIGAR text, diagonal runs split
-// into = and X by the letters. text == nullptr: count the characters into at[w]; else write them
-// from at[w] on.
-__global__ void nw_band_text(const unsigned char* __restrict__ seqs, const long long* __restrict__ desc,
-                                        const unsigned* __restrict__ runs, const int* __restrict__ out, int pairs,
-                                        long long* __restrict__ at, char* __restrict__ text) {
+// One thread per pair: the pair's runs (written backwards) as CIGAR text. text == nullptr:
+// count the characters into at[w]; else write them from at[w] on.
+__global__ void nw_band_text(const long long* __restrict__ desc, const unsigned* __restrict__ runs,
+                             const int* __restrict__ out, int pairs, long long* __restrict__ at,
+                             char* __restrict__ text) {
     const int w = blockIdx.x * blockDim.x + threadIdx.x;
     if (w >= pairs) return;
-    const PairDesc p = load_desc(desc, w);
-    const unsigned char* a = seqs + p.a;
-    const unsigned char* b = seqs + p.b + out[4LL * w + 2];
-    const unsigned* pr = runs + p.runs;
+    const unsigned* pr = runs + load_desc(desc, w).runs;
     const int count = out[4LL * w + 3];
     long long pos = text ? at[w] : 0;
-    const char letters[4] = {'=', 'X', 'D', 'I'};
-    auto put = [&](unsigned len, int op) {
+    for (int r = count - 1; r >= 0; --r) {
+        const unsigned len = pr[r] >> 2, op = pr[r] & 3u;
         int digits = 1;
         for (unsigned v = len; v >= 10; v /= 10) ++digits;
         if (text) {
             unsigned v = len;
             for (int x = digits - 1; x >= 0; --x, v /= 10) text[pos + x] = char('0' + v % 10);
-            text[pos + digits] = letters[op];
+            text[pos + digits] = "=XDI"[op];
         }
         pos += digits + 1;
-    };
-    long long i = 0, j = 0;
-    for (int r = count - 1; r >= 0; --r) {
-        const unsigned len = pr[r] >> 2, op = pr[r] & 3u;
-        if (op == OP_D) {
-            put(len, OP_D);
-            i += len;
-        } else if (op == OP_I) {
-            put(len, OP_I);
-            j += len;
-        } else {
-            int kind = a[i] == b[j] ? OP_M : OP_X;
-            unsigned run = 0;
-            for (unsigned x = 0; x < len; ++x) {
-                const int now = a[i + x] == b[j + x] ? OP_M : OP_X;
-                if (now != kind) {
-                    put(run, kind);
-                    kind = now;
-                    run = 0;
-                }
-                ++run;
-            }
-            put(run, kind);
-            i += len;
-            j += len;
-        }
     }
     if (!text) at[w] = pos;
 }

@@ -36,7 +36,9 @@ LANES = 32
 # C = 48 (at 64 the kernel spills 36 bytes a thread, at 80 540: nvcc -Xptxas -v for sm_90)
 CLASSES = (4, 8, 16, 24, 32, 40, 48, 64, 80)
 AFFINE_CLASSES = CLASSES[:7]
-PRE_MARGIN = 64  # the score-only pass's band spans |m - n| and at least this much on each side
+# the score-only pass's band spans |m - n| and at least this much on each side: 128 diagonals
+# for pairs of lengths up to 32 apart (10 kb at 5%: their paths drift +-10-30 diagonals)
+PRE_MARGIN = 48
 SPLITS = (1 / 2, 2 / 3, 1 / 3)  # shares of a band's spare diagonals placed below the pair's
 WARPS = 4  # pairs (warps) per block
 INF = 1 << 29  # a cell outside the sequences; every finite value stays below INF / 2
@@ -237,8 +239,8 @@ class BatchSolver:
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).reshape(-1, 2)
         offsets = np.zeros((len(pairs), 2), dtype=np.int64)
         offsets[ks] = starts
-        stream = self.cp.cuda.get_current_stream()
-        (seqs,) = self.pinned.upload("seqs", [np.concatenate(parts).astype(np.uint8, copy=False)], stream)
+        seqs = self.pinned.gather("seqs", [np.asarray(s, dtype=np.uint8) for s in parts],
+                                  self.cp.cuda.get_current_stream())
         return seqs, offsets
 
     def sweep(self, seqs: Any, offsets: np.ndarray, n: np.ndarray, m: np.ndarray, ks: np.ndarray,
@@ -276,8 +278,9 @@ class BatchSolver:
                      runs if traceback else np.uint64(0), result))
                 stop.record()
                 if traceback:
+                    stop.synchronize()  # (so that text_ms is the texts' own time)
                     t1 = time.perf_counter()
-                    for k, cigar in zip(chunk.tolist(), self.texts(seqs, desc_dev, runs, result, chunk.size)):
+                    for k, cigar in zip(chunk.tolist(), self.texts(desc_dev, runs, result, chunk.size)):
                         out.cigars[k] = cigar
                     self.stats["text_ms"] = self.stats.get("text_ms", 0.0) + (time.perf_counter() - t1) * 1e3
                 device.check(cp)
@@ -307,18 +310,18 @@ class BatchSolver:
         out.append(members[first:])
         return out
 
-    def texts(self, seqs: Any, desc: Any, runs: Any, result: Any, count: int) -> list[str]:
+    def texts(self, desc: Any, runs: Any, result: Any, count: int) -> list[str]:
         """Each pair's CIGAR: the text kernel counts each one's characters, then writes them at
         the offsets of their prefix sum; one copy back."""
         cp = self.cp
         text_kernel = self.kernel(TEXT)
         lengths = cp.zeros(count + 1, dtype=cp.int64)
         grid = (-(-count // 128),), (128,)
-        text_kernel(*grid, (seqs, desc, runs, result, np.int32(count), lengths[1:], np.uint64(0)))
+        text_kernel(*grid, (desc, runs, result, np.int32(count), lengths[1:], np.uint64(0)))
         offsets = cp.cumsum(lengths)
         at = offsets.get()
         text = cp.empty(max(1, int(at[-1])), dtype=cp.uint8)
-        text_kernel(*grid, (seqs, desc, runs, result, np.int32(count), offsets, text))
+        text_kernel(*grid, (desc, runs, result, np.int32(count), offsets, text))
         stream = cp.cuda.get_current_stream()
         raw = self.pinned.copy("text", text, stream)
         stream.synchronize()
