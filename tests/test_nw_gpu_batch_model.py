@@ -57,10 +57,10 @@ def model_band(a, b, costs: Costs, mode: str, band: batch.WarpBand, trace: bool 
         D = dd
         # the I scan: each lane's candidate at its right end, Kogge-Stone over lanes, then cells
         lanes = hp.reshape(LANES, C)
-        right = np.full(LANES, INF, dtype=np.int64)
+        acc = np.full((4, LANES), INF, dtype=np.int64)
         for k in range(C):
-            right = np.minimum(right + e, lanes[:, k] + oe)
-        right = np.minimum(right, INF)
+            acc[k % 4] = np.minimum(lanes[:, k] + oe + (C - 1 - k) * e, acc[k % 4])
+        right = np.minimum(acc.min(axis=0), INF)
         d = 1
         while d < LANES:
             shifted = right.copy()

@@ -144,10 +144,11 @@ __global__ void __launch_bounds__(BAND_WARPS * LANES) nw_band(
             moves[k / PER_WORD] |= bits << (BITS * (k % PER_WORD));
         }
         // I: the lane's best candidate at its right end, then the scan over lanes
-        int right = BAND_INF;
+        // (4 independent chains: the lane's cells are C dependent DPX steps otherwise)
+        int acc[4] = {BAND_INF, BAND_INF, BAND_INF, BAND_INF};
 #pragma unroll
-        for (int k = 0; k < C; ++k) right = addmin(right, e, H[k] + oe);
-        right = min(right, BAND_INF);
+        for (int k = 0; k < C; ++k) acc[k % 4] = addmin(H[k], oe + (C - 1 - k) * e, acc[k % 4]);
+        int right = min(min(min(acc[0], acc[1]), min(acc[2], acc[3])), BAND_INF);
 #pragma unroll
         for (int d = 1; d < LANES; d *= 2) {
             const int v = __shfl_up_sync(FULL, right, d);
@@ -166,7 +167,7 @@ __global__ void __launch_bounds__(BAND_WARPS * LANES) nw_band(
             if (ik < hp) moves[k / PER_WORD] |= (AFFINE ? 2u : unsigned(OP_I)) << (BITS * (k % PER_WORD));
             H[k] = min(hp, ik);
             opened = hp + oe <= ik + e ? 1u : 0u;
-            in = min(ik + e, hp + oe);
+            in = addmin(ik, e, hp + oe);
         }
         if (AFFINE) {
             unsigned first = __shfl_up_sync(FULL, opened, 1);
