@@ -189,7 +189,7 @@ class BatchSolver:
         cells = np.zeros(count, dtype=np.int64)
         self.stats = {"pre": _class_counts(pre_cells[ks])}
         if ks.size:
-            seqs, offsets = self.upload(pairs, ks)
+            seqs, offsets = self.upload(pairs, ks, n, m)
             self.stats["upload_ms"] = (time.perf_counter() - t0) * 1e3
             rough = self.sweep(seqs, offsets, n, m, ks, pre_cells, pre_lo, costs, mode, False)
             self.stats["pre_ms"] = (time.perf_counter() - t0) * 1e3 - self.stats["upload_ms"]
@@ -231,11 +231,11 @@ class BatchSolver:
         self.stats["ms"] = (time.perf_counter() - t0) * 1e3
         return results
 
-    def upload(self, pairs: Sequence[Pair], ks: np.ndarray) -> tuple[Any, np.ndarray]:
+    def upload(self, pairs: Sequence[Pair], ks: np.ndarray, n: np.ndarray, m: np.ndarray) -> tuple[Any, np.ndarray]:
         """The sequences of pairs ``ks`` in one device buffer (a, b of each, in order) and every
         pair's offsets (a, b) in it (rows of pairs not uploaded: 0)."""
         parts = [s for k in ks.tolist() for s in (pairs[k].a, pairs[k].b)]
-        sizes = np.fromiter((s.size for s in parts), dtype=np.int64, count=len(parts))
+        sizes = np.stack([n[ks], m[ks]], axis=1).reshape(-1)
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).reshape(-1, 2)
         offsets = np.zeros((len(pairs), 2), dtype=np.int64)
         offsets[ks] = starts
@@ -325,8 +325,8 @@ class BatchSolver:
         stream = cp.cuda.get_current_stream()
         raw = self.pinned.copy("text", text, stream)
         stream.synchronize()
-        data = raw.tobytes()
-        return [data[at[x]:at[x + 1]].decode("ascii") for x in range(count)]
+        data = raw.tobytes().decode("ascii")
+        return [data[at[x]:at[x + 1]] for x in range(count)]
 
 
 def _class_counts(cells: np.ndarray) -> dict[int, int]:
