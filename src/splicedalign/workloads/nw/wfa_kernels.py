@@ -48,33 +48,34 @@ Trail = namedtuple("Trail", "sources chunk base lo hi")
 
 
 @njit(cache=True, nogil=True)
-def _take(vals, ring_s, ring_lo, ring_hi, ring, s, lo, hi):
+def _take(ring_s, ring_lo, ring_hi, ring, s, lo, hi):
     """The ring slot of score s, now holding lo..hi (the rest of the row is stale: ``_pad``
     writes NULL where a later score reads outside the range)."""
     slot = s % ring
     ring_s[slot], ring_lo[slot], ring_hi[slot] = s, lo, hi
-    return vals[slot]
+    return slot
 
 
 @njit(cache=True, nogil=True)
-def _row(vals, ring_s, ring_lo, ring_hi, ring, s, absent):
-    """(row, lo, hi) of wavefront s (row indexed k + n + 1; valid in lo..hi); an empty range and
-    the all-NULL row when s is not there."""
+def _row(ring_s, ring_lo, ring_hi, ring, s):
+    """(slot, lo, hi) of wavefront s (rows indexed k + n + 1; valid in lo..hi); the spare slot
+    ``ring`` with an empty range when s is not there. Slots, not row views: each view costs a
+    reference count, and a score takes several."""
     if s >= 0:
         slot = s % ring
         if ring_s[slot] == s:
-            return vals[slot], ring_lo[slot], ring_hi[slot]
-    return absent, 1 << 40, -(1 << 40)
+            return slot, ring_lo[slot], ring_hi[slot]
+    return ring, 1 << 40, -(1 << 40)
 
 
 @njit(cache=True, nogil=True)
-def _pad(row, lo, hi, read_lo, read_hi, c):
-    """NULL over the diagonals read_lo..read_hi outside the wavefront's range lo..hi (WFA2's
-    "init ends"): a few entries a score, where cleaning a reused row cost a pass over it."""
+def _pad(vals, slot, lo, hi, read_lo, read_hi, c):
+    """NULL over the diagonals read_lo..read_hi of a row outside its wavefront's range lo..hi
+    (WFA2's "init ends"): a few entries a score, where cleaning a reused row cost a pass over it."""
     for k in range(read_lo, min(read_hi, lo - 1) + 1):
-        row[c + k] = NULL
+        vals[slot, c + k] = NULL
     for k in range(max(read_lo, hi + 1), read_hi + 1):
-        row[c + k] = NULL
+        vals[slot, c + k] = NULL
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -220,10 +221,10 @@ def wfa_forward(ap, bp, n, m, x, o, e, infix_start, ends_free, keep, work_cap, m
     ring = max(x, o + e) + 1
     affine = o > 0
     # rows are written only where used (no pass over the width: _pad keeps the reads exact)
-    mv = np.empty((ring, width), dtype=np.int32)
-    iv = np.empty((ring if affine else 1, width if affine else 1), dtype=np.int32)
-    dv = np.empty((ring if affine else 1, width if affine else 1), dtype=np.int32)
-    absent = np.empty(width, dtype=np.int32)  # an empty range: _pad writes NULL where it is read
+    # slot ``ring`` stands for an absent wavefront (an empty range: _pad writes NULL where read)
+    mv = np.empty((ring + 1, width), dtype=np.int32)
+    iv = np.empty((ring + 1 if affine else 1, width if affine else 1), dtype=np.int32)
+    dv = np.empty((ring + 1 if affine else 1, width if affine else 1), dtype=np.int32)
     m_s, i_s, d_s = np.full(ring, -1, np.int64), np.full(ring, -1, np.int64), np.full(ring, -1, np.int64)
     m_lo, i_lo, d_lo = np.zeros(ring, np.int64), np.zeros(ring, np.int64), np.zeros(ring, np.int64)
     m_hi, i_hi, d_hi = np.full(ring, -1, np.int64), np.full(ring, -1, np.int64), np.full(ring, -1, np.int64)
@@ -238,13 +239,13 @@ def wfa_forward(ap, bp, n, m, x, o, e, infix_start, ends_free, keep, work_cap, m
     c = n + 1  # column of diagonal 0 in a row
     s = 0
     while True:
-        m_x, mx_lo, mx_hi = _row(mv, m_s, m_lo, m_hi, ring, s - x, absent)
-        m_o, mo_lo, mo_hi = _row(mv, m_s, m_lo, m_hi, ring, s - o - e, absent)
+        sx, mx_lo, mx_hi = _row(m_s, m_lo, m_hi, ring, s - x)
+        so, mo_lo, mo_hi = _row(m_s, m_lo, m_hi, ring, s - o - e)
         if s == 0:
             lo, hi = (0, m) if infix_start else (0, 0)
         elif affine:
-            i_e, ie_lo, ie_hi = _row(iv, i_s, i_lo, i_hi, ring, s - e, absent)
-            d_e, de_lo, de_hi = _row(dv, d_s, d_lo, d_hi, ring, s - e, absent)
+            si, ie_lo, ie_hi = _row(i_s, i_lo, i_hi, ring, s - e)
+            sd, de_lo, de_hi = _row(d_s, d_lo, d_hi, ring, s - e)
             lo = max(min(min(mx_lo, mo_lo - 1), min(ie_lo + 1, de_lo - 1)), -n)
             hi = min(max(max(mx_hi, mo_hi + 1), max(ie_hi + 1, de_hi - 1)), m)
         else:
@@ -261,42 +262,43 @@ def wfa_forward(ap, bp, n, m, x, o, e, infix_start, ends_free, keep, work_cap, m
                 sources.append(block)
                 at = 0
             chunk[s], base[s], los[s], his[s] = len(sources) - 1, at, lo, hi
-        row = _take(mv, m_s, m_lo, m_hi, ring, s, lo, hi)
+        out = _take(m_s, m_lo, m_hi, ring, s, lo, hi)
         origins = block[at:at + span]
         j0, j1 = c + lo, c + hi + 1  # row indices of the range (j1 exclusive)
+        offsets = mv[out, j0:j1]
         if s == 0:
             for k in range(lo, hi + 1):
-                row[c + k] = k
+                offsets[k - lo] = k
             if keep:
                 origins[:] = SRC_MISMATCH
         elif affine:
-            _pad(m_o, mo_lo, mo_hi, lo - 1, hi + 1, c)
-            _pad(m_x, mx_lo, mx_hi, lo, hi, c)
-            _pad(i_e, ie_lo, ie_hi, lo - 1, hi - 1, c)
-            _pad(d_e, de_lo, de_hi, lo + 1, hi + 1, c)
-            ins = _take(iv, i_s, i_lo, i_hi, ring, s, lo, hi)
-            dele = _take(dv, d_s, d_lo, d_hi, ring, s, lo, hi)
-            views = (row[j0:j1], ins[j0:j1], dele[j0:j1], m_o[j0 - 1:j1 - 1], m_o[j0 + 1:j1 + 1],
-                     i_e[j0 - 1:j1 - 1], d_e[j0 + 1:j1 + 1], m_x[j0:j1], span, n + lo, m)
+            _pad(mv, so, mo_lo, mo_hi, lo - 1, hi + 1, c)
+            _pad(mv, sx, mx_lo, mx_hi, lo, hi, c)
+            _pad(iv, si, ie_lo, ie_hi, lo - 1, hi - 1, c)
+            _pad(dv, sd, de_lo, de_hi, lo + 1, hi + 1, c)
+            ins = _take(i_s, i_lo, i_hi, ring, s, lo, hi)
+            dele = _take(d_s, d_lo, d_hi, ring, s, lo, hi)
+            views = (offsets, iv[ins, j0:j1], dv[dele, j0:j1], mv[so, j0 - 1:j1 - 1], mv[so, j0 + 1:j1 + 1],
+                     iv[si, j0 - 1:j1 - 1], dv[sd, j0 + 1:j1 + 1], mv[sx, j0:j1], span, n + lo, m)
             if keep:
                 _affine_step_kept(*views, origins)
             else:
                 _affine_step(*views)
         else:
-            _pad(m_o, mo_lo, mo_hi, lo - 1, hi + 1, c)
-            _pad(m_x, mx_lo, mx_hi, lo, hi, c)
-            _linear_step(row[j0:j1], m_o[j0 - 1:j1 - 1], m_o[j0 + 1:j1 + 1], m_x[j0:j1], span, n + lo, m, keep,
+            _pad(mv, so, mo_lo, mo_hi, lo - 1, hi + 1, c)
+            _pad(mv, sx, mx_lo, mx_hi, lo, hi, c)
+            _linear_step(offsets, mv[so, j0 - 1:j1 - 1], mv[so, j0 + 1:j1 + 1], mv[sx, j0:j1], span, n + lo, m, keep,
                          origins)
         # ---- extend along matching letters; the end reached?
-        _extend_step(row[j0:j1], ap, bp, span, lo)
+        _extend_step(offsets, ap, bp, span, lo)
         found = False
         end_k, end_h = 0, 0
         if ends_free:
-            first = _reached(row[j0:j1], span, lo, n)
+            first = _reached(offsets, span, lo, n)
             if first >= 0:
                 found = True
-                end_k, end_h = lo + first, row[j0 + first]
-        elif lo <= k_end <= hi and row[c + k_end] == m:
+                end_k, end_h = lo + first, offsets[first]
+        elif lo <= k_end <= hi and offsets[k_end - lo] == m:
             found = True
             end_k, end_h = k_end, m
         if keep:
