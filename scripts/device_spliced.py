@@ -26,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from splicedalign.core.timing import time_repeats
@@ -392,6 +393,20 @@ def shared_gpu(args, say) -> tuple[list, list[str]]:
     return rows, failures
 
 
+def threading_layers() -> list[str]:
+    """The numba threading layers this machine can load (the planning passes run on one)."""
+    import importlib
+
+    out = []
+    for name, module in (("tbb", "tbbpool"), ("omp", "omppool"), ("workqueue", "workqueue")):
+        try:
+            importlib.import_module(f"numba.np.ufunc.{module}")
+            out.append(name)
+        except ImportError:
+            pass
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path, default=Path("device_out"))
@@ -415,6 +430,8 @@ def main() -> int:
     seed = int(time.time_ns() % 2**32)
     say(f"device {info}  seed {seed}")
     counts, failures = correctness(args, say, seed)
+    say(f"host planning: numba {numba.__version__}, threading layer {numba.threading_layer()} of "
+        f"{', '.join(threading_layers())} available, {numba.get_num_threads()} threads")
     rows = [] if args.skip_targets else targets(args, say)
     for wanted, check in ((args.host, host_parts), (args.cold is not None, cold), (args.shared_gpu, shared_gpu)):
         if wanted:
