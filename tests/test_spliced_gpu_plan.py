@@ -613,9 +613,14 @@ def test_flat_cases_match_the_case_objects():
         assert (flat.K[i], flat.m[i], flat.n[i], flat.cells[i]) == (c.K, c.m, c.n, c.cells)
         assert flat.bases[flat.base_index[i]] is c.base
     assert len(flat.bases) == len({id(c.base) for c in cases})
-    part = flat.select([5, 0, 3])
-    assert [c.name for c in part.cases] == [cases[i].name for i in (5, 0, 3)]
-    assert np.array_equal(part.first, np.concatenate([cases[i].first_sorted for i in (5, 0, 3)]))
+    for pick in ((5, 0, 3), (4, 5, 6, 7)):  # any cases; a run of cases (a launch's: views)
+        part = flat.select(list(pick))
+        assert [c.name for c in part.cases] == [cases[i].name for i in pick]
+        for name in ("first", "last", "order"):
+            want = np.concatenate([getattr(cases[i], name if name == "order" else f"{name}_sorted") for i in pick])
+            assert np.array_equal(getattr(part, name), want)
+        assert [part.bases[j] for j in part.base_index] == [cases[i].base for i in pick]
+        assert np.array_equal(part.exon_sums, [cases[i].exon_length_sum for i in pick])
 
 
 # Four threads planning at once, as one solver per GPU does, under numba's workqueue threading

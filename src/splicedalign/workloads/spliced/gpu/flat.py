@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numba import njit, prange
@@ -81,7 +82,7 @@ class FlatCases:
     def __len__(self) -> int:
         return len(self.cases)
 
-    @property
+    @cached_property
     def lengths(self) -> np.ndarray:
         """(E,) rows of each exon."""
         return self.last - self.first + 1
@@ -95,7 +96,7 @@ class FlatCases:
         """(C,) n * Σ|b_k| per case (TestCase.cells)."""
         return self.exon_sums * self.n
 
-    @property
+    @cached_property
     def exon_sums(self) -> np.ndarray:
         """(C,) Σ|b_k| per case (TestCase.exon_length_sum)."""
         return np.add.reduceat(self.lengths, self.exon_start[:-1]) if len(self) else np.zeros(0, np.int64)
@@ -117,8 +118,12 @@ class FlatCases:
         K = self.K[idx]
         exon_start = np.zeros(idx.size + 1, dtype=np.int64)
         np.cumsum(K, out=exon_start[1:])
-        with PARALLEL:
-            first, last, order = _segments(self.exon_start, idx, exon_start, self.first, self.last, self.order)
+        if idx.size and (np.diff(idx) == 1).all():  # a run of cases (a launch): views of its exons
+            a, b = self.exon_start[idx[0]], self.exon_start[idx[-1] + 1]
+            first, last, order = self.first[a:b], self.last[a:b], self.order[a:b]
+        else:
+            with PARALLEL:
+                first, last, order = _segments(self.exon_start, idx, exon_start, self.first, self.last, self.order)
         used, base_index = np.unique(self.base_index[idx], return_inverse=True)
         return FlatCases(tuple(self.cases[i] for i in idx.tolist()), K, self.m[idx], self.n[idx], exon_start,
                          first, last, order, base_index.astype(np.int64), tuple(self.bases[i] for i in used.tolist()))

@@ -224,21 +224,20 @@ def batches(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, budget: i
     (``byte_sizes``, each case's case_bytes) fit ``byte_budget`` (a case that alone exceeds
     them gets a launch of its own)."""
     flat = FlatCases.of(cases)
-    out: list[list[int]] = []
     rows, words = _storage(flat, rows_per_lane)
-    sizes = rows.tolist()
-    moves = words.tolist() if move_budget else [0] * len(sizes)
-    nbytes = byte_sizes.tolist() if byte_budget else [0] * len(sizes)
-    used = used_moves = used_bytes = None
-    for i, (size, move, b) in enumerate(zip(sizes, moves, nbytes)):
-        if (used is None or used + size > budget or (move_budget and used_moves + move > move_budget)
-                or (byte_budget and used_bytes + b > byte_budget)):
-            out.append([])
-            used = used_moves = used_bytes = 0
-        out[-1].append(i)
-        used += size
-        used_moves += move
-        used_bytes += b
+    limits = [(np.cumsum(rows), budget)]  # each budget over the running sums of what cases take
+    if move_budget:
+        limits.append((np.cumsum(words), move_budget))
+    if byte_budget:
+        limits.append((np.cumsum(byte_sizes), byte_budget))
+    out: list[list[int]] = []
+    start = 0
+    while start < len(flat):  # a run ends before the first case that would exceed a budget
+        end = min(int(np.searchsorted(total, (total[start - 1] if start else 0) + cap, side="right"))
+                  for total, cap in limits)
+        end = max(end, start + 1)
+        out.append(list(range(start, end)))
+        start = end
     return out
 
 
