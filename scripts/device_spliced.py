@@ -225,17 +225,25 @@ def targets(args, say) -> list[tuple[str, float, str, float, bool]]:
     return out
 
 
-# One process of the cold measurement: kernels compiled by a warm-up solver on other cases (score
-# and traced), then per work a fresh solver's first call on never-seen cases (cells counted
-# after it: counting them fills the cases' cached arrays) and the same call again (a replay).
+# One process of the cold measurement: kernels compiled, the pinned staging buffer and CuPy's pools
+# grown by a warm-up solver on other cases of the measured shapes (1 set score and traced, 10
+# sets score; as benchmarks/spliced_cold.py), then per work a fresh solver's first call on
+# never-seen cases (cells counted after it: counting them fills the cases' cached arrays) and the
+# same call again (a replay). argv[2] "keep": glibc keeps freed memory (M_TRIM_THRESHOLD) and
+# serves allocations up to 32 MiB from its heap (M_MMAP_THRESHOLD), so that planning reuses pages
+# the warm-up touched instead of faulting fresh ones in.
 COLD_PROBE = r"""
-import hashlib, json, sys, time
+import ctypes, hashlib, json, sys, time
+if sys.argv[2:] == ["keep"]:
+    libc = ctypes.CDLL("libc.so.6")
+    assert libc.mallopt(-1, 2**31 - 1) and libc.mallopt(-3, 32 << 20)  # M_TRIM_THRESHOLD, M_MMAP_THRESHOLD
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.synthetic import paper_set, paper_sets
 seed = int(sys.argv[1])
 warm = GpuSolver()
 for traceback in (False, True):
-    warm.solve_many(paper_set(seed + 7919, bases=40), traceback=traceback)
+    warm.solve_many(paper_set(seed + 7919), traceback=traceback)
+warm.solve_many(paper_sets(10, seed + 7920), traceback=False)
 del warm
 works = {"1 set score": (paper_set(seed), False), "1 set traced": (paper_set(seed + 1), True),
          "10 sets score": (paper_sets(10, seed + 2), False)}
@@ -263,6 +271,8 @@ def cold(args, say) -> tuple[list, list[str]]:
     baseline's src, or none), alternating processes, one fresh seed each."""
     mine = str(Path(__file__).resolve().parents[1] / "src")
     trees = {"new": mine} | {name: str(Path(path).resolve()) for name, path in (t.split("=", 1) for t in args.cold)}
+    if args.cold_keep:
+        trees["new+keep"] = mine
     runs: dict[str, list[dict]] = {k: [] for k in trees}
     failures = []
     base_seed = int(time.time()) % 100_000 * 100
@@ -272,8 +282,8 @@ def cold(args, say) -> tuple[list, list[str]]:
         digests = {}
         for name in order:
             env = dict(os.environ, PYTHONPATH=trees[name])
-            done = subprocess.run([sys.executable, "-c", COLD_PROBE, str(seed)], env=env, capture_output=True,
-                                  text=True)
+            done = subprocess.run([sys.executable, "-c", COLD_PROBE, str(seed)] + ["keep"] * name.endswith("+keep"),
+                                  env=env, capture_output=True, text=True)
             if done.returncode:
                 failures.append(f"cold {name} seed {seed}: {done.stderr.strip().splitlines()[-1:]}")
                 continue
@@ -417,6 +427,8 @@ def main() -> int:
                     help="also the cold-call measurement (issue 22 target 1), against the baseline trees' src given")
     ap.add_argument("--host", action="store_true", help="also time the host planning's parts (no GPU needed)")
     ap.add_argument("--cold-seeds", type=int, default=3)
+    ap.add_argument("--cold-keep", action="store_true",
+                    help="also this tree with glibc keeping freed memory (the cold probe's 'keep')")
     ap.add_argument("--shared-gpu", action="store_true", help="also the shared-GPU check (issue 22 target 4)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
