@@ -17,6 +17,7 @@ A table last. Logs under $OUT when it is set.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -33,9 +34,9 @@ from splicedalign.workloads.nw.cpu import MulticoreSolver
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
 from splicedalign.workloads.nw.gpu.solver import GpuSolver
 from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters
-from splicedalign.workloads.nw.records import MODES, Costs, Pair, cigar_cost
+from splicedalign.workloads.nw.records import MODES, Costs, cigar_cost
 from splicedalign.workloads.nw.solvers import solve_pairs
-from splicedalign.workloads.nw.synthetic import divergent_pair, mutate
+from splicedalign.workloads.nw.synthetic import divergent_pair, random_batch
 
 ROOT = Path(__file__).resolve().parents[1]
 COSTS = {"linear": Costs(0, 1, 3), "affine": Costs(0, 4, 2, 6), "bonus": Costs(-1, 2, 3, 2)}
@@ -55,26 +56,6 @@ def pytest_step() -> int:
     return out.returncode
 
 
-def fresh_pairs(rng: np.random.Generator, count: int, most: int) -> list[Pair]:
-    pairs = []
-    for k in range(count):
-        n = int(rng.integers(1, most))
-        a = rng.integers(0, 4, n).astype(np.uint8)
-        kind = k % 6
-        if kind == 0:
-            b = rng.integers(0, 4, int(rng.integers(1, most))).astype(np.uint8)
-        else:
-            b = mutate(a, rng, 0.1 * kind)
-            if kind == 5:
-                b = np.concatenate([rng.integers(0, 4, int(rng.integers(0, 300))), b,
-                                    rng.integers(0, 4, int(rng.integers(0, 300)))]).astype(np.uint8)
-            if b.size == 0:
-                b = np.array([1], dtype=np.uint8)
-        b[rng.random(b.size) < 0.005] = 5
-        pairs.append(Pair(f"f{k}", "a", "b", a, b))
-    return pairs
-
-
 def correctness(seed: int, count: int, most: int) -> int:
     say(f"# fresh random batches: seed {seed}, {count} pairs of 1..{most} per mode x cost model")
     rng = np.random.default_rng(seed)
@@ -83,7 +64,7 @@ def correctness(seed: int, count: int, most: int) -> int:
     failures = 0
     for costs_name, costs in COSTS.items():
         for mode in MODES:
-            pairs = fresh_pairs(rng, count, most)
+            pairs = random_batch(rng, count, most)
             want = cpu.solve_many(pairs, costs, traceback=False, mode=mode)
             got = gpu.solve_many(pairs, costs, traceback=True, mode=mode)
             bad = 0
@@ -106,20 +87,13 @@ def correctness(seed: int, count: int, most: int) -> int:
     return failures
 
 
-def _pywfa_one(job: tuple[str, str, dict]) -> int:
-    import pywfa
-
-    a, b, model = job
-    aligner = pywfa.WavefrontAligner(a, match=0, span="end-to-end", scope="full", **model)
-    aligner.wavefront_align(b)
-    return -int(aligner.score)
-
-
-def pywfa_model(costs: Costs) -> dict:
-    if costs.affine:
-        return dict(distance="affine", mismatch=costs.mismatch, gap_opening=costs.gap_open,
-                    gap_extension=costs.indel)
-    return dict(distance="linear", mismatch=costs.mismatch, gap_extension=costs.indel)
+def peer_helpers():
+    """benchmarks/nw.py's pywfa worker and cost mapping (the batch peer on all cores)."""
+    spec = importlib.util.spec_from_file_location("benchmark_nw", ROOT / "benchmarks" / "nw.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # the pool's workers unpickle its functions by module name
+    spec.loader.exec_module(module)
+    return module._pywfa_one, module.pywfa_model
 
 
 def benchmark(count: int, length: int, divergence: float, repeats: int) -> None:
@@ -131,6 +105,7 @@ def benchmark(count: int, length: int, divergence: float, repeats: int) -> None:
     try:
         import pywfa  # noqa: F401
         pool = ProcessPoolExecutor(workers)
+        _pywfa_one, pywfa_model = peer_helpers()
     except ImportError:
         pool = None
     for costs_name in ("linear", "affine"):
@@ -162,7 +137,7 @@ def benchmark(count: int, length: int, divergence: float, repeats: int) -> None:
                 f"{cells / (ms / 1e3) / 1e9:.0f} GCUPS of the full tables; stats {st}; algorithms {algorithms}")
             peer, ratio = "", ""
             if mode == "global" and pool is not None:
-                jobs = [(letters(p.a, A_LETTERS), letters(p.b, B_LETTERS), pywfa_model(costs)) for p in pairs]
+                jobs = [(letters(p.a, A_LETTERS), letters(p.b, B_LETTERS), pywfa_model(costs), True) for p in pairs]
                 list(pool.map(_pywfa_one, jobs[:workers]))
                 peer_runs = []
                 for _ in range(repeats):

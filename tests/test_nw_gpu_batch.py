@@ -10,6 +10,7 @@ import pytest
 from splicedalign.gpu.device import unavailable_reason
 from splicedalign.workloads.nw import Costs, Pair, cigar_cost, solve
 from splicedalign.workloads.nw.records import MODES
+from splicedalign.workloads.nw.synthetic import random_batch
 
 REASON = unavailable_reason()
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(REASON is not None, reason=f"no GPU: {REASON}")]
@@ -19,27 +20,8 @@ COSTS = [Costs(), Costs(0, 4, 2, 6), Costs(-1, 2, 3), Costs(-2, 3, 1, 4), Costs(
 
 def random_pairs(seed: int, count: int, most: int) -> list[Pair]:
     """Mutated copies (substitutions, indels, flanks, wildcards), unrelated pairs, tiny ones."""
-    rng = np.random.default_rng(seed)
     print(f"seed {seed}")
-    out = []
-    for k in range(count):
-        n = int(rng.integers(1, most))
-        a = rng.integers(0, 4, n).astype(np.uint8)
-        kind = k % 5
-        if kind == 0:
-            b = rng.integers(0, 4, int(rng.integers(1, most))).astype(np.uint8)
-        else:
-            b = a[rng.random(n) > 0.03 * kind].copy()
-            flip = rng.random(b.size) < 0.02 * kind
-            b[flip] = (b[flip] + 1) % 4
-            if kind == 4:  # flanks: what prefix and infix modes skip
-                b = np.concatenate([rng.integers(0, 4, int(rng.integers(0, 200))), b,
-                                    rng.integers(0, 4, int(rng.integers(0, 200)))]).astype(np.uint8)
-            if b.size == 0:
-                b = np.array([2], dtype=np.uint8)
-        b[rng.random(b.size) < 0.01] = 5  # wildcards never match
-        out.append(Pair(f"r{k}", "a", "b", a, b))
-    return out
+    return random_batch(np.random.default_rng(seed), count, most, flank=200)
 
 
 def batch_solver(**options):

@@ -60,6 +60,29 @@ def divergent_pair(n: int, percent: float, seed: int = SEED, index: int = 0) -> 
                 mutate(a, rng, percent / 10.0))
 
 
+def random_batch(rng: np.random.Generator, count: int, most: int, flank: int = 300) -> list[Pair]:
+    """A batch of pairs of every shape a batched solver meets, for correctness checks: lengths
+    1 .. most, every sixth pair unrelated, the others copies mutated 1-5 x 1% (``mutate``'s
+    mix), every sixth of those with random flanks of up to ``flank`` letters (what prefix and
+    infix modes skip), b's letters 0.5% wildcards (never matching)."""
+    pairs = []
+    for k in range(count):
+        a = random_codes(int(rng.integers(1, most)), rng)
+        kind = k % 6
+        if kind == 0:
+            b = random_codes(int(rng.integers(1, most)), rng)
+        else:
+            b = mutate(a, rng, 0.1 * kind)
+            if kind == 5:
+                b = np.concatenate([random_codes(int(rng.integers(0, flank)), rng), b,
+                                    random_codes(int(rng.integers(0, flank)), rng)])
+            if b.size == 0:
+                b = np.array([1], dtype=np.uint8)
+        b[rng.random(b.size) < 0.005] = 5
+        pairs.append(Pair(f"r{k}", "a", "b", a, b))
+    return pairs
+
+
 def paper_pairs(sizes: tuple[int, ...] = PAPER_SIZES, seed: int = SEED) -> list[Pair]:
     return [make_pair(n, kind, seed) for n in sizes for kind in KINDS]
 
