@@ -32,10 +32,11 @@ from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver, SequentialSolver
 from splicedalign.workloads.nw.gpu.paper import TilesSolver
 from splicedalign.workloads.nw.gpu.solver import ROWS_PER_LANE, TRACES, GpuSolver
+from splicedalign.workloads.nw.peers import PywfaSolver
 from splicedalign.workloads.nw.records import MODES, Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.reference import ReferenceSolver
 from splicedalign.workloads.nw.solvers import solve_pairs
-from splicedalign.workloads.nw.synthetic import KINDS, PAPER_SIZES, make_pair, mutate, random_codes
+from splicedalign.workloads.nw.synthetic import KINDS, PAPER_SIZES, divergent_pair, make_pair, mutate, random_codes
 
 T0 = time.perf_counter()
 # hand-off variants tried (strips.cu PUBLISH / WINDOW_MIN); run 1 was (2, 1)
@@ -78,8 +79,9 @@ def correctness(args: argparse.Namespace, log) -> list[str]:
     main = GpuSolver(poison=True)
     variants = [GpuSolver(rows_per_lane=r, prmt=p, poison=True, handoff=h)
                 for r in ROWS_PER_LANE for p in (True, False) for h in HANDOFFS]
-    aligners = [GpuSolver(rows_per_lane=r, poison=True, trace=t) for r in ROWS_PER_LANE for t in TRACES]
-    tight = GpuSolver(rows_per_lane=4, poison=True, cols_every=8)  # many checkpoint columns
+    aligners = [GpuSolver(rows_per_lane=r, poison=True, trace=t, whole_codes=False) for r in ROWS_PER_LANE
+                for t in TRACES]
+    tight = GpuSolver(rows_per_lane=4, poison=True, cols_every=8, whole_codes=False)  # many checkpoint columns
     tiles = TilesSolver()
     fails: list[str] = []
     checked = 0
@@ -109,7 +111,9 @@ def correctness(args: argparse.Namespace, log) -> list[str]:
     big.append(make_pair(100_000, "mutated"))
     for pair in big:
         want = multi.solve(pair, Costs(), traceback=False).score
-        for solver, tb in ((main, True), (GpuSolver(rows_per_lane=8), True), (GpuSolver(rows_per_lane=16), True),
+        for solver, tb in ((main, True), (GpuSolver(band_min_cells=0, poison=True), True),
+                           (GpuSolver(rows_per_lane=8, whole_codes=False), True),
+                           (GpuSolver(rows_per_lane=16, whole_codes=False), True),
                            (GpuSolver(rows_per_lane=16, handoff=HANDOFFS[-1]), False)):
             got = solver.solve(pair, Costs(), traceback=tb)
             ok = got.score == want and (not tb or cigar_cost(got.cigar, pair.a, pair.b, Costs()) == want)
@@ -125,9 +129,10 @@ def modes_and_costs(rng: np.random.Generator, args: argparse.Namespace, log, gpu
     fails: list[str] = []
     refused: dict[str, int] = {}
     reference, seq, multi = ReferenceSolver(), SequentialSolver(), MulticoreSolver()
+    banded = GpuSolver(poison=True, band_min_cells=0)  # bands on every size (the default: from 2e11 cells)
     batch: list[tuple[Pair, Costs, str, int]] = []
     for k in range(args.mode_pairs):
-        pair, _ = random_pair(rng, k, 400)
+        pair, _ = random_pair(rng, k, 400 if k % 4 else 3000)  # > 256 rows: several nw_band strips
         mode = MODES[k % 3]
         roll = k % 4
         costs = (Costs(0, int(rng.integers(1, 5)), int(rng.integers(1, 5))) if roll == 0 else
@@ -137,14 +142,15 @@ def modes_and_costs(rng: np.random.Generator, args: argparse.Namespace, log, gpu
                        int(rng.integers(0, 6))))
         want = reference.solve(pair, costs, traceback=False, mode=mode).score
         batch.append((pair, costs, mode, want))
-        for solver in (multi, seq, gpu, tiles):
+        for solver in (multi, seq, gpu, banded, tiles):
             try:
                 got = solver.solve(pair, costs, traceback=True, mode=mode)
             except SolverUnavailable:
                 refused[solver.name] = refused.get(solver.name, 0) + 1
                 continue
             if got.score != want or cigar_cost(got.cigar, pair.a, pair.b, costs, got.start2, got.end2) != want:
-                fails.append(f"mode pair {k} {pair.n}x{pair.m} {mode} {costs}: {solver.name} {got.score} != {want}")
+                fails.append(f"mode pair {k} {pair.n}x{pair.m} {mode} {costs}: {solver.name} "
+                             f"(band_min_cells {getattr(solver, 'band_min_cells', '-')}) {got.score} != {want}")
     for costs, mode in ((Costs(0, 4, 2, 6), "infix"), (Costs(), "global")):
         pairs = [p for p, c, md, _ in batch[:60]]
         wants = [reference.solve(p, costs, traceback=False, mode=mode).score for p in pairs]
@@ -198,7 +204,7 @@ def bench(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
             if n <= 100_000 and kind == "mutated":
                 measure("nw-tiles", solvers["nw-tiles"], pair, False, 3 if n <= 30_368 else 1)
             if n == 30_368:
-                measure("gpu", GpuSolver(trace="host"), pair, True, 3, "[trace=host]")
+                measure("gpu", GpuSolver(trace="host", whole_codes=False), pair, True, 3, "[trace=host]")
             if n in (9_024, 30_368) and kind == "mutated":
                 measure("nw-tiles", solvers["nw-tiles"], pair, True, 1)
                 measure("sequential", solvers["sequential"], pair, False, 1)
@@ -214,8 +220,98 @@ def bench(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
                 label = f"[R={r},P={h['PUBLISH']},W={h['WINDOW_MIN']}]"
                 measure("gpu", GpuSolver(rows_per_lane=r, handoff=h), pair, False, 1 if big else 5, label)
             if not (big and r == 4):
-                measure("gpu", GpuSolver(rows_per_lane=r), pair, True, 1 if big else 3, f"[R={r}]")
+                measure("gpu", GpuSolver(rows_per_lane=r, whole_codes=False), pair, True, 1 if big else 3, f"[R={r}]")
     return rows, skipped
+
+
+SIDE_CASES = ("30368-10", "30368-unrelated", "100000-1", "100000-5", "1000000-1")
+SIDE_COSTS = {"linear": Costs(0, 1, 3), "affine": Costs(0, 4, 2, 6)}
+
+
+def side_case(name: str) -> Pair:
+    """benchmarks/nw.py's cases: N-unrelated, N-10 (synthetic.make_pair's 10% pair), N-P (P% mutated)."""
+    n, kind = name.split("-", 1)
+    if kind == "unrelated":
+        return make_pair(int(n), "unrelated")
+    return make_pair(int(n), "mutated") if kind == "10" else divergent_pair(int(n), float(kind))
+
+
+def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
+    """issue 26's GPU single-pair targets: `gpu` (cost-adaptive) and pywfa on one core in this
+    process, same inputs, score and CIGAR, median of repeats (fewer when slow); every score
+    equal, every CIGAR re-scored. Also `gpu` with the whole table (adaptive=False) for the
+    band's gain."""
+    rows: list[dict] = []
+    fails: list[str] = []
+    try:
+        peer = PywfaSolver()
+    except SolverUnavailable as exc:
+        log(f"pywfa n/a: {exc}")
+        peer = None
+    gpu, whole, banded = GpuSolver(), GpuSolver(adaptive=False, whole_codes=False), GpuSolver(band_min_cells=0)
+    banded4 = GpuSolver(band_min_cells=0, band_rows=4)  # nw_band with R = 4 (strips of 128 rows)
+    for name in args.side_cases:
+        pair = side_case(name)
+        for cost_name in args.side_costs:
+            costs = SIDE_COSTS[cost_name]
+            for traceback in (False, True):
+                runs = [("gpu", gpu), ("pywfa", peer)] + (
+                    [("gpu-whole", whole), ("gpu-band", banded), ("gpu-band-R4", banded4)] if args.whole else [])
+                scores = {}
+                for label, solver in runs:
+                    if solver is None or elapsed() > args.budget:
+                        continue
+                    try:
+                        t = time.perf_counter()
+                        result = solver.solve(pair, costs, traceback=traceback)  # warm-up / first
+                        first = time.perf_counter() - t
+                        reps = 1 if first > 1.0 else 3
+                        timing, result = time_repeats(
+                            lambda s=solver, p=pair, c=costs, tb=traceback: s.solve(p, c, traceback=tb), reps, 0)
+                    except SolverUnavailable as exc:
+                        log(f"  {label} {name} {cost_name}: n/a: {exc}")
+                        continue
+                    scores[label] = result.score
+                    if traceback and cigar_cost(result.cigar, pair.a, pair.b, costs) != result.score:
+                        fails.append(f"{label} {name} {cost_name}: CIGAR does not re-score to {result.score}")
+                    band = getattr(solver, "band", None)
+                    row = {"case": name, "costs": cost_name, "solver": label, "mode": "align" if traceback else "score",
+                           "ms": timing.median * 1e3, "algorithm": result.algorithm, "score": result.score,
+                           "passes": getattr(solver, "passes", None),
+                           "band": None if band is None or band.full else band.hi - band.lo + 1,
+                           "kernel_ms": getattr(solver, "kernel_ms", None),
+                           "pass_ms": [round(x, 2) for x in getattr(solver, "pass_ms", [])],
+                           "walk_ms": getattr(solver, "walk_ms", None) if traceback else None}
+                    rows.append(row)
+                    log(f"  {label:<9} {name:<16} {cost_name:<6} {row['mode']:<5} {row['ms']:10.2f} ms "
+                        f"{row['algorithm']:<5} passes {row['passes']} {row['pass_ms']} band {row['band']} "
+                        f"kernel {row['kernel_ms']} "
+                        f"walk {row['walk_ms']} score {result.score} [{elapsed():.0f} s]")
+                if len(set(scores.values())) > 1:
+                    fails.append(f"{name} {cost_name}: scores differ {scores}")
+    return rows, fails
+
+
+def side_table(rows: list[dict], log) -> None:
+    log("\n| case | costs | gpu score ms (algorithm, passes, band) | gpu CIGAR ms (walk) "
+        "| pywfa 1 core score / CIGAR ms | gpu whole table score / CIGAR ms | gpu bands score / CIGAR ms "
+        "| ratio pywfa / gpu score, CIGAR |")
+    log("|---|---|---|---|---|---|---|---|")
+    keyed = {(r["case"], r["costs"], r["solver"], r["mode"]): r for r in rows}
+    for case, costs in dict.fromkeys((r["case"], r["costs"]) for r in rows):
+        def ms(solver, mode, case=case, costs=costs):
+            r = keyed.get((case, costs, solver, mode))
+            return r["ms"] if r else None
+        g, ga, p, pa = ms("gpu", "score"), ms("gpu", "align"), ms("pywfa", "score"), ms("pywfa", "align")
+        w, wa = ms("gpu-whole", "score"), ms("gpu-whole", "align")
+        b, ba = ms("gpu-band", "score"), ms("gpu-band", "align")
+        r = keyed.get((case, costs, "gpu", "score"))
+        ra = keyed.get((case, costs, "gpu", "align"))
+        fmt = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
+        ratio = lambda a, b: "-" if a is None or b is None else f"{a / b:.1f}x"  # noqa: E731
+        log(f"| {case} | {costs} | {fmt(g)} ({r['algorithm'] if r else '-'}, {r['passes'] if r else '-'}, "
+            f"{r['band'] if r else '-'}) | {fmt(ga)} ({fmt(ra['walk_ms']) if ra else '-'}) | {fmt(p)} / {fmt(pa)} "
+            f"| {fmt(w)} / {fmt(wa)} | {fmt(b)} / {fmt(ba)} | {ratio(p, g)}, {ratio(pa, ga)} |")
 
 
 def main() -> int:
@@ -228,6 +324,12 @@ def main() -> int:
     parser.add_argument("--skip-check", action="store_true")
     parser.add_argument("--mode-pairs", type=int, default=400, help="random pairs of the modes x cost models check")
     parser.add_argument("--quick", action="store_true", help="correctness only (no benchmark sweep)")
+    parser.add_argument("--side", action="store_true",
+                        help="the side by side with pywfa (issue 26) instead of the sweep")
+    parser.add_argument("--side-cases", nargs="+", default=list(SIDE_CASES))
+    parser.add_argument("--side-costs", nargs="+", default=list(SIDE_COSTS), choices=sorted(SIDE_COSTS))
+    parser.add_argument("--whole", action="store_true",
+                        help="side by side: also gpu with the whole table and with bands at every size")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     logfile = open(args.out / "device_nw.log", "w")
@@ -243,14 +345,20 @@ def main() -> int:
     for f in fails[:20]:
         log("FAIL " + f)
     log(f"correctness done at {elapsed():.0f} s")
-    rows, skipped = ([], ["benchmark (--quick)"]) if args.quick else bench(args, log)
+    side_rows: list[dict] = []
+    if args.side:
+        side_rows, side_fails = side_by_side(args, log)
+        fails += side_fails
+        for f in side_fails:
+            log("FAIL " + f)
+    rows, skipped = ([], ["benchmark (--quick or --side)"]) if args.quick or args.side else bench(args, log)
     try:
         import pywfa  # noqa: F401
         peer = "pywfa: installed (see benchmarks/nw.py)"
     except ImportError:
         peer = "pywfa: n/a (not installed on the device)"
     (args.out / "device_nw.json").write_text(json.dumps({"device": info, "fails": fails, "rows": rows,
-                                                         "skipped": skipped}, indent=1))
+                                                         "side": side_rows, "skipped": skipped}, indent=1))
     log("\nskipped: " + ("; ".join(skipped) if skipped else "none"))
     log(peer)
     log(f"\n{info['name']}  correctness failures: {len(fails)}")
@@ -260,6 +368,8 @@ def main() -> int:
         walk = "-" if r["walk_ms"] is None else f"{r['walk_ms']:.2f}"
         log(f"{r['solver']:<24} {r['case']:<18} {r['mode']:<5} {r['seconds'] * 1e3:>11.3f} {kernel:>10} {walk:>8} "
             f"{r['gcups']:>8.1f}")
+    if side_rows:
+        side_table(side_rows, log)
     return 1 if fails else 0
 
 

@@ -86,7 +86,8 @@ def test_adaptive_schedule_equals_the_reference(mode):
         costs = random_costs(rng)
         h, d, ins = gotoh_tables(pair.a, pair.b, costs, mode)
         want = int(h[-1, end_column(h, mode)])
-        score, band, passes = bands.adaptive(lambda b: band_score(pair, costs, mode, b), costs, mode, pair.n, pair.m)
+        score, band, passes = bands.adaptive(lambda b, p=pair, c=costs: band_score(p, c, mode, b), costs, mode,
+                                              pair.n, pair.m)
         assert score == want, (k, costs, mode, band)
         assert band.full or bands.applies(costs, mode)
         # the traceback inside the certified band is an optimal alignment

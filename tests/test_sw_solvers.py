@@ -15,8 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from splicedalign.core.errors import SolverUnavailable
-from splicedalign.workloads.sw import synthetic
-from splicedalign.workloads.sw import cpu_kernels, cpu_simd
+from splicedalign.workloads.sw import cpu_kernels, cpu_simd, synthetic
 from splicedalign.workloads.sw.cpu import dealt, lane_table, lanes
 from splicedalign.workloads.sw.matrices import encode, matrix
 from splicedalign.workloads.sw.records import Database, Query, Scoring, fits_int16, ranked

@@ -29,7 +29,8 @@ SOLVERS.register("multicore", "splicedalign.workloads.nw.cpu:MulticoreSolver",
 SOLVERS.register("nw-tiles", "splicedalign.workloads.nw.gpu.paper:TilesSolver", gpu=True,
                  summary="paper 002: 16x16 tiles, one launch per tile anti-diagonal, table in device memory")
 SOLVERS.register("gpu", "splicedalign.workloads.nw.gpu.solver:GpuSolver", gpu=True,
-                 summary="ours: register-resident strips of rows per warp, linear memory")
+                 summary="ours: register-resident strips of rows per warp; cost-adaptive (certified bands), "
+                         "gap-affine, every mode")
 SOLVERS.register("pywfa", "splicedalign.workloads.nw.peers:PywfaSolver",
                  summary="peer: WFA2-lib gap-linear end-to-end (optional extra)")
 PEERS = ("pywfa",)

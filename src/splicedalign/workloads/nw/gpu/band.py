@@ -21,7 +21,8 @@ The band's score S_w (the least cost over paths inside it) is >= the optimum; it
 optimum when ``S_w <= escape(w)``. Otherwise the optimum is <= S_w, and the least w' with
 ``escape(w') >= S_w`` certifies whatever band w' gives (S_w' <= S_w <= escape(w')); the
 schedule takes ``min(that w', 2w)`` (doubling when the narrow band's score is a poor upper
-bound), or the full table once the band would cover ``FULL_SHARE`` of it.
+bound), or the full table once the band would cover ``FULL_SHARE`` of it or S_w asks for more
+than ``GIVE_UP`` times w.
 
 ``banded_tables`` is the NumPy model of the banded kernels (cells outside the band infinite);
 ``adaptive`` is the schedule the GPU solvers run with their kernels in place of the model.
@@ -37,8 +38,13 @@ import numpy as np
 from splicedalign.workloads.nw.records import Costs
 from splicedalign.workloads.nw.reference import INF, first_row_costs
 
-FIRST_WIDTH = 64  # w of the first band: a narrow, cheap upper bound of the score
+FIRST_WIDTH = 64  # w of the first band, at least
+FIRST_SHARE = 128  # ... and at least (n + m) / FIRST_SHARE: a pass of the GPU's banded strips is
+# latency-bound (its chain of strips) until the band is a large share of the table, so a wide
+# first band costs little and saves passes
 FULL_SHARE = 0.5  # a band covering this share of the table's cells runs as the full table
+GIVE_UP = 4  # a band whose score asks for more than GIVE_UP times its width: the full table next
+# (an unrelated pair's score asks for most of the table; a similar pair's, less than twice)
 BAND_MODES = ("global", "prefix")
 
 
@@ -139,16 +145,18 @@ def certified(score: int, costs: Costs, mode: str, band: Band) -> bool:
 
 def next_band(score: int, costs: Costs, mode: str, band: Band) -> Band:
     """The band after an uncertified ``band`` whose score was ``score``."""
-    width = min(width_needed(score, costs, mode, band.n, band.m), 2 * max(band.width, 1))
-    wider = band_for(band.n, band.m, mode, max(width, band.width + 1))
-    return full_band(band.n, band.m) if wider.cells >= FULL_SHARE * band.n * band.m else wider
+    need = width_needed(score, costs, mode, band.n, band.m)
+    wider = band_for(band.n, band.m, mode, max(min(need, 2 * max(band.width, 1)), band.width + 1))
+    if need > GIVE_UP * max(band.width, 1) or wider.cells >= FULL_SHARE * band.n * band.m:
+        return full_band(band.n, band.m)
+    return wider
 
 
 def first_band(costs: Costs, mode: str, n: int, m: int) -> Band:
-    """The first band to try: FIRST_WIDTH when a band applies and is small, else the full table."""
+    """The first band to try (when a band applies and is small, else the full table)."""
     if not applies(costs, mode):
         return full_band(n, m)
-    band = band_for(n, m, mode, FIRST_WIDTH)
+    band = band_for(n, m, mode, max(FIRST_WIDTH, (n + m) // FIRST_SHARE))
     return full_band(n, m) if band.cells >= FULL_SHARE * n * m else band
 
 

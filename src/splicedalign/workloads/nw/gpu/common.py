@@ -1,5 +1,4 @@
-"""What both GPU solvers share: the int32 range check, the trivial empty-sequence answers and
-the traceback from a table or checkpoints kept in device memory."""
+"""What both GPU solvers share: the int32 range check and the trivial empty-sequence answers."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ INT32_SAFE = 1 << 30  # device scores are int32: every |D| and every sum of two 
 
 
 def linear_global_only(costs: Costs, mode: str, solver: str) -> None:
-    """Section B only: linear costs, global mode (the paper's nw-tiles; gpu until its affine kernel)."""
+    """Section B only: linear costs, global mode (the paper's nw-tiles)."""
     check_mode(mode)
     if costs.affine or mode != "global":
         raise SolverUnavailable(f"{solver} takes linear costs in global mode only "
@@ -27,19 +26,26 @@ def check_range(pair: Pair, costs: Costs, solver: str) -> None:
                                 f"(bound {costs.bound(pair.n, pair.m):,}); use sequential")
 
 
-def trivial(pair: Pair, costs: Costs, solver: str, traceback: bool) -> Result:
-    """An empty sequence: all gaps (the device kernels need both lengths >= 1)."""
+def trivial(pair: Pair, costs: Costs, solver: str, traceback: bool, mode: str = "global") -> Result:
+    """An empty sequence (the device kernels need both lengths >= 1): a empty costs nothing in
+    prefix and infix modes and one gap of b in global mode; b empty is one gap of a."""
+    if pair.n == 0 and mode != "global":
+        return Result(0, 0, solver, 0.0, "" if traceback else None, 0, 0)
     ops = np.full(pair.n, OP_DEL, dtype=np.int8) if pair.n else np.full(pair.m, OP_INS, dtype=np.int8)
-    return Result(costs.indel * (pair.n + pair.m), pair.cells, solver, 0.0,
-                  cigar_string(ops) if traceback else None)
+    return Result(costs.gap(pair.n + pair.m), pair.cells, solver, 0.0, cigar_string(ops) if traceback else None,
+                  0, pair.m)
 
 
-def screen(pair: Pair, costs: Costs, mode: str, solver: str, traceback: bool) -> Result | None:
-    """What every GPU solve checks first, in this order: linear costs in global mode, then the
-    answer to an empty sequence (None for a pair the device must solve), then the int32 range."""
-    linear_global_only(costs, mode, solver)
+def screen(pair: Pair, costs: Costs, mode: str, solver: str, traceback: bool, affine_modes: bool = False
+           ) -> Result | None:
+    """What every GPU solve checks first, in this order: the mode (and, unless the solver takes
+    ``affine_modes``, linear costs in global mode), then the answer to an empty sequence (None
+    for a pair the device must solve), then the int32 range."""
+    check_mode(mode)
+    if not affine_modes:
+        linear_global_only(costs, mode, solver)
     if pair.n == 0 or pair.m == 0:
-        return trivial(pair, costs, solver, traceback)
+        return trivial(pair, costs, solver, traceback, mode)
     check_range(pair, costs, solver)
     return None
 

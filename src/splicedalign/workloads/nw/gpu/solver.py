@@ -1,13 +1,20 @@
 """``gpu`` (ours): one pair in strips of 32 * R rows, one warp per strip, rows in registers
-(strips.cu). Score only: two boundary rows in device memory (linear). Alignment: the kernel
-keeps every strip's bottom row and the cost columns every C columns; then one warp walks the
-path back block by block, recomputing each block on its path with its moves in shared memory
-(nw_walk), or, with ``trace="host"``, the host does the same (traceback.trace_checkpoints)."""
+(strips.cu), cost-adaptive and exact (band.py): with costs and a mode a band can certify
+(match, mismatch >= 0, gap extend > 0; global or prefix), ``nw_band`` computes the table inside
+a band of diagonals and widens it (Ukkonen) until the band's score is certified optimal,
+else the whole table; ``Result.algorithm`` says ``band`` or ``dp``.
+Linear costs, global mode, whole table: ``nw_strips`` (score only: two boundary rows; alignment:
+every strip's bottom row and the cost columns every C columns kept, then one warp walks the
+path back block by block, recomputing each block (nw_walk), or, with ``trace="host"``, the host
+does the same (traceback.trace_checkpoints)). Everything else (gap-affine costs, prefix and
+infix modes, bands): ``nw_band`` (two boundary-row slots; with the alignment, a 4-bit code per
+cell of the band, which ``nw_band_walk`` follows back)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,23 +23,34 @@ import numpy as np
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
+from splicedalign.workloads.nw.gpu import band as bands
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
 from splicedalign.workloads.nw.gpu.common import free_bytes, gib, screen
-from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs, Pair, Result, check_mode, cigar_string
+from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, Costs, Pair, Result, check_mode, cigar_string
 
 KERNEL_FILE = Path(__file__).with_name("strips.cu")
 GROUP = 4  # columns per step (an int4 of a boundary row)
 PAD_A, PAD_B = 6, 7  # codes of padding rows / columns: equal to nothing
 ROWS_PER_LANE = (4, 8, 16)
+BAND_ROWS = 8  # rows per lane of nw_band (strips of 256 rows; R / 2 words of 4-bit codes a group)
+TILE_GROUPS = 64  # groups of one strip nw_band_walk holds in shared memory (32 KiB at R = 8)
 VARIANTS = tuple(f"nw_strips<{r}, {p}>" for r in ROWS_PER_LANE for p in ("true", "false")) + tuple(
-    f"nw_walk<{r}>" for r in ROWS_PER_LANE)
+    f"nw_walk<{r}>" for r in ROWS_PER_LANE) + tuple(
+    f"nw_band<{a}, {t}>" for a in ("true", "false") for t in ("true", "false")) + ("nw_band_walk",)
 # hand-off between strips (strips.cu): publish every PUBLISH groups, wait for WINDOW_MIN
 HANDOFF = {"PUBLISH": 16, "WINDOW_MIN": 16}
-DEFINES = {"GROUP": GROUP, **HANDOFF}  # strips.defines.h; other hand-offs (tests) compile with NVRTC
+# strips.defines.h; other hand-offs (tests) compile with NVRTC
+DEFINES = {"GROUP": GROUP, **HANDOFF, "BAND_R": BAND_ROWS, "TILE_GROUPS": TILE_GROUPS}
 TRACES = ("device", "host")
 THREADS = 128
-CHECKPOINT_SHARE = 0.6  # of free device memory the alignment's checkpoints may take
+CHECKPOINT_SHARE = 0.6  # of free device memory the alignment's checkpoints (or band codes) may take
 HOST_CHECKPOINT_BYTES = 1 << 30  # up to this much, checkpoints are copied to the host at once
+KEY_BIAS = 1 << 30  # nw_band's answer key: (score + KEY_BIAS) << 32 | column
+# Bands only from this many cells up: a band pass is a chain of strips about as long as the whole
+# table's (docs/gpu-nw.md), so it saves time only where the whole table is throughput-bound.
+# Measured (H100, run B): 10^5 x 10^5 whole table 24 ms (linear) / 34 ms (affine), one band
+# pass 31-39 ms; 10^6 x 10^6 whole 494 / 936 ms, a band pass 327 / 402 ms.
+BAND_MIN_CELLS = 2 * 10**11
 
 
 def rows_per_lane(n: int, traceback: bool) -> int:
@@ -49,11 +67,35 @@ def byte_costs(costs: Costs) -> bool:
     return all(-128 <= c <= 127 for c in (costs.match, costs.mismatch))
 
 
+def band_windows(n: int, m: int, band: bands.Band, rows: int = BAND_ROWS) -> tuple[np.ndarray, np.ndarray]:
+    """Each strip's first and last group of nw_band (strips.cu band_first_group /
+    band_last_group): the groups holding its rows' band cells."""
+    span = 32 * rows
+    groups = -(-m // GROUP)
+    first_row = np.arange(-(-n // span), dtype=np.int64) * span
+    lo = np.maximum(0, (first_row + band.lo - 1) // GROUP)
+    hi = np.minimum(groups - 1, (np.minimum(first_row + span, n) + band.hi - 1) // GROUP)
+    return lo, hi
+
+
+@dataclass
+class BandPass:
+    """One nw_band launch: the band's score, the column of row n it ends at and, with the
+    alignment, the device's codes (kept for nw_band_walk)."""
+
+    score: int
+    end2: int
+    gmax: int
+    bits: Any = None
+
+
 class GpuSolver:
     name = "gpu"
 
     def __init__(self, rows_per_lane: int | None = None, prmt: bool | None = None, poison: bool = False,
-                 cols_every: int | None = None, trace: str = "device", handoff: dict[str, int] | None = None) -> None:
+                 cols_every: int | None = None, trace: str = "device", handoff: dict[str, int] | None = None,
+                 adaptive: bool = True, band_min_cells: int = BAND_MIN_CELLS, band_rows: int = BAND_ROWS,
+                 whole_codes: bool = True) -> None:
         if trace not in TRACES:
             raise ValueError(f"trace must be one of {TRACES}")
         self.cp = device.cupy()
@@ -62,9 +104,18 @@ class GpuSolver:
         self.poison = poison  # fill boundary rows / checkpoints with POISON first
         self.cols_every = cols_every
         self.trace_on = trace
-        self.defines = {**DEFINES, **(handoff or {})}
-        self.kernel_ms = 0.0  # the sweep (nw_strips) of the last solve
-        self.walk_ms = 0.0  # the alignment walk (nw_walk) of the last solve
+        self.adaptive = adaptive  # False: always the whole table (for comparisons)
+        self.band_min_cells = band_min_cells  # smaller pairs: the whole table
+        # the whole table's alignment (linear, global) by nw_band's codes when they fit; False:
+        # always nw_strips' checkpoints (nw_walk or the host trace)
+        self.whole_codes = whole_codes
+        self.band_rows = band_rows  # nw_band's R (other than BAND_ROWS: compiled by NVRTC)
+        self.defines = {**DEFINES, **(handoff or {}), "BAND_R": band_rows}
+        self.kernel_ms = 0.0  # the sweeps (nw_strips, or every nw_band pass) of the last solve
+        self.walk_ms = 0.0  # the alignment walk (nw_walk or nw_band_walk) of the last solve
+        self.band = None  # the band that certified the last solve (bands.full_band: the whole table)
+        self.passes = 0  # nw_band (or nw_strips) launches of the last solve
+        self.pass_ms: list[float] = []  # each nw_band launch's time
         self.batch: BatchSolver | None = None
 
     def kernel(self, name: str) -> Any:
@@ -82,9 +133,139 @@ class GpuSolver:
         return self.batch.solve_many(pairs, costs, traceback, mode)
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
-        answer = screen(pair, costs, mode, self.name, traceback)
+        answer = screen(pair, costs, mode, self.name, traceback, affine_modes=True)
         if answer is not None:
             return answer
+        t0 = time.perf_counter()
+        self.kernel_ms = self.walk_ms = 0.0
+        self.pass_ms: list[float] = []
+        linear_global = not costs.affine and mode == "global"
+        adaptive = self.adaptive and pair.cells >= self.band_min_cells
+        last: dict[str, Any] = {}  # "strips": nw_strips' result; "pass": the last nw_band pass; "inputs"
+
+        def solve_band(band: bands.Band) -> int:
+            # the whole table with linear costs in global mode: nw_strips, unless the alignment's
+            # band codes fit (nw_band_walk follows codes 3-4x faster than nw_walk recomputes blocks)
+            if band.full and linear_global and not (traceback and self.whole_codes and self.codes_fit(pair, band)):
+                last["strips"] = self.solve_strips(pair, costs, traceback)
+                return last["strips"].score
+            if "inputs" not in last:
+                last["inputs"] = self.upload(pair, self.band_rows)
+            last["pass"] = self.band_pass(pair, costs, mode, band, traceback, last["inputs"])
+            return last["pass"].score
+
+        first = bands.first_band(costs, mode, pair.n, pair.m)
+        if adaptive and not first.full:
+            score, band, self.passes = bands.adaptive(solve_band, costs, mode, pair.n, pair.m)
+        else:
+            band, self.passes = bands.full_band(pair.n, pair.m), 1
+            score = solve_band(band)
+        if band.full and "strips" in last:
+            self.band = band
+            return replace(last["strips"], seconds=time.perf_counter() - t0)
+        self.band = band
+        done = last["pass"]
+        algorithm = bands.algorithm_name(band)
+        if not traceback:
+            return Result(score, pair.cells, self.name, time.perf_counter() - t0, end2=done.end2, algorithm=algorithm)
+        ops, start2 = self.band_walk(pair, mode, band, done, last["inputs"])
+        return Result(score, pair.cells, self.name, time.perf_counter() - t0, cigar_string(ops), start2, done.end2,
+                      algorithm)
+
+    def upload(self, pair: Pair, r: int) -> tuple[Any, Any]:
+        """a padded to whole strips of 32 r rows, b to whole groups, on the device."""
+        span = 32 * r
+        a = np.full(-(-pair.n // span) * span, PAD_A, dtype=np.uint8)
+        a[:pair.n] = pair.a
+        b = np.full(-(-pair.m // GROUP) * GROUP, PAD_B, dtype=np.uint8)
+        b[:pair.m] = pair.b
+        return self.cp.asarray(a), self.cp.asarray(b)
+
+    def codes_bytes(self, pair: Pair, band: bands.Band) -> int:
+        """Device memory of nw_band's 4-bit codes over ``band`` (R / 2 words a lane and group)."""
+        first, last = band_windows(pair.n, pair.m, band, self.band_rows)
+        return first.size * (int((last - first).max()) + 1) * 32 * (self.band_rows // 2) * 4
+
+    def codes_fit(self, pair: Pair, band: bands.Band) -> bool:
+        return self.codes_bytes(pair, band) <= CHECKPOINT_SHARE * free_bytes(self.cp)
+
+    def band_pass(self, pair: Pair, costs: Costs, mode: str, band: bands.Band, traceback: bool,
+                  inputs: tuple[Any, Any]) -> BandPass:
+        """nw_band over ``band``: its least cost (global: at (n, m); prefix, infix: the least of
+        row n, column 0 included) and where it ends."""
+        cp = self.cp
+        a_dev, b_dev = inputs
+        n, m = pair.n, pair.m
+        first, last = band_windows(n, m, band, self.band_rows)
+        strips, groups = first.size, -(-m // GROUP)
+        gmax = int((last - first).max()) + 1
+        bits = None
+        if traceback:
+            need = self.codes_bytes(pair, band)
+            if not self.codes_fit(pair, band):
+                raise SolverUnavailable(
+                    f"gpu: the alignment of {n:,} x {m:,} in a band of {band.hi - band.lo + 1:,} diagonals needs "
+                    f"{gib(need)} of codes, {gib(free_bytes(cp))} free on the device; use --score-only or multicore")
+            bits = cp.empty(need // 4, dtype=cp.uint32)
+            if self.poison:
+                bits.fill(0xFFFFFFFF)
+        rows = cp.empty((2, 2, gmax * GROUP), dtype=cp.int32)  # (H, F) x slot
+        if self.poison:
+            rows.fill(device.POISON)
+        flags = cp.zeros(strips + 2, dtype=cp.int32)  # [strips] = the ticket, [strips + 1] = the error word
+        best = cp.full(1, np.iinfo(np.uint64).max, dtype=cp.uint64)
+        match, mismatch, o, e = costs.as_affine()
+        kernel = self.kernel(f"nw_band<{'true' if costs.affine else 'false'}, {'true' if traceback else 'false'}>")
+        blocks = -(-strips // (THREADS // 32))
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        kernel((blocks,), (THREADS,), (
+            a_dev, b_dev, np.int32(n), np.int32(m), np.int32(groups), np.int32(strips), np.int32(match),
+            np.int32(mismatch), np.int32(o + e), np.int32(e), np.int32(band.lo), np.int32(band.hi),
+            np.int32(MODES.index(mode)), rows[0], rows[1], np.int32(gmax), flags, flags[strips:],
+            bits if bits is not None else flags, best, flags[strips + 1:]))
+        stop.record()
+        stop.synchronize()
+        device.check(cp)
+        self.pass_ms.append(cp.cuda.get_elapsed_time(start, stop))
+        self.kernel_ms += self.pass_ms[-1]
+        key = int(best.get()[0])
+        if int(flags[strips + 1].get()):
+            raise RuntimeError(f"gpu: a strip waited too long for its predecessor ({pair.name})")
+        score, end2 = (key >> 32) - KEY_BIAS, key & 0xFFFFFFFF
+        if key == np.iinfo(np.uint64).max:
+            score, end2 = 1 << 62, m  # no cell of row n inside the band (a narrow prefix band)
+        if mode != "global" and band.lo <= -n and costs.gap(n) <= score:  # column 0 of row n
+            score, end2 = costs.gap(n), 0
+        return BandPass(score, end2, gmax, bits)
+
+    def band_walk(self, pair: Pair, mode: str, band: bands.Band, done: BandPass,
+                  inputs: tuple[Any, Any]) -> tuple[np.ndarray, int]:
+        """(the alignment's operations, its first column of b) by nw_band_walk from (n, end2)."""
+        cp = self.cp
+        a_dev, b_dev = inputs
+        walk = self.kernel("nw_band_walk")
+        ops = cp.empty(pair.n + pair.m, dtype=cp.int8)
+        state = cp.full(3, -1, dtype=cp.int32)
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        walk((1,), (32,), (a_dev, b_dev, np.int32(band.lo), np.int32(done.gmax), done.bits, np.int32(pair.n),
+                           np.int32(done.end2), ops, state))
+        stop.record()
+        stop.synchronize()
+        device.check(cp)
+        self.walk_ms = cp.cuda.get_elapsed_time(start, stop)
+        count, i, j = (int(v) for v in state.get())
+        if i > 0:
+            head = np.full(i, OP_DEL, dtype=np.int8)
+        elif mode == "infix":
+            head = np.empty(0, dtype=np.int8)
+        else:
+            head, j = np.full(j, OP_INS, dtype=np.int8), 0
+        return np.concatenate([head, ops[:count].get()[::-1]]), j
+
+    def solve_strips(self, pair: Pair, costs: Costs, traceback: bool) -> Result:
+        """Linear costs, global mode, the whole table: nw_strips (+ nw_walk or the host trace)."""
         cp = self.cp
         t0 = time.perf_counter()
         r = self.rows_per_lane or rows_per_lane(pair.n, traceback)
@@ -131,7 +312,7 @@ class GpuSolver:
             cigar = cigar_string(ops)
         elif traceback:
             cigar = cigar_string(self.trace(pair, costs, span, rows, cols_every, cols))
-        return Result(score, pair.cells, self.name, time.perf_counter() - t0, cigar)
+        return Result(score, pair.cells, self.name, time.perf_counter() - t0, cigar, 0, pair.m)
 
     def columns_every(self, pair: Pair, span: int, strips: int) -> int:
         """Columns between checkpoint columns: ``span`` (square blocks) or the smallest multiple of

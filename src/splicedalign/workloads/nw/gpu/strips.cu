@@ -303,6 +303,315 @@ __global__ void __launch_bounds__(32) nw_walk(const unsigned char* __restrict__ 
     }
 }
 
+// ---- nw_band: the table inside a band of diagonals, gap-affine costs, every mode ----
+// The same strips as nw_strips (warps from one ticket, BAND_R rows per lane, a 4-column group a
+// step, lane l one group behind lane l-1, strips chained through two boundary-row slots with
+// release/acquire flags), with three differences:
+// - Band: strip s computes only the groups holding its rows' diagonals lo..hi (band.py's
+//   model: every cell (i, j), boundaries included, with j - i outside lo..hi is BAND_INF), its
+//   window [band_first_group(s), band_last_group(s)]; slots hold BAND_GROUPS groups, a strip's
+//   groups at their offset from its first one. Strip s's first group starts right of a column
+//   that is outside the band for all its rows and the row above, so a window's left edge is
+//   BAND_INF (or column 0).
+// - Gotoh (AFFINE): E (a gap in a, along the row) per row in registers, F (a gap in b, down the
+//   column) in the boundary rows beside H; linear costs use H alone (ext = gap extend).
+// - Mode: row 0 is 0 (infix) or gap(j); the answer is H[n][m] (global) or the least H[n][j]
+//   (prefix, infix; the least j on ties), one 64-bit key (H + 2^30) << 32 | j by atomicMin. The
+//   host adds column 0's candidate.
+// A group's cells are written in anti-diagonal order (cell (k, c) at k + c): the cells of one
+// anti-diagonal are independent. TRACE: each cell's 4-bit code goes to `bits` (bit 0-1: where
+// H came from: 0 diagonal, 1 F, 2 E; bit 2: E extends E of the cell left; bit 3: F extends F
+// of the cell above), BAND_R / 2 words per lane and group, for nw_band_walk.
+
+constexpr int BAND_INF = 1 << 30;  // |every finite score| < 2^30 (common.INT32_SAFE)
+
+__host__ __device__ __forceinline__ int floor_div4(int x) { return x >= 0 ? x / 4 : -((3 - x) / 4); }
+
+__device__ __forceinline__ int band_first_group(int s, int lo) {
+    return max(0, floor_div4(s * 32 * BAND_R + lo - 1));
+}
+
+__device__ __forceinline__ int band_last_group(int s, int n, int hi, int groups) {
+    return min(groups - 1, floor_div4(min((s + 1) * 32 * BAND_R, n) + hi - 1));
+}
+
+namespace {
+
+__device__ __forceinline__ void put(int4& v, int c, int x) {
+    if (c == 0) v.x = x; else if (c == 1) v.y = x; else if (c == 2) v.z = x; else v.w = x;
+}
+
+// One group of one lane: rows k = 0..R-1 (hcol/ecol: H and E of the column left of the group),
+// columns c = 0..3. htop/ftop: H and F of the row above, replaced by the group's bottom row;
+// diag = H above-left of the group. x = (first column of the group) - (lane's first row): cell
+// (k, c) lies on diagonal x + c - k. MASK: cells off lo..hi become BAND_INF (the caller leaves
+// it out when every lane's group lies inside the band). LAST: last[c] = H of row rn (the
+// lane's row n, or none).
+template <int R, bool AFFINE, bool TRACE, bool MASK, bool LAST>
+__device__ __forceinline__ void band_group(int (&hcol)[R], int (&ecol)[R], const unsigned char (&ak)[R],
+                                           int4& htop, int4& ftop, int diag, uchar4 bg, int match, int mismatch,
+                                           int oe, int ext, int x, int lo, int hi, int rn, int (&last)[GROUP],
+                                           unsigned (&dirs)[R / 2]) {
+    const unsigned char bc[GROUP] = {bg.x, bg.y, bg.z, bg.w};
+    int hv[R][GROUP];
+    int fup[GROUP] = {ftop.x, ftop.y, ftop.z, ftop.w};
+#pragma unroll
+    for (int t = 0; t < R + GROUP - 1; ++t) {
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            const int c = t - k;
+            if (c < 0 || c >= GROUP) continue;
+            const int hup = k == 0 ? get(htop, c) : hv[k - 1][c];
+            const int hleft = c == 0 ? hcol[k] : hv[k][c - 1];
+            const int hdiag = k == 0 ? (c == 0 ? diag : get(htop, c - 1)) : (c == 0 ? hcol[k - 1] : hv[k - 1][c - 1]);
+            const bool same = ak[k] == bc[c];
+            const int diagonal = hdiag + (same ? match : mismatch);
+            int h, e = 0, f = 0;
+            if (AFFINE) {
+                e = min(ecol[k] + ext, hleft + oe);
+                f = min(fup[c] + ext, hup + oe);
+                h = min(diagonal, min(e, f));
+            } else {
+                h = addmin(min(hup, hleft), ext, diagonal);
+            }
+            if (MASK && (x + c - k < lo || x + c - k > hi)) h = e = f = BAND_INF;
+            if (TRACE) {
+                unsigned code;
+                if (AFFINE)
+                    code = (h == diagonal ? 0u : h == f ? 1u : 2u) | (e == ecol[k] + ext ? 4u : 0u) |
+                           (f == fup[c] + ext ? 8u : 0u);
+                else
+                    code = h == diagonal ? 0u : h == hup + ext ? 1u : 2u;
+                dirs[k / 2] |= code << (((k % 2) * GROUP + c) * 4);
+            }
+            if (AFFINE) {
+                ecol[k] = e;
+                fup[c] = f;
+            }
+            hv[k][c] = h;
+            if (LAST && k == rn) last[c] = h;
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < R; ++k) hcol[k] = hv[k][GROUP - 1];
+#pragma unroll
+    for (int c = 0; c < GROUP; ++c) {
+        put(htop, c, hv[R - 1][c]);
+        put(ftop, c, fup[c]);
+    }
+}
+
+}  // namespace
+
+// a: codes of seq1 padded with PAD_A to strips * S; b4: seq2 in groups of 4 padded with PAD_B;
+// (hrows, frows): 2 slots x BAND_GROUPS (= gmax) int4 of H and F (F unused when linear);
+// flags (strips ints) and ticket zeroed; oe = gap open + extend, ext = gap extend (linear:
+// oe = ext = indel); mode 0 global, 1 prefix, 2 infix; bits: strips x gmax x 32 uint4 when
+// TRACE; best: ~0 (the least key, see above); error: 0.
+template <bool AFFINE, bool TRACE>
+__global__ void __launch_bounds__(128) nw_band(const unsigned char* __restrict__ a, const uchar4* __restrict__ b4,
+                                               int n, int m, int groups, int strips, int match, int mismatch,
+                                               int oe, int ext, int lo, int hi, int mode, int4* hrows, int4* frows,
+                                               int gmax, int* flags, int* ticket, unsigned* __restrict__ bits,
+                                               unsigned long long* best, int* error) {
+    constexpr int R = BAND_R;
+    constexpr int S = 32 * R;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int open = oe - ext;
+    for (;;) {
+        int s = 0;
+        if (lane == 0) s = atomicAdd(ticket, 1);
+        s = __shfl_sync(0xffffffffu, s, 0);
+        if (s >= strips) return;
+        const int first = s * S + lane * R + 1;  // this lane's first table row
+        const int g0 = band_first_group(s, lo), g1 = band_last_group(s, n, hi, groups);
+        const int pg0 = s > 0 ? band_first_group(s - 1, lo) : 0;
+        const int pg1 = s > 0 ? band_last_group(s - 1, n, hi, groups) : -1;
+        const int ng = g1 - g0 + 1;
+        int hcol[R], ecol[R];
+        unsigned char ak[R];
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            ak[k] = a[first - 1 + k];
+            hcol[k] = g0 == 0 && -(first + k) >= lo ? open + ext * (first + k) : BAND_INF;  // column 0
+            ecol[k] = BAND_INF;
+        }
+        int diag = g0 == 0 && -(first - 1) >= lo ? (first == 1 ? 0 : open + ext * (first - 1)) : BAND_INF;
+        const bool last_strip = s == strips - 1;
+        const int rn = n - first < R && n >= first ? n - first : -1;
+        unsigned long long mine = ~0ull;
+        int4 hbot = make_int4(0, 0, 0, 0), fbot = hbot, win_h = hbot, win_f = hbot;
+        int win_base = 0, win_end = 0;
+        const long long prev = static_cast<long long>((s + 1) % 2) * gmax - pg0;  // + absolute group
+        const long long here = static_cast<long long>(s % 2) * gmax - g0;
+        const bool publish = s + 1 < strips;
+        // b's group for the next step, loaded a step ahead (off the step's critical path)
+        uchar4 bg_next = __ldg(b4 + min(max(g0 - lane, 0), groups - 1));
+        for (int t = 0; t < ng + 31; ++t) {
+            const int u = g0 + t - lane;  // absolute group of this lane at step t
+            const uchar4 bg = bg_next;
+            bg_next = __ldg(b4 + min(max(u + 1, 0), groups - 1));
+            const int x = GROUP * u + 1 - first;  // the group's cell (k, c) is on diagonal x + c - k
+            // every lane's group (if any) inside the band: no cell to mask this step
+            const bool inside = __all_sync(0xffffffffu, u < g0 || u > g1 || (x - (R - 1) >= lo && x + GROUP - 1 <= hi));
+            int4 htop = shfl_up4(hbot);
+            int4 ftop = AFFINE ? shfl_up4(fbot) : hbot;
+            if (t < ng) {  // lane 0 enters group g0 + t
+                const int g = g0 + t;
+                int4 eh, ef = make_int4(BAND_INF, BAND_INF, BAND_INF, BAND_INF);
+                if (s == 0) {
+                    const int j = GROUP * g + 1;
+                    eh = make_int4(j <= hi ? (mode == 2 ? 0 : open + ext * j) : BAND_INF,
+                                   j + 1 <= hi ? (mode == 2 ? 0 : open + ext * (j + 1)) : BAND_INF,
+                                   j + 2 <= hi ? (mode == 2 ? 0 : open + ext * (j + 2)) : BAND_INF,
+                                   j + 3 <= hi ? (mode == 2 ? 0 : open + ext * (j + 3)) : BAND_INF);
+                } else if (g > pg1) {
+                    eh = ef;
+                } else {
+                    if (t >= win_end) {
+                        int avail = 0;
+                        if (lane == 0) {
+                            const long long start = clock64();
+                            const int need = min(pg1 + 1, g + WINDOW_MIN);
+                            while ((avail = load_acquire(flags + s - 1)) < need) {
+                                if (clock64() - start > WAIT_LIMIT_CYCLES) {
+                                    atomicExch(error, 1);
+                                    avail = groups;
+                                    break;
+                                }
+                            }
+                        }
+                        avail = __shfl_sync(0xffffffffu, avail, 0);
+                        win_base = t;
+                        win_end = min(min(avail, pg1 + 1) - g0, t + 32);
+                        if (t + lane < win_end) {
+                            win_h = __ldcg(hrows + prev + g0 + t + lane);
+                            if (AFFINE) win_f = __ldcg(frows + prev + g0 + t + lane);
+                        }
+                    }
+                    eh = shfl4(win_h, t - win_base);
+                    if (AFFINE) ef = shfl4(win_f, t - win_base);
+                }
+                if (lane == 0) {
+                    htop = eh;
+                    ftop = ef;
+                }
+            }
+            if (u >= g0 && u <= g1) {
+                const int next_diag = htop.w;
+                unsigned dirs[R / 2] = {};
+                int last[GROUP] = {BAND_INF, BAND_INF, BAND_INF, BAND_INF};
+                if (last_strip)
+                    band_group<R, AFFINE, TRACE, true, true>(hcol, ecol, ak, htop, ftop, diag, bg, match, mismatch, oe,
+                                                             ext, x, lo, hi, rn, last, dirs);
+                else if (inside)
+                    band_group<R, AFFINE, TRACE, false, false>(hcol, ecol, ak, htop, ftop, diag, bg, match, mismatch,
+                                                               oe, ext, x, lo, hi, rn, last, dirs);
+                else
+                    band_group<R, AFFINE, TRACE, true, false>(hcol, ecol, ak, htop, ftop, diag, bg, match, mismatch,
+                                                              oe, ext, x, lo, hi, rn, last, dirs);
+                diag = next_diag;
+                hbot = htop;
+                fbot = ftop;
+                if (TRACE) {  // R / 2 words a lane and group, vector stores (R = 4: uint2, 8: uint4, 16: 2 x uint4)
+                    unsigned* out = bits + ((static_cast<long long>(s) * gmax + (u - g0)) * 32 + lane) * (R / 2);
+                    if (R / 2 == 2) {
+                        *reinterpret_cast<uint2*>(out) = make_uint2(dirs[0], dirs[1 % (R / 2)]);
+                    } else {
+#pragma unroll
+                        for (int w = 0; w + 3 < R / 2; w += 4)
+                            *reinterpret_cast<uint4*>(out + w) =
+                                make_uint4(dirs[w], dirs[w + 1], dirs[w + 2], dirs[w + 3]);
+                    }
+                }
+                if (rn >= 0) {
+#pragma unroll
+                    for (int c = 0; c < GROUP; ++c) {
+                        const int j = GROUP * u + 1 + c;
+                        if (j <= m && (mode != 0 || j == m) && last[c] < BAND_INF) {
+                            const unsigned long long key =
+                                (static_cast<unsigned long long>(static_cast<unsigned>(last[c] + BAND_INF)) << 32) |
+                                static_cast<unsigned>(j);
+                            mine = min(mine, key);
+                        }
+                    }
+                }
+                if (lane == 31 && publish) {
+                    hrows[here + u] = hbot;
+                    if (AFFINE) frows[here + u] = fbot;
+                    if (u == g1)
+                        store_release(flags + s, groups);
+                    else if ((u + 1) % PUBLISH == 0)
+                        store_release(flags + s, u + 1);
+                }
+            }
+        }
+        if (rn >= 0 && mine != ~0ull) atomicMin(best, mine);
+    }
+}
+
+// The alignment from nw_band's codes, by one warp: from (i, j) in state H, the warp loads the
+// codes of strip (i-1)/S, groups u0..u (u = (j-1)/4, at most TILE_GROUPS of them) into shared
+// memory, lane 0 follows them (H: diagonal, or switch to F or E; F: 'D' up, staying in F while
+// its extend bit is set; E: 'I' left, likewise) until the path leaves the tile, and so on, to
+// row 0 or column 0. ops[] gets the moves (last first); state = {moves, i, j} at the end.
+__global__ void __launch_bounds__(32) nw_band_walk(const unsigned char* __restrict__ a,
+                                                   const unsigned char* __restrict__ b, int lo, int gmax,
+                                                   const unsigned* __restrict__ bits, int i, int j,
+                                                   signed char* __restrict__ ops, int* state) {
+    constexpr int R = BAND_R;
+    constexpr int S = 32 * R;
+    constexpr int W = R / 2;  // words of codes a lane and group
+    __shared__ unsigned tile[TILE_GROUPS * 32 * W];
+    __shared__ unsigned char ta[S], tb[TILE_GROUPS * GROUP];  // the tile's letters of a and b
+    const int lane = static_cast<int>(threadIdx.x);
+    int st = 0, count = 0;  // 0 H, 1 F, 2 E
+    while (i > 0 && j > 0) {
+        const int s = (i - 1) / S, g0 = band_first_group(s, lo), u = (j - 1) / GROUP;
+        const int u0 = max(g0, u - TILE_GROUPS + 1);
+        const long long base = (static_cast<long long>(s) * gmax + (u0 - g0)) * 32 * W;
+        for (int k = lane; k < (u - u0 + 1) * 32 * W; k += 32) tile[k] = __ldcg(bits + base + k);
+        for (int k = lane; k < S; k += 32) ta[k] = a[s * S + k];
+        for (int k = lane; k < (u - u0 + 1) * GROUP; k += 32) tb[k] = b[GROUP * u0 + k];
+        __syncwarp();
+        if (lane == 0) {
+            const int r0 = s * S;
+            while (i > r0 && j > GROUP * u0) {
+                const int r = i - 1 - r0, l = r / R, k = r % R;
+                const unsigned word = tile[(((j - 1) / GROUP - u0) * 32 + l) * W + k / 2];
+                const unsigned code = (word >> (((k % 2) * GROUP + (j - 1) % GROUP) * 4)) & 15u;
+                if (st == 0) {
+                    if ((code & 3u) == 0) {
+                        ops[count++] = ta[i - 1 - r0] == tb[j - 1 - GROUP * u0] ? 0 : 1;
+                        --i;
+                        --j;
+                    } else {
+                        st = static_cast<int>(code & 3u);
+                    }
+                } else if (st == 1) {
+                    ops[count++] = 2;
+                    st = code & 8u ? 1 : 0;
+                    --i;
+                } else {
+                    ops[count++] = 3;
+                    st = code & 4u ? 2 : 0;
+                    --j;
+                }
+            }
+        }
+        i = __shfl_sync(0xffffffffu, i, 0);
+        j = __shfl_sync(0xffffffffu, j, 0);
+        st = __shfl_sync(0xffffffffu, st, 0);
+        count = __shfl_sync(0xffffffffu, count, 0);
+        __syncwarp();
+    }
+    if (lane == 0) {
+        state[0] = count;
+        state[1] = i;
+        state[2] = j;
+    }
+}
+
 #ifndef __CUDACC_RTC__
 // nvcc builds (CI's compile and spill check) instantiate the shipped variants; NVRTC
 // instantiates only the one a launch asks for (solver.VARIANTS).
@@ -322,4 +631,12 @@ NW_STRIPS(16, false)
 NW_WALK(4)
 NW_WALK(8)
 NW_WALK(16)
+#define NW_BAND(AFFINE, TRACE)                                                                           \
+    template __global__ void nw_band<AFFINE, TRACE>(const unsigned char*, const uchar4*, int, int, int, int, int, \
+                                                    int, int, int, int, int, int, int4*, int4*, int, int*, int*,   \
+                                                    unsigned*, unsigned long long*, int*);
+NW_BAND(true, true)
+NW_BAND(true, false)
+NW_BAND(false, true)
+NW_BAND(false, false)
 #endif

@@ -3,3 +3,5 @@
 #define GROUP 4
 #define PUBLISH 16
 #define WINDOW_MIN 16
+#define BAND_R 8
+#define TILE_GROUPS 64

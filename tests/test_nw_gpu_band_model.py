@@ -1,0 +1,232 @@
+"""A Python model of nw_band and nw_band_walk (workloads/nw/gpu/strips.cu), checked on the CPU
+against band.py's NumPy model and the reference: strips run one after another (every flag wait
+already satisfied), lane after lane, each lane's groups in the kernel's window, the two
+boundary-row slots indexed from each strip's first group, the cells of a group in anti-diagonal
+order with the 4-bit codes, the answer key, and the walk over tiles of codes. It mirrors the
+kernels' indexing statement by statement (with R rows per lane as a parameter: small strips
+give many strips on small inputs); the kernels themselves run on the device."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from splicedalign.workloads.nw import Costs, Pair, cigar_cost
+from splicedalign.workloads.nw.gpu import band as bands
+from splicedalign.workloads.nw.gpu.solver import GROUP, KEY_BIAS, PAD_A, PAD_B
+from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, cigar_string
+from splicedalign.workloads.nw.reference import end_column, gotoh_tables
+
+INF = 1 << 30
+TILE_GROUPS = 3  # small tiles: many reloads
+
+
+def floor_div4(x: int) -> int:
+    return x // 4
+
+
+def first_group(s: int, lo: int, R: int) -> int:
+    return max(0, floor_div4(s * 32 * R + lo - 1))
+
+
+def last_group(s: int, n: int, hi: int, groups: int, R: int) -> int:
+    return min(groups - 1, floor_div4(min((s + 1) * 32 * R, n) + hi - 1))
+
+
+def band_group(hcol, ecol, ak, htop, ftop, diag, bc, costs, x, lo, hi, rn, R, affine):
+    """strips.cu band_group: returns (bottom H, bottom F, last row's 4 values, 4-bit codes)."""
+    match, mismatch, o, ext = costs.as_affine()
+    oe = o + ext if affine else ext
+    hv = [[0] * GROUP for _ in range(R)]
+    fup = list(ftop)
+    last = [INF] * GROUP
+    codes = {}
+    for t in range(R + GROUP - 1):
+        for k in range(R):
+            c = t - k
+            if c < 0 or c >= GROUP:
+                continue
+            hup = htop[c] if k == 0 else hv[k - 1][c]
+            hleft = hcol[k] if c == 0 else hv[k][c - 1]
+            hdiag = (diag if c == 0 else htop[c - 1]) if k == 0 else (hcol[k - 1] if c == 0 else hv[k - 1][c - 1])
+            diagonal = hdiag + (match if ak[k] == bc[c] else mismatch)
+            e = f = 0
+            if affine:
+                e = min(ecol[k] + ext, hleft + oe)
+                f = min(fup[c] + ext, hup + oe)
+                h = min(diagonal, min(e, f))
+            else:
+                h = min(min(hup, hleft) + ext, diagonal)
+            on = x + c - k
+            if on < lo or on > hi:
+                h = e = f = INF
+            if affine:
+                code = (0 if h == diagonal else 1 if h == f else 2) | (4 if e == ecol[k] + ext else 0) | \
+                    (8 if f == fup[c] + ext else 0)
+                ecol[k] = e
+                fup[c] = f
+            else:
+                code = 0 if h == diagonal else 1 if h == hup + ext else 2
+            codes[(k, c)] = code
+            hv[k][c] = h
+            if k == rn:
+                last[c] = h
+    for k in range(R):
+        hcol[k] = hv[k][GROUP - 1]
+    return [hv[R - 1][c] for c in range(GROUP)], fup, last, codes
+
+
+def model_band(a, b, costs, mode, band, R):
+    """nw_band: (score, end column, codes by (strip, group, lane), gmax)."""
+    affine = costs.affine
+    match, mismatch, o, ext = costs.as_affine()
+    n, m = a.size, b.size
+    S = 32 * R
+    strips, groups = -(-n // S), -(-m // GROUP)
+    ap = np.full(strips * S, PAD_A, np.int64)
+    ap[:n] = a
+    bp = np.full(groups * GROUP, PAD_B, np.int64)
+    bp[:m] = b
+    lo, hi = band.lo, band.hi
+    gmax = max(last_group(s, n, hi, groups, R) - first_group(s, lo, R) + 1 for s in range(strips))
+    hrows = [[None] * gmax for _ in range(2)]
+    frows = [[None] * gmax for _ in range(2)]
+    mode_code = MODES.index(mode)
+    best = None
+    bits = {}
+    for s in range(strips):
+        g0, g1 = first_group(s, lo, R), last_group(s, n, hi, groups, R)
+        pg0 = first_group(s - 1, lo, R) if s > 0 else 0
+        pg1 = last_group(s - 1, n, hi, groups, R) if s > 0 else -1
+        bottom = {}  # (lane, group) -> (H row, F row)
+        for lane in range(32):
+            first = s * S + lane * R + 1
+            ak = [int(ap[first - 1 + k]) for k in range(R)]
+            hcol = [o + ext * (first + k) if g0 == 0 and -(first + k) >= lo else INF for k in range(R)]
+            ecol = [INF] * R
+            diag = (0 if first == 1 else o + ext * (first - 1)) if g0 == 0 and -(first - 1) >= lo else INF
+            rn = n - first if first <= n < first + R else -1
+            for u in range(g0, g1 + 1):
+                if lane == 0:
+                    if s == 0:
+                        js = [GROUP * u + 1 + c for c in range(GROUP)]
+                        htop = [(0 if mode_code == 2 else o + ext * j) if j <= hi else INF for j in js]
+                        ftop = [INF] * GROUP
+                    elif u > pg1:
+                        htop, ftop = [INF] * GROUP, [INF] * GROUP
+                    else:
+                        slot = (s + 1) % 2
+                        htop = list(hrows[slot][u - pg0])
+                        ftop = list(frows[slot][u - pg0]) if affine else [INF] * GROUP
+                else:
+                    htop, ftop = (list(v) for v in bottom[(lane - 1, u)])
+                    if not affine:
+                        ftop = [INF] * GROUP
+                next_diag = htop[3]
+                bc = [int(bp[GROUP * u + c]) for c in range(GROUP)]
+                hb, fb, last, codes = band_group(hcol, ecol, ak, htop, ftop, diag, bc, costs, GROUP * u + 1 - first,
+                                                 lo, hi, rn, R, affine)
+                diag = next_diag
+                bottom[(lane, u)] = (hb, fb)
+                bits[(s, u - g0, lane)] = codes
+                if rn >= 0:
+                    for c in range(GROUP):
+                        j = GROUP * u + 1 + c
+                        if j <= m and (mode_code != 0 or j == m) and last[c] < INF:
+                            key = ((last[c] + KEY_BIAS) << 32) | j
+                            best = key if best is None else min(best, key)
+                if lane == 31 and s + 1 < strips:
+                    hrows[s % 2][u - g0] = hb
+                    frows[s % 2][u - g0] = fb
+    if best is None:
+        score, end2 = 1 << 62, m
+    else:
+        score, end2 = (best >> 32) - KEY_BIAS, best & 0xFFFFFFFF
+    if mode != "global" and lo <= -n and costs.gap(n) <= score:
+        score, end2 = costs.gap(n), 0
+    return score, end2, bits, gmax
+
+
+def model_walk(a, b, lo, bits, i, j, R):
+    """nw_band_walk: (ops, i, j) where it stopped."""
+    S = 32 * R
+    st, ops = 0, []
+    while i > 0 and j > 0:
+        s, u = (i - 1) // S, (j - 1) // GROUP
+        g0 = first_group(s, lo, R)
+        u0 = max(g0, u - TILE_GROUPS + 1)
+        tile = {(uu - u0, lane): bits[(s, uu - g0, lane)] for uu in range(u0, u + 1) for lane in range(32)}
+        r0 = s * S
+        while i > r0 and j > GROUP * u0:
+            r = i - 1 - r0
+            code = tile[((j - 1) // GROUP - u0, r // R)][(r % R, (j - 1) % GROUP)]
+            if st == 0:
+                if code & 3 == 0:
+                    ops.append(0 if a[i - 1] == b[j - 1] else 1)
+                    i, j = i - 1, j - 1
+                else:
+                    st = code & 3
+            elif st == 1:
+                ops.append(2)
+                st = 1 if code & 8 else 0
+                i -= 1
+            else:
+                ops.append(3)
+                st = 2 if code & 4 else 0
+                j -= 1
+    return ops, i, j
+
+
+def random_case(rng, most):
+    n = int(rng.integers(1, most))
+    a = rng.integers(0, 4, n).astype(np.uint8)
+    if rng.random() < 0.6:
+        keep = rng.random(n) > 0.06
+        b = a[keep].copy()
+        b[rng.random(b.size) < 0.06] = int(rng.integers(0, 4))
+        if rng.random() < 0.3:
+            b = np.concatenate([rng.integers(0, 4, int(rng.integers(0, 30))).astype(np.uint8), b])
+        if b.size == 0:
+            b = np.array([1], np.uint8)
+    else:
+        b = rng.integers(0, 4, int(rng.integers(1, most))).astype(np.uint8)
+    b[rng.random(b.size) < 0.03] = 5
+    return Pair("r", "a", "b", a, b)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("R", [1, 3])
+def test_band_kernel_model_equals_the_band_model_and_walks_optimally(mode, R):
+    seed = 4242 + MODES.index(mode) + 10 * R
+    rng = np.random.default_rng(seed)
+    print(f"seed {seed}")
+    compared = 0
+    for k in range(14):
+        pair = random_case(rng, 110)
+        roll = k % 3
+        costs = (Costs(0, int(rng.integers(1, 5)), int(rng.integers(1, 4))) if roll == 0 else
+                 Costs(0, 4, 2, 6) if roll == 1 else
+                 Costs(int(rng.integers(-1, 1)), int(rng.integers(0, 5)), int(rng.integers(0, 4)),
+                       int(rng.integers(0, 6))))
+        h_ref = gotoh_tables(pair.a, pair.b, costs, mode)[0]
+        optimum = int(h_ref[-1, end_column(h_ref, mode)])
+        widths = [bands.full_band(pair.n, pair.m)]
+        if bands.applies(costs, mode):
+            widths += [bands.band_for(pair.n, pair.m, mode, w) for w in (0, 3, 9)]
+        for band in widths:
+            h = bands.banded_tables(pair.a, pair.b, costs, mode, band)[0]
+            want_end = end_column(h, mode)
+            want = int(h[-1, want_end])
+            score, end2, bits, gmax = model_band(pair.a, pair.b, costs, mode, band, R)
+            if want >= INF:
+                assert score >= INF
+                continue
+            assert (score, end2) == (want, want_end), (k, band, costs)
+            assert score >= optimum
+            ops, i, j = model_walk(pair.a, pair.b, band.lo, bits, pair.n, end2, R)
+            head = [OP_DEL] * i if i else ([] if mode == "infix" else [OP_INS] * j)
+            start2 = j if (i == 0 and mode == "infix") else 0
+            cigar = cigar_string(np.array(head + ops[::-1], dtype=np.int8))
+            assert cigar_cost(cigar, pair.a, pair.b, costs, start2, end2) == score, (k, band, costs, cigar)
+            compared += 1
+    assert compared >= 14
