@@ -54,6 +54,23 @@ __device__ __forceinline__ unsigned selector(unsigned code) {
 
 __host__ __device__ constexpr int words(int r) { return (r + 3) / 4; }
 
+// Lane 0 waits until the strip above has published at least `need` groups (its flag), or
+// WAIT_LIMIT_CYCLES (then the error word is set and `groups` returned); every lane gets the count.
+__device__ __forceinline__ int wait_published(const int* flag, int need, int groups, int lane, int* error) {
+    int avail = 0;
+    if (lane == 0) {
+        const long long start = clock64();
+        while ((avail = load_acquire(flag)) < need) {
+            if (clock64() - start > WAIT_LIMIT_CYCLES) {
+                atomicExch(error, 1);
+                avail = groups;
+                break;
+            }
+        }
+    }
+    return __shfl_sync(0xffffffffu, avail, 0);
+}
+
 // One column group of one lane: cells of rows k = 0..R-1 (registers col[k], holding the
 // previous column) and columns 4u+1..4u+4. `top` = the row above (its 4 values), `diag` = the
 // cell above-left of the group. Returns the group's bottom row. SNAP: also keep column `want`
@@ -90,6 +107,15 @@ __device__ __forceinline__ int4 group(int (&col)[R], const unsigned (&plo)[R], c
         out[c] = up;
     }
     return make_int4(out[0], out[1], out[2], out[3]);
+}
+
+// A walk's end, for the host: {moves written, i, j}.
+__device__ __forceinline__ void walk_state(int* state, int lane, int count, int i, int j) {
+    if (lane == 0) {
+        state[0] = count;
+        state[1] = i;
+        state[2] = j;
+    }
 }
 
 }  // namespace
@@ -154,19 +180,8 @@ __global__ void __launch_bounds__(128) nw_strips(const unsigned char* __restrict
                     entry = make_int4((j + 1) * indel, (j + 2) * indel, (j + 3) * indel, (j + 4) * indel);
                 } else {
                     if (t >= win_end) {
-                        int avail = 0;
-                        if (lane == 0) {
-                            const long long start = clock64();
-                            const int need = min(groups, t + WINDOW_MIN);
-                            while ((avail = load_acquire(flags + s - 1)) < need) {
-                                if (clock64() - start > WAIT_LIMIT_CYCLES) {
-                                    atomicExch(error, 1);
-                                    avail = groups;
-                                    break;
-                                }
-                            }
-                        }
-                        avail = __shfl_sync(0xffffffffu, avail, 0);
+                        const int avail =
+                            wait_published(flags + s - 1, min(groups, t + WINDOW_MIN), groups, lane, error);
                         win_base = t;
                         win_end = min(avail, t + 32);
                         if (t + lane < win_end) win = __ldcg(prev + t + lane);
@@ -296,11 +311,7 @@ __global__ void __launch_bounds__(32) nw_walk(const unsigned char* __restrict__ 
         count = __shfl_sync(0xffffffffu, count, 0);
         __syncwarp();
     }
-    if (lane == 0) {
-        state[0] = count;
-        state[1] = i;
-        state[2] = j;
-    }
+    walk_state(state, lane, count, i, j);
 }
 
 // ---- nw_band: the table inside a band of diagonals, gap-affine costs, every mode ----
@@ -469,19 +480,8 @@ __global__ void __launch_bounds__(128) nw_band(const unsigned char* __restrict__
                     eh = ef;
                 } else {
                     if (t >= win_end) {
-                        int avail = 0;
-                        if (lane == 0) {
-                            const long long start = clock64();
-                            const int need = min(pg1 + 1, g + WINDOW_MIN);
-                            while ((avail = load_acquire(flags + s - 1)) < need) {
-                                if (clock64() - start > WAIT_LIMIT_CYCLES) {
-                                    atomicExch(error, 1);
-                                    avail = groups;
-                                    break;
-                                }
-                            }
-                        }
-                        avail = __shfl_sync(0xffffffffu, avail, 0);
+                        const int avail =
+                            wait_published(flags + s - 1, min(pg1 + 1, g + WINDOW_MIN), groups, lane, error);
                         win_base = t;
                         win_end = min(min(avail, pg1 + 1) - g0, t + 32);
                         if (t + lane < win_end) {
@@ -605,11 +605,7 @@ __global__ void __launch_bounds__(32) nw_band_walk(const unsigned char* __restri
         count = __shfl_sync(0xffffffffu, count, 0);
         __syncwarp();
     }
-    if (lane == 0) {
-        state[0] = count;
-        state[1] = i;
-        state[2] = j;
-    }
+    walk_state(state, lane, count, i, j);
 }
 
 #ifndef __CUDACC_RTC__
