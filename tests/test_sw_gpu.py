@@ -17,11 +17,13 @@ from splicedalign.workloads.sw.gpu.plan import (
     SHAPES,
     choose_shape,
     inter_profile,
+    overflow_bound,
     padded_rows,
+    row_stride,
     scan_classes,
     scan_profile,
     scratch_bases,
-    split_point,
+    slice_bytes,
 )
 from splicedalign.workloads.sw.matrices import PAD_SCORE, encode
 from splicedalign.workloads.sw.records import Database, Query, Scoring, longest_first
@@ -35,31 +37,43 @@ def test_profiles():
     sc = Scoring.linear(4)
     p = scan_profile(q, sc)
     assert p.shape == (3, CODES) and p[0, encode("W")[0]] == 11 and p[2, PAD_ROW] == PAD_SCORE
-    ip = inter_profile(q, sc, 8, np.int16)
+    ip = inter_profile(q, sc, 8, np.int16)  # linear: sbt + g (the kernel keeps G = H - g)
     assert ip.shape == (CODES, 8) and ip.dtype == np.int16
     assert ip[encode("W")[0], 0] == 11 + 4 and ip[0, 5] == PAD_SCORE + 4 and ip[PAD_ROW, 0] == PAD_SCORE + 4
     assert np.array_equal(ip[:LETTERS, :3], p[:, :LETTERS].T + 4)
+    ia = inter_profile(q, Scoring.blast(), 8, np.int16)  # affine: sbt itself
+    assert np.array_equal(ia[:LETTERS, :3], p[:, :LETTERS].T) and ia[PAD_ROW, 0] == PAD_SCORE
 
 
 def test_shape_choice():
-    assert choose_shape(350, 350.0) == (24, 16) and choose_shape(128, 128.0) in ((16, 8), (8, 16))
-    assert choose_shape(464, 350.0, affine=True) == (32, 8) and choose_shape(144, 350.0, affine=True) == (24, 8)
+    assert choose_shape(350) == (24, 8) and choose_shape(128) == (16, 8) and choose_shape(144) == (24, 8)
+    assert choose_shape(657) == (32, 8) and choose_shape(5478) == (32, 8)  # not 8 x 8 on fewer rows
 
 
 def test_shapes_cover_the_query():
-    for m, affine in [(m, a) for m in (1, 7, 64, 128, 350, 1000, 8000) for a in (False, True)]:
-        shape = choose_shape(m, 300.0, affine)
+    for m in (1, 7, 64, 128, 350, 1000, 8000):
+        shape = choose_shape(m)
         assert shape in SHAPES and padded_rows(m, shape) >= m
         assert padded_rows(m, shape) % (shape[0] * shape[1]) == 0
 
 
-def test_longest_first_and_the_16_bit_split():
-    lengths = np.array([100, 3000, 2978, 3000, 70_000])
+def test_longest_first_and_the_16_bit_bound():
+    lengths = np.array([100, 3000, 2885, 3000, 70_000])
     assert longest_first(lengths).tolist() == [4, 1, 3, 2, 0]
     assert longest_first(lengths[:4]).tolist() == [1, 3, 2, 0]  # radix path, ties in database order
-    ordered = lengths[longest_first(lengths)]
-    assert split_point(ordered, Scoring(), 5000) == 3  # 11 * 2978 <= 32767 < 11 * 2979
-    assert split_point(ordered, Scoring(), 128) == 0
+    assert overflow_bound(Scoring()) == 32767 - 11
+    assert overflow_bound(Scoring.blast("pam30")) == 32767 - Scoring.blast("pam30").max_score
+
+
+def test_profile_slices_avoid_bank_conflicts():
+    # a group's threads load 16 bytes each: strides of an odd number of 16-byte units
+    for R, itemsize in [(8, 2), (16, 2), (24, 2), (32, 2), (8, 4), (16, 4), (24, 4), (32, 4)]:
+        stride = row_stride(R, itemsize)
+        assert stride >= R and stride * itemsize % 16 == 0 and (stride * itemsize // 16) % 2 == 1
+        banks = {(t * stride * itemsize // 4 + w) % 32 for t in range(8) for w in range(4)}
+        assert len(banks) == 32  # eight threads, four banks each, all different
+    assert row_stride(32, 2) == 40 and row_stride(24, 2) == 24
+    assert slice_bytes((32, 8), 2) == CODES * 8 * 40 * 2
 
 
 def test_scan_classes():

@@ -4,7 +4,7 @@ it resident between queries)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -58,6 +58,9 @@ class DeviceDatabase:
     count: int
     order: Any  # device int32: sequence indices, longest first
     sorted_lengths: np.ndarray  # host: lengths in that order
+    # the pass-to-pass scratch bases of that order per lane kind (sequences per group), made
+    # once: (device bases, rows)
+    scratch: dict = field(default_factory=dict, compare=False)
 
     @classmethod
     def upload(cls, cp: Any, db: Database) -> DeviceDatabase:

@@ -2,33 +2,36 @@
 //
 // A group of T threads (T divides 32) scores one database sequence (32-bit lanes, Lane32) or
 // two adjacent ones of the length-sorted database (two 16-bit lanes per register, Lane16x2,
-// used only where every H provably fits: max_sbt * min(m, n) <= 32767, decided by the host).
+// whose best, if above plan.overflow_bound, may have wrapped: the host searches those pairs again
+// on 32-bit lanes).
 // Thread t of a group holds R consecutive query rows of the current pass in registers and
 // sweeps the database columns one step behind thread t-1 (a wavefront inside the group):
 // at step k it computes column k - t of its rows, taking the bottom value of thread t-1's
 // rows (and the column's letters) by shuffle. A query longer than R*T rows takes several
 // passes; the last thread stores its bottom row for the next pass (double-buffered scratch).
 //
-// Left and diagonal neighbours are kept shifted, G = H - oe (oe = open + extend, the cost of
-// a gap's first letter; a linear gap is open 0), with the profile holding s' = sbt + oe.
-// Linear (AFFINE false): a cell is three DPX instructions on sm_90 (plus half a 3-way max for
-// the running best), only the second on the dependency chain down the column:
-//     x = max(G_diag + s', G_left, 0)     (add-max-relu; previous column only)
-//     H = max(H_up - gap, x)              (add-max; the chain)
-//     G = H - gap                         (add-max with -gap: H >= 0)
-// Affine (Gotoh, AFFINE true), E per row in registers beside G, F down the column; five DPX
-// instructions a cell (H itself is never formed; the running best is kept on G):
-//     E = max(E - e, G_left)              (add-max; previous column only)
-//     x = max(G_diag + s', E, 0)          (add-max-relu)
-//     xm = x - oe                         (add-max with -oe: x >= 0)
-//     G = max(F - oe, xm)                 (add-max: H = max(x, F))
-//     F' = max(F - e, xm)                 (the chain: one add-max; H - oe = max(x, F) - oe and
-//                                          F - oe <= F - e)
+// Shared memory set the pace of the earlier kernels (Nsight Compute: L1/TEX throughput 99%, ours
+// and CUDASW++ 4.0's alike): here each pass copies its profile rows into shared memory with a
+// row stride that keeps a group's 16-byte loads free of bank conflicts, and the ALU pipe (DPX and
+// the rest) is the busiest unit (~79% of peak). A cell spends DPX only on its maxima; the
+// additions are plain VIADD.16x2 (__vadd2).
+//
+// Linear gap g (AFFINE false), kept shifted: G = H - g, profile s' = sbt + g; one DPX a cell:
+//     d = G_diag + s'                     (VIADD; previous column only)
+//     H = max(d, G_left, G_up, 0)         (VIMNMX3 .RELU; G_up = the row above, this column)
+//     G = H - g                           (VIADD; the chain down the column: two instructions)
+// Affine (Gotoh, BLAST's convention: a gap of length L costs oe + (L-1) e, oe = open + extend),
+// H and E per row in registers, F down the column; three DPX a cell:
+//     d = H_diag + sbt                    (VIADD)
+//     H = max(d, E, F, 0)                 (VIMNMX3 .RELU)
+//     t = H - oe                          (VIADD)
+//     E' = max(E - e, t)                  (VIADDMNMX; the next column's E)
+//     F' = max(F - e, t)                  (VIADDMNMX; the row below: the chain is H, t, F')
 // E and F start at -oe (as from H = 0 on the border). Values handed between threads and
-// passes are H (and F in the affine kernel).
+// passes are the bottom row's H (G in the linear kernel) and F.
 // Cells on padding (rows past the query's end, columns past a sequence's end) score PAD
-// (-1024 + gap): their values derive from real cells minus gaps and never raise the maximum,
-// so every group runs its warp's longest column count and loops stay warp-uniform.
+// (-1024): their values derive from real cells minus gaps and never raise the maximum,
+// so every group runs its block's longest column count and loops stay block-uniform.
 
 // SW_CODES (profile rows: the matrix's 24 letters and the padding row), SW_PAD_ROW and SW_BLOCK
 // are plan.DEFINES: NVRTC gets them as -D, nvcc builds read the generated header.
@@ -45,11 +48,10 @@ struct Lane32 {
     using E = int;  // profile element
     static constexpr int LANES = 1;
     __device__ static V splat(int x) { return x; }
-    __device__ static V max2(V a, V b) { return max(a, b); }
-    __device__ static V max3(V a, V b, V c) { return __vimax3_s32(a, b, c); }
-    __device__ static V addmax_relu(V a, V b, V c) { return __viaddmax_s32_relu(a, b, c); }
+    __device__ static V add(V a, V b) { return a + b; }
+    __device__ static V max3_relu(V a, V b, V c) { return __vimax3_s32_relu(a, b, c); }
     __device__ static V addmax(V a, V b, V c) { return __viaddmax_s32(a, b, c); }
-    __device__ static V minus_gap(V h, V neg_g) { return h + neg_g; }
+    __device__ static V best(V a, V b) { return max(a, b); }  // H >= 0
     __device__ static int lane(V v, int) { return v; }
 };
 
@@ -58,22 +60,21 @@ struct Lane16x2 {
     using E = short;
     static constexpr int LANES = 2;
     __device__ static V splat(int x) { return (unsigned)(x & 0xffff) | ((unsigned)(x & 0xffff) << 16); }
-    __device__ static V max2(V a, V b) { return __vimax_s16x2_relu(a, b); }  // used on H >= 0 only
-    __device__ static V max3(V a, V b, V c) { return __vimax3_s16x2(a, b, c); }
-    __device__ static V addmax_relu(V a, V b, V c) { return __viaddmax_s16x2_relu(a, b, c); }
+    __device__ static V add(V a, V b) { return __vadd2(a, b); }  // no carry between the halves
+    __device__ static V max3_relu(V a, V b, V c) { return __vimax3_s16x2_relu(a, b, c); }
     __device__ static V addmax(V a, V b, V c) { return __viaddmax_s16x2(a, b, c); }
-    // H >= 0 so H - gap >= -gap: max(H - gap, -gap) is H - gap, one DPX instruction
-    __device__ static V minus_gap(V h, V neg_g) { return __viaddmax_s16x2(h, neg_g, neg_g); }
+    __device__ static V best(V a, V b) { return __vimax_s16x2_relu(a, b); }  // H >= 0
     __device__ static int lane(V v, int k) { return (int)(short)(k ? v >> 16 : v & 0xffff); }
 };
 
-// G-space profile scores of rows [row, row + R) for letter code(s) `letters` (8 bits each).
+// Profile scores of rows [row, row + R) for letter code(s) `letters` (8 bits each), from the
+// pass's slice in shared memory (`len` elements per letter).
 template <class L, int R> struct Profile;
 
 template <int R> struct Profile<Lane32, R> {
     static_assert(R % 4 == 0, "R multiple of 4 (16-byte loads)");
-    __device__ static void load(const int* prof, int mpad, int row, unsigned letters, int (&s)[R]) {
-        const int4* p = reinterpret_cast<const int4*>(prof + (letters & 0xff) * mpad + row);
+    __device__ static void load(const int* prof, int len, int row, unsigned letters, int (&s)[R]) {
+        const int4* p = reinterpret_cast<const int4*>(prof + (letters & 0xff) * len + row);
 #pragma unroll
         for (int v = 0; v < R / 4; ++v) {
             int4 x = p[v];
@@ -84,9 +85,9 @@ template <int R> struct Profile<Lane32, R> {
 
 template <int R> struct Profile<Lane16x2, R> {
     static_assert(R % 8 == 0, "R multiple of 8 (16-byte loads)");
-    __device__ static void load(const short* prof, int mpad, int row, unsigned letters, unsigned (&s)[R]) {
-        const uint4* a = reinterpret_cast<const uint4*>(prof + (letters & 0xff) * mpad + row);
-        const uint4* b = reinterpret_cast<const uint4*>(prof + ((letters >> 8) & 0xff) * mpad + row);
+    __device__ static void load(const short* prof, int len, int row, unsigned letters, unsigned (&s)[R]) {
+        const uint4* a = reinterpret_cast<const uint4*>(prof + (letters & 0xff) * len + row);
+        const uint4* b = reinterpret_cast<const uint4*>(prof + ((letters >> 8) & 0xff) * len + row);
 #pragma unroll
         for (int v = 0; v < R / 8; ++v) {
             uint4 x = a[v], y = b[v];
@@ -104,33 +105,30 @@ template <int R> struct Profile<Lane16x2, R> {
 
 // codes: concatenated database codes; offsets[k]..offsets[k+1] is sequence k. order: the
 // sequences of this launch, longest first; group g takes order[g*LANES .. g*LANES+LANES).
-// prof_g: SW_CODES x mpad profile (s' = sbt + gap; PAD rows/columns = PAD + gap), mpad = passes*R*T.
+// prof_g: SW_CODES x mpad profile (sbt, + gap in the linear kernel; PAD rows/columns = PAD
+// likewise), mpad = passes*R*T; each pass copies its R*T rows into shared memory, SW_CODES x T
+// x rs (the launch's dynamic shared memory): thread t's rows at t * rs (plan.row_stride: a
+// stride of an odd number of 16-byte units keeps a group's loads free of bank conflicts).
 // gap: oe (open + extend; the linear gap); gap_extend: e (affine only).
 // scratch: per group two buffers of its longest sequence's length (bottom rows between passes;
 // unused with one pass), starting at 2 * scratch_base[group] (4 * in the affine kernel: H, then
 // F, per buffer); sizing by each group's own length keeps a Swiss-Prot-shaped database (a few
 // 35,000-letter sequences) in ~2 bytes of scratch per residue instead of groups x longest.
 // out[order[...]] receives each sequence's score.
-template <class L, int R, int T, bool SMEM, bool AFFINE>
-__global__ void __launch_bounds__(SW_BLOCK) sw_inter(
+template <class L, int R, int T, bool AFFINE>
+__global__ void __launch_bounds__(SW_BLOCK, 2) sw_inter(
     const unsigned char* __restrict__ codes, const long long* __restrict__ offsets,
-    const int* __restrict__ order, int count, const typename L::E* __restrict__ prof_g, int mpad,
+    const int* __restrict__ order, int count, const typename L::E* __restrict__ prof_g, int mpad, int rs,
     int gap, int gap_extend, typename L::V* __restrict__ scratch, const long long* __restrict__ scratch_base,
     int* __restrict__ out) {
     using V = typename L::V;
     using E = typename L::E;
     static_assert(32 % T == 0, "groups must not straddle warps");
+    const int len = T * rs;  // a letter's rows in the shared slice
+    constexpr int UNIT = 16 / (int)sizeof(E);
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    const E* prof = prof_g;
-    if constexpr (SMEM) {
-        E* sp = reinterpret_cast<E*>(smem_raw);
-        const int total = SW_CODES * mpad;  // multiple of 8 elements: 16-byte copies
-        const uint4* src = reinterpret_cast<const uint4*>(prof_g);
-        uint4* dst = reinterpret_cast<uint4*>(sp);
-        for (int v = threadIdx.x; v < total * (int)sizeof(E) / 16; v += SW_BLOCK) dst[v] = src[v];
-        __syncthreads();
-        prof = sp;
-    }
+    E* prof = reinterpret_cast<E*>(smem_raw);
+    __shared__ int block_n;
 
     const int gid = (blockIdx.x * SW_BLOCK + threadIdx.x) / T;  // group
     const int t = threadIdx.x % T;
@@ -152,38 +150,57 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
         }
         nmax = max(nmax, n[k]);
     }
-    const int warp_n = __reduce_max_sync(FULL, nmax);  // warp-uniform step count
+    // block-uniform step count (the passes' shared slices need the whole block): the sequences
+    // are sorted, so a block's 64 or so are of nearly one length and this costs little padding
+    if (threadIdx.x == 0) block_n = 0;
+    __syncthreads();
+    const int warp_n = __reduce_max_sync(FULL, nmax);
+    if (threadIdx.x % 32 == 0) atomicMax(&block_n, warp_n);
+    __syncthreads();
+    const int run_n = block_n;
     const int passes = mpad / (R * T);
-    const V neg_g = L::splat(-gap);
+    const V neg_g = L::splat(-gap);    // -g (linear) or -oe (affine)
     const V neg_e = L::splat(-gap_extend);
-    const V low = neg_g;  // G of H = 0; also E and F on the border
     const V zero = L::splat(0);
-    V best = AFFINE ? low : zero;  // the affine kernel tracks the best G = H - oe
+    // the border: H = 0; handed-down value of H = 0 (G = -g in the linear kernel); E, F = -oe
+    const V border = AFFINE ? zero : neg_g;
+    const V low = neg_g;
+    V best = zero;  // max H (>= 0)
     constexpr int FIELDS = AFFINE ? 2 : 1;  // H (and F) per buffer
     const long long stride = nmax;  // my buffers' length
     V* buf = scratch + (passes > 1 && gid * L::LANES < nseq ? scratch_base[gid] * 2 * FIELDS : 0);
 
     for (int p = 0; p < passes; ++p) {
-        V G[R];
-        V E[AFFINE ? R : 1];
+        __syncthreads();  // every warp is done with the previous slice (and the scratch written)
+        // the copy's addresses are recomputed every pass: hoisted out of the pass loop they
+        // would stay live through it and spill (R = 32)
+        int v0 = threadIdx.x;
+        asm volatile("" : "+r"(v0));
+        for (int v = v0; v < SW_CODES * R * T / UNIT; v += SW_BLOCK) {
+            const int c = v / (R * T / UNIT), row = (v % (R * T / UNIT)) * UNIT;
+            reinterpret_cast<uint4*>(prof + c * len + (row / R) * rs + row % R)[0] =
+                reinterpret_cast<const uint4*>(prof_g + (long long)c * mpad + p * R * T + row)[0];
+        }
+        __syncthreads();
+        V H[R];  // H (affine) or G = H - g (linear) of my rows at my previous column
+        V Ev[AFFINE ? R : 1];  // E of my rows for my coming column (affine)
 #pragma unroll
-        for (int r = 0; r < R; ++r) G[r] = low;
+        for (int r = 0; r < R; ++r) H[r] = border;
         if constexpr (AFFINE) {
 #pragma unroll
-            for (int r = 0; r < R; ++r) E[r] = low;
+            for (int r = 0; r < R; ++r) Ev[r] = low;
         }
-        V bottom = zero;       // H of my last row at my previous column
+        V bottom = border;     // my last row's value at my previous column
         V bottom_f = low;      // F below my last row at my previous column (affine)
         // letters of my previous column: padding before column 0, so that a thread ahead of
-        // its first column keeps H = 0 there (the left border of the matrix)
+        // its first column keeps the border values there (H = 0, E = F = -oe)
         unsigned lt_mine = 0;
 #pragma unroll
         for (int q = 0; q < L::LANES; ++q) lt_mine |= (unsigned)SW_PAD_ROW << (8 * q);
-        V diag_in = zero;      // the H above my first row at my previous column
+        V diag_in = border;    // the value above my first row at my previous column
         const V* above = buf + (p & 1 ? 0 : FIELDS * stride);  // written by pass p-1
         V* below = buf + (p & 1 ? FIELDS * stride : 0);
-        const int row0 = p * R * T + t * R;
-        const int steps = warp_n + T - 1;
+        const int steps = run_n + T - 1;
         // thread 0's inputs (the column's letters, the row above from the previous pass) are
         // loaded two steps ahead: a load on the step's critical path would stall the group
         auto letters_at = [&](int c) {
@@ -192,10 +209,10 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
             for (int q = 0; q < L::LANES; ++q) x |= (unsigned)(c < n[q] ? d[q][c] : SW_PAD_ROW) << (8 * q);
             return x;
         };
-        auto above_at = [&](int c) { return (p > 0 && c < nmax) ? above[c] : zero; };
+        auto above_at = [&](int c) { return (p > 0 && c < nmax) ? above[c] : border; };
         auto above_f_at = [&](int c) { return (AFFINE && p > 0 && c < nmax) ? above[stride + c] : low; };
         unsigned lt1 = 0, lt2 = 0;
-        V ab1 = zero, ab2 = zero, af1 = low, af2 = low;
+        V ab1 = border, ab2 = border, af1 = low, af2 = low;
         if (t == 0) {
             lt1 = letters_at(0);
             lt2 = letters_at(1);
@@ -225,37 +242,32 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
                     af2 = above_f_at(k + 2);
                 }
             }
-            V diag = L::minus_gap(diag_in, neg_g);  // the G above my first row at column j - 1
-            diag_in = up;
             V s[R];
-            Profile<L, R>::load(prof, mpad, row0, lt, s);
-            V h_prev = zero;
+            Profile<L, R>::load(prof, len, t * rs, lt, s);
+            // the diagonals first, off the chain: each reads the previous column's value of
+            // the row above before the chain overwrites it
+            V dg[R];
+            dg[0] = L::add(diag_in, s[0]);
+#pragma unroll
+            for (int r = 1; r < R; ++r) dg[r] = L::add(H[r - 1], s[r]);
+            diag_in = up;
 #pragma unroll
             for (int r = 0; r < R; ++r) {
-                V h;  // H (linear) or G = H - oe (affine: H itself is never formed)
                 if constexpr (AFFINE) {
-                    E[r] = L::addmax(E[r], neg_e, G[r]);
-                    const V x = L::addmax_relu(diag, s[r], E[r]);
-                    const V xm = L::minus_gap(x, neg_g);  // x - oe (x >= 0)
-                    h = L::addmax(f, neg_g, xm);          // G = max(x, F) - oe
-                    f = L::addmax(f, neg_e, xm);          // the chain
-                    diag = G[r];
-                    G[r] = h;
+                    const V h = L::max3_relu(dg[r], Ev[r], f);
+                    const V tt = L::add(h, neg_g);  // H - oe
+                    Ev[r] = L::addmax(Ev[r], neg_e, tt);
+                    f = L::addmax(f, neg_e, tt);
+                    H[r] = h;
+                    best = L::best(best, h);
                 } else {
-                    // off the chain: the diagonal and the left neighbour (previous column)
-                    const V x = L::addmax_relu(diag, s[r], G[r]);
-                    // the chain down the column: one instruction per row
-                    h = L::addmax(up, neg_g, x);
-                    diag = G[r];
-                    G[r] = L::minus_gap(h, neg_g);
+                    const V h = L::max3_relu(dg[r], H[r], up);  // up: G of the row above
+                    up = L::add(h, neg_g);
+                    H[r] = up;
+                    best = L::best(best, h);
                 }
-                up = h;
-                if (r & 1) best = L::max3(best, h_prev, h);  // no relu: G may be negative
-                h_prev = h;
             }
-            if constexpr (R % 2 == 1) best = L::max3(best, h_prev, h_prev);
-            if constexpr (AFFINE) up = L::addmax(up, L::splat(gap), zero);  // H of my last row: G + oe (>= 0)
-            bottom = up;
+            bottom = AFFINE ? H[R - 1] : up;
             bottom_f = f;
             lt_mine = lt;
             if (t == T - 1 && p + 1 < passes && j >= 0 && j < nmax) {
@@ -263,11 +275,9 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
                 if constexpr (AFFINE) below[stride + j] = bottom_f;
             }
         }
-        __syncwarp();  // the next pass reads what this pass's last threads stored
     }
-    if constexpr (AFFINE) best = L::addmax(best, L::splat(gap), zero);  // the best G back to H (>= 0)
 #pragma unroll
-    for (int off = T / 2; off > 0; off >>= 1) best = L::max2(best, __shfl_xor_sync(FULL, best, off, T));
+    for (int off = T / 2; off > 0; off >>= 1) best = L::best(best, __shfl_xor_sync(FULL, best, off, T));
     if (t == 0) {
 #pragma unroll
         for (int k = 0; k < L::LANES; ++k) {
@@ -280,14 +290,13 @@ __global__ void __launch_bounds__(SW_BLOCK) sw_inter(
 #ifndef __CUDACC_RTC__
 // The instances the host may use: nvcc (CI) builds each to check it for spills; NVRTC builds
 // only the one asked for (name expressions), so a module compiles in about a second.
-#define SW_INTER(L, R, T, SMEM, AFFINE)                                                                       \
-    template __global__ void sw_inter<L, R, T, SMEM, AFFINE>(const unsigned char*, const long long*, const int*, \
-                                                             int, const typename L::E*, int, int, int,            \
-                                                             typename L::V*, const long long*, int*);
-#define SW_INTER_LANES(R, T, AFFINE)                                                                        \
-    SW_INTER(Lane32, R, T, true, AFFINE) SW_INTER(Lane32, R, T, false, AFFINE)                              \
-    SW_INTER(Lane16x2, R, T, true, AFFINE) SW_INTER(Lane16x2, R, T, false, AFFINE)
-#define SW_INTER_RT(R, T) SW_INTER_LANES(R, T, false) SW_INTER_LANES(R, T, true)
+#define SW_INTER(L, R, T, AFFINE)                                                                           \
+    template __global__ void sw_inter<L, R, T, AFFINE>(const unsigned char*, const long long*, const int*, int,  \
+                                                       const typename L::E*, int, int, int, int, typename L::V*,  \
+                                                       const long long*, int*);
+#define SW_INTER_RT(R, T)                                                                                       \
+    SW_INTER(Lane32, R, T, false) SW_INTER(Lane16x2, R, T, false) SW_INTER(Lane32, R, T, true)                 \
+    SW_INTER(Lane16x2, R, T, true)
 SW_INTER_RT(8, 8)
 SW_INTER_RT(16, 8)
 SW_INTER_RT(24, 16)

@@ -1,21 +1,25 @@
 """Pure host-side planning of the GPU launches (testable without a GPU): constants shared with
-the kernels, query profiles, the split into 16-bit and 32-bit work, the (R, T) shape."""
+the kernels, query profiles, the 16-bit overflow bound, the (R, T) shape."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from splicedalign.workloads.sw.matrices import PAD_SCORE
-from splicedalign.workloads.sw.records import Database, Scoring, fits_int16
+from splicedalign.workloads.sw.records import INT16_MAX, Database, Scoring
 
 LETTERS = 24  # codes 0..23: the matrix's letters
 CODES = 25  # profile rows: the letters and the padding row
 PAD_ROW = 24
 BLOCK = 256  # threads per block of `gpu`
-SMEM_LIMIT = 48 * 1024  # profile in shared memory up to the default dynamic limit
+SMEM_DEFAULT = 48 * 1024  # a launch asking for more dynamic shared memory must raise its limit first
 DEFINES = {"SW_CODES": CODES, "SW_PAD_ROW": PAD_ROW, "SW_BLOCK": BLOCK}
 # (R rows per thread, T threads per group) compiled in inter.cu; every one is spill-free.
 SHAPES = ((8, 8), (16, 8), (24, 8), (32, 8), (8, 16), (16, 16), (24, 16), (16, 32))
+# Time per padded query row of the T = 8 shapes relative to R = 32 (H100, Swiss-Prot-shaped
+# database, BLOSUM62 11/1, q464 and q2005, conflict-free profile slices): more rows per thread
+# spread each step's shuffles, profile loads and fill over more cells.
+ROW_COST = {32: 1.0, 24: 1.08, 16: 1.27, 8: 1.82}
 SCAN_WIDTHS = (128, 256, 512)  # sw-scan block widths; 512 is the paper's slice
 
 
@@ -28,29 +32,42 @@ def scan_profile(query: np.ndarray, scoring: Scoring) -> np.ndarray:
 
 
 def inter_profile(query: np.ndarray, scoring: Scoring, mpad: int, dtype) -> np.ndarray:
-    """CODES x mpad of sbt + oe (the kernel's G-space; oe = open + extend, the linear gap when
-    open is 0), rows past the query and the padding code at PAD_SCORE + oe."""
-    oe = scoring.first_gap
-    prof = np.full((CODES, mpad), PAD_SCORE + oe, dtype=np.int64)
-    prof[:LETTERS, : query.size] = scan_profile(query, scoring)[:, :LETTERS].T + oe
+    """CODES x mpad of sbt (affine) or sbt + g (linear: the kernel keeps G = H - g), rows past
+    the query and the padding code at PAD_SCORE (+ g)."""
+    shift = 0 if scoring.affine else scoring.first_gap
+    prof = np.full((CODES, mpad), PAD_SCORE + shift, dtype=np.int64)
+    prof[:LETTERS, : query.size] = scan_profile(query, scoring)[:, :LETTERS].T + shift
     return np.ascontiguousarray(prof.astype(dtype))
 
 
-def choose_shape(m: int, mean_n: float, affine: bool = False) -> tuple[int, int]:
-    """(R, T). Linear kernel: fewest passes first (device run 1, docs/gpu-sw.md: at 384 rows
-    one pass of 24 x 16 beat two of 24 x 8 by 19% in kernel time: a pass re-fills the
-    wavefront, and more threads per sequence hide more of the per-row dependency chain), then
-    the least padded work (rows rounded up to R*T, columns lengthened by the T-1 steps of the
-    fill), then larger R. Affine kernel: groups of 8 threads, the least padded work, then
-    larger R (measured on the H100, Swiss-Prot-shaped database: q464 32 x 8 2,830 GCUPS against
-    2,678 for the linear rule's 16 x 32 and 1,920-2,506 for the others; q2005 32 x 8 2,952 and
-    24 x 8 3,019 against 2,716: its longer per-row work hides the chain with 8 threads, and
-    more threads only add fill and shuffles)."""
-    def cost(shape):
-        R, T = shape
-        rows = -(-m // (R * T)) * R * T
-        return (0 if affine else rows // (R * T), rows * (mean_n + T - 1), -R)
-    return min((s for s in SHAPES if not affine or s[1] == 8), key=cost)
+def row_stride(R: int, itemsize: int) -> int:
+    """Shared-memory stride (elements) between the R profile rows of consecutive threads: the
+    kernel loads them 16 bytes at a time, a group's threads one letter's rows at once, and a
+    stride of an even number of 16-byte units puts two threads on the same banks (R = 32 on 16
+    bits: four-way conflicts; the profile then bounded the kernel, L1 throughput 99% under
+    Nsight Compute), an odd number none."""
+    unit = 16 // itemsize
+    return R if (R // unit) % 2 else R + unit
+
+
+def slice_bytes(shape: tuple[int, int], itemsize: int) -> int:
+    """Dynamic shared memory of a launch: one pass's profile rows, CODES x T x row_stride."""
+    R, T = shape
+    return CODES * T * row_stride(R, itemsize) * itemsize
+
+
+def overflow_bound(scoring: Scoring) -> int:
+    """A 16-bit lane's best above this may be wrong; such pairs are searched again on 32-bit
+    lanes. At or below it every H was exact: only a diagonal step adds (at most max_sbt; gaps
+    subtract, PAD_SCORE and the gap costs stay far from -32768), so the first wrap needs an
+    H above INT16_MAX - max_sbt, and the best covers every H computed before it."""
+    return INT16_MAX - scoring.max_score
+
+
+def choose_shape(m: int) -> tuple[int, int]:
+    """(R, T): groups of 8 threads, the least padded rows weighted by ROW_COST (q657: 32 x 8 on
+    768 rows, not 8 x 8 on 704)."""
+    return min((s for s in SHAPES if s[1] == 8), key=lambda s: (padded_rows(m, s) * ROW_COST[s[0]], -s[0]))
 
 
 def padded_rows(m: int, shape: tuple[int, int]) -> int:
@@ -65,12 +82,6 @@ def scratch_bases(sorted_lengths: np.ndarray, per_group: int) -> tuple[np.ndarra
     base = np.zeros(longest.size, dtype=np.int64)
     np.cumsum(longest[:-1], out=base[1:])
     return base, int(longest.sum())
-
-
-def split_point(sorted_lengths: np.ndarray, scoring: Scoring, m: int) -> int:
-    """With sequences longest first, the first k need 32-bit lanes (fits_int16 fails: their
-    scores could exceed 16 bits) and the rest run on 16-bit lanes; returns k."""
-    return int(np.count_nonzero(~fits_int16(scoring, m, sorted_lengths)))
 
 
 def scan_classes(db: Database) -> list[tuple[int, np.ndarray]]:
