@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from splicedalign.core.errors import InputError
-from splicedalign.workloads.nw import Costs, Pair, backtrack, cigar_cost, solve
+from splicedalign.workloads.nw import Costs, Pair, backtrack, cigar_cost, cpu, solve
 from splicedalign.workloads.nw.records import MODES, cigar_string, ops_cost
 from splicedalign.workloads.nw.wfa import wfa_align
 
@@ -179,6 +179,26 @@ def test_multicore_reports_the_algorithm():
     assert solve(pair, Costs(0, 4, 2, 6), "multicore").algorithm == "wfa"
     assert solve(pair, Costs(-1, 4, 2, 6), "multicore").algorithm == "dp"  # a match bonus: no WFA
     assert solve(pair, Costs(0, 4, 2, 6), "sequential").algorithm == "dp"
+
+
+def test_multicore_gives_the_wfa_up_past_its_share_of_the_dps_time(monkeypatch):
+    """An unrelated 1,000 x 1,000 pair: the WFA finishes it within its share of the DP's time
+    (~0.15 visits a cell, linear; ~3.8 affine); with a share too small for it, the DP runs.
+    Same answers either way."""
+    seed = 2607
+    rng = np.random.default_rng(seed)
+    print(f"seed {seed}")
+    pair = Pair("u", "a", "b", rng.integers(0, 4, 1000).astype(np.uint8), rng.integers(0, 4, 1000).astype(np.uint8))
+    one_core = cpu.MulticoreSolver(threads=1)  # the DP's time on one core: the same share everywhere
+    for costs in (Costs(0, 1, 3), Costs(0, 4, 2, 6)):
+        want = solve(pair, costs, "sequential")
+        got = one_core.solve(pair, costs)
+        assert (got.algorithm, got.score) == ("wfa", want.score)
+        assert cigar_cost(got.cigar, pair.a, pair.b, costs) == want.score
+    monkeypatch.setattr(cpu, "WFA_GIVE_UP", 1e-6)
+    for costs in (Costs(0, 1, 3), Costs(0, 4, 2, 6)):
+        got = one_core.solve(pair, costs)
+        assert (got.algorithm, got.score) == ("dp", solve(pair, costs, "sequential").score)
 
 
 def test_affine_alignment_over_many_checkpoint_blocks(monkeypatch):

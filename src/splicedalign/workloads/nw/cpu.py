@@ -39,13 +39,15 @@ from splicedalign.workloads.nw.records import Costs, Pair, Result, check_mode, c
 PROGRESS_CELLS = 200_000_000  # rows are solved in chunks of about this many cells between reports
 PARALLEL_MIN_CELLS = 4_000_000  # smaller (sub)problems are not worth a parallel wavefront
 BLOCK_ROWS = 256
-# The wavefront algorithm gives up (and the DP runs) once it has visited this share of the
-# table's cells in diagonals, so the time lost on a pair too divergent for it stays a fraction
-# of the DP's. On one core a visit costs 0.4-1.2 ns (an affine diagonal counts three: I, D, M;
-# 2-core AVX-512 machine) against ~4 ns a DP cell, so a pair given up on lost under a tenth of
-# the DP's time; the DP runs on all cores (~0.36 ns a cell on 16), so there the share is divided
-# by the threads; in a batch each pair has one core.
-WFA_WORK_SHARE = 0.25
+# The wavefront algorithm gives up (and the DP runs) once its work would have bought WFA_GIVE_UP
+# of the DP's time. Diagonals visited worth one DP cell on one core (2-core Zen 5 machine, CPU
+# time): a visit costs ~1.0 ns with linear costs and ~0.36 ns with affine ones (I, D and M count
+# one each) against 3.1 / 5.0 ns a DP cell. A single pair's DP runs on all cores (its cells are
+# divided by the threads); in a batch each pair has one core. Unrelated pairs take ~0.15 (linear)
+# and ~3.8 (affine) visits a cell, so on up to two cores the WFA finishes them (30,368 affine:
+# 1.3 s, where the two-core DP took several).
+WFA_VISITS_PER_CELL = {False: 3.0, True: 12.0}  # keyed by Costs.affine
+WFA_GIVE_UP = 0.7
 WFA_MIN_WORK = 1 << 16
 
 
@@ -121,8 +123,7 @@ class MulticoreSolver(SequentialSolver):
         return run
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
-        share = WFA_WORK_SHARE * min(1.0, 2.0 / self.threads)
-        return self.adaptive(pair, costs, traceback, check_mode(mode), self.dp, share)
+        return self.adaptive(pair, costs, traceback, check_mode(mode), self.dp, self.threads)
 
     def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool = True,
                    mode: str = "global") -> list[Result]:
@@ -134,7 +135,7 @@ class MulticoreSolver(SequentialSolver):
         lock = threading.Lock()
 
         def one(pair: Pair) -> Result:
-            result = self.adaptive(pair, costs, traceback, mode, one_core.dp, WFA_WORK_SHARE)
+            result = self.adaptive(pair, costs, traceback, mode, one_core.dp, 1)
             with lock:
                 done[0] += 1
                 done[1] += pair.cells
@@ -145,11 +146,13 @@ class MulticoreSolver(SequentialSolver):
             return list(pool.map(one, pairs))
 
     def adaptive(self, pair: Pair, costs: Costs, traceback: bool, mode: str,
-                 dp: Callable[[Pair, Costs, bool, str], Result], share: float) -> Result:
-        """WFA when it applies and finishes within ``share`` of the cells in diagonals, else ``dp``."""
+                 dp: Callable[[Pair, Costs, bool, str], Result], dp_threads: int) -> Result:
+        """WFA when it applies and finishes within WFA_GIVE_UP of the time of ``dp`` (on
+        ``dp_threads``), else ``dp``."""
         if wfa.applicable(costs):
             t0 = time.perf_counter()
-            cap = max(WFA_MIN_WORK, int(share * pair.cells))
+            cells = WFA_GIVE_UP * WFA_VISITS_PER_CELL[costs.affine] * pair.cells / max(1, dp_threads)
+            cap = max(WFA_MIN_WORK, int(cells))
             answer = wfa.wfa_align(pair.a, pair.b, costs, mode, traceback, cap)
             if answer is not None:
                 cigar = cigar_string(answer.ops) if answer.ops is not None else None
