@@ -3,8 +3,9 @@
 shared machine hits each alike), wall seconds, GCUPS, cores kept busy (CPU / wall seconds),
 speedup vs sequential and the ratio to the fastest CPU peer; solvers must agree exactly on each
 case (else it stops naming the case). Peers run side by side in the same process: parasail
-(scan, one core), pyopal (its threaded search, all cores) and, on a GPU machine, CUDASW++ 4.0 (--cudasw4 BUILD: built with scripts/cudasw4_build.sh;
-its own scan time, database resident). Scoring: BLOSUM62 with BLAST's 11/1 unless given.
+(scan, one core), pyopal (its threaded search, all cores) and, on a GPU machine, CUDASW++ 4.0
+(--cudasw4 BUILD: built with scripts/cudasw4_build.sh; its own scan time, database resident).
+Scoring: BLOSUM62 with BLAST's 11/1 unless given.
 
   python benchmarks/sw.py                         # bundled real data + a 5,000-sequence scale-up sample
   python benchmarks/sw.py --set paper --solvers sequential multicore sw-scan gpu --gap 4

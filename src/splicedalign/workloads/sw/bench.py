@@ -59,7 +59,8 @@ def measure(case: str, query: Query, db: Database, solver: str, repeats: int = 3
 
 
 def measure_interleaved(case: str, query: Query, db: Database, solvers: Sequence[str], repeats: int = 3,
-                        warmup: int = 1, scoring: Scoring = Scoring()) -> tuple[list[Row], dict[str, np.ndarray | None]]:
+                        warmup: int = 1, scoring: Scoring = Scoring(),
+                        ) -> tuple[list[Row], dict[str, np.ndarray | None]]:
     """Every solver ``warmup`` times untimed (a solver that cannot run here is a row saying
     why), then ``repeats`` rounds of one timed call each (core.timing.time_interleaved): a
     row per solver (median wall and CPU seconds) and its last scores."""

@@ -148,7 +148,8 @@ def _byte_shuffles(builder, tab, idx, vec: Lanes):
     shuffles into vpshufb ymm/zmm). numba compiling for skylake-avx512 (no VBMI) on this
     project's Zen 5, one core: 7.1x pyopal, as fast as vpermb; per-lane extract/insert 2.0x."""
     part = ir.VectorType(ir.IntType(8), 16)
-    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(part, [part, part]), "llvm.x86.ssse3.pshuf.b.128")
+    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(part, [part, part]),
+                                        "llvm.x86.ssse3.pshuf.b.128")
     mask = lambda a: ir.Constant(ir.VectorType(I32, 16), list(range(a, a + 16)))  # noqa: E731
     parts = [builder.shuffle_vector(idx, idx, mask(a)) for a in range(0, vec.count, 16)]
     low, high = (_concat(builder, [builder.call(fn, [builder.shuffle_vector(tab, tab, mask(h)), p]) for p in parts])

@@ -28,7 +28,8 @@ SOLVERS.register("reference", "splicedalign.workloads.sw.reference:ReferenceSolv
 SOLVERS.register("sequential", "splicedalign.workloads.sw.cpu:SequentialSolver",
                  summary="numba, one core, query profile: the baseline of every speedup")
 SOLVERS.register("multicore", "splicedalign.workloads.sw.cpu:MulticoreSolver",
-                 summary="numba, all cores: 128 database sequences per saturating 8-bit SIMD batch (16 bits where 8 overflow)")
+                 summary="numba, all cores: 128 database sequences per saturating 8-bit SIMD batch"
+                         " (16 bits where 8 overflow)")
 SOLVERS.register("sw-scan", "splicedalign.workloads.sw.gpu.paper:SwScanSolver", gpu=True,
                  summary="paper 003: one block per sequence, row max + prefix-max scan, 512-column slices")
 SOLVERS.register("gpu", "splicedalign.workloads.sw.gpu.solver:GpuSolver", gpu=True,
