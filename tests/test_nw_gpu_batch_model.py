@@ -286,3 +286,119 @@ def test_classes_and_placement():
     assert batch.main_bands(Costs(0, 1, 3), "infix", big, big, np.array([700]))[0][0] == 16
     assert batch.main_bands(Costs(), "global", big, big, np.array([700]))[0][0] == 8
     assert batch.main_bands(Costs(), "global", big, big, np.array([10_000]))[0][0] == 0
+
+
+class FakeArray(np.ndarray):
+    """A NumPy array standing in for a CuPy one: ``get`` and ``set`` copy."""
+
+    def get(self, stream=None, out=None):
+        if out is None:
+            return np.array(self)
+        np.copyto(out, self)
+        return out
+
+    def set(self, source, stream=None):
+        np.copyto(self, source)
+
+
+class FakeEvent:
+    def record(self, stream=None):
+        return self
+
+    def synchronize(self):
+        pass
+
+
+class FakeStream(FakeEvent):
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def fake_cupy():
+    from types import SimpleNamespace
+
+    def wrap(a):
+        return np.asarray(a).view(FakeArray)
+
+    stream = FakeStream()
+    cuda = SimpleNamespace(Event=FakeEvent, get_current_stream=lambda: stream, get_elapsed_time=lambda a, b: 0.0,
+                           runtime=SimpleNamespace(deviceSynchronize=lambda: None))
+    return SimpleNamespace(
+        asarray=wrap, empty=lambda shape, dtype: wrap(np.empty(shape, dtype)),
+        zeros=lambda shape, dtype: wrap(np.zeros(shape, dtype)), cumsum=lambda a: wrap(np.cumsum(a)),
+        int32=np.int32, int64=np.int64, uint8=np.uint8, uint32=np.uint32, cuda=cuda)
+
+
+def fake_kernel(name, launches):
+    """nw_band / nw_band_text on the model: the launch's arguments as batch.py passes them."""
+
+    def sweep(grid, block, args):
+        seqs, desc, count, mode, match, mismatch, open_, extend, dirs, runs, result = args
+        launches.append((name, int(count), isinstance(dirs, np.ndarray)))
+        costs = Costs(int(match), int(mismatch), int(extend), int(open_))
+        cells = int(name.split("<")[1].split(",")[0])
+        for w in range(int(count)):
+            a_at, b_at, n, m, lo, _, runs_at = (int(v) for v in desc[w])
+            a, b = np.asarray(seqs[a_at:a_at + n]), np.asarray(seqs[b_at:b_at + m])
+            trace = isinstance(runs, np.ndarray)
+            score, end2, start2, moves = model_band(a, b, costs, MODES[int(mode)], batch.WarpBand(cells, lo), trace)
+            for x, (length, op) in enumerate(moves):
+                runs[runs_at + x] = (length << 2) | op
+            result[w] = (score, end2, start2, len(moves))
+
+    def text(grid, block, args):
+        desc, runs, result, count, at, out = args
+        for w in range(int(count)):
+            runs_at, found = int(desc[w][6]), int(result[w][3])
+            moves = [(int(v) >> 2, int(v) & 3) for v in runs[runs_at:runs_at + found]]
+            cigar = model_text(moves).encode()
+            if isinstance(out, np.ndarray):
+                out[int(at[w]):int(at[w]) + len(cigar)] = np.frombuffer(cigar, np.uint8)
+            else:
+                at[w] = len(cigar)
+
+    return text if name == batch.TEXT else sweep
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_batch_solver_host_path_on_the_model(mode, monkeypatch):
+    """BatchSolver end to end with the kernels replaced by the model and CuPy by NumPy: the two
+    passes, classes, chunks under a small memory budget, descriptors, runs and text offsets,
+    answers in input order, the single-pair hand-on."""
+    from splicedalign.gpu import device
+
+    cp = fake_cupy()
+    monkeypatch.setattr(device, "cupy", lambda: cp)
+    monkeypatch.setattr(device, "empty_pinned", lambda n, dtype: np.empty(n, dtype))
+    monkeypatch.setattr(device, "memory_budget", lambda cap=None: 600_000)
+    launches = []
+    monkeypatch.setattr(device, "function", lambda source, name, names, defines: fake_kernel(name, launches))
+    seed = 2700 + MODES.index(mode)
+    print(f"seed {seed}")
+    from splicedalign.workloads.nw.synthetic import random_batch
+
+    pairs = random_batch(np.random.default_rng(seed), 14, 400, flank=40)
+    pairs.append(Pair("empty-ish", "a", "b", np.array([1], np.uint8), np.arange(4, dtype=np.uint8) % 4))
+    reference = ReferenceSolver()
+    handed = []
+
+    def single(pair, costs, traceback, mode):
+        handed.append(pair.name)
+        return reference.solve(pair, costs, traceback, mode)
+
+    for costs in (Costs(), Costs(0, 4, 2, 6)):
+        solver = batch.BatchSolver(single, poison=True)
+        got = solver.solve_many(pairs, costs, traceback=True, mode=mode)
+        assert sum(solver.stats["main"].values()) + solver.stats["single"] == len(pairs)
+        traced = [count for _, count, moves in launches if moves]
+        assert len(traced) > len(solver.stats["main"]) and sum(traced) == sum(solver.stats["main"].values())
+        launches.clear()
+        scores = solver.solve_many(pairs, costs, traceback=False, mode=mode)
+        for pair, r, s in zip(pairs, got, scores):
+            want = reference.solve(pair, costs, traceback=False, mode=mode).score
+            assert r.score == s.score == want, (pair.name, costs, mode)
+            assert cigar_cost(r.cigar, pair.a, pair.b, costs, r.start2, r.end2) == want, (pair.name, costs)
+            assert r.algorithm in ("band", "dp")

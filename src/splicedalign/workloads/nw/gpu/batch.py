@@ -220,10 +220,11 @@ class BatchSolver:
         banded = cells > 0
         share = seconds / max(1, int(np.sum(n[banded] * m[banded])))
         results: list[Result] = []
-        for k, pair in enumerate(pairs):
-            if banded[k]:
-                results.append(Result(int(answers.score[k]), pair.cells, self.name, share * pair.cells,
-                                      answers.cigars[k], int(answers.start2[k]), int(answers.end2[k]), ALGORITHM))
+        score, start2, end2 = answers.score.tolist(), answers.start2.tolist(), answers.end2.tolist()
+        for k, (pair, band) in enumerate(zip(pairs, banded.tolist())):
+            if band:
+                results.append(Result(score[k], pair.cells, self.name, share * pair.cells, answers.cigars[k],
+                                      start2[k], end2[k], ALGORITHM))
             else:
                 results.append(self.single(pair, costs, traceback, mode))
                 finished(np.array([k]))
