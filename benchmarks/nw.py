@@ -44,6 +44,7 @@ from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters
 from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs
 from splicedalign.workloads.nw.synthetic import divergent_pair, make_pair
+from splicedalign.workloads.nw.wfa import wfa_align
 
 COSTS = {"linear": Costs(0, 1, 3), "affine": Costs(0, 4, 2, 6)}
 DEFAULT_CASES = ["30368-10", "30368-unrelated", "100000-1", "100000-5", "1000000-1"]
@@ -115,6 +116,14 @@ def _pywfa_call(pair: Pair, costs: Costs, traceback: bool):
     return call
 
 
+def _pywfa_bytes(pair: Pair, costs: Costs) -> int:
+    """About what pywfa keeps for a CIGAR (WFA2's high-memory mode: 4 bytes a diagonal of each
+    of M, I and D, i.e. 4 a visit as wfa counts them): 30,368 unrelated affine ~14 GB, which
+    would take down a small machine."""
+    answer = wfa_align(pair.a, pair.b, costs, "global", False, 1 << 62)
+    return 4 * answer.visited
+
+
 def run_pair(pair: Pair, cost_name: str, args: argparse.Namespace, table: Table) -> None:
     """Every solver on the pair, score only and with the alignment, interleaved (each repeat
     runs every solver once in turn): medians of wall and CPU time, the ratio to pywfa's."""
@@ -127,8 +136,11 @@ def run_pair(pair: Pair, cost_name: str, args: argparse.Namespace, table: Table)
                 table.add(pair.name, cost_name, name, mode, f"skipped (> {args.dp_max_cells:.0e} cells)", "", "dp")
             elif name == "pywfa":
                 call = _pywfa_call(pair, costs, traceback)
+                need = _pywfa_bytes(pair, costs) if traceback and call is not None else 0
                 if call is None:
                     table.add(pair.name, cost_name, name, mode, "n/a: not installed")
+                elif need > args.pywfa_max_bytes:
+                    table.add(pair.name, cost_name, name, mode, f"skipped: its wavefronts ~{need / 2**30:.0f} GiB")
                 else:
                     calls[name], algorithm[name] = call, "wfa"
             elif name == "parasail":
@@ -274,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--dp-max-cells", type=float, default=1e9, help="sequential (the DP) only up to this size")
     ap.add_argument("--parasail-max", type=int, default=10_000)
+    ap.add_argument("--pywfa-max-bytes", type=float, default=4 * 2**30,
+                    help="skip pywfa with a CIGAR where its wavefronts would take more (default 4 GiB)")
     ap.add_argument("--batch", type=int, default=0, help="also a batch of this many pairs")
     ap.add_argument("--batch-length", type=int, default=10_000)
     ap.add_argument("--batch-divergence", type=float, default=5.0)
