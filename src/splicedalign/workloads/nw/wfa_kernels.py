@@ -311,9 +311,14 @@ def wfa_forward(ap, bp, n, m, x, o, e, infix_start, ends_free, keep, work_cap, m
         s += 1
 
 
-@njit(cache=True, nogil=True)
-def _source(trail, s, k):
-    return np.int64(trail.sources[trail.chunk[s]][trail.base[s] + k - trail.lo[s]])
+@njit(cache=True, nogil=True, inline="always")
+def _source(trail, s, k, held, block):
+    """The source byte of (s, k), and the chunk now held (index, array): the walk back stays in
+    one chunk for many steps, and taking a chunk from the typed list costs a reference count."""
+    at = trail.chunk[s]
+    if at != held:
+        held, block = at, trail.sources[at]
+    return np.int64(block[trail.base[s] + k - trail.lo[s]]), held, block
 
 
 @njit(cache=True, nogil=True)
@@ -327,8 +332,10 @@ def wfa_traceback(ap, bp, n, m, x, o, e, infix_start, score, end_k, end_h, trail
     steps_len = np.empty(score + 1, dtype=np.int64)
     count = 0
     s, k = score, end_k
+    held, block = -1, np.empty(0, np.uint8)
     while s > 0:  # back: the steps, last first
-        origin = _source(trail, s, k) & SOURCE
+        origin, held, block = _source(trail, s, k, held, block)
+        origin &= SOURCE
         if origin == SRC_MISMATCH:
             op, length, s = OP_MISMATCH, 1, s - x
         else:  # along the gap's I (or D) entries back to the M that opened it
@@ -336,7 +343,8 @@ def wfa_traceback(ap, bp, n, m, x, o, e, infix_start, score, end_k, end_h, trail
             length = 0
             while True:
                 length += 1
-                was_open = _source(trail, s, k) & opened
+                was_open, held, block = _source(trail, s, k, held, block)
+                was_open &= opened
                 s, k = s - (o + e if was_open else e), k + dk
                 if was_open:
                     break
