@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from splicedalign.workloads.nw import Costs, Pair, cigar_cost
+from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.gpu import band as bands
-from splicedalign.workloads.nw.records import MODES, cigar_string
+from splicedalign.workloads.nw.records import MODES
 from splicedalign.workloads.nw.reference import INF, end_column, gotoh_tables, trace_tables
 
 SEED = 2626

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 from splicedalign.workloads.nw import Costs, Pair, cigar_cost
+from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.gpu import band as bands
 from splicedalign.workloads.nw.gpu.solver import GROUP, KEY_BIAS, PAD_A, PAD_B
-from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, cigar_string
+from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS
 from splicedalign.workloads.nw.reference import end_column, gotoh_tables
 
 INF = 1 << 30

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from splicedalign.workloads.nw.records import Costs, cigar_cost, cigar_string
+from splicedalign.workloads.nw.cigar import cigar_string
+from splicedalign.workloads.nw.records import Costs, cigar_cost
 from splicedalign.workloads.nw.reference import cost_table
 
 GROUP = 4

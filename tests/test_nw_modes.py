@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.nw import Costs, Pair, backtrack, cigar_cost, cpu, solve
-from splicedalign.workloads.nw.records import MODES, cigar_string, ops_cost
+from splicedalign.workloads.nw.cigar import cigar_string
+from splicedalign.workloads.nw.records import MODES, ops_cost
 from splicedalign.workloads.nw.wfa import wfa_align
 
 CPU = ("reference", "sequential", "multicore")

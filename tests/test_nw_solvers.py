@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.nw import Costs, Pair, cigar_cost, solve
 from splicedalign.workloads.nw.backtrack import first_row, hirschberg, sequential_forward, trace_checkpoints
+from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.cpu_kernels import advance, advance_parallel
-from splicedalign.workloads.nw.records import cigar_string, ops_cost
+from splicedalign.workloads.nw.records import ops_cost
 from splicedalign.workloads.nw.reference import cost_table
 
 CPU = ("reference", "sequential", "multicore")

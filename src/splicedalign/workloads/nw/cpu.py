@@ -33,8 +33,9 @@ from splicedalign.workloads.nw.backtrack import (
     sequential_forward,
     serial_rows,
 )
+from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.cpu_kernels import advance, advance_affine, advance_parallel, advance_parallel_affine
-from splicedalign.workloads.nw.records import Costs, Pair, Result, check_mode, cigar_string, ops_cost
+from splicedalign.workloads.nw.records import Costs, Pair, Result, check_mode, ops_cost
 
 PROGRESS_CELLS = 200_000_000  # rows are solved in chunks of about this many cells between reports
 PARALLEL_MIN_CELLS = 4_000_000  # smaller (sub)problems are not worth a parallel wavefront

@@ -17,17 +17,8 @@ import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.registry import import_peer
-from splicedalign.workloads.nw.records import (
-    OP_DEL,
-    OP_INS,
-    OP_MATCH,
-    OP_MISMATCH,
-    Costs,
-    Pair,
-    Result,
-    check_mode,
-    cigar_string,
-)
+from splicedalign.workloads.nw.cigar import cigar_string
+from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result, check_mode
 
 A_LETTERS = np.frombuffer(b"ACGTN", dtype=np.uint8)
 B_LETTERS = np.frombuffer(b"ACGTNR", dtype=np.uint8)

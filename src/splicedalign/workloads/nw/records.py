@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 from splicedalign.core.alphabet import encode_base, encode_target
 from splicedalign.core.errors import InputError
@@ -146,38 +145,6 @@ def ops_cost(ops: np.ndarray, costs: Costs) -> int:
     opens = int(np.count_nonzero(gap & np.r_[True, ops[1:] != ops[:-1]])) if ops.size else 0
     return int(counts[OP_MATCH] * costs.match + counts[OP_MISMATCH] * costs.mismatch
                + (counts[OP_DEL] + counts[OP_INS]) * costs.indel + opens * costs.gap_open)
-
-
-@njit(cache=True, nogil=True)
-def _cigar_bytes(ops, letters):
-    """The run-length CIGAR as ASCII codes (a run of L letters takes at most L + 1 bytes)."""
-    out = np.empty(2 * ops.size, dtype=np.uint8)
-    size = 0
-    i = 0
-    while i < ops.size:
-        j = i + 1
-        while j < ops.size and ops[j] == ops[i]:
-            j += 1
-        length, digits = j - i, 1
-        while length >= 10 ** digits:
-            digits += 1
-        for d in range(digits):  # the digits, last first, from the right
-            out[size + digits - 1 - d] = 48 + length % 10
-            length //= 10
-        size += digits
-        out[size] = letters[ops[i]]
-        size += 1
-        i = j
-    return out[:size]
-
-
-_OP_CODES = np.frombuffer(OP_LETTERS.encode("ascii"), dtype=np.uint8)
-
-
-def cigar_string(ops: np.ndarray) -> str:
-    """Run-length CIGAR of an array of operation codes (OP_*), in alignment order."""
-    ops = np.ascontiguousarray(ops, dtype=np.int8)
-    return _cigar_bytes(ops, _OP_CODES).tobytes().decode("ascii") if ops.size else ""
 
 
 def parse_cigar(cigar: str) -> list[tuple[int, str]]:

@@ -16,17 +16,8 @@ import time
 
 import numpy as np
 
-from splicedalign.workloads.nw.records import (
-    OP_DEL,
-    OP_INS,
-    OP_MATCH,
-    OP_MISMATCH,
-    Costs,
-    Pair,
-    Result,
-    check_mode,
-    cigar_string,
-)
+from splicedalign.workloads.nw.cigar import cigar_string
+from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result, check_mode
 
 INF = np.int64(1) << 60
 

@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
-from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs, Pair, Result, check_mode, cigar_string
+from splicedalign.workloads.nw.cigar import cigar_string
+from splicedalign.workloads.nw.records import OP_DEL, OP_INS, Costs, Pair, Result, check_mode
 
 INT32_SAFE = 1 << 30  # device scores are int32: every |D| and every sum of two must fit
 

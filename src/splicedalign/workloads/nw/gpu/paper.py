@@ -13,8 +13,9 @@ import numpy as np
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
+from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.gpu.common import free_bytes, gib, screen
-from splicedalign.workloads.nw.records import Costs, Pair, Result, cigar_string
+from splicedalign.workloads.nw.records import Costs, Pair, Result
 
 KERNEL_FILE = Path(__file__).with_name("paper.cu")
 NAMES = ("tiles_diagonal", "tiles_borders")

@@ -23,10 +23,11 @@ import numpy as np
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
+from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.gpu import band as bands
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
 from splicedalign.workloads.nw.gpu.common import free_bytes, gib, screen
-from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, Costs, Pair, Result, check_mode, cigar_string
+from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, Costs, Pair, Result, check_mode
 
 KERNEL_FILE = Path(__file__).with_name("strips.cu")
 GROUP = 4  # columns per step (an int4 of a boundary row)
