@@ -104,29 +104,38 @@ def search_many(queries: Sequence[Query], db: Database, scoring: Scoring = Scori
                 solver: str | Solver = "sequential", top: int | None = DEFAULT_TOP, evalue: float = DEFAULT_EVALUE,
                 alignments: bool = True, chunk_cells: int = CHUNK_CELLS) -> list[SearchResult]:
     """Every query against ``db`` in one call: solvers with ``scores_many`` (the GPU) take all
-    queries in one pass over the database; the others one query at a time. ``solver``: a name
-    or a solver object (e.g. a GpuSolver with a memory cap)."""
-    impl = SOLVERS.get(solver) if isinstance(solver, str) else solver
-    name = impl.name
-    if hasattr(impl, "scores_many"):
-        t0 = time.perf_counter()
-        all_scores = impl.scores_many(queries, db, scoring)
-        per = (time.perf_counter() - t0) / max(1, len(queries))
-        timed = [(np.asarray(s, dtype=np.int64), per) for s in all_scores]
-    else:
-        timed = [scores_of(q, db, scoring, impl, chunk_cells) for q in queries]
-    from splicedalign.workloads.sw.traceback import align_many  # numba: not imported while a pipeline plans
+    queries in one pass over the database and hand each query's scores over as soon as they
+    are final, so its hits' alignments run on the CPU's cores while the GPU searches the later
+    queries (only the last query's are left after the search); the others one query at a
+    time, the alignments after. ``solver``: a name or a solver object (e.g. a GpuSolver with a
+    memory cap). ``align_seconds`` (each result's extra): the alignments' time after the search."""
+    from splicedalign.workloads.sw.traceback import align_later, workers  # numba: not imported while a pipeline plans
 
-    t0 = time.perf_counter()
-    chosen = [select(q, db, scores, scoring, top, evalue) for q, (scores, _) in zip(queries, timed)]
-    pairs = [(q.codes, db.seq(k)) for q, c in zip(queries, chosen) for k, _, _ in c]
-    found = align_many(pairs, scoring) if alignments else None  # every query's hits on all cores at once
-    align_seconds = time.perf_counter() - t0
-    results, n = [], 0
-    for q, (scores, seconds), c in zip(queries, timed, chosen):
-        hits = hits_of(q, db, c, scoring, found[n: n + len(c)] if found is not None else None)
-        n += len(c)
-        results.append(SearchResult(q.id, q.length, scores, hits, cells(q, db), name, seconds,
+    impl = SOLVERS.get(solver) if isinstance(solver, str) else solver
+    chosen: list[list[tuple[int, int, float]]] = [[] for _ in queries]
+    found: list[list] = [[] for _ in queries]
+    with workers() as pool:
+        def ready(k: int, scores: np.ndarray) -> None:
+            chosen[k] = select(queries[k], db, scores, scoring, top, evalue)
+            if alignments:
+                found[k] = align_later(pool, [(queries[k].codes, db.seq(i)) for i, _, _ in chosen[k]], scoring)
+
+        if hasattr(impl, "scores_many"):
+            t0 = time.perf_counter()
+            all_scores = impl.scores_many(queries, db, scoring, ready=ready)
+            per = (time.perf_counter() - t0) / max(1, len(queries))
+            timed = [(np.asarray(s, dtype=np.int64), per) for s in all_scores]
+        else:
+            timed = [scores_of(q, db, scoring, impl, chunk_cells) for q in queries]
+            for k, (scores, _) in enumerate(timed):
+                ready(k, scores)
+        t0 = time.perf_counter()
+        alns = [[f.result() for f in fs] for fs in found] if alignments else None
+        align_seconds = time.perf_counter() - t0
+    results = []
+    for k, (q, (scores, seconds), c) in enumerate(zip(queries, timed, chosen)):
+        hits = hits_of(q, db, c, scoring, alns[k] if alns is not None else None)
+        results.append(SearchResult(q.id, q.length, scores, hits, cells(q, db), impl.name, seconds,
                                     {"align_seconds": align_seconds}))
     return results
 

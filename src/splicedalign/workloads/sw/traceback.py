@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -114,16 +114,27 @@ def align(q: np.ndarray, d: np.ndarray, scoring: Scoring) -> Alignment:
     return Alignment(int(score), i0 + 1, i1, j0 + 1, j1, cigar(ops))
 
 
+def workers() -> ThreadPoolExecutor:
+    """Threads for alignments, one per core (the kernel releases the GIL)."""
+    return ThreadPoolExecutor(max(1, os.cpu_count() or 1))
+
+
+def align_later(pool: ThreadPoolExecutor, pairs: Sequence[tuple[np.ndarray, np.ndarray]],
+                scoring: Scoring) -> list[Future]:
+    """Alignments of ``pairs`` started on ``pool`` (largest first), as futures in pair order."""
+    order = sorted(range(len(pairs)), key=lambda k: -pairs[k][0].size * pairs[k][1].size)
+    futures: list[Future | None] = [None] * len(pairs)
+    for k in order:
+        futures[k] = pool.submit(align, pairs[k][0], pairs[k][1], scoring)
+    return futures  # type: ignore[return-value]
+
+
 def align_many(pairs: Sequence[tuple[np.ndarray, np.ndarray]], scoring: Scoring) -> list[Alignment]:
     """Alignments of several pairs, on all cores."""
     if len(pairs) <= 1:
         return [align(q, d, scoring) for q, d in pairs]
-    order = sorted(range(len(pairs)), key=lambda k: -pairs[k][0].size * pairs[k][1].size)  # largest first
-    out: list[Alignment | None] = [None] * len(pairs)
-    with ThreadPoolExecutor(max(1, min(len(pairs), os.cpu_count() or 1))) as pool:
-        for k, a in zip(order, pool.map(lambda k: align(pairs[k][0], pairs[k][1], scoring), order)):
-            out[k] = a
-    return out  # type: ignore[return-value]
+    with workers() as pool:
+        return [f.result() for f in align_later(pool, pairs, scoring)]
 
 
 def rescore(a: Alignment, q: np.ndarray, d: np.ndarray, scoring: Scoring) -> int:

@@ -12,7 +12,7 @@ searched by every query, with the same scores."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,13 +50,44 @@ def kernel_name(lanes: str, R: int, T: int, affine: bool) -> str:
 # every instance a launch may ask for (any shape: GpuSolver(shape=...) overrides choose_shape)
 NAMES = tuple(kernel_name(lanes, R, T, affine) for lanes in LANES for R, T in SHAPES for affine in (False, True))
 log = logging.getLogger("splicedalign")
-# device bytes per residue of a resident chunk: its code (1), pass-to-pass scratch (up to 2
-# buffers x 2 fields x 4 bytes per residue of a group's longest sequence, shared by the
-# pair of a 16-bit group or bounded by the residues), and per sequence offsets, order, scores
-BYTES_PER_RESIDUE = 1 + 16
+# device bytes per residue: its code, and per stream searching it the pass-to-pass scratch (2
+# buffers x 2 fields x 4 bytes per row of a group's longest sequence: 16 with 32-bit lanes, one
+# sequence a group; a 16-bit pair's group shares its rows, about half that); per sequence the
+# offsets, order, scores and slack
+CODE_BYTES = 1
+SCRATCH_BYTES = 16
+BYTES_PER_RESIDUE = CODE_BYTES + SCRATCH_BYTES  # a resident database searched on one stream
 BYTES_PER_SEQUENCE = 8 + 4 + 4 + 8
+# A streamed database's launches alternate between two streams, so that one launch's tail (its
+# longest sequences' blocks, a chunk's launch is short) runs beside the next launch's blocks; a
+# block-scheduling model (scripts/sw_stream_model.py) of 8 chunks x 4 queries (Swiss-Prot
+# lengths) gives 1.96x the resident kernel time on one stream (device run F measured ~1.96x),
+# 1.10x on two with no wait between chunks, 1.01x with 5 chunks.
+STREAMS = 2
 # queries queued together hold their scores on the device until the batch ends: at most this many bytes
 QUERY_BATCH_BYTES = 64 << 20
+
+
+def queue_order(queries: Sequence[Query]) -> list[int]:
+    """Query indices in the order their launches are queued: longest first (ties in input
+    order), so that the last query's scores, and with them the hits' alignments that wait for
+    them, belong to the shortest query."""
+    return sorted(range(len(queries)), key=lambda k: -queries[k].length)
+
+
+@dataclass
+class _Step:
+    """A batch of queries queued against one resident chunk: the queries (call indices, queue
+    order), the chunk, its device copy, the scores (a row per query), the event after each
+    query's launches, and the launches (their inputs stay alive until the scores are
+    collected)."""
+    queries: list[int]
+    chunk: int
+    part: Database
+    ddb: DeviceDatabase
+    out: Any
+    done: list[Any]
+    plans: list[list[Launch]]
 
 
 class GpuSolver:
@@ -76,44 +107,77 @@ class GpuSolver:
         """Host to host: the database is uploaded on every call."""
         return self.scores_many([query], db, scoring)[0]
 
+    def footprint(self, db: Database) -> int:
+        """Device bytes of ``db`` resident and searched (one stream)."""
+        return BYTES_PER_RESIDUE * db.residues + BYTES_PER_SEQUENCE * len(db)
+
     def chunk_ranges(self, db: Database) -> list[tuple[int, int]]:
         """Consecutive sequence ranges that fit the memory budget (one range when the whole
         database does)."""
         budget = device.memory_budget(self.memory_cap)
-        need = BYTES_PER_RESIDUE * db.residues + BYTES_PER_SEQUENCE * len(db)
-        if need <= budget:
+        if self.footprint(db) <= budget:
             return [(0, len(db))]
-        # two chunks on the device at once: the one searched and the next one uploading
+        # two chunks' codes on the device at once (the one searched, the next one uploading) and
+        # the scratch of each stream
+        scratch = SCRATCH_BYTES if self.wide_only else SCRATCH_BYTES // 2
+        per_residue = 2 * CODE_BYTES + STREAMS * scratch
         mean_length = max(1.0, db.residues / max(1, len(db)))
-        per = max(1, int(budget / 2 // (BYTES_PER_RESIDUE + BYTES_PER_SEQUENCE / mean_length)))
+        per = max(1, int(budget // (per_residue + 2 * BYTES_PER_SEQUENCE / mean_length)))
         longest = int(db.lengths.max()) if len(db) else 0
-        device.require_memory(2 * (BYTES_PER_RESIDUE * longest + BYTES_PER_SEQUENCE), budget,
+        device.require_memory((per_residue + STREAMS * SCRATCH_BYTES) * longest + 2 * BYTES_PER_SEQUENCE, budget,
                               "the longest database sequence")
         ranges = db.chunks(per)
         log.info("database of %d residues streamed in %d chunks of <= %d residues (device memory budget %.2f GiB)",
                  db.residues, len(ranges), per, budget / 2**30)
         return ranges
 
-    def scores_many(self, queries: Sequence[Query], db: Database, scoring: Scoring) -> list[np.ndarray]:
+    def scores_many(self, queries: Sequence[Query], db: Database, scoring: Scoring,
+                    ready: Callable[[int, np.ndarray], None] | None = None) -> list[np.ndarray]:
         """Every query against the database, chunk by chunk; the next chunk's upload (its own
-        stream, from a second thread) overlaps the searches of the current one."""
-        out = [np.zeros(len(db), dtype=np.int64) for _ in queries]
+        stream, from a second thread) overlaps the searches of the current one, and its
+        launches are queued before the current chunk's scores are collected (the GPU does not
+        wait for the host between chunks). ``ready(k, scores)`` is called (in this thread) as
+        soon as query k's scores are final: the longest queries are queued first, so the last
+        one ready is the shortest."""
         ranges = self.chunk_ranges(db)
         parts = [db if (a, b) == (0, len(db)) else db.subset(a, b) for a, b in ranges]
+        out = [np.zeros(len(db), dtype=np.int64) for _ in queries] if len(parts) > 1 else [None] * len(queries)
+        streams = self._streams(STREAMS if len(parts) > 1 else 1)
+        order = queue_order(queries)
+        per = max(1, QUERY_BATCH_BYTES // (4 * max(1, max(len(p) for p in parts))))
+        steps = [(c, order[q0: q0 + per]) for c in range(len(parts)) for q0 in range(0, len(order), per)]
+        last = {c: max(s for s, (c_, _) in enumerate(steps) if c_ == c) for c in range(len(parts))}
+
+        def collected(step: _Step) -> None:
+            (a, b), final = ranges[step.chunk], step.chunk == len(parts) - 1
+            for k, scores in self._collect(step, queries, scoring):
+                if out[k] is None:
+                    out[k] = scores
+                else:
+                    out[k][a:b] = scores
+                if final and ready is not None:
+                    ready(k, out[k])
+
         # The uploader thread works on this thread's device (a new thread's current device is
         # device 0: a search on another GPU, with --devices, would read device 0's memory).
         with ThreadPoolExecutor(1, initializer=self.cp.cuda.Device().use) as uploader:
-            pending = uploader.submit(DeviceDatabase.upload, self.cp, parts[0])
-            for c, ((a, b), part) in enumerate(zip(ranges, parts)):
-                ddb = pending.result()
-                if c + 1 < len(parts):
-                    pending = uploader.submit(DeviceDatabase.upload, self.cp, parts[c + 1])
-                per = max(1, QUERY_BATCH_BYTES // (4 * max(1, len(part))))
-                for q0 in range(0, len(queries), per):
-                    batch = self.scores_resident_many(queries[q0: q0 + per], part, ddb, scoring)
-                    for k, scores in enumerate(batch, start=q0):
-                        out[k][a:b] = scores
-                del ddb
+            uploads: dict = {c: uploader.submit(self._upload, parts[c]) for c in range(min(2, len(parts)))}
+            queued: _Step | None = None
+            for s, (c, batch) in enumerate(steps):
+                step = self._queue(batch, c, queries, parts[c], uploads[c].result(), scoring, streams)
+                if queued is not None:
+                    collected(queued)
+                    if last[queued.chunk] == s - 1:  # its chunk is done: free it, upload the one after next
+                        del uploads[queued.chunk]
+                        queued = None
+                        if c + 1 < len(parts) and c + 1 not in uploads:
+                            uploads[c + 1] = uploader.submit(self._upload, parts[c + 1])
+                queued = step
+                del step
+            if queued is not None:
+                collected(queued)
+        device.check(self.cp)
+        self._scratch = {}
         return out
 
     def scores_resident(self, query: Query, db: Database, ddb: DeviceDatabase, scoring: Scoring) -> np.ndarray:
@@ -122,50 +186,107 @@ class GpuSolver:
         return self.scores_resident_many([query], db, ddb, scoring)[0]
 
     def scores_resident_many(self, queries: Sequence[Query], db: Database, ddb: DeviceDatabase,
-                             scoring: Scoring, marks: list | None = None) -> list[np.ndarray]:
+                             scoring: Scoring, marks: dict | None = None,
+                             ready: Callable[[int, np.ndarray], None] | None = None) -> list[np.ndarray]:
         """Every query against a resident database with no synchronisation between queries:
         every launch's inputs are uploaded first, then every kernel is queued (one stream, one
-        pass-to-pass scratch they share in turn), then one wait and one copy of all scores.
-        Pairs run on 16-bit lanes (two per register); the rare pair whose best passes
-        plan.overflow_bound may have wrapped and is searched again on 32-bit lanes (one more
-        wait, only when there is one), as CUDASW++ 4.0 does. ``marks``, when given, receives a
-        CUDA event before each query's launches and one after the last (per-query device times)."""
+        pass-to-pass scratch they share in turn, longest query first), then each query's scores
+        are copied back as soon as its launches are done (``ready(k, scores)``, while the GPU
+        runs the later ones). ``marks``, when given, receives per query k a CUDA event before
+        and one after its launches (its device time)."""
+        streams = self._streams(1)
+        self.cp.cuda.Stream.null.synchronize()  # ddb's copies on the default stream are done
+        order = queue_order(queries)
+        per = max(1, QUERY_BATCH_BYTES // (4 * max(1, len(db))))
+        out: list[np.ndarray] = [np.zeros(0)] * len(queries)
+        for start in range(0, len(order), per):
+            step = self._queue(order[start: start + per], 0, queries, db, ddb, scoring, streams, marks)
+            for k, scores in self._collect(step, queries, scoring):
+                out[k] = scores
+                if ready is not None:
+                    ready(k, scores)
+        device.check(self.cp)
+        self._scratch = {}
+        return out
+
+    def _streams(self, count: int) -> list[Any]:
+        """``count`` streams for the launches; each gets its pass-to-pass scratch on first use
+        (grown when a launch needs more, made on its own stream: CuPy's pool reuses a block only
+        in the order of the stream it was made on). The solver's streams (made once: a block
+        freed on a stream is reused on that stream only) are the launch streams, one for
+        launch inputs and the copies back (``_side``) and one for uploads; none waits for the
+        legacy default stream."""
+        cp = self.cp
+        if not hasattr(self, "_side"):
+            self._side, self._uploads = cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)
+            self._launches = [cp.cuda.Stream(non_blocking=True) for _ in range(STREAMS)]
+        self._scratch: dict = {}  # a call's scratch is freed at its end
+        return self._launches[:count]
+
+    def _upload(self, part: Database) -> DeviceDatabase:
+        """``part`` on the device, its copies finished (the launches run on other streams)."""
+        with self._uploads:
+            ddb = DeviceDatabase.upload(self.cp, part)
+        self._uploads.synchronize()
+        return ddb
+
+    def _queue(self, batch: Sequence[int], chunk: int, queries: Sequence[Query], part: Database,
+               ddb: DeviceDatabase, scoring: Scoring, streams: list[Any], marks: dict | None = None) -> _Step:
+        """Queue the launches of the queries ``batch`` against a resident chunk, the queries
+        alternating between ``streams``; their inputs (profiles, scores filled with POISON)
+        are on the device first."""
         cp = self.cp
         lanes = LANES[0] if self.wide_only else LANES[1]
-        plans = [[self._launch_plan(ddb, ddb.order, ddb.sorted_lengths, lanes, q, scoring, ddb.scratch)]
-                 if len(ddb.sorted_lengths) else [] for q in queries]
-        out = cp.full((len(queries), max(1, len(db))), device.POISON, dtype=cp.int32)
-        self._run(plans, out, marks)
-        scores = cp.asnumpy(out)[:, : len(db)]
-        if not self.wide_only:  # the pairs that may have wrapped: again on 32-bit lanes
-            bound = overflow_bound(scoring)
-            redo = []
-            for k, q in enumerate(queries):
-                which = np.flatnonzero(scores[k] > bound)
-                which = which[np.argsort(-db.lengths[which], kind="stable")]  # longest first
-                redo.append([self._launch_plan(ddb, cp.asarray(which.astype(np.int32)), db.lengths[which],
-                                               LANES[0], q, scoring, {})] if which.size else [])
-            if any(redo):
-                self._run(redo, out)
-                scores = cp.asnumpy(out)[:, : len(db)]
-        if np.any(scores == device.POISON):
-            raise RuntimeError("gpu: a database sequence was not scored (kernel fault)")
-        return list(scores.astype(np.int64))
+        with self._side:
+            plans = [[self._launch_plan(ddb, ddb.order, ddb.sorted_lengths, lanes, queries[k], scoring, ddb.scratch)]
+                     if len(ddb.sorted_lengths) else [] for k in batch]
+            out = cp.full((len(batch), max(1, len(part))), device.POISON, dtype=cp.int32)
+        self._side.synchronize()
+        done = []
+        for row, (k, plan) in enumerate(zip(batch, plans)):
+            stream = streams[row % len(streams)]
+            self._launch(stream, plan, out[row], marks, k)
+            done.append(stream.record())
+        return _Step(list(batch), chunk, part, ddb, out, done, plans)
 
-    def _run(self, plans: list[list[Launch]], out: Any, marks: list | None = None) -> None:
-        """Queue every query's launches (one scratch, used in turn) and wait for them."""
+    def _launch(self, stream: Any, plan: list[Launch], out_row: Any, marks: dict | None = None, k: int = 0) -> None:
+        """Queue ``plan`` on ``stream`` with that stream's scratch."""
         cp = self.cp
-        scratch = cp.empty(max([1] + [launch.scratch_words for plan in plans for launch in plan]), dtype=cp.int32)
-        for k, plan in enumerate(plans):
-            if marks is not None:
-                marks.append(cp.cuda.Event())
-                marks[-1].record()
+        with stream:
+            need = max([1] + [launch.scratch_words for launch in plan])
+            scratch = self._scratch.get(id(stream))
+            if scratch is None or scratch.size < need:
+                scratch = self._scratch[id(stream)] = cp.empty(need, dtype=cp.int32)
+            start = stream.record() if marks is not None else None
             for launch in plan:
-                launch.run(scratch, out[k])
-        if marks is not None:
-            marks.append(cp.cuda.Event())
-            marks[-1].record()
-        device.check(cp)
+                launch.run(scratch, out_row)
+            if marks is not None:
+                marks[k] = (start, stream.record())
+
+    def _collect(self, step: _Step, queries: Sequence[Query], scoring: Scoring) -> Iterator[tuple[int, np.ndarray]]:
+        """(k, scores) of each query of ``step`` in queue order, as soon as its launches are
+        done (the copy waits for its event only). Pairs ran on 16-bit lanes (two per register);
+        the rare pair whose best passes plan.overflow_bound may have wrapped and is searched
+        again on 32-bit lanes, as CUDASW++ 4.0 does (on the side stream, with a scratch of its
+        own: beyond the memory budget only if most of a chunk's pairs score above 32,000)."""
+        cp, side, n = self.cp, self._side, len(step.part)
+        bound = overflow_bound(scoring)
+        for row, k in enumerate(step.queries):
+            side.wait_event(step.done[row])
+            scores = step.out[row].get(stream=side)[:n]
+            side.synchronize()
+            which = np.flatnonzero(scores > bound) if not self.wide_only and n else np.zeros(0, np.int64)
+            if which.size:  # the pairs that may have wrapped, on the side stream (runs beside the launches)
+                which = which[np.argsort(-step.part.lengths[which], kind="stable")]  # longest first
+                with side:
+                    plan = [self._launch_plan(step.ddb, cp.asarray(which.astype(np.int32)), step.part.lengths[which],
+                                              LANES[0], queries[k], scoring, {})]
+                self._launch(side, plan, step.out[row])
+                scores = step.out[row].get(stream=side)[:n]
+                side.synchronize()
+            if np.any(scores == device.POISON):
+                raise RuntimeError("gpu: a database sequence was not scored (kernel fault)")
+            yield k, scores.astype(np.int64)
 
     def _launch_plan(self, ddb: DeviceDatabase, order: Any, lengths: np.ndarray, lanes: str, query: Query,
                      scoring: Scoring, bases: dict) -> Launch:
