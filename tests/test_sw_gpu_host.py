@@ -234,7 +234,7 @@ def test_search_many_aligns_each_querys_hits_as_its_scores_arrive(model):
         assert a.extra["align_seconds"] >= 0
 
 
-def test_device_script_lean_mode_runs_on_the_model(model, tmp_path):
+def test_device_script_lean_mode_runs_on_the_model(model, tmp_path, monkeypatch, capsys):
     """scripts/device_sw.py --lean's measurement (a tiny database, queries from a file): the
     checks it reports hold and its table prints."""
     import importlib.util
@@ -260,3 +260,14 @@ def test_device_script_lean_mode_runs_on_the_model(model, tmp_path):
     queries, db = random_set(seed, 80)
     model.queries[:] = queries
     assert script.hits_check(queries, db) == (2 * 10 * len(queries), [])
+    # the command line (the correctness step stubbed: it runs sw-scan and every shape, beyond the model)
+    model.queries[:] = load_queries(str(path))
+    monkeypatch.setattr(script, "correctness", lambda seed, rounds, log: {"seed": seed, "pairs": 0, "checks": 0,
+                                                                           "mismatches": []})
+    monkeypatch.setattr(device, "device_info", lambda: {"name": "model"})
+    monkeypatch.setattr("sys.argv", ["device_sw.py", "--lean", "--sequences", "100", "--queries", str(path),
+                                     "--repeats", "1", "--out", str(tmp_path / "out"), "--work", str(tmp_path)])
+    assert script.main() == 0
+    printed = capsys.readouterr().out
+    assert "search + top-10 alignments" in printed and "streamed, cap = footprint/4" in printed
+    assert (tmp_path / "out" / "sw_device.json").exists()
