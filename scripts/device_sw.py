@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numba
@@ -339,7 +340,13 @@ def swissprot_benchmark(args, log) -> dict:
     out["align_top10_share"] = out["align_top10_s"] / out["gpu_total_s"]
     out["rescored_ok"] = all(rescore(h.alignment, q.codes, db.seq(h.index), scoring) == h.score
                              for q, hs in zip(queries, hits) for h in hs)
-    log(f"top-10 alignments: {out['align_top10_s']:.3f} s ({100 * out['align_top10_share']:.1f}% of the search)")
+    # the same hits with the alignments started as each query's scores arrive (search_many's way)
+    t, overlapped = time_repeats(partial(search_many, queries, db, scoring, ResidentSearch(solver, ddb), 10,
+                                         float("inf")), args.repeats, 0)
+    out["with_top10_s"], out["top10_share"] = t.median, t.median / wall - 1
+    out["rescored_ok"] = out["rescored_ok"] and all(a.hits == b for a, b in zip(overlapped, hits))
+    log(f"top-10 alignments after the search: {out['align_top10_s']:.3f} s ({100 * out['align_top10_share']:.1f}%"
+        f" of the search); overlapping it: {t.median:.3f} s in all (+{100 * out['top10_share']:.1f}%)")
     # the whole call as a user meets it: database upload, every query, top-10 with alignments
     del ddb
     t0 = time.perf_counter()
@@ -425,7 +432,8 @@ def table(res: dict) -> str:
         total = c4["total_gcups"] if c4 else float("nan")
         lines += [f"total  {sum(q['length'] for q in b['queries']):6}  {b['gpu_total_gcups']:10.0f}  {total:14.0f}"
                   f"  {b['gpu_total_gcups'] / total:5.2f}  (ours: all 20 in one call, wall; per query: its launches)",
-                  f"top-10 alignments {b['align_top10_s']:.3f} s = {100 * b['align_top10_share']:.1f}% of the search;"
+                  f"top-10 alignments after the search {b['align_top10_s']:.3f} s = {100 * b['align_top10_share']:.1f}%"
+                  f" of it; overlapping the search +{100 * b['top10_share']:.1f}%;"
                   f" rescored ok {b['rescored_ok']}; whole call (upload, 20 queries, top 10)"
                   f" {b['search_many_s']:.2f} s",
                   f"streamed in {b['stream_chunks']} chunks (cap = 1/4): {100 * b['stream_ratio']:.0f}% of resident,"

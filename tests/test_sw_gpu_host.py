@@ -271,3 +271,10 @@ def test_device_script_lean_mode_runs_on_the_model(model, tmp_path, monkeypatch,
     printed = capsys.readouterr().out
     assert "search + top-10 alignments" in printed and "streamed, cap = footprint/4" in printed
     assert (tmp_path / "out" / "sw_device.json").exists()
+    # the full benchmark's path without peers (no CUDASW++ build)
+    full = SimpleNamespace(seed=seed, sequences=100, queries=path, repeats=1, work=tmp_path, out=tmp_path,
+                           sweep=False, cudasw4=None)
+    bench = script.swissprot_benchmark(full, lambda msg: None)
+    assert bench["rescored_ok"] and bench["stream_same"] and bench["search_many_same"]
+    assert "overlapping the search" in script.table({"bench": bench, "correctness": {
+        "seed": seed, "pairs": 0, "checks": 0, "mismatches": []}})
