@@ -81,12 +81,18 @@ _PROTEIN_LIKE_BYTES = bytes(np.flatnonzero(_PROTEIN_LIKE).tolist())
 _PLAIN = bytes(np.flatnonzero((_lut_base != 255) & ~_PROTEIN_LIKE).tolist())  # accepted, not protein-like
 
 
+def plain_nucleotides(raw: bytes) -> bool:
+    """Whether the letters ``raw`` (bytes, as read) pass ``validate`` without a word: IUPAC
+    nucleotide codes, none protein-like. One C pass; a reader may ask it before decoding."""
+    return not raw.translate(None, _PLAIN)
+
+
 def validate(seq: str, source: str, record: str) -> None:
     """Raise InputError unless every letter of ``seq`` is an IUPAC nucleotide code; warn when
     most letters are ambiguity codes (a protein such as MKVRSWHDBN passes the letter check,
     but its letters would never match)."""
     raw = seq.encode("latin-1", errors="replace")
-    if not raw.translate(None, _PLAIN):  # the common record: one C pass answers both questions
+    if plain_nucleotides(raw):  # the common record: one C pass answers both questions
         return
     if raw.translate(None, _ACCEPTED):
         _encode(seq, _lut_base, source, record)  # raises, naming the first such letter

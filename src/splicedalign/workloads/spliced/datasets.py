@@ -14,6 +14,7 @@ Every rule and script reads data sets through this module, whatever made them.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,11 +55,14 @@ class CaseEntry:
                         case.target_id, {**case.meta, "true_exons": true})
 
 
+_UNSAFE = re.compile(r"[/\\\s]")  # a case id's letters that cannot name a folder (re's \s: str.isspace)
+
+
 def case_id_problem(case: str) -> str | None:
     """Why ``case`` cannot be a case id (ids name result folders and Snakemake wildcards), or None."""
     if not case:
         return "empty case id"
-    if case in (".", "..") or any(c in case for c in "/\\") or any(c.isspace() for c in case):
+    if case in (".", "..") or _UNSAFE.search(case):
         return (f"case id {shown(case)} cannot be a file name: no '/', '\\' or white space,"
                 " and not '.' or '..'")
     return None
@@ -74,6 +78,7 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
     table = read_table(path, "manifest", ("case", "base", "target", "exons"))
     entries, seen = [], set()
     found: dict[str, Path] = {}  # each distinct file named, checked once (cases share bases)
+    is_file = _FileCheck()
     for lineno, row in table.records():
         where = f"line {lineno}"
         missing = [c for c in ("case", "base", "target", "exons") if not row[c]]
@@ -100,7 +105,7 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
                 continue
             if name not in found:
                 file = root / name
-                if not file.is_file():
+                if not is_file(str(file)):
                     raise InputError(str(path), f"case {case}: {column} file {name} not found"
                                      f" (looked for {file})", where=where)
                 found[name] = file
@@ -112,6 +117,35 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
     if not entries:
         raise InputError(str(path), "manifest lists no case")
     return entries
+
+
+class _FileCheck:
+    """``os.path.isfile`` for many names in few folders (a manifest's ~1,700 files in 3): a
+    folder asked about often is listed once (``os.scandir``), and its listing answers for the
+    names it holds; other names (not there, or spelled otherwise on a case-insensitive file
+    system) and unlistable folders ask the file system itself."""
+
+    LIST_AFTER = 16  # names asked in a folder before it is listed (a huge folder named once is not)
+
+    def __init__(self) -> None:
+        self._asked: dict[str, int] = {}
+        self._listed: dict[str, dict[str, os.DirEntry]] = {}
+
+    def __call__(self, file: str) -> bool:
+        folder, name = os.path.split(file)
+        listing = self._listed.get(folder)
+        if listing is None:
+            self._asked[folder] = asked = self._asked.get(folder, 0) + 1
+            if asked < self.LIST_AFTER:
+                return os.path.isfile(file)
+            try:
+                with os.scandir(folder or ".") as entries:
+                    listing = {entry.name: entry for entry in entries}
+            except OSError:
+                listing = {}
+            self._listed[folder] = listing
+        entry = listing.get(name)
+        return entry.is_file() if entry is not None else os.path.isfile(file)
 
 
 def write_manifest(path: str | Path, rows: Iterable[Mapping[str, Any]],

@@ -12,11 +12,18 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import FastaRecord, no_record, read_fasta, read_single_fasta
 from splicedalign.workloads.spliced.exons import read_exons
 from splicedalign.workloads.spliced.exons.merged import ShiftParams, richer_candidates
-from splicedalign.workloads.spliced.exons.strand import exon_strand, strand_cases, strand_index
+from splicedalign.workloads.spliced.exons.strand import (
+    StrandView,
+    strand_cases,
+    strand_index,
+    strand_view,
+)
 from splicedalign.workloads.spliced.records import Exon, TestCase
 
 log = logging.getLogger("splicedalign")
@@ -39,7 +46,10 @@ class CaseFiles:
     def __init__(self) -> None:
         self._bases: dict[str, FastaRecord] = {}
         self._exons: dict[tuple, list[Exon]] = {}
-        self._by_strand: tuple[list[Exon] | None, dict[str, list[int]]] = (None, {})
+        # id of an exon list above -> (the list, its (K, 2) bounds, its rows on each strand)
+        self._tables: dict[int, tuple[list[Exon], np.ndarray, dict[str, list[int]]]] = {}
+        # the last (base, exon list) cases were made of and its strand views, shared by its targets' cases
+        self._views: tuple[str | None, list[Exon] | None, dict[str, StrandView | None]] = (None, None, {})
 
     def base(self, path: str | Path) -> FastaRecord:
         key = str(path)
@@ -55,7 +65,11 @@ class CaseFiles:
         key = (str(path), len(base.seq), exon_format)
         if key not in self._exons:
             ex = read_exons(path, len(base.seq), exon_format)
-            dups = len(ex) - len({(e.first, e.last, exon_strand(e)) for e in ex})
+            _, bounds, index = self._table(ex)
+            strands = ["+"] * len(ex)
+            for i in index["-"]:
+                strands[i] = "-"
+            dups = len(ex) - len(set(zip(*bounds.T.tolist(), strands)))
             if dups:
                 log.warning("%s: %d duplicate exon interval(s) kept (they cannot change the score)", path, dups)
             self._exons[key] = ex
@@ -82,14 +96,37 @@ class CaseFiles:
             dup = next(i for i in ids if ids.count(i) > 1)
             raise InputError(str(target), f"target id {dup!r} occurs {ids.count(dup)} times; ids name the results")
         ex = self.exons(exons, b, exon_format, shift)
-        if self._by_strand[0] is not ex:  # the exons' strands, once per exon list
-            self._by_strand = (ex, strand_index(ex))
+        views = self._strand_views(b.seq, ex, strands)
         cases = []
         for t in targets:
             case_name = _name(name, b, t, len(targets))
-            cases += strand_cases(case_name, b.seq, ex, t.seq, strands, b.id, t.id, source=str(exons),
-                                  by_strand=self._by_strand[1])
+            cases += strand_cases(case_name, b.seq, ex, t.seq, strands, b.id, t.id, source=str(exons), views=views)
         return cases
+
+    def _table(self, ex: list[Exon]) -> tuple[list[Exon], np.ndarray, dict[str, list[int]]]:
+        """``ex`` (a list this reader holds), its exons' (first, last) as one (K, 2) int64 array
+        and ``strand_index``: once per list."""
+        table = self._tables.get(id(ex))
+        if table is None or table[0] is not ex:
+            bounds = np.fromiter([v for e in ex for v in (e.first, e.last)], dtype=np.int64,
+                                 count=2 * len(ex)).reshape(-1, 2)
+            table = self._tables[id(ex)] = (ex, bounds, strand_index(ex))
+        return table
+
+    def _strand_views(self, seq: str, ex: list[Exon], strands: Sequence[str]) -> dict[str, StrandView | None]:
+        """``strand_view`` of each of ``strands`` for ``seq`` and its exons ``ex`` (with their
+        bounds array): made once while consecutive cases share them (a manifest's targets of one
+        base), so a base is reverse-complemented and its exons checked once per strand, not once
+        per target."""
+        held_seq, held_ex, views = self._views
+        if held_seq is not seq or held_ex is not ex:
+            views = {}
+            self._views = (seq, ex, views)
+        for strand in strands:
+            if strand not in views:
+                _, bounds, index = self._table(ex)
+                views[strand] = strand_view(seq, ex, strand, index[strand], bounds)
+        return views
 
     def case(self, base: str | Path, exons: str | Path, target: str | Path, exon_format: str = "tsv",
              name: str | None = None, strand: str = "+") -> TestCase:
@@ -98,7 +135,8 @@ class CaseFiles:
         b = self.base(base)
         t = read_single_fasta(target)
         ex = self.exons(exons, b, exon_format)
-        (case,) = strand_cases(_name(name, b, t, 1), b.seq, ex, t.seq, (strand,), b.id, t.id, source=str(exons))
+        (case,) = strand_cases(_name(name, b, t, 1), b.seq, ex, t.seq, (strand,), b.id, t.id, source=str(exons),
+                               views=self._strand_views(b.seq, ex, (strand,)))
         other = len(ex) - case.K
         if other:
             log.info("%s: %d candidate exon(s) on the other strand left out of the %s-strand case",

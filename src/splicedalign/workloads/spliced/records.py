@@ -88,6 +88,32 @@ class Exon:
         return self.last - self.first + 1
 
 
+# The last (exons, exon_bounds, m) found consistent and within the base: a data set's loader
+# hands the same tuple and array to every target's case of a base and strand, so they are
+# checked once per base and strand, not once per case.
+_last_checked: tuple[tuple[Exon, ...], np.ndarray, int] | None = None
+
+
+def _bounds_checked(exons: tuple[Exon, ...], bounds: np.ndarray, m: int) -> bool:
+    held = _last_checked
+    return held is not None and held[0] is exons and held[1] is bounds and held[2] == m
+
+
+def _check_bounds(name: str, exons: tuple[Exon, ...], bounds: np.ndarray, m: int) -> bool:
+    """Whether ``bounds`` (made read-only here) lie within a base of length m; ValueError
+    unless they are the exons' (first, last) as (K, 2) int64."""
+    global _last_checked
+    if not (bounds.dtype == np.int64 and bounds.shape == (len(exons), 2)
+            and all(e.first == f and e.last == g for e, (f, g) in zip(exons, bounds.tolist()))):
+        raise ValueError(f"{name}: exon_bounds are not the exons' (first, last)")
+    first, last = bounds[:, 0], bounds[:, 1]
+    if not ((1 <= first).all() and (first <= last).all() and (last <= m).all()):
+        return False
+    bounds.flags.writeable = False
+    _last_checked = (exons, bounds, m)
+    return True
+
+
 @dataclass(frozen=True)
 class TestCase:
     """One spliced-alignment instance: base sequence, candidate exons, target.
@@ -126,15 +152,9 @@ class TestCase:
         if exon_bounds is None:
             if all(1 <= e.first <= e.last <= m for e in self.exons):  # the common case, inline (a data set's cases)
                 return
-        else:
-            if not (exon_bounds.dtype == np.int64 and exon_bounds.shape == (len(self.exons), 2)
-                    and all(e.first == f and e.last == g for e, (f, g) in zip(self.exons, exon_bounds.tolist()))):
-                raise ValueError(f"{self.name}: exon_bounds are not the exons' (first, last)")
-            first, last = exon_bounds[:, 0], exon_bounds[:, 1]
-            if (1 <= first).all() and (first <= last).all() and (last <= m).all():
-                exon_bounds.flags.writeable = False
-                object.__setattr__(self, "bounds", exon_bounds)
-                return
+        elif _bounds_checked(self.exons, exon_bounds, m) or _check_bounds(self.name, self.exons, exon_bounds, m):
+            object.__setattr__(self, "bounds", exon_bounds)
+            return
         for i, e in enumerate(self.exons):
             problem = exon_problem(e.first, e.last, m)
             if problem:

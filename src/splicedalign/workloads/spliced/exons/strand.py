@@ -9,8 +9,10 @@ scores best. Exons without a strand attribute, or with '.', count as '+'.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.records import Exon, Result, TestCase
@@ -70,26 +72,51 @@ def strand_index(exons: Sequence[Exon]) -> dict[str, list[int]]:
     return index
 
 
+@dataclass(frozen=True)
+class StrandView:
+    """A base's candidate exons on one strand, as the cases of every target of that base hold
+    them: the base read on the strand, the exons mapped to it, their (first, last) as one array
+    (``TestCase.exon_bounds``; None: made by the case when needed) and their rows in the exon file."""
+
+    seq: str
+    exons: tuple[Exon, ...]
+    bounds: np.ndarray | None
+    index: tuple[int, ...]
+
+
+def strand_view(base: str, exons: Sequence[Exon], strand: str, index: Sequence[int],
+                bounds: np.ndarray | None = None) -> StrandView | None:
+    """The exons ``index`` (those on ``strand``) of ``base`` on that strand; None without any.
+    ``bounds``: (K, 2) int64 (first, last) of ``exons``, when the caller has it."""
+    if not index:
+        return None
+    if strand == "+":
+        return StrandView(base, tuple(exons[i] for i in index), None if bounds is None else bounds[list(index)],
+                          tuple(index))
+    m = len(base)
+    flipped = None if bounds is None else np.ascontiguousarray(m + 1 - bounds[list(index), ::-1])
+    return StrandView(reverse_complement(base), tuple(flip_exon(exons[i], m) for i in index), flipped, tuple(index))
+
+
 def strand_cases(name: str, base: str, exons: Sequence[Exon], target: str, strands: Sequence[str],
                  base_id: str = "base", target_id: str = "target", meta: Mapping[str, Any] | None = None,
-                 source: str = "exons", by_strand: Mapping[str, list[int]] | None = None) -> list[TestCase]:
+                 source: str = "exons", views: Mapping[str, StrandView | None] | None = None) -> list[TestCase]:
     """One case per strand in ``strands`` that has candidate exons: the base read on that
     strand, its exons mapped to it (``meta`` strand and input_index record the way back).
     No exon on any of ``strands`` is bad input (``source`` names the exon file).
-    ``by_strand``: ``strand_index(exons)`` when the caller has it (targets sharing exons)."""
-    m = len(base)
-    by_strand = strand_index(exons) if by_strand is None else by_strand
+    ``views``: each strand's ``strand_view`` when the caller has them (targets sharing a base
+    and its exons share them: one reverse complement and one bounds array per base and strand)."""
+    if views is None:
+        by_strand = strand_index(exons)
+        views = {strand: strand_view(base, exons, strand, by_strand[strand]) for strand in strands}
     cases = []
     for strand in strands:
-        index = by_strand[strand]
-        if not index:
+        view = views[strand]
+        if view is None:
             continue
-        if strand == "+":
-            seq, mapped = base, [exons[i] for i in index]
-        else:
-            seq, mapped = reverse_complement(base), [flip_exon(exons[i], m) for i in index]
-        cases.append(TestCase(name, seq, target, tuple(mapped), base_id, target_id,
-                              {**(meta or {}), "strand": strand, "input_index": tuple(index)}))
+        cases.append(TestCase(name, view.seq, target, view.exons, base_id, target_id,
+                              {**(meta or {}), "strand": strand, "input_index": view.index},
+                              exon_bounds=view.bounds))
     if not cases:
         on = " or ".join(f"'{s}'" for s in strands)
         raise InputError(source, f"no candidate exon on the {on} strand (of {len(exons)} exons);"

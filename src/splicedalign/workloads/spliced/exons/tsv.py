@@ -8,10 +8,13 @@ characters per field with an exception that names neither file nor line)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
+
+import numpy as np
 
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import open_text
@@ -31,6 +34,9 @@ def _int_field(value: str, name: str, source: str, line: int) -> int:
 
 
 STRANDS = {"+": "+", "-": "-", ".": "+", "": "+"}  # strand column value -> strand used
+# White space that str.strip() would take off a field (re's \s is str.isspace), other than the
+# tab and newline the table is split at: a text without any needs no per-field strip.
+_PADDING = re.compile(r"[^\S\t\n]")
 
 
 @dataclass(frozen=True)
@@ -55,8 +61,13 @@ def read_table(path: str | Path, what: str, required: tuple[str, ...]) -> Table:
     source = str(path)
     with open_text(path) as handle:
         text = handle.read()  # newlines as the lines' iteration gives them; one split, not a loop
-    body = [(i, line.rstrip("\r")) for i, line in enumerate(text.split("\n"), 1)
-            if line.strip() and not line.startswith("#")]
+    padded = _PADDING.search(text) is not None  # else every field is stripped already
+    lines = text.split("\n")
+    if padded or text.startswith("\t") or "\n\t" in text:  # a line may be white space only
+        body = [(i, line.rstrip("\r")) for i, line in enumerate(lines, 1)
+                if line.strip() and not line.startswith("#")]
+    else:  # the common table: a line is blank only when empty
+        body = [(i, line) for i, line in enumerate(lines, 1) if line and line[0] != "#"]
     if not body:
         raise InputError(source, f"empty {what} (no header)")
     (header_line, text), body = body[0], body[1:]
@@ -70,7 +81,7 @@ def read_table(path: str | Path, what: str, required: tuple[str, ...]) -> Table:
         fields = line.split("\t")
         if len(fields) != len(header):
             raise InputError(source, f"{len(fields)} columns, header has {len(header)}", where=f"line {lineno}")
-        rows.append((lineno, [f.strip() for f in fields]))
+        rows.append((lineno, [f.strip() for f in fields] if padded else fields))
     return Table(source, header_line, header, tuple(rows))
 
 
@@ -84,23 +95,39 @@ def read_exon_tsv(path: str | Path, m: int) -> list[Exon]:
     at_first, at_last = header.index("first"), header.index("last")
     others = [(j, name) for j, name in enumerate(header) if j not in (at_first, at_last)]
     at_strand = header.index("strand") if "strand" in header else None
-    exons = []
-    for lineno, fields in table.rows:
-        first = _int_field(fields[at_first], "first", source, lineno)
-        last = _int_field(fields[at_last], "last", source, lineno)
-        if not 1 <= first <= last <= m:  # the common row: one comparison chain
-            raise InputError(source, exon_problem(first, last, m), where=f"line {lineno}")
-        attrs = {name: fields[j] for j, name in others}
-        if at_strand is not None:
-            strand = fields[at_strand]
-            if strand not in STRANDS:
-                raise InputError(source, f"strand must be +, - or . (or empty), got {shown(strand)}",
-                                 where=f"line {lineno}")
-            attrs["strand"] = STRANDS[strand]
-        exons.append(Exon(first, last, attrs))
-    if not exons:
+    if not table.rows:
         raise InputError(source, "no exons (the table has a header only)")
-    return exons
+    columns = list(zip(*(fields for _, fields in table.rows)))  # whole columns: C loops, not one per row
+    try:
+        first, last = list(map(int, columns[at_first])), list(map(int, columns[at_last]))
+        bounds = np.array((first, last), dtype=np.int64)
+        good = bool(((1 <= bounds[0]) & (bounds[0] <= bounds[1]) & (bounds[1] <= m)).all())
+    except (ValueError, OverflowError):  # a bad field: the row loop below names its line
+        good = False
+    if at_strand is not None:
+        strands = columns[at_strand]
+        good = good and set(strands) <= STRANDS.keys()
+    if not good:
+        _first_bad_row(table, m, at_first, at_last, at_strand)
+    if at_strand is not None:
+        columns[at_strand] = [STRANDS[s] for s in strands]
+    names = [name for _, name in others]
+    attrs = [dict(zip(names, values)) for values in zip(*(columns[j] for j, _ in others))] if others else [
+        {} for _ in first]
+    return list(map(Exon, first, last, attrs))
+
+
+def _first_bad_row(table: Table, m: int, at_first: int, at_last: int, at_strand: int | None) -> None:
+    """Raise the error of the first bad row of an exon table (row order: what a row loop says)."""
+    for lineno, fields in table.rows:
+        first = _int_field(fields[at_first], "first", table.source, lineno)
+        last = _int_field(fields[at_last], "last", table.source, lineno)
+        if not 1 <= first <= last <= m:
+            raise InputError(table.source, exon_problem(first, last, m), where=f"line {lineno}")
+        if at_strand is not None and fields[at_strand] not in STRANDS:
+            raise InputError(table.source, f"strand must be +, - or . (or empty), got {shown(fields[at_strand])}",
+                             where=f"line {lineno}")
+    raise AssertionError("an exon table's rows were found bad and then good")
 
 
 def write_exon_tsv(exons: list[Exon], handle: TextIO) -> None:

@@ -1,0 +1,130 @@
+"""Reading a data set's files the fast way gives what reading row by row gave: exon tables
+(whole columns, the first bad row's error), manifests (file checks by folder listing), FASTA
+(letters checked on their bytes), and a base's cases sharing one exon tuple and bounds array."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import pytest
+
+from splicedalign.core.errors import InputError
+from splicedalign.core.seqio import parse_fasta
+from splicedalign.workloads.spliced import synthetic
+from splicedalign.workloads.spliced.datasets import read_manifest, write_dataset
+from splicedalign.workloads.spliced.exons.tsv import STRANDS, read_exon_tsv
+from splicedalign.workloads.spliced.load import CaseFiles
+
+
+def _row_by_row(text: str, m: int) -> list[tuple[int, int, dict[str, str]]]:
+    """What the table means, read the plain way (blank/'#' lines skipped, fields stripped)."""
+    lines = [line for line in text.split("\n") if line.strip() and not line.startswith("#")]
+    header = [h.strip() for h in lines[0].split("\t")]
+    out = []
+    for line in lines[1:]:
+        row = dict(zip(header, (f.strip() for f in line.split("\t"))))
+        first, last = int(row.pop("first")), int(row.pop("last"))
+        assert 1 <= first <= last <= m
+        if "strand" in row:
+            row["strand"] = STRANDS[row["strand"]]
+        out.append((first, last, row))
+    return out
+
+
+@pytest.mark.parametrize("seed", [random.randrange(10**6) for _ in range(3)])
+def test_exon_table_columns_as_rows(tmp_path, seed):
+    print("seed", seed)
+    rng = random.Random(seed)
+    m = 500
+    columns = rng.choice([["first", "last"], ["name", "first", "last", "strand"], ["last", "score", "first"]])
+    lines = ["\t".join(columns)]
+    for _ in range(rng.randrange(1, 40)):
+        first = rng.randrange(1, m)
+        values = {"first": str(first), "last": str(rng.randrange(first, m + 1)), "name": f"e{rng.randrange(99)}",
+                  "strand": rng.choice(list(STRANDS)), "score": f"{rng.random():.2f}"}
+        fields = [values[c] for c in columns]
+        if rng.random() < 0.2:  # padded fields, and the lines a table may hold between rows
+            fields = [f" {f} " for f in fields]
+        lines.append("\t".join(fields))
+        if rng.random() < 0.2:
+            lines.append(rng.choice(["", "# a comment", "\t" * (len(columns) - 1), "  "]))
+    text = "\n".join(lines) + "\n"
+    (tmp_path / "e.tsv").write_text(text)
+    got = [(e.first, e.last, dict(e.attrs)) for e in read_exon_tsv(tmp_path / "e.tsv", m)]
+    assert got == _row_by_row(text, m)
+    assert all(list(e.attrs) == [c for c in columns if c not in ("first", "last")]
+               for e in read_exon_tsv(tmp_path / "e.tsv", m))
+
+
+@pytest.mark.parametrize("rows, line, problem", [
+    (["1\t5\t+", "2\t3\tx", "z\t4\t+"], 3, "strand must be +, - or . (or empty), got 'x'"),
+    (["1\t5\t+", "9\t4\t+", "z\t4\tx"], 3, "exon first=9 > last=4"),
+    (["1\t5\t+", "1.5\t4\tx"], 3, "first must be an integer, got '1.5'"),
+    (["1\t5\t+", f"1\t{'9' * 30}\t+"], 3, f"exon last={'9' * 30} is beyond the base sequence (length 100)"),
+    (["0\t5\t+"], 2, "exon first=0 is below 1 (coordinates are 1-based)"),
+])
+def test_exon_table_first_bad_row_named(tmp_path, rows, line, problem):
+    (tmp_path / "e.tsv").write_text("first\tlast\tstrand\n" + "\n".join(rows) + "\n")
+    with pytest.raises(InputError) as err:
+        read_exon_tsv(tmp_path / "e.tsv", 100)
+    assert str(err.value) == f"{tmp_path / 'e.tsv'}:line {line}: {problem}"
+
+
+def test_manifest_files_checked_by_folder(tmp_path):
+    """Past the names that make a folder worth listing, a missing file, a folder named as a
+    file, and a link to a file are found as a stat would find them."""
+    for sub in ("t", "other"):
+        (tmp_path / sub).mkdir()
+    (tmp_path / "b.fa").write_text(">b\nACGT\n")
+    (tmp_path / "e.tsv").write_text("first\tlast\n1\t2\n")
+    for i in range(30):
+        (tmp_path / "t" / f"{i}.fa").write_text(">t\nAC\n")
+    os.symlink(tmp_path / "t" / "0.fa", tmp_path / "t" / "link.fa")
+    (tmp_path / "t" / "dir.fa").mkdir()
+    header = "case\tbase\ttarget\texons\n"
+
+    def manifest(targets: list[str]) -> list:
+        rows = "".join(f"c{i}\tb.fa\t{t}\te.tsv\n" for i, t in enumerate(targets))
+        (tmp_path / "cases.tsv").write_text(header + rows)
+        return read_manifest(tmp_path / "cases.tsv")
+
+    names = [f"t/{i}.fa" for i in range(30)]
+    assert [e.target for e in manifest([*names, "t/link.fa"])] == [tmp_path / n for n in (*names, "t/link.fa")]
+    for bad in ("t/missing.fa", "t/dir.fa", "t/", "t/0.fa/x", "other/0.fa"):
+        with pytest.raises(InputError) as err:
+            manifest([*names, bad])
+        assert str(err.value) == (f"{tmp_path / 'cases.tsv'}:line 32: case c30: target file {bad} not found"
+                                  f" (looked for {tmp_path / bad})")
+
+
+def test_fasta_letters_checked_on_bytes_as_on_text(caplog):
+    data = b">a one\nACGT\nac gt\n>b\nNNNN\n>c\nMKVRSWHDBN\n>d\nAC\nA5\n"
+    with pytest.raises(InputError) as err:
+        parse_fasta(data, "x.fa")
+    assert str(err.value).startswith("x.fa:line 10: ")  # the bad letter's line, after three records
+    records = parse_fasta(data[: data.index(b">d")], "x.fa")
+    assert [(r.id, r.description, r.seq) for r in records] == [
+        ("a", "a one", "ACGTacgt"), ("b", "b", "NNNN"), ("c", "c", "MKVRSWHDBN")]
+    assert "record 'c' is" in caplog.text and "ambiguity codes" in caplog.text  # a protein's warning still said
+
+
+def test_cases_of_a_base_share_exons_and_bounds(tmp_path):
+    """Every target's case of a base and strand holds the same exon tuple and one read-only
+    bounds array, equal to the exons' (first, last); the cases are those the generator made."""
+    made = synthetic.paper_set(11, bases=6)
+    files = CaseFiles()
+    loaded = [c for e in read_manifest(write_dataset(made, tmp_path)) for c in
+              files.cases(e.base, e.exons, e.target, e.exon_format, e.case)]
+    assert [(c.name, c.strand, c.bounds.tolist()) for c in loaded if c.strand == "+"] == [
+        (c.name, "+", c.bounds.tolist()) for c in made]
+    by_base: dict[tuple, list] = {}
+    for c in loaded:
+        by_base.setdefault((c.base_id, c.strand), []).append(c)
+        assert c.bounds.tolist() == [[e.first, e.last] for e in c.exons] and not c.bounds.flags.writeable
+        assert c.bounds.dtype == np.int64
+    assert any(len(group) > 1 for group in by_base.values())
+    for group in by_base.values():
+        assert all(c.exons is group[0].exons and c.bounds is group[0].bounds and c.base is group[0].base
+                   for c in group)
