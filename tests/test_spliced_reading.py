@@ -128,3 +128,18 @@ def test_cases_of_a_base_share_exons_and_bounds(tmp_path):
     for group in by_base.values():
         assert all(c.exons is group[0].exons and c.bounds is group[0].bounds and c.base is group[0].base
                    for c in group)
+
+
+def test_fasta_white_space_and_other_checks():
+    """Letters padded by any white space (CRLF, tabs, spaces) read as before; a '>' inside a
+    line is a letter, not a header; a caller's own check sees every record's letters."""
+    data = b">a\r\nAC GT\r\n\tac\n>b x\nA>C\n"
+    with pytest.raises(InputError) as err:
+        parse_fasta(data, "x.fa")
+    assert str(err.value).startswith("x.fa:line 5: non-nucleotide letter '>'")
+    seen = []
+    records = parse_fasta(data, "x.fa", lambda seq, source, rid: seen.append((seq, source, rid)))
+    assert [(r.id, r.seq) for r in records] == [("a", "ACGTac"), ("b", "A>C")]
+    assert seen == [("ACGTac", "x.fa:line 1", "a"), ("A>C", "x.fa:line 4", "b")]
+    with pytest.raises(InputError, match="record 'e' has no sequence"):
+        parse_fasta(b">e\n \t\r\n", "x.fa")
