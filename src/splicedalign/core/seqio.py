@@ -67,7 +67,10 @@ def parse_fasta(data: bytes, source: str, check: Validator = validate) -> list[F
     sequence line is dropped. Whole-text byte operations (split at headers, the newlines of a
     record dropped and its letters checked on its bytes: C loops) rather than a Python loop over
     lines, which read 60 MB/s at best."""
-    parts = data.split(b"\n>")  # headers at line starts (the first part is before the first)
+    if b";" not in data and data.find(b">", 1) < 0:  # no '>' past the first letter: one record (or none)
+        parts = [data]  # what the split below gives, without its pass over the data
+    else:
+        parts = data.split(b"\n>")  # headers at line starts (the first part is before the first)
     # a '>' left in a part (past the first part's own) is not at a line start; memchr scans, no count
     if (b";" in data or parts[0].find(b">", 1 if data.startswith(b">") else 0) >= 0
             or any(b">" in part for part in parts[1:])):
