@@ -143,3 +143,24 @@ def test_fasta_white_space_and_other_checks():
     assert seen == [("ACGTac", "x.fa:line 1", "a"), ("A>C", "x.fa:line 4", "b")]
     with pytest.raises(InputError, match="record 'e' has no sequence"):
         parse_fasta(b">e\n \t\r\n", "x.fa")
+
+
+def test_whole_files_read_as_python_reads_them(tmp_path):
+    """read_bytes/read_text (four system calls for a regular file) give what ``open`` gives: empty
+    files, a pipe, a file whose size says 0 (/proc), CRLF and CR newlines, a folder's error."""
+    from splicedalign.core.seqio import _read_all, open_text, read_bytes, read_text
+
+    (tmp_path / "empty").write_bytes(b"")
+    (tmp_path / "mixed.tsv").write_bytes(b"a\r\nb\rc\n\xff\r")
+    assert read_bytes(tmp_path / "empty") == b""
+    assert read_text(tmp_path / "mixed.tsv") == open_text(tmp_path / "mixed.tsv").read() == "a\nb\nc\n\ufffd\n"
+    if os.path.exists("/proc/self/status"):
+        assert read_bytes("/proc/self/status").startswith(b"Name:")
+    reader, writer = os.pipe()
+    os.write(writer, b"x" * 50_000)
+    os.close(writer)
+    assert _read_all(reader) == b"x" * 50_000
+    os.close(reader)
+    with pytest.raises(InputError) as err:
+        read_bytes(tmp_path)
+    assert str(err.value) == f"{tmp_path}: cannot read file: Is a directory"

@@ -17,7 +17,7 @@ from typing import TextIO
 import numpy as np
 
 from splicedalign.core.errors import InputError
-from splicedalign.core.seqio import open_text
+from splicedalign.core.seqio import read_text
 from splicedalign.workloads.spliced.records import Exon, exon_problem
 
 
@@ -59,8 +59,7 @@ def read_table(path: str | Path, what: str, required: tuple[str, ...]) -> Table:
     ``required`` columns; every row has the header's number of fields. ``what`` names the
     table in errors."""
     source = str(path)
-    with open_text(path) as handle:
-        text = handle.read()  # newlines as the lines' iteration gives them; one split, not a loop
+    text = read_text(path)  # newlines as the lines' iteration gives them; one split, not a loop
     padded = _PADDING.search(text) is not None  # else every field is stripped already
     lines = text.split("\n")
     if padded or text.startswith("\t") or "\n\t" in text:  # a line may be white space only
