@@ -39,7 +39,7 @@ from splicedalign.workloads.nw.solvers import solve_pairs
 from splicedalign.workloads.nw.synthetic import KINDS, PAPER_SIZES, divergent_pair, make_pair, mutate, random_codes
 
 T0 = time.perf_counter()
-# hand-off variants tried (strips.cu PUBLISH / WINDOW_MIN); run 1 was (2, 1)
+# hand-off variants tried (strips.cu PUBLISH / WINDOW_MIN); the first is the original (2, 1)
 HANDOFFS = ({"PUBLISH": 2, "WINDOW_MIN": 1}, {"PUBLISH": 8, "WINDOW_MIN": 8}, {"PUBLISH": 16, "WINDOW_MIN": 16},
             {"PUBLISH": 32, "WINDOW_MIN": 32})
 

@@ -49,13 +49,13 @@ HOST_CHECKPOINT_BYTES = 1 << 30  # up to this much, checkpoints are copied to th
 KEY_BIAS = 1 << 30  # nw_band's answer key: (score + KEY_BIAS) << 32 | column
 # Bands only from this many cells up: a band pass is a chain of strips about as long as the whole
 # table's (docs/gpu-nw.md), so it saves time only where the whole table is throughput-bound.
-# Measured (H100, run B): 10^5 x 10^5 whole table 24 ms (linear) / 34 ms (affine), one band
+# Measured on an H100: 10^5 x 10^5 whole table 24 ms (linear) / 34 ms (affine), one band
 # pass 31-39 ms; 10^6 x 10^6 whole 494 / 936 ms, a band pass 327 / 402 ms.
 BAND_MIN_CELLS = 2 * 10**11
 
 
 def rows_per_lane(n: int, traceback: bool) -> int:
-    """Rows per lane R (strips of 32 R rows), as measured on an H200 (docs/gpu-nw.md, run 2).
+    """Rows per lane R (strips of 32 R rows), as measured on an H200 (docs/gpu-nw.md).
     Score: R = 16 everywhere (fewer strips, fewer hand-offs: 30,368 in 7.5 ms against 8.2 at
     R = 8; 10^6 in 0.46 s against 0.83). Alignment: R = 8 up to 65,536 rows (smaller blocks to
     walk: 30,368 in 24.7 ms against 31.0 at R = 16), R = 16 above (10^6: 1.28 s against 1.46)."""

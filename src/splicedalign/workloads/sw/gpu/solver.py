@@ -61,7 +61,7 @@ BYTES_PER_SEQUENCE = 8 + 4 + 4 + 8
 # A streamed database's launches alternate between two streams, so that one launch's tail (its
 # longest sequences' blocks, a chunk's launch is short) runs beside the next launch's blocks; a
 # block-scheduling model (scripts/sw_stream_model.py) of 8 chunks x 4 queries (Swiss-Prot
-# lengths) gives 1.96x the resident kernel time on one stream (device run F measured ~1.96x),
+# lengths) gives 1.96x the resident kernel time on one stream (an H100 measured ~1.96x),
 # 1.10x on two with no wait between chunks, 1.01x with 5 chunks.
 STREAMS = 2
 # queries queued together hold their scores on the device until the batch ends: at most this many bytes
