@@ -18,11 +18,11 @@ import os
 import pickle
 import platform
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from splicedalign.core.timing import Timing, time_repeats
+from splicedalign.core.timing import time_interleaved
 from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.backtrack import Traced, chain_alignments_many, exon_records
 from splicedalign.workloads.spliced.records import OP_INS, ExonAlignment, Result, Scoring, TestCase
@@ -99,16 +99,6 @@ def results(cases: Sequence[TestCase], traced: Sequence[tuple]) -> list[Result]:
             for case, (chain, alignment) in zip(cases, traced)]
 
 
-def interleaved(old: Callable[[], object], new: Callable[[], object], repeats: int) -> tuple[Timing, Timing]:
-    """Timings of ``old`` and ``new`` after a warm-up each, their repeats alternating so that
-    other load on the host weighs on both alike."""
-    runs: tuple[list[float], list[float]] = ([], [])
-    for i in range(repeats):
-        for fn, out in zip((old, new), runs):
-            out.append(time_repeats(fn, 1, warmup=int(i == 0))[0].runs[0])
-    return Timing(tuple(runs[0])), Timing(tuple(runs[1]))
-
-
 def workload(cases: int, solved: int, seed: int = 2012) -> tuple[list[TestCase], list[Traced]]:
     """``solved`` small paper-shaped cases traced by ``sequential``, repeated to ``cases``."""
     paper = synthetic.paper_set(seed)
@@ -154,7 +144,8 @@ def main() -> None:
     ]
     print(f"{'work':<34} {'old ms':>8} {'(min-max)':>15} {'new ms':>8} {'(min-max)':>15} {'speed-up':>8}")
     for name, old_fn, new_fn in rows:
-        t_old, t_new = interleaved(old_fn, new_fn, args.repeats)
+        timed = time_interleaved({"old": old_fn, "new": new_fn}, args.repeats)  # alternating: load hits both
+        t_old, t_new = timed["old"][0], timed["new"][0]
         print(f"{name:<34} {t_old.median * 1e3:8.2f} {f'({t_old.min * 1e3:.2f}-{t_old.max * 1e3:.2f})':>15} "
               f"{t_new.median * 1e3:8.2f} {f'({t_new.min * 1e3:.2f}-{t_new.max * 1e3:.2f})':>15} "
               f"{t_old.median / t_new.median:7.1f}x")
