@@ -146,7 +146,6 @@ class GpuSolver:
         order = queue_order(queries)
         per = max(1, QUERY_BATCH_BYTES // (4 * max(1, max(len(p) for p in parts))))
         steps = [(c, order[q0: q0 + per]) for c in range(len(parts)) for q0 in range(0, len(order), per)]
-        last = {c: max(s for s, (c_, _) in enumerate(steps) if c_ == c) for c in range(len(parts))}
 
         def collected(step: _Step) -> None:
             (a, b), final = ranges[step.chunk], step.chunk == len(parts) - 1
@@ -163,11 +162,12 @@ class GpuSolver:
         with ThreadPoolExecutor(1, initializer=self.cp.cuda.Device().use) as uploader:
             uploads: dict = {c: uploader.submit(self._upload, parts[c]) for c in range(min(2, len(parts)))}
             queued: _Step | None = None
-            for s, (c, batch) in enumerate(steps):
+            for c, batch in steps:
                 step = self._queue(batch, c, queries, parts[c], uploads[c].result(), scoring, streams)
                 if queued is not None:
                     collected(queued)
-                    if last[queued.chunk] == s - 1:  # its chunk is done: free it, upload the one after next
+                    if queued.chunk != c:  # its chunk is done (steps go chunk by chunk): free it, upload
+                        # the one after next
                         del uploads[queued.chunk]
                         queued = None
                         if c + 1 < len(parts) and c + 1 not in uploads:
