@@ -39,13 +39,18 @@ def lane_table(scoring: Scoring, dtype) -> np.ndarray:
     return out
 
 
+def round_robin(items: np.ndarray, threads: int) -> np.ndarray:
+    """``items`` reordered so that numba's prange, which hands each thread one contiguous range
+    of iterations, gives thread t items t, t + threads, ...: with items sorted by size every
+    thread gets a share of small and large ones (contiguous halves kept ~1.4 of 2 cores busy,
+    the long half holding 71% of the work)."""
+    return np.concatenate([items[t::threads] for t in range(threads)]) if items.size else items
+
+
 def dealt(count: int, lanes: int, threads: int) -> np.ndarray:
     """Start offsets of the batches of ``lanes`` over ``count`` length-sorted sequences, dealt
-    round robin: numba's prange hands each thread one contiguous range of iterations, so
-    thread t gets batches t, t + threads, ... and every thread a share of short and long ones
-    (contiguous halves kept ~1.4 of 2 cores busy, the long half holding 71% of the work)."""
-    starts = np.arange(0, count, lanes, dtype=np.int64)
-    return np.concatenate([starts[t::threads] for t in range(threads)]) if starts.size else starts
+    round robin."""
+    return round_robin(np.arange(0, count, lanes, dtype=np.int64), threads)
 
 
 class MulticoreSolver:
@@ -66,8 +71,6 @@ class MulticoreSolver:
                                 lane_table(scoring, dtype), dtype(scoring.first_gap), dtype(scoring.gap_extend), out)
             order = order[out[order] >= ceiling]
         if order.size:  # scores that may exceed 16 bits: int32, the sequential sweep across cores, longest first
-            seqs = order[::-1]
-            seqs = np.concatenate([seqs[t:: self.threads] for t in range(self.threads)])
-            k.search_scalar_parallel(query.codes, db.codes, db.offsets, seqs, scoring.table,
-                                     np.int32(scoring.gap_open), np.int32(scoring.gap_extend), out)
+            k.search_scalar_parallel(query.codes, db.codes, db.offsets, round_robin(order[::-1], self.threads),
+                                     scoring.table, np.int32(scoring.gap_open), np.int32(scoring.gap_extend), out)
         return out.astype(np.int64)
