@@ -41,8 +41,7 @@ class Lanes(types.Type):
         return ir.VectorType(ir.IntType(self.bits), self.count)
 
 
-LANE_TYPES = {8: Lanes(8), 16: Lanes(16)}
-BY_DTYPE = {t.dtype: t for t in LANE_TYPES.values()}
+BY_DTYPE = {t.dtype: t for t in (Lanes(8), Lanes(16))}  # the vector type of a lane dtype
 
 
 @register_model(Lanes)
