@@ -75,6 +75,13 @@ def queue_order(queries: Sequence[Query]) -> list[int]:
     return sorted(range(len(queries)), key=lambda k: -queries[k].length)
 
 
+def query_batches(order: list[int], sequences: int) -> list[list[int]]:
+    """``order`` cut into the batches queued together against a chunk of ``sequences``: a
+    batch's scores (int32, a row per query) stay on the device until it ends."""
+    per = max(1, QUERY_BATCH_BYTES // (4 * max(1, sequences)))
+    return [order[a: a + per] for a in range(0, len(order), per)]
+
+
 @dataclass
 class _Step:
     """A batch of queries queued against one resident chunk: the queries (call indices, queue
@@ -143,9 +150,8 @@ class GpuSolver:
         parts = [db if (a, b) == (0, len(db)) else db.subset(a, b) for a, b in ranges]
         out = [np.zeros(len(db), dtype=np.int64) for _ in queries] if len(parts) > 1 else [None] * len(queries)
         streams = self._streams(STREAMS if len(parts) > 1 else 1)
-        order = queue_order(queries)
-        per = max(1, QUERY_BATCH_BYTES // (4 * max(1, max(len(p) for p in parts))))
-        steps = [(c, order[q0: q0 + per]) for c in range(len(parts)) for q0 in range(0, len(order), per)]
+        batches = query_batches(queue_order(queries), max(len(p) for p in parts))
+        steps = [(c, batch) for c in range(len(parts)) for batch in batches]
 
         def collected(step: _Step) -> None:
             (a, b), final = ranges[step.chunk], step.chunk == len(parts) - 1
@@ -196,11 +202,9 @@ class GpuSolver:
         and one after its launches (its device time)."""
         streams = self._streams(1)
         self.cp.cuda.Stream.null.synchronize()  # ddb's copies on the default stream are done
-        order = queue_order(queries)
-        per = max(1, QUERY_BATCH_BYTES // (4 * max(1, len(db))))
         out: list[np.ndarray] = [np.zeros(0)] * len(queries)
-        for start in range(0, len(order), per):
-            step = self._queue(order[start: start + per], 0, queries, db, ddb, scoring, streams, marks)
+        for batch in query_batches(queue_order(queries), len(db)):
+            step = self._queue(batch, 0, queries, db, ddb, scoring, streams, marks)
             for k, scores in self._collect(step, queries, scoring):
                 out[k] = scores
                 if ready is not None:
