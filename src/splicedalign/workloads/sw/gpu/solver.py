@@ -310,16 +310,14 @@ class GpuSolver:
         if smem > SMEM_DEFAULT:
             kernel.max_dynamic_shared_size_bytes = smem
         fields = 2 if scoring.affine else 1
-        words = 1
-        base_d = None
         if mpad > R * T:  # several passes: bottom rows between them in the scratch
             if per_group not in bases:
                 base, rows = scratch_bases(lengths, per_group)
                 bases[per_group] = (cp.asarray(base), rows)
             base_d, rows = bases[per_group]
             words = rows * 2 * fields
-        if base_d is None:
-            base_d = bases.setdefault("none", (cp.zeros(1, dtype=cp.int64), 0))[0]
+        else:
+            base_d, words = bases.setdefault("none", (cp.zeros(1, dtype=cp.int64), 0))[0], 1
         groups = -(-len(lengths) // per_group)
         return Launch(kernel, -(-groups * T // BLOCK), smem, ddb, order, len(lengths), prof, mpad,
                       row_stride(R, itemsize), scoring.first_gap, scoring.gap_extend, base_d, words)
