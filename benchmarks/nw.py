@@ -43,20 +43,10 @@ from splicedalign.workloads.nw.cpu import MulticoreSolver
 from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters
 from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs
-from splicedalign.workloads.nw.synthetic import divergent_pair, make_pair
+from splicedalign.workloads.nw.synthetic import ISSUE26_CASES, case_pair, divergent_pair
 from splicedalign.workloads.nw.wfa import wfa_align
 
 COSTS = {"linear": Costs(0, 1, 3), "affine": Costs(0, 4, 2, 6)}
-DEFAULT_CASES = ["30368-10", "30368-unrelated", "100000-1", "100000-5", "1000000-1"]
-
-
-def make_case(name: str) -> Pair:
-    n, kind = name.split("-", 1)
-    if kind == "unrelated":
-        return make_pair(int(n), "unrelated")
-    if kind == "10":
-        return make_pair(int(n), "mutated")
-    return divergent_pair(int(n), float(kind))
 
 
 def _pywfa_one(job: tuple[str, str, dict, bool]) -> int:
@@ -279,7 +269,7 @@ def run_batch(args: argparse.Namespace, table: Table) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cases", nargs="+", default=DEFAULT_CASES, help="pair cases (N-P or N-unrelated); 'none'")
+    ap.add_argument("--cases", nargs="+", default=list(ISSUE26_CASES), help="pair cases (N-P or N-unrelated); 'none'")
     ap.add_argument("--costs", nargs="+", choices=sorted(COSTS), default=["linear", "affine"])
     ap.add_argument("--solvers", nargs="+", default=["sequential", "multicore", "pywfa", "edlib", "parasail"])
     ap.add_argument("--repeats", type=int, default=3)
@@ -298,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     for case in args.cases:
         if case == "none":
             continue
-        pair = make_case(case)
+        pair = case_pair(case)
         for cost_name in args.costs:
             run_pair(pair, cost_name, args, table)
     if args.batch:

@@ -36,7 +36,15 @@ from splicedalign.workloads.nw.peers import PywfaSolver
 from splicedalign.workloads.nw.records import MODES, Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.reference import ReferenceSolver
 from splicedalign.workloads.nw.solvers import solve_pairs
-from splicedalign.workloads.nw.synthetic import KINDS, PAPER_SIZES, divergent_pair, make_pair, mutate, random_codes
+from splicedalign.workloads.nw.synthetic import (
+    ISSUE26_CASES,
+    KINDS,
+    PAPER_SIZES,
+    case_pair,
+    make_pair,
+    mutate,
+    random_codes,
+)
 
 T0 = time.perf_counter()
 # hand-off variants tried (strips.cu PUBLISH / WINDOW_MIN); the first is the original (2, 1)
@@ -224,16 +232,7 @@ def bench(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
     return rows, skipped
 
 
-SIDE_CASES = ("30368-10", "30368-unrelated", "100000-1", "100000-5", "1000000-1")
 SIDE_COSTS = {"linear": Costs(0, 1, 3), "affine": Costs(0, 4, 2, 6)}
-
-
-def side_case(name: str) -> Pair:
-    """benchmarks/nw.py's cases: N-unrelated, N-10 (synthetic.make_pair's 10% pair), N-P (P% mutated)."""
-    n, kind = name.split("-", 1)
-    if kind == "unrelated":
-        return make_pair(int(n), "unrelated")
-    return make_pair(int(n), "mutated") if kind == "10" else divergent_pair(int(n), float(kind))
 
 
 def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
@@ -251,7 +250,7 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
     gpu, whole, banded = GpuSolver(), GpuSolver(adaptive=False, whole_codes=False), GpuSolver(band_min_cells=0)
     banded4 = GpuSolver(band_min_cells=0, band_rows=4)  # nw_band with R = 4 (strips of 128 rows)
     for name in args.side_cases:
-        pair = side_case(name)
+        pair = case_pair(name)
         for cost_name in args.side_costs:
             costs = SIDE_COSTS[cost_name]
             for traceback in (False, True):
@@ -326,7 +325,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="correctness only (no benchmark sweep)")
     parser.add_argument("--side", action="store_true",
                         help="the side by side with pywfa (issue 26) instead of the sweep")
-    parser.add_argument("--side-cases", nargs="+", default=list(SIDE_CASES))
+    parser.add_argument("--side-cases", nargs="+", default=list(ISSUE26_CASES))
     parser.add_argument("--side-costs", nargs="+", default=list(SIDE_COSTS), choices=sorted(SIDE_COSTS))
     parser.add_argument("--whole", action="store_true",
                         help="side by side: also gpu with the whole table and with bands at every size")

@@ -60,6 +60,21 @@ def divergent_pair(n: int, percent: float, seed: int = SEED, index: int = 0) -> 
                 mutate(a, rng, percent / 10.0))
 
 
+# issue 26's single pairs, by case name (``case_pair``): benchmarks/nw.py and scripts/device_nw.py
+ISSUE26_CASES = ("30368-10", "30368-unrelated", "100000-1", "100000-5", "1000000-1")
+
+
+def case_pair(name: str) -> Pair:
+    """The pair of a case name: N-unrelated, N-10 (``make_pair``'s 10%-mutated pair) or N-P (a
+    copy P% mutated, ``divergent_pair``)."""
+    n, kind = name.split("-", 1)
+    if kind == "unrelated":
+        return make_pair(int(n), "unrelated")
+    if kind == "10":
+        return make_pair(int(n), "mutated")
+    return divergent_pair(int(n), float(kind))
+
+
 def random_batch(rng: np.random.Generator, count: int, most: int, flank: int = 300) -> list[Pair]:
     """A batch of pairs of every shape a batched solver meets, for correctness checks: lengths
     1 .. most, every sixth pair unrelated, the others copies mutated 1-5 x 1% (``mutate``'s
