@@ -43,10 +43,10 @@ from splicedalign.workloads.nw.cpu import MulticoreSolver
 from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters
 from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs
-from splicedalign.workloads.nw.synthetic import ISSUE26_CASES, case_pair, divergent_pair
+from splicedalign.workloads.nw.synthetic import ISSUE26_CASES, ISSUE26_COSTS, case_pair, divergent_pair
 from splicedalign.workloads.nw.wfa import wfa_align
 
-COSTS = {"linear": Costs(0, 1, 3), "affine": Costs(0, 4, 2, 6)}
+COSTS = ISSUE26_COSTS
 
 
 def _pywfa_one(job: tuple[str, str, dict, bool]) -> int:

@@ -38,6 +38,7 @@ from splicedalign.workloads.nw.reference import ReferenceSolver
 from splicedalign.workloads.nw.solvers import solve_pairs
 from splicedalign.workloads.nw.synthetic import (
     ISSUE26_CASES,
+    ISSUE26_COSTS,
     KINDS,
     PAPER_SIZES,
     case_pair,
@@ -232,9 +233,6 @@ def bench(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
     return rows, skipped
 
 
-SIDE_COSTS = {"linear": Costs(0, 1, 3), "affine": Costs(0, 4, 2, 6)}
-
-
 def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
     """issue 26's GPU single-pair targets: `gpu` (cost-adaptive) and pywfa on one core in this
     process, same inputs, score and CIGAR, median of repeats (fewer when slow); every score
@@ -252,7 +250,7 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
     for name in args.side_cases:
         pair = case_pair(name)
         for cost_name in args.side_costs:
-            costs = SIDE_COSTS[cost_name]
+            costs = ISSUE26_COSTS[cost_name]
             for traceback in (False, True):
                 runs = [("gpu", gpu), ("pywfa", peer)] + (
                     [("gpu-whole", whole), ("gpu-band", banded), ("gpu-band-R4", banded4)] if args.whole else [])
@@ -326,7 +324,7 @@ def main() -> int:
     parser.add_argument("--side", action="store_true",
                         help="the side by side with pywfa (issue 26) instead of the sweep")
     parser.add_argument("--side-cases", nargs="+", default=list(ISSUE26_CASES))
-    parser.add_argument("--side-costs", nargs="+", default=list(SIDE_COSTS), choices=sorted(SIDE_COSTS))
+    parser.add_argument("--side-costs", nargs="+", default=list(ISSUE26_COSTS), choices=sorted(ISSUE26_COSTS))
     parser.add_argument("--whole", action="store_true",
                         help="side by side: also gpu with the whole table and with bands at every size")
     args = parser.parse_args()

@@ -36,10 +36,10 @@ from splicedalign.workloads.nw.gpu.solver import GpuSolver
 from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters
 from splicedalign.workloads.nw.records import MODES, Costs, cigar_cost
 from splicedalign.workloads.nw.solvers import solve_pairs
-from splicedalign.workloads.nw.synthetic import divergent_pair, random_batch
+from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, divergent_pair, random_batch
 
 ROOT = Path(__file__).resolve().parents[1]
-COSTS = {"linear": Costs(0, 1, 3), "affine": Costs(0, 4, 2, 6), "bonus": Costs(-1, 2, 3, 2)}
+COSTS = {**ISSUE26_COSTS, "bonus": Costs(-1, 2, 3, 2)}
 ROWS: list[tuple] = []
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from splicedalign.workloads.nw.records import Pair
+from splicedalign.workloads.nw.records import Costs, Pair
 
 PAPER_SIZES = (48, 9_024, 15_184, 19_456, 30_368)
 LARGE_SIZES = (100_000, 1_000_000)
@@ -60,8 +60,10 @@ def divergent_pair(n: int, percent: float, seed: int = SEED, index: int = 0) -> 
                 mutate(a, rng, percent / 10.0))
 
 
-# issue 26's single pairs, by case name (``case_pair``): benchmarks/nw.py and scripts/device_nw.py
+# issue 26's single pairs, by case name (``case_pair``), and its cost models (linear 0/1/3 = the
+# paper's, affine x=4 o=6 e=2 = WFA2's): benchmarks/nw.py and scripts/device_nw*.py
 ISSUE26_CASES = ("30368-10", "30368-unrelated", "100000-1", "100000-5", "1000000-1")
+ISSUE26_COSTS = {"linear": Costs(0, 1, 3), "affine": Costs(0, 4, 2, 6)}
 
 
 def case_pair(name: str) -> Pair:
