@@ -40,30 +40,13 @@ from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.machine import cpu_model
 from splicedalign.core.timing import time_interleaved
 from splicedalign.workloads.nw.cpu import MulticoreSolver
-from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters
+from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters, pywfa_model, pywfa_score
 from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs
 from splicedalign.workloads.nw.synthetic import ISSUE26_CASES, ISSUE26_COSTS, case_pair, divergent_pair
 from splicedalign.workloads.nw.wfa import wfa_align
 
 COSTS = ISSUE26_COSTS
-
-
-def _pywfa_one(job: tuple[str, str, dict, bool]) -> int:
-    """One pair by pywfa in a worker process (the batch peer on all cores)."""
-    import pywfa
-
-    a, b, model, traceback = job
-    aligner = pywfa.WavefrontAligner(a, match=0, span="end-to-end", scope="full" if traceback else "score", **model)
-    aligner.wavefront_align(b)
-    return -int(aligner.score)
-
-
-def pywfa_model(costs: Costs) -> dict:
-    if costs.affine:
-        return dict(distance="affine", mismatch=costs.mismatch, gap_opening=costs.gap_open,
-                    gap_extension=costs.indel)
-    return dict(distance="linear", mismatch=costs.mismatch, gap_extension=costs.indel)
 
 
 class Table:
@@ -223,16 +206,16 @@ def run_batch(args: argparse.Namespace, table: Table) -> None:
                 runs = []
                 for _ in range(args.batch_repeats):
                     t0 = time.perf_counter()
-                    got = [_pywfa_one(j) for j in jobs]
+                    got = [pywfa_score(j) for j in jobs]
                     runs.append(time.perf_counter() - t0)
                 times["pywfa"], scores["pywfa"] = statistics.median(runs), got
                 workers = os.cpu_count() or 1
                 with ProcessPoolExecutor(workers) as pool:
-                    list(pool.map(_pywfa_one, jobs[:workers]))  # start the workers
+                    list(pool.map(pywfa_score, jobs[:workers]))  # start the workers
                     runs = []
                     for _ in range(args.batch_repeats):
                         t0 = time.perf_counter()
-                        got = list(pool.map(_pywfa_one, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
+                        got = list(pool.map(pywfa_score, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
                         runs.append(time.perf_counter() - t0)
                 times[f"pywfa {workers} processes"], scores["pywfa all"] = statistics.median(runs), got
                 continue

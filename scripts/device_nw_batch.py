@@ -17,7 +17,6 @@ A table last. Logs under $OUT when it is set.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import statistics
 import subprocess
@@ -33,7 +32,7 @@ from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
 from splicedalign.workloads.nw.gpu.solver import GpuSolver
-from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters
+from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters, pywfa_model, pywfa_score
 from splicedalign.workloads.nw.records import MODES, Costs, cigar_cost
 from splicedalign.workloads.nw.solvers import solve_pairs
 from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, divergent_pair, random_batch
@@ -87,15 +86,6 @@ def correctness(seed: int, count: int, most: int) -> int:
     return failures
 
 
-def peer_helpers():
-    """benchmarks/nw.py's pywfa worker and cost mapping (the batch peer on all cores)."""
-    spec = importlib.util.spec_from_file_location("benchmark_nw", ROOT / "benchmarks" / "nw.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # the pool's workers unpickle its functions by module name
-    spec.loader.exec_module(module)
-    return module._pywfa_one, module.pywfa_model
-
-
 def benchmark(count: int, length: int, divergence: float, repeats: int) -> None:
     pairs = [divergent_pair(length, divergence, index=k + 1) for k in range(count)]
     cells = sum(p.cells for p in pairs)
@@ -105,7 +95,6 @@ def benchmark(count: int, length: int, divergence: float, repeats: int) -> None:
     try:
         import pywfa  # noqa: F401
         pool = ProcessPoolExecutor(workers)
-        _pywfa_one, pywfa_model = peer_helpers()
     except ImportError:
         pool = None
     for costs_name in ("linear", "affine"):
@@ -138,11 +127,11 @@ def benchmark(count: int, length: int, divergence: float, repeats: int) -> None:
             peer, ratio = "", ""
             if mode == "global" and pool is not None:
                 jobs = [(letters(p.a, A_LETTERS), letters(p.b, B_LETTERS), pywfa_model(costs), True) for p in pairs]
-                list(pool.map(_pywfa_one, jobs[:workers]))
+                list(pool.map(pywfa_score, jobs[:workers]))
                 peer_runs = []
                 for _ in range(repeats):
                     t0 = time.perf_counter()
-                    got = list(pool.map(_pywfa_one, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
+                    got = list(pool.map(pywfa_score, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
                     peer_runs.append(time.perf_counter() - t0)
                 if got != [r.score for r in results]:
                     raise SystemExit(f"{name} {costs_name}: pywfa and gpu disagree")

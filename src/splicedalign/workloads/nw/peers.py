@@ -31,6 +31,26 @@ def letters(codes: np.ndarray, alphabet: np.ndarray) -> str:
     return alphabet[codes].tobytes().decode("ascii")
 
 
+def pywfa_model(costs: Costs) -> dict:
+    """pywfa's cost arguments (match 0 is passed apart)."""
+    if costs.affine:
+        return dict(distance="affine", mismatch=costs.mismatch, gap_opening=costs.gap_open,
+                    gap_extension=costs.indel)
+    return dict(distance="linear", mismatch=costs.mismatch, gap_extension=costs.indel)
+
+
+def pywfa_score(job: tuple[str, str, dict, bool]) -> int:
+    """One pair (a's letters, b's, ``pywfa_model``, traceback) by pywfa end-to-end: its score.
+    A module-level function, so a process pool's workers take it by name (the batch peer on
+    all cores in benchmarks/nw.py and scripts/device_nw_batch.py)."""
+    import pywfa
+
+    a, b, model, traceback = job
+    aligner = pywfa.WavefrontAligner(a, match=0, span="end-to-end", scope="full" if traceback else "score", **model)
+    aligner.wavefront_align(b)
+    return -int(aligner.score)
+
+
 class PywfaSolver:
     name = "pywfa"
 
@@ -42,17 +62,14 @@ class PywfaSolver:
         if costs.match != 0 or costs.mismatch <= 0 or costs.indel <= 0:
             raise SolverUnavailable("pywfa needs match cost 0 and positive mismatch and gap-extend costs")
         t0 = time.perf_counter()
-        if costs.affine:
-            model = dict(distance="affine", gap_opening=costs.gap_open, gap_extension=costs.indel)
-        else:
-            model = dict(distance="linear", gap_extension=costs.indel)
         if mode == "global":
             span = dict(span="end-to-end")
         else:
             span = dict(span="ends-free", pattern_begin_free=0, pattern_end_free=0,
                         text_begin_free=pair.m if mode == "infix" else 0, text_end_free=pair.m)
-        aligner = self._aligner(letters(pair.a, A_LETTERS), match=0, mismatch=costs.mismatch,
-                                scope="full" if traceback or mode != "global" else "score", **model, **span)
+        aligner = self._aligner(letters(pair.a, A_LETTERS), match=0,
+                                scope="full" if traceback or mode != "global" else "score", **pywfa_model(costs),
+                                **span)
         status = aligner.wavefront_align(letters(pair.b, B_LETTERS))
         seconds = time.perf_counter() - t0
         if aligner.status != 0:
