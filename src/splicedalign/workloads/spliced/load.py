@@ -24,7 +24,7 @@ from splicedalign.workloads.spliced.exons.strand import (
     strand_index,
     strand_view,
 )
-from splicedalign.workloads.spliced.records import Exon, TestCase
+from splicedalign.workloads.spliced.records import Exon, TestCase, exon_bounds
 
 log = logging.getLogger("splicedalign")
 
@@ -108,9 +108,7 @@ class CaseFiles:
         and ``strand_index``: once per list."""
         table = self._tables.get(id(ex))
         if table is None or table[0] is not ex:
-            bounds = np.fromiter([v for e in ex for v in (e.first, e.last)], dtype=np.int64,
-                                 count=2 * len(ex)).reshape(-1, 2)
-            table = self._tables[id(ex)] = (ex, bounds, strand_index(ex))
+            table = self._tables[id(ex)] = (ex, exon_bounds(ex), strand_index(ex))
         return table
 
     def _strand_views(self, seq: str, ex: list[Exon], strands: Sequence[str]) -> dict[str, StrandView | None]:

@@ -88,6 +88,12 @@ class Exon:
         return self.last - self.first + 1
 
 
+def exon_bounds(exons: Sequence[Exon]) -> np.ndarray:
+    """(K, 2) int64: each exon's (first, last), in order (``TestCase.bounds``, a loader's array)."""
+    return np.fromiter([v for e in exons for v in (e.first, e.last)], dtype=np.int64,
+                       count=2 * len(exons)).reshape(-1, 2)
+
+
 # The last (exons, exon_bounds, m) found consistent and within the base: a data set's loader
 # hands the same tuple and array to every target's case of a base and strand, so they are
 # checked once per base and strand, not once per case.
@@ -189,8 +195,7 @@ class TestCase:
     @cached_property
     def bounds(self) -> np.ndarray:
         """(K, 2) int64, read-only: each exon's (first, last), in input order."""
-        out = np.fromiter([v for e in self.exons for v in (e.first, e.last)], dtype=np.int64,
-                          count=2 * len(self.exons)).reshape(-1, 2)
+        out = exon_bounds(self.exons)
         out.flags.writeable = False
         return out
 
