@@ -94,21 +94,23 @@ def exon_bounds(exons: Sequence[Exon]) -> np.ndarray:
                        count=2 * len(exons)).reshape(-1, 2)
 
 
-# The last (exons, exon_bounds, m) found consistent and within the base: a data set's loader
-# hands the same tuple and array to every target's case of a base and strand, so they are
-# checked once per base and strand, not once per case.
-_last_checked: tuple[tuple[Exon, ...], np.ndarray, int] | None = None
+# The (exons, exon_bounds, m) found consistent and within the base, by the ids of the tuple and
+# the array (held here, so that the ids stay theirs), the last CHECKED_KEEP, oldest first: a data
+# set's loader hands the same tuple and array to every target's case of a base and strand, so
+# they are checked once per base and strand, not once per case, also where each target's cases
+# of the two strands alternate (one slot would hold only the last strand's).
+CHECKED_KEEP = 8
+_checked: dict[tuple[int, int], tuple[tuple[Exon, ...], np.ndarray, int]] = {}
 
 
 def _bounds_checked(exons: tuple[Exon, ...], bounds: np.ndarray, m: int) -> bool:
-    held = _last_checked
-    return held is not None and held[0] is exons and held[1] is bounds and held[2] == m
+    held = _checked.get((id(exons), id(bounds)))
+    return held is not None and held[2] == m
 
 
 def _check_bounds(name: str, exons: tuple[Exon, ...], bounds: np.ndarray, m: int) -> bool:
     """Whether ``bounds`` (made read-only here) lie within a base of length m; ValueError
     unless they are the exons' (first, last) as (K, 2) int64."""
-    global _last_checked
     if not (bounds.dtype == np.int64 and bounds.shape == (len(exons), 2)
             and all(e.first == f and e.last == g for e, (f, g) in zip(exons, bounds.tolist()))):
         raise ValueError(f"{name}: exon_bounds are not the exons' (first, last)")
@@ -116,7 +118,9 @@ def _check_bounds(name: str, exons: tuple[Exon, ...], bounds: np.ndarray, m: int
     if not ((1 <= first).all() and (first <= last).all() and (last <= m).all()):
         return False
     bounds.flags.writeable = False
-    _last_checked = (exons, bounds, m)
+    _checked[id(exons), id(bounds)] = (exons, bounds, m)
+    if len(_checked) > CHECKED_KEEP:
+        _checked.pop(next(iter(_checked)), None)
     return True
 
 
