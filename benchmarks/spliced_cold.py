@@ -84,8 +84,10 @@ print(json.dumps(out))
 CLI_PROBE = r"""
 import time
 t0 = time.perf_counter()
-import json, sys
-from splicedalign.cli import _command, parser
+import json, os, sys
+from splicedalign.cli import BLAS_THREADS, _command, parser
+for name, value in BLAS_THREADS.items():  # as the console script does, before NumPy's import
+    os.environ.setdefault(name, value)
 from splicedalign.core.collection import tune_short_process
 from splicedalign.workloads.spliced import cli
 from splicedalign.workloads.spliced.exons.strand import STRAND_CHOICES, best_per_strand_set
@@ -98,13 +100,18 @@ argv = sys.argv[1:]
 args = parser(_command(argv)).parse_args(argv)
 steps = {"imports (splicedalign, numpy)": time.perf_counter() - t0}
 t = time.perf_counter()
-loader = cli._set_up(args)  # the solver's set-up threads, as align starts them
+cli._start_driver(args)  # as align does: a GPU solver's driver started on a thread
 cases = cli._cases(args, STRAND_CHOICES[args.strand])
-steps["reading (set-up threads beside it)"] = time.perf_counter() - t
+steps["reading (driver start beside it)"] = time.perf_counter() - t
 t = time.perf_counter()
-loader.join()
+cli._load_solver(args)
 solver = SOLVERS.get(args.solver)
-steps["waiting for the solver's set-up (numba)"] = time.perf_counter() - t
+steps["solver set-up (numba, the solver's module)"] = time.perf_counter() - t
+if SOLVERS.entry(args.solver).gpu:
+    t = time.perf_counter()
+    from splicedalign.gpu import device
+    device.cupy()
+    steps["CuPy import (driver started)"] = time.perf_counter() - t
 scoring = Scoring(args.match, args.mismatch, args.gap)
 t = time.perf_counter()
 results = solver.solve_many(cases, scoring, traceback=not args.score_only)
@@ -123,7 +130,9 @@ print(json.dumps({"steps": steps, "stages": getattr(solver, "timing", {}), "heav
 
 READ_PROBE = r"""
 import argparse, json, sys, time
+from splicedalign.core.collection import tune_short_process
 from splicedalign.workloads.spliced import cli
+tune_short_process()  # as the CLI
 args = argparse.Namespace(manifest=sys.argv[1], base=None, exons=None, target=None)
 t = time.perf_counter()
 cli._cases(args, ("+", "-"))

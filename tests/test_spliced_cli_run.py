@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import subprocess
 import sys
 
@@ -221,6 +222,48 @@ def test_numba_set_up_keeps_linear_algebra_working():
              "print(before, f(np.arange(3.0)))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "5.0"]
+
+
+def test_numba_set_up_leaves_out_what_numba_probes_for(tmp_path):
+    """core.jit.start imports numba without SciPy, PyYAML or coverage (numba probes for them)
+    and without scanning entry points for numba extensions; afterwards those modules import as
+    usual and code compiled later still gets SciPy's BLAS. With a .numba_config.yaml in the
+    working folder, numba still reads it (PyYAML imported)."""
+    probe = ("import sys, numpy as np; from splicedalign.core import jit; jit.start(); "
+             "import numba.core.entrypoints as e; "
+             "before = sorted(m for m in ('scipy', 'yaml', 'coverage') if m in sys.modules); "
+             "import scipy, yaml; f = __import__('numba').njit(lambda a: np.dot(a, a)); "
+             "print(before, e._already_initialized, f(np.arange(3.0)))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["[]", "True", "5.0"]
+    (tmp_path / ".numba_config.yaml").write_text("boundscheck: 0\n")
+    probe = "import sys; from splicedalign.core import jit; jit.start(); print('yaml' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd=tmp_path).stdout
+    assert out.split() == ["True"]
+
+
+def test_the_console_script_sets_blas_threads_before_numpy():
+    """splicedalign.cli.run sets BLAS_THREADS before NumPy's import: importing the module loads
+    no NumPy, and a user's own value is kept."""
+    probe = ("import os, sys; import splicedalign.cli as c; print('numpy' in sys.modules); "
+             "c.main = lambda: print(os.environ.get('OPENBLAS_NUM_THREADS')) or 0; c.run()")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for given, seen in ((None, "1"), ("3", "3")):
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                             env=env if given is None else {**env, "OPENBLAS_NUM_THREADS": given}).stdout
+        assert out.split() == ["False", seen]
+
+
+def test_cuda_driver_start_without_a_driver_says_nothing():
+    """gpu.driver.start on a machine without libcuda: a thread that ends quietly (the solver's
+    CuPy calls report the missing GPU)."""
+    from splicedalign.gpu import driver
+
+    thread = driver.start()
+    if thread is not None:
+        thread.join(10)
+        assert not thread.is_alive()
 
 
 def test_a_command_imports_its_own_workload_only():

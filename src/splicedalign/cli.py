@@ -94,11 +94,20 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+# OpenBLAS (NumPy's BLAS in its wheels) starts a thread per CPU when NumPy is imported; no
+# command does linear algebra, so the console script asks for one unless the user set a count:
+# NumPy's import took 0.12-0.14 s with a thread per CPU, 0.05-0.08 s with one (2-core machine).
+BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
+
+
 def run() -> None:
     """The console script: ``main``, its output flushed, then the process ends at once
     (``os._exit``). Python's own exit would tear down what the run loaded (CuPy and the CUDA
     context, numba, thousands of module objects): a few tenths of a second after the answer is
-    written, for nothing (the operating system frees it all)."""
+    written, for nothing (the operating system frees it all). Before NumPy's import (none of
+    this module's imports loads it): BLAS_THREADS."""
+    for name, value in BLAS_THREADS.items():
+        os.environ.setdefault(name, value)
     code = main()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -8,8 +8,6 @@ import argparse
 import importlib
 import json
 import logging
-import sys
-import threading
 from pathlib import Path
 
 from splicedalign.core import jit
@@ -22,6 +20,7 @@ from splicedalign.core.commandline import (
     write_output,
 )
 from splicedalign.core.errors import InputError
+from splicedalign.gpu import driver
 from splicedalign.gpu.devices import add_devices_argument
 from splicedalign.workloads.spliced.datasets import SYNTHETIC, read_manifest, write_synthetic
 from splicedalign.workloads.spliced.exons import exon_formats
@@ -130,41 +129,29 @@ def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> list[TestCase]
                       getattr(args, "shift_window", 0))
 
 
-def _set_up(args: argparse.Namespace) -> threading.Thread:
-    """A fresh process's one-time set-up for the solver, on daemon threads while the input is
-    read: its module imported and numba's implementations loaded (core.jit); for a GPU solver
-    on the default device also CuPy's import and the CUDA context. On the H100 host these took
-    ~0.7 s of a 1.9 s ``align --solver gpu`` of the paper-shaped set before the solve could
-    start; a thread waiting on the driver or on LLVM leaves the interpreter to the reading.
-    (Loading the solver's cached host code here too, by running it on a few cases, saved
-    nothing on the 2-core machine: its 12 functions load in the solve, ~0.07 s.) A failure
-    here is left for the solve to report (one line). Returns the solver's thread: the solve
-    waits for it (so that numba's set-up is always core.jit's, never the first call's)."""
-    entry = SOLVERS.entry(args.solver)
-    module = entry.target.split(":")[0]
+def _start_driver(args: argparse.Namespace) -> None:
+    """For a GPU solver on the default device: the CUDA driver and context started on a thread
+    while the input is read (gpu.driver: ctypes lets the interpreter go, so the reading runs at
+    its own speed beside it)."""
+    if getattr(args, "devices", None) is None and SOLVERS.entry(args.solver).gpu:
+        driver.start()
 
-    def load() -> None:
-        try:
-            importlib.import_module(module)
-            if "numba" in sys.modules:
-                jit.start()
-        except Exception:  # noqa: BLE001 - the solve meets it again and says why
-            pass
 
-    loader = threading.Thread(target=load, name="solver set-up", daemon=True)
-    loader.start()
-    if getattr(args, "devices", None) is not None or not entry.gpu:
-        return loader
-    from splicedalign.gpu import device  # here: a CPU align does without its imports
-
-    def start() -> None:
-        try:
-            device.cupy().cuda.runtime.memGetInfo()
-        except Exception:  # noqa: BLE001 - the solve meets it again and says why
-            pass
-
-    threading.Thread(target=start, name="gpu set-up", daemon=True).start()
-    return loader
+def _load_solver(args: argparse.Namespace) -> None:
+    """A fresh process's one-time set-up for the solver, after the reading: numba imported and
+    its implementations loaded (core.jit, without what it probes for and splicedalign does not
+    use), then the solver's module. Not on a thread beside the reading: numba's import, CuPy's
+    and the reading all hold the interpreter, and a reader that gives it up at each of its ~6,000
+    system calls waits a switch interval to get it back from a busy thread (on the H100 host the
+    reading took 1.2 s beside such set-up threads against 0.19-0.23 s alone, and a fresh
+    ``align --solver gpu`` 2.34 s against 2.09-2.20 s with every step in turn). A failure here
+    is left for the solve to report (one line)."""
+    module = SOLVERS.entry(args.solver).target.split(":")[0]
+    try:
+        jit.start()
+        importlib.import_module(module)
+    except Exception:  # noqa: BLE001 - the solve meets it again and says why
+        pass
 
 
 def _align(args: argparse.Namespace) -> int:
@@ -172,9 +159,9 @@ def _align(args: argparse.Namespace) -> int:
     if args.score_only and args.format == "gff3":
         raise InputError("--format", "gff3 needs the gene model: drop --score-only")
     check_output(args.output)
-    loader = _set_up(args)
+    _start_driver(args)
     cases = _cases(args, STRAND_CHOICES[args.strand])
-    loader.join()
+    _load_solver(args)
     solver = SOLVERS.get(args.solver)
     if getattr(args, "gpu_memory", None) is not None and hasattr(solver, "memory_cap"):
         solver.memory_cap = args.gpu_memory  # the GPU memory it may take at most
