@@ -1,0 +1,238 @@
+"""Where a fresh ``splicedalign align --manifest`` process spends its time on the GPU host
+(issue 22 target 2): import profiles, each start-up step timed alone (no threads), whether the
+CUDA driver's start holds the interpreter, and the wall time of fresh processes that order the
+set-up differently. Writes logs under OUT, prints a short table last.
+
+    python scripts/device_spliced_cli.py --out $OUT [--seed S] [--rounds 3]
+
+Steps of the serial probe (fresh process, nothing on threads): interpreter start to the
+first line, numpy, the CLI's modules (parser of ``align``), reading the manifest's cases,
+``import cupy``, the CUDA driver and context (cudaGetDeviceCount, cudaMemGetInfo), the solver
+module (numba's import), numba's registries (core.jit.start), the solve (with the GPU solver's
+own stages) and the output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+SERIAL = r"""
+import time, sys
+t0 = time.perf_counter(); w0 = time.time()
+steps = {"interpreter start": w0 - float(sys.argv[1])}
+def lap(what, t=[t0]):
+    now = time.perf_counter(); steps[what] = now - t[0]; t[0] = now
+import numpy; lap("numpy")
+import json
+from splicedalign.cli import _command, parser
+from splicedalign.core.collection import tune_short_process
+tune_short_process()
+argv = sys.argv[3:]
+args = parser(_command(argv)).parse_args(argv)
+from splicedalign.workloads.spliced import cli
+from splicedalign.workloads.spliced.exons.strand import STRAND_CHOICES, best_per_strand_set
+from splicedalign.workloads.spliced.output import FORMATTERS, Solved
+from splicedalign.workloads.spliced.records import Scoring
+lap("CLI modules")
+order = sys.argv[2]
+def read():
+    global cases
+    cases = cli._cases(args, STRAND_CHOICES[args.strand]); lap("reading")
+def gpu():
+    import cupy; lap("import cupy")
+    cupy.cuda.runtime.getDeviceCount(); lap("cudaGetDeviceCount (driver)")
+    cupy.cuda.runtime.memGetInfo(); lap("cudaMemGetInfo (context)")
+def solver_module():
+    from splicedalign.workloads.spliced.solvers import SOLVERS
+    import importlib
+    importlib.import_module(SOLVERS.entry(args.solver).target.split(":")[0]); lap("solver module (numba import)")
+    from splicedalign.core import jit
+    jit.start(); lap("numba registries (jit.start)")
+for step in order.split(","):
+    {"read": read, "gpu": gpu, "solver": solver_module}[step]()
+from splicedalign.workloads.spliced.solvers import SOLVERS
+solver = SOLVERS.get(args.solver)
+scoring = Scoring()
+results = solver.solve_many(cases, scoring, traceback=not args.score_only); lap("solve")
+solved = [Solved(c, r, s) for c, r, s in best_per_strand_set(cases, results)]
+text = FORMATTERS[args.format](solved, scoring); lap("output formatting")
+from splicedalign.core.commandline import write_output
+write_output(args.output, text); lap("writing")
+print(json.dumps({"steps": steps, "stages": getattr(solver, "timing", {}),
+                  "total": time.time() - float(sys.argv[1])}))
+sys.stdout.flush()
+import os; os._exit(0)
+"""
+
+# A pure-Python loop timed alone: beside a thread, it slows by what that thread holds the
+# interpreter for. Does the driver's start hold it? The loop beside a
+# thread that starts the driver and the primary context with ctypes (cuInit,
+# cuDevicePrimaryCtxRetain: ctypes lets the interpreter go during a foreign call), then how
+# long CuPy's first context call takes after that.
+SPIN = r"""
+import ctypes, json, sys, threading, time
+def spin(n=3_000_000):
+    t = time.perf_counter(); x = 0
+    for i in range(n): x += i
+    return time.perf_counter() - t
+out = {"spin alone": spin()}
+"""
+
+DRIVER = SPIN + r"""
+def drv():
+    t = time.perf_counter()
+    lib = ctypes.CDLL("libcuda.so.1")
+    out["dlopen libcuda"] = time.perf_counter() - t
+    assert lib.cuInit(0) == 0
+    out["cuInit"] = time.perf_counter() - t
+    dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+    assert lib.cuDeviceGet(ctypes.byref(dev), 0) == 0
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0
+    out["primary context"] = time.perf_counter() - t
+th = threading.Thread(target=drv)
+t = time.perf_counter(); th.start()
+out["spin beside the driver thread"] = spin()
+th.join(); out["driver thread wall"] = time.perf_counter() - t
+t = time.perf_counter(); import cupy; out["import cupy"] = time.perf_counter() - t
+t = time.perf_counter(); cupy.cuda.runtime.getDeviceCount(); cupy.cuda.runtime.memGetInfo()
+out["cupy context calls after it"] = time.perf_counter() - t
+print(json.dumps(out))
+"""
+
+# CuPy's own start beside a spinning loop: which parts hold the interpreter.
+CUPY_GIL = SPIN + r"""
+def start():
+    t = time.perf_counter(); import cupy; out["import cupy"] = time.perf_counter() - t
+    t = time.perf_counter(); cupy.cuda.runtime.getDeviceCount(); cupy.cuda.runtime.memGetInfo()
+    out["context"] = time.perf_counter() - t
+th = threading.Thread(target=start); t = time.perf_counter(); th.start()
+out["spin beside cupy's start"] = spin(); th.join(); out["cupy thread wall"] = time.perf_counter() - t
+print(json.dumps(out))
+"""
+
+
+def env(**extra: str) -> dict[str, str]:
+    e = dict(os.environ)
+    e["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), *filter(None, [e.get("PYTHONPATH")])])
+    e.update(extra)
+    return e
+
+
+def run(cmd: list[str], log: Path | None = None, **extra: str) -> tuple[float, subprocess.CompletedProcess]:
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env(**extra))
+    wall = time.perf_counter() - t
+    if log is not None:
+        log.write_text(proc.stdout + proc.stderr)
+    if proc.returncode:
+        raise RuntimeError(f"{' '.join(cmd[:6])}...: exit {proc.returncode}: {proc.stderr[-1500:]}")
+    return wall, proc
+
+
+def importtime(code_or_argv: list[str], log: Path, top: int = 25) -> list[tuple[int, str]]:
+    """The modules with the largest cumulative import time (us), written whole to ``log``."""
+    _, proc = run([sys.executable, "-X", "importtime", *code_or_argv])
+    rows = []
+    for line in proc.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            _, cum, name = line.split("|")
+            try:
+                rows.append((int(cum), name.rstrip()))
+            except ValueError:
+                pass
+    log.write_text("\n".join(f"{c:>9} {n}" for c, n in sorted(rows, reverse=True)) + "\n")
+    return sorted(rows, reverse=True)[:top]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--seed", type=int, default=7_100)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--no-gpu", action="store_true", help="a dry run on a machine without CuPy (CPU rows only)")
+    args = ap.parse_args()
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(REPO / "src"))
+    from splicedalign.workloads.spliced import synthetic
+    from splicedalign.workloads.spliced.datasets import write_dataset
+
+    data = Path("/tmp/spliced_cli_probe")
+    manifest = write_dataset(synthetic.paper_set(args.seed), data / "paper")
+    m = str(manifest)
+    cli = [sys.executable, "-m", "splicedalign.cli", "-q", "align", "--manifest", m]
+    score = ["--solver", "gpu", "--score-only", "-o", os.devnull]
+    gff3 = ["--solver", "gpu", "--format", "gff3", "-o", os.devnull]
+    multicore = ["--solver", "multicore", "--format", "gff3", "-o", os.devnull]
+    lines: list[str] = [f"seed {args.seed}; {os.cpu_count()} CPUs"]
+    t = time.perf_counter()
+    for argv in (multicore,) if args.no_gpu else (gff3, score, multicore):  # numba's cache, kernels (untimed)
+        run(cli + argv)
+    lines.append(f"warm-ups (caches filled) {time.perf_counter() - t:.1f} s")
+    print(lines[-1], flush=True)
+    # numba's cache of this host's CPU, for a later call on the same kind of host to carry
+    caches = [str(p.relative_to(REPO)) for p in (REPO / "src").rglob("__pycache__/*.nb[ic]")]
+    subprocess.run(["tar", "czf", str(out / "numba_cache.tgz"), "-C", str(REPO), *caches], check=False)
+
+    probes = [("multicore gff3", "read,solver", ["--solver", "multicore", "--format", "gff3", "-o", os.devnull])]
+    if args.no_gpu:
+        serial_rows(probes, m, args.rounds, lines, out)
+        return finish(lines, out)
+
+    for what, argv in (("import cupy", ["-c", "import cupy"]),
+                       ("align gpu score", ["-m", "splicedalign.cli", "-q", "align", "--manifest", m, *score])):
+        top = importtime(argv, out / f"importtime_{what.replace(' ', '_')}.txt")
+        lines.append(f"importtime {what}: " + ", ".join(f"{n.strip()} {c / 1e6:.3f}" for c, n in top[:14]))
+        print(lines[-1], flush=True)
+
+    for name, code in (("driver", DRIVER), ("cupy_gil", CUPY_GIL)):
+        res = [json.loads(run([sys.executable, "-c", code])[1].stdout) for _ in range(2)]
+        lines.append(f"{name}: " + json.dumps([{k: round(v, 4) for k, v in r.items()} for r in res]))
+        print(lines[-1], flush=True)
+
+    serial_rows([("gpu score", "read,gpu,solver", score), ("gpu score", "gpu,solver,read", score),
+                 ("gpu gff3", "read,gpu,solver", gff3), *probes], m, args.rounds, lines, out)
+
+    walls: dict[str, list[float]] = {"cli score": [], "cli gff3": []}
+    for _ in range(args.rounds):
+        walls["cli score"].append(run(cli + score)[0])
+        walls["cli gff3"].append(run(cli + gff3)[0])
+    lines.append("CLI as it is: " + ", ".join(f"{k} {statistics.median(v):.3f} (min {min(v):.3f})"
+                                             for k, v in walls.items()))
+    print(lines[-1], flush=True)
+    return finish(lines, out)
+
+
+def finish(lines: list[str], out: Path) -> int:
+    (out / "summary.txt").write_text("\n".join(lines) + "\n")
+    print("\n# summary\n" + "\n".join(lines))
+    return 0
+
+
+def serial_rows(probes, m: str, rounds: int, lines: list[str], out: Path) -> None:
+    """Each probe (what, step order, align flags): fresh processes running the steps one by one."""
+    serial = {}
+    for what, order, argv in probes:
+        key = f"{what} [{order}]"
+        runs = serial[key] = [json.loads(run([sys.executable, "-c", SERIAL, repr(time.time()), order, "align",
+                                              "--manifest", m, *argv])[1].stdout) for _ in range(rounds)]
+        med = {k: statistics.median(r["steps"][k] for r in runs) for k in runs[0]["steps"]}
+        stages = {k: round(statistics.median(r["stages"].get(k, 0) for r in runs), 4) for k in runs[0]["stages"]}
+        lines.append(f"serial {key} (medians of {rounds}): total {statistics.median(r['total'] for r in runs):.3f}; "
+                     + ", ".join(f"{k} {v:.3f}" for k, v in med.items())
+                     + (f"; solver stages {stages}" if stages else ""))
+        print(lines[-1], flush=True)
+    (out / "serial.json").write_text(json.dumps(serial, indent=1))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
