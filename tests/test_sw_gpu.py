@@ -17,6 +17,7 @@ from splicedalign.workloads.sw.gpu.plan import (
     SHAPES,
     choose_shape,
     inter_profile,
+    lane_word,
     overflow_bound,
     padded_rows,
     row_stride,
@@ -37,17 +38,29 @@ def test_profiles():
     sc = Scoring.linear(4)
     p = scan_profile(q, sc)
     assert p.shape == (3, CODES) and p[0, encode("W")[0]] == 11 and p[2, PAD_ROW] == PAD_SCORE
-    ip = inter_profile(q, sc, 8, np.int16)  # linear: sbt + g (the kernel keeps G = H - g)
-    assert ip.shape == (CODES, 8) and ip.dtype == np.int16
+    ip = inter_profile(q, sc, 8, np.int32)  # linear: sbt + g (the kernel keeps G = H - g)
+    assert ip.shape == (CODES, 8) and ip.dtype == np.int32
     assert ip[encode("W")[0], 0] == 11 + 4 and ip[0, 5] == PAD_SCORE + 4 and ip[PAD_ROW, 0] == PAD_SCORE + 4
     assert np.array_equal(ip[:LETTERS, :3], p[:, :LETTERS].T + 4)
-    ia = inter_profile(q, Scoring.blast(), 8, np.int16)  # affine: sbt itself
+    ia = inter_profile(q, Scoring.blast(), 8, np.int32)  # affine: sbt itself
     assert np.array_equal(ia[:LETTERS, :3], p[:, :LETTERS].T) and ia[PAD_ROW, 0] == PAD_SCORE
+    # 16-bit lanes: the 16-bit pattern zero-extended; a + b * 2**16 packs two letters' scores
+    iz = inter_profile(q, Scoring.blast(), 8, np.uint32)
+    assert iz.dtype == np.uint32 and np.all(iz < 1 << 16)
+    assert np.array_equal(iz.astype(np.uint16).view(np.int16), ia.astype(np.int16))
+    packed = (iz[PAD_ROW] + iz[encode("W")[0]] * (1 << 16)).astype(np.uint32).view(np.int16).reshape(-1, 2)
+    assert packed[0].tolist() == [PAD_SCORE, 11]
+
+
+def test_lane_words():
+    assert lane_word(-12, False) == -12 and lane_word(-12, True) == np.array([-12, -12], np.int16).view(np.int32)[0]
+    assert lane_word(0, True) == 0 and lane_word(-1, True) == -1
 
 
 def test_shape_choice():
-    assert choose_shape(350) == (24, 8) and choose_shape(128) == (16, 8) and choose_shape(144) == (24, 8)
-    assert choose_shape(657) == (32, 8) and choose_shape(5478) == (32, 8)  # not 8 x 8 on fewer rows
+    assert choose_shape(350) == (24, 8) and choose_shape(128) == (16, 8) and choose_shape(144) == (20, 8)
+    assert choose_shape(657) == (28, 8) and choose_shape(850) == (28, 8)  # 672 and 896 rows, not 768 and 1,024
+    assert choose_shape(5147) == (28, 8) and choose_shape(5478) == (32, 8)
 
 
 def test_shapes_cover_the_query():
@@ -67,13 +80,15 @@ def test_longest_first_and_the_16_bit_bound():
 
 def test_profile_slices_avoid_bank_conflicts():
     # a group's threads load 16 bytes each: strides of an odd number of 16-byte units
-    for R, itemsize in [(8, 2), (16, 2), (24, 2), (32, 2), (8, 4), (16, 4), (24, 4), (32, 4)]:
+    for R, itemsize in [(8, 2), (16, 2), (24, 2), (32, 2)] + [(R, 4) for R in range(8, 33, 4)]:
         stride = row_stride(R, itemsize)
         assert stride >= R and stride * itemsize % 16 == 0 and (stride * itemsize // 16) % 2 == 1
         banks = {(t * stride * itemsize // 4 + w) % 32 for t in range(8) for w in range(4)}
         assert len(banks) == 32  # eight threads, four banks each, all different
     assert row_stride(32, 2) == 40 and row_stride(24, 2) == 24
-    assert slice_bytes((32, 8), 2) == CODES * 8 * 40 * 2
+    assert slice_bytes((32, 8), 2) == CODES * 8 * 40 * 2 and row_stride(28, 4) == 28 and row_stride(32, 4) == 36
+    for shape in SHAPES:  # row offsets travel as 16-bit byte offsets
+        assert slice_bytes(shape, 4) <= 1 << 16
 
 
 def test_scan_classes():

@@ -57,7 +57,7 @@ struct Lane32 {
 
 struct Lane16x2 {
     using V = unsigned int;  // two signed 16-bit H: low half sequence 2g, high half 2g+1
-    using E = short;
+    using E = unsigned;      // profile element: a 16-bit score zero-extended (Profile below)
     static constexpr int LANES = 2;
     __device__ static V splat(int x) { return (unsigned)(x & 0xffff) | ((unsigned)(x & 0xffff) << 16); }
     __device__ static V add(V a, V b) { return __vadd2(a, b); }  // no carry between the halves
@@ -67,14 +67,14 @@ struct Lane16x2 {
     __device__ static int lane(V v, int k) { return (int)(short)(k ? v >> 16 : v & 0xffff); }
 };
 
-// Profile scores of rows [row, row + R) for letter code(s) `letters` (8 bits each), from the
-// pass's slice in shared memory (`len` elements per letter).
+// Profile scores of my R rows for a column's letter(s), from the pass's slice in shared memory:
+// `off` holds the byte offsets of my rows for lane 0's letter (low 16 bits) and lane 1's (high).
 template <class L, int R> struct Profile;
 
 template <int R> struct Profile<Lane32, R> {
     static_assert(R % 4 == 0, "R multiple of 4 (16-byte loads)");
-    __device__ static void load(const int* prof, int len, int row, unsigned letters, int (&s)[R]) {
-        const int4* p = reinterpret_cast<const int4*>(prof + (letters & 0xff) * len + row);
+    __device__ static void load(const unsigned char* smem, unsigned off, unsigned, int (&s)[R]) {
+        const int4* p = reinterpret_cast<const int4*>(smem + (off & 0xffff));
 #pragma unroll
         for (int v = 0; v < R / 4; ++v) {
             int4 x = p[v];
@@ -84,19 +84,22 @@ template <int R> struct Profile<Lane32, R> {
 };
 
 template <int R> struct Profile<Lane16x2, R> {
-    static_assert(R % 8 == 0, "R multiple of 8 (16-byte loads)");
-    __device__ static void load(const short* prof, int len, int row, unsigned letters, unsigned (&s)[R]) {
-        const uint4* a = reinterpret_cast<const uint4*>(prof + (letters & 0xff) * len + row);
-        const uint4* b = reinterpret_cast<const uint4*>(prof + ((letters >> 8) & 0xff) * len + row);
+    static_assert(R % 4 == 0, "R multiple of 4 (16-byte loads)");
+    // Each profile element is a 16-bit score zero-extended to 32 bits, so a row's register for
+    // the letter pair (a, b) is a + (b << 16), an exact 32-bit add. Written as a multiply-add by
+    // a multiplier the compiler cannot fold (`lift` = 1 << 16), it runs as IMAD on the FMA pipe:
+    // a constant shift becomes LEA, and interleaving 16-bit rows took a PRMT, both on the ALU
+    // pipe, the kernel's bound (34 PRMT in the 32 x 8 step's ~240 ALU instructions).
+    __device__ static void load(const unsigned char* smem, unsigned off, unsigned lift, unsigned (&s)[R]) {
+        const uint4* a = reinterpret_cast<const uint4*>(smem + (off & 0xffff));
+        const uint4* b = reinterpret_cast<const uint4*>(smem + (off >> 16));
 #pragma unroll
-        for (int v = 0; v < R / 8; ++v) {
-            uint4 x = a[v], y = b[v];
-            const unsigned xs[4] = {x.x, x.y, x.z, x.w}, ys[4] = {y.x, y.y, y.z, y.w};
-#pragma unroll
-            for (int w = 0; w < 4; ++w) {  // interleave: (a_even, b_even), (a_odd, b_odd)
-                s[8 * v + 2 * w] = __byte_perm(xs[w], ys[w], 0x5410);
-                s[8 * v + 2 * w + 1] = __byte_perm(xs[w], ys[w], 0x7632);
-            }
+        for (int v = 0; v < R / 4; ++v) {
+            const uint4 x = a[v], y = b[v];
+            s[4 * v] = y.x * lift + x.x;
+            s[4 * v + 1] = y.y * lift + x.y;
+            s[4 * v + 2] = y.z * lift + x.z;
+            s[4 * v + 3] = y.w * lift + x.w;
         }
     }
 };
@@ -106,10 +109,12 @@ template <int R> struct Profile<Lane16x2, R> {
 // codes: concatenated database codes; offsets[k]..offsets[k+1] is sequence k. order: the
 // sequences of this launch, longest first; group g takes order[g*LANES .. g*LANES+LANES).
 // prof_g: SW_CODES x mpad profile (sbt, + gap in the linear kernel; PAD rows/columns = PAD
-// likewise), mpad = passes*R*T; each pass copies its R*T rows into shared memory, SW_CODES x T
+// likewise; 16-bit lanes: the 16-bit pattern zero-extended), mpad = passes*R*T; each pass copies its R*T rows into shared memory, SW_CODES x T
 // x rs (the launch's dynamic shared memory): thread t's rows at t * rs (plan.row_stride: a
 // stride of an odd number of 16-byte units keeps a group's loads free of bank conflicts).
-// gap: oe (open + extend; the linear gap); gap_extend: e (affine only).
+// neg_gap: -oe (open + extend; -g, the linear gap); neg_extend: -e (affine only); both in every
+// lane of a register (plan.lane_word: a splat in the kernel was recomputed every step, for
+// want of a register).
 // scratch: per group two buffers of its longest sequence's length (bottom rows between passes;
 // unused with one pass), starting at 2 * scratch_base[group] (4 * in the affine kernel: H, then
 // F, per buffer); sizing by each group's own length keeps a Swiss-Prot-shaped database (a few
@@ -119,7 +124,7 @@ template <class L, int R, int T, bool AFFINE>
 __global__ void __launch_bounds__(SW_BLOCK, 2) sw_inter(
     const unsigned char* __restrict__ codes, const long long* __restrict__ offsets,
     const int* __restrict__ order, int count, const typename L::E* __restrict__ prof_g, int mpad, int rs,
-    int gap, int gap_extend, typename L::V* __restrict__ scratch, const long long* __restrict__ scratch_base,
+    int neg_gap, int neg_extend, typename L::V* __restrict__ scratch, const long long* __restrict__ scratch_base,
     int* __restrict__ out) {
     using V = typename L::V;
     using E = typename L::E;
@@ -159,9 +164,10 @@ __global__ void __launch_bounds__(SW_BLOCK, 2) sw_inter(
     __syncthreads();
     const int run_n = block_n;
     const int passes = mpad / (R * T);
-    const V neg_g = L::splat(-gap);    // -g (linear) or -oe (affine)
-    const V neg_e = L::splat(-gap_extend);
+    const V neg_g = (V)neg_gap;  // -g (linear) or -oe (affine) in every lane
+    const V neg_e = (V)neg_extend;
     const V zero = L::splat(0);
+    const unsigned lift = (1u << 16) + (blockDim.x >> 16);  // 1 << 16 (blockDim.x <= 1024), not foldable
     // the border: H = 0; handed-down value of H = 0 (G = -g in the linear kernel); E, F = -oe
     const V border = AFFINE ? zero : neg_g;
     const V low = neg_g;
@@ -170,6 +176,18 @@ __global__ void __launch_bounds__(SW_BLOCK, 2) sw_inter(
     const long long stride = nmax;  // my buffers' length
     V* buf = scratch + (passes > 1 && gid * L::LANES < nseq ? scratch_base[gid] * 2 * FIELDS : 0);
 
+    // shared-memory byte offsets of my rows: a letter's rows at letter * len elements, thread t's
+    // at t * rs; a column's letter pair travels down the group as two 16-bit offsets (low half
+    // lane 0's letter, high half lane 1's), each thread adding its row stride
+    const unsigned row_step = (unsigned)(rs * sizeof(E)) * 0x10001u;
+    auto offsets_of = [&](int c) {  // thread 0's offsets for column c >= 0 (padding past a sequence's end)
+        unsigned x = 0;
+#pragma unroll
+        for (int q = 0; q < L::LANES; ++q)
+            x |= (unsigned)((c < n[q] ? d[q][c] : SW_PAD_ROW) * len * (int)sizeof(E)) << (16 * q);
+        return x;
+    };
+    const unsigned pad_offsets = (unsigned)(SW_PAD_ROW * len * (int)sizeof(E)) * (L::LANES == 2 ? 0x10001u : 1u);
     for (int p = 0; p < passes; ++p) {
         __syncthreads();  // every warp is done with the previous slice (and the scratch written)
         // the copy's addresses are recomputed every pass: hoisted out of the pass loop they
@@ -192,58 +210,65 @@ __global__ void __launch_bounds__(SW_BLOCK, 2) sw_inter(
         }
         V bottom = border;     // my last row's value at my previous column
         V bottom_f = low;      // F below my last row at my previous column (affine)
-        // letters of my previous column: padding before column 0, so that a thread ahead of
+        // offsets of my previous column: padding before column 0, so that a thread ahead of
         // its first column keeps the border values there (H = 0, E = F = -oe)
-        unsigned lt_mine = 0;
-#pragma unroll
-        for (int q = 0; q < L::LANES; ++q) lt_mine |= (unsigned)SW_PAD_ROW << (8 * q);
+        unsigned off_mine = pad_offsets + (unsigned)t * row_step;
         V diag_in = border;    // the value above my first row at my previous column
         const V* above = buf + (p & 1 ? 0 : FIELDS * stride);  // written by pass p-1
         V* below = buf + (p & 1 ? FIELDS * stride : 0);
-        const int steps = run_n + T - 1;
-        // thread 0's inputs (the column's letters, the row above from the previous pass) are
-        // loaded two steps ahead: a load on the step's critical path would stall the group
-        auto letters_at = [&](int c) {
-            unsigned x = 0;
-#pragma unroll
-            for (int q = 0; q < L::LANES; ++q) x |= (unsigned)(c < n[q] ? d[q][c] : SW_PAD_ROW) << (8 * q);
-            return x;
-        };
+        const bool keep = p + 1 < passes;  // the bottom row goes to the next pass
+        // Thread 0's inputs per column (the letters' offsets; the row above from the previous
+        // pass) come in windows of T columns: thread t loads column w + t of the window after
+        // next, and thread 0 takes column k from thread k % T by shuffle; the last thread's
+        // bottom rows go back the same way, T columns a store. A per-column load and store by
+        // one thread cost ~50 instructions a step (64-bit addresses, bounds, branches) next to
+        // the ~210 of a 32-row step's cells.
         auto above_at = [&](int c) { return (p > 0 && c < nmax) ? above[c] : border; };
         auto above_f_at = [&](int c) { return (AFFINE && p > 0 && c < nmax) ? above[stride + c] : low; };
-        unsigned lt1 = 0, lt2 = 0;
-        V ab1 = border, ab2 = border, af1 = low, af2 = low;
-        if (t == 0) {
-            lt1 = letters_at(0);
-            lt2 = letters_at(1);
-            ab1 = above_at(0);
-            ab2 = above_at(1);
+        unsigned win = offsets_of(t), win_next = offsets_of(T + t);
+        V ab = border, ab_next = border, af = low, af_next = low;
+        if (p > 0) {
+            ab = above_at(t);
+            ab_next = above_at(T + t);
             if constexpr (AFFINE) {
-                af1 = above_f_at(0);
-                af2 = above_f_at(1);
+                af = above_f_at(t);
+                af_next = above_f_at(T + t);
             }
         }
+        V oh = border, of = low;  // the last thread's bottom rows of the last T columns
+        const int steps = run_n + T - 1;
         for (int k = 0; k < steps; ++k) {
-            const int j = k - t;  // my column
+            if (k > 0 && k % T == 0) {  // the next window (block-uniform)
+                win = win_next;
+                win_next = offsets_of(k + T + t);
+                if (p > 0) {
+                    ab = ab_next;
+                    ab_next = above_at(k + T + t);
+                    if constexpr (AFFINE) {
+                        af = af_next;
+                        af_next = above_f_at(k + T + t);
+                    }
+                }
+            }
             V up = __shfl_up_sync(FULL, bottom, 1, T);
             V f = low;
             if constexpr (AFFINE) f = __shfl_up_sync(FULL, bottom_f, 1, T);
-            unsigned lt = __shfl_up_sync(FULL, lt_mine, 1, T);
-            if (t == 0) {
-                lt = lt1;
-                up = ab1;
-                lt1 = lt2;
-                ab1 = ab2;
-                lt2 = letters_at(k + 2);
-                ab2 = above_at(k + 2);
+            unsigned off = __shfl_up_sync(FULL, off_mine, 1, T) + row_step;
+            const unsigned off0 = __shfl_sync(FULL, win, k % T, T);
+            if (p > 0) {
+                const V ab0 = __shfl_sync(FULL, ab, k % T, T);
+                if (t == 0) up = ab0;
                 if constexpr (AFFINE) {
-                    f = af1;
-                    af1 = af2;
-                    af2 = above_f_at(k + 2);
+                    const V af0 = __shfl_sync(FULL, af, k % T, T);
+                    if (t == 0) f = af0;
                 }
+            } else if (t == 0) {
+                up = border;
+                f = low;
             }
+            if (t == 0) off = off0;
             V s[R];
-            Profile<L, R>::load(prof, len, t * rs, lt, s);
+            Profile<L, R>::load(smem_raw, off, lift, s);
             // the diagonals first, off the chain: each reads the previous column's value of
             // the row above before the chain overwrites it
             V dg[R];
@@ -269,10 +294,26 @@ __global__ void __launch_bounds__(SW_BLOCK, 2) sw_inter(
             }
             bottom = AFFINE ? H[R - 1] : up;
             bottom_f = f;
-            lt_mine = lt;
-            if (t == T - 1 && p + 1 < passes && j >= 0 && j < nmax) {
-                below[j] = bottom;
-                if constexpr (AFFINE) below[stride + j] = bottom_f;
+            off_mine = off;
+            if (keep) {  // thread i holds the last thread's bottom rows of step k - (T - 1) + i
+                oh = __shfl_down_sync(FULL, oh, 1, T);
+                if constexpr (AFFINE) of = __shfl_down_sync(FULL, of, 1, T);
+                if (t == T - 1) {
+                    oh = bottom;
+                    of = bottom_f;
+                }
+                const int c = k - 2 * (T - 1) + t;  // the column of the value I hold
+                if ((k + 1) % T == 0 && c >= 0 && c < nmax) {
+                    below[c] = oh;
+                    if constexpr (AFFINE) below[stride + c] = of;
+                }
+            }
+        }
+        if (keep) {  // the last columns (rewriting one already stored writes the same value)
+            const int c = steps - 1 - 2 * (T - 1) + t;
+            if (c >= 0 && c < nmax) {
+                below[c] = oh;
+                if constexpr (AFFINE) below[stride + c] = of;
             }
         }
     }
@@ -298,11 +339,14 @@ __global__ void __launch_bounds__(SW_BLOCK, 2) sw_inter(
     SW_INTER(Lane32, R, T, false) SW_INTER(Lane16x2, R, T, false) SW_INTER(Lane32, R, T, true)                 \
     SW_INTER(Lane16x2, R, T, true)
 SW_INTER_RT(8, 8)
+SW_INTER_RT(12, 8)
 SW_INTER_RT(16, 8)
-SW_INTER_RT(24, 16)
-SW_INTER_RT(16, 32)
+SW_INTER_RT(20, 8)
 SW_INTER_RT(24, 8)
+SW_INTER_RT(28, 8)
 SW_INTER_RT(32, 8)
 SW_INTER_RT(8, 16)
 SW_INTER_RT(16, 16)
+SW_INTER_RT(24, 16)
+SW_INTER_RT(16, 32)
 #endif

@@ -14,12 +14,15 @@ PAD_ROW = 24
 BLOCK = 256  # threads per block of `gpu`
 SMEM_DEFAULT = 48 * 1024  # a launch asking for more dynamic shared memory must raise its limit first
 DEFINES = {"SW_CODES": CODES, "SW_PAD_ROW": PAD_ROW, "SW_BLOCK": BLOCK}
-# (R rows per thread, T threads per group) compiled in inter.cu; every one is spill-free.
-SHAPES = ((8, 8), (16, 8), (24, 8), (32, 8), (8, 16), (16, 16), (24, 16), (16, 32))
+# (R rows per thread, T threads per group) compiled in inter.cu; every one is spill-free. R is a
+# multiple of 4 (16-byte loads of 32-bit profile elements), so that R * 8 can follow a query's
+# length: q850 takes 4 passes of 28 x 8 (896 rows), not 4 of 32 x 8 (1,024).
+SHAPES = ((8, 8), (12, 8), (16, 8), (20, 8), (24, 8), (28, 8), (32, 8), (8, 16), (16, 16), (24, 16), (16, 32))
 # Time per padded query row of the T = 8 shapes relative to R = 32 (H100, Swiss-Prot-shaped
 # database, BLOSUM62 11/1, q464 and q2005, conflict-free profile slices): more rows per thread
-# spread each step's shuffles, profile loads and fill over more cells.
-ROW_COST = {32: 1.0, 24: 1.08, 16: 1.27, 8: 1.82}
+# spread each step's shuffles, profile loads and fill over more cells. Measured 8/16/24/32:
+# 1.82/1.27/1.08/1.0 = 0.727 + 8.75 / R within 1%; 12, 20, 28 from that fit.
+ROW_COST = {32: 1.0, 28: 1.04, 24: 1.08, 20: 1.165, 16: 1.27, 12: 1.46, 8: 1.82}
 SCAN_WIDTHS = (128, 256, 512)  # sw-scan block widths; 512 is the paper's slice
 
 
@@ -33,11 +36,23 @@ def scan_profile(query: np.ndarray, scoring: Scoring) -> np.ndarray:
 
 def inter_profile(query: np.ndarray, scoring: Scoring, mpad: int, dtype) -> np.ndarray:
     """CODES x mpad of sbt (affine) or sbt + g (linear: the kernel keeps G = H - g), rows past
-    the query and the padding code at PAD_SCORE (+ g)."""
+    the query and the padding code at PAD_SCORE (+ g). ``dtype`` np.int32 for 32-bit lanes;
+    np.uint32 for 16-bit lanes: each score's 16-bit pattern zero-extended, so that the kernel
+    packs a letter pair's two scores into one register with an exact 32-bit multiply-add."""
     shift = 0 if scoring.affine else scoring.first_gap
     prof = np.full((CODES, mpad), PAD_SCORE + shift, dtype=np.int64)
     prof[:LETTERS, : query.size] = scan_profile(query, scoring)[:, :LETTERS].T + shift
+    if np.dtype(dtype) == np.uint32:
+        prof &= 0xFFFF
     return np.ascontiguousarray(prof.astype(dtype))
+
+
+def lane_word(x: int, lanes16: bool) -> int:
+    """``x`` in every lane of a kernel register (int32 bit pattern): two 16-bit lanes or one."""
+    if not lanes16:
+        return int(x)
+    word = (x & 0xFFFF) * 0x10001
+    return word - (1 << 32) if word >= 1 << 31 else word
 
 
 def row_stride(R: int, itemsize: int) -> int:
@@ -51,9 +66,12 @@ def row_stride(R: int, itemsize: int) -> int:
 
 
 def slice_bytes(shape: tuple[int, int], itemsize: int) -> int:
-    """Dynamic shared memory of a launch: one pass's profile rows, CODES x T x row_stride."""
+    """Dynamic shared memory of a launch: one pass's profile rows, CODES x T x row_stride. The
+    kernel hands a column's row offsets down the group as 16-bit byte offsets: below 64 KiB."""
     R, T = shape
-    return CODES * T * row_stride(R, itemsize) * itemsize
+    size = CODES * T * row_stride(R, itemsize) * itemsize
+    assert size <= 1 << 16, (shape, size)
+    return size
 
 
 def overflow_bound(scoring: Scoring) -> int:
@@ -65,8 +83,8 @@ def overflow_bound(scoring: Scoring) -> int:
 
 
 def choose_shape(m: int) -> tuple[int, int]:
-    """(R, T): groups of 8 threads, the least padded rows weighted by ROW_COST (q657: 32 x 8 on
-    768 rows, not 8 x 8 on 704)."""
+    """(R, T): groups of 8 threads, the least padded rows weighted by ROW_COST (q657: 28 x 8 on
+    672 rows, not 32 x 8 on 768 or 8 x 8 on 704)."""
     return min((s for s in SHAPES if s[1] == 8), key=lambda s: (padded_rows(m, s) * ROW_COST[s[0]], -s[0]))
 
 

@@ -29,6 +29,7 @@ from splicedalign.workloads.sw.gpu.plan import (
     SMEM_DEFAULT,
     choose_shape,
     inter_profile,
+    lane_word,
     overflow_bound,
     padded_rows,
     row_stride,
@@ -301,7 +302,7 @@ class GpuSolver:
         R, T = self.shape or choose_shape(query.length)
         per_group = 2 if lanes == LANES[1] else 1
         mpad = padded_rows(query.length, (R, T))
-        dtype = np.int16 if per_group == 2 else np.int32
+        dtype = np.uint32 if per_group == 2 else np.int32
         prof = cp.asarray(inter_profile(query.codes, scoring, mpad, dtype))
         itemsize = np.dtype(dtype).itemsize
         smem = slice_bytes((R, T), itemsize)
@@ -320,7 +321,8 @@ class GpuSolver:
             base_d, words = bases.setdefault("none", (cp.zeros(1, dtype=cp.int64), 0))[0], 1
         groups = -(-len(lengths) // per_group)
         return Launch(kernel, -(-groups * T // BLOCK), smem, ddb, order, len(lengths), prof, mpad,
-                      row_stride(R, itemsize), scoring.first_gap, scoring.gap_extend, base_d, words)
+                      row_stride(R, itemsize), lane_word(-scoring.first_gap, per_group == 2),
+                      lane_word(-scoring.gap_extend, per_group == 2), base_d, words)
 
 
 @dataclass(frozen=True)
@@ -337,8 +339,8 @@ class Launch:
     profile: Any
     mpad: int
     stride: int
-    gap: int
-    gap_extend: int
+    neg_gap: int
+    neg_extend: int
     scratch_bases: Any
     scratch_words: int
 
@@ -346,5 +348,5 @@ class Launch:
         """Queue it on the current stream; ``scratch`` holds at least scratch_words words."""
         self.kernel((self.blocks,), (BLOCK,),
                     (self.ddb.codes, self.ddb.offsets, self.order, np.int32(self.count), self.profile,
-                     np.int32(self.mpad), np.int32(self.stride), np.int32(self.gap), np.int32(self.gap_extend),
+                     np.int32(self.mpad), np.int32(self.stride), np.int32(self.neg_gap), np.int32(self.neg_extend),
                      scratch, self.scratch_bases, out), shared_mem=self.shared_mem)
