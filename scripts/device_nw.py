@@ -85,12 +85,13 @@ def correctness(args: argparse.Namespace, log) -> list[str]:
     log(f"correctness seed {seed}")
     rng = np.random.default_rng(seed)
     seq = SequentialSolver()
-    main = GpuSolver(poison=True)
-    variants = [GpuSolver(rows_per_lane=r, prmt=p, poison=True, handoff=h)
+    main = GpuSolver(poison=True)  # cost-adaptive: the WFA kernel for similar pairs
+    # the whole-table kernels' variants: without the WFA (else they would rarely run)
+    variants = [GpuSolver(rows_per_lane=r, prmt=p, poison=True, handoff=h, use_wfa=False)
                 for r in ROWS_PER_LANE for p in (True, False) for h in HANDOFFS]
-    aligners = [GpuSolver(rows_per_lane=r, poison=True, trace=t, whole_codes=False) for r in ROWS_PER_LANE
-                for t in TRACES]
-    tight = GpuSolver(rows_per_lane=4, poison=True, cols_every=8, whole_codes=False)  # many checkpoint columns
+    aligners = [GpuSolver(rows_per_lane=r, poison=True, trace=t, whole_codes=False, use_wfa=False)
+                for r in ROWS_PER_LANE for t in TRACES]
+    tight = GpuSolver(rows_per_lane=4, poison=True, cols_every=8, whole_codes=False, use_wfa=False)
     tiles = TilesSolver()
     fails: list[str] = []
     checked = 0
@@ -120,10 +121,10 @@ def correctness(args: argparse.Namespace, log) -> list[str]:
     big.append(make_pair(100_000, "mutated"))
     for pair in big:
         want = multi.solve(pair, Costs(), traceback=False).score
-        for solver, tb in ((main, True), (GpuSolver(band_min_cells=0, poison=True), True),
-                           (GpuSolver(rows_per_lane=8, whole_codes=False), True),
-                           (GpuSolver(rows_per_lane=16, whole_codes=False), True),
-                           (GpuSolver(rows_per_lane=16, handoff=HANDOFFS[-1]), False)):
+        for solver, tb in ((main, True), (GpuSolver(band_min_cells=0, poison=True, use_wfa=False), True),
+                           (GpuSolver(rows_per_lane=8, whole_codes=False, use_wfa=False), True),
+                           (GpuSolver(rows_per_lane=16, whole_codes=False, use_wfa=False), True),
+                           (GpuSolver(rows_per_lane=16, handoff=HANDOFFS[-1], use_wfa=False), False)):
             got = solver.solve(pair, Costs(), traceback=tb)
             ok = got.score == want and (not tb or cigar_cost(got.cigar, pair.a, pair.b, Costs()) == want)
             if not ok:
@@ -132,13 +133,33 @@ def correctness(args: argparse.Namespace, log) -> list[str]:
     return fails
 
 
+class ForcedWfa:
+    """`gpu`'s wavefront kernel alone, whatever the pair (SolverUnavailable for costs it does not take)."""
+
+    name = "gpu-wfa"
+
+    def __init__(self) -> None:
+        from splicedalign.workloads.nw.gpu.wfa import WfaSolver, applies
+
+        self.solver, self.applies = WfaSolver(poison=True), applies
+
+    def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global"):
+        if not self.applies(costs) or pair.n == 0 or pair.m == 0:
+            raise SolverUnavailable("not the WFA's costs")
+        got = self.solver.solve(pair, costs, traceback, mode, budget_ms=1e4)
+        if got is None:
+            raise SolverUnavailable("the WFA gave up")
+        return got
+
+
 def modes_and_costs(rng: np.random.Generator, args: argparse.Namespace, log, gpu: GpuSolver,
                     tiles: TilesSolver) -> list[str]:
     """Every mode x cost model: multicore, sequential, the GPU solvers against the reference."""
     fails: list[str] = []
     refused: dict[str, int] = {}
     reference, seq, multi = ReferenceSolver(), SequentialSolver(), MulticoreSolver()
-    banded = GpuSolver(poison=True, band_min_cells=0)  # bands on every size (the default: from 2e11 cells)
+    banded = GpuSolver(poison=True, band_min_cells=0, use_wfa=False)  # bands on every size (default: from 2e11 cells)
+    forced = ForcedWfa()  # the WFA kernel on every pair whose costs it takes
     batch: list[tuple[Pair, Costs, str, int]] = []
     for k in range(args.mode_pairs):
         pair, _ = random_pair(rng, k, 400 if k % 4 else 3000)  # > 256 rows: several nw_band strips
@@ -151,7 +172,7 @@ def modes_and_costs(rng: np.random.Generator, args: argparse.Namespace, log, gpu
                        int(rng.integers(0, 6))))
         want = reference.solve(pair, costs, traceback=False, mode=mode).score
         batch.append((pair, costs, mode, want))
-        for solver in (multi, seq, gpu, banded, tiles):
+        for solver in (multi, seq, gpu, banded, tiles, forced):
             try:
                 got = solver.solve(pair, costs, traceback=True, mode=mode)
             except SolverUnavailable:
@@ -245,8 +266,9 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
     except SolverUnavailable as exc:
         log(f"pywfa n/a: {exc}")
         peer = None
-    gpu, whole, banded = GpuSolver(), GpuSolver(adaptive=False, whole_codes=False), GpuSolver(band_min_cells=0)
-    banded4 = GpuSolver(band_min_cells=0, band_rows=4)  # nw_band with R = 4 (strips of 128 rows)
+    gpu, whole = GpuSolver(), GpuSolver(adaptive=False, whole_codes=False, use_wfa=False)
+    banded = GpuSolver(band_min_cells=0, use_wfa=False)
+    banded4 = GpuSolver(band_min_cells=0, band_rows=4, use_wfa=False)  # nw_band with R = 4 (strips of 128 rows)
     for name in args.side_cases:
         pair = case_pair(name)
         for cost_name in args.side_costs:
@@ -278,15 +300,25 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
                            "band": None if band is None or band.full else band.hi - band.lo + 1,
                            "kernel_ms": getattr(solver, "kernel_ms", None),
                            "pass_ms": [round(x, 2) for x in getattr(solver, "pass_ms", [])],
-                           "walk_ms": getattr(solver, "walk_ms", None) if traceback else None}
+                           "walk_ms": getattr(solver, "walk_ms", None) if traceback else None,
+                           "wfa": wfa_stats(solver) if result.algorithm == "wfa" else None}
                     rows.append(row)
                     log(f"  {label:<9} {name:<16} {cost_name:<6} {row['mode']:<5} {row['ms']:10.2f} ms "
                         f"{row['algorithm']:<5} passes {row['passes']} {row['pass_ms']} band {row['band']} "
                         f"kernel {row['kernel_ms']} "
-                        f"walk {row['walk_ms']} score {result.score} [{elapsed():.0f} s]")
+                        f"walk {row['walk_ms']} score {result.score} wfa {row['wfa']} [{elapsed():.0f} s]")
                 if len(set(scores.values())) > 1:
                     fails.append(f"{name} {cost_name}: scores differ {scores}")
     return rows, fails
+
+
+def wfa_stats(solver) -> dict | None:
+    """The last WFA launch of a `gpu` solver: steps, kernel ms, threads, ring in shared memory."""
+    stats = getattr(getattr(solver, "wfa", None), "stats", None)
+    if not stats:
+        return None
+    return {"steps": stats.get("steps", [None])[0], "kernel_ms": round(stats.get("kernel_ms", 0.0), 3),
+            "ms": round(stats.get("ms", 0.0), 3), "threads": stats.get("threads"), "shared": stats.get("shared")}
 
 
 def side_table(rows: list[dict], log) -> None:

@@ -48,7 +48,8 @@ def say(*parts) -> None:
 
 def pytest_step() -> int:
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                          "tests/test_nw_gpu_batch.py", "tests/test_nw_gpu_batch_model.py"], cwd=ROOT,
+                          "tests/test_nw_gpu_batch.py", "tests/test_nw_gpu_batch_model.py", "tests/test_nw_gpu_wfa.py",
+                          "tests/test_nw_gpu_wfa_model.py", "tests/test_nw_gpu.py"], cwd=ROOT,
                          capture_output=True, text=True)
     say(out.stdout[-3000:], out.stderr[-2000:])
     ROWS.append(("pytest batch", "", out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "?", ""))
@@ -59,15 +60,17 @@ def correctness(seed: int, count: int, most: int) -> int:
     say(f"# fresh random batches: seed {seed}, {count} pairs of 1..{most} per mode x cost model")
     rng = np.random.default_rng(seed)
     cpu = MulticoreSolver()
-    gpu = BatchSolver(cpu.solve, poison=True)
+    bands = BatchSolver(cpu.solve, poison=True)
+    adaptive = GpuSolver(poison=True)  # the WFA kernel for the pairs it takes, bands for the rest
     failures = 0
     for costs_name, costs in COSTS.items():
         for mode in MODES:
             pairs = random_batch(rng, count, most)
             want = cpu.solve_many(pairs, costs, traceback=False, mode=mode)
-            got = gpu.solve_many(pairs, costs, traceback=True, mode=mode)
+            got = bands.solve_many(pairs, costs, traceback=True, mode=mode)
+            both = adaptive.solve_many(pairs, costs, traceback=True, mode=mode)
             bad = 0
-            for p, w, g in zip(pairs, want, got):
+            for p, w, g in [*zip(pairs, want, got), *zip(pairs, want, both)]:
                 ok = g.score == w.score
                 try:
                     ok = ok and cigar_cost(g.cigar, p.a, p.b, costs, g.start2, g.end2) == w.score
@@ -78,11 +81,11 @@ def correctness(seed: int, count: int, most: int) -> int:
                     if bad <= 3:
                         say(f"FAIL {p.name} n={p.n} m={p.m} {costs_name} {mode}: gpu {g.score} "
                             f"({g.algorithm}) want {w.score}")
-            algorithms = {a: sum(r.algorithm == a for r in got) for a in sorted({r.algorithm for r in got})}
-            say(f"{costs_name:7s} {mode:7s} failures {bad}/{count} algorithms {algorithms} "
-                f"classes {gpu.stats.get('main')} single {gpu.stats.get('single')}")
+            algorithms = {a: sum(r.algorithm == a for r in both) for a in sorted({r.algorithm for r in both})}
+            say(f"{costs_name:7s} {mode:7s} failures {bad}/{2 * count} gpu's algorithms {algorithms} "
+                f"band classes {bands.stats.get('main')} single {bands.stats.get('single')}")
             failures += bad
-    ROWS.append(("fresh random batches", f"seed {seed}", f"{failures} failures", f"{9 * count} pairs"))
+    ROWS.append(("fresh random batches", f"seed {seed}", f"{failures} failures", f"{9 * count} pairs x 2 solvers"))
     return failures
 
 
@@ -103,14 +106,15 @@ def benchmark(count: int, length: int, divergence: float, repeats: int) -> None:
             runs, stats = [], []
             try:
                 solve_pairs(solver, pairs[:64], costs, True, mode)  # compile the kernels it uses
-                if solver.batch.stats["single"] > 6:  # no band class certifies these: one by one
+                if solver.batch.stats.get("single", 0) > 6:  # no band class certifies these: one by one
                     raise SolverUnavailable(f"{solver.batch.stats['single']} of 64 pairs need a wider band "
                                             "than the widest class (the single-pair path: not timed)")
                 for _ in range(repeats):
                     t0 = time.perf_counter()
                     results = solve_pairs(solver, pairs, costs, True, mode)
                     runs.append(time.perf_counter() - t0)
-                    stats.append(dict(solver.batch.stats))
+                    wfa = solver.wfa.stats if solver.wfa is not None else {}
+                    stats.append({**solver.batch.stats, **{f"wfa_{k}": v for k, v in wfa.items() if k != "steps"}})
             except SolverUnavailable as exc:  # pairs no band takes, which `solve` refuses
                 say(f"{name} {costs_name} {mode}: n/a: {exc}; stats {solver.batch.stats}")
                 ROWS.append((f"{name} {costs_name} {mode}", "n/a", "", "", str(exc)[:80]))
@@ -139,7 +143,8 @@ def benchmark(count: int, length: int, divergence: float, repeats: int) -> None:
                 peer, ratio = f"{peer_ms:.0f}", f"{peer_ms / ms:.1f}x"
                 say(f"  pywfa {workers} processes: {peer_ms:.0f} ms (runs {[round(x * 1e3) for x in peer_runs]})")
             phases = ", ".join(f"{k[:-3]} {st[k]:.1f}" for k in ("upload_ms", "narrow_ms", "pre_ms", "sweep_ms",
-                                                              "text_ms", "main_ms") if k in st)
+                                                              "text_ms", "main_ms", "wfa_kernel_ms", "wfa_ms")
+                               if k in st)
             ROWS.append((f"{name} {costs_name} {mode}", f"{ms:.1f} (min {min(runs) * 1e3:.1f})", peer, ratio,
                          f"classes {st.get('main')}; single {st.get('single')}; {phases}"))
     if pool is not None:

@@ -86,10 +86,11 @@ def _primer() -> list[KernelFile]:
 
 
 def _nw() -> list[KernelFile]:
-    from splicedalign.workloads.nw.gpu import batch, paper, solver
+    from splicedalign.workloads.nw.gpu import batch, paper, solver, wfa
 
     return [KernelFile(paper.KERNEL_FILE, paper.DEFINES, "splicedalign.workloads.nw.gpu.paper.DEFINES", paper.NAMES),
             KernelFile(batch.KERNEL_FILE, batch.DEFINES, "splicedalign.workloads.nw.gpu.batch.DEFINES", batch.NAMES),
+            KernelFile(wfa.KERNEL_FILE, wfa.DEFINES, "splicedalign.workloads.nw.gpu.wfa.DEFINES", wfa.NAMES),
             KernelFile(solver.KERNEL_FILE, solver.DEFINES, "splicedalign.workloads.nw.gpu.solver.DEFINES",
                        solver.VARIANTS)]
 

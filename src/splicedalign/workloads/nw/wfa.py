@@ -32,13 +32,18 @@ def applicable(costs: Costs) -> bool:
     return costs.match == 0 and costs.mismatch > 0 and costs.indel > 0
 
 
+def reduced_costs(costs: Costs) -> tuple[int, int, int, int]:
+    """(g, x, o, e): the mismatch, gap-open and gap-extend costs divided by their gcd g."""
+    _, x, o, e = costs.as_affine()
+    g = math.gcd(math.gcd(x, o), e)
+    return g, x // g, o // g, e // g
+
+
 def wfa_align(a: np.ndarray, b: np.ndarray, costs: Costs, mode: str, traceback: bool, work_cap: int,
               kept_bytes: int = KEPT_BYTES) -> WfaAnswer | None:
     """The optimal score (and alignment) of a and b in ``mode``, or None when the work or the
     memory would exceed the caps."""
-    _, x, o, e = costs.as_affine()
-    g = math.gcd(math.gcd(x, o), e)
-    x, o, e = x // g, o // g, e // g
+    g, x, o, e = reduced_costs(costs)
     infix = mode == "infix"
     status, score, end_h, visited, ops, start = wfa_align_codes(
         a, b, x, o, e, infix, mode != "global", traceback, work_cap, kept_bytes)

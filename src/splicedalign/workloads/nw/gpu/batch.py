@@ -312,22 +312,27 @@ class BatchSolver:
         return out
 
     def texts(self, desc: Any, runs: Any, result: Any, count: int) -> list[str]:
-        """Each pair's CIGAR: the text kernel counts each one's characters, then writes them at
-        the offsets of their prefix sum; one copy back."""
-        cp = self.cp
-        text_kernel = self.kernel(TEXT)
-        lengths = cp.zeros(count + 1, dtype=cp.int64)
-        grid = (-(-count // 128),), (128,)
-        text_kernel(*grid, (desc, runs, result, np.int32(count), lengths[1:], np.uint64(0)))
-        offsets = cp.cumsum(lengths)
-        at = offsets.get()
-        text = cp.empty(max(1, int(at[-1])), dtype=cp.uint8)
-        text_kernel(*grid, (desc, runs, result, np.int32(count), offsets, text))
-        stream = cp.cuda.get_current_stream()
-        raw = self.pinned.copy("text", text, stream)
-        stream.synchronize()
-        data = raw.tobytes().decode("ascii")
-        return [data[at[x]:at[x + 1]] for x in range(count)]
+        return cigar_texts(self.pinned, desc, runs, result, count)
+
+
+def cigar_texts(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any, count: int) -> list[str]:
+    """Each pair's CIGAR from the runs a walk back wrote (this module's and wfa.py's kernels: the
+    pair's runs offset in DESCRIPTOR field 6, their count in OUT field 3): the text kernel counts
+    each one's characters, then writes them at the offsets of their prefix sum; one copy back."""
+    cp = device.cupy()
+    text_kernel = device.function(KERNEL_FILE, TEXT, (TEXT,), DEFINES)
+    lengths = cp.zeros(count + 1, dtype=cp.int64)
+    grid = (-(-count // 128),), (128,)
+    text_kernel(*grid, (desc, runs, result, np.int32(count), lengths[1:], np.uint64(0)))
+    offsets = cp.cumsum(lengths)
+    at = offsets.get()
+    text = cp.empty(max(1, int(at[-1])), dtype=cp.uint8)
+    text_kernel(*grid, (desc, runs, result, np.int32(count), offsets, text))
+    stream = cp.cuda.get_current_stream()
+    raw = pinned.copy("text", text, stream)
+    stream.synchronize()
+    data = raw.tobytes().decode("ascii")
+    return [data[at[x]:at[x + 1]] for x in range(count)]
 
 
 def _class_counts(cells: np.ndarray) -> dict[int, int]:

@@ -25,6 +25,7 @@ from splicedalign.gpu import device
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
 from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.gpu import band as bands
+from splicedalign.workloads.nw.gpu import wfa
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
 from splicedalign.workloads.nw.gpu.common import free_bytes, gib, screen
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, Costs, Pair, Result, check_mode
@@ -52,6 +53,31 @@ KEY_BIAS = 1 << 30  # nw_band's answer key: (score + KEY_BIAS) << 32 | column
 # Measured on an H100: 10^5 x 10^5 whole table 24 ms (linear) / 34 ms (affine), one band
 # pass 31-39 ms; 10^6 x 10^6 whole 494 / 936 ms, a band pass 327 / 402 ms.
 BAND_MIN_CELLS = 2 * 10**11
+# The time of the band / whole-table path the WFA competes with (H100, host to host): the whole
+# table 2.5 ps a cell with linear costs, 3.4 with affine ones (10^5 x 10^5: 25.3 / 33.7 ms), but
+# no less than its chain of strips, ~145 / 170 ns a letter of n + m (30,368 x 30,368: 8.8 /
+# 10.3 ms); a band pass 9.7 / 12.2 ps a cell of the first band (10^6 x 10^6 in 31,264
+# diagonals: 302 / 381 ms); the alignment ~2.4x the score; a launch and its copies ~0.05 ms.
+DP_PS = {False: 2.5, True: 3.4}  # keyed by Costs.affine
+CHAIN_NS = {False: 145.0, True: 170.0}
+BAND_PS = {False: 9.7, True: 12.2}
+ALIGN_FACTOR = 2.4
+FIXED_MS = 0.05
+# The WFA runs when the cost model predicts it within WFA_SHARE of that time from the pair's
+# sampled divergence (wfa.sampled_score); pairs too short to sample run it at once. Either way
+# it may take up to the other path's predicted time, then gives up (the answer stays exact).
+WFA_SHARE = 0.5
+WFA_SAMPLE_MIN = 4 * wfa.SAMPLE_LENGTH
+
+
+def fallback_ms(pair: Pair, costs: Costs, mode: str, traceback: bool, band_min_cells: float) -> float:
+    """The predicted time of the band or whole-table path (the constants above)."""
+    band = bands.first_band(costs, mode, pair.n, pair.m)
+    if pair.cells >= band_min_cells and not band.full:
+        ms = band.cells * BAND_PS[costs.affine] * 1e-9
+    else:
+        ms = max(pair.cells * DP_PS[costs.affine] * 1e-9, (pair.n + pair.m) * CHAIN_NS[costs.affine] * 1e-6)
+    return FIXED_MS + ms * (ALIGN_FACTOR if traceback else 1.0)
 
 
 def rows_per_lane(n: int, traceback: bool) -> int:
@@ -96,7 +122,7 @@ class GpuSolver:
     def __init__(self, rows_per_lane: int | None = None, prmt: bool | None = None, poison: bool = False,
                  cols_every: int | None = None, trace: str = "device", handoff: dict[str, int] | None = None,
                  adaptive: bool = True, band_min_cells: int = BAND_MIN_CELLS, band_rows: int = BAND_ROWS,
-                 whole_codes: bool = True) -> None:
+                 whole_codes: bool = True, use_wfa: bool = True) -> None:
         if trace not in TRACES:
             raise ValueError(f"trace must be one of {TRACES}")
         self.cp = device.cupy()
@@ -118,6 +144,8 @@ class GpuSolver:
         self.passes = 0  # nw_band (or nw_strips) launches of the last solve
         self.pass_ms: list[float] = []  # each nw_band launch's time
         self.batch: BatchSolver | None = None
+        self.use_wfa = use_wfa  # False: never the wavefront kernel (the band / whole table only)
+        self.wfa: wfa.WfaSolver | None = None
 
     def kernel(self, name: str) -> Any:
         """A shipped kernel instance (VARIANTS), compiled alone on first use."""
@@ -126,12 +154,25 @@ class GpuSolver:
 
     def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool = True,
                    mode: str = "global") -> list[Result]:
-        """A batch (``nw --pairs``): many pairs per launch in certified bands (batch.py), the
-        pairs no band takes by ``solve``; answers in input order."""
+        """A batch (``nw --pairs``): many pairs per launch, by the wavefront kernel (one block a
+        pair) when the costs and the batch's divergence suit it, the rest in certified bands
+        (batch.py), the pairs no band takes by ``solve``; answers in input order."""
         check_mode(mode)
         if self.batch is None:
             self.batch = BatchSolver(self.solve, self.name)
-        return self.batch.solve_many(pairs, costs, traceback, mode)
+        results: list[Result | None] = [None] * len(pairs)
+        self.batch.stats = {}
+        if self.wfa is not None:
+            self.wfa.stats = {}
+        if self.use_wfa and wfa.applies(costs):
+            if self.wfa is None:
+                self.wfa = wfa.WfaSolver(poison=self.poison)
+            results = self.wfa.solve_many(pairs, costs, traceback, mode)
+        rest = [k for k, r in enumerate(results) if r is None]
+        if rest:
+            for k, r in zip(rest, self.batch.solve_many([pairs[k] for k in rest], costs, traceback, mode)):
+                results[k] = r
+        return results  # type: ignore[return-value]
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
         answer = screen(pair, costs, mode, self.name, traceback, affine_modes=True)
@@ -140,6 +181,10 @@ class GpuSolver:
         t0 = time.perf_counter()
         self.kernel_ms = self.walk_ms = 0.0
         self.pass_ms: list[float] = []
+        if self.use_wfa and wfa.applies(costs):
+            done = self.try_wfa(pair, costs, traceback, mode)
+            if done is not None:
+                return replace(done, seconds=time.perf_counter() - t0)
         linear_global = not costs.affine and mode == "global"
         adaptive = self.adaptive and pair.cells >= self.band_min_cells
         last: dict[str, Any] = {}  # "strips": nw_strips' result; "pass": the last nw_band pass; "inputs"
@@ -172,6 +217,22 @@ class GpuSolver:
         ops, start2 = self.band_walk(pair, mode, band, done, last["inputs"])
         return Result(score, pair.cells, self.name, time.perf_counter() - t0, cigar_string(ops), start2, done.end2,
                       algorithm)
+
+    def try_wfa(self, pair: Pair, costs: Costs, traceback: bool, mode: str) -> Result | None:
+        """The wavefront kernel when the pair looks similar enough (WFA_SHARE), within the other
+        path's predicted time; None: not tried, or it gave up."""
+        other = fallback_ms(pair, costs, mode, traceback, self.band_min_cells if self.adaptive else float("inf"))
+        expected = None
+        if min(pair.n, pair.m) >= WFA_SAMPLE_MIN:
+            expected = wfa.sampled_score(pair, costs)
+            if wfa.estimate_ms(pair, costs, mode, expected) > WFA_SHARE * other:
+                return None
+        if self.wfa is None:
+            self.wfa = wfa.WfaSolver(poison=self.poison)
+        done = self.wfa.solve(pair, costs, traceback, mode, other, expected)
+        self.kernel_ms = self.wfa.stats.get("kernel_ms", 0.0)
+        self.passes = 1 if done is not None else 0
+        return done
 
     def upload(self, pair: Pair, r: int) -> tuple[Any, Any]:
         """a padded to whole strips of 32 r rows, b to whole groups, on the device."""

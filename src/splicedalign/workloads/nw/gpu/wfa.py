@@ -1,0 +1,400 @@
+"""``gpu``'s wavefront algorithm (wfa.cu): exact, with a time that grows with the score, not
+the area, for costs the WFA takes (match 0, positive mismatch and gap extend: ``wfa.applicable``),
+in every mode. One thread block per pair, so one launch answers a single pair (``solve``) or a
+whole batch (``solve_many``); each pair has a budget of diagonals visited (its cap), past which
+the kernel gives it up and the caller runs the certified band or the whole table instead: the
+answer stays exact, ``Result.algorithm`` says ``wfa`` or what ran.
+
+Host side, per launch: the sequences go up once as bytes and are packed on the device (4 bits a
+letter), the score ranges (``reach_table``, a function of the costs only) once per launch, one
+descriptor per pair; back come (steps, end column, start column, runs) per pair and, with the
+alignment, the CIGAR text (batch.cu's ``nw_band_text`` formats the runs the walk back wrote).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from splicedalign.gpu import device
+from splicedalign.workloads.nw import wfa as cpu_wfa
+from splicedalign.workloads.nw.gpu import batch
+from splicedalign.workloads.nw.gpu.common import INT32_SAFE
+from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
+from splicedalign.workloads.nw.wfa_kernels import NULL
+
+KERNEL_FILE = Path(__file__).with_name("wfa.cu")
+MAX_THREADS = 1024
+PAD_A, PAD_B = 6, 7  # letters past the ends (4-bit codes): equal to nothing and to each other
+DEFINES = {"WFA_NULL": NULL, "WFA_DESC": batch.DESCRIPTOR, "WFA_OUT": batch.OUT, "WFA_MAX_THREADS": MAX_THREADS,
+           "MODE_GLOBAL": MODES.index("global"), "MODE_PREFIX": MODES.index("prefix"),
+           "MODE_INFIX": MODES.index("infix"), "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH, "WFA_OP_D": OP_DEL,
+           "WFA_OP_I": OP_INS}  # wfa.defines.h
+SWEEP = "nw_wfa<{affine}, {keep}>"
+PACK = "nw_wfa_pack"
+NAMES = tuple(SWEEP.format(affine=a, keep=k) for a in ("false", "true") for k in ("false", "true")) + (PACK,)
+ALGORITHM = "wfa"
+PACK_THREADS = 256
+BATCH_THREADS = 256  # a batch's pairs of ~10 kb have wavefronts of a few hundred diagonals
+SHARED_RING_BYTES = 200 * 1024  # the ring in shared memory up to this (sm_80/sm_90 allow 227 KiB a block)
+KEEP_SHARE = 0.5  # of the device memory budget the kept wavefronts may take
+# The cost model of one block (predictions for an H100, to be replaced by measurements): a score
+# step costs STEP_US (the barrier, the ranges, the longest extension of the step) and each
+# diagonal visited VISIT_NS (one SM: ~128 lanes an instruction a cycle, ~20 instructions a visit)
+STEP_US = 0.3
+VISIT_NS = 0.1
+STEPS_MAX = 1 << 22  # the reach table's length at most (a cap beyond it is cut to it)
+# batches (solve_many): pairs sampled for the batch's divergence, the slack of each pair's cap
+# over the sample's prediction (diagonals; scores: their square root, about), at most this share
+# of its cells, the band batch's time a cell (H100, 2,000 x 10 kb at 5%: 110 ms linear, 156 ms
+# affine for 2 x 10^11 cells) and the share of it the WFA's prediction must beat; the batch's
+# blocks share the SMS streaming multiprocessors of an H100 (VISIT_NS is one SM's)
+BATCH_SAMPLES, BATCH_SLACK, BATCH_STEP_SLACK, BATCH_CELL_SHARE, BATCH_SHARE = 8, 3.0, 1.6, 0.05, 0.5
+SMS = 132
+BAND_BATCH_PS = {False: 0.55, True: 0.78}  # keyed by gap-affine
+# the divergence sample (sampled_score): both ends of a, against b's with a margin
+SAMPLE_LENGTH, SAMPLE_MARGIN, SAMPLE_WORK = 512, 64, 200_000
+SAMPLE_SLACK = 4.0  # a WFA guided by a sample gives up past this many times its guess
+
+
+def applies(costs: Costs) -> bool:
+    return cpu_wfa.applicable(costs)
+
+
+@njit(cache=True, nogil=True)
+def reach_table(x: int, o: int, e: int, steps: int) -> np.ndarray:
+    """reach[s]: the furthest diagonal |k| score s reaches from k = 0 (-1: no wavefront at s),
+    the CPU WFA's ranges before the table's edges clamp them (wfa_kernels.wfa_forward): M from
+    M[s-x] (same range), gaps from M[s-o-e] one diagonal out and, with gap-affine costs, from
+    I and D at s-e (none at score 0)."""
+    out = np.full(steps + 1, -1, np.int32)
+    out[0] = 0
+    for s in range(1, steps + 1):
+        r = -1
+        if s >= x and out[s - x] >= 0:
+            r = out[s - x]
+        if s >= o + e and out[s - o - e] >= 0:
+            r = max(r, out[s - o - e] + 1)
+        if o > 0 and s > e and out[s - e] >= 0:
+            r = max(r, out[s - e] + 1)
+        out[s] = r
+    return out
+
+
+def widths(reach: np.ndarray, n: int, m: int, mode: str) -> np.ndarray:
+    """Diagonals of each score's wavefront for an n x m pair (wfa.cu range_of)."""
+    r = reach.astype(np.int64)
+    hi = np.full(r.size, m, np.int64) if mode == "infix" else np.minimum(r, m)
+    return np.where(r >= 0, hi - np.maximum(-r, -n) + 1, 0)
+
+
+def reduced(costs: Costs) -> tuple[int, int, int, int]:
+    """(gcd, x, o, e): WFA2's costs divided by their gcd (fewer, denser wavefronts)."""
+    return cpu_wfa.reduced_costs(costs)
+
+
+def score_bound(costs: Costs, n: int, m: int) -> int:
+    """An upper bound of the optimal cost in every mode (match 0): the letters paired along the
+    diagonal, the rest one gap; or a gap of each sequence."""
+    return min(costs.mismatch * min(n, m) + costs.gap(abs(n - m)), costs.gap(n) + costs.gap(m))
+
+
+def ring_size(x: int, o: int, e: int) -> int:
+    """Scores a step reads back: s - x, s - o - e, s - e."""
+    return max(x, o + e) + 1
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One nw_wfa launch's configuration (decided in ``configure`` alone)."""
+
+    threads: int
+    ring: int  # M's ring rows (ring_size)
+    gap_ring: int  # I's and D's ring rows each (e + 1; none with linear costs)
+    stride: int  # ints a ring row
+    reach_max: int  # the widest |k| of any score up to max_steps
+    max_steps: int
+    shared: bool  # ring in shared memory
+    arrays: int  # M (and I, D)
+
+    @property
+    def ring_bytes(self) -> int:
+        return 4 * self.rows * self.stride
+
+    @property
+    def rows(self) -> int:
+        return self.ring + 2 * self.gap_ring
+
+
+def configure(reach: np.ndarray, n: np.ndarray, m: np.ndarray, mode: str, x: int, o: int, e: int,
+              max_steps: int, threads: int) -> Launch:
+    reach_max = int(reach[:max_steps + 1].max())
+    width = np.minimum(reach_max, n) + (m if mode == "infix" else np.minimum(reach_max, m)) + 1
+    stride = int(width.max())
+    arrays = 3 if o > 0 else 1
+    launch = Launch(threads=max(32, min(threads, -(-stride // 32) * 32)), ring=ring_size(x, o, e),
+                    gap_ring=e + 1 if o > 0 else 0, stride=stride, reach_max=reach_max, max_steps=max_steps,
+                    shared=False, arrays=arrays)
+    return Launch(**{**launch.__dict__, "shared": launch.ring_bytes <= SHARED_RING_BYTES})
+
+
+def steps_for(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, visits: int) -> int:
+    """The scores an n x m pair reaches within ``visits`` diagonals (the kernel's give-up point)."""
+    total = np.cumsum(widths(reach, n, m, mode)) * arrays
+    return int(np.searchsorted(total, visits, side="right"))
+
+
+def shared_steps(reach: np.ndarray, n: int, m: int, mode: str, x: int, o: int, e: int) -> int:
+    """The most scores (of ``reach``) whose ring fits in SHARED_RING_BYTES (``configure``'s rows)."""
+    wide = np.maximum.accumulate(reach.astype(np.int64))
+    stride = np.minimum(wide, n) + (m if mode == "infix" else np.minimum(wide, m)) + 1
+    rows = ring_size(x, o, e) + (2 * (e + 1) if o > 0 else 0)
+    return int(np.searchsorted(4 * rows * stride, SHARED_RING_BYTES, side="right"))
+
+
+def estimate_ms(pair: Pair, costs: Costs, mode: str, score: float) -> float:
+    """The cost model's time (STEP_US, VISIT_NS) of the WFA of ``pair`` to ``score``."""
+    if score > score_bound(costs, pair.n, pair.m):
+        return float("inf")
+    g, x, o, e = reduced(costs)
+    steps = int(score / g) + 1
+    reach = reach_table(x, o, e, steps)
+    return STEP_US * 1e-3 * steps + VISIT_NS * 1e-6 * visits_upto(reach, pair.n, pair.m, mode, 3 if o else 1, steps)
+
+
+def sampled_score(pair: Pair, costs: Costs, length: int = SAMPLE_LENGTH) -> float:
+    """The pair's optimal cost guessed from its two ends: the first ``length`` letters of a
+    against the start of b (with a margin), and the last ones reversed against b's end, by the
+    CPU WFA in prefix mode; their cost a letter times the longer length. Only the choice of
+    algorithm rests on it (~10-20 us a window for similar pairs; a window past SAMPLE_WORK
+    diagonals, ~0.2 ms, says unrelated: infinite)."""
+    total = 0
+    for a, b in ((pair.a[:length], pair.b[:length + SAMPLE_MARGIN]),
+                 (pair.a[::-1][:length], pair.b[::-1][:length + SAMPLE_MARGIN])):
+        got = cpu_wfa.wfa_align(np.ascontiguousarray(a), np.ascontiguousarray(b), costs, "prefix", False, SAMPLE_WORK)
+        if got is None:
+            return float("inf")
+        total += got.score
+    return total / (2 * length) * max(pair.n, pair.m)
+
+
+def visits_upto(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, steps: int) -> int:
+    """Diagonals an n x m pair visits in its first ``steps`` scores."""
+    return int(widths(reach[:steps], n, m, mode).sum()) * arrays
+
+
+def budget_steps(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, budget_ms: float) -> tuple[int, int]:
+    """(steps, visits): the most scores, and their diagonals, one pair's WFA may take within
+    ``budget_ms`` by the cost model (STEP_US, VISIT_NS)."""
+    total = np.cumsum(widths(reach, n, m, mode)) * arrays
+    cost_us = STEP_US * np.arange(1, total.size + 1) + VISIT_NS * 1e-3 * total
+    steps = int(np.searchsorted(cost_us, budget_ms * 1e3, side="right"))
+    return steps, int(total[steps - 1]) if steps else 0
+
+
+@dataclass
+class WfaAnswers:
+    """Per pair of a launch: the score (None: gave up), end and start columns of b, CIGAR."""
+
+    score: list[int | None]
+    end2: list[int]
+    start2: list[int]
+    cigars: list[str | None]
+
+
+class WfaSolver:
+    """The nw_wfa kernel over one pair or a batch (module docstring)."""
+
+    def __init__(self, poison: bool = False, memory_cap: int | None = None) -> None:
+        self.cp = device.cupy()
+        self.poison = poison
+        self.memory_cap = memory_cap
+        self.pinned = device.PinnedBuffers()
+        self.stats: dict[str, Any] = {}
+        self._reach: dict[tuple[int, int, int], np.ndarray] = {}
+
+    def kernel(self, name: str) -> Any:
+        assert name in NAMES, name
+        return device.function(KERNEL_FILE, name, (name,), DEFINES)
+
+    def reach(self, x: int, o: int, e: int, steps: int) -> np.ndarray:
+        """The reach table of (x, o, e) for at least ``steps`` scores (kept per process)."""
+        have = self._reach.get((x, o, e))
+        if have is None or have.size <= steps:
+            have = reach_table(x, o, e, max(steps, 1024))
+            self._reach[(x, o, e)] = have
+        return have[:steps + 1]
+
+    def solve(self, pair: Pair, costs: Costs, traceback: bool, mode: str, budget_ms: float,
+              expected: float | None = None) -> Result | None:
+        """One pair within a time budget by the cost model and the device memory (None: the
+        WFA would need more, or gave up there; the caller runs another exact algorithm). First
+        with the scores whose ring fits in shared memory (its reads then cost ~30 cycles, not an
+        L2 round trip of ~250 on every step's critical path), then, if the pair needs more,
+        the rest of the budget with the ring in global memory. ``expected``: a guess of the
+        score (``sampled_score``); the WFA then gives up past SAMPLE_SLACK times it."""
+        t0 = time.perf_counter()
+        g, x, o, e = reduced(costs)
+        arrays = 3 if o > 0 else 1
+        if costs.bound(pair.n, pair.m) >= INT32_SAFE:
+            return None
+        steps = min(STEPS_MAX, int(budget_ms * 1e3 / STEP_US), score_bound(costs, pair.n, pair.m) // g + 1)
+        if expected is not None:
+            steps = min(steps, int(SAMPLE_SLACK * expected / g) + 64)
+        reach = self.reach(x, o, e, steps)
+        steps, visits = budget_steps(reach, pair.n, pair.m, mode, arrays, budget_ms)
+        if traceback:  # the kept wavefronts within their share of the memory (4 bytes a diagonal)
+            visits = min(visits, int(KEEP_SHARE * device.memory_budget(self.memory_cap)) // 4 - 20 * steps)
+            steps = steps_for(reach, pair.n, pair.m, mode, arrays, visits)
+        if steps == 0:
+            return None
+        near = shared_steps(reach[:steps], pair.n, pair.m, mode, x, o, e)
+        for last in ((near, steps) if near < steps else (steps,)):
+            got = self.launch([pair], costs, traceback, mode, last - 1,
+                              np.array([visits_upto(reach, pair.n, pair.m, mode, arrays, last)], np.int64), MAX_THREADS)
+            if got.score[0] is not None:
+                return Result(got.score[0], pair.cells, "gpu", time.perf_counter() - t0, got.cigars[0],
+                              got.start2[0], got.end2[0], ALGORITHM)
+        return None
+
+    def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool, mode: str) -> list[Result | None]:
+        """A batch in one launch (``BATCH_THREADS`` a block), in input order; None for each pair the
+        WFA does not take (empty, out of int32 range, past its cap or the pool): the batch's
+        divergence is sampled on a few of its pairs (``sampled_score``), each pair may visit
+        BATCH_SLACK times the diagonals that predicts (at most BATCH_CELL_SHARE of its cells), and
+        the whole batch goes elsewhere when the sample says the WFA would not pay (None for all)."""
+        t0 = time.perf_counter()
+        count = len(pairs)
+        n = np.fromiter((p.n for p in pairs), np.int64, count)
+        m = np.fromiter((p.m for p in pairs), np.int64, count)
+        g, x, o, e = reduced(costs)
+        arrays = 3 if o > 0 else 1
+        bound = costs.bound(1, 0) * (n + m)  # Costs.bound of each pair (linear in n + m)
+        ks = np.flatnonzero((n > 0) & (m > 0) & (bound < INT32_SAFE))
+        answers: list[Result | None] = [None] * count
+        if not ks.size:
+            return answers
+        longest = np.maximum(n, m)
+        samples = [k for k in ks[np.linspace(0, ks.size - 1, min(BATCH_SAMPLES, ks.size)).astype(int)].tolist()
+                   if min(n[k], m[k]) >= 2 * SAMPLE_LENGTH]
+        rate = float(np.median([sampled_score(pairs[k], costs) / longest[k] for k in samples])) if samples else None
+        if rate is not None and not np.isfinite(rate):
+            return answers
+        typical = int(ks[np.argsort(longest[ks])[ks.size // 2]])
+        if rate is None:  # pairs too short to sample: their score bound
+            rate = score_bound(costs, int(n[typical]), int(m[typical])) / longest[typical]
+        steps = int(BATCH_STEP_SLACK * rate * longest[ks].max() / g) + 16
+        reach = self.reach(x, o, e, steps)
+        want = visits_upto(reach, int(n[typical]), int(m[typical]), mode, arrays, int(rate * longest[typical] / g) + 1)
+        if VISIT_NS * 1e-6 * want * ks.size / SMS > BATCH_SHARE * BAND_BATCH_PS[o > 0] * 1e-9 * float(
+                np.sum(n[ks] * m[ks])):
+            return answers  # the certified bands are predicted faster
+        scale = (longest[ks] / longest[typical]).astype(np.float64) ** 2
+        visits = np.minimum(BATCH_SLACK * want * scale, BATCH_CELL_SHARE * n[ks] * m[ks]).astype(np.int64)
+        steps = min(steps - 1, shared_steps(reach, int(n[ks].max()), int(m[ks].max()), mode, x, o, e) - 1)
+        got = self.launch([pairs[k] for k in ks.tolist()], costs, traceback, mode, steps, visits, BATCH_THREADS)
+        share = (time.perf_counter() - t0) / max(1, int(np.sum(n[ks] * m[ks])))
+        for at, k in enumerate(ks.tolist()):
+            score = got.score[at]
+            if score is not None:
+                pair = pairs[k]
+                answers[k] = Result(score, pair.cells, "gpu", share * pair.cells, got.cigars[at],
+                                    got.start2[at], got.end2[at], ALGORITHM)
+        self.stats["taken"] = sum(a is not None for a in answers)
+        return answers
+
+    def launch(self, pairs: Sequence[Pair], costs: Costs, traceback: bool, mode: str, max_steps: int,
+               visits: np.ndarray, threads: int) -> WfaAnswers:
+        """nw_wfa over ``pairs`` (each non-empty), pair p giving up past visits[p] diagonals or
+        max_steps scores."""
+        cp = self.cp
+        t0 = time.perf_counter()
+        count = len(pairs)
+        g, x, o, e = reduced(costs)
+        reach = self.reach(x, o, e, max_steps)
+        n = np.fromiter((p.n for p in pairs), np.int64, count)
+        m = np.fromiter((p.m for p in pairs), np.int64, count)
+        config = configure(reach, n, m, mode, x, o, e, max_steps, threads)
+        # no step is wider than the table's n + m + 1 diagonals
+        visits = np.minimum(visits, (n + m + 1) * config.arrays * (max_steps + 1))
+        stream = cp.cuda.get_current_stream()
+        seqs = self.pack(pairs, n, m, stream)
+        runs_each = 2 * max_steps + 4
+        desc = np.zeros((count, batch.DESCRIPTOR), np.int64)
+        desc[:, 0], desc[:, 1] = seqs.a_words, seqs.b_words
+        desc[:, 2], desc[:, 3], desc[:, 4] = n, m, visits
+        desc[:, 6] = np.arange(count, dtype=np.int64) * runs_each
+        ring_ints = config.rows * config.stride
+        fixed = 8 * count * (max_steps + 1) + 4 * count * runs_each if traceback else 0
+        fixed += 0 if config.shared else 4 * count * ring_ints
+        budget = int(KEEP_SHARE * device.memory_budget(self.memory_cap))
+        device.require_memory(fixed, budget, f"gpu wfa: {count} pair(s) up to {max_steps:,} scores")
+        # the kept wavefronts: a pool the pairs take room from as they go (wfa.cu)
+        pool_ints = max(1, min(int(visits.sum()), (budget - fixed) // 4)) if traceback else 1
+        keep = cp.empty(pool_ints, cp.int32) if traceback else None
+        pool_top = cp.zeros(1, cp.uint64)
+        bases = cp.empty(count * (max_steps + 1), cp.int64) if traceback else None
+        runs = cp.empty(count * runs_each, cp.uint32) if traceback else None
+        ring = None if config.shared else cp.empty(count * ring_ints, cp.int32)
+        out = cp.empty((count, batch.OUT), cp.int32)
+        if self.poison:
+            for array in (keep, runs, ring):
+                if array is not None:
+                    array.fill(-987_654_321 if array.dtype == cp.int32 else 0xA5A5A5A5)
+            out.fill(-987_654_321)
+        desc_dev, reach_dev = cp.asarray(desc), cp.asarray(reach)
+        kernel = self.kernel(SWEEP.format(affine="true" if o > 0 else "false", keep="true" if traceback else "false"))
+        smem = config.ring_bytes if config.shared else 0
+        if smem > 48 * 1024:
+            kernel.max_dynamic_shared_size_bytes = smem
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        kernel((count,), (config.threads,), (
+            seqs.words, desc_dev, reach_dev, np.int32(MODES.index(mode)), np.int32(x), np.int32(o), np.int32(e),
+            np.int32(max_steps), np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max),
+            np.int32(config.shared), ring if ring is not None else out, keep if keep is not None else out, pool_top,
+            np.int64(pool_ints), bases if bases is not None else desc_dev, runs if runs is not None else out, out),
+               shared_mem=smem)
+        stop.record()
+        cigars: list[str | None] = [None] * count
+        got = out.get()  # (synchronises)
+        device.check(cp)
+        self.stats = {"pairs": count, "threads": config.threads, "shared": config.shared, "max_steps": max_steps,
+                      "kernel_ms": cp.cuda.get_elapsed_time(start, stop), "pool_ints": pool_ints}
+        done = got[:, 0] >= 0
+        if traceback and done.any():
+            texts = batch.cigar_texts(self.pinned, desc_dev, runs, out, count)
+            cigars = [t if ok else None for t, ok in zip(texts, done.tolist())]
+        self.stats["ms"] = (time.perf_counter() - t0) * 1e3
+        self.stats["steps"] = got[:, 0].tolist()
+        scores = [int(s) * g if ok else None for s, ok in zip(got[:, 0].tolist(), done.tolist())]
+        start2 = got[:, 2].tolist() if traceback and mode == "infix" else [0] * count
+        return WfaAnswers(scores, got[:, 1].tolist(), start2, cigars)
+
+    def pack(self, pairs: Sequence[Pair], n: np.ndarray, m: np.ndarray, stream: Any) -> PackedSeqs:
+        """Both sequences of every pair on the device, 4 bits a letter (nw_wfa_pack), each followed
+        by at least 3 words of pad letters (a 32-letter window at any offset up to its end)."""
+        cp = self.cp
+        sizes = np.stack([n, m], axis=1).reshape(-1)
+        raw = self.pinned.gather("wfa-bytes", [np.asarray(s, np.uint8) for p in pairs for s in (p.a, p.b)], stream)
+        words = sizes // 16 + 4
+        to = np.concatenate([[0], np.cumsum(words)])
+        frm = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        pads = np.tile(np.array([PAD_A, PAD_B], np.uint8), len(pairs))
+        table = self.pinned.upload("wfa-pack", [frm, sizes, to[:-1], words, pads], stream)
+        packed = cp.empty(int(to[-1]), cp.uint64)
+        self.kernel(PACK)((sizes.size,), (PACK_THREADS,), (raw, *table, packed))
+        return PackedSeqs(packed, to[:-1:2], to[1::2])
+
+
+@dataclass(frozen=True)
+class PackedSeqs:
+    words: Any  # device uint64
+    a_words: np.ndarray  # word offset of each pair's a
+    b_words: np.ndarray

@@ -1,0 +1,72 @@
+"""`gpu`'s wavefront kernel (workloads/nw/gpu/wfa.py, wfa.cu) on the device against the CPU
+solvers on fresh seeded random pairs of every mode and WFA cost model, every CIGAR re-scored
+over its region; the automatic choice (``gpu`` says ``wfa`` for similar pairs, falls back
+exactly); skipped without a usable GPU (the reason is shown)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from splicedalign.gpu.device import unavailable_reason
+from splicedalign.workloads.nw import Costs, Pair, cigar_cost, solve
+from splicedalign.workloads.nw.records import MODES
+from splicedalign.workloads.nw.synthetic import divergent_pair, random_batch
+
+REASON = unavailable_reason()
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(REASON is not None, reason=f"no GPU: {REASON}")]
+
+COSTS = [Costs(0, 1, 3), Costs(0, 4, 2, 6), Costs(0, 3, 2, 5), Costs(0, 2, 1), Costs(0, 5, 3, 1)]
+
+
+def wfa_solver():
+    from splicedalign.workloads.nw.gpu.wfa import WfaSolver
+
+    return WfaSolver(poison=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_wfa_kernel_equals_sequential_every_cost_model(mode):
+    seed = 4200 + MODES.index(mode)
+    print(f"seed {seed}")
+    pairs = random_batch(np.random.default_rng(seed), 40, 900, flank=150)
+    solver = wfa_solver()
+    for costs in COSTS:
+        want = [solve(p, costs, "sequential", False, mode).score for p in pairs]
+        for traceback in (True, False):
+            for k, pair in enumerate(pairs):  # one pair a launch, threads as solve picks them
+                got = solver.solve(pair, costs, traceback, mode, budget_ms=1e4)
+                if mode == "infix" and got is None:
+                    continue  # an infix pair past its memory share: the caller's other path
+                assert got is not None and got.score == want[k], (pair.name, costs, mode)
+                if traceback:
+                    assert cigar_cost(got.cigar, pair.a, pair.b, costs, got.start2, got.end2) == want[k]
+            visits = np.full(len(pairs), 1 << 26, np.int64)
+            many = solver.launch(pairs, costs, traceback, mode, 6000, visits, 64)  # a batch, 64 threads a pair
+            for k, pair in enumerate(pairs):
+                assert many.score[k] == want[k], (pair.name, costs, mode, traceback)
+                if traceback:
+                    assert cigar_cost(many.cigars[k], pair.a, pair.b, costs, many.start2[k], many.end2[k]) == want[k]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_gpu_chooses_the_wfa_for_similar_pairs_and_stays_exact(mode):
+    from splicedalign.workloads.nw.gpu.solver import GpuSolver
+
+    gpu = GpuSolver(poison=True)
+    rng = np.random.default_rng(4210)
+    print("seed 4210")
+    similar = divergent_pair(20_000, 1.0, index=3)
+    unrelated = Pair("unrelated", "a", "b", rng.integers(0, 4, 3000).astype(np.uint8),
+                     rng.integers(0, 4, 3100).astype(np.uint8))
+    for costs in (Costs(0, 1, 3), Costs(0, 4, 2, 6)):
+        for pair in (similar, unrelated):
+            want = solve(pair, costs, "multicore", False, mode).score
+            got = gpu.solve(pair, costs, traceback=True, mode=mode)
+            assert got.score == want and cigar_cost(got.cigar, pair.a, pair.b, costs, got.start2, got.end2) == want
+            if pair is similar and mode != "infix":
+                assert got.algorithm == "wfa"
+        batch = gpu.solve_many([similar, unrelated, similar], costs, traceback=True, mode=mode)
+        for pair, r in zip((similar, unrelated, similar), batch):
+            want = solve(pair, costs, "multicore", False, mode).score
+            assert r.score == want and cigar_cost(r.cigar, pair.a, pair.b, costs, r.start2, r.end2) == want

@@ -1,0 +1,204 @@
+"""The GPU wavefront kernel (wfa.cu) and its host code (gpu/wfa.py) without a GPU: the kernel
+built for the host with g++ (tests/nw_emu/wfa_host.cpp: a std::thread per CUDA thread, a
+barrier per __syncthreads), CuPy replaced by NumPy, driven through WfaSolver's own launch path,
+against the CPU solvers on random pairs of every mode and cost model, every CIGAR re-scored."""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_nw_gpu_batch_model import fake_cupy, fake_kernel
+
+from splicedalign.gpu import device
+from splicedalign.workloads.nw import wfa as cpu_wfa
+from splicedalign.workloads.nw.gpu import batch, wfa
+from splicedalign.workloads.nw.records import MODES, Costs, Pair, cigar_cost
+from splicedalign.workloads.nw.reference import ReferenceSolver
+from splicedalign.workloads.nw.synthetic import mutate, random_codes
+
+ROOT = Path(__file__).resolve().parents[1]
+EMU = ROOT / "tests" / "nw_emu" / "wfa_host.cpp"
+COSTS = (Costs(0, 1, 3), Costs(0, 4, 2, 6), Costs(0, 3, 2, 5), Costs(0, 2, 1), Costs(0, 5, 3, 1))
+
+
+@pytest.fixture(scope="module")
+def emu(tmp_path_factory):
+    if shutil.which("g++") is None:
+        pytest.skip("g++ not found: the kernel's host build needs it")
+    lib = tmp_path_factory.mktemp("wfa") / "wfa_emu.so"
+    flags = [f"-D{k}={v}" for k, v in wfa.DEFINES.items()]
+    done = subprocess.run(["g++", "-O1", "-std=c++20", "-pthread", "-shared", "-fPIC", "-D__CUDACC_RTC__", *flags,
+                           "-I", str(ROOT / "src/splicedalign/gpu/include"), "-o", str(lib), str(EMU)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return ctypes.CDLL(str(lib))
+
+
+def _pointer(value):
+    return ctypes.c_void_p(value.ctypes.data) if isinstance(value, np.ndarray) else ctypes.c_longlong(int(value))
+
+
+class EmuKernel:
+    """An nw_wfa / nw_wfa_pack launch on the host build, with wfa.py's arguments."""
+
+    def __init__(self, lib, name):
+        self.lib, self.name = lib, name
+        self.max_dynamic_shared_size_bytes = 0
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        if self.name == wfa.PACK:
+            self.lib.emu_nw_wfa_pack(ctypes.c_int(grid[0]), *(_pointer(a) for a in args))
+            return
+        affine = "true," in self.name.split("<")[1].split(" ")[0]
+        keep = self.name.endswith("true>")
+        seqs, desc, reach, *ints, ring, keep_arr, pool_top, pool_ints, bases, runs, out = args
+        assert len(ints) == 9
+        status = self.lib.emu_nw_wfa(
+            ctypes.c_int(affine), ctypes.c_int(keep), ctypes.c_int(grid[0]), ctypes.c_int(block[0]),
+            _pointer(seqs), _pointer(desc), _pointer(reach), *(ctypes.c_int(int(v)) for v in ints),
+            _pointer(ring), _pointer(keep_arr), _pointer(pool_top), ctypes.c_longlong(int(pool_ints)),
+            _pointer(bases), _pointer(runs), _pointer(out))
+        assert status == 0, "the shared ring exceeds the host build's shared memory"
+
+
+@pytest.fixture
+def solver(emu, monkeypatch):
+    cp = fake_cupy()
+    cp.uint64 = np.uint64
+    monkeypatch.setattr(device, "cupy", lambda: cp)
+    monkeypatch.setattr(device, "empty_pinned", lambda n, dtype: np.empty(n, dtype))
+    monkeypatch.setattr(device, "memory_budget", lambda cap=None: 1 << 30)
+    text = fake_kernel(batch.TEXT, [])
+    monkeypatch.setattr(device, "function",
+                        lambda source, name, names, defines: text if name == batch.TEXT else EmuKernel(emu, name))
+    return wfa.WfaSolver(poison=True)
+
+
+def _pairs(rng, count, most):
+    pairs = []
+    for k in range(count):
+        a = random_codes(int(rng.integers(1, most)), rng)
+        kind = k % 5
+        b = random_codes(int(rng.integers(1, most)), rng) if kind == 0 else mutate(a, rng, 0.2 * kind)
+        if kind == 4:
+            flanks = [random_codes(int(rng.integers(0, 30)), rng) for _ in range(2)]
+            b = np.concatenate([flanks[0], b, flanks[1]])
+        if b.size == 0:
+            b = np.array([2], np.uint8)
+        b[rng.random(b.size) < 0.01] = 5
+        pairs.append(Pair(f"p{k}", "a", "b", a, b))
+    return pairs
+
+
+def test_reach_table_is_the_cpu_wfas_ranges():
+    for x, o, e in ((1, 0, 3), (2, 3, 1), (3, 5, 2), (5, 1, 3), (1, 0, 1)):
+        reach = wfa.reach_table(x, o, e, 200)
+        # the CPU's rule (wfa_kernels.wfa_forward) on unclamped ranges: M[s-x], M[s-o-e] +- 1,
+        # and with o > 0 I / D at s - e (absent at score 0)
+        want = [0]
+        for s in range(1, 201):
+            cands = [want[s - x]] if s >= x and want[s - x] >= 0 else []
+            if s >= o + e and want[s - o - e] >= 0:
+                cands.append(want[s - o - e] + 1)
+            if o > 0 and s > e and want[s - e] >= 0:
+                cands.append(want[s - e] + 1)
+            want.append(max(cands) if cands else -1)
+        assert reach.tolist() == want, (x, o, e)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_wfa_kernel_on_host_every_cost_model(solver, mode):
+    seed = 2610 + MODES.index(mode)
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    reference = ReferenceSolver()
+    pairs = _pairs(rng, 10, 160)
+    for costs in COSTS:
+        _, x, o, e = wfa.reduced(costs)
+        reach = wfa.reach_table(x, o, e, 2000)
+        visits = np.array([wfa.visits_upto(reach, p.n, p.m, mode, 3 if o else 1, 2001) for p in pairs])
+        for traceback in (True, False):
+            got = solver.launch(pairs, costs, traceback, mode, 2000, visits, 32)
+            for k, pair in enumerate(pairs):
+                want = reference.solve(pair, costs, traceback=False, mode=mode)
+                assert got.score[k] == want.score, (pair.name, costs, mode, traceback)
+                if traceback:
+                    assert cigar_cost(got.cigars[k], pair.a, pair.b, costs, got.start2[k], got.end2[k]) == want.score
+                cpu = cpu_wfa.wfa_align(pair.a, pair.b, costs, mode, False, 1 << 40)
+                assert got.end2[k] == cpu.end2, (pair.name, costs, mode)
+
+
+def test_wfa_gives_up_past_its_visits_and_solve_budget(solver):
+    rng = np.random.default_rng(2614)
+    print("seed 2614")
+    a = random_codes(300, rng)
+    pairs = [Pair("similar", "a", "b", a, mutate(a, rng, 0.1)), Pair("unrelated", "a", "b", a, random_codes(300, rng))]
+    costs = Costs(0, 4, 2, 6)
+    reach = wfa.reach_table(2, 3, 1, 4000)
+    need = [cpu_wfa.wfa_align(p.a, p.b, costs, "global", False, 1 << 40) for p in pairs]
+    visits = np.array([need[0].visited + 50_000, need[0].visited + 50_000], np.int64)
+    got = solver.launch(pairs, costs, True, "global", 4000, visits, 64)
+    assert got.score[0] == need[0].score and got.score[1] is None and got.cigars[1] is None
+    # the GPU's ranges are the CPU's: the same diagonals visited (the CPU counts score 0 once)
+    for answer, pair in zip(need, pairs):
+        assert wfa.visits_upto(reach, pair.n, pair.m, "global", 3, answer.score // 2 + 1) - 2 == answer.visited
+    # one pair, threads as the host picks them (up to the ring's width): the ring in shared memory
+    answer = solver.solve(pairs[0], costs, True, "global", budget_ms=50.0)
+    assert answer.algorithm == "wfa" and answer.score == need[0].score
+    assert cigar_cost(answer.cigar, pairs[0].a, pairs[0].b, costs) == need[0].score
+    assert solver.solve(pairs[1], costs, False, "global", budget_ms=0.05) is None
+
+
+def test_launch_configuration():
+    reach = wfa.reach_table(1, 0, 3, 3000)
+    n, m = np.array([100_000]), np.array([99_989])
+    config = wfa.configure(reach, n, m, "global", 1, 0, 3, 1400, wfa.MAX_THREADS)
+    # 100k at 1% (linear 0/1/3: 1,348 scores): |k| <= 466, a ring of 4 rows of 933 ints in shared memory
+    assert config.reach_max == 466 and config.stride == 933 and config.shared and config.rows == 4
+    assert config.threads == 960
+    affine = wfa.configure(wfa.reach_table(2, 3, 1, 3000), n, m, "global", 2, 3, 1, 2330, wfa.MAX_THREADS)
+    # 100k at 1%, WFA2's affine costs over 2 (2,330 scores): M's ring 5 rows, I's and D's 2 each
+    assert affine.rows == 9 and affine.reach_max == 2328 and affine.shared
+    wide = wfa.configure(reach, n, m, "infix", 1, 0, 3, 1400, wfa.MAX_THREADS)
+    assert not wide.shared and wide.threads == wfa.MAX_THREADS
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_gpu_solver_batch_takes_the_wfa_then_the_bands(solver, mode, monkeypatch):
+    """GpuSolver.solve_many: the WFA's launch for the pairs it takes, batch.py's bands (here the
+    reference in place of the whole band path) for the rest, in input order."""
+    from splicedalign.workloads.nw.gpu import solver as gpu_solver
+
+    seed = 2620 + MODES.index(mode)
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    reference = ReferenceSolver()
+    pairs = _pairs(rng, 12, 1400)
+    pairs.insert(3, Pair("empty", "a", "b", np.zeros(0, np.uint8), np.array([1, 2], np.uint8)))
+    gpu = gpu_solver.GpuSolver.__new__(gpu_solver.GpuSolver)
+    gpu.use_wfa, gpu.wfa, gpu.poison = True, solver, True
+    handed = []
+
+    class Bands:
+        def solve_many(self, rest, costs, traceback, mode):
+            handed.extend(p.name for p in rest)
+            return [reference.solve(p, costs, traceback, mode) for p in rest]
+
+    gpu.batch = Bands()
+    monkeypatch.setattr(wfa, "BATCH_THREADS", 64)
+    monkeypatch.setattr(wfa, "BATCH_SHARE", 1e9)  # the WFA whatever the prediction (infix: the bands')
+    for costs in (Costs(0, 1, 3), Costs(0, 4, 2, 6)):
+        handed.clear()
+        got = gpu.solve_many(pairs, costs, traceback=True, mode=mode)
+        print(mode, costs, solver.stats)
+        # infix: every step spans all of b, so a pair's cap (a share of its cells) stops most
+        assert "empty" in handed and (mode == "infix" or any(r.algorithm == "wfa" for r in got))
+        for pair, r in zip(pairs, got):
+            want = reference.solve(pair, costs, traceback=False, mode=mode).score
+            assert r.score == want and cigar_cost(r.cigar, pair.a, pair.b, costs, r.start2, r.end2) == want
+            assert (r.algorithm == "wfa") == (pair.name not in handed)
