@@ -146,7 +146,10 @@ class ForcedWfa:
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global"):
         if not self.applies(costs) or pair.n == 0 or pair.m == 0:
             raise SolverUnavailable("not the WFA's costs")
-        got = self.solver.solve(pair, costs, traceback, mode, budget_ms=1e4)
+        from splicedalign.workloads.nw.gpu.wfa import sampled_score
+
+        expected = sampled_score(pair, costs) if min(pair.n, pair.m) >= 2048 else None
+        got = self.solver.solve(pair, costs, traceback, mode, budget_ms=1e4, expected=expected)
         if got is None:
             raise SolverUnavailable("the WFA gave up")
         return got
@@ -269,13 +272,15 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
     gpu, whole = GpuSolver(), GpuSolver(adaptive=False, whole_codes=False, use_wfa=False)
     banded = GpuSolver(band_min_cells=0, use_wfa=False)
     banded4 = GpuSolver(band_min_cells=0, band_rows=4, use_wfa=False)  # nw_band with R = 4 (strips of 128 rows)
+    forced = ForcedWfa()  # the WFA kernel whatever `gpu` would choose
     for name in args.side_cases:
         pair = case_pair(name)
         for cost_name in args.side_costs:
             costs = ISSUE26_COSTS[cost_name]
             for traceback in (False, True):
                 runs = [("gpu", gpu), ("pywfa", peer)] + (
-                    [("gpu-whole", whole), ("gpu-band", banded), ("gpu-band-R4", banded4)] if args.whole else [])
+                    [("gpu-whole", whole), ("gpu-band", banded), ("gpu-band-R4", banded4)] if args.whole else []) + (
+                    [("gpu-wfa", forced)] if args.force_wfa and "unrelated" not in name else [])
                 scores = {}
                 for label, solver in runs:
                     if solver is None or elapsed() > args.budget:
@@ -294,6 +299,7 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
                     if traceback and cigar_cost(result.cigar, pair.a, pair.b, costs) != result.score:
                         fails.append(f"{label} {name} {cost_name}: CIGAR does not re-score to {result.score}")
                     band = getattr(solver, "band", None)
+                    stats_of = solver.solver if isinstance(solver, ForcedWfa) else solver
                     row = {"case": name, "costs": cost_name, "solver": label, "mode": "align" if traceback else "score",
                            "ms": timing.median * 1e3, "algorithm": result.algorithm, "score": result.score,
                            "passes": getattr(solver, "passes", None),
@@ -301,7 +307,7 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
                            "kernel_ms": getattr(solver, "kernel_ms", None),
                            "pass_ms": [round(x, 2) for x in getattr(solver, "pass_ms", [])],
                            "walk_ms": getattr(solver, "walk_ms", None) if traceback else None,
-                           "wfa": wfa_stats(solver) if result.algorithm == "wfa" else None}
+                           "wfa": wfa_stats(stats_of) if result.algorithm == "wfa" else None}
                     rows.append(row)
                     log(f"  {label:<9} {name:<16} {cost_name:<6} {row['mode']:<5} {row['ms']:10.2f} ms "
                         f"{row['algorithm']:<5} passes {row['passes']} {row['pass_ms']} band {row['band']} "
@@ -314,7 +320,8 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
 
 def wfa_stats(solver) -> dict | None:
     """The last WFA launch of a `gpu` solver: steps, kernel ms, threads, ring in shared memory."""
-    stats = getattr(getattr(solver, "wfa", None), "stats", None)
+    stats = getattr(solver, "stats", None) if hasattr(solver, "launch") else getattr(
+        getattr(solver, "wfa", None), "stats", None)
     if not stats:
         return None
     return {"steps": stats.get("steps", [None])[0], "kernel_ms": round(stats.get("kernel_ms", 0.0), 3),
@@ -357,6 +364,8 @@ def main() -> int:
                         help="the side by side with pywfa (issue 26) instead of the sweep")
     parser.add_argument("--side-cases", nargs="+", default=list(ISSUE26_CASES))
     parser.add_argument("--side-costs", nargs="+", default=list(ISSUE26_COSTS), choices=sorted(ISSUE26_COSTS))
+    parser.add_argument("--force-wfa", action="store_true",
+                        help="side by side: also the WFA kernel alone (not on unrelated pairs)")
     parser.add_argument("--whole", action="store_true",
                         help="side by side: also gpu with the whole table and with bands at every size")
     args = parser.parse_args()

@@ -14,10 +14,10 @@ if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/pywfa-*.whl \
         && export PYTHONPATH=$PYTHONPATH:/tmp/site
 fi
-CASES=${*:-30368-10 100000-1 100000-5 1000000-1}
+CASES=${*:-30368-10 30368-unrelated 100000-1 100000-5 1000000-1}
 python3 scripts/device_nw_batch.py --repeats 3 --fresh 40 >"$OUT/batch.log" 2>&1
 echo "batch rc $?"
-python3 scripts/device_nw.py --side --side-cases $CASES --pairs 150 --mode-pairs 90 --budget 400 --out "$OUT" \
+python3 scripts/device_nw.py --side --force-wfa --side-cases $CASES --pairs 150 --mode-pairs 90 --budget 400 --out "$OUT" \
     >"$OUT/side.log" 2>&1
 echo "side rc $?"
 grep -E "FAIL|passed|failed|error" "$OUT/batch.log" | head -20

@@ -54,16 +54,17 @@ class EmuKernel:
         if self.name == wfa.PACK:
             self.lib.emu_nw_wfa_pack(ctypes.c_int(grid[0]), *(_pointer(a) for a in args))
             return
+        assert shared_mem <= 4 << 20, "more shared memory than the host build has"
         affine = "true," in self.name.split("<")[1].split(" ")[0]
         keep = self.name.endswith("true>")
         seqs, desc, reach, *ints, ring, keep_arr, pool_top, pool_ints, bases, runs, out = args
-        assert len(ints) == 9
+        assert len(ints) == 10
         status = self.lib.emu_nw_wfa(
             ctypes.c_int(affine), ctypes.c_int(keep), ctypes.c_int(grid[0]), ctypes.c_int(block[0]),
             _pointer(seqs), _pointer(desc), _pointer(reach), *(ctypes.c_int(int(v)) for v in ints),
             _pointer(ring), _pointer(keep_arr), _pointer(pool_top), ctypes.c_longlong(int(pool_ints)),
             _pointer(bases), _pointer(runs), _pointer(out))
-        assert status == 0, "the shared ring exceeds the host build's shared memory"
+        assert status == 0
 
 
 @pytest.fixture
@@ -122,7 +123,9 @@ def test_wfa_kernel_on_host_every_cost_model(solver, mode):
         _, x, o, e = wfa.reduced(costs)
         reach = wfa.reach_table(x, o, e, 2000)
         visits = np.array([wfa.visits_upto(reach, p.n, p.m, mode, 3 if o else 1, 2001) for p in pairs])
-        for traceback in (True, False):
+        # the ring and sequences in shared memory, the sequences alone, neither
+        for traceback, shared_bytes in ((True, 1 << 20), (False, 1 << 20), (True, 3000), (True, 0)):
+            solver.shared_bytes = shared_bytes
             got = solver.launch(pairs, costs, traceback, mode, 2000, visits, 32)
             for k, pair in enumerate(pairs):
                 want = reference.solve(pair, costs, traceback=False, mode=mode)
@@ -160,10 +163,13 @@ def test_launch_configuration():
     config = wfa.configure(reach, n, m, "global", 1, 0, 3, 1400, wfa.MAX_THREADS)
     # 100k at 1% (linear 0/1/3: 1,348 scores): |k| <= 466, a ring of 4 rows of 933 ints in shared memory
     assert config.reach_max == 466 and config.stride == 933 and config.shared and config.rows == 4
+    assert config.seqs_shared and config.smem == 14_928 + 100_056  # and both sequences, 4 bits a letter
     assert config.threads == 960
     affine = wfa.configure(wfa.reach_table(2, 3, 1, 3000), n, m, "global", 2, 3, 1, 2330, wfa.MAX_THREADS)
-    # 100k at 1%, WFA2's affine costs over 2 (2,330 scores): M's ring 5 rows, I's and D's 2 each
-    assert affine.rows == 9 and affine.reach_max == 2328 and affine.shared
+    # 100k at 1%, WFA2's affine costs over 2 (2,330 scores): M's ring 5 rows, I's and D's 2 each,
+    # 168 KB: the sequences (100 KB) in shared memory, the ring in global memory
+    assert affine.rows == 9 and affine.reach_max == 2328 and affine.seqs_shared and not affine.shared
+    assert wfa.configure(reach, 10 * n, 10 * m, "global", 1, 0, 3, 1400, 256).smem == 14_928
     wide = wfa.configure(reach, n, m, "infix", 1, 0, 3, 1400, wfa.MAX_THREADS)
     assert not wide.shared and wide.threads == wfa.MAX_THREADS
 

@@ -31,7 +31,7 @@ static unsigned long long atomicAdd(unsigned long long* p, unsigned long long v)
 }
 using std::max;
 using std::min;
-alignas(16) int smem[1 << 18];
+alignas(16) int smem[1 << 20];  // the host build's shared memory (4 MiB)
 #include "../../src/splicedalign/workloads/nw/gpu/wfa.cu"
 
 template <class F>
@@ -53,24 +53,23 @@ static void run_blocks(int blocks, int threads, F body) {
 
 extern "C" int emu_nw_wfa(int affine, int keep_on, int blocks, int threads, const u64* seqs, const long long* desc,
                           const int* reach, int mode, int x, int o, int e, int max_steps, int ring_size, int stride,
-                          int reach_max, int ring_shared, int* ring_global, int* keep,
+                          int reach_max, int ring_shared, int seqs_shared, int* ring_global, int* keep,
                           unsigned long long* pool_top, long long pool_ints, long long* bases, unsigned* runs,
                           int* out) {
     auto call = [&] {
         if (affine && keep_on)
             nw_wfa<true, true>(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max, ring_shared,
-                               ring_global, keep, pool_top, pool_ints, bases, runs, out);
+                               seqs_shared, ring_global, keep, pool_top, pool_ints, bases, runs, out);
         else if (affine)
             nw_wfa<true, false>(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max,
-                                ring_shared, ring_global, keep, pool_top, pool_ints, bases, runs, out);
+                                ring_shared, seqs_shared, ring_global, keep, pool_top, pool_ints, bases, runs, out);
         else if (keep_on)
             nw_wfa<false, true>(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max,
-                                ring_shared, ring_global, keep, pool_top, pool_ints, bases, runs, out);
+                                ring_shared, seqs_shared, ring_global, keep, pool_top, pool_ints, bases, runs, out);
         else
             nw_wfa<false, false>(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max,
-                                 ring_shared, ring_global, keep, pool_top, pool_ints, bases, runs, out);
+                                 ring_shared, seqs_shared, ring_global, keep, pool_top, pool_ints, bases, runs, out);
     };
-    if ((long long)ring_shared * (ring_size + 2 * (e + 1)) * stride > (long long)(sizeof(smem) / sizeof(int))) return 1;
     run_blocks(blocks, threads, call);
     return 0;
 }

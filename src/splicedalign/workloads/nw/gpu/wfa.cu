@@ -15,7 +15,9 @@
 //
 // Extension: letters packed 4 bits each (16 a 64-bit word; a and b padded with different pad
 // letters, so a run never passes an end), 32 letters compared per iteration (3 word loads per
-// sequence through the read-only cache, a funnel shift, xor, count of trailing zeros).
+// sequence, a funnel shift, xor, count of trailing zeros), from shared memory when both
+// sequences fit beside the ring (measured: from global memory a diagonal cost ~2 us, the
+// wavefront's diagonals reading lines all over both sequences, L1 thrashed).
 //
 // With KEEP, every step's M (and I, D) is also stored in `keep`, a pool shared by the launch's
 // pairs: thread 0 takes the room of step s + 1 (one atomicAdd on `pool_top`) during step s, so a
@@ -45,11 +47,12 @@ __device__ __forceinline__ WfaDesc wfa_desc(const long long* desc, int w) {
     return WfaDesc{d[0], d[1], int(d[2]), int(d[3]), d[4], d[5], d[6]};
 }
 
-// 32 letters from position `pos` of a packed sequence as two words (letters pos..pos+15, +16..+31)
-__device__ __forceinline__ void window32(const u64* __restrict__ s, long long pos, u64& w0, u64& w1) {
+// 32 letters from position `pos` of a packed sequence as two words (letters pos..pos+15, +16..+31);
+// `s` points to shared or global memory (generic loads)
+__device__ __forceinline__ void window32(const u64* s, long long pos, u64& w0, u64& w1) {
     const long long at = pos >> 4;
     const int shift = int(pos & 15) * 4;
-    const u64 x0 = __ldg(s + at), x1 = __ldg(s + at + 1), x2 = __ldg(s + at + 2);
+    const u64 x0 = s[at], x1 = s[at + 1], x2 = s[at + 2];
     if (shift) {
         w0 = (x0 >> shift) | (x1 << (64 - shift));
         w1 = (x1 >> shift) | (x2 << (64 - shift));
@@ -60,7 +63,7 @@ __device__ __forceinline__ void window32(const u64* __restrict__ s, long long po
 }
 
 // The offset after the run of matching letters from (h, v = h - k).
-__device__ __forceinline__ int extend(const u64* __restrict__ a, const u64* __restrict__ b, int h, int k) {
+__device__ __forceinline__ int extend(const u64* a, const u64* b, int h, int k) {
     long long v = (long long)h - k;
     while (true) {
         u64 a0, a1, b0, b1;
@@ -139,7 +142,7 @@ struct Runs {
 template <bool AFFINE, bool KEEP>
 __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int mode,
-    int x, int o, int e, int max_steps, int ring_size, int stride, int reach_max, int ring_shared,
+    int x, int o, int e, int max_steps, int ring_size, int stride, int reach_max, int ring_shared, int seqs_shared,
     int* __restrict__ ring_global, int* __restrict__ keep, unsigned long long* __restrict__ pool_top,
     long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
     extern __shared__ int smem[];
@@ -151,9 +154,20 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     const int p = blockIdx.x;
     const int tid = threadIdx.x, threads = blockDim.x;
     const WfaDesc d = wfa_desc(desc, p);
+    const int n = d.n, m = d.m;
     const u64* a = seqs + d.a;
     const u64* b = seqs + d.b;
-    const int n = d.n, m = d.m;
+    if (seqs_shared) {  // both sequences into shared memory, after the ring: every extension load
+        // then costs ~30 cycles where the wavefront's spread of offsets made them L2 round trips
+        const int rows_ints = ring_shared ? (ring_size + 2 * (AFFINE ? e + 1 : 0)) * stride : 0;
+        u64* sa = reinterpret_cast<u64*>(smem + ((rows_ints + 1) & ~1));
+        const int wa = n / 16 + WFA_PAD_WORDS, wb = m / 16 + WFA_PAD_WORDS;
+        u64* sb = sa + wa;
+        for (int w = tid; w < wa; w += threads) sa[w] = a[w];
+        for (int w = tid; w < wb; w += threads) sb[w] = b[w];
+        a = sa;
+        b = sb;
+    }
     const int koff = min(reach_max, n);  // ring rows hold k = -koff .. at k + koff
     const int gap_ring = AFFINE ? e + 1 : 0;
     const int rows = ring_size + 2 * gap_ring;
@@ -347,7 +361,7 @@ __global__ void nw_wfa_pack(const unsigned char* __restrict__ bytes, const long 
 // nvcc builds instantiate the shipped variants (wfa.NAMES); NVRTC only the one a launch asks for.
 #define NW_WFA(AFFINE, KEEP)                                                                                \
     template __global__ void nw_wfa<AFFINE, KEEP>(const u64*, const long long*, const int*, int, int, int, int, \
-                                                  int, int, int, int, int, int*, int*, unsigned long long*,     \
+                                                  int, int, int, int, int, int, int*, int*, unsigned long long*, \
                                                   long long, long long*, unsigned*, int*);
 NW_WFA(false, false)
 NW_WFA(false, true)

@@ -11,3 +11,4 @@
 #define WFA_OP_X 1
 #define WFA_OP_D 2
 #define WFA_OP_I 3
+#define WFA_PAD_WORDS 4

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,31 +32,36 @@ from splicedalign.workloads.nw.wfa_kernels import NULL
 KERNEL_FILE = Path(__file__).with_name("wfa.cu")
 MAX_THREADS = 1024
 PAD_A, PAD_B = 6, 7  # letters past the ends (4-bit codes): equal to nothing and to each other
+PAD_WORDS = 4  # words of pad letters after each packed sequence
 DEFINES = {"WFA_NULL": NULL, "WFA_DESC": batch.DESCRIPTOR, "WFA_OUT": batch.OUT, "WFA_MAX_THREADS": MAX_THREADS,
            "MODE_GLOBAL": MODES.index("global"), "MODE_PREFIX": MODES.index("prefix"),
            "MODE_INFIX": MODES.index("infix"), "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH, "WFA_OP_D": OP_DEL,
-           "WFA_OP_I": OP_INS}  # wfa.defines.h
+           "WFA_OP_I": OP_INS, "WFA_PAD_WORDS": PAD_WORDS}  # wfa.defines.h
 SWEEP = "nw_wfa<{affine}, {keep}>"
 PACK = "nw_wfa_pack"
 NAMES = tuple(SWEEP.format(affine=a, keep=k) for a in ("false", "true") for k in ("false", "true")) + (PACK,)
 ALGORITHM = "wfa"
 PACK_THREADS = 256
 BATCH_THREADS = 256  # a batch's pairs of ~10 kb have wavefronts of a few hundred diagonals
-SHARED_RING_BYTES = 200 * 1024  # the ring in shared memory up to this (sm_80/sm_90 allow 227 KiB a block)
+# dynamic shared memory a block may take (sm_80 allows 163 KiB a block, sm_90 227 KiB; a device's
+# own limit, when CuPy can tell it, replaces it)
+SHARED_BYTES = 160 * 1024
 KEEP_SHARE = 0.5  # of the device memory budget the kept wavefronts may take
-# The cost model of one block (predictions for an H100, to be replaced by measurements): a score
-# step costs STEP_US (the barrier, the ranges, the longest extension of the step) and each
-# diagonal visited VISIT_NS (one SM: ~128 lanes an instruction a cycle, ~20 instructions a visit)
-STEP_US = 0.3
-VISIT_NS = 0.1
+# The cost model of one block: a score step costs ROUND_US for each round of its diagonals over the
+# block's threads (ceil(width / threads): a thread's diagonals run one after another, each a
+# chain of dependent loads: the ring, the extension's windows). Measured on an H100 with the
+# sequences in global memory: 2.0 us a round (10^5 1% linear: 1,348 steps of one round in
+# 2.8 ms; 30,368 10%: 7.9 k rounds in 12.9 ms; 10^6 1%: 72 k rounds in 172 ms: the wavefront's
+# diagonals read lines all over both sequences, L1 thrashes); in shared memory: predicted 0.3.
+ROUND_US = {True: 0.3, False: 2.0}  # keyed by: the sequences in shared memory
 STEPS_MAX = 1 << 22  # the reach table's length at most (a cap beyond it is cut to it)
 # batches (solve_many): pairs sampled for the batch's divergence, the slack of each pair's cap
 # over the sample's prediction (diagonals; scores: their square root, about), at most this share
 # of its cells, the band batch's time a cell (H100, 2,000 x 10 kb at 5%: 110 ms linear, 156 ms
-# affine for 2 x 10^11 cells) and the share of it the WFA's prediction must beat; the batch's
-# blocks share the SMS streaming multiprocessors of an H100 (VISIT_NS is one SM's)
+# affine for 2 x 10^11 cells) and the share of it the WFA's prediction must beat; a batch's blocks
+# run BATCH_BLOCKS at once (132 SMs x 8 blocks of 256 threads on an H100)
 BATCH_SAMPLES, BATCH_SLACK, BATCH_STEP_SLACK, BATCH_CELL_SHARE, BATCH_SHARE = 8, 3.0, 1.6, 0.05, 0.5
-SMS = 132
+BATCH_BLOCKS = 132 * 8
 BAND_BATCH_PS = {False: 0.55, True: 0.78}  # keyed by gap-affine
 # the divergence sample (sampled_score): both ends of a, against b's with a margin
 SAMPLE_LENGTH, SAMPLE_MARGIN, SAMPLE_WORK = 512, 64, 200_000
@@ -122,6 +127,8 @@ class Launch:
     max_steps: int
     shared: bool  # ring in shared memory
     arrays: int  # M (and I, D)
+    seq_bytes: int = 0  # both packed sequences of the largest pair
+    seqs_shared: bool = False  # the sequences copied into shared memory
 
     @property
     def ring_bytes(self) -> int:
@@ -131,17 +138,36 @@ class Launch:
     def rows(self) -> int:
         return self.ring + 2 * self.gap_ring
 
+    @property
+    def smem(self) -> int:
+        """Dynamic shared memory a block: the ring (if there), 8-byte aligned, the sequences (if there)."""
+        ring = -(-self.ring_bytes // 8) * 8 if self.shared else 0
+        return ring + (self.seq_bytes if self.seqs_shared else 0)
+
+
+def packed_words(length: np.ndarray) -> np.ndarray:
+    """Words of a packed sequence: 16 letters a word, then PAD_WORDS of pad letters (a 32-letter
+    window at any offset up to its end stays inside)."""
+    return length // 16 + PAD_WORDS
+
 
 def configure(reach: np.ndarray, n: np.ndarray, m: np.ndarray, mode: str, x: int, o: int, e: int,
-              max_steps: int, threads: int) -> Launch:
+              max_steps: int, threads: int, shared_bytes: int = SHARED_BYTES) -> Launch:
+    """The launch's threads (up to one a ring column), ring and what goes into shared memory:
+    the sequences first (the extension's loads), the ring too when both fit."""
     reach_max = int(reach[:max_steps + 1].max())
     width = np.minimum(reach_max, n) + (m if mode == "infix" else np.minimum(reach_max, m)) + 1
     stride = int(width.max())
     arrays = 3 if o > 0 else 1
+    seq_bytes = int((8 * (packed_words(n) + packed_words(m))).max())
     launch = Launch(threads=max(32, min(threads, -(-stride // 32) * 32)), ring=ring_size(x, o, e),
                     gap_ring=e + 1 if o > 0 else 0, stride=stride, reach_max=reach_max, max_steps=max_steps,
-                    shared=False, arrays=arrays)
-    return Launch(**{**launch.__dict__, "shared": launch.ring_bytes <= SHARED_RING_BYTES})
+                    shared=True, arrays=arrays, seq_bytes=seq_bytes, seqs_shared=True)
+    for shared, seqs in ((True, True), (False, True), (True, False), (False, False)):
+        chosen = replace(launch, shared=shared, seqs_shared=seqs)
+        if chosen.smem <= shared_bytes:
+            return chosen
+    raise AssertionError("unreachable")
 
 
 def steps_for(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, visits: int) -> int:
@@ -150,22 +176,37 @@ def steps_for(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, visits:
     return int(np.searchsorted(total, visits, side="right"))
 
 
-def shared_steps(reach: np.ndarray, n: int, m: int, mode: str, x: int, o: int, e: int) -> int:
-    """The most scores (of ``reach``) whose ring fits in SHARED_RING_BYTES (``configure``'s rows)."""
+def shared_steps(reach: np.ndarray, n: int, m: int, mode: str, x: int, o: int, e: int,
+                 shared_bytes: int = SHARED_BYTES) -> int:
+    """The most scores (of ``reach``) whose ring fits in shared memory beside both sequences (or
+    alone, when the sequences do not fit)."""
     wide = np.maximum.accumulate(reach.astype(np.int64))
     stride = np.minimum(wide, n) + (m if mode == "infix" else np.minimum(wide, m)) + 1
     rows = ring_size(x, o, e) + (2 * (e + 1) if o > 0 else 0)
-    return int(np.searchsorted(4 * rows * stride, SHARED_RING_BYTES, side="right"))
+    seqs = int(8 * (packed_words(np.array([n, m])).sum()))
+    room = shared_bytes - seqs if seqs + 4 * rows <= shared_bytes else shared_bytes
+    return int(np.searchsorted(4 * rows * stride, room, side="right"))
 
 
-def estimate_ms(pair: Pair, costs: Costs, mode: str, score: float) -> float:
-    """The cost model's time (STEP_US, VISIT_NS) of the WFA of ``pair`` to ``score``."""
+def seqs_fit(n: int, m: int, shared_bytes: int = SHARED_BYTES) -> bool:
+    """Whether both packed sequences fit in a block's shared memory (``configure``'s first choice)."""
+    return int(8 * packed_words(np.array([n, m])).sum()) <= shared_bytes
+
+
+def rounds(reach: np.ndarray, n: int, m: int, mode: str, threads: int) -> np.ndarray:
+    """Each score's rounds of diagonals over ``threads`` (the cost model's unit)."""
+    return -(-widths(reach, n, m, mode) // threads)
+
+
+def estimate_ms(pair: Pair, costs: Costs, mode: str, score: float, threads: int = MAX_THREADS,
+                shared_bytes: int = SHARED_BYTES) -> float:
+    """The cost model's time (ROUND_US) of the WFA of ``pair`` to ``score`` on one block."""
     if score > score_bound(costs, pair.n, pair.m):
         return float("inf")
     g, x, o, e = reduced(costs)
     steps = int(score / g) + 1
-    reach = reach_table(x, o, e, steps)
-    return STEP_US * 1e-3 * steps + VISIT_NS * 1e-6 * visits_upto(reach, pair.n, pair.m, mode, 3 if o else 1, steps)
+    total = int(rounds(reach_table(x, o, e, steps), pair.n, pair.m, mode, threads).sum())
+    return ROUND_US[seqs_fit(pair.n, pair.m, shared_bytes)] * 1e-3 * total
 
 
 def sampled_score(pair: Pair, costs: Costs, length: int = SAMPLE_LENGTH) -> float:
@@ -189,13 +230,14 @@ def visits_upto(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, steps
     return int(widths(reach[:steps], n, m, mode).sum()) * arrays
 
 
-def budget_steps(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, budget_ms: float) -> tuple[int, int]:
+def budget_steps(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, budget_ms: float,
+                 shared_bytes: int = SHARED_BYTES) -> tuple[int, int]:
     """(steps, visits): the most scores, and their diagonals, one pair's WFA may take within
-    ``budget_ms`` by the cost model (STEP_US, VISIT_NS)."""
-    total = np.cumsum(widths(reach, n, m, mode)) * arrays
-    cost_us = STEP_US * np.arange(1, total.size + 1) + VISIT_NS * 1e-3 * total
+    ``budget_ms`` by the cost model (ROUND_US, MAX_THREADS a block)."""
+    width = widths(reach, n, m, mode)
+    cost_us = ROUND_US[seqs_fit(n, m, shared_bytes)] * np.cumsum(-(-width // MAX_THREADS))
     steps = int(np.searchsorted(cost_us, budget_ms * 1e3, side="right"))
-    return steps, int(total[steps - 1]) if steps else 0
+    return steps, int(width[:steps].sum()) * arrays
 
 
 @dataclass
@@ -218,10 +260,18 @@ class WfaSolver:
         self.pinned = device.PinnedBuffers()
         self.stats: dict[str, Any] = {}
         self._reach: dict[tuple[int, int, int], np.ndarray] = {}
+        self._kernels: dict[str, Any] = {}
+        self.shared_bytes = SHARED_BYTES
+        try:  # the device's own limit a block (less the kernel's static 32 bytes)
+            self.shared_bytes = int(self.cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]) - 1024
+        except (AttributeError, KeyError, TypeError):
+            pass
 
     def kernel(self, name: str) -> Any:
         assert name in NAMES, name
-        return device.function(KERNEL_FILE, name, (name,), DEFINES)
+        if name not in self._kernels:
+            self._kernels[name] = device.function(KERNEL_FILE, name, (name,), DEFINES)
+        return self._kernels[name]
 
     def reach(self, x: int, o: int, e: int, steps: int) -> np.ndarray:
         """The reach table of (x, o, e) for at least ``steps`` scores (kept per process)."""
@@ -244,17 +294,17 @@ class WfaSolver:
         arrays = 3 if o > 0 else 1
         if costs.bound(pair.n, pair.m) >= INT32_SAFE:
             return None
-        steps = min(STEPS_MAX, int(budget_ms * 1e3 / STEP_US), score_bound(costs, pair.n, pair.m) // g + 1)
+        steps = min(STEPS_MAX, int(budget_ms * 1e3 / ROUND_US[True]), score_bound(costs, pair.n, pair.m) // g + 1)
         if expected is not None:
             steps = min(steps, int(SAMPLE_SLACK * expected / g) + 64)
         reach = self.reach(x, o, e, steps)
-        steps, visits = budget_steps(reach, pair.n, pair.m, mode, arrays, budget_ms)
+        steps, visits = budget_steps(reach, pair.n, pair.m, mode, arrays, budget_ms, self.shared_bytes)
         if traceback:  # the kept wavefronts within their share of the memory (4 bytes a diagonal)
             visits = min(visits, int(KEEP_SHARE * device.memory_budget(self.memory_cap)) // 4 - 20 * steps)
             steps = steps_for(reach, pair.n, pair.m, mode, arrays, visits)
         if steps == 0:
             return None
-        near = shared_steps(reach[:steps], pair.n, pair.m, mode, x, o, e)
+        near = shared_steps(reach[:steps], pair.n, pair.m, mode, x, o, e, self.shared_bytes)
         for last in ((near, steps) if near < steps else (steps,)):
             got = self.launch([pair], costs, traceback, mode, last - 1,
                               np.array([visits_upto(reach, pair.n, pair.m, mode, arrays, last)], np.int64), MAX_THREADS)
@@ -291,13 +341,18 @@ class WfaSolver:
             rate = score_bound(costs, int(n[typical]), int(m[typical])) / longest[typical]
         steps = int(BATCH_STEP_SLACK * rate * longest[ks].max() / g) + 16
         reach = self.reach(x, o, e, steps)
-        want = visits_upto(reach, int(n[typical]), int(m[typical]), mode, arrays, int(rate * longest[typical] / g) + 1)
-        if VISIT_NS * 1e-6 * want * ks.size / SMS > BATCH_SHARE * BAND_BATCH_PS[o > 0] * 1e-9 * float(
-                np.sum(n[ks] * m[ks])):
+        typical_steps = int(rate * longest[typical] / g) + 1
+        want = visits_upto(reach, int(n[typical]), int(m[typical]), mode, arrays, typical_steps)
+        per_pair = ROUND_US[seqs_fit(int(n[typical]), int(m[typical]), self.shared_bytes)] * 1e-3 * float(
+            rounds(reach[:typical_steps], int(n[typical]), int(m[typical]), mode, BATCH_THREADS).sum())
+        band_ms = BAND_BATCH_PS[o > 0] * 1e-9 * float(np.sum(n[ks] * m[ks]))
+        if mode == "infix" or per_pair * -(-ks.size // BATCH_BLOCKS) > BATCH_SHARE * band_ms:
+            # infix: every score spans all of b (a few hundred times the diagonals of global mode)
             return answers  # the certified bands are predicted faster
         scale = (longest[ks] / longest[typical]).astype(np.float64) ** 2
         visits = np.minimum(BATCH_SLACK * want * scale, BATCH_CELL_SHARE * n[ks] * m[ks]).astype(np.int64)
-        steps = min(steps - 1, shared_steps(reach, int(n[ks].max()), int(m[ks].max()), mode, x, o, e) - 1)
+        near = shared_steps(reach, int(n[ks].max()), int(m[ks].max()), mode, x, o, e, self.shared_bytes)
+        steps = min(steps, max(near, 1)) - 1
         got = self.launch([pairs[k] for k in ks.tolist()], costs, traceback, mode, steps, visits, BATCH_THREADS)
         share = (time.perf_counter() - t0) / max(1, int(np.sum(n[ks] * m[ks])))
         for at, k in enumerate(ks.tolist()):
@@ -320,25 +375,37 @@ class WfaSolver:
         reach = self.reach(x, o, e, max_steps)
         n = np.fromiter((p.n for p in pairs), np.int64, count)
         m = np.fromiter((p.m for p in pairs), np.int64, count)
-        config = configure(reach, n, m, mode, x, o, e, max_steps, threads)
+        config = configure(reach, n, m, mode, x, o, e, max_steps, threads, self.shared_bytes)
         # no step is wider than the table's n + m + 1 diagonals
         visits = np.minimum(visits, (n + m + 1) * config.arrays * (max_steps + 1))
         stream = cp.cuda.get_current_stream()
-        seqs = self.pack(pairs, n, m, stream)
+        raw = self.pinned.gather("wfa-bytes", [np.asarray(s, np.uint8) for p in pairs for s in (p.a, p.b)], stream)
+        sizes = np.stack([n, m], axis=1).reshape(-1)
+        words = packed_words(sizes)
+        to = np.concatenate([[0], np.cumsum(words)])
         runs_each = 2 * max_steps + 4
         desc = np.zeros((count, batch.DESCRIPTOR), np.int64)
-        desc[:, 0], desc[:, 1] = seqs.a_words, seqs.b_words
+        desc[:, 0], desc[:, 1] = to[:-1:2], to[1::2]
         desc[:, 2], desc[:, 3], desc[:, 4] = n, m, visits
         desc[:, 6] = np.arange(count, dtype=np.int64) * runs_each
+        # every small array in one copy: the descriptors, the reach table, the pool's counter, the
+        # packing's table (from, size, to, words, pad of each sequence)
+        meta = self.pinned.upload("wfa-meta", [
+            desc, reach, np.zeros(1, np.uint64), np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes, to[:-1], words,
+            np.tile(np.array([PAD_A, PAD_B], np.uint8), count)], stream)
+        desc_dev, reach_dev, pool_top = meta[:3]
+        packed = cp.empty(int(to[-1]), cp.uint64)
+        self.kernel(PACK)((sizes.size,), (PACK_THREADS,), (raw, *meta[3:], packed))
         ring_ints = config.rows * config.stride
         fixed = 8 * count * (max_steps + 1) + 4 * count * runs_each if traceback else 0
         fixed += 0 if config.shared else 4 * count * ring_ints
-        budget = int(KEEP_SHARE * device.memory_budget(self.memory_cap))
-        device.require_memory(fixed, budget, f"gpu wfa: {count} pair(s) up to {max_steps:,} scores")
-        # the kept wavefronts: a pool the pairs take room from as they go (wfa.cu)
-        pool_ints = max(1, min(int(visits.sum()), (budget - fixed) // 4)) if traceback else 1
+        pool_ints = 1
+        if traceback or fixed:
+            budget = int(KEEP_SHARE * device.memory_budget(self.memory_cap))
+            device.require_memory(fixed, budget, f"gpu wfa: {count} pair(s) up to {max_steps:,} scores")
+            if traceback:  # the kept wavefronts: a pool the pairs take room from as they go (wfa.cu)
+                pool_ints = max(1, min(int(visits.sum()), (budget - fixed) // 4))
         keep = cp.empty(pool_ints, cp.int32) if traceback else None
-        pool_top = cp.zeros(1, cp.uint64)
         bases = cp.empty(count * (max_steps + 1), cp.int64) if traceback else None
         runs = cp.empty(count * runs_each, cp.uint32) if traceback else None
         ring = None if config.shared else cp.empty(count * ring_ints, cp.int32)
@@ -348,19 +415,18 @@ class WfaSolver:
                 if array is not None:
                     array.fill(-987_654_321 if array.dtype == cp.int32 else 0xA5A5A5A5)
             out.fill(-987_654_321)
-        desc_dev, reach_dev = cp.asarray(desc), cp.asarray(reach)
         kernel = self.kernel(SWEEP.format(affine="true" if o > 0 else "false", keep="true" if traceback else "false"))
-        smem = config.ring_bytes if config.shared else 0
+        smem = config.smem
         if smem > 48 * 1024:
             kernel.max_dynamic_shared_size_bytes = smem
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         start.record()
         kernel((count,), (config.threads,), (
-            seqs.words, desc_dev, reach_dev, np.int32(MODES.index(mode)), np.int32(x), np.int32(o), np.int32(e),
+            packed, desc_dev, reach_dev, np.int32(MODES.index(mode)), np.int32(x), np.int32(o), np.int32(e),
             np.int32(max_steps), np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max),
-            np.int32(config.shared), ring if ring is not None else out, keep if keep is not None else out, pool_top,
-            np.int64(pool_ints), bases if bases is not None else desc_dev, runs if runs is not None else out, out),
-               shared_mem=smem)
+            np.int32(config.shared), np.int32(config.seqs_shared), ring if ring is not None else out,
+            keep if keep is not None else out, pool_top, np.int64(pool_ints),
+            bases if bases is not None else desc_dev, runs if runs is not None else out, out), shared_mem=smem)
         stop.record()
         cigars: list[str | None] = [None] * count
         got = out.get()  # (synchronises)
@@ -376,25 +442,3 @@ class WfaSolver:
         scores = [int(s) * g if ok else None for s, ok in zip(got[:, 0].tolist(), done.tolist())]
         start2 = got[:, 2].tolist() if traceback and mode == "infix" else [0] * count
         return WfaAnswers(scores, got[:, 1].tolist(), start2, cigars)
-
-    def pack(self, pairs: Sequence[Pair], n: np.ndarray, m: np.ndarray, stream: Any) -> PackedSeqs:
-        """Both sequences of every pair on the device, 4 bits a letter (nw_wfa_pack), each followed
-        by at least 3 words of pad letters (a 32-letter window at any offset up to its end)."""
-        cp = self.cp
-        sizes = np.stack([n, m], axis=1).reshape(-1)
-        raw = self.pinned.gather("wfa-bytes", [np.asarray(s, np.uint8) for p in pairs for s in (p.a, p.b)], stream)
-        words = sizes // 16 + 4
-        to = np.concatenate([[0], np.cumsum(words)])
-        frm = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        pads = np.tile(np.array([PAD_A, PAD_B], np.uint8), len(pairs))
-        table = self.pinned.upload("wfa-pack", [frm, sizes, to[:-1], words, pads], stream)
-        packed = cp.empty(int(to[-1]), cp.uint64)
-        self.kernel(PACK)((sizes.size,), (PACK_THREADS,), (raw, *table, packed))
-        return PackedSeqs(packed, to[:-1:2], to[1::2])
-
-
-@dataclass(frozen=True)
-class PackedSeqs:
-    words: Any  # device uint64
-    a_words: np.ndarray  # word offset of each pair's a
-    b_words: np.ndarray
