@@ -64,7 +64,8 @@ def test_gpu_solver_batches_and_hands_on_what_no_band_takes():
                   rng.integers(0, 4, 12_000).astype(np.uint8)),  # a score too high for any band
              Pair("far apart", "a", "b", similar[:100], similar)]  # 2,900 diagonals apart
     got = solve_pairs(GpuSolver(), pairs, Costs())
-    assert [r.algorithm for r in got] == ["wfa", "dp", "dp"]  # the similar pair: the wavefront kernel
+    # the similar pair: the wavefront kernel or a band (as the cost model predicts faster)
+    assert got[0].algorithm in ("wfa", "band") and [r.algorithm for r in got[1:]] == ["dp", "dp"]
     for pair, r in zip(pairs, got):
         assert r.score == solve(pair, Costs(), "sequential", traceback=False).score
         assert cigar_cost(r.cigar, pair.a, pair.b, Costs()) == r.score

@@ -63,10 +63,12 @@ CHAIN_NS = {False: 145.0, True: 170.0}
 BAND_PS = {False: 9.7, True: 12.2}
 ALIGN_FACTOR = 2.4
 FIXED_MS = 0.05
-# The WFA runs when the cost model predicts it within WFA_SHARE of that time from the pair's
-# sampled divergence (wfa.sampled_score); pairs too short to sample run it at once. Either way
-# it may take up to the other path's predicted time, then gives up (the answer stays exact).
-WFA_SHARE = 0.5
+# The WFA runs when the cost model (wfa.py) predicts it within WFA_SHARE of that time from the
+# pair's sampled divergence (wfa.sampled_score; +-25% on 10^6 1%, so not 0.5: there the WFA's
+# 175-200 ms beat the band's 302 but the guess said 239); pairs too short to sample run it at
+# once. Either way it may take up to the other path's predicted time, then gives up (the answer
+# stays exact).
+WFA_SHARE = 0.8
 WFA_SAMPLE_MIN = 4 * wfa.SAMPLE_LENGTH
 
 
@@ -225,7 +227,7 @@ class GpuSolver:
         expected = None
         if min(pair.n, pair.m) >= WFA_SAMPLE_MIN:
             expected = wfa.sampled_score(pair, costs)
-            if wfa.estimate_ms(pair, costs, mode, expected) > WFA_SHARE * other:
+            if wfa.estimate_ms(pair, costs, mode, expected, self.wfa_shared_bytes()) > WFA_SHARE * other:
                 return None
         if self.wfa is None:
             self.wfa = wfa.WfaSolver(poison=self.poison)
@@ -233,6 +235,11 @@ class GpuSolver:
         self.kernel_ms = self.wfa.stats.get("kernel_ms", 0.0)
         self.passes = 1 if done is not None else 0
         return done
+
+    def wfa_shared_bytes(self) -> int:
+        if self.wfa is None:
+            self.wfa = wfa.WfaSolver(poison=self.poison)
+        return self.wfa.shared_bytes
 
     def upload(self, pair: Pair, r: int) -> tuple[Any, Any]:
         """a padded to whole strips of 32 r rows, b to whole groups, on the device."""

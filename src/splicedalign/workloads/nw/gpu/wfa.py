@@ -47,24 +47,27 @@ BATCH_THREADS = 256  # a batch's pairs of ~10 kb have wavefronts of a few hundre
 # own limit, when CuPy can tell it, replaces it)
 SHARED_BYTES = 160 * 1024
 KEEP_SHARE = 0.5  # of the device memory budget the kept wavefronts may take
-# The cost model of one block: a score step costs ROUND_US for each round of its diagonals over the
-# block's threads (ceil(width / threads): a thread's diagonals run one after another, each a
-# chain of dependent loads: the ring, the extension's windows). Measured on an H100 with the
-# sequences in global memory: 2.0 us a round (10^5 1% linear: 1,348 steps of one round in
-# 2.8 ms; 30,368 10%: 7.9 k rounds in 12.9 ms; 10^6 1%: 72 k rounds in 172 ms: the wavefront's
-# diagonals read lines all over both sequences, L1 thrashes); in shared memory: predicted 0.3.
-ROUND_US = {True: 0.3, False: 2.0}  # keyed by: the sequences in shared memory
+# The cost model (measured on an H100, host to host runs W1/W2 of docs/experiments/nw-gpu.md):
+# one block is one SM's instruction throughput, so a score step costs STEP_US (the barrier, the
+# ranges) plus DIAG_NS a diagonal of its wavefront (I, D and M of a diagonal together):
+# 10^5 1% linear 1,348 steps of ~450 diagonals in 2.4 ms, 30,368 10% 4,218 of ~1,400 in 12.7,
+# 10^5 5% 6,744 of ~2,250 in 28.6 (1.2 us + 1.33 ns a diagonal); affine 10^5 1% 2,330 of
+# ~2,330 in 15.1 (2.3 ns); with the sequences in global memory (10^6) twice that: 14,191 of
+# ~4,700 in 172-199 ms. A batch's blocks share the GPU: DIAG_BATCH_NS a diagonal over all its
+# pairs (2,000 x 10 kb at 5%: linear 2.9 x 10^8 diagonals in 7.8 ms, affine 2.6 x 10^9 in 146).
+STEP_US = 1.2
+DIAG_NS = {False: 1.33, True: 2.3}  # keyed by gap-affine
+GLOBAL_SEQS = 2.0  # the sequences in global memory
+DIAG_BATCH_NS = {False: 0.027, True: 0.056}
 STEPS_MAX = 1 << 22  # the reach table's length at most (a cap beyond it is cut to it)
 # batches (solve_many): pairs sampled for the batch's divergence, the slack of each pair's cap
 # over the sample's prediction (diagonals; scores: their square root, about), at most this share
 # of its cells, the band batch's time a cell (H100, 2,000 x 10 kb at 5%: 110 ms linear, 156 ms
-# affine for 2 x 10^11 cells) and the share of it the WFA's prediction must beat; a batch's blocks
-# run BATCH_BLOCKS at once (132 SMs x 8 blocks of 256 threads on an H100)
+# affine for 2 x 10^11 cells) and the share of it the WFA's prediction must beat
 BATCH_SAMPLES, BATCH_SLACK, BATCH_STEP_SLACK, BATCH_CELL_SHARE, BATCH_SHARE = 8, 3.0, 1.6, 0.05, 0.5
-BATCH_BLOCKS = 132 * 8
 BAND_BATCH_PS = {False: 0.55, True: 0.78}  # keyed by gap-affine
 # the divergence sample (sampled_score): both ends of a, against b's with a margin
-SAMPLE_LENGTH, SAMPLE_MARGIN, SAMPLE_WORK = 512, 64, 200_000
+SAMPLE_LENGTH, SAMPLE_LONGEST, SAMPLE_MARGIN, SAMPLE_WORK = 512, 4096, 64, 200_000
 SAMPLE_SLACK = 4.0  # a WFA guided by a sample gives up past this many times its guess
 
 
@@ -193,28 +196,28 @@ def seqs_fit(n: int, m: int, shared_bytes: int = SHARED_BYTES) -> bool:
     return int(8 * packed_words(np.array([n, m])).sum()) <= shared_bytes
 
 
-def rounds(reach: np.ndarray, n: int, m: int, mode: str, threads: int) -> np.ndarray:
-    """Each score's rounds of diagonals over ``threads`` (the cost model's unit)."""
-    return -(-widths(reach, n, m, mode) // threads)
+def step_ms(width: np.ndarray, affine: bool, seqs_shared: bool) -> np.ndarray:
+    """The cost model's time of each score step of one block, from its wavefront's width."""
+    return (STEP_US + DIAG_NS[affine] * 1e-3 * width * (1.0 if seqs_shared else GLOBAL_SEQS)) * 1e-3
 
 
-def estimate_ms(pair: Pair, costs: Costs, mode: str, score: float, threads: int = MAX_THREADS,
-                shared_bytes: int = SHARED_BYTES) -> float:
-    """The cost model's time (ROUND_US) of the WFA of ``pair`` to ``score`` on one block."""
+def estimate_ms(pair: Pair, costs: Costs, mode: str, score: float, shared_bytes: int = SHARED_BYTES) -> float:
+    """The cost model's time of the WFA of ``pair`` to ``score`` on one block."""
     if score > score_bound(costs, pair.n, pair.m):
         return float("inf")
     g, x, o, e = reduced(costs)
-    steps = int(score / g) + 1
-    total = int(rounds(reach_table(x, o, e, steps), pair.n, pair.m, mode, threads).sum())
-    return ROUND_US[seqs_fit(pair.n, pair.m, shared_bytes)] * 1e-3 * total
+    width = widths(reach_table(x, o, e, int(score / g) + 1), pair.n, pair.m, mode)
+    return float(step_ms(width, o > 0, seqs_fit(pair.n, pair.m, shared_bytes)).sum())
 
 
-def sampled_score(pair: Pair, costs: Costs, length: int = SAMPLE_LENGTH) -> float:
-    """The pair's optimal cost guessed from its two ends: the first ``length`` letters of a
-    against the start of b (with a margin), and the last ones reversed against b's end, by the
-    CPU WFA in prefix mode; their cost a letter times the longer length. Only the choice of
-    algorithm rests on it (~10-20 us a window for similar pairs; a window past SAMPLE_WORK
-    diagonals, ~0.2 ms, says unrelated: infinite)."""
+def sampled_score(pair: Pair, costs: Costs) -> float:
+    """The pair's optimal cost guessed from its two ends: the first L letters of a (L = n / 64,
+    within SAMPLE_LENGTH .. SAMPLE_LONGEST: a 1% pair of 10^6 has ~40 differences in each, not
+    ~5, whose count alone moved the guess by +-45%) against the start of b (with a margin), and
+    the last ones reversed against b's end, by the CPU WFA in prefix mode; their cost a letter
+    times the longer length. Only the choice of algorithm rests on it (~10-50 us for similar
+    pairs; a window past SAMPLE_WORK diagonals, ~0.2 ms, says unrelated: infinite)."""
+    length = min(SAMPLE_LONGEST, max(SAMPLE_LENGTH, pair.n // 64))
     total = 0
     for a, b in ((pair.a[:length], pair.b[:length + SAMPLE_MARGIN]),
                  (pair.a[::-1][:length], pair.b[::-1][:length + SAMPLE_MARGIN])):
@@ -222,7 +225,7 @@ def sampled_score(pair: Pair, costs: Costs, length: int = SAMPLE_LENGTH) -> floa
         if got is None:
             return float("inf")
         total += got.score
-    return total / (2 * length) * max(pair.n, pair.m)
+    return total / (2 * min(length, pair.n)) * max(pair.n, pair.m)
 
 
 def visits_upto(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, steps: int) -> int:
@@ -233,10 +236,10 @@ def visits_upto(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, steps
 def budget_steps(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, budget_ms: float,
                  shared_bytes: int = SHARED_BYTES) -> tuple[int, int]:
     """(steps, visits): the most scores, and their diagonals, one pair's WFA may take within
-    ``budget_ms`` by the cost model (ROUND_US, MAX_THREADS a block)."""
+    ``budget_ms`` by the cost model."""
     width = widths(reach, n, m, mode)
-    cost_us = ROUND_US[seqs_fit(n, m, shared_bytes)] * np.cumsum(-(-width // MAX_THREADS))
-    steps = int(np.searchsorted(cost_us, budget_ms * 1e3, side="right"))
+    cost_ms = np.cumsum(step_ms(width, arrays > 1, seqs_fit(n, m, shared_bytes)))
+    steps = int(np.searchsorted(cost_ms, budget_ms, side="right"))
     return steps, int(width[:steps].sum()) * arrays
 
 
@@ -294,7 +297,7 @@ class WfaSolver:
         arrays = 3 if o > 0 else 1
         if costs.bound(pair.n, pair.m) >= INT32_SAFE:
             return None
-        steps = min(STEPS_MAX, int(budget_ms * 1e3 / ROUND_US[True]), score_bound(costs, pair.n, pair.m) // g + 1)
+        steps = min(STEPS_MAX, int(budget_ms * 1e3 / STEP_US), score_bound(costs, pair.n, pair.m) // g + 1)
         if expected is not None:
             steps = min(steps, int(SAMPLE_SLACK * expected / g) + 64)
         reach = self.reach(x, o, e, steps)
@@ -305,7 +308,7 @@ class WfaSolver:
         if steps == 0:
             return None
         near = shared_steps(reach[:steps], pair.n, pair.m, mode, x, o, e, self.shared_bytes)
-        for last in ((near, steps) if near < steps else (steps,)):
+        for last in ((near, steps) if 0 < near < steps else (steps,)):
             got = self.launch([pair], costs, traceback, mode, last - 1,
                               np.array([visits_upto(reach, pair.n, pair.m, mode, arrays, last)], np.int64), MAX_THREADS)
             if got.score[0] is not None:
@@ -343,10 +346,9 @@ class WfaSolver:
         reach = self.reach(x, o, e, steps)
         typical_steps = int(rate * longest[typical] / g) + 1
         want = visits_upto(reach, int(n[typical]), int(m[typical]), mode, arrays, typical_steps)
-        per_pair = ROUND_US[seqs_fit(int(n[typical]), int(m[typical]), self.shared_bytes)] * 1e-3 * float(
-            rounds(reach[:typical_steps], int(n[typical]), int(m[typical]), mode, BATCH_THREADS).sum())
+        batch_ms = DIAG_BATCH_NS[o > 0] * 1e-6 * want / arrays * ks.size
         band_ms = BAND_BATCH_PS[o > 0] * 1e-9 * float(np.sum(n[ks] * m[ks]))
-        if mode == "infix" or per_pair * -(-ks.size // BATCH_BLOCKS) > BATCH_SHARE * band_ms:
+        if mode == "infix" or batch_ms > BATCH_SHARE * band_ms:
             # infix: every score spans all of b (a few hundred times the diagonals of global mode)
             return answers  # the certified bands are predicted faster
         scale = (longest[ks] / longest[typical]).astype(np.float64) ** 2
