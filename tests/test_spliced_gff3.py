@@ -128,6 +128,23 @@ def test_escape_helpers():
     assert gff_gap(ops) == "I3 M3 D1 M4" and gff_gap(b"") == ""
 
 
+def test_escape_helpers_escape_each_character_as_the_spec_says():
+    """Every code point up to 0x3000 (and a few beyond), alone and inside text: a seqid keeps
+    [a-zA-Z0-9.:^*$@!+_?|-] and escapes the rest as %XX of its code point; a value escapes
+    ; = & , % and control characters only."""
+    def seqid_char(c):
+        return c if re.fullmatch(r"[a-zA-Z0-9.:^*$@!+_?|-]", c) else f"%{ord(c):02X}"
+
+    def value_char(c):
+        return f"%{ord(c):02X}" if c in ";=&,%\t\n\r" or ord(c) < 32 or ord(c) == 127 else c
+
+    chars = [chr(i) for i in range(0x3000)] + ["\U0001F600", "\u00e9", "\u200b"]
+    for c in chars:
+        assert gff_seqid(f"a{c}b") == f"a{seqid_char(c)}b" and gff_value(f"a{c}b") == f"a{value_char(c)}b", repr(c)
+    text = "".join(chars)
+    assert gff_seqid(text) == "".join(map(seqid_char, text)) and gff_value(text) == "".join(map(value_char, text))
+
+
 def test_minus_strand_gene_model_is_valid(tmp_path):
     """A minus-strand model: '-' in column 7, ascending start <= end, Gap still parses."""
     base = "TTTT" + "ACGGATCCAT" + "GGGGGGGG" + "TTACCAGTGA" + "AAAA"
