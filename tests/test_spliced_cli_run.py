@@ -225,17 +225,19 @@ def test_numba_set_up_keeps_linear_algebra_working():
 
 
 def test_numba_set_up_leaves_out_what_numba_probes_for(tmp_path):
-    """core.jit.start imports numba without SciPy, PyYAML or coverage (numba probes for them)
-    and without scanning entry points for numba extensions; afterwards those modules import as
+    """core.jit.start imports numba without SciPy, PyYAML or coverage (numba probes for them),
+    without scanning entry points for numba extensions and without numba's LLVM lock events;
+    afterwards those modules import as
     usual and code compiled later still gets SciPy's BLAS. With a .numba_config.yaml in the
     working folder, numba still reads it (PyYAML imported)."""
     probe = ("import sys, numpy as np; from splicedalign.core import jit; jit.start(); "
-             "import numba.core.entrypoints as e; "
+             "import numba.core.entrypoints as e, llvmlite.binding.ffi as ffi; "
              "before = sorted(m for m in ('scipy', 'yaml', 'coverage') if m in sys.modules); "
+             "events = [cb for cb in ffi.lib._lock._cblist if cb[0].__module__ == 'numba.core.base']; "
              "import scipy, yaml; f = __import__('numba').njit(lambda a: np.dot(a, a)); "
-             "print(before, e._already_initialized, f(np.arange(3.0)))")
+             "print(before, e._already_initialized, events, f(np.arange(3.0)))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["[]", "True", "5.0"]
+    assert out.split() == ["[]", "True", "[]", "5.0"]
     (tmp_path / ".numba_config.yaml").write_text("boundscheck: 0\n")
     probe = "import sys; from splicedalign.core import jit; jit.start(); print('yaml' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
