@@ -149,7 +149,7 @@ def importtime(code_or_argv: list[str], log: Path, top: int = 25) -> list[tuple[
                 rows.append((int(cum), name.rstrip()))
             except ValueError:
                 pass
-    log.write_text("\n".join(f"{c:>9} {n}" for c, n in sorted(rows, reverse=True)) + "\n")
+    log.write_text(proc.stderr)  # in import order: the nesting shows who imports what
     return sorted(rows, reverse=True)[:top]
 
 
@@ -159,6 +159,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7_100)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-gpu", action="store_true", help="a dry run on a machine without CuPy (CPU rows only)")
+    ap.add_argument("--blas", action="store_true",
+                    help="only: the import profile of a gpu align, and NumPy's import and the gpu align with "
+                         "OpenBLAS's thread per CPU against the console script's one thread (interleaved)")
     args = ap.parse_args()
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -174,6 +177,8 @@ def main() -> int:
     gff3 = ["--solver", "gpu", "--format", "gff3", "-o", os.devnull]
     multicore = ["--solver", "multicore", "--format", "gff3", "-o", os.devnull]
     lines: list[str] = [f"seed {args.seed}; {os.cpu_count()} CPUs"]
+    if args.blas:
+        return blas_rows(cli + score, args.rounds, lines, out)
     t = time.perf_counter()
     for argv in (multicore,) if args.no_gpu else (gff3, score, multicore):  # numba's cache, kernels (untimed)
         run(cli + argv)
@@ -209,6 +214,27 @@ def main() -> int:
     lines.append("CLI as it is: " + ", ".join(f"{k} {statistics.median(v):.3f} (min {min(v):.3f})"
                                              for k, v in walls.items()))
     print(lines[-1], flush=True)
+    return finish(lines, out)
+
+
+def blas_rows(align: list[str], rounds: int, lines: list[str], out: Path) -> int:
+    """What OpenBLAS's threads cost a fresh process: ``import numpy`` and a gpu align, with a
+    thread per CPU (OPENBLAS_NUM_THREADS = the CPU count, OpenBLAS's default) and with the
+    console script's one, interleaved; and the align's import profile (as the console script runs)."""
+    run(align)  # kernels and numba's cache loaded once (untimed)
+    top = importtime(align[1:], out / "importtime_align_gpu_score.txt")
+    lines.append("importtime align gpu score: " + ", ".join(f"{n.strip()} {c / 1e6:.3f}" for c, n in top[:16]))
+    per_cpu = {"OPENBLAS_NUM_THREADS": str(os.cpu_count())}
+    times: dict[str, list[float]] = {k: [] for k in ("numpy, a thread per CPU", "numpy, one thread",
+                                                    "align, a thread per CPU", "align, one thread")}
+    numpy = [sys.executable, "-c", "import time; t = time.perf_counter(); import numpy; print(time.perf_counter() - t)"]
+    for _ in range(rounds):
+        times["numpy, a thread per CPU"].append(float(run(numpy, **per_cpu)[1].stdout))
+        times["numpy, one thread"].append(float(run(numpy, OPENBLAS_NUM_THREADS="1")[1].stdout))
+        times["align, a thread per CPU"].append(run(align, **per_cpu)[0])
+        times["align, one thread"].append(run(align)[0])
+    lines.append("OpenBLAS threads (medians, s): "
+                 + ", ".join(f"{k} {statistics.median(v):.3f}" for k, v in times.items()))
     return finish(lines, out)
 
 
