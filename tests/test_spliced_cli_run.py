@@ -13,6 +13,7 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -91,6 +92,63 @@ def test_duplicate_warning_once_per_file(tmp_path):
     assert err.splitlines() == [f"splicedalign: {table}: 2 duplicate exon interval(s) kept "
                                 "(they cannot change the score)"]
     assert len(json.loads(out)) == 2
+
+
+def test_duplicate_warning_once_from_the_reading_process(tmp_path):
+    """A fresh ``python -m splicedalign.cli`` reads a manifest in a forked child (core.forked):
+    its warning is said once by the parent, with the same output as an in-process align."""
+    cases = synthetic.tiny_set(bases=2)
+    root = write_dataset(cases, tmp_path).parent
+    table = root / "exons" / "tiny00.tsv"
+    lines = table.read_text().splitlines()
+    table.write_text("\n".join(lines + lines[1:3]) + "\n")
+    argv = ["align", "--manifest", str(root / "cases.tsv"), "--score-only", "--solver", "reference"]
+    proc = subprocess.run([sys.executable, "-m", "splicedalign.cli", "-q", *argv], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [f"splicedalign: {table}: 2 duplicate exon interval(s) kept "
+                                        "(they cannot change the score)"]
+    code, out, _ = run_cli("-q", *argv)
+
+    def kept(text):
+        return [{k: v for k, v in r.items() if not k.startswith("seconds") and k != "mcups"} for r in json.loads(text)]
+
+    assert code == 0 and kept(proc.stdout) == kept(out) and len(kept(out)) == 4
+
+
+def test_forked_call_hands_back_its_result_error_and_log_records(caplog):
+    """core.forked: the child's result, its exception (an InputError keeps its fields) and its
+    log records, said by the parent in order; in another process unless other threads run."""
+    from splicedalign.core import forked
+
+    assert forked.start(os.getpid)() != os.getpid() or threading.active_count() > 1
+
+    def talk():
+        log = logging.getLogger("splicedalign.forked_test")
+        log.warning("one %d", 1)
+        log.info("two")
+        return [1, "a"]
+
+    with caplog.at_level(logging.INFO, logger="splicedalign"):
+        assert forked.start(talk)() == [1, "a"]
+    assert [r.getMessage() for r in caplog.records if r.name == "splicedalign.forked_test"] == ["one 1", "two"]
+
+    def bad():
+        raise InputError("x.tsv", "bad row", "3")
+
+    with pytest.raises(InputError) as err:
+        forked.start(bad)()
+    assert (err.value.source, err.value.where, err.value.problem, str(err.value)) == \
+        ("x.tsv", "3", "bad row", "x.tsv:3: bad row")
+    waits = []
+    other = threading.Thread(target=lambda: waits.append(forked.start(os.getpid)))
+    blocker = threading.Event()
+    holder = threading.Thread(target=blocker.wait)
+    holder.start()
+    other.start()
+    other.join()
+    blocker.set()
+    holder.join()
+    assert waits[0]() == os.getpid()  # another thread ran: no fork, the call runs here
 
 
 @pytest.mark.parametrize("seed", [2012, 5])

@@ -17,6 +17,9 @@ class InputError(ValueError):
         place = f"{source}:{where}" if where else source
         super().__init__(f"{place}: {problem}")
 
+    def __reduce__(self):  # pickled whole (core.forked hands it from a reading process)
+        return type(self), (self.source, self.problem, self.where)
+
 
 class SolverUnavailable(RuntimeError):
     """The solver cannot run on this machine (e.g. no GPU); the message says why."""

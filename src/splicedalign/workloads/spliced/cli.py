@@ -8,9 +8,11 @@ import argparse
 import importlib
 import json
 import logging
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from splicedalign.core import jit
+from splicedalign.core import forked, jit
 from splicedalign.core.commandline import (
     EPILOG,
     add_gpu_memory_argument,
@@ -129,18 +131,41 @@ def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> list[TestCase]
                       getattr(args, "shift_window", 0))
 
 
+def _read_beside(args: argparse.Namespace, strands: tuple[str, ...]) -> Callable[[], list[TestCase]]:
+    """The cases: for a manifest in a fresh process (numba not imported yet), read in a forked
+    child process while this one loads its solver (core.forked); on the H100 host the reading
+    took 0.19-0.23 s and numba's import with its registries 0.48-0.51 s, each holding the
+    interpreter. Else read now (a bad input is said before any set-up). Returns the function
+    that gives them."""
+    if not getattr(args, "manifest", None) or "numba" in sys.modules:
+        cases = _cases(args, strands)
+        return lambda: cases
+    wait = forked.start(lambda: _cases(args, strands))
+
+    def received() -> list[TestCase]:
+        cases = wait()
+        for case in cases:  # pickling loses NumPy's read-only flag
+            bounds = case.__dict__.get("bounds")
+            if bounds is not None:
+                bounds.flags.writeable = False
+        return cases
+
+    return received
+
+
 def _start_driver(args: argparse.Namespace) -> None:
     """For a GPU solver on the default device: the CUDA driver and context started on a thread
-    while the input is read (gpu.driver: ctypes lets the interpreter go, so the reading runs at
-    its own speed beside it)."""
+    while the solver loads (gpu.driver: ctypes lets the interpreter go, so the work beside it runs
+    at its own speed)."""
     if getattr(args, "devices", None) is None and SOLVERS.entry(args.solver).gpu:
         driver.start()
 
 
 def _load_solver(args: argparse.Namespace) -> None:
-    """A fresh process's one-time set-up for the solver, after the reading: numba imported and
-    its implementations loaded (core.jit, without what it probes for and splicedalign does not
-    use), then the solver's module. Not on a thread beside the reading: numba's import, CuPy's
+    """A fresh process's one-time set-up for the solver (while a child process reads the input,
+    or after the reading): numba imported and its implementations loaded (core.jit, without what
+    it probes for and splicedalign does not use), then the solver's module. Not on a thread beside
+    the reading: numba's import, CuPy's
     and the reading all hold the interpreter, and a reader that gives it up at each of its ~6,000
     system calls waits a switch interval to get it back from a busy thread (on the H100 host the
     reading took 1.2 s beside such set-up threads against 0.19-0.23 s alone, and a fresh
@@ -159,9 +184,10 @@ def _align(args: argparse.Namespace) -> int:
     if args.score_only and args.format == "gff3":
         raise InputError("--format", "gff3 needs the gene model: drop --score-only")
     check_output(args.output)
+    reading = _read_beside(args, STRAND_CHOICES[args.strand])  # before any thread starts (a fork)
     _start_driver(args)
-    cases = _cases(args, STRAND_CHOICES[args.strand])
     _load_solver(args)
+    cases = reading()
     solver = SOLVERS.get(args.solver)
     if getattr(args, "gpu_memory", None) is not None and hasattr(solver, "memory_cap"):
         solver.memory_cap = args.gpu_memory  # the GPU memory it may take at most

@@ -1,0 +1,86 @@
+"""A call run in a forked child process while this one goes on: what a fresh command-line process
+does to read its input while it imports its solver (numba, CuPy). Both hold the interpreter, so
+a thread cannot overlap them; a child process runs on another core. The child sends back its
+result (or its exception) and the ``splicedalign`` log records it made, pickled through a pipe;
+the parent says the records first, in order, then returns or raises.
+
+Only on Linux (fork is the platform's way; elsewhere, or with other threads running, where a
+fork is unsafe, the call simply runs in-process when its result is asked for).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+LOGGER = "splicedalign"
+
+
+class _Kept(logging.Handler):
+    """The child's log records, kept to be said by the parent (formatted there)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        record.msg, record.args, record.exc_info = record.getMessage(), None, None  # picklable
+        self.records.append(record)
+
+
+def _child(call: Callable[[], Any], fd: int) -> None:
+    """In the child: run ``call``, send (records, ok, value) and end at once (os._exit: no
+    atexit handlers, no buffers of the parent's flushed twice)."""
+    try:
+        log = logging.getLogger(LOGGER)
+        kept = _Kept()
+        for handler in log.handlers[:]:
+            log.removeHandler(handler)
+        log.addHandler(kept)
+        try:
+            payload: tuple = (True, call())
+        except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
+            payload = (False, exc)
+        try:
+            data = pickle.dumps((kept.records, *payload), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # noqa: BLE001 - an unpicklable result or exception
+            data = pickle.dumps((kept.records, False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+        with os.fdopen(fd, "wb") as pipe:
+            pipe.write(data)
+    finally:
+        os._exit(0)
+
+
+def start(call: Callable[[], T]) -> Callable[[], T]:
+    """``call`` started in a forked child process; returns ``wait``, which gives its result in
+    this process (or raises its exception), after saying its log records. Where forking is not
+    safe (not Linux, other threads running), ``wait`` is ``call`` itself."""
+    if not sys.platform.startswith("linux") or threading.active_count() > 1:
+        return call
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        _child(call, write_end)
+    os.close(write_end)
+
+    def wait() -> T:
+        with os.fdopen(read_end, "rb") as pipe:
+            data = pipe.read()
+        os.waitpid(pid, 0)
+        if not data:  # the child died before it could answer (killed)
+            raise RuntimeError("the reading process ended without an answer")
+        records, ok, value = pickle.loads(data)
+        for record in records:
+            logging.getLogger(record.name).handle(record)
+        if not ok:
+            raise value
+        return value
+
+    return wait
