@@ -99,14 +99,17 @@ tune_short_process()
 argv = sys.argv[1:]
 args = parser(_command(argv)).parse_args(argv)
 steps = {"imports (splicedalign, numpy)": time.perf_counter() - t0}
-t = time.perf_counter()
-cli._start_driver(args)  # as align does: a GPU solver's driver started on a thread
-cases = cli._cases(args, STRAND_CHOICES[args.strand])
-steps["reading (driver start beside it)"] = time.perf_counter() - t
+t = time.perf_counter()  # as align does: the manifest read by a forked child, the driver started on a thread
+reading = cli._read_beside(args, STRAND_CHOICES[args.strand])
+cli._start_driver(args)
+steps["reading started (a child process)"] = time.perf_counter() - t
 t = time.perf_counter()
 cli._load_solver(args)
 solver = SOLVERS.get(args.solver)
 steps["solver set-up (numba, the solver's module)"] = time.perf_counter() - t
+t = time.perf_counter()
+cases = reading()
+steps["waiting for the cases (received, unpickled)"] = time.perf_counter() - t
 if SOLVERS.entry(args.solver).gpu:
     t = time.perf_counter()
     from splicedalign.gpu import device
