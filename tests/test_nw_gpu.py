@@ -40,8 +40,9 @@ def test_gpu_host_trace_and_tiny_checkpoint_blocks():
 
     for pair in pairs(32, 20, 900):
         want = solve(pair, Costs(), "sequential", traceback=False).score
-        for solver in (GpuSolver(trace="host", whole_codes=False),
-                       GpuSolver(rows_per_lane=4, cols_every=8, poison=True, whole_codes=False)):
+        # the whole table's traces (without the wavefront kernel, which takes these similar pairs)
+        for solver in (GpuSolver(trace="host", whole_codes=False, use_wfa=False),
+                       GpuSolver(rows_per_lane=4, cols_every=8, poison=True, whole_codes=False, use_wfa=False)):
             got = solver.solve(pair, Costs())
             assert got.score == want and cigar_cost(got.cigar, pair.a, pair.b, Costs()) == want
 
@@ -59,7 +60,7 @@ def test_tiles_refuse_affine_costs_and_other_modes():
 def test_gpu_every_mode_and_cost_model_against_the_reference():
     """nw_band (bands, gap-affine, prefix, infix) and nw_strips against the reference, every
     CIGAR re-scored over its region; tiny and empty-ish inputs included; bands on every size
-    (band_min_cells=0) and the default choice."""
+    (band_min_cells=0, no wavefront kernel) and the default choice (often the wavefront kernel)."""
     from splicedalign.workloads.nw.gpu.solver import GpuSolver
     from splicedalign.workloads.nw.records import MODES
 
@@ -75,8 +76,8 @@ def test_gpu_every_mode_and_cost_model_against_the_reference():
         if k % 10 == 0:
             pair = Pair("tiny", "a", "b", pair.a[:int(rng.integers(0, 3))], pair.b[:int(rng.integers(0, 3))])
         want = solve(pair, costs, "reference", traceback=False, mode=mode).score
-        for solver in (GpuSolver(), GpuSolver(band_min_cells=0, poison=True),
-                       GpuSolver(band_min_cells=0, band_rows=4)):
+        for solver in (GpuSolver(), GpuSolver(band_min_cells=0, poison=True, use_wfa=False),
+                       GpuSolver(band_min_cells=0, band_rows=4, use_wfa=False)):
             got = solver.solve(pair, costs, mode=mode)
             assert got.score == want, (k, mode, costs)
             assert cigar_cost(got.cigar, pair.a, pair.b, costs, got.start2, got.end2) == want, (k, mode, costs)
@@ -91,7 +92,7 @@ def test_gpu_bands_certify_similar_pairs():
     pair = divergent_pair(20_000, 1.0)
     for costs, mode in ((Costs(), "global"), (Costs(0, 4, 2, 6), "global"), (Costs(0, 4, 2, 6), "prefix")):
         want = solve(pair, costs, "multicore", traceback=False, mode=mode).score
-        solver = GpuSolver(poison=True, band_min_cells=0)
+        solver = GpuSolver(poison=True, band_min_cells=0, use_wfa=False)  # (with it: the wavefront kernel)
         got = solver.solve(pair, costs, mode=mode)
         assert got.algorithm == "band" and not solver.band.full
         assert got.score == want
