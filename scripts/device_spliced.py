@@ -234,12 +234,17 @@ def targets(args, say) -> list[tuple[str, float, str, float, bool]]:
 # the warm-up touched instead of faulting fresh ones in.
 COLD_PROBE = r"""
 import ctypes, hashlib, json, sys, time
-if sys.argv[2:] == ["keep"]:
+if sys.argv[2] == "keep":
     libc = ctypes.CDLL("libc.so.6")
     assert libc.mallopt(-1, 2**31 - 1) and libc.mallopt(-3, 32 << 20)  # M_TRIM_THRESHOLD, M_MMAP_THRESHOLD
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.synthetic import paper_set, paper_sets
 seed = int(sys.argv[1])
+if sys.argv[3]:  # Tuning fields (JSON) of this variant
+    from splicedalign.workloads.spliced.gpu.launch import Tuning
+    tuning = Tuning(**json.loads(sys.argv[3]))
+    _solver = GpuSolver
+    GpuSolver = lambda: _solver(tuning=tuning)
 warm = GpuSolver()
 for traceback in (False, True):
     warm.solve_many(paper_set(seed + 7919), traceback=traceback)
@@ -254,6 +259,7 @@ for key, (cases, traceback) in works.items():
     results = gpu.solve_many(cases, traceback=traceback)
     cold = time.perf_counter() - t
     stages = dict(gpu.timing)
+    span, kernels = getattr(gpu, "span_ms", 0.0), [round(k, 1) for k in gpu.kernel_ms]
     t = time.perf_counter()
     gpu.solve_many(cases, traceback=traceback)
     replay = time.perf_counter() - t
@@ -261,7 +267,7 @@ for key, (cases, traceback) in works.items():
     for r in results:
         h.update(f"{r.case} {r.score} {r.chain} {r.last_row_scores.tolist()}".encode())
     out[key] = {"cold": cold, "replay": replay, "cells": sum(c.cells for c in cases), "stages": stages,
-                "digest": h.hexdigest()[:16]}
+                "digest": h.hexdigest()[:16], "span": span, "kernels": kernels}
 print(json.dumps(out))
 """
 
@@ -273,6 +279,8 @@ def cold(args, say) -> tuple[list, list[str]]:
     trees = {"new": mine} | {name: str(Path(path).resolve()) for name, path in (t.split("=", 1) for t in args.cold)}
     if args.cold_keep:
         trees["new+keep"] = mine
+    variants = dict(t.split("=", 1) for t in args.cold_tuning)
+    trees |= {name: mine for name in variants}
     runs: dict[str, list[dict]] = {k: [] for k in trees}
     failures = []
     base_seed = int(time.time()) % 100_000 * 100
@@ -282,7 +290,8 @@ def cold(args, say) -> tuple[list, list[str]]:
         digests = {}
         for name in order:
             env = dict(os.environ, PYTHONPATH=trees[name])
-            done = subprocess.run([sys.executable, "-c", COLD_PROBE, str(seed)] + ["keep"] * name.endswith("+keep"),
+            keep = "keep" if name.endswith("+keep") else "-"
+            done = subprocess.run([sys.executable, "-c", COLD_PROBE, str(seed), keep, variants.get(name, "")],
                                   env=env, capture_output=True, text=True)
             if done.returncode:
                 failures.append(f"cold {name} seed {seed}: {done.stderr.strip().splitlines()[-1:]}")
@@ -291,7 +300,8 @@ def cold(args, say) -> tuple[list, list[str]]:
             runs[name].append(got)
             digests[name] = {k: v["digest"] for k, v in got.items()}
             say(f"  cold {name} seed {seed}: " + "; ".join(
-                f"{k} {v['cold'] * 1e3:.1f} ms (replay {v['replay'] * 1e3:.1f}; host ms "
+                f"{k} {v['cold'] * 1e3:.1f} ms (replay {v['replay'] * 1e3:.1f}; GPU span {v.get('span', 0):.1f} ms, "
+                f"kernels {v.get('kernels')}; host ms "
                 + ", ".join(f"{s} {t * 1e3:.1f}" for s, t in v["stages"].items()) + ")" for k, v in got.items()))
         if len(set(map(str, digests.values()))) > 1:
             failures.append(f"cold seed {seed}: answers differ between trees {digests}")
@@ -429,6 +439,8 @@ def main() -> int:
     ap.add_argument("--cold-seeds", type=int, default=3)
     ap.add_argument("--cold-keep", action="store_true",
                     help="also this tree with glibc keeping freed memory (the cold probe's 'keep')")
+    ap.add_argument("--cold-tuning", nargs="*", default=[], metavar="NAME=JSON",
+                    help="also this tree with other launch.Tuning fields (JSON): 'r4={\"rows_per_lane\": 4}'")
     ap.add_argument("--shared-gpu", action="store_true", help="also the shared-GPU check (issue 22 target 4)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)

@@ -198,6 +198,7 @@ class GpuSolver:
         self.tuning = tuning
         self.memory_cap = memory_cap  # bytes of device memory a call may take at most (--gpu-memory)
         self.kernel_ms: list[float] = []  # device time of each launch of the last call
+        self.span_ms = 0.0  # from the last call's first kernel start to its last kernel's end
         self.timing: dict[str, float] = {}  # host seconds of the last call, by stage
         self._cache: OrderedDict[tuple, _Inputs] = OrderedDict()
         self._works: dict[tuple, tuple] = {}  # (scoring, traceback): (the last list of cases, its Split)
@@ -537,6 +538,7 @@ class GpuSolver:
         self._rows.refill(self.streams().fill)  # beside the caller's next steps
         settle()  # what the last parts made (traced records): no collection due after the call
         self.kernel_ms = [cp.cuda.get_elapsed_time(*pair[:2]) for pair in events]
+        self.span_ms = max(cp.cuda.get_elapsed_time(events[0][0], e[-1]) for e in events) if events else 0.0
         return results  # type: ignore[return-value]
 
     def solve(self, case: TestCase, scoring: Scoring = Scoring(), traceback: bool = True) -> Result:
