@@ -116,12 +116,12 @@ template <int R> struct Profile<Lane16x2, R> {
 // lane of a register (plan.lane_word: a splat in the kernel was recomputed every step, for
 // want of a register).
 // scratch: per group two buffers of its longest sequence's length (bottom rows between passes;
-// unused with one pass), starting at 2 * scratch_base[group] (4 * in the affine kernel: H, then
-// F, per buffer); sizing by each group's own length keeps a Swiss-Prot-shaped database (a few
+// unused with one pass), starting at 2 * scratch_base[group] (4 * in the affine kernel: H and F
+// side by side, per buffer); sizing by each group's own length keeps a Swiss-Prot-shaped database (a few
 // 35,000-letter sequences) in ~2 bytes of scratch per residue instead of groups x longest.
 // out[order[...]] receives each sequence's score.
 template <class L, int R, int T, bool AFFINE>
-__global__ void __launch_bounds__(SW_BLOCK, 2) sw_inter(
+__global__ void __launch_bounds__(SW_BLOCK, 512 / SW_BLOCK) sw_inter(
     const unsigned char* __restrict__ codes, const long long* __restrict__ offsets,
     const int* __restrict__ order, int count, const typename L::E* __restrict__ prof_g, int mpad, int rs,
     int neg_gap, int neg_extend, typename L::V* __restrict__ scratch, const long long* __restrict__ scratch_base,
@@ -210,32 +210,39 @@ __global__ void __launch_bounds__(SW_BLOCK, 2) sw_inter(
         }
         V bottom = border;     // my last row's value at my previous column
         V bottom_f = low;      // F below my last row at my previous column (affine)
-        // offsets of my previous column: padding before column 0, so that a thread ahead of
-        // its first column keeps the border values there (H = 0, E = F = -oe)
-        unsigned off_mine = pad_offsets + (unsigned)t * row_step;
+        // offsets of my column: padding before column 0, so that a thread ahead of its first
+        // column keeps the border values there (H = 0, E = F = -oe)
+        unsigned off = t == 0 ? offsets_of(0) : pad_offsets + (unsigned)t * row_step;
         V diag_in = border;    // the value above my first row at my previous column
         const V* above = buf + (p & 1 ? 0 : FIELDS * stride);  // written by pass p-1
         V* below = buf + (p & 1 ? FIELDS * stride : 0);
         const bool keep = p + 1 < passes;  // the bottom row goes to the next pass
         // Thread 0's inputs per column (the letters' offsets; the row above from the previous
         // pass) come in windows of T columns: thread t loads column w + t of the window after
-        // next, and thread 0 takes column k from thread k % T by shuffle; the last thread's
-        // bottom rows go back the same way, T columns a store. A per-column load and store by
-        // one thread cost ~50 instructions a step (64-bit addresses, bounds, branches) next to
-        // the ~210 of a 32-row step's cells.
-        auto above_at = [&](int c) { return (p > 0 && c < nmax) ? above[c] : border; };
-        auto above_f_at = [&](int c) { return (AFFINE && p > 0 && c < nmax) ? above[stride + c] : low; };
+        // next, and thread 0 takes column k from thread k % T by shuffle. Loaded by thread 0
+        // column by column they cost ~30 instructions a step (64-bit addresses, bounds,
+        // branches) next to the ~210 of a 32-row step's cells. The last thread stores its
+        // bottom row (H and F side by side: one 8-byte store) every step.
+        // the row above (H, F of the previous pass's bottom row) at column c
+        auto above_at = [&](int c, V& h, V& f) {
+            h = border;
+            f = low;
+            if (c < nmax) {
+                if constexpr (AFFINE) {
+                    const uint2 x = reinterpret_cast<const uint2*>(above)[c];
+                    h = (V)x.x;
+                    f = (V)x.y;
+                } else {
+                    h = above[c];
+                }
+            }
+        };
         unsigned win = offsets_of(t), win_next = offsets_of(T + t);
         V ab = border, ab_next = border, af = low, af_next = low;
         if (p > 0) {
-            ab = above_at(t);
-            ab_next = above_at(T + t);
-            if constexpr (AFFINE) {
-                af = above_f_at(t);
-                af_next = above_f_at(T + t);
-            }
+            above_at(t, ab, af);
+            above_at(T + t, ab_next, af_next);
         }
-        V oh = border, of = low;  // the last thread's bottom rows of the last T columns
         const int steps = run_n + T - 1;
         for (int k = 0; k < steps; ++k) {
             if (k > 0 && k % T == 0) {  // the next window (block-uniform)
@@ -243,18 +250,13 @@ __global__ void __launch_bounds__(SW_BLOCK, 2) sw_inter(
                 win_next = offsets_of(k + T + t);
                 if (p > 0) {
                     ab = ab_next;
-                    ab_next = above_at(k + T + t);
-                    if constexpr (AFFINE) {
-                        af = af_next;
-                        af_next = above_f_at(k + T + t);
-                    }
+                    af = af_next;
+                    above_at(k + T + t, ab_next, af_next);
                 }
             }
             V up = __shfl_up_sync(FULL, bottom, 1, T);
             V f = low;
             if constexpr (AFFINE) f = __shfl_up_sync(FULL, bottom_f, 1, T);
-            unsigned off = __shfl_up_sync(FULL, off_mine, 1, T) + row_step;
-            const unsigned off0 = __shfl_sync(FULL, win, k % T, T);
             if (p > 0) {
                 const V ab0 = __shfl_sync(FULL, ab, k % T, T);
                 if (t == 0) up = ab0;
@@ -266,7 +268,6 @@ __global__ void __launch_bounds__(SW_BLOCK, 2) sw_inter(
                 up = border;
                 f = low;
             }
-            if (t == 0) off = off0;
             V s[R];
             Profile<L, R>::load(smem_raw, off, lift, s);
             // the diagonals first, off the chain: each reads the previous column's value of
@@ -294,26 +295,19 @@ __global__ void __launch_bounds__(SW_BLOCK, 2) sw_inter(
             }
             bottom = AFFINE ? H[R - 1] : up;
             bottom_f = f;
-            off_mine = off;
-            if (keep) {  // thread i holds the last thread's bottom rows of step k - (T - 1) + i
-                oh = __shfl_down_sync(FULL, oh, 1, T);
-                if constexpr (AFFINE) of = __shfl_down_sync(FULL, of, 1, T);
-                if (t == T - 1) {
-                    oh = bottom;
-                    of = bottom_f;
+            // the next step's offsets, off the chain: its profile loads need not wait for a shuffle
+            const unsigned off0 = __shfl_sync(FULL, (k + 1) % T == 0 ? win_next : win, (k + 1) % T, T);
+            off = __shfl_up_sync(FULL, off, 1, T) + row_step;
+            if (t == 0) off = off0;
+            if (keep && t == T - 1) {  // my bottom row, for the next pass
+                const int j = k - (T - 1);  // my column
+                if (j >= 0 && j < nmax) {
+                    if constexpr (AFFINE) {
+                        reinterpret_cast<uint2*>(below)[j] = make_uint2((unsigned)bottom, (unsigned)bottom_f);
+                    } else {
+                        below[j] = bottom;
+                    }
                 }
-                const int c = k - 2 * (T - 1) + t;  // the column of the value I hold
-                if ((k + 1) % T == 0 && c >= 0 && c < nmax) {
-                    below[c] = oh;
-                    if constexpr (AFFINE) below[stride + c] = of;
-                }
-            }
-        }
-        if (keep) {  // the last columns (rewriting one already stored writes the same value)
-            const int c = steps - 1 - 2 * (T - 1) + t;
-            if (c >= 0 && c < nmax) {
-                below[c] = oh;
-                if constexpr (AFFINE) below[stride + c] = of;
             }
         }
     }

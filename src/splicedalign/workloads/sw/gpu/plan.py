@@ -18,11 +18,10 @@ DEFINES = {"SW_CODES": CODES, "SW_PAD_ROW": PAD_ROW, "SW_BLOCK": BLOCK}
 # multiple of 4 (16-byte loads of 32-bit profile elements), so that R * 8 can follow a query's
 # length: q850 takes 4 passes of 28 x 8 (896 rows), not 4 of 32 x 8 (1,024).
 SHAPES = ((8, 8), (12, 8), (16, 8), (20, 8), (24, 8), (28, 8), (32, 8), (8, 16), (16, 16), (24, 16), (16, 32))
-# Time per padded query row of the T = 8 shapes relative to R = 32 (H100, Swiss-Prot-shaped
-# database, BLOSUM62 11/1, q464 and q2005, conflict-free profile slices): more rows per thread
-# spread each step's shuffles, profile loads and fill over more cells. Measured 8/16/24/32:
-# 1.82/1.27/1.08/1.0 = 0.727 + 8.75 / R within 1%; 12, 20, 28 from that fit.
-ROW_COST = {32: 1.0, 28: 1.04, 24: 1.08, 20: 1.165, 16: 1.27, 12: 1.46, 8: 1.82}
+# Time per padded query row of the T = 8 shapes relative to R = 32 (H100, 570,000-sequence
+# Swiss-Prot-shaped database, BLOSUM62 11/1, q2005 alone in a call, every shape in one run): more
+# rows per thread spread each step's shuffles, offsets and the wavefront's fill over more cells.
+ROW_COST = {32: 1.0, 28: 1.006, 24: 1.024, 20: 1.07, 16: 1.128, 12: 1.268, 8: 1.329}
 SCAN_WIDTHS = (128, 256, 512)  # sw-scan block widths; 512 is the paper's slice
 
 

@@ -239,19 +239,24 @@ class GpuSolver:
                ddb: DeviceDatabase, scoring: Scoring, streams: list[Any], marks: dict | None = None) -> _Step:
         """Queue the launches of the queries ``batch`` against a resident chunk, the queries
         alternating between ``streams``; their inputs (profiles, scores filled with POISON)
-        are on the device first."""
+        are on the device first. The first query's launch goes as soon as its own inputs are
+        there: the GPU runs it while the host plans the others (20 queries: ~17 ms of host
+        work, 1% of their search on an H100)."""
         cp = self.cp
         lanes = LANES[0] if self.wide_only else LANES[1]
         with self._side:
-            plans = [[self._launch_plan(ddb, ddb.order, ddb.sorted_lengths, lanes, queries[k], scoring, ddb.scratch)]
-                     if len(ddb.sorted_lengths) else [] for k in batch]
             out = cp.full((len(batch), max(1, len(part))), device.POISON, dtype=cp.int32)
-        self._side.synchronize()
+        plans: list[list[Launch]] = []
         done = []
-        for row, (k, plan) in enumerate(zip(batch, plans)):
-            stream = streams[row % len(streams)]
-            self._launch(stream, plan, out[row], marks, k)
-            done.append(stream.record())
+        for rows in (range(min(1, len(batch))), range(1, len(batch))):
+            with self._side:
+                plans += [[self._launch_plan(ddb, ddb.order, ddb.sorted_lengths, lanes, queries[batch[row]], scoring,
+                                             ddb.scratch)] if len(ddb.sorted_lengths) else [] for row in rows]
+            self._side.synchronize()
+            for row in rows:
+                stream = streams[row % len(streams)]
+                self._launch(stream, plans[row], out[row], marks, batch[row])
+                done.append(stream.record())
         return _Step(list(batch), chunk, part, ddb, out, done, plans)
 
     def _launch(self, stream: Any, plan: list[Launch], out_row: Any, marks: dict | None = None, k: int = 0) -> None:
