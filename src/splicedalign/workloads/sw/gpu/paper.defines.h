@@ -2,4 +2,4 @@
 #pragma once
 #define SW_CODES 25
 #define SW_PAD_ROW 24
-#define SW_BLOCK 256
+#define SW_BLOCK 128

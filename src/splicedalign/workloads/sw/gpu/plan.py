@@ -11,7 +11,9 @@ from splicedalign.workloads.sw.records import INT16_MAX, Database, Scoring
 LETTERS = 24  # codes 0..23: the matrix's letters
 CODES = 25  # profile rows: the letters and the padding row
 PAD_ROW = 24
-BLOCK = 256  # threads per block of `gpu`
+# threads per block of `gpu`: 4 blocks of 4 warps per SM (128 registers a thread) rather than 2 of
+# 8; the 20 CUDASW++ queries against 250,000 sequences on an H100: 0.7509 s against 0.7551 s
+BLOCK = 128
 SMEM_DEFAULT = 48 * 1024  # a launch asking for more dynamic shared memory must raise its limit first
 DEFINES = {"SW_CODES": CODES, "SW_PAD_ROW": PAD_ROW, "SW_BLOCK": BLOCK}
 # (R rows per thread, T threads per group) compiled in inter.cu; every one is spill-free. R is a
