@@ -7,14 +7,16 @@
 // Thread t of a group holds R consecutive query rows of the current pass in registers and
 // sweeps the database columns one step behind thread t-1 (a wavefront inside the group):
 // at step k it computes column k - t of its rows, taking the bottom value of thread t-1's
-// rows (and the column's letters) by shuffle. A query longer than R*T rows takes several
-// passes; the last thread stores its bottom row for the next pass (double-buffered scratch).
+// rows (and the column's profile offsets) by shuffle. A query longer than R*T rows takes
+// several passes; the last thread stores its bottom row for the next pass (double-buffered
+// scratch).
 //
 // Shared memory set the pace of the earlier kernels (Nsight Compute: L1/TEX throughput 99%, ours
 // and CUDASW++ 4.0's alike): here each pass copies its profile rows into shared memory with a
-// row stride that keeps a group's 16-byte loads free of bank conflicts, and the ALU pipe (DPX and
-// the rest) is the busiest unit (~79% of peak). A cell spends DPX only on its maxima; the
-// additions are plain VIADD.16x2 (__vadd2).
+// row stride that keeps a group's 16-byte loads free of bank conflicts. A cell spends DPX only on
+// its maxima (ALU pipe); the additions are plain VIADD.16x2 (__vadd2) and the letter pair's
+// IMAD (FMA-heavy pipe). On an H100 neither pipe bounds the 32 x 8 kernel (ALU 62%, FMA-heavy
+// 65% of peak, IPC 2.9 of 4): the F chain's latency does, three dependent instructions a row.
 //
 // Linear gap g (AFFINE false), kept shifted: G = H - g, profile s' = sbt + g; one DPX a cell:
 //     d = G_diag + s'                     (VIADD; previous column only)
