@@ -11,6 +11,7 @@ import argparse
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -139,6 +140,14 @@ def test_forked_call_hands_back_its_result_error_and_log_records(caplog):
         forked.start(bad)()
     assert (err.value.source, err.value.where, err.value.problem, str(err.value)) == \
         ("x.tsv", "3", "bad row", "x.tsv:3: bad row")
+    parent = os.getpid()
+
+    def dies_in_the_child():
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return "here"
+
+    assert forked.start(dies_in_the_child)() == "here"  # no answer: run in this process
     waits = []
     other = threading.Thread(target=lambda: waits.append(forked.start(os.getpid)))
     blocker = threading.Event()

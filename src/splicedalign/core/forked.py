@@ -60,7 +60,8 @@ def _child(call: Callable[[], Any], fd: int) -> None:
 def start(call: Callable[[], T]) -> Callable[[], T]:
     """``call`` started in a forked child process; returns ``wait``, which gives its result in
     this process (or raises its exception), after saying its log records. Where forking is not
-    safe (not Linux, other threads running), ``wait`` is ``call`` itself."""
+    safe (not Linux, other threads running), ``wait`` is ``call`` itself; a child that dies
+    without an answer has ``wait`` run ``call`` here."""
     if not sys.platform.startswith("linux") or threading.active_count() > 1:
         return call
     read_end, write_end = os.pipe()
@@ -74,8 +75,8 @@ def start(call: Callable[[], T]) -> Callable[[], T]:
         with os.fdopen(read_end, "rb") as pipe:
             data = pipe.read()
         os.waitpid(pid, 0)
-        if not data:  # the child died before it could answer (killed)
-            raise RuntimeError("the reading process ended without an answer")
+        if not data:  # the child died before it could answer (killed, out of memory): here then
+            return call()
         records, ok, value = pickle.loads(data)
         for record in records:
             logging.getLogger(record.name).handle(record)
