@@ -19,6 +19,7 @@ from splicedalign.workloads.spliced.base import final_scores
 from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
 from splicedalign.workloads.spliced.gpu import launch, outputs
 from splicedalign.workloads.spliced.gpu import plan as gpu_plan
+from splicedalign.workloads.spliced.gpu.flat import FlatCases
 from splicedalign.workloads.spliced.gpu.plan import (
     COLS,
     MOVE_UNIT,
@@ -455,3 +456,33 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
         assert len(walks) == 3 and walks[-1] == [2, 5]
         assert sorted(i for w in walks[:-1] for i in w) == [0, 1, 3, 4, 6, 7, 8, 9]
         assert [count for name, count in calls if name.startswith("trace_chains")] == [len(w) for w in walks]
+
+
+def test_followed_tasks_equal_a_plain_reading():
+    """plan.followed_tasks (one compiled pass) against a plain NumPy reading of its contract:
+    the followed cases' strips, in launch order, marked NONE in the launch's copy; in the walks'
+    copy each at the fewest rows per lane from ``least`` that hold it, its moves after the plan's
+    in launch order; the follower's tasks those rows; on random batches, several followed sets."""
+    rng = np.random.default_rng(41)
+    F = {name: i for i, name in enumerate(TASK_FIELDS)}
+    for trial in range(6):
+        cases = [random_case(rng, f"f{trial}_{i}") for i in range(int(rng.integers(3, 14)))]
+        flat = FlatCases.of(cases)
+        plan = build_plan(flat, 8, 2)
+        followed = sorted(rng.choice(len(cases), int(rng.integers(1, len(cases) + 1)), replace=False).tolist())
+        least = int(rng.choice([2, 4]))
+        got = gpu_plan.followed_tasks(plan, followed, least)
+        ids = np.sort(np.concatenate([plan.strip_task[plan.strip_start[plan.exon_start[c]]:
+                                                      plan.strip_start[plan.exon_start[c + 1]]] for c in followed]))
+        tasks = plan.tasks.copy()
+        tasks[ids, F["moves"]] = NONE
+        walked = plan.tasks.copy()
+        at = plan.moves_size // MOVE_UNIT
+        for t in ids.tolist():
+            rows = int(plan.tasks[t, F["rows"]])
+            lane_rows = int(gpu_plan.strip_lane_rows(rows, least, int(plan.tasks[t, F["lane_rows"]])))
+            walked[t, F["lane_rows"]], walked[t, F["moves"]] = lane_rows, at
+            at += int(gpu_plan.strip_move_units(int(plan.tasks[t, F["n"]]), rows, lane_rows))
+        assert got.cases == tuple(followed) and got.moves_size == at * MOVE_UNIT
+        for name, want in (("tasks", tasks), ("walked", walked), ("follow", walked[ids])):
+            assert getattr(got, name).dtype == want.dtype and np.array_equal(getattr(got, name), want), name

@@ -235,7 +235,9 @@ class GpuSolver:
     def _inputs(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds) -> _Inputs:
         """The batch's plan and device inputs: from the cache when this very list of case
         objects was planned before with this shape (a data set solved again), else planned and
-        uploaded in one pinned copy on the upload stream."""
+        uploaded in one pinned copy on the upload stream, with what the launch's configuration
+        also reads on the device: the follower's tasks and the walks' records (else made when a
+        launch first needs them: ``_followed``, ``_trace_launch``)."""
         key = (config.rows_per_lane, config.ctype, ids)  # each case's lane-rows floor follows from these
         hit = self._cache.get(key)
         if hit is not None:
@@ -249,14 +251,27 @@ class GpuSolver:
         np.cumsum(length, out=dst[1:])
         at = np.empty_like(plan.last_row)  # the finals arrive in input order: no scatter on the host
         at[plan.input_index] = plan.last_row + plan.n[exon_case]
+        extra: list[np.ndarray] = []
+        followed = info = None
+        if config.followed:
+            followed = followed_tasks(plan, config.followed, config.least)
+            extra += [followed.tasks, followed.follow, followed.walked]
+        if config.record:
+            info = trace_inputs(plan, None, launch.walks(flat, config.followed, self.tuning))
+            extra += [info.exons, info.cases, info.strips]
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
         upload = self.streams().upload
-        tasks, base, tsel, at_d, src, dst_d, length_d = UPLOADS.upload(
+        tasks, base, tsel, at_d, src, dst_d, length_d, *more = UPLOADS.upload(
             "inputs", [plan.tasks, plan.base, plan.tsel, at, plan.last_row, dst[:-1],
-                       length.astype(np.int32)], upload)
+                       length.astype(np.int32)] + extra, upload)
         inputs = _Inputs(tuple(flat.cases), plan, tasks, base, tsel, at_d, Gather(src, dst_d, length_d, dst),
                          upload.record())
+        if followed is not None:
+            inputs.followed = followed._replace(tasks=more[0], follow=more[1], walked=more[2])
+            more = more[3:]
+        if info is not None:
+            inputs.trace = DeviceTrace(config.followed, info, *more)
         self.timing["upload"] += time.perf_counter() - t1
         self._cache[key] = inputs
         while len(self._cache) > CACHE_BATCHES:
