@@ -165,12 +165,11 @@ def _load_solver(args: argparse.Namespace) -> None:
     """A fresh process's one-time set-up for the solver (while a child process reads the input,
     or after the reading): numba imported and its implementations loaded (core.jit, without what
     it probes for and splicedalign does not use), then the solver's module. Not on a thread beside
-    the reading: numba's import, CuPy's
-    and the reading all hold the interpreter, and a reader that gives it up at each of its ~6,000
-    system calls waits a switch interval to get it back from a busy thread (on the H100 host the
-    reading took 1.2 s beside such set-up threads against 0.19-0.23 s alone, and a fresh
-    ``align --solver gpu`` 2.34 s against 2.09-2.20 s with every step in turn). A failure here
-    is left for the solve to report (one line)."""
+    the reading: numba's import, CuPy's and the reading all hold the interpreter, and a reader
+    that gives it up at each of its ~6,000 system calls waits a switch interval to get it back
+    from a busy thread (on the H100 host the reading took 1.2 s beside such set-up threads against
+    0.19-0.23 s alone, and a fresh ``align --solver gpu`` 2.34 s against 2.09-2.20 s with every
+    step in turn). A failure here is left for the solve to report (one line)."""
     module = SOLVERS.entry(args.solver).target.split(":")[0]
     try:
         jit.start()
