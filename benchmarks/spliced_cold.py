@@ -88,6 +88,8 @@ import json, os, sys
 from splicedalign.cli import BLAS_THREADS, _command, parser
 for name, value in BLAS_THREADS.items():  # as the console script does, before NumPy's import
     os.environ.setdefault(name, value)
+from splicedalign.core import forked
+forked.ENABLED = True  # as the console script: the manifest read by a forked child
 from splicedalign.core.collection import tune_short_process
 from splicedalign.workloads.spliced import cli
 from splicedalign.workloads.spliced.exons.strand import STRAND_CHOICES, best_per_strand_set

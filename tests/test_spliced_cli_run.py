@@ -116,11 +116,14 @@ def test_duplicate_warning_once_from_the_reading_process(tmp_path):
     assert code == 0 and kept(proc.stdout) == kept(out) and len(kept(out)) == 4
 
 
-def test_forked_call_hands_back_its_result_error_and_log_records(caplog):
+def test_forked_call_hands_back_its_result_error_and_log_records(caplog, monkeypatch):
     """core.forked: the child's result, its exception (an InputError keeps its fields) and its
-    log records, said by the parent in order; in another process unless other threads run."""
+    log records, said by the parent in order; in another process unless other threads run, and
+    only where the console script enabled it."""
     from splicedalign.core import forked
 
+    assert forked.start(os.getpid)() == os.getpid()  # not enabled: in-process (main() called here)
+    monkeypatch.setattr(forked, "ENABLED", True)
     assert forked.start(os.getpid)() != os.getpid() or threading.active_count() > 1
 
     def talk():

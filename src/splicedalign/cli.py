@@ -16,6 +16,7 @@ import os
 import sys
 
 import splicedalign
+from splicedalign.core import forked
 from splicedalign.core.collection import tune_short_process
 from splicedalign.core.commandline import EPILOG, check_files, input_flags
 from splicedalign.core.errors import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_UNAVAILABLE, InputError, SolverUnavailable
@@ -106,9 +107,11 @@ def run() -> None:
     (``os._exit``). Python's own exit would tear down what the run loaded (CuPy and the CUDA
     context, numba, thousands of module objects): a few tenths of a second after the answer is
     written, for nothing (the operating system frees it all). Before NumPy's import (none of
-    this module's imports loads it): BLAS_THREADS."""
+    this module's imports loads it): BLAS_THREADS. Reading in a forked child is allowed here only
+    (core.forked)."""
     for name, value in BLAS_THREADS.items():
         os.environ.setdefault(name, value)
+    forked.ENABLED = True  # a process of its own: input may be read in a forked child (core.forked)
     code = main()
     for stream in (sys.stdout, sys.stderr):
         try:

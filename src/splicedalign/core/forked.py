@@ -4,8 +4,9 @@ a thread cannot overlap them; a child process runs on another core. The child se
 result (or its exception) and the ``splicedalign`` log records it made, pickled through a pipe;
 the parent says the records first, in order, then returns or raises.
 
-Only on Linux (fork is the platform's way; elsewhere, or with other threads running, where a
-fork is unsafe, the call simply runs in-process when its result is asked for).
+Only in the console script's process (ENABLED) and on Linux (fork is the platform's way;
+elsewhere, or with other threads running, where a fork is unsafe, the call simply runs
+in-process when its result is asked for).
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 LOGGER = "splicedalign"
+# Set by the console script (splicedalign.cli.run), a short process of its own; elsewhere (the
+# CLI's main called in-process, as tests do; a library caller) calls run in-process, where the
+# caller's own state (patched functions, captured streams) sees them.
+ENABLED = False
 
 
 class _Kept(logging.Handler):
@@ -60,9 +65,9 @@ def _child(call: Callable[[], Any], fd: int) -> None:
 def start(call: Callable[[], T]) -> Callable[[], T]:
     """``call`` started in a forked child process; returns ``wait``, which gives its result in
     this process (or raises its exception), after saying its log records. Where forking is not
-    safe (not Linux, other threads running), ``wait`` is ``call`` itself; a child that dies
-    without an answer has ``wait`` run ``call`` here."""
-    if not sys.platform.startswith("linux") or threading.active_count() > 1:
+    safe (not Linux, other threads running) or not ENABLED, ``wait`` is ``call`` itself; a child
+    that dies without an answer has ``wait`` run ``call`` here."""
+    if not ENABLED or not sys.platform.startswith("linux") or threading.active_count() > 1:
         return call
     read_end, write_end = os.pipe()
     pid = os.fork()
