@@ -235,9 +235,8 @@ class GpuSolver:
     def _inputs(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds) -> _Inputs:
         """The batch's plan and device inputs: from the cache when this very list of case
         objects was planned before with this shape (a data set solved again), else planned and
-        uploaded in one pinned copy on the upload stream, with what the launch's configuration
-        also reads on the device: the follower's tasks and the walks' records (else made when a
-        launch first needs them: ``_followed``, ``_trace_launch``)."""
+        uploaded in one pinned copy on the upload stream, with the follower's tasks where the
+        launch's configuration has one (else made when a launch first needs them)."""
         key = (config.rows_per_lane, config.ctype, ids)  # each case's lane-rows floor follows from these
         hit = self._cache.get(key)
         if hit is not None:
@@ -251,14 +250,8 @@ class GpuSolver:
         np.cumsum(length, out=dst[1:])
         at = np.empty_like(plan.last_row)  # the finals arrive in input order: no scatter on the host
         at[plan.input_index] = plan.last_row + plan.n[exon_case]
-        extra: list[np.ndarray] = []
-        followed = info = None
-        if config.followed:
-            followed = followed_tasks(plan, config.followed, config.least)
-            extra += [followed.tasks, followed.follow, followed.walked]
-        if config.record:
-            info = trace_inputs(plan, None, launch.walks(flat, config.followed, self.tuning))
-            extra += [info.exons, info.cases, info.strips]
+        followed = followed_tasks(plan, config.followed, config.least) if config.followed else None
+        extra = [] if followed is None else [followed.tasks, followed.follow, followed.walked]
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
         upload = self.streams().upload
@@ -269,9 +262,6 @@ class GpuSolver:
                          upload.record())
         if followed is not None:
             inputs.followed = followed._replace(tasks=more[0], follow=more[1], walked=more[2])
-            more = more[3:]
-        if info is not None:
-            inputs.trace = DeviceTrace(config.followed, info, *more)
         self.timing["upload"] += time.perf_counter() - t1
         self._cache[key] = inputs
         while len(self._cache) > CACHE_BATCHES:
@@ -363,14 +353,18 @@ class GpuSolver:
         the moves (their strips' lane rows and move offsets in ``tasks``). The walks run on the
         compute stream after the wavefront, except the followed cases', whose moves a follower
         records: theirs runs on the follower's stream right after it, beside the others' walks.
-        Its records are planned and uploaded once per cached batch. Returns the outputs and the
-        parts ((table rows, the event after its walk))."""
+        Its records are planned once per cached batch while the wavefront runs, and uploaded in
+        a pinned copy on the upload stream that the walks wait for (a pageable copy on the
+        compute stream would hold the host until the wavefront ends). Returns the outputs and
+        the parts ((table rows, the event after its walk))."""
         cp = device.cupy()
         long = config.followed
+        streams = self.streams()
         if inputs.trace is None or inputs.trace.followed != long:
             info = trace_inputs(inputs.plan, None, launch.walks(flat, long, self.tuning))
-            inputs.trace = DeviceTrace(long, info, cp.asarray(info.exons), cp.asarray(info.cases),
-                                       cp.asarray(info.strips))
+            inputs.trace = DeviceTrace(long, info, *UPLOADS.upload("inputs", [info.exons, info.cases, info.strips],
+                                                                   streams.upload))
+            streams.compute.wait_event(streams.upload.record())
         info, exons, table, strips = inputs.trace.info, inputs.trace.exons, inputs.trace.cases, inputs.trace.strips
         C = info.cases.shape[0]
         traced = Traced(cp.empty(2 * C, dtype=cp.int32), cp.empty(4 * info.exons.shape[0], dtype=cp.int32),
@@ -378,7 +372,6 @@ class GpuSolver:
         if self.poison:
             traced.ops.fill(OP_POISON)
             traced.out_case.fill(-1)
-        streams = self.streams()
         made = streams.compute.record()  # the outputs made (and poisoned) after the wavefront
         per_block = TRACE_BLOCK_THREADS // WARP
         kernel = device.function(KERNEL_FILE, config.names[-1], config.names, defines)
