@@ -10,6 +10,7 @@ search_many's hits and alignments as `sequential`'s."""
 from __future__ import annotations
 
 import random
+import threading
 import weakref
 from types import SimpleNamespace
 
@@ -25,20 +26,27 @@ from splicedalign.workloads.sw.traceback import rescore
 
 
 class LazyStream:
-    """Queued work runs in order when an event recorded after it is waited for."""
+    """Queued work runs in order when an event recorded after it is waited for. The current
+    stream is per thread, as CuPy's is (the solver uploads chunks from a second thread)."""
 
-    stack: list[LazyStream] = []
+    local = threading.local()
+
+    @classmethod
+    def stack(cls) -> list[LazyStream]:
+        if not hasattr(cls.local, "stack"):
+            cls.local.stack = []
+        return cls.local.stack
 
     def __init__(self, non_blocking: bool = False, null: bool = False) -> None:
         self.queue: list = []
         self.ran = 0
 
     def __enter__(self):
-        LazyStream.stack.append(self)
+        LazyStream.stack().append(self)
         return self
 
     def __exit__(self, *exc):
-        LazyStream.stack.pop()
+        LazyStream.stack().pop()
         return False
 
     def put(self, work) -> None:
@@ -76,7 +84,8 @@ STREAMS: list[LazyStream] = []
 
 
 def current() -> LazyStream:
-    return LazyStream.stack[-1] if LazyStream.stack else NULL
+    stack = LazyStream.stack()
+    return stack[-1] if stack else NULL
 
 
 def make_stream(non_blocking: bool = False, null: bool = False) -> LazyStream:
