@@ -7,18 +7,11 @@
 #include <thread>
 #include <vector>
 
-struct dim3 { unsigned int x, y, z; };
+#include "../cuda_emu.h"
 static thread_local dim3 threadIdx;
 static dim3 blockIdx, blockDim;
 static std::barrier<>* block_barrier;
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(x)
-#define __shared__
-#define __restrict__
 static void __syncthreads() { block_barrier->arrive_and_wait(); }
-template <class T> static T __ldg(const T* p) { return *p; }
 static int __ffsll(long long v) { return __builtin_ffsll(v); }
 static unsigned long long atomicMin(unsigned long long* p, unsigned long long v) {
     unsigned long long old = __atomic_load_n(p, __ATOMIC_RELAXED);

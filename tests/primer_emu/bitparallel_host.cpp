@@ -9,16 +9,9 @@
 #include <vector>
 
 struct uint4 { unsigned int x, y, z, w; };
-struct dim3 { unsigned int x, y, z; };
+#include "../cuda_emu.h"
 static dim3 threadIdx, blockIdx, blockDim, gridDim;
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(x)
-#define __shared__
-#define __restrict__
 static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-template <class T> static inline T __ldg(const T* p) { return *p; }
 static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { auto o = *p; *p += v; return o; }
 using std::min;
 namespace { unsigned long long shared_peq[128 * 4 * 64]; }  // PB_THREADS = 64

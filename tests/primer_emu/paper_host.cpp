@@ -11,14 +11,10 @@
 #ifndef PP_THREADS
 #define PP_THREADS 32  // small tiles so tests cross many tile boundaries
 #endif
-struct dim3 { unsigned int x, y, z; };
+#include "../cuda_emu.h"
 static thread_local dim3 threadIdx;
 static dim3 blockIdx;
 static std::barrier<>* block_barrier;
-#define __global__
-#define __launch_bounds__(x)
-#define __shared__
-#define __restrict__
 static void __syncthreads() { block_barrier->arrive_and_wait(); }
 static unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
