@@ -123,9 +123,11 @@ class Database:
         return Database(self.ids[a:b], self.codes[self.offsets[a]: self.offsets[b]],
                         self.offsets[a: b + 1] - self.offsets[a])
 
-    def chunks(self, residues: int) -> list[tuple[int, int]]:
-        """Consecutive ranges [a, b) of sequence indices of about ``residues`` residues each."""
-        cuts = np.searchsorted(self.offsets, np.arange(residues, self.residues, residues))
+    def chunks(self, residues: int, first: int | None = None) -> list[tuple[int, int]]:
+        """Consecutive ranges [a, b) of sequence indices of about ``residues`` residues each
+        (the first of about ``first`` when given)."""
+        first = residues if first is None else first
+        cuts = np.searchsorted(self.offsets, np.arange(first, self.residues, residues))
         bounds = np.unique(np.concatenate([[0], cuts, [len(self)]]))
         return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 

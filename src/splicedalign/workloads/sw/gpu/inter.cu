@@ -6,10 +6,10 @@
 // on 32-bit lanes).
 // Thread t of a group holds R consecutive query rows of the current pass in registers and
 // sweeps the database columns one step behind thread t-1 (a wavefront inside the group):
-// at step k it computes column k - t of its rows, taking the bottom value of thread t-1's
-// rows (and the column's profile offsets) by shuffle. A query longer than R*T rows takes
-// several passes; the last thread stores its bottom row for the next pass (double-buffered
-// scratch).
+// at step k it computes columns 2(k - t) and 2(k - t) + 1 of its rows, taking the bottom
+// values of thread t-1's rows (and the columns' profile offsets) by shuffle. A query longer
+// than R*T rows takes several passes; the last thread stores its bottom row for the next pass
+// (double-buffered scratch).
 //
 // Shared memory set the pace of the earlier kernels (Nsight Compute: L1/TEX throughput 99%, ours
 // and CUDASW++ 4.0's alike): here each pass copies its profile rows into shared memory with a
@@ -106,6 +106,12 @@ template <int R> struct Profile<Lane16x2, R> {
     }
 };
 
+// Blocks per SM the compiler must fit (registers: 65,536 / (blocks * SW_BLOCK) a thread): 4 warps
+// per scheduler at 128 registers, but the affine kernel's two columns a step at R >= 28 need a
+// few more (H and E of every row, a column's profile, the step's values of two columns) and
+// would spill at 128; they get 168 and 3 warps per scheduler.
+constexpr int min_blocks(int R, bool affine) { return (affine && R >= 28 ? 384 : 512) / SW_BLOCK; }
+
 }  // namespace
 
 // codes: concatenated database codes; offsets[k]..offsets[k+1] is sequence k. order: the
@@ -123,7 +129,7 @@ template <int R> struct Profile<Lane16x2, R> {
 // 35,000-letter sequences) in ~2 bytes of scratch per residue instead of groups x longest.
 // out[order[...]] receives each sequence's score.
 template <class L, int R, int T, bool AFFINE>
-__global__ void __launch_bounds__(SW_BLOCK, 512 / SW_BLOCK) sw_inter(
+__global__ void __launch_bounds__(SW_BLOCK, min_blocks(R, AFFINE)) sw_inter(
     const unsigned char* __restrict__ codes, const long long* __restrict__ offsets,
     const int* __restrict__ order, int count, const typename L::E* __restrict__ prof_g, int mpad, int rs,
     int neg_gap, int neg_extend, typename L::V* __restrict__ scratch, const long long* __restrict__ scratch_base,
@@ -210,21 +216,23 @@ __global__ void __launch_bounds__(SW_BLOCK, 512 / SW_BLOCK) sw_inter(
 #pragma unroll
             for (int r = 0; r < R; ++r) Ev[r] = low;
         }
-        V bottom = border;     // my last row's value at my previous column
-        V bottom_f = low;      // F below my last row at my previous column (affine)
-        // offsets of my column: padding before column 0, so that a thread ahead of its first
-        // column keeps the border values there (H = 0, E = F = -oe)
-        unsigned off = t == 0 ? offsets_of(0) : pad_offsets + (unsigned)t * row_step;
+        // my last row's H (G in the linear kernel) and the F below it at my previous step's two
+        // columns (a: the first, b: the second)
+        V bottom_a = border, bottom_b = border, bottom_fa = low, bottom_fb = low;
+        // offsets of my two columns: padding before column 0, so that a thread ahead of its
+        // first column keeps the border values there (H = 0, E = F = -oe)
+        unsigned off_a = t == 0 ? offsets_of(0) : pad_offsets + (unsigned)t * row_step;
+        unsigned off_b = t == 0 ? offsets_of(1) : pad_offsets + (unsigned)t * row_step;
         V diag_in = border;    // the value above my first row at my previous column
         const V* above = buf + (p & 1 ? 0 : FIELDS * stride);  // written by pass p-1
         V* below = buf + (p & 1 ? FIELDS * stride : 0);
         const bool keep = p + 1 < passes;  // the bottom row goes to the next pass
         // Thread 0's inputs per column (the letters' offsets; the row above from the previous
         // pass) come in windows of T columns: thread t loads column w + t of the window after
-        // next, and thread 0 takes column k from thread k % T by shuffle. Loaded by thread 0
-        // column by column they cost ~30 instructions a step (64-bit addresses, bounds,
-        // branches) next to the ~210 of a 32-row step's cells. The last thread stores its
-        // bottom row (H and F side by side: one 8-byte store) every step.
+        // next, and thread 0 takes columns 2k, 2k + 1 from threads 2k % T, 2k % T + 1 by
+        // shuffle. Loaded by thread 0 column by column they cost ~30 instructions a step (64-bit
+        // addresses, bounds, branches) next to the ~210 of a 32-row column's cells. The last
+        // thread stores its bottom rows (H and F side by side: 8-byte stores) every step.
         // the row above (H, F of the previous pass's bottom row) at column c
         auto above_at = [&](int c, V& h, V& f) {
             h = border;
@@ -245,40 +253,18 @@ __global__ void __launch_bounds__(SW_BLOCK, 512 / SW_BLOCK) sw_inter(
             above_at(t, ab, af);
             above_at(T + t, ab_next, af_next);
         }
-        const int steps = run_n + T - 1;
-        for (int k = 0; k < steps; ++k) {
-            if (k > 0 && k % T == 0) {  // the next window (block-uniform)
-                win = win_next;
-                win_next = offsets_of(k + T + t);
-                if (p > 0) {
-                    ab = ab_next;
-                    af = af_next;
-                    above_at(k + T + t, ab_next, af_next);
-                }
-            }
-            V up = __shfl_up_sync(FULL, bottom, 1, T);
-            V f = low;
-            if constexpr (AFFINE) f = __shfl_up_sync(FULL, bottom_f, 1, T);
-            if (p > 0) {
-                const V ab0 = __shfl_sync(FULL, ab, k % T, T);
-                if (t == 0) up = ab0;
-                if constexpr (AFFINE) {
-                    const V af0 = __shfl_sync(FULL, af, k % T, T);
-                    if (t == 0) f = af0;
-                }
-            } else if (t == 0) {
-                up = border;
-                f = low;
-            }
+        // One column of my rows: its profile offsets `o`, the value above my first row at the
+        // previous column (`diag0`) and at this one (`up`; `f` its F); leaves my bottom row's
+        // value in `up` (linear) and F in `f`.
+        auto column = [&](unsigned o, V diag0, V& up, V& f) {
             V s[R];
-            Profile<L, R>::load(smem_raw, off, lift, s);
+            Profile<L, R>::load(smem_raw, o, lift, s);
             // the diagonals first, off the chain: each reads the previous column's value of
             // the row above before the chain overwrites it
             V dg[R];
-            dg[0] = L::add(diag_in, s[0]);
+            dg[0] = L::add(diag0, s[0]);
 #pragma unroll
             for (int r = 1; r < R; ++r) dg[r] = L::add(H[r - 1], s[r]);
-            diag_in = up;
 #pragma unroll
             for (int r = 0; r < R; ++r) {
                 if constexpr (AFFINE) {
@@ -295,19 +281,83 @@ __global__ void __launch_bounds__(SW_BLOCK, 512 / SW_BLOCK) sw_inter(
                     best = L::best(best, h);
                 }
             }
-            bottom = AFFINE ? H[R - 1] : up;
-            bottom_f = f;
+        };
+        // Two columns a step: a step's bookkeeping (shuffles of the offsets' sources, window
+        // turns, loop control) and the register copies of the one-row shift of H come once per
+        // two columns (a 32-row column took ~320 SASS instructions, ~210 of them cells, ~35
+        // register moves), and the second column's F chain overlaps the first's: 592 SASS
+        // instructions per two 32-row columns (affine, 16-bit lanes) against 329-354 per column;
+        // the 20 CUDASW++ queries against 570,000 Swiss-Prot-shaped sequences on an H100 took
+        // 1.656 s against 1.695 s with one column a step (-2.3%; 3 warps per scheduler at R >= 28
+        // against 4 eat part of the -10% of instructions).
+        const int steps = (run_n + 1) / 2 + T - 1;
+        for (int k = 0; k < steps; ++k) {
+            if (k > 0 && (2 * k) % T == 0) {  // the next window (block-uniform)
+                win = win_next;
+                win_next = offsets_of(2 * k + T + t);
+                if (p > 0) {
+                    ab = ab_next;
+                    af = af_next;
+                    above_at(2 * k + T + t, ab_next, af_next);
+                }
+            }
+            V up_a = __shfl_up_sync(FULL, bottom_a, 1, T);
+            V up_b = __shfl_up_sync(FULL, bottom_b, 1, T);
+            V f_a = low, f_b = low;
+            if constexpr (AFFINE) {
+                f_a = __shfl_up_sync(FULL, bottom_fa, 1, T);
+                f_b = __shfl_up_sync(FULL, bottom_fb, 1, T);
+            }
+            if (p > 0) {
+                const int lane = (2 * k) % T;
+                const V ab0 = __shfl_sync(FULL, ab, lane, T);
+                const V ab1 = __shfl_sync(FULL, ab, lane + 1, T);
+                if (t == 0) {
+                    up_a = ab0;
+                    up_b = ab1;
+                }
+                if constexpr (AFFINE) {
+                    const V af0 = __shfl_sync(FULL, af, lane, T);
+                    const V af1 = __shfl_sync(FULL, af, lane + 1, T);
+                    if (t == 0) {
+                        f_a = af0;
+                        f_b = af1;
+                    }
+                }
+            } else if (t == 0) {
+                up_a = up_b = border;
+                f_a = f_b = low;
+            }
+            const V in_a = up_a;  // the row above at column a: column b's first diagonal
+            const V in_b = up_b;  // ... at column b: the next step's column a's
+            column(off_a, diag_in, up_a, f_a);
+            bottom_a = AFFINE ? H[R - 1] : up_a;
+            bottom_fa = f_a;
+            column(off_b, in_a, up_b, f_b);
+            bottom_b = AFFINE ? H[R - 1] : up_b;
+            bottom_fb = f_b;
+            diag_in = in_b;
             // the next step's offsets, off the chain: its profile loads need not wait for a shuffle
-            const unsigned off0 = __shfl_sync(FULL, (k + 1) % T == 0 ? win_next : win, (k + 1) % T, T);
-            off = __shfl_up_sync(FULL, off, 1, T) + row_step;
-            if (t == 0) off = off0;
-            if (keep && t == T - 1) {  // my bottom row, for the next pass
-                const int j = k - (T - 1);  // my column
+            const int next = (2 * k + 2) % T;
+            const unsigned src = next == 0 ? win_next : win;
+            const unsigned off0 = __shfl_sync(FULL, src, next, T);
+            const unsigned off1 = __shfl_sync(FULL, src, next + 1, T);
+            off_a = __shfl_up_sync(FULL, off_a, 1, T) + row_step;
+            off_b = __shfl_up_sync(FULL, off_b, 1, T) + row_step;
+            if (t == 0) {
+                off_a = off0;
+                off_b = off1;
+            }
+            if (keep && t == T - 1) {  // my bottom rows, for the next pass
+                const int j = 2 * (k - (T - 1));  // my first column
                 if (j >= 0 && j < nmax) {
                     if constexpr (AFFINE) {
-                        reinterpret_cast<uint2*>(below)[j] = make_uint2((unsigned)bottom, (unsigned)bottom_f);
+                        reinterpret_cast<uint2*>(below)[j] = make_uint2((unsigned)bottom_a, (unsigned)bottom_fa);
+                        if (j + 1 < nmax)
+                            reinterpret_cast<uint2*>(below)[j + 1] = make_uint2((unsigned)bottom_b, (unsigned)bottom_fb);
                     } else {
-                        below[j] = bottom;
+                        below[j] = bottom_a;
+                        if (j + 1 < nmax) below[j + 1] = bottom_b;
                     }
                 }
             }
