@@ -262,9 +262,11 @@ def test_device_script_lean_mode_runs_on_the_model(model, tmp_path, monkeypatch,
     path.write_text("".join(f">q{k}\n{''.join(ALPHABET[c] for c in synthetic.query(n, seed + k).codes)}\n"
                             for k, n in enumerate((30, 420, 45, 410))))
     model.queries[:] = load_queries(str(path))
-    args = SimpleNamespace(seed=seed, sequences=120, queries=path, repeats=1)
+    args = SimpleNamespace(seed=seed, sequences=120, queries=path, repeats=1, stream_all=True)
     res = script.lean_benchmark(args, lambda msg: None)
     assert res["stream_chunks"] > 2 and res["stream_same"] and res["stream_queries"] == [420, 410]
+    assert res["all_stream_same"] and res["all_stream_queries"] == [30, 420, 45, 410]
+    assert "streamed, all 4 queries" in script.lean_table(res)
     assert res["top10_same_scores"] and res["top10_rescored_ok"] and res["top10_hits"] == 40
     assert "target <= 10%" in script.lean_table(res)
     queries, db = random_set(seed, 80)
