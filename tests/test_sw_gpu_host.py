@@ -266,7 +266,8 @@ def test_device_script_lean_mode_runs_on_the_model(model, tmp_path, monkeypatch,
     res = script.lean_benchmark(args, lambda msg: None)
     assert res["stream_chunks"] > 2 and res["stream_same"] and res["stream_queries"] == [420, 410]
     assert res["all_stream_same"] and res["all_stream_queries"] == [30, 420, 45, 410]
-    assert "streamed, all 4 queries" in script.lean_table(res)
+    assert "streamed, all 4 queries" in script.lean_table(res) and "q420 " in script.lean_table(res)
+    assert len(res["query_gcups"]) == 4 and all(g > 0 for g in res["query_gcups"])
     assert res["top10_same_scores"] and res["top10_rescored_ok"] and res["top10_hits"] == 40
     assert "target <= 10%" in script.lean_table(res)
     queries, db = random_set(seed, 80)
