@@ -47,7 +47,7 @@ BATCH_THREADS = 256  # a batch's pairs of ~10 kb have wavefronts of a few hundre
 # own limit, when CuPy can tell it, replaces it)
 SHARED_BYTES = 160 * 1024
 KEEP_SHARE = 0.5  # of the device memory budget the kept wavefronts may take
-# The cost model (measured on an H100, host to host runs W1/W2 of docs/experiments/nw-gpu.md):
+# The cost model (measured on an H100, host to host; docs/experiments/nw-gpu.md):
 # one block is one SM's instruction throughput, so a score step costs STEP_US (the barrier, the
 # ranges) plus DIAG_NS a diagonal of its wavefront (I, D and M of a diagonal together):
 # 10^5 1% linear 1,348 steps of ~450 diagonals in 2.4 ms, 30,368 10% 4,218 of ~1,400 in 12.7,
