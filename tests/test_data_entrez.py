@@ -48,17 +48,34 @@ def test_gene_dataset_from_loopback(server, tmp_path):
     assert efetch[0]["seq_start"] == "501" and efetch[0]["seq_stop"] == "6392" and efetch[0]["strand"] == "2"
 
 
-def _gaps(server) -> list[float]:
-    times = [t for t, _, _ in server.requests]
-    return [b - a for a, b in zip(times, times[1:])]
+def _slots(c: EutilsClient) -> list[float]:
+    """The start each request was given by the client's limiter (recorded as it waits)."""
+    slots: list[float] = []
+    wait = c.limiter.wait
+
+    def recorded() -> None:
+        wait()
+        slots.append(c.limiter.next_at - c.limiter.interval)
+    c.limiter.wait = recorded  # type: ignore[method-assign]
+    return slots
+
+
+def _spaced(slots: list[float], server, interval: float) -> bool:
+    """Every request waited for a slot `interval` after the one before, and none reached the
+    server before its slot. (Arrival gaps alone jitter by tens of ms on a loaded machine: a
+    request that waited its slot can still arrive late, shortening the next gap.)"""
+    arrivals = [t for t, _, _ in server.requests]
+    return (len(slots) == len(arrivals) and all(b - a >= interval - 1e-9 for a, b in zip(slots, slots[1:]))
+            and all(t >= slot for slot, t in zip(slots, arrivals)))
 
 
 def test_rate_limit_without_key_is_3_per_second(server):
     c = client(server)
+    slots = _slots(c)
     for _ in range(4):
         c.gene_location("3586")
     assert len(server.requests) == 4
-    assert min(_gaps(server)) >= 1 / 3 - 0.02
+    assert _spaced(slots, server, 1 / 3)
 
 
 def test_rate_limit_with_key_is_10_per_second_and_key_never_logged(server, tmp_path, caplog, monkeypatch):
@@ -66,12 +83,13 @@ def test_rate_limit_with_key_is_10_per_second_and_key_never_logged(server, tmp_p
     config = EutilsConfig.from_env(base_url=server.url, backoff_s=0.01, cache_dir=tmp_path / "cache")
     assert config.rate_per_s == 10 and SECRET not in repr(config)
     c = EutilsClient(config)
+    slots = _slots(c)
     server.faults["esummary"].append("500")
     caplog.set_level(logging.DEBUG, logger="splicedalign.data.entrez")
     for uid in ("3586", "6754317", REGION_ACC, "NM_010548.1"):
         c.get("esummary", {"db": "gene" if uid == "3586" else "nuccore", "id": uid, "retmode": "json"},
               lambda body: body)
-    assert min(_gaps(server)) >= 0.1 - 0.02
+    assert _spaced(slots, server, 0.1)
     assert all(q.get("api_key") == SECRET for _, _, q in server.requests)  # sent to the server...
     assert "retry" in caplog.text and SECRET not in caplog.text  # ...but never logged
     assert all(SECRET not in p.read_text(errors="replace") and SECRET not in p.name
