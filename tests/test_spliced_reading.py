@@ -1,10 +1,11 @@
 """Reading a data set's files the fast way gives what reading row by row gave: exon tables
 (whole columns, the first bad row's error), manifests (file checks by folder listing), FASTA
-(letters checked on their bytes), and a base's cases sharing one exon tuple and bounds array."""
+(letters checked on their bytes), and a base's cases sharing one exon sequence and bounds array; exon tables as columns."""
 
 from __future__ import annotations
 
 import os
+import pickle
 import random
 
 import numpy as np
@@ -14,8 +15,10 @@ from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import parse_fasta
 from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.datasets import read_manifest, write_dataset
+from splicedalign.workloads.spliced.exons.strand import strand_cases, strand_index, strand_view
 from splicedalign.workloads.spliced.exons.tsv import STRANDS, read_exon_tsv
 from splicedalign.workloads.spliced.load import CaseFiles
+from splicedalign.workloads.spliced.records import Exons, exon_bounds
 
 
 def _row_by_row(text: str, m: int) -> list[tuple[int, int, dict[str, str]]]:
@@ -112,7 +115,7 @@ def test_fasta_letters_checked_on_bytes_as_on_text(caplog):
 
 
 def test_cases_of_a_base_share_exons_and_bounds(tmp_path):
-    """Every target's case of a base and strand holds the same exon tuple and one read-only
+    """Every target's case of a base and strand holds the same exons and one read-only
     bounds array, equal to the exons' (first, last); the cases are those the generator made."""
     made = synthetic.paper_set(11, bases=6)
     files = CaseFiles()
@@ -129,6 +132,46 @@ def test_cases_of_a_base_share_exons_and_bounds(tmp_path):
     for group in by_base.values():
         assert all(c.exons is group[0].exons and c.bounds is group[0].bounds and c.base is group[0].base
                    for c in group)
+
+
+def test_exon_columns_read_as_their_records(tmp_path):
+    """An exon table comes as columns (``Exons``) that behave as the tuple of their ``Exon``
+    records (equal, same hash, repr, items, slices, pickled); each strand's view of them and the
+    cases made of them are what the records themselves give (strand attribute flipped on '-')."""
+    seed = random.randrange(10**6)
+    print("seed", seed)
+    rng = random.Random(seed)
+    m = 300
+    lines = ["name\tfirst\tlast\tstrand"]
+    for i in range(40):
+        first = rng.randrange(1, m)
+        strand = "+-"[i] if i < 2 else rng.choice(list(STRANDS))  # both strands have exons
+        lines.append(f"e{i}\t{first}\t{rng.randrange(first, m + 1)}\t{strand}")
+    (tmp_path / "e.tsv").write_text("\n".join(lines) + "\n")
+    exons = read_exon_tsv(tmp_path / "e.tsv", m)
+    assert isinstance(exons, Exons) and exons._items is None
+    one = exons[-3]  # one item made alone: the records are not
+    assert exons._items is None and (one.first, one.last, one.attrs) == tuple(exons.bounds[-3]) + (
+        {"name": "e37", "strand": exons.column("strand")[-3]},)
+    records = tuple(exons)
+    assert records == exons and exons == records and hash(exons) == hash(records) and repr(exons) == repr(records)
+    assert exons[2:5] == records[2:5] and [dict(e.attrs) for e in exons] == [dict(e.attrs) for e in records]
+    back = pickle.loads(pickle.dumps(exons))
+    assert back == exons and [e.attrs for e in back] == [e.attrs for e in records]
+    assert not back.bounds.flags.writeable and exon_bounds(exons).tolist() == exon_bounds(records).tolist()
+    base = "".join(rng.choice("ACGT") for _ in range(m))
+    by_strand = strand_index(records)
+    assert strand_index(exons) == by_strand
+    for strand in "+-":
+        view, plain = (strand_view(base, ex, strand, by_strand[strand]) for ex in (exons, records))
+        assert isinstance(view.exons, Exons) and view.bounds is view.exons.bounds
+        assert (view.seq, view.index, view.exons) == (plain.seq, plain.index, plain.exons)
+        assert [e.attrs for e in view.exons] == [e.attrs for e in plain.exons]
+        assert view.bounds.tolist() == [[e.first, e.last] for e in plain.exons]
+    cases = strand_cases("c", base, exons, "ACGT", ("+", "-"))
+    assert cases == strand_cases("c", base, records, "ACGT", ("+", "-"))
+    assert all(c.bounds is c.exons.bounds for c in cases)
+    assert [c.meta for c in cases] == [c.meta for c in strand_cases("c", base, records, "ACGT", ("+", "-"))]
 
 
 def test_fasta_white_space_and_other_checks():

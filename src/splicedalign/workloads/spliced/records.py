@@ -88,8 +88,91 @@ class Exon:
         return self.last - self.first + 1
 
 
+class Exons(Sequence[Exon]):
+    """Candidate exons held as columns: an immutable sequence that equals, hashes and prints as
+    the tuple of its ``Exon`` records, which are made on first access (all at once; one item
+    alone by index), so that a data set's loader hands arrays, not one object per exon (the
+    paper-shaped set's 14,287 ``Exon`` with their attrs dicts: ~13 of its ~75 ms of reading).
+
+    ``bounds``: (K, 2) int64, read-only, each exon's (first, last); ``names`` the attribute
+    names and ``columns`` their values, one sequence of K per name (exon k's attrs are
+    ``dict(zip(names, (column[k] for column in columns)))``). Cases of one base and strand share
+    one ``Exons`` and its ``bounds`` (``TestCase.bounds``)."""
+
+    __slots__ = ("bounds", "names", "columns", "_items")
+
+    def __init__(self, bounds: np.ndarray, names: Sequence[str] = (), columns: Sequence[Sequence[Any]] = ()) -> None:
+        if bounds.dtype != np.int64 or bounds.ndim != 2 or bounds.shape[1] != 2 or len(names) != len(columns) \
+                or any(len(c) != len(bounds) for c in columns):
+            raise ValueError("Exons: bounds must be (K, 2) int64 with one column of K values per name")
+        bounds.flags.writeable = False
+        self.bounds, self.names, self.columns = bounds, tuple(names), tuple(columns)
+        self._items: tuple[Exon, ...] | None = None
+
+    def column(self, name: str) -> Sequence[Any] | None:
+        """The values of attribute ``name``, or None when the exons have no such attribute."""
+        return self.columns[self.names.index(name)] if name in self.names else None
+
+    def take(self, index: Sequence[int]) -> Exons:
+        """The exons ``index``, in that order (these exons themselves when that is all, in order)."""
+        if len(index) == len(self) and list(index) == list(range(len(self))):
+            return self
+        return Exons(self.bounds[list(index)], self.names, [[c[i] for i in index] for c in self.columns])
+
+    @property
+    def records(self) -> tuple[Exon, ...]:
+        """The ``Exon`` records, made once."""
+        if self._items is None:
+            first, last = self.bounds.T.tolist()
+            attrs = [dict(zip(self.names, values)) for values in zip(*self.columns)] if self.names else [
+                {} for _ in first]
+            self._items = tuple(map(Exon, first, last, attrs))
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self.bounds)
+
+    @overload
+    def __getitem__(self, i: int) -> Exon: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Exon, ...]: ...
+
+    def __getitem__(self, i):
+        if self._items is None and not isinstance(i, slice):  # one exon (an output's chain): not all K
+            first, last = self.bounds[i].tolist()
+            return Exon(first, last, {name: c[i] for name, c in zip(self.names, self.columns)})
+        return self.records[i]
+
+    def __iter__(self) -> Iterator[Exon]:
+        return iter(self.records)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Exons):  # Exon equality is (first, last): the bounds
+            return self is other or bool(np.array_equal(self.bounds, other.bounds))
+        if isinstance(other, tuple):
+            return self.records == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.records)
+
+    def __repr__(self) -> str:
+        return repr(self.records)
+
+    def __reduce__(self):
+        return _exons, (self.bounds.tobytes(), self.names, self.columns)
+
+
+def _exons(bounds: bytes, names: tuple[str, ...], columns: tuple[Sequence[Any], ...]) -> Exons:
+    """Unpickles Exons (a raw int64 buffer pickles several times faster than an array)."""
+    return Exons(np.frombuffer(bounds, dtype=np.int64).reshape(-1, 2), names, columns)
+
+
 def exon_bounds(exons: Sequence[Exon]) -> np.ndarray:
     """(K, 2) int64: each exon's (first, last), in order (``TestCase.bounds``, a loader's array)."""
+    if isinstance(exons, Exons):
+        return exons.bounds.copy()
     return np.fromiter([v for e in exons for v in (e.first, e.last)], dtype=np.int64,
                        count=2 * len(exons)).reshape(-1, 2)
 
@@ -100,19 +183,20 @@ def exon_bounds(exons: Sequence[Exon]) -> np.ndarray:
 # they are checked once per base and strand, not once per case, also where each target's cases
 # of the two strands alternate (one slot would hold only the last strand's).
 CHECKED_KEEP = 8
-_checked: dict[tuple[int, int], tuple[tuple[Exon, ...], np.ndarray, int]] = {}
+_checked: dict[tuple[int, int], tuple[tuple[Exon, ...] | Exons, np.ndarray, int]] = {}
 
 
-def _bounds_checked(exons: tuple[Exon, ...], bounds: np.ndarray, m: int) -> bool:
+def _bounds_checked(exons: tuple[Exon, ...] | Exons, bounds: np.ndarray, m: int) -> bool:
     held = _checked.get((id(exons), id(bounds)))
     return held is not None and held[2] == m
 
 
-def _check_bounds(name: str, exons: tuple[Exon, ...], bounds: np.ndarray, m: int) -> bool:
+def _check_bounds(name: str, exons: tuple[Exon, ...] | Exons, bounds: np.ndarray, m: int) -> bool:
     """Whether ``bounds`` (made read-only here) lie within a base of length m; ValueError
     unless they are the exons' (first, last) as (K, 2) int64."""
     if not (bounds.dtype == np.int64 and bounds.shape == (len(exons), 2)
-            and all(e.first == f and e.last == g for e, (f, g) in zip(exons, bounds.tolist()))):
+            and (isinstance(exons, Exons) and (exons.bounds is bounds or np.array_equal(exons.bounds, bounds))
+                 or all(e.first == f and e.last == g for e, (f, g) in zip(exons, bounds.tolist())))):
         raise ValueError(f"{name}: exon_bounds are not the exons' (first, last)")
     first, last = bounds[:, 0], bounds[:, 1]
     if not ((1 <= first).all() and (first <= last).all() and (last <= m).all()):
@@ -144,7 +228,7 @@ class TestCase:
     name: str
     base: str
     target: str
-    exons: tuple[Exon, ...]
+    exons: tuple[Exon, ...] | Exons  # a sequence of Exon given as is: a tuple
     base_id: str = "base"
     target_id: str = "target"
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
@@ -157,7 +241,11 @@ class TestCase:
             raise InputError(self.name, "empty target sequence")
         if not self.exons:
             raise InputError(self.name, "no candidate exons")
-        object.__setattr__(self, "exons", tuple(self.exons))
+        if isinstance(self.exons, Exons):  # columns: records made when asked for, bounds shared
+            if exon_bounds is None:
+                exon_bounds = self.exons.bounds
+        else:
+            object.__setattr__(self, "exons", tuple(self.exons))
         m = len(self.base)
         if exon_bounds is None:
             if all(1 <= e.first <= e.last <= m for e in self.exons):  # the common case, inline (a data set's cases)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from splicedalign.core.errors import InputError
-from splicedalign.workloads.spliced.records import Exon, Result, TestCase
+from splicedalign.workloads.spliced.records import Exon, Exons, Result, TestCase
 
 # --strand choices -> strands solved, in the order ties are broken ('+' wins a tie)
 STRAND_CHOICES = {"both": ("+", "-"), "plus": ("+",), "minus": ("-",)}
@@ -43,6 +43,13 @@ def flip_exon(exon: Exon, m: int) -> Exon:
     return replace(exon, first=first, last=last, attrs=attrs)
 
 
+def _flipped(exons: Exons, m: int) -> Exons:
+    """``flip_exon`` of each of ``exons`` (a base of length m), as columns."""
+    columns = [[_FLIP.get(v, v) if isinstance(v, str) else v for v in c] if name == "strand" else c
+               for name, c in zip(exons.names, exons.columns)]
+    return Exons(np.ascontiguousarray(m + 1 - exons.bounds[:, ::-1]), exons.names, columns)
+
+
 def exon_strand(exon: Exon) -> str:
     return "-" if exon.attrs.get("strand") == "-" else "+"
 
@@ -67,8 +74,12 @@ def on_strand(base: str, exons: Iterable[Exon], strand: str) -> tuple[str, list[
 def strand_index(exons: Sequence[Exon]) -> dict[str, list[int]]:
     """The input indices of the exons on each strand ('+' and '-'), in input order."""
     index: dict[str, list[int]] = {"+": [], "-": []}
-    for i, e in enumerate(exons):
-        index[exon_strand(e)].append(i)
+    strands = exons.column("strand") if isinstance(exons, Exons) else [e.attrs.get("strand") for e in exons]
+    if strands is None:  # columns without a strand: all '+'
+        index["+"] = list(range(len(exons)))
+        return index
+    for i, strand in enumerate(strands):
+        index["-" if strand == "-" else "+"].append(i)
     return index
 
 
@@ -79,7 +90,7 @@ class StrandView:
     (``TestCase.exon_bounds``; None: made by the case when needed) and their rows in the exon file."""
 
     seq: str
-    exons: tuple[Exon, ...]
+    exons: tuple[Exon, ...] | Exons
     bounds: np.ndarray | None
     index: tuple[int, ...]
 
@@ -90,6 +101,11 @@ def strand_view(base: str, exons: Sequence[Exon], strand: str, index: Sequence[i
     ``bounds``: (K, 2) int64 (first, last) of ``exons``, when the caller has it."""
     if not index:
         return None
+    if isinstance(exons, Exons):  # columns stay columns: the view's bounds are its exons'
+        on = exons.take(index)
+        if strand == "-":
+            on = _flipped(on, len(base))
+        return StrandView(base if strand == "+" else reverse_complement(base), on, on.bounds, tuple(index))
     if strand == "+":
         return StrandView(base, tuple(exons[i] for i in index), None if bounds is None else bounds[list(index)],
                           tuple(index))

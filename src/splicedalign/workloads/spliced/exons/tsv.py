@@ -18,7 +18,7 @@ import numpy as np
 
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import read_text
-from splicedalign.workloads.spliced.records import Exon, exon_problem
+from splicedalign.workloads.spliced.records import Exon, Exons, exon_problem
 
 
 def shown(value: str, limit: int = 40) -> str:
@@ -84,10 +84,11 @@ def read_table(path: str | Path, what: str, required: tuple[str, ...]) -> Table:
     return Table(source, header_line, header, tuple(rows))
 
 
-def read_exon_tsv(path: str | Path, m: int) -> list[Exon]:
+def read_exon_tsv(path: str | Path, m: int) -> Exons:
     """Exons from a tab-separated table whose header names at least ``first`` and ``last``.
 
-    Other columns become attributes. Every row is checked against the base length m.
+    Other columns become attributes. Every row is checked against the base length m. The
+    exons come as columns (``records.Exons``: their records are made when asked for).
     """
     table = read_table(path, "exon table", ("first", "last"))
     source, header = table.source, table.header
@@ -110,10 +111,7 @@ def read_exon_tsv(path: str | Path, m: int) -> list[Exon]:
         _first_bad_row(table, m, at_first, at_last, at_strand)
     if at_strand is not None:
         columns[at_strand] = [STRANDS[s] for s in strands]
-    names = [name for _, name in others]
-    attrs = [dict(zip(names, values)) for values in zip(*(columns[j] for j, _ in others))] if others else [
-        {} for _ in first]
-    return list(map(Exon, first, last, attrs))
+    return Exons(bounds.T.copy(), [name for _, name in others], [columns[j] for j, _ in others])
 
 
 def _first_bad_row(table: Table, m: int, at_first: int, at_last: int, at_strand: int | None) -> None:
