@@ -1,6 +1,7 @@
 """Reading a data set's files the fast way gives what reading row by row gave: exon tables
 (whole columns, the first bad row's error), manifests (file checks by folder listing), FASTA
-(letters checked on their bytes), and a base's cases sharing one exon sequence and bounds array; exon tables as columns."""
+(letters checked on their bytes), a base's cases sharing one exon sequence and bounds array, exon
+tables as columns (``Exons``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from splicedalign.core.seqio import parse_fasta
 from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.datasets import read_manifest, write_dataset
 from splicedalign.workloads.spliced.exons.strand import strand_cases, strand_index, strand_view
-from splicedalign.workloads.spliced.exons.tsv import STRANDS, read_exon_tsv
+from splicedalign.workloads.spliced.exons.tsv import STRANDS, read_exon_tsv, read_table
 from splicedalign.workloads.spliced.load import CaseFiles
 from splicedalign.workloads.spliced.records import Exons, exon_bounds
 
@@ -60,6 +61,31 @@ def test_exon_table_columns_as_rows(tmp_path, round_):
     assert got == _row_by_row(text, m)
     assert all(list(e.attrs) == [c for c in columns if c not in ("first", "last")]
                for e in read_exon_tsv(tmp_path / "e.tsv", m))
+
+
+@pytest.mark.parametrize("text", [
+    "first\tlast\n1\t3\n2\t5\n", "first\tlast\n1\t3\n2\t5", "\nfirst\tlast\n20\t12\n",
+    "# made by x\nfirst\tlast\n\n1\t2\n#\n3\t4\n\n", "first\tlast\n1\t3\n2\t5\t7\n", "first\tlast\n1\n2\t5\t7\n",
+    "first\tlast\n\t\n1\t2\n", " first\tlast \n 1\t2\n\n3\t4\n", "\n\n", "first\tlast\n",
+])
+def test_table_lines_and_widths(tmp_path, text):
+    """Rows (fields, line numbers) and the first row of another width, in a table read by
+    whole-text splits (no line to skip or strip) or line by line: what a plain row loop says."""
+    (tmp_path / "t.tsv").write_text(text)
+    kept = [(i, line) for i, line in enumerate(text.split("\n"), 1) if line.strip() and not line.startswith("#")]
+    try:
+        table = read_table(tmp_path / "t.tsv", "table", ())
+    except InputError as exc:
+        got = str(exc)
+    else:
+        got = [(table.header_line, list(table.header)), *((i, list(f)) for i, f in table.rows)]
+    if not kept:
+        assert got == f"{tmp_path / 't.tsv'}: empty table (no header)"
+        return
+    rows = [(i, [f.strip() for f in line.split("\t")]) for i, line in kept]
+    bad = next(((i, len(f)) for i, f in rows[1:] if len(f) != len(rows[0][1])), None)
+    assert got == (rows if bad is None else
+                   f"{tmp_path / 't.tsv'}:line {bad[0]}: {bad[1]} columns, header has {len(rows[0][1])}")
 
 
 @pytest.mark.parametrize("rows, line, problem", [

@@ -79,6 +79,7 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
     entries, seen = [], set()
     found: dict[str, Path] = {}  # each distinct file named, checked once (cases share bases)
     is_file = _FileCheck()
+    extra = [c for c in dict.fromkeys(table.header) if c not in (*MANIFEST_COLUMNS, STRAND_COLUMN)]
     for lineno, row in table.records():
         where = f"line {lineno}"
         missing = [c for c in ("case", "base", "target", "exons") if not row[c]]
@@ -112,7 +113,7 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
             files[column] = found[name]
         entries.append(CaseEntry(
             case, files["base"], files["target"], files["exons"], exon_format, files.get("true_exons"),
-            {k: v for k, v in row.items() if k not in (*MANIFEST_COLUMNS, STRAND_COLUMN)}, strand,
+            {c: row[c] for c in extra}, strand,
         ))
     if not entries:
         raise InputError(str(path), "manifest lists no case")

@@ -9,8 +9,9 @@ characters per field with an exception that names neither file nor line)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import TextIO
 
@@ -41,12 +42,19 @@ _PADDING = re.compile(r"[^\S\t\n]")
 
 @dataclass(frozen=True)
 class Table:
-    """A tab-separated table: header and rows (their fields, stripped), with their line numbers."""
+    """A tab-separated table: header and rows (their fields, stripped) held as columns, with
+    the rows' line numbers."""
 
     source: str
     header_line: int
     header: tuple[str, ...]
-    rows: tuple[tuple[int, list[str]], ...]
+    lines: Sequence[int]  # each row's line number
+    columns: tuple[list[str], ...]  # each column's fields, one per row
+
+    @property
+    def rows(self) -> Iterator[tuple[int, tuple[str, ...]]]:
+        """(line number, fields) of each row."""
+        return zip(self.lines, zip(*self.columns))
 
     def records(self) -> Iterator[tuple[int, dict[str, str]]]:
         """(line number, {column: value}) of each row."""
@@ -62,26 +70,31 @@ def read_table(path: str | Path, what: str, required: tuple[str, ...]) -> Table:
     text = read_text(path)  # newlines as the lines' iteration gives them; one split, not a loop
     padded = _PADDING.search(text) is not None  # else every field is stripped already
     lines = text.split("\n")
-    if padded or text.startswith("\t") or "\n\t" in text:  # a line may be white space only
-        body = [(i, line.rstrip("\r")) for i, line in enumerate(lines, 1)
-                if line.strip() and not line.startswith("#")]
-    else:  # the common table: a line is blank only when empty
-        body = [(i, line) for i, line in enumerate(lines, 1) if line and line[0] != "#"]
-    if not body:
+    if lines[-1] == "":
+        lines.pop()
+    plain = not (padded or text.startswith(("\t", "#", "\n")) or "\n\t" in text or "\n\n" in text or "\n#" in text)
+    if not plain or not lines:  # lines to skip: blank (white space only, when padded) and '#' lines
+        kept = [(i, line) for i, line in enumerate(lines, 1)
+                if (line.strip() if padded or line[:1] == "\t" else line) and line[0] != "#"]
+        lines, numbers = [line for _, line in kept], [i for i, _ in kept]
+    else:  # the common table: no line to skip, none to strip: whole-text splits below
+        numbers = range(1, len(lines) + 1)
+    if not lines:
         raise InputError(source, f"empty {what} (no header)")
-    (header_line, text), body = body[0], body[1:]
-    header = tuple(h.strip() for h in text.split("\t"))
+    header_line, body, numbers = numbers[0], lines[1:], numbers[1:]
+    header = tuple(h.strip() for h in lines[0].split("\t"))
     missing = [c for c in required if c not in header]
     if missing:
         raise InputError(source, f"header lacks column(s) {', '.join(missing)}; it has {list(header)}",
                          where=f"line {header_line}")
-    rows = []
-    for lineno, line in body:
-        fields = line.split("\t")
-        if len(fields) != len(header):
-            raise InputError(source, f"{len(fields)} columns, header has {len(header)}", where=f"line {lineno}")
-        rows.append((lineno, [f.strip() for f in fields] if padded else fields))
-    return Table(source, header_line, header, tuple(rows))
+    width = len(header)
+    if set(map(str.count, body, repeat("\t"))) - {width - 1}:  # a row of other width: the first named
+        lineno, fields = next((i, n + 1) for i, n in zip(numbers, map(str.count, body, repeat("\t"))) if n != width - 1)
+        raise InputError(source, f"{fields} columns, header has {width}", where=f"line {lineno}")
+    fields = "\t".join(body).split("\t") if body else []
+    if padded:
+        fields = [f.strip() for f in fields]
+    return Table(source, header_line, header, numbers, tuple(fields[j::width] for j in range(width)))
 
 
 def read_exon_tsv(path: str | Path, m: int) -> Exons:
@@ -95,9 +108,9 @@ def read_exon_tsv(path: str | Path, m: int) -> Exons:
     at_first, at_last = header.index("first"), header.index("last")
     others = [(j, name) for j, name in enumerate(header) if j not in (at_first, at_last)]
     at_strand = header.index("strand") if "strand" in header else None
-    if not table.rows:
+    if not table.lines:
         raise InputError(source, "no exons (the table has a header only)")
-    columns = list(zip(*(fields for _, fields in table.rows)))  # whole columns: C loops, not one per row
+    columns = list(table.columns)  # whole columns: C loops, not one per row
     try:
         first, last = list(map(int, columns[at_first])), list(map(int, columns[at_last]))
         bounds = np.array((first, last), dtype=np.int64)
