@@ -30,7 +30,7 @@ log = logging.getLogger("splicedalign")
 
 
 def _one_stdin(*paths: str | Path) -> None:
-    if sum(str(p) == "-" for p in paths) > 1:
+    if [str(p) for p in paths].count("-") > 1:
         raise InputError("-", "standard input can feed only one of --base, --exons, --target")
 
 
