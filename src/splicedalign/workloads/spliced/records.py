@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
 from functools import cached_property
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 
@@ -88,7 +88,41 @@ class Exon:
         return self.last - self.first + 1
 
 
-class Exons(Sequence[Exon]):
+R = TypeVar("R")
+
+
+class _Records(Sequence[R]):
+    """A sequence held as arrays whose items are records made on first access (``records``, a
+    tuple): it equals, hashes and prints as that tuple; two of a kind compare by their arrays
+    (``_same``)."""
+
+    __slots__ = ()
+
+    @property
+    def records(self) -> tuple[R, ...]:
+        raise NotImplementedError
+
+    def _same(self, other: Any) -> bool:
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[R]:
+        return iter(self.records)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, type(self)):
+            return self is other or self._same(other)
+        if isinstance(other, tuple):
+            return self.records == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.records)
+
+    def __repr__(self) -> str:
+        return repr(self.records)
+
+
+class Exons(_Records[Exon]):
     """Candidate exons held as columns: an immutable sequence that equals, hashes and prints as
     the tuple of its ``Exon`` records, which are made on first access (all at once; one item
     alone by index), so that a data set's loader hands arrays, not one object per exon (the
@@ -144,21 +178,8 @@ class Exons(Sequence[Exon]):
             return Exon(first, last, {name: c[i] for name, c in zip(self.names, self.columns)})
         return self.records[i]
 
-    def __iter__(self) -> Iterator[Exon]:
-        return iter(self.records)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Exons):  # Exon equality is (first, last): the bounds
-            return self is other or bool(np.array_equal(self.bounds, other.bounds))
-        if isinstance(other, tuple):
-            return self.records == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.records)
-
-    def __repr__(self) -> str:
-        return repr(self.records)
+    def _same(self, other: Exons) -> bool:  # Exon equality is (first, last): the bounds
+        return bool(np.array_equal(self.bounds, other.bounds))
 
     def __reduce__(self):
         return _exons, (self.bounds.tobytes(), self.names, self.columns)
@@ -369,7 +390,7 @@ class ExonAlignment:
         return cigar_of(self.ops)
 
 
-class ExonAlignments(Sequence[ExonAlignment]):
+class ExonAlignments(_Records[ExonAlignment]):
     """A chain's per-exon alignments in chain order: an immutable sequence that equals, hashes
     and prints as the tuple of its ``ExonAlignment`` records.
 
@@ -410,30 +431,17 @@ class ExonAlignments(Sequence[ExonAlignment]):
     def __getitem__(self, i):
         return self.records[i]
 
-    def __iter__(self) -> Iterator[ExonAlignment]:
-        return iter(self.records)
-
     def _window(self) -> tuple[np.ndarray, np.ndarray, bytes]:
         """Own fields, op bounds from 0, own ops: what equality compares and pickling keeps."""
         a, b = self._start, self._stop
         lo, hi = int(self._bounds[a]), int(self._bounds[b])
         return self._fields[a:b], self._bounds[a:b + 1] - lo, self._ops[lo:hi]
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, ExonAlignments):
-            if len(self) != len(other):
-                return False
-            (f, b, o), (g, c, p) = self._window(), other._window()
-            return o == p and np.array_equal(f, g) and np.array_equal(b, c)
-        if isinstance(other, tuple):
-            return self.records == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.records)
-
-    def __repr__(self) -> str:
-        return repr(self.records)
+    def _same(self, other: ExonAlignments) -> bool:
+        if len(self) != len(other):
+            return False
+        (f, b, o), (g, c, p) = self._window(), other._window()
+        return o == p and bool(np.array_equal(f, g)) and bool(np.array_equal(b, c))
 
     def __reduce__(self):
         fields, bounds, ops = self._window()
