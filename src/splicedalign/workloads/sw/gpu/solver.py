@@ -93,15 +93,15 @@ def query_batches(order: list[int], sequences: int) -> list[list[int]]:
 class _Step:
     """A batch of queries queued against one resident chunk: the queries (call indices, queue
     order), the chunk, its device copy, the scores (a row per query), the event after each
-    query's launches, and the launches (their inputs stay alive until the scores are
-    collected)."""
+    query's launch, and the launches (None against an empty chunk; their inputs stay alive
+    until the scores are collected)."""
     queries: list[int]
     chunk: int
     part: Database
     ddb: DeviceDatabase
     out: Any
     done: list[Any]
-    plans: list[list[Launch]]
+    plans: list[Launch | None]
 
 
 class GpuSolver:
@@ -253,12 +253,12 @@ class GpuSolver:
         lanes = LANES[0] if self.wide_only else LANES[1]
         with self._side:
             out = cp.full((len(batch), max(1, len(part))), device.POISON, dtype=cp.int32)
-        plans: list[list[Launch]] = []
+        plans: list[Launch | None] = []
         done = []
         for rows in (range(min(1, len(batch))), range(1, len(batch))):
             with self._side:
-                plans += [[self._launch_plan(ddb, ddb.order, ddb.sorted_lengths, lanes, queries[batch[row]], scoring,
-                                             ddb.scratch)] if len(ddb.sorted_lengths) else [] for row in rows]
+                plans += [self._launch_plan(ddb, ddb.order, ddb.sorted_lengths, lanes, queries[batch[row]], scoring,
+                                            ddb.scratch) if len(ddb.sorted_lengths) else None for row in rows]
             self._side.synchronize()
             for row in rows:
                 stream = streams[row % len(streams)]
@@ -266,16 +266,17 @@ class GpuSolver:
                 done.append(stream.record())
         return _Step(list(batch), chunk, part, ddb, out, done, plans)
 
-    def _launch(self, stream: Any, plan: list[Launch], out_row: Any, marks: dict | None = None, k: int = 0) -> None:
-        """Queue ``plan`` on ``stream`` with that stream's scratch."""
+    def _launch(self, stream: Any, launch: Launch | None, out_row: Any, marks: dict | None = None,
+                k: int = 0) -> None:
+        """Queue ``launch`` (if any) on ``stream`` with that stream's scratch."""
         cp = self.cp
         with stream:
-            need = max([1] + [launch.scratch_words for launch in plan])
+            need = max(1, launch.scratch_words if launch is not None else 1)
             scratch = self._scratch.get(id(stream))
             if scratch is None or scratch.size < need:
                 scratch = self._scratch[id(stream)] = cp.empty(need, dtype=cp.int32)
             start = stream.record() if marks is not None else None
-            for launch in plan:
+            if launch is not None:
                 launch.run(scratch, out_row)
             if marks is not None:
                 marks[k] = (start, stream.record())
@@ -296,9 +297,9 @@ class GpuSolver:
             if which.size:  # the pairs that may have wrapped, on the side stream (runs beside the launches)
                 which = which[np.argsort(-step.part.lengths[which], kind="stable")]  # longest first
                 with side:
-                    plan = [self._launch_plan(step.ddb, cp.asarray(which.astype(np.int32)), step.part.lengths[which],
-                                              LANES[0], queries[k], scoring, {})]
-                self._launch(side, plan, step.out[row])
+                    wide = self._launch_plan(step.ddb, cp.asarray(which.astype(np.int32)), step.part.lengths[which],
+                                             LANES[0], queries[k], scoring, {})
+                self._launch(side, wide, step.out[row])
                 scores = step.out[row].get(stream=side)[:n]
                 side.synchronize()
             if np.any(scores == device.POISON):
