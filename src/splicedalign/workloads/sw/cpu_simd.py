@@ -130,13 +130,17 @@ def _target_has(feature: str) -> bool:
     return f"+{feature}" in features.split(",")
 
 
+def _indices(start: int, count: int) -> ir.Constant:
+    """The shuffle mask start, start + 1, ..., start + count - 1."""
+    return ir.Constant(ir.VectorType(I32, count), list(range(start, start + count)))
+
+
 PERMUTES = {8: ("avx512vbmi", "llvm.x86.avx512.permvar.qi.512"), 16: ("avx512bw", "llvm.x86.avx512.permvar.hi.512")}
 
 
 def _concat(builder, parts):
     while len(parts) > 1:
-        n = parts[0].type.count
-        both = ir.Constant(ir.VectorType(I32, 2 * n), list(range(2 * n)))
+        both = _indices(0, 2 * parts[0].type.count)
         parts = [builder.shuffle_vector(parts[k], parts[k + 1], both) for k in range(0, len(parts), 2)]
     return parts[0]
 
@@ -149,9 +153,9 @@ def _byte_shuffles(builder, tab, idx, vec: Lanes):
     part = ir.VectorType(ir.IntType(8), 16)
     fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(part, [part, part]),
                                         "llvm.x86.ssse3.pshuf.b.128")
-    mask = lambda a: ir.Constant(ir.VectorType(I32, 16), list(range(a, a + 16)))  # noqa: E731
-    parts = [builder.shuffle_vector(idx, idx, mask(a)) for a in range(0, vec.count, 16)]
-    low, high = (_concat(builder, [builder.call(fn, [builder.shuffle_vector(tab, tab, mask(h)), p]) for p in parts])
+    parts = [builder.shuffle_vector(idx, idx, _indices(a, 16)) for a in range(0, vec.count, 16)]
+    low, high = (_concat(builder, [builder.call(fn, [builder.shuffle_vector(tab, tab, _indices(h, 16)), p])
+                                   for p in parts])
                  for h in (0, 16))
     upper = builder.icmp_signed(">", idx, ir.Constant(vec.llvm, [15] * vec.count))
     return builder.select(upper, high, low)
@@ -172,9 +176,8 @@ def lookup(typingctx, table, index):
             per = 512 // vec.bits
             part = ir.VectorType(ir.IntType(vec.bits), per)
             fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(part, [part, part]), name)
-            mask = lambda a: ir.Constant(ir.VectorType(I32, per), list(range(a, a + per)))  # noqa: E731
-            tab0 = builder.shuffle_vector(tab, tab, mask(0))
-            return _concat(builder, [builder.call(fn, [tab0, builder.shuffle_vector(idx, idx, mask(a))])
+            tab0 = builder.shuffle_vector(tab, tab, _indices(0, per))
+            return _concat(builder, [builder.call(fn, [tab0, builder.shuffle_vector(idx, idx, _indices(a, per))])
                                      for a in range(0, vec.count, per)])
         if vec.bits == 8 and _target_has("ssse3"):
             return _byte_shuffles(builder, tab, idx, vec)
