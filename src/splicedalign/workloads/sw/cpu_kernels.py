@@ -82,8 +82,8 @@ def search_sequential(q, codes, offsets, table, gap_open, gap_extend, out):
 
 @numba.njit(cache=True, parallel=True)
 def search_scalar_parallel(q, codes, offsets, seqs, table, gap_open, gap_extend, out):
-    """The sequential sweep of the sequences ``seqs``, spread over cores (for sequences that
-    would mostly pad a SIMD batch)."""
+    """The sequential sweep of the sequences ``seqs``, spread over cores (multicore's int32
+    pass: the sequences whose 16-bit saturating lanes reached the maximum)."""
     prof = query_profile(q, table)
     for t in numba.prange(seqs.size):
         k = seqs[t]
