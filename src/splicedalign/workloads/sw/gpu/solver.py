@@ -289,19 +289,23 @@ class GpuSolver:
         own: beyond the memory budget only if most of a chunk's pairs score above 32,000)."""
         cp, side, n = self.cp, self._side, len(step.part)
         bound = overflow_bound(scoring)
-        for row, k in enumerate(step.queries):
-            side.wait_event(step.done[row])
+
+        def fetched(row: int) -> np.ndarray:
             scores = step.out[row].get(stream=side)[:n]
             side.synchronize()
-            which = np.flatnonzero(scores > bound) if not self.wide_only and n else np.zeros(0, np.int64)
+            return scores
+
+        for row, k in enumerate(step.queries):
+            side.wait_event(step.done[row])
+            scores = fetched(row)
+            which = np.zeros(0, np.int64) if self.wide_only else np.flatnonzero(scores > bound)
             if which.size:  # the pairs that may have wrapped, on the side stream (runs beside the launches)
                 which = which[np.argsort(-step.part.lengths[which], kind="stable")]  # longest first
                 with side:
                     wide = self._launch_plan(step.ddb, cp.asarray(which.astype(np.int32)), step.part.lengths[which],
                                              LANES[0], queries[k], scoring, {})
                 self._launch(side, wide, step.out[row])
-                scores = step.out[row].get(stream=side)[:n]
-                side.synchronize()
+                scores = fetched(row)
             if np.any(scores == device.POISON):
                 raise RuntimeError("gpu: a database sequence was not scored (kernel fault)")
             yield k, scores.astype(np.int64)
