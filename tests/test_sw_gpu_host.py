@@ -162,20 +162,27 @@ def model(monkeypatch):
     yield state
 
 
-def random_set(seed: int, count: int = 90) -> tuple[list[Query], Database]:
+@pytest.fixture
+def seed() -> int:
+    seed = random.randrange(1 << 30)
+    print(f"seed {seed}")
+    return seed
+
+
+def random_set(model, seed: int, count: int = 90) -> tuple[list[Query], Database]:
+    """Queries (one a tie in length) and a database of ``count`` sequences, the queries set as
+    the ones the model kernel recognises."""
     rng = np.random.default_rng(seed)
     queries = [synthetic.query(int(n), seed + k) for k, n in enumerate(rng.integers(5, 70, 4))]
     queries.append(synthetic.query(int(queries[0].length), seed + 9))  # a tie in length: input order
     db = synthetic.database(rng.integers(1, 90, count), seed, queries[1], homologs=8)
+    model.queries[:] = queries
     return queries, db
 
 
 @pytest.mark.parametrize("chunks", [1, 4])
-def test_streamed_and_resident_scores_with_queries_handed_over_as_they_finish(model, chunks):
-    seed = random.randrange(1 << 30)
-    print(f"seed {seed}")
-    queries, db = random_set(seed)
-    model.queries[:] = queries
+def test_streamed_and_resident_scores_with_queries_handed_over_as_they_finish(model, seed, chunks):
+    queries, db = random_set(model, seed)
     oracle = solvers.SOLVERS.get("sequential")
     want = [oracle.scores(q, db, model.scoring) for q in queries]
     solver = gpu_solver.GpuSolver()
@@ -210,11 +217,8 @@ def test_queue_order_longest_first_ties_in_input_order():
     assert gpu_solver.queue_order(qs) == [3, 1, 4, 0, 2]
 
 
-def test_pairs_beyond_the_16_bit_bound_searched_again_on_32_bit_lanes(model, monkeypatch):
-    seed = random.randrange(1 << 30)
-    print(f"seed {seed}")
-    queries, db = random_set(seed)
-    model.queries[:] = queries
+def test_pairs_beyond_the_16_bit_bound_searched_again_on_32_bit_lanes(model, seed, monkeypatch):
+    queries, db = random_set(model, seed)
     want = [solvers.SOLVERS.get("sequential").scores(q, db, model.scoring) for q in queries]
     bound = int(np.percentile(np.concatenate(want), 70))  # the best 30% of the pairs take the 32-bit path
     monkeypatch.setattr(gpu_solver, "overflow_bound", lambda scoring: bound)
@@ -228,11 +232,8 @@ def test_pairs_beyond_the_16_bit_bound_searched_again_on_32_bit_lanes(model, mon
         assert any(wide for _, wide in model.launches)
 
 
-def test_search_many_aligns_each_querys_hits_as_its_scores_arrive(model):
-    seed = random.randrange(1 << 30)
-    print(f"seed {seed}")
-    queries, db = random_set(seed, 60)
-    model.queries[:] = queries
+def test_search_many_aligns_each_querys_hits_as_its_scores_arrive(model, seed):
+    queries, db = random_set(model, seed, 60)
     solver = gpu_solver.GpuSolver()
     solver.memory_cap = solver.footprint(db) // 4
     got = solvers.search_many(queries, db, model.scoring, solver, top=5, evalue=float("inf"))
@@ -244,7 +245,7 @@ def test_search_many_aligns_each_querys_hits_as_its_scores_arrive(model):
         assert a.extra["align_seconds"] >= 0
 
 
-def test_device_script_lean_mode_runs_on_the_model(model, tmp_path, monkeypatch, capsys):
+def test_device_script_lean_mode_runs_on_the_model(model, seed, tmp_path, monkeypatch, capsys):
     """scripts/device_sw.py --lean's measurement (a tiny database, queries from a file): the
     checks it reports hold and its table prints."""
     import importlib.util
@@ -253,8 +254,6 @@ def test_device_script_lean_mode_runs_on_the_model(model, tmp_path, monkeypatch,
     from splicedalign.workloads.sw.load import load_queries
     from splicedalign.workloads.sw.matrices import ALPHABET
 
-    seed = random.randrange(1 << 30)
-    print(f"seed {seed}")
     spec = importlib.util.spec_from_file_location("device_sw", Path(__file__).parents[1] / "scripts" / "device_sw.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
@@ -270,8 +269,7 @@ def test_device_script_lean_mode_runs_on_the_model(model, tmp_path, monkeypatch,
     assert len(res["query_gcups"]) == 4 and all(g > 0 for g in res["query_gcups"])
     assert res["top10_same_scores"] and res["top10_rescored_ok"] and res["top10_hits"] == 40
     assert "target <= 10%" in script.lean_table(res)
-    queries, db = random_set(seed, 80)
-    model.queries[:] = queries
+    queries, db = random_set(model, seed, 80)
     assert script.hits_check(queries, db) == (2 * 10 * len(queries), [])
     # the command line (the correctness step stubbed: it runs sw-scan and every shape, beyond the model)
     model.queries[:] = load_queries(str(path))
