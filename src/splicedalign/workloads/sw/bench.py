@@ -61,20 +61,33 @@ def measure(case: str, query: Query, db: Database, solver: str, repeats: int = 3
 def measure_interleaved(case: str, query: Query, db: Database, solvers: Sequence[str], repeats: int = 3,
                         warmup: int = 1, scoring: Scoring = Scoring(),
                         ) -> tuple[list[Row], dict[str, np.ndarray | None]]:
-    """Every solver ``warmup`` times untimed (a solver that cannot run here is a row saying
-    why), then ``repeats`` rounds of one timed call each (core.timing.time_interleaved): a
-    row per solver (median wall and CPU seconds) and its last scores."""
+    """Every solver ``warmup`` times untimed, then ``repeats`` rounds of one timed call each
+    (core.timing.time_interleaved): a row per solver (median wall and CPU seconds) and its last
+    scores. A solver that cannot run here (made, or called, with warm-up or without) is a row
+    saying why."""
     n = cells(query, db)
     calls, results, rows = {}, {}, {}
+
+    def unavailable(name: str, exc: SolverUnavailable) -> None:
+        results[name], rows[name] = None, Row(case, name, len(db), n, None, note=f"n/a: {exc}")
+
+    def call(impl) -> np.ndarray | SolverUnavailable:
+        try:
+            return impl.scores(query, db, scoring)
+        except SolverUnavailable as exc:  # raised before any work: its timing is never reported
+            return exc
+
     for name in solvers:
         try:
             impl = SOLVERS.get(name)
-            for _ in range(warmup):
-                impl.scores(query, db, scoring)
-            calls[name] = lambda impl=impl: impl.scores(query, db, scoring)
         except SolverUnavailable as exc:
-            results[name], rows[name] = None, Row(case, name, len(db), n, None, note=f"n/a: {exc}")
-    for name, (wall, cpu, scores) in time_interleaved(calls, repeats, 0).items():
+            unavailable(name, exc)
+            continue
+        calls[name] = lambda impl=impl: call(impl)
+    for name, (wall, cpu, scores) in time_interleaved(calls, repeats, warmup).items():
+        if isinstance(scores, SolverUnavailable):
+            unavailable(name, scores)
+            continue
         results[name] = scores
         rows[name] = Row(case, name, len(db), n, wall.median, wall.min, wall.max, gcups(n, wall.median),
                          cpu_seconds=cpu.median)
