@@ -201,18 +201,11 @@ class PinnedBuffers:
         NumPy concatenates them straight into the role's buffer, copied as one block (many small
         arrays: one pass over the bytes, where ``upload`` packs each one into its own slot)."""
         with self._lock:
-            cp = cupy()
             total = sum(a.size for a in arrays)
             dtype = arrays[0].dtype
-            buffer = self._staging(role, total * dtype.itemsize)
-            view = buffer[:total * dtype.itemsize].view(dtype)
+            view = self._staging(role, total * dtype.itemsize)[:total * dtype.itemsize].view(dtype)
             np.concatenate(arrays, out=view)
-            with stream:
-                block = cp.empty(total, dtype=dtype)
-                if total:
-                    block.set(view, stream=stream)
-            self._uploaded[role] = stream.record()
-            return block
+            return self._send(role, view, stream)
 
     def _staging(self, role: Any, nbytes: int) -> Any:
         """The role's pinned uint8 buffer of at least ``nbytes``, once its last upload is done."""
@@ -225,8 +218,17 @@ class PinnedBuffers:
             done.synchronize()
         return buffer
 
+    def _send(self, role: Any, packed: np.ndarray, stream: Any) -> Any:
+        """The role's ``packed`` (a view of its buffer) copied into a new device array on
+        ``stream``, as one block; the role's next packing waits for the copy (_staging)."""
+        with stream:
+            block = cupy().empty(packed.size, dtype=packed.dtype)
+            if packed.size:
+                block.set(packed, stream=stream)
+        self._uploaded[role] = stream.record()
+        return block
+
     def _upload(self, role: Any, arrays: list[np.ndarray], stream: Any) -> list[Any]:
-        cp = cupy()
         offsets, end = [], 0
         for a in arrays:
             offsets.append(end)
@@ -234,11 +236,7 @@ class PinnedBuffers:
         buffer = self._staging(role, end)
         for a, at in zip(arrays, offsets):
             buffer[at:at + a.nbytes] = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
-        with stream:
-            block = cp.empty(end, dtype=cp.uint8)
-            if end:
-                block.set(buffer[:end], stream=stream)
-        self._uploaded[role] = stream.record()
+        block = self._send(role, buffer[:end], stream)
         return [block[at:at + a.nbytes].view(a.dtype).reshape(a.shape) for a, at in zip(arrays, offsets)]
 
 
