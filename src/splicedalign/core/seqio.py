@@ -51,13 +51,12 @@ def read_bytes(path: str | Path) -> bytes:
     """The whole content of a file ('-' is standard input; a name ending in .gz is gunzipped).
     Errors name the file."""
     try:
-        if str(path) == "-":  # the descriptor itself: nothing closes standard input
-            with open(sys.stdin.fileno(), "rb", closefd=False) as handle:
-                return handle.read()
+        if str(path) == "-":  # the descriptor itself, left open: nothing closes standard input
+            return _read_all(sys.stdin.fileno())
         if str(path).endswith(".gz"):
             with gzip.open(path, "rb") as handle:
                 return handle.read()
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))  # os.open's are close-on-exec already
         try:
             return _read_all(fd)
         finally:
@@ -69,7 +68,8 @@ def read_bytes(path: str | Path) -> bytes:
 def _read_all(fd: int) -> bytes:
     """Everything left to read from ``fd``. A regular file of known size takes four system calls
     in all (open, fstat, read, close; Python's file object makes seven): a data set is thousands of
-    small files. Other files (pipes, and /proc's, whose size says 0) are read until they end."""
+    small files. Other files (pipes, standard input, and /proc's, whose size says 0) are read
+    until they end; a regular file from where ``fd`` stands."""
     status = os.fstat(fd)
     size = status.st_size if stat.S_ISREG(status.st_mode) else 0
     chunks, got = [], 0
