@@ -66,8 +66,8 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
         importlib.import_module(f"splicedalign.workloads.{workload}.cli").add_commands(sub, common)
         if command in sub.choices:
             break
-    for command in sub.choices.values():
-        command.set_defaults(input_flags=input_flags(command))
+    for subparser in sub.choices.values():
+        subparser.set_defaults(input_flags=input_flags(subparser))
     return top
 
 
