@@ -117,7 +117,7 @@ def parse_fasta(data: bytes, source: str, check: Validator = validate) -> list[F
                              where=f"line {first}")
         if not parts:
             return []
-    line = 1 if data.startswith(b">") else before.count(b"\n") + 2
+    line = 1 if lead else before.count(b"\n") + 2
     records, last = [], len(parts) - 1
     for i, part in enumerate(parts):
         head, _, body = part.partition(b"\n")
