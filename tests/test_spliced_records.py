@@ -206,3 +206,5 @@ def test_exon_bounds_are_the_exons_first_and_last():
         TestCase(c.name, c.base, c.target, beyond, exon_bounds=np.array([[1, 3], [2, len(c.base) + 1]]))
     tied = (Exon(5, 9), Exon(2, 4), Exon(5, 9), Exon(5, 7))
     assert TestCase("t", c.base, c.target, tied).order.tolist() == [1, 3, 0, 2]
+    back = pickle.loads(pickle.dumps(c))  # a case read in a child process: its bounds read-only still
+    assert back == c and back.bounds.tolist() == c.bounds.tolist() and not back.bounds.flags.writeable

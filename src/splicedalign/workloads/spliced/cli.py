@@ -140,17 +140,7 @@ def _read_beside(args: argparse.Namespace, strands: tuple[str, ...]) -> Callable
     if not getattr(args, "manifest", None) or "numba" in sys.modules:
         cases = _cases(args, strands)
         return lambda: cases
-    wait = forked.start(lambda: _cases(args, strands))
-
-    def received() -> list[TestCase]:
-        cases = wait()
-        for case in cases:  # pickling loses NumPy's read-only flag
-            bounds = case.__dict__.get("bounds")
-            if bounds is not None:
-                bounds.flags.writeable = False
-        return cases
-
-    return received
+    return forked.start(lambda: _cases(args, strands))
 
 
 def _start_driver(args: argparse.Namespace) -> None:

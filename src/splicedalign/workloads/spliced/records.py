@@ -312,6 +312,14 @@ class TestCase:
         out.flags.writeable = False
         return out
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickling (a case read in a child process): the fields and cached values as pickled,
+        ``bounds`` read-only again (pickling loses NumPy's read-only flag)."""
+        self.__dict__.update(state)
+        bounds = state.get("bounds")
+        if bounds is not None:
+            bounds.flags.writeable = False
+
     @cached_property
     def order(self) -> np.ndarray:
         """Input indices of the exons sorted by (first, last): the solvers' exon order."""
