@@ -149,10 +149,9 @@ def _gff3_features(case: TestCase, result: Result) -> list[str]:
                   else (1, case.n))
     mrna = f"ID=mRNA:{gid};Parent=gene:{gid}" + (f";Target={target} {t_lo} {t_hi} +" if t_hi >= t_lo else "")
     out = [f"{head}gene\t{lo}\t{hi}{tail}ID=gene:{gid};Name={gid}", f"{head}mRNA\t{lo}\t{hi}{tail}{mrna}"]
-    index = case.meta.get("input_index")
     for rank, (k, (first, last)) in enumerate(zip(result.chain, spans), 1):
         line = (f"{head}exon\t{first}\t{last}{tail}ID=exon:{gid}.{rank};Parent=mRNA:{gid};"
-                f"candidate={(k if index is None else int(index[k])) + 1}")
+                f"candidate={case.input_index(k) + 1}")
         if result.alignment is not None:
             a = result.alignment[rank - 1]
             if a.target_end >= a.target_start:
