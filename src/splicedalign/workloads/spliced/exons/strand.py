@@ -34,6 +34,11 @@ def flip_interval(first: int, last: int, m: int) -> tuple[int, int]:
     return m - last + 1, m - first + 1
 
 
+def flip_bounds(bounds: np.ndarray, m: int) -> np.ndarray:
+    """``flip_interval`` of each (first, last) row of ``bounds`` (K, 2), as a new contiguous array."""
+    return np.ascontiguousarray(m + 1 - bounds[:, ::-1])
+
+
 def flip_exon(exon: Exon, m: int) -> Exon:
     """The exon on the reverse complement of the base (its strand attribute flipped too)."""
     first, last = flip_interval(exon.first, exon.last, m)
@@ -47,7 +52,7 @@ def _flipped(exons: Exons, m: int) -> Exons:
     """``flip_exon`` of each of ``exons`` (a base of length m), as columns."""
     columns = [[_FLIP.get(v, v) if isinstance(v, str) else v for v in c] if name == "strand" else c
                for name, c in zip(exons.names, exons.columns)]
-    return Exons(np.ascontiguousarray(m + 1 - exons.bounds[:, ::-1]), exons.names, columns)
+    return Exons(flip_bounds(exons.bounds, m), exons.names, columns)
 
 
 def exon_strand(exon: Exon) -> str:
@@ -110,7 +115,7 @@ def strand_view(base: str, exons: Sequence[Exon], strand: str, index: Sequence[i
         return StrandView(base, tuple(exons[i] for i in index), None if bounds is None else bounds[list(index)],
                           tuple(index))
     m = len(base)
-    flipped = None if bounds is None else np.ascontiguousarray(m + 1 - bounds[list(index), ::-1])
+    flipped = None if bounds is None else flip_bounds(bounds[list(index)], m)
     return StrandView(reverse_complement(base), tuple(flip_exon(exons[i], m) for i in index), flipped, tuple(index))
 
 
