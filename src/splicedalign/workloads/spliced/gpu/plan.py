@@ -334,11 +334,7 @@ def _exon_union(exon_start, first, last, base_index, B):  # pragma: no cover - c
             exon_off[k] = total + first[k] - lo[n]
         intervals[b] = n + 1 - exon_at[b]
         rows[b] = total + hi[n] - lo[n] + 1
-    iv_at = np.zeros(B + 1, np.int64)
-    row_at = np.zeros(B + 1, np.int64)
-    for b in range(B):
-        iv_at[b + 1] = iv_at[b] + intervals[b]
-        row_at[b + 1] = row_at[b] + rows[b]
+    iv_at, row_at = _prefix(intervals), _prefix(rows)
     iv_base, iv_lo, iv_hi = np.empty(iv_at[B], np.int64), np.empty(iv_at[B], np.int64), np.empty(iv_at[B], np.int64)
     for b in prange(B):
         for i in range(intervals[b]):
@@ -510,17 +506,20 @@ def _write_tasks(exon_start, first, last, n, tgt_off, exon_base, P, floors, by_l
                  fold_exon, strip_base, strip_slot, fold_slot, launch, row_at, fold_row):  # pragma: no cover
     """The task records in launch order (TASK_FIELDS; inputs as in the module doc), each exon's
     last-row offset, every strip's launch index, and the move storage (MOVE_UNIT words). In
-    parallel over cases: each strip's moves first (their offsets run over the strips in exon
+    parallel over cases: each strip's lane rows and moves first (the moves' offsets run over the strips in exon
     order), then every field of every record."""
     C = exon_start.size - 1
     T = launch.size
+    lane_rows = np.empty(strip_base[-1], np.int64)
     units = np.empty(strip_base[-1], np.int64)
     for c in prange(C):
         for k in range(exon_start[c], exon_start[c + 1]):
             head = last[k] - first[k] + 1 - (S[k] - 1) * P
             for s in range(S[k]):
                 rows = head if s == 0 else P
-                units[strip_base[k] + s] = strip_move_units(n[c], rows, strip_lane_rows(rows, floors[c], P // WARP))
+                i = strip_base[k] + s
+                lane_rows[i] = strip_lane_rows(rows, floors[c], P // WARP)
+                units[i] = strip_move_units(n[c], rows, lane_rows[i])
     moves_at = _prefix(units)
     tasks = np.empty((T, NFIELDS), np.int32)
     last_row = np.empty(first.size, np.int64)
@@ -547,7 +546,7 @@ def _write_tasks(exon_start, first, last, n, tgt_off, exon_base, P, floors, by_l
                 tasks[t, F_TGT] = tgt_off[c]
                 tasks[t, F_BASE] = exon_base[k] + (0 if s == 0 else head + (s - 1) * P)
                 tasks[t, F_ROWS] = rows
-                tasks[t, F_LANE_ROWS] = strip_lane_rows(rows, floors[c], P // WARP)
+                tasks[t, F_LANE_ROWS] = lane_rows[strip_base[k] + s]
                 tasks[t, F_IN_ROW] = in_row
                 tasks[t, F_IN2_ROW] = in2_row
                 tasks[t, F_OUT_ROW] = row_at[t]
