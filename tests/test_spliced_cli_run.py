@@ -151,6 +151,11 @@ def test_forked_call_hands_back_its_result_error_and_log_records(caplog, monkeyp
         return "here"
 
     assert forked.start(dies_in_the_child)() == "here"  # no answer: run in this process
+    # a child killed while it writes (part of an answer in the pipe): run in this process too
+    with monkeypatch.context() as m:
+        m.setattr(forked.pickle, "dumps", lambda obj, protocol=None: b"\x80\x05\x95\x10")
+        m.setattr(forked.os, "_exit", lambda code: os.kill(os.getpid(), signal.SIGKILL))
+        assert forked.start(lambda: "there" if os.getpid() != parent else "here")() == "here"
     waits = []
     other = threading.Thread(target=lambda: waits.append(forked.start(os.getpid)))
     blocker = threading.Event()

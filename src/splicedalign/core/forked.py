@@ -79,8 +79,9 @@ def start(call: Callable[[], T]) -> Callable[[], T]:
     def wait() -> T:
         with os.fdopen(read_end, "rb") as pipe:
             data = pipe.read()
-        os.waitpid(pid, 0)
-        if not data:  # the child died before it could answer (killed, out of memory): here then
+        _, status = os.waitpid(pid, 0)
+        if not data or os.waitstatus_to_exitcode(status) != 0:
+            # the child died before it had answered whole (killed, out of memory): here then
             return call()
         records, ok, value = pickle.loads(data)
         for record in records:
