@@ -95,11 +95,16 @@ def reach_table(x: int, o: int, e: int, steps: int) -> np.ndarray:
     return out
 
 
+def span(r: Any, n: Any, m: Any, mode: str) -> Any:
+    """Diagonals of a wavefront reaching |k| <= r (r >= 0) of an n x m pair: -min(r, n) ..
+    min(r, m), or .. m in infix mode (wfa.cu range_of); element-wise over arrays."""
+    return np.minimum(r, n) + (m if mode == "infix" else np.minimum(r, m)) + 1
+
+
 def widths(reach: np.ndarray, n: int, m: int, mode: str) -> np.ndarray:
-    """Diagonals of each score's wavefront for an n x m pair (wfa.cu range_of)."""
+    """Diagonals of each score's wavefront for an n x m pair (0 where the score has none)."""
     r = reach.astype(np.int64)
-    hi = np.full(r.size, m, np.int64) if mode == "infix" else np.minimum(r, m)
-    return np.where(r >= 0, hi - np.maximum(-r, -n) + 1, 0)
+    return np.where(r >= 0, span(r, n, m, mode), 0)
 
 
 def reduced(costs: Costs) -> tuple[int, int, int, int]:
@@ -116,6 +121,11 @@ def score_bound(costs: Costs, n: int, m: int) -> int:
 def ring_size(x: int, o: int, e: int) -> int:
     """Scores a step reads back: s - x, s - o - e, s - e."""
     return max(x, o + e) + 1
+
+
+def gap_ring_size(o: int, e: int) -> int:
+    """I's and D's ring rows each: scores s - e .. s (none with linear costs)."""
+    return e + 1 if o > 0 else 0
 
 
 @dataclass(frozen=True)
@@ -154,18 +164,21 @@ def packed_words(length: np.ndarray) -> np.ndarray:
     return length // 16 + PAD_WORDS
 
 
+def seq_bytes(n: Any, m: Any) -> Any:
+    """Bytes of both packed sequences of an n x m pair (element-wise over arrays)."""
+    return 8 * (packed_words(n) + packed_words(m))
+
+
 def configure(reach: np.ndarray, n: np.ndarray, m: np.ndarray, mode: str, x: int, o: int, e: int,
               max_steps: int, threads: int, shared_bytes: int = SHARED_BYTES) -> Launch:
     """The launch's threads (up to one a ring column), ring and what goes into shared memory:
     the sequences first (the extension's loads), the ring too when both fit."""
     reach_max = int(reach[:max_steps + 1].max())
-    width = np.minimum(reach_max, n) + (m if mode == "infix" else np.minimum(reach_max, m)) + 1
-    stride = int(width.max())
+    stride = int(span(reach_max, n, m, mode).max())
     arrays = 3 if o > 0 else 1
-    seq_bytes = int((8 * (packed_words(n) + packed_words(m))).max())
     launch = Launch(threads=max(32, min(threads, -(-stride // 32) * 32)), ring=ring_size(x, o, e),
-                    gap_ring=e + 1 if o > 0 else 0, stride=stride, reach_max=reach_max, max_steps=max_steps,
-                    shared=True, arrays=arrays, seq_bytes=seq_bytes, seqs_shared=True)
+                    gap_ring=gap_ring_size(o, e), stride=stride, reach_max=reach_max, max_steps=max_steps,
+                    shared=True, arrays=arrays, seq_bytes=int(seq_bytes(n, m).max()), seqs_shared=True)
     for shared, seqs in ((True, True), (False, True), (True, False), (False, False)):
         chosen = replace(launch, shared=shared, seqs_shared=seqs)
         if chosen.smem <= shared_bytes:
@@ -183,17 +196,16 @@ def shared_steps(reach: np.ndarray, n: int, m: int, mode: str, x: int, o: int, e
                  shared_bytes: int = SHARED_BYTES) -> int:
     """The most scores (of ``reach``) whose ring fits in shared memory beside both sequences (or
     alone, when the sequences do not fit)."""
-    wide = np.maximum.accumulate(reach.astype(np.int64))
-    stride = np.minimum(wide, n) + (m if mode == "infix" else np.minimum(wide, m)) + 1
-    rows = ring_size(x, o, e) + (2 * (e + 1) if o > 0 else 0)
-    seqs = int(8 * (packed_words(np.array([n, m])).sum()))
+    stride = span(np.maximum.accumulate(reach.astype(np.int64)), n, m, mode)
+    rows = ring_size(x, o, e) + 2 * gap_ring_size(o, e)
+    seqs = int(seq_bytes(n, m))
     room = shared_bytes - seqs if seqs + 4 * rows <= shared_bytes else shared_bytes
     return int(np.searchsorted(4 * rows * stride, room, side="right"))
 
 
 def seqs_fit(n: int, m: int, shared_bytes: int = SHARED_BYTES) -> bool:
     """Whether both packed sequences fit in a block's shared memory (``configure``'s first choice)."""
-    return int(8 * packed_words(np.array([n, m])).sum()) <= shared_bytes
+    return int(seq_bytes(n, m)) <= shared_bytes
 
 
 def step_ms(width: np.ndarray, affine: bool, seqs_shared: bool) -> np.ndarray:
