@@ -28,6 +28,7 @@ import numpy as np
 from splicedalign.core.logs import Progress
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.gpu.band import NO_ESCAPE, escape_bounds
+from splicedalign.workloads.nw.gpu.common import lengths, stage_sequences
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
 
 KERNEL_FILE = Path(__file__).with_name("batch.cu")
@@ -171,8 +172,7 @@ class BatchSolver:
                    mode: str = "global") -> list[Result]:
         t0 = time.perf_counter()
         count = len(pairs)
-        n = np.fromiter((p.n for p in pairs), dtype=np.int64, count=count)
-        m = np.fromiter((p.m for p in pairs), dtype=np.int64, count=count)
+        n, m = lengths(pairs)
         cells_total = int(np.sum(n * m))
         progress = Progress(f"nw {count} pairs ({self.name})", max(1, cells_total), count, "pairs")
         done = [0, 0]
@@ -189,7 +189,7 @@ class BatchSolver:
         cells = np.zeros(count, dtype=np.int64)
         self.stats = {"pre": _class_counts(pre_cells[ks])}
         if ks.size:
-            seqs, offsets = self.upload(pairs, ks, n, m)
+            seqs, offsets = self.upload(pairs, ks)
             self.stats["upload_ms"] = (time.perf_counter() - t0) * 1e3
             rough = self.sweep(seqs, offsets, n, m, ks, pre_cells, pre_lo, costs, mode, False)
             self.stats["pre_ms"] = (time.perf_counter() - t0) * 1e3 - self.stats["upload_ms"]
@@ -232,16 +232,13 @@ class BatchSolver:
         self.stats["ms"] = (time.perf_counter() - t0) * 1e3
         return results
 
-    def upload(self, pairs: Sequence[Pair], ks: np.ndarray, n: np.ndarray, m: np.ndarray) -> tuple[Any, np.ndarray]:
+    def upload(self, pairs: Sequence[Pair], ks: np.ndarray) -> tuple[Any, np.ndarray]:
         """The sequences of pairs ``ks`` in one device buffer (a, b of each, in order) and every
         pair's offsets (a, b) in it (rows of pairs not uploaded: 0)."""
-        parts = [s for k in ks.tolist() for s in (pairs[k].a, pairs[k].b)]
-        sizes = np.stack([n[ks], m[ks]], axis=1).reshape(-1)
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).reshape(-1, 2)
+        seqs, _, starts = stage_sequences(self.pinned, "seqs", [pairs[k] for k in ks.tolist()],
+                                          self.cp.cuda.get_current_stream())
         offsets = np.zeros((len(pairs), 2), dtype=np.int64)
-        offsets[ks] = starts
-        seqs = self.pinned.gather("seqs", [np.asarray(s, dtype=np.uint8) for s in parts],
-                                  self.cp.cuda.get_current_stream())
+        offsets[ks] = starts.reshape(-1, 2)
         return seqs, offsets
 
     def sweep(self, seqs: Any, offsets: np.ndarray, n: np.ndarray, m: np.ndarray, ks: np.ndarray,

@@ -1,7 +1,9 @@
-"""What both GPU solvers share: the int32 range check and the trivial empty-sequence answers."""
+"""What the GPU solvers share: the int32 range check, the trivial empty-sequence answers and
+a batch's lengths and sequences staged for the device."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -49,6 +51,23 @@ def screen(pair: Pair, costs: Costs, mode: str, solver: str, traceback: bool, af
         return trivial(pair, costs, solver, traceback, mode)
     check_range(pair, costs, solver)
     return None
+
+
+def lengths(pairs: Sequence[Pair]) -> tuple[np.ndarray, np.ndarray]:
+    """(n, m): the lengths of a and b of each pair (int64 arrays)."""
+    n = np.fromiter((p.n for p in pairs), np.int64, len(pairs))
+    m = np.fromiter((p.m for p in pairs), np.int64, len(pairs))
+    return n, m
+
+
+def stage_sequences(pinned: Any, role: str, pairs: Sequence[Pair], stream: Any) -> tuple[Any, np.ndarray, np.ndarray]:
+    """(bytes, sizes, starts): a and b of each pair, in order, in one device array by one pinned
+    copy (``device.PinnedBuffers.gather`` under ``role``); sizes n0, m0, n1, m1, ... and each
+    sequence's start in it."""
+    raw = pinned.gather(role, [np.asarray(s, np.uint8) for p in pairs for s in (p.a, p.b)], stream)
+    n, m = lengths(pairs)
+    sizes = np.stack([n, m], axis=1).reshape(-1)
+    return raw, sizes, np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
 
 
 def free_bytes(cp: Any) -> int:

@@ -25,7 +25,7 @@ from numba import njit
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
 from splicedalign.workloads.nw.gpu import batch
-from splicedalign.workloads.nw.gpu.common import INT32_SAFE
+from splicedalign.workloads.nw.gpu.common import INT32_SAFE, lengths, stage_sequences
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
 from splicedalign.workloads.nw.wfa_kernels import NULL
 
@@ -339,8 +339,7 @@ class WfaSolver:
         the whole batch goes elsewhere when the sample says the WFA would not pay (None for all)."""
         t0 = time.perf_counter()
         count = len(pairs)
-        n = np.fromiter((p.n for p in pairs), np.int64, count)
-        m = np.fromiter((p.m for p in pairs), np.int64, count)
+        n, m = lengths(pairs)
         g, x, o, e = reduced(costs)
         arrays = 3 if o > 0 else 1
         bound = costs.bound(1, 0) * (n + m)  # Costs.bound of each pair (linear in n + m)
@@ -390,14 +389,12 @@ class WfaSolver:
         count = len(pairs)
         g, x, o, e = reduced(costs)
         reach = self.reach(x, o, e, max_steps)
-        n = np.fromiter((p.n for p in pairs), np.int64, count)
-        m = np.fromiter((p.m for p in pairs), np.int64, count)
+        n, m = lengths(pairs)
         config = configure(reach, n, m, mode, x, o, e, max_steps, threads, self.shared_bytes)
         # no step is wider than the table's n + m + 1 diagonals
         visits = np.minimum(visits, (n + m + 1) * config.arrays * (max_steps + 1))
         stream = cp.cuda.get_current_stream()
-        raw = self.pinned.gather("wfa-bytes", [np.asarray(s, np.uint8) for p in pairs for s in (p.a, p.b)], stream)
-        sizes = np.stack([n, m], axis=1).reshape(-1)
+        raw, sizes, starts = stage_sequences(self.pinned, "wfa-bytes", pairs, stream)
         words = packed_words(sizes)
         to = np.concatenate([[0], np.cumsum(words)])
         runs_each = 2 * max_steps + 4
@@ -408,7 +405,7 @@ class WfaSolver:
         # every small array in one copy: the descriptors, the reach table, the pool's counter, the
         # packing's table (from, size, to, words, pad of each sequence)
         meta = self.pinned.upload("wfa-meta", [
-            desc, reach, np.zeros(1, np.uint64), np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes, to[:-1], words,
+            desc, reach, np.zeros(1, np.uint64), starts, sizes, to[:-1], words,
             np.tile(np.array([PAD_A, PAD_B], np.uint8), count)], stream)
         desc_dev, reach_dev, pool_top = meta[:3]
         packed = cp.empty(int(to[-1]), cp.uint64)
