@@ -120,7 +120,7 @@ def test_wfa_kernel_on_host_every_cost_model(solver, mode):
     reference = ReferenceSolver()
     pairs = _pairs(rng, 10, 160)
     for costs in COSTS:
-        _, x, o, e = wfa.reduced(costs)
+        _, x, o, e = cpu_wfa.reduced_costs(costs)
         reach = wfa.reach_table(x, o, e, 2000)
         visits = np.array([wfa.visits_upto(reach, p.n, p.m, mode, 3 if o else 1, 2001) for p in pairs])
         # the ring and sequences in shared memory, the sequences alone, neither

@@ -107,11 +107,6 @@ def widths(reach: np.ndarray, n: int, m: int, mode: str) -> np.ndarray:
     return np.where(r >= 0, span(r, n, m, mode), 0)
 
 
-def reduced(costs: Costs) -> tuple[int, int, int, int]:
-    """(gcd, x, o, e): WFA2's costs divided by their gcd (fewer, denser wavefronts)."""
-    return cpu_wfa.reduced_costs(costs)
-
-
 def score_bound(costs: Costs, n: int, m: int) -> int:
     """An upper bound of the optimal cost in every mode (match 0): the letters paired along the
     diagonal, the rest one gap; or a gap of each sequence."""
@@ -217,7 +212,7 @@ def estimate_ms(pair: Pair, costs: Costs, mode: str, score: float, shared_bytes:
     """The cost model's time of the WFA of ``pair`` to ``score`` on one block."""
     if score > score_bound(costs, pair.n, pair.m):
         return float("inf")
-    g, x, o, e = reduced(costs)
+    g, x, o, e = cpu_wfa.reduced_costs(costs)
     width = widths(reach_table(x, o, e, int(score / g) + 1), pair.n, pair.m, mode)
     return float(step_ms(width, o > 0, seqs_fit(pair.n, pair.m, shared_bytes)).sum())
 
@@ -305,7 +300,7 @@ class WfaSolver:
         the rest of the budget with the ring in global memory. ``expected``: a guess of the
         score (``sampled_score``); the WFA then gives up past SAMPLE_SLACK times it."""
         t0 = time.perf_counter()
-        g, x, o, e = reduced(costs)
+        g, x, o, e = cpu_wfa.reduced_costs(costs)
         arrays = 3 if o > 0 else 1
         if costs.bound(pair.n, pair.m) >= INT32_SAFE:
             return None
@@ -340,7 +335,7 @@ class WfaSolver:
         t0 = time.perf_counter()
         count = len(pairs)
         n, m = lengths(pairs)
-        g, x, o, e = reduced(costs)
+        g, x, o, e = cpu_wfa.reduced_costs(costs)
         arrays = 3 if o > 0 else 1
         bound = costs.bound(1, 0) * (n + m)  # Costs.bound of each pair (linear in n + m)
         ks = np.flatnonzero((n > 0) & (m > 0) & (bound < INT32_SAFE))
@@ -387,7 +382,7 @@ class WfaSolver:
         cp = self.cp
         t0 = time.perf_counter()
         count = len(pairs)
-        g, x, o, e = reduced(costs)
+        g, x, o, e = cpu_wfa.reduced_costs(costs)
         reach = self.reach(x, o, e, max_steps)
         n, m = lengths(pairs)
         config = configure(reach, n, m, mode, x, o, e, max_steps, threads, self.shared_bytes)
