@@ -79,7 +79,7 @@ def usable(n: np.ndarray, m: np.ndarray, costs: Costs) -> np.ndarray:
     """Which pairs the band kernels take: both sequences non-empty, gap-extend >= 0 (the
     certificate), and every score and INF sum far from the int32 limit."""
     widest = max(abs(costs.match), abs(costs.mismatch), abs(costs.indel), costs.gap_open)
-    bound = (max(abs(costs.match), abs(costs.mismatch), abs(costs.indel)) + 2 * costs.gap_open) * (n + m)
+    bound = costs.bound(n, m)  # element-wise
     return (n > 0) & (m > 0) & (costs.indel >= 0) & (bound + 1024 * widest < INF // 2)
 
 

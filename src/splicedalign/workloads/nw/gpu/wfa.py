@@ -337,7 +337,7 @@ class WfaSolver:
         n, m = lengths(pairs)
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         arrays = 3 if o > 0 else 1
-        bound = costs.bound(1, 0) * (n + m)  # Costs.bound of each pair (linear in n + m)
+        bound = costs.bound(n, m)  # element-wise
         ks = np.flatnonzero((n > 0) & (m > 0) & (bound < INT32_SAFE))
         answers: list[Result | None] = [None] * count
         if not ks.size:
