@@ -278,7 +278,7 @@ class BatchSolver:
                 if traceback:
                     stop.synchronize()  # (so that text_ms is the texts' own time)
                     t1 = time.perf_counter()
-                    for k, cigar in zip(chunk.tolist(), self.texts(desc_dev, runs, result, chunk.size)):
+                    for k, cigar in zip(chunk.tolist(), cigar_texts(self.pinned, desc_dev, runs, result, chunk.size)):
                         out.cigars[k] = cigar
                     self.stats["text_ms"] = self.stats.get("text_ms", 0.0) + (time.perf_counter() - t1) * 1e3
                 device.check(cp)
@@ -307,9 +307,6 @@ class BatchSolver:
             used += size
         out.append(members[first:])
         return out
-
-    def texts(self, desc: Any, runs: Any, result: Any, count: int) -> list[str]:
-        return cigar_texts(self.pinned, desc, runs, result, count)
 
 
 def cigar_texts(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any, count: int) -> list[str]:
