@@ -212,6 +212,39 @@ def test_streamed_and_resident_scores_with_queries_handed_over_as_they_finish(mo
     assert peak[0] == min(2, len(ranges)) and all(r() is None for r in live)
 
 
+@pytest.mark.parametrize("chunks", [0, 1, 4])
+def test_query_batches_queued_before_the_previous_one_is_collected(model, seed, monkeypatch, chunks):
+    """Five queries in batches of two, two and one (QUERY_BATCH_BYTES cut down), resident
+    (chunks 0, with marks), in one chunk and in several: every query's scores, each handed over
+    once, longest first, and the first one handed over only once every launch but the last
+    batch's is queued (a batch is queued before the previous one's scores are read)."""
+    queries, db = random_set(model, seed)
+    want = [solvers.SOLVERS.get("sequential").scores(q, db, model.scoring) for q in queries]
+    solver = gpu_solver.GpuSolver()
+    if chunks > 1:
+        solver.memory_cap = solver.footprint(db) // 4
+    longest = max(b - a for a, b in solver.chunk_ranges(db))
+    monkeypatch.setattr(gpu_solver, "QUERY_BATCH_BYTES", 2 * 4 * longest)
+    assert [len(b) for b in gpu_solver.query_batches(gpu_solver.queue_order(queries), longest)] == [2, 2, 1]
+    handed, queued = [], []
+
+    def ready(k, scores):
+        handed.append((k, scores.copy()))
+        queued.append(sum(not wide for _, wide in model.launches))
+
+    if chunks == 0:
+        marks: dict = {}
+        ddb = gpu_solver.DeviceDatabase.upload(solver.cp, db)
+        got = solver.scores_resident_many(queries, db, ddb, model.scoring, marks, ready)
+        assert sorted(marks) == list(range(len(queries)))
+    else:
+        got = solver.scores_many(queries, db, model.scoring, ready=ready)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want))
+    assert [k for k, _ in handed] == gpu_solver.queue_order(queries)
+    assert all(np.array_equal(s, want[k]) for k, s in handed)
+    assert queued[0] == sum(not wide for _, wide in model.launches) - 1
+
+
 def test_queue_order_longest_first_ties_in_input_order():
     qs = [Query(str(k), np.zeros(n, np.uint8)) for k, n in enumerate((5, 9, 5, 12, 9))]
     assert gpu_solver.queue_order(qs) == [3, 1, 4, 0, 2]

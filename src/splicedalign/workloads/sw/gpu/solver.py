@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -156,43 +156,11 @@ class GpuSolver:
         one ready is the shortest."""
         ranges = self.chunk_ranges(db)
         parts = [db if (a, b) == (0, len(db)) else db.subset(a, b) for a, b in ranges]
-        out = [np.zeros(len(db), dtype=np.int64) for _ in queries] if len(parts) > 1 else [None] * len(queries)
-        streams = self._streams(STREAMS if len(parts) > 1 else 1)
-        batches = query_batches(queue_order(queries), max(len(p) for p in parts))
-        steps = [(c, batch) for c in range(len(parts)) for batch in batches]
-
-        def collected(step: _Step) -> None:
-            (a, b), final = ranges[step.chunk], step.chunk == len(parts) - 1
-            for k, scores in self._collect(step, queries, scoring):
-                if out[k] is None:
-                    out[k] = scores
-                else:
-                    out[k][a:b] = scores
-                if final and ready is not None:
-                    ready(k, out[k])
-
         # The uploader thread works on this thread's device (a new thread's current device is
         # device 0: a search on another GPU, with --devices, would read device 0's memory).
         with ThreadPoolExecutor(1, initializer=self.cp.cuda.Device().use) as uploader:
-            uploads: dict = {c: uploader.submit(self._upload, parts[c]) for c in range(min(2, len(parts)))}
-            queued: _Step | None = None
-            for c, batch in steps:
-                step = self._queue(batch, c, queries, parts[c], uploads[c].result(), scoring, streams)
-                if queued is not None:
-                    collected(queued)
-                    if queued.chunk != c:  # its chunk is done (steps go chunk by chunk): free it, upload
-                        # the one after next
-                        del uploads[queued.chunk]
-                        queued = None
-                        if c + 1 < len(parts) and c + 1 not in uploads:
-                            uploads[c + 1] = uploader.submit(self._upload, parts[c + 1])
-                queued = step
-                del step
-            if queued is not None:
-                collected(queued)
-        device.check(self.cp)
-        self._scratch = {}
-        return out
+            return self._search(queries, parts, ranges, lambda part: uploader.submit(self._upload, part), scoring,
+                                STREAMS if len(parts) > 1 else 1, ready=ready)
 
     def scores_resident(self, query: Query, db: Database, ddb: DeviceDatabase, scoring: Scoring) -> np.ndarray:
         """Scores against a database already on the device (``ddb`` holds ``db``), as a
@@ -208,15 +176,50 @@ class GpuSolver:
         are copied back as soon as its launches are done (``ready(k, scores)``, while the GPU
         runs the later ones). ``marks``, when given, receives per query k a CUDA event before
         and one after its launches (its device time)."""
-        streams = self._streams(1)
         self.cp.cuda.Stream.null.synchronize()  # ddb's copies on the default stream are done
-        out: list[np.ndarray] = [np.zeros(0)] * len(queries)
-        for batch in query_batches(queue_order(queries), len(db)):
-            step = self._queue(batch, 0, queries, db, ddb, scoring, streams, marks)
+        resident: Future[DeviceDatabase] = Future()
+        resident.set_result(ddb)
+        return self._search(queries, [db], [(0, len(db))], lambda part: resident, scoring, 1, marks, ready)
+
+    def _search(self, queries: Sequence[Query], parts: list[Database], ranges: list[tuple[int, int]],
+                upload: Callable[[Database], Future[DeviceDatabase]], scoring: Scoring, streams: int,
+                marks: dict | None = None, ready: Callable[[int, np.ndarray], None] | None = None
+                ) -> list[np.ndarray]:
+        """Every query against the chunks ``parts`` (the database's sequences ``ranges``), each
+        on the device by ``upload`` (the next one's asked for while the current one is
+        searched), with ``streams`` launch streams: a batch of queries is queued before the
+        previous batch's scores are collected; a chunk is freed once its last batch is."""
+        out = [np.zeros(ranges[-1][1], dtype=np.int64) for _ in queries] if len(parts) > 1 else [None] * len(queries)
+        launch_streams = self._streams(streams)
+        batches = query_batches(queue_order(queries), max(len(p) for p in parts))
+        steps = [(c, batch) for c in range(len(parts)) for batch in batches]
+
+        def collected(step: _Step) -> None:
+            (a, b), final = ranges[step.chunk], step.chunk == len(parts) - 1
             for k, scores in self._collect(step, queries, scoring):
-                out[k] = scores
-                if ready is not None:
-                    ready(k, scores)
+                if out[k] is None:
+                    out[k] = scores
+                else:
+                    out[k][a:b] = scores
+                if final and ready is not None:
+                    ready(k, out[k])
+
+        uploads: dict = {c: upload(parts[c]) for c in range(min(2, len(parts)))}
+        queued: _Step | None = None
+        for c, batch in steps:
+            step = self._queue(batch, c, queries, parts[c], uploads[c].result(), scoring, launch_streams, marks)
+            if queued is not None:
+                collected(queued)
+                if queued.chunk != c:  # its chunk is done (steps go chunk by chunk): free it, upload
+                    # the one after next
+                    del uploads[queued.chunk]
+                    queued = None
+                    if c + 1 < len(parts) and c + 1 not in uploads:
+                        uploads[c + 1] = upload(parts[c + 1])
+            queued = step
+            del step
+        if queued is not None:
+            collected(queued)
         device.check(self.cp)
         self._scratch = {}
         return out
