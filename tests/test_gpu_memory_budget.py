@@ -49,3 +49,11 @@ def test_memory_size(text, expected):
 def test_bad_memory_size(text):
     with pytest.raises(argparse.ArgumentTypeError):
         memory_size(text)
+
+
+def test_shared_memory_limit_raised_only_beyond_the_default():
+    kernel = SimpleNamespace()
+    device.allow_shared_memory(kernel, device.SHARED_MEMORY_DEFAULT)
+    assert not hasattr(kernel, "max_dynamic_shared_size_bytes")  # within what every launch may take
+    device.allow_shared_memory(kernel, device.SHARED_MEMORY_DEFAULT + 1)
+    assert kernel.max_dynamic_shared_size_bytes == device.SHARED_MEMORY_DEFAULT + 1

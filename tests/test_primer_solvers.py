@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from splicedalign.core.errors import InputError
+from splicedalign.gpu import device
 from splicedalign.workloads.primer import PrimerProblem, solve
 from splicedalign.workloads.primer import cpu_kernels as K
 from splicedalign.workloads.primer.records import result_from_prefixes
@@ -176,3 +177,51 @@ def test_paper_kernel_on_host(tmp_path_factory):
         L = np.empty(p.n + p.k + 2, dtype=np.int32)
         want = [K.alternative_prefix(p.alpha_codes, r0, p.beta_codes, p.k, L)[0] for r0 in range(p.last_start)]
         assert _run(exe, p)[0] == want, (p.m, p.n, p.k)
+
+
+# ---- primer-paper's host path (paper.py) on the CPU ------------------------------------------
+class _Host(np.ndarray):
+    def get(self):
+        return np.array(self)
+
+
+class _PaperModel:
+    """primer_paper's contract: out[i] = the prefix of start first + i (alternative_prefix), its
+    comparisons added to comps; a launch's dynamic shared memory within the kernel's limit."""
+
+    def __init__(self, launches: list) -> None:
+        self.launches = launches
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        limit = getattr(self, "max_dynamic_shared_size_bytes", device.SHARED_MEMORY_DEFAULT)
+        self.launches.append((shared_mem, limit))
+        alpha, _m, beta, n, k, first, out, comps = args
+        L = np.empty(int(n) + int(k) + 2, dtype=np.int32)
+        for i in range(grid[0]):
+            out[i], c = K.alternative_prefix(np.asarray(alpha), int(first) + i, np.asarray(beta), int(k), L)
+            comps[0] += c
+
+
+@pytest.mark.parametrize("m, n, k", [(60, 80, 5), (2150, 120, 2100)])  # k 2100: beyond 48 KiB of shared memory
+def test_paper_solver_host_path_on_a_kernel_model(monkeypatch, m, n, k):
+    from types import SimpleNamespace
+
+    from splicedalign.workloads.primer.gpu.paper import PaperSolver
+
+    def wrap(a, dtype=None):
+        return np.array(a, dtype=dtype).view(_Host)
+
+    cp = SimpleNamespace(asarray=wrap, asnumpy=np.asarray, int32=np.int32, uint64=np.uint64,
+                         zeros=lambda shape, dtype: wrap(np.zeros(shape, dtype)),
+                         full=lambda shape, value, dtype: wrap(np.full(shape, value, dtype)),
+                         cuda=SimpleNamespace(runtime=SimpleNamespace(deviceSynchronize=lambda: None)))
+    launches: list = []
+    monkeypatch.setattr(device, "cupy", lambda: cp)
+    monkeypatch.setattr(device, "function", lambda source, name, names, defines: _PaperModel(launches))
+    p = generate(m, n, k, seed=k, homologous=0.6, divergence=0.1, piece=m)
+    solver = PaperSolver()
+    solver.batch = 4  # batches end within the starts
+    got, want = solver.solve(p), solve(p, "sequential")
+    assert (got.solutions, got.cells) == (want.solutions, want.cells)
+    assert launches and all(smem <= limit for smem, limit in launches)
+    assert (max(smem for smem, _ in launches) > device.SHARED_MEMORY_DEFAULT) == (k > 2000)

@@ -121,7 +121,7 @@ def fake_cupy():
 class ModelKernel:
     """sw_inter's contract: out[order[i]] = the score of database sequence order[i], i < count,
     the query found by its profile; on 16-bit lanes a score above the overflow bound comes out
-    as some value above it."""
+    as some value above it; a launch's dynamic shared memory within the kernel's limit."""
 
     def __init__(self, name: str, queries: list[Query], scoring: Scoring, launches: list) -> None:
         self.wide = "Lane32" in name
@@ -129,6 +129,7 @@ class ModelKernel:
         self.oracle = solvers.SOLVERS.get("sequential")
 
     def __call__(self, grid, block, args, shared_mem=0):
+        assert shared_mem <= getattr(self, "max_dynamic_shared_size_bytes", device.SHARED_MEMORY_DEFAULT)
         stream = current()
         self.launches.append((stream, self.wide))
         stream.put(lambda: self._run(args))

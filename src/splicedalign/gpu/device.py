@@ -87,6 +87,19 @@ def function(source: Path, name: str, all_names: tuple[str, ...],
         return _module(source, all_names, tuple(sorted(defines.items()))).get_function(name)
 
 
+# Dynamic shared memory a launch may take without asking (CUDA's static limit per block); a
+# launch that takes more must first raise its kernel's cudaFuncAttributeMaxDynamicSharedMemorySize.
+SHARED_MEMORY_DEFAULT = 48 * 1024
+
+
+def allow_shared_memory(kernel: Any, nbytes: int) -> None:
+    """Let ``kernel`` (a CuPy RawKernel) launch with ``nbytes`` of dynamic shared memory: its
+    limit raised to that where it passes SHARED_MEMORY_DEFAULT (up to the device's opt-in
+    maximum, ``device_info()["smem_optin"]``; a launch beyond that fails)."""
+    if nbytes > SHARED_MEMORY_DEFAULT:
+        kernel.max_dynamic_shared_size_bytes = nbytes
+
+
 # Left free of every budget: CuPy's and the driver's own allocations, a kernel's local memory.
 MEMORY_HEADROOM = 256 << 20
 

@@ -14,7 +14,6 @@ KERNEL = "primer_paper"
 PP_THREADS = 256  # the paper's best threads per block
 PP_C = 3  # the paper's prefetch factor (Table 4)
 DEFINES = {"PP_THREADS": PP_THREADS, "PP_C": PP_C}  # paper.defines.h
-SMEM_DEFAULT = 48 * 1024
 
 
 class PaperSolver(StartsSolver):
@@ -28,7 +27,6 @@ class PaperSolver(StartsSolver):
         pa = -(-PP_C * k // T) * T
         smem = 4 * (2 * (T + 2) + 4 * k + T) + pa + pa + T
         kernel = device.function(KERNEL_FILE, KERNEL, (KERNEL,), DEFINES)
-        if smem > SMEM_DEFAULT:
-            kernel.max_dynamic_shared_size_bytes = smem
+        device.allow_shared_memory(kernel, smem)
         kernel((count,), (T,), (alpha, np.int32(problem.m), beta, np.int32(problem.n), np.int32(k),
                                 np.int32(first), out, comps), shared_mem=smem)

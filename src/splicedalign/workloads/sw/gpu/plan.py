@@ -14,7 +14,6 @@ PAD_ROW = 24
 # threads per block of `gpu`: 4 blocks of 4 warps per SM (128 registers a thread) rather than 2 of
 # 8; the 20 CUDASW++ queries against 250,000 sequences on an H100: 0.7509 s against 0.7551 s
 BLOCK = 128
-SMEM_DEFAULT = 48 * 1024  # a launch asking for more dynamic shared memory must raise its limit first
 DEFINES = {"SW_CODES": CODES, "SW_PAD_ROW": PAD_ROW, "SW_BLOCK": BLOCK}
 # (R rows per thread, T threads per group) compiled in inter.cu; every one is spill-free. R is a
 # multiple of 4 (16-byte loads of 32-bit profile elements), so that R * 8 can follow a query's

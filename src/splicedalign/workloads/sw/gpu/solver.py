@@ -26,7 +26,6 @@ from splicedalign.workloads.sw.gpu.plan import (
     BLOCK,
     DEFINES,
     SHAPES,
-    SMEM_DEFAULT,
     choose_shape,
     inter_profile,
     lane_word,
@@ -328,8 +327,7 @@ class GpuSolver:
         smem = slice_bytes((R, T), itemsize)
         name = kernel_name(lanes, R, T, scoring.affine)
         kernel = device.function(KERNEL_FILE, name, (name,), DEFINES)
-        if smem > SMEM_DEFAULT:
-            kernel.max_dynamic_shared_size_bytes = smem
+        device.allow_shared_memory(kernel, smem)
         fields = 2 if scoring.affine else 1
         if mpad > R * T:  # several passes: bottom rows between them in the scratch
             if per_group not in bases:
