@@ -30,6 +30,7 @@ def fake_cupy(free: int, pool_total: int = 0, pool_used: int = 0):
 def test_budget_is_free_memory_within_the_cap(monkeypatch, free, pool_total, pool_used, cap, expected):
     monkeypatch.setattr(device, "cupy", lambda: fake_cupy(free, pool_total, pool_used))
     assert device.memory_budget(cap) == expected
+    assert device.free_memory() == free + pool_total - pool_used  # without the headroom and the cap
 
 
 def test_too_large_names_needed_and_available():

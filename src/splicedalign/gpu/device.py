@@ -119,18 +119,24 @@ def default_memory_cap() -> int | None:
     return memory_size(text)
 
 
-def memory_budget(cap: int | None = None) -> int:
-    """Bytes of device memory one solve may take now: what the device has free at this moment
-    (cudaMemGetInfo: other processes' allocations count), plus what CuPy's pool holds but does not
-    use, less MEMORY_HEADROOM, and at most ``cap`` (``--gpu-memory``; default: the process's,
-    default_memory_cap). Callers size their batches from it; a case that cannot fit raises
-    GpuMemoryError through ``require_memory``."""
-    if cap is None:
-        cap = default_memory_cap()
+def free_memory() -> int:
+    """Bytes of device memory this process can still allocate: what the device has free at this
+    moment (cudaMemGetInfo: other processes' allocations count), plus what CuPy's pool holds but
+    does not use (freed arrays of earlier solves)."""
     cp = cupy()
     free, _total = cp.cuda.runtime.memGetInfo()
     pool = cp.get_default_memory_pool()
-    budget = free + pool.total_bytes() - pool.used_bytes() - MEMORY_HEADROOM
+    return int(free) + int(pool.total_bytes() - pool.used_bytes())
+
+
+def memory_budget(cap: int | None = None) -> int:
+    """Bytes of device memory one solve may take now: ``free_memory`` less MEMORY_HEADROOM, and
+    at most ``cap`` (``--gpu-memory``; default: the process's, default_memory_cap). Callers size
+    their batches from it; a case that cannot fit raises GpuMemoryError through
+    ``require_memory``."""
+    if cap is None:
+        cap = default_memory_cap()
+    budget = free_memory() - MEMORY_HEADROOM
     return max(0, min(budget, cap) if cap is not None else budget)
 
 
