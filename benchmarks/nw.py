@@ -40,7 +40,14 @@ from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.machine import cpu_model
 from splicedalign.core.timing import time_interleaved
 from splicedalign.workloads.nw.cpu import MulticoreSolver
-from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters, pywfa_model, pywfa_score
+from splicedalign.workloads.nw.peers import (
+    A_LETTERS,
+    B_LETTERS,
+    letters,
+    pywfa_aligned,
+    pywfa_model,
+    pywfa_score,
+)
 from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs
 from splicedalign.workloads.nw.synthetic import ISSUE26_CASES, ISSUE26_COSTS, case_pair, divergent_pair
@@ -73,7 +80,7 @@ def _pywfa_call(pair: Pair, costs: Costs, traceback: bool):
     The previous call's aligner lives until the next one has aligned: freed first, the next
     one's memory faulted in anew (30,368 10% affine with CIGAR ~300 ms instead of ~78)."""
     try:
-        import pywfa
+        import pywfa  # noqa: F401
     except ImportError:
         return None
     sa, sb, model = letters(pair.a, A_LETTERS), letters(pair.b, B_LETTERS), pywfa_model(costs)
@@ -81,9 +88,7 @@ def _pywfa_call(pair: Pair, costs: Costs, traceback: bool):
     last: list = []
 
     def call() -> int:
-        aligner = pywfa.WavefrontAligner(sa, match=0, span="end-to-end", scope="full" if traceback else "score",
-                                         **model)
-        aligner.wavefront_align(sb)
+        aligner = pywfa_aligned(sa, sb, model, traceback)
         last[:] = [aligner]  # the previous aligner freed only now: pywfa is then 1-4x faster with
         return -int(aligner.score)  # a CIGAR (its memory reused, not faulted in anew; the harder bar)
     return call

@@ -151,6 +151,32 @@ def test_pywfa_oracle():
         solve(pair, Costs(-1, 1, 3), "pywfa")
 
 
+@pytest.mark.parametrize("cost_name", ["linear", "affine"])
+def test_benchmark_pywfa_peer(cost_name):
+    """The benchmarks' pywfa peer (peers.pywfa_aligned): the batch rows' pywfa_score and
+    benchmarks/nw.py's single-pair call give sequential's score, with and without the CIGAR."""
+    pytest.importorskip("pywfa")
+    import importlib.util
+    from pathlib import Path
+
+    from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters, pywfa_model, pywfa_score
+    from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS
+
+    spec = importlib.util.spec_from_file_location("nw_bench", Path(__file__).parents[1] / "benchmarks" / "nw.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    costs = ISSUE26_COSTS[cost_name]
+    rng = np.random.default_rng(16)
+    print("seed 16")
+    for _ in range(10):
+        pair = random_pair(rng, 300)
+        want = solve(pair, costs, "sequential", traceback=False).score
+        for traceback in (False, True):
+            job = (letters(pair.a, A_LETTERS), letters(pair.b, B_LETTERS), pywfa_model(costs), traceback)
+            call = bench._pywfa_call(pair, costs, traceback)
+            assert pywfa_score(job) == want and call() == want and call() == want
+
+
 def test_edlib_oracle_unit_costs():
     edlib = pytest.importorskip("edlib")
     rng = np.random.default_rng(15)

@@ -39,16 +39,23 @@ def pywfa_model(costs: Costs) -> dict:
     return dict(distance="linear", mismatch=costs.mismatch, gap_extension=costs.indel)
 
 
-def pywfa_score(job: tuple[str, str, dict, bool]) -> int:
-    """One pair (a's letters, b's, ``pywfa_model``, traceback) by pywfa end-to-end: its score.
-    A module-level function, so a process pool's workers take it by name (the batch peer on
-    all cores in benchmarks/nw.py and scripts/device_nw_batch.py)."""
+def pywfa_aligned(a: str, b: str, model: dict, traceback: bool):
+    """A new pywfa aligner of ``a`` (its pattern) with the costs ``model`` (``pywfa_model``),
+    end to end, after its wavefront_align of ``b`` (its text), as a user of pywfa meets it: its
+    score is minus the cost; ``traceback`` has WFA2 make the CIGAR (scope full), else the score
+    only. The benchmarks' pywfa peer (single pairs and batches)."""
     import pywfa
 
-    a, b, model, traceback = job
     aligner = pywfa.WavefrontAligner(a, match=0, span="end-to-end", scope="full" if traceback else "score", **model)
     aligner.wavefront_align(b)
-    return -int(aligner.score)
+    return aligner
+
+
+def pywfa_score(job: tuple[str, str, dict, bool]) -> int:
+    """One pair (a's letters, b's, ``pywfa_model``, traceback) by ``pywfa_aligned``: its score.
+    A module-level function, so a process pool's workers take it by name (the batch peer on
+    all cores in benchmarks/nw.py and scripts/device_nw_batch.py)."""
+    return -int(pywfa_aligned(*job).score)
 
 
 class PywfaSolver:
