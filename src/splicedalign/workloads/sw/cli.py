@@ -1,5 +1,5 @@
 """Database-search commands: ``sw`` searches protein queries against a database (hits with
-E-values and alignments); ``sw makedb`` prepares a database; ``sw-synthetic`` writes the seeded
+E-values and alignments); ``sw-makedb`` prepares a database; ``sw-synthetic`` writes the seeded
 synthetic data sets as FASTA."""
 
 from __future__ import annotations
@@ -37,14 +37,14 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
         description="Search every query record against every database record: Smith-Waterman scores with a "
                     "substitution matrix and affine gaps in BLAST's convention (a gap of length L costs "
                     "open + L * extend), the best hits with E-value, bit score and one optimal alignment "
-                    "each. 'sw makedb FASTA' prepares a database once. Letters outside the matrix's alphabet "
+                    "each. 'sw-makedb FASTA' prepares a database once. Letters outside the matrix's alphabet "
                     "are an error; U, O, J read as X.",
         epilog=EPILOG,
     )
     sw.add_argument("--query", required=True, metavar="FASTA",
                     help="protein query record(s), all searched in one call; '-' reads stdin")
     sw.add_argument("--db", required=True, metavar="FASTA",
-                    help="protein database: FASTA (plain or .gz) or a prepared folder (sw makedb); a fresh "
+                    help="protein database: FASTA (plain or .gz) or a prepared folder (sw-makedb); a fresh "
                          "FASTA.swdb beside the FASTA is used automatically")
     sw.add_argument("--matrix", default="blosum62", type=str.lower,
                     help=f"substitution matrix (default blosum62; known: {', '.join(MATRICES)})")

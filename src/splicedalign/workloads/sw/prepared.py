@@ -1,4 +1,4 @@
-"""Prepared databases: a FASTA file encoded once into a folder ``<fasta>.swdb`` (``sw makedb``,
+"""Prepared databases: a FASTA file encoded once into a folder ``<fasta>.swdb`` (``sw-makedb``,
 or written beside a large FASTA on its first search): ``codes.npy`` (uint8, memory-mapped on
 opening), ``offsets.npy``, ``order.npy`` (sequence indices, longest first: the GPU's launch
 order), ``ids.txt`` and ``meta.json`` (format, the source's size and modification time: a
@@ -44,7 +44,7 @@ def find(path: str | Path) -> Path | None:
         return None
     if p.is_dir():
         if _meta(p) is None:
-            raise InputError(str(p), f"not a prepared database (no {FORMAT} meta.json); run 'sw makedb'")
+            raise InputError(str(p), f"not a prepared database (no {FORMAT} meta.json); run 'splicedalign sw-makedb'")
         return p
     beside = p.with_name(p.name + SUFFIX)
     meta = _meta(beside) if beside.is_dir() else None
