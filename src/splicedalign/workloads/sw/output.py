@@ -26,7 +26,6 @@ def result_json(result: SearchResult) -> dict:
         "cells": result.cells,
         "solver": result.solver,
         "seconds": result.seconds,
-        **{k: v for k, v in result.extra.items() if k in ("scoring", "database_sequences", "database_residues")},
     }
 
 
