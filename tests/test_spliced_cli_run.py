@@ -299,6 +299,56 @@ def test_numba_set_up_keeps_linear_algebra_working():
     assert out.split() == ["False", "5.0"]
 
 
+CACHED_ANSWERS = r"""
+import hashlib, json, sys
+import numpy as np
+if sys.argv[2] == "lazy":
+    from splicedalign.core import jit
+    jit.start()
+from numba.core.registry import cpu_target
+from splicedalign.kernels import compile_host_code
+from splicedalign.workloads.spliced import cli
+from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.solvers import get_solver
+import argparse
+args = argparse.Namespace(manifest=sys.argv[1], base=None, exons=None, target=None, shift_window=0)
+cases = cli._cases(args, ("+", "-"))
+answers = {}
+for name in ("sequential", "multicore"):
+    results = get_solver(name).solve_many(cases, Scoring(), True)
+    answers[name] = [(r.score, list(r.chain),
+                      [(a.index, a.first, a.last, a.target_start, a.target_end, a.cigar) for a in r.alignment])
+                     for r in results]
+h = hashlib.sha256()  # the GPU solver's host planning passes (their arrays)
+import splicedalign.workloads.spliced.gpu.plan as plan
+build = plan.build_plan
+def hashed(*a, **k):
+    p = build(*a, **k)
+    for v in vars(p).values():
+        if isinstance(v, np.ndarray):
+            h.update(v.tobytes())
+    return p
+plan.build_plan = hashed
+compile_host_code()
+print(json.dumps([len(cpu_target.target_context._registries), answers, h.hexdigest()]))
+"""
+
+
+def test_numba_set_up_loads_cached_code_without_the_registries(tiny):
+    """After core.jit.start, numba's cache loads skip its implementation registries (none is
+    installed), and the cached code gives the answers it gives after a full set-up: the CPU
+    solvers' scores, chains and alignments, and the GPU solver's planning arrays. The plain
+    process runs first, so the cache holds every function when the other loads it."""
+    def answers(mode: str) -> list:
+        out = subprocess.run([sys.executable, "-c", CACHED_ANSWERS, str(tiny), mode], capture_output=True,
+                             text=True, check=True).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+    plain, lazy = answers("plain"), answers("lazy")
+    assert plain[0] > 0 and lazy[0] == 0
+    assert plain[1:] == lazy[1:]
+
+
 def test_numba_set_up_leaves_out_what_numba_probes_for(tmp_path):
     """core.jit.start imports numba without SciPy, PyYAML or coverage (numba probes for them),
     without scanning entry points for numba extensions and without numba's LLVM lock events;

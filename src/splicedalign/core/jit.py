@@ -1,13 +1,13 @@
 """numba's one-time set-up in a command-line process, done on purpose: ``start()`` imports numba
-and loads its implementations (what a process's first compiled call or cache load does
-otherwise), leaving out what numba looks for on the way that splicedalign's compiled code never
-uses. Each was a cost of every fresh ``align`` process:
+and makes it ready to load its on-disk cache (what a process's first compiled call does
+otherwise), leaving out what numba looks for or loads on the way that splicedalign's cached
+code never uses. Each was a cost of every fresh ``align`` process:
 
-- SciPy: numba's import checks its version, and its array-maths module asks once whether
-  SciPy's BLAS is there (``ensure_blas`` imports ``scipy.linalg``: 0.13-0.17 s of the 0.25-0.3 s
-  first call on the 2-core machine), only to pick BLAS or a plain loop for ``np.polyval``-style
-  inner products. splicedalign's compiled code does no linear algebra; ``np.dot`` and
-  ``np.linalg`` in code compiled later still find SciPy (numba asks again when it compiles them).
+- SciPy: numba's import checks its version (and its array-maths module, loaded with the
+  registries below, asks whether SciPy's BLAS is there: ``ensure_blas`` imports
+  ``scipy.linalg``, 0.13-0.17 s on the 2-core machine). splicedalign's compiled code does no
+  linear algebra; ``np.dot`` and ``np.linalg`` in code compiled later still find SciPy (numba
+  asks again when it compiles them).
 - PyYAML: numba reads a ``.numba_config.yaml`` of the working folder with it; imported only
   when there is one (0.18 s under ``-X importtime`` on the H100 host).
 - coverage: numba's line reports to a coverage run; imported only when coverage already is
@@ -19,6 +19,13 @@ uses. Each was a cost of every fresh ``align`` process:
 - numba's "numba:llvm_lock" events: two event objects around each of the ~3,500 LLVM calls of a
   fresh GPU solve's cache loads (for compile-time reports): ~15% of that first-call CPU time
   (0.067 -> 0.057 s, one thread, 2-core machine).
+- numba's implementation registries: a cache load first refreshes the target context
+  (``Cache.load_overload``: every registry module imported and ~thousands of implementations
+  installed, for typing and lowering), which a load never uses: it rebuilds the cached object
+  code, which calls numba's runtime (NRT) and C helpers only, linked by symbol. In a CLI process
+  that only loads cached code (a warm cache, the usual case) that was ~0.1 s of ~0.13 s of
+  set-up on the 2-core machine (0.17-0.2 s on the H100 host). A compile still refreshes both
+  contexts itself (numba's compiler does, on every compile), so code compiled later is unchanged.
 """
 
 from __future__ import annotations
@@ -27,10 +34,6 @@ import os
 import sys
 
 NUMBA_CONFIG_FILE = ".numba_config.yaml"  # numba.core.config._config_fname, read from the working folder
-
-
-def _no_blas() -> None:
-    raise ImportError("not asked at start-up (splicedalign.core.jit)")
 
 
 def _import_numba() -> None:
@@ -62,24 +65,38 @@ def _no_lock_events() -> None:
         callbacks[:] = [cb for cb in callbacks if getattr(cb[0], "__module__", None) != "numba.core.base"]
 
 
+def _load_overload(self, sig, target_context):  # noqa: ANN001, ANN202 - numba's Cache.load_overload
+    """numba's ``Cache.load_overload`` without its ``target_context.refresh()`` (see the module's
+    docstring): the cached overload for ``sig``, or None (then numba compiles, refreshing)."""
+    with self._guard_against_spurious_io_errors():
+        return self._load_overload(sig, target_context)
+
+
+def _loads_without_registries() -> None:
+    """Cache loads made ready without the registries: the target context made (numba's global
+    helper symbols, the C maths functions), the runtime (NRT) started and its symbols added,
+    the hash secret's symbols added (numba.cpython.hashing adds them when imported); the
+    parallel backend's symbols come with each parallel function's load (its reload hook)."""
+    import numba.core.caching as caching
+    import numba.cpython.hashing  # noqa: F401 - its symbols, for cached code that hashes
+    from numba.core.registry import cpu_target
+    from numba.core.runtime import rtsys
+
+    rtsys.initialize(cpu_target.target_context)
+    caching.Cache.load_overload = _load_overload
+
+
 def start() -> None:
-    """numba imported and its implementation registries loaded for a command-line process
-    (idempotent; thread-safe: under numba's compiler lock, which every compile and cache load
-    takes). Third-party numba extensions are not loaded in this process, and compile-time
-    reports have no LLVM lock times."""
+    """numba imported and made ready to load its cache in a command-line process (idempotent;
+    thread-safe: under numba's compiler lock, which every compile and cache load takes). Cache
+    loads skip the implementation registries (a compile loads them), third-party numba
+    extensions are not loaded in this process, and compile-time reports have no LLVM lock times."""
     _import_numba()
     import numba.core.base  # noqa: F401 - registers the lock events that _no_lock_events removes
     import numba.core.entrypoints as entrypoints
-    import numba.np.linalg as linalg
     from numba.core.compiler_lock import global_compiler_lock
-    from numba.core.registry import cpu_target
 
     with global_compiler_lock:
         _no_lock_events()
         entrypoints._already_initialized = True  # init_all(): no scan of every distribution's entry points
-        asked, linalg.ensure_blas = linalg.ensure_blas, _no_blas  # read once, by numba.np.arraymath's import
-        try:
-            cpu_target.target_context.refresh()
-            cpu_target.typing_context.refresh()
-        finally:
-            linalg.ensure_blas = asked
+        _loads_without_registries()
