@@ -4,6 +4,12 @@ CUDA driver's start holds the interpreter, and the wall time of fresh processes 
 set-up differently. Writes logs under OUT, prints a short table last.
 
     python scripts/device_spliced_cli.py --out $OUT [--seed S] [--rounds 3]
+    python scripts/device_spliced_cli.py --out $OUT --profile [--ab OTHER_SRC]
+
+--profile: a fresh gpu align (score, gff3) under cProfile (stats files and their top lines), each
+cached numba function's first call (its cache load) in a fresh align, the align's import
+profile; with --ab, the CLI rows' wall times interleaved with another tree's ``src`` (e.g.
+main's) on the same machine.
 
 Steps of the serial probe (fresh process, nothing on threads): interpreter start to the
 first line, numpy, the CLI's modules (parser of ``align``), reading the manifest's cases,
@@ -120,6 +126,71 @@ print(json.dumps(out))
 """
 
 
+# A fresh align as the console script runs it (cli.run without its os._exit before the stats),
+# under cProfile; argv: stats file, then the command line.
+PROFILED = r"""
+import cProfile, os, sys
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+stats = sys.argv.pop(1)
+pr = cProfile.Profile(); pr.enable()
+from splicedalign import cli
+from splicedalign.core import forked
+forked.ENABLED = True
+code = cli.main(sys.argv[1:])
+pr.disable(); pr.dump_stats(stats)
+sys.stdout.flush(); os._exit(code)
+"""
+
+# A fresh align with each cached numba function's first call (numba's Dispatcher.compile: a
+# cache load when the cache holds it) timed; numba set up first (core.jit), so no forked reading.
+LOADS = r"""
+import json, os, sys, time
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+from splicedalign.core import jit
+jit.start()
+import numba.core.dispatcher as nd
+loads, compile_ = {}, nd.Dispatcher.compile
+def timed(self, sig):
+    t = time.perf_counter()
+    try:
+        return compile_(self, sig)
+    finally:
+        name = self.py_func.__module__.rsplit(".", 1)[-1] + "." + self.py_func.__qualname__
+        loads[name] = loads.get(name, 0.0) + time.perf_counter() - t
+nd.Dispatcher.compile = timed
+from splicedalign import cli
+cli.main(sys.argv[1:])
+print(json.dumps({k: round(v * 1000, 1) for k, v in sorted(loads.items(), key=lambda kv: -kv[1])}))
+sys.stdout.flush(); os._exit(0)
+"""
+
+
+# The console script, optionally with numba's registries loaded at set-up as core.jit did before
+# its cache loads skipped them (argv[1]: "registries" or "as is"): an A/B of that on one machine.
+CONSOLE = r"""
+import os, sys
+variant = sys.argv.pop(1)
+if variant == "registries":
+    from splicedalign.core import jit
+    start = jit.start
+    def refreshing():
+        start()
+        import numba.np.linalg as linalg
+        from numba.core.registry import cpu_target
+        def no_blas():
+            raise ImportError("not asked at start-up")
+        asked, linalg.ensure_blas = linalg.ensure_blas, no_blas
+        try:
+            cpu_target.target_context.refresh()
+            cpu_target.typing_context.refresh()
+        finally:
+            linalg.ensure_blas = asked
+    jit.start = refreshing
+from splicedalign import cli
+cli.run()
+"""
+
+
 def env(**extra: str) -> dict[str, str]:
     e = dict(os.environ)
     e["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), *filter(None, [e.get("PYTHONPATH")])])
@@ -162,6 +233,10 @@ def main() -> int:
     ap.add_argument("--blas", action="store_true",
                     help="only: the import profile of a gpu align, and NumPy's import and the gpu align with "
                          "OpenBLAS's thread per CPU against the console script's one thread (interleaved)")
+    ap.add_argument("--profile", action="store_true", help="only: profiles of a fresh gpu align (see above)")
+    ap.add_argument("--ab", help="with --profile: CLI walls interleaved with another tree's src (a path), or "
+                                 "'registries': with numba's registries loaded at set-up")
+    ap.add_argument("--multicore", action="store_true", help="with --profile: the multicore gff3 row too")
     args = ap.parse_args()
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -179,6 +254,9 @@ def main() -> int:
     lines: list[str] = [f"seed {args.seed}; {os.cpu_count()} CPUs"]
     if args.blas:
         return blas_rows(cli + score, args.rounds, lines, out)
+    if args.profile:
+        rows = {"score": score, "gff3": gff3, **({"multicore": multicore} if args.multicore else {})}
+        return profile_rows(m, rows, args, lines, out)
     t = time.perf_counter()
     for argv in (multicore,) if args.no_gpu else (gff3, score, multicore):  # numba's cache, kernels (untimed)
         run(cli + argv)
@@ -235,6 +313,51 @@ def blas_rows(align: list[str], rounds: int, lines: list[str], out: Path) -> int
         times["align, one thread"].append(run(align)[0])
     lines.append("OpenBLAS threads (medians, s): "
                  + ", ".join(f"{k} {statistics.median(v):.3f}" for k, v in times.items()))
+    return finish(lines, out)
+
+
+def profile_rows(m: str, rows: dict[str, list[str]], args: argparse.Namespace, lines: list[str], out: Path) -> int:
+    """--profile: cProfile and numba's first calls of fresh gpu aligns, the import profile, and
+    with --ab the CLI rows' walls interleaved with another tree's."""
+    import pstats
+
+    this = str(REPO / "src")
+    console = [sys.executable, "-c", CONSOLE]
+    variants = {"this": (this, "as is")}  # name: (src, CONSOLE variant)
+    if args.ab == "registries":
+        variants["registries"] = (this, "registries")
+    elif args.ab is not None:
+        variants["other"] = (str(Path(args.ab).resolve()), "as is")
+    align = [sys.executable, "-m", "splicedalign.cli", "-q", "align", "--manifest", m]
+    t = time.perf_counter()
+    for src in {v[0] for v in variants.values()}:
+        for argv in rows.values():
+            run(align + argv, PYTHONPATH=src)  # numba's cache, CuPy's kernels (untimed)
+    lines.append(f"warm-ups {time.perf_counter() - t:.1f} s")
+    print(lines[-1], flush=True)
+    for what in ("score", "gff3"):
+        stats = out / f"cprofile_gpu_{what}.pstats"
+        run([sys.executable, "-c", PROFILED, str(stats), "-q", "align", "--manifest", m, *rows[what]])
+        text = out / f"cprofile_gpu_{what}.txt"
+        with text.open("w") as f:
+            p = pstats.Stats(str(stats), stream=f)
+            p.sort_stats("cumulative").print_stats(80)
+            p.sort_stats("tottime").print_stats(50)
+        lines.append(f"cprofile gpu {what}: {text.name}")
+        loads = json.loads(run([sys.executable, "-c", LOADS, "-q", "align", "--manifest", m,
+                                *rows[what]])[1].stdout.strip().splitlines()[-1])
+        lines.append(f"numba first calls, gpu {what} (ms, sum {sum(loads.values()):.0f}): {json.dumps(loads)}")
+        print(lines[-1], flush=True)
+    top = importtime(align[1:] + rows["score"], out / "importtime_align_gpu_score.txt")
+    lines.append("importtime align gpu score: " + ", ".join(f"{n.strip()} {c / 1e6:.3f}" for c, n in top[:16]))
+    walls: dict[str, list[float]] = {f"{row} [{name}]": [] for row in rows for name in variants}
+    for _ in range(args.rounds):
+        for row, argv in rows.items():
+            for name, (src, variant) in variants.items():
+                walls[f"{row} [{name}]"].append(run(console[:3] + [variant] + align[3:] + argv, PYTHONPATH=src)[0])
+    lines.append("CLI walls (s, median/min, interleaved): " + ", ".join(
+        f"{k} {statistics.median(v):.3f}/{min(v):.3f}" for k, v in walls.items()))
+    (out / "walls.json").write_text(json.dumps(walls, indent=1))
     return finish(lines, out)
 
 
