@@ -349,6 +349,21 @@ def test_numba_set_up_loads_cached_code_without_the_registries(tiny):
     assert plain[1:] == lazy[1:]
 
 
+def test_numba_set_up_imports_masked_arrays_only_when_used():
+    """After core.jit.start, numba's type check of an array argument imports no numpy.ma; the
+    first real use of np.ma imports it (np.ma then is the module, masked arrays work), and numba
+    still refuses a masked array (a function's first call with one)."""
+    probe = ("import sys, numpy as np; from splicedalign.core import jit; jit.start(); "
+             "import numba; f = numba.njit(lambda a: a.sum()); s = f(np.arange(4)); "
+             "before = 'numpy.ma' in sys.modules; m = np.ma.masked_array([1, 2, 3], mask=[0, 1, 0]); "
+             "from numba.core.errors import NumbaTypeError\n"
+             "try:\n    numba.njit(lambda a: a.sum())(m); refused = False\n"
+             "except NumbaTypeError:\n    refused = True\n"
+             "print(s, before, type(np.ma).__name__, isinstance(m, np.ma.MaskedArray), int(m.sum()), refused)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["6", "False", "module", "True", "4", "True"]
+
+
 def test_numba_set_up_leaves_out_what_numba_probes_for(tmp_path):
     """core.jit.start imports numba without SciPy, PyYAML or coverage (numba probes for them),
     without scanning entry points for numba extensions and without numba's LLVM lock events;
