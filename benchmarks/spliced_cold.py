@@ -9,8 +9,9 @@ command line end to end. Prints one table last: target, what, value, threshold, 
    each, in this order: paper set score, another paper set traced, 10 sets score, 10 other
    sets traced (``GpuSolver.solve_many``; one first call each). GCUPS = cells / seconds.
 2. The CLI end to end: ``python -m splicedalign.cli -q align --manifest`` on a written paper
-   set (1,010 cases), wall time of fresh processes after untimed runs that fill the kernel
-   caches (numba's and CuPy's): gpu score only (json), gpu gff3, multicore gff3. A probe
+   set (1,010 cases), wall time of fresh processes after the install step (``python -m
+   splicedalign.kernels host``: numba's host code, the package's bytecode) and untimed runs that
+   fill the kernel caches (numba's and CuPy's): gpu score only (json), gpu gff3, multicore gff3. A probe
    process runs the CLI's steps one by one and times them (imports, reading, solve with the
    GPU solver's own stages, output); reading speed = distinct input bytes / reading seconds.
    A CPU align (multicore) must import no CuPy, pandas or matplotlib. With --overhead, the
@@ -355,9 +356,14 @@ def target2(args, manifest: Path, small: Path, mb: float, gpu: bool, table: Tabl
     gpu_rows = [("score only (json)", ["--solver", g, "--score-only", "-o", str(out / "gpu.json")], CLI_SCORE_S),
                 ("gff3", ["--solver", g, "--format", "gff3", "-o", str(out / "gpu.gff3")], CLI_GFF3_S)] if gpu else []
     multicore = ["--solver", "multicore", "--format", "gff3", "-o", str(out / "multicore.gff3")]
-    # untimed: the kernel caches filled, numba's for this CPU (multicore on the small set, whose
-    # first base is the paper set's largest case) and CuPy's for the very launches timed below
-    # (a launch's kernel variant follows the batch's size: warm-ups on the paper set itself)
+    # untimed: the install step (numba's host code, the package's Python bytecode: an interpreter
+    # that may not write bytecode, as on the H100 host's image, would compile ~40 modules in every
+    # fresh process), then the kernel caches filled, numba's for this CPU (multicore on the small
+    # set, whose first base is the paper set's largest case) and CuPy's for the very launches
+    # timed below (a launch's kernel variant follows the batch's size: warm-ups on the paper set)
+    subprocess.run([sys.executable, "-m", "splicedalign.kernels", "host"], check=True, capture_output=True, env=env())
+    record["writes_bytecode"] = not python("import json, sys; print(json.dumps(sys.flags.dont_write_bytecode))")
+    print(f"  interpreter writes bytecode itself: {record['writes_bytecode']}", flush=True)
     for manifest_, argv in ([(m, ["--solver", g, "--format", "gff3"]), (m, ["--solver", g, "--score-only"])]
                             if gpu else []) + [(str(small), ["--solver", "multicore", "--format", "gff3"])]:
         walls(1, "--manifest", manifest_, *argv, "-o", os.devnull)

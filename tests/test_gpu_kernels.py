@@ -130,8 +130,24 @@ def test_build_without_nvcc_compiles_the_host_code_and_says_why_no_binaries(monk
     code still goes into numba's cache, one line says the kernels come from NVRTC, exit 0."""
     ran = []
     monkeypatch.setattr(shipped, "compile_host_code", lambda: ran.append(True))
+    monkeypatch.setattr(shipped, "compile_bytecode", lambda: ran.append("bytecode") or True)
     monkeypatch.setattr(kernels.shutil, "which", lambda name: None)
     assert shipped.main(["build", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out.strip().splitlines()
-    assert ran and out[-1].startswith("no shipped kernels (nvcc and c++filt are needed")
+    assert ran == [True, "bytecode"] and out[-1].startswith("no shipped kernels (nvcc and c++filt are needed")
     assert not list(tmp_path.iterdir())
+
+
+def test_host_step_writes_the_package_bytecode():
+    """``compile_bytecode`` (run by ``host`` and ``build``) leaves every module of the package
+    with current bytecode for this interpreter, as an installed wheel has: an interpreter that
+    may not write bytecode (PYTHONDONTWRITEBYTECODE) then compiles none of them per process."""
+    import importlib.util
+
+    assert shipped.compile_bytecode()
+    stale = []
+    for source in kernels.PACKAGE_DIR.rglob("*.py"):
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        if not cached.exists() or cached.stat().st_mtime < source.stat().st_mtime:
+            stale.append(str(source.relative_to(kernels.PACKAGE_DIR)))
+    assert not stale, stale[:5]
