@@ -291,7 +291,7 @@ def test_classes_and_placement():
 class FakeArray(np.ndarray):
     """A NumPy array standing in for a CuPy one: ``get`` and ``set`` copy."""
 
-    def get(self, stream=None, out=None):
+    def get(self, stream=None, out=None, blocking=True):
         if out is None:
             return np.array(self)
         np.copyto(out, self)
@@ -310,11 +310,17 @@ class FakeEvent:
 
 
 class FakeStream(FakeEvent):
+    def __init__(self, null=False, non_blocking=False, priority=None):
+        pass
+
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         return False
+
+    def wait_event(self, event):
+        pass
 
 
 def fake_cupy():
@@ -324,7 +330,8 @@ def fake_cupy():
         return np.asarray(a).view(FakeArray)
 
     stream = FakeStream()
-    cuda = SimpleNamespace(Event=FakeEvent, get_current_stream=lambda: stream, get_elapsed_time=lambda a, b: 0.0,
+    cuda = SimpleNamespace(Event=FakeEvent, Stream=FakeStream, get_current_stream=lambda: stream,
+                           get_elapsed_time=lambda a, b: 0.0,
                            runtime=SimpleNamespace(deviceSynchronize=lambda: None))
     return SimpleNamespace(
         asarray=wrap, empty=lambda shape, dtype: wrap(np.empty(shape, dtype)),

@@ -215,16 +215,32 @@ class PinnedBuffers:
         with self._lock:
             return self._upload(role, arrays, stream)
 
-    def gather(self, role: Any, arrays: list[np.ndarray], stream: Any) -> Any:
+    def gather(self, role: Any, arrays: list[np.ndarray], stream: Any, into: Any = None, pool: Any = None) -> Any:
         """The 1-D ``arrays`` (one dtype) concatenated into one device array on ``stream``:
         NumPy concatenates them straight into the role's buffer, copied as one block (many small
-        arrays: one pass over the bytes, where ``upload`` packs each one into its own slot)."""
+        arrays: one pass over the bytes, where ``upload`` packs each one into its own slot).
+        ``into``: a device array of their total size to copy into (else a new one). ``pool``: a
+        thread pool whose threads concatenate a share of the arrays each (NumPy copies an array
+        without the GIL)."""
         with self._lock:
-            total = sum(a.size for a in arrays)
+            sizes = np.array([a.size for a in arrays], np.int64)
+            ends = np.cumsum(sizes)
+            total = int(ends[-1])
             dtype = arrays[0].dtype
             view = self._staging(role, total * dtype.itemsize)[:total * dtype.itemsize].view(dtype)
-            np.concatenate(arrays, out=view)
-            return self._send(role, view, stream)
+            workers = getattr(pool, "_max_workers", 1)
+            if workers > 1 and len(arrays) >= 8 * workers:
+                starts = (ends - sizes).tolist()
+                cuts = np.searchsorted(ends, np.arange(1, workers) * (total / workers)).tolist()
+
+                def part(lo: int, hi: int) -> None:
+                    if hi > lo:
+                        np.concatenate(arrays[lo:hi], out=view[starts[lo]:starts[hi] if hi < len(arrays) else total])
+
+                list(pool.map(part, [0, *cuts], [*cuts, len(arrays)]))
+            else:
+                np.concatenate(arrays, out=view)
+            return self._send(role, view, stream, into)
 
     def _staging(self, role: Any, nbytes: int) -> Any:
         """The role's pinned uint8 buffer of at least ``nbytes``, once its last upload is done."""
@@ -237,11 +253,11 @@ class PinnedBuffers:
             done.synchronize()
         return buffer
 
-    def _send(self, role: Any, packed: np.ndarray, stream: Any) -> Any:
-        """The role's ``packed`` (a view of its buffer) copied into a new device array on
-        ``stream``, as one block; the role's next packing waits for the copy (_staging)."""
+    def _send(self, role: Any, packed: np.ndarray, stream: Any, into: Any = None) -> Any:
+        """The role's ``packed`` (a view of its buffer) copied into ``into`` or a new device array
+        on ``stream``, as one block; the role's next packing waits for the copy (_staging)."""
         with stream:
-            block = cupy().empty(packed.size, dtype=packed.dtype)
+            block = cupy().empty(packed.size, dtype=packed.dtype) if into is None else into
             if packed.size:
                 block.set(packed, stream=stream)
         self._uploaded[role] = stream.record()

@@ -14,7 +14,7 @@ alignment, the CIGAR text (batch.cu's ``nw_band_text`` formats the runs the walk
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from numba import njit
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
 from splicedalign.workloads.nw.gpu import batch
-from splicedalign.workloads.nw.gpu.common import INT32_SAFE, lengths, stage_sequences
+from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Staging, chunk_bounds, lengths, results, stamp
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
 from splicedalign.workloads.nw.wfa_kernels import NULL
 
@@ -42,6 +42,8 @@ PACK = "nw_wfa_pack"
 NAMES = tuple(SWEEP.format(affine=a, keep=k) for a in ("false", "true") for k in ("false", "true")) + (PACK,)
 ALGORITHM = "wfa"
 PACK_THREADS = 256
+TEXTS_PRIORITY = -100  # a stream priority CUDA clamps to the device's highest (Hopper: -5)
+LAUNCH_STREAMS = 4  # a launch's chunks take these in turn (common.chunk_bounds: 7 chunks for 40 MB)
 BATCH_THREADS = 256  # a batch's pairs of ~10 kb have wavefronts of a few hundred diagonals
 # dynamic shared memory a block may take (sm_80 allows 163 KiB a block, sm_90 227 KiB; a device's
 # own limit, when CuPy can tell it, replaces it)
@@ -271,6 +273,7 @@ class WfaSolver:
         self.stats: dict[str, Any] = {}
         self._reach: dict[tuple[int, int, int], np.ndarray] = {}
         self._kernels: dict[str, Any] = {}
+        self._streams: tuple[Any, list[Any], Any] | None = None
         self.shared_bytes = SHARED_BYTES
         try:  # the device's own limit a block (less the kernel's static 32 bytes)
             self.shared_bytes = int(self.cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]) - 1024
@@ -364,33 +367,58 @@ class WfaSolver:
         visits = np.minimum(BATCH_SLACK * want * scale, BATCH_CELL_SHARE * n[ks] * m[ks]).astype(np.int64)
         near = shared_steps(reach, int(n[ks].max()), int(m[ks].max()), mode, x, o, e, self.shared_bytes)
         steps = min(steps, max(near, 1)) - 1
-        got = self.launch([pairs[k] for k in ks.tolist()], costs, traceback, mode, steps, visits, BATCH_THREADS)
-        share = (time.perf_counter() - t0) / max(1, int(np.sum(n[ks] * m[ks])))
-        for at, k in enumerate(ks.tolist()):
-            score = got.score[at]
+        cells = (n[ks] * m[ks]).tolist()
+        made: list[Result] = []
+
+        def chunk_done(c0: int, c1: int, got: WfaAnswers) -> None:  # its Results while the later chunks run
+            made.extend(results([0 if s is None else s for s in got.score[c0:c1]], cells[c0:c1], "gpu",
+                                [0.0] * (c1 - c0), got.cigars[c0:c1], got.start2[c0:c1], got.end2[c0:c1], ALGORITHM))
+
+        got = self.launch([pairs[k] for k in ks.tolist()], costs, traceback, mode, steps, visits, BATCH_THREADS,
+                          n[ks], m[ks], chunk_done)
+        share = (time.perf_counter() - t0) / max(1, sum(cells))
+        stamp(made, [share * c for c in cells])
+        for k, score, result in zip(ks.tolist(), got.score, made):
             if score is not None:
-                pair = pairs[k]
-                answers[k] = Result(score, pair.cells, "gpu", share * pair.cells, got.cigars[at],
-                                    got.start2[at], got.end2[at], ALGORITHM)
+                answers[k] = result
         self.stats["taken"] = sum(a is not None for a in answers)
         return answers
 
+    def streams(self) -> tuple[Any, list[Any], Any]:
+        """(copy, launches, texts): the streams of a launch, made once. The chunks' kernels go on
+        LAUNCH_STREAMS streams in turn, so that they run side by side; the texts' stream has the
+        device's highest priority, so that a finished chunk's text kernels do not queue behind
+        the blocks of the chunks launched after it."""
+        if self._streams is None:
+            cuda = self.cp.cuda
+            self._streams = (cuda.Stream(non_blocking=True),
+                             [cuda.Stream(non_blocking=True) for _ in range(LAUNCH_STREAMS)],
+                             cuda.Stream(non_blocking=True, priority=TEXTS_PRIORITY))
+        return self._streams
+
     def launch(self, pairs: Sequence[Pair], costs: Costs, traceback: bool, mode: str, max_steps: int,
-               visits: np.ndarray, threads: int) -> WfaAnswers:
-        """nw_wfa over ``pairs`` (each non-empty), pair p giving up past visits[p] diagonals or
-        max_steps scores."""
+               visits: np.ndarray, threads: int, n: np.ndarray | None = None, m: np.ndarray | None = None,
+               on_chunk: Callable[[int, int, WfaAnswers], None] | None = None) -> WfaAnswers:
+        """nw_wfa over ``pairs`` (each non-empty; lengths ``n``, ``m`` when the caller has them),
+        pair p giving up past visits[p] diagonals or max_steps scores. The pairs go in chunks
+        (``common.chunk_bounds``): a chunk's sequences are gathered and copied while the device
+        runs the chunks before it, and its CIGAR texts are made and copied back while it runs
+        the chunks after it; the descriptors, the kept wavefronts' pool and the answers are the
+        launch's, each chunk's kernels take their slice of them. ``on_chunk(c0, c1, answers)``:
+        called as pairs c0 .. c1 - 1 are answered (the later chunks still running)."""
         cp = self.cp
         t0 = time.perf_counter()
         count = len(pairs)
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         reach = self.reach(x, o, e, max_steps)
-        n, m = lengths(pairs)
+        if n is None or m is None:
+            n, m = lengths(pairs)
         config = configure(reach, n, m, mode, x, o, e, max_steps, threads, self.shared_bytes)
         # no step is wider than the table's n + m + 1 diagonals
         visits = np.minimum(visits, (n + m + 1) * config.arrays * (max_steps + 1))
-        stream = cp.cuda.get_current_stream()
-        raw, sizes, starts = stage_sequences(self.pinned, "wfa-bytes", pairs, stream)
-        words = packed_words(sizes)
+        copy, launches, texts = self.streams()
+        staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, copy)
+        words = packed_words(staging.sizes)
         to = np.concatenate([[0], np.cumsum(words)])
         runs_each = 2 * max_steps + 4
         desc = np.zeros((count, batch.DESCRIPTOR), np.int64)
@@ -400,11 +428,10 @@ class WfaSolver:
         # every small array in one copy: the descriptors, the reach table, the pool's counter, the
         # packing's table (from, size, to, words, pad of each sequence)
         meta = self.pinned.upload("wfa-meta", [
-            desc, reach, np.zeros(1, np.uint64), starts, sizes, to[:-1], words,
-            np.tile(np.array([PAD_A, PAD_B], np.uint8), count)], stream)
+            desc, reach, np.zeros(1, np.uint64), staging.starts, staging.sizes, to[:-1], words,
+            np.tile(np.array([PAD_A, PAD_B], np.uint8), count)], copy)
         desc_dev, reach_dev, pool_top = meta[:3]
         packed = cp.empty(int(to[-1]), cp.uint64)
-        self.kernel(PACK)((sizes.size,), (PACK_THREADS,), (raw, *meta[3:], packed))
         ring_ints = config.rows * config.stride
         fixed = 8 * count * (max_steps + 1) + 4 * count * runs_each if traceback else 0
         fixed += 0 if config.shared else 4 * count * ring_ints
@@ -420,34 +447,55 @@ class WfaSolver:
         ring = None if config.shared else cp.empty(count * ring_ints, cp.int32)
         out = cp.empty((count, batch.OUT), cp.int32)
         if self.poison:
-            for array in (keep, runs, ring):
-                if array is not None:
-                    array.fill(-987_654_321 if array.dtype == cp.int32 else 0xA5A5A5A5)
-            out.fill(-987_654_321)
+            with copy:  # (before the chunks' copies, which the kernels wait for)
+                for array in (keep, runs, ring):
+                    if array is not None:
+                        array.fill(-987_654_321 if array.dtype == cp.int32 else 0xA5A5A5A5)
+                out.fill(-987_654_321)
         kernel = self.kernel(SWEEP.format(affine="true" if o > 0 else "false", keep="true" if traceback else "false"))
         smem = config.smem
         if smem > 48 * 1024:
             kernel.max_dynamic_shared_size_bytes = smem
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        kernel((count,), (config.threads,), (
-            packed, desc_dev, reach_dev, np.int32(MODES.index(mode)), np.int32(x), np.int32(o), np.int32(e),
-            np.int32(max_steps), np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max),
-            np.int32(config.shared), np.int32(config.seqs_shared), ring if ring is not None else out,
-            keep if keep is not None else out, pool_top, np.int64(pool_ints),
-            bases if bases is not None else desc_dev, runs if runs is not None else out, out), shared_mem=smem)
-        stop.record()
-        cigars: list[str | None] = [None] * count
-        got = out.get()  # (synchronises)
+        steps1 = max_steps + 1
+        chunks = chunk_bounds(n + m)
+        start, done = cp.cuda.Event(), []
+        for c, (c0, c1) in enumerate(chunks):
+            ready = staging.send(c0, c1)
+            stream = launches[c % len(launches)]
+            stream.wait_event(ready)
+            with stream:
+                table = [a[2 * c0:2 * c1] for a in meta[3:]]
+                self.kernel(PACK)((2 * (c1 - c0),), (PACK_THREADS,), (staging.raw, *table, packed))
+                if c == 0:
+                    start.record(stream)
+                kernel((c1 - c0,), (config.threads,), (
+                    packed, desc_dev[c0:c1], reach_dev, np.int32(MODES.index(mode)), np.int32(x), np.int32(o),
+                    np.int32(e), np.int32(max_steps), np.int32(config.ring), np.int32(config.stride),
+                    np.int32(config.reach_max), np.int32(config.shared), np.int32(config.seqs_shared),
+                    ring[c0 * ring_ints:] if ring is not None else out, keep if keep is not None else out, pool_top,
+                    np.int64(pool_ints), bases[c0 * steps1:] if bases is not None else desc_dev,
+                    runs if runs is not None else out, out[c0:c1]), shared_mem=smem)
+            done.append(stream.record())
+        staged_ms = (time.perf_counter() - t0) * 1e3
+        # each chunk's answers (and texts) as it ends, in order, while the device runs the later ones
+        got = device.empty_pinned((count, batch.OUT), np.int32)
+        answers = WfaAnswers([None] * count, [0] * count, [0] * count, [None] * count)
+        for c, (c0, c1) in enumerate(chunks):
+            texts.wait_event(done[c])
+            out[c0:c1].get(stream=texts, out=got[c0:c1])  # (synchronises)
+            steps = got[c0:c1, 0].tolist()
+            answers.score[c0:c1] = [s * g if s >= 0 else None for s in steps]
+            answers.end2[c0:c1] = got[c0:c1, 1].tolist()
+            if traceback and mode == "infix":
+                answers.start2[c0:c1] = got[c0:c1, 2].tolist()
+            if traceback and max(steps) >= 0:
+                made = batch.cigar_texts(self.pinned, desc_dev[c0:c1], runs, out[c0:c1], c1 - c0, texts, "wfa-text")
+                answers.cigars[c0:c1] = [t if s >= 0 else None for t, s in zip(made, steps)]
+            if on_chunk is not None:
+                on_chunk(c0, c1, answers)
         device.check(cp)
         self.stats = {"pairs": count, "threads": config.threads, "shared": config.shared, "max_steps": max_steps,
-                      "kernel_ms": cp.cuda.get_elapsed_time(start, stop), "pool_ints": pool_ints}
-        done = got[:, 0] >= 0
-        if traceback and done.any():
-            texts = batch.cigar_texts(self.pinned, desc_dev, runs, out, count)
-            cigars = [t if ok else None for t, ok in zip(texts, done.tolist())]
+                      "kernel_ms": max(cp.cuda.get_elapsed_time(start, d) for d in done), "pool_ints": pool_ints,
+                      "chunks": len(chunks), "staged_ms": staged_ms, "steps": got[:, 0].tolist()}
         self.stats["ms"] = (time.perf_counter() - t0) * 1e3
-        self.stats["steps"] = got[:, 0].tolist()
-        scores = [int(s) * g if ok else None for s, ok in zip(got[:, 0].tolist(), done.tolist())]
-        start2 = got[:, 2].tolist() if traceback and mode == "infix" else [0] * count
-        return WfaAnswers(scores, got[:, 1].tolist(), start2, cigars)
+        return answers

@@ -1,0 +1,153 @@
+"""The batch host path shared by the GPU solvers (nw/gpu/common.py: chunks, staging, Results in
+bulk) and the wavefront kernel's launch in chunks (gpu/wfa.py: a chunk's sequences sent while
+the device runs the earlier ones, its texts made while it runs the later ones), without a GPU:
+wfa.cu built for the host (tests/nw_emu/wfa_host.cpp), CuPy replaced by NumPy."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from test_nw_gpu_batch_model import fake_cupy, fake_kernel
+from test_nw_gpu_wfa_model import COSTS, EmuKernel, _pairs, emu  # noqa: F401 (emu: the fixture)
+
+from splicedalign.gpu import device
+from splicedalign.workloads.nw.gpu import batch, common, wfa
+from splicedalign.workloads.nw.records import MODES, Costs, Pair, Result, cigar_cost
+from splicedalign.workloads.nw.reference import ReferenceSolver
+
+
+@pytest.fixture
+def host(monkeypatch):
+    cp = fake_cupy()
+    cp.uint64 = np.uint64
+    monkeypatch.setattr(device, "cupy", lambda: cp)
+    monkeypatch.setattr(device, "empty_pinned", lambda n, dtype: np.empty(n, dtype))
+    monkeypatch.setattr(device, "memory_budget", lambda cap=None: 1 << 30)
+    return cp
+
+
+def test_chunk_bounds_cover_the_batch_in_order_growing(monkeypatch):
+    monkeypatch.setattr(common, "FIRST_CHUNK_BYTES", 100)
+    monkeypatch.setattr(common, "CHUNK_BYTES", 450)
+    sizes = np.array([30, 40, 20, 500, 10, 10, 60, 70, 80, 90, 100, 5, 5, 5], np.int64)
+    chunks = common.chunk_bounds(sizes)
+    assert chunks[0][0] == 0 and chunks[-1][1] == sizes.size
+    assert all(a[1] == b[0] and a[0] < a[1] for a, b in zip(chunks, chunks[1:]))
+    limit = 100
+    for c0, c1 in chunks:  # within the chunk's limit, or a single pair larger than it
+        assert sizes[c0:c1].sum() <= limit or c1 == c0 + 1
+        if c1 < sizes.size:  # and as many pairs as fit
+            assert sizes[c0:c1 + 1].sum() > limit
+        limit = min(2 * limit, 450)
+    assert common.chunk_bounds(np.zeros(0, np.int64)) == []
+    monkeypatch.undo()  # 2,000 pairs of 10 kb (40 MB, 38 MiB): 1, 2, 4, 8, 8, 8 MiB and the rest
+    assert len(common.chunk_bounds(np.full(2000, 20_000))) == 7
+
+
+def test_staging_sends_each_chunk_into_its_place(host, monkeypatch):
+    rng = np.random.default_rng(2630)
+    print("seed 2630")
+    pairs = [Pair(f"p{k}", "a", "b", rng.integers(0, 4, int(rng.integers(1, 50))).astype(np.uint8),
+                  rng.integers(0, 4, int(rng.integers(1, 50))).astype(np.uint8)) for k in range(9)]
+    n, m = common.lengths(pairs)
+    staging = common.Staging(device.PinnedBuffers(), "t", pairs, n, m, host.cuda.get_current_stream())
+    staging.raw[:] = 99  # every byte overwritten by the chunks' copies
+    for c0, c1 in ((0, 1), (1, 5), (5, 9)):  # the pinned roles rotate (3): the fourth chunk reuses the first's
+        staging.send(c0, c1)
+    assert np.array_equal(np.asarray(staging.raw), np.concatenate([s for p in pairs for s in (p.a, p.b)]))
+    assert staging.sizes.tolist() == [x for p in pairs for x in (p.n, p.m)]
+    for k, p in enumerate(pairs):
+        a_at, b_at = staging.starts[2 * k], staging.starts[2 * k + 1]
+        assert np.array_equal(np.asarray(staging.raw[a_at:a_at + p.n]), p.a)
+        assert np.array_equal(np.asarray(staging.raw[b_at:b_at + p.m]), p.b)
+
+
+def test_staging_gathers_on_threads(host, monkeypatch):
+    """The chunk's arrays split across the gathering threads: the same bytes in the same places."""
+    monkeypatch.setattr(common, "GATHER_THREADS", 3)
+    monkeypatch.setattr(common.os, "cpu_count", lambda: 8)
+    pool = common.gather_pool()
+    assert pool is not None and pool._max_workers == 3
+    rng = np.random.default_rng(2631)
+    print("seed 2631")
+    for count in (1, 5, 24, 61):
+        arrays = [rng.integers(0, 6, int(rng.integers(0, 90))).astype(np.uint8) for _ in range(count)]
+        arrays[0] = rng.integers(0, 6, 7).astype(np.uint8)  # (one dtype from the first; never all empty)
+        got = device.PinnedBuffers().gather("g", arrays, host.cuda.get_current_stream(), pool=pool)
+        assert np.array_equal(np.asarray(got), np.concatenate(arrays)), count
+    monkeypatch.setattr(common.os, "cpu_count", lambda: 4)
+    assert common.gather_pool() is None  # fewer than twice as many cores as threads
+
+
+def test_results_in_bulk_equal_the_dataclass():
+    args = ([5, -2, 0], [100, 1, 0], "gpu", [0.5, 0.25, 0.0], ["3=1X", None, ""], [0, 4, 0], [10, 7, 0], "wfa")
+    got = common.results(*args)
+    want = [Result(s, c, "gpu", t, cig, a, b, "wfa") for s, c, t, cig, a, b in zip(*args[:2], *args[3:7])]
+    assert got == want and [hash(r) for r in got] == [hash(r) for r in want]
+    assert [dataclasses.asdict(r) for r in got] == [dataclasses.asdict(r) for r in want]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got[0].score = 1
+
+
+@pytest.fixture
+def chunked(emu, host, monkeypatch):  # noqa: F811 (the emu fixture)
+    """WfaSolver on the host build with chunks of a few pairs (more chunks than launch streams)."""
+    text = fake_kernel(batch.TEXT, [])
+    monkeypatch.setattr(device, "function",
+                        lambda source, name, names, defines: text if name == batch.TEXT else EmuKernel(emu, name))
+    monkeypatch.setattr(common, "FIRST_CHUNK_BYTES", 200)
+    monkeypatch.setattr(common, "CHUNK_BYTES", 700)
+    return wfa.WfaSolver(poison=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_wfa_launch_in_chunks_answers_every_pair_in_order(chunked, mode):
+    seed = 2640 + MODES.index(mode)
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    reference = ReferenceSolver()
+    pairs = _pairs(rng, 14, 200)
+    chunks = common.chunk_bounds(np.array([p.n + p.m for p in pairs]))
+    assert len(chunks) > wfa.LAUNCH_STREAMS
+    for costs in (COSTS[0], COSTS[1]):
+        _, x, o, e = wfa.cpu_wfa.reduced_costs(costs)
+        reach = wfa.reach_table(x, o, e, 3000)
+        visits = np.array([wfa.visits_upto(reach, p.n, p.m, mode, 3 if o else 1, 3001) for p in pairs])
+        # the last pair's cap too small: it gives up (None) in its chunk, the others answer
+        visits[-1] = 1
+        for traceback in (True, False):
+            got = chunked.launch(pairs, costs, traceback, mode, 3000, visits, 32)
+            assert chunked.stats["chunks"] == len(chunks)
+            assert got.score[-1] is None and (got.cigars[-1] is None)
+            for k, pair in enumerate(pairs[:-1]):
+                want = reference.solve(pair, costs, traceback=False, mode=mode).score
+                assert got.score[k] == want, (k, pair.name, costs, mode)
+                if traceback:
+                    assert cigar_cost(got.cigars[k], pair.a, pair.b, costs, got.start2[k], got.end2[k]) == want
+                else:
+                    assert got.cigars[k] is None
+
+
+def test_wfa_batch_results_are_the_kernels_answers(chunked, monkeypatch):
+    """solve_many through the chunked launch: Results (built in bulk) in input order, None for the
+    pairs it does not take (empty ones)."""
+    rng = np.random.default_rng(2650)
+    print("seed 2650")
+    pairs = _pairs(rng, 10, 1400)
+    pairs.insert(4, Pair("empty", "a", "b", np.zeros(0, np.uint8), np.array([1], np.uint8)))
+    monkeypatch.setattr(wfa, "BATCH_THREADS", 64)
+    monkeypatch.setattr(wfa, "BATCH_SHARE", 1e9)
+    costs = Costs(0, 1, 3)
+    reference = ReferenceSolver()
+    got = chunked.solve_many(pairs, costs, True, "global")
+    assert got[4] is None and chunked.stats["chunks"] > 1
+    for pair, r in zip(pairs, got):
+        if r is None:
+            continue
+        want = reference.solve(pair, costs, traceback=False).score
+        assert (r.score, r.cells, r.solver, r.algorithm, r.start2, r.end2) == (want, pair.cells, "gpu", "wfa", 0,
+                                                                               pair.m)
+        # the batch's time shared by cells, stamped once the launch ended
+        assert cigar_cost(r.cigar, pair.a, pair.b, costs) == want and r.seconds > 0
