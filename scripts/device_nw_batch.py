@@ -1,17 +1,19 @@
-"""Device check of `gpu` batches (workloads/nw/gpu/batch.py) in one call on the device machine:
+"""Device check of `gpu` batches (workloads/nw/gpu/batch.py, the WFA's batch launch) in one call
+on the device machine:
 
-1. pytest: tests/test_nw_gpu_batch.py (batch against `sequential`, every mode and cost model)
-   and the CPU model's tests.
+1. pytest: the GPU tests of the batch, the wavefront kernel and single pairs (their CPU-model
+   tests run without a GPU).
 2. Fresh random batches (seed printed) of every mode x cost model against `multicore`: scores
    equal, every CIGAR re-scored over its region; the pairs no band takes go to `multicore` here
    (the band path is what is checked), and how many did is printed.
 3. The issue-26 batch: --pairs pairs of ~--length letters at --divergence % (synthetic.divergent_pair)
-   with CIGAR, global mode, linear 0/1/3 and affine 4/6/2, `gpu` host to host (solve_pairs;
-   median of --repeats after a warm-up) against pywfa on every core by processes (same inputs,
-   scores equal), then prefix and infix (ours); the time per phase and the band classes.
+   with CIGAR, linear 0/1/3 and affine 4/6/2 (--costs), in --modes, `gpu` host to host
+   (solve_pairs; median of --repeats after a warm-up) against pywfa on every core by processes
+   (same inputs, scores equal; global mode); the time per phase and the band classes.
+4. The linear global batch with the gathering threads and the WFA's threads a block varied.
 A table last. Logs under $OUT when it is set.
 
-    python scripts/device_nw_batch.py [--pairs 2000] [--quick]
+    python scripts/device_nw_batch.py [--pairs 2000] [--fresh 60] [--modes global] [--skip-pytest]
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import numpy as np
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver
+from splicedalign.workloads.nw.gpu import common, wfa
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
 from splicedalign.workloads.nw.gpu.solver import GpuSolver
 from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters, pywfa_model, pywfa_score
@@ -40,6 +43,7 @@ from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, divergent_pair, r
 ROOT = Path(__file__).resolve().parents[1]
 COSTS = {**ISSUE26_COSTS, "bonus": Costs(-1, 2, 3, 2)}
 ROWS: list[tuple] = []
+DEFAULT_VARIANT = (common.GATHER_THREADS, wfa.BATCH_THREADS)
 
 
 def say(*parts) -> None:
@@ -47,9 +51,9 @@ def say(*parts) -> None:
 
 
 def pytest_step() -> int:
+    """The GPU tests of the batch and wavefront paths (their CPU-model tests run without a GPU)."""
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                          "tests/test_nw_gpu_batch.py", "tests/test_nw_gpu_batch_model.py", "tests/test_nw_gpu_wfa.py",
-                          "tests/test_nw_gpu_wfa_model.py", "tests/test_nw_gpu.py"], cwd=ROOT,
+                          "tests/test_nw_gpu_batch.py", "tests/test_nw_gpu_wfa.py", "tests/test_nw_gpu.py"], cwd=ROOT,
                          capture_output=True, text=True)
     say(out.stdout[-3000:], out.stderr[-2000:])
     ROWS.append(("pytest batch", "", out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "?", ""))
@@ -89,7 +93,30 @@ def correctness(seed: int, count: int, most: int) -> int:
     return failures
 
 
-def benchmark(count: int, length: int, divergence: float, repeats: int) -> None:
+def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
+    """The linear global batch again with the gathering threads (common.GATHER_THREADS) and the
+    WFA's threads a block (wfa.BATCH_THREADS) varied: median ms, the kernels' span, the host's."""
+    costs = COSTS["linear"]
+    for gather, threads in ((1, 256), (4, 256), (8, 256), (4, 128), (4, 512)):
+        common.GATHER_THREADS, wfa.BATCH_THREADS = gather, threads
+        solve_pairs(solver, pairs[:64], costs, True, "global")
+        runs, spans = [], []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            solve_pairs(solver, pairs, costs, True, "global")
+            runs.append(time.perf_counter() - t0)
+            spans.append(solver.wfa.stats.get("kernel_ms", float("nan")))
+        ms = statistics.median(runs) * 1e3
+        say(f"variant gather threads {gather}, wfa threads {threads}: {ms:.1f} ms (runs "
+            f"{[round(x * 1e3, 1) for x in runs]}), kernel span {statistics.median(spans):.1f} ms, stats "
+            f"{ {k: v for k, v in solver.wfa.stats.items() if k != 'steps'} }")
+        ROWS.append((f"linear global, gather threads {gather}, wfa threads {threads}", f"{ms:.1f}", "", "",
+                     f"kernel span {statistics.median(spans):.1f}"))
+    common.GATHER_THREADS, wfa.BATCH_THREADS = DEFAULT_VARIANT
+
+
+def benchmark(count: int, length: int, divergence: float, repeats: int, modes: list[str],
+              costs_names: list[str]) -> None:
     pairs = [divergent_pair(length, divergence, index=k + 1) for k in range(count)]
     cells = sum(p.cells for p in pairs)
     name = f"{count} x {length} at {divergence:g}%"
@@ -100,9 +127,9 @@ def benchmark(count: int, length: int, divergence: float, repeats: int) -> None:
         pool = ProcessPoolExecutor(workers)
     except ImportError:
         pool = None
-    for costs_name in ("linear", "affine"):
+    for costs_name in costs_names:
         costs = COSTS[costs_name]
-        for mode in MODES:
+        for mode in modes:
             runs, stats = [], []
             try:
                 solve_pairs(solver, pairs[:64], costs, True, mode)  # compile the kernels it uses
@@ -133,7 +160,7 @@ def benchmark(count: int, length: int, divergence: float, repeats: int) -> None:
                 jobs = [(letters(p.a, A_LETTERS), letters(p.b, B_LETTERS), pywfa_model(costs), True) for p in pairs]
                 list(pool.map(pywfa_score, jobs[:workers]))
                 peer_runs = []
-                for _ in range(repeats):
+                for _ in range(repeats if costs_name == "linear" else min(repeats, 3)):  # (affine: ~2.5 s each)
                     t0 = time.perf_counter()
                     got = list(pool.map(pywfa_score, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
                     peer_runs.append(time.perf_counter() - t0)
@@ -143,12 +170,14 @@ def benchmark(count: int, length: int, divergence: float, repeats: int) -> None:
                 peer, ratio = f"{peer_ms:.0f}", f"{peer_ms / ms:.1f}x"
                 say(f"  pywfa {workers} processes: {peer_ms:.0f} ms (runs {[round(x * 1e3) for x in peer_runs]})")
             phases = ", ".join(f"{k[:-3]} {st[k]:.1f}" for k in ("upload_ms", "narrow_ms", "pre_ms", "sweep_ms",
-                                                              "text_ms", "main_ms", "wfa_kernel_ms", "wfa_ms")
-                               if k in st)
+                                                              "text_ms", "main_ms", "wfa_staged_ms", "wfa_kernel_ms",
+                                                              "wfa_ms") if k in st)
             ROWS.append((f"{name} {costs_name} {mode}", f"{ms:.1f} (min {min(runs) * 1e3:.1f})", peer, ratio,
                          f"classes {st.get('main')}; single {st.get('single')}; {phases}"))
     if pool is not None:
         pool.shutdown()
+    if "global" in modes:
+        host_variants(solver, pairs, repeats)
 
 
 def main() -> int:
@@ -160,13 +189,16 @@ def main() -> int:
     ap.add_argument("--fresh", type=int, default=60, help="pairs per mode x cost model in step 2")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--skip-pytest", action="store_true")
+    ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES), help="modes of the timed batch")
+    ap.add_argument("--costs", nargs="+", choices=("linear", "affine"), default=["linear", "affine"],
+                    help="cost models of the timed batch")
     args = ap.parse_args()
     info = device.device_info()
     say(f"# {info['name']} ({info['sms']} SMs, cc {info['cc']}); {os.cpu_count()} CPUs")
     rc = 0 if args.skip_pytest else pytest_step()
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     failures = correctness(seed, args.fresh, 3000)
-    benchmark(args.pairs, args.length, args.divergence, args.repeats)
+    benchmark(args.pairs, args.length, args.divergence, args.repeats, args.modes, args.costs)
     say(f"\n# {info['name']}")
     say("| case | gpu ms | pywfa all cores ms | pywfa / gpu | notes |")
     say("|---|---|---|---|---|")
