@@ -10,7 +10,7 @@ on the device machine:
    with CIGAR, linear 0/1/3 and affine 4/6/2 (--costs), in --modes, `gpu` host to host
    (solve_pairs; median of --repeats after a warm-up) against pywfa on every core by processes
    (same inputs, scores equal; global mode); the time per phase and the band classes.
-4. The linear global batch with the gathering threads and the WFA's threads a block varied.
+4. The linear global batch with the WFA's threads a block varied.
 A table last. Logs under $OUT when it is set.
 
     python scripts/device_nw_batch.py [--pairs 2000] [--fresh 60] [--modes global] [--skip-pytest]
@@ -32,7 +32,7 @@ import numpy as np
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver
-from splicedalign.workloads.nw.gpu import common, wfa
+from splicedalign.workloads.nw.gpu import wfa
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
 from splicedalign.workloads.nw.gpu.solver import GpuSolver
 from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters, pywfa_model, pywfa_score
@@ -43,7 +43,7 @@ from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, divergent_pair, r
 ROOT = Path(__file__).resolve().parents[1]
 COSTS = {**ISSUE26_COSTS, "bonus": Costs(-1, 2, 3, 2)}
 ROWS: list[tuple] = []
-DEFAULT_VARIANT = (common.GATHER_THREADS, wfa.BATCH_THREADS)
+DEFAULT_THREADS = wfa.BATCH_THREADS
 
 
 def say(*parts) -> None:
@@ -94,11 +94,11 @@ def correctness(seed: int, count: int, most: int) -> int:
 
 
 def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
-    """The linear global batch again with the gathering threads (common.GATHER_THREADS) and the
-    WFA's threads a block (wfa.BATCH_THREADS) varied: median ms, the kernels' span, the host's."""
+    """The linear global batch again with the WFA's threads a block (wfa.BATCH_THREADS) varied:
+    median ms, the kernels' span, the host's."""
     costs = COSTS["linear"]
-    for gather, threads in ((1, 256), (4, 256), (8, 256), (4, 128), (4, 512)):
-        common.GATHER_THREADS, wfa.BATCH_THREADS = gather, threads
+    for threads in (256, 128):
+        wfa.BATCH_THREADS = threads
         solve_pairs(solver, pairs[:64], costs, True, "global")
         runs, spans = [], []
         for _ in range(repeats):
@@ -107,12 +107,12 @@ def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
             runs.append(time.perf_counter() - t0)
             spans.append(solver.wfa.stats.get("kernel_ms", float("nan")))
         ms = statistics.median(runs) * 1e3
-        say(f"variant gather threads {gather}, wfa threads {threads}: {ms:.1f} ms (runs "
+        say(f"variant wfa threads {threads}: {ms:.1f} ms (runs "
             f"{[round(x * 1e3, 1) for x in runs]}), kernel span {statistics.median(spans):.1f} ms, stats "
             f"{ {k: v for k, v in solver.wfa.stats.items() if k != 'steps'} }")
-        ROWS.append((f"linear global, gather threads {gather}, wfa threads {threads}", f"{ms:.1f}", "", "",
+        ROWS.append((f"linear global, wfa threads {threads}", f"{ms:.1f}", "", "",
                      f"kernel span {statistics.median(spans):.1f}"))
-    common.GATHER_THREADS, wfa.BATCH_THREADS = DEFAULT_VARIANT
+    wfa.BATCH_THREADS = DEFAULT_THREADS
 
 
 def benchmark(count: int, length: int, divergence: float, repeats: int, modes: list[str],

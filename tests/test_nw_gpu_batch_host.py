@@ -5,17 +5,23 @@ wfa.cu built for the host (tests/nw_emu/wfa_host.cpp), CuPy replaced by NumPy.""
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
+import shutil
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
-from test_nw_gpu_batch_model import fake_cupy, fake_kernel
+from test_nw_gpu_batch_model import fake_cupy, fake_kernel, model_text
 from test_nw_gpu_wfa_model import COSTS, EmuKernel, _pairs, emu  # noqa: F401 (emu: the fixture)
 
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.gpu import batch, common, wfa
 from splicedalign.workloads.nw.records import MODES, Costs, Pair, Result, cigar_cost
 from splicedalign.workloads.nw.reference import ReferenceSolver
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -62,23 +68,6 @@ def test_staging_sends_each_chunk_into_its_place(host, monkeypatch):
         a_at, b_at = staging.starts[2 * k], staging.starts[2 * k + 1]
         assert np.array_equal(np.asarray(staging.raw[a_at:a_at + p.n]), p.a)
         assert np.array_equal(np.asarray(staging.raw[b_at:b_at + p.m]), p.b)
-
-
-def test_staging_gathers_on_threads(host, monkeypatch):
-    """The chunk's arrays split across the gathering threads: the same bytes in the same places."""
-    monkeypatch.setattr(common, "GATHER_THREADS", 3)
-    monkeypatch.setattr(common.os, "cpu_count", lambda: 8)
-    pool = common.gather_pool()
-    assert pool is not None and pool._max_workers == 3
-    rng = np.random.default_rng(2631)
-    print("seed 2631")
-    for count in (1, 5, 24, 61):
-        arrays = [rng.integers(0, 6, int(rng.integers(0, 90))).astype(np.uint8) for _ in range(count)]
-        arrays[0] = rng.integers(0, 6, 7).astype(np.uint8)  # (one dtype from the first; never all empty)
-        got = device.PinnedBuffers().gather("g", arrays, host.cuda.get_current_stream(), pool=pool)
-        assert np.array_equal(np.asarray(got), np.concatenate(arrays)), count
-    monkeypatch.setattr(common.os, "cpu_count", lambda: 4)
-    assert common.gather_pool() is None  # fewer than twice as many cores as threads
 
 
 def test_results_in_bulk_equal_the_dataclass():
@@ -151,3 +140,55 @@ def test_wfa_batch_results_are_the_kernels_answers(chunked, monkeypatch):
                                                                                pair.m)
         # the batch's time shared by cells, stamped once the launch ended
         assert cigar_cost(r.cigar, pair.a, pair.b, costs) == want and r.seconds > 0
+
+
+@pytest.fixture(scope="module")
+def text_emu(tmp_path_factory):
+    """batch.cu's nw_band_text built for the host (tests/nw_emu/text_host.cpp: a warp's lanes as threads)."""
+    if shutil.which("g++") is None:
+        pytest.skip("g++ not found: the kernel's host build needs it")
+    lib = tmp_path_factory.mktemp("text") / "text_emu.so"
+    flags = [f"-D{k}={v}" for k, v in batch.DEFINES.items()]
+    done = subprocess.run(["g++", "-O1", "-std=c++20", "-pthread", "-shared", "-fPIC", "-D__CUDACC_RTC__", *flags,
+                           "-I", str(ROOT / "src/splicedalign/gpu/include"), "-o", str(lib),
+                           str(ROOT / "tests/nw_emu/text_host.cpp")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return ctypes.CDLL(str(lib))
+
+
+def test_text_kernel_a_warp_a_pair_on_the_host_build(text_emu, host, monkeypatch):
+    """nw_band_text (a warp a pair, 32 runs a step) through cigar_texts: every pair's runs
+    (0, fewer than, exactly and more than 32 of them; lengths of 1 to 6 digits) as the model's
+    CIGAR, at the offsets of the counts' prefix sum."""
+
+    def kernel(grid, block, args):
+        desc, runs, out, count, at, text = args
+        assert grid[0] * block[0] >= 32 * int(count)  # a warp for every pair
+        text_emu.emu_nw_band_text(ctypes.c_int(int(count)), ctypes.c_int(block[0]),
+                                  *(ctypes.c_void_p(a.ctypes.data if isinstance(a, np.ndarray) else 0)
+                                    for a in (desc, runs, out, at, text)))
+
+    monkeypatch.setattr(device, "function", lambda source, name, names, defines: kernel)
+    rng = np.random.default_rng(2660)
+    print("seed 2660")
+    counts = [0, 1, 31, 32, 33, 64, 95, 7, 200, 0, 3]
+    want, runs_at, pieces = [], [], []
+    at = 0
+    for count in counts:
+        lengths = rng.choice([1, 9, 10, 99, 100, 12_345, 999_999], count) if count else np.zeros(0, np.int64)
+        ops = rng.integers(0, 4, count)
+        runs = [(int(n), int(op)) for n, op in zip(lengths, ops)]  # (backwards, as a walk writes them)
+        want.append(model_text(runs))
+        pieces.append(np.array([(n << 2) | op for n, op in runs], np.uint32))
+        runs_at.append(at)
+        at += count + 5  # (room between pairs)
+    runs_dev = np.full(at + 1, 0xFFFFFFFF, np.uint32)
+    for start, piece in zip(runs_at, pieces):
+        runs_dev[start:start + piece.size] = piece
+    desc = np.zeros((len(counts), batch.DESCRIPTOR), np.int64)
+    desc[:, 6] = runs_at
+    out = np.zeros((len(counts), batch.OUT), np.int32)
+    out[:, 3] = counts
+    wrap = host.asarray
+    got = batch.cigar_texts(device.PinnedBuffers(), wrap(desc), wrap(runs_dev), wrap(out), len(counts))
+    assert got == want

@@ -215,31 +215,16 @@ class PinnedBuffers:
         with self._lock:
             return self._upload(role, arrays, stream)
 
-    def gather(self, role: Any, arrays: list[np.ndarray], stream: Any, into: Any = None, pool: Any = None) -> Any:
+    def gather(self, role: Any, arrays: list[np.ndarray], stream: Any, into: Any = None) -> Any:
         """The 1-D ``arrays`` (one dtype) concatenated into one device array on ``stream``:
         NumPy concatenates them straight into the role's buffer, copied as one block (many small
         arrays: one pass over the bytes, where ``upload`` packs each one into its own slot).
-        ``into``: a device array of their total size to copy into (else a new one). ``pool``: a
-        thread pool whose threads concatenate a share of the arrays each (NumPy copies an array
-        without the GIL)."""
+        ``into``: a device array of their total size to copy into (else a new one)."""
         with self._lock:
-            sizes = np.array([a.size for a in arrays], np.int64)
-            ends = np.cumsum(sizes)
-            total = int(ends[-1])
+            total = sum(a.size for a in arrays)
             dtype = arrays[0].dtype
             view = self._staging(role, total * dtype.itemsize)[:total * dtype.itemsize].view(dtype)
-            workers = getattr(pool, "_max_workers", 1)
-            if workers > 1 and len(arrays) >= 8 * workers:
-                starts = (ends - sizes).tolist()
-                cuts = np.searchsorted(ends, np.arange(1, workers) * (total / workers)).tolist()
-
-                def part(lo: int, hi: int) -> None:
-                    if hi > lo:
-                        np.concatenate(arrays[lo:hi], out=view[starts[lo]:starts[hi] if hi < len(arrays) else total])
-
-                list(pool.map(part, [0, *cuts], [*cuts, len(arrays)]))
-            else:
-                np.concatenate(arrays, out=view)
+            np.concatenate(arrays, out=view)
             return self._send(role, view, stream, into)
 
     def _staging(self, role: Any, nbytes: int) -> Any:

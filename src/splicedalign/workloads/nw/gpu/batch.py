@@ -49,6 +49,7 @@ DEFINES = {"BAND_WARPS": WARPS, "BAND_INF": INF, "MODE_GLOBAL": MODES.index("glo
            "OP_X": OP_MISMATCH, "OP_D": OP_DEL, "OP_I": OP_INS}  # batch.defines.h
 SWEEP = "nw_band<{cells}, {affine}>"
 TEXT = "nw_band_text"
+TEXT_THREADS = 128  # threads a block of the text kernel (a warp a pair)
 NAMES = tuple(SWEEP.format(cells=c, affine="false") for c in CLASSES) + tuple(
     SWEEP.format(cells=c, affine="true") for c in AFFINE_CLASSES) + (TEXT,)
 DESCRIPTOR = 7  # int64 fields per pair: a offset, b offset, n, m, lo, dirs offset (words), runs offset
@@ -318,7 +319,7 @@ def cigar_texts(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any,
     cp = device.cupy()
     stream = cp.cuda.get_current_stream() if stream is None else stream
     text_kernel = device.function(KERNEL_FILE, TEXT, (TEXT,), DEFINES)
-    grid = (-(-count // 128),), (128,)
+    grid = (-(-count * LANES // TEXT_THREADS),), (TEXT_THREADS,)  # a warp a pair
     with stream:
         lengths = cp.zeros(count + 1, dtype=cp.int64)
         text_kernel(*grid, (desc, runs, result, np.int32(count), lengths[1:], np.uint64(0)))

@@ -3,9 +3,7 @@ batch's lengths and sequences staged for the device (in chunks) and its Results 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import fields
 from typing import Any
 
@@ -70,20 +68,6 @@ def lengths(pairs: Sequence[Pair]) -> tuple[np.ndarray, np.ndarray]:
 FIRST_CHUNK_BYTES = 1 << 20
 CHUNK_BYTES = 8 << 20
 STAGING_ROLES = 3  # pinned buffers a staging rotates through (a chunk's waits for the one 3 before)
-# threads gathering a chunk's sequences (NumPy copies each array without the GIL) where the
-# machine has at least twice as many cores; 1: the calling thread alone
-GATHER_THREADS = 4
-_gather_pool: list[ThreadPoolExecutor] = []
-
-
-def gather_pool() -> ThreadPoolExecutor | None:
-    """The process's gathering threads (GATHER_THREADS of them), or None for the calling thread alone."""
-    workers = GATHER_THREADS if (os.cpu_count() or 1) >= 2 * GATHER_THREADS else 1
-    if workers <= 1:
-        return None
-    if not _gather_pool or _gather_pool[0]._max_workers != workers:
-        _gather_pool[:] = [ThreadPoolExecutor(workers, thread_name_prefix="nw-gather")]
-    return _gather_pool[0]
 
 
 def chunk_bounds(sizes: np.ndarray) -> list[tuple[int, int]]:
@@ -122,7 +106,7 @@ class Staging:
         self.sent += 1
         if size:
             self.pinned.gather(role, [np.asarray(s, np.uint8) for p in self.pairs[c0:c1] for s in (p.a, p.b)],
-                               self.stream, self.raw[at:at + size], gather_pool())
+                               self.stream, self.raw[at:at + size])
         return self.stream.record()
 
 
