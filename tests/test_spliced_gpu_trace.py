@@ -221,7 +221,7 @@ def check_against_cpu(cases, scoring, rows_per_lane=2, stats=None):
         dtype = score_dtype(case.m, case.n, scoring)
         prof = profile(case.target_codes, scoring, dtype)
         rows = get_solver("sequential").last_rows(case, scoring, prof)
-        want_chain, want_alignment = trace_chain(case, scoring, rows, prof)
+        want_chain, want_alignment = trace_chain(case, scoring, rows)
         assert chain == want_chain, case.name
         assert alignment == want_alignment, case.name  # ops byte for byte, spans, indices
         result = Result(case.name, "model", int(final_scores(rows, scoring).max()), case.cells, 0.0, chain, alignment)

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from splicedalign.core import simd
 from splicedalign.core.errors import SolverUnavailable
-from splicedalign.workloads.sw import cpu_kernels, cpu_simd, synthetic
-from splicedalign.workloads.sw.cpu import dealt, lane_table, lanes
+from splicedalign.workloads.sw import cpu_kernels, synthetic
+from splicedalign.workloads.sw.cpu import dealt, lane_table
 from splicedalign.workloads.sw.matrices import encode, matrix
 from splicedalign.workloads.sw.records import Database, Query, Scoring, fits_int16, ranked
 from splicedalign.workloads.sw.solvers import SOLVERS, search, search_many
@@ -201,7 +202,7 @@ def test_saturating_pass_exact_below_its_maximum(dtype):
     assert (want > top).any() and (want < top).any()
     out = np.zeros(len(db), dtype=np.int32)
     order = np.argsort(db.lengths, kind="stable").astype(np.int64)
-    cpu_kernels.search_saturating(q, db.codes, db.offsets, order, dealt(order.size, lanes(dtype), 2),
+    cpu_kernels.search_saturating(q, db.codes, db.offsets, order, dealt(order.size, simd.lanes(dtype), 2),
                                   lane_table(scoring, dtype), dtype(scoring.first_gap), dtype(scoring.gap_extend), out)
     assert np.array_equal(out, np.minimum(want, top))
 
@@ -209,23 +210,23 @@ def test_saturating_pass_exact_below_its_maximum(dtype):
 @pytest.mark.parametrize("features", [("avx512vbmi", "avx512bw", "ssse3"), ("ssse3",), ()],
                          ids=["permutes", "byte-shuffles", "per-lane"])
 def test_lane_lookup_every_instruction_choice(features, monkeypatch):
-    """cpu_simd.lookup gives table[index] per lane whether it compiles to vpermb/vpermw, to
+    """simd.lookup gives table[index] per lane whether it compiles to vpermb/vpermw, to
     pshufb on two 16-entry halves, or to one extract and insert per lane."""
-    if features and not cpu_simd._target_has(features[0]):
+    if features and not simd._target_has(features[0]):
         pytest.skip(f"this CPU has no {features[0]}")
-    monkeypatch.setattr(cpu_simd, "_target_has", lambda feature: feature in features)
+    monkeypatch.setattr(simd, "_target_has", lambda feature: feature in features)
 
     @numba.njit  # compiled here, after the patch, without the cache
     def looked_up(table, index, out):
-        cpu_simd.store(out, 0, cpu_simd.lookup(cpu_simd.load(table, 0), cpu_simd.load(index, 0)))
+        simd.store(out, 0, simd.lookup(simd.load(table, 0), simd.load(index, 0)))
 
     seed = 43
     print("seed", seed)
     rng = np.random.default_rng(seed)
     for dtype in (np.int8, np.int16):
-        n = lanes(dtype)
+        n = simd.lanes(dtype)
         table = rng.integers(-100, 100, n).astype(dtype)
-        index = rng.integers(0, cpu_simd.LOOKUP_ENTRIES, n).astype(dtype)
+        index = rng.integers(0, simd.LOOKUP_ENTRIES, n).astype(dtype)
         out = np.zeros(n, dtype=dtype)
         looked_up(table, index, out)
         assert np.array_equal(out, table[index])

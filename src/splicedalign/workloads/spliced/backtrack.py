@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from splicedalign.workloads.spliced.cpu_kernels import entry_row, fold_checkpoints, trace_exon
+from splicedalign.workloads.spliced.cpu_kernels import entry_row, fold_checkpoints, lane_scores, trace_exon
 from splicedalign.workloads.spliced.records import OP_INS, ExonAlignments, Scoring, TestCase
 
 Traced = tuple[tuple[int, ...], ExonAlignments]  # (chain: input exon indices, its alignments)
@@ -112,19 +112,17 @@ def trace_start(last_rows: np.ndarray, scoring: Scoring) -> tuple[int, int]:
     return k, int(np.argmax(last_rows[k]))
 
 
-def trace_chain(
-    case: TestCase, scoring: Scoring, last_rows: np.ndarray, prof: np.ndarray
-) -> Traced:
+def trace_chain(case: TestCase, scoring: Scoring, last_rows: np.ndarray) -> Traced:
     """Chain (input exon indices, in order) and per-exon alignment reaching the best score
     (SPEC §2; ``trace_start`` says where it ends).
 
-    ``last_rows`` are in (first, last) order, as every solver computes them; ``prof`` is the
-    match profile the rows were computed with (its dtype is the score type). Each predecessor
+    ``last_rows`` are in (first, last) order, as every solver computes them, in the score type
+    (cpu_kernels.score_dtype). Each predecessor
     is the exon with the largest ``last`` (then the lowest position) whose last row reaches
     the entry row where the path enters it.
     """
     first, last, base, target = case.first_sorted, case.last_sorted, case.base_codes, case.target_codes
-    gap = last_rows.dtype.type(scoring.gap)
+    scores = lane_scores(target, scoring, last_rows.dtype.type)
     k, j = trace_start(last_rows, scoring)
     by_last = case.by_last
     last_by_last = last[by_last]
@@ -135,7 +133,7 @@ def trace_chain(
     while True:
         folded = int(np.searchsorted(last_by_last, first[k], side="left"))  # exons with last < first(k)
         entry_row(by_last, folded, last_rows, checkpoints, stride, P)
-        ops_rev, j0 = trace_exon(base, target, prof, first[k], last[k], gap, P, j)
+        ops_rev, j0 = trace_exon(base, target, scores, first[k], last[k], P, j)
         picked.append((k, ops_rev, j0, j))
         preds = np.flatnonzero((last < first[k]) & (last_rows[:, j0] == P[j0]))
         if preds.size == 0:

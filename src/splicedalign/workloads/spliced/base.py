@@ -66,7 +66,7 @@ class LastRowSolver:
         l1, t1 = loading.seconds(), time.perf_counter()
         chain = alignment = None
         if traceback:
-            chain, alignment = trace_chain(case, scoring, rows, prof)
+            chain, alignment = trace_chain(case, scoring, rows)
         l2, t2 = loading.seconds(), time.perf_counter()
         return make_result(case, self.name, final_scores(rows, scoring), t2 - t0 - (l2 - l0), chain, alignment,
                            {"seconds_score": t1 - t0 - (l1 - l0), "seconds_traceback": t2 - t1 - (l2 - l1),

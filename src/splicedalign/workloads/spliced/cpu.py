@@ -13,6 +13,7 @@ from splicedalign.core.logs import Progress
 from splicedalign.workloads.spliced.base import LastRowSolver
 from splicedalign.workloads.spliced.cpu_kernels import (
     COUNTER_STRIDE,
+    lane_scores,
     sequential_last_rows,
     start_row,
     sweep_case_strips,
@@ -52,29 +53,28 @@ class SequentialSolver(LastRowSolver):
 
     def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
         rows = np.empty((case.K, case.n + 1), dtype=prof.dtype)
-        gap = prof.dtype.type(scoring.gap)
+        scores = lane_scores(case.target_codes, scoring, prof.dtype.type)
         R = np.empty(case.n + 1, dtype=prof.dtype)
         start_row(case.n, prof.dtype.type(scoring.lead), R)
         by_last = case.by_last
         progress = Progress(f"{case.name} [{self.name}]", case.cells)
         p = 0
         for k0, k1, done in chunks(case):
-            p = sequential_last_rows(case.base_codes, prof, case.first_sorted, case.last_sorted,
-                                     by_last, gap, rows, R, p, k0, k1)
+            p = sequential_last_rows(case.base_codes, scores, case.first_sorted, case.last_sorted,
+                                     by_last, rows, R, p, k0, k1)
             progress.update(done, f"exon {k1}/{case.K}")
         return rows
 
 
-def strip_pipeline_last_rows(case: TestCase, prof: np.ndarray, gap, width: int, tile_rows: int,
-                             label: str = "", chunk_cells: int = CHUNK_CELLS, lead=None) -> np.ndarray:
+def strip_pipeline_last_rows(case: TestCase, scoring: Scoring, prof: np.ndarray, width: int, tile_rows: int,
+                             label: str = "", chunk_cells: int = CHUNK_CELLS) -> np.ndarray:
     """As SequentialSolver.last_rows, with the columns cut into strips of ``width`` and the
     strips run as a pipeline on the threads (cpu_kernels.sweep_case_strips), one parallel
-    region per chunk of exons; each strip's fold (F[s], p[s]) carries over between chunks.
-    ``lead``: the chain-start cost per target letter (Scoring.lead; default ``gap``)."""
+    region per chunk of exons; each strip's fold (F[s], p[s]) carries over between chunks."""
     n = case.n
     strips = -(-n // width)
     R = np.empty(n + 1, dtype=prof.dtype)
-    start_row(n, gap if lead is None else lead, R)
+    start_row(n, prof.dtype.type(scoring.lead), R)
     # strip s's fold (columns lo-1..hi) in F[s]; rows padded to whole cache lines (no sharing)
     F = np.empty((strips, -(-(width + 1) // 32) * 32), dtype=prof.dtype)
     for s in range(strips):
@@ -86,9 +86,10 @@ def strip_pipeline_last_rows(case: TestCase, prof: np.ndarray, gap, width: int, 
     L = np.empty((strips + 1, max(int(heights[k0:k1].sum()) for k0, k1, _ in parts)), dtype=prof.dtype)
     H = np.empty((strips, n + 1), dtype=prof.dtype)
     rows = np.empty((case.K, n + 1), dtype=prof.dtype)
+    scores = lane_scores(case.target_codes, scoring, prof.dtype.type)
     progress = Progress(label or case.name, case.cells)
     for k0, k1, done in parts:
-        sweep_case_strips(case.base_codes, prof, case.first_sorted, case.last_sorted, case.by_last, gap,
+        sweep_case_strips(case.base_codes, scores, case.first_sorted, case.last_sorted, case.by_last,
                           rows, k0, k1, width, tile_rows, F, p, H, L,
                           np.zeros(strips * COUNTER_STRIDE, dtype=np.int64))
         progress.update(done, f"exon {k1}/{case.K}")
@@ -116,8 +117,7 @@ class MulticoreSolver(LastRowSolver):
         width = self.strip_width(case, numba.get_num_threads())
         if case.cells < self.min_case_cells or width >= case.n:
             return self._serial.last_rows(case, scoring, prof)
-        return strip_pipeline_last_rows(case, prof, prof.dtype.type(scoring.gap), width, self.tile_rows,
-                                        f"{case.name} [{self.name}]", lead=prof.dtype.type(scoring.lead))
+        return strip_pipeline_last_rows(case, scoring, prof, width, self.tile_rows, f"{case.name} [{self.name}]")
 
     def _one_core(self, case: TestCase, scoring: Scoring, traceback: bool) -> Result:
         return dataclasses.replace(self._serial.solve(case, scoring, traceback), solver=self.name)

@@ -12,6 +12,7 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from splicedalign.core import simd
 from splicedalign.core.alphabet import BASE_WILDCARD, TARGET_WILDCARD
 from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Scoring
 
@@ -37,56 +38,100 @@ def profile(target_codes: np.ndarray, scoring: Scoring, dtype: type) -> np.ndarr
     return prof
 
 
+def lane_scores(target_codes: np.ndarray, scoring: Scoring, dtype: type) -> tuple:
+    """What the lane kernels score with, in the score type: (codes, match, mismatch, gap).
+
+    ``codes`` is the target's codes reversed and padded by ``simd.lanes(dtype)`` entries of -1
+    (no base code) at each end: column j's code (1..n) is at ``len(codes) - lanes - j``, so the
+    codes of columns j, j-1, ..., j-lanes+1 (a block's lanes, one column apart) are one vector
+    load. w(base code, column j) = match if the codes are equal else mismatch: ``profile``'s
+    rule (wildcards are coded 4 in the base and 5 in the target and never match).
+    """
+    lanes = simd.lanes(dtype)
+    n = len(target_codes)
+    codes = np.full(n + 2 * lanes, -1, dtype=dtype)
+    codes[lanes:lanes + n] = target_codes[::-1]
+    return codes, dtype(scoring.match), dtype(scoring.mismatch), dtype(scoring.gap)
+
+
 @njit(cache=True, nogil=True, boundscheck=False)
-def sweep_tile(base, prof, i0, i1, lo, hi, gap, H, corner, left_in, left_out):
+def _edge_step(t, b, w, lo, x0, r0, bases, M, X, G, Up, Vp, codes, H, left_in, left_out, D):
+    """Step t of sweep_block while some lane is left of column lo or right of hi: the first
+    b-1 steps (lane t enters at column lo-1, with its row's left_in value) and the last b-1."""
+    U = simd.shift_in(Vp, H[lo - 1 + t] if t <= w else H[lo - 1])
+    V = simd.vmax(simd.add(Up, simd.select_eq(simd.load(codes, x0 - t), bases, M, X)),
+                  simd.sub(simd.vmax(U, Vp), G))
+    if t < b:
+        V = simd.insert(V, t, left_in[r0 + t])
+    if t >= b:
+        H[lo - 1 + t - (b - 1)] = simd.extract(V, b - 1)
+    if t >= w and t - w < b:
+        left_out[r0 + t - w] = simd.extract(V, t - w)
+    if D is not None:
+        simd.store(D, t * simd.count(V), V)
+    return U, V
+
+
+@njit(cache=True, nogil=True, boundscheck=False)
+def sweep_block(base, codes, a, b, lo, hi, M, X, G, H, corner, left_in, r0, left_out, D):
+    """Rows a..a+b-1 (base positions, b <= the lane count), columns lo..hi, as sweep_tile says,
+    with one vector lane per row: lane l holds row a+l, one column behind lane l-1, so a step
+    computes the anti-diagonal cells (a+l, lo-1+t-l) of every lane at once:
+
+        V_t = max(U_{t-1} + w, max(U_t, V_{t-1}) - gap),   U_t = V_{t-1} moved up one lane
+
+    (U_t: the cells above; lane 0 gets row a-1 from H; w from one load of ``codes``). Every
+    dependency is a lane op, so the steps chain through a shift, two maxima and a subtraction
+    and the rows of a block cost one pass over the columns. Lanes at or past b compute
+    nothing anyone reads. ``left_in[r0 + l]`` is column lo-1 of row a+l; ``corner`` column
+    lo-1 of row a-1. With ``D`` (steps x lanes) every step's vector is kept: cell (a+l, c)
+    at D[c - lo + 1 + l, l] (the traceback's).
+    """
+    w = hi - lo + 1
+    x0 = codes.shape[0] - simd.count(M) - lo + 1  # codes[x0 - t + l]: column lo-1+t-l
+    bases = M
+    for l in range(b):
+        bases = simd.insert(bases, l, base[a - 1 + l])
+    Vp = simd.insert(G, 0, left_in[r0])  # step 0: lane 0 at column lo-1
+    Up = simd.insert(G, 0, corner)
+    if D is not None:
+        simd.store(D, 0, Vp)
+    for t in range(1, b):
+        Up, Vp = _edge_step(t, b, w, lo, x0, r0, bases, M, X, G, Up, Vp, codes, H, left_in, left_out, D)
+    if b <= w:  # every lane inside the tile; the index arithmetic is unsigned: no wraparound code
+        above = np.uint64(lo - 1)
+        out = np.uint64(lo - b)
+        for t in range(b, w + 1):
+            U = simd.shift_in(Vp, H[above + np.uint64(t)])
+            V = simd.vmax(simd.add(Up, simd.select_eq(simd.load(codes, x0 - t), bases, M, X)),
+                          simd.sub(simd.vmax(U, Vp), G))
+            H[out + np.uint64(t)] = simd.extract(V, b - 1)
+            if D is not None:
+                simd.store(D, t * simd.count(V), V)
+            Up, Vp = U, V
+        left_out[r0] = simd.extract(Vp, 0)
+    for t in range(max(b, w + 1), w + b):
+        Up, Vp = _edge_step(t, b, w, lo, x0, r0, bases, M, X, G, Up, Vp, codes, H, left_in, left_out, D)
+
+
+@njit(cache=True, nogil=True)
+def sweep_tile(base, scores, i0, i1, lo, hi, H, corner, left_in, left_out):
     """Rows i0..i1 (base positions) of an exon matrix, columns lo..hi only.
 
     On entry H[lo..hi] holds row i0-1, on exit row i1. The column left of the tile comes in
     as ``corner`` (column lo-1 of row i0-1) and ``left_in[r]`` (column lo-1 of row i0+r);
-    ``left_out[r]`` receives column hi of row i0+r, the next tile's left column.
-
-    Four rows per pass over the columns: the passes' horizontal dependency chains are
-    independent, so the CPU overlaps them, and H is read and written once per four rows.
-    The inner loops index views of columns lo..hi from 0, so the compiler knows every index
-    is non-negative and drops numba's negative-index wraparound from them (with a variable
-    ``lo`` it cost 19% of the sweep).
+    ``left_out[r]`` receives column hi of row i0+r, the next tile's left column. ``scores``:
+    lane_scores. The rows go in blocks of one vector's lanes (sweep_block).
     """
-    Hs = H[lo:hi + 1]
-    w = Hs.shape[0]
-    i = i0
-    while i + 3 <= i1:
-        r = i - i0
-        p0 = prof[base[i - 1], lo:hi + 1]
-        p1 = prof[base[i], lo:hi + 1]
-        p2 = prof[base[i + 1], lo:hi + 1]
-        p3 = prof[base[i + 2], lo:hi + 1]
-        d0 = corner if r == 0 else left_in[r - 1]
-        l0, l1, l2, l3 = left_in[r], left_in[r + 1], left_in[r + 2], left_in[r + 3]
-        d1, d2, d3 = l0, l1, l2
-        for j in range(w):
-            up = Hs[j]
-            h0 = max(d0 + p0[j], max(up, l0) - gap)
-            h1 = max(d1 + p1[j], max(h0, l1) - gap)
-            h2 = max(d2 + p2[j], max(h1, l2) - gap)
-            h3 = max(d3 + p3[j], max(h2, l3) - gap)
-            d0, d1, d2, d3 = up, h0, h1, h2
-            l0, l1, l2, l3 = h0, h1, h2, h3
-            Hs[j] = h3
-        left_out[r], left_out[r + 1], left_out[r + 2], left_out[r + 3] = l0, l1, l2, l3
-        i += 4
-    while i <= i1:
-        r = i - i0
-        p = prof[base[i - 1], lo:hi + 1]
-        d = corner if r == 0 else left_in[r - 1]
-        left = left_in[r]
-        for j in range(w):
-            up = Hs[j]
-            h = max(d + p[j], max(up, left) - gap)
-            d = up
-            Hs[j] = h
-            left = h
-        left_out[r] = left
-        i += 1
+    codes, match, mismatch, gap = scores
+    M, X, G = simd.splat(match), simd.splat(mismatch), simd.splat(gap)
+    lanes = simd.count(M)
+    a = i0
+    while a <= i1:
+        b = min(lanes, i1 - a + 1)
+        sweep_block(base, codes, a, b, lo, hi, M, X, G, H, corner, left_in, a - i0, left_out, None)
+        corner = left_in[a - i0 + b - 1]
+        a += b
 
 
 @njit(cache=True, nogil=True)
@@ -97,15 +142,15 @@ def column_zero(h0, gap, rows, out):
 
 
 @njit(cache=True, nogil=True)
-def sweep_exon(base, prof, first, last, gap, H):
+def sweep_exon(base, scores, first, last, H):
     """Turn H from the entry row P_k into the last row S(last, ., k), rows first..last:
     one tile of every column, column 0 from the recurrence's first column."""
     rows = last - first + 1
     left = np.empty(rows, dtype=H.dtype)
     right = np.empty(rows, dtype=H.dtype)
     h0 = H[0]
-    column_zero(h0, gap, rows, left)
-    sweep_tile(base, prof, first, last, 1, H.shape[0] - 1, gap, H, h0, left, right)
+    column_zero(h0, scores[3], rows, left)
+    sweep_tile(base, scores, first, last, 1, H.shape[0] - 1, H, h0, left, right)
     H[0] = left[rows - 1]
 
 
@@ -125,7 +170,7 @@ def fold_max(R, row):
 
 
 @njit(cache=True, nogil=True)
-def sequential_last_rows(base, prof, first, last, by_last, gap, last_rows, R, p, k0, k1):
+def sequential_last_rows(base, scores, first, last, by_last, last_rows, R, p, k0, k1):
     """Last rows of exons k0..k1-1, one after another (SPEC §2 with the running-max fold).
 
     ``R`` is the fold: the start term maxed with the last rows of every exon whose last is
@@ -141,7 +186,7 @@ def sequential_last_rows(base, prof, first, last, by_last, gap, last_rows, R, p,
             p += 1
         H = last_rows[k]
         H[:] = R
-        sweep_exon(base, prof, first[k], last[k], gap, H)
+        sweep_exon(base, scores, first[k], last[k], H)
     return p
 
 
@@ -202,7 +247,7 @@ COUNTER_STRIDE = 16
 
 
 @njit(cache=True, nogil=True)
-def sweep_strip(base, prof, first, last, by_last, gap, last_rows, k0, k1, lo, hi, block, R, q, H, L, s, done):
+def sweep_strip(base, scores, first, last, by_last, last_rows, k0, k1, lo, hi, block, R, q, H, L, s, done):
     """Columns lo..hi of the exons k0..k1-1 (SPEC §2), strip ``s`` of the case's strip pipeline.
 
     The exons' rows, one after another, are the rows of the chunk (exon k0's first row is chunk
@@ -224,13 +269,13 @@ def sweep_strip(base, prof, first, last, by_last, gap, last_rows, k0, k1, lo, hi
         H[lo:hi + 1] = R[1:]
         rows = last[k] - first[k] + 1
         if s == 0:
-            column_zero(R[0], gap, rows, L[0, g:g + rows])
+            column_zero(R[0], scores[3], rows, L[0, g:g + rows])
         corner = R[0]
         for a in range(0, rows, block):
             z = min(rows, a + block)
             if s > 0:
                 wait_for(done, (s - 1) * COUNTER_STRIDE, g + z)
-            sweep_tile(base, prof, first[k] + a, first[k] + z - 1, lo, hi, gap, H, corner,
+            sweep_tile(base, scores, first[k] + a, first[k] + z - 1, lo, hi, H, corner,
                        L[s, g + a:g + z], L[s + 1, g + a:g + z])
             corner = L[s, g + z - 1]
             if a + block >= rows:  # the exon's last row, before the count says it is done
@@ -243,7 +288,7 @@ def sweep_strip(base, prof, first, last, by_last, gap, last_rows, k0, k1, lo, hi
 
 
 @njit(cache=True, parallel=True)
-def sweep_case_strips(base, prof, first, last, by_last, gap, last_rows, k0, k1, width, block, F, p, H, L, done):
+def sweep_case_strips(base, scores, first, last, by_last, last_rows, k0, k1, width, block, F, p, H, L, done):
     """Last rows of exons k0..k1-1 with the columns cut into strips of ``width`` columns, one
     per thread, all running at once as a pipeline (sweep_strip): strip s trails strip s-1 by
     about a tile. The only parallel region of the CPU solvers, one per call.
@@ -258,7 +303,7 @@ def sweep_case_strips(base, prof, first, last, by_last, gap, last_rows, k0, k1, 
     for s in prange(F.shape[0]):
         lo = 1 + s * width
         hi = min(n, lo + width - 1)
-        p[s] = sweep_strip(base, prof, first, last, by_last, gap, last_rows, k0, k1, lo, hi, block,
+        p[s] = sweep_strip(base, scores, first, last, by_last, last_rows, k0, k1, lo, hi, block,
                            F[s, :hi - lo + 2], p[s], H[s], L, s, done)
 
 
@@ -292,68 +337,65 @@ def entry_row(by_last, folded, last_rows, C, stride, P):
 
 
 @njit(cache=True, nogil=True)
-def trace_exon(base, target, prof, first, last, gap, P, j_end):
+def trace_exon(base, target, scores, first, last, P, j_end):
     """Recompute one exon's matrix from its entry row P and trace back from (last, j_end).
 
-    The sweep keeps one row of scores and records, per cell, which moves reach its maximum
-    (1 diagonal, 2 base letter against a gap, 4 target letter against a gap): a byte a cell.
-    Returns (ops reversed, j at which the path enters the entry row). Ties prefer the
-    diagonal, then the base letter against a gap, then the target letter against a gap.
+    Returns (ops reversed, j at which the path enters the entry row). At each cell the path
+    takes the diagonal if it reaches the cell's score, else the base letter against a gap, else
+    the target letter against a gap (in column 0 only the base letter against a gap).
+
+    The path ends at column j_end and cells depend only on columns to their left, so columns
+    beyond j_end never matter. Memory stays at a few rows: a first pass over the blocks of
+    rows (sweep_block's) keeps the row above each block; then from the last block up, each
+    block is swept again over the columns left of the path's column there, keeping its
+    steps' vectors, and the path walks through it on the scores themselves.
     """
+    codes, match, mismatch, gap = scores
+    M, X, G = simd.splat(match), simd.splat(mismatch), simd.splat(gap)
+    lanes = simd.count(M)
     rows = last - first + 1
-    # The path ends at column j_end and cells depend only on columns to their left: columns
-    # beyond j_end cannot influence it.
-    n = j_end
-    moves = np.empty((rows + 1, n + 1), dtype=np.uint8)
-    H = P[: n + 1].copy()
-    # Two rows per pass over the columns (the second one column-synchronous with the first):
-    # their horizontal dependency chains overlap, and H is read and written once per two rows.
-    r = 1
-    while r <= rows:
-        two = r < rows
-        p0 = prof[base[first + r - 2]]
-        p1 = prof[base[first + r - 1 if two else first + r - 2]]
-        d0 = H[0]
-        left0 = d0 - gap
-        d1 = left0
-        left1 = left0 - gap if two else left0
-        H[0] = left1
-        moves[r, 0] = 2
-        moves[r + two, 0] = 2
-        for j in range(1, n + 1):
-            up = H[j]
-            diag = d0 + p0[j]
-            vert = up - gap
-            horiz = left0 - gap
-            h = max(diag, max(vert, horiz))
-            moves[r, j] = (diag == h) | ((vert == h) << 1) | ((horiz == h) << 2)
-            d0 = up
-            left0 = h
-            if two:
-                diag = d1 + p1[j]
-                vert = h - gap
-                horiz = left1 - gap
-                d1 = h
-                h = max(diag, max(vert, horiz))
-                moves[r + 1, j] = (diag == h) | ((vert == h) << 1) | ((horiz == h) << 2)
-                left1 = h
-            H[j] = h
-        r += 2
-    ops = np.empty(rows + n, dtype=np.uint8)
-    k = 0
-    r, j = rows, j_end
-    while r > 0:
-        mv = moves[r, j]
-        if mv & 1:
-            b = base[first + r - 2]
-            ops[k] = OP_MATCH if b == target[j - 1] else OP_MISMATCH
-            r -= 1
-            j -= 1
-        elif mv & 2:
-            ops[k] = OP_DEL
-            r -= 1
-        else:
-            ops[k] = OP_INS
-            j -= 1
-        k += 1
-    return ops[:k], j
+    blocks = -(-rows // lanes)
+    left = np.empty(rows, dtype=P.dtype)  # column 0 of rows first..last
+    column_zero(P[0], gap, rows, left)
+    right = np.empty(rows, dtype=P.dtype)  # a tile's right column: not needed here
+    above = np.empty((blocks, j_end + 1), dtype=P.dtype)  # the row above each block
+    H = P[:j_end + 1].copy()
+    for k in range(blocks):
+        above[k] = H
+        b = min(lanes, rows - k * lanes)
+        if j_end > 0:
+            sweep_block(base, codes, first + k * lanes, b, 1, j_end, M, X, G, H, H[0], left, k * lanes, right, None)
+        H[0] = left[k * lanes + b - 1]
+    D = np.empty((j_end + lanes) * lanes, dtype=P.dtype)
+    ops = np.empty(rows + j_end, dtype=np.uint8)
+    n = 0
+    r, j = rows, j_end  # row r of the exon is base position first + r - 1
+    for k in range(blocks - 1, -1, -1):
+        top = k * lanes + 1
+        if j > 0:
+            H[:j + 1] = above[k, :j + 1]
+            sweep_block(base, codes, first + k * lanes, min(lanes, rows - k * lanes), 1, j, M, X, G, H[:j + 1],
+                        H[0], left, k * lanes, right, D)
+        while r >= top:
+            if j == 0:
+                ops[n] = OP_DEL
+                r -= 1
+            else:
+                ln = r - top  # cell (r, j) is lane ln of step j + ln
+                h = D[(j + ln) * lanes + ln]
+                up_left = above[k, j - 1] if ln == 0 else D[(j + ln - 2) * lanes + ln - 1]
+                b = base[first + r - 2]
+                same = b == target[j - 1]
+                up = above[k, j] if ln == 0 else D[(j + ln - 1) * lanes + ln - 1]
+                if up_left + (match if same else mismatch) == h:
+                    ops[n] = OP_MATCH if same else OP_MISMATCH
+                    r -= 1
+                    j -= 1
+                elif up - gap == h:
+                    ops[n] = OP_DEL
+                    r -= 1
+                else:
+                    ops[n] = OP_INS
+                    j -= 1
+            n += 1
+    return ops[:n], j

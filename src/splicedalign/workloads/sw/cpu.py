@@ -6,8 +6,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from splicedalign.core.simd import LOOKUP_ENTRIES, lanes
 from splicedalign.workloads.sw import cpu_kernels as k
-from splicedalign.workloads.sw.cpu_simd import LOOKUP_ENTRIES, VECTOR_BYTES
 from splicedalign.workloads.sw.matrices import CODES
 from splicedalign.workloads.sw.records import Database, Query, Scoring
 
@@ -25,13 +25,9 @@ class SequentialSolver:
 LANE_TYPES = (np.int8, np.int16)  # the first pass, then the re-run of the lanes that reached the maximum
 
 
-def lanes(dtype) -> int:
-    return VECTOR_BYTES // np.dtype(dtype).itemsize
-
-
 def lane_table(scoring: Scoring, dtype) -> np.ndarray:
     """Row a: letter a's score against every code, clipped to ``dtype`` (the padding code gets
-    the type's minimum), as a vector of ``lanes(dtype)`` entries for cpu_simd.lookup."""
+    the type's minimum), as a vector of ``lanes(dtype)`` entries for core.simd.lookup."""
     info = np.iinfo(dtype)
     assert CODES <= LOOKUP_ENTRIES <= lanes(dtype)
     out = np.full((CODES, lanes(dtype)), info.min, dtype=dtype)

@@ -9,7 +9,7 @@ border), so no value falls below ``PAD_SCORE - o - e``.
 
 ``saturating`` (``multicore``): inter-sequence SIMD in the style of SWIPE (Rognes 2011):
 ``W`` database sequences of similar length (sorted by length) advance together, one lane each
-of an explicit vector (cpu_simd: 128 int8 or 64 int16 lanes, registers not arrays); per
+of an explicit vector (core.simd: 128 int8 or 64 int16 lanes, registers not arrays); per
 column a score vector ``S[a][w] = sbt(a, d_w[j])`` is looked up for every query letter ``a``
 (one byte permute each) and the recurrence runs down the query rows on whole vectors, four
 columns per sweep so that H and E of a row go through memory once per four columns.
@@ -26,7 +26,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from splicedalign.workloads.sw.cpu_simd import adds, load, lookup, splat, store, subs, vmax
+from splicedalign.core.simd import adds, load, lookup, splat, store, subs, vmax
 from splicedalign.workloads.sw.matrices import PAD
 
 
@@ -111,7 +111,7 @@ def saturating_cell(diag, s, e_left, ho_left, f_up, ho_up, first_gap, gap_extend
 @numba.njit(cache=True, nogil=True)
 def saturating_batch(q, letters, codes, offsets, lanes, table, first_gap, gap_extend, out):
     """Score the (up to W = table.shape[1]) database sequences ``lanes`` together, one lane
-    each, in saturating lanes of ``table``'s type (int8 or int16: cpu_simd); ``out[k]`` gets
+    each, in saturating lanes of ``table``'s type (int8 or int16: core.simd); ``out[k]`` gets
     sequence k's best H, or the lane type's maximum where it may have overflowed.
     ``table[a]``: the lookup vector of letter a (its score against each code, clipped to the
     lane type); ``first_gap`` = o + e and ``gap_extend`` in the lane type. COLUMNS columns

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from splicedalign.workloads.spliced.backtrack import chain_alignments_many, trace_chain
-from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
+from splicedalign.workloads.spliced.cpu_kernels import score_dtype
 from splicedalign.workloads.spliced.gpu.plan import Plan, TraceInputs
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
@@ -31,7 +31,7 @@ def host_traceback(batch: Sequence[TestCase], plan: Plan, host: np.ndarray, dst:
         dtype = score_dtype(case.m, case.n, scoring)
         a, b = plan.exon_start[c], plan.exon_start[c + 1]
         last = host[dst[a]:dst[b]].reshape(b - a, case.n + 1).astype(dtype, copy=False)
-        chain, alignment = trace_chain(case, scoring, last, profile(case.target_codes, scoring, dtype))
+        chain, alignment = trace_chain(case, scoring, last)
         return chain, alignment, time.perf_counter() - t0
     with ThreadPoolExecutor(max_workers=TRACE_THREADS) as pool:
         return list(pool.map(one, range(len(batch))))

@@ -1,7 +1,9 @@
-"""Explicit SIMD vectors for numba kernels: a vector of ``VECTOR_BYTES`` bytes of int8 or int16
-lanes as a numba type held in registers (LLVM vector values, not arrays), and the few
-operations the database search needs, emitted as LLVM's generic vector intrinsics (saturating
-add and subtract, signed max), which lower to AVX-512 (two zmm per vector), AVX2 or SSE.
+"""Explicit SIMD vectors for numba kernels: a vector of ``VECTOR_BYTES`` bytes of int8, int16,
+int32 or int64 lanes as a numba type held in registers (LLVM vector values, not arrays), and the
+few operations the kernels need, emitted as LLVM's generic vector instructions and intrinsics
+(saturating or wrapping add and subtract, signed max, select, lane shift), which lower to
+AVX-512 (two zmm per vector), AVX2 or SSE. The sw database search runs int8/int16 lanes across
+database sequences; the spliced CPU solvers run int32 lanes across the rows of an exon matrix.
 
 Why not numba's auto-vectorised loops over lane arrays: the lane state (diagonal, up, F,
 best) then lives in memory, the vectoriser adds alias checks per query row, and numba has no
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import llvmlite.binding as llvm
 import numba
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -41,7 +44,12 @@ class Lanes(types.Type):
         return ir.VectorType(ir.IntType(self.bits), self.count)
 
 
-BY_DTYPE = {t.dtype: t for t in (Lanes(8), Lanes(16))}  # the vector type of a lane dtype
+def lanes(dtype) -> int:
+    """Lanes of a vector of ``dtype`` (a NumPy dtype or scalar type)."""
+    return VECTOR_BYTES // np.dtype(dtype).itemsize
+
+
+BY_DTYPE = {t.dtype: t for t in (Lanes(8), Lanes(16), Lanes(32), Lanes(64))}  # the vector type of a lane dtype
 
 
 @register_model(Lanes)
@@ -86,7 +94,7 @@ def store(typingctx, arr, start, v):
 
 @intrinsic
 def splat(typingctx, x):
-    """Every lane ``x``; the lane width is ``x``'s (np.int8 or np.int16)."""
+    """Every lane ``x``; the lane width is ``x``'s (np.int8 ... np.int64)."""
     vec = BY_DTYPE.get(x)
     if vec is None:
         return None
@@ -114,9 +122,85 @@ def _lanewise(name: str, doc: str):
     return op
 
 
+def _instruction(name: str, doc: str):
+    @intrinsic
+    def op(typingctx, a, b):
+        if not isinstance(a, Lanes) or a != b:
+            return None
+
+        def codegen(context, builder, sig, args):
+            return getattr(builder, name)(*args)
+        return a(a, b), codegen
+    op.__doc__ = doc
+    return op
+
+
+add = _instruction("add", "a + b per lane (wrapping)")
+sub = _instruction("sub", "a - b per lane (wrapping)")
 adds = _lanewise("sadd.sat", "a + b per lane, saturating at the lane type's bounds")
 subs = _lanewise("ssub.sat", "a - b per lane, saturating at the lane type's bounds")
 vmax = _lanewise("smax", "max(a, b) per lane")
+
+
+@intrinsic
+def count(typingctx, v):
+    """The lane count of v's type, a compile-time constant."""
+    if not isinstance(v, Lanes):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return ir.Constant(ir.IntType(64), sig.args[0].count)
+    return types.int64(v), codegen
+
+
+@intrinsic
+def select_eq(typingctx, a, b, x, y):
+    """Per lane: x where a == b, else y."""
+    if not isinstance(a, Lanes) or a != b or x != a or y != a:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.select(builder.icmp_signed("==", args[0], args[1]), args[2], args[3])
+    return a(a, b, x, y), codegen
+
+
+@intrinsic
+def shift_in(typingctx, v, x):
+    """Lanes moved up by one: lane 0 gets the scalar ``x``, lane w gets v's lane w - 1."""
+    if not isinstance(v, Lanes) or not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        vec = sig.args[0]
+        one = builder.insert_element(ir.Constant(vec.llvm, ir.Undefined),
+                                     context.cast(builder, args[1], sig.args[1], vec.dtype), ir.Constant(I32, 0))
+        mask = ir.Constant(ir.VectorType(I32, vec.count), [vec.count] + list(range(vec.count - 1)))
+        return builder.shuffle_vector(args[0], one, mask)
+    return v(v, x), codegen
+
+
+@intrinsic
+def insert(typingctx, v, lane, x):
+    """v with lane ``lane`` (in [0, count)) set to the scalar ``x``."""
+    if not isinstance(v, Lanes) or not isinstance(lane, types.Integer) or not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        vec = sig.args[0]
+        return builder.insert_element(args[0], context.cast(builder, args[2], sig.args[2], vec.dtype),
+                                      context.cast(builder, args[1], sig.args[1], types.int32))
+    return v(v, lane, x), codegen
+
+
+@intrinsic
+def extract(typingctx, v, lane):
+    """Lane ``lane`` (in [0, count)) of v as a scalar."""
+    if not isinstance(v, Lanes) or not isinstance(lane, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.extract_element(args[0], context.cast(builder, args[1], sig.args[1], types.int32))
+    return v.dtype(v, lane), codegen
 
 
 def _target_has(feature: str) -> bool:
