@@ -10,7 +10,7 @@ on the device machine:
    with CIGAR, linear 0/1/3 and affine 4/6/2 (--costs), in --modes, `gpu` host to host
    (solve_pairs; median of --repeats after a warm-up) against pywfa on every core by processes
    (same inputs, scores equal; global mode); the time per phase and the band classes.
-4. The linear global batch with the WFA's threads a block varied.
+4. The linear global batch with the WFA's threads a block varied; the host's pieces alone.
 A table last. Logs under $OUT when it is set.
 
     python scripts/device_nw_batch.py [--pairs 2000] [--fresh 60] [--modes global] [--skip-pytest]
@@ -27,12 +27,13 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver
-from splicedalign.workloads.nw.gpu import wfa
+from splicedalign.workloads.nw.gpu import common, gather, wfa
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
 from splicedalign.workloads.nw.gpu.solver import GpuSolver
 from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters, pywfa_model, pywfa_score
@@ -91,6 +92,58 @@ def correctness(seed: int, count: int, most: int) -> int:
             failures += bad
     ROWS.append(("fresh random batches", f"seed {seed}", f"{failures} failures", f"{9 * count} pairs x 2 solvers"))
     return failures
+
+
+def host_pieces(pairs: list, repeats: int) -> None:
+    """The host's pieces of a batch on this machine, each alone (median ms of --repeats): the
+    gather of the pairs' 2 x count arrays (np.concatenate) into pinned and into pageable memory,
+    by their addresses on numba's threads (gather.gather_into, what the staging does), one memcpy
+    of as many bytes, their copy to the device from each, the lengths, the decoding
+    of a 5 MB text from pinned memory, 2,000 Results in bulk."""
+    cp = device.cupy()
+    arrays = [s for p in pairs for s in (p.a, p.b)]
+    sizes = np.array([a.size for a in arrays], np.int64)
+    starts = np.cumsum(sizes) - sizes
+    total = int(sizes.sum())
+    pinned, pageable, flat = device.empty_pinned(total, np.uint8), np.empty(total, np.uint8), np.concatenate(arrays)
+    pageable[:] = flat
+    dev = cp.empty(total, cp.uint8)
+    text = device.empty_pinned(5 << 20, np.uint8)
+    text[:] = ord("7")
+
+    def h2d(source):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        dev.set(source)
+        stop.record()
+        stop.synchronize()
+        return cp.cuda.get_elapsed_time(start, stop)
+
+    pieces = {
+        f"gather {len(arrays)} arrays ({total / 1e6:.0f} MB) into pinned": lambda: np.concatenate(arrays, out=pinned),
+        "gather into pageable": lambda: np.concatenate(arrays, out=pageable),
+        "their addresses (gather.addresses)": lambda: gather.addresses(arrays),
+        f"gather by addresses on {numba.get_num_threads()} threads into pinned (what ships)":
+            lambda: gather.gather_into(pinned, arrays, sizes, starts),
+        "one memcpy, pageable -> pinned": lambda: np.copyto(pinned, flat),
+        "one memcpy, pageable -> pageable": lambda: np.copyto(pageable, flat),
+        "copy to the device from pinned (host wall)": lambda: h2d(pinned),
+        "copy to the device from pageable (host wall)": lambda: h2d(pageable),
+        "lengths of the pairs": lambda: common.lengths(pairs),
+        "decode 5 MB of text from pinned memory": lambda: str(memoryview(text), "ascii"),
+        "2,000 Results in bulk": lambda: common.results([1] * 2000, [1] * 2000, "gpu", [0.0] * 2000, ["1="] * 2000,
+                                                          [0] * 2000, [1] * 2000, "wfa"),
+    }
+    for name, piece in pieces.items():
+        piece()
+        runs = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            piece()
+            runs.append(time.perf_counter() - t0)
+        ms = statistics.median(runs) * 1e3
+        say(f"host piece: {name}: {ms:.2f} ms")
+        ROWS.append((f"host piece: {name}", f"{ms:.2f}", "", "", ""))
 
 
 def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
@@ -178,6 +231,7 @@ def benchmark(count: int, length: int, divergence: float, repeats: int, modes: l
         pool.shutdown()
     if "global" in modes:
         host_variants(solver, pairs, repeats)
+    host_pieces(pairs, repeats)
 
 
 def main() -> int:

@@ -85,15 +85,16 @@ def test_concurrent_uploads_keep_their_own_inputs(fake_cupy):
             assert np.array_equal(np.asarray(v), a), f"thread {k}'s upload holds another thread's data"
 
 
-def test_concurrent_gathers_keep_their_own_inputs(fake_cupy):
-    """gather: many arrays concatenated straight into the shared buffer, one copy each."""
+def test_concurrent_fills_keep_their_own_inputs(fake_cupy):
+    """fill: many arrays concatenated straight into the shared buffer, one copy each."""
     shared = device.PinnedBuffers()
     outputs, streams = {}, {}
 
     def one(k):
         stream = streams[k] = FakeStream()
         arrays = [np.full(300 + 7 * x, k * 10 + x, np.uint8) for x in range(5)]
-        outputs[k] = (np.concatenate(arrays), shared.gather("inputs", arrays, stream))
+        want = np.concatenate(arrays)
+        outputs[k] = (want, shared.fill("inputs", want.size, lambda view: np.concatenate(arrays, out=view), stream))
 
     threads = [threading.Thread(target=one, args=(k,)) for k in (1, 2)]
     for t in threads:
@@ -103,4 +104,4 @@ def test_concurrent_gathers_keep_their_own_inputs(fake_cupy):
     for stream in streams.values():
         stream.finish()
     for k, (want, block) in outputs.items():
-        assert np.array_equal(block.data, want), f"thread {k}'s gather holds another thread's data"
+        assert np.array_equal(block.data, want), f"thread {k}'s fill holds another thread's data"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -215,16 +215,14 @@ class PinnedBuffers:
         with self._lock:
             return self._upload(role, arrays, stream)
 
-    def gather(self, role: Any, arrays: list[np.ndarray], stream: Any, into: Any = None) -> Any:
-        """The 1-D ``arrays`` (one dtype) concatenated into one device array on ``stream``:
-        NumPy concatenates them straight into the role's buffer, copied as one block (many small
-        arrays: one pass over the bytes, where ``upload`` packs each one into its own slot).
-        ``into``: a device array of their total size to copy into (else a new one)."""
+    def fill(self, role: Any, nbytes: int, write: Callable[[np.ndarray], None], stream: Any, into: Any = None) -> Any:
+        """``nbytes`` of the role's buffer, written by ``write(view)`` (a uint8 view of them: e.g. many
+        arrays concatenated straight into it, one pass over their bytes, where ``upload`` packs
+        each one into its own slot), copied as one block on ``stream`` into ``into`` (a device
+        array of that size) or a new device array, which it returns."""
         with self._lock:
-            total = sum(a.size for a in arrays)
-            dtype = arrays[0].dtype
-            view = self._staging(role, total * dtype.itemsize)[:total * dtype.itemsize].view(dtype)
-            np.concatenate(arrays, out=view)
+            view = self._staging(role, nbytes)[:nbytes]
+            write(view)
             return self._send(role, view, stream, into)
 
     def _staging(self, role: Any, nbytes: int) -> Any:
