@@ -324,32 +324,58 @@ def cold(args, say) -> tuple[list, list[str]]:
 
 
 def host_parts(args, say) -> tuple[list, list[str]]:
-    """The host's planning of a never-seen paper set, part by part (CPU only): what a cold call
-    spends before its kernel can start."""
+    """The host's planning of never-seen work, part by part and pass by pass (CPU only): what a
+    cold call spends before its kernel can start. A paper set, and the first launch of 10 sets."""
     from splicedalign.workloads.spliced.gpu import launch, plan
     from splicedalign.workloads.spliced.gpu.flat import FlatCases
 
+    passes = ("_exon_union", "checked_letters", "_exon_order", "_fold_writers", "_slots", "_launch_order",
+              "_row_offsets", "_write_tasks")
+    spent: dict[str, float] = {}
+
+    def timed(name: str):
+        f = getattr(plan, name)
+
+        def run(*a, **k):
+            t = time.perf_counter()
+            try:
+                return f(*a, **k)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.perf_counter() - t
+        return run
+
+    for name in passes:  # each pass of build_plan timed where plan.py calls it
+        setattr(plan, name, timed(name))
+
     def parts(cases) -> dict[str, float]:
+        spent.clear()
         out, t = {}, time.perf_counter()
         flat = FlatCases.of(cases)
         out["flatten"], t = time.perf_counter() - t, time.perf_counter()
         config = launch.configure(flat, "int", True, True, True)
         out["configure"], t = time.perf_counter() - t, time.perf_counter()
-        packed = plan._pack_sequences(flat)
-        out["sequences"], t = time.perf_counter() - t, time.perf_counter()
         planned = plan.build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
-        out["build_plan (sequences again)"], t = time.perf_counter() - t, time.perf_counter()
+        out["build_plan"], t = time.perf_counter() - t, time.perf_counter()
+        out |= {f"  {k}": v for k, v in spent.items()}
         plan.trace_inputs(planned, None, launch.walks(flat, config.followed))
         out["trace_inputs"], t = time.perf_counter() - t, time.perf_counter()
         plan.followed_tasks(planned, config.followed, config.least)
         out["followed_tasks"] = time.perf_counter() - t
-        del packed
         return out
 
+    def first_launch(cases):
+        flat = FlatCases.of(cases)
+        _, work, _ = launch.plan_launches(flat, Scoring(), False, 60 << 30, lambda ctype: True)
+        return [flat.cases[i] for i in work[0][1]]
+
     parts(paper_set(int(time.time()) % 1000 + 5, bases=40))  # compiled code loaded
-    got = [parts(paper_set(int(time.time()) % 1000 + 11 + i)) for i in range(3)]
-    say("  host parts of a fresh paper set, ms (3 sets): " + "; ".join(
-        f"{k} " + "/".join(f"{g[k] * 1e3:.1f}" for g in got) for k in got[0]))
+    for label, make in (("a fresh paper set", lambda i: paper_set(int(time.time()) % 1000 + 11 + i)),
+                        ("the first launch of 10 fresh sets",
+                         lambda i: first_launch(paper_sets(10, int(time.time()) % 1000 + 50 + 10 * i)))):
+        got = [parts(make(i)) for i in range(3)]
+        say(f"  host parts of {label}, ms (3 of them; {len(make(0))} cases):")
+        for k in got[0]:
+            say(f"    {k:<18}" + " / ".join(f"{g.get(k, 0.0) * 1e3:6.2f}" for g in got))
     return [], []
 
 

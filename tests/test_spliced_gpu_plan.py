@@ -25,6 +25,8 @@ from splicedalign.workloads.spliced.gpu.plan import (
     MIN_LANE_ROWS,
     NONE,
     SEL_CODE_MASK,
+    SEL_SIGN,
+    SEL_SPREAD,
     TASK_FIELDS,
     WARP,
     build_plan,
@@ -357,11 +359,12 @@ def test_kernel_variant():
 
     c = config("int", 8, True)
     assert (c.rows_per_lane, c.kernels, c.names) == (8, ("wavefront<int, 8, true, 0, false>",), (
-        "wavefront<int, 8, true, 0, false>", "gather_rows<int>", "trace_chains<int, false>"))
+        "wavefront<int, 8, true, 0, false>", "encode_inputs", "gather_rows<int>", "trace_chains<int, false>"))
     # free target ends: the FREE kernels and the finals kernel
     c = launch.configure(flat, "int", True, True, True, rows_per_lane=8, free_ends=True)
     assert c.free_ends and c.names == ("wavefront<int, 8, true, 0, true>", "wavefront<int, 8, true, 2, true>",
-                                       "last_row_max<int>", "gather_rows<int>", "trace_chains<int, true>")
+                                       "last_row_max<int>", "encode_inputs", "gather_rows<int>",
+                                       "trace_chains<int, true>")
     assert c.finals_kernel == "last_row_max<int>"
     throughput = launch.Tuning(throughput_cases=1)
     c = config("int", 2, False, True, throughput)
@@ -424,6 +427,19 @@ class _FakeCupy:
 def _fake_function(file, name, all_names, defines):
     """Kernels of wavefront.cu as the NumPy model runs them."""
     assert name in all_names and defines == gpu_plan.kernel_defines()
+    if name == gpu_plan.ENCODE_KERNEL:
+        def encode(grid, block, args):  # as encode_inputs writes them: every element once
+            base_letters, base_size, base, target_letters, cases, ncases, lut, tsel = args
+            assert base.size == int(base_size) and cases.shape == (int(ncases), 4)
+            base[:] = lut[base_letters]
+            tsel[:] = -1  # what encode_inputs leaves unwritten stays a wrong selector
+            tsel[:cases[0, 0] if int(ncases) else 0] = SEL_SIGN
+            for tgt, first, n, stride in cases.tolist():
+                codes = np.zeros(stride, dtype=np.int32)
+                codes[1:n + 1] = lut[256 + target_letters[first:first + n].astype(np.int64)]
+                tsel[tgt:tgt + stride] = codes * SEL_SPREAD | SEL_SIGN
+            assert (tsel != -1).all()
+        return encode
     if name.startswith("gather_rows"):
         def gather(grid, block, args):
             rows, src, dst, length, count, out = args

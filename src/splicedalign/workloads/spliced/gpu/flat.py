@@ -172,26 +172,24 @@ def bad_letter(kind: str, cases: Sequence[TestCase]) -> None:
     raise AssertionError("a bad letter no case holds")
 
 
-def encode_all(strings: Sequence[str], lut: np.ndarray, kind: str, cases: Sequence[TestCase]) -> np.ndarray:
-    """The codes of ``strings`` concatenated; a letter outside the alphabet raises the case's own
-    one-line error (bad_letter)."""
+def checked_letters(strings: Sequence[str], lut: np.ndarray, kind: str, cases: Sequence[TestCase]) -> np.ndarray:
+    """The bytes of ``strings`` concatenated (letters), each one checked to have a code in
+    ``lut``: a letter outside the alphabet raises the case's own one-line error (bad_letter).
+    The codes themselves are made on the device (wavefront.cu, encode_inputs)."""
     raw = letters(strings)
-    codes = np.empty(raw.size, dtype=np.uint8)
     with PARALLEL:
-        bad = _lookup(raw, lut, codes)
+        bad = _count_bad(raw, lut)
     if bad:
         bad_letter(kind, cases)
-    return codes
+    return raw
 
 
 @njit(cache=True, parallel=True)
-def _lookup(raw, lut, out):  # pragma: no cover - compiled
-    """out = lut[raw]; how many letters have no code (255)."""
+def _count_bad(raw, lut):  # pragma: no cover - compiled
+    """How many letters of ``raw`` have no code (255) in ``lut``."""
     bad = 0
     for i in prange(raw.size):
-        v = lut[raw[i]]
-        bad += v == 255
-        out[i] = v
+        bad += lut[raw[i]] == 255
     return bad
 
 

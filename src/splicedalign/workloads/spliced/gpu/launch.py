@@ -17,6 +17,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     BLOCKS_PER_SM,
     COLS,
     DENSE_LANE_ROWS,
+    ENCODE_KERNEL,
     MIN_BLOCKS_PER_SM,
     MODE_FOLLOW,
     MODE_RECORD,
@@ -149,9 +150,10 @@ class LaunchConfig:
     @property
     def names(self) -> tuple[str, ...]:
         """Every kernel compiled with them: those, with free ends the finals kernel, then the
-        gather and the trace kernel."""
+        inputs' encoding, the gather and the trace kernel."""
         finals = (self.finals_kernel,) if self.free_ends else ()
-        return self.kernels + finals + (f"gather_rows<{self.ctype}>", f"trace_chains<{self.ctype}, {self._free}>")
+        return self.kernels + finals + (ENCODE_KERNEL, f"gather_rows<{self.ctype}>",
+                                        f"trace_chains<{self.ctype}, {self._free}>")
 
 
 def configure(flat: FlatCases, ctype: str, byte_profile: bool, traceback: bool, on_device: bool,

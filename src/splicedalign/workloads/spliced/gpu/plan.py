@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -43,9 +44,7 @@ from splicedalign.workloads.spliced.gpu.flat import (
     PARALLEL,
     TARGET_LUT,
     FlatCases,
-    bad_letter,
-    encode_all,
-    letters,
+    checked_letters,
 )
 from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Scoring, TestCase
 
@@ -198,8 +197,8 @@ def kernel_defines() -> dict[str, int]:
                THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM, DENSE_LANE_ROWS=DENSE_LANE_ROWS,
                CHAIN_MIN_BLOCKS_PER_SM=CHAIN_MIN_BLOCKS_PER_SM, MODE_SCORE=MODE_SCORE, MODE_RECORD=MODE_RECORD,
                MODE_FOLLOW=MODE_FOLLOW, MIN_LANE_ROWS=MIN_LANE_ROWS, WIDE_MIN_LANE_ROWS=WIDE_MIN_LANE_ROWS,
-               SEL_CODE_MASK=SEL_CODE_MASK, PAD_CODE=PAD_CODE, EMPTY_BYTE=EMPTY_BYTE,
-               NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
+               SEL_CODE_MASK=SEL_CODE_MASK, SEL_SPREAD=SEL_SPREAD, SEL_SIGN=SEL_SIGN, PAD_CODE=PAD_CODE,
+               EMPTY_BYTE=EMPTY_BYTE, NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
     out.update({f"TE_{name.upper()}": i for i, name in enumerate(TRACE_EXON_FIELDS)})
     out.update({f"TC_{name.upper()}": i for i, name in enumerate(TRACE_CASE_FIELDS)})
     out.update(TE_FIELDS=len(TRACE_EXON_FIELDS), TC_FIELDS=len(TRACE_CASE_FIELDS), MOVE_UNIT=MOVE_UNIT,
@@ -243,12 +242,24 @@ def byte_profile_ok(scoring: Scoring) -> bool:
     return all(-128 <= v <= 127 for v in (scoring.match + 2 * scoring.gap, scoring.mismatch + 2 * scoring.gap))
 
 
+# Letters: the host hands the device the letters of the bases' exon rows and of the targets as
+# they are (checked against the alphabet: flat.checked_letters), and the device makes the codes
+# the kernels read (wavefront.cu, encode_inputs): the base codes (one per letter) and the
+# targets' selectors (int32, each case's at tgt_off + 1 .. tgt_off + n, code 0 in the
+# TARGET_MARGIN after each case and before the first). On the host this was most of the
+# planning of a never-seen set (the selectors' 6 MB written and uploaded for the paper set).
+ENCODE_KERNEL = "encode_inputs"
+ENCODE_THREADS = 256
+ENCODE_BLOCKS = 1_024  # grid-stride over the base letters and the cases
+LETTER_CODES = np.concatenate([BASE_LUT, TARGET_LUT])  # encode_inputs' lut: bases', then targets'
+
+
 @dataclass(frozen=True)
 class Plan:
     tasks: np.ndarray        # (T, len(TASK_FIELDS)) int32, in launch order
-    base: np.ndarray         # uint8: the distinct base sequences' codes, concatenated
-    target: np.ndarray       # uint8: per case, code of t_j at [target_offset + j] (j = 1..n)
-    tsel: np.ndarray         # int32: the selector of each code of ``target`` (selectors)
+    base_letters: np.ndarray    # uint8: the letters of the bases' exon rows (see "Letters")
+    target_letters: np.ndarray  # uint8: the cases' targets' letters, case after case
+    target_size: int         # selectors of the batch (each case's stride, TARGET_MARGIN first)
     rows_size: int           # elements of row storage
     exon_case: np.ndarray    # (E,) case of each exon, exons case-major in (first, last) order
     exon_start: np.ndarray   # (C+1,) first exon of each case
@@ -264,27 +275,54 @@ class Plan:
     p: np.ndarray            # (E,) p_k: the exons of its case with last < first(k)
     flat: FlatCases          # the batch it plans
 
+    def letter_cases(self) -> np.ndarray:
+        """(C, 4) int32 of encode_inputs: per case its selectors' offset (tgt_off), its first
+        letter in target_letters, n, and its stride (n + 1 rounded up, and TARGET_MARGIN)."""
+        n = self.n
+        return np.stack([self.tgt_off, np.cumsum(n) - n, n, target_stride(n)], axis=1).astype(np.int32)
 
-def _pack_sequences(flat: FlatCases) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(base codes, each exon's offset in them, target codes, their selectors, each case's target
-    offset). Bases: each one's exon rows only, the union of its cases' exons (the kernels read no
-    other row: 11% of the paper set's 10 MB of bases), concatenated; cases of one base share
-    them. Targets: each case's TARGET_MARGIN from the next's and from the ends (code 0 there)."""
+    # What encode_inputs makes on the device, made on the host (the NumPy models read them).
+    @cached_property
+    def base(self) -> np.ndarray:
+        """uint8: the code of every letter of base_letters."""
+        return BASE_LUT[self.base_letters]
+
+    @cached_property
+    def target(self) -> np.ndarray:
+        """uint8: per case, the code of t_j at [tgt_off + j] (j = 1..n), 0 elsewhere."""
+        out = np.zeros(self.target_size, dtype=np.uint8)
+        n = self.n
+        out[np.repeat(self.tgt_off + 1 - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))] = \
+            TARGET_LUT[self.target_letters]
+        return out
+
+    @cached_property
+    def tsel(self) -> np.ndarray:
+        """int32: the selector of each code of ``target`` (selectors)."""
+        return selectors(self.target)
+
+
+def target_stride(n: np.ndarray) -> np.ndarray:
+    """Selectors each case takes: t_0 .. t_n rounded up to ALIGN, then TARGET_MARGIN."""
+    return round_up(n + 1) + TARGET_MARGIN
+
+
+def _pack_sequences(flat: FlatCases) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """(base letters, each exon's offset in them, target letters, each case's target offset, the
+    selectors' size) ("Letters"). Bases: each one's exon rows only, the union of its cases'
+    exons (the kernels read no other row: 11% of the paper set's 10 MB of bases), concatenated;
+    cases of one base share them. Targets: each case's TARGET_MARGIN from the next's and from
+    the ends."""
     with PARALLEL:
         iv_base, iv_lo, iv_hi, exon_base = _exon_union(flat.exon_start, flat.first, flat.last, flat.base_index,
                                                        len(flat.bases))
     bases = flat.bases
-    base = encode_all([bases[b][lo - 1:hi] for b, lo, hi in zip(iv_base.tolist(), iv_lo.tolist(), iv_hi.tolist())],
-                      BASE_LUT, "base", flat.cases)
-    stride = round_up(flat.n + 1) + TARGET_MARGIN
+    base = checked_letters([bases[b][lo - 1:hi] for b, lo, hi in zip(iv_base.tolist(), iv_lo.tolist(),
+                                                                     iv_hi.tolist())], BASE_LUT, "base", flat.cases)
+    stride = target_stride(flat.n)
     tgt_off = TARGET_MARGIN + np.cumsum(stride) - stride
-    size = TARGET_MARGIN + int(stride.sum())
-    target, tsel = np.empty(size, dtype=np.uint8), np.empty(size, dtype=np.int32)
-    with PARALLEL:
-        bad = _place(letters([c.target for c in flat.cases]), TARGET_LUT, flat.n, tgt_off, stride, target, tsel)
-    if bad:
-        bad_letter("target", flat.cases)
-    return base, exon_base, target, tsel, tgt_off
+    target = checked_letters([c.target for c in flat.cases], TARGET_LUT, "target", flat.cases)
+    return base, exon_base, target, tgt_off, TARGET_MARGIN + int(stride.sum())
 
 
 @njit(cache=True, parallel=True)
@@ -342,30 +380,6 @@ def _exon_union(exon_start, first, last, base_index, B):  # pragma: no cover - c
         for i in range(exon_at[b], exon_at[b + 1]):
             exon_off[member[i]] += row_at[b]
     return iv_base, iv_lo, iv_hi, exon_off
-
-
-@njit(cache=True, parallel=True)
-def _place(raw, lut, n, at, stride, out, sel):  # pragma: no cover - compiled
-    """Every case's target codes (its n[c] letters, consecutive in ``raw``) at out[at[c] + 1:] and
-    their selectors, the rest of its stride and the array's first TARGET_MARGIN code 0; how many
-    letters have no code."""
-    C = n.size
-    src = np.empty(C, np.int64)
-    total = 0
-    for c in range(C):
-        src[c] = total
-        total += n[c]
-    for i in range(TARGET_MARGIN):
-        out[i], sel[i] = 0, SEL_SIGN
-    bad = 0
-    for c in prange(C):
-        for i in range(at[c], at[c] + stride[c]):
-            j = i - at[c]
-            v = lut[raw[src[c] + j - 1]] if 1 <= j <= n[c] else 0
-            bad += v == 255
-            out[i] = v
-            sel[i] = np.int32(v) * SEL_SPREAD | SEL_SIGN
-    return bad
 
 
 # The task list is made in passes over a batch, each linear in its exons or tasks (module doc):
@@ -584,7 +598,7 @@ def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_r
     assert ((floors >= MIN_LANE_ROWS) | (floors >= rows_per_lane)).all(), "the kernel has no sweep for fewer rows"
     late = np.zeros(C, np.int64) if late_folds is None else np.asarray(late_folds, dtype=np.int64)
     entry = np.broadcast_to(np.asarray(entry_folds, dtype=np.int64), (C,)).copy()
-    base, exon_base, target, tsel, tgt_off = _pack_sequences(flat)
+    base, exon_base, target, tgt_off, target_size = _pack_sequences(flat)
     P = WARP * rows_per_lane
     start, first, last, n = flat.exon_start, flat.first, flat.last, flat.n
     with PARALLEL:
@@ -597,8 +611,8 @@ def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_r
         tasks, last_row, strip_task, move_units = _write_tasks(
             start, first, last, n, tgt_off, exon_base, P, floors, by_last, p, S, folds, fold_base, fold_exon,
             strip_base, strip_slot, fold_slot, launch, row_at, fold_row)
-    _check_offsets(rows_size, base.size, move_units)
-    return Plan(tasks, base, target, tsel, int(rows_size), flat.exon_case, start, last_row, n,
+    _check_offsets(rows_size, base.size, target_size, move_units)
+    return Plan(tasks, base, target, target_size, int(rows_size), flat.exon_case, start, last_row, n,
                 flat.order + np.repeat(start[:-1], flat.K), flat.cells, tgt_off, strip_task, strip_base,
                 int(move_units) * MOVE_UNIT, by_last, p, flat)
 

@@ -36,6 +36,10 @@ from splicedalign.workloads.spliced.gpu.flat import FlatCases
 from splicedalign.workloads.spliced.gpu.launch import IN_FLIGHT, TUNING, LaunchConfig, Tuning
 from splicedalign.workloads.spliced.gpu.plan import (
     EMPTY_BYTE,
+    ENCODE_BLOCKS,
+    ENCODE_KERNEL,
+    ENCODE_THREADS,
+    LETTER_CODES,
     THREADS,
     TRACE_BLOCK_THREADS,
     WARP,
@@ -255,9 +259,10 @@ class GpuSolver:
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
         upload = self.streams().upload
-        tasks, base, tsel, at_d, src, dst_d, length_d, *more = UPLOADS.upload(
-            "inputs", [plan.tasks, plan.base, plan.tsel, at, plan.last_row, dst[:-1],
-                       length.astype(np.int32)] + extra, upload)
+        tasks, base_letters, target_letters, letter_cases, codes, at_d, src, dst_d, length_d, *more = UPLOADS.upload(
+            "inputs", [plan.tasks, plan.base_letters, plan.target_letters, plan.letter_cases(), LETTER_CODES, at,
+                       plan.last_row, dst[:-1], length.astype(np.int32)] + extra, upload)
+        base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
         inputs = _Inputs(tuple(flat.cases), plan, tasks, base, tsel, at_d, Gather(src, dst_d, length_d, dst),
                          upload.record())
         if followed is not None:
@@ -267,6 +272,21 @@ class GpuSolver:
         while len(self._cache) > CACHE_BATCHES:
             self._cache.popitem(last=False)
         return inputs
+
+    def _encode(self, plan: Plan, config: LaunchConfig, base_letters, target_letters, letter_cases, codes) -> tuple:
+        """(base codes, target selectors) on the device, made from the uploaded letters on the
+        upload stream (plan.py, "Letters"; encode_inputs)."""
+        cp = device.cupy()
+        upload = self.streams().upload
+        size, C = plan.base_letters.size, plan.n.size
+        with upload:
+            base = cp.empty(size, dtype=cp.uint8)
+            tsel = cp.empty(plan.target_size, dtype=cp.int32)
+            blocks = max(1, min(ENCODE_BLOCKS, max(C, -(-size // ENCODE_THREADS))))
+            device.function(KERNEL_FILE, ENCODE_KERNEL, config.names, kernel_defines())(
+                (blocks,), (ENCODE_THREADS,),
+                (base_letters, np.int32(size), base, target_letters, letter_cases, np.int32(C), codes, tsel))
+        return base, tsel
 
     def _launch(self, work: Work, flat: FlatCases, scoring: Scoring, traceback: bool) -> _Job:
         """Queue one launch on the compute stream: kernel, the gather of its exons' final scores,

@@ -483,6 +483,27 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
     }
 }
 
+// Inputs made on the device from the letters the host uploads (plan.py, "Letters"): every base
+// letter's code (lut[0..255]); per case (cases: (tgt, first letter, n, stride) int32) its
+// target letters' selectors at tgt + 1 .. tgt + n (code by lut[256..511]), code 0's selector at
+// tgt and in the rest of its stride, and before the first case. The host refused every letter
+// without a code.
+__global__ void encode_inputs(const unsigned char* __restrict__ base_letters, int base_size, unsigned char* base,
+                              const unsigned char* __restrict__ target_letters, const int* __restrict__ cases,
+                              int ncases, const unsigned char* __restrict__ lut, int* tsel) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < base_size; i += gridDim.x * blockDim.x)
+        base[i] = lut[base_letters[i]];
+    if (blockIdx.x == 0)
+        for (int i = threadIdx.x; i < (ncases ? cases[0] : 0); i += blockDim.x) tsel[i] = SEL_SIGN;
+    for (int c = blockIdx.x; c < ncases; c += gridDim.x) {
+        const int tgt = cases[4 * c], first = cases[4 * c + 1], n = cases[4 * c + 2], stride = cases[4 * c + 3];
+        for (int j = threadIdx.x; j < stride; j += blockDim.x) {
+            const int code = j >= 1 && j <= n ? lut[256 + target_letters[first + j - 1]] : 0;
+            tsel[tgt + j] = code * SEL_SPREAD | SEL_SIGN;
+        }
+    }
+}
+
 // Traceback input: each exon's last row (len[e] = n + 1 scores at src[e]) copied to dst[e], so
 // the host receives K * (n + 1) scores per case instead of the whole row storage.
 template <typename T>

@@ -25,6 +25,8 @@
 #define MIN_LANE_ROWS 2
 #define WIDE_MIN_LANE_ROWS 4
 #define SEL_CODE_MASK 7
+#define SEL_SPREAD 4369
+#define SEL_SIGN 34944
 #define PAD_CODE 6
 #define EMPTY_BYTE 128
 #define NEG_SHIFT_INT 29
