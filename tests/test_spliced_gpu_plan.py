@@ -33,7 +33,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     byte_profile_ok,
     score_ctype,
 )
-from splicedalign.workloads.spliced.records import Scoring, TestCase
+from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import Shape, gene_like, tiny_set
 
@@ -233,6 +233,39 @@ def test_plan_shapes_and_order():
     assert set(per_case.tasks[second, F["lane_rows"]]) == {8}
     others = np.setdiff1d(np.flatnonzero(per_case.tasks[:, F["kind"]] == KIND_STRIP), second)
     assert set(per_case.tasks[others, F["lane_rows"]]) == {2, 4, 8}
+
+
+def test_encode_inputs_model_is_the_plans_codes():
+    """What encode_inputs makes from a plan's letters (its model, as the fake device runs it) is
+    the plan's own reading of them: each target letter's code at tgt_off + j, code 0 around, the
+    base codes of the exon rows; letters in either case and wildcards as the alphabet codes them."""
+    rng = np.random.default_rng(22)
+    cases = [random_case(rng, f"r{i}") for i in range(12)]
+    cases.append(TestCase("mixed", "acgtNACGTnryACGT" * 4, "AcGuNtgca", (Exon(3, 40), Exon(9, 12))))
+    plan = build_plan(cases, 8)
+    encode = _fake_function(None, gpu_plan.ENCODE_KERNEL, (gpu_plan.ENCODE_KERNEL,), gpu_plan.kernel_defines())
+    base = np.empty(plan.base_letters.size, np.uint8)
+    tsel = np.empty(plan.target_size, np.int32)
+    cases_table = plan.letter_cases()
+    encode((1,), (gpu_plan.ENCODE_THREADS,), (plan.base_letters, np.int32(base.size), base, plan.target_letters,
+                                               cases_table, np.int32(len(cases_table)), gpu_plan.LETTER_CODES, tsel))
+    assert np.array_equal(base, plan.base) and np.array_equal(tsel, plan.tsel)
+    assert np.array_equal(plan.tsel & SEL_CODE_MASK, plan.target)
+    for c, off in zip(cases, plan.tgt_off.tolist()):
+        assert np.array_equal(plan.target[off + 1: off + 1 + c.n], c.target_codes)
+    k = plan.exon_start[:-1]  # each case's first exon (in (first, last) order): its rows' codes
+    for c, e in zip(cases, k.tolist()):
+        row = int(plan.tasks[plan.strip_task[plan.strip_start[e]], gpu_plan.F_BASE])
+        first = int(plan.flat.first[e])
+        head = int(plan.tasks[plan.strip_task[plan.strip_start[e]], gpu_plan.F_ROWS])
+        assert np.array_equal(plan.base[row: row + head], c.base_codes[first - 1: first - 1 + head])
+    # a letter without a code is the case's own one-line error, before anything is uploaded
+    from splicedalign.core.alphabet import LetterError
+
+    for bad, kind in ((TestCase("t5", "ACGTACGT", "AC5T", (Exon(1, 4),)), "target"),
+                      (TestCase("b#", "ACGTAC#T", "ACGT", (Exon(1, 8),)), "base")):
+        with pytest.raises(LetterError, match=f"^{bad.name}: non-nucleotide letter .* of record '{kind}'"):
+            build_plan(cases[:2] + [bad], 8)
 
 
 def test_late_folds():
