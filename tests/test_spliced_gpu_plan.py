@@ -268,6 +268,23 @@ def test_encode_inputs_model_is_the_plans_codes():
             build_plan(cases[:2] + [bad], 8)
 
 
+def test_launch_order_is_a_stable_sort_by_relative_position():
+    """plan._launch_order, in parallel over ranges of buckets (any number of them), is the stable
+    sort of the slots by bucket ((2 pos + 1) T) // (2 tc): cases interleaved, each in order."""
+    seed = int(np.random.SeedSequence().entropy % 2**32)
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        per_case = rng.integers(1, int(rng.choice([3, 30, 500])), int(rng.integers(1, 60)))
+        case_tasks = np.concatenate([[0], np.cumsum(per_case)])
+        slot_case = np.repeat(np.arange(per_case.size), per_case)
+        pos = np.arange(slot_case.size) - case_tasks[slot_case]
+        bucket = (2 * pos + 1) * slot_case.size // (2 * per_case[slot_case])
+        want = np.empty(slot_case.size, np.int64)
+        want[np.argsort(bucket, kind="stable")] = np.arange(slot_case.size)
+        assert np.array_equal(gpu_plan._launch_order(case_tasks, slot_case, int(rng.integers(1, 40))), want)
+
+
 def test_late_folds():
     """Tuning.late_folds: in a throughput launch every case but its long chains places each fold
     right before the first exon whose first strip reads it (later than before the first exon
