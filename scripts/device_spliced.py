@@ -253,11 +253,31 @@ del warm
 works = {"1 set score": (paper_set(seed), False), "1 set traced": (paper_set(seed + 1), True),
          "10 sets score": (paper_sets(10, seed + 2), False)}
 out = {}
+steps, origin, jobs = [], [0.0], []
+if sys.argv[4] == "events":  # the host's steps and the kernels on one clock (benchmarks/spliced_profile.py)
+    import os
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(os.environ["PYTHONPATH"])), "benchmarks"))
+    from spliced_profile import timed_steps
+    timed_steps(steps, origin)
+    _launch = GpuSolver._launch
+    def _keep(self, *a, **k):
+        jobs.append(_launch(self, *a, **k))
+        return jobs[-1]
+    GpuSolver._launch = _keep
 for key, (cases, traceback) in works.items():
     gpu = GpuSolver()
-    t = time.perf_counter()
+    steps.clear(), jobs.clear()
+    if sys.argv[4] == "events":
+        ref = gpu.streams().compute.record()
+    t = origin[0] = time.perf_counter()
     results = gpu.solve_many(cases, traceback=traceback)
     cold = time.perf_counter() - t
+    if sys.argv[4] == "events":
+        import cupy
+        at = lambda e: cupy.cuda.get_elapsed_time(ref, e)
+        timeline = "; ".join(f"{n.strip('_')} {a:.1f}-{b:.1f}" for n, a, b in steps)
+        timeline += " | GPU " + "; ".join(f"kernel {at(j.events[0]):.1f}-{at(j.events[1]):.1f}" for j in jobs)
+        print(f"events {key}: {timeline}", file=sys.stderr)
     stages = dict(gpu.timing)
     span, kernels = getattr(gpu, "span_ms", 0.0), [round(k, 1) for k in gpu.kernel_ms]
     t = time.perf_counter()
@@ -291,11 +311,15 @@ def cold(args, say) -> tuple[list, list[str]]:
         for name in order:
             env = dict(os.environ, PYTHONPATH=trees[name])
             keep = "keep" if name.endswith("+keep") else "-"
-            done = subprocess.run([sys.executable, "-c", COLD_PROBE, str(seed), keep, variants.get(name, "")],
+            events = "events" if args.cold_events and name == "new" else "-"
+            done = subprocess.run([sys.executable, "-c", COLD_PROBE, str(seed), keep, variants.get(name, ""), events],
                                   env=env, capture_output=True, text=True)
             if done.returncode:
                 failures.append(f"cold {name} seed {seed}: {done.stderr.strip().splitlines()[-1:]}")
                 continue
+            for line in done.stderr.splitlines():
+                if line.startswith("events "):
+                    say(f"  {name} seed {seed} {line}")
             got = json.loads(done.stdout.strip().splitlines()[-1])
             runs[name].append(got)
             digests[name] = {k: v["digest"] for k, v in got.items()}
@@ -467,6 +491,8 @@ def main() -> int:
                     help="also this tree with glibc keeping freed memory (the cold probe's 'keep')")
     ap.add_argument("--cold-tuning", nargs="*", default=[], metavar="NAME=JSON",
                     help="also this tree with other launch.Tuning fields (JSON): 'r4={\"rows_per_lane\": 4}'")
+    ap.add_argument("--cold-events", action="store_true",
+                    help="also the host's steps and the kernels of this tree's cold calls on one clock")
     ap.add_argument("--shared-gpu", action="store_true", help="also the shared-GPU check (issue 22 target 4)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
