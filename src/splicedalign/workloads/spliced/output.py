@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from splicedalign.workloads.spliced.estimate import case_stats
 from splicedalign.workloads.spliced.records import (
     OP_DEL,
@@ -142,22 +144,26 @@ def _gff3_features(case: TestCase, result: Result) -> list[str]:
     target = gff_value(case.target_id).replace(" ", "%20")
     head = f"{gff_seqid(case.base_id)}\t{gff_value(f'splicedalign-{result.solver}')}\t"
     tail = f"\t{result.score}\t{case.strand}\t.\t"
-    spans = [case.forward_interval(case.exons[k].first, case.exons[k].last) for k in result.chain]
-    lo, hi = min(f for f, _ in spans), max(l for _, l in spans)
+    chain = list(result.chain)
+    bounds = case.bounds[chain]  # (first, last) of each chain exon on the case's strand
+    spans = bounds if case.strand == "+" else case.m + 1 - bounds[:, ::-1]  # forward_interval of each
+    lo, hi = int(spans[:, 0].min()), int(spans[:, 1].max())
+    index = case.meta.get("input_index")
+    candidates = (np.asarray(chain) if index is None else np.asarray(index)[chain]) + 1  # input_index + 1
     # the target span the chain aligns: 1..n, or less with free target ends
     t_lo, t_hi = ((result.alignment[0].target_start, result.alignment[-1].target_end) if result.alignment
                   else (1, case.n))
     mrna = f"ID=mRNA:{gid};Parent=gene:{gid}" + (f";Target={target} {t_lo} {t_hi} +" if t_hi >= t_lo else "")
     out = [f"{head}gene\t{lo}\t{hi}{tail}ID=gene:{gid};Name={gid}", f"{head}mRNA\t{lo}\t{hi}{tail}{mrna}"]
-    for rank, (k, (first, last)) in enumerate(zip(result.chain, spans), 1):
-        line = (f"{head}exon\t{first}\t{last}{tail}ID=exon:{gid}.{rank};Parent=mRNA:{gid};"
-                f"candidate={case.input_index(k) + 1}")
-        if result.alignment is not None:
-            a = result.alignment[rank - 1]
-            if a.target_end >= a.target_start:
-                line += f";Target={target} {a.target_start} {a.target_end} +"
-            line += f";Gap={gff_gap(a.ops)}"
-        out.append(line)
+    exon = f"{tail}ID=exon:{gid}."
+    parent = f";Parent=mRNA:{gid};candidate="
+    lines = [f"{head}exon\t{first}\t{last}{exon}{rank}{parent}{c}"
+             for rank, ((first, last), c) in enumerate(zip(spans.tolist(), candidates.tolist()), 1)]
+    if result.alignment is None:
+        return out + lines
+    for line, a in zip(lines, result.alignment):
+        span = f";Target={target} {a.target_start} {a.target_end} +" if a.target_end >= a.target_start else ""
+        out.append(f"{line}{span};Gap={gff_gap(a.ops)}")
     return out
 
 
