@@ -26,6 +26,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -191,6 +192,24 @@ cli.run()
 """
 
 
+# Every module a gpu align imports (this process's, after running one) compiled into the bytecode
+# cache Python reads (sys.pycache_prefix when PYTHONPYCACHEPREFIX is set): what an installed
+# environment has, written here where the image's interpreter writes none.
+COMPILE_IMPORTED = r"""
+import importlib.util, os, py_compile, sys
+from splicedalign import cli
+cli.main(sys.argv[1:])
+done = 0
+for module in list(sys.modules.values()):
+    source = getattr(module, "__file__", None) or ""
+    if source.endswith(".py") and os.path.exists(source):
+        py_compile.compile(source, cfile=importlib.util.cache_from_source(source), quiet=2)
+        done += 1
+print(done)
+os._exit(0)
+"""
+
+
 def env(**extra: str) -> dict[str, str]:
     e = dict(os.environ)
     e["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), *filter(None, [e.get("PYTHONPATH")])])
@@ -234,8 +253,9 @@ def main() -> int:
                     help="only: the import profile of a gpu align, and NumPy's import and the gpu align with "
                          "OpenBLAS's thread per CPU against the console script's one thread (interleaved)")
     ap.add_argument("--profile", action="store_true", help="only: profiles of a fresh gpu align (see above)")
-    ap.add_argument("--ab", help="with --profile: CLI walls interleaved with another tree's src (a path), or "
-                                 "'registries': with numba's registries loaded at set-up")
+    ap.add_argument("--ab", help="with --profile: CLI walls interleaved with another tree's src (a path), "
+                                 "'registries': with numba's registries loaded at set-up, or 'bytecode': without "
+                                 "the package's bytecode and with every imported module's (walls only)")
     ap.add_argument("--multicore", action="store_true", help="with --profile: the multicore gff3 row too")
     args = ap.parse_args()
     out = args.out
@@ -324,8 +344,13 @@ def profile_rows(m: str, rows: dict[str, list[str]], args: argparse.Namespace, l
     this = str(REPO / "src")
     console = [sys.executable, "-c", CONSOLE]
     variants = {"this": (this, "as is")}  # name: (src, CONSOLE variant)
+    extra: dict[str, dict[str, str]] = {}  # a variant's environment
     if args.ab == "registries":
         variants["registries"] = (this, "registries")
+    elif args.ab == "bytecode":  # no bytecode of splicedalign (a cache with none), and of everything imported
+        none, every = (tempfile.mkdtemp(prefix=p) for p in ("pyc_none_", "pyc_every_"))
+        variants["no package bytecode"] = variants["all bytecode"] = (this, "as is")
+        extra = {"no package bytecode": {"PYTHONPYCACHEPREFIX": none}, "all bytecode": {"PYTHONPYCACHEPREFIX": every}}
     elif args.ab is not None:
         variants["other"] = (str(Path(args.ab).resolve()), "as is")
     align = [sys.executable, "-m", "splicedalign.cli", "-q", "align", "--manifest", m]
@@ -333,9 +358,16 @@ def profile_rows(m: str, rows: dict[str, list[str]], args: argparse.Namespace, l
     for src in {v[0] for v in variants.values()}:
         for argv in rows.values():
             run(align + argv, PYTHONPATH=src)  # numba's cache, CuPy's kernels (untimed)
-    lines.append(f"warm-ups {time.perf_counter() - t:.1f} s")
+    if "all bytecode" in extra:
+        for argv in rows.values():
+            done = run([sys.executable, "-c", COMPILE_IMPORTED, "-q", "align", "--manifest", m, *argv],
+                       **extra["all bytecode"])[1].stdout.strip()
+        lines.append(f"bytecode of the {done} modules a gpu align imports written to a cache")
+    writes = run([sys.executable, "-c", "import sys; print(sys.flags.dont_write_bytecode, sys.pycache_prefix)"])
+    lines.append(f"warm-ups {time.perf_counter() - t:.1f} s; dont_write_bytecode, pycache_prefix: "
+                 f"{writes[1].stdout.strip()}")
     print(lines[-1], flush=True)
-    for what in ("score", "gff3"):
+    for what in ("score", "gff3") if args.ab != "bytecode" else ():
         stats = out / f"cprofile_gpu_{what}.pstats"
         run([sys.executable, "-c", PROFILED, str(stats), "-q", "align", "--manifest", m, *rows[what]])
         text = out / f"cprofile_gpu_{what}.txt"
@@ -348,13 +380,15 @@ def profile_rows(m: str, rows: dict[str, list[str]], args: argparse.Namespace, l
                                 *rows[what]])[1].stdout.strip().splitlines()[-1])
         lines.append(f"numba first calls, gpu {what} (ms, sum {sum(loads.values()):.0f}): {json.dumps(loads)}")
         print(lines[-1], flush=True)
-    top = importtime(align[1:] + rows["score"], out / "importtime_align_gpu_score.txt")
-    lines.append("importtime align gpu score: " + ", ".join(f"{n.strip()} {c / 1e6:.3f}" for c, n in top[:16]))
+    if args.ab != "bytecode":
+        top = importtime(align[1:] + rows["score"], out / "importtime_align_gpu_score.txt")
+        lines.append("importtime align gpu score: " + ", ".join(f"{n.strip()} {c / 1e6:.3f}" for c, n in top[:16]))
     walls: dict[str, list[float]] = {f"{row} [{name}]": [] for row in rows for name in variants}
     for _ in range(args.rounds):
         for row, argv in rows.items():
             for name, (src, variant) in variants.items():
-                walls[f"{row} [{name}]"].append(run(console[:3] + [variant] + align[3:] + argv, PYTHONPATH=src)[0])
+                walls[f"{row} [{name}]"].append(run(console[:3] + [variant] + align[3:] + argv, PYTHONPATH=src,
+                                                    **extra.get(name, {}))[0])
     lines.append("CLI walls (s, median/min, interleaved): " + ", ".join(
         f"{k} {statistics.median(v):.3f}/{min(v):.3f}" for k, v in walls.items()))
     (out / "walls.json").write_text(json.dumps(walls, indent=1))
