@@ -23,7 +23,7 @@ import numpy as np
 
 from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.bench import timed_batch
-from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
+from splicedalign.workloads.spliced.cpu_kernels import score_dtype
 from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.solvers import get_solver
 
@@ -78,15 +78,15 @@ def scaling(case, scoring: Scoring, repeats: int, threads: int) -> None:
     chain and alignment) equal sequential's."""
     base = timed_batch("sequential", [case], scoring, repeats, False)["seconds"]
     want = get_solver("sequential").solve(case, scoring, traceback=True)
-    prof = profile(case.target_codes, scoring, score_dtype(case.m, case.n, scoring))
-    rows = get_solver("sequential").last_rows(case, scoring, prof)
+    dtype = score_dtype(case.m, case.n, scoring)
+    rows = get_solver("sequential").last_rows(case, scoring, dtype)
     print(f"# {case.name}: sequential {base:.3f} s; multicore by thread count")
     print(f"{'threads':>7} {'seconds':>9} {'min-max':>15} {'speedup':>8}  identical")
     counts = sorted({1 << i for i in range(threads.bit_length())} | {threads})
     for t in counts:
         numba.set_num_threads(t)
         rec = timed_batch("multicore", [case], scoring, repeats, False)
-        same = np.array_equal(get_solver("multicore").last_rows(case, scoring, prof), rows)
+        same = np.array_equal(get_solver("multicore").last_rows(case, scoring, dtype), rows)
         if t == threads:
             got = get_solver("multicore").solve(case, scoring, traceback=True)
             same = same and (got.score, got.chain, got.alignment) == (want.score, want.chain, want.alignment)

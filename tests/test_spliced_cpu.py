@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from splicedalign.core import simd
 from splicedalign.workloads.spliced import cpu, synthetic
-from splicedalign.workloads.spliced.cpu_kernels import lane_scores, profile, score_dtype, sweep_tile, trace_exon
+from splicedalign.workloads.spliced.cpu_kernels import lane_scores, score_dtype, sweep_tile, trace_exon
 from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Scoring
 from splicedalign.workloads.spliced.solvers import get_solver
 
@@ -72,11 +72,11 @@ def test_strip_pipeline_matches_sequential(seed):
     case = random_spliced_case(rng, "r")
     scoring = Scoring(int(rng.integers(1, 3)), int(rng.integers(-2, 1)), int(rng.integers(0, 3)),
                       ("global", "free")[int(rng.integers(0, 2))])
-    prof = profile(case.target_codes, scoring, score_dtype(case.m, case.n, scoring))
-    want = cpu.SequentialSolver().last_rows(case, scoring, prof)
+    dtype = score_dtype(case.m, case.n, scoring)
+    want = cpu.SequentialSolver().last_rows(case, scoring, dtype)
     width, tile = int(rng.integers(1, case.n + 1)), int(rng.integers(1, 9))
     chunk = int(rng.integers(1, case.cells + 2))
-    got = cpu.strip_pipeline_last_rows(case, scoring, prof, width, tile, chunk_cells=chunk)
+    got = cpu.strip_pipeline_last_rows(case, scoring, dtype, width, tile, chunk_cells=chunk)
     assert np.array_equal(got, want), (width, tile, chunk)
 
 

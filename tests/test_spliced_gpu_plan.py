@@ -16,7 +16,7 @@ import pytest
 from conftest import golden_case
 from helpers import random_spliced_case as random_case
 
-from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
+from splicedalign.workloads.spliced.cpu_kernels import score_dtype
 from splicedalign.workloads.spliced.gpu import launch, paper
 from splicedalign.workloads.spliced.gpu import plan as gpu_plan
 from splicedalign.workloads.spliced.gpu.plan import (
@@ -145,8 +145,7 @@ def row_writers(tasks: np.ndarray) -> dict[int, int]:
 
 
 def sequential_rows(case: TestCase, scoring: Scoring) -> np.ndarray:
-    prof = profile(case.target_codes, scoring, score_dtype(case.m, case.n, scoring))
-    return get_solver("sequential").last_rows(case, scoring, prof)
+    return get_solver("sequential").last_rows(case, scoring, score_dtype(case.m, case.n, scoring))
 
 
 @pytest.mark.parametrize("rows_per_lane", [1, 2, 8])

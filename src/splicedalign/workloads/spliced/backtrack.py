@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from splicedalign.workloads.spliced.cpu_kernels import entry_row, fold_checkpoints, lane_scores, trace_exon
-from splicedalign.workloads.spliced.records import OP_INS, ExonAlignments, Scoring, TestCase
+from splicedalign.workloads.spliced.cpu_kernels import lane_scores, trace_path
+from splicedalign.workloads.spliced.records import ExonAlignments, Scoring, TestCase
 
 Traced = tuple[tuple[int, ...], ExonAlignments]  # (chain: input exon indices, its alignments)
 
@@ -117,33 +117,11 @@ def trace_chain(case: TestCase, scoring: Scoring, last_rows: np.ndarray) -> Trac
     (SPEC §2; ``trace_start`` says where it ends).
 
     ``last_rows`` are in (first, last) order, as every solver computes them, in the score type
-    (cpu_kernels.score_dtype). Each predecessor
-    is the exon with the largest ``last`` (then the lowest position) whose last row reaches
-    the entry row where the path enters it.
+    (cpu_kernels.score_dtype). The walk is cpu_kernels.trace_path's.
     """
-    first, last, base, target = case.first_sorted, case.last_sorted, case.base_codes, case.target_codes
-    scores = lane_scores(target, scoring, last_rows.dtype.type)
     k, j = trace_start(last_rows, scoring)
-    by_last = case.by_last
-    last_by_last = last[by_last]
-    stride = max(1, int(np.sqrt(case.K)))
-    checkpoints = fold_checkpoints(by_last, last_rows.dtype.type(scoring.lead), last_rows, stride)
-    P = np.empty(case.n + 1, dtype=last_rows.dtype)
-    picked: list[tuple[int, np.ndarray, int, int]] = []  # (position, ops reversed, j entered, j end)
-    while True:
-        folded = int(np.searchsorted(last_by_last, first[k], side="left"))  # exons with last < first(k)
-        entry_row(by_last, folded, last_rows, checkpoints, stride, P)
-        ops_rev, j0 = trace_exon(base, target, scores, first[k], last[k], P, j)
-        picked.append((k, ops_rev, j0, j))
-        preds = np.flatnonzero((last < first[k]) & (last_rows[:, j0] == P[j0]))
-        if preds.size == 0:
-            # P[j0] is the chain-start term: t_1..t_j0 before this exon (against gaps, or free).
-            assert P[j0] == -scoring.lead * j0
-            break
-        k = int(preds[np.argmax(last[preds])])  # the nearest predecessor reaching the value
-        j = j0
-    picked.reverse()
-    lead = np.full(0 if scoring.free_ends else picked[0][2], OP_INS, dtype=np.uint8)
-    ops = np.concatenate([lead] + [p[1][::-1] for p in picked]).tobytes()
-    return chain_alignment(case, [p[0] for p in picked], [p[2] for p in picked], [p[3] for p in picked],
-                           [p[1].size for p in picked], ops, leading=not scoring.free_ends)
+    dtype = last_rows.dtype.type
+    positions, entered, ends, counts, ops = trace_path(
+        case.base_codes, case.target_codes, lane_scores(case.target_codes, scoring, dtype), case.first_sorted,
+        case.last_sorted, case.by_last, last_rows, dtype(scoring.lead), k, j, not scoring.free_ends)
+    return chain_alignment(case, positions, entered, ends, counts, ops.tobytes(), leading=not scoring.free_ends)

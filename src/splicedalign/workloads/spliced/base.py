@@ -1,4 +1,4 @@
-"""What every last-row solver shares: profile set-up, timing, score, traceback, Result.
+"""What every last-row solver shares: score type, timing, score, traceback, Result.
 
 A solver subclass only says how it computes all exons' last rows (``last_rows``); scores,
 ``last_row_scores`` and the chain follow from those rows the same way for every solver.
@@ -15,7 +15,7 @@ from splicedalign.core import loading
 from splicedalign.core.errors import InputError
 from splicedalign.core.logs import Progress
 from splicedalign.workloads.spliced.backtrack import trace_chain
-from splicedalign.workloads.spliced.cpu_kernels import profile, score_dtype
+from splicedalign.workloads.spliced.cpu_kernels import score_dtype
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 
@@ -51,9 +51,9 @@ loading.watch_numba()  # the kernels below load on a process's first solve: not 
 class LastRowSolver:
     name = "abstract"
 
-    def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
+    def last_rows(self, case: TestCase, scoring: Scoring, dtype: type) -> np.ndarray:
         """S(last(k), ., k) for every exon k in (first, last) order, shape (K, n+1), in the
-        score type of ``prof`` (the match profile of kernels_cpu.profile)."""
+        score type ``dtype`` (cpu_kernels.score_dtype: np.int32 or np.int64)."""
         raise NotImplementedError
 
     def solve(self, case: TestCase, scoring: Scoring = Scoring(), traceback: bool = True) -> Result:
@@ -61,8 +61,7 @@ class LastRowSolver:
         imports), kept in extra ``seconds_loading``: the solve's own time on every call."""
         dtype = score_dtype(case.m, case.n, scoring)
         l0, t0 = loading.seconds(), time.perf_counter()
-        prof = profile(case.target_codes, scoring, dtype)
-        rows = self.last_rows(case, scoring, prof)
+        rows = self.last_rows(case, scoring, dtype)
         l1, t1 = loading.seconds(), time.perf_counter()
         chain = alignment = None
         if traceback:

@@ -51,11 +51,11 @@ class SequentialSolver(LastRowSolver):
 
     name = "sequential"
 
-    def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
-        rows = np.empty((case.K, case.n + 1), dtype=prof.dtype)
-        scores = lane_scores(case.target_codes, scoring, prof.dtype.type)
-        R = np.empty(case.n + 1, dtype=prof.dtype)
-        start_row(case.n, prof.dtype.type(scoring.lead), R)
+    def last_rows(self, case: TestCase, scoring: Scoring, dtype: type) -> np.ndarray:
+        rows = np.empty((case.K, case.n + 1), dtype=dtype)
+        scores = lane_scores(case.target_codes, scoring, dtype)
+        R = np.empty(case.n + 1, dtype=dtype)
+        start_row(case.n, dtype(scoring.lead), R)
         by_last = case.by_last
         progress = Progress(f"{case.name} [{self.name}]", case.cells)
         p = 0
@@ -66,27 +66,27 @@ class SequentialSolver(LastRowSolver):
         return rows
 
 
-def strip_pipeline_last_rows(case: TestCase, scoring: Scoring, prof: np.ndarray, width: int, tile_rows: int,
+def strip_pipeline_last_rows(case: TestCase, scoring: Scoring, dtype: type, width: int, tile_rows: int,
                              label: str = "", chunk_cells: int = CHUNK_CELLS) -> np.ndarray:
     """As SequentialSolver.last_rows, with the columns cut into strips of ``width`` and the
     strips run as a pipeline on the threads (cpu_kernels.sweep_case_strips), one parallel
     region per chunk of exons; each strip's fold (F[s], p[s]) carries over between chunks."""
     n = case.n
     strips = -(-n // width)
-    R = np.empty(n + 1, dtype=prof.dtype)
-    start_row(n, prof.dtype.type(scoring.lead), R)
+    R = np.empty(n + 1, dtype=dtype)
+    start_row(n, dtype(scoring.lead), R)
     # strip s's fold (columns lo-1..hi) in F[s]; rows padded to whole cache lines (no sharing)
-    F = np.empty((strips, -(-(width + 1) // 32) * 32), dtype=prof.dtype)
+    F = np.empty((strips, -(-(width + 1) // 32) * 32), dtype=dtype)
     for s in range(strips):
         part = R[s * width: (s + 1) * width + 1]
         F[s, :len(part)] = part
     p = np.zeros(strips, dtype=np.int64)
     parts = chunks(case, chunk_cells)
     heights = case.last_sorted - case.first_sorted + 1
-    L = np.empty((strips + 1, max(int(heights[k0:k1].sum()) for k0, k1, _ in parts)), dtype=prof.dtype)
-    H = np.empty((strips, n + 1), dtype=prof.dtype)
-    rows = np.empty((case.K, n + 1), dtype=prof.dtype)
-    scores = lane_scores(case.target_codes, scoring, prof.dtype.type)
+    L = np.empty((strips + 1, max(int(heights[k0:k1].sum()) for k0, k1, _ in parts)), dtype=dtype)
+    H = np.empty((strips, n + 1), dtype=dtype)
+    rows = np.empty((case.K, n + 1), dtype=dtype)
+    scores = lane_scores(case.target_codes, scoring, dtype)
     progress = Progress(label or case.name, case.cells)
     for k0, k1, done in parts:
         sweep_case_strips(case.base_codes, scores, case.first_sorted, case.last_sorted, case.by_last,
@@ -113,11 +113,11 @@ class MulticoreSolver(LastRowSolver):
         """Columns per strip: the columns shared by the threads, at least min_strip_width."""
         return max(self.min_strip_width, -(-case.n // threads))
 
-    def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
+    def last_rows(self, case: TestCase, scoring: Scoring, dtype: type) -> np.ndarray:
         width = self.strip_width(case, numba.get_num_threads())
         if case.cells < self.min_case_cells or width >= case.n:
-            return self._serial.last_rows(case, scoring, prof)
-        return strip_pipeline_last_rows(case, scoring, prof, width, self.tile_rows, f"{case.name} [{self.name}]")
+            return self._serial.last_rows(case, scoring, dtype)
+        return strip_pipeline_last_rows(case, scoring, dtype, width, self.tile_rows, f"{case.name} [{self.name}]")
 
     def _one_core(self, case: TestCase, scoring: Scoring, traceback: bool) -> Result:
         return dataclasses.replace(self._serial.solve(case, scoring, traceback), solver=self.name)

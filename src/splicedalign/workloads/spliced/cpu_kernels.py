@@ -13,7 +13,6 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from splicedalign.core import simd
-from splicedalign.core.alphabet import BASE_WILDCARD, TARGET_WILDCARD
 from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Scoring
 
 
@@ -27,25 +26,14 @@ def score_dtype(m: int, n: int, scoring: Scoring) -> type:
     return np.int32 if (m + n) * unit < 2**31 - 1 else np.int64
 
 
-def profile(target_codes: np.ndarray, scoring: Scoring, dtype: type) -> np.ndarray:
-    """prof[c, j] = w(base letter with code c, t_j); column 0 unused. Rows cover every base code."""
-    n = len(target_codes)
-    prof = np.full((BASE_WILDCARD + 1, n + 1), scoring.mismatch, dtype=dtype)
-    prof[:, 0] = 0
-    for c in range(BASE_WILDCARD):
-        prof[c, 1:][target_codes == c] = scoring.match
-    assert TARGET_WILDCARD > BASE_WILDCARD  # a target wildcard matches no row above
-    return prof
-
-
 def lane_scores(target_codes: np.ndarray, scoring: Scoring, dtype: type) -> tuple:
     """What the lane kernels score with, in the score type: (codes, match, mismatch, gap).
 
     ``codes`` is the target's codes reversed and padded by ``simd.lanes(dtype)`` entries of -1
     (no base code) at each end: column j's code (1..n) is at ``len(codes) - lanes - j``, so the
     codes of columns j, j-1, ..., j-lanes+1 (a block's lanes, one column apart) are one vector
-    load. w(base code, column j) = match if the codes are equal else mismatch: ``profile``'s
-    rule (wildcards are coded 4 in the base and 5 in the target and never match).
+    load. w(base code, column j) = match if the codes are equal else mismatch (wildcards are
+    coded 4 in the base and 5 in the target and never match: core.alphabet).
     """
     lanes = simd.lanes(dtype)
     n = len(target_codes)
@@ -399,3 +387,54 @@ def trace_exon(base, target, scores, first, last, P, j_end):
                     j -= 1
             n += 1
     return ops[:n], j
+
+
+@njit(cache=True, nogil=True)
+def trace_path(base, target, scores, first, last, by_last, last_rows, lead, k, j, leading):
+    """The path of an optimal chain, from exon position k, column j (backtrack.trace_start)
+    back to the chain's start, in one compiled call: (positions, j entered, j end, op counts)
+    of the chain's exons in chain order, and the ops forward, led by the first exon's target
+    letters against gaps when ``leading`` (global target ends).
+
+    Each exon's entry row comes from the fold checkpoints (fold_checkpoints: about sqrt(K) row
+    folds each); its predecessor is the exon with the largest last (then the lowest position)
+    whose last row reaches the entry row where the path enters it.
+    """
+    K = first.shape[0]
+    n = last_rows.shape[1] - 1
+    stride = max(1, int(np.sqrt(K)))
+    checkpoints = fold_checkpoints(by_last, lead, last_rows, stride)
+    last_by_last = last[by_last]
+    P = np.empty(n + 1, dtype=last_rows.dtype)
+    size = 2 * n  # a bound on the ops: every exon's rows, the target's columns twice
+    for q in range(K):
+        size += last[q] - first[q] + 1
+    rev = np.empty(size, dtype=np.uint8)  # the exons' ops reversed, in trace order: all reversed
+    positions = np.empty(K, dtype=np.int64)
+    entered = np.empty(K, dtype=np.int64)
+    ends = np.empty(K, dtype=np.int64)
+    counts = np.empty(K, dtype=np.int64)
+    c = 0
+    total = 0
+    while True:
+        folded = np.searchsorted(last_by_last, first[k])  # exons whose last < first(k)
+        entry_row(by_last, folded, last_rows, checkpoints, stride, P)
+        ops, j0 = trace_exon(base, target, scores, first[k], last[k], P, j)
+        rev[total:total + ops.size] = ops
+        total += ops.size
+        positions[c], entered[c], ends[c], counts[c] = k, j0, j, ops.size
+        c += 1
+        best = -1
+        for q in range(K):
+            if last[q] < first[k] and last_rows[q, j0] == P[j0] and (best < 0 or last[q] > last[best]):
+                best = q
+        if best < 0:
+            # P[j0] is the chain-start term: t_1..t_j0 before this exon (against gaps, or free).
+            assert P[j0] == -lead * j0
+            break
+        k, j = best, j0
+    if leading:
+        rev[total:total + j0] = OP_INS
+        total += j0
+    return (positions[:c][::-1].copy(), entered[:c][::-1].copy(), ends[:c][::-1].copy(), counts[:c][::-1].copy(),
+            rev[:total][::-1].copy())

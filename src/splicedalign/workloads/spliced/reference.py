@@ -23,8 +23,8 @@ def w(a: str, b: str, match: int, mismatch: int) -> int:
 class ReferenceSolver(LastRowSolver):
     name = "reference"
 
-    def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
-        # Scores come from w() and the letters; the profile only gives the score type.
+    def last_rows(self, case: TestCase, scoring: Scoring, dtype: type) -> np.ndarray:
+        # Scores come from w() and the letters.
         s, t, n = case.base, case.target, case.n
         match, mismatch, gap, lead = scoring.match, scoring.mismatch, scoring.gap, scoring.lead
         K = case.K
@@ -46,4 +46,4 @@ class ReferenceSolver(LastRowSolver):
                     )
                 S = new
             rows[k] = S
-        return rows.astype(prof.dtype)
+        return rows.astype(dtype)
