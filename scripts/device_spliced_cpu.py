@@ -5,7 +5,7 @@ from its probe) and the same solve in-process (``multicore.solve_many`` with tra
 median of repeats after a warm-up). With ``--before SRC`` (another checkout's ``src``) the
 same CLI row runs on that code too and both GFF3 outputs must be byte-identical.
 
-    python scripts/device_spliced_cpu.py [--seed S] [--repeats 3] [--before PATH] [--out DIR]
+    python scripts/device_spliced_cpu.py [--seed S] [--repeats 3] [--before PATH] [--out DIR] [--bases 240]
 
 Numba's cache is filled first by an untimed align on a 12-base set (the paper set's largest
 case), as the benchmark does; the package's bytecode is written first (the install step's
@@ -53,6 +53,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--before", type=Path, help="another checkout's src: the same CLI row, GFF3 compared")
     ap.add_argument("--out", type=Path, default=Path("device_out") / "spliced_cpu")
+    ap.add_argument("--bases", type=int, default=240, help="bases of the paper-shaped set (240: 1,010 cases)")
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else int(time.time()) % 10**8
     args.out.mkdir(parents=True, exist_ok=True)
@@ -62,7 +63,7 @@ def main() -> int:
     from splicedalign.workloads.spliced.datasets import write_dataset
 
     data = Path(tempfile.mkdtemp(prefix="spliced_cpu_"))
-    manifest = str(write_dataset(synthetic.paper_set(seed + 100, 240), data / "paper"))
+    manifest = str(write_dataset(synthetic.paper_set(seed + 100, args.bases), data / "paper"))
     small = str(write_dataset(synthetic.paper_set(seed + 200, bases=12), data / "small"))
     print(f"# {cpu_model()}, {os.cpu_count()} CPUs; seed {seed}", flush=True)
     rows, record = [], {"seed": seed, "cpus": os.cpu_count()}
@@ -78,6 +79,7 @@ def main() -> int:
     rows.append(("  of it: solve in the CLI probe (s)", probe["steps"]["solve"], ""))
     inproc = cold.python(cold.INPROCESS_PROBE, manifest, "multicore", args.repeats)
     record["in-process"] = inproc
+    print(f"  in-process: {json.dumps(inproc)}", flush=True)
     secs = statistics.median(inproc["wall"])
     rows.append(("in-process multicore.solve_many, traceback (s)", secs,
                  f"{probe['cells'] / secs / 1e9:.1f} GCUPS; CPU {statistics.median(inproc['cpu']):.2f} s"))
