@@ -278,13 +278,17 @@ def test_record_seconds_exclude_loading(tiny):
 HEAVY = ("cupy", "pandas", "matplotlib", "snakemake", "scipy.linalg", "splicedalign.workloads.sw")
 
 
-def test_cpu_align_imports_no_heavy_module(tiny):
+@pytest.mark.parametrize("mode", [["--score-only"], ["--format", "gff3"]])
+def test_cpu_align_imports_no_heavy_module(tiny, mode):
     """A CPU align imports no GPU, table or plotting library, nor SciPy's linear algebra (numba's
-    BLAS probe, skipped by core.jit), nor another workload."""
+    BLAS probe, skipped by core.jit; a cached kernel using one of numba's NumPy functions would
+    import it as it loads), nor another workload: score only and with gene models (the traceback's
+    kernels), the second run with numba's cache filled by the first."""
     probe = ("import sys; from splicedalign.cli import main; "
-             f"code = main(['-q', 'align', '--manifest', {str(tiny)!r}, '--score-only', '-o', '/dev/null']); "
+             f"code = main(['-q', 'align', '--manifest', {str(tiny)!r}, *{mode!r}, '-o', '/dev/null']); "
              f"print(code, sorted(m for m in {HEAVY!r} if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split(None, 1) == ["0", "[]\n"]
 
 

@@ -36,6 +36,9 @@ TILE_ROWS = 32
 def chunks(case: TestCase, chunk_cells: int = CHUNK_CELLS) -> list[tuple[int, int, int]]:
     """(k0, k1, cells done after exon k1-1): runs of exons of about ``chunk_cells`` cells (at
     least one exon each), so progress reports keep flowing on long cases."""
+    cells = case.cells
+    if cells <= chunk_cells:  # one chunk (most cases): no arrays made
+        return [(0, case.K, cells)]
     done = np.cumsum((case.last_sorted - case.first_sorted + 1) * case.n)
     out, k0 = [], 0
     while k0 < case.K:

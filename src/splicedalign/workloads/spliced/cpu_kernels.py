@@ -402,9 +402,13 @@ def trace_path(base, target, scores, first, last, by_last, last_rows, lead, k, j
     """
     K = first.shape[0]
     n = last_rows.shape[1] - 1
-    stride = max(1, int(np.sqrt(K)))
+    # Plain loops rather than np.sqrt / np.searchsorted / fancy indexing: their implementations'
+    # module (numba.np.arraymath) would be imported when the cached kernel loads, and with it
+    # SciPy's BLAS check (scipy.linalg) in every CPU align.
+    stride = 1
+    while (stride + 1) * (stride + 1) <= K:  # floor(sqrt(K)), at least 1
+        stride += 1
     checkpoints = fold_checkpoints(by_last, lead, last_rows, stride)
-    last_by_last = last[by_last]
     P = np.empty(n + 1, dtype=last_rows.dtype)
     size = 2 * n  # a bound on the ops: every exon's rows, the target's columns twice
     for q in range(K):
@@ -417,7 +421,13 @@ def trace_path(base, target, scores, first, last, by_last, last_rows, lead, k, j
     c = 0
     total = 0
     while True:
-        folded = np.searchsorted(last_by_last, first[k])  # exons whose last < first(k)
+        folded, hi = 0, K  # how many exons have last < first(k): a binary search along by_last
+        while folded < hi:
+            mid = (folded + hi) // 2
+            if last[by_last[mid]] < first[k]:
+                folded = mid + 1
+            else:
+                hi = mid
         entry_row(by_last, folded, last_rows, checkpoints, stride, P)
         ops, j0 = trace_exon(base, target, scores, first[k], last[k], P, j)
         rev[total:total + ops.size] = ops
