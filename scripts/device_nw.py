@@ -276,6 +276,8 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
     for name in args.side_cases:
         pair = case_pair(name)
         for cost_name in args.side_costs:
+            if cost_name != "linear" and max(pair.n, pair.m) > args.side_affine_max:
+                continue
             costs = ISSUE26_COSTS[cost_name]
             for traceback in (False, True):
                 runs = [("gpu", gpu), ("pywfa", peer)] + (
@@ -364,6 +366,8 @@ def main() -> int:
                         help="the side by side with pywfa (issue 26) instead of the sweep")
     parser.add_argument("--side-cases", nargs="+", default=list(ISSUE26_CASES))
     parser.add_argument("--side-costs", nargs="+", default=list(ISSUE26_COSTS), choices=sorted(ISSUE26_COSTS))
+    parser.add_argument("--side-affine-max", type=int, default=10**9,
+                        help="side by side: longer pairs with linear costs only")
     parser.add_argument("--force-wfa", action="store_true",
                         help="side by side: also the WFA kernel alone (not on unrelated pairs)")
     parser.add_argument("--whole", action="store_true",

@@ -1,11 +1,66 @@
-"""One nw_wfa launch under Nsight Compute (on the device: `ncu --set full -k regex:nw_wfa -c 1
-python3 scripts/profile_nw_wfa.py`): the 10^5 1% pair, linear costs, score only, the wavefront
-kernel forced (the question it answers: what a ~1.2 us score step spends its cycles on)."""
+"""The wavefront kernel (`gpu`'s WFA, wfa.cu) alone on issue 26's single pairs: per pair, cost
+model and output, its score steps, threads, the kernel's time (device events), the host-to-host
+time of `WfaSolver.solve` and the time a score step takes, median of --repeats after one warm-up.
+With --ncu: one launch only, the 10^5 1% pair, linear costs, score only, for Nsight Compute:
 
-from splicedalign.workloads.nw.gpu.wfa import WfaSolver
+  python3 scripts/profile_nw_wfa.py                       # the table
+  ncu --set full -k regex:'nw_wfa<' -c 1 python3 scripts/profile_nw_wfa.py --ncu
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from splicedalign.workloads.nw.gpu.wfa import SAMPLE_LENGTH, WfaSolver, sampled_score
 from splicedalign.workloads.nw.records import Costs
-from splicedalign.workloads.nw.synthetic import divergent_pair
+from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, case_pair
 
-solver = WfaSolver()
-result = solver.solve(divergent_pair(100_000, 1.0), Costs(), False, "global", budget_ms=1e3)
-print(f"score {result.score if result else None} stats {solver.stats}")
+CASES = ("100000-1", "30368-10", "100000-5", "1000000-1")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ncu", action="store_true", help="one launch (10^5 1%%, linear, score)")
+    parser.add_argument("--cases", nargs="+", default=list(CASES))
+    parser.add_argument("--costs", nargs="+", default=list(ISSUE26_COSTS), choices=sorted(ISSUE26_COSTS))
+    parser.add_argument("--affine-max", type=int, default=100_000, help="longer pairs: linear costs only")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    solver = WfaSolver()
+    if args.ncu:
+        result = solver.solve(case_pair("100000-1"), Costs(), False, "global", budget_ms=1e3)
+        print(f"score {result.score if result else None} stats {solver.stats}")
+        return 0
+    print(f"{'case':<12} {'costs':<7} {'out':<5} {'steps':>6} {'threads':>7} {'shared':>6} {'kernel ms':>9} "
+          f"{'host ms':>8} {'us/step':>7} score")
+    for name in args.cases:
+        pair = case_pair(name)
+        for cost_name in args.costs:
+            if cost_name != "linear" and max(pair.n, pair.m) > args.affine_max:
+                continue
+            costs = ISSUE26_COSTS[cost_name]
+            expected = sampled_score(pair, costs) if min(pair.n, pair.m) >= 4 * SAMPLE_LENGTH else None
+            for traceback in (False, True):
+                walls, kernels = [], []
+                result = None
+                for _ in range(args.repeats + 1):
+                    t0 = time.perf_counter()
+                    result = solver.solve(pair, costs, traceback, "global", budget_ms=2e4, expected=expected)
+                    walls.append((time.perf_counter() - t0) * 1e3)
+                    kernels.append(solver.stats.get("kernel_ms", 0.0))
+                if result is None:
+                    print(f"{name:<12} {cost_name:<7} gave up")
+                    continue
+                steps = solver.stats["steps"][0]
+                kernel = statistics.median(kernels[1:])
+                print(f"{name:<12} {cost_name:<7} {'cigar' if traceback else 'score':<5} {steps:>6} "
+                      f"{solver.stats['threads']:>7} {str(solver.stats['shared']):>6} {kernel:>9.3f} "
+                      f"{statistics.median(walls[1:]):>8.3f} {kernel * 1e3 / max(steps, 1):>7.3f} {result.score}",
+                      flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -3,6 +3,7 @@
 // thread of a block is a std::thread and __syncthreads a std::barrier; blocks run in turn.
 // The kernel's defines come as -D flags (as NVRTC gets them).
 #include <algorithm>
+#include <atomic>
 #include <barrier>
 #include <thread>
 #include <vector>
@@ -12,7 +13,23 @@ static thread_local dim3 threadIdx;
 static dim3 blockIdx, blockDim;
 static std::barrier<>* block_barrier;
 static void __syncthreads() { block_barrier->arrive_and_wait(); }
+// __syncthreads_or: call c's votes in votes[c % 3]; thread 0 clears the slot of call c + 2 once
+// every thread has read call c - 1's (they all passed call c's barrier)
+static std::atomic<int> votes[3];
+static thread_local unsigned vote_calls;
+static int __syncthreads_or(int predicate) {
+    const unsigned c = vote_calls++ % 3;
+    if (predicate) votes[c].fetch_or(1);
+    block_barrier->arrive_and_wait();
+    const int any = votes[c].load();
+    if (threadIdx.x == 0) votes[(c + 2) % 3].store(0);
+    return any;
+}
 static int __ffsll(long long v) { return __builtin_ffsll(v); }
+static int __ffs(int v) { return __builtin_ffs(v); }
+static unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+    return unsigned(((static_cast<unsigned long long>(hi) << 32) | lo) >> (shift & 31));
+}
 static unsigned long long atomicMin(unsigned long long* p, unsigned long long v) {
     unsigned long long old = __atomic_load_n(p, __ATOMIC_RELAXED);
     while (v < old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
@@ -34,6 +51,7 @@ static void run_blocks(int blocks, int threads, F body) {
     blockDim = {(unsigned int)threads, 1, 1};
     for (int blk = 0; blk < blocks; ++blk) {
         blockIdx = {(unsigned int)blk, 0, 0};
+        for (auto& v : votes) v.store(0);
         std::vector<std::thread> pool;
         for (int t = 0; t < threads; ++t)
             pool.emplace_back([&, t] {

@@ -39,7 +39,8 @@ struct WfaDesc {
     long long a, b;  // word offsets of the packed sequences in `seqs`
     int n, m;
     long long visits;  // the pair's most diagonals visited (I, D and M count one each) before it gives up
-    long long unused, runs;  // (batch.cu's moves offset: none here, the pool hands out room); runs offset
+    long long chunk;  // ints its kept wavefronts take from the pool at a time (KEEP)
+    long long runs;  // its runs offset
 };
 
 __device__ __forceinline__ WfaDesc wfa_desc(const long long* desc, int w) {
@@ -47,24 +48,31 @@ __device__ __forceinline__ WfaDesc wfa_desc(const long long* desc, int w) {
     return WfaDesc{d[0], d[1], int(d[2]), int(d[3]), d[4], d[5], d[6]};
 }
 
-// 32 letters from position `pos` of a packed sequence as two words (letters pos..pos+15, +16..+31);
-// `s` points to shared or global memory (generic loads)
-__device__ __forceinline__ void window32(const u64* s, long long pos, u64& w0, u64& w1) {
-    const long long at = pos >> 4;
-    const int shift = int(pos & 15) * 4;
+// 32 letters from position `pos` of a packed sequence as two words (letters pos..pos+15, +16..+31),
+// without a branch: (x << 1) << (63 - shift) is x << (64 - shift), and 0 when shift is 0
+__device__ __forceinline__ void window32(const u64* s, int pos, u64& w0, u64& w1) {
+    const int at = pos >> 4;
+    const int shift = (pos & 15) * 4;
     const u64 x0 = s[at], x1 = s[at + 1], x2 = s[at + 2];
-    if (shift) {
-        w0 = (x0 >> shift) | (x1 << (64 - shift));
-        w1 = (x1 >> shift) | (x2 << (64 - shift));
-    } else {
-        w0 = x0;
-        w1 = x1;
-    }
+    w0 = (x0 >> shift) | ((x1 << 1) << (63 - shift));
+    w1 = (x1 >> shift) | ((x2 << 1) << (63 - shift));
 }
 
-// The offset after the run of matching letters from (h, v = h - k).
+// 8 letters from position `pos` of a packed sequence (32-bit words of 8 letters: one funnel shift).
+__device__ __forceinline__ unsigned window8(const u64* s, int pos) {
+    const unsigned* w = reinterpret_cast<const unsigned*>(s);
+    const int at = pos >> 3;
+    return __funnelshift_r(w[at], w[at + 1], (pos & 7) * 4);
+}
+
+// The offset after the run of matching letters from (h, v = h - k): 8 letters first (most
+// diagonals of a step stop within a few letters: ~12 instructions), then 32 an iteration.
 __device__ __forceinline__ int extend(const u64* a, const u64* b, int h, int k) {
-    long long v = (long long)h - k;
+    int v = h - k;
+    const unsigned first = window8(a, v) ^ window8(b, h);
+    if (first) return h + ((__ffs(int(first)) - 1) >> 2);
+    h += 8;
+    v += 8;
     while (true) {
         u64 a0, a1, b0, b1;
         window32(a, v, a0, a1);
@@ -80,39 +88,45 @@ __device__ __forceinline__ int extend(const u64* a, const u64* b, int h, int k) 
 
 struct Range {
     int lo, hi;  // empty when lo > hi
+    __device__ __forceinline__ bool has(int k) const { return k >= lo && k <= hi; }
+    __device__ __forceinline__ int width() const { return max(hi - lo + 1, 0); }
 };
 
-__device__ __forceinline__ Range range_of(const int* __restrict__ reach, int s, int n, int m, int mode) {
-    if (s < 0) return Range{1, 0};
-    const int r = __ldg(reach + s);
-    if (r < 0) return Range{1, 0};
-    return Range{max(-r, -n), mode == MODE_INFIX ? m : min(r, m)};
+// One score step as planned a step ahead (nw_wfa's planner): its diagonals, those of its sources,
+// the ring rows (ints from the ring's start) it writes and reads, its room in the pool.
+struct alignas(16) Step {
+    int lo, hi;  // the wavefront's diagonals
+    int xlo, xhi;  // M at s - x
+    int elo, ehi;  // at s - e: M (linear costs) or I and D
+    int olo, ohi;  // M at s - o - e (gap-affine)
+    int m_row, x_row, e_row, o_row;  // M's row of s, M's of s - x, M's (I's) of s - e, M's of s - o - e
+    int i_row;  // I's row of s (D's rows follow I's)
+    int stop;  // the pair gives up here (its cap, or no room in the pool)
+    long long base;  // the step's room in the pool (KEEP)
+};
+
+// reach[s] (-1: no wavefront at s, or s outside 0..last)
+__device__ __forceinline__ int reach_at(const int* __restrict__ reach, int s, int last) {
+    return s < 0 || s > last ? -1 : __ldg(reach + s);
 }
 
-// The ring: M's last ring_size scores, then I's and D's last e + 1 (gap_ring) scores, rows of
-// `stride` ints indexed by k + koff.
-struct Ring {
-    int* base;
-    int ring_size, gap_ring, stride, koff;
-    __device__ __forceinline__ int* row(int arr, int s) const {
-        const int at = arr == 0 ? s % ring_size : ring_size + (arr - 1) * gap_ring + s % gap_ring;
-        return base + (long long)at * stride + koff;
-    }
-};
+// The diagonals of a wavefront reaching |k| <= r of an n x m pair (wfa.py span).
+__device__ __forceinline__ Range span_of(int r, int n, int m, bool infix) {
+    if (r < 0) return Range{1, 0};
+    return Range{max(-r, -n), infix ? m : min(r, m)};
+}
 
-// The value of (arr, s, k) in the ring, NULL outside its wavefront.
-__device__ __forceinline__ int ring_get(const Ring& ring, const int* reach, int arr, int s, int k, int n, int m,
-                                        int mode) {
-    const Range r = range_of(reach, s, n, m, mode);
-    if (k < r.lo || k > r.hi) return WFA_NULL;
-    return ring.row(arr, s)[k];
+// A ring slot `back` scores before `slot` (back < size).
+__device__ __forceinline__ int slot_back(int slot, int back, int size) {
+    const int t = slot - back;
+    return t < 0 ? t + size : t;
 }
 
 // The value of (arr, s, k) as kept (for the walk back), NULL outside its wavefront.
-__device__ __forceinline__ int kept_get(const int* kept, const long long* bases, const int* reach, int arr, int s,
-                                        int k, int n, int m, int mode) {
-    const Range r = range_of(reach, s, n, m, mode);
-    if (k < r.lo || k > r.hi) return WFA_NULL;
+__device__ __forceinline__ int kept_get(const int* kept, const long long* bases, const int* reach, int last, int arr,
+                                        int s, int k, int n, int m, bool infix) {
+    const Range r = span_of(reach_at(reach, s, last), n, m, infix);
+    if (!r.has(k)) return WFA_NULL;
     return kept[bases[s] + (long long)arr * (r.hi - r.lo + 1) + (k - r.lo)];
 }
 
@@ -120,18 +134,22 @@ __device__ __forceinline__ int valid_h(int h, int m) { return h <= m ? h : WFA_N
 __device__ __forceinline__ int valid_v(int h, int lim) { return h <= lim ? h : WFA_NULL; }
 __device__ __forceinline__ int non_negative(int h) { return h >= 0 ? h : WFA_NULL; }
 
+// The walk's runs (length << 2 | op), from the end backwards; the open run stays in registers.
 struct Runs {
     unsigned* out;
     int count;
-    unsigned last;
-    __device__ void emit(unsigned op, int len) {
-        if (len <= 0) return;
-        if (count && last == op) {
-            out[count - 1] += unsigned(len) << 2;
-        } else {
-            out[count++] = (unsigned(len) << 2) | op;
-            last = op;
-        }
+    unsigned op;
+    unsigned len;
+    __device__ void emit(unsigned what, int many) {
+        if (many <= 0) return;
+        if (len && what != op) out[count++] = (len << 2) | op;
+        if (what != op) len = 0;
+        op = what;
+        len += unsigned(many);
+    }
+    __device__ int close() {
+        if (len) out[count++] = (len << 2) | op;
+        return count;
     }
 };
 
@@ -139,6 +157,10 @@ struct Runs {
 
 // One block per pair. desc: WFA_DESC int64 fields per pair (wfa.py). out: WFA_OUT int32 per pair:
 // steps (-1: gave up at the pair's cap), end column of b, start column of b, runs.
+// A score step: every thread takes the step's ranges from registers (the reach table read a step
+// ahead), the ring's rows by slots kept without a division, then its diagonals (one each while
+// the wavefront is narrower than the block); __syncthreads_or ends the step and says whether any
+// diagonal reached the end.
 template <bool AFFINE, bool KEEP>
 __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int mode,
@@ -146,10 +168,8 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     int* __restrict__ ring_global, int* __restrict__ keep, unsigned long long* __restrict__ pool_top,
     long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
     extern __shared__ int smem[];
-    // the end found at step s: found[s & 1] (two slots: a thread still reading step s's slot
-    // after the step's barrier never sees step s + 1's writes)
-    static __shared__ u64 found[2];
-    static __shared__ long long next_base[2];  // the pool room of step s in next_base[s & 1] (-1: none)
+    static __shared__ u64 found;  // the end: (k + n) << 32 | offset, the lowest diagonal of the step that ends
+    static __shared__ Step plans[2];  // step s's plan in plans[s & 1]
     constexpr int ARRAYS = AFFINE ? 3 : 1;
     const int p = blockIdx.x;
     const int tid = threadIdx.x, threads = blockDim.x;
@@ -168,87 +188,145 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
         a = sa;
         b = sb;
     }
+    const bool infix = mode == MODE_INFIX;
     const int koff = min(reach_max, n);  // ring rows hold k = -koff .. at k + koff
     const int gap_ring = AFFINE ? e + 1 : 0;
     const int rows = ring_size + 2 * gap_ring;
-    const Ring ring{ring_shared ? smem : ring_global + (long long)p * rows * stride, ring_size, gap_ring, stride, koff};
+    // M's rows are 0 .. ring_size - 1, I's follow, then D's
+    int* const ring = (ring_shared ? smem : ring_global + (long long)p * rows * stride) + koff;
     int* kept = keep;
     long long* base_of = KEEP ? bases + (long long)p * (max_steps + 1) : nullptr;
     const int oe = o + e;
     const bool ends_free = mode != MODE_GLOBAL;
     const int k_end = m - n;
-    // room for `width` diagonals of I, D and M in the pool (-1: it ran out)
-    auto take = [&](int width) -> long long {
-        const long long size = (long long)ARRAYS * max(width, 0);
-        const long long at = (long long)atomicAdd(pool_top, (unsigned long long)size);
-        return at + size <= pool_ints ? at : -1;
+    // the planner's room in the pool: steps take it in turn from a chunk of d.chunk ints (one
+    // atomicAdd a chunk, not a step: its round trip would sit on every step's critical path)
+    long long cursor = 0, chunk_end = 0;
+    auto take = [&](int width) -> long long {  // room for `width` diagonals of I, D and M (-1: none left)
+        const long long size = (long long)ARRAYS * width;
+        if (cursor + size > chunk_end) {
+            const long long want = max(size, d.chunk);
+            const long long at = (long long)atomicAdd(pool_top, (unsigned long long)want);
+            if (at + want > pool_ints) return -1;
+            cursor = at;
+            chunk_end = at + want;
+        }
+        const long long at = cursor;
+        cursor += size;
+        return at;
     };
-    if (tid == 0) {
-        found[0] = found[1] = ~0ull;
-        if (KEEP) next_base[0] = take(range_of(reach, 0, n, m, mode).hi - range_of(reach, 0, n, m, mode).lo + 1);
-    }
+    // thread `planner` plans each step a step ahead (its ranges, ring rows, room in the pool,
+    // whether the pair gives up there), so a step costs the other warps a few shared loads, not
+    // the reach table's loads and the ring's slot arithmetic; the last thread, whose warp has
+    // diagonals only once the wavefront is nearly as wide as the block
+    const int planner = threads - 1;
+    int slot = 0, gslot = 0;  // (planner) the planned step's s % ring_size and s % gap_ring
+    long long visited = 0;  // (planner) diagonals visited up to the planned step (I, D and M count one each)
+    auto plan_step = [&](int t, Step& st) {  // (planner) step t's plan, t = 0 or the step after the last planned
+        const Range r = span_of(reach_at(reach, t, max_steps), n, m, infix);
+        const Range rx = span_of(reach_at(reach, t - x, max_steps), n, m, infix);
+        const Range re = span_of(reach_at(reach, t - e, max_steps), n, m, infix);
+        const Range ro = AFFINE ? span_of(reach_at(reach, t - oe, max_steps), n, m, infix) : Range{1, 0};
+        const int width = r.width();
+        visited += (long long)ARRAYS * width;
+        long long base = 0;
+        int stop = t > max_steps || visited > d.visits;
+        if (KEEP && !stop) {
+            base = take(width);
+            stop = base < 0;
+        }
+        const int gaps = ring_size * stride;  // I's rows, then D's
+        st = Step{r.lo, r.hi, rx.lo, rx.hi, re.lo, re.hi, ro.lo, ro.hi,
+                  slot * stride, slot_back(slot, x, ring_size) * stride,
+                  AFFINE ? gaps + slot_back(gslot, e, gap_ring) * stride : slot_back(slot, e, ring_size) * stride,
+                  slot_back(slot, oe, ring_size) * stride, gaps + gslot * stride, stop, base};
+        slot = slot + 1 == ring_size ? 0 : slot + 1;
+        if (AFFINE) gslot = gslot + 1 == gap_ring ? 0 : gslot + 1;
+    };
+    if (tid == planner) plan_step(0, plans[0]);
+    if (tid == 0) found = ~0ull;
     __syncthreads();
-    long long visited = 0;  // diagonals visited so far (I, D and M count one each)
     bool over = false;
+    u64 mine = ~0ull;  // this thread's end (found's key)
     int s = 0;
+    const int d_rows = gap_ring * stride;  // from I's rows to D's
     for (;; ++s) {
-        const Range r = range_of(reach, s, n, m, mode);
-        const int width = r.hi - r.lo + 1;
-        const long long base = KEEP ? next_base[s & 1] : 0;
-        // the same for every thread: past the pair's cap, or no room left in the pool
-        if (s > max_steps || visited + (long long)ARRAYS * max(width, 0) > d.visits || base < 0) {
+        const Step st = plans[s & 1];
+        if (st.stop) {  // the same for every thread: past the pair's cap, or no room left in the pool
             over = true;
             break;
         }
-        if (KEEP && tid == 0) {
-            base_of[s] = base;
-            const Range next = range_of(reach, s + 1, n, m, mode);
-            next_base[(s + 1) & 1] = take(next.hi - next.lo + 1);
-        }
-        int* out_m = ring.row(0, s);
-        for (int k = r.lo + tid; k <= r.hi; k += threads) {
-            int mv, iv = WFA_NULL, dv = WFA_NULL;
-            if (s == 0) {
-                mv = k;  // row 0: global and prefix start at k = 0; infix anywhere on row 0
-            } else {
-                const int lim = n + k;  // offsets past it leave the table (v > n)
-                int g = ring_get(ring, reach, 0, s - x, k, n, m, mode) + 1;
-                g = g <= m && g <= lim ? g : WFA_NULL;
-                if (AFFINE) {
-                    const int g1 = valid_h(ring_get(ring, reach, 0, s - oe, k - 1, n, m, mode) + 1, m);
-                    const int g2 = valid_h(ring_get(ring, reach, 1, s - e, k - 1, n, m, mode) + 1, m);
-                    const int d1 = valid_v(ring_get(ring, reach, 0, s - oe, k + 1, n, m, mode), lim);
-                    const int d2 = valid_v(ring_get(ring, reach, 2, s - e, k + 1, n, m, mode), lim);
-                    iv = non_negative(max(g1, g2));
-                    dv = non_negative(max(d1, d2));
-                    mv = max(g, max(iv, dv));
+        const int width = st.hi - st.lo + 1;
+        const Range rx{st.xlo, st.xhi}, re{st.elo, st.ehi};
+        int* const out_m = ring + st.m_row;
+        const int* const src_x = ring + st.x_row;
+        const int* const src_e = ring + st.e_row;  // M (linear) or I (affine) at s - e
+        if (AFFINE) {
+            const Range roe{st.olo, st.ohi};
+            const int* const src_oe = ring + st.o_row;
+            const int* const src_d = src_e + d_rows;
+            int* const out_i = ring + st.i_row;
+            int* const out_d = out_i + d_rows;
+            for (int k = st.lo + tid; k <= st.hi; k += threads) {
+                int mv, iv = WFA_NULL, dv = WFA_NULL;
+                if (s == 0) {
+                    mv = k;  // row 0: global and prefix start at k = 0; infix anywhere on row 0
                 } else {
-                    const int gi = valid_h(ring_get(ring, reach, 0, s - e, k - 1, n, m, mode) + 1, m);
-                    const int gd = valid_v(ring_get(ring, reach, 0, s - e, k + 1, n, m, mode), lim);
-                    mv = max(g, max(gi, gd));
+                    const int lim = n + k;  // offsets past it leave the table (v > n)
+                    int g = rx.has(k) ? src_x[k] + 1 : WFA_NULL;
+                    g = g <= min(m, lim) ? g : WFA_NULL;
+                    const int g1 = roe.has(k - 1) ? src_oe[k - 1] + 1 : WFA_NULL;
+                    const int g2 = re.has(k - 1) ? src_e[k - 1] + 1 : WFA_NULL;
+                    const int d1 = roe.has(k + 1) ? src_oe[k + 1] : WFA_NULL;
+                    const int d2 = re.has(k + 1) ? src_d[k + 1] : WFA_NULL;
+                    iv = non_negative(valid_h(max(g1, g2), m));
+                    dv = non_negative(valid_v(max(d1, d2), lim));
+                    mv = max(g, max(iv, dv));
                 }
-            }
-            mv = mv >= 0 ? extend(a, b, mv, k) : WFA_NULL;
-            out_m[k] = mv;
-            if (AFFINE) {
-                ring.row(1, s)[k] = iv;
-                ring.row(2, s)[k] = dv;
-            }
-            if (KEEP) {
-                int* row = kept + base + (k - r.lo);
-                row[0] = mv;
-                if (AFFINE) {
+                mv = mv >= 0 ? extend(a, b, mv, k) : WFA_NULL;
+                out_m[k] = mv;
+                out_i[k] = iv;
+                out_d[k] = dv;
+                if (KEEP) {
+                    int* row = kept + st.base + (k - st.lo);
+                    row[0] = mv;
                     row[width] = iv;
                     row[2 * width] = dv;
                 }
+                if (mv >= 0 && (ends_free ? mv - k == n : k == k_end && mv == m)) {
+                    mine = min(mine, (u64(unsigned(k + n)) << 32) | unsigned(mv));
+                }
             }
-            if (mv >= 0 && (ends_free ? mv - k == n : k == k_end && mv == m)) {
-                atomicMin(&found[s & 1], (u64(unsigned(k + n)) << 32) | unsigned(mv));  // the lowest diagonal
+        } else {
+            for (int k = st.lo + tid; k <= st.hi; k += threads) {
+                int mv;
+                if (s == 0) {
+                    mv = k;
+                } else {
+                    const int lim = n + k;
+                    int g = rx.has(k) ? src_x[k] + 1 : WFA_NULL;
+                    g = g <= min(m, lim) ? g : WFA_NULL;
+                    const int gi = re.has(k - 1) ? valid_h(src_e[k - 1] + 1, m) : WFA_NULL;
+                    const int gd = re.has(k + 1) ? valid_v(src_e[k + 1], lim) : WFA_NULL;
+                    mv = max(g, max(gi, gd));
+                }
+                mv = mv >= 0 ? extend(a, b, mv, k) : WFA_NULL;
+                out_m[k] = mv;
+                if (KEEP) kept[st.base + (k - st.lo)] = mv;
+                if (mv >= 0 && (ends_free ? mv - k == n : k == k_end && mv == m)) {
+                    mine = min(mine, (u64(unsigned(k + n)) << 32) | unsigned(mv));
+                }
             }
         }
-        if (width > 0) visited += (long long)ARRAYS * width;
+        if (tid == planner) {
+            if (KEEP) base_of[s] = st.base;
+            plan_step(s + 1, plans[(s + 1) & 1]);
+        }
+        if (__syncthreads_or(mine != ~0ull)) break;
+    }
+    if (!over) {  // the lowest diagonal that reached the end
+        if (mine != ~0ull) atomicMin(&found, mine);
         __syncthreads();
-        if (found[s & 1] != ~0ull) break;
     }
     if (tid != 0) return;
     int* o_p = out + (long long)WFA_OUT * p;
@@ -257,7 +335,7 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
         o_p[1] = o_p[2] = o_p[3] = 0;
         return;
     }
-    const u64 end = found[s & 1];
+    const u64 end = found;
     int k = int(end >> 32) - n;
     int h = int(end & 0xffffffffu);
     o_p[0] = s;
@@ -266,7 +344,10 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     o_p[3] = 0;
     if (!KEEP) return;
     // the walk back: state M (0), I (1) or D (2) at (s, k) with offset h
-    Runs w{runs + d.runs, 0, 4u};
+    auto at = [&](int arr, int step, int diag) {
+        return kept_get(kept, base_of, reach, max_steps, arr, step, diag, n, m, infix);
+    };
+    Runs w{runs + d.runs, 0, 4u, 0u};
     int state = 0;
     while (true) {
         if (state == 0) {
@@ -276,15 +357,15 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
                 break;
             }
             const int lim = n + k;
-            int g = kept_get(kept, base_of, reach, 0, s - x, k, n, m, mode) + 1;
+            int g = at(0, s - x, k) + 1;
             g = g <= m && g <= lim ? g : WFA_NULL;
             int ins, del;
             if (AFFINE) {
-                ins = kept_get(kept, base_of, reach, 1, s, k, n, m, mode);
-                del = kept_get(kept, base_of, reach, 2, s, k, n, m, mode);
+                ins = at(1, s, k);
+                del = at(2, s, k);
             } else {
-                ins = valid_h(kept_get(kept, base_of, reach, 0, s - e, k - 1, n, m, mode) + 1, m);
-                del = valid_v(kept_get(kept, base_of, reach, 0, s - e, k + 1, n, m, mode), lim);
+                ins = valid_h(at(0, s - e, k - 1) + 1, m);
+                del = valid_v(at(0, s - e, k + 1), lim);
             }
             const int before = max(g, max(ins, del));  // the offset before the run of matches
             w.emit(WFA_OP_M, h - before);
@@ -310,7 +391,7 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
                 k += 1;
             }
         } else if (state == 1) {  // I[s][k] = h: from M[s-o-e][k-1] + 1 (opened) or I[s-e][k-1] + 1
-            const int opened = valid_h(kept_get(kept, base_of, reach, 0, s - oe, k - 1, n, m, mode) + 1, m);
+            const int opened = valid_h(at(0, s - oe, k - 1) + 1, m);
             w.emit(WFA_OP_I, 1);
             if (opened == h) {
                 s -= oe;
@@ -321,7 +402,7 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
             k -= 1;
             h -= 1;
         } else {  // D[s][k] = h: from M[s-o-e][k+1] (opened) or D[s-e][k+1]
-            const int opened = valid_v(kept_get(kept, base_of, reach, 0, s - oe, k + 1, n, m, mode), n + k);
+            const int opened = valid_v(at(0, s - oe, k + 1), n + k);
             w.emit(WFA_OP_D, 1);
             if (opened == h) {
                 s -= oe;
@@ -332,7 +413,7 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
             k += 1;
         }
     }
-    o_p[3] = w.count;
+    o_p[3] = w.close();
 }
 
 // The packed sequences: word w of a sequence holds its letters 16 w .. 16 w + 15, 4 bits each,

@@ -49,6 +49,10 @@ BATCH_THREADS = 256  # a batch's pairs of ~10 kb have wavefronts of a few hundre
 # own limit, when CuPy can tell it, replaces it)
 SHARED_BYTES = 160 * 1024
 KEEP_SHARE = 0.5  # of the device memory budget the kept wavefronts may take
+# A pair's kept wavefronts take the pool's room a chunk at a time (one atomicAdd a chunk): a single
+# pair its whole cap at once, a batch's pairs 1/POOL_CHUNKS of theirs (what a pair holds stays
+# near what it uses)
+POOL_CHUNKS = 8
 # The cost model (measured on an H100, host to host; docs/experiments/nw-gpu.md):
 # one block is one SM's instruction throughput, so a score step costs STEP_US (the barrier, the
 # ranges) plus DIAG_NS a diagonal of its wavefront (I, D and M of a diagonal together):
@@ -425,13 +429,6 @@ class WfaSolver:
         desc[:, 0], desc[:, 1] = to[:-1:2], to[1::2]
         desc[:, 2], desc[:, 3], desc[:, 4] = n, m, visits
         desc[:, 6] = np.arange(count, dtype=np.int64) * runs_each
-        # every small array in one copy: the descriptors, the reach table, the pool's counter, the
-        # packing's table (from, size, to, words, pad of each sequence)
-        meta = self.pinned.upload("wfa-meta", [
-            desc, reach, np.zeros(1, np.uint64), staging.starts, staging.sizes, to[:-1], words,
-            np.tile(np.array([PAD_A, PAD_B], np.uint8), count)], copy)
-        desc_dev, reach_dev, pool_top = meta[:3]
-        packed = cp.empty(int(to[-1]), cp.uint64)
         ring_ints = config.rows * config.stride
         fixed = 8 * count * (max_steps + 1) + 4 * count * runs_each if traceback else 0
         fixed += 0 if config.shared else 4 * count * ring_ints
@@ -441,6 +438,14 @@ class WfaSolver:
             device.require_memory(fixed, budget, f"gpu wfa: {count} pair(s) up to {max_steps:,} scores")
             if traceback:  # the kept wavefronts: a pool the pairs take room from as they go (wfa.cu)
                 pool_ints = max(1, min(int(visits.sum()), (budget - fixed) // 4))
+                desc[:, 5] = np.maximum(1, np.minimum(visits, pool_ints) // (1 if count == 1 else POOL_CHUNKS))
+        # every small array in one copy: the descriptors, the reach table, the pool's counter, the
+        # packing's table (from, size, to, words, pad of each sequence)
+        meta = self.pinned.upload("wfa-meta", [
+            desc, reach, np.zeros(1, np.uint64), staging.starts, staging.sizes, to[:-1], words,
+            np.tile(np.array([PAD_A, PAD_B], np.uint8), count)], copy)
+        desc_dev, reach_dev, pool_top = meta[:3]
+        packed = cp.empty(int(to[-1]), cp.uint64)
         keep = cp.empty(pool_ints, cp.int32) if traceback else None
         bases = cp.empty(count * (max_steps + 1), cp.int64) if traceback else None
         runs = cp.empty(count * runs_each, cp.uint32) if traceback else None
