@@ -25,7 +25,8 @@ def main() -> int:
     parser.add_argument("--ncu", action="store_true", help="one launch (10^5 1%%, linear, score)")
     parser.add_argument("--cases", nargs="+", default=list(CASES))
     parser.add_argument("--costs", nargs="+", default=list(ISSUE26_COSTS), choices=sorted(ISSUE26_COSTS))
-    parser.add_argument("--affine-max", type=int, default=100_000, help="longer pairs: linear costs only")
+    parser.add_argument("--affine-cases", nargs="+", default=["100000-1", "30368-10"],
+                        help="cases with gap-affine costs too (the others: linear only)")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     solver = WfaSolver()
@@ -38,7 +39,7 @@ def main() -> int:
     for name in args.cases:
         pair = case_pair(name)
         for cost_name in args.costs:
-            if cost_name != "linear" and max(pair.n, pair.m) > args.affine_max:
+            if cost_name != "linear" and name not in args.affine_cases:
                 continue
             costs = ISSUE26_COSTS[cost_name]
             expected = sampled_score(pair, costs) if min(pair.n, pair.m) >= 4 * SAMPLE_LENGTH else None
