@@ -34,9 +34,13 @@ if [ "$WHAT" = final ]; then
     grep -E "FAIL" "$OUT/side.log" | head
     grep -E "^  (gpu|pywfa|gpu-wfa) " "$OUT/side.log" | cut -c1-200
 elif command -v ncu >/dev/null; then
-    timeout 60 ncu --set full -k regex:'nw_wfa<' -c 1 python3 scripts/profile_nw_wfa.py --ncu >"$OUT/ncu.txt" 2>&1
+    # the kernel's name without its template arguments is nw_wfa (nw_wfa_pack runs first)
+    timeout 90 ncu --set full -k regex:'^nw_wfa$' -c 1 -o "$OUT/nw_wfa" python3 scripts/profile_nw_wfa.py --ncu \
+        >"$OUT/ncu_run.txt" 2>&1
     echo "ncu rc $?"
-    grep -E "Duration|Elapsed Cycles|Executed Ipc A|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Instructions  |Stall|Registers" \
+    ncu -i "$OUT/nw_wfa.ncu-rep" --page details >"$OUT/ncu.txt" 2>&1
+    ncu -i "$OUT/nw_wfa.ncu-rep" --page source --csv --print-source sass >"$OUT/ncu_sass.csv" 2>&1
+    grep -E "Duration|Elapsed Cycles|Executed Ipc A|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Instructions  |Registers" \
         "$OUT/ncu.txt" | head -24
 fi
 cat "$OUT/profile.log"
