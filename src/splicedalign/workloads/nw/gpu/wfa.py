@@ -53,17 +53,19 @@ KEEP_SHARE = 0.5  # of the device memory budget the kept wavefronts may take
 # pair its whole cap at once, a batch's pairs 1/POOL_CHUNKS of theirs (what a pair holds stays
 # near what it uses)
 POOL_CHUNKS = 8
-# The cost model (measured on an H100, host to host; docs/experiments/nw-gpu.md):
-# one block is one SM's instruction throughput, so a score step costs STEP_US (the barrier, the
-# ranges) plus DIAG_NS a diagonal of its wavefront (I, D and M of a diagonal together):
-# 10^5 1% linear 1,348 steps of ~450 diagonals in 2.4 ms, 30,368 10% 4,218 of ~1,400 in 12.7,
-# 10^5 5% 6,744 of ~2,250 in 28.6 (1.2 us + 1.33 ns a diagonal); affine 10^5 1% 2,330 of
-# ~2,330 in 15.1 (2.3 ns); with the sequences in global memory (10^6) twice that: 14,191 of
-# ~4,700 in 172-199 ms. A batch's blocks share the GPU: DIAG_BATCH_NS a diagonal over all its
-# pairs (2,000 x 10 kb at 5%: linear 2.9 x 10^8 diagonals in 7.8 ms, affine 2.6 x 10^9 in 146).
-STEP_US = 1.2
-DIAG_NS = {False: 1.33, True: 2.3}  # keyed by gap-affine
-GLOBAL_SEQS = 2.0  # the sequences in global memory
+# The cost model (measured on an H100, the kernel alone; docs/experiments/nw-gpu.md run W3):
+# one block is one SM, so a score step costs STEP_US (its chain: plan, sources, the first
+# extension probe, the barrier) plus DIAG_NS a diagonal of its wavefront (I, D and M of a
+# diagonal together): linear 10^5 1% 1,348 steps of ~450 diagonals in 1.17 ms, 30,368 10%
+# 4,218 of ~1,400 in 4.43, 10^5 5% 6,744 of ~2,250 in 9.75 (0.75 us + 0.3 ns a diagonal);
+# affine (its ring in global memory beside the sequences) 10^5 1% 2,330 of ~2,330 in 5.27,
+# 30,368 10% 7,323 of ~7,300 in 39.3 (0.62 ns); with the sequences in global memory (10^6)
+# GLOBAL_SEQS times the diagonals' cost: 14,191 steps of ~4,700 in 104 ms. A batch's blocks share
+# the GPU: DIAG_BATCH_NS a diagonal over all its pairs (2,000 x 10 kb at 5%, the previous kernel:
+# linear 2.9 x 10^8 diagonals in 7.8 ms, affine 2.6 x 10^9 in 146).
+STEP_US = 0.75
+DIAG_NS = {False: 0.3, True: 0.62}  # keyed by gap-affine
+GLOBAL_SEQS = 4.7  # the sequences in global memory
 DIAG_BATCH_NS = {False: 0.027, True: 0.056}
 STEPS_MAX = 1 << 22  # the reach table's length at most (a cap beyond it is cut to it)
 # batches (solve_many): pairs sampled for the batch's divergence, the slack of each pair's cap
