@@ -65,14 +65,18 @@ __device__ __forceinline__ unsigned window8(const u64* s, int pos) {
     return __funnelshift_r(w[at], w[at + 1], (pos & 7) * 4);
 }
 
-// The offset after the run of matching letters from (h, v = h - k): 8 letters first (most
-// diagonals of a step stop within a few letters: ~12 instructions), then 32 an iteration.
-__device__ __forceinline__ int extend(const u64* a, const u64* b, int h, int k) {
+// The first 8 letters of the run of matches from (h, v = h - k), without a branch (most diagonals
+// of a step stop within a few letters: ~12 instructions): the offset after the run, or h + 8 with
+// `more` when all 8 matched (extend32 goes on from there).
+__device__ __forceinline__ int probe8(const u64* a, const u64* b, int h, int k, bool& more) {
+    const unsigned x = window8(a, h - k) ^ window8(b, h);
+    more = x == 0;
+    return h + (x ? (__ffs(int(x)) - 1) >> 2 : 8);
+}
+
+// The offset after the run of matching letters from (h, v = h - k), 32 letters an iteration.
+__device__ __forceinline__ int extend32(const u64* a, const u64* b, int h, int k) {
     int v = h - k;
-    const unsigned first = window8(a, v) ^ window8(b, h);
-    if (first) return h + ((__ffs(int(first)) - 1) >> 2);
-    h += 8;
-    v += 8;
     while (true) {
         u64 a0, a1, b0, b1;
         window32(a, v, a0, a1);
@@ -257,66 +261,71 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
             break;
         }
         const int width = st.hi - st.lo + 1;
-        const Range rx{st.xlo, st.xhi}, re{st.elo, st.ehi};
+        const Range rx{st.xlo, st.xhi}, re{st.elo, st.ehi}, roe{st.olo, st.ohi};
         int* const out_m = ring + st.m_row;
         const int* const src_x = ring + st.x_row;
         const int* const src_e = ring + st.e_row;  // M (linear) or I (affine) at s - e
-        if (AFFINE) {
-            const Range roe{st.olo, st.ohi};
-            const int* const src_oe = ring + st.o_row;
-            const int* const src_d = src_e + d_rows;
-            int* const out_i = ring + st.i_row;
-            int* const out_d = out_i + d_rows;
-            for (int k = st.lo + tid; k <= st.hi; k += threads) {
-                int mv, iv = WFA_NULL, dv = WFA_NULL;
-                if (s == 0) {
-                    mv = k;  // row 0: global and prefix start at k = 0; infix anywhere on row 0
-                } else {
-                    const int lim = n + k;  // offsets past it leave the table (v > n)
-                    int g = rx.has(k) ? src_x[k] + 1 : WFA_NULL;
-                    g = g <= min(m, lim) ? g : WFA_NULL;
-                    const int g1 = roe.has(k - 1) ? src_oe[k - 1] + 1 : WFA_NULL;
-                    const int g2 = re.has(k - 1) ? src_e[k - 1] + 1 : WFA_NULL;
-                    const int d1 = roe.has(k + 1) ? src_oe[k + 1] : WFA_NULL;
-                    const int d2 = re.has(k + 1) ? src_d[k + 1] : WFA_NULL;
-                    iv = non_negative(valid_h(max(g1, g2), m));
-                    dv = non_negative(valid_v(max(d1, d2), lim));
-                    mv = max(g, max(iv, dv));
-                }
-                mv = mv >= 0 ? extend(a, b, mv, k) : WFA_NULL;
-                out_m[k] = mv;
+        const int* const src_oe = ring + st.o_row;
+        const int* const src_d = src_e + d_rows;
+        int* const out_i = ring + st.i_row;
+        int* const out_d = out_i + d_rows;
+        // diagonal k's M before the extension (and its I, D)
+        auto sources = [&](int k, int& iv, int& dv) -> int {
+            iv = dv = WFA_NULL;
+            if (s == 0) return k;  // row 0: global and prefix start at k = 0; infix anywhere on row 0
+            const int lim = n + k;  // offsets past it leave the table (v > n)
+            int g = rx.has(k) ? src_x[k] + 1 : WFA_NULL;
+            g = g <= min(m, lim) ? g : WFA_NULL;
+            if (AFFINE) {
+                const int g1 = roe.has(k - 1) ? src_oe[k - 1] + 1 : WFA_NULL;
+                const int g2 = re.has(k - 1) ? src_e[k - 1] + 1 : WFA_NULL;
+                const int d1 = roe.has(k + 1) ? src_oe[k + 1] : WFA_NULL;
+                const int d2 = re.has(k + 1) ? src_d[k + 1] : WFA_NULL;
+                iv = non_negative(valid_h(max(g1, g2), m));
+                dv = non_negative(valid_v(max(d1, d2), lim));
+                return max(g, max(iv, dv));
+            }
+            const int gi = re.has(k - 1) ? valid_h(src_e[k - 1] + 1, m) : WFA_NULL;
+            const int gd = re.has(k + 1) ? valid_v(src_e[k + 1], lim) : WFA_NULL;
+            return max(g, max(gi, gd));
+        };
+        // diagonal k's M, I and D into the ring (and the pool), and whether it ends the alignment
+        auto finish = [&](int k, int mv, int iv, int dv) {
+            out_m[k] = mv;
+            if (AFFINE) {
                 out_i[k] = iv;
                 out_d[k] = dv;
-                if (KEEP) {
-                    int* row = kept + st.base + (k - st.lo);
-                    row[0] = mv;
+            }
+            if (KEEP) {
+                int* row = kept + st.base + (k - st.lo);
+                row[0] = mv;
+                if (AFFINE) {
                     row[width] = iv;
                     row[2 * width] = dv;
                 }
-                if (mv >= 0 && (ends_free ? mv - k == n : k == k_end && mv == m)) {
-                    mine = min(mine, (u64(unsigned(k + n)) << 32) | unsigned(mv));
-                }
             }
-        } else {
-            for (int k = st.lo + tid; k <= st.hi; k += threads) {
-                int mv;
-                if (s == 0) {
-                    mv = k;
-                } else {
-                    const int lim = n + k;
-                    int g = rx.has(k) ? src_x[k] + 1 : WFA_NULL;
-                    g = g <= min(m, lim) ? g : WFA_NULL;
-                    const int gi = re.has(k - 1) ? valid_h(src_e[k - 1] + 1, m) : WFA_NULL;
-                    const int gd = re.has(k + 1) ? valid_v(src_e[k + 1], lim) : WFA_NULL;
-                    mv = max(g, max(gi, gd));
-                }
-                mv = mv >= 0 ? extend(a, b, mv, k) : WFA_NULL;
-                out_m[k] = mv;
-                if (KEEP) kept[st.base + (k - st.lo)] = mv;
-                if (mv >= 0 && (ends_free ? mv - k == n : k == k_end && mv == m)) {
-                    mine = min(mine, (u64(unsigned(k + n)) << 32) | unsigned(mv));
-                }
+            if (mv >= 0 && (ends_free ? mv - k == n : k == k_end && mv == m)) {
+                mine = min(mine, (u64(unsigned(k + n)) << 32) | unsigned(mv));
             }
+        };
+        // two diagonals a thread at a time (k0, k1 = k0 + threads): their sources' and first
+        // probes' loads in flight together (a wavefront wider than the block: 30,368 at 10%,
+        // 10^5 at 5%, 10^6, where each probe of sequences in global memory is an L2 round trip)
+        for (int k0 = st.lo + tid; k0 <= st.hi; k0 += 2 * threads) {
+            const int k1 = k0 + threads;
+            const bool two = k1 <= st.hi;
+            int i0, d0, i1 = WFA_NULL, d1 = WFA_NULL;
+            const int m0 = sources(k0, i0, d0);
+            const int m1 = two ? sources(k1, i1, d1) : WFA_NULL;
+            // a probe always reads inside both sequences: an empty M probes (max(k, 0), k)
+            const int kk1 = two ? k1 : k0;
+            bool more0, more1;
+            int h0 = probe8(a, b, m0 >= 0 ? m0 : max(k0, 0), k0, more0);
+            int h1 = probe8(a, b, m1 >= 0 ? m1 : max(kk1, 0), kk1, more1);
+            if (m0 >= 0 && more0) h0 = extend32(a, b, h0, k0);
+            if (m1 >= 0 && more1) h1 = extend32(a, b, h1, k1);
+            finish(k0, m0 >= 0 ? h0 : WFA_NULL, i0, d0);
+            if (two) finish(k1, m1 >= 0 ? h1 : WFA_NULL, i1, d1);
         }
         if (tid == planner) {
             if (KEEP) base_of[s] = st.base;
