@@ -4,15 +4,16 @@
 #                                         every mode x cost model, single pairs and batches; `gpu`'s choice),
 #                                         profile_nw_wfa.py (the kernel alone: steps, kernel ms, us a score
 #                                         step), Nsight Compute on one nw_wfa launch (10^5 1%, linear, score)
-#   bash scripts/device_nw_wfa.sh final   the same pytest, device_nw.py --quick (fresh random pairs, the modes
-#                                         x costs pairs with the WFA kernel forced too), profile_nw_wfa.py, then
-#                                         device_nw.py --side --force-wfa: `gpu` (cost-adaptive) and the WFA
-#                                         kernel forced against pywfa on one core, same process, same inputs
-#                                         (10^6: linear costs only)
+#   bash scripts/device_nw_wfa.sh final [OLD.cu]
+#                                         the same pytest and table (and, score only, with 512 threads and
+#                                         with an earlier wfa.cu OLD.cu), device_nw.py --side --force-wfa:
+#                                         `gpu` (cost-adaptive) and the WFA kernel forced against pywfa on one
+#                                         core, same process, same inputs (10^6: linear costs only), then ncu
 # pywfa's wheel in .whl/.
 set -u
 OUT=${OUT:-device_out}
 WHAT=${1:-final}
+OLD=${2:-}
 mkdir -p "$OUT"
 if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/pywfa-*.whl \
@@ -20,20 +21,18 @@ if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
 fi
 python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py >"$OUT/pytest.log" 2>&1
 echo "pytest rc $?: $(tail -1 "$OUT/pytest.log")"
-if [ "$WHAT" = final ]; then
-    timeout 100 python3 scripts/device_nw.py --quick --pairs 30 --mode-pairs 60 --out "$OUT/quick" >"$OUT/quick.log" 2>&1
-    echo "quick rc $?"
-    grep -E "FAIL|failures|seed" "$OUT/quick.log" | head -12
-fi
 python3 scripts/profile_nw_wfa.py >"$OUT/profile.log" 2>&1
 echo "profile rc $?"
+SHORT="--scores --costs linear --cases 100000-1 30368-10 100000-5"
 if [ "$WHAT" = final ]; then
+    python3 scripts/profile_nw_wfa.py $SHORT --threads 512 >"$OUT/profile_512.log" 2>&1
+    [ -n "$OLD" ] && python3 scripts/profile_nw_wfa.py $SHORT --kernel-file "$OLD" >"$OUT/profile_old.log" 2>&1
     python3 scripts/device_nw.py --side --force-wfa --skip-check --side-cases 100000-1 30368-10 100000-5 1000000-1 \
         --side-affine-max 100000 --budget 150 --out "$OUT/side" >"$OUT/side.log" 2>&1
     echo "side rc $?"
     grep -E "FAIL" "$OUT/side.log" | head
-    grep -E "^  (gpu|pywfa|gpu-wfa) " "$OUT/side.log" | cut -c1-200
-elif command -v ncu >/dev/null; then
+fi
+if command -v ncu >/dev/null; then
     # the kernel's name without its template arguments is nw_wfa (nw_wfa_pack runs first)
     timeout 90 ncu --set full -k regex:'^nw_wfa$' -c 1 -o "$OUT/nw_wfa" python3 scripts/profile_nw_wfa.py --ncu \
         >"$OUT/ncu_run.txt" 2>&1
@@ -44,5 +43,9 @@ elif command -v ncu >/dev/null; then
         "$OUT/ncu.txt" | head -24
 fi
 cat "$OUT/profile.log"
-[ "$WHAT" = final ] && sed -n '/^| case | costs/,$p' "$OUT/side.log"
+for f in profile_512 profile_old; do [ -f "$OUT/$f.log" ] && { echo "== $f"; cat "$OUT/$f.log"; }; done
+if [ "$WHAT" = final ]; then
+    grep -E "^  (gpu|pywfa|gpu-wfa) " "$OUT/side.log" | cut -c1-160
+    sed -n '/^| case | costs/,$p' "$OUT/side.log"
+fi
 exit 0

@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from pathlib import Path
 
+from splicedalign.workloads.nw.gpu import wfa
 from splicedalign.workloads.nw.gpu.wfa import SAMPLE_LENGTH, WfaSolver, sampled_score
 from splicedalign.workloads.nw.records import Costs
 from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, case_pair
@@ -28,7 +30,14 @@ def main() -> int:
     parser.add_argument("--affine-cases", nargs="+", default=["100000-1", "30368-10"],
                         help="cases with gap-affine costs too (the others: linear only)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--scores", action="store_true", help="score only (no CIGAR rows)")
+    parser.add_argument("--threads", type=int, help="threads a block (default: wfa.MAX_THREADS)")
+    parser.add_argument("--kernel-file", type=Path, help="another wfa.cu (an earlier version, side by side)")
     args = parser.parse_args()
+    if args.threads:
+        wfa.MAX_THREADS = args.threads
+    if args.kernel_file:
+        wfa.KERNEL_FILE = args.kernel_file.resolve()
     solver = WfaSolver()
     if args.ncu:
         result = solver.solve(case_pair("100000-1"), Costs(), False, "global", budget_ms=1e3)
@@ -43,7 +52,7 @@ def main() -> int:
                 continue
             costs = ISSUE26_COSTS[cost_name]
             expected = sampled_score(pair, costs) if min(pair.n, pair.m) >= 4 * SAMPLE_LENGTH else None
-            for traceback in (False, True):
+            for traceback in (False,) if args.scores else (False, True):
                 walls, kernels = [], []
                 result = None
                 for _ in range(args.repeats + 1):
