@@ -35,7 +35,7 @@ def main() -> int:
     parser.add_argument("--kernel-file", type=Path, help="another wfa.cu (an earlier version, side by side)")
     args = parser.parse_args()
     if args.threads:
-        wfa.MAX_THREADS = args.threads
+        wfa.MAX_THREADS = wfa.SHARED_THREADS = args.threads
     if args.kernel_file:
         wfa.KERNEL_FILE = args.kernel_file.resolve()
     solver = WfaSolver()

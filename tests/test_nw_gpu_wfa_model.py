@@ -55,12 +55,14 @@ class EmuKernel:
             self.lib.emu_nw_wfa_pack(ctypes.c_int(grid[0]), *(_pointer(a) for a in args))
             return
         assert shared_mem <= 4 << 20, "more shared memory than the host build has"
-        affine = "true," in self.name.split("<")[1].split(" ")[0]
-        keep = self.name.endswith("true>")
+        affine, keep, shared = (flag.strip() == "true" for flag in self.name.split("<")[1].rstrip(">").split(","))
         seqs, desc, reach, *ints, ring, keep_arr, pool_top, pool_ints, bases, runs, out = args
         assert len(ints) == 10
+        if shared:  # the variant for the ring and both sequences in shared memory
+            assert ints[8] and ints[9], "nw_wfa<..., true> with the ring or the sequences in global memory"
         status = self.lib.emu_nw_wfa(
-            ctypes.c_int(affine), ctypes.c_int(keep), ctypes.c_int(grid[0]), ctypes.c_int(block[0]),
+            ctypes.c_int(affine), ctypes.c_int(keep), ctypes.c_int(shared), ctypes.c_int(grid[0]),
+            ctypes.c_int(block[0]),
             _pointer(seqs), _pointer(desc), _pointer(reach), *(ctypes.c_int(int(v)) for v in ints),
             _pointer(ring), _pointer(keep_arr), _pointer(pool_top), ctypes.c_longlong(int(pool_ints)),
             _pointer(bases), _pointer(runs), _pointer(out))
@@ -208,3 +210,30 @@ def test_gpu_solver_batch_takes_the_wfa_then_the_bands(solver, mode, monkeypatch
             want = reference.solve(pair, costs, traceback=False, mode=mode).score
             assert r.score == want and cigar_cost(r.cigar, pair.a, pair.b, costs, r.start2, r.end2) == want
             assert (r.algorithm == "wfa") == (pair.name not in handed)
+
+
+def test_long_runs_are_extended_by_the_warp(solver):
+    """Runs of matches far longer than a warp's round of 256 letters, ending at either sequence's
+    end or inside it: identical sequences, a few changes, one sequence a prefix or a middle of the
+    other; every mode, linear and affine, every CIGAR re-scored."""
+    from splicedalign.workloads.nw.cpu import SequentialSolver
+
+    rng = np.random.default_rng(2630)
+    print("seed 2630")
+    a = random_codes(900, rng)
+    changed = a.copy()
+    changed[[300, 301, 700]] = (changed[[300, 301, 700]] + 1) % 4
+    pairs = [Pair("same", "a", "b", a, a.copy()), Pair("changed", "a", "b", a, changed),
+             Pair("prefix", "a", "b", a[:500], a), Pair("middle", "a", "b", a[300:600], a),
+             Pair("longer a", "a", "b", a, a[:700]), Pair("one letter", "a", "b", a[:1], a[:600])]
+    reference = SequentialSolver()
+    for costs in (Costs(0, 1, 3), Costs(0, 4, 2, 6)):
+        _, x, o, e = cpu_wfa.reduced_costs(costs)
+        reach = wfa.reach_table(x, o, e, 2000)
+        for mode in MODES:
+            visits = np.array([wfa.visits_upto(reach, p.n, p.m, mode, 3 if o else 1, 2001) for p in pairs])
+            got = solver.launch(pairs, costs, True, mode, 2000, visits, 64)  # two warps a pair
+            for k, pair in enumerate(pairs):
+                want = reference.solve(pair, costs, traceback=False, mode=mode).score
+                assert got.score[k] == want, (pair.name, costs, mode)
+                assert cigar_cost(got.cigars[k], pair.a, pair.b, costs, got.start2[k], got.end2[k]) == want

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <deque>
 #include <thread>
 #include <vector>
 
@@ -13,6 +14,30 @@ static thread_local dim3 threadIdx;
 static dim3 blockIdx, blockDim;
 static std::barrier<>* block_barrier;
 static void __syncthreads() { block_barrier->arrive_and_wait(); }
+// The warp's lanes exchange values through warp_slots (one per thread) between two waits on the
+// warp's barrier (read after every lane wrote, written again only after every lane read).
+static std::deque<std::barrier<>>* warp_barriers;
+static unsigned long long warp_slots[1024];
+static unsigned __ballot_sync(unsigned, int predicate) {
+    const int t = int(threadIdx.x), w = t / 32;
+    warp_slots[t] = predicate != 0;
+    (*warp_barriers)[w].arrive_and_wait();
+    unsigned bits = 0;
+    for (int l = 0; l < 32; ++l) bits |= unsigned(warp_slots[32 * w + l]) << l;
+    (*warp_barriers)[w].arrive_and_wait();
+    return bits;
+}
+static int __shfl_sync(unsigned, int value, int from) {
+    const int t = int(threadIdx.x), w = t / 32;
+    warp_slots[t] = static_cast<unsigned long long>(static_cast<unsigned>(value));
+    (*warp_barriers)[w].arrive_and_wait();
+    const int got = int(static_cast<unsigned>(warp_slots[32 * w + from]));
+    (*warp_barriers)[w].arrive_and_wait();
+    return got;
+}
+static unsigned __shfl_sync(unsigned, unsigned value, int from) {
+    return static_cast<unsigned>(__shfl_sync(0u, int(value), from));
+}
 // __syncthreads_or: call c's votes in votes[c % 3]; thread 0 clears the slot of call c + 2 once
 // every thread has read call c - 1's (they all passed call c's barrier)
 static std::atomic<int> votes[3];
@@ -48,6 +73,9 @@ template <class F>
 static void run_blocks(int blocks, int threads, F body) {
     std::barrier<> bar(threads);
     block_barrier = &bar;
+    std::deque<std::barrier<>> warps;  // one barrier per warp of 32 threads (threads: a multiple of 32)
+    for (int w = 0; w < (threads + 31) / 32; ++w) warps.emplace_back(std::min(32, threads - 32 * w));
+    warp_barriers = &warps;
     blockDim = {(unsigned int)threads, 1, 1};
     for (int blk = 0; blk < blocks; ++blk) {
         blockIdx = {(unsigned int)blk, 0, 0};
@@ -62,26 +90,32 @@ static void run_blocks(int blocks, int threads, F body) {
     }
 }
 
-extern "C" int emu_nw_wfa(int affine, int keep_on, int blocks, int threads, const u64* seqs, const long long* desc,
-                          const int* reach, int mode, int x, int o, int e, int max_steps, int ring_size, int stride,
-                          int reach_max, int ring_shared, int seqs_shared, int* ring_global, int* keep,
-                          unsigned long long* pool_top, long long pool_ints, long long* bases, unsigned* runs,
-                          int* out) {
-    auto call = [&] {
-        if (affine && keep_on)
-            nw_wfa<true, true>(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max, ring_shared,
-                               seqs_shared, ring_global, keep, pool_top, pool_ints, bases, runs, out);
-        else if (affine)
-            nw_wfa<true, false>(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max,
-                                ring_shared, seqs_shared, ring_global, keep, pool_top, pool_ints, bases, runs, out);
-        else if (keep_on)
-            nw_wfa<false, true>(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max,
-                                ring_shared, seqs_shared, ring_global, keep, pool_top, pool_ints, bases, runs, out);
-        else
-            nw_wfa<false, false>(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max,
-                                 ring_shared, seqs_shared, ring_global, keep, pool_top, pool_ints, bases, runs, out);
-    };
-    run_blocks(blocks, threads, call);
+template <bool AFFINE, bool KEEP, bool SHARED>
+static void nw_wfa_call(const u64* seqs, const long long* desc, const int* reach, int mode, int x, int o, int e,
+                        int max_steps, int ring_size, int stride, int reach_max, int ring_shared, int seqs_shared,
+                        int* ring_global, int* keep, unsigned long long* pool_top, long long pool_ints,
+                        long long* bases, unsigned* runs, int* out) {
+    nw_wfa<AFFINE, KEEP, SHARED>(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max, ring_shared,
+                                 seqs_shared, ring_global, keep, pool_top, pool_ints, bases, runs, out);
+}
+
+extern "C" int emu_nw_wfa(int affine, int keep_on, int shared, int blocks, int threads, const u64* seqs,
+                          const long long* desc, const int* reach, int mode, int x, int o, int e, int max_steps,
+                          int ring_size, int stride, int reach_max, int ring_shared, int seqs_shared,
+                          int* ring_global, int* keep, unsigned long long* pool_top, long long pool_ints,
+                          long long* bases, unsigned* runs, int* out) {
+    // the 8 instances, indexed affine * 4 + keep * 2 + shared
+    using Call = void (*)(const u64*, const long long*, const int*, int, int, int, int, int, int, int, int, int, int,
+                          int*, int*, unsigned long long*, long long, long long*, unsigned*, int*);
+    static const Call calls[8] = {nw_wfa_call<false, false, false>, nw_wfa_call<false, false, true>,
+                                  nw_wfa_call<false, true, false>,  nw_wfa_call<false, true, true>,
+                                  nw_wfa_call<true, false, false>,  nw_wfa_call<true, false, true>,
+                                  nw_wfa_call<true, true, false>,   nw_wfa_call<true, true, true>};
+    const Call call = calls[(affine ? 4 : 0) + (keep_on ? 2 : 0) + (shared ? 1 : 0)];
+    run_blocks(blocks, threads, [&] {
+        call(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max, ring_shared, seqs_shared,
+             ring_global, keep, pool_top, pool_ints, bases, runs, out);
+    });
     return 0;
 }
 

@@ -6,25 +6,28 @@
 //
 // Diagonal k = h - v, offsets h (letters of b consumed). For each score s (costs divided by
 // their gcd on the host), the block computes M[s] (and I[s], D[s]) over diagonals lo(s)..hi(s),
-// threads across diagonals, then extends M along matching letters, then one __syncthreads
-// ends the step: no launch per score. The range of s depends only on the costs and the lengths:
-// hi(s) = min(reach[s], m) (infix: m), lo(s) = max(-reach[s], -n), reach[] from the host
-// (wfa.py reach_table; -1 = no wavefront at s). The last RING scores live in a ring of rows
-// (shared memory when it fits, else global; I and D: the last e + 1), indexed k + koff; a read outside a row's range is
-// NULL, so no row is ever cleared.
+// a warp's 32 consecutive diagonals at a time, then extends M along matching letters, then one
+// __syncthreads_or ends the step (and says whether a diagonal reached the end): no launch per
+// score. The range of s depends only on the costs and the lengths: hi(s) = min(reach[s], m)
+// (infix: m), lo(s) = max(-reach[s], -n), reach[] from the host (wfa.py reach_table; -1 = no
+// wavefront at s). One thread (the planner) plans each step a step ahead: its ranges and its
+// sources', its ring rows, its room in the pool (struct Step, in shared memory). The last RING
+// scores live in a ring of rows (shared memory when it fits, else global; I and D: the last
+// e + 1), indexed k + koff; a read outside a row's range is NULL, so no row is ever cleared.
 //
 // Extension: letters packed 4 bits each (16 a 64-bit word; a and b padded with different pad
-// letters, so a run never passes an end), 32 letters compared per iteration (3 word loads per
-// sequence, a funnel shift, xor, count of trailing zeros), from shared memory when both
-// sequences fit beside the ring (measured: from global memory a diagonal cost ~2 us, the
-// wavefront's diagonals reading lines all over both sequences, L1 thrashed).
+// letters, so a run never passes an end), from shared memory when both sequences fit beside the
+// ring (from global memory a diagonal's loads are L2 round trips: the wavefront's diagonals read
+// lines all over both sequences). Each lane first compares 8 letters (one funnel shift a
+// sequence); a lane whose 8 all matched is extended by its whole warp, 256 letters a round.
 //
 // With KEEP, every step's M (and I, D) is also stored in `keep`, a pool shared by the launch's
-// pairs: thread 0 takes the room of step s + 1 (one atomicAdd on `pool_top`) during step s, so a
-// pair holds what it uses, not what its cap would need; a pair the pool cannot serve gives up.
-// Step s starts at bases[s]. Once the end is reached, thread 0 walks the path back from the end (WFA2's backtrace on offsets:
-// the source of an M entry is the candidate equal to its offset before extension), writing
-// runs (length << 2 | op) from the end backwards, the format batch.cu's nw_band_text reads.
+// pairs: the planner takes room a chunk at a time (one atomicAdd on `pool_top` a chunk, the
+// descriptor's size), so a pair holds about what it uses, not what its cap would need; a pair
+// the pool cannot serve gives up. Step s starts at bases[s]. Once the end is reached, thread 0
+// walks the path back from the end (WFA2's backtrace on offsets: the source of an M entry is the
+// candidate equal to its offset before extension), writing runs (length << 2 | op) from the end
+// backwards, the format batch.cu's nw_band_text reads (and wfa.py's runs_cigar for one pair).
 
 #include "splicedalign_device.cuh"
 #ifndef __CUDACC_RTC__
@@ -34,6 +37,7 @@
 namespace {
 
 typedef unsigned long long u64;
+constexpr unsigned FULL_WARP = 0xffffffffu;
 
 struct WfaDesc {
     long long a, b;  // word offsets of the packed sequences in `seqs`
@@ -48,16 +52,6 @@ __device__ __forceinline__ WfaDesc wfa_desc(const long long* desc, int w) {
     return WfaDesc{d[0], d[1], int(d[2]), int(d[3]), d[4], d[5], d[6]};
 }
 
-// 32 letters from position `pos` of a packed sequence as two words (letters pos..pos+15, +16..+31),
-// without a branch: (x << 1) << (63 - shift) is x << (64 - shift), and 0 when shift is 0
-__device__ __forceinline__ void window32(const u64* s, int pos, u64& w0, u64& w1) {
-    const int at = pos >> 4;
-    const int shift = (pos & 15) * 4;
-    const u64 x0 = s[at], x1 = s[at + 1], x2 = s[at + 2];
-    w0 = (x0 >> shift) | ((x1 << 1) << (63 - shift));
-    w1 = (x1 >> shift) | ((x2 << 1) << (63 - shift));
-}
-
 // 8 letters from position `pos` of a packed sequence (32-bit words of 8 letters: one funnel shift).
 __device__ __forceinline__ unsigned window8(const u64* s, int pos) {
     const unsigned* w = reinterpret_cast<const unsigned*>(s);
@@ -67,26 +61,26 @@ __device__ __forceinline__ unsigned window8(const u64* s, int pos) {
 
 // The first 8 letters of the run of matches from (h, v = h - k), without a branch (most diagonals
 // of a step stop within a few letters: ~12 instructions): the offset after the run, or h + 8 with
-// `more` when all 8 matched (extend32 goes on from there).
+// `more` when all 8 matched (extend_warp goes on from there).
 __device__ __forceinline__ int probe8(const u64* a, const u64* b, int h, int k, bool& more) {
     const unsigned x = window8(a, h - k) ^ window8(b, h);
     more = x == 0;
     return h + (x ? (__ffs(int(x)) - 1) >> 2 : 8);
 }
 
-// The offset after the run of matching letters from (h, v = h - k), 32 letters an iteration.
-__device__ __forceinline__ int extend32(const u64* a, const u64* b, int h, int k) {
-    int v = h - k;
+// The offset after the run of matching letters from (h, v = h - k), by the whole warp (called by
+// all its lanes with the same h and k): lane l compares the 8 letters at h + 8 l, 256 a round. A
+// lane's window is read at its position clamped to the sequences' ends: a lane past an end comes
+// after the lane whose window holds that end, whose pad letter is a mismatch.
+__device__ __forceinline__ int extend_warp(const u64* a, const u64* b, int h, int k, int lane, int n, int m) {
     while (true) {
-        u64 a0, a1, b0, b1;
-        window32(a, v, a0, a1);
-        window32(b, h, b0, b1);
-        const u64 d0 = a0 ^ b0;
-        if (d0) return h + ((__ffsll((long long)d0) - 1) >> 2);
-        const u64 d1 = a1 ^ b1;
-        if (d1) return h + 16 + ((__ffsll((long long)d1) - 1) >> 2);
-        h += 32;
-        v += 32;
+        const unsigned x = window8(a, min(h - k + 8 * lane, n)) ^ window8(b, min(h + 8 * lane, m));
+        const unsigned differ = __ballot_sync(FULL_WARP, x != 0);
+        if (differ) {
+            const int first = __ffs(int(differ)) - 1;
+            return h + 8 * first + ((__ffs(int(__shfl_sync(FULL_WARP, x, first))) - 1) >> 2);
+        }
+        h += 256;
     }
 }
 
@@ -165,7 +159,9 @@ struct Runs {
 // ahead), the ring's rows by slots kept without a division, then its diagonals (one each while
 // the wavefront is narrower than the block); __syncthreads_or ends the step and says whether any
 // diagonal reached the end.
-template <bool AFFINE, bool KEEP>
+// SHARED: the ring and both sequences in shared memory (the host's first choice): every ring and
+// letter access a 32-bit shared load, not a generic one with 64-bit address arithmetic.
+template <bool AFFINE, bool KEEP, bool SHARED>
 __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int mode,
     int x, int o, int e, int max_steps, int ring_size, int stride, int reach_max, int ring_shared, int seqs_shared,
@@ -176,12 +172,12 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     static __shared__ Step plans[2];  // step s's plan in plans[s & 1]
     constexpr int ARRAYS = AFFINE ? 3 : 1;
     const int p = blockIdx.x;
-    const int tid = threadIdx.x, threads = blockDim.x;
+    const int tid = threadIdx.x, threads = blockDim.x, lane = tid & 31;  // threads: a multiple of 32
     const WfaDesc d = wfa_desc(desc, p);
     const int n = d.n, m = d.m;
     const u64* a = seqs + d.a;
     const u64* b = seqs + d.b;
-    if (seqs_shared) {  // both sequences into shared memory, after the ring: every extension load
+    if (SHARED || seqs_shared) {  // both sequences into shared memory, after the ring: every extension load
         // then costs ~30 cycles where the wavefront's spread of offsets made them L2 round trips
         const int rows_ints = ring_shared ? (ring_size + 2 * (AFFINE ? e + 1 : 0)) * stride : 0;
         u64* sa = reinterpret_cast<u64*>(smem + ((rows_ints + 1) & ~1));
@@ -197,7 +193,7 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     const int gap_ring = AFFINE ? e + 1 : 0;
     const int rows = ring_size + 2 * gap_ring;
     // M's rows are 0 .. ring_size - 1, I's follow, then D's
-    int* const ring = (ring_shared ? smem : ring_global + (long long)p * rows * stride) + koff;
+    int* const ring = (SHARED || ring_shared ? smem : ring_global + (long long)p * rows * stride) + koff;
     int* kept = keep;
     long long* base_of = KEEP ? bases + (long long)p * (max_steps + 1) : nullptr;
     const int oe = o + e;
@@ -308,24 +304,24 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
                 mine = min(mine, (u64(unsigned(k + n)) << 32) | unsigned(mv));
             }
         };
-        // two diagonals a thread at a time (k0, k1 = k0 + threads): their sources' and first
-        // probes' loads in flight together (a wavefront wider than the block: 30,368 at 10%,
-        // 10^5 at 5%, 10^6, where each probe of sequences in global memory is an L2 round trip)
-        for (int k0 = st.lo + tid; k0 <= st.hi; k0 += 2 * threads) {
-            const int k1 = k0 + threads;
-            const bool two = k1 <= st.hi;
-            int i0, d0, i1 = WFA_NULL, d1 = WFA_NULL;
-            const int m0 = sources(k0, i0, d0);
-            const int m1 = two ? sources(k1, i1, d1) : WFA_NULL;
-            // a probe always reads inside both sequences: an empty M probes (max(k, 0), k)
-            const int kk1 = two ? k1 : k0;
-            bool more0, more1;
-            int h0 = probe8(a, b, m0 >= 0 ? m0 : max(k0, 0), k0, more0);
-            int h1 = probe8(a, b, m1 >= 0 ? m1 : max(kk1, 0), kk1, more1);
-            if (m0 >= 0 && more0) h0 = extend32(a, b, h0, k0);
-            if (m1 >= 0 && more1) h1 = extend32(a, b, h1, k1);
-            finish(k0, m0 >= 0 ? h0 : WFA_NULL, i0, d0);
-            if (two) finish(k1, m1 >= 0 ? h1 : WFA_NULL, i1, d1);
+        // a warp's 32 consecutive diagonals at a time (the loop is the same for the whole warp:
+        // a lane whose first 8 letters matched is then extended by the whole warp, 256 letters a
+        // round, where one lane alone took ~55 instructions a 32 letters on the step's critical path)
+        for (int k0 = st.lo + tid - lane; k0 <= st.hi; k0 += threads) {
+            const int k = k0 + lane;
+            const bool on = k <= st.hi;
+            int iv = WFA_NULL, dv = WFA_NULL;
+            const int mv = on ? sources(k, iv, dv) : WFA_NULL;
+            const int kc = on ? k : st.hi;  // a lane past the range probes inside both sequences
+            bool more;
+            int h = probe8(a, b, mv >= 0 ? mv : max(kc, 0), kc, more);
+            for (unsigned longer = __ballot_sync(FULL_WARP, mv >= 0 && more); longer; longer &= longer - 1) {
+                const int from = __ffs(int(longer)) - 1;
+                const int got = extend_warp(a, b, __shfl_sync(FULL_WARP, h, from), __shfl_sync(FULL_WARP, k, from),
+                                            lane, n, m);
+                if (lane == from) h = got;
+            }
+            if (on) finish(k, mv >= 0 ? h : WFA_NULL, iv, dv);
         }
         if (tid == planner) {
             if (KEEP) base_of[s] = st.base;
@@ -449,12 +445,16 @@ __global__ void nw_wfa_pack(const unsigned char* __restrict__ bytes, const long 
 
 #ifndef __CUDACC_RTC__
 // nvcc builds instantiate the shipped variants (wfa.NAMES); NVRTC only the one a launch asks for.
-#define NW_WFA(AFFINE, KEEP)                                                                                \
-    template __global__ void nw_wfa<AFFINE, KEEP>(const u64*, const long long*, const int*, int, int, int, int, \
-                                                  int, int, int, int, int, int, int*, int*, unsigned long long*, \
-                                                  long long, long long*, unsigned*, int*);
-NW_WFA(false, false)
-NW_WFA(false, true)
-NW_WFA(true, false)
-NW_WFA(true, true)
+#define NW_WFA(AFFINE, KEEP, SHARED)                                                                        \
+    template __global__ void nw_wfa<AFFINE, KEEP, SHARED>(const u64*, const long long*, const int*, int, int, int, \
+                                                          int, int, int, int, int, int, int, int*, int*,           \
+                                                          unsigned long long*, long long, long long*, unsigned*, int*);
+NW_WFA(false, false, false)
+NW_WFA(false, true, false)
+NW_WFA(true, false, false)
+NW_WFA(true, true, false)
+NW_WFA(false, false, true)
+NW_WFA(false, true, true)
+NW_WFA(true, false, true)
+NW_WFA(true, true, true)
 #endif

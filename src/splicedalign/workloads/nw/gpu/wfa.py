@@ -31,15 +31,21 @@ from splicedalign.workloads.nw.wfa_kernels import NULL
 
 KERNEL_FILE = Path(__file__).with_name("wfa.cu")
 MAX_THREADS = 1024
+# a single pair whose sequences fit in shared memory: 16 warps (10^5 at 1%, ~450 diagonals a step,
+# with an earlier step loop on an H100: 0.85 us a step against 0.96 with 32 warps, whose idle half
+# still ran each step's set-up; wider wavefronts the same; docs/experiments/nw-gpu.md run W3);
+# else MAX_THREADS (more loads in flight from global memory)
+SHARED_THREADS = 512
 PAD_A, PAD_B = 6, 7  # letters past the ends (4-bit codes): equal to nothing and to each other
 PAD_WORDS = 4  # words of pad letters after each packed sequence
 DEFINES = {"WFA_NULL": NULL, "WFA_DESC": batch.DESCRIPTOR, "WFA_OUT": batch.OUT, "WFA_MAX_THREADS": MAX_THREADS,
            "MODE_GLOBAL": MODES.index("global"), "MODE_PREFIX": MODES.index("prefix"),
            "MODE_INFIX": MODES.index("infix"), "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH, "WFA_OP_D": OP_DEL,
            "WFA_OP_I": OP_INS, "WFA_PAD_WORDS": PAD_WORDS}  # wfa.defines.h
-SWEEP = "nw_wfa<{affine}, {keep}>"
+SWEEP = "nw_wfa<{affine}, {keep}, {shared}>"  # shared: the ring and both sequences in shared memory
 PACK = "nw_wfa_pack"
-NAMES = tuple(SWEEP.format(affine=a, keep=k) for a in ("false", "true") for k in ("false", "true")) + (PACK,)
+NAMES = tuple(SWEEP.format(affine=a, keep=k, shared=h) for a in ("false", "true") for k in ("false", "true")
+              for h in ("false", "true")) + (PACK,)
 ALGORITHM = "wfa"
 PACK_THREADS = 256
 TEXTS_PRIORITY = -100  # a stream priority CUDA clamps to the device's highest (Hopper: -5)
@@ -327,9 +333,10 @@ class WfaSolver:
         # the shared ring first unless the guess says it ends past it (10^5 1% affine: 10 ms of
         # 26 went to a first launch that gave up)
         first = 0 < near < steps and (expected is None or expected / g < near)
+        threads = SHARED_THREADS if seqs_fit(pair.n, pair.m, self.shared_bytes) else MAX_THREADS
         for last in ((near, steps) if first else (steps,)):
             got = self.launch([pair], costs, traceback, mode, last - 1,
-                              np.array([visits_upto(reach, pair.n, pair.m, mode, arrays, last)], np.int64), MAX_THREADS)
+                              np.array([visits_upto(reach, pair.n, pair.m, mode, arrays, last)], np.int64), threads)
             if got.score[0] is not None:
                 return Result(got.score[0], pair.cells, "gpu", time.perf_counter() - t0, got.cigars[0],
                               got.start2[0], got.end2[0], ALGORITHM)
@@ -459,7 +466,8 @@ class WfaSolver:
                     if array is not None:
                         array.fill(-987_654_321 if array.dtype == cp.int32 else 0xA5A5A5A5)
                 out.fill(-987_654_321)
-        kernel = self.kernel(SWEEP.format(affine="true" if o > 0 else "false", keep="true" if traceback else "false"))
+        kernel = self.kernel(SWEEP.format(affine="true" if o > 0 else "false", keep="true" if traceback else "false",
+                                          shared="true" if config.shared and config.seqs_shared else "false"))
         smem = config.smem
         if smem > 48 * 1024:
             kernel.max_dynamic_shared_size_bytes = smem
