@@ -256,6 +256,10 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
             over = true;
             break;
         }
+        if (tid == planner) {  // the next step's plan first: its chain then runs beside this step's diagonals
+            if (KEEP) base_of[s] = st.base;
+            plan_step(s + 1, plans[(s + 1) & 1]);  // nobody reads that slot before the step's barrier
+        }
         const int width = st.hi - st.lo + 1;
         const Range rx{st.xlo, st.xhi}, re{st.elo, st.ehi}, roe{st.olo, st.ohi};
         int* const out_m = ring + st.m_row;
@@ -322,10 +326,6 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
                 if (lane == from) h = got;
             }
             if (on) finish(k, mv >= 0 ? h : WFA_NULL, iv, dv);
-        }
-        if (tid == planner) {
-            if (KEEP) base_of[s] = st.base;
-            plan_step(s + 1, plans[(s + 1) & 1]);
         }
         if (__syncthreads_or(mine != ~0ull)) break;
     }
