@@ -5,10 +5,10 @@
 #                                         profile_nw_wfa.py (the kernel alone: steps, kernel ms, us a score
 #                                         step), Nsight Compute on one nw_wfa launch (10^5 1%, linear, score)
 #   bash scripts/device_nw_wfa.sh final [OLD.cu]
-#                                         the same pytest and table (and, score only, with 512 threads and
-#                                         with an earlier wfa.cu OLD.cu), device_nw.py --side --force-wfa:
-#                                         `gpu` (cost-adaptive) and the WFA kernel forced against pywfa on one
-#                                         core, same process, same inputs (10^6: linear costs only), then ncu
+#                                         the same pytest, device_nw.py --side: `gpu` (cost-adaptive) against
+#                                         pywfa on one core, same process, same inputs (10^6: linear costs
+#                                         only), then the kernel alone (score, linear, 10^5 1% and 5%) with
+#                                         1,024 threads and with an earlier wfa.cu OLD.cu
 # pywfa's wheel in .whl/.
 set -u
 OUT=${OUT:-device_out}
@@ -21,18 +21,19 @@ if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
 fi
 python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py >"$OUT/pytest.log" 2>&1
 echo "pytest rc $?: $(tail -1 "$OUT/pytest.log")"
-python3 scripts/profile_nw_wfa.py >"$OUT/profile.log" 2>&1
-echo "profile rc $?"
-SHORT="--scores --costs linear --cases 100000-1 30368-10 100000-5"
+SHORT="--scores --costs linear --cases 100000-1 100000-5"
 if [ "$WHAT" = final ]; then
-    python3 scripts/profile_nw_wfa.py $SHORT --threads 512 >"$OUT/profile_512.log" 2>&1
-    [ -n "$OLD" ] && python3 scripts/profile_nw_wfa.py $SHORT --kernel-file "$OLD" >"$OUT/profile_old.log" 2>&1
-    python3 scripts/device_nw.py --side --force-wfa --skip-check --side-cases 100000-1 30368-10 100000-5 1000000-1 \
-        --side-affine-max 100000 --budget 150 --out "$OUT/side" >"$OUT/side.log" 2>&1
+    python3 scripts/device_nw.py --side --skip-check --side-cases 100000-1 30368-10 100000-5 1000000-1 \
+        --side-affine-max 100000 --budget 100 --out "$OUT/side" >"$OUT/side.log" 2>&1
     echo "side rc $?"
     grep -E "FAIL" "$OUT/side.log" | head
+    python3 scripts/profile_nw_wfa.py $SHORT --threads 1024 >"$OUT/profile_1024.log" 2>&1
+    [ -n "$OLD" ] && python3 scripts/profile_nw_wfa.py $SHORT --kernel-file "$OLD" >"$OUT/profile_old.log" 2>&1
+else
+    python3 scripts/profile_nw_wfa.py >"$OUT/profile.log" 2>&1
+    echo "profile rc $?"
 fi
-if command -v ncu >/dev/null; then
+if [ "$WHAT" = probe ] && command -v ncu >/dev/null; then
     # the kernel's name without its template arguments is nw_wfa (nw_wfa_pack runs first)
     timeout 90 ncu --set full -k regex:'^nw_wfa$' -c 1 -o "$OUT/nw_wfa" python3 scripts/profile_nw_wfa.py --ncu \
         >"$OUT/ncu_run.txt" 2>&1
@@ -42,8 +43,7 @@ if command -v ncu >/dev/null; then
     grep -E "Duration|Elapsed Cycles|Executed Ipc A|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Instructions  |Registers" \
         "$OUT/ncu.txt" | head -24
 fi
-cat "$OUT/profile.log"
-for f in profile_512 profile_old; do [ -f "$OUT/$f.log" ] && { echo "== $f"; cat "$OUT/$f.log"; }; done
+for f in profile profile_1024 profile_old; do [ -f "$OUT/$f.log" ] && { echo "== $f"; cat "$OUT/$f.log"; }; done
 if [ "$WHAT" = final ]; then
     grep -E "^  (gpu|pywfa|gpu-wfa) " "$OUT/side.log" | cut -c1-160
     sed -n '/^| case | costs/,$p' "$OUT/side.log"
