@@ -31,10 +31,11 @@ from splicedalign.workloads.nw.wfa_kernels import NULL
 
 KERNEL_FILE = Path(__file__).with_name("wfa.cu")
 MAX_THREADS = 1024
-# a single pair whose sequences fit in shared memory: 16 warps (10^5 at 1%, ~450 diagonals a step,
-# with an earlier step loop on an H100: 0.85 us a step against 0.96 with 32 warps, whose idle half
-# still ran each step's set-up; wider wavefronts the same; docs/experiments/nw-gpu.md run W3);
-# else MAX_THREADS (more loads in flight from global memory)
+# a single pair whose sequences fit in shared memory and whose wavefront stays within 2 diagonals a
+# thread: 16 warps (H200, 10^5 at 1% linear, ~450 diagonals a step: 0.65 us a step against 0.72
+# with 32 warps, whose idle half still runs each step's set-up); wider ones MAX_THREADS (10^5 at 5%,
+# ~2,250: 1.40 us a step against 1.58 with 16 warps; more loads in flight; docs/experiments/nw-gpu.md
+# run W4)
 SHARED_THREADS = 512
 PAD_A, PAD_B = 6, 7  # letters past the ends (4-bit codes): equal to nothing and to each other
 PAD_WORDS = 4  # words of pad letters after each packed sequence
@@ -111,7 +112,7 @@ def reach_table(x: int, o: int, e: int, steps: int) -> np.ndarray:
 
 def span(r: Any, n: Any, m: Any, mode: str) -> Any:
     """Diagonals of a wavefront reaching |k| <= r (r >= 0) of an n x m pair: -min(r, n) ..
-    min(r, m), or .. m in infix mode (wfa.cu range_of); element-wise over arrays."""
+    min(r, m), or .. m in infix mode (wfa.cu span_of); element-wise over arrays."""
     return np.minimum(r, n) + (m if mode == "infix" else np.minimum(r, m)) + 1
 
 
@@ -333,7 +334,10 @@ class WfaSolver:
         # the shared ring first unless the guess says it ends past it (10^5 1% affine: 10 ms of
         # 26 went to a first launch that gave up)
         first = 0 < near < steps and (expected is None or expected / g < near)
-        threads = SHARED_THREADS if seqs_fit(pair.n, pair.m, self.shared_bytes) else MAX_THREADS
+        guess = min(int(expected / g) if expected is not None else steps, reach.size - 1)
+        # the wavefront's width by the guessed end, at most 2 diagonals a thread of SHARED_THREADS
+        narrow = int(span(int(reach[:guess + 1].max()), pair.n, pair.m, mode)) <= 2 * SHARED_THREADS
+        threads = SHARED_THREADS if narrow and seqs_fit(pair.n, pair.m, self.shared_bytes) else MAX_THREADS
         for last in ((near, steps) if first else (steps,)):
             got = self.launch([pair], costs, traceback, mode, last - 1,
                               np.array([visits_upto(reach, pair.n, pair.m, mode, arrays, last)], np.int64), threads)
