@@ -103,6 +103,13 @@ struct alignas(16) Step {
     long long base;  // the step's room in the pool (KEEP)
 };
 
+// The planner's own state between steps (struct Step's author).
+struct Planner {
+    long long cursor, chunk_end;  // its room in the pool: the next free int, the chunk's end
+    long long visited;  // diagonals visited up to the planned step (I, D and M count one each)
+    int slot, gslot;  // the next planned step's s % ring_size and s % gap_ring
+};
+
 // reach[s] (-1: no wavefront at s, or s outside 0..last)
 __device__ __forceinline__ int reach_at(const int* __restrict__ reach, int s, int last) {
     return s < 0 || s > last ? -1 : __ldg(reach + s);
@@ -199,20 +206,22 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     const int oe = o + e;
     const bool ends_free = mode != MODE_GLOBAL;
     const int k_end = m - n;
-    // the planner's room in the pool: steps take it in turn from a chunk of d.chunk ints (one
-    // atomicAdd a chunk, not a step: its round trip would sit on every step's critical path)
-    long long cursor = 0, chunk_end = 0;
+    // the planner's state, in shared memory (registers are every thread's: 64 a thread at 1,024):
+    // its room in the pool, taken a chunk of d.chunk ints at a time (one atomicAdd a chunk, not a
+    // step: its round trip would sit on every step's critical path), the planned step's ring slots
+    // and the diagonals visited up to it
+    static __shared__ Planner pl;
     auto take = [&](int width) -> long long {  // room for `width` diagonals of I, D and M (-1: none left)
         const long long size = (long long)ARRAYS * width;
-        if (cursor + size > chunk_end) {
+        if (pl.cursor + size > pl.chunk_end) {
             const long long want = max(size, d.chunk);
             const long long at = (long long)atomicAdd(pool_top, (unsigned long long)want);
             if (at + want > pool_ints) return -1;
-            cursor = at;
-            chunk_end = at + want;
+            pl.cursor = at;
+            pl.chunk_end = at + want;
         }
-        const long long at = cursor;
-        cursor += size;
+        const long long at = pl.cursor;
+        pl.cursor += size;
         return at;
     };
     // thread `planner` plans each step a step ahead (its ranges, ring rows, room in the pool,
@@ -220,30 +229,32 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     // the reach table's loads and the ring's slot arithmetic; the last thread, whose warp has
     // diagonals only once the wavefront is nearly as wide as the block
     const int planner = threads - 1;
-    int slot = 0, gslot = 0;  // (planner) the planned step's s % ring_size and s % gap_ring
-    long long visited = 0;  // (planner) diagonals visited up to the planned step (I, D and M count one each)
     auto plan_step = [&](int t, Step& st) {  // (planner) step t's plan, t = 0 or the step after the last planned
         const Range r = span_of(reach_at(reach, t, max_steps), n, m, infix);
         const Range rx = span_of(reach_at(reach, t - x, max_steps), n, m, infix);
         const Range re = span_of(reach_at(reach, t - e, max_steps), n, m, infix);
         const Range ro = AFFINE ? span_of(reach_at(reach, t - oe, max_steps), n, m, infix) : Range{1, 0};
         const int width = r.width();
-        visited += (long long)ARRAYS * width;
+        pl.visited += (long long)ARRAYS * width;
         long long base = 0;
-        int stop = t > max_steps || visited > d.visits;
+        int stop = t > max_steps || pl.visited > d.visits;
         if (KEEP && !stop) {
             base = take(width);
             stop = base < 0;
         }
         const int gaps = ring_size * stride;  // I's rows, then D's
+        const int slot = pl.slot, gslot = pl.gslot;
         st = Step{r.lo, r.hi, rx.lo, rx.hi, re.lo, re.hi, ro.lo, ro.hi,
                   slot * stride, slot_back(slot, x, ring_size) * stride,
                   AFFINE ? gaps + slot_back(gslot, e, gap_ring) * stride : slot_back(slot, e, ring_size) * stride,
                   slot_back(slot, oe, ring_size) * stride, gaps + gslot * stride, stop, base};
-        slot = slot + 1 == ring_size ? 0 : slot + 1;
-        if (AFFINE) gslot = gslot + 1 == gap_ring ? 0 : gslot + 1;
+        pl.slot = slot + 1 == ring_size ? 0 : slot + 1;
+        if (AFFINE) pl.gslot = gslot + 1 == gap_ring ? 0 : gslot + 1;
     };
-    if (tid == planner) plan_step(0, plans[0]);
+    if (tid == planner) {
+        pl = Planner{0, 0, 0, 0, 0};
+        plan_step(0, plans[0]);
+    }
     if (tid == 0) found = ~0ull;
     __syncthreads();
     bool over = false;
