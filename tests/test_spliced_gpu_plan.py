@@ -350,6 +350,30 @@ def test_batches_respect_budget():
     assert launch.batches(cases, 2, budget=10**12) == [list(range(len(cases)))]
 
 
+def test_small_first_launch():
+    """Tuning.first_launch_share: a call of several launches starts with one of about that share
+    of the first launch's cells (at least throughput_cases cases); every case once, in order, each
+    launch within the budgets; a call of one launch is left alone."""
+    from splicedalign.workloads.spliced.gpu.flat import FlatCases
+
+    flat = FlatCases.of([c for seed in range(3) for c in tiny_set(seed=seed, bases=40)])
+    rows = launch._storage(flat, 8)[0]
+    budget = int(rows.sum() // 3)
+    for share in (1.0, 0.3):
+        tuning = launch.Tuning(row_budget=budget, first_launch_share=share, throughput_cases=4)
+        _, work, _ = launch.plan_launches(flat, Scoring(), False, 80 << 30, lambda ctype: True, tuning, 8)
+        order = [i for _, sel in work for i in sel]
+        assert order == list(range(len(flat))) and len(work) > 2
+        assert all(len(sel) == 1 or rows[sel].sum() <= budget for _, sel in work)
+        if share == 1.0:
+            plain = work
+        else:
+            first, full = flat.cells[work[0][1]].sum(), flat.cells[plain[0][1]].sum()
+            assert len(work[0][1]) >= 4 and first < 0.5 * full
+    one = launch.Tuning(first_launch_share=0.3)
+    assert len(launch.plan_launches(flat, Scoring(), False, 80 << 30, lambda ctype: True, one, 8)[1]) == 1
+
+
 def test_walks_short_paths_first_followed_last():
     cases = tiny_set(bases=4)
     paths = gpu_plan.longest_paths(cases)

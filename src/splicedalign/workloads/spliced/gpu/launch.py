@@ -92,6 +92,11 @@ class Tuning:
     # builds each part's records while the GPU walks the next (a first part at 0.1 instead of
     # 0.2 took 0.5 ms off the traced paper set).
     walk_shares: tuple[float, ...] = (0.1, 0.2)
+    # A call of several launches starts its GPU once its first launch is planned; where the host
+    # plans a launch faster than the GPU runs one, a smaller first launch starts the GPU sooner
+    # (the rest keep the batches' sizes): its cells as a share of what the first launch would
+    # hold. Each launch more costs its kernel's tail (~2-3 ms), replays included.
+    first_launch_share: float = 1.0
 
     def chain_bound(self, cases: int) -> bool:
         """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""
@@ -292,7 +297,11 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
     work = []
     for ctype, idx, part, record, sizes in groups:
         budget = tuning.move_budget if record else None
-        for run in batches(part, R, tuning.row_budget, budget, sizes, share):
+        runs = batches(part, R, tuning.row_budget, budget, sizes, share)
+        if len(runs) > 1 and tuning.first_launch_share < 1:
+            runs = _small_first(part, runs, tuning, lambda sub, s, moves=budget: batches(
+                sub, R, tuning.row_budget, moves, s, share), sizes)
+        for run in runs:
             sel = idx[run]
             if record and rows_per_lane is None and tuning.chain_bound(len(sel)):
                 # a chain launch holds more rows per lane than the batches assumed: its move
@@ -303,6 +312,21 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
                 work.append((ctype, sel, sizes[run]))
     needs = in_flight * max((int(s.sum()) for _, _, s in work), default=0)
     return in_flight, [(ctype, sel.tolist()) for ctype, sel, _ in work], min(needs, free)
+
+
+def _small_first(flat: FlatCases, runs: list[list[int]], tuning: Tuning,
+                 rebatch: Callable[[FlatCases, np.ndarray], list[list[int]]], sizes: np.ndarray) -> list[list[int]]:
+    """``runs`` (consecutive, more than one) with a first launch of about first_launch_share of
+    the first run's cells (at least throughput_cases cases), the rest batched again
+    (``rebatch(cases, their sizes)``)."""
+    first = np.asarray(runs[0])
+    cells = np.cumsum(flat.cells[first])
+    k = int(np.searchsorted(cells, tuning.first_launch_share * cells[-1])) + 1
+    k = min(max(k, tuning.throughput_cases), first.size)
+    if k >= first.size:
+        return runs
+    rest = np.arange(first[k], len(flat))
+    return [first[:k].tolist()] + [rest[r].tolist() for r in rebatch(flat.select(rest), sizes[rest])]
 
 
 def long_chains(cases: Sequence[TestCase] | FlatCases, tuning: Tuning = TUNING) -> list[int]:
