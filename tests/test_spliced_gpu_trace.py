@@ -409,7 +409,8 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
         kernel = _fake_function_with_trace(file, name, all_names, defines)
 
         def run(grid, block, args):
-            calls.append((name, args[0].copy() if name.startswith("wavefront") else int(args[1])))
+            if name.startswith(("wavefront", "trace_chains")):
+                calls.append((name, args[0].copy() if name.startswith("wavefront") else int(args[1])))
             kernel(grid, block, args)
         return run
 

@@ -57,6 +57,7 @@ from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
 GATHER_THREADS = 256
 GATHER_BLOCKS = 65_535  # the gather loops over exons grid-stride; more blocks add nothing
+FINALS_THREADS = 32  # the finals' gather: one score per exon, a warp per block (more blocks at once)
 TRACE_THREADS = os.cpu_count() or 1
 ROW_STORAGE_KEPT = IN_FLIGHT + 1  # launches' row storage kept filled between calls (GpuSolver._rows)
 CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recently used
@@ -109,10 +110,11 @@ class Work(NamedTuple):
 
 
 class Gather(NamedTuple):
-    """Every exon's last row, gathered consecutively (host traceback)."""
-    src: Any          # row-storage offset of each exon's last row (device)
+    """Pieces of row storage gathered consecutively (gather_rows): every exon's last row (host
+    traceback), or each exon's final score S(last, n) in input order (its finals)."""
+    src: Any          # row-storage offset of each piece (device)
     dst: Any          # its place in the gathered array (device)
-    length: Any       # its length, n + 1 (device)
+    length: Any       # its length: n + 1 (a last row), 1 (a final score) (device)
     host_dst: np.ndarray  # dst with the total at the end (host)
 
 
@@ -160,7 +162,7 @@ class _Inputs:
     tasks: Any
     base: Any
     tsel: Any
-    at: Any  # row-storage offset of every exon's final score S(last, n), in input order
+    finals: Gather  # every exon's final score S(last, n), in input order
     gather: Gather
     ready: Any  # event: the uploads are done
     trace: DeviceTrace | None = None  # made on the first device traceback of the batch
@@ -254,17 +256,19 @@ class GpuSolver:
         np.cumsum(length, out=dst[1:])
         at = np.empty_like(plan.last_row)  # the finals arrive in input order: no scatter on the host
         at[plan.input_index] = plan.last_row + plan.n[exon_case]
+        places = np.arange(at.size + 1, dtype=np.int64)
         followed = followed_tasks(plan, config.followed, config.least) if config.followed else None
         extra = [] if followed is None else [followed.tasks, followed.follow, followed.walked]
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
         upload = self.streams().upload
-        tasks, base_letters, target_letters, letter_cases, codes, at_d, src, dst_d, length_d, *more = UPLOADS.upload(
-            "inputs", [plan.tasks, plan.base_letters, plan.target_letters, plan.letter_cases(), LETTER_CODES, at,
-                       plan.last_row, dst[:-1], length.astype(np.int32)] + extra, upload)
+        (tasks, base_letters, target_letters, letter_cases, codes, at_d, places_d, ones_d, src, dst_d, length_d,
+         *more) = UPLOADS.upload("inputs", [plan.tasks, plan.base_letters, plan.target_letters, plan.letter_cases(),
+                                            LETTER_CODES, at, places[:-1], np.ones(at.size, np.int32), plan.last_row,
+                                            dst[:-1], length.astype(np.int32)] + extra, upload)
         base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
-        inputs = _Inputs(tuple(flat.cases), plan, tasks, base, tsel, at_d, Gather(src, dst_d, length_d, dst),
-                         upload.record())
+        inputs = _Inputs(tuple(flat.cases), plan, tasks, base, tsel, Gather(at_d, places_d, ones_d, places),
+                         Gather(src, dst_d, length_d, dst), upload.record())
         if followed is not None:
             inputs.followed = followed._replace(tasks=more[0], follow=more[1], walked=more[2])
         self.timing["upload"] += time.perf_counter() - t1
@@ -354,14 +358,14 @@ class GpuSolver:
             if config.free_ends:  # max_j S(last, j) per exon (plan order) and its first column
                 best = self._row_maxima(inputs, rows, config, defines)
                 finals = best[0]
-            else:
-                finals = rows[inputs.at]
+            else:  # by our gather kernel: CuPy's fancy indexing would cost a fresh process its NVRTC start
+                finals = self._gather(inputs.finals, rows, config, defines, FINALS_THREADS).rows
             gathered = traced = None
             if config.record:
                 traced, parts = self._trace_launch(inputs, flat, rows, moves, walked, config, defines, scoring, best)
             else:
                 if config.gather:
-                    gathered = self._gather(inputs, rows, config, defines)
+                    gathered = self._gather(inputs.gather, rows, config, defines)
                 parts = (Part((0, len(flat)), compute.record()),)
         self.timing["launch"] += time.perf_counter() - t0
         return _Job(work.sel, inputs, config, storage, used, moves, finals, counter, gathered, traced, events, parts,
@@ -423,7 +427,8 @@ class GpuSolver:
         copy.wait_event(event)
         finals = self._pinned.copy("finals", job.finals, copy) if part == 0 else None
         last = part == len(job.parts) - 1
-        error = cp.asnumpy(job.counter[1::2], stream=copy) if last else None
+        # the whole (contiguous) counter array: a strided view's copy would be a CuPy kernel
+        error = cp.asnumpy(job.counter, stream=copy)[1::2] if last else None
         # (last rows, their offsets) or, traced on the device, (out_case, out_exon, ops, first op)
         exon_rows = None
         if job.gathered is not None:
@@ -441,14 +446,16 @@ class GpuSolver:
             self._rows.give(job.storage, job.used)
         return finals, exon_rows
 
-    def _gather(self, inputs: _Inputs, rows, config: LaunchConfig, defines: dict) -> Gathered:
-        """Every exon's last row, consecutive on the device, and where each exon's row starts."""
+    def _gather(self, pieces: Gather, rows, config: LaunchConfig, defines: dict,
+                threads: int = GATHER_THREADS) -> Gathered:
+        """``pieces`` of row storage (a block of ``threads`` per piece), consecutive on the
+        device, and where each piece starts."""
         cp = device.cupy()
-        src, dst, length, host_dst = inputs.gather
+        src, dst, length, host_dst = pieces
         out = cp.empty(int(host_dst[-1]), dtype=rows.dtype)
         E = src.size
         gather = device.function(KERNEL_FILE, config.names[-2], config.names, defines)
-        gather((max(1, min(E, GATHER_BLOCKS)),), (GATHER_THREADS,), (rows, src, dst, length, np.int32(E), out))
+        gather((max(1, min(E, GATHER_BLOCKS)),), (threads,), (rows, src, dst, length, np.int32(E), out))
         return Gathered(out, host_dst)
 
     def _row_maxima(self, inputs: _Inputs, rows, config: LaunchConfig, defines: dict) -> tuple:
