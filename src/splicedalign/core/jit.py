@@ -91,7 +91,9 @@ def _loads_without_registries() -> None:
     from numba.core.runtime import rtsys
 
     rtsys.initialize(cpu_target.target_context)
-    caching.Cache.load_overload = _load_overload
+    if all(hasattr(caching.Cache, name) for name in ("_guard_against_spurious_io_errors", "_load_overload")):
+        caching.Cache.load_overload = _load_overload
+    # (else a numba whose cache is built otherwise: its own loads, refresh included)
 
 
 class _NoMaskedArray:
