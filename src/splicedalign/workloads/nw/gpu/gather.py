@@ -9,6 +9,7 @@ the GIL is taken back after every array's copy). Here the arrays' addresses are 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import numba
@@ -18,6 +19,7 @@ from numba.extending import intrinsic
 
 PARALLEL_MIN = 8  # numba threads from which the copy by address runs (else NumPy's concatenate)
 ARRAYS_MIN = 64  # and arrays (a single pair's two: concatenate, no wake-up of numba's threads)
+_one_at_a_time = threading.Lock()
 
 
 @intrinsic
@@ -57,4 +59,5 @@ def gather_into(out: np.ndarray, arrays: Sequence[np.ndarray], sizes: np.ndarray
         except TypeError:  # (not uint8)
             np.concatenate([np.asarray(a, np.uint8) for a in arrays], out=out)
     else:
-        _copy(where, np.ascontiguousarray(sizes, np.int64), np.ascontiguousarray(starts, np.int64), out)
+        with _one_at_a_time:  # (solvers of several GPUs run on threads; numba's workqueue layer takes one caller)
+            _copy(where, np.ascontiguousarray(sizes, np.int64), np.ascontiguousarray(starts, np.int64), out)
