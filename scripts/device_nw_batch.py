@@ -27,13 +27,12 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import numba
 import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver
-from splicedalign.workloads.nw.gpu import common, gather, wfa
+from splicedalign.workloads.nw.gpu import common, wfa
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
 from splicedalign.workloads.nw.gpu.solver import GpuSolver
 from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters, pywfa_model, pywfa_score
@@ -97,14 +96,11 @@ def correctness(seed: int, count: int, most: int) -> int:
 def host_pieces(pairs: list, repeats: int) -> None:
     """The host's pieces of a batch on this machine, each alone (median ms of --repeats): the
     gather of the pairs' 2 x count arrays (np.concatenate) into pinned and into pageable memory,
-    by their addresses on numba's threads (gather.gather_into, what the staging does), one memcpy
-    of as many bytes, their copy to the device from each, the lengths, the decoding
+    one memcpy of as many bytes, their copy to the device from each, the lengths, the decoding
     of a 5 MB text from pinned memory, 2,000 Results in bulk."""
     cp = device.cupy()
     arrays = [s for p in pairs for s in (p.a, p.b)]
-    sizes = np.array([a.size for a in arrays], np.int64)
-    starts = np.cumsum(sizes) - sizes
-    total = int(sizes.sum())
+    total = sum(a.size for a in arrays)
     pinned, pageable, flat = device.empty_pinned(total, np.uint8), np.empty(total, np.uint8), np.concatenate(arrays)
     pageable[:] = flat
     dev = cp.empty(total, cp.uint8)
@@ -122,9 +118,6 @@ def host_pieces(pairs: list, repeats: int) -> None:
     pieces = {
         f"gather {len(arrays)} arrays ({total / 1e6:.0f} MB) into pinned": lambda: np.concatenate(arrays, out=pinned),
         "gather into pageable": lambda: np.concatenate(arrays, out=pageable),
-        "their addresses (gather.addresses)": lambda: gather.addresses(arrays),
-        f"gather by addresses on {numba.get_num_threads()} threads into pinned (what ships)":
-            lambda: gather.gather_into(pinned, arrays, sizes, starts),
         "one memcpy, pageable -> pinned": lambda: np.copyto(pinned, flat),
         "one memcpy, pageable -> pageable": lambda: np.copyto(pageable, flat),
         "copy to the device from pinned (host wall)": lambda: h2d(pinned),

@@ -17,7 +17,7 @@ from test_nw_gpu_batch_model import fake_cupy, fake_kernel, model_text
 from test_nw_gpu_wfa_model import COSTS, EmuKernel, _pairs, emu  # noqa: F401 (emu: the fixture)
 
 from splicedalign.gpu import device
-from splicedalign.workloads.nw.gpu import batch, common, gather, wfa
+from splicedalign.workloads.nw.gpu import batch, common, wfa
 from splicedalign.workloads.nw.records import MODES, Costs, Pair, Result, cigar_cost
 from splicedalign.workloads.nw.reference import ReferenceSolver
 
@@ -75,39 +75,6 @@ def test_staging_sends_each_chunk_into_its_place(host, monkeypatch):
         a_at, b_at = staging.starts[2 * k], staging.starts[2 * k + 1]
         assert np.array_equal(np.asarray(staging.raw[a_at:a_at + p.n]), p.a)
         assert np.array_equal(np.asarray(staging.raw[b_at:b_at + p.m]), p.b)
-
-
-@pytest.mark.parametrize("parallel_min", (1, 1 << 20))
-def test_gather_by_addresses_equals_concatenate(parallel_min, monkeypatch):
-    """gather.gather_into: contiguous uint8 arrays (empty ones too) by address on numba's threads
-    (where it has PARALLEL_MIN of them); any other array (a strided view, another dtype), or too
-    few threads, makes it NumPy's concatenate of them all."""
-    monkeypatch.setattr(gather, "PARALLEL_MIN", parallel_min)
-    original, used = gather._copy, []
-
-    def counted(*args):
-        used.append(1)
-        original(*args)
-
-    monkeypatch.setattr(gather, "_copy", counted)
-    rng = np.random.default_rng(2632)
-    print("seed 2632")
-    arrays = [rng.integers(0, 6, int(rng.integers(0, 3000))).astype(np.uint8) for _ in range(300)]
-    arrays[7] = np.zeros(0, np.uint8)
-    for case in ("contiguous", "strided", "int64"):
-        given = list(arrays)
-        if case == "strided":
-            given[5] = rng.integers(0, 6, 400).astype(np.uint8)[::2]
-        if case == "int64":
-            given[9] = given[9].astype(np.int64)
-        assert (gather.addresses(given) is None) == (case != "contiguous")
-        sizes = np.array([a.size for a in given], np.int64)
-        starts = np.cumsum(sizes) - sizes
-        out = np.full(int(sizes.sum()), 99, np.uint8)
-        gather.gather_into(out, given, sizes, starts)
-        assert np.array_equal(out, np.concatenate([a.astype(np.uint8) for a in given])), case
-        assert bool(used) == (case == "contiguous" and parallel_min == 1), case
-        used.clear()
 
 
 def test_results_in_bulk_equal_the_dataclass():
