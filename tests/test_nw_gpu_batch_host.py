@@ -48,8 +48,8 @@ def test_chunk_bounds_cover_the_batch_in_order_growing(monkeypatch):
             assert sizes[c0:c1 + 1].sum() > limit
         limit = min(2 * limit, 450)
     assert common.chunk_bounds(np.zeros(0, np.int64)) == []
-    monkeypatch.undo()  # 2,000 pairs of 10 kb (40 MB, 38 MiB): 1, 2, 4, 8, 8, 8 MiB and the rest
-    assert len(common.chunk_bounds(np.full(2000, 20_000))) == 7
+    monkeypatch.undo()  # 2,000 pairs of 10 kb (40 MB, 38 MiB): 2, 4, 8, 16 MiB and the rest
+    assert len(common.chunk_bounds(np.full(2000, 20_000))) == 5
 
 
 def test_staging_sends_each_chunk_into_its_place(host, monkeypatch):

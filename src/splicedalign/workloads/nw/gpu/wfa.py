@@ -14,7 +14,7 @@ alignment, the CIGAR text (batch.cu's ``nw_band_text`` formats the runs the walk
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from numba import njit
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
 from splicedalign.workloads.nw.gpu import batch
-from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Staging, chunk_bounds, lengths, results, stamp
+from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Staging, chunk_bounds, lengths, results
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
 from splicedalign.workloads.nw.wfa_kernels import NULL
 
@@ -49,8 +49,7 @@ NAMES = tuple(SWEEP.format(affine=a, keep=k, shared=h) for a in ("false", "true"
               for h in ("false", "true")) + (PACK,)
 ALGORITHM = "wfa"
 PACK_THREADS = 256
-TEXTS_PRIORITY = -100  # a stream priority CUDA clamps to the device's highest (Hopper: -5)
-LAUNCH_STREAMS = 4  # a launch's chunks take these in turn (common.chunk_bounds: 7 chunks for 40 MB)
+LAUNCH_STREAMS = 4  # a launch's chunks take these in turn (common.chunk_bounds: 5 chunks for 40 MB)
 BATCH_THREADS = 256  # a batch's pairs of ~10 kb have wavefronts of a few hundred diagonals
 # dynamic shared memory a block may take (sm_80 allows 163 KiB a block, sm_90 227 KiB; a device's
 # own limit, when CuPy can tell it, replaces it)
@@ -384,17 +383,12 @@ class WfaSolver:
         visits = np.minimum(BATCH_SLACK * want * scale, BATCH_CELL_SHARE * n[ks] * m[ks]).astype(np.int64)
         near = shared_steps(reach, int(n[ks].max()), int(m[ks].max()), mode, x, o, e, self.shared_bytes)
         steps = min(steps, max(near, 1)) - 1
-        cells = (n[ks] * m[ks]).tolist()
-        made: list[Result] = []
-
-        def chunk_done(c0: int, c1: int, got: WfaAnswers) -> None:  # its Results while the later chunks run
-            made.extend(results([0 if s is None else s for s in got.score[c0:c1]], cells[c0:c1], "gpu",
-                                [0.0] * (c1 - c0), got.cigars[c0:c1], got.start2[c0:c1], got.end2[c0:c1], ALGORITHM))
-
         got = self.launch([pairs[k] for k in ks.tolist()], costs, traceback, mode, steps, visits, BATCH_THREADS,
-                          n[ks], m[ks], chunk_done)
+                          n[ks], m[ks])
+        cells = (n[ks] * m[ks]).tolist()
         share = (time.perf_counter() - t0) / max(1, sum(cells))
-        stamp(made, [share * c for c in cells])
+        made = results([0 if s is None else s for s in got.score], cells, "gpu", [share * c for c in cells],
+                       got.cigars, got.start2, got.end2, ALGORITHM)
         for k, score, result in zip(ks.tolist(), got.score, made):
             if score is not None:
                 answers[k] = result
@@ -402,27 +396,24 @@ class WfaSolver:
         return answers
 
     def streams(self) -> tuple[Any, list[Any], Any]:
-        """(copy, launches, texts): the streams of a launch, made once. The chunks' kernels go on
-        LAUNCH_STREAMS streams in turn, so that they run side by side; the texts' stream has the
-        device's highest priority, so that a finished chunk's text kernels do not queue behind
-        the blocks of the chunks launched after it."""
+        """(copy, launches, collect): the streams of a launch, made once. The chunks' kernels go on
+        LAUNCH_STREAMS streams in turn, so that they run side by side."""
         if self._streams is None:
             cuda = self.cp.cuda
             self._streams = (cuda.Stream(non_blocking=True),
                              [cuda.Stream(non_blocking=True) for _ in range(LAUNCH_STREAMS)],
-                             cuda.Stream(non_blocking=True, priority=TEXTS_PRIORITY))
+                             cuda.Stream(non_blocking=True))
         return self._streams
 
     def launch(self, pairs: Sequence[Pair], costs: Costs, traceback: bool, mode: str, max_steps: int,
-               visits: np.ndarray, threads: int, n: np.ndarray | None = None, m: np.ndarray | None = None,
-               on_chunk: Callable[[int, int, WfaAnswers], None] | None = None) -> WfaAnswers:
+               visits: np.ndarray, threads: int, n: np.ndarray | None = None, m: np.ndarray | None = None
+               ) -> WfaAnswers:
         """nw_wfa over ``pairs`` (each non-empty; lengths ``n``, ``m`` when the caller has them),
         pair p giving up past visits[p] diagonals or max_steps scores. The pairs go in chunks
         (``common.chunk_bounds``): a chunk's sequences are gathered and copied while the device
-        runs the chunks before it, and its CIGAR texts are made and copied back while it runs
-        the chunks after it; the descriptors, the kept wavefronts' pool and the answers are the
-        launch's, each chunk's kernels take their slice of them. ``on_chunk(c0, c1, answers)``:
-        called as pairs c0 .. c1 - 1 are answered (the later chunks still running)."""
+        runs the chunks before it; the descriptors, the kept wavefronts' pool and the answers are
+        the launch's, each chunk's kernels take their slice of them; the answers and CIGAR texts
+        come back once, for all."""
         cp = self.cp
         t0 = time.perf_counter()
         count = len(pairs)
@@ -433,7 +424,7 @@ class WfaSolver:
         config = configure(reach, n, m, mode, x, o, e, max_steps, threads, self.shared_bytes)
         # no step is wider than the table's n + m + 1 diagonals
         visits = np.minimum(visits, (n + m + 1) * config.arrays * (max_steps + 1))
-        copy, launches, texts = self.streams()
+        copy, launches, collect = self.streams()
         staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, copy)
         words = packed_words(staging.sizes)
         to = np.concatenate([[0], np.cumsum(words)])
@@ -496,25 +487,23 @@ class WfaSolver:
                     runs if runs is not None else out, out[c0:c1]), shared_mem=smem)
             done.append(stream.record())
         staged_ms = (time.perf_counter() - t0) * 1e3
-        # each chunk's answers (and texts) as it ends, in order, while the device runs the later ones
+        # the answers and texts of all chunks at once: the host is the batch's bottleneck (2,000 x
+        # 10 kb on the H200 host: ~12 ms of staging, ~9 of per-chunk answers and texts after it,
+        # ~1 ms of it a chunk in calls and waits), so nothing is gained collecting early chunks
+        for d in done:
+            collect.wait_event(d)
         got = device.empty_pinned((count, batch.OUT), np.int32)
-        answers = WfaAnswers([None] * count, [0] * count, [0] * count, [None] * count)
-        for c, (c0, c1) in enumerate(chunks):
-            texts.wait_event(done[c])
-            out[c0:c1].get(stream=texts, out=got[c0:c1])  # (synchronises)
-            steps = got[c0:c1, 0].tolist()
-            answers.score[c0:c1] = [s * g if s >= 0 else None for s in steps]
-            answers.end2[c0:c1] = got[c0:c1, 1].tolist()
-            if traceback and mode == "infix":
-                answers.start2[c0:c1] = got[c0:c1, 2].tolist()
-            if traceback and max(steps) >= 0:
-                made = batch.cigar_texts(self.pinned, desc_dev[c0:c1], runs, out[c0:c1], c1 - c0, texts, "wfa-text")
-                answers.cigars[c0:c1] = [t if s >= 0 else None for t, s in zip(made, steps)]
-            if on_chunk is not None:
-                on_chunk(c0, c1, answers)
+        out.get(stream=collect, out=got)  # (synchronises)
+        steps = got[:, 0].tolist()
+        cigars: list[str | None] = [None] * count
+        if traceback and max(steps) >= 0:
+            made = batch.cigar_texts(self.pinned, desc_dev, runs, out, count, collect, "wfa-text")
+            cigars = [t if s >= 0 else None for t, s in zip(made, steps)]
         device.check(cp)
         self.stats = {"pairs": count, "threads": config.threads, "shared": config.shared, "max_steps": max_steps,
                       "kernel_ms": max(cp.cuda.get_elapsed_time(start, d) for d in done), "pool_ints": pool_ints,
-                      "chunks": len(chunks), "staged_ms": staged_ms, "steps": got[:, 0].tolist()}
+                      "chunks": len(chunks), "staged_ms": staged_ms, "steps": steps}
+        answers = WfaAnswers([s * g if s >= 0 else None for s in steps], got[:, 1].tolist(),
+                             got[:, 2].tolist() if traceback and mode == "infix" else [0] * count, cigars)
         self.stats["ms"] = (time.perf_counter() - t0) * 1e3
         return answers
