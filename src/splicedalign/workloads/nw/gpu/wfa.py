@@ -383,8 +383,8 @@ class WfaSolver:
         visits = np.minimum(BATCH_SLACK * want * scale, BATCH_CELL_SHARE * n[ks] * m[ks]).astype(np.int64)
         near = shared_steps(reach, int(n[ks].max()), int(m[ks].max()), mode, x, o, e, self.shared_bytes)
         steps = min(steps, max(near, 1)) - 1
-        got = self.launch([pairs[k] for k in ks.tolist()], costs, traceback, mode, steps, visits, BATCH_THREADS,
-                          n[ks], m[ks])
+        taken = pairs if ks.size == count else [pairs[k] for k in ks.tolist()]
+        got = self.launch(taken, costs, traceback, mode, steps, visits, BATCH_THREADS, n[ks], m[ks])
         cells = (n[ks] * m[ks]).tolist()
         share = (time.perf_counter() - t0) / max(1, sum(cells))
         made = results([0 if s is None else s for s in got.score], cells, "gpu", [share * c for c in cells],
