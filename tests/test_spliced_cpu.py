@@ -42,16 +42,24 @@ def _same(want, got):
     assert got.chain == want.chain and got.alignment == want.alignment, got.case
 
 
-def test_batch_runs_cases_in_parallel_in_input_order(paper, two_threads):
+@pytest.mark.parametrize("scoring", [Scoring(2, -1, 1), Scoring(1, -1, 2, "free"),
+                                     Scoring(10**7, -1, 10**6)])  # the last: int32 and int64 cases mixed
+@pytest.mark.parametrize("traceback", [True, False])
+def test_batch_runs_cases_in_parallel_in_input_order(paper, two_threads, scoring, traceback):
+    """multicore's compiled batch (cpu.solve_batch: packed cases, threads drawing the next case)
+    gives sequential's scores, last-row scores, chains and alignments, in input order, in both
+    target-end modes, with and without traceback, a batch split by score type."""
     rng = np.random.default_rng(SEED)
     print("seed", SEED)
     cases = [random_spliced_case(rng, f"r{i}") for i in range(40)] + paper[200:206]
-    scoring = Scoring(2, -1, 1)
-    want = get_solver("sequential").solve_many(cases, scoring, traceback=True)
-    got = get_solver("multicore").solve_many(cases, scoring, traceback=True)
+    assert len({score_dtype(c.m, c.n, scoring) for c in cases}) == (2 if scoring.match == 10**7 else 1)
+    want = get_solver("sequential").solve_many(cases, scoring, traceback=traceback)
+    got = get_solver("multicore").solve_many(cases, scoring, traceback=traceback)
     assert [r.case for r in got] == [c.name for c in cases]
     for w, g in zip(want, got):
         _same(w, g)
+        assert g.seconds == pytest.approx(g.extra["seconds_score"] + g.extra["seconds_traceback"])
+        assert (g.extra["seconds_traceback"] > 0) == traceback and g.extra["seconds_score"] > 0
 
 
 @pytest.mark.slow

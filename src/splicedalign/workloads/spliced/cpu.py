@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-import dataclasses
+import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import numba
 import numpy as np
 
 from splicedalign.core.logs import Progress
-from splicedalign.workloads.spliced.base import LastRowSolver
+from splicedalign.workloads.spliced.backtrack import chains_and_alignments, exon_records
+from splicedalign.workloads.spliced.base import LastRowSolver, make_result
 from splicedalign.workloads.spliced.cpu_kernels import (
     COUNTER_STRIDE,
     lane_scores,
+    score_dtype,
     sequential_last_rows,
+    solve_cases,
     start_row,
     sweep_case_strips,
 )
@@ -31,6 +33,7 @@ MIN_STRIP_WIDTH = 64
 # Rows per pipeline step: strip s starts a tile once strip s-1 has finished its rows, so the
 # pipeline fills in strips x TILE_ROWS rows; a tile of 148 columns is a few microseconds.
 TILE_ROWS = 32
+PROGRESS_POLL_S = 0.2  # how often solve_batch's calling thread reads a running batch's progress
 
 
 def chunks(case: TestCase, chunk_cells: int = CHUNK_CELLS) -> list[tuple[int, int, int]]:
@@ -122,28 +125,94 @@ class MulticoreSolver(LastRowSolver):
             return self._serial.last_rows(case, scoring, dtype)
         return strip_pipeline_last_rows(case, scoring, dtype, width, self.tile_rows, f"{case.name} [{self.name}]")
 
-    def _one_core(self, case: TestCase, scoring: Scoring, traceback: bool) -> Result:
-        return dataclasses.replace(self._serial.solve(case, scoring, traceback), solver=self.name)
-
     def solve_many(
         self, cases: Sequence[TestCase], scoring: Scoring = Scoring(), traceback: bool = True
     ) -> list[Result]:
-        """Cases are independent: one per thread (the kernels release the GIL), largest
-        first so no core idles at the end behind a long case."""
+        """Cases are independent: a compiled batch per score type (``solve_batch``), each case
+        on one thread, largest first, every thread drawing the next case as it finishes one."""
         cases = list(cases)
-        workers = min(numba.get_num_threads(), len(cases))
-        if workers <= 1:
+        if min(numba.get_num_threads(), len(cases)) <= 1:
             return [self.solve(c, scoring, traceback) for c in cases]
-        order = sorted(range(len(cases)), key=lambda i: -cases[i].cells)
-        progress = Progress(f"align [{self.name}]", sum(c.cells for c in cases), len(cases))
         results: list[Result | None] = [None] * len(cases)
-        cells = 0
-        with ThreadPoolExecutor(workers) as pool:
-            futures = {pool.submit(self._one_core, cases[i], scoring, traceback): i for i in order}
-            for k, future in enumerate(as_completed(futures), 1):
-                i = futures[future]
-                results[i] = future.result()
-                cells += cases[i].cells
-                progress.update(cells, done_items=k)
-        progress.finish()
+        groups: dict[type, list[int]] = {}
+        for i, c in enumerate(cases):
+            groups.setdefault(score_dtype(c.m, c.n, scoring), []).append(i)
+        for dtype, index in groups.items():
+            for i, r in zip(index, solve_batch([cases[i] for i in index], scoring, traceback, dtype, self.name)):
+                results[i] = r
         return results  # type: ignore[return-value]
+
+
+def solve_batch(cases: Sequence[TestCase], scoring: Scoring, traceback: bool, dtype: type, solver: str) -> list[Result]:
+    """The cases in one compiled parallel call (cpu_kernels.solve_cases) on numba's threads,
+    packed into flat arrays (each distinct base and target once), progress reported from here
+    while it runs; then the chains and alignments of the whole batch in one pass
+    (backtrack.chains_and_alignments) and a Result per case. Each case's seconds are its own
+    (a clock inside the compiled call), kernel loading left out."""
+    C = len(cases)
+
+    def packed(sequences, codes_of):
+        spans, parts, seen, at = np.empty((C, 2), dtype=np.int64), [], {}, 0
+        for c, (key, case) in enumerate(zip(sequences, cases)):
+            if id(key) not in seen:  # cases of one base (or target) share its string: coded once
+                codes = codes_of(case)
+                seen[id(key)] = (at, at + len(codes))
+                parts.append(codes)
+                at += len(codes)
+            spans[c] = seen[id(key)]
+        return np.concatenate(parts), spans
+
+    bases, base_at = packed([c.base for c in cases], lambda c: c.base_codes)
+    targets, target_at = packed([c.target for c in cases], lambda c: c.target_codes)
+    K = np.array([c.K for c in cases], dtype=np.int64)
+    exon_at = np.zeros(C + 1, dtype=np.int64)
+    np.cumsum(K, out=exon_at[1:])
+    E = int(exon_at[-1])
+    firsts = np.concatenate([c.first_sorted for c in cases]).astype(np.int64, copy=False)
+    lasts = np.concatenate([c.last_sorted for c in cases]).astype(np.int64, copy=False)
+    by_lasts = np.concatenate([c.by_last for c in cases]).astype(np.int64, copy=False)
+    cells = np.array([c.cells for c in cases], dtype=np.int64)
+    ops_at = np.zeros(C + 1, dtype=np.int64)  # room for a path: every exon's rows, 2n columns
+    np.cumsum([c.exon_length_sum + 2 * c.n for c in cases] if traceback else np.zeros(C, np.int64), out=ops_at[1:])
+    finals = np.empty(E, dtype=dtype)
+    chain_length, ops_count = np.zeros(C, dtype=np.int64), np.zeros(C, dtype=np.int64)
+    positions, entered, ends, counts = (np.empty(E if traceback else 0, dtype=np.int64) for _ in range(4))
+    ops = np.empty(int(ops_at[-1]), dtype=np.uint8)
+    seconds = np.zeros((C, 2), dtype=np.float64)
+    claimed, done = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            solve_cases(numba.get_num_threads(), np.argsort(-cells, kind="stable"), claimed, done, cells, bases,
+                        base_at, targets, target_at, firsts, lasts, by_lasts, exon_at, dtype(scoring.match),
+                        dtype(scoring.mismatch), dtype(scoring.gap), dtype(scoring.lead), scoring.free_ends,
+                        traceback, finals, chain_length, positions, entered, ends, counts, ops, ops_at, ops_count,
+                        seconds)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the calling thread
+            failed.append(exc)
+
+    progress = Progress(f"align [{solver}]", int(cells.sum()), C)
+    worker = threading.Thread(target=run, name="spliced-multicore")
+    worker.start()
+    while True:  # from the start: a run that turns out long reports from its first seconds on
+        progress.update(int(done[0]), done_items=int(done[1]))
+        if not worker.is_alive():
+            break
+        worker.join(PROGRESS_POLL_S)
+    if failed:
+        raise failed[0]
+    progress.finish()
+    traced: list = [(None, None)] * C
+    if traceback:
+        heads = np.repeat(exon_at[:-1], chain_length)  # each chain exon's case's first row
+        rank = np.arange(int(chain_length.sum())) - np.repeat(np.cumsum(chain_length) - chain_length, chain_length)
+        rows = heads + rank
+        view = memoryview(ops).cast("B")
+        used = b"".join([view[a:a + k] for a, k in zip(ops_at[:-1].tolist(), ops_count.tolist())])
+        traced = chains_and_alignments(exon_records(cases), chain_length, ops_count, heads + positions[rows],
+                                       entered[rows], ends[rows], counts[rows], used, leading=not scoring.free_ends)
+    return [make_result(case, solver, finals[exon_at[c]:exon_at[c + 1]], float(seconds[c].sum()), *traced[c],
+                        {"seconds_score": float(seconds[c, 0]), "seconds_traceback": float(seconds[c, 1]),
+                         "seconds_loading": 0.0})
+            for c, case in enumerate(cases)]

@@ -215,6 +215,36 @@ def sched_yield(typingctx):
     return types.void(), codegen
 
 
+@intrinsic
+def fetch_add(typingctx, counters, i, value):
+    """counters[i] += value as one atomic step; returns the value before (a work counter
+    several threads draw from)."""
+    def codegen(context, builder, sig, args):
+        value = context.cast(builder, args[2], sig.args[2], types.int64)
+        return builder.atomic_rmw("add", _item_pointer(context, builder, sig, args), value, "seq_cst")
+    return types.int64(counters, i, value), codegen
+
+
+@intrinsic
+def monotonic(typingctx):
+    """Seconds on CLOCK_MONOTONIC (POSIX clock_gettime; Linux's clock id 1): a case's own time
+    inside a compiled batch."""
+    def codegen(context, builder, sig, args):
+        i64 = ir.IntType(64)
+        spec = cgutils.alloca_once(builder, ir.ArrayType(i64, 2))
+        byte_ptr = ir.IntType(8).as_pointer()
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(32), [ir.IntType(32), byte_ptr]),
+                                            "clock_gettime")
+        builder.call(fn, [ir.Constant(ir.IntType(32), 1), builder.bitcast(spec, byte_ptr)])
+        zero = ir.Constant(ir.IntType(32), 0)
+        sec = builder.load(builder.gep(spec, [zero, zero]))
+        nsec = builder.load(builder.gep(spec, [zero, ir.Constant(ir.IntType(32), 1)]))
+        double = ir.DoubleType()
+        return builder.fadd(builder.sitofp(sec, double),
+                            builder.fmul(builder.sitofp(nsec, double), ir.Constant(double, 1e-9)))
+    return types.float64(), codegen
+
+
 SPINS_BEFORE_YIELD = 1000
 
 
@@ -448,3 +478,86 @@ def trace_path(base, target, scores, first, last, by_last, last_rows, lead, k, j
         total += j0
     return (positions[:c][::-1].copy(), entered[:c][::-1].copy(), ends[:c][::-1].copy(), counts[:c][::-1].copy(),
             rev[:total][::-1].copy())
+
+
+@njit(cache=True, nogil=True)
+def solve_case(c, bases, base_at, targets, target_at, firsts, lasts, by_lasts, exon_at, match, mismatch, gap, lead,
+               free_ends, traceback, finals, chain_length, positions, entered, ends, counts, ops, ops_at, ops_count,
+               seconds):
+    """Case c of a packed batch (cpu.solve_batch: its base at bases[base_at[c, 0]:base_at[c, 1]],
+    its target likewise, its exons at exon_at[c]..exon_at[c+1]): every exon's last row in turn
+    (sequential_last_rows), its final scores into finals[exon_at[c]:], and with ``traceback``
+    the chain's path (trace_path, from backtrack.trace_start's cell) into its exons' slots of
+    positions/entered/ends/counts (chain_length[c] of them) and ops[ops_at[c]:] (ops_count[c]);
+    seconds[c] = (score, traceback) seconds."""
+    t0 = monotonic()
+    base = bases[base_at[c, 0]:base_at[c, 1]]
+    target = targets[target_at[c, 0]:target_at[c, 1]]
+    e0, e1 = exon_at[c], exon_at[c + 1]
+    first, last, by_last = firsts[e0:e1], lasts[e0:e1], by_lasts[e0:e1]
+    n = target.shape[0]
+    K = e1 - e0
+    lanes = simd.count(simd.splat(match))
+    codes = np.empty(n + 2 * lanes, dtype=finals.dtype)  # lane_scores' codes
+    for x in range(codes.shape[0]):
+        codes[x] = -1
+    for j in range(1, n + 1):
+        codes[codes.shape[0] - lanes - j] = target[j - 1]
+    scores = (codes, match, mismatch, gap)
+    rows = np.empty((K, n + 1), dtype=finals.dtype)
+    R = np.empty(n + 1, dtype=finals.dtype)
+    start_row(n, lead, R)
+    sequential_last_rows(base, scores, first, last, by_last, rows, R, 0, 0, K)
+    best = 0  # trace_start: the first exon reaching the best final score
+    for k in range(K):
+        f = rows[k, n]
+        if free_ends:
+            for j in range(n):
+                f = max(f, rows[k, j])
+        finals[e0 + k] = f
+        if f > finals[e0 + best]:
+            best = k
+    t1 = monotonic()
+    seconds[c, 0] = t1 - t0
+    if not traceback:
+        seconds[c, 1] = 0.0
+        return
+    j = n
+    if free_ends:  # and the first column of its last row reaching it
+        j = 0
+        for q in range(n + 1):
+            if rows[best, q] > rows[best, j]:
+                j = q
+    path = trace_path(base, target, scores, first, last, by_last, rows, lead, best, j, not free_ends)
+    length = path[0].shape[0]
+    chain_length[c] = length
+    positions[e0:e0 + length] = path[0]
+    entered[e0:e0 + length] = path[1]
+    ends[e0:e0 + length] = path[2]
+    counts[e0:e0 + length] = path[3]
+    ops_count[c] = path[4].shape[0]
+    ops[ops_at[c]:ops_at[c] + ops_count[c]] = path[4]
+    seconds[c, 1] = monotonic() - t1
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def solve_cases(threads, order, claimed, done_cells, cells, bases, base_at, targets, target_at, firsts, lasts, by_lasts,
+                exon_at, match, mismatch, gap, lead, free_ends, traceback, finals, chain_length, positions, entered,
+                ends, counts, ops, ops_at, ops_count, seconds):
+    """The cases of a packed batch on ``threads`` threads (numba.get_num_threads(), passed in:
+    asked inside, a kernel cannot be cached): each thread draws the next case of ``order``
+    (largest first) from the counter ``claimed[0]`` until none is left, so no thread idles while
+    cases remain, whatever their sizes; done_cells[0] counts the cells finished, done_cells[1]
+    the cases (progress). One
+    parallel region; the cases' Python objects stay out of it (solve_case)."""
+    for _ in prange(threads):
+        while True:
+            i = fetch_add(claimed, 0, 1)
+            if i >= order.shape[0]:
+                break
+            c = order[i]
+            solve_case(c, bases, base_at, targets, target_at, firsts, lasts, by_lasts, exon_at, match, mismatch, gap,
+                       lead, free_ends, traceback, finals, chain_length, positions, entered, ends, counts, ops, ops_at,
+                       ops_count, seconds)
+            fetch_add(done_cells, 0, cells[c])
+            fetch_add(done_cells, 1, 1)
