@@ -55,6 +55,16 @@ def timed_steps(log: list, origin: list) -> None:
         setattr(owner, name, staticmethod(step) if static else step)
 
 
+def keep_jobs(jobs: list) -> None:
+    """Wrap GpuSolver._launch so that each launch it queues appends its job to ``jobs``."""
+    launch = GpuSolver._launch
+
+    def keep(self, *a, **k):
+        jobs.append(launch(self, *a, **k))
+        return jobs[-1]
+    GpuSolver._launch = keep
+
+
 class TaskCounters:
     """Samples the task counter of every queued launch (``jobs``, as they are appended) from a
     host thread on a stream of its own, until stopped: (ms from ``origin``, tasks taken)."""
@@ -117,12 +127,7 @@ def main() -> None:
     jobs, steps, origin = [], [], [0.0]
     if args.events:
         timed_steps(steps, origin)
-        launch = GpuSolver._launch
-
-        def keep(self, *a, **k):
-            jobs.append(launch(self, *a, **k))
-            return jobs[-1]
-        GpuSolver._launch = keep
+        keep_jobs(jobs)
     for call in range(args.repeats + 1):
         jobs.clear()
         steps.clear()

@@ -257,13 +257,9 @@ steps, origin, jobs = [], [0.0], []
 if sys.argv[4] == "events":  # the host's steps and the kernels on one clock (benchmarks/spliced_profile.py)
     import os
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(os.environ["PYTHONPATH"])), "benchmarks"))
-    from spliced_profile import timed_steps
+    from spliced_profile import keep_jobs, timed_steps
     timed_steps(steps, origin)
-    _launch = GpuSolver._launch
-    def _keep(self, *a, **k):
-        jobs.append(_launch(self, *a, **k))
-        return jobs[-1]
-    GpuSolver._launch = _keep
+    keep_jobs(jobs)
 for key, (cases, traceback) in works.items():
     gpu = GpuSolver()
     steps.clear(), jobs.clear()
