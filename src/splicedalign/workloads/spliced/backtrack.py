@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from splicedalign.workloads.spliced.cpu_kernels import lane_scores, trace_path
+from splicedalign.workloads.spliced.cpu_kernels import final_scores, lane_scores, trace_path, trace_start
 from splicedalign.workloads.spliced.records import ExonAlignments, Scoring, TestCase
 
 Traced = tuple[tuple[int, ...], ExonAlignments]  # (chain: input exon indices, its alignments)
@@ -98,28 +98,16 @@ def chain_alignments_many(exons: np.ndarray, heads: np.ndarray, lengths: np.ndar
                                  leading)
 
 
-def trace_start(last_rows: np.ndarray, scoring: Scoring) -> tuple[int, int]:
-    """Where the traceback starts: (position, target column) of the best final score.
-
-    Global target ends: the first exon (by position) reaching max_k S(last(k), n, k), column n.
-    Free target ends: the first exon reaching max over k and j of S(last(k), j, k), and the
-    first column of its last row reaching it (the trailing target letters stay unaligned).
-    """
-    n = last_rows.shape[1] - 1
-    if not scoring.free_ends:
-        return int(np.argmax(last_rows[:, n])), n
-    k = int(np.argmax(last_rows.max(axis=1)))
-    return k, int(np.argmax(last_rows[k]))
-
-
 def trace_chain(case: TestCase, scoring: Scoring, last_rows: np.ndarray) -> Traced:
     """Chain (input exon indices, in order) and per-exon alignment reaching the best score
-    (SPEC §2; ``trace_start`` says where it ends).
+    (SPEC §2; cpu_kernels.trace_start says where it ends).
 
     ``last_rows`` are in (first, last) order, as every solver computes them, in the score type
     (cpu_kernels.score_dtype). The walk is cpu_kernels.trace_path's.
     """
-    k, j = trace_start(last_rows, scoring)
+    finals = np.empty(last_rows.shape[0], dtype=last_rows.dtype)
+    final_scores(last_rows, scoring.free_ends, finals)
+    k, j = trace_start(last_rows, finals, scoring.free_ends)
     dtype = last_rows.dtype.type
     positions, entered, ends, counts, ops = trace_path(
         case.base_codes, case.target_codes, lane_scores(case.target_codes, scoring, dtype), case.first_sorted,

@@ -14,16 +14,16 @@ import numpy as np
 from splicedalign.core import loading
 from splicedalign.core.errors import InputError
 from splicedalign.core.logs import Progress
+from splicedalign.workloads.spliced import cpu_kernels as kernels
 from splicedalign.workloads.spliced.backtrack import trace_chain
-from splicedalign.workloads.spliced.cpu_kernels import score_dtype
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
 
 
 def final_scores(rows: np.ndarray, scoring: Scoring) -> np.ndarray:
-    """Each exon's final score from its last row (SPEC §2): S(last(k), n, k), or with free target
-    ends max_j S(last(k), j, k) (trailing target letters unaligned at no cost)."""
-    n = rows.shape[1] - 1
-    return rows.max(axis=1) if scoring.free_ends else rows[:, n]
+    """Each exon's final score from its last row (cpu_kernels.final_scores)."""
+    out = np.empty(rows.shape[0], dtype=rows.dtype)
+    kernels.final_scores(rows, scoring.free_ends, out)
+    return out
 
 
 def refuse_free_ends(scoring: Scoring, solver: str) -> None:
@@ -59,7 +59,7 @@ class LastRowSolver:
     def solve(self, case: TestCase, scoring: Scoring = Scoring(), traceback: bool = True) -> Result:
         """Seconds leave out kernel loading (a process's first solve: numba's cache, its lazy
         imports), kept in extra ``seconds_loading``: the solve's own time on every call."""
-        dtype = score_dtype(case.m, case.n, scoring)
+        dtype = kernels.score_dtype(case.m, case.n, scoring)
         l0, t0 = loading.seconds(), time.perf_counter()
         rows = self.last_rows(case, scoring, dtype)
         l1, t1 = loading.seconds(), time.perf_counter()

@@ -35,11 +35,53 @@ def lane_scores(target_codes: np.ndarray, scoring: Scoring, dtype: type) -> tupl
     load. w(base code, column j) = match if the codes are equal else mismatch (wildcards are
     coded 4 in the base and 5 in the target and never match: core.alphabet).
     """
-    lanes = simd.lanes(dtype)
-    n = len(target_codes)
-    codes = np.full(n + 2 * lanes, -1, dtype=dtype)
-    codes[lanes:lanes + n] = target_codes[::-1]
+    codes = np.empty(len(target_codes) + 2 * simd.lanes(dtype), dtype=dtype)
+    lane_codes(target_codes, codes)
     return codes, dtype(scoring.match), dtype(scoring.mismatch), dtype(scoring.gap)
+
+
+@njit(cache=True, nogil=True)
+def lane_codes(target, codes):
+    """``codes`` (len(target) + 2 x lanes) as lane_scores says: the target's codes reversed, -1
+    in the padding at each end."""
+    lanes = (codes.shape[0] - target.shape[0]) // 2
+    for x in range(codes.shape[0]):
+        codes[x] = -1
+    for j in range(1, target.shape[0] + 1):
+        codes[codes.shape[0] - lanes - j] = target[j - 1]
+
+
+@njit(cache=True, nogil=True)
+def final_scores(rows, free_ends, out):
+    """Each exon's final score from its last row (SPEC §2) into ``out``: S(last(k), n, k), or with
+    free target ends max_j S(last(k), j, k) (trailing target letters unaligned at no cost)."""
+    n = rows.shape[1] - 1
+    for k in range(rows.shape[0]):
+        f = rows[k, n]
+        if free_ends:
+            for j in range(n):
+                f = max(f, rows[k, j])
+        out[k] = f
+
+
+@njit(cache=True, nogil=True)
+def trace_start(rows, finals, free_ends):
+    """Where the traceback starts: (position, target column) of the best final score (``finals``:
+    final_scores of ``rows``). Global target ends: the first exon (by position) reaching the best,
+    column n. Free target ends: that exon and the first column of its last row reaching it (the
+    trailing target letters stay unaligned)."""
+    n = rows.shape[1] - 1
+    k = 0
+    for q in range(finals.shape[0]):
+        if finals[q] > finals[k]:
+            k = q
+    j = n
+    if free_ends:
+        j = 0
+        for q in range(n + 1):
+            if rows[k, q] > rows[k, j]:
+                j = q
+    return k, j
 
 
 @njit(cache=True, nogil=True, boundscheck=False)
@@ -421,7 +463,7 @@ def trace_exon(base, target, scores, first, last, P, j_end):
 
 @njit(cache=True, nogil=True)
 def trace_path(base, target, scores, first, last, by_last, last_rows, lead, k, j, leading):
-    """The path of an optimal chain, from exon position k, column j (backtrack.trace_start)
+    """The path of an optimal chain, from exon position k, column j (trace_start)
     back to the chain's start, in one compiled call: (positions, j entered, j end, op counts)
     of the chain's exons in chain order, and the ops forward, led by the first exon's target
     letters against gaps when ``leading`` (global target ends).
@@ -487,7 +529,7 @@ def solve_case(c, bases, base_at, targets, target_at, firsts, lasts, by_lasts, e
     """Case c of a packed batch (cpu.solve_batch: its base at bases[base_at[c, 0]:base_at[c, 1]],
     its target likewise, its exons at exon_at[c]..exon_at[c+1]): every exon's last row in turn
     (sequential_last_rows), its final scores into finals[exon_at[c]:], and with ``traceback``
-    the chain's path (trace_path, from backtrack.trace_start's cell) into its exons' slots of
+    the chain's path (trace_path, from trace_start's cell) into its exons' slots of
     positions/entered/ends/counts (chain_length[c] of them) and ops[ops_at[c]:] (ops_count[c]);
     seconds[c] = (score, traceback) seconds."""
     t0 = monotonic()
@@ -497,38 +539,21 @@ def solve_case(c, bases, base_at, targets, target_at, firsts, lasts, by_lasts, e
     first, last, by_last = firsts[e0:e1], lasts[e0:e1], by_lasts[e0:e1]
     n = target.shape[0]
     K = e1 - e0
-    lanes = simd.count(simd.splat(match))
-    codes = np.empty(n + 2 * lanes, dtype=finals.dtype)  # lane_scores' codes
-    for x in range(codes.shape[0]):
-        codes[x] = -1
-    for j in range(1, n + 1):
-        codes[codes.shape[0] - lanes - j] = target[j - 1]
+    codes = np.empty(n + 2 * simd.count(simd.splat(match)), dtype=finals.dtype)
+    lane_codes(target, codes)
     scores = (codes, match, mismatch, gap)
     rows = np.empty((K, n + 1), dtype=finals.dtype)
     R = np.empty(n + 1, dtype=finals.dtype)
     start_row(n, lead, R)
     sequential_last_rows(base, scores, first, last, by_last, rows, R, 0, 0, K)
-    best = 0  # trace_start: the first exon reaching the best final score
-    for k in range(K):
-        f = rows[k, n]
-        if free_ends:
-            for j in range(n):
-                f = max(f, rows[k, j])
-        finals[e0 + k] = f
-        if f > finals[e0 + best]:
-            best = k
+    final_scores(rows, free_ends, finals[e0:e1])
     t1 = monotonic()
     seconds[c, 0] = t1 - t0
     if not traceback:
         seconds[c, 1] = 0.0
         return
-    j = n
-    if free_ends:  # and the first column of its last row reaching it
-        j = 0
-        for q in range(n + 1):
-            if rows[best, q] > rows[best, j]:
-                j = q
-    path = trace_path(base, target, scores, first, last, by_last, rows, lead, best, j, not free_ends)
+    k, j = trace_start(rows, finals[e0:e1], free_ends)
+    path = trace_path(base, target, scores, first, last, by_last, rows, lead, k, j, not free_ends)
     length = path[0].shape[0]
     chain_length[c] = length
     positions[e0:e0 + length] = path[0]

@@ -49,12 +49,12 @@ class _PaperAccelerator(LastRowSolver):
     def launches(self, case: TestCase) -> list[list[int]]:
         raise NotImplementedError
 
-    def last_rows(self, case: TestCase, scoring: Scoring, prof: np.ndarray) -> np.ndarray:
+    def last_rows(self, case: TestCase, scoring: Scoring, dtype: type) -> np.ndarray:
         cp = device.cupy()
         info = device.device_info()
-        ctype = "int" if prof.dtype == np.int32 else "long long"
+        ctype = "int" if dtype == np.int32 else "long long"
         kernel = device.function(KERNEL_FILE, f"accel_exons<{ctype}>", NAMES)
-        itemsize = prof.dtype.itemsize
+        itemsize = np.dtype(dtype).itemsize
         try:
             strip = strip_rows(case.n, itemsize, info["smem_optin"])
         except ValueError as exc:
@@ -67,7 +67,7 @@ class _PaperAccelerator(LastRowSolver):
             pinned[...] = arr
             host[name] = pinned
         d = {k: cp.asarray(v) for k, v in host.items()}
-        rows = cp.empty((case.K, case.n + 1), dtype=prof.dtype)
+        rows = cp.empty((case.K, case.n + 1), dtype=dtype)
         if self.poison:
             rows.fill(device.POISON)
         lengths = case.last_sorted - case.first_sorted + 1
