@@ -145,11 +145,5 @@ def results(score: list[int], cells: list[int], solver: str, seconds: list[float
 _FIELDS = tuple(f.name for f in fields(Result))
 
 
-def free_bytes(cp: Any) -> int:
-    """Device memory this process can still allocate: the driver's free bytes plus the blocks
-    CuPy's pool holds for reuse (freed arrays of earlier solves)."""
-    return int(cp.cuda.runtime.memGetInfo()[0]) + int(cp.get_default_memory_pool().free_bytes())
-
-
 def gib(n_bytes: int) -> str:
     return f"{n_bytes / 2**30:.1f} GiB"

@@ -14,7 +14,7 @@ from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
 from splicedalign.workloads.nw.cigar import cigar_string
-from splicedalign.workloads.nw.gpu.common import free_bytes, gib, screen
+from splicedalign.workloads.nw.gpu.common import gib, screen
 from splicedalign.workloads.nw.records import Costs, Pair, Result
 
 KERNEL_FILE = Path(__file__).with_name("paper.cu")
@@ -37,9 +37,9 @@ class TilesSolver:
             return answer
         cp = self.cp
         need = (pair.n + 1) * (pair.m + 1) * 4
-        if need > 0.9 * free_bytes(cp):
+        if need > 0.9 * device.free_memory():
             raise SolverUnavailable(f"nw-tiles keeps the whole table: {gib(need)} for {pair.n:,} x {pair.m:,}, "
-                                    f"{gib(free_bytes(cp))} free on the device; use gpu")
+                                    f"{gib(device.free_memory())} free on the device; use gpu")
         t0 = time.perf_counter()
         diagonal = device.function(KERNEL_FILE, "tiles_diagonal", NAMES, DEFINES)
         borders = device.function(KERNEL_FILE, "tiles_borders", NAMES, DEFINES)

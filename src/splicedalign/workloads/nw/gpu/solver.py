@@ -27,7 +27,7 @@ from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.gpu import band as bands
 from splicedalign.workloads.nw.gpu import wfa
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
-from splicedalign.workloads.nw.gpu.common import free_bytes, gib, screen
+from splicedalign.workloads.nw.gpu.common import gib, screen
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, Costs, Pair, Result, check_mode
 
 KERNEL_FILE = Path(__file__).with_name("strips.cu")
@@ -256,7 +256,7 @@ class GpuSolver:
         return first.size * (int((last - first).max()) + 1) * 32 * (self.band_rows // 2) * 4
 
     def codes_fit(self, pair: Pair, band: bands.Band) -> bool:
-        return self.codes_bytes(pair, band) <= CHECKPOINT_SHARE * free_bytes(self.cp)
+        return self.codes_bytes(pair, band) <= CHECKPOINT_SHARE * device.free_memory()
 
     def band_pass(self, pair: Pair, costs: Costs, mode: str, band: bands.Band, traceback: bool,
                   inputs: tuple[Any, Any]) -> BandPass:
@@ -274,7 +274,8 @@ class GpuSolver:
             if not self.codes_fit(pair, band):
                 raise SolverUnavailable(
                     f"gpu: the alignment of {n:,} x {m:,} in a band of {band.hi - band.lo + 1:,} diagonals needs "
-                    f"{gib(need)} of codes, {gib(free_bytes(cp))} free on the device; use --score-only or multicore")
+                    f"{gib(need)} of codes, {gib(device.free_memory())} free on the device; "
+                    "use --score-only or multicore")
             bits = cp.empty(need // 4, dtype=cp.uint32)
             if self.poison:
                 bits.fill(0xFFFFFFFF)
@@ -388,14 +389,14 @@ class GpuSolver:
         it whose checkpoints fit; SolverUnavailable when even the rows do not fit."""
         if self.cols_every:
             return self.cols_every
-        budget = CHECKPOINT_SHARE * free_bytes(self.cp)
+        budget = CHECKPOINT_SHARE * device.free_memory()
         row_bytes = strips * (pair.m + GROUP) * 4
         every = span
         while row_bytes + 4 * pair.n * (pair.m // every) > budget:
             if every > pair.m:
                 raise SolverUnavailable(
                     f"gpu: the alignment of {pair.n:,} x {pair.m:,} needs {gib(row_bytes)} of checkpoint rows, "
-                    f"{gib(free_bytes(self.cp))} free on the device; use --score-only")
+                    f"{gib(device.free_memory())} free on the device; use --score-only")
             every *= 2
         return every
 
@@ -407,8 +408,7 @@ class GpuSolver:
         walk = self.kernel(f"nw_walk<{r}>")
         every = cols_every if pair.m >= cols_every else pair.m + GROUP  # no checkpoint column
         smem = (every // GROUP) * 32 * (-(-r // 4)) * 4
-        if smem > 48 * 1024:
-            walk.max_dynamic_shared_size_bytes = smem
+        device.allow_shared_memory(walk, smem)
         ops = cp.empty(pair.n + pair.m, dtype=cp.int8)
         state = cp.full(3, -1, dtype=cp.int32)
         match, mismatch, indel = costs.as_tuple()

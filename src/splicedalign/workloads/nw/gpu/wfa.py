@@ -464,8 +464,7 @@ class WfaSolver:
         kernel = self.kernel(SWEEP.format(affine="true" if o > 0 else "false", keep="true" if traceback else "false",
                                           shared="true" if config.shared and config.seqs_shared else "false"))
         smem = config.smem
-        if smem > 48 * 1024:
-            kernel.max_dynamic_shared_size_bytes = smem
+        device.allow_shared_memory(kernel, smem)
         steps1 = max_steps + 1
         chunks = chunk_bounds(n + m)
         start, done = cp.cuda.Event(), []
