@@ -505,7 +505,11 @@ def main() -> int:
     seed = int(time.time_ns() % 2**32)
     say(f"device {info}  seed {seed}")
     counts, failures = ({}, []) if args.skip_correctness else correctness(args, say, seed)
-    say(f"host planning: numba {numba.__version__}, threading layer {numba.threading_layer()} of "
+    try:  # set by the first parallel pass: none has run when the correctness part is skipped
+        layer = numba.threading_layer()
+    except ValueError:
+        layer = "not started yet"
+    say(f"host planning: numba {numba.__version__}, threading layer {layer} of "
         f"{', '.join(threading_layers())} available, {numba.get_num_threads()} threads")
     rows = [] if args.skip_targets else targets(args, say)
     for wanted, check in ((args.host, host_parts), (args.cold is not None, cold), (args.shared_gpu, shared_gpu)):
