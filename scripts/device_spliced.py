@@ -349,8 +349,8 @@ def host_parts(args, say) -> tuple[list, list[str]]:
     from splicedalign.workloads.spliced.gpu import launch, plan
     from splicedalign.workloads.spliced.gpu.flat import FlatCases
 
-    # the letters (Python strings) on this thread, beside the task passes on the planner's
-    passes = ("_exon_union", "letters", "check_letters", "_planned_tasks")
+    passes = ("_exon_union", "checked_letters", "_exon_order", "_fold_writers", "_slots", "_launch_order",
+              "_row_offsets", "_write_tasks")
     spent: dict[str, float] = {}
 
     def timed(name: str):
@@ -364,7 +364,7 @@ def host_parts(args, say) -> tuple[list, list[str]]:
                 spent[name] = spent.get(name, 0.0) + time.perf_counter() - t
         return run
 
-    for name in passes:  # each part of build_plan timed where plan.py calls it
+    for name in passes:  # each pass of build_plan timed where plan.py calls it
         setattr(plan, name, timed(name))
 
     def parts(cases) -> dict[str, float]:

@@ -172,14 +172,16 @@ def bad_letter(kind: str, cases: Sequence[TestCase]) -> None:
     raise AssertionError("a bad letter no case holds")
 
 
-def check_letters(raw: np.ndarray, lut: np.ndarray, kind: str, cases: Sequence[TestCase]) -> None:
-    """Every letter of ``raw`` (the bases' or the targets' letters of ``cases``: ``kind``) has a
-    code in ``lut``; else the case's own one-line error (bad_letter). The codes themselves are
-    made on the device (wavefront.cu, encode_inputs)."""
+def checked_letters(strings: Sequence[str], lut: np.ndarray, kind: str, cases: Sequence[TestCase]) -> np.ndarray:
+    """The bytes of ``strings`` concatenated (letters), each one checked to have a code in
+    ``lut``: a letter outside the alphabet raises the case's own one-line error (bad_letter).
+    The codes themselves are made on the device (wavefront.cu, encode_inputs)."""
+    raw = letters(strings)
     with PARALLEL:
         bad = _count_bad(raw, lut)
     if bad:
         bad_letter(kind, cases)
+    return raw
 
 
 @njit(cache=True, parallel=True)

@@ -30,10 +30,7 @@ consumers); interleaving cases by relative position keeps many independent tasks
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -47,8 +44,7 @@ from splicedalign.workloads.spliced.gpu.flat import (
     PARALLEL,
     TARGET_LUT,
     FlatCases,
-    check_letters,
-    letters,
+    checked_letters,
 )
 from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Scoring, TestCase
 
@@ -311,26 +307,22 @@ def target_stride(n: np.ndarray) -> np.ndarray:
     return round_up(n + 1) + TARGET_MARGIN
 
 
-def _layout(flat: FlatCases) -> tuple[tuple, np.ndarray, np.ndarray, int]:
-    """Where the letters go ("Letters"): (the bases' exon-row intervals (base, lo, hi), each
-    exon's offset in their letters, each case's target offset, the selectors' size). Bases: each
-    one's exon rows only, the union of its cases' exons (the kernels read no other row: 11% of
-    the paper set's 10 MB of bases), concatenated; cases of one base share them. Targets: each
-    case's TARGET_MARGIN from the next's and from the ends."""
+def _pack_sequences(flat: FlatCases) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """(base letters, each exon's offset in them, target letters, each case's target offset, the
+    selectors' size) ("Letters"). Bases: each one's exon rows only, the union of its cases'
+    exons (the kernels read no other row: 11% of the paper set's 10 MB of bases), concatenated;
+    cases of one base share them. Targets: each case's TARGET_MARGIN from the next's and from
+    the ends."""
     with PARALLEL:
-        *intervals, exon_base = _exon_union(flat.exon_start, flat.first, flat.last, flat.base_index,
-                                            len(flat.bases))
-    stride = target_stride(flat.n)
-    return tuple(intervals), exon_base, TARGET_MARGIN + np.cumsum(stride) - stride, TARGET_MARGIN + int(stride.sum())
-
-
-def _letters(flat: FlatCases, intervals: tuple) -> tuple[np.ndarray, np.ndarray]:
-    """(the letters of the bases' exon-row ``intervals``, the targets' letters), unchecked: Python
-    strings sliced and joined (the GIL held throughout)."""
+        iv_base, iv_lo, iv_hi, exon_base = _exon_union(flat.exon_start, flat.first, flat.last, flat.base_index,
+                                                       len(flat.bases))
     bases = flat.bases
-    iv_base, iv_lo, iv_hi = (a.tolist() for a in intervals)
-    return (letters([bases[b][lo - 1:hi] for b, lo, hi in zip(iv_base, iv_lo, iv_hi)]),
-            letters([c.target for c in flat.cases]))
+    base = checked_letters([bases[b][lo - 1:hi] for b, lo, hi in zip(iv_base.tolist(), iv_lo.tolist(),
+                                                                     iv_hi.tolist())], BASE_LUT, "base", flat.cases)
+    stride = target_stride(flat.n)
+    tgt_off = TARGET_MARGIN + np.cumsum(stride) - stride
+    target = checked_letters([c.target for c in flat.cases], TARGET_LUT, "target", flat.cases)
+    return base, exon_base, target, tgt_off, TARGET_MARGIN + int(stride.sum())
 
 
 @njit(cache=True, parallel=True)
@@ -617,49 +609,6 @@ def _write_tasks(exon_start, first, last, n, tgt_off, exon_base, P, floors, by_l
     return tasks, last_row, strip_task, moves_at[-1]
 
 
-class Planner:
-    """One thread per process that runs a plan's compiled task passes (_plan_tasks, which
-    releases the GIL) while the calling thread cuts the letters from the cases' strings: made on
-    first use, and again in a forked child (which has none of its parent's threads)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._pool: ThreadPoolExecutor | None = None
-        self._pid = 0
-
-    def submit(self, fn, *args) -> Future:
-        with self._lock:
-            if self._pool is None or self._pid != os.getpid():
-                self._pool, self._pid = ThreadPoolExecutor(1, thread_name_prefix="spliced-planner"), os.getpid()
-            return self._pool.submit(fn, *args)
-
-
-PLANNER = Planner()
-
-
-def _planned_tasks(*args) -> tuple:
-    """_plan_tasks under the parallel passes' lock (flat.PARALLEL), on the planner's thread."""
-    with PARALLEL:
-        return _plan_tasks(*args)
-
-
-@njit(cache=True, nogil=True)
-def _plan_tasks(start, first, last, n, stride, tgt_off, exon_base, P, floors, entry, late,
-                ranges):  # pragma: no cover - compiled
-    """build_plan's task passes, one compiled call (the GIL released until it returns), rows of
-    ``stride`` elements: (by_last, p, the task records, each exon's last row, every strip's
-    launch index, each exon's first strip, rows_size, move units)."""
-    by_last, p, S, folds = _exon_order(start, first, last, P)
-    fold_base, fold_exon, case_tasks = _fold_writers(start, p, S, folds, entry)
-    strip_base, strip_slot, fold_slot, slot_case = _slots(start, p, S, folds, fold_base, fold_exon, case_tasks, late)
-    launch = _launch_order(case_tasks, slot_case, ranges)
-    row_at, fold_row, rows_size = _row_offsets(launch, slot_case, stride, fold_base, fold_exon, fold_slot)
-    tasks, last_row, strip_task, move_units = _write_tasks(start, first, last, n, tgt_off, exon_base, P, floors,
-                                                           by_last, p, S, folds, fold_base, fold_exon, strip_base,
-                                                           strip_slot, fold_slot, launch, row_at, fold_row)
-    return by_last, p, tasks, last_row, strip_task, strip_base, rows_size, move_units
-
-
 def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_rows_floor=None, late_folds=None,
                entry_folds=True) -> Plan:
     """The plan of one launch whose strips hold up to 32 * rows_per_lane rows; a strip runs with
@@ -675,20 +624,19 @@ def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_r
     assert ((floors >= MIN_LANE_ROWS) | (floors >= rows_per_lane)).all(), "the kernel has no sweep for fewer rows"
     late = np.zeros(C, np.int64) if late_folds is None else np.asarray(late_folds, dtype=np.int64)
     entry = np.broadcast_to(np.asarray(entry_folds, dtype=np.int64), (C,)).copy()
-    intervals, exon_base, tgt_off, target_size = _layout(flat)
-    # The task passes (compiled, the GIL released) on the planner's thread while this one cuts
-    # the letters from the Python strings (GIL-bound): on the device host ~2 ms a paper set of
-    # each, ~15 ms each for a launch of 4.3 sets.
-    planning = PLANNER.submit(_planned_tasks, flat.exon_start, flat.first, flat.last, flat.n, round_up(flat.n + 1),
-                              tgt_off, exon_base, WARP * rows_per_lane, floors, entry, late,
-                              ORDER_RANGES_PER_THREAD * get_num_threads())
-    try:
-        base, target = _letters(flat, intervals)
-    finally:
-        by_last, p, tasks, last_row, strip_task, strip_base, rows_size, move_units = planning.result()
-    check_letters(base, BASE_LUT, "base", flat.cases)
-    check_letters(target, TARGET_LUT, "target", flat.cases)
-    start, n = flat.exon_start, flat.n
+    base, exon_base, target, tgt_off, target_size = _pack_sequences(flat)
+    P = WARP * rows_per_lane
+    start, first, last, n = flat.exon_start, flat.first, flat.last, flat.n
+    with PARALLEL:
+        by_last, p, S, folds = _exon_order(start, first, last, P)
+        fold_base, fold_exon, case_tasks = _fold_writers(start, p, S, folds, entry)
+        strip_base, strip_slot, fold_slot, slot_case = _slots(start, p, S, folds, fold_base, fold_exon, case_tasks,
+                                                              late)
+        launch = _launch_order(case_tasks, slot_case, ORDER_RANGES_PER_THREAD * get_num_threads())
+        row_at, fold_row, rows_size = _row_offsets(launch, slot_case, round_up(n + 1), fold_base, fold_exon, fold_slot)
+        tasks, last_row, strip_task, move_units = _write_tasks(
+            start, first, last, n, tgt_off, exon_base, P, floors, by_last, p, S, folds, fold_base, fold_exon,
+            strip_base, strip_slot, fold_slot, launch, row_at, fold_row)
     _check_offsets(rows_size, base.size, target_size, move_units)
     return Plan(tasks, base, target, target_size, int(rows_size), flat.exon_case, start, last_row, n,
                 flat.order + np.repeat(start[:-1], flat.K), flat.cells, tgt_off, strip_task, strip_base,
