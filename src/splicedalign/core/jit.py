@@ -92,7 +92,7 @@ def _loads_without_registries() -> None:
 
     rtsys.initialize(cpu_target.target_context)
     if all(hasattr(caching.Cache, name) for name in ("_guard_against_spurious_io_errors", "_load_overload")):
-        caching.Cache.load_overload = _load_overload
+        caching.Cache.load_overload = _load_overload  # type: ignore[method-assign]
     # (else a numba whose cache is built otherwise: its own loads, refresh included)
 
 

@@ -75,7 +75,8 @@ def load(typingctx, arr, start):
         return None
 
     def codegen(context, builder, sig, args):
-        return builder.load(_vector_pointer(context, builder, sig.args[0], *args, vec), align=1)
+        arr, start = args
+        return builder.load(_vector_pointer(context, builder, sig.args[0], arr, start, vec), align=1)
     return vec(arr, start), codegen
 
 
@@ -207,8 +208,9 @@ def _target_has(feature: str) -> bool:
     """Whether numba compiles for a CPU with ``feature``: the host's, or with NUMBA_CPU_NAME set
     (a portable cache, say) only what NUMBA_CPU_FEATURES names (then lookup may take the
     per-lane path: a CPU name's implied features are not known here)."""
-    if numba.config.CPU_NAME and numba.config.CPU_NAME != "host":
-        features = numba.config.CPU_FEATURES or ""
+    name = getattr(numba.config, "CPU_NAME", None)  # numba.config's settings are set at run time
+    if name and name != "host":
+        features = getattr(numba.config, "CPU_FEATURES", None) or ""
     else:
         features = llvm.get_host_cpu_features().flatten()
     return f"+{feature}" in features.split(",")
