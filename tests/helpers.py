@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
 import shutil
 import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from splicedalign.workloads.spliced.records import Exon, TestCase
 
@@ -86,3 +89,19 @@ def console(*argv: str, check: bool = False, stdin: str | None = None) -> subpro
     exe = shutil.which("splicedalign")
     assert exe, "console script splicedalign not installed (pip install -e .)"
     return subprocess.run([exe, *argv], capture_output=True, text=True, check=check, input=stdin)
+
+
+def kernel_host_build(source: Path, defines: dict, folder: Path) -> ctypes.CDLL:
+    """A .cu kernel's g++ host build (``source``: a tests/*_emu/*.cpp that includes it with the
+    CUDA keywords of tests/cuda_emu.h) as a shared library, the kernel's -D macros given; skips
+    the test where g++ is missing."""
+    if shutil.which("g++") is None:
+        pytest.skip("g++ not found: the kernel's host build needs it")
+    root = Path(__file__).resolve().parents[1]
+    lib = folder / f"{source.stem}.so"
+    done = subprocess.run(["g++", "-O1", "-std=c++20", "-pthread", "-shared", "-fPIC", "-D__CUDACC_RTC__",
+                           *(f"-D{k}={v}" for k, v in defines.items()),
+                           "-I", str(root / "src/splicedalign/gpu/include"), "-o", str(lib), str(source)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return ctypes.CDLL(str(lib))

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import kernel_host_build
 from test_nw_gpu_batch_model import fake_cupy, fake_kernel, model_text
 from test_nw_gpu_wfa_model import COSTS, EmuKernel, _pairs, emu  # noqa: F401 (emu: the fixture)
 
@@ -152,15 +151,7 @@ def test_wfa_batch_results_are_the_kernels_answers(chunked, monkeypatch):
 @pytest.fixture(scope="module")
 def text_emu(tmp_path_factory):
     """batch.cu's nw_band_text built for the host (tests/nw_emu/text_host.cpp: a warp's lanes as threads)."""
-    if shutil.which("g++") is None:
-        pytest.skip("g++ not found: the kernel's host build needs it")
-    lib = tmp_path_factory.mktemp("text") / "text_emu.so"
-    flags = [f"-D{k}={v}" for k, v in batch.DEFINES.items()]
-    done = subprocess.run(["g++", "-O1", "-std=c++20", "-pthread", "-shared", "-fPIC", "-D__CUDACC_RTC__", *flags,
-                           "-I", str(ROOT / "src/splicedalign/gpu/include"), "-o", str(lib),
-                           str(ROOT / "tests/nw_emu/text_host.cpp")], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return ctypes.CDLL(str(lib))
+    return kernel_host_build(ROOT / "tests/nw_emu/text_host.cpp", batch.DEFINES, tmp_path_factory.mktemp("text"))
 
 
 def test_text_kernel_a_warp_a_pair_on_the_host_build(text_emu, host, monkeypatch):

@@ -6,12 +6,11 @@ against the CPU solvers on random pairs of every mode and cost model, every CIGA
 from __future__ import annotations
 
 import ctypes
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import kernel_host_build
 from test_nw_gpu_batch_model import fake_cupy, fake_kernel
 
 from splicedalign.gpu import device
@@ -28,15 +27,7 @@ COSTS = (Costs(0, 1, 3), Costs(0, 4, 2, 6), Costs(0, 3, 2, 5), Costs(0, 2, 1), C
 
 @pytest.fixture(scope="module")
 def emu(tmp_path_factory):
-    if shutil.which("g++") is None:
-        pytest.skip("g++ not found: the kernel's host build needs it")
-    lib = tmp_path_factory.mktemp("wfa") / "wfa_emu.so"
-    flags = [f"-D{k}={v}" for k, v in wfa.DEFINES.items()]
-    done = subprocess.run(["g++", "-O1", "-std=c++20", "-pthread", "-shared", "-fPIC", "-D__CUDACC_RTC__", *flags,
-                           "-I", str(ROOT / "src/splicedalign/gpu/include"), "-o", str(lib), str(EMU)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return ctypes.CDLL(str(lib))
+    return kernel_host_build(EMU, wfa.DEFINES, tmp_path_factory.mktemp("wfa"))
 
 
 def _pointer(value):
@@ -114,28 +105,28 @@ def test_reach_table_is_the_cpu_wfas_ranges():
         assert reach.tolist() == want, (x, o, e)
 
 
+@pytest.mark.parametrize("costs", COSTS, ids=[f"costs{i}" for i in range(len(COSTS))])  # spread over xdist workers
 @pytest.mark.parametrize("mode", MODES)
-def test_wfa_kernel_on_host_every_cost_model(solver, mode):
+def test_wfa_kernel_on_host_every_cost_model(solver, mode, costs):
     seed = 2610 + MODES.index(mode)
     print(f"seed {seed}")
     rng = np.random.default_rng(seed)
     reference = ReferenceSolver()
     pairs = _pairs(rng, 10, 160)
-    for costs in COSTS:
-        _, x, o, e = cpu_wfa.reduced_costs(costs)
-        reach = wfa.reach_table(x, o, e, 2000)
-        visits = np.array([wfa.visits_upto(reach, p.n, p.m, mode, 3 if o else 1, 2001) for p in pairs])
-        # the ring and sequences in shared memory, the sequences alone, neither
-        for traceback, shared_bytes in ((True, 1 << 20), (False, 1 << 20), (True, 3000), (True, 0)):
-            solver.shared_bytes = shared_bytes
-            got = solver.launch(pairs, costs, traceback, mode, 2000, visits, 32)
-            for k, pair in enumerate(pairs):
-                want = reference.solve(pair, costs, traceback=False, mode=mode)
-                assert got.score[k] == want.score, (pair.name, costs, mode, traceback)
-                if traceback:
-                    assert cigar_cost(got.cigars[k], pair.a, pair.b, costs, got.start2[k], got.end2[k]) == want.score
-                cpu = cpu_wfa.wfa_align(pair.a, pair.b, costs, mode, False, 1 << 40)
-                assert got.end2[k] == cpu.end2, (pair.name, costs, mode)
+    _, x, o, e = cpu_wfa.reduced_costs(costs)
+    reach = wfa.reach_table(x, o, e, 2000)
+    visits = np.array([wfa.visits_upto(reach, p.n, p.m, mode, 3 if o else 1, 2001) for p in pairs])
+    # the ring and sequences in shared memory, the sequences alone, neither
+    for traceback, shared_bytes in ((True, 1 << 20), (False, 1 << 20), (True, 3000), (True, 0)):
+        solver.shared_bytes = shared_bytes
+        got = solver.launch(pairs, costs, traceback, mode, 2000, visits, 32)
+        for k, pair in enumerate(pairs):
+            want = reference.solve(pair, costs, traceback=False, mode=mode)
+            assert got.score[k] == want.score, (pair.name, costs, mode, traceback)
+            if traceback:
+                assert cigar_cost(got.cigars[k], pair.a, pair.b, costs, got.start2[k], got.end2[k]) == want.score
+            cpu = cpu_wfa.wfa_align(pair.a, pair.b, costs, mode, False, 1 << 40)
+            assert got.end2[k] == cpu.end2, (pair.name, costs, mode)
 
 
 def test_wfa_gives_up_past_its_visits_and_solve_budget(solver):

@@ -75,7 +75,7 @@ class _PaperAccelerator(LastRowSolver):
             k0 = exons[0]
             rows_max = int(min(strip, lengths[exons].max()))
             smem = smem_bytes(case.n, rows_max, itemsize)
-            kernel.max_dynamic_shared_size_bytes = smem
+            device.allow_shared_memory(kernel, smem)
             kernel((len(exons),), (block_threads(rows_max),),
                    (np.int32(k0), d["first"], d["last"], d["base"], d["target"], np.int32(case.n),
                     rows, np.int32(rows_max), np.int32(scoring.match), np.int32(scoring.mismatch),
