@@ -34,8 +34,7 @@ MAX_THREADS = 1024
 # a single pair whose sequences fit in shared memory and whose wavefront stays within 2 diagonals a
 # thread: 16 warps (H200, 10^5 at 1% linear, ~450 diagonals a step: 0.65 us a step against 0.72
 # with 32 warps, whose idle half still runs each step's set-up); wider ones MAX_THREADS (10^5 at 5%,
-# ~2,250: 1.40 us a step against 1.58 with 16 warps; more loads in flight; docs/experiments/nw-gpu.md
-# run W4)
+# ~2,250: 1.40 us a step against 1.58 with 16 warps; more loads in flight)
 SHARED_THREADS = 512
 PAD_A, PAD_B = 6, 7  # letters past the ends (4-bit codes): equal to nothing and to each other
 PAD_WORDS = 4  # words of pad letters after each packed sequence
@@ -59,7 +58,7 @@ KEEP_SHARE = 0.5  # of the device memory budget the kept wavefronts may take
 # pair its whole cap at once, a batch's pairs 1/POOL_CHUNKS of theirs (what a pair holds stays
 # near what it uses)
 POOL_CHUNKS = 8
-# The cost model (measured on an H100, the kernel alone; docs/experiments/nw-gpu.md run W3):
+# The cost model (measured on an H100, the kernel alone):
 # one block is one SM, so a score step costs STEP_US (its chain: plan, sources, the first
 # extension probe, the barrier) plus DIAG_NS a diagonal of its wavefront (I, D and M of a
 # diagonal together): linear 10^5 1% 1,348 steps of ~450 diagonals in 1.17 ms, 30,368 10%
