@@ -131,6 +131,11 @@ def ring_size(x: int, o: int, e: int) -> int:
     return max(x, o + e) + 1
 
 
+def wavefront_arrays(o: int) -> int:
+    """Wavefronts a score has: M, and I and D with gap-affine costs (o > 0)."""
+    return 3 if o > 0 else 1
+
+
 def gap_ring_size(o: int, e: int) -> int:
     """I's and D's ring rows each: scores s - e .. s (none with linear costs)."""
     return e + 1 if o > 0 else 0
@@ -183,7 +188,7 @@ def configure(reach: np.ndarray, n: np.ndarray, m: np.ndarray, mode: str, x: int
     the sequences first (the extension's loads), the ring too when both fit."""
     reach_max = int(reach[:max_steps + 1].max())
     stride = int(span(reach_max, n, m, mode).max())
-    arrays = 3 if o > 0 else 1
+    arrays = wavefront_arrays(o)
     launch = Launch(threads=max(32, min(threads, -(-stride // 32) * 32)), ring=ring_size(x, o, e),
                     gap_ring=gap_ring_size(o, e), stride=stride, reach_max=reach_max, max_steps=max_steps,
                     shared=True, arrays=arrays, seq_bytes=int(seq_bytes(n, m).max()), seqs_shared=True)
@@ -315,7 +320,7 @@ class WfaSolver:
         score (``sampled_score``); the WFA then gives up past SAMPLE_SLACK times it."""
         t0 = time.perf_counter()
         g, x, o, e = cpu_wfa.reduced_costs(costs)
-        arrays = 3 if o > 0 else 1
+        arrays = wavefront_arrays(o)
         if costs.bound(pair.n, pair.m) >= INT32_SAFE:
             return None
         steps = min(STEPS_MAX, int(budget_ms * 1e3 / STEP_US), score_bound(costs, pair.n, pair.m) // g + 1)
@@ -354,7 +359,7 @@ class WfaSolver:
         count = len(pairs)
         n, m = lengths(pairs)
         g, x, o, e = cpu_wfa.reduced_costs(costs)
-        arrays = 3 if o > 0 else 1
+        arrays = wavefront_arrays(o)
         bound = costs.bound(n, m)  # element-wise
         ks = np.flatnonzero((n > 0) & (m > 0) & (bound < INT32_SAFE))
         answers: list[Result | None] = [None] * count
