@@ -31,7 +31,7 @@ from splicedalign.core.timing import gcups, time_repeats
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver, SequentialSolver
 from splicedalign.workloads.nw.gpu.paper import TilesSolver
-from splicedalign.workloads.nw.gpu.solver import ROWS_PER_LANE, TRACES, GpuSolver
+from splicedalign.workloads.nw.gpu.solver import ROWS_PER_LANE, TRACES, WFA_SAMPLE_MIN, GpuSolver
 from splicedalign.workloads.nw.peers import PywfaSolver
 from splicedalign.workloads.nw.records import MODES, Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.reference import ReferenceSolver
@@ -148,7 +148,7 @@ class ForcedWfa:
             raise SolverUnavailable("not the WFA's costs")
         from splicedalign.workloads.nw.gpu.wfa import sampled_score
 
-        expected = sampled_score(pair, costs) if min(pair.n, pair.m) >= 2048 else None
+        expected = sampled_score(pair, costs) if min(pair.n, pair.m) >= WFA_SAMPLE_MIN else None
         got = self.solver.solve(pair, costs, traceback, mode, budget_ms=1e4, expected=expected)
         if got is None:
             raise SolverUnavailable("the WFA gave up")

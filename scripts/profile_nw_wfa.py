@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 from splicedalign.workloads.nw.gpu import wfa
-from splicedalign.workloads.nw.gpu.wfa import SAMPLE_LENGTH, WfaSolver, sampled_score
+from splicedalign.workloads.nw.gpu.solver import WFA_SAMPLE_MIN
+from splicedalign.workloads.nw.gpu.wfa import WfaSolver, sampled_score
 from splicedalign.workloads.nw.records import Costs
 from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, case_pair
 
@@ -51,7 +52,7 @@ def main() -> int:
             if cost_name != "linear" and name not in args.affine_cases:
                 continue
             costs = ISSUE26_COSTS[cost_name]
-            expected = sampled_score(pair, costs) if min(pair.n, pair.m) >= 4 * SAMPLE_LENGTH else None
+            expected = sampled_score(pair, costs) if min(pair.n, pair.m) >= WFA_SAMPLE_MIN else None
             for traceback in (False,) if args.scores else (False, True):
                 walls, kernels = [], []
                 result = None
