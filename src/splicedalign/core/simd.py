@@ -107,33 +107,33 @@ def splat(typingctx, x):
     return vec(x), codegen
 
 
-def _lanewise(name: str, doc: str):
+def _binary(emit, doc: str):
+    """An intrinsic ``op(a, b)`` on two vectors of one Lanes type; ``emit(builder, vec, a, b)``
+    makes its LLVM value."""
     @intrinsic
     def op(typingctx, a, b):
         if not isinstance(a, Lanes) or a != b:
             return None
 
         def codegen(context, builder, sig, args):
-            vec = sig.args[0]
-            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec.llvm, [vec.llvm] * 2),
-                                                f"llvm.{name}.v{vec.count}i{vec.bits}")
-            return builder.call(fn, args)
+            return emit(builder, sig.args[0], *args)
         return a(a, b), codegen
     op.__doc__ = doc
     return op
+
+
+def _lanewise(name: str, doc: str):
+    """An LLVM vector intrinsic ``llvm.<name>.v<count>i<bits>``."""
+    def emit(builder, vec, a, b):
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec.llvm, [vec.llvm] * 2),
+                                            f"llvm.{name}.v{vec.count}i{vec.bits}")
+        return builder.call(fn, [a, b])
+    return _binary(emit, doc)
 
 
 def _instruction(name: str, doc: str):
-    @intrinsic
-    def op(typingctx, a, b):
-        if not isinstance(a, Lanes) or a != b:
-            return None
-
-        def codegen(context, builder, sig, args):
-            return getattr(builder, name)(*args)
-        return a(a, b), codegen
-    op.__doc__ = doc
-    return op
+    """An LLVM instruction (IRBuilder method ``name``)."""
+    return _binary(lambda builder, vec, a, b: getattr(builder, name)(a, b), doc)
 
 
 add = _instruction("add", "a + b per lane (wrapping)")
