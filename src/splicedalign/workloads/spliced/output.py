@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from splicedalign.workloads.spliced.estimate import case_stats
+from splicedalign.workloads.spliced.exons.strand import flip_bounds
 from splicedalign.workloads.spliced.records import (
     OP_DEL,
     OP_INS,
@@ -146,7 +147,7 @@ def _gff3_features(case: TestCase, result: Result) -> list[str]:
     tail = f"\t{result.score}\t{case.strand}\t.\t"
     chain = list(result.chain)
     bounds = case.bounds[chain]  # (first, last) of each chain exon on the case's strand
-    spans = bounds if case.strand == "+" else case.m + 1 - bounds[:, ::-1]  # forward_interval of each
+    spans = bounds if case.strand == "+" else flip_bounds(bounds, case.m)  # forward_interval of each
     lo, hi = int(spans[:, 0].min()), int(spans[:, 1].max())
     index = case.meta.get("input_index")
     candidates = (np.asarray(chain) if index is None else np.asarray(index)[chain]) + 1  # input_index + 1
