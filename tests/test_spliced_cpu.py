@@ -113,6 +113,17 @@ def _tile_model(base, target, i0, i1, lo, hi, scoring, H, corner, left_in):
     return S[rows, 1:], S[1:, -1], S
 
 
+def _random_rows(rng, lanes):
+    """(m, n, base, target, scoring, i0, i1): a random base and target (wildcards in both) of a
+    few blocks of ``lanes`` rows at most, a scoring, and rows i0..i1 of the base."""
+    m, n = int(rng.integers(1, 3 * lanes + 5)), int(rng.integers(1, 2 * lanes + 9))
+    base = rng.choice([0, 1, 2, 3, 4], m).astype(np.uint8)
+    target = rng.choice([0, 1, 2, 3, 5], n).astype(np.uint8)
+    scoring = Scoring(int(rng.integers(1, 4)), int(rng.integers(-3, 1)), int(rng.integers(0, 4)))
+    i0 = int(rng.integers(1, m + 1))
+    return m, n, base, target, scoring, i0, int(rng.integers(i0, m + 1))
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 def test_lane_tile_matches_the_recurrence(dtype):
     """cpu_kernels.sweep_tile (one vector lane per row, rows in blocks of the lane count) on
@@ -122,12 +133,7 @@ def test_lane_tile_matches_the_recurrence(dtype):
     print("seed", SEED + 1)
     lanes = simd.lanes(dtype)
     for _ in range(60):
-        m, n = int(rng.integers(1, 3 * lanes + 5)), int(rng.integers(1, 2 * lanes + 9))
-        base = rng.choice([0, 1, 2, 3, 4], m).astype(np.uint8)
-        target = rng.choice([0, 1, 2, 3, 5], n).astype(np.uint8)
-        scoring = Scoring(int(rng.integers(1, 4)), int(rng.integers(-3, 1)), int(rng.integers(0, 4)))
-        i0 = int(rng.integers(1, m + 1))
-        i1 = int(rng.integers(i0, m + 1))
+        m, n, base, target, scoring, i0, i1 = _random_rows(rng, lanes)
         lo = 1 if rng.random() < 0.5 else int(rng.integers(1, n + 1))  # half of them whole rows
         hi = n if rng.random() < 0.5 else int(rng.integers(lo, n + 1))
         H = rng.integers(-200, 200, n + 1).astype(dtype)
@@ -149,12 +155,7 @@ def test_trace_exon_walks_the_recurrence():
     print("seed", SEED + 2)
     lanes = simd.lanes(np.int32)
     for _ in range(40):
-        m, n = int(rng.integers(1, 3 * lanes + 5)), int(rng.integers(1, 2 * lanes + 9))
-        base = rng.choice([0, 1, 2, 3, 4], m).astype(np.uint8)
-        target = rng.choice([0, 1, 2, 3, 5], n).astype(np.uint8)
-        scoring = Scoring(int(rng.integers(1, 4)), int(rng.integers(-3, 1)), int(rng.integers(0, 4)))
-        first = int(rng.integers(1, m + 1))
-        last = int(rng.integers(first, m + 1))
+        m, n, base, target, scoring, first, last = _random_rows(rng, lanes)
         P = rng.integers(-100, 100, n + 1).astype(np.int32)
         j_end = int(rng.integers(0, n + 1))
         left = P[0] - scoring.gap * np.arange(1, last - first + 2)
