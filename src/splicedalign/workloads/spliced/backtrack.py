@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from splicedalign.workloads.spliced.cpu_kernels import final_scores, lane_scores, trace_path, trace_start
+from splicedalign.workloads.spliced import cpu_kernels as kernels
 from splicedalign.workloads.spliced.records import ExonAlignments, Scoring, TestCase
 
 Traced = tuple[tuple[int, ...], ExonAlignments]  # (chain: input exon indices, its alignments)
@@ -98,6 +98,13 @@ def chain_alignments_many(exons: np.ndarray, heads: np.ndarray, lengths: np.ndar
                                  leading)
 
 
+def final_scores(rows: np.ndarray, scoring: Scoring) -> np.ndarray:
+    """Each exon's final score from its last row (cpu_kernels.final_scores)."""
+    out = np.empty(rows.shape[0], dtype=rows.dtype)
+    kernels.final_scores(rows, scoring.free_ends, out)
+    return out
+
+
 def trace_chain(case: TestCase, scoring: Scoring, last_rows: np.ndarray) -> Traced:
     """Chain (input exon indices, in order) and per-exon alignment reaching the best score
     (SPEC §2; cpu_kernels.trace_start says where it ends).
@@ -105,11 +112,9 @@ def trace_chain(case: TestCase, scoring: Scoring, last_rows: np.ndarray) -> Trac
     ``last_rows`` are in (first, last) order, as every solver computes them, in the score type
     (cpu_kernels.score_dtype). The walk is cpu_kernels.trace_path's.
     """
-    finals = np.empty(last_rows.shape[0], dtype=last_rows.dtype)
-    final_scores(last_rows, scoring.free_ends, finals)
-    k, j = trace_start(last_rows, finals, scoring.free_ends)
+    k, j = kernels.trace_start(last_rows, final_scores(last_rows, scoring), scoring.free_ends)
     dtype = last_rows.dtype.type
-    positions, entered, ends, counts, ops = trace_path(
-        case.base_codes, case.target_codes, lane_scores(case.target_codes, scoring, dtype), case.first_sorted,
+    positions, entered, ends, counts, ops = kernels.trace_path(
+        case.base_codes, case.target_codes, kernels.lane_scores(case.target_codes, scoring, dtype), case.first_sorted,
         case.last_sorted, case.by_last, last_rows, dtype(scoring.lead), k, j, not scoring.free_ends)
     return chain_alignment(case, positions, entered, ends, counts, ops.tobytes(), leading=not scoring.free_ends)

@@ -15,15 +15,8 @@ from splicedalign.core import loading
 from splicedalign.core.errors import InputError
 from splicedalign.core.logs import Progress
 from splicedalign.workloads.spliced import cpu_kernels as kernels
-from splicedalign.workloads.spliced.backtrack import trace_chain
+from splicedalign.workloads.spliced.backtrack import final_scores, trace_chain
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
-
-
-def final_scores(rows: np.ndarray, scoring: Scoring) -> np.ndarray:
-    """Each exon's final score from its last row (cpu_kernels.final_scores)."""
-    out = np.empty(rows.shape[0], dtype=rows.dtype)
-    kernels.final_scores(rows, scoring.free_ends, out)
-    return out
 
 
 def refuse_free_ends(scoring: Scoring, solver: str) -> None:
