@@ -35,20 +35,20 @@ def lane_scores(target_codes: np.ndarray, scoring: Scoring, dtype: type) -> tupl
     load. w(base code, column j) = match if the codes are equal else mismatch (wildcards are
     coded 4 in the base and 5 in the target and never match: core.alphabet).
     """
-    codes = np.empty(len(target_codes) + 2 * simd.lanes(dtype), dtype=dtype)
-    lane_codes(target_codes, codes)
-    return codes, dtype(scoring.match), dtype(scoring.mismatch), dtype(scoring.gap)
+    match = dtype(scoring.match)
+    return lane_codes(target_codes, match), match, dtype(scoring.mismatch), dtype(scoring.gap)
 
 
 @njit(cache=True, nogil=True)
-def lane_codes(target, codes):
-    """``codes`` (len(target) + 2 x lanes) as lane_scores says: the target's codes reversed, -1
-    in the padding at each end."""
-    lanes = (codes.shape[0] - target.shape[0]) // 2
-    for x in range(codes.shape[0]):
-        codes[x] = -1
+def lane_codes(target, match):
+    """lane_scores' ``codes`` in the score type of ``match`` (its lanes' padding at each end): the
+    target's codes reversed, -1 in the padding."""
+    lanes = simd.count(simd.splat(match))
+    codes = np.full(target.shape[0] + 2 * lanes, match)
+    codes[:] = -1
     for j in range(1, target.shape[0] + 1):
         codes[codes.shape[0] - lanes - j] = target[j - 1]
+    return codes
 
 
 @njit(cache=True, nogil=True)
@@ -539,9 +539,7 @@ def solve_case(c, bases, base_at, targets, target_at, firsts, lasts, by_lasts, e
     first, last, by_last = firsts[e0:e1], lasts[e0:e1], by_lasts[e0:e1]
     n = target.shape[0]
     K = e1 - e0
-    codes = np.empty(n + 2 * simd.count(simd.splat(match)), dtype=finals.dtype)
-    lane_codes(target, codes)
-    scores = (codes, match, mismatch, gap)
+    scores = (lane_codes(target, match), match, mismatch, gap)
     rows = np.empty((K, n + 1), dtype=finals.dtype)
     R = np.empty(n + 1, dtype=finals.dtype)
     start_row(n, lead, R)
