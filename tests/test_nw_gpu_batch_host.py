@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import kernel_host_build
-from test_nw_gpu_batch_model import fake_cupy, fake_kernel, model_text
+from test_nw_gpu_batch_model import fake_gpu_host, fake_kernel, model_text
 from test_nw_gpu_wfa_model import COSTS, EmuKernel, _pairs, emu  # noqa: F401 (emu: the fixture)
 
 from splicedalign.gpu import device
@@ -25,12 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture
 def host(monkeypatch):
-    cp = fake_cupy()
-    cp.uint64 = np.uint64
-    monkeypatch.setattr(device, "cupy", lambda: cp)
-    monkeypatch.setattr(device, "empty_pinned", lambda n, dtype: np.empty(n, dtype))
-    monkeypatch.setattr(device, "memory_budget", lambda cap=None: 1 << 30)
-    return cp
+    return fake_gpu_host(monkeypatch, 1 << 30)
 
 
 def test_chunk_bounds_cover_the_batch_in_order_growing(monkeypatch):

@@ -336,7 +336,19 @@ def fake_cupy():
     return SimpleNamespace(
         asarray=wrap, empty=lambda shape, dtype: wrap(np.empty(shape, dtype)),
         zeros=lambda shape, dtype: wrap(np.zeros(shape, dtype)), cumsum=lambda a: wrap(np.cumsum(a)),
-        int32=np.int32, int64=np.int64, uint8=np.uint8, uint32=np.uint32, cuda=cuda)
+        int32=np.int32, int64=np.int64, uint8=np.uint8, uint32=np.uint32, uint64=np.uint64, cuda=cuda)
+
+
+def fake_gpu_host(monkeypatch, budget: int):
+    """The nw GPU solvers' host side on NumPy: fake_cupy as gpu.device's CuPy, plain arrays for
+    pinned memory, BUDGET bytes of device memory. Returns the fake CuPy."""
+    from splicedalign.gpu import device
+
+    cp = fake_cupy()
+    monkeypatch.setattr(device, "cupy", lambda: cp)
+    monkeypatch.setattr(device, "empty_pinned", lambda n, dtype: np.empty(n, dtype))
+    monkeypatch.setattr(device, "memory_budget", lambda cap=None: budget)
+    return cp
 
 
 def fake_kernel(name, launches):
@@ -377,10 +389,7 @@ def test_batch_solver_host_path_on_the_model(mode, monkeypatch):
     answers in input order, the single-pair hand-on."""
     from splicedalign.gpu import device
 
-    cp = fake_cupy()
-    monkeypatch.setattr(device, "cupy", lambda: cp)
-    monkeypatch.setattr(device, "empty_pinned", lambda n, dtype: np.empty(n, dtype))
-    monkeypatch.setattr(device, "memory_budget", lambda cap=None: 600_000)
+    fake_gpu_host(monkeypatch, 600_000)
     launches = []
     monkeypatch.setattr(device, "function", lambda source, name, names, defines: fake_kernel(name, launches))
     seed = 2700 + MODES.index(mode)

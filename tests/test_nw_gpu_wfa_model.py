@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import kernel_host_build
-from test_nw_gpu_batch_model import fake_cupy, fake_kernel
+from test_nw_gpu_batch_model import fake_gpu_host, fake_kernel
 
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
@@ -62,11 +62,7 @@ class EmuKernel:
 
 @pytest.fixture
 def solver(emu, monkeypatch):
-    cp = fake_cupy()
-    cp.uint64 = np.uint64
-    monkeypatch.setattr(device, "cupy", lambda: cp)
-    monkeypatch.setattr(device, "empty_pinned", lambda n, dtype: np.empty(n, dtype))
-    monkeypatch.setattr(device, "memory_budget", lambda cap=None: 1 << 30)
+    fake_gpu_host(monkeypatch, 1 << 30)
     text = fake_kernel(batch.TEXT, [])
     monkeypatch.setattr(device, "function",
                         lambda source, name, names, defines: text if name == batch.TEXT else EmuKernel(emu, name))
