@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import kernel_host_build
-from test_nw_gpu_batch_model import fake_gpu_host, fake_kernel, model_text
-from test_nw_gpu_wfa_model import COSTS, EmuKernel, _pairs, emu  # noqa: F401 (emu: the fixture)
+from test_nw_gpu_batch_model import fake_gpu_host, model_text
+from test_nw_gpu_wfa_model import COSTS, _pairs, emu, solver  # noqa: F401 (emu, solver: fixtures)
 
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.gpu import batch, common, wfa
@@ -82,14 +82,12 @@ def test_results_in_bulk_equal_the_dataclass():
 
 
 @pytest.fixture
-def chunked(emu, host, monkeypatch):  # noqa: F811 (the emu fixture)
-    """WfaSolver on the host build with chunks of a few pairs (more chunks than launch streams)."""
-    text = fake_kernel(batch.TEXT, [])
-    monkeypatch.setattr(device, "function",
-                        lambda source, name, names, defines: text if name == batch.TEXT else EmuKernel(emu, name))
+def chunked(solver, monkeypatch):  # noqa: F811 (the solver fixture)
+    """WfaSolver on the host build (test_nw_gpu_wfa_model's solver) with chunks of a few pairs
+    (more chunks than launch streams)."""
     monkeypatch.setattr(common, "FIRST_CHUNK_BYTES", 200)
     monkeypatch.setattr(common, "CHUNK_BYTES", 700)
-    return wfa.WfaSolver(poison=True)
+    return solver
 
 
 @pytest.mark.parametrize("mode", MODES)
