@@ -401,15 +401,18 @@ def test_the_console_script_sets_blas_threads_before_numpy():
         assert out.split() == ["False", seen]
 
 
-def test_cuda_driver_start_without_a_driver_says_nothing():
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")  # the thread raised
+def test_cuda_driver_start_without_a_driver_says_nothing(capfd):
     """gpu.driver.start on a machine without libcuda: a thread that ends quietly (the solver's
-    CuPy calls report the missing GPU)."""
+    CuPy calls report the missing GPU); None only off Linux."""
     from splicedalign.gpu import driver
 
     thread = driver.start()
+    assert (thread is None) == (not sys.platform.startswith("linux"))
     if thread is not None:
         thread.join(10)
         assert not thread.is_alive()
+    assert capfd.readouterr() == ("", "")  # nothing said (a failure in the thread would print it)
 
 
 def test_a_command_imports_its_own_workload_only():
