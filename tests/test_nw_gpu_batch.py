@@ -58,6 +58,7 @@ def test_gpu_solver_batches_and_hands_on_what_no_band_takes():
     from splicedalign.workloads.nw.solvers import solve_pairs
 
     rng = np.random.default_rng(4300)
+    print("seed 4300")
     similar = rng.integers(0, 4, 3000).astype(np.uint8)
     pairs = [Pair("similar", "a", "b", similar, similar[5:]),
              Pair("unrelated", "a", "b", rng.integers(0, 4, 12_000).astype(np.uint8),

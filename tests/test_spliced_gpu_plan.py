@@ -239,6 +239,7 @@ def test_encode_inputs_model_is_the_plans_codes():
     the plan's own reading of them: each target letter's code at tgt_off + j, code 0 around, the
     base codes of the exon rows; letters in either case and wildcards as the alphabet codes them."""
     rng = np.random.default_rng(22)
+    print("seed 22")
     cases = [random_case(rng, f"r{i}") for i in range(12)]
     cases.append(TestCase("mixed", "acgtNACGTnryACGT" * 4, "AcGuNtgca", (Exon(3, 40), Exon(9, 12))))
     plan = build_plan(cases, 8)

@@ -417,6 +417,7 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
     fake_gpu(monkeypatch, recording)
     tuning = launch.Tuning(throughput_cases=4, walk_shares=(0.2,))  # a share that splits these cases' paths
     rng = np.random.default_rng(33)
+    print("seed 33")
     cases = [random_case(rng, f"s{i}") for i in range(8)]
     cases = [TestCase(c.name, c.base, c.target, c.exons[:3]) for c in cases]
     for i in (2, 5):
@@ -464,6 +465,7 @@ def test_followed_tasks_equal_a_plain_reading():
     copy each at the fewest rows per lane from ``least`` that hold it, its moves after the plan's
     in launch order; the follower's tasks those rows; on random batches, several followed sets."""
     rng = np.random.default_rng(41)
+    print("seed 41")
     F = {name: i for i, name in enumerate(TASK_FIELDS)}
     for trial in range(6):
         cases = [random_case(rng, f"f{trial}_{i}") for i in range(int(rng.integers(3, 14)))]
