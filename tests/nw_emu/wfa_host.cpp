@@ -61,9 +61,6 @@ static unsigned long long atomicMin(unsigned long long* p, unsigned long long v)
     }
     return old;
 }
-static unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
-    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-}
 using std::max;
 using std::min;
 alignas(16) int smem[1 << 20];  // the host build's shared memory (4 MiB)

@@ -12,7 +12,6 @@ struct uint4 { unsigned int x, y, z, w; };
 #include "../cuda_emu.h"
 static dim3 threadIdx, blockIdx, blockDim, gridDim;
 static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { auto o = *p; *p += v; return o; }
 using std::min;
 namespace { unsigned long long shared_peq[128 * 4 * 64]; }  // PB_THREADS = 64
 #include "../../src/splicedalign/workloads/primer/gpu/bitparallel.cu"

@@ -16,9 +16,6 @@ static thread_local dim3 threadIdx;
 static dim3 blockIdx;
 static std::barrier<>* block_barrier;
 static void __syncthreads() { block_barrier->arrive_and_wait(); }
-static unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
-    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-}
 using std::max;
 using std::min;
 int smem[1 << 20];
