@@ -85,12 +85,9 @@ print(json.dumps(out))
 CLI_PROBE = r"""
 import time
 t0 = time.perf_counter()
-import json, os, sys
-from splicedalign.cli import BLAS_THREADS, _command, parser
-for name, value in BLAS_THREADS.items():  # as the console script does, before NumPy's import
-    os.environ.setdefault(name, value)
-from splicedalign.core import forked
-forked.ENABLED = True  # as the console script: the manifest read by a forked child
+import json, sys
+from splicedalign.cli import _command, parser, set_up_process
+set_up_process()  # as the console script, before NumPy's import: the manifest read by a forked child
 from splicedalign.core.collection import tune_short_process
 from splicedalign.workloads.spliced import cli
 from splicedalign.workloads.spliced.exons.strand import STRAND_CHOICES, best_per_strand_set

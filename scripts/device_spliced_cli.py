@@ -131,12 +131,10 @@ print(json.dumps(out))
 # under cProfile; argv: stats file, then the command line.
 PROFILED = r"""
 import cProfile, os, sys
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 stats = sys.argv.pop(1)
 pr = cProfile.Profile(); pr.enable()
 from splicedalign import cli
-from splicedalign.core import forked
-forked.ENABLED = True
+cli.set_up_process()
 code = cli.main(sys.argv[1:])
 pr.disable(); pr.dump_stats(stats)
 sys.stdout.flush(); os._exit(code)

@@ -102,16 +102,21 @@ def main(argv: list[str] | None = None) -> int:
 BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
 
 
+def set_up_process() -> None:
+    """The console script's process made ready, before NumPy's import (none of this module's
+    imports loads it): BLAS_THREADS unless the user set them, and reading in a forked child
+    allowed (core.forked: a process of its own). Probes that time a fresh align call it too."""
+    for name, value in BLAS_THREADS.items():
+        os.environ.setdefault(name, value)
+    forked.ENABLED = True
+
+
 def run() -> None:
     """The console script: ``main``, its output flushed, then the process ends at once
     (``os._exit``). Python's own exit would tear down what the run loaded (CuPy and the CUDA
     context, numba, thousands of module objects): a few tenths of a second after the answer is
-    written, for nothing (the operating system frees it all). Before NumPy's import (none of
-    this module's imports loads it): BLAS_THREADS. Reading in a forked child is allowed here only
-    (core.forked)."""
-    for name, value in BLAS_THREADS.items():
-        os.environ.setdefault(name, value)
-    forked.ENABLED = True  # a process of its own: input may be read in a forked child (core.forked)
+    written, for nothing (the operating system frees it all). First ``set_up_process``."""
+    set_up_process()
     code = main()
     for stream in (sys.stdout, sys.stderr):
         try:
