@@ -169,12 +169,13 @@ class GpuSolver:
     def scores_resident_many(self, queries: Sequence[Query], db: Database, ddb: DeviceDatabase,
                              scoring: Scoring, marks: dict | None = None,
                              ready: Callable[[int, np.ndarray], None] | None = None) -> list[np.ndarray]:
-        """Every query against a resident database with no synchronisation between queries:
-        every launch's inputs are uploaded first, then every kernel is queued (one stream, one
-        pass-to-pass scratch they share in turn, longest query first), then each query's scores
-        are copied back as soon as its launches are done (``ready(k, scores)``, while the GPU
-        runs the later ones). ``marks``, when given, receives per query k a CUDA event before
-        and one after its launches (its device time)."""
+        """Every query against a resident database with no synchronisation between queries: the
+        one-chunk case of ``_search`` (one stream, one pass-to-pass scratch the launches share in
+        turn, longest query first; ``_queue``: the first launch goes as soon as its inputs are on
+        the device, the others' inputs follow while it runs), then each query's scores are
+        copied back as soon as its launches are done (``ready(k, scores)``, while the GPU runs
+        the later ones). ``marks``, when given, receives per query k a CUDA event before and one
+        after its launches (its device time)."""
         self.cp.cuda.Stream.null.synchronize()  # ddb's copies on the default stream are done
         resident: Future[DeviceDatabase] = Future()
         resident.set_result(ddb)
