@@ -8,6 +8,10 @@ of the source papers live beside it in ``splicedalign.workloads``.
 
 from functools import cache
 
+from splicedalign.core.jit import recover_stale_caches
+
+recover_stale_caches()  # numba cache files an upgrade in place left unreadable: recompiled (core.jit)
+
 
 @cache
 def _version() -> str:

@@ -32,6 +32,15 @@ code never uses. Each was a cost of every fresh ``align`` process:
   array exists before ``numpy.ma`` is imported, so until then ``np.ma`` is a stand-in whose
   ``MaskedArray`` matches nothing; any other name imports the real module, which then replaces
   the stand-in as ``np.ma`` (Python's import sets it).
+
+Apart from ``start()``, in every process that imports splicedalign (``recover_stale_caches``,
+called by the package's ``__init__``): a numba cache file that can no longer be unpickled is
+taken as stale, as numba takes one of an older source or numba version, and the function is
+compiled again (its index rewritten on save). numba unpickles an index before it checks the
+index's stamp, and its ``save`` reads the index too: an index whose signatures name a module
+that an upgrade in place removed or renamed (seen when ``sw.cpu_simd`` moved to ``core.simd``:
+``ModuleNotFoundError`` from ``_load_index`` in every process, forever) failed every call of
+that function until someone deleted the ``.nbi`` files by hand.
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ import importlib
 import os
 import sys
 import types
+from collections.abc import Callable
 
 NUMBA_CONFIG_FILE = ".numba_config.yaml"  # numba.core.config._config_fname, read from the working folder
 
@@ -133,3 +143,81 @@ def start() -> None:
         entrypoints._already_initialized = True  # init_all(): no scan of every distribution's entry points
         _loads_without_registries()
     _masked_arrays_later()
+
+
+# ---- stale cache files (every process that imports splicedalign) -----------------------------
+
+CACHING_MODULE = "numba.core.caching"
+
+
+def _tolerant_cache_files(caching: types.ModuleType) -> None:
+    """numba's ``IndexDataCacheFile`` made to take an index or data file it cannot unpickle as
+    stale (see the module's docstring): the index as empty (numba's answer for an index of
+    another source stamp or numba version), a data file as missing (numba's ``load`` takes an
+    OSError as a file removed under it: a miss, and the save that follows the compile rewrites
+    it). Errors reading the file itself stay numba's."""
+    files = getattr(caching, "IndexDataCacheFile", None)
+    load_index, load_data = getattr(files, "_load_index", None), getattr(files, "_load_data", None)
+    if files is None or load_index is None or load_data is None or getattr(files, "_stale_taken", False):
+        return  # another numba (its own reads), or done already
+
+    def _load_index(self):  # noqa: ANN001, ANN202 - numba's method
+        try:
+            return load_index(self)
+        except OSError:
+            raise
+        except Exception:  # noqa: BLE001 - unpicklable: stale
+            return {}
+
+    def _load_data(self, name):  # noqa: ANN001, ANN202 - numba's method
+        try:
+            return load_data(self, name)
+        except OSError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - unpicklable: stale, a miss
+            raise OSError(f"stale numba cache file {name}: {type(exc).__name__}: {exc}") from exc
+
+    files._load_index, files._load_data = _load_index, _load_data
+    files._stale_taken = True
+
+
+class _AfterImport:
+    """A meta-path finder for one module: the module found and loaded as usual by the finders
+    after it, then ``then(module)`` called; it takes itself off sys.meta_path when used."""
+
+    def __init__(self, name: str, then: Callable[[types.ModuleType], None]) -> None:
+        self.name, self.then = name, then
+
+    def find_spec(self, fullname: str, path=None, target=None):  # noqa: ANN001, ANN201 - the finder protocol
+        if fullname != self.name:
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        for finder in list(sys.meta_path):
+            find = getattr(finder, "find_spec", None)
+            spec = find(fullname, path, target) if find is not None else None
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        exec_module = getattr(loader, "exec_module", None)
+        if exec_module is None:
+            return spec
+
+        def exec_then(module: types.ModuleType) -> None:
+            exec_module(module)
+            self.then(module)
+
+        loader.exec_module = exec_then  # type: ignore[union-attr]
+        return spec
+
+
+def recover_stale_caches() -> None:
+    """Stale numba cache files recompiled instead of failing (see the module's docstring), from
+    numba's first import on (now, where it is imported already). Imports nothing itself."""
+    caching = sys.modules.get(CACHING_MODULE)
+    if caching is not None:
+        _tolerant_cache_files(caching)
+    elif not any(isinstance(f, _AfterImport) and f.name == CACHING_MODULE for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterImport(CACHING_MODULE, _tolerant_cache_files))
