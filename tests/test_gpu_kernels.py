@@ -131,10 +131,14 @@ def test_build_without_nvcc_compiles_the_host_code_and_says_why_no_binaries(monk
     ran = []
     monkeypatch.setattr(shipped, "compile_host_code", lambda: ran.append(True))
     monkeypatch.setattr(shipped, "compile_bytecode", lambda: ran.append("bytecode") or True)
+    monkeypatch.setattr(shipped, "compile_library_bytecode", lambda: ran.append("libraries") or (0, 0))
     monkeypatch.setattr(kernels.shutil, "which", lambda name: None)
     assert shipped.main(["build", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out.strip().splitlines()
-    assert ran == [True, "bytecode"] and out[-1].startswith("no shipped kernels (nvcc and c++filt are needed")
+    assert ran == [True, "bytecode", "libraries"] and out[-1].startswith("no shipped kernels (nvcc and c++filt")
+    ran.clear()
+    assert shipped.main(["build", "--out", str(tmp_path), "--no-libraries"]) == 0
+    assert ran == [True, "bytecode"]
     assert not list(tmp_path.iterdir())
 
 
@@ -151,3 +155,46 @@ def test_host_step_writes_the_package_bytecode():
         if not cached.exists() or cached.stat().st_mtime < source.stat().st_mtime:
             stale.append(str(source.relative_to(kernels.PACKAGE_DIR)))
     assert not stale, stale[:5]
+
+
+def test_host_step_writes_missing_library_bytecode(tmp_path, monkeypatch):
+    """``compile_library_bytecode`` (``host`` and ``build`` unless --no-libraries) writes the
+    bytecode of an imported module outside the package whose install has none, where Python
+    reads it (a fresh interpreter that writes none loads it from there), and leaves present
+    bytecode alone; a place it cannot write is counted."""
+    import importlib
+    import importlib.util
+    import os
+    import py_compile
+    import subprocess
+    import sys
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    source = lib / "shipped_bare.py"
+    source.write_text("VALUE = 41 + 1\n")
+    monkeypatch.syspath_prepend(str(lib))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # as the image's interpreter
+    monkeypatch.setattr(shipped, "_import_gpu_libraries", lambda: None)
+    monkeypatch.delitem(sys.modules, "shipped_bare", raising=False)
+    module = importlib.import_module("shipped_bare")
+    cached = Path(importlib.util.cache_from_source(module.__file__))
+    assert module.VALUE == 42 and not cached.exists()
+    written, failed = shipped.compile_library_bytecode()
+    assert written >= 1 and failed == 0 and cached.exists()
+    assert shipped.compile_library_bytecode() == (0, 0)  # nothing missing any more
+    # the source changed in place with its size and time kept: a process that reads the
+    # bytecode gets the compiled value (41 + 1), one that compiles the source 40 + 1
+    stat = source.stat()
+    source.write_text("VALUE = 40 + 1\n")
+    os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    out = subprocess.run([sys.executable, "-B", "-c", "import shipped_bare; print(shipped_bare.VALUE)"],
+                         env={**os.environ, "PYTHONPATH": str(lib)}, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["42"]
+    cached.unlink()
+
+    def read_only(*args, **kwargs):
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr(py_compile, "compile", read_only)
+    assert shipped.compile_library_bytecode() == (0, 1)

@@ -465,6 +465,43 @@ def test_cuda_driver_start_without_a_driver_says_nothing(capfd):
     assert capfd.readouterr() == ("", "")  # nothing said (a failure in the thread would print it)
 
 
+FAKE_CUPY_ENVIRONMENT = """
+_preload_libs = {"nccl": None, "cutensor": None}
+loaded = []
+def _preload_library(lib):
+    if _preload_libs[lib] is not None:
+        return
+    _preload_libs[lib] = {}
+    loaded.append(lib)
+"""
+
+
+def test_cupy_import_skips_the_preloads_no_solver_uses(tmp_path):
+    """gpu.driver.skip_unused_preloads (a GPU align, before CuPy's import): CuPy's own
+    ``_environment`` module (a stand-in here, shaped as CuPy 14's) is loaded first with
+    cuTENSOR marked as tried, so CuPy's import preloads nothing of it, and ``cupy._environment``
+    is that module; a CuPy whose preloads look otherwise, or one imported already, is left alone."""
+    (tmp_path / "cupy").mkdir()
+    (tmp_path / "cupy" / "__init__.py").write_text(
+        "from cupy import _environment\n_environment._preload_library('cutensor')\n")
+    (tmp_path / "cupy" / "_environment.py").write_text(FAKE_CUPY_ENVIRONMENT)
+    probe = ("import sys; from splicedalign.gpu import driver; skip = sys.argv[1] == 'skip'; "
+             "said = driver.skip_unused_preloads() if skip else None; import cupy, cupy._environment as e; "
+             "print(said, e.loaded, e is sys.modules['cupy._environment'] is cupy._environment, "
+             "driver.skip_unused_preloads())")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+
+    def run(mode: str) -> list[str]:
+        return subprocess.run([sys.executable, "-c", probe, mode], capture_output=True, text=True, check=True,
+                              env=env).stdout.split()
+
+    assert run("skip") == ["True", "[]", "True", "False"]
+    assert run("plain") == ["None", "['cutensor']", "True", "False"]
+    (tmp_path / "cupy" / "_environment.py").write_text(FAKE_CUPY_ENVIRONMENT.replace('"cutensor": None', ""))
+    (tmp_path / "cupy" / "__init__.py").write_text("from cupy import _environment\n_environment.loaded.append(1)\n")
+    assert run("skip") == ["False", "[1]", "True", "False"]  # another CuPy: its module loaded by its import
+
+
 def test_a_command_imports_its_own_workload_only():
     from splicedalign.cli import parser
 

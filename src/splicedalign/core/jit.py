@@ -209,7 +209,7 @@ class _AfterImport:
             exec_module(module)
             self.then(module)
 
-        loader.exec_module = exec_then  # type: ignore[union-attr]
+        loader.exec_module = exec_then
         return spec
 
 
