@@ -165,7 +165,8 @@ sys.stdout.flush(); os._exit(0)
 
 
 # The console script, optionally with numba's registries loaded at set-up as core.jit did before
-# its cache loads skipped them (argv[1]: "registries" or "as is"): an A/B of that on one machine.
+# its cache loads skipped them (argv[1]: "registries", "preload": with CuPy's cuTENSOR preload,
+# or "as is"): an A/B of that on one machine.
 CONSOLE = r"""
 import os, sys
 variant = sys.argv.pop(1)
@@ -185,6 +186,9 @@ if variant == "registries":
         finally:
             linalg.ensure_blas = asked
     jit.start = refreshing
+elif variant == "preload":  # CuPy's import preloads cuTENSOR, as before gpu.driver.skip_unused_preloads
+    from splicedalign.gpu import driver
+    driver.skip_unused_preloads = lambda: False
 from splicedalign import cli
 cli.run()
 """
@@ -251,9 +255,11 @@ def main() -> int:
                     help="only: the import profile of a gpu align, and NumPy's import and the gpu align with "
                          "OpenBLAS's thread per CPU against the console script's one thread (interleaved)")
     ap.add_argument("--profile", action="store_true", help="only: profiles of a fresh gpu align (see above)")
-    ap.add_argument("--ab", help="with --profile: CLI walls interleaved with another tree's src (a path), "
-                                 "'registries': with numba's registries loaded at set-up, or 'bytecode': without "
-                                 "the package's bytecode and with every imported module's (walls only)")
+    ap.add_argument("--ab", help="with --profile: CLI walls interleaved with, comma-separated: another tree's src "
+                                 "(a path), 'registries': with numba's registries loaded at set-up, 'preload': "
+                                 "with CuPy's cuTENSOR preload, 'libraries': with every imported module's bytecode "
+                                 "(a cache), or 'bytecode': without the package's bytecode and with every imported "
+                                 "module's (walls only)")
     ap.add_argument("--multicore", action="store_true", help="with --profile: the multicore gff3 row too")
     args = ap.parse_args()
     out = args.out
@@ -343,14 +349,19 @@ def profile_rows(m: str, rows: dict[str, list[str]], args: argparse.Namespace, l
     console = [sys.executable, "-c", CONSOLE]
     variants = {"this": (this, "as is")}  # name: (src, CONSOLE variant)
     extra: dict[str, dict[str, str]] = {}  # a variant's environment
-    if args.ab == "registries":
-        variants["registries"] = (this, "registries")
-    elif args.ab == "bytecode":  # no bytecode of splicedalign (a cache with none), and of everything imported
-        none, every = (tempfile.mkdtemp(prefix=p) for p in ("pyc_none_", "pyc_every_"))
-        variants["no package bytecode"] = variants["all bytecode"] = (this, "as is")
-        extra = {"no package bytecode": {"PYTHONPYCACHEPREFIX": none}, "all bytecode": {"PYTHONPYCACHEPREFIX": every}}
-    elif args.ab is not None:
-        variants["other"] = (str(Path(args.ab).resolve()), "as is")
+    abs_ = [ab for ab in (args.ab or "").split(",") if ab]
+    for ab in abs_:
+        if ab in ("registries", "preload"):
+            variants[ab] = (this, ab)
+        elif ab == "bytecode":  # no bytecode of splicedalign (a cache with none), and of everything imported
+            none = tempfile.mkdtemp(prefix="pyc_none_")
+            variants["no package bytecode"] = (this, "as is")
+            extra["no package bytecode"] = {"PYTHONPYCACHEPREFIX": none}
+        elif ab != "libraries":
+            variants["other"] = (str(Path(ab).resolve()), "as is")
+        if ab in ("bytecode", "libraries"):
+            variants["all bytecode"] = (this, "as is")
+            extra["all bytecode"] = {"PYTHONPYCACHEPREFIX": tempfile.mkdtemp(prefix="pyc_every_")}
     align = [sys.executable, "-m", "splicedalign.cli", "-q", "align", "--manifest", m]
     t = time.perf_counter()
     for src in {v[0] for v in variants.values()}:
@@ -365,7 +376,7 @@ def profile_rows(m: str, rows: dict[str, list[str]], args: argparse.Namespace, l
     lines.append(f"warm-ups {time.perf_counter() - t:.1f} s; dont_write_bytecode, pycache_prefix: "
                  f"{writes[1].stdout.strip()}")
     print(lines[-1], flush=True)
-    for what in ("score", "gff3") if args.ab != "bytecode" else ():
+    for what in ("score", "gff3") if "bytecode" not in abs_ else ():
         stats = out / f"cprofile_gpu_{what}.pstats"
         run([sys.executable, "-c", PROFILED, str(stats), "-q", "align", "--manifest", m, *rows[what]])
         text = out / f"cprofile_gpu_{what}.txt"
@@ -378,7 +389,7 @@ def profile_rows(m: str, rows: dict[str, list[str]], args: argparse.Namespace, l
                                 *rows[what]])[1].stdout.strip().splitlines()[-1])
         lines.append(f"numba first calls, gpu {what} (ms, sum {sum(loads.values()):.0f}): {json.dumps(loads)}")
         print(lines[-1], flush=True)
-    if args.ab != "bytecode":
+    if "bytecode" not in abs_:
         top = importtime(align[1:] + rows["score"], out / "importtime_align_gpu_score.txt")
         lines.append("importtime align gpu score: " + ", ".join(f"{n.strip()} {c / 1e6:.3f}" for c, n in top[:16]))
     walls: dict[str, list[float]] = {f"{row} [{name}]": [] for row in rows for name in variants}
