@@ -166,7 +166,8 @@ sys.stdout.flush(); os._exit(0)
 
 # The console script, optionally with numba's registries loaded at set-up as core.jit did before
 # its cache loads skipped them (argv[1]: "registries", "preload": with CuPy's cuTENSOR preload,
-# or "as is"): an A/B of that on one machine.
+# "envimports": cached code's environments importing their numba modules, or "as is"): an A/B of
+# that on one machine.
 CONSOLE = r"""
 import os, sys
 variant = sys.argv.pop(1)
@@ -189,6 +190,9 @@ if variant == "registries":
 elif variant == "preload":  # CuPy's import preloads cuTENSOR, as before gpu.driver.skip_unused_preloads
     from splicedalign.gpu import driver
     driver.skip_unused_preloads = lambda: False
+elif variant == "envimports":  # cached code's environments import their numba modules, as numba does
+    from splicedalign.core import jit
+    jit._environments_without_imports = lambda: None
 from splicedalign import cli
 cli.run()
 """
@@ -257,7 +261,8 @@ def main() -> int:
     ap.add_argument("--profile", action="store_true", help="only: profiles of a fresh gpu align (see above)")
     ap.add_argument("--ab", help="with --profile: CLI walls interleaved with, comma-separated: another tree's src "
                                  "(a path), 'registries': with numba's registries loaded at set-up, 'preload': "
-                                 "with CuPy's cuTENSOR preload, 'libraries': with every imported module's bytecode "
+                                 "with CuPy's cuTENSOR preload, 'envimports': cached code's environments importing "
+                                 "their numba modules, 'libraries': with every imported module's bytecode "
                                  "(a cache), or 'bytecode': without the package's bytecode and with every imported "
                                  "module's (walls only)")
     ap.add_argument("--multicore", action="store_true", help="with --profile: the multicore gff3 row too")
@@ -351,7 +356,7 @@ def profile_rows(m: str, rows: dict[str, list[str]], args: argparse.Namespace, l
     extra: dict[str, dict[str, str]] = {}  # a variant's environment
     abs_ = [ab for ab in (args.ab or "").split(",") if ab]
     for ab in abs_:
-        if ab in ("registries", "preload"):
+        if ab in ("registries", "preload", "envimports"):
             variants[ab] = (this, ab)
         elif ab == "bytecode":  # no bytecode of splicedalign (a cache with none), and of everything imported
             none = tempfile.mkdtemp(prefix="pyc_none_")
@@ -372,6 +377,16 @@ def profile_rows(m: str, rows: dict[str, list[str]], args: argparse.Namespace, l
             done = run([sys.executable, "-c", COMPILE_IMPORTED, "-q", "align", "--manifest", m, *argv],
                        **extra["all bytecode"])[1].stdout.strip()
         lines.append(f"bytecode of the {done} modules a gpu align imports written to a cache")
+    same = []  # each variant's outputs (score json, gff3) against this tree's as is
+    for name, (src, variant) in variants.items():
+        for row, argv in rows.items():
+            if row == "multicore":
+                continue
+            path = out / f"out_{row}_{name.replace(' ', '_')}"
+            run(console[:3] + [variant] + align[3:] + argv[:-1] + [str(path)], PYTHONPATH=src, **extra.get(name, {}))
+            same.append(path.exists() and _answers(path) == _answers(out / f"out_{row}_this"))
+    lines.append(f"outputs (score json, gff3) of every variant identical to this tree's: {all(same)} ({len(same)})")
+    print(lines[-1], flush=True)
     writes = run([sys.executable, "-c", "import sys; print(sys.flags.dont_write_bytecode, sys.pycache_prefix)"])
     lines.append(f"warm-ups {time.perf_counter() - t:.1f} s; dont_write_bytecode, pycache_prefix: "
                  f"{writes[1].stdout.strip()}")
@@ -402,6 +417,14 @@ def profile_rows(m: str, rows: dict[str, list[str]], args: argparse.Namespace, l
         f"{k} {statistics.median(v):.3f}/{min(v):.3f}" for k, v in walls.items()))
     (out / "walls.json").write_text(json.dumps(walls, indent=1))
     return finish(lines, out)
+
+
+def _answers(path: Path) -> object:
+    """An align's output without its timings (json: seconds*, mcups* and *_ms dropped; other formats whole)."""
+    text = path.read_text()
+    if not text.startswith("["):
+        return text
+    return [{k: v for k, v in rec.items() if not (k.startswith(("seconds", "mcups")) or k.endswith("_ms"))} for rec in json.loads(text)]
 
 
 def finish(lines: list[str], out: Path) -> int:

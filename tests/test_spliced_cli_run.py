@@ -334,13 +334,15 @@ def hashed(*a, **k):
     return p
 plan.build_plan = hashed
 compile_host_code()
-print(json.dumps([len(cpu_target.target_context._registries), answers, h.hexdigest()]))
+print(json.dumps([len(cpu_target.target_context._registries), "numba.np.arrayobj" in sys.modules, answers,
+                  h.hexdigest()]))
 """
 
 
 def test_numba_set_up_loads_cached_code_without_the_registries(tiny):
     """After core.jit.start, numba's cache loads skip its implementation registries (none is
-    installed), and the cached code gives the answers it gives after a full set-up: the CPU
+    installed) and the modules of the cached code's environments (numba.np.arrayobj & co. not
+    imported), and the cached code gives the answers it gives after a full set-up: the CPU
     solvers' scores, chains and alignments, and the GPU solver's planning arrays. The plain
     process runs first, so the cache holds every function when the other loads it."""
     def answers(mode: str) -> list:
@@ -349,8 +351,8 @@ def test_numba_set_up_loads_cached_code_without_the_registries(tiny):
         return json.loads(out.strip().splitlines()[-1])
 
     plain, lazy = answers("plain"), answers("lazy")
-    assert plain[0] > 0 and lazy[0] == 0
-    assert plain[1:] == lazy[1:]
+    assert plain[:2] == [plain[0], True] and plain[0] > 0 and lazy[:2] == [0, False]
+    assert plain[2:] == lazy[2:]
 
 
 def test_numba_set_up_imports_masked_arrays_only_when_used():

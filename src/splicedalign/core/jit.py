@@ -32,6 +32,17 @@ code never uses. Each was a cost of every fresh ``align`` process:
   array exists before ``numpy.ma`` is imported, so until then ``np.ma`` is a stand-in whose
   ``MaskedArray`` matches nothing; any other name imports the real module, which then replaces
   the stand-in as ``np.ma`` (Python's import sets it).
+- numba's implementation modules named by cached code's environments: a cache load unpickles an
+  environment for each function compiled into the entry point (numba's own implementations of
+  ``np.argsort``, slicing, ... included), and numba rebuilds each by importing its module for its
+  globals: the first loads of a fresh GPU solve imported 21 of numba's modules (``numba.np.arrayobj``,
+  ``npyimpl``, ``charseq``, ``unicode``, the sorts, ...) that the loaded code never calls into:
+  compiled code reads an environment's globals only in object mode (numba's ``pylowering``),
+  which nopython code never is, and takes its constants from the environment's ``consts``, which
+  are unpickled as before. The planning's first ``FlatCases.of`` took 0.43-0.48 s with those
+  imports and 0.18-0.19 s without (2-core machine, loaded). So an environment of a ``numba.*``
+  module not imported yet gets globals that hold only its module's name; every other one (the
+  caller's own modules, a numba module imported already) is rebuilt as numba does.
 
 Apart from ``start()``, in every process that imports splicedalign (``recover_stale_caches``,
 called by the package's ``__init__``): a numba cache file that can no longer be unpickled is
@@ -50,6 +61,7 @@ import os
 import sys
 import types
 from collections.abc import Callable
+from typing import Any
 
 NUMBA_CONFIG_FILE = ".numba_config.yaml"  # numba.core.config._config_fname, read from the working folder
 
@@ -106,6 +118,39 @@ def _loads_without_registries() -> None:
     # (else a numba whose cache is built otherwise: its own loads, refresh included)
 
 
+def _rebuild_env(modname, consts, env_name):  # noqa: ANN001, ANN202 - numba.core.environment._rebuild_env
+    """numba's ``_rebuild_env`` (what an unpickled Environment calls) without importing a
+    ``numba.*`` module that is not imported yet (see the module's docstring)."""
+    from numba.core import environment
+
+    if not (isinstance(modname, str) and modname.startswith("numba.") and modname not in sys.modules):
+        return _NUMBA_REBUILD_ENV[0](modname, consts, env_name)
+    env = environment.lookup_environment(env_name)
+    if env is None:
+        env = environment.Environment({"__name__": modname})
+        env.consts[:] = consts
+        env.env_name = env_name
+        environment.Environment._memo[env_name] = env
+    return env
+
+
+_NUMBA_REBUILD_ENV: list[Callable[..., Any]] = []  # numba's own, once _rebuild_env replaces it
+
+
+def _environments_without_imports() -> None:
+    """numba's environment rebuild replaced by _rebuild_env (pickle finds the function by its
+    name in numba.core.environment), where numba's has the shape it wraps."""
+    from numba.core import environment
+
+    rebuild = getattr(environment, "_rebuild_env", None)
+    if rebuild is None or rebuild is _rebuild_env or not hasattr(environment, "lookup_environment"):
+        return
+    if rebuild.__code__.co_varnames[:3] != ("modname", "consts", "env_name"):
+        return  # another numba's rebuild: its own
+    _NUMBA_REBUILD_ENV[:] = [rebuild]
+    environment._rebuild_env = _rebuild_env
+
+
 class _NoMaskedArray:
     """What ``np.ma.MaskedArray`` is while numpy.ma is not imported: a class with no instance."""
 
@@ -131,8 +176,9 @@ def start() -> None:
     """numba imported and made ready to load its cache in a command-line process (idempotent;
     thread-safe: under numba's compiler lock, which every compile and cache load takes). Cache
     loads skip the implementation registries (a compile loads them), third-party numba
-    extensions are not loaded in this process, compile-time reports have no LLVM lock times, and
-    NumPy's masked arrays are imported when first used, not by numba's type checks."""
+    extensions are not loaded in this process, compile-time reports have no LLVM lock times,
+    cached code's environments import none of numba's implementation modules, and NumPy's masked
+    arrays are imported when first used, not by numba's type checks."""
     _import_numba()
     import numba.core.base  # noqa: F401 - registers the lock events that _no_lock_events removes
     import numba.core.entrypoints as entrypoints
@@ -142,6 +188,7 @@ def start() -> None:
         _no_lock_events()
         entrypoints._already_initialized = True  # init_all(): no scan of every distribution's entry points
         _loads_without_registries()
+        _environments_without_imports()
     _masked_arrays_later()
 
 
