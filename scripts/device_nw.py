@@ -327,7 +327,8 @@ def wfa_stats(solver) -> dict | None:
     if not stats:
         return None
     return {"steps": stats.get("steps", [None])[0], "kernel_ms": round(stats.get("kernel_ms", 0.0), 3),
-            "ms": round(stats.get("ms", 0.0), 3), "threads": stats.get("threads"), "shared": stats.get("shared")}
+            "ms": round(stats.get("ms", 0.0), 3), "threads": stats.get("threads"), "shared": stats.get("shared"),
+            "choice_ms": round(stats.get("choice_ms", 0.0), 3), "host_ms": round(stats.get("host_ms", 0.0), 3)}
 
 
 def side_table(rows: list[dict], log) -> None:

@@ -224,3 +224,37 @@ def test_long_runs_are_extended_by_the_warp(solver):
                 want = reference.solve(pair, costs, traceback=False, mode=mode).score
                 assert got.score[k] == want, (pair.name, costs, mode)
                 assert cigar_cost(got.cigars[k], pair.a, pair.b, costs, got.start2[k], got.end2[k]) == want
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_single_pairs_reuse_the_workspace(solver, mode, monkeypatch):
+    """``solve`` (WfaSolver.launch_one): pairs one at a time, longer and shorter in turn, score
+    or alignment, linear or affine, through the one workspace (grown, never cleared): every
+    answer the reference's, every CIGAR re-scored, the end column the CPU WFA's; the upload
+    grows only for a longer pair."""
+    monkeypatch.setattr(wfa, "WORKSPACE_MIN", 256)
+    seed = 2640 + MODES.index(mode)
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    reference = ReferenceSolver()
+    pairs = _pairs(rng, 8, 200)
+    a = random_codes(1200, rng)
+    pairs[3:3] = [Pair("long", "a", "b", a, mutate(a, rng, 0.1))]
+    sizes = []
+    for k, pair in enumerate(pairs):
+        costs = (Costs(0, 1, 3), Costs(0, 4, 2, 6))[k % 2]
+        traceback = k % 4 < 2
+        want = reference.solve(pair, costs, traceback=False, mode=mode)
+        got = solver.solve(pair, costs, traceback, mode, budget_ms=1e4)
+        if got is None:
+            assert mode == "infix", (pair.name, costs, mode)  # an infix pair past its memory share
+            continue
+        assert got.score == want.score and got.algorithm == "wfa", (pair.name, costs, mode, traceback)
+        if traceback:
+            assert cigar_cost(got.cigar, pair.a, pair.b, costs, got.start2, got.end2) == want.score
+        else:
+            assert got.cigar is None
+        assert got.end2 == cpu_wfa.wfa_align(pair.a, pair.b, costs, mode, False, 1 << 40).end2
+        sizes.append(solver._workspace.size)
+        assert sizes[-1] >= wfa.SINGLE_META + pair.n + pair.m
+    assert sizes == sorted(sizes) and len(set(sizes)) > 1 and sizes[-1] == sizes[-5]

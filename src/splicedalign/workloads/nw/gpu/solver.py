@@ -224,22 +224,19 @@ class GpuSolver:
         """The wavefront kernel when the pair looks similar enough (WFA_SHARE), within the other
         path's predicted time; None: not tried, or it gave up."""
         other = fallback_ms(pair, costs, mode, traceback, self.band_min_cells if self.adaptive else float("inf"))
+        if self.wfa is None:
+            self.wfa = wfa.WfaSolver(poison=self.poison)
         expected = None
         if min(pair.n, pair.m) >= WFA_SAMPLE_MIN:
             expected = wfa.sampled_score(pair, costs)
-            if wfa.estimate_ms(pair, costs, mode, expected, self.wfa_shared_bytes()) > WFA_SHARE * other:
+            g, x, o, e = wfa.cpu_wfa.reduced_costs(costs)
+            reach = self.wfa.reach(x, o, e, int(expected / g) + 1) if np.isfinite(expected) else None
+            if wfa.estimate_ms(pair, costs, mode, expected, self.wfa.shared_bytes, reach) > WFA_SHARE * other:
                 return None
-        if self.wfa is None:
-            self.wfa = wfa.WfaSolver(poison=self.poison)
         done = self.wfa.solve(pair, costs, traceback, mode, other, expected)
         self.kernel_ms = self.wfa.stats.get("kernel_ms", 0.0)
         self.passes = 1 if done is not None else 0
         return done
-
-    def wfa_shared_bytes(self) -> int:
-        if self.wfa is None:
-            self.wfa = wfa.WfaSolver(poison=self.poison)
-        return self.wfa.shared_bytes
 
     def upload(self, pair: Pair, r: int) -> tuple[Any, Any]:
         """a padded to whole strips of 32 r rows, b to whole groups, on the device."""

@@ -9,6 +9,9 @@ Host side, per launch: the sequences go up once as bytes and are packed on the d
 letter), the score ranges (``reach_table``, a function of the costs only) once per launch, one
 descriptor per pair; back come (steps, end column, start column, runs) per pair and, with the
 alignment, the CIGAR text (batch.cu's ``nw_band_text`` formats the runs the walk back wrote).
+A batch goes in chunks (``launch``); a single pair (``solve``) takes a lean path
+(``launch_one``): one upload into buffers the solver keeps (``Workspace``), the reach table kept
+on the device, one stream, nothing allocated.
 """
 
 from __future__ import annotations
@@ -82,6 +85,15 @@ BAND_BATCH_PS = {False: 0.55, True: 0.78}  # keyed by gap-affine
 # the divergence sample (sampled_score): both ends of a, against b's with a margin
 SAMPLE_LENGTH, SAMPLE_LONGEST, SAMPLE_MARGIN, SAMPLE_WORK = 512, 4096, 64, 200_000
 SAMPLE_SLACK = 4.0  # a WFA guided by a sample gives up past this many times its guess
+# a single pair's launch (launch_one): one upload whose first SINGLE_META bytes hold its
+# descriptor, the pool's counter and the packing's table (SINGLE_LAYOUT: byte offset, dtype,
+# count), its letters after them
+SINGLE_META = 256
+SINGLE_LAYOUT = {"desc": (0, np.int64, batch.DESCRIPTOR), "pool_top": (56, np.uint64, 1), "from": (64, np.int64, 2),
+                 "size": (80, np.int64, 2), "to": (96, np.int64, 2), "words": (112, np.int64, 2),
+                 "pad": (128, np.uint8, 2)}
+WORKSPACE_MIN = 1 << 16  # bytes of the first upload buffer
+TEXT_CHARS = 11  # a run's CIGAR text at most: 10 digits and its operation
 
 
 def applies(costs: Costs) -> bool:
@@ -226,12 +238,17 @@ def step_ms(width: np.ndarray, affine: bool, seqs_shared: bool) -> np.ndarray:
     return (STEP_US + DIAG_NS[affine] * 1e-3 * width * (1.0 if seqs_shared else GLOBAL_SEQS)) * 1e-3
 
 
-def estimate_ms(pair: Pair, costs: Costs, mode: str, score: float, shared_bytes: int = SHARED_BYTES) -> float:
-    """The cost model's time of the WFA of ``pair`` to ``score`` on one block."""
+def estimate_ms(pair: Pair, costs: Costs, mode: str, score: float, shared_bytes: int = SHARED_BYTES,
+                reach: np.ndarray | None = None) -> float:
+    """The cost model's time of the WFA of ``pair`` to ``score`` on one block (``reach``: the
+    costs' reach table, at least to that score, when the caller keeps one)."""
     if score > score_bound(costs, pair.n, pair.m):
         return float("inf")
     g, x, o, e = cpu_wfa.reduced_costs(costs)
-    width = widths(reach_table(x, o, e, int(score / g) + 1), pair.n, pair.m, mode)
+    steps = int(score / g) + 1
+    if reach is None or reach.size <= steps:
+        reach = reach_table(x, o, e, steps)
+    width = widths(reach[:steps + 1], pair.n, pair.m, mode)
     return float(step_ms(width, o > 0, seqs_fit(pair.n, pair.m, shared_bytes)).sum())
 
 
@@ -268,6 +285,62 @@ def budget_steps(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, budg
     return steps, int(width[:steps].sum()) * arrays
 
 
+def sweep_args(packed: Any, desc: Any, reach: Any, mode: str, x: int, o: int, e: int, max_steps: int,
+               config: Launch, ring: Any, keep: Any, pool_top: Any, pool_ints: int, bases: Any, runs: Any,
+               out: Any) -> tuple[Any, ...]:
+    """nw_wfa's arguments (wfa.cu), in one place for both launch paths; an array a launch does
+    not use (``ring`` with the ring in shared memory; ``keep``, ``bases``, ``runs`` for the score
+    alone: None) is passed as ``out`` (never read)."""
+    return (packed, desc, reach, np.int32(MODES.index(mode)), np.int32(x), np.int32(o), np.int32(e),
+            np.int32(max_steps), np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max),
+            np.int32(config.shared), np.int32(config.seqs_shared), out if ring is None else ring,
+            out if keep is None else keep, pool_top, np.int64(pool_ints), out if bases is None else bases,
+            out if runs is None else runs, out)
+
+
+def sweep_name(config: Launch, affine: bool, traceback: bool) -> str:
+    """The nw_wfa instance of a launch (NAMES)."""
+    return SWEEP.format(affine="true" if affine else "false", keep="true" if traceback else "false",
+                        shared="true" if config.shared and config.seqs_shared else "false")
+
+
+class Workspace:
+    """A single pair's launch buffers (``WfaSolver.launch_one``), kept by the solver and grown on
+    demand, so that a launch allocates nothing: the upload (pinned on the host, its device copy
+    ``blob`` with views of its parts, SINGLE_LAYOUT), the packed letters, the answer (``out``'s 4
+    int32, the CIGAR text's length, a zero: the text's offset) and, per name, the arrays whose
+    size follows the pair (``array``)."""
+
+    def __init__(self, cp: Any, nbytes: int) -> None:
+        self.cp = cp
+        self.size = max(WORKSPACE_MIN, 1 << (nbytes - 1).bit_length())
+        self.host = device.empty_pinned(self.size, np.uint8)
+        self.blob = cp.empty(self.size, cp.uint8)
+        self.parts = {name: self.blob[at:at + count * np.dtype(dtype).itemsize].view(dtype)
+                      for name, (at, dtype, count) in SINGLE_LAYOUT.items()}
+        self.host_parts = {name: self.host[at:at + count * np.dtype(dtype).itemsize].view(dtype)
+                           for name, (at, dtype, count) in SINGLE_LAYOUT.items()}
+        self.raw = self.blob[SINGLE_META:]
+        self.answer = cp.zeros(4, cp.int64)
+        self.out = self.answer[:2].view(cp.int32).reshape(1, batch.OUT)  # (as a batch of one)
+        self.text_at, self.zero = self.answer[2:3], self.answer[3:4]
+        self.parts["desc"] = self.parts["desc"].reshape(1, batch.DESCRIPTOR)
+        self.answer_host = device.empty_pinned(4, np.int64)
+        self.arrays: dict[str, Any] = {}
+
+    def array(self, name: str, count: int, dtype: Any) -> Any:
+        """The workspace's ``name`` array with at least ``count`` elements (grown by 1.5x)."""
+        have = self.arrays.get(name)
+        if have is None or have.size < count:
+            have = self.cp.empty(max(count, int(1.5 * (0 if have is None else have.size))), dtype)
+            self.arrays[name] = have
+        return have
+
+    def held(self) -> int:
+        """Device bytes of the arrays kept for the next launch (a solve's memory budget counts them free)."""
+        return sum(int(a.nbytes) for a in self.arrays.values())
+
+
 @dataclass
 class WfaAnswers:
     """Per pair of a launch: the score (None: gave up), end and start columns of b, CIGAR."""
@@ -290,6 +363,11 @@ class WfaSolver:
         self._reach: dict[tuple[int, int, int], np.ndarray] = {}
         self._kernels: dict[str, Any] = {}
         self._streams: tuple[Any, list[Any], Any] | None = None
+        self._workspace: Workspace | None = None  # a single pair's launch buffers (launch_one)
+        self._reach_device: dict[tuple[int, int, int], Any] = {}
+        self._allowed: dict[str, int] = {}  # dynamic shared memory each kernel may take (allow)
+        self._one: tuple[Any, Any, Any] | None = None
+        self._text: Any = None
         self.shared_bytes = SHARED_BYTES
         try:  # the device's own limit a block (less the kernel's static 32 bytes)
             self.shared_bytes = int(self.cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]) - 1024
@@ -328,8 +406,10 @@ class WfaSolver:
             steps = min(steps, int(SAMPLE_SLACK * expected / g) + 64)
         reach = self.reach(x, o, e, steps)
         steps, visits = budget_steps(reach, pair.n, pair.m, mode, arrays, budget_ms, self.shared_bytes)
+        budget = None
         if traceback:  # the kept wavefronts within their share of the memory (4 bytes a diagonal)
-            visits = min(visits, int(KEEP_SHARE * device.memory_budget(self.memory_cap)) // 4 - 20 * steps)
+            budget = self.keep_budget()
+            visits = min(visits, budget // 4 - 20 * steps)
             steps = steps_for(reach, pair.n, pair.m, mode, arrays, visits)
         if steps == 0:
             return None
@@ -341,9 +421,10 @@ class WfaSolver:
         # the wavefront's width by the guessed end, at most 2 diagonals a thread of SHARED_THREADS
         narrow = int(span(int(reach[:guess + 1].max()), pair.n, pair.m, mode)) <= 2 * SHARED_THREADS
         threads = SHARED_THREADS if narrow and seqs_fit(pair.n, pair.m, self.shared_bytes) else MAX_THREADS
+        self.stats = {"choice_ms": (time.perf_counter() - t0) * 1e3}
         for last in ((near, steps) if first else (steps,)):
-            got = self.launch([pair], costs, traceback, mode, last - 1,
-                              np.array([visits_upto(reach, pair.n, pair.m, mode, arrays, last)], np.int64), threads)
+            got = self.launch_one(pair, costs, traceback, mode, last - 1,
+                                  visits_upto(reach, pair.n, pair.m, mode, arrays, last), threads, budget)
             if got.score[0] is not None:
                 return Result(got.score[0], pair.cells, "gpu", time.perf_counter() - t0, got.cigars[0],
                               got.start2[0], got.end2[0], ALGORITHM)
@@ -398,6 +479,130 @@ class WfaSolver:
                 answers[k] = result
         self.stats["taken"] = sum(a is not None for a in answers)
         return answers
+
+    def keep_budget(self) -> int:
+        """Device bytes the kept wavefronts may take: their share of the memory budget, the
+        workspace's arrays (kept for the next launch) counted free."""
+        held = self._workspace.held() if self._workspace is not None else 0
+        return int(KEEP_SHARE * (device.memory_budget(self.memory_cap) + held))
+
+    def workspace(self, nbytes: int) -> Workspace:
+        """The single-pair launch's buffers, with an upload of at least ``nbytes``."""
+        if self._workspace is None or self._workspace.size < nbytes:
+            arrays = self._workspace.arrays if self._workspace is not None else {}
+            self._workspace = Workspace(self.cp, nbytes)
+            self._workspace.arrays = arrays
+        return self._workspace
+
+    def reach_device(self, x: int, o: int, e: int, steps: int) -> Any:
+        """The reach table of (x, o, e) on the device, at least ``steps`` + 1 scores (kept per
+        solver: a longer table's prefix is the shorter one)."""
+        have = self._reach_device.get((x, o, e))
+        if have is None or have.size <= steps:
+            have = self.cp.asarray(self.reach(x, o, e, steps))
+            self._reach_device[(x, o, e)] = have
+        return have
+
+    def allow(self, name: str, nbytes: int) -> None:
+        """The kernel's dynamic shared memory raised to ``nbytes`` once (device.allow_shared_memory)."""
+        if nbytes > self._allowed.get(name, 0):
+            device.allow_shared_memory(self.kernel(name), nbytes)
+            self._allowed[name] = nbytes
+
+    def launch_one(self, pair: Pair, costs: Costs, traceback: bool, mode: str, max_steps: int, visits: int,
+                   threads: int, budget: int | None = None) -> WfaAnswers:
+        """``launch`` of one non-empty pair, lean: its descriptor, the pool's counter, the
+        packing's table and both sequences in one upload into the solver's ``Workspace`` (nothing
+        allocated once it has grown), the pack and nw_wfa kernels on one stream, with the
+        alignment the text kernel's count and its write (the pair's text at offset 0, in a buffer
+        of TEXT_CHARS a run), then the answer with the text's length in one copy back and the
+        text in a second. ``budget``: ``keep_budget()`` when the caller has it."""
+        cp = self.cp
+        t0 = time.perf_counter()
+        g, x, o, e = cpu_wfa.reduced_costs(costs)
+        n, m = pair.n, pair.m
+        reach = self.reach(x, o, e, max_steps)
+        config = configure(reach, np.array([n]), np.array([m]), mode, x, o, e, max_steps, threads, self.shared_bytes)
+        visits = min(visits, (n + m + 1) * config.arrays * (max_steps + 1))  # no step is wider than the table
+        runs_each = 2 * max_steps + 4
+        ring_ints = config.rows * config.stride
+        pool_ints = 1
+        if traceback or not config.shared:
+            fixed = (8 * (max_steps + 1) + (4 + TEXT_CHARS) * runs_each if traceback else 0) + (
+                0 if config.shared else 4 * ring_ints)
+            budget = self.keep_budget() if budget is None else budget
+            device.require_memory(fixed, budget, f"gpu wfa: a pair of {n:,} x {m:,} up to {max_steps:,} scores")
+            if traceback:
+                pool_ints = max(1, min(visits, (budget - fixed) // 4))
+        wa, wb = int(packed_words(n)), int(packed_words(m))
+        ws = self.workspace(SINGLE_META + n + m)
+        host = ws.host_parts
+        host["desc"][:] = (0, wa, n, m, visits, pool_ints if traceback else 0, 0)  # (wfa.cu WfaDesc)
+        host["pool_top"][0] = 0
+        host["from"][:] = (0, n)
+        host["size"][:] = (n, m)
+        host["to"][:] = (0, wa)
+        host["words"][:] = (wa, wb)
+        host["pad"][:] = (PAD_A, PAD_B)
+        ws.host[SINGLE_META:SINGLE_META + n] = pair.a
+        ws.host[SINGLE_META + n:SINGLE_META + n + m] = pair.b
+        packed = ws.array("packed", wa + wb, cp.uint64)
+        keep = ws.array("keep", pool_ints, cp.int32) if traceback else None
+        bases = ws.array("bases", max_steps + 1, cp.int64) if traceback else None
+        runs = ws.array("runs", runs_each, cp.uint32) if traceback else None
+        text = ws.array("text", TEXT_CHARS * runs_each, cp.uint8) if traceback else None
+        ring = None if config.shared else ws.array("ring", ring_ints, cp.int32)
+        reach_dev = self.reach_device(x, o, e, max_steps)
+        name = sweep_name(config, o > 0, traceback)
+        kernel = self.kernel(name)
+        self.allow(name, config.smem)
+        stream, start, stop = self.one_stream()
+        parts = ws.parts
+        with stream:
+            ws.blob[:SINGLE_META + n + m].set(ws.host[:SINGLE_META + n + m], stream=stream)
+            if self.poison:
+                for array in (keep, runs, ring):
+                    if array is not None:
+                        array.fill(-987_654_321 if array.dtype == cp.int32 else 0xA5A5A5A5)
+                ws.out.fill(-987_654_321)
+            self.kernel(PACK)((2,), (PACK_THREADS,), (ws.raw, parts["from"], parts["size"], parts["to"],
+                                                       parts["words"], parts["pad"], packed))
+            start.record(stream)
+            kernel((1,), (config.threads,), sweep_args(
+                packed, parts["desc"], reach_dev, mode, x, o, e, max_steps, config, ring, keep, parts["pool_top"],
+                pool_ints, bases, runs, ws.out), shared_mem=config.smem)
+            stop.record(stream)
+            if traceback:  # the text's length, then the text from offset 0 (a warp)
+                texts = self.text_kernel()
+                texts((1,), (32,), (parts["desc"], runs, ws.out, np.int32(1), ws.text_at, np.uint64(0)))
+                texts((1,), (32,), (parts["desc"], runs, ws.out, np.int32(1), ws.zero, text))
+        host_ms = (time.perf_counter() - t0) * 1e3
+        ws.answer.get(stream=stream, out=ws.answer_host)  # (synchronises)
+        device.check(cp)
+        out = ws.answer_host[:2].view(np.int32)  # (wfa.cu: steps, end column, start column, runs)
+        steps, end2 = int(out[0]), int(out[1])
+        cigar = None
+        if traceback and steps >= 0:
+            length = int(ws.answer_host[2])
+            cigar = str(memoryview(self.pinned.copy("wfa-one-text", text[:length], stream)), "ascii") if length else ""
+        self.stats.update({"pairs": 1, "threads": config.threads, "shared": config.shared, "max_steps": max_steps,
+                           "kernel_ms": cp.cuda.get_elapsed_time(start, stop), "pool_ints": pool_ints, "chunks": 1,
+                           "host_ms": host_ms, "steps": [steps], "ms": (time.perf_counter() - t0) * 1e3})
+        return WfaAnswers([steps * g if steps >= 0 else None], [end2],
+                          [int(out[2]) if traceback and mode == "infix" else 0], [cigar])
+
+    def one_stream(self) -> tuple[Any, Any, Any]:
+        """(stream, start, stop): a single pair's stream and the events timing its nw_wfa, made once."""
+        if self._one is None:
+            cuda = self.cp.cuda
+            self._one = (cuda.Stream(non_blocking=True), cuda.Event(), cuda.Event())
+        return self._one
+
+    def text_kernel(self) -> Any:
+        """batch.cu's nw_band_text (the CIGAR text from a walk's runs), loaded once."""
+        if self._text is None:
+            self._text = device.function(batch.KERNEL_FILE, batch.TEXT, (batch.TEXT,), batch.DEFINES)
+        return self._text
 
     def streams(self) -> tuple[Any, list[Any], Any]:
         """(copy, launches, collect): the streams of a launch, made once. The chunks' kernels go on
@@ -465,8 +670,7 @@ class WfaSolver:
                     if array is not None:
                         array.fill(-987_654_321 if array.dtype == cp.int32 else 0xA5A5A5A5)
                 out.fill(-987_654_321)
-        kernel = self.kernel(SWEEP.format(affine="true" if o > 0 else "false", keep="true" if traceback else "false",
-                                          shared="true" if config.shared and config.seqs_shared else "false"))
+        kernel = self.kernel(sweep_name(config, o > 0, traceback))
         smem = config.smem
         device.allow_shared_memory(kernel, smem)
         steps1 = max_steps + 1
@@ -481,13 +685,10 @@ class WfaSolver:
                 self.kernel(PACK)((2 * (c1 - c0),), (PACK_THREADS,), (staging.raw, *table, packed))
                 if c == 0:
                     start.record(stream)
-                kernel((c1 - c0,), (config.threads,), (
-                    packed, desc_dev[c0:c1], reach_dev, np.int32(MODES.index(mode)), np.int32(x), np.int32(o),
-                    np.int32(e), np.int32(max_steps), np.int32(config.ring), np.int32(config.stride),
-                    np.int32(config.reach_max), np.int32(config.shared), np.int32(config.seqs_shared),
-                    ring[c0 * ring_ints:] if ring is not None else out, keep if keep is not None else out, pool_top,
-                    np.int64(pool_ints), bases[c0 * steps1:] if bases is not None else desc_dev,
-                    runs if runs is not None else out, out[c0:c1]), shared_mem=smem)
+                kernel((c1 - c0,), (config.threads,), sweep_args(
+                    packed, desc_dev[c0:c1], reach_dev, mode, x, o, e, max_steps, config,
+                    ring[c0 * ring_ints:] if ring is not None else None, keep, pool_top, pool_ints,
+                    bases[c0 * steps1:] if bases is not None else None, runs, out[c0:c1]), shared_mem=smem)
             done.append(stream.record())
         staged_ms = (time.perf_counter() - t0) * 1e3
         # the answers and texts of all chunks at once: the host is the batch's bottleneck (2,000 x
