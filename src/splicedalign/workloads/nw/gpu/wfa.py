@@ -94,6 +94,7 @@ SINGLE_LAYOUT = {"desc": (0, np.int64, batch.DESCRIPTOR), "pool_top": (56, np.ui
                  "pad": (128, np.uint8, 2)}
 WORKSPACE_MIN = 1 << 16  # bytes of the first upload buffer
 TEXT_CHARS = 11  # a run's CIGAR text at most: 10 digits and its operation
+WALK_STEP_BYTES = 12  # wfa.cu's walk table: a step's offset in the pool (int64) and its reach (int32)
 
 
 def applies(costs: Costs) -> bool:
@@ -167,6 +168,7 @@ class Launch:
     arrays: int  # M (and I, D)
     seq_bytes: int = 0  # both packed sequences of the largest pair
     seqs_shared: bool = False  # the sequences copied into shared memory
+    walk_bytes: int = 0  # shared memory the walk back's table may take (WALK_STEP_BYTES a step) beyond the rest
 
     @property
     def ring_bytes(self) -> int:
@@ -178,9 +180,10 @@ class Launch:
 
     @property
     def smem(self) -> int:
-        """Dynamic shared memory a block: the ring (if there), 8-byte aligned, the sequences (if there)."""
+        """Dynamic shared memory a block: the ring (if there), 8-byte aligned, the sequences (if
+        there); once the steps are done the walk back's table takes it (at least walk_bytes)."""
         ring = -(-self.ring_bytes // 8) * 8 if self.shared else 0
-        return ring + (self.seq_bytes if self.seqs_shared else 0)
+        return max(ring + (self.seq_bytes if self.seqs_shared else 0), self.walk_bytes)
 
 
 def packed_words(length: np.ndarray) -> np.ndarray:
@@ -293,9 +296,9 @@ def sweep_args(packed: Any, desc: Any, reach: Any, mode: str, x: int, o: int, e:
     alone: None) is passed as ``out`` (never read)."""
     return (packed, desc, reach, np.int32(MODES.index(mode)), np.int32(x), np.int32(o), np.int32(e),
             np.int32(max_steps), np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max),
-            np.int32(config.shared), np.int32(config.seqs_shared), out if ring is None else ring,
-            out if keep is None else keep, pool_top, np.int64(pool_ints), out if bases is None else bases,
-            out if runs is None else runs, out)
+            np.int32(config.shared), np.int32(config.seqs_shared), np.int32(config.smem),
+            out if ring is None else ring, out if keep is None else keep, pool_top, np.int64(pool_ints),
+            out if bases is None else bases, out if runs is None else runs, out)
 
 
 def sweep_name(config: Launch, affine: bool, traceback: bool) -> str:
@@ -523,6 +526,8 @@ class WfaSolver:
         n, m = pair.n, pair.m
         reach = self.reach(x, o, e, max_steps)
         config = configure(reach, np.array([n]), np.array([m]), mode, x, o, e, max_steps, threads, self.shared_bytes)
+        if traceback:  # the block has its SM alone: the walk's table for every step it may take
+            config = replace(config, walk_bytes=min(self.shared_bytes, WALK_STEP_BYTES * (max_steps + 1)))
         visits = min(visits, (n + m + 1) * config.arrays * (max_steps + 1))  # no step is wider than the table
         runs_each = 2 * max_steps + 4
         ring_ints = config.rows * config.stride
