@@ -27,8 +27,8 @@
 // the pool cannot serve gives up. Step s starts at bases[s]. Once the end is reached, thread 0
 // walks the path back from the end (WFA2's backtrace on offsets: the source of an M entry is the
 // candidate equal to its offset before extension; each step's place in the pool and reach copied
-// into the then free dynamic shared memory first, `smem_bytes` of it), writing runs (length << 2 | op) from the end
-// backwards, the format batch.cu's nw_band_text reads (and wfa.py's runs_cigar for one pair).
+// into the then free dynamic shared memory first, `smem_bytes` of it), writing runs (length << 2
+// | op) from the end backwards, the format batch.cu's nw_band_text reads.
 
 #include "splicedalign_device.cuh"
 #ifndef __CUDACC_RTC__
