@@ -4,6 +4,9 @@
 #                                         every mode x cost model, single pairs and batches; `gpu`'s choice),
 #                                         profile_nw_wfa.py (the kernel alone: steps, kernel ms, us a score
 #                                         step), Nsight Compute on one nw_wfa launch (10^5 1%, linear, score)
+#   bash scripts/device_nw_wfa.sh single  the same pytest beside device_nw.py --quick (fresh random pairs of every
+#                                         mode and cost model), the side by side (linear; affine up to 10^5)
+#                                         and the host's pieces of a single pair (profile_nw_wfa.py --host)
 #   bash scripts/device_nw_wfa.sh final [OLD.cu]
 #                                         the same pytest, device_nw.py --side: `gpu` (cost-adaptive) against
 #                                         pywfa on one core, same process, same inputs (10^6: linear costs
@@ -18,6 +21,27 @@ mkdir -p "$OUT"
 if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/pywfa-*.whl \
         && export PYTHONPATH=$PYTHONPATH:/tmp/site
+fi
+if [ "$WHAT" = single ]; then
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py >"$OUT/pytest.log" 2>&1 &
+    timeout 60 python3 scripts/device_nw.py --quick --pairs 150 --mode-pairs 200 --budget 45 --out "$OUT/quick" \
+        >"$OUT/quick.log" 2>&1
+    echo "quick rc $?: $(grep -E "failures" "$OUT/quick.log" | tr '\n' ' ')"
+    wait
+    echo "pytest: $(tail -1 "$OUT/pytest.log")"
+    grep -E "^(FAIL|E  )" "$OUT/pytest.log" "$OUT/quick.log" | head
+    timeout 75 python3 scripts/device_nw.py --side --skip-check --side-cases 100000-1 30368-10 100000-5 1000000-1 \
+        --side-affine-max 100000 --budget 60 --out "$OUT/side" >"$OUT/side.log" 2>&1
+    echo "side rc $?"
+    timeout 30 python3 scripts/profile_nw_wfa.py --host --cases 100000-1 30368-10 1000000-1 >"$OUT/host.log" 2>&1
+    cat "$OUT/host.log"
+    for order in "" --ring-first; do  # affine 10^5 1%: the sequences or the ring in shared memory
+        echo "== affine 10^5 1% $order"
+        timeout 30 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine $order 2>&1 | tail -3
+    done
+    grep -E "^  (gpu|pywfa) " "$OUT/side.log" | cut -c1-250
+    sed -n '/^| case | costs/,$p' "$OUT/side.log"
+    exit 0
 fi
 python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py >"$OUT/pytest.log" 2>&1
 echo "pytest rc $?: $(tail -1 "$OUT/pytest.log")"

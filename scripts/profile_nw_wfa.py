@@ -34,12 +34,20 @@ def main() -> int:
     parser.add_argument("--scores", action="store_true", help="score only (no CIGAR rows)")
     parser.add_argument("--threads", type=int, help="threads a block (default: wfa.MAX_THREADS)")
     parser.add_argument("--kernel-file", type=Path, help="another wfa.cu (an earlier version, side by side)")
+    parser.add_argument("--ring-first", action="store_true",
+                        help="the ring in shared memory before the sequences when not both fit (wfa.SHARED_ORDER)")
+    parser.add_argument("--host", action="store_true",
+                        help="the host's pieces of `gpu`'s choice and launch per case (linear, score), ms")
     args = parser.parse_args()
     if args.threads:
         wfa.MAX_THREADS = wfa.SHARED_THREADS = args.threads
+    if args.ring_first:
+        wfa.SHARED_ORDER = ((True, True), (True, False), (False, True), (False, False))
     if args.kernel_file:
         wfa.KERNEL_FILE = args.kernel_file.resolve()
     solver = WfaSolver()
+    if args.host:
+        return host_pieces(args.cases, args.repeats)
     if args.ncu:
         result = solver.solve(case_pair("100000-1"), Costs(), False, "global", budget_ms=1e3)
         print(f"score {result.score if result else None} stats {solver.stats}")
@@ -70,6 +78,43 @@ def main() -> int:
                       f"{solver.stats['threads']:>7} {str(solver.stats['shared']):>6} {kernel:>9.3f} "
                       f"{statistics.median(walls[1:]):>8.3f} {kernel * 1e3 / max(steps, 1):>7.3f} {result.score}",
                       flush=True)
+    return 0
+
+
+def host_pieces(cases: list[str], repeats: int) -> int:
+    """Median ms of each host piece of `gpu`'s single-pair WFA (linear costs, score; traceback
+    for the memory budget): the fallback's prediction, the divergence sample, the cost model's
+    estimate, the memory budget, WfaSolver.solve's own set-up (choice_ms) and launch_one's host
+    part (host_ms) beside its whole (ms) and the kernel's (kernel_ms)."""
+    from splicedalign.gpu import device
+    from splicedalign.workloads.nw.gpu.solver import BAND_MIN_CELLS, GpuSolver, fallback_ms
+
+    costs = ISSUE26_COSTS["linear"]
+    gpu = GpuSolver()
+    reps = max(5, 4 * repeats)
+
+    def ms(call) -> float:
+        call()
+        times = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            call()
+            times.append((time.perf_counter() - t0) * 1e3)
+        return statistics.median(times)
+
+    print(f"{'case':<12} {'fallback':>8} {'sample':>7} {'estimate':>8} {'budget':>7} {'gpu.solve':>9} {'choice':>7} "
+          f"{'host':>7} {'launch':>7} {'kernel':>7}")
+    for name in cases:
+        pair = case_pair(name)
+        expected = sampled_score(pair, costs)
+        wall = ms(lambda p=pair: gpu.solve(p, costs, traceback=False))
+        stats = dict(gpu.wfa.stats) if gpu.wfa is not None else {}
+        print(f"{name:<12} {ms(lambda p=pair: fallback_ms(p, costs, 'global', False, BAND_MIN_CELLS)):>8.3f} "
+              f"{ms(lambda p=pair: sampled_score(p, costs)):>7.3f} "
+              f"{ms(lambda p=pair, x=expected: wfa.estimate_ms(p, costs, 'global', x)):>8.3f} "
+              f"{ms(device.memory_budget):>7.3f} {wall:>9.3f} {stats.get('choice_ms', 0):>7.3f} "
+              f"{stats.get('host_ms', 0):>7.3f} {stats.get('ms', 0):>7.3f} {stats.get('kernel_ms', 0):>7.3f}",
+              flush=True)
     return 0
 
 

@@ -56,6 +56,9 @@ BATCH_THREADS = 256  # a batch's pairs of ~10 kb have wavefronts of a few hundre
 # dynamic shared memory a block may take (sm_80 allows 163 KiB a block, sm_90 227 KiB; a device's
 # own limit, when CuPy can tell it, replaces it)
 SHARED_BYTES = 160 * 1024
+# what goes into shared memory, in order of preference: (the ring, the sequences) both, then the
+# sequences alone (the extension's loads), the ring alone, neither
+SHARED_ORDER = ((True, True), (False, True), (True, False), (False, False))
 KEEP_SHARE = 0.5  # of the device memory budget the kept wavefronts may take
 # A pair's kept wavefronts take the pool's room a chunk at a time (one atomicAdd a chunk): a single
 # pair its whole cap at once, a batch's pairs 1/POOL_CHUNKS of theirs (what a pair holds stays
@@ -207,7 +210,7 @@ def configure(reach: np.ndarray, n: np.ndarray, m: np.ndarray, mode: str, x: int
     launch = Launch(threads=max(32, min(threads, -(-stride // 32) * 32)), ring=ring_size(x, o, e),
                     gap_ring=gap_ring_size(o, e), stride=stride, reach_max=reach_max, max_steps=max_steps,
                     shared=True, arrays=arrays, seq_bytes=int(seq_bytes(n, m).max()), seqs_shared=True)
-    for shared, seqs in ((True, True), (False, True), (True, False), (False, False)):
+    for shared, seqs in SHARED_ORDER:
         chosen = replace(launch, shared=shared, seqs_shared=seqs)
         if chosen.smem <= shared_bytes:
             return chosen
