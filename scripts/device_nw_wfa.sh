@@ -22,6 +22,17 @@ if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/pywfa-*.whl \
         && export PYTHONPATH=$PYTHONPATH:/tmp/site
 fi
+if [ "$WHAT" = ab ]; then  # the kernel alone, main's tree (two folders up: the run's root) against this one's
+    CASES="--cases 100000-1 30368-10 100000-5 --costs linear"
+    (cd ../.. && PYTHONPATH=src timeout 60 python3 scripts/profile_nw_wfa.py $CASES) >"$OUT/ab_main.log" 2>&1
+    timeout 60 python3 scripts/profile_nw_wfa.py $CASES >"$OUT/ab_this.log" 2>&1
+    timeout 60 python3 scripts/profile_nw_wfa.py $CASES --walk-table off >"$OUT/ab_no_table.log" 2>&1
+    timeout 60 python3 scripts/profile_nw_wfa.py $CASES --walk-room off >"$OUT/ab_no_room.log" 2>&1
+    timeout 40 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine >"$OUT/ab_affine.log" 2>&1
+    timeout 40 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine --ring-first >"$OUT/ab_ring.log" 2>&1
+    for f in ab_main ab_this ab_no_table ab_no_room ab_affine ab_ring; do echo "== $f"; tail -7 "$OUT/$f.log"; done
+    exit 0
+fi
 if [ "$WHAT" = single ]; then
     python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py >"$OUT/pytest.log" 2>&1 &
     timeout 60 python3 scripts/device_nw.py --quick --pairs 150 --mode-pairs 200 --budget 45 --out "$OUT/quick" \

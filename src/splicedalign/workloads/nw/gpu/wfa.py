@@ -226,11 +226,12 @@ def steps_for(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, visits:
 def shared_steps(reach: np.ndarray, n: int, m: int, mode: str, x: int, o: int, e: int,
                  shared_bytes: int = SHARED_BYTES) -> int:
     """The most scores (of ``reach``) whose ring fits in shared memory beside both sequences (or
-    alone, when the sequences do not fit)."""
+    alone, when the sequences do not fit or SHARED_ORDER puts the ring before them)."""
     stride = span(np.maximum.accumulate(reach.astype(np.int64)), n, m, mode)
     rows = ring_size(x, o, e) + 2 * gap_ring_size(o, e)
     seqs = int(seq_bytes(n, m))
-    room = shared_bytes - seqs if seqs + 4 * rows <= shared_bytes else shared_bytes
+    ring_first = SHARED_ORDER.index((True, False)) < SHARED_ORDER.index((False, True))
+    room = shared_bytes - seqs if seqs + 4 * rows <= shared_bytes and not ring_first else shared_bytes
     return int(np.searchsorted(4 * rows * stride, room, side="right"))
 
 
