@@ -26,11 +26,10 @@ if [ "$WHAT" = ab ]; then  # the kernel alone, main's tree (two folders up: the 
     CASES="--cases 100000-1 30368-10 100000-5 --costs linear"
     (cd ../.. && PYTHONPATH=src timeout 60 python3 scripts/profile_nw_wfa.py $CASES) >"$OUT/ab_main.log" 2>&1
     timeout 60 python3 scripts/profile_nw_wfa.py $CASES >"$OUT/ab_this.log" 2>&1
-    timeout 60 python3 scripts/profile_nw_wfa.py $CASES --walk-table off >"$OUT/ab_no_table.log" 2>&1
-    timeout 60 python3 scripts/profile_nw_wfa.py $CASES --walk-room off >"$OUT/ab_no_room.log" 2>&1
-    timeout 40 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine >"$OUT/ab_affine.log" 2>&1
-    timeout 40 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine --ring-first >"$OUT/ab_ring.log" 2>&1
-    for f in ab_main ab_this ab_no_table ab_no_room ab_affine ab_ring; do echo "== $f"; tail -7 "$OUT/$f.log"; done
+    (cd ../.. && PYTHONPATH=src timeout 40 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine) \
+        >"$OUT/ab_main_affine.log" 2>&1
+    timeout 40 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine >"$OUT/ab_this_affine.log" 2>&1
+    for f in ab_main ab_this ab_main_affine ab_this_affine; do echo "== $f"; tail -7 "$OUT/$f.log"; done
     exit 0
 fi
 if [ "$WHAT" = single ]; then
@@ -46,10 +45,6 @@ if [ "$WHAT" = single ]; then
     echo "side rc $?"
     timeout 30 python3 scripts/profile_nw_wfa.py --host --cases 100000-1 30368-10 1000000-1 >"$OUT/host.log" 2>&1
     cat "$OUT/host.log"
-    for order in "" --ring-first; do  # affine 10^5 1%: the sequences or the ring in shared memory
-        echo "== affine 10^5 1% $order"
-        timeout 30 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine $order 2>&1 | tail -3
-    done
     grep -E "^  (gpu|pywfa) " "$OUT/side.log" | cut -c1-250
     sed -n '/^| case | costs/,$p' "$OUT/side.log"
     exit 0

@@ -14,8 +14,6 @@ import statistics
 import time
 from pathlib import Path
 
-import numpy as np
-
 from splicedalign.workloads.nw.gpu import wfa
 from splicedalign.workloads.nw.gpu.solver import WFA_SAMPLE_MIN
 from splicedalign.workloads.nw.gpu.wfa import WfaSolver, sampled_score
@@ -36,30 +34,11 @@ def main() -> int:
     parser.add_argument("--scores", action="store_true", help="score only (no CIGAR rows)")
     parser.add_argument("--threads", type=int, help="threads a block (default: wfa.MAX_THREADS)")
     parser.add_argument("--kernel-file", type=Path, help="another wfa.cu (an earlier version, side by side)")
-    parser.add_argument("--ring-first", action="store_true",
-                        help="the ring in shared memory before the sequences when not both fit (wfa.SHARED_ORDER)")
-    parser.add_argument("--walk-table", choices=("on", "off"), default="on",
-                        help="off: the walk back without its table in shared memory (nw_wfa's smem_bytes 0)")
-    parser.add_argument("--walk-room", choices=("on", "off"), default="on",
-                        help="off: no shared memory reserved for the walk's table beyond the ring's and letters'")
     parser.add_argument("--host", action="store_true",
                         help="the host's pieces of `gpu`'s choice and launch per case (linear, score), ms")
     args = parser.parse_args()
     if args.threads:
         wfa.MAX_THREADS = wfa.SHARED_THREADS = args.threads
-    if args.ring_first:
-        wfa.SHARED_ORDER = ((True, True), (True, False), (False, True), (False, False))
-    if args.walk_table == "off":
-        sweep_args = wfa.sweep_args
-
-        def without_table(*given):
-            args = list(sweep_args(*given))
-            args[13] = np.int32(0)  # smem_bytes: no walk table
-            return tuple(args)
-
-        wfa.sweep_args = without_table
-    if args.walk_room == "off":
-        wfa.WALK_STEP_BYTES = 0
     if args.kernel_file:
         wfa.KERNEL_FILE = args.kernel_file.resolve()
     solver = WfaSolver()

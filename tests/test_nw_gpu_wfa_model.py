@@ -48,7 +48,7 @@ class EmuKernel:
         assert shared_mem <= 4 << 20, "more shared memory than the host build has"
         affine, keep, shared = (flag.strip() == "true" for flag in self.name.split("<")[1].rstrip(">").split(","))
         seqs, desc, reach, *ints, ring, keep_arr, pool_top, pool_ints, bases, runs, out = args
-        assert len(ints) == 11 and ints[10] == shared_mem
+        assert len(ints) == 10
         if shared:  # the variant for the ring and both sequences in shared memory
             assert ints[8] and ints[9], "nw_wfa<..., true> with the ring or the sequences in global memory"
         status = self.lib.emu_nw_wfa(

@@ -26,9 +26,8 @@
 // descriptor's size), so a pair holds about what it uses, not what its cap would need; a pair
 // the pool cannot serve gives up. Step s starts at bases[s]. Once the end is reached, thread 0
 // walks the path back from the end (WFA2's backtrace on offsets: the source of an M entry is the
-// candidate equal to its offset before extension; each step's place in the pool and reach copied
-// into the then free dynamic shared memory first, `smem_bytes` of it), writing runs (length << 2
-// | op) from the end backwards, the format batch.cu's nw_band_text reads.
+// candidate equal to its offset before extension), writing runs (length << 2 | op) from the end
+// backwards, the format batch.cu's nw_band_text reads (and wfa.py's runs_cigar for one pair).
 
 #include "splicedalign_device.cuh"
 #ifndef __CUDACC_RTC__
@@ -173,7 +172,7 @@ template <bool AFFINE, bool KEEP, bool SHARED>
 __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int mode,
     int x, int o, int e, int max_steps, int ring_size, int stride, int reach_max, int ring_shared, int seqs_shared,
-    int smem_bytes, int* __restrict__ ring_global, int* __restrict__ keep, unsigned long long* __restrict__ pool_top,
+    int* __restrict__ ring_global, int* __restrict__ keep, unsigned long long* __restrict__ pool_top,
     long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
     extern __shared__ int smem[];
     static __shared__ u64 found;  // the end: (k + n) << 32 | offset, the lowest diagonal of the step that ends
@@ -345,22 +344,6 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
         if (mine != ~0ull) atomicMin(&found, mine);
         __syncthreads();
     }
-    // the walk's table: for the steps up to `cap` (as many as the dynamic shared memory holds,
-    // free once the steps are done), each step's offset in the pool less its first diagonal and
-    // its reach, in shared memory: a walk's operation then waits for one load (its kept value),
-    // not for the reach table's and the step's base before it (~0.4 us an operation)
-    long long* const walk_off = reinterpret_cast<long long*>(smem);
-    int cap = 0;
-    if (KEEP && !over) {
-        cap = min(s + 1, smem_bytes / int(sizeof(long long) + sizeof(int)));
-        int* const walk_reach = reinterpret_cast<int*>(walk_off + cap);
-        for (int t = tid; t < cap; t += threads) {
-            const int r = reach_at(reach, t, max_steps);
-            walk_reach[t] = r;
-            walk_off[t] = base_of[t] - span_of(r, n, m, infix).lo;
-        }
-        __syncthreads();
-    }
     if (tid != 0) return;
     int* o_p = out + (long long)WFA_OUT * p;
     if (over) {  // gave up
@@ -377,11 +360,8 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     o_p[3] = 0;
     if (!KEEP) return;
     // the walk back: state M (0), I (1) or D (2) at (s, k) with offset h
-    const int* const walk_reach = reinterpret_cast<const int*>(walk_off + cap);
     auto at = [&](int arr, int step, int diag) {
-        if (step < 0 || step >= cap) return kept_get(kept, base_of, reach, max_steps, arr, step, diag, n, m, infix);
-        const Range r = span_of(walk_reach[step], n, m, infix);
-        return r.has(diag) ? kept[walk_off[step] + (long long)arr * (r.hi - r.lo + 1) + diag] : WFA_NULL;
+        return kept_get(kept, base_of, reach, max_steps, arr, step, diag, n, m, infix);
     };
     Runs w{runs + d.runs, 0, 4u, 0u};
     int state = 0;
@@ -478,7 +458,7 @@ __global__ void nw_wfa_pack(const unsigned char* __restrict__ bytes, const long 
 // nvcc builds instantiate the shipped variants (wfa.NAMES); NVRTC only the one a launch asks for.
 #define NW_WFA(AFFINE, KEEP, SHARED)                                                                        \
     template __global__ void nw_wfa<AFFINE, KEEP, SHARED>(const u64*, const long long*, const int*, int, int, int, \
-                                                          int, int, int, int, int, int, int, int, int*, int*,      \
+                                                          int, int, int, int, int, int, int, int*, int*,           \
                                                           unsigned long long*, long long, long long*, unsigned*, int*);
 NW_WFA(false, false, false)
 NW_WFA(false, true, false)

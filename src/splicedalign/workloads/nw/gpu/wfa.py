@@ -56,9 +56,6 @@ BATCH_THREADS = 256  # a batch's pairs of ~10 kb have wavefronts of a few hundre
 # dynamic shared memory a block may take (sm_80 allows 163 KiB a block, sm_90 227 KiB; a device's
 # own limit, when CuPy can tell it, replaces it)
 SHARED_BYTES = 160 * 1024
-# what goes into shared memory, in order of preference: (the ring, the sequences) both, then the
-# sequences alone (the extension's loads), the ring alone, neither
-SHARED_ORDER = ((True, True), (False, True), (True, False), (False, False))
 KEEP_SHARE = 0.5  # of the device memory budget the kept wavefronts may take
 # A pair's kept wavefronts take the pool's room a chunk at a time (one atomicAdd a chunk): a single
 # pair its whole cap at once, a batch's pairs 1/POOL_CHUNKS of theirs (what a pair holds stays
@@ -97,7 +94,6 @@ SINGLE_LAYOUT = {"desc": (0, np.int64, batch.DESCRIPTOR), "pool_top": (56, np.ui
                  "pad": (128, np.uint8, 2)}
 WORKSPACE_MIN = 1 << 16  # bytes of the first upload buffer
 TEXT_CHARS = 11  # a run's CIGAR text at most: 10 digits and its operation
-WALK_STEP_BYTES = 12  # wfa.cu's walk table: a step's offset in the pool (int64) and its reach (int32)
 
 
 def applies(costs: Costs) -> bool:
@@ -171,7 +167,6 @@ class Launch:
     arrays: int  # M (and I, D)
     seq_bytes: int = 0  # both packed sequences of the largest pair
     seqs_shared: bool = False  # the sequences copied into shared memory
-    walk_bytes: int = 0  # shared memory the walk back's table may take (WALK_STEP_BYTES a step) beyond the rest
 
     @property
     def ring_bytes(self) -> int:
@@ -183,10 +178,9 @@ class Launch:
 
     @property
     def smem(self) -> int:
-        """Dynamic shared memory a block: the ring (if there), 8-byte aligned, the sequences (if
-        there); once the steps are done the walk back's table takes it (at least walk_bytes)."""
+        """Dynamic shared memory a block: the ring (if there), 8-byte aligned, the sequences (if there)."""
         ring = -(-self.ring_bytes // 8) * 8 if self.shared else 0
-        return max(ring + (self.seq_bytes if self.seqs_shared else 0), self.walk_bytes)
+        return ring + (self.seq_bytes if self.seqs_shared else 0)
 
 
 def packed_words(length: np.ndarray) -> np.ndarray:
@@ -210,7 +204,7 @@ def configure(reach: np.ndarray, n: np.ndarray, m: np.ndarray, mode: str, x: int
     launch = Launch(threads=max(32, min(threads, -(-stride // 32) * 32)), ring=ring_size(x, o, e),
                     gap_ring=gap_ring_size(o, e), stride=stride, reach_max=reach_max, max_steps=max_steps,
                     shared=True, arrays=arrays, seq_bytes=int(seq_bytes(n, m).max()), seqs_shared=True)
-    for shared, seqs in SHARED_ORDER:
+    for shared, seqs in ((True, True), (False, True), (True, False), (False, False)):
         chosen = replace(launch, shared=shared, seqs_shared=seqs)
         if chosen.smem <= shared_bytes:
             return chosen
@@ -226,12 +220,11 @@ def steps_for(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, visits:
 def shared_steps(reach: np.ndarray, n: int, m: int, mode: str, x: int, o: int, e: int,
                  shared_bytes: int = SHARED_BYTES) -> int:
     """The most scores (of ``reach``) whose ring fits in shared memory beside both sequences (or
-    alone, when the sequences do not fit or SHARED_ORDER puts the ring before them)."""
+    alone, when the sequences do not fit)."""
     stride = span(np.maximum.accumulate(reach.astype(np.int64)), n, m, mode)
     rows = ring_size(x, o, e) + 2 * gap_ring_size(o, e)
     seqs = int(seq_bytes(n, m))
-    ring_first = SHARED_ORDER.index((True, False)) < SHARED_ORDER.index((False, True))
-    room = shared_bytes - seqs if seqs + 4 * rows <= shared_bytes and not ring_first else shared_bytes
+    room = shared_bytes - seqs if seqs + 4 * rows <= shared_bytes else shared_bytes
     return int(np.searchsorted(4 * rows * stride, room, side="right"))
 
 
@@ -300,9 +293,9 @@ def sweep_args(packed: Any, desc: Any, reach: Any, mode: str, x: int, o: int, e:
     alone: None) is passed as ``out`` (never read)."""
     return (packed, desc, reach, np.int32(MODES.index(mode)), np.int32(x), np.int32(o), np.int32(e),
             np.int32(max_steps), np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max),
-            np.int32(config.shared), np.int32(config.seqs_shared), np.int32(config.smem),
-            out if ring is None else ring, out if keep is None else keep, pool_top, np.int64(pool_ints),
-            out if bases is None else bases, out if runs is None else runs, out)
+            np.int32(config.shared), np.int32(config.seqs_shared), out if ring is None else ring,
+            out if keep is None else keep, pool_top, np.int64(pool_ints), out if bases is None else bases,
+            out if runs is None else runs, out)
 
 
 def sweep_name(config: Launch, affine: bool, traceback: bool) -> str:
@@ -530,8 +523,6 @@ class WfaSolver:
         n, m = pair.n, pair.m
         reach = self.reach(x, o, e, max_steps)
         config = configure(reach, np.array([n]), np.array([m]), mode, x, o, e, max_steps, threads, self.shared_bytes)
-        if traceback:  # the block has its SM alone: the walk's table for every step it may take
-            config = replace(config, walk_bytes=min(self.shared_bytes, WALK_STEP_BYTES * (max_steps + 1)))
         visits = min(visits, (n + m + 1) * config.arrays * (max_steps + 1))  # no step is wider than the table
         runs_each = 2 * max_steps + 4
         ring_ints = config.rows * config.stride
