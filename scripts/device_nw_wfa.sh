@@ -5,8 +5,10 @@
 #                                         profile_nw_wfa.py (the kernel alone: steps, kernel ms, us a score
 #                                         step), Nsight Compute on one nw_wfa launch (10^5 1%, linear, score)
 #   bash scripts/device_nw_wfa.sh single  the same pytest beside device_nw.py --quick (fresh random pairs of every
-#                                         mode and cost model), the side by side (linear; affine up to 10^5)
-#                                         and the host's pieces of a single pair (profile_nw_wfa.py --host)
+#                                         mode and cost model), the side by side (linear; affine up to 10^5),
+#                                         the host's pieces of a single pair (profile_nw_wfa.py --host), then ab
+#   bash scripts/device_nw_wfa.sh ab      the kernel alone (score and CIGAR) of main's tree (the run's root, two
+#                                         folders up) against this one's
 #   bash scripts/device_nw_wfa.sh final [OLD.cu]
 #                                         the same pytest, device_nw.py --side: `gpu` (cost-adaptive) against
 #                                         pywfa on one core, same process, same inputs (10^6: linear costs
@@ -21,16 +23,6 @@ mkdir -p "$OUT"
 if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/pywfa-*.whl \
         && export PYTHONPATH=$PYTHONPATH:/tmp/site
-fi
-if [ "$WHAT" = ab ]; then  # the kernel alone, main's tree (two folders up: the run's root) against this one's
-    CASES="--cases 100000-1 30368-10 100000-5 --costs linear"
-    (cd ../.. && PYTHONPATH=src timeout 60 python3 scripts/profile_nw_wfa.py $CASES) >"$OUT/ab_main.log" 2>&1
-    timeout 60 python3 scripts/profile_nw_wfa.py $CASES >"$OUT/ab_this.log" 2>&1
-    (cd ../.. && PYTHONPATH=src timeout 40 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine) \
-        >"$OUT/ab_main_affine.log" 2>&1
-    timeout 40 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine >"$OUT/ab_this_affine.log" 2>&1
-    for f in ab_main ab_this ab_main_affine ab_this_affine; do echo "== $f"; tail -7 "$OUT/$f.log"; done
-    exit 0
 fi
 if [ "$WHAT" = single ]; then
     python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py >"$OUT/pytest.log" 2>&1 &
@@ -47,6 +39,16 @@ if [ "$WHAT" = single ]; then
     cat "$OUT/host.log"
     grep -E "^  (gpu|pywfa) " "$OUT/side.log" | cut -c1-250
     sed -n '/^| case | costs/,$p' "$OUT/side.log"
+    WHAT=ab  # then the kernels alone against main's
+fi
+if [ "$WHAT" = ab ]; then  # the kernel alone, main's tree (two folders up: the run's root) against this one's
+    CASES="--cases 100000-1 30368-10 100000-5 --costs linear"
+    (cd ../.. && PYTHONPATH=src timeout 60 python3 scripts/profile_nw_wfa.py $CASES) >"$OUT/ab_main.log" 2>&1
+    timeout 60 python3 scripts/profile_nw_wfa.py $CASES >"$OUT/ab_this.log" 2>&1
+    (cd ../.. && PYTHONPATH=src timeout 40 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine) \
+        >"$OUT/ab_main_affine.log" 2>&1
+    timeout 40 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine >"$OUT/ab_this_affine.log" 2>&1
+    for f in ab_main ab_this ab_main_affine ab_this_affine; do echo "== $f"; tail -7 "$OUT/$f.log"; done
     exit 0
 fi
 python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py >"$OUT/pytest.log" 2>&1
