@@ -359,47 +359,38 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     o_p[2] = 0;
     o_p[3] = 0;
     if (!KEEP) return;
-    // the walk back: a node is state M (0), I (1) or D (2) at (s, k) with offset h. Its choice
-    // compares up to 3 kept values (fetch) and leads to one of up to 3 children (resolve); each
-    // round loads the values of the node and of all its children at once, then resolves the node
-    // and the child it chose: two operations a round trip to the pool (one thread walking one
-    // operation a round trip took ~0.35 us an operation: 0.46 ms of 10^5 1%'s 1.31 with the CIGAR)
+    // the walk back: state M (0), I (1) or D (2) at (s, k) with offset h
     auto at = [&](int arr, int step, int diag) {
         return kept_get(kept, base_of, reach, max_steps, arr, step, diag, n, m, infix);
     };
-    auto fetch_m = [&](int ss, int kk, int* v) {  // M at (ss, kk): M[ss-x][kk], and I, D at ss (or M at ss-e, kk-+1)
-        v[0] = at(0, ss - x, kk);
-        v[1] = AFFINE ? at(1, ss, kk) : at(0, ss - e, kk - 1);
-        v[2] = AFFINE ? at(2, ss, kk) : at(0, ss - e, kk + 1);
-    };
-    auto fetch_gap = [&](int ss, int kk, int dk, int* v) {  // I (dk -1) or D (dk 1) at (ss, kk): M[ss-o-e][kk+dk]
-        v[0] = at(0, ss - oe, kk + dk);
-        v[1] = v[2] = WFA_NULL;
-    };
     Runs w{runs + d.runs, 0, 4u, 0u};
     int state = 0;
-    // the node's choice from its values: emits its operations and moves to the child it chose
-    // (true: the node was the start, on row 0)
-    auto resolve = [&](const int* v) -> bool {
+    while (true) {
         if (state == 0) {
             if (s == 0) {  // row 0: the start offset is k itself
                 w.emit(WFA_OP_M, h - k);
                 o_p[2] = k;
-                return true;
+                break;
             }
             const int lim = n + k;
-            int g = v[0] + 1;
+            int g = at(0, s - x, k) + 1;
             g = g <= m && g <= lim ? g : WFA_NULL;
-            const int ins = AFFINE ? v[1] : valid_h(v[1] + 1, m);
-            const int del = AFFINE ? v[2] : valid_v(v[2], lim);
+            int ins, del;
+            if (AFFINE) {
+                ins = at(1, s, k);
+                del = at(2, s, k);
+            } else {
+                ins = valid_h(at(0, s - e, k - 1) + 1, m);
+                del = valid_v(at(0, s - e, k + 1), lim);
+            }
             const int before = max(g, max(ins, del));  // the offset before the run of matches
             w.emit(WFA_OP_M, h - before);
             h = before;
-            if (before == g) {  // child 0: M at (s - x, k)
+            if (before == g) {
                 w.emit(WFA_OP_X, 1);
                 s -= x;
                 h -= 1;
-            } else if (before == ins) {  // child 1: I at (s, k), or M at (s - e, k - 1)
+            } else if (before == ins) {
                 if (AFFINE) {
                     state = 1;
                 } else {
@@ -408,15 +399,15 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
                     k -= 1;
                     h -= 1;
                 }
-            } else if (AFFINE) {  // child 2: D at (s, k), or M at (s - e, k + 1)
+            } else if (AFFINE) {
                 state = 2;
             } else {
                 w.emit(WFA_OP_D, 1);
                 s -= e;
                 k += 1;
             }
-        } else if (state == 1) {  // I[s][k] = h: from M[s-o-e][k-1] + 1 (child 0) or I[s-e][k-1] + 1 (child 1)
-            const int opened = valid_h(v[0] + 1, m);
+        } else if (state == 1) {  // I[s][k] = h: from M[s-o-e][k-1] + 1 (opened) or I[s-e][k-1] + 1
+            const int opened = valid_h(at(0, s - oe, k - 1) + 1, m);
             w.emit(WFA_OP_I, 1);
             if (opened == h) {
                 s -= oe;
@@ -426,8 +417,8 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
             }
             k -= 1;
             h -= 1;
-        } else {  // D[s][k] = h: from M[s-o-e][k+1] (child 0) or D[s-e][k+1] (child 1)
-            const int opened = valid_v(v[0], n + k);
+        } else {  // D[s][k] = h: from M[s-o-e][k+1] (opened) or D[s-e][k+1]
+            const int opened = valid_v(at(0, s - oe, k + 1), n + k);
             w.emit(WFA_OP_D, 1);
             if (opened == h) {
                 s -= oe;
@@ -437,38 +428,6 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
             }
             k += 1;
         }
-        return false;
-    };
-    while (true) {
-        // the node's values and its children's (whose states the node's fixes), all loads in flight at once
-        int v[3], c0[3], c1[3], c2[3];
-        if (!AFFINE || state == 0) {
-            fetch_m(s, k, v);
-            fetch_m(s - x, k, c0);
-            if (AFFINE) {
-                fetch_gap(s, k, -1, c1);
-                fetch_gap(s, k, 1, c2);
-            } else {
-                fetch_m(s - e, k - 1, c1);
-                fetch_m(s - e, k + 1, c2);
-            }
-        } else {
-            const int dk = state == 1 ? -1 : 1;
-            fetch_gap(s, k, dk, v);
-            fetch_m(s - oe, k + dk, c0);
-            fetch_gap(s - e, k + dk, dk, c1);
-            c2[0] = c2[1] = c2[2] = WFA_NULL;
-        }
-        const int from_state = state, from_s = s, from_k = k;
-        if (resolve(v)) break;
-        // which child: M's by its move (X: s - x; I: state 1 or k - 1; D: the rest), I's and D's
-        // by whether the gap opened (back in M)
-        const int child = from_state == 0 ? (s == from_s - x && k == from_k && state == 0 ? 0
-                                              : state == 1 || k == from_k - 1 ? 1 : 2)
-                                          : (state == 0 ? 0 : 1);
-        int u[3];
-        for (int i = 0; i < 3; ++i) u[i] = child == 0 ? c0[i] : child == 1 ? c1[i] : c2[i];
-        if (resolve(u)) break;
     }
     o_p[3] = w.close();
 }
