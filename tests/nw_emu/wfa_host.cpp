@@ -1,38 +1,36 @@
 // Host (g++, C++20) build of wfa.cu's kernels for tests without a GPU, as a shared library the
-// test drives through ctypes in place of the device (tests/test_nw_gpu_wfa_model.py): each CUDA
-// thread of a block is a std::thread and __syncthreads a std::barrier; blocks run in turn.
+// test drives through ctypes in place of the device (tests/test_nw_gpu_wfa_model.py): a block's
+// CUDA threads are fibers (emu::run_block, tests/cuda_emu.h), __syncthreads the block's
+// emu::Barrier, a shuffle or ballot its warp's; blocks run in turn.
 // The kernel's defines come as -D flags (as NVRTC gets them).
 #include <algorithm>
 #include <atomic>
-#include <barrier>
-#include <deque>
-#include <thread>
 #include <vector>
 
 #include "../cuda_emu.h"
-static thread_local dim3 threadIdx;
+static const dim3& threadIdx = emu::thread_index;
 static dim3 blockIdx, blockDim;
-static std::barrier<>* block_barrier;
-static void __syncthreads() { block_barrier->arrive_and_wait(); }
+static emu::Barrier block_barrier;
+static void __syncthreads() { emu::wait(block_barrier); }
 // The warp's lanes exchange values through warp_slots (one per thread) between two waits on the
 // warp's barrier (read after every lane wrote, written again only after every lane read).
-static std::deque<std::barrier<>>* warp_barriers;
+static std::vector<emu::Barrier> warp_barriers;
 static unsigned long long warp_slots[1024];
 static unsigned __ballot_sync(unsigned, int predicate) {
     const int t = int(threadIdx.x), w = t / 32;
     warp_slots[t] = predicate != 0;
-    (*warp_barriers)[w].arrive_and_wait();
+    emu::wait(warp_barriers[w]);
     unsigned bits = 0;
     for (int l = 0; l < 32; ++l) bits |= unsigned(warp_slots[32 * w + l]) << l;
-    (*warp_barriers)[w].arrive_and_wait();
+    emu::wait(warp_barriers[w]);
     return bits;
 }
 static int __shfl_sync(unsigned, int value, int from) {
     const int t = int(threadIdx.x), w = t / 32;
     warp_slots[t] = static_cast<unsigned long long>(static_cast<unsigned>(value));
-    (*warp_barriers)[w].arrive_and_wait();
+    emu::wait(warp_barriers[w]);
     const int got = int(static_cast<unsigned>(warp_slots[32 * w + from]));
-    (*warp_barriers)[w].arrive_and_wait();
+    emu::wait(warp_barriers[w]);
     return got;
 }
 static unsigned __shfl_sync(unsigned, unsigned value, int from) {
@@ -41,11 +39,11 @@ static unsigned __shfl_sync(unsigned, unsigned value, int from) {
 // __syncthreads_or: call c's votes in votes[c % 3]; thread 0 clears the slot of call c + 2 once
 // every thread has read call c - 1's (they all passed call c's barrier)
 static std::atomic<int> votes[3];
-static thread_local unsigned vote_calls;
+static unsigned vote_calls[1024];  // each thread's calls so far in this block
 static int __syncthreads_or(int predicate) {
-    const unsigned c = vote_calls++ % 3;
+    const unsigned c = vote_calls[threadIdx.x]++ % 3;
     if (predicate) votes[c].fetch_or(1);
-    block_barrier->arrive_and_wait();
+    emu::wait(block_barrier);
     const int any = votes[c].load();
     if (threadIdx.x == 0) votes[(c + 2) % 3].store(0);
     return any;
@@ -68,22 +66,15 @@ alignas(16) int smem[1 << 20];  // the host build's shared memory (4 MiB)
 
 template <class F>
 static void run_blocks(int blocks, int threads, F body) {
-    std::barrier<> bar(threads);
-    block_barrier = &bar;
-    std::deque<std::barrier<>> warps;  // one barrier per warp of 32 threads (threads: a multiple of 32)
-    for (int w = 0; w < (threads + 31) / 32; ++w) warps.emplace_back(std::min(32, threads - 32 * w));
-    warp_barriers = &warps;
+    block_barrier = emu::Barrier{threads};
+    warp_barriers.clear();  // one barrier per warp of 32 threads (threads: a multiple of 32)
+    for (int w = 0; w < (threads + 31) / 32; ++w) warp_barriers.push_back(emu::Barrier{std::min(32, threads - 32 * w)});
     blockDim = {(unsigned int)threads, 1, 1};
     for (int blk = 0; blk < blocks; ++blk) {
         blockIdx = {(unsigned int)blk, 0, 0};
         for (auto& v : votes) v.store(0);
-        std::vector<std::thread> pool;
-        for (int t = 0; t < threads; ++t)
-            pool.emplace_back([&, t] {
-                threadIdx = {(unsigned int)t, 0, 0};
-                body();
-            });
-        for (auto& t : pool) t.join();
+        std::fill(vote_calls, vote_calls + threads, 0u);
+        emu::run_block(threads, body);
     }
 }
 

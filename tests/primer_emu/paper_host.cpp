@@ -1,21 +1,19 @@
-// Host (g++, C++20) build of the `primer-paper` kernel for tests without a GPU: each CUDA
-// thread of a block is a std::thread and __syncthreads is a std::barrier; blocks run in turn.
+// Host (g++, C++20) build of the `primer-paper` kernel for tests without a GPU: a block's CUDA
+// threads are fibers (emu::run_block, tests/cuda_emu.h) and __syncthreads the block's
+// emu::Barrier; blocks run in turn.
 // Reads "m n k threads" then alpha and beta codes (one byte each) on stdin and prints the
 // prefix of every start 0 .. m - k, space-separated.
-#include <barrier>
 #include <cstdio>
-#include <functional>
-#include <thread>
 #include <vector>
 
 #ifndef PP_THREADS
 #define PP_THREADS 32  // small tiles so tests cross many tile boundaries
 #endif
 #include "../cuda_emu.h"
-static thread_local dim3 threadIdx;
+static const dim3& threadIdx = emu::thread_index;
 static dim3 blockIdx;
-static std::barrier<>* block_barrier;
-static void __syncthreads() { block_barrier->arrive_and_wait(); }
+static emu::Barrier block_barrier;
+static void __syncthreads() { emu::wait(block_barrier); }
 using std::max;
 using std::min;
 int smem[1 << 20];
@@ -29,17 +27,11 @@ int main() {
     const int count = m - k + 1;
     std::vector<int> prefix(count, -9);
     unsigned long long comps = 0;
-    std::barrier<> bar(PP_THREADS);
-    block_barrier = &bar;
+    block_barrier = emu::Barrier{PP_THREADS};
+    auto thread = [&] { primer_paper(a.data(), m, b.data(), n, k, 0, prefix.data() - 0, &comps); };
     for (int s = 0; s < count; ++s) {
         blockIdx = {(unsigned int)s, 0, 0};
-        std::vector<std::thread> threads;
-        for (unsigned int x = 0; x < PP_THREADS; ++x)
-            threads.emplace_back([&, x] {
-                threadIdx = {x, 0, 0};
-                primer_paper(a.data(), m, b.data(), n, k, 0, prefix.data() - 0, &comps);
-            });
-        for (auto& t : threads) t.join();
+        emu::run_block(PP_THREADS, thread);
     }
     for (int s = 0; s < count; ++s) std::printf("%d ", prefix[s]);
     std::printf("\n%llu\n", comps);
