@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
+import hashlib
 import io
+import os
 import shutil
 import subprocess
 import threading
@@ -91,17 +94,35 @@ def console(*argv: str, check: bool = False, stdin: str | None = None) -> subpro
     return subprocess.run([exe, *argv], capture_output=True, text=True, check=check, input=stdin)
 
 
-def kernel_host_build(source: Path, defines: dict, folder: Path) -> ctypes.CDLL:
-    """A .cu kernel's g++ host build (``source``: a tests/*_emu/*.cpp that includes it with the
-    CUDA keywords of tests/cuda_emu.h) as a shared library, the kernel's -D macros given; skips
-    the test where g++ is missing."""
+def host_build(source: Path, flags: list[str], suffix: str, folder: Path) -> Path:
+    """``g++ FLAGS SOURCE`` (a tests/*_emu/*.cpp), built once per test session: every xdist
+    worker and test module asking for the same build waits for the first one's and shares it.
+    ``folder``: a tmp_path_factory.mktemp folder (the session's builds go beside its parent, in
+    the session's temporary root). Skips the test where g++ is missing."""
     if shutil.which("g++") is None:
         pytest.skip("g++ not found: the kernel's host build needs it")
+    command = ["g++", *flags, str(source)]
+    key = hashlib.sha256("\0".join(command).encode()).hexdigest()[:16]
+    # basetemp of this process (popen-gwN under xdist: the session's root is its parent)
+    root = folder.parent.parent if os.environ.get("PYTEST_XDIST_WORKER") else folder.parent
+    builds = root / "host-builds"
+    builds.mkdir(exist_ok=True)
+    out = builds / f"{source.stem}-{key}{suffix}"
+    with open(builds / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not out.exists():
+            part = out.with_name(out.name + ".part")
+            done = subprocess.run([*command[:-1], "-o", str(part), str(source)], capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+            part.rename(out)
+    return out
+
+
+def kernel_host_build(source: Path, defines: dict, folder: Path) -> ctypes.CDLL:
+    """A .cu kernel's g++ host build (``source``: a tests/*_emu/*.cpp that includes it with the
+    CUDA keywords of tests/cuda_emu.h) as a shared library, the kernel's -D macros given (built
+    once per session: host_build); skips the test where g++ is missing."""
     root = Path(__file__).resolve().parents[1]
-    lib = folder / f"{source.stem}.so"
-    done = subprocess.run(["g++", "-O1", "-std=c++20", "-pthread", "-shared", "-fPIC", "-D__CUDACC_RTC__",
-                           *(f"-D{k}={v}" for k, v in defines.items()),
-                           "-I", str(root / "src/splicedalign/gpu/include"), "-o", str(lib), str(source)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return ctypes.CDLL(str(lib))
+    flags = ["-O1", "-std=c++20", "-pthread", "-shared", "-fPIC", "-D__CUDACC_RTC__",
+             *(f"-D{k}={v}" for k, v in defines.items()), "-I", str(root / "src/splicedalign/gpu/include")]
+    return ctypes.CDLL(str(host_build(source, flags, ".so", folder)))

@@ -6,13 +6,13 @@ device code built for the host with g++ (tests/primer_emu) against the CPU per-s
 from __future__ import annotations
 
 import importlib.util
-import shutil
 import subprocess
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import host_build
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -125,14 +125,9 @@ def test_result_stops_at_first_start_without_answer():
 
 
 # ---- GPU device code, built for the host (no GPU needed) --------------------------------------
-def _build(tmp_path_factory, source: str, std: str) -> Path | None:
-    if shutil.which("g++") is None:
-        return None
-    exe = tmp_path_factory.mktemp("emu") / Path(source).stem
-    done = subprocess.run(["g++", "-O2", f"-std={std}", "-pthread", "-Wno-unknown-pragmas", "-o", str(exe),
-                           str(EMU / source)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return exe
+def _build(tmp_path_factory, source: str, std: str) -> Path:
+    return host_build(EMU / source, ["-O2", f"-std={std}", "-pthread", "-Wno-unknown-pragmas"], "",
+                      tmp_path_factory.mktemp("emu"))
 
 
 def _run(exe: Path, problem: PrimerProblem) -> list[list[int]]:
@@ -156,8 +151,6 @@ def _emu_cases(count: int, seed: int, max_m: int, max_n: int, max_k: int):
 
 def test_gpu_kernel_on_host(tmp_path_factory):
     exe = _build(tmp_path_factory, "bitparallel_host.cpp", "c++17")
-    if exe is None:
-        pytest.skip("g++ not found")
     long = generate(300, 6000, 40, seed=4, homologous=0.5, divergence=0.15, piece=300)  # 4-5 segments
     for p in [long, *_emu_cases(12, 11, 400, 500, 130)]:
         nw = p.m // K.W + 2
@@ -171,8 +164,6 @@ def test_gpu_kernel_on_host(tmp_path_factory):
 
 def test_paper_kernel_on_host(tmp_path_factory):
     exe = _build(tmp_path_factory, "paper_host.cpp", "c++20")
-    if exe is None:
-        pytest.skip("g++ not found")
     for p in _emu_cases(3, 12, 90, 120, 40):  # 32-thread tiles: k and n cross tile boundaries
         L = np.empty(p.n + p.k + 2, dtype=np.int32)
         want = [K.alternative_prefix(p.alpha_codes, r0, p.beta_codes, p.k, L)[0] for r0 in range(p.last_start)]
