@@ -75,16 +75,21 @@ def function(source: Path, name: str, all_names: tuple[str, ...],
              defines: Mapping[str, int] | None = None) -> Any:
     """Kernel ``name`` (a template instance listed in ``all_names``) of the CUDA file ``source``
     with ``defines`` (constants the host also uses): from the shipped binary built with exactly
-    these, else compiled once per process by NVRTC with them as -D macros. Loading or compiling
-    it counts as kernel loading (``core.loading``), not as a solve's time."""
-    defines = dict(defines or {})
+    these, else compiled once per process by NVRTC with them as -D macros. Looked up once per
+    process (callers need no cache of their own); loading or compiling it counts as kernel
+    loading (``core.loading``), not as a solve's time."""
+    return _function(source, name, all_names, tuple(sorted((defines or {}).items())))
+
+
+@cache
+def _function(source: Path, name: str, all_names: tuple[str, ...], defines: tuple[tuple[str, int], ...]) -> Any:
     with loading():
-        binary = shipped_binary(source, defines)
+        binary = shipped_binary(source, dict(defines))
         if binary is not None and (symbol := binary.symbols.get(normal_name(name))):
             module = _shipped_module(binary.path)
             if module is not None:
                 return module.get_function(symbol)
-        return _module(source, all_names, tuple(sorted(defines.items()))).get_function(name)
+        return _module(source, all_names, defines).get_function(name)
 
 
 # Dynamic shared memory a launch may take without asking (CUDA's static limit per block); a
