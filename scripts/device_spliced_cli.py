@@ -165,7 +165,7 @@ sys.stdout.flush(); os._exit(0)
 
 
 # The console script, optionally with numba's registries loaded at set-up as core.jit did before
-# its cache loads skipped them (argv[1]: "registries", "preload": with CuPy's cuTENSOR preload,
+# its cache loads skipped them (argv[1]: "registries", "nowheel": cuBLAS loaded by CuPy's import,
 # "envimports": cached code's environments importing their numba modules, or "as is"): an A/B of
 # that on one machine.
 CONSOLE = r"""
@@ -187,9 +187,9 @@ if variant == "registries":
         finally:
             linalg.ensure_blas = asked
     jit.start = refreshing
-elif variant == "preload":  # CuPy's import preloads cuTENSOR, as before gpu.driver.skip_unused_preloads
+elif variant == "nowheel":  # cuBLAS loaded by CuPy's import, not by the driver's thread beforehand
     from splicedalign.gpu import driver
-    driver.skip_unused_preloads = lambda: False
+    driver.wheel_libraries = lambda: []
 elif variant == "envimports":  # cached code's environments import their numba modules, as numba does
     from splicedalign.core import jit
     jit._environments_without_imports = lambda: None
@@ -259,12 +259,12 @@ def main() -> int:
                     help="only: the import profile of a gpu align, and NumPy's import and the gpu align with "
                          "OpenBLAS's thread per CPU against the console script's one thread (interleaved)")
     ap.add_argument("--profile", action="store_true", help="only: profiles of a fresh gpu align (see above)")
-    ap.add_argument("--ab", help="with --profile: CLI walls interleaved with, comma-separated: another tree's src "
-                                 "(a path), 'registries': with numba's registries loaded at set-up, 'preload': "
-                                 "with CuPy's cuTENSOR preload, 'envimports': cached code's environments importing "
-                                 "their numba modules, 'libraries': with every imported module's bytecode "
-                                 "(a cache), or 'bytecode': without the package's bytecode and with every imported "
-                                 "module's (walls only)")
+    ap.add_argument("--ab", help=(
+        "with --profile: CLI walls interleaved with, comma-separated: another tree's src (a path), "
+        "'registries': with numba's registries loaded at set-up, 'nowheel': cuBLAS loaded by CuPy's import, "
+        "not the driver's thread, 'envimports': cached code's environments importing their numba modules, "
+        "'libraries': with every imported module's bytecode (a cache), or 'bytecode': without the package's "
+        "bytecode and with every imported module's (walls only)"))
     ap.add_argument("--multicore", action="store_true", help="with --profile: the multicore gff3 row too")
     args = ap.parse_args()
     out = args.out
@@ -356,7 +356,7 @@ def profile_rows(m: str, rows: dict[str, list[str]], args: argparse.Namespace, l
     extra: dict[str, dict[str, str]] = {}  # a variant's environment
     abs_ = [ab for ab in (args.ab or "").split(",") if ab]
     for ab in abs_:
-        if ab in ("registries", "preload", "envimports"):
+        if ab in ("registries", "nowheel", "envimports"):
             variants[ab] = (this, ab)
         elif ab == "bytecode":  # no bytecode of splicedalign (a cache with none), and of everything imported
             none = tempfile.mkdtemp(prefix="pyc_none_")
@@ -384,8 +384,9 @@ def profile_rows(m: str, rows: dict[str, list[str]], args: argparse.Namespace, l
                 continue
             path = out / f"out_{row}_{name.replace(' ', '_')}"
             run(console[:3] + [variant] + align[3:] + argv[:-1] + [str(path)], PYTHONPATH=src, **extra.get(name, {}))
-            same.append(path.exists() and _answers(path) == _answers(out / f"out_{row}_this"))
-    lines.append(f"outputs (score json, gff3) of every variant identical to this tree's: {all(same)} ({len(same)})")
+            if not (path.exists() and _answers(path) == _answers(out / f"out_{row}_this")):
+                same.append(f"{row} [{name}]")
+    lines.append(f"outputs (score json, gff3) of every variant identical to this tree's: {not same} {same}")
     print(lines[-1], flush=True)
     writes = run([sys.executable, "-c", "import sys; print(sys.flags.dont_write_bytecode, sys.pycache_prefix)"])
     lines.append(f"warm-ups {time.perf_counter() - t:.1f} s; dont_write_bytecode, pycache_prefix: "
@@ -424,7 +425,7 @@ def _answers(path: Path) -> object:
     text = path.read_text()
     if not text.startswith("["):
         return text
-    timing = [k for rec in json.loads(text) for k in rec if k.startswith(("seconds", "mcups")) or k.endswith("_ms")]
+    timing = {k for rec in json.loads(text) for k in rec if "seconds" in k or "mcups" in k or k.endswith("_ms")}
     return [{k: v for k, v in rec.items() if k not in timing} for rec in json.loads(text)]
 
 

@@ -11,6 +11,7 @@ import argparse
 import json
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -467,41 +468,36 @@ def test_cuda_driver_start_without_a_driver_says_nothing(capfd):
     assert capfd.readouterr() == ("", "")  # nothing said (a failure in the thread would print it)
 
 
-FAKE_CUPY_ENVIRONMENT = """
-_preload_libs = {"nccl": None, "cutensor": None}
-loaded = []
-def _preload_library(lib):
-    if _preload_libs[lib] is not None:
-        return
-    _preload_libs[lib] = {}
-    loaded.append(lib)
-"""
+def test_cuda_driver_thread_loads_the_libraries_cupy_loads(tmp_path):
+    """gpu.driver.wheel_libraries: for a CuPy pip wheel, the cuBLAS libraries of the CUDA
+    version it was built for, from the wheels' folder beside it (cuBLASLt first), which the
+    driver's thread then loads (mapped into the process); none for another packaging, another
+    CUDA major version's files, or where one is missing."""
+    site = tmp_path / "site"
+    (site / "cupy" / ".data").mkdir(parents=True)
+    (site / "cupy" / "__init__.py").write_text("")
+    (site / "cupy" / ".data" / "_wheel.json").write_text(json.dumps({"cuda": "13.x", "packaging": "pip"}))
+    libs = site / "nvidia" / "cu13" / "lib"
+    libs.mkdir(parents=True)
+    real = next(p for p in ("/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/x86_64-linux-gnu/libz.so.1",
+                            "/lib64/libz.so.1") if os.path.exists(p))
+    probe = ("import json, sys; from splicedalign.gpu import driver; paths = driver.wheel_libraries(); "
+             "driver._load_libraries(paths); maps = open('/proc/self/maps').read(); "
+             "print(json.dumps([[p.split('/site/')[1] for p in paths], [p in maps for p in paths]]))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
 
+    def found() -> list:
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
+        return json.loads(out.stdout)
 
-def test_cupy_import_skips_the_preloads_no_solver_uses(tmp_path):
-    """gpu.driver.skip_unused_preloads (a GPU align, before CuPy's import): CuPy's own
-    ``_environment`` module (a stand-in here, shaped as CuPy 14's) is loaded first with
-    cuTENSOR marked as tried, so CuPy's import preloads nothing of it, and ``cupy._environment``
-    is that module; a CuPy whose preloads look otherwise, or one imported already, is left alone."""
-    (tmp_path / "cupy").mkdir()
-    (tmp_path / "cupy" / "__init__.py").write_text(
-        "from cupy import _environment\n_environment._preload_library('cutensor')\n")
-    (tmp_path / "cupy" / "_environment.py").write_text(FAKE_CUPY_ENVIRONMENT)
-    probe = ("import sys; from splicedalign.gpu import driver; skip = sys.argv[1] == 'skip'; "
-             "said = driver.skip_unused_preloads() if skip else None; import cupy, cupy._environment as e; "
-             "print(said, e.loaded, e is sys.modules['cupy._environment'] is cupy._environment, "
-             "driver.skip_unused_preloads())")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
-
-    def run(mode: str) -> list[str]:
-        return subprocess.run([sys.executable, "-c", probe, mode], capture_output=True, text=True, check=True,
-                              env=env).stdout.split()
-
-    assert run("skip") == ["True", "[]", "True", "False"]
-    assert run("plain") == ["None", "['cutensor']", "True", "False"]
-    (tmp_path / "cupy" / "_environment.py").write_text(FAKE_CUPY_ENVIRONMENT.replace('"cutensor": None', ""))
-    (tmp_path / "cupy" / "__init__.py").write_text("from cupy import _environment\n_environment.loaded.append(1)\n")
-    assert run("skip") == ["False", "[1]", "True", "False"]  # another CuPy: its module loaded by its import
+    for name in ("libcublas.so.13", "libcublasLt.so.13"):
+        shutil.copy(real, libs / name)
+    assert found() == [["nvidia/cu13/lib/libcublasLt.so.13", "nvidia/cu13/lib/libcublas.so.13"], [True, True]]
+    (libs / "libcublas.so.13").rename(libs / "libcublas.so.12")
+    assert found() == [[], []]
+    (libs / "libcublas.so.12").rename(libs / "libcublas.so.13")
+    (site / "cupy" / ".data" / "_wheel.json").write_text(json.dumps({"cuda": "13.x", "packaging": "conda"}))
+    assert found() == [[], []]
 
 
 def test_a_command_imports_its_own_workload_only():

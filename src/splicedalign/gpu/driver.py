@@ -9,18 +9,71 @@ doing the same (its import and first runtime calls on a thread) took the interpr
 reading beside it. Once the context exists, CuPy's first runtime calls take under 1 ms.
 Stdlib only: it runs before NumPy or CuPy is imported.
 
-Also for such a process, ``skip_unused_preloads``: CuPy's import without its preload of
-cuTENSOR, which no solver here uses (see UNUSED_PRELOADS)."""
+The same thread first loads the CUDA libraries CuPy's import loads with the interpreter held
+(cuBLAS and cuBLASLt from the pip wheels, WHEEL_LIBRARIES): 0.05 s of dlopen of a fresh
+``align --solver gpu`` on the GPU host, in cuda.pathfinder's ``ctypes.CDLL``, which keeps the
+interpreter. Loaded here through libc's ``dlopen`` called as a foreign function (ctypes lets
+the interpreter go), the work beside the thread goes on, and pathfinder then finds them loaded
+(its "already loaded" check comes first)."""
 
 from __future__ import annotations
 
 import ctypes
 import importlib.util
+import json
+import os
 import sys
 import threading
 
+# The libraries a CuPy pip wheel's import loads (cupy_backends, for cuBLAS handles), in load
+# order (cuBLASLt first: cuBLAS needs it), and the folders of site-packages where cuda.pathfinder
+# looks for them first (its descriptor catalog: the CUDA toolkit wheels); {major} is the CUDA
+# major version the CuPy wheel was built for (its cupy/.data/_wheel.json).
+WHEEL_LIBRARIES = ("libcublasLt.so.{major}", "libcublas.so.{major}")
+WHEEL_DIRS = ("nvidia/cu{major}/lib", "nvidia/cublas/lib")
+
+
+def wheel_libraries() -> list[str]:
+    """The paths of WHEEL_LIBRARIES that CuPy's import would load: for a CuPy pip wheel only (its
+    _wheel.json names the CUDA version it was built for), each the first found in the folders
+    cuda.pathfinder searches first, in the interpreter's site-packages; [] where any is missing
+    (pathfinder then does its own search)."""
+    spec = importlib.util.find_spec("cupy")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    try:
+        with open(os.path.join(folders[0], ".data", "_wheel.json")) as f:
+            config = json.load(f)
+        major = str(config["cuda"]).split(".")[0]
+    except (IndexError, OSError, ValueError, KeyError, TypeError):
+        return []
+    if config.get("packaging") != "pip" or not major.isdigit():
+        return []
+    root = os.path.dirname(folders[0])  # the site-packages of this CuPy
+    paths = []
+    for name in WHEEL_LIBRARIES:
+        found = [path for folder in WHEEL_DIRS
+                 if os.path.isfile(path := os.path.join(root, folder.format(major=major), name.format(major=major)))]
+        if not found:
+            return []
+        paths.append(found[0])
+    return paths
+
+
+def _load_libraries(paths: list[str]) -> None:
+    """Each library loaded (RTLD_NOW | RTLD_GLOBAL, as cuda.pathfinder loads them) through libc's
+    dlopen, a foreign call during which the interpreter runs other threads; quiet on failure."""
+    try:
+        dlopen = ctypes.CDLL(None).dlopen
+    except (OSError, AttributeError):
+        return
+    dlopen.restype, dlopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_int]
+    for path in paths:
+        if not dlopen(os.fsencode(path), os.RTLD_NOW | os.RTLD_GLOBAL):
+            return  # pathfinder's own load then says why
+
 
 def _start(ordinal: int) -> None:
+    _load_libraries(wheel_libraries())
     try:
         lib = ctypes.CDLL("libcuda.so.1")
         device, context = ctypes.c_int(), ctypes.c_void_p()
@@ -40,39 +93,3 @@ def start(ordinal: int = 0) -> threading.Thread | None:
     thread.start()
     return thread
 
-
-# CuPy libraries that CuPy's import preloads (``cupy._environment._preload_library``) and no
-# splicedalign solver calls. cuTENSOR (tensor contractions): CuPy's import loads it with its
-# dependency cuBLASLt through cuda.pathfinder, 0.05 s of dlopen on the H100 host (of a fresh gpu
-# align's ~1.0 s); the libraries CuPy does use (NVRTC, ...) load when first called, as before.
-UNUSED_PRELOADS = ("cutensor",)
-
-
-def skip_unused_preloads() -> bool:
-    """CuPy's import made to skip the UNUSED_PRELOADS: its ``cupy._environment`` module (which
-    imports no other CuPy module) loaded ahead of ``cupy`` with those marked as tried already
-    (its own mark: a preload it attempted). For a process that will use CuPy for splicedalign's
-    solvers only (the CLI): ``cupy.cutensor`` would then load the library without the preload's
-    version pinning. False, changing nothing, where CuPy is imported already, is not installed,
-    or keeps its preloads otherwise (another CuPy: then its import does as it does)."""
-    name = "cupy._environment"
-    if "cupy" in sys.modules or name in sys.modules:
-        return False
-    try:
-        spec = importlib.util.find_spec("cupy")
-        locations = list(spec.submodule_search_locations or []) if spec is not None else []
-        env = importlib.util.spec_from_file_location(name, f"{locations[0]}/_environment.py") if locations else None
-        if env is None or env.loader is None:
-            return False
-        module = importlib.util.module_from_spec(env)
-        sys.modules[name] = module
-        env.loader.exec_module(module)
-        tried = getattr(module, "_preload_libs", None)
-        if not isinstance(tried, dict) or not all(tried.get(lib, 0) is None for lib in UNUSED_PRELOADS):
-            raise LookupError("another CuPy's preloads")
-    except Exception:  # noqa: BLE001 - CuPy's own import then does all of it
-        sys.modules.pop(name, None)
-        return False
-    for lib in UNUSED_PRELOADS:
-        tried[lib] = {}  # "attempted, nothing kept": _can_attempt_preload says no
-    return True

@@ -144,14 +144,11 @@ def _read_beside(args: argparse.Namespace, strands: tuple[str, ...]) -> Callable
 
 
 def _start_driver(args: argparse.Namespace) -> None:
-    """For a GPU solver: CuPy's import made to skip the libraries it preloads that no solver
-    uses (gpu.driver.skip_unused_preloads: cuTENSOR); on the default device, the CUDA driver and
-    context started on a thread while the solver loads (gpu.driver: ctypes lets the interpreter
-    go, so the work beside it runs at its own speed)."""
-    if SOLVERS.entry(args.solver).gpu:
-        driver.skip_unused_preloads()
-        if getattr(args, "devices", None) is None:
-            driver.start()
+    """For a GPU solver on the default device: the CUDA libraries CuPy's import loads, the
+    driver and the context started on a thread while the solver loads (gpu.driver: ctypes lets
+    the interpreter go, so the work beside it runs at its own speed)."""
+    if getattr(args, "devices", None) is None and SOLVERS.entry(args.solver).gpu:
+        driver.start()
 
 
 def _load_solver(args: argparse.Namespace) -> None:
