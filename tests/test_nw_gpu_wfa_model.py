@@ -229,9 +229,9 @@ def test_long_runs_are_extended_by_the_warp(solver):
 @pytest.mark.parametrize("mode", MODES)
 def test_single_pairs_reuse_the_workspace(solver, mode, monkeypatch):
     """``solve`` (WfaSolver.launch_one): pairs one at a time, longer and shorter in turn, score
-    or alignment, linear or affine, through the one workspace (grown, never cleared): every
-    answer the reference's, every CIGAR re-scored, the end column the CPU WFA's; the upload
-    grows only for a longer pair."""
+    or alignment, linear or affine, with or without a guessed score, through the one workspace
+    (grown, never cleared): every answer the reference's, every CIGAR re-scored, the end column
+    the CPU WFA's; the upload grows only for a longer pair."""
     monkeypatch.setattr(wfa, "WORKSPACE_MIN", 256)
     seed = 2640 + MODES.index(mode)
     print(f"seed {seed}")
@@ -240,12 +240,16 @@ def test_single_pairs_reuse_the_workspace(solver, mode, monkeypatch):
     pairs = _pairs(rng, 8, 200)
     a = random_codes(1200, rng)
     pairs[3:3] = [Pair("long", "a", "b", a, mutate(a, rng, 0.1))]
-    sizes = []
+    sizes, fast = [], []
+    searches = wfa.ReachSums.budget_steps
+    monkeypatch.setattr(wfa.ReachSums, "budget_steps", lambda self, *a: fast.append(1) or searches(self, *a))
     for k, pair in enumerate(pairs):
         costs = (Costs(0, 1, 3), Costs(0, 4, 2, 6))[k % 2]
         traceback = k % 4 < 2
         want = reference.solve(pair, costs, traceback=False, mode=mode)
-        got = solver.solve(pair, costs, traceback, mode, budget_ms=1e4)
+        # a guessed score (as `gpu` passes for long pairs) caps the scores: the sums' binary searches
+        expected = float(want.score) if k % 3 else None
+        got = solver.solve(pair, costs, traceback, mode, budget_ms=1e4, expected=expected)
         if got is None:
             assert mode == "infix", (pair.name, costs, mode)  # an infix pair past its memory share
             continue
@@ -258,3 +262,36 @@ def test_single_pairs_reuse_the_workspace(solver, mode, monkeypatch):
         sizes.append(solver._workspace.size)
         assert sizes[-1] >= wfa.SINGLE_META + pair.n + pair.m
     assert sizes == sorted(sizes) and len(set(sizes)) > 1 and sizes[-1] == sizes[-5]
+    assert mode == "infix" or fast  # (infix: never the sums)
+
+
+def test_reach_sums_equal_the_numpy_passes():
+    """WfaSolver.solve's binary searches (ReachSums) give what budget_steps, steps_for,
+    shared_steps and visits_upto give, on every pair they cover (global and prefix modes, the
+    reach within both lengths), and say when they do not cover one."""
+    seed = 2650
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    for x, o, e in ((1, 0, 3), (2, 3, 1), (3, 5, 2), (5, 1, 3), (1, 0, 1)):
+        table = wfa.reach_table(x, o, e, 6000)
+        arrays = 3 if o else 1
+        sums = wfa.ReachSums(table, arrays)
+        for _ in range(40):
+            cap = int(rng.integers(1, 6000))
+            reach = table[:cap + 1]
+            n, m = (int(v) for v in rng.integers(1, 3 * int(reach.max()) + 2, 2))
+            mode = MODES[int(rng.integers(0, 3))]
+            if not sums.covers(cap, n, m, mode):
+                assert mode == "infix" or int(reach.max()) > min(n, m)
+                continue
+            budget_ms = float(rng.uniform(0.01, 20.0))
+            shared_bytes = int(rng.integers(0, 300_000))
+            seqs = wfa.seqs_fit(n, m, shared_bytes)
+            steps, visits = wfa.budget_steps(reach, n, m, mode, arrays, budget_ms, shared_bytes)
+            assert sums.budget_steps(cap, budget_ms, seqs) == (steps, visits)
+            for want in (visits, visits // 3, int(rng.integers(-100, 10**7))):
+                assert sums.steps_for(cap, want) == wfa.steps_for(reach, n, m, mode, arrays, want)
+            for last in (steps, max(1, steps // 2), cap + 1):
+                assert sums.visits_upto(last) == wfa.visits_upto(reach, n, m, mode, arrays, last)
+                assert sums.shared_steps(last, *wfa.ring_room(n, m, x, o, e, shared_bytes)) == wfa.shared_steps(
+                    reach[:last], n, m, mode, x, o, e, shared_bytes)
