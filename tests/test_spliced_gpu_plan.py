@@ -268,6 +268,31 @@ def test_encode_inputs_model_is_the_plans_codes():
             build_plan(cases[:2] + [bad], 8)
 
 
+def test_letters_from_the_strings_memory_or_their_slices():
+    """flat.checked_letters reads plain ASCII strings in place (CPython) and slices any other:
+    the same letters either way, and a bad letter is found either way."""
+    from splicedalign.workloads.spliced.gpu import flat as gpu_flat
+
+    class Text(str):
+        pass
+
+    rng = np.random.default_rng(23)
+    print("seed 23")
+    strings = ["".join(rng.choice(list("ACGTNacgt"), int(rng.integers(1, 300)))) for _ in range(40)]
+    which = rng.integers(0, len(strings), 200)
+    lo = np.array([int(rng.integers(1, len(strings[w]) + 1)) for w in which])
+    hi = np.array([int(rng.integers(a, len(strings[w]) + 1)) for a, w in zip(lo, which)])
+    want = np.frombuffer("".join(strings[w][a - 1:b] for w, a, b in zip(which, lo, hi)).encode(), np.uint8)
+    assert gpu_flat.STR_OFFSET is None or gpu_flat.str_addresses(strings) is not None
+    for variant in (strings, strings[:-1] + [Text(strings[-1])], strings[:-1] + [strings[-1] + "é"]):
+        assert gpu_flat.str_addresses(variant) is None or variant is strings
+        got = gpu_flat.checked_letters(variant, which, lo, hi, gpu_flat.BASE_LUT, "base", [])
+        assert np.array_equal(got, want)
+    with pytest.raises(AssertionError, match="a bad letter no case holds"):  # found; no case to name it
+        gpu_flat.checked_letters(strings + ["AC#"], np.array([len(strings)]), np.array([1]), np.array([3]),
+                                 gpu_flat.BASE_LUT, "base", [])
+
+
 def test_launch_order_is_a_stable_sort_by_relative_position():
     """plan._launch_order, in parallel over ranges of buckets (any number of them), is the stable
     sort of the slots by bucket ((2 pos + 1) T) // (2 tc): cases interleaved, each in order."""

@@ -10,13 +10,18 @@ MB of bases, 1.5 MB of targets).
 
 from __future__ import annotations
 
+import ctypes
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, prange
+from numba.core import types
+from numba.extending import intrinsic
 
 from splicedalign.core.alphabet import _lut_base, _lut_target
 from splicedalign.workloads.spliced.records import TestCase
@@ -172,16 +177,82 @@ def bad_letter(kind: str, cases: Sequence[TestCase]) -> None:
     raise AssertionError("a bad letter no case holds")
 
 
-def checked_letters(strings: Sequence[str], lut: np.ndarray, kind: str, cases: Sequence[TestCase]) -> np.ndarray:
-    """The bytes of ``strings`` concatenated (letters), each one checked to have a code in
-    ``lut``: a letter outside the alphabet raises the case's own one-line error (bad_letter).
-    The codes themselves are made on the device (wavefront.cu, encode_inputs)."""
-    raw = letters(strings)
+def checked_letters(strings: Sequence[str], which: np.ndarray, lo: np.ndarray, hi: np.ndarray, lut: np.ndarray,
+                    kind: str, cases: Sequence[TestCase]) -> np.ndarray:
+    """The letters ``strings[which[i]][lo[i] - 1:hi[i]]`` of every interval i (1-based
+    inclusive bounds) concatenated, each one checked to have a code in ``lut``: a letter outside
+    the alphabet raises the case's own one-line error (bad_letter). The codes themselves are
+    made on the device (wavefront.cu, encode_inputs). Where CPython holds every string as one
+    byte a letter (str_addresses), one compiled pass copies the intervals from the strings' own
+    memory, in parallel (Python's slices and join were ~40% of a launch's planning on the H100
+    host); else the slices are joined and encoded."""
+    at = str_addresses(strings)
     with PARALLEL:
-        bad = _count_bad(raw, lut)
+        if at is not None:
+            raw, bad = _gather_letters(at, which, lo, hi, lut)
+        else:
+            raw = letters([strings[w][a - 1:b] for w, a, b in zip(which.tolist(), lo.tolist(), hi.tolist())])
+            bad = _count_bad(raw, lut)
     if bad:
         bad_letter(kind, cases)
     return raw
+
+
+def _str_offset() -> int | None:
+    """Where a CPython str that is all ASCII holds its letters, one byte each, from its address
+    (``id``): right after its fixed-size header, what sys.getsizeof('') - 1 measures (the
+    interpreter's own layout, checked here on a fresh string); None on other interpreters."""
+    if sys.implementation.name != "cpython":
+        return None
+    probe = "".join(["ACGTN", "acgtn"] * 7)  # made at run time: no constant
+    offset = sys.getsizeof("") - 1
+    try:
+        ok = ctypes.string_at(id(probe) + offset, len(probe)) == probe.encode("ascii")
+    except Exception:  # pragma: no cover - an interpreter that moved its letters
+        ok = False
+    return offset if ok else None
+
+
+STR_OFFSET = _str_offset()
+
+
+def str_addresses(strings: Sequence[str]) -> np.ndarray | None:
+    """Each string's letters' address (int64), where every one is a plain str of ASCII letters
+    on CPython (one byte a letter, in the object itself: STR_OFFSET), else None. The strings must
+    stay alive while the addresses are read (the callers hold them)."""
+    if STR_OFFSET is None or not strings or set(map(type, strings)) != {str} or not all(map(str.isascii, strings)):
+        return None
+    return np.fromiter(map(id, strings), dtype=np.int64, count=len(strings)) + STR_OFFSET
+
+
+@intrinsic
+def _byte_at(typingctx, address, index):
+    """The byte at ``address + index`` (str_addresses)."""
+    def codegen(context, builder, sig, args):
+        where = builder.add(args[0], context.cast(builder, args[1], sig.args[1], types.int64))
+        return builder.load(builder.inttoptr(where, ir.IntType(8).as_pointer()))
+    return types.uint8(types.int64, index), codegen
+
+
+@njit(cache=True, parallel=True)
+def _gather_letters(at, which, lo, hi, lut):  # pragma: no cover - compiled
+    """(the letters of every interval from the strings' memory, how many have no code (255) in
+    ``lut``), in parallel over intervals."""
+    count = which.size
+    start = np.zeros(count + 1, np.int64)
+    for i in range(count):
+        start[i + 1] = start[i] + hi[i] - lo[i] + 1
+    out = np.empty(start[count], np.uint8)
+    bad = 0
+    for i in prange(count):
+        base, o = at[which[i]] + lo[i] - 1, start[i]
+        miss = 0
+        for j in range(start[i + 1] - o):
+            b = _byte_at(base, j)
+            out[o + j] = b
+            miss += lut[b] == 255
+        bad += miss
+    return out, bad
 
 
 @njit(cache=True, parallel=True)

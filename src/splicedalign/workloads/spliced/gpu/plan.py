@@ -316,12 +316,12 @@ def _pack_sequences(flat: FlatCases) -> tuple[np.ndarray, np.ndarray, np.ndarray
     with PARALLEL:
         iv_base, iv_lo, iv_hi, exon_base = _exon_union(flat.exon_start, flat.first, flat.last, flat.base_index,
                                                        len(flat.bases))
-    bases = flat.bases
-    base = checked_letters([bases[b][lo - 1:hi] for b, lo, hi in zip(iv_base.tolist(), iv_lo.tolist(),
-                                                                     iv_hi.tolist())], BASE_LUT, "base", flat.cases)
+    base = checked_letters(flat.bases, iv_base, iv_lo, iv_hi, BASE_LUT, "base", flat.cases)
     stride = target_stride(flat.n)
     tgt_off = TARGET_MARGIN + np.cumsum(stride) - stride
-    target = checked_letters([c.target for c in flat.cases], TARGET_LUT, "target", flat.cases)
+    C = len(flat)
+    target = checked_letters([c.target for c in flat.cases], np.arange(C), np.ones(C, np.int64), flat.n, TARGET_LUT,
+                             "target", flat.cases)
     return base, exon_base, target, tgt_off, TARGET_MARGIN + int(stride.sum())
 
 
