@@ -194,12 +194,12 @@ def checked_letters(strings: Sequence[str], which: np.ndarray, lo: np.ndarray, h
     memory, in parallel (Python's slices and join were ~40% of a launch's planning on the H100
     host); else the slices are joined and encoded."""
     at = str_addresses(strings)
-    with PARALLEL:
-        if at is not None:
+    if at is not None:
+        with PARALLEL:
             raw, bad = _gather_letters(at, which, lo, hi, lut)
-        else:
-            raw = letters([strings[w][a - 1:b] for w, a, b in zip(which.tolist(), lo.tolist(), hi.tolist())])
-            bad = _count_bad(raw, lut)
+    else:  # (rare: a string that is not plain ASCII)
+        raw = letters([strings[w][a - 1:b] for w, a, b in zip(which.tolist(), lo.tolist(), hi.tolist())])
+        bad = int(np.count_nonzero(lut[raw] == 255))
     if bad:
         bad_letter(kind, cases)
     return raw
@@ -260,15 +260,6 @@ def _gather_letters(at, which, lo, hi, lut):  # pragma: no cover - compiled
             miss += lut[b] == 255
         bad += miss
     return out, bad
-
-
-@njit(cache=True, parallel=True)
-def _count_bad(raw, lut):  # pragma: no cover - compiled
-    """How many letters of ``raw`` have no code (255) in ``lut``."""
-    bad = 0
-    for i in prange(raw.size):
-        bad += lut[raw[i]] == 255
-    return bad
 
 
 BASE_LUT, TARGET_LUT = _lut_base, _lut_target
