@@ -1,11 +1,17 @@
-"""Shared test fixtures: the golden cases of SPEC §7, vendored in tests/data/golden."""
+"""Shared test fixtures: the golden cases of SPEC §7, vendored in tests/data/golden; the
+package's nvcc build for sm_90, once per session."""
 
 from __future__ import annotations
 
 import json
+import shutil
+import stat
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from helpers import exclusive, session_folder
 
 from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
 
@@ -27,3 +33,51 @@ def golden_case(g: dict) -> tuple[TestCase, Scoring]:
 @pytest.fixture(scope="session")
 def golden() -> list[dict]:
     return load_golden()
+
+
+# nvcc as kernels.build runs it, with its strict checks added; each kernel file's exit status
+# and messages go to logs/<source path with - for />.json
+STRICT_NVCC = """#!{python}
+import json, subprocess, sys
+from pathlib import Path
+done = subprocess.run([{nvcc!r}, "-Werror", "all-warnings", "--resource-usage", *sys.argv[1:]],
+                      capture_output=True, text=True)
+name = Path(sys.argv[-1]).relative_to({package!r}).as_posix().replace("/", "-")
+Path({logs!r}, name + ".json").write_text(json.dumps({{"returncode": done.returncode, "stderr": done.stderr}}))
+sys.stdout.write(done.stdout)
+sys.stderr.write(done.stderr)
+sys.exit(done.returncode)
+"""
+
+
+@pytest.fixture(scope="session")
+def sm90_build(tmp_path_factory) -> SimpleNamespace:
+    """``kernels.build`` of every kernel file for sm_90 alone, once per test session (xdist
+    workers share it), nvcc with -Werror all-warnings and --resource-usage added: ``folder``
+    (fatbins, index.json), ``index`` (None when a build failed), ``error`` (the build's
+    message, else None) and ``logs`` (each kernel file's nvcc exit status and messages, by its
+    path under the package with - for /)."""
+    from splicedalign.gpu import kernels
+
+    root = session_folder(tmp_path_factory.getbasetemp(), "sm90-build")
+    folder, logs = root / "out", root / "logs"
+    with exclusive(root / "lock"):
+        if not (root / "done.json").exists():
+            logs.mkdir(exist_ok=True)
+            nvcc = root / "nvcc"
+            nvcc.write_text(STRICT_NVCC.format(python=sys.executable, nvcc=shutil.which("nvcc"),
+                                               package=str(kernels.PACKAGE_DIR), logs=str(logs)))
+            nvcc.chmod(nvcc.stat().st_mode | stat.S_IXUSR)
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(kernels, "ARCHS", ("90",))
+                patch.setattr(kernels, "_current_digest", kernels.source_digest)  # digests follow ARCHS
+                try:
+                    kernels.build(folder, nvcc=str(nvcc))
+                    error = None
+                except RuntimeError as exc:
+                    error = str(exc)
+            (root / "done.json").write_text(json.dumps({"error": error}))
+    error = json.loads((root / "done.json").read_text())["error"]
+    index = json.loads((folder / "index.json").read_text()) if error is None else None
+    return SimpleNamespace(folder=folder, index=index, error=error,
+                           logs={p.stem: json.loads(p.read_text()) for p in logs.glob("*.json")})

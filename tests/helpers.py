@@ -94,22 +94,35 @@ def console(*argv: str, check: bool = False, stdin: str | None = None) -> subpro
     return subprocess.run([exe, *argv], capture_output=True, text=True, check=check, input=stdin)
 
 
+def session_folder(basetemp: Path, name: str) -> Path:
+    """Folder ``name`` that every xdist worker of this test session shares: in the session's
+    temporary root (the parent of each worker's basetemp, popen-gwN), or in ``basetemp`` without
+    xdist."""
+    folder = (basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp) / name
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """The file lock ``path`` held while the block runs (other processes wait for it)."""
+    with open(path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def host_build(source: Path, flags: list[str], suffix: str, folder: Path) -> Path:
     """``g++ FLAGS SOURCE`` (a tests/*_emu/*.cpp), built once per test session: every xdist
     worker and test module asking for the same build waits for the first one's and shares it.
-    ``folder``: a tmp_path_factory.mktemp folder (the session's builds go beside its parent, in
-    the session's temporary root). Skips the test where g++ is missing."""
+    ``folder``: a tmp_path_factory.mktemp folder (its parent is the process's basetemp). Skips
+    the test where g++ is missing."""
     if shutil.which("g++") is None:
         pytest.skip("g++ not found: the kernel's host build needs it")
     command = ["g++", *flags, str(source)]
     key = hashlib.sha256("\0".join(command).encode()).hexdigest()[:16]
-    # basetemp of this process (popen-gwN under xdist: the session's root is its parent)
-    root = folder.parent.parent if os.environ.get("PYTEST_XDIST_WORKER") else folder.parent
-    builds = root / "host-builds"
-    builds.mkdir(exist_ok=True)
+    builds = session_folder(folder.parent, "host-builds")
     out = builds / f"{source.stem}-{key}{suffix}"
-    with open(builds / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with exclusive(builds / f"{key}.lock"):
         if not out.exists():
             part = out.with_name(out.name + ".part")
             done = subprocess.run([*command[:-1], "-o", str(part), str(source)], capture_output=True, text=True)

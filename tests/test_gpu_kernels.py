@@ -88,19 +88,21 @@ def test_name_expressions_compare_without_spaces():
 
 @pytest.mark.slow
 @pytest.mark.skipif(not NVCC, reason="nvcc and c++filt not on PATH (the package then ships no binaries)")
-def test_build_ships_every_kernel_the_solvers_ask_for(tmp_path, monkeypatch):
+def test_build_ships_every_kernel_the_solvers_ask_for(sm90_build, monkeypatch):
     """nvcc builds each kernel file into a fatbin; its index maps every name a solver asks for
     to a symbol, and nothing else ships. (For sm_90 alone here: the package build adds sm_80
-    and PTX, which change neither the names nor the symbols, at three times the compile time.)"""
+    and PTX, which change neither the names nor the symbols, at three times the compile time.
+    The build is the session's sm90_build, which test_gpu_nvcc also reads.)"""
     monkeypatch.setattr(kernels, "ARCHS", ("90",))
     monkeypatch.setattr(kernels, "_current_digest", kernels.source_digest)  # digests follow ARCHS
-    index = {e["source"]: e for e in kernels.build(tmp_path)}
+    assert sm90_build.error is None, sm90_build.error
+    index, folder = {e["source"]: e for e in sm90_build.index}, sm90_build.folder
     assert set(index) == {k.source.relative_to(kernels.PACKAGE_DIR).as_posix() for k in FILES}
     for k in FILES:
         entry = index[k.source.relative_to(kernels.PACKAGE_DIR).as_posix()]
         assert set(entry["symbols"]) == {kernels.normal_name(n) for n in k.names}, k.source
-        assert entry["defines"] == dict(k.defines) and (tmp_path / entry["binary"]).stat().st_size > 0
-        assert kernels.shipped_binary(k.source, k.defines, tmp_path) is not None
+        assert entry["defines"] == dict(k.defines) and (folder / entry["binary"]).stat().st_size > 0
+        assert kernels.shipped_binary(k.source, k.defines, folder) is not None
 
 
 @pytest.mark.gpu
