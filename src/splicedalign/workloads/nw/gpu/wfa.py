@@ -11,7 +11,7 @@ descriptor per pair; back come (steps, end column, start column, runs) per pair 
 alignment, the CIGAR text (batch.cu's ``nw_band_text`` formats the runs the walk back wrote).
 A batch goes in chunks (``launch``); a single pair (``solve``) takes a lean path
 (``launch_one``): one upload into buffers the solver keeps (``Workspace``), the reach table kept
-on the device, one stream, nothing allocated.
+on the device, one stream, nothing allocated but the kept wavefronts' pool (and a ring in global memory).
 """
 
 from __future__ import annotations
@@ -351,10 +351,10 @@ def sweep_name(config: Launch, affine: bool, traceback: bool) -> str:
 
 class Workspace:
     """A single pair's launch buffers (``WfaSolver.launch_one``), kept by the solver and grown on
-    demand, so that a launch allocates nothing: the upload (pinned on the host, its device copy
-    ``blob`` with views of its parts, SINGLE_LAYOUT), the packed letters, the answer (``out``'s 4
-    int32, the CIGAR text's length, a zero: the text's offset) and, per name, the arrays whose
-    size follows the pair (``array``)."""
+    demand, so that a launch allocates little (its pool and a ring in global memory, from CuPy's
+    pool): the upload (pinned on the host, its device copy ``blob`` with views of its parts,
+    SINGLE_LAYOUT), the packed letters, the answer (``out``'s 4 int32, the CIGAR text's length, a
+    zero: the text's offset) and, per name, the arrays whose size follows the pair (``array``)."""
 
     def __init__(self, cp: Any, nbytes: int) -> None:
         self.cp = cp
@@ -614,11 +614,13 @@ class WfaSolver:
         ws.host[SINGLE_META:SINGLE_META + n] = pair.a
         ws.host[SINGLE_META + n:SINGLE_META + n + m] = pair.b
         packed = ws.array("packed", wa + wb, cp.uint64)
-        keep = ws.array("keep", pool_ints, cp.int32) if traceback else None
+        # the kept wavefronts and a ring in global memory from CuPy's pool for this launch only (up
+        # to GBs at 10^6: held by the workspace they would count as used in every later budget)
+        keep = cp.empty(pool_ints, cp.int32) if traceback else None
         bases = ws.array("bases", max_steps + 1, cp.int64) if traceback else None
         runs = ws.array("runs", runs_each, cp.uint32) if traceback else None
         text = ws.array("text", TEXT_CHARS * runs_each, cp.uint8) if traceback else None
-        ring = None if config.shared else ws.array("ring", ring_ints, cp.int32)
+        ring = None if config.shared else cp.empty(ring_ints, cp.int32)
         reach_dev = self.reach_device(x, o, e, max_steps)
         name = sweep_name(config, o > 0, traceback)
         kernel = self.kernel(name)
