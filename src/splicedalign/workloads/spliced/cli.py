@@ -181,10 +181,12 @@ def _align(args: argparse.Namespace) -> int:
     if getattr(args, "gpu_memory", None) is not None and hasattr(solver, "memory_cap"):
         solver.memory_cap = args.gpu_memory  # the GPU memory it may take at most
     log = logging.getLogger("splicedalign")
-    for case in cases:  # one line per case for a few cases; the summary line for many
-        log.log(logging.INFO if len(cases) <= 4 else logging.DEBUG, "%s (%s strand): m=%d n=%d K=%d cells=%d",
-                case.name, case.strand, case.m, case.n, case.K, case.cells)
-    log.info("%d case(s), %d cells, solver %s", len(cases), sum(c.cells for c in cases), args.solver)
+    each = logging.INFO if len(cases) <= 4 else logging.DEBUG  # a line per case for a few; the summary for many
+    for case in cases if log.isEnabledFor(each) else ():  # (a case's cells sort its exons: not for nothing)
+        log.log(each, "%s (%s strand): m=%d n=%d K=%d cells=%d", case.name, case.strand, case.m, case.n, case.K,
+                case.cells)
+    if log.isEnabledFor(logging.INFO):
+        log.info("%d case(s), %d cells, solver %s", len(cases), sum(c.cells for c in cases), args.solver)
     if args.devices is None:
         results = solver.solve_many(cases, scoring, traceback=not args.score_only)
     else:  # the cases split across GPUs, a solver on each

@@ -95,9 +95,9 @@ def average_histogram(histograms: Sequence[dict[int, float]]) -> dict[int, float
 @lru_cache(maxsize=1024)
 def _exon_set(key: bytes) -> tuple[int, int, int, int, int]:
     """(K, Σ|b_k|, groups, largest group, Σ over groups of the longest member) of the exon set
-    whose sorted first and last positions ``key`` holds (int64, first then last): what the
-    model's numbers need of the exons, whatever n (a base's cases share their exons)."""
-    f, l = np.frombuffer(key, dtype=np.int64).reshape(2, -1)
+    whose first and last positions ``key`` holds (int64, first then last, in any order): what
+    the model's numbers need of the exons, whatever n (a base's cases share their exons)."""
+    f, l = _sorted(*np.frombuffer(key, dtype=np.int64).reshape(2, -1))
     lengths = (l - f + 1).tolist()
     grp = groups(f, l)
     return (len(lengths), sum(lengths), len(grp), max(len(g) for g in grp),
@@ -106,8 +106,10 @@ def _exon_set(key: bytes) -> tuple[int, int, int, int, int]:
 
 def case_stats(n: int, first: Sequence[int], last: Sequence[int]) -> dict[str, float]:
     """The model's per-case numbers, as tables and JSON output report them (est_intra: Σ(|b_k| +
-    n - 1); est_intra_inter: Σ over groups of (the longest member + n - 1))."""
-    f, l = _sorted(first, last)
+    n - 1); est_intra_inter: Σ over groups of (the longest member + n - 1)). The exons in any
+    order: a set given again in the same order (a base's cases share their exon table) is
+    neither sorted nor grouped again."""
+    f, l = np.asarray(first, dtype=np.int64), np.asarray(last, dtype=np.int64)
     K, length_sum, G, largest, longest_sum = _exon_set(f.tobytes() + l.tobytes())
     return {
         "K": K,

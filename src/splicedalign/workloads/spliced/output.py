@@ -49,7 +49,7 @@ def _alignment(case: TestCase, a: ExonAlignment) -> dict[str, Any]:
 
 def result_record(case: TestCase, result: Result, scoring: Scoring) -> dict[str, Any]:
     """Everything known about one solve, JSON-ready (the CLI's and the pipeline's record)."""
-    stats = case_stats(case.n, case.first_sorted, case.last_sorted)
+    stats = case_stats(case.n, case.bounds[:, 0], case.bounds[:, 1])  # input order: no sort per case
     chain = None if result.chain is None else [
         list(case.forward_interval(case.exons[k].first, case.exons[k].last)) for k in result.chain]
     rec: dict[str, Any] = {
