@@ -468,6 +468,38 @@ def test_cuda_driver_start_without_a_driver_says_nothing(capfd):
     assert capfd.readouterr() == ("", "")  # nothing said (a failure in the thread would print it)
 
 
+def test_cuda_driver_thread_loads_libraries_only_after_main_loaded(monkeypatch):
+    """gpu.driver's thread starts the driver and context at once, and loads CuPy's libraries
+    only once the main thread said main_loaded() (a dlopen takes the loader's one lock: not
+    while numba's import loads llvmlite's library)."""
+    from splicedalign.gpu import driver
+
+    calls = []
+
+    class FakeDriver:
+        def cuInit(self, flags):  # noqa: N802 - the driver's name
+            calls.append("cuInit")
+            return 0
+
+        def cuDeviceGet(self, device, ordinal):  # noqa: N802
+            return 0
+
+        def cuDevicePrimaryCtxRetain(self, context, device):  # noqa: N802
+            calls.append("context")
+            return 0
+
+    monkeypatch.setattr(driver.ctypes, "CDLL", lambda name: FakeDriver())
+    monkeypatch.setattr(driver, "wheel_libraries", lambda: calls.append("libraries") or [])
+    monkeypatch.setattr(driver, "_MAIN_LOADED", threading.Event())
+    thread = driver.start()
+    assert thread is not None
+    thread.join(0.5)
+    assert thread.is_alive() and calls == ["cuInit", "context"]  # waiting for the main thread
+    driver.main_loaded()
+    thread.join(10)
+    assert not thread.is_alive() and calls == ["cuInit", "context", "libraries"]
+
+
 def test_cuda_driver_thread_loads_the_libraries_cupy_loads(tmp_path):
     """gpu.driver.wheel_libraries: for a CuPy pip wheel, the cuBLAS libraries of the CUDA
     version it was built for, from the wheels' folder beside it (cuBLASLt first), which the

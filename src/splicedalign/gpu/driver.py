@@ -9,12 +9,16 @@ doing the same (its import and first runtime calls on a thread) took the interpr
 reading beside it. Once the context exists, CuPy's first runtime calls take under 1 ms.
 Stdlib only: it runs before NumPy or CuPy is imported.
 
-The same thread first loads the CUDA libraries CuPy's import loads with the interpreter held
+The same thread then loads the CUDA libraries CuPy's import loads with the interpreter held
 (cuBLAS and cuBLASLt from the pip wheels, WHEEL_LIBRARIES): 0.05 s of dlopen of a fresh
 ``align --solver gpu`` on the GPU host, in cuda.pathfinder's ``ctypes.CDLL``, which keeps the
 interpreter. Loaded here through libc's ``dlopen`` called as a foreign function (ctypes lets
 the interpreter go), the work beside the thread goes on, and pathfinder then finds them loaded
-(its "already loaded" check comes first)."""
+(its "already loaded" check comes first). Not before the caller says ``main_loaded()``: every
+dlopen of a process takes the dynamic loader's one lock for its whole load, so loading them at
+the thread's start made numba's own library (llvmlite's, loaded by its import) wait for them:
+0.006 -> 0.054 s on the H200 host, a third of the gain gone. After numba's import the main
+thread loads no library until CuPy's import (the solver's modules, waiting for the cases)."""
 
 from __future__ import annotations
 
@@ -72,21 +76,33 @@ def _load_libraries(paths: list[str]) -> None:
             return  # pathfinder's own load then says why
 
 
+_MAIN_LOADED = threading.Event()
+LIBRARIES_WAIT_S = 10.0  # the thread's wait for main_loaded; then it leaves the libraries to CuPy
+
+
+def main_loaded() -> None:
+    """Say that the main thread has loaded its own libraries (numba's import done): the driver's
+    thread may load WHEEL_LIBRARIES now (see the module's docstring)."""
+    _MAIN_LOADED.set()
+
+
 def _start(ordinal: int) -> None:
-    _load_libraries(wheel_libraries())
     try:
         lib = ctypes.CDLL("libcuda.so.1")
         device, context = ctypes.c_int(), ctypes.c_void_p()
         if lib.cuInit(0) == 0 and lib.cuDeviceGet(ctypes.byref(device), ordinal) == 0:
             lib.cuDevicePrimaryCtxRetain(ctypes.byref(context), device)  # held to the process's end
     except (OSError, AttributeError):  # no driver here: CuPy's own calls say why (device.cupy)
-        pass
+        return
+    if _MAIN_LOADED.wait(LIBRARIES_WAIT_S):
+        _load_libraries(wheel_libraries())
 
 
 def start(ordinal: int = 0) -> threading.Thread | None:
     """Start the driver and device ``ordinal``'s primary context (CUDA_VISIBLE_DEVICES applies,
-    as for CuPy) on a daemon thread; None where there is no such driver library (not Linux).
-    Nothing is said on failure: the solver's CuPy calls meet it again and report it."""
+    as for CuPy) on a daemon thread, which then loads WHEEL_LIBRARIES once ``main_loaded()`` is
+    said; None where there is no such driver library (not Linux). Nothing is said on failure:
+    the solver's CuPy calls meet it again and report it."""
     if not sys.platform.startswith("linux"):
         return None
     thread = threading.Thread(target=_start, args=(ordinal,), name="cuda driver start", daemon=True)

@@ -163,6 +163,11 @@ def _load_solver(args: argparse.Namespace) -> None:
     module = SOLVERS.entry(args.solver).target.split(":")[0]
     try:
         jit.start()
+    except Exception:  # noqa: BLE001 - the solve meets it again and says why
+        pass
+    finally:
+        driver.main_loaded()  # numba's libraries loaded: the driver's thread may load CuPy's (gpu.driver)
+    try:
         importlib.import_module(module)
     except Exception:  # noqa: BLE001 - the solve meets it again and says why
         pass
