@@ -3,17 +3,23 @@ on the device machine:
 
 1. pytest: the GPU tests of the batch, the wavefront kernel and single pairs (their CPU-model
    tests run without a GPU).
-2. Fresh random batches (seed printed) of every mode x cost model against `multicore`: scores
-   equal, every CIGAR re-scored over its region; the pairs no band takes go to `multicore` here
-   (the band path is what is checked), and how many did is printed.
+2. Fresh random batches (seed printed) of every mode x cost model against `multicore` (also as a
+   PairBatch of letters): scores equal, every CIGAR re-scored over its region; the pairs no band
+   takes go to `multicore` here (the band path is what is checked), and how many did is printed.
 3. The issue-26 batch: --pairs pairs of ~--length letters at --divergence % (synthetic.divergent_pair)
    with CIGAR, linear 0/1/3 and affine 4/6/2 (--costs), in --modes, `gpu` host to host
    (solve_pairs; median of --repeats after a warm-up on the whole batch) against pywfa on every core by processes
    (same inputs, scores equal; global mode); the time per phase and the band classes.
+   The linear global batch also as the user meets it in-process: a PairBatch (one buffer of
+   letters in pinned memory) made beforehand; made from the user's strings inside the timing;
+   and that with every Result read (its CIGAR included).
 4. The linear global batch with the WFA's threads a block varied; the host's pieces alone.
+5. --cli N: `nw --pairs FILE --solver gpu --format paf` in a fresh process, beside pywfa on every
+   core in a fresh process on the same file (benchmarks/pywfa_pairs.py: our reader, a process
+   pool, score and CIGAR of each pair written as TSV); median wall of N after one warm-up each.
 A table last. Logs under $OUT when it is set.
 
-    python scripts/device_nw_batch.py [--pairs 2000] [--fresh 60] [--modes global] [--skip-pytest]
+    python scripts/device_nw_batch.py [--pairs 2000] [--fresh 60] [--modes global] [--skip-pytest] [--cli 3]
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
+from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.cpu import MulticoreSolver
 from splicedalign.workloads.nw.gpu import common, wfa
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
@@ -73,8 +80,11 @@ def correctness(seed: int, count: int, most: int) -> int:
             want = cpu.solve_many(pairs, costs, traceback=False, mode=mode)
             got = bands.solve_many(pairs, costs, traceback=True, mode=mode)
             both = adaptive.solve_many(pairs, costs, traceback=True, mode=mode)
+            batch = PairBatch.from_strings([letters(p.a, A_LETTERS) for p in pairs],
+                                           [letters(p.b, B_LETTERS) for p in pairs], allocate=common.pinned_bytes)
+            from_letters = adaptive.solve_many(batch, costs, traceback=True, mode=mode)
             bad = 0
-            for p, w, g in [*zip(pairs, want, got), *zip(pairs, want, both)]:
+            for p, w, g in [*zip(pairs, want, got), *zip(pairs, want, both), *zip(pairs, want, from_letters)]:
                 ok = g.score == w.score
                 try:
                     ok = ok and cigar_cost(g.cigar, p.a, p.b, costs, g.start2, g.end2) == w.score
@@ -86,10 +96,11 @@ def correctness(seed: int, count: int, most: int) -> int:
                         say(f"FAIL {p.name} n={p.n} m={p.m} {costs_name} {mode}: gpu {g.score} "
                             f"({g.algorithm}) want {w.score}")
             algorithms = {a: sum(r.algorithm == a for r in both) for a in sorted({r.algorithm for r in both})}
-            say(f"{costs_name:7s} {mode:7s} failures {bad}/{2 * count} gpu's algorithms {algorithms} "
+            say(f"{costs_name:7s} {mode:7s} failures {bad}/{3 * count} gpu's algorithms {algorithms} "
                 f"band classes {bands.stats.get('main')} single {bands.stats.get('single')}")
             failures += bad
-    ROWS.append(("fresh random batches", f"seed {seed}", f"{failures} failures", f"{9 * count} pairs x 2 solvers"))
+    ROWS.append(("fresh random batches", f"seed {seed}", f"{failures} failures",
+                 f"{9 * count} pairs x 3 (bands, gpu, gpu from a PairBatch of letters)"))
     return failures
 
 
@@ -115,7 +126,12 @@ def host_pieces(pairs: list, repeats: int) -> None:
         stop.synchronize()
         return cp.cuda.get_elapsed_time(start, stop)
 
+    strings = [letters(p.a, A_LETTERS) for p in pairs], [letters(p.b, B_LETTERS) for p in pairs]
+    both = [s for pair in zip(*strings) for s in pair]
     pieces = {
+        f"{len(both)} strings into one pinned buffer, string by string (PairBatch.from_strings)":
+            lambda: PairBatch.from_strings(*strings, allocate=common.pinned_bytes),
+        f"{len(both)} strings joined, then encoded": lambda: "".join(both).encode("latin-1"),
         f"gather {len(arrays)} arrays ({total / 1e6:.0f} MB) into pinned": lambda: np.concatenate(arrays, out=pinned),
         "gather into pageable": lambda: np.concatenate(arrays, out=pageable),
         "one memcpy, pageable -> pinned": lambda: np.copyto(pinned, flat),
@@ -161,8 +177,91 @@ def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
     wfa.BATCH_THREADS = DEFAULT_THREADS
 
 
+def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | None) -> None:
+    """The linear global batch as the user meets it in-process (module docstring, step 3): median
+    ms of --repeats after a warm-up, the WFA launch's stats of the median run, the ratio to pywfa's
+    median of the same run; every answer checked against the list-of-pairs run's."""
+    costs = COSTS["linear"]
+    strings = [letters(p.a, A_LETTERS) for p in pairs], [letters(p.b, B_LETTERS) for p in pairs]
+    want = [(r.score, r.cigar) for r in solve_pairs(solver, pairs, costs, True, "global")]
+    ready = PairBatch.from_strings(*strings, allocate=common.pinned_bytes)
+
+    def read_all(results) -> int:
+        return sum(len(r.cigar) for r in results)
+
+    def from_strings():
+        return solve_pairs(solver, PairBatch.from_strings(*strings, allocate=common.pinned_bytes), costs, True,
+                           "global")
+
+    def every_result():
+        results = from_strings()
+        read_all(results)
+        return results
+
+    variants = {
+        "PairBatch in pinned memory made before": lambda: solve_pairs(solver, ready, costs, True, "global"),
+        "from the strings (PairBatch.from_strings into pinned, then solve)": from_strings,
+        "from the strings, every Result and CIGAR read": every_result,
+    }
+    for name, run in variants.items():
+        results = run()
+        if [(r.score, r.cigar) for r in results] != want:
+            raise SystemExit(f"{name}: answers differ from the list-of-pairs run's")
+        runs, stats = [], []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            run()
+            runs.append(time.perf_counter() - t0)
+            stats.append({k: v for k, v in solver.wfa.stats.items() if k != "steps"})
+        ms = statistics.median(runs) * 1e3
+        st = stats[sorted(range(len(runs)), key=runs.__getitem__)[len(runs) // 2]]
+        say(f"user row: {name}: {ms:.1f} ms (runs {[round(x * 1e3, 1) for x in runs]}); wfa stats {st}")
+        ROWS.append((f"linear global, {name}", f"{ms:.1f} (min {min(runs) * 1e3:.1f})",
+                     f"{peer_ms:.0f}" if peer_ms else "", f"{peer_ms / ms:.1f}x" if peer_ms else "",
+                     f"staged {st.get('staged_ms', 0):.1f}, kernel span {st.get('kernel_ms', 0):.1f}, "
+                     f"wfa {st.get('ms', 0):.1f}"))
+
+
+def cli_rows(pairs: list, repeats: int) -> None:
+    """Step 5: fresh processes on one FASTA file of the batch (module docstring)."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp())
+    fasta = folder / "pairs.fa"
+    with open(fasta, "w") as handle:
+        for p in pairs:
+            handle.write(f">{p.name}_1\n{letters(p.a, A_LETTERS)}\n>{p.name}_2\n{letters(p.b, B_LETTERS)}\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    commands = {
+        "nw --pairs --solver gpu --format paf": [sys.executable, "-c", "from splicedalign.cli import run; run()",
+                                                 "nw", "--pairs", str(fasta), "--solver", "gpu", "--format", "paf",
+                                                 "-o", str(folder / "gpu.paf"), "-q"],
+        "pywfa on every core (a process pool)": [sys.executable, str(ROOT / "benchmarks" / "pywfa_pairs.py"),
+                                                 str(fasta), str(folder / "pywfa.tsv")],
+    }
+    medians = {}
+    for name, command in commands.items():
+        runs = []
+        for k in range(repeats + 1):
+            t0 = time.perf_counter()
+            done = subprocess.run(command, env=env, capture_output=True, text=True)
+            if done.returncode:
+                raise SystemExit(f"{name}: exit {done.returncode}: {done.stderr[-2000:]}")
+            if k:
+                runs.append(time.perf_counter() - t0)
+        medians[name] = statistics.median(runs)
+        say(f"cli: {name}: {medians[name] * 1e3:.0f} ms (runs {[round(x * 1e3) for x in runs]})")
+    ours = [int(line.split("XC:i:")[1].split("\t")[0]) for line in open(folder / "gpu.paf")]
+    theirs = [int(line.split("\t")[2]) for line in open(folder / "pywfa.tsv")]
+    if ours != theirs or len(ours) != len(pairs):
+        raise SystemExit("cli: the gpu's and pywfa's scores differ")
+    gpu, peer = medians.values()
+    ROWS.append((f"CLI fresh process, {len(pairs)} pairs (FASTA {fasta.stat().st_size / 1e6:.0f} MB)",
+                 f"{gpu * 1e3:.0f}", f"{peer * 1e3:.0f}", f"{peer / gpu:.1f}x", "scores equal"))
+
+
 def benchmark(count: int, length: int, divergence: float, repeats: int, modes: list[str],
-              costs_names: list[str]) -> None:
+              costs_names: list[str], cli: int = 0, variants: bool = True) -> None:
     pairs = [divergent_pair(length, divergence, index=k + 1) for k in range(count)]
     cells = sum(p.cells for p in pairs)
     name = f"{count} x {length} at {divergence:g}%"
@@ -221,11 +320,16 @@ def benchmark(count: int, length: int, divergence: float, repeats: int, modes: l
                                                               "wfa_ms") if k in st)
             ROWS.append((f"{name} {costs_name} {mode}", f"{ms:.1f} (min {min(runs) * 1e3:.1f})", peer, ratio,
                          f"classes {st.get('main')}; single {st.get('single')}; {phases}"))
+            if costs_name == "linear" and mode == "global":
+                user_rows(solver, pairs, repeats, float(peer) if peer else None)
     if pool is not None:
         pool.shutdown()
-    if "global" in modes:
-        host_variants(solver, pairs, repeats)
-    host_pieces(pairs, repeats)
+    if cli:
+        cli_rows(pairs, cli)
+    if variants:
+        if "global" in modes:
+            host_variants(solver, pairs, repeats)
+        host_pieces(pairs, repeats)
 
 
 def main() -> int:
@@ -240,13 +344,16 @@ def main() -> int:
     ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES), help="modes of the timed batch")
     ap.add_argument("--costs", nargs="+", choices=("linear", "affine"), default=["linear", "affine"],
                     help="cost models of the timed batch")
+    ap.add_argument("--cli", type=int, default=0, help="step 5's repeats (0: no CLI rows)")
+    ap.add_argument("--skip-variants", action="store_true", help="no threads variants, no host pieces")
     args = ap.parse_args()
     info = device.device_info()
     say(f"# {info['name']} ({info['sms']} SMs, cc {info['cc']}); {os.cpu_count()} CPUs")
     rc = 0 if args.skip_pytest else pytest_step()
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     failures = correctness(seed, args.fresh, 3000)
-    benchmark(args.pairs, args.length, args.divergence, args.repeats, args.modes, args.costs)
+    benchmark(args.pairs, args.length, args.divergence, args.repeats, args.modes, args.costs, args.cli,
+              not args.skip_variants)
     say(f"\n# {info['name']}")
     say("| case | gpu ms | pywfa all cores ms | pywfa / gpu | notes |")
     say("|---|---|---|---|---|")

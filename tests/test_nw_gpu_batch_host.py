@@ -15,7 +15,9 @@ from helpers import kernel_host_build
 from test_nw_gpu_batch_model import fake_gpu_host, model_text
 from test_nw_gpu_wfa_model import COSTS, _pairs, emu, solver  # noqa: F401 (emu, solver: fixtures)
 
+from splicedalign.core.errors import InputError
 from splicedalign.gpu import device
+from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.gpu import batch, common, wfa
 from splicedalign.workloads.nw.records import MODES, Costs, Pair, Result, cigar_cost
 from splicedalign.workloads.nw.reference import ReferenceSolver
@@ -81,6 +83,43 @@ def test_results_in_bulk_equal_the_dataclass():
         got[0].score = 1
 
 
+def test_columns_make_each_result_when_asked_equal_to_the_dataclass():
+    rows = np.array([1, -1, 0, -1, 2])
+    columns = common.Columns(rows, [5, 7, 9], [10, 20, 30], 0.5, "gpu", "wfa", [0, 1, 2], [10, 11, 12],
+                             "3=1X2D", [0, 2, 4, 6])
+    want = [Result(7, 20, "gpu", 10.0, "1X", 1, 11, "wfa"), None, Result(5, 10, "gpu", 5.0, "3=", 0, 10, "wfa"),
+            None, Result(9, 30, "gpu", 15.0, "2D", 2, 12, "wfa")]
+    assert list(columns) == want and columns[0] is columns[0] and columns[1:3] == want[1:3]
+    assert len(columns) == 5 and columns.missing() == [1, 3]
+    columns[3] = want[0]
+    assert columns.missing() == [1] and columns[3] is want[0]
+    none = common.Columns.none(3)
+    assert list(none) == [None] * 3 and none.missing() == [0, 1, 2]
+    scores = common.Columns(np.array([0]), [4], [1], 0.0, "gpu", "wfa", [0], [1])  # without the alignment
+    assert scores[0] == Result(4, 1, "gpu", 0.0, None, 0, 1, "wfa")
+
+
+def test_staging_sends_a_pair_batch_from_its_own_buffer(host):
+    batch_ = PairBatch.from_strings(["ACGT", "g", "NNa"], ["TT", "CCCCC", "u"])
+    n, m = common.lengths(batch_)
+    assert n.tolist() == [4, 1, 3] and m.tolist() == [2, 5, 1]
+    staging = common.Staging(device.PinnedBuffers(), "t", batch_, n, m, host.cuda.get_current_stream())
+    staging.raw[:] = 0
+    first = staging.send(0, 2)
+    assert staging.send(0, 2) is first  # sent once
+    staging.send(2, 3)
+    assert staging.letters and bytes(np.asarray(staging.raw)) == b"ACGTTTgCCCCCNNau"
+
+
+def _letters(codes, wildcard, rng):
+    """Codes as a user may write them: either case, U for T now and then, the wildcard N or R."""
+    text = np.frombuffer(b"ACGT" + wildcard * 2, np.uint8)[codes].copy()
+    text[(codes == 3) & (rng.random(codes.size) < 0.3)] = ord("U")
+    lower = rng.random(codes.size) < 0.3
+    text[lower] += 32
+    return text.tobytes().decode()
+
+
 @pytest.fixture
 def chunked(solver, monkeypatch):  # noqa: F811 (the solver fixture)
     """WfaSolver on the host build (test_nw_gpu_wfa_model's solver) with chunks of a few pairs
@@ -139,6 +178,44 @@ def test_wfa_batch_results_are_the_kernels_answers(chunked, monkeypatch):
                                                                                pair.m)
         # the batch's time shared by cells, stamped once the launch ended
         assert cigar_cost(r.cigar, pair.a, pair.b, costs) == want and r.seconds > 0
+
+
+@pytest.mark.parametrize("mode", ("global", "prefix"))
+def test_wfa_launch_of_a_pair_batch_makes_the_codes_on_the_device(chunked, mode, monkeypatch):
+    """A PairBatch's letters go up as they are and the pack kernel makes the codes (wildcards
+    never match): the answers equal those of the same pairs as codes; solve_many sends the batch
+    before its sample and answers as Columns."""
+    seed = 2670 + MODES.index(mode)
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    pairs = _pairs(rng, 12, 300)
+    letters = PairBatch.from_strings([_letters(p.a, b"N", rng) for p in pairs],
+                                     [_letters(p.b, b"R", rng) for p in pairs])
+    assert all(np.array_equal(p.a, q.a) and np.array_equal(p.b, q.b) for p, q in zip(pairs, letters))
+    for costs in (COSTS[0], COSTS[1]):
+        _, x, o, e = wfa.cpu_wfa.reduced_costs(costs)
+        reach = wfa.reach_table(x, o, e, 3000)
+        visits = np.array([wfa.visits_upto(reach, p.n, p.m, mode, 3 if o else 1, 3001) for p in pairs])
+        want = chunked.launch(pairs, costs, True, mode, 3000, visits, 32)
+        got = chunked.launch(letters, costs, True, mode, 3000, visits, 32)
+        assert (got.score, got.end2, got.start2, got.cigars) == (want.score, want.end2, want.start2, want.cigars)
+        assert None not in got.score
+    monkeypatch.setattr(wfa, "BATCH_SHARE", 1e9)
+    costs = COSTS[0]
+    want_many = chunked.solve_many(pairs, costs, True, mode)
+    got_many = chunked.solve_many(letters, costs, True, mode)
+    assert isinstance(got_many, common.Columns) and chunked.stats["chunks"] > 1
+    assert [r and (r.score, r.cigar, r.start2, r.end2) for r in got_many] == [
+        r and (r.score, r.cigar, r.start2, r.end2) for r in want_many]
+    assert sum(r is not None for r in got_many) > 6
+
+
+def test_a_bad_letter_on_the_device_is_refused_naming_its_record(chunked):
+    seqs1, seqs2 = ["ACGTACGT"] * 5, ["ACGTACGA"] * 5
+    seqs2[3] = "ACG*ACGA"
+    letters = PairBatch.from_strings(seqs1, seqs2, [f"p{k}" for k in range(5)], ["a"] * 5, [f"b{k}" for k in range(5)])
+    with pytest.raises(InputError, match=r"'\*' at position 4 of record 'b3'"):
+        chunked.launch(letters, Costs(0, 1, 3), True, "global", 100, np.full(5, 10_000), 32)
 
 
 @pytest.fixture(scope="module")

@@ -108,6 +108,7 @@ extern "C" int emu_nw_wfa(int affine, int keep_on, int shared, int blocks, int t
 }
 
 extern "C" void emu_nw_wfa_pack(int blocks, const unsigned char* bytes, const long long* from, const long long* size,
-                                const long long* to, const long long* words, const unsigned char* pad, u64* packed) {
-    run_blocks(blocks, 4, [&] { nw_wfa_pack(bytes, from, size, to, words, pad, packed); });
+                                const long long* to, const long long* words, const unsigned char* pad, int* bad,
+                                const unsigned char* table, u64* packed) {
+    run_blocks(blocks, 4, [&] { nw_wfa_pack(bytes, from, size, to, words, pad, bad, table, packed); });
 }

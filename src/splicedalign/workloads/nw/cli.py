@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+from collections.abc import Sequence
 
 from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import FastaRecord, read_fasta, read_single_fasta
 from splicedalign.gpu.devices import add_devices_argument
+from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.output import FORMATTERS, Answer
 from splicedalign.workloads.nw.pairs import read_pairs
 from splicedalign.workloads.nw.records import MODES, Costs, Pair
@@ -79,15 +81,27 @@ def _nw(args: argparse.Namespace) -> int:
         records = read_pairs(args.pairs)
     else:
         records = [read_pair(args)]
-    pairs = [Pair.from_strings(first.seq, second.seq, f"{first.id}~{second.id}", first.id, second.id)
-             for first, second in records]
-    logging.getLogger("splicedalign").info("nw: %d pair(s), %d cells, mode %s, solver %s", len(pairs),
-                                           sum(p.cells for p in pairs), args.mode, args.solver)
+    pairs: Sequence[Pair]
+    if args.pairs:  # one buffer of letters (page-locked for a GPU: its batch copies from it as it is)
+        allocate = None
+        if SOLVERS.entry(args.solver).gpu and args.devices is None:
+            from splicedalign.workloads.nw.gpu.common import pinned_bytes
+            allocate = pinned_bytes
+        pairs = PairBatch.from_strings([first.seq for first, _ in records], [second.seq for _, second in records],
+                                       [f"{first.id}~{second.id}" for first, second in records],
+                                       [first.id for first, _ in records], [second.id for _, second in records],
+                                       allocate)
+    else:
+        pairs = [Pair.from_strings(first.seq, second.seq, f"{first.id}~{second.id}", first.id, second.id)
+                 for first, second in records]
+    logging.getLogger("splicedalign").info(
+        "nw: %d pair(s), %d cells, mode %s, solver %s", len(records),
+        sum(len(first.seq) * len(second.seq) for first, second in records), args.mode, args.solver)
     if args.devices is None:
         results = solve_pairs(solver, pairs, costs, traceback=not args.score_only, mode=args.mode)
     else:  # the pairs split across GPUs, a solver on each
         results = solve_pairs_on(args.devices, args.solver, pairs, costs, not args.score_only, args.mode)
-    answers = [Answer(first.id, second.id, second.seq, pair.n, result)
-               for (first, second), pair, result in zip(records, pairs, results)]
+    answers = [Answer(first.id, second.id, second.seq, len(first.seq), result)
+               for (first, second), result in zip(records, results)]
     write_output(args.output, FORMATTERS[args.format](answers, costs, args.mode, bool(args.pairs)))
     return 0

@@ -7,9 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+import numpy as np
+
 from splicedalign.core.logs import Progress
 from splicedalign.core.registry import SolverRegistry
 from splicedalign.gpu.devices import Cost, DeviceSpec, solve_across
+from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.records import Costs, Pair, Result
 
 
@@ -42,13 +45,14 @@ def solve(pair: Pair, costs: Costs = Costs(), solver: str = "sequential", traceb
 
 
 def solve_pairs(solver: Solver, pairs: Sequence[Pair], costs: Costs, traceback: bool = True,
-                mode: str = "global") -> list[Result]:
+                mode: str = "global") -> Sequence[Result]:
     """Answers for a batch of pairs, in input order: the solver's own ``solve_many`` when it has
     one (several pairs at once), else one pair after another; progress on the log."""
     many = getattr(solver, "solve_many", None)
     if many is not None:
         return many(pairs, costs, traceback=traceback, mode=mode)
-    progress = Progress(f"nw {len(pairs)} pairs ({solver.name})", sum(p.cells for p in pairs))
+    cells = int(np.sum(pairs.n * pairs.m)) if isinstance(pairs, PairBatch) else sum(p.cells for p in pairs)
+    progress = Progress(f"nw {len(pairs)} pairs ({solver.name})", cells)
     results, done = [], 0
     for pair in pairs:
         results.append(solver.solve(pair, costs, traceback=traceback, mode=mode))

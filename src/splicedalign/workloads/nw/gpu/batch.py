@@ -310,12 +310,20 @@ class BatchSolver:
 
 def cigar_texts(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any, count: int, stream: Any = None,
                 role: str = "text") -> list[str]:
-    """Each pair's CIGAR from the runs a walk back wrote (this module's and wfa.py's kernels: the
-    pair's runs offset in DESCRIPTOR field 6, their count in OUT field 3), on ``stream`` (the
-    current one by default): the text kernel counts each one's characters, then writes them at
-    the offsets of their prefix sum; the offsets and the text come back into pinned buffers
-    (``role``) and the text is decoded from there at once (bytes() of a pinned view first cost
-    a fresh 5 MB allocation's page faults: ~5 ms for 2,000 pairs of 10 kb)."""
+    """Each pair's CIGAR (``cigar_text``'s text cut at its offsets)."""
+    data, at = cigar_text(pinned, desc, runs, result, count, stream, role)
+    return [data[at[x]:at[x + 1]] for x in range(count)]
+
+
+def cigar_text(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any, count: int, stream: Any = None,
+               role: str = "text") -> tuple[str, list[int]]:
+    """The pairs' CIGARs one after another, and where each starts (count + 1 offsets), from the
+    runs a walk back wrote (this module's and wfa.py's kernels: the pair's runs offset in
+    DESCRIPTOR field 6, their count in OUT field 3), on ``stream`` (the current one by default):
+    the text kernel counts each one's characters, then writes them at the offsets of their prefix
+    sum; the offsets and the text come back into pinned buffers (``role``) and the text is decoded
+    from there at once (bytes() of a pinned view first cost a fresh 5 MB allocation's page faults:
+    ~5 ms for 2,000 pairs of 10 kb)."""
     cp = device.cupy()
     stream = cp.cuda.get_current_stream() if stream is None else stream
     text_kernel = device.function(KERNEL_FILE, TEXT, (TEXT,), DEFINES)
@@ -326,11 +334,10 @@ def cigar_texts(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any,
         offsets = cp.cumsum(lengths)
         at = pinned.copy(role + "-at", offsets, stream).tolist()  # (synchronises)
         if not at[-1]:
-            return [""] * count
+            return "", at
         text = cp.empty(at[-1], dtype=cp.uint8)
         text_kernel(*grid, (desc, runs, result, np.int32(count), offsets, text))
-        data = str(memoryview(pinned.copy(role, text, stream)), "ascii")
-    return [data[at[x]:at[x + 1]] for x in range(count)]
+        return str(memoryview(pinned.copy(role, text, stream)), "ascii"), at
 
 
 def _class_counts(cells: np.ndarray) -> dict[int, int]:

@@ -27,7 +27,7 @@ from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.gpu import band as bands
 from splicedalign.workloads.nw.gpu import wfa
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
-from splicedalign.workloads.nw.gpu.common import gib, screen
+from splicedalign.workloads.nw.gpu.common import Columns, gib, screen
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, Costs, Pair, Result, check_mode
 
 KERNEL_FILE = Path(__file__).with_name("strips.cu")
@@ -155,14 +155,14 @@ class GpuSolver:
         return device.function(KERNEL_FILE, name, (name,), self.defines)
 
     def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool = True,
-                   mode: str = "global") -> list[Result]:
+                   mode: str = "global") -> Sequence[Result]:
         """A batch (``nw --pairs``): many pairs per launch, by the wavefront kernel (one block a
         pair) when the costs and the batch's divergence suit it, the rest in certified bands
         (batch.py), the pairs no band takes by ``solve``; answers in input order."""
         check_mode(mode)
         if self.batch is None:
             self.batch = BatchSolver(self.solve, self.name)
-        results: list[Result | None] = [None] * len(pairs)
+        results = Columns.none(len(pairs))
         self.batch.stats = {}
         if self.wfa is not None:
             self.wfa.stats = {}
@@ -170,11 +170,11 @@ class GpuSolver:
             if self.wfa is None:
                 self.wfa = wfa.WfaSolver(poison=self.poison)
             results = self.wfa.solve_many(pairs, costs, traceback, mode)
-        rest = [k for k, r in enumerate(results) if r is None]
+        rest = results.missing()
         if rest:
             for k, r in zip(rest, self.batch.solve_many([pairs[k] for k in rest], costs, traceback, mode)):
                 results[k] = r
-        return results  # type: ignore[return-value]
+        return results  # type: ignore[return-value]  (every pair answered: no None left)
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool = True, mode: str = "global") -> Result:
         answer = screen(pair, costs, mode, self.name, traceback, affine_modes=True)

@@ -434,20 +434,32 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
 
 // The packed sequences: word w of a sequence holds its letters 16 w .. 16 w + 15, 4 bits each,
 // `pad` past its end. One block per sequence; bytes[from[q] ..] (size[q] letters) -> words[to[q] ..]
-// (words[q] words).
+// (words[q] words). A byte is a code (0..15, as a Pair holds them) or a letter as the user gave it
+// (a PairBatch's buffer): code[byte] of a's table for q even, b's for q odd (the sequences
+// alternate a, b) is its code; above 15 the byte is no letter of the alphabet: it marks bad[q].
 __global__ void nw_wfa_pack(const unsigned char* __restrict__ bytes, const long long* __restrict__ from,
                             const long long* __restrict__ size, const long long* __restrict__ to,
                             const long long* __restrict__ words, const unsigned char* __restrict__ pad,
+                            int* __restrict__ bad, const unsigned char* __restrict__ table,
                             u64* __restrict__ packed) {
     const int q = blockIdx.x;
     const unsigned char* src = bytes + from[q];
+    const unsigned char* code = table + 256 * (q & 1);
     const long long count = size[q];
     const u64 fill = pad[q];
     for (long long w = threadIdx.x; w < words[q]; w += blockDim.x) {
         u64 word = 0;
         for (int j = 0; j < 16; ++j) {
             const long long at = 16 * w + j;
-            const u64 letter = at < count ? u64(src[at] & 15) : fill;
+            u64 letter = fill;
+            if (at < count) {
+                const unsigned c = code[src[at]];
+                if (c > 15u) {
+                    bad[q] = 1;
+                } else {
+                    letter = c;
+                }
+            }
             word |= letter << (4 * j);
         }
         packed[to[q] + w] = word;

@@ -25,10 +25,12 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from splicedalign.core.alphabet import IUPAC, encode_base, encode_target
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
+from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.gpu import batch
-from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Staging, chunk_bounds, lengths, results
+from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Columns, Staging, chunk_bounds, lengths
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
 from splicedalign.workloads.nw.wfa_kernels import NULL
 
@@ -41,6 +43,21 @@ MAX_THREADS = 1024
 SHARED_THREADS = 512
 PAD_A, PAD_B = 6, 7  # letters past the ends (4-bit codes): equal to nothing and to each other
 PAD_WORDS = 4  # words of pad letters after each packed sequence
+
+
+def letter_codes() -> np.ndarray:
+    """The pack kernel's tables (a's row, b's row): a byte's code, whether the byte is a code
+    already (0..15: itself) or an IUPAC letter as given (core.alphabet's codes of a and of b);
+    255 for anything else (a bad letter)."""
+    table = np.full((2, 256), 255, np.uint8)
+    table[:, :16] = np.arange(16, dtype=np.uint8)
+    letters = "".join(sorted(IUPAC)) + "".join(sorted(IUPAC)).lower()
+    raw = np.frombuffer(letters.encode("ascii"), np.uint8)
+    table[0, raw], table[1, raw] = encode_base(letters), encode_target(letters)
+    return table
+
+
+LETTER_CODES = letter_codes()
 DEFINES = {"WFA_NULL": NULL, "WFA_DESC": batch.DESCRIPTOR, "WFA_OUT": batch.OUT, "WFA_MAX_THREADS": MAX_THREADS,
            "MODE_GLOBAL": MODES.index("global"), "MODE_PREFIX": MODES.index("prefix"),
            "MODE_INFIX": MODES.index("infix"), "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH, "WFA_OP_D": OP_DEL,
@@ -388,12 +405,23 @@ class Workspace:
 
 @dataclass
 class WfaAnswers:
-    """Per pair of a launch: the score (None: gave up), end and start columns of b, CIGAR."""
+    """Per pair of a launch: the score (None: gave up), end and start columns of b; with the
+    alignment the CIGARs one after another (``text``) and where each starts (``offsets``)."""
 
     score: list[int | None]
     end2: list[int]
     start2: list[int]
-    cigars: list[str | None]
+    text: str | None = None
+    offsets: list[int] | None = None
+
+    def cigar(self, k: int) -> str | None:
+        if self.text is None or self.offsets is None or self.score[k] is None:
+            return None
+        return self.text[self.offsets[k]:self.offsets[k + 1]]
+
+    @property
+    def cigars(self) -> list[str | None]:
+        return [self.cigar(k) for k in range(len(self.score))]
 
 
 class WfaSolver:
@@ -493,16 +521,18 @@ class WfaSolver:
             visits = sums.visits_upto(last) if fast else visits_upto(reach, pair.n, pair.m, mode, arrays, last)
             got = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget)
             if got.score[0] is not None:
-                return Result(got.score[0], pair.cells, "gpu", time.perf_counter() - t0, got.cigars[0],
+                return Result(got.score[0], pair.cells, "gpu", time.perf_counter() - t0, got.cigar(0),
                               got.start2[0], got.end2[0], ALGORITHM)
         return None
 
-    def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool, mode: str) -> list[Result | None]:
-        """A batch in one launch (``BATCH_THREADS`` a block), in input order; None for each pair the
-        WFA does not take (empty, out of int32 range, past its cap or the pool): the batch's
-        divergence is sampled on a few of its pairs (``sampled_score``), each pair may visit
-        BATCH_SLACK times the diagonals that predicts (at most BATCH_CELL_SHARE of its cells), and
-        the whole batch goes elsewhere when the sample says the WFA would not pay (None for all)."""
+    def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool, mode: str) -> Columns:
+        """A batch in one launch (``BATCH_THREADS`` a block), in input order (``Columns``: a
+        Result made when asked for); None for each pair the WFA does not take (empty, out of
+        int32 range, past its cap or the pool): the batch's divergence is sampled on a few of its
+        pairs (``sampled_score``), each pair may visit BATCH_SLACK times the diagonals that
+        predicts (at most BATCH_CELL_SHARE of its cells), and the whole batch goes elsewhere when
+        the sample says the WFA would not pay (None for all). A whole ``PairBatch`` starts on its
+        way to the device before the sample (its copies do not wait for it)."""
         t0 = time.perf_counter()
         count = len(pairs)
         n, m = lengths(pairs)
@@ -510,15 +540,19 @@ class WfaSolver:
         arrays = wavefront_arrays(o)
         bound = costs.bound(n, m)  # element-wise
         ks = np.flatnonzero((n > 0) & (m > 0) & (bound < INT32_SAFE))
-        answers: list[Result | None] = [None] * count
         if not ks.size:
-            return answers
+            return Columns.none(count)
+        staging = None
+        if isinstance(pairs, PairBatch) and ks.size == count and mode != "infix":
+            staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, self.streams()[0])
+            for c0, c1 in chunk_bounds(n + m):
+                staging.send(c0, c1)
         longest = np.maximum(n, m)
         samples = [k for k in ks[np.linspace(0, ks.size - 1, min(BATCH_SAMPLES, ks.size)).astype(int)].tolist()
                    if min(n[k], m[k]) >= 2 * SAMPLE_LENGTH]
         rate = float(np.median([sampled_score(pairs[k], costs) / longest[k] for k in samples])) if samples else None
         if rate is not None and not np.isfinite(rate):
-            return answers
+            return self.declined(count, staging)
         typical = int(ks[np.argsort(longest[ks])[ks.size // 2]])
         if rate is None:  # pairs too short to sample: their score bound
             rate = score_bound(costs, int(n[typical]), int(m[typical])) / longest[typical]
@@ -530,22 +564,28 @@ class WfaSolver:
         band_ms = BAND_BATCH_PS[o > 0] * 1e-9 * float(np.sum(n[ks] * m[ks]))
         if mode == "infix" or batch_ms > BATCH_SHARE * band_ms:
             # infix: every score spans all of b (a few hundred times the diagonals of global mode)
-            return answers  # the certified bands are predicted faster
+            return self.declined(count, staging)  # the certified bands are predicted faster
         scale = (longest[ks] / longest[typical]).astype(np.float64) ** 2
         visits = np.minimum(BATCH_SLACK * want * scale, BATCH_CELL_SHARE * n[ks] * m[ks]).astype(np.int64)
         near = shared_steps(reach, int(n[ks].max()), int(m[ks].max()), mode, x, o, e, self.shared_bytes)
         steps = min(steps, max(near, 1)) - 1
         taken = pairs if ks.size == count else [pairs[k] for k in ks.tolist()]
-        got = self.launch(taken, costs, traceback, mode, steps, visits, BATCH_THREADS, n[ks], m[ks])
+        got = self.launch(taken, costs, traceback, mode, steps, visits, BATCH_THREADS, n[ks], m[ks], staging)
+        answered = np.array([s is not None for s in got.score], bool)
+        rows = np.full(count, -1, np.int64)
+        rows[ks[answered]] = np.flatnonzero(answered)
         cells = (n[ks] * m[ks]).tolist()
         share = (time.perf_counter() - t0) / max(1, sum(cells))
-        made = results([0 if s is None else s for s in got.score], cells, "gpu", [share * c for c in cells],
-                       got.cigars, got.start2, got.end2, ALGORITHM)
-        for k, score, result in zip(ks.tolist(), got.score, made):
-            if score is not None:
-                answers[k] = result
-        self.stats["taken"] = sum(a is not None for a in answers)
-        return answers
+        self.stats["taken"] = int(answered.sum())
+        return Columns(rows, [0 if s is None else s for s in got.score], cells, share, "gpu", ALGORITHM,
+                       got.start2, got.end2, got.text, got.offsets)
+
+    def declined(self, count: int, staging: Staging | None) -> Columns:
+        """No answer for the batch; the copies of its sequences already sent are waited for (their
+        device buffer is freed with ``staging``)."""
+        if staging is not None:
+            staging.stream.synchronize()
+        return Columns.none(count)
 
     def keep_budget(self) -> int:
         """Device bytes the kept wavefronts may take: their share of the memory budget, the
@@ -684,14 +724,15 @@ class WfaSolver:
         return self._streams
 
     def launch(self, pairs: Sequence[Pair], costs: Costs, traceback: bool, mode: str, max_steps: int,
-               visits: np.ndarray, threads: int, n: np.ndarray | None = None, m: np.ndarray | None = None
-               ) -> WfaAnswers:
+               visits: np.ndarray, threads: int, n: np.ndarray | None = None, m: np.ndarray | None = None,
+               staging: Staging | None = None) -> WfaAnswers:
         """nw_wfa over ``pairs`` (each non-empty; lengths ``n``, ``m`` when the caller has them),
         pair p giving up past visits[p] diagonals or max_steps scores. The pairs go in chunks
         (``common.chunk_bounds``): a chunk's sequences are gathered and copied while the device
-        runs the chunks before it; the descriptors, the kept wavefronts' pool and the answers are
-        the launch's, each chunk's kernels take their slice of them; the answers and CIGAR texts
-        come back once, for all."""
+        runs the chunks before it (or were sent already: ``staging``); the descriptors, the kept
+        wavefronts' pool and the answers are the launch's, each chunk's kernels take their slice
+        of them; the answers and CIGAR texts come back once, for all. Letters (a ``PairBatch``'s)
+        become codes in the pack kernel; a bad one raises InputError naming its record."""
         cp = self.cp
         t0 = time.perf_counter()
         count = len(pairs)
@@ -703,7 +744,8 @@ class WfaSolver:
         # no step is wider than the table's n + m + 1 diagonals
         visits = np.minimum(visits, (n + m + 1) * config.arrays * (max_steps + 1))
         copy, launches, collect = self.streams()
-        staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, copy)
+        if staging is None:
+            staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, copy)
         words = packed_words(staging.sizes)
         to = np.concatenate([[0], np.cumsum(words)])
         runs_each = 2 * max_steps + 4
@@ -722,11 +764,12 @@ class WfaSolver:
                 pool_ints = max(1, min(int(visits.sum()), (budget - fixed) // 4))
                 desc[:, 5] = np.maximum(1, np.minimum(visits, pool_ints) // (1 if count == 1 else POOL_CHUNKS))
         # every small array in one copy: the descriptors, the reach table, the pool's counter, the
-        # packing's table (from, size, to, words, pad of each sequence)
+        # letters' codes, the packing's table (from, size, to, words, pad, bad letter of each sequence)
         meta = self.pinned.upload("wfa-meta", [
-            desc, reach, np.zeros(1, np.uint64), staging.starts, staging.sizes, to[:-1], words,
-            np.tile(np.array([PAD_A, PAD_B], np.uint8), count)], copy)
-        desc_dev, reach_dev, pool_top = meta[:3]
+            desc, reach, np.zeros(1, np.uint64), LETTER_CODES, staging.starts, staging.sizes, to[:-1], words,
+            np.tile(np.array([PAD_A, PAD_B], np.uint8), count), np.zeros(2 * count, np.int32)], copy)
+        desc_dev, reach_dev, pool_top, codes_dev = meta[:4]
+        uploaded = copy.record()  # (chunks sent before the launch: their kernels wait for this too)
         packed = cp.empty(int(to[-1]), cp.uint64)
         keep = cp.empty(pool_ints, cp.int32) if traceback else None
         bases = cp.empty(count * (max_steps + 1), cp.int64) if traceback else None
@@ -749,9 +792,11 @@ class WfaSolver:
             ready = staging.send(c0, c1)
             stream = launches[c % len(launches)]
             stream.wait_event(ready)
+            if c < len(launches):
+                stream.wait_event(uploaded)
             with stream:
-                table = [a[2 * c0:2 * c1] for a in meta[3:]]
-                self.kernel(PACK)((2 * (c1 - c0),), (PACK_THREADS,), (staging.raw, *table, packed))
+                table = [a[2 * c0:2 * c1] for a in meta[4:]]
+                self.kernel(PACK)((2 * (c1 - c0),), (PACK_THREADS,), (staging.raw, *table, codes_dev, packed))
                 if c == 0:
                     start.record(stream)
                 kernel((c1 - c0,), (config.threads,), sweep_args(
@@ -768,15 +813,19 @@ class WfaSolver:
         got = device.empty_pinned((count, batch.OUT), np.int32)
         out.get(stream=collect, out=got)  # (synchronises)
         steps = got[:, 0].tolist()
-        cigars: list[str | None] = [None] * count
+        if staging.letters:  # letters no code stands for (the pack kernel's marks)
+            marked = np.flatnonzero(self.pinned.copy("wfa-bad", meta[-1], collect))  # (synchronises)
+            if marked.size:
+                pairs[int(marked[0]) // 2]  # its codes made on the host: InputError naming the record and letter
+                raise AssertionError(f"the device marked a letter of pair {int(marked[0]) // 2 + 1} bad, the host not")
+        text, offsets = None, None
         if traceback and max(steps) >= 0:
-            made = batch.cigar_texts(self.pinned, desc_dev, runs, out, count, collect, "wfa-text")
-            cigars = [t if s >= 0 else None for t, s in zip(made, steps)]
+            text, offsets = batch.cigar_text(self.pinned, desc_dev, runs, out, count, collect, "wfa-text")
         device.check(cp)
         self.stats = {"pairs": count, "threads": config.threads, "shared": config.shared, "max_steps": max_steps,
                       "kernel_ms": max(cp.cuda.get_elapsed_time(start, d) for d in done), "pool_ints": pool_ints,
                       "chunks": len(chunks), "staged_ms": staged_ms, "steps": steps}
         answers = WfaAnswers([s * g if s >= 0 else None for s in steps], got[:, 1].tolist(),
-                             got[:, 2].tolist() if traceback and mode == "infix" else [0] * count, cigars)
+                             got[:, 2].tolist() if traceback and mode == "infix" else [0] * count, text, offsets)
         self.stats["ms"] = (time.perf_counter() - t0) * 1e3
         return answers

@@ -1,0 +1,90 @@
+"""A batch of pairs in one buffer (``PairBatch``): the letters of every sequence as given (seq1
+and seq2 of the first pair, then of the second, ...) one after another, with their sizes and
+the pairs' names. ``nw --pairs`` and the in-process API (``PairBatch.from_strings``) make one,
+and any solver takes it as a sequence of ``Pair``: a pair's codes are made when it is asked for
+(core.alphabet, InputError naming the record on a bad letter). The GPU batch sends the buffer
+itself, in chunks, and turns letters into codes on the device (wfa.cu's pack kernel), so that
+nothing per pair happens on the host: 2,000 pairs of 10 kb are 40 MB, whose copies into one
+buffer string by string cost 4.2 ms on the 2-core machine, where joining them into one string
+and encoding it took 38 ms (a fresh 40 MB is ~10,000 page faults a pass) and translating the
+letters into codes on the host 14-60 ms more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import overload
+
+import numpy as np
+
+from splicedalign.core.alphabet import encode_base, encode_target
+from splicedalign.workloads.nw.records import Pair
+
+Allocate = Callable[[int], np.ndarray]  # a uint8 array of that many bytes (e.g. page-locked memory)
+
+
+class PairBatch(Sequence[Pair]):
+    """Pairs whose sequences' letters lie in one uint8 buffer (``letters``: a0 b0 a1 b1 ...;
+    ``sizes``: n0 m0 n1 m1 ...; ``starts``: each sequence's offset), in input order."""
+
+    def __init__(self, letters: np.ndarray, sizes: np.ndarray, names: Sequence[str] | None = None,
+                 ids1: Sequence[str] | None = None, ids2: Sequence[str] | None = None) -> None:
+        self.letters = letters
+        self.sizes = np.asarray(sizes, np.int64)
+        if self.sizes.size % 2:
+            raise ValueError(f"{self.sizes.size} sequence sizes: a batch of pairs needs an even number")
+        ends = np.cumsum(self.sizes)
+        if ends.size and int(ends[-1]) > letters.size:
+            raise ValueError(f"the sizes add up to {int(ends[-1]):,} letters, the buffer holds {letters.size:,}")
+        self.starts = ends - self.sizes
+        self.n, self.m = self.sizes[0::2], self.sizes[1::2]
+        count = self.n.size
+        self.names = list(names) if names is not None else [f"pair{k + 1}" for k in range(count)]
+        self.ids1 = list(ids1) if ids1 is not None else ["seq1"] * count
+        self.ids2 = list(ids2) if ids2 is not None else ["seq2"] * count
+        if not len(self.names) == len(self.ids1) == len(self.ids2) == count:
+            raise ValueError(f"{count} pairs but {len(self.names)} names, {len(self.ids1)} seq1 ids and "
+                             f"{len(self.ids2)} seq2 ids")
+
+    @classmethod
+    def from_strings(cls, seqs1: Iterable[str], seqs2: Iterable[str], names: Sequence[str] | None = None,
+                     ids1: Sequence[str] | None = None, ids2: Sequence[str] | None = None,
+                     allocate: Allocate | None = None) -> PairBatch:
+        """Pair k: ``seqs1[k]`` against ``seqs2[k]`` (nucleotide letters; checked when a pair's
+        codes are made, or on the device). The letters are copied string by string into one
+        buffer from ``allocate`` (default NumPy's; page-locked memory for a GPU: ``gpu.common.pinned_bytes``)."""
+        strings = [s for pair in zip(seqs1, seqs2, strict=True) for s in pair]
+        sizes = np.fromiter(map(len, strings), np.int64, len(strings))
+        total = int(sizes.sum())
+        letters = np.empty(total, np.uint8) if allocate is None else allocate(total)
+        into, at = memoryview(letters), 0
+        for s in strings:
+            end = at + len(s)
+            into[at:end] = s.encode("latin-1", errors="replace")  # (a letter past latin-1: '?', refused later)
+            at = end
+        return cls(letters, sizes, names, ids1, ids2)
+
+    def __len__(self) -> int:
+        return self.n.size
+
+    @overload
+    def __getitem__(self, k: int) -> Pair: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[Pair]: ...
+
+    def __getitem__(self, k: int | slice) -> Pair | list[Pair]:
+        if isinstance(k, slice):
+            return [self[x] for x in range(*k.indices(len(self)))]
+        k = range(len(self))[k]  # (negative indices; IndexError past the end)
+        return Pair(self.names[k], self.ids1[k], self.ids2[k],
+                    encode_base(self.sequence(2 * k), self.names[k], self.ids1[k]),
+                    encode_target(self.sequence(2 * k + 1), self.names[k], self.ids2[k]))
+
+    def __iter__(self) -> Iterator[Pair]:
+        return (self[k] for k in range(len(self)))
+
+    def sequence(self, q: int) -> str:
+        """Sequence q's letters (q = 2 k: seq1 of pair k, 2 k + 1: its seq2)."""
+        at = int(self.starts[q])
+        return str(memoryview(self.letters[at:at + int(self.sizes[q])]), "latin-1")

@@ -1,0 +1,60 @@
+"""PairBatch (nw/batches.py): a batch's letters in one buffer, its pairs made on demand equal to
+Pair.from_strings of each, bad letters refused naming the record when a pair is made."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from splicedalign.core.errors import InputError
+from splicedalign.workloads.nw.batches import PairBatch
+from splicedalign.workloads.nw.records import Pair
+
+
+def _strings(rng, count):
+    letters = np.frombuffer(b"ACGTacgtUuNnRy", np.uint8)
+    return ["".join(map(chr, letters[rng.integers(0, letters.size, int(rng.integers(0, 40)))]))
+            for _ in range(count)]
+
+
+def test_pairs_of_a_batch_are_those_of_its_strings():
+    seed = 2660
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    seqs1, seqs2 = _strings(rng, 9), _strings(rng, 9)
+    batch = PairBatch.from_strings(seqs1, seqs2, [f"p{k}" for k in range(9)], [f"a{k}" for k in range(9)],
+                                   [f"b{k}" for k in range(9)])
+    assert len(batch) == 9 and batch.letters.dtype == np.uint8
+    assert bytes(batch.letters).decode() == "".join(s for pair in zip(seqs1, seqs2) for s in pair)
+    assert batch.n.tolist() == [len(s) for s in seqs1] and batch.m.tolist() == [len(s) for s in seqs2]
+    for k, pair in enumerate(batch):
+        want = Pair.from_strings(seqs1[k], seqs2[k], f"p{k}", f"a{k}", f"b{k}")
+        assert (pair.name, pair.id1, pair.id2) == (want.name, want.id1, want.id2)
+        assert np.array_equal(pair.a, want.a) and np.array_equal(pair.b, want.b)
+        assert pair.a.dtype == want.a.dtype and pair.b.dtype == want.b.dtype
+    assert [p.name for p in batch[2:5]] == ["p2", "p3", "p4"] and batch[-1].name == "p8"
+    with pytest.raises(IndexError):
+        batch[9]
+    default = PairBatch.from_strings(["AC"], ["G"], allocate=lambda size: np.zeros(size + 3, np.uint8)[:size])
+    assert (default[0].name, default[0].id1, default[0].id2, default.letters.tobytes()) == ("pair1", "seq1", "seq2",
+                                                                                            b"ACG")
+
+
+def test_a_bad_letter_is_refused_naming_its_record_when_the_pair_is_made():
+    batch = PairBatch.from_strings(["ACGT", "ACGT"], ["ACGT", "ACZT"], ["one", "two"], ["a1", "a2"], ["b1", "b2"])
+    assert batch[0].n == 4  # the good pair is made
+    with pytest.raises(InputError, match=r"'Z' at position 3 of record 'b2'"):
+        batch[1]
+    with pytest.raises(InputError, match="record 'a1'"):
+        PairBatch.from_strings(["AC\u0394"], ["A"], None, ["a1"], ["b1"])[0]  # past latin-1: refused too
+
+
+def test_a_batch_needs_its_sizes_to_fit_and_pair_up():
+    with pytest.raises(ValueError, match="even number"):
+        PairBatch(np.zeros(4, np.uint8), np.array([1, 2, 1]))
+    with pytest.raises(ValueError, match="buffer holds 4"):
+        PairBatch(np.zeros(4, np.uint8), np.array([3, 2]))
+    with pytest.raises(ValueError, match="2 names"):
+        PairBatch(np.zeros(4, np.uint8), np.array([1, 1]), ["x", "y"])
+    with pytest.raises(ValueError):
+        PairBatch.from_strings(["A", "C"], ["G"])  # (zip strict)
