@@ -122,3 +122,22 @@ def test_bad_mode_and_gap_open(files):
     assert code == 2 and "gap-open" in err
     code, _, err = run_cli("nw", "--pair", str(files / "p.fa"), "--mode", "local")
     assert code == 2 and "invalid choice" in err
+
+
+def test_op_counts_are_the_cigar_counts_and_refuse_what_is_no_cigar():
+    """The output formats' compiled counter (nw/cigar.op_counts) against records.cigar_counts."""
+    import numpy as np
+
+    from splicedalign.workloads.nw.cigar import op_counts
+    from splicedalign.workloads.nw.records import cigar_counts
+
+    seed = 2680
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        cigar = "".join(f"{int(rng.integers(0, 3000))}{'=XDI'[int(rng.integers(0, 4))]}"
+                        for _ in range(int(rng.integers(0, 30))))
+        assert op_counts(cigar) == cigar_counts(cigar), cigar
+    for bad in ("3=4", "=", "3=2Y", "3M", "12", "4=\u0394"):
+        with pytest.raises(ValueError, match="CIGAR"):
+            op_counts(bad)

@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from splicedalign.core.errors import InputError
-from splicedalign.workloads.nw.records import Costs, Result, cigar_counts
+from splicedalign.workloads.nw.cigar import op_counts
+from splicedalign.workloads.nw.records import Costs, Result
 
 TSV_COLUMNS = ("seq1", "seq2", "length1", "length2", "mode", "score", "cells", "solver", "algorithm", "seconds",
                "start1", "end1", "start2", "end2", "cigar", "identity")
@@ -42,7 +43,7 @@ def _record(answer: Answer, costs: Costs, mode: str) -> dict:
               "mode": mode, "costs": costs.as_dict(), "score": r.score, "cells": r.cells, "solver": r.solver,
               "algorithm": r.algorithm, "seconds": round(r.seconds, 6)}
     if r.cigar is not None:
-        record["alignment"] = {**answer.region(), "cigar": r.cigar, "identity": round(r.identity or 0.0, 6)}
+        record["alignment"] = {**answer.region(), "cigar": r.cigar, "identity": round(_identity(r.cigar), 6)}
     return record
 
 
@@ -55,7 +56,7 @@ def as_tsv(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> s
     lines = ["\t".join(TSV_COLUMNS)]
     for a in answers:
         r = a.result
-        identity = "" if r.identity is None else f"{r.identity:.6f}"
+        identity = "" if r.cigar is None else f"{_identity(r.cigar):.6f}"
         region = a.region() if r.cigar is not None else dict.fromkeys(("start1", "end1", "start2", "end2"), "")
         row = (a.id1, a.id2, a.length1, len(a.seq2), mode, r.score, r.cells, r.solver, r.algorithm,
                f"{r.seconds:.6f}", region["start1"], region["end1"], region["start2"], region["end2"],
@@ -70,9 +71,15 @@ def _needs_alignment(result: Result, fmt: str) -> str:
     return result.cigar
 
 
-def _edits(cigar: str) -> int:
-    counts = cigar_counts(cigar)
+def _edits(counts: dict[str, int]) -> int:
     return counts["X"] + counts["D"] + counts["I"]
+
+
+def _identity(cigar: str) -> float:
+    """Result.identity (matches over alignment columns), counted by the compiled ``op_counts``."""
+    counts = op_counts(cigar)
+    columns = sum(counts.values())
+    return counts["="] / columns if columns else 1.0
 
 
 def as_sam(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> str:
@@ -88,8 +95,8 @@ def as_sam(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> s
         cigar = _needs_alignment(a.result, "sam")
         clip_start, clip_end = a.result.start2, len(a.seq2) - a.end2
         full = (f"{clip_start}S" if clip_start else "") + cigar + (f"{clip_end}S" if clip_end else "")
-        fields = (a.id2, 0, a.id1, 1, 255, full or "*", "*", 0, 0, a.seq2 or "*", "*", f"NM:i:{_edits(cigar)}",
-                  f"XC:i:{a.result.score}")
+        fields = (a.id2, 0, a.id1, 1, 255, full or "*", "*", 0, 0, a.seq2 or "*", "*",
+                  f"NM:i:{_edits(op_counts(cigar))}", f"XC:i:{a.result.score}")
         lines.append("\t".join(map(str, fields)))
     return "\n".join(header + lines) + "\n"
 
@@ -98,10 +105,10 @@ def as_paf(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> s
     lines = []
     for a in answers:
         cigar = _needs_alignment(a.result, "paf")
-        counts = cigar_counts(cigar)
+        counts = op_counts(cigar)
         columns = sum(counts.values())
         fields = (a.id2, len(a.seq2), a.result.start2, a.end2, "+", a.id1, a.length1, 0, a.length1, counts["="],
-                  columns, 255, f"NM:i:{_edits(cigar)}", f"XC:i:{a.result.score}", f"cg:Z:{cigar}")
+                  columns, 255, f"NM:i:{_edits(counts)}", f"XC:i:{a.result.score}", f"cg:Z:{cigar}")
         lines.append("\t".join(map(str, fields)))
     return "\n".join(lines) + "\n"
 
