@@ -37,6 +37,7 @@ import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
+from splicedalign.workloads.nw import batches
 from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.cpu import MulticoreSolver
 from splicedalign.workloads.nw.gpu import common, wfa
@@ -128,9 +129,17 @@ def host_pieces(pairs: list, repeats: int) -> None:
 
     strings = [letters(p.a, A_LETTERS) for p in pairs], [letters(p.b, B_LETTERS) for p in pairs]
     both = [s for pair in zip(*strings) for s in pair]
+
+    def by_string(strings):
+        batches._COMPACT_ASCII = False
+        try:
+            return PairBatch.from_strings(*strings, allocate=common.pinned_bytes)
+        finally:
+            batches._COMPACT_ASCII = True
     pieces = {
-        f"{len(both)} strings into one pinned buffer, string by string (PairBatch.from_strings)":
+        f"{len(both)} strings into one pinned buffer (PairBatch.from_strings: by address)":
             lambda: PairBatch.from_strings(*strings, allocate=common.pinned_bytes),
+        f"{len(both)} strings into one pinned buffer, string by string": lambda: by_string(strings),
         f"{len(both)} strings joined, then encoded": lambda: "".join(both).encode("latin-1"),
         f"gather {len(arrays)} arrays ({total / 1e6:.0f} MB) into pinned": lambda: np.concatenate(arrays, out=pinned),
         "gather into pageable": lambda: np.concatenate(arrays, out=pageable),
@@ -156,10 +165,13 @@ def host_pieces(pairs: list, repeats: int) -> None:
 
 
 def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
-    """The linear global batch again with the WFA's threads a block (wfa.BATCH_THREADS) varied:
-    median ms, the kernels' span, the host's."""
+    """The linear global batch again, as a PairBatch in pinned memory (the kernels' span is then
+    their own), with the WFA's threads a block (wfa.BATCH_THREADS) varied: median ms, the
+    kernels' span, the host's."""
     costs = COSTS["linear"]
-    for threads in (256, 128):
+    pairs = PairBatch.from_strings([letters(p.a, A_LETTERS) for p in pairs], [letters(p.b, B_LETTERS) for p in pairs],
+                                   allocate=common.pinned_bytes)
+    for threads in (256, 128, 64):
         wfa.BATCH_THREADS = threads
         solve_pairs(solver, pairs, costs, True, "global")  # (a first call allocates)
         runs, spans = [], []
@@ -218,8 +230,9 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
         say(f"user row: {name}: {ms:.1f} ms (runs {[round(x * 1e3, 1) for x in runs]}); wfa stats {st}")
         ROWS.append((f"linear global, {name}", f"{ms:.1f} (min {min(runs) * 1e3:.1f})",
                      f"{peer_ms:.0f}" if peer_ms else "", f"{peer_ms / ms:.1f}x" if peer_ms else "",
+                     f"before the launch {st.get('before_ms', 0):.1f} (sample {st.get('sample_ms', 0):.1f}), "
                      f"staged {st.get('staged_ms', 0):.1f}, kernel span {st.get('kernel_ms', 0):.1f}, "
-                     f"wfa {st.get('ms', 0):.1f}"))
+                     f"launch {st.get('ms', 0):.1f}, wfa batch {st.get('batch_ms', 0):.1f}"))
 
 
 def cli_rows(pairs: list, repeats: int) -> None:

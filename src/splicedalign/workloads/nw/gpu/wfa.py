@@ -25,10 +25,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from splicedalign.core.alphabet import IUPAC, encode_base, encode_target
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
-from splicedalign.workloads.nw.batches import PairBatch
+from splicedalign.workloads.nw.batches import PairBatch, letter_tables
 from splicedalign.workloads.nw.gpu import batch
 from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Columns, Staging, chunk_bounds, lengths
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
@@ -47,13 +46,10 @@ PAD_WORDS = 4  # words of pad letters after each packed sequence
 
 def letter_codes() -> np.ndarray:
     """The pack kernel's tables (a's row, b's row): a byte's code, whether the byte is a code
-    already (0..15: itself) or an IUPAC letter as given (core.alphabet's codes of a and of b);
-    255 for anything else (a bad letter)."""
-    table = np.full((2, 256), 255, np.uint8)
+    already (0..15: itself) or an IUPAC letter as given (``batches.letter_tables``); BAD (255)
+    for anything else."""
+    table = np.frombuffer(b"".join(letter_tables()), np.uint8).reshape(2, 256).copy()
     table[:, :16] = np.arange(16, dtype=np.uint8)
-    letters = "".join(sorted(IUPAC)) + "".join(sorted(IUPAC)).lower()
-    raw = np.frombuffer(letters.encode("ascii"), np.uint8)
-    table[0, raw], table[1, raw] = encode_base(letters), encode_target(letters)
     return table
 
 
@@ -550,7 +546,9 @@ class WfaSolver:
         longest = np.maximum(n, m)
         samples = [k for k in ks[np.linspace(0, ks.size - 1, min(BATCH_SAMPLES, ks.size)).astype(int)].tolist()
                    if min(n[k], m[k]) >= 2 * SAMPLE_LENGTH]
+        t1 = time.perf_counter()
         rate = float(np.median([sampled_score(pairs[k], costs) / longest[k] for k in samples])) if samples else None
+        sample_ms = (time.perf_counter() - t1) * 1e3
         if rate is not None and not np.isfinite(rate):
             return self.declined(count, staging)
         typical = int(ks[np.argsort(longest[ks])[ks.size // 2]])
@@ -570,13 +568,15 @@ class WfaSolver:
         near = shared_steps(reach, int(n[ks].max()), int(m[ks].max()), mode, x, o, e, self.shared_bytes)
         steps = min(steps, max(near, 1)) - 1
         taken = pairs if ks.size == count else [pairs[k] for k in ks.tolist()]
+        before_ms = (time.perf_counter() - t0) * 1e3
         got = self.launch(taken, costs, traceback, mode, steps, visits, BATCH_THREADS, n[ks], m[ks], staging)
         answered = np.array([s is not None for s in got.score], bool)
         rows = np.full(count, -1, np.int64)
         rows[ks[answered]] = np.flatnonzero(answered)
         cells = (n[ks] * m[ks]).tolist()
         share = (time.perf_counter() - t0) / max(1, sum(cells))
-        self.stats["taken"] = int(answered.sum())
+        self.stats.update(taken=int(answered.sum()), sample_ms=sample_ms, before_ms=before_ms,
+                          batch_ms=(time.perf_counter() - t0) * 1e3)
         return Columns(rows, [0 if s is None else s for s in got.score], cells, share, "gpu", ALGORITHM,
                        got.start2, got.end2, got.text, got.offsets)
 
