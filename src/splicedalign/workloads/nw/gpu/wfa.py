@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,9 @@ NAMES = tuple(SWEEP.format(affine=a, keep=k, shared=h) for a in ("false", "true"
 ALGORITHM = "wfa"
 PACK_THREADS = 256
 LAUNCH_STREAMS = 4  # a launch's chunks take these in turn (common.chunk_bounds: 5 chunks for 40 MB)
-BATCH_THREADS = 256  # a batch's pairs of ~10 kb have wavefronts of a few hundred diagonals
+# a batch's pairs of ~10 kb have wavefronts of a few hundred diagonals: 2,000 x 10 kb at 5% linear
+# on an H200, the kernels' span 3.5 ms at 256 threads a block, 2.9 at 128, 3.4 at 64
+BATCH_THREADS = 128
 # dynamic shared memory a block may take (sm_80 allows 163 KiB a block, sm_90 227 KiB; a device's
 # own limit, when CuPy can tell it, replaces it)
 SHARED_BYTES = 160 * 1024
@@ -438,6 +441,7 @@ class WfaSolver:
         self._allowed: dict[str, int] = {}  # dynamic shared memory each kernel may take (allow)
         self._one: tuple[Any, Any, Any] | None = None
         self._text: Any = None
+        self._samplers: ThreadPoolExecutor | None = None
         self.shared_bytes = SHARED_BYTES
         try:  # the device's own limit a block (less the kernel's static 32 bytes)
             self.shared_bytes = int(self.cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]) - 1024
@@ -540,14 +544,15 @@ class WfaSolver:
             return Columns.none(count)
         staging = None
         if isinstance(pairs, PairBatch) and ks.size == count and mode != "infix":
+            # on its way at once, one chunk (the host has nothing to gather; its copy, ~1 ms for
+            # 40 MB, runs during the sample)
             staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, self.streams()[0])
-            for c0, c1 in chunk_bounds(n + m):
-                staging.send(c0, c1)
+            staging.send(0, count)
         longest = np.maximum(n, m)
         samples = [k for k in ks[np.linspace(0, ks.size - 1, min(BATCH_SAMPLES, ks.size)).astype(int)].tolist()
                    if min(n[k], m[k]) >= 2 * SAMPLE_LENGTH]
         t1 = time.perf_counter()
-        rate = float(np.median([sampled_score(pairs[k], costs) / longest[k] for k in samples])) if samples else None
+        rate = float(np.median(self.sample(pairs, samples, costs) / longest[samples])) if samples else None
         sample_ms = (time.perf_counter() - t1) * 1e3
         if rate is not None and not np.isfinite(rate):
             return self.declined(count, staging)
@@ -579,6 +584,13 @@ class WfaSolver:
                           batch_ms=(time.perf_counter() - t0) * 1e3)
         return Columns(rows, [0 if s is None else s for s in got.score], cells, share, "gpu", ALGORITHM,
                        got.start2, got.end2, got.text, got.offsets)
+
+    def sample(self, pairs: Sequence[Pair], samples: list[int], costs: Costs) -> np.ndarray:
+        """``sampled_score`` of pairs ``samples``, on threads (the CPU WFA lets go of the GIL: the 8
+        of a batch of 10 kb pairs took 1.0 ms one after another on the H200 host)."""
+        if self._samplers is None:
+            self._samplers = ThreadPoolExecutor(BATCH_SAMPLES, thread_name_prefix="wfa-sample")
+        return np.array(list(self._samplers.map(lambda k: sampled_score(pairs[k], costs), samples)))
 
     def declined(self, count: int, staging: Staging | None) -> Columns:
         """No answer for the batch; the copies of its sequences already sent are waited for (their
@@ -786,7 +798,7 @@ class WfaSolver:
         smem = config.smem
         device.allow_shared_memory(kernel, smem)
         steps1 = max_steps + 1
-        chunks = chunk_bounds(n + m)
+        chunks = list(staging.sent) or chunk_bounds(n + m)  # (a batch sent before: its chunks)
         start, done = cp.cuda.Event(), []
         for c, (c0, c1) in enumerate(chunks):
             ready = staging.send(c0, c1)
