@@ -37,7 +37,7 @@ import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
-from splicedalign.workloads.nw import batches
+from splicedalign.workloads.nw import batch_copy
 from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.cpu import MulticoreSolver
 from splicedalign.workloads.nw.gpu import common, wfa
@@ -131,11 +131,11 @@ def host_pieces(pairs: list, repeats: int) -> None:
     both = [s for pair in zip(*strings) for s in pair]
 
     def by_string(strings):
-        batches._COMPACT_ASCII = False
+        batch_copy._COMPACT_ASCII = False
         try:
             return PairBatch.from_strings(*strings, allocate=common.pinned_bytes)
         finally:
-            batches._COMPACT_ASCII = True
+            batch_copy._COMPACT_ASCII = True
     pieces = {
         f"{len(both)} strings into one pinned buffer (PairBatch.from_strings: by address)":
             lambda: PairBatch.from_strings(*strings, allocate=common.pinned_bytes),

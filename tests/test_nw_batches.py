@@ -61,7 +61,7 @@ def test_a_batch_needs_its_sizes_to_fit_and_pair_up():
 
 
 def test_strings_copied_by_address_in_shares_equal_the_string_by_string_copy(monkeypatch):
-    from splicedalign.workloads.nw import batches
+    from splicedalign.workloads.nw import batch_copy
 
     seed = 2690
     print(f"seed {seed}")
@@ -69,19 +69,19 @@ def test_strings_copied_by_address_in_shares_equal_the_string_by_string_copy(mon
     seqs1, seqs2 = _strings(rng, 40), _strings(rng, 40)
     seqs2[5] = "ACGT" * 50  # (a string made at once, besides the joined ones)
     want = "".join(s for pair in zip(seqs1, seqs2) for s in pair).encode()
-    assert batches._COMPACT_ASCII  # (CPython: the copy by address runs)
-    monkeypatch.setattr(batches, "COPY_SHARE", 64)
-    monkeypatch.setattr(batches.os, "cpu_count", lambda: 16)
+    assert batch_copy._COMPACT_ASCII  # (CPython: the copy by address runs)
+    monkeypatch.setattr(batch_copy, "COPY_SHARE", 64)
+    monkeypatch.setattr(batch_copy.os, "cpu_count", lambda: 16)
     for threads in (1, 3, 8):  # one share, a few, as many as the pool has
-        monkeypatch.setattr(batches, "COPY_THREADS", threads)
+        monkeypatch.setattr(batch_copy, "COPY_THREADS", threads)
         assert bytes(PairBatch.from_strings(seqs1, seqs2).letters) == want
-    monkeypatch.setattr(batches, "_COMPACT_ASCII", False)  # string by string
+    monkeypatch.setattr(batch_copy, "_COMPACT_ASCII", False)  # string by string
     assert bytes(PairBatch.from_strings(seqs1, seqs2).letters) == want
     # strings that are not plain ASCII str go string by string (their letters refused later)
     class Text(str):
         pass
 
-    monkeypatch.setattr(batches, "_COMPACT_ASCII", True)
+    monkeypatch.setattr(batch_copy, "_COMPACT_ASCII", True)
     for odd in (Text("ACGT"), "AC\u00e9T"):
         mixed = PairBatch.from_strings(["ACGT", odd], ["A", "C"])
         assert bytes(mixed.letters) == b"ACGTA" + odd.encode("latin-1") + b"C"
