@@ -442,6 +442,7 @@ class WfaSolver:
         self._one: tuple[Any, Any, Any] | None = None
         self._text: Any = None
         self._samplers: ThreadPoolExecutor | None = None
+        self._letter_codes: Any = None
         self.shared_bytes = SHARED_BYTES
         try:  # the device's own limit a block (less the kernel's static 32 bytes)
             self.shared_bytes = int(self.cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]) - 1024
@@ -687,7 +688,8 @@ class WfaSolver:
                         array.fill(-987_654_321 if array.dtype == cp.int32 else 0xA5A5A5A5)
                 ws.out.fill(-987_654_321)
             self.kernel(PACK)((2,), (PACK_THREADS,), (ws.raw, parts["from"], parts["size"], parts["to"],
-                                                       parts["words"], parts["pad"], packed))
+                                                       parts["words"], parts["pad"], ws.array("bad", 2, cp.int32),
+                                                       self.letter_codes(), packed))
             start.record(stream)
             kernel((1,), (config.threads,), sweep_args(
                 packed, parts["desc"], reach_dev, mode, x, o, e, max_steps, config, ring, keep, parts["pool_top"],
@@ -710,7 +712,15 @@ class WfaSolver:
                            "kernel_ms": cp.cuda.get_elapsed_time(start, stop), "pool_ints": pool_ints, "chunks": 1,
                            "host_ms": host_ms, "steps": [steps], "ms": (time.perf_counter() - t0) * 1e3})
         return WfaAnswers([steps * g if steps >= 0 else None], [end2],
-                          [int(out[2]) if traceback and mode == "infix" else 0], [cigar])
+                          [int(out[2]) if traceback and mode == "infix" else 0], cigar,
+                          None if cigar is None else [0, len(cigar)])
+
+    def letter_codes(self) -> Any:
+        """LETTER_CODES on the device, uploaded once (a single pair's pack kernel: its bytes are
+        codes, which stand for themselves; its bad-letter marks are not read)."""
+        if self._letter_codes is None:
+            self._letter_codes = self.cp.asarray(LETTER_CODES)
+        return self._letter_codes
 
     def one_stream(self) -> tuple[Any, Any, Any]:
         """(stream, start, stop): a single pair's stream and the events timing its nw_wfa, made once."""
