@@ -35,9 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
+from splicedalign.core import strmem
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
-from splicedalign.workloads.nw import batch_copy
 from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.cpu import MulticoreSolver
 from splicedalign.workloads.nw.gpu import common, wfa
@@ -131,11 +131,11 @@ def host_pieces(pairs: list, repeats: int) -> None:
     both = [s for pair in zip(*strings) for s in pair]
 
     def by_string(strings):
-        batch_copy._COMPACT_ASCII = False
+        offset, strmem.STR_OFFSET = strmem.STR_OFFSET, None
         try:
             return PairBatch.from_strings(*strings, allocate=common.pinned_bytes)
         finally:
-            batch_copy._COMPACT_ASCII = True
+            strmem.STR_OFFSET = offset
     pieces = {
         f"{len(both)} strings into one pinned buffer (PairBatch.from_strings: by address)":
             lambda: PairBatch.from_strings(*strings, allocate=common.pinned_bytes),

@@ -61,6 +61,7 @@ def test_a_batch_needs_its_sizes_to_fit_and_pair_up():
 
 
 def test_strings_copied_by_address_in_shares_equal_the_string_by_string_copy(monkeypatch):
+    from splicedalign.core import strmem
     from splicedalign.workloads.nw import batch_copy
 
     seed = 2690
@@ -69,19 +70,20 @@ def test_strings_copied_by_address_in_shares_equal_the_string_by_string_copy(mon
     seqs1, seqs2 = _strings(rng, 40), _strings(rng, 40)
     seqs2[5] = "ACGT" * 50  # (a string made at once, besides the joined ones)
     want = "".join(s for pair in zip(seqs1, seqs2) for s in pair).encode()
-    assert batch_copy._COMPACT_ASCII  # (CPython: the copy by address runs)
+    assert strmem.STR_OFFSET is not None  # (CPython: the copy by address runs)
     monkeypatch.setattr(batch_copy, "COPY_SHARE", 64)
     monkeypatch.setattr(batch_copy.os, "cpu_count", lambda: 16)
     for threads in (1, 3, 8):  # one share, a few, as many as the pool has
         monkeypatch.setattr(batch_copy, "COPY_THREADS", threads)
         assert bytes(PairBatch.from_strings(seqs1, seqs2).letters) == want
-    monkeypatch.setattr(batch_copy, "_COMPACT_ASCII", False)  # string by string
+    offset = strmem.STR_OFFSET
+    monkeypatch.setattr(strmem, "STR_OFFSET", None)  # string by string
     assert bytes(PairBatch.from_strings(seqs1, seqs2).letters) == want
     # strings that are not plain ASCII str go string by string (their letters refused later)
     class Text(str):
         pass
 
-    monkeypatch.setattr(batch_copy, "_COMPACT_ASCII", True)
+    monkeypatch.setattr(strmem, "STR_OFFSET", offset)
     for odd in (Text("ACGT"), "AC\u00e9T"):
         mixed = PairBatch.from_strings(["ACGT", odd], ["A", "C"])
         assert bytes(mixed.letters) == b"ACGTA" + odd.encode("latin-1") + b"C"

@@ -1,45 +1,18 @@
 """A batch's strings copied into one buffer by their addresses (``PairBatch.from_strings``): a
-compiled memcpy from where CPython keeps an ASCII string's letters, right after its object's
-header (PEP 393's compact form, which every str of ASCII letters made by CPython has), so that
+compiled memcpy from where CPython keeps an ASCII string's letters (``core.strmem``), so that
 4,000 strings take no Python call each: string by string took 9.6-10 ms on the H200 host, by
 address 4.7 (shares on threads: the copy lets go of the GIL). Kept apart from ``batches`` so
 that reading the workload's records (as the pipeline's planning does) needs no numba."""
 
 from __future__ import annotations
 
-import ctypes
 import os
-import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
-
-_HEADER = sys.getsizeof("") - 1  # sys.getsizeof of an ASCII str: header + letters + its NUL
-
-
-def _compact_ascii_works() -> bool:
-    """Whether this interpreter keeps ASCII strings so (checked once on a string made here)."""
-    if sys.implementation.name != "cpython":
-        return False
-    probe = "".join(["ACGT", "acgtN"] * 3)
-    return ctypes.string_at(id(probe) + _HEADER, len(probe)) == probe.encode("ascii")
-
-
-_COMPACT_ASCII = _compact_ascii_works()
-
-
-def addresses(strings: list[str], sizes: np.ndarray) -> np.ndarray | None:
-    """Each string's letters' address, or None unless each is a str of ASCII letters in the
-    compact form (its size says so: header, letters, NUL)."""
-    if not _COMPACT_ASCII or not all(type(s) is str for s in strings) or not all(map(str.isascii, strings)):
-        return None
-    held = np.fromiter(map(sys.getsizeof, strings), np.int64, len(strings))
-    if not np.array_equal(held, sizes + _HEADER + 1):
-        return None
-    return np.fromiter(map(id, strings), np.int64, len(strings)) + _HEADER
 
 
 @intrinsic

@@ -18,6 +18,7 @@ from typing import overload
 import numpy as np
 
 from splicedalign.core.alphabet import IUPAC, encode_base, encode_target
+from splicedalign.core.strmem import str_addresses
 from splicedalign.workloads.nw.records import Pair
 
 Allocate = Callable[[int], np.ndarray]  # a uint8 array of that many bytes (e.g. page-locked memory)
@@ -81,9 +82,9 @@ class PairBatch(Sequence[Pair]):
         sizes = np.fromiter(map(len, strings), np.int64, len(strings))
         total = int(sizes.sum())
         letters = np.empty(total, np.uint8) if allocate is None else allocate(total)
-        from splicedalign.workloads.nw.batch_copy import addresses, copy_at  # (numba: not for planning)
+        from splicedalign.workloads.nw.batch_copy import copy_at  # (numba: not for planning)
 
-        where = addresses(strings, sizes)
+        where = str_addresses(strings)
         if where is not None:
             copy_at(where, sizes, letters)
         else:
