@@ -136,6 +136,7 @@ def host_pieces(pairs: list, repeats: int) -> None:
             return PairBatch.from_strings(*strings, allocate=common.pinned_bytes)
         finally:
             strmem.STR_OFFSET = offset
+
     pieces = {
         f"{len(both)} strings into one pinned buffer (PairBatch.from_strings: by address)":
             lambda: PairBatch.from_strings(*strings, allocate=common.pinned_bytes),
