@@ -36,7 +36,7 @@ WORKS = {
 
 # host steps of a call that the timeline shows (GpuSolver methods, static ones staying static,
 # the call itself last; the device check and the row storage's refill at the call's end)
-STEPS = tuple((GpuSolver, name) for name in ("solve_many", "_split", "_launch", "_inputs", "_collect")) + (
+STEPS = tuple((GpuSolver, name) for name in ("solve_many", "_split", "_launch", "_inputs", "_fed", "_collect")) + (
     (outputs, "device_traceback"), (outputs, "results"), (device, "check"), (device.FilledBuffers, "refill"))
 
 

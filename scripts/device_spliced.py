@@ -139,6 +139,9 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
                "gpu-compare": GpuSolver(poison=True, byte_profile=False, device_trace=False),
                "gpu-trace": GpuSolver(poison=True, device_trace=True),
                "gpu-trace-compare": GpuSolver(poison=True, byte_profile=False, device_trace=True)}
+    # fed launches (score only, never-seen cases: feed.py), then the same cases again (the fed
+    # plan replayed as a planned launch), then traced (the fed plan recording moves, walked)
+    fed = GpuSolver(poison=True, device_trace=True)
     # the device traceback must make exactly the host traceback's choices
     same_as = {"gpu-trace": "gpu", "gpu-trace-compare": "gpu-compare"}
     sequential = get_solver("sequential")
@@ -165,6 +168,15 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
                                              same=got.get(same_as.get(name, "")))
                 counts[name][0] += ok
                 counts[name][1] += len(part)
+                failures += bad
+            fed.clear_cache()
+            for traceback in (False, False, True):
+                if traceback and scoring.free_ends:
+                    continue
+                ok, bad, _ = compare("gpu-fed", fed, part, scoring, want, traceback=traceback,
+                                     same=got.get("gpu") if traceback else None)
+                counts.setdefault("gpu-fed", [0, 0])[0] += ok
+                counts["gpu-fed"][1] += len(part)
                 failures += bad
     want = sequential.solve_many([il1], Scoring(), traceback=False)
     got = {}
@@ -272,7 +284,9 @@ for key, (cases, traceback) in works.items():
         import cupy
         at = lambda e: cupy.cuda.get_elapsed_time(ref, e)
         timeline = "; ".join(f"{n.strip('_')} {a:.1f}-{b:.1f}" for n, a, b in steps)
-        timeline += " | GPU " + "; ".join(f"kernel {at(j.events[0]):.1f}-{at(j.events[1]):.1f}" for j in jobs)
+        timeline += " | GPU " + "; ".join(f"kernel {at(j.events[0]):.1f}-{at(j.events[1]):.1f}"
+                                         + ("" if not j.feeds else " fed " + " ".join(f"{at(e):.1f}" for e in j.feeds))
+                                         for j in jobs)
         print(f"events {key}: {timeline}", file=sys.stderr)
     stages = dict(gpu.timing)
     span, kernels = getattr(gpu, "span_ms", 0.0), [round(k, 1) for k in gpu.kernel_ms]

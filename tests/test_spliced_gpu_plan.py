@@ -19,6 +19,7 @@ from helpers import random_spliced_case as random_case
 from splicedalign.workloads.spliced.cpu_kernels import score_dtype
 from splicedalign.workloads.spliced.gpu import launch, paper
 from splicedalign.workloads.spliced.gpu import plan as gpu_plan
+from splicedalign.workloads.spliced.gpu.flat import FlatCases
 from splicedalign.workloads.spliced.gpu.plan import (
     KIND_FOLD,
     KIND_STRIP,
@@ -293,6 +294,60 @@ def test_letters_from_the_strings_memory_or_their_slices():
                                  gpu_flat.BASE_LUT, "base", [])
 
 
+def test_fed_plan_in_steps_matches_sequential():
+    """A fed launch (feed.py): its windows, step by step, are a launch order whose every task reads
+    rows of tasks before it and letters of steps already handed over; the device codes of each
+    step are the plan's; the whole plan's rows are sequential's; the long chains spread over
+    every window; storage within the bounds allocated before planning."""
+    from splicedalign.workloads.spliced.gpu.feed import Feeder, step_bounds
+
+    rng = np.random.default_rng(31)
+    print("seed 31")
+    long = gene_like(rng, Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
+    cases = long + [random_case(rng, f"r{i}") for i in range(30)] + tiny_set(bases=2)
+    assert launch.long_chains(FlatCases.of(cases), launch.Tuning(throughput_cases=4)) == [0, 1]
+    flat = FlatCases.of(cases)
+    assert step_bounds(flat.cells, 2, (0.1, 0.2))[0] == 0
+    for rows_per_lane, shares in ((2, (0.1, 0.3)), (8, (0.04, 0.1, 0.25)), (1, (0.5,))):
+        floors = np.full(len(cases), min(2, rows_per_lane))
+        late = np.arange(len(cases)) % 3 > 0
+        feeder = Feeder(flat, rows_per_lane, floors, late, late, 2, shares)
+        sizes = feeder.sizes()
+        assert len(feeder) == len(shares) + 1
+        base_end = tsel_end = 0
+        windows = []
+        for w in feeder.steps():
+            assert w.first == sum(x.tasks.shape[0] for x in windows)
+            assert w.base_at == base_end and w.tsel_at == tsel_end
+            assert w.base_at % 128 == 0 and (4 * w.tsel_at) % 128 == 0
+            base_end, tsel_end = w.base_at + w.base.size, w.tsel_at + w.tsel.size
+            strips = w.tasks[w.tasks[:, F["kind"]] == KIND_STRIP]
+            assert (strips[:, F["base"]] + strips[:, F["rows"]] <= base_end).all()
+            assert (strips[:, F["tgt"]] + strips[:, F["n"]] + gpu_plan.TARGET_MARGIN <= tsel_end).all()
+            assert (strips[:, F["tgt"]] >= gpu_plan.TARGET_MARGIN).all()
+            windows.append(w)
+        plan = feeder.plan()
+        assert plan.tasks.shape[0] <= sizes.tasks and base_end <= sizes.base and tsel_end <= sizes.tsel
+        assert plan.rows_size <= sizes.rows and plan.target_size <= tsel_end
+        base = np.concatenate([w.base for w in windows])
+        tsel = np.concatenate([w.tsel for w in windows])
+        assert np.array_equal(base[:plan.base_letters.size], plan.base)
+        assert np.array_equal(tsel[:plan.target_size], plan.tsel)
+        assert (tsel[plan.target_size:] == gpu_plan.SEL_SIGN).all()
+        # the long chains' tasks lie in every window
+        for c in range(2):
+            mine = plan.strip_task[plan.strip_start[plan.exon_start[c]]:plan.strip_start[plan.exon_start[c + 1]]]
+            ends = np.cumsum([w.tasks.shape[0] for w in windows])
+            assert set(np.searchsorted(ends, mine, side="right")) == set(range(len(windows)))
+        for scoring in (Scoring(), Scoring(2, -3, 1, "free")):
+            rows = model_run(plan, scoring, rows_per_lane)
+            for c, case in enumerate(cases):
+                want = sequential_rows(case, scoring)
+                got = np.stack([rows[o: o + case.n + 1]
+                                for o in plan.last_row[plan.exon_start[c]:plan.exon_start[c + 1]]])
+                np.testing.assert_array_equal(got, want, err_msg=case.name)
+
+
 def test_launch_order_is_a_stable_sort_by_relative_position():
     """plan._launch_order, in parallel over ranges of buckets (any number of them), is the stable
     sort of the slots by bucket ((2 pos + 1) T) // (2 tc): cases interleaved, each in order."""
@@ -480,7 +535,7 @@ def test_kernel_variant():
 def test_kernel_reads_every_task_field():
     source = Path(gpu_plan.__file__).with_name("wavefront.cu").read_text()
     for name in TASK_FIELDS:
-        assert f"r[TASK_{name.upper()}]" in source, name
+        assert f"__ldcg(r + TASK_{name.upper()})" in source, name
     assert "__launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM)" in source
 
 
@@ -557,7 +612,11 @@ def _fake_function(file, name, all_names, defines):
     ends = {"true>": "free", "false>": "global"}[name.split(",")[4].strip()]
 
     def wavefront(grid, block, args):
-        tasks, ntasks, counter, base, tsel, rows, moves, match, mismatch, gap = args
+        tasks, ntasks, counter, base, tsel, rows, moves, match, mismatch, gap, feed = args
+        if int(ntasks) < 0:  # a fed launch: runs the tasks it was handed once the feed is final
+            assert mode == gpu_plan.MODE_SCORE and (feed == 0).all()
+            _FED.append(lambda: wavefront(grid, block, (tasks[:int(feed[0])], np.int32(feed[0])) + args[2:]))
+            return
         assert int(ntasks) == tasks.shape[0]
         if counter[0] >= int(ntasks):  # a grid sharing a task counter that is used up takes none
             return
@@ -574,6 +633,15 @@ def _fake_function(file, name, all_names, defines):
 
 
 FAKE_FREE_MEMORY = 80 << 30  # what the fake device has free
+_FED: list = []  # fed launches of the fake device, run when their feed is final
+
+
+def _fake_send(device_array, host, stream) -> None:
+    """solver.send on the fake device: a copy; the feed's final count runs the fed kernel."""
+    device_array[...] = host
+    if device_array.shape == (2,) and int(host[1]) == 1:
+        while _FED:
+            _FED.pop(0)()
 
 
 def fake_gpu(monkeypatch, function) -> None:
@@ -588,6 +656,10 @@ def fake_gpu(monkeypatch, function) -> None:
     monkeypatch.setattr(device.PinnedBuffers, "upload",
                         lambda self, role, arrays, stream: [np.array(a) for a in arrays])
     monkeypatch.setattr(device, "memory_budget", lambda cap=None: min(FAKE_FREE_MEMORY, cap or FAKE_FREE_MEMORY))
+    monkeypatch.setattr(device, "empty_pinned", lambda shape, dtype: np.empty(shape, dtype))
+    from splicedalign.workloads.spliced.gpu import solver
+
+    monkeypatch.setattr(solver, "send", _fake_send)
 
 
 def recorded_fills(monkeypatch) -> list:
@@ -707,6 +779,41 @@ def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
     assert len(solver.kernel_ms) > 2
     assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in
                                                  get_solver("sequential").solve_many(cases, Scoring())]
+
+
+def test_fed_launch_host_path_with_model_kernel(monkeypatch):
+    """A fed launch (feed.py) end to end on the fake device: its kernel started first, the steps'
+    windows, codes and selectors copied in, the count final; the scores sequential's, with the
+    long chains first in their launch (launch order of the call's cases any), global and free
+    ends; a replay runs the cached plan as any launch; a bad letter in a later step is the
+    case's one line, the feed ended before it is raised."""
+    from splicedalign.core.alphabet import LetterError
+    from splicedalign.workloads.spliced.gpu.solver import GpuSolver
+
+    fake_gpu(monkeypatch, _fake_function)
+    rng = np.random.default_rng(41)
+    print("seed 41")
+    long = gene_like(rng, Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
+    cases = [random_case(rng, f"f{i}") for i in range(10)] + long + [random_case(rng, f"g{i}") for i in range(10)]
+    tuning = launch.Tuning(throughput_cases=4, feed_shares=(0.2, 0.3))
+    for scoring in (Scoring(), Scoring(2, -3, 1, "free")):
+        want = get_solver("sequential").solve_many(cases, scoring, traceback=False)
+        solver = GpuSolver(rows_per_lane=2, tuning=tuning)
+        got = solver.solve_many(cases, scoring, traceback=False)
+        (key, inputs), = solver._cache.items()
+        assert [c.name for c in inputs.cases[:2]] == ["long_t1", "long_t2"] and not _FED
+        counts = solver._staged.feed[:3, 0]  # three steps' counts, rising to all the tasks
+        assert (np.diff(counts) > 0).all() and counts[-1] == inputs.plan.tasks.shape[0]
+        again = solver.solve_many(cases, scoring, traceback=False)  # the cached plan, not fed
+        assert len(solver._cache) == 1
+        for w, g, h in zip(want, got, again):
+            assert (g.case, g.score, g.cells) == (w.case, w.score, w.cells) and h.score == g.score
+            np.testing.assert_array_equal(g.last_row_scores, w.last_row_scores)
+    bad = TestCase("bad5", "ACGTACGT", "AC5T", (Exon(1, 4),))
+    solver = GpuSolver(rows_per_lane=2, tuning=tuning)
+    with pytest.raises(LetterError, match="^bad5: non-nucleotide letter"):
+        solver.solve_many(cases + [bad], Scoring(), traceback=False)
+    assert not _FED and int(solver._staged.feed[-1, 1]) == 1
 
 
 def test_flat_cases_match_the_case_objects():

@@ -230,6 +230,16 @@ class PinnedBuffers:
             write(view)
             return self._send(role, view, stream, into)
 
+    def hold(self, role: Any, nbytes: int) -> Any:
+        """The role's pinned uint8 buffer of at least ``nbytes``, once its last copy is done, for a
+        caller that queues its own copies from it (then ``sent``)."""
+        with self._lock:
+            return self._staging(role, nbytes)
+
+    def sent(self, role: Any, event: Any) -> None:
+        """The role's copies are done once ``event`` is: its next ``hold`` waits for them."""
+        self._uploaded[role] = event
+
     def _staging(self, role: Any, nbytes: int) -> Any:
         """The role's pinned uint8 buffer of at least ``nbytes``, once its last upload is done."""
         buffer = self._buffers.get(role)

@@ -97,6 +97,14 @@ class Tuning:
     # (the rest keep the batches' sizes): its cells as a share of what the first launch would
     # hold. Each launch more costs its kernel's tail (~2-3 ms), replays included.
     first_launch_share: float = 1.0
+    # A never-seen score launch of at least throughput_cases cases starts its kernel at once and
+    # is planned and handed to it in steps (feed.py): its long chains and feed_shares[0] of its
+    # other cases' cells, then feed_shares[1], ..., then the rest; the GPU runs a step's tasks
+    # while the host plans the next, so the host's work before the GPU starts is the first
+    # step's (the paper set's 11 ms of host came before its kernel). Shares growing by at most
+    # ~2.5x a step keep the GPU, ~2.5x slower per case than the host's planning, fed. ()
+    # plans every launch whole before its kernel.
+    feed_shares: tuple[float, ...] = (0.04, 0.1, 0.25)
 
     def chain_bound(self, cases: int) -> bool:
         """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""
@@ -311,7 +319,20 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
             else:
                 work.append((ctype, sel, sizes[run]))
     needs = in_flight * max((int(s.sum()) for _, _, s in work), default=0)
+    if not traceback and tuning.feed_shares:  # fed launches take their long chains first (feed.py)
+        work = [(ctype, _long_chains_first(flat, sel, tuning), s) for ctype, sel, s in work]
     return in_flight, [(ctype, sel.tolist()) for ctype, sel, _ in work], min(needs, free)
+
+
+def _long_chains_first(flat: FlatCases, sel: np.ndarray, tuning: Tuning) -> np.ndarray:
+    """The cases ``sel`` of a launch with its long chains (long_chains) first, the others after
+    them, each in their order."""
+    if tuning.chain_bound(sel.size):
+        return sel
+    long = np.asarray(long_chains(flat.K[sel], tuning), dtype=np.int64)
+    if not long.size or (long == np.arange(long.size)).all():
+        return sel
+    return np.concatenate([sel[long], np.delete(sel, long)])
 
 
 def _small_first(flat: FlatCases, runs: list[list[int]], tuning: Tuning,
@@ -329,10 +350,11 @@ def _small_first(flat: FlatCases, runs: list[list[int]], tuning: Tuning,
     return [first[:k].tolist()] + [rest[r].tolist() for r in rebatch(flat.select(rest), sizes[rest])]
 
 
-def long_chains(cases: Sequence[TestCase] | FlatCases, tuning: Tuning = TUNING) -> list[int]:
+def long_chains(cases: Sequence[TestCase] | FlatCases | np.ndarray, tuning: Tuning = TUNING) -> list[int]:
     """Indices of the cases of a throughput launch whose moves a follower records (see
-    Tuning.long_chain_share): fewer than throughput_cases of them, none in a chain-bound launch."""
-    K = FlatCases.of(cases).K
+    Tuning.long_chain_share) and that a fed launch spreads over its windows (feed.py): fewer
+    than throughput_cases of them, none in a chain-bound launch. ``cases``: or their K."""
+    K = cases if isinstance(cases, np.ndarray) else FlatCases.of(cases).K
     if tuning.chain_bound(K.size):
         return []
     long = np.flatnonzero(K >= tuning.long_chain_share * K.max()).tolist()

@@ -110,6 +110,10 @@ CHAIN_MIN_BLOCKS_PER_SM = 2
 # moves, following a concurrent MODE_SCORE launch of the same tasks (for launches bound by a
 # dependent chain, whose moves then cost idle SMs instead of longer steps on the chain).
 MODE_SCORE, MODE_RECORD, MODE_FOLLOW = 0, 1, 2
+# A fed launch's warps past the tasks ready sleep this long between polls of the count (feed.py;
+# wavefront.cu, fed): the host's next window is ~1 ms away, and thousands of warps polling one
+# word every few dozen ns would load its L2 slice.
+FEED_SLEEP_NS = 2_000
 
 # Moves (traceback on the device): the wavefront variant that records them writes, per strip,
 # step u and lane l, the move of each of the lane's R x COLS cells as two bits, e0 = the
@@ -196,7 +200,8 @@ def kernel_defines() -> dict[str, int]:
     out.update(TASK_FIELDS=len(TASK_FIELDS), TASK_NONE=NONE, KIND_FOLD=KIND_FOLD, COLS=COLS,
                THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM, DENSE_LANE_ROWS=DENSE_LANE_ROWS,
                CHAIN_MIN_BLOCKS_PER_SM=CHAIN_MIN_BLOCKS_PER_SM, MODE_SCORE=MODE_SCORE, MODE_RECORD=MODE_RECORD,
-               MODE_FOLLOW=MODE_FOLLOW, MIN_LANE_ROWS=MIN_LANE_ROWS, WIDE_MIN_LANE_ROWS=WIDE_MIN_LANE_ROWS,
+               MODE_FOLLOW=MODE_FOLLOW, FEED_SLEEP_NS=FEED_SLEEP_NS, MIN_LANE_ROWS=MIN_LANE_ROWS,
+               WIDE_MIN_LANE_ROWS=WIDE_MIN_LANE_ROWS,
                SEL_CODE_MASK=SEL_CODE_MASK, SEL_SPREAD=SEL_SPREAD, SEL_SIGN=SEL_SIGN, PAD_CODE=PAD_CODE,
                EMPTY_BYTE=EMPTY_BYTE, NEG_SHIFT_INT=NEG_SHIFT_INT, NEG_SHIFT_WIDE=NEG_SHIFT_WIDE)
     out.update({f"TE_{name.upper()}": i for i, name in enumerate(TRACE_EXON_FIELDS)})
@@ -543,7 +548,7 @@ def _row_offsets(launch, slot_case, stride, fold_base, fold_exon, fold_slot):  #
 
 @njit(cache=True, parallel=True)
 def _write_tasks(exon_start, first, last, n, tgt_off, exon_base, P, floors, by_last, p, S, folds, fold_base,
-                 fold_exon, strip_base, strip_slot, fold_slot, launch, row_at, fold_row):  # pragma: no cover
+                 fold_exon, strip_base, strip_slot, fold_slot, launch, row_at, fold_row, moves0):  # pragma: no cover
     """The task records in launch order (TASK_FIELDS; inputs as in the module doc), each exon's
     last-row offset, every strip's launch index, and the move storage (MOVE_UNIT words). In
     parallel over cases: each strip's lane rows and moves first (the moves' offsets run over the strips in exon
@@ -560,7 +565,7 @@ def _write_tasks(exon_start, first, last, n, tgt_off, exon_base, P, floors, by_l
                 i = strip_base[k] + s
                 lane_rows[i] = strip_lane_rows(rows, floors[c], P // WARP)
                 units[i] = strip_move_units(n[c], rows, lane_rows[i])
-    moves_at = _prefix(units)
+    moves_at = _prefix(units) + moves0
     tasks = np.empty((T, NFIELDS), np.int32)
     last_row = np.empty(first.size, np.int64)
     strip_task = np.empty(strip_base[-1], np.int64)
@@ -618,13 +623,51 @@ def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_r
     ``entry_folds`` (one for all cases or one per case) lets exons' first strips write the
     folds their entry rows equal (else every fold is a task; see the function of that name)."""
     flat = FlatCases.of(cases)
+    got = plan_tasks(flat, rows_per_lane, lane_rows_floor, late_folds, entry_folds)
+    return Plan(got.tasks, got.base, got.target, got.target_size, got.rows_size, flat.exon_case, flat.exon_start,
+                got.last_row, flat.n, input_index(flat), flat.cells, got.tgt_off, got.strip_task, got.strip_start,
+                got.moves_units * MOVE_UNIT, got.by_last, got.p, flat)
+
+
+def input_index(flat: FlatCases) -> np.ndarray:
+    """(E,) each exon's batch-wide index in its case's input order (Plan.input_index)."""
+    return flat.order + np.repeat(flat.exon_start[:-1], flat.K)
+
+
+class Tasks(NamedTuple):
+    """``plan_tasks``: what a plan holds of its batch's tasks and letters."""
+    tasks: np.ndarray        # (T, NFIELDS) int32
+    base: np.ndarray         # base letters
+    target: np.ndarray       # target letters
+    target_size: int         # selectors, from 0 (the ``at`` offset's included)
+    rows_size: int           # row elements, likewise
+    last_row: np.ndarray     # (E,)
+    tgt_off: np.ndarray      # (C,)
+    strip_task: np.ndarray   # task index of every strip
+    strip_start: np.ndarray  # (E+1,)
+    moves_units: int         # MOVE_UNIT words of moves, likewise
+    by_last: np.ndarray      # (E,) by_last of the batch (exon indices from 0)
+    p: np.ndarray            # (E,)
+    case_tasks: np.ndarray   # (C+1,) each case's first slot (case-major topological order)
+
+
+def plan_tasks(flat: FlatCases, rows_per_lane: int, lane_rows_floor=None, late_folds=None, entry_folds=True,
+               interleave: bool = True, at: tuple[int, int, int, int] = (0, 0, 0, 0)) -> Tasks:
+    """build_plan's passes. ``interleave`` False: the tasks in slot order (each case's in its
+    topological order, case after case; what feed.py interleaves itself) instead of launch
+    order, rows laid out in that order. ``at``: where the batch's rows, base letters, selectors
+    and moves start in storage the batch shares with others (feed.py; tgt_off, last_row,
+    target_size, rows_size and moves_units count from 0)."""
     C = len(flat)
     floors = np.broadcast_to(np.asarray(MIN_LANE_ROWS if lane_rows_floor is None else lane_rows_floor,
                                         dtype=np.int64), (C,)).copy()
     assert ((floors >= MIN_LANE_ROWS) | (floors >= rows_per_lane)).all(), "the kernel has no sweep for fewer rows"
     late = np.zeros(C, np.int64) if late_folds is None else np.asarray(late_folds, dtype=np.int64)
     entry = np.broadcast_to(np.asarray(entry_folds, dtype=np.int64), (C,)).copy()
+    rows0, base0, tgt0, moves0 = at
     base, exon_base, target, tgt_off, target_size = _pack_sequences(flat)
+    exon_base += base0
+    tgt_off += tgt0
     P = WARP * rows_per_lane
     start, first, last, n = flat.exon_start, flat.first, flat.last, flat.n
     with PARALLEL:
@@ -632,15 +675,19 @@ def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_r
         fold_base, fold_exon, case_tasks = _fold_writers(start, p, S, folds, entry)
         strip_base, strip_slot, fold_slot, slot_case = _slots(start, p, S, folds, fold_base, fold_exon, case_tasks,
                                                               late)
-        launch = _launch_order(case_tasks, slot_case, ORDER_RANGES_PER_THREAD * get_num_threads())
+        if interleave:
+            launch = _launch_order(case_tasks, slot_case, ORDER_RANGES_PER_THREAD * get_num_threads())
+        else:
+            launch = np.arange(slot_case.size, dtype=np.int64)
         row_at, fold_row, rows_size = _row_offsets(launch, slot_case, round_up(n + 1), fold_base, fold_exon, fold_slot)
+        row_at += rows0
+        fold_row += rows0
         tasks, last_row, strip_task, move_units = _write_tasks(
             start, first, last, n, tgt_off, exon_base, P, floors, by_last, p, S, folds, fold_base, fold_exon,
-            strip_base, strip_slot, fold_slot, launch, row_at, fold_row)
-    _check_offsets(rows_size, base.size, target_size, move_units)
-    return Plan(tasks, base, target, target_size, int(rows_size), flat.exon_case, start, last_row, n,
-                flat.order + np.repeat(start[:-1], flat.K), flat.cells, tgt_off, strip_task, strip_base,
-                int(move_units) * MOVE_UNIT, by_last, p, flat)
+            strip_base, strip_slot, fold_slot, launch, row_at, fold_row, moves0)
+    _check_offsets(rows0 + rows_size, base0 + base.size, tgt0 + target_size, move_units)
+    return Tasks(tasks, base, target, tgt0 + target_size, int(rows0 + rows_size), last_row, tgt_off, strip_task,
+                 strip_base, int(move_units), by_last, p, case_tasks)
 
 
 class Followed(NamedTuple):

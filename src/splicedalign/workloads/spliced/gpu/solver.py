@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import operator
 import os
+import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
@@ -32,6 +33,7 @@ from splicedalign.core.collection import collection_paused
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.base import refuse_free_ends
 from splicedalign.workloads.spliced.gpu import launch, outputs
+from splicedalign.workloads.spliced.gpu.feed import Feeder, Sizes
 from splicedalign.workloads.spliced.gpu.flat import FlatCases
 from splicedalign.workloads.spliced.gpu.launch import IN_FLIGHT, TUNING, LaunchConfig, Tuning
 from splicedalign.workloads.spliced.gpu.plan import (
@@ -40,6 +42,8 @@ from splicedalign.workloads.spliced.gpu.plan import (
     ENCODE_KERNEL,
     ENCODE_THREADS,
     LETTER_CODES,
+    MODE_SCORE,
+    NFIELDS,
     THREADS,
     TRACE_BLOCK_THREADS,
     WARP,
@@ -50,6 +54,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     byte_profile_ok,
     followed_tasks,
     kernel_defines,
+    round_up,
     trace_inputs,
 )
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
@@ -169,6 +174,40 @@ class _Inputs:
     followed: Followed | None = None  # device copies of plan.followed_tasks, likewise
 
 
+class Staged(NamedTuple):
+    """A fed launch's pinned staging (GpuSolver._staging): its windows' task records, codes,
+    selectors and ready counts, each at its place."""
+    tasks: np.ndarray
+    base: np.ndarray
+    tsel: np.ndarray
+    feed: np.ndarray
+
+
+def _feed_role() -> tuple:
+    """The staging role of this thread's fed launches (solvers of other threads feed at once)."""
+    return ("feed", threading.get_ident())
+
+
+def send(device_array, host: np.ndarray, stream) -> None:
+    """``host`` (pinned, staying unchanged until the copy ran) into the contiguous
+    ``device_array`` on ``stream``, without waiting."""
+    device_array.set(host, stream=stream)
+
+
+def _gathers(plan: Plan) -> tuple[list[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The gathers' device inputs of a plan (the finals: each exon's final score, in input order;
+    every exon's last row) and their places with the total (host)."""
+    exon_case = plan.exon_case
+    length = plan.n[exon_case] + 1
+    dst = np.zeros(length.size + 1, dtype=np.int64)
+    np.cumsum(length, out=dst[1:])
+    at = np.empty_like(plan.last_row)  # the finals arrive in input order: no scatter on the host
+    at[plan.input_index] = plan.last_row + plan.n[exon_case]
+    places = np.arange(at.size + 1, dtype=np.int64)
+    return ([at, places[:-1], np.ones(at.size, np.int32), plan.last_row, dst[:-1], length.astype(np.int32)],
+            (places, dst))
+
+
 @dataclass
 class _Job:
     """One queued launch: what collecting it needs, and its inputs kept alive until then."""
@@ -189,6 +228,7 @@ class _Job:
     # free ends: each exon's column of its final score, held until collected (a walk on the
     # follower's stream reads it)
     columns: Any = None
+    feeds: tuple = ()  # a fed launch: the event after each step's copies (its tasks ready)
 
 
 class GpuSolver:
@@ -210,6 +250,7 @@ class GpuSolver:
         self._works: dict[tuple, tuple] = {}  # (scoring, traceback): (the last list of cases, its Split)
         self._streams: Streams | None = None
         self._no_moves = None  # the moves argument of launches that record none
+        self._staged: Staged | None = None  # the last fed launch's staging (tests read its counts)
         self._pinned = device.PinnedBuffers()  # the traceback's outputs, reused per call
         # Row storage kept for the next launches: a collected launch's is filled with EMPTY
         # again once the call's kernels are done, so the next call's launches find it ready
@@ -250,32 +291,142 @@ class GpuSolver:
             return hit
         t0 = time.perf_counter()
         plan = build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
-        exon_case = plan.exon_case
-        length = plan.n[exon_case] + 1
-        dst = np.zeros(length.size + 1, dtype=np.int64)
-        np.cumsum(length, out=dst[1:])
-        at = np.empty_like(plan.last_row)  # the finals arrive in input order: no scatter on the host
-        at[plan.input_index] = plan.last_row + plan.n[exon_case]
-        places = np.arange(at.size + 1, dtype=np.int64)
+        gathers, host = _gathers(plan)
         followed = followed_tasks(plan, config.followed, config.least) if config.followed else None
         extra = [] if followed is None else [followed.tasks, followed.follow, followed.walked]
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
         upload = self.streams().upload
-        (tasks, base_letters, target_letters, letter_cases, codes, at_d, places_d, ones_d, src, dst_d, length_d,
-         *more) = UPLOADS.upload("inputs", [plan.tasks, plan.base_letters, plan.target_letters, plan.letter_cases(),
-                                            LETTER_CODES, at, places[:-1], np.ones(at.size, np.int32), plan.last_row,
-                                            dst[:-1], length.astype(np.int32)] + extra, upload)
+        (tasks, base_letters, target_letters, letter_cases, codes, *more) = UPLOADS.upload(
+            "inputs", [plan.tasks, plan.base_letters, plan.target_letters, plan.letter_cases(), LETTER_CODES]
+            + gathers + extra, upload)
         base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
-        inputs = _Inputs(tuple(flat.cases), plan, tasks, base, tsel, Gather(at_d, places_d, ones_d, places),
-                         Gather(src, dst_d, length_d, dst), upload.record())
+        inputs = self._keep(key, flat, plan, tasks, base, tsel, more[:6], host)
         if followed is not None:
-            inputs.followed = followed._replace(tasks=more[0], follow=more[1], walked=more[2])
+            inputs.followed = followed._replace(tasks=more[6], follow=more[7], walked=more[8])
         self.timing["upload"] += time.perf_counter() - t1
+        return inputs
+
+    def _keep(self, key: tuple, flat: FlatCases, plan: Plan, tasks, base, tsel, gathers: list,
+              host: tuple[np.ndarray, np.ndarray]) -> _Inputs:
+        """A planned batch's _Inputs (its uploads queued on the upload stream), cached."""
+        at_d, places_d, ones_d, src, dst_d, length_d = gathers
+        inputs = _Inputs(tuple(flat.cases), plan, tasks, base, tsel, Gather(at_d, places_d, ones_d, host[0]),
+                         Gather(src, dst_d, length_d, host[1]), self.streams().upload.record())
         self._cache[key] = inputs
         while len(self._cache) > CACHE_BATCHES:
             self._cache.popitem(last=False)
         return inputs
+
+    def _feeder(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds) -> Feeder | None:
+        """A fed launch (feed.py) where the batch was not planned before and the launch computes
+        scores only, bound by throughput (many cases), in more than one step (Tuning.feed_shares);
+        its long chains are first in its order (_plan_launches puts them there), else none."""
+        if (not self.tuning.feed_shares or config.mode != MODE_SCORE or config.gather
+                or self.tuning.chain_bound(len(flat)) or (config.rows_per_lane, config.ctype, ids) in self._cache):
+            return None
+        long = launch.long_chains(flat, self.tuning)
+        feeder = Feeder(flat, config.rows_per_lane, config.floors, config.late, config.entry,
+                        len(long) if long == list(range(len(long))) else 0, self.tuning.feed_shares)
+        return feeder if len(feeder) > 1 else None
+
+    def _fed(self, feeder: Feeder, flat: FlatCases, config: LaunchConfig, ids: CaseIds, scoring: Scoring,
+             defines: dict) -> tuple:
+        """Start a fed launch's kernel on an empty task list, then plan its steps and upload each
+        one's window, codes and selectors on the upload stream, raising the kernel's count of
+        tasks ready after each (feed.py; then the count is final); the plan and its device
+        inputs cached as a planned batch's. Returns (inputs, storage, bytes used, rows, counter,
+        kernel events, the event after each step's copies). A step that raises (a bad letter)
+        ends the feed first: the kernel ends with the tasks it has."""
+        cp = device.cupy()
+        streams = self.streams()
+        compute, upload = streams.compute, streams.upload
+        t0 = time.perf_counter()
+        sizes = feeder.sizes()
+        dtype = np.dtype(np.int32 if config.ctype == "int" else np.int64)
+        bound = sizes.rows * dtype.itemsize
+        storage, filled = self._rows.take(bound, streams.fill)
+        compute.wait_event(filled)
+        rows = storage[:bound].view(dtype)
+        with upload:
+            tasks = cp.empty((sizes.tasks, NFIELDS), dtype=cp.int32)
+            base = cp.empty(sizes.base, dtype=cp.uint8)
+            tsel = cp.empty(sizes.tsel, dtype=cp.int32)
+            feed = cp.zeros(2, dtype=cp.int32)  # tasks ready, final (its own line: not the task counter's)
+        with compute:
+            counter = cp.zeros(2, dtype=cp.int32)
+        compute.wait_event(upload.record())  # the feed zeroed
+        staging = self._staging(sizes, len(feeder))
+        grid = launch.grid(sizes.tasks, device.device_info()["sms"], config.blocks_per_sm)
+        with compute:
+            start = compute.record()
+            device.function(KERNEL_FILE, config.kernels[0], config.names, defines)((grid,), (THREADS,), (
+                tasks, np.int32(-1), counter, base, tsel, rows, self._moves_none(), np.int32(scoring.match),
+                np.int32(scoring.mismatch), np.int32(scoring.gap), feed))
+            events = (start, compute.record())
+        self.timing["launch"] += time.perf_counter() - t0
+        counts = staging.feed
+        ready = 0
+        feeds: list = []
+        try:
+            t1 = time.perf_counter()
+            for j, window in enumerate(feeder.steps()):
+                t2 = time.perf_counter()
+                self.timing["plan"] += t2 - t1
+                w = window.tasks.shape[0]
+                staged = staging.tasks[window.first:window.first + w]
+                staged[:] = window.tasks
+                send(tasks[window.first:window.first + w], staged, upload)
+                staged_base = staging.base[window.base_at:window.base_at + window.base.size]
+                staged_base[:] = window.base
+                send(base[window.base_at:window.base_at + window.base.size], staged_base, upload)
+                staged_tsel = staging.tsel[window.tsel_at:window.tsel_at + window.tsel.size]
+                staged_tsel[:] = window.tsel
+                send(tsel[window.tsel_at:window.tsel_at + window.tsel.size], staged_tsel, upload)
+                ready = window.first + w
+                counts[j] = (ready, 0)
+                send(feed, counts[j], upload)
+                feeds.append(upload.record())
+                t1 = time.perf_counter()
+                self.timing["upload"] += t1 - t2
+        except BaseException:
+            self._end_feed(staging, feed, ready)
+            compute.synchronize()  # the kernel ends with the tasks it has: its storage is free again
+            self._rows.give(storage, bound)
+            raise
+        self._end_feed(staging, feed, ready)
+        t2 = time.perf_counter()
+        plan = feeder.plan()
+        gathers, host = _gathers(plan)
+        t3 = time.perf_counter()
+        self.timing["plan"] += t3 - t2
+        inputs = self._keep((config.rows_per_lane, config.ctype, ids), flat, plan, tasks[:plan.tasks.shape[0]], base,
+                            tsel, UPLOADS.upload("inputs", gathers, upload), host)
+        compute.wait_event(inputs.ready)
+        self.timing["upload"] += time.perf_counter() - t3
+        return inputs, storage, plan.rows_size * dtype.itemsize, rows, counter, events, tuple(feeds)
+
+    def _end_feed(self, staging: Staged, feed, ready: int) -> None:
+        """The fed kernel's count final at ``ready`` (warps past it end)."""
+        staging.feed[-1] = (ready, 1)
+        upload = self.streams().upload
+        send(feed, staging.feed[-1], upload)
+        UPLOADS.sent(_feed_role(), upload.record())
+
+    def _staging(self, sizes: Sizes, steps: int) -> Staged:
+        """Pinned host memory for a fed launch's uploads (each window, codes and selectors at
+        their own place: the copies run while the next step is planned): the thread's staging
+        buffer, shared by its solvers (a fresh pinned allocation would cost a cold call ms),
+        once the last fed launch's copies from it are done."""
+        need = [sizes.tasks * NFIELDS * 4, sizes.base, sizes.tsel * 4, (steps + 1) * 8]
+        buffer = UPLOADS.hold(_feed_role(), sum(round_up(b, 256) for b in need))
+        views, at = [], 0
+        for b in need:
+            views.append(buffer[at:at + b])
+            at += round_up(b, 256)
+        self._staged = Staged(views[0].view(np.int32).reshape(-1, NFIELDS), views[1], views[2].view(np.int32),
+                              views[3].view(np.int32).reshape(-1, 2))
+        return self._staged
 
     def _encode(self, plan: Plan, config: LaunchConfig, base_letters, target_letters, letter_cases, codes) -> tuple:
         """(base codes, target selectors) on the device, made from the uploaded letters on the
@@ -295,12 +446,44 @@ class GpuSolver:
     def _launch(self, work: Work, flat: FlatCases, scoring: Scoring, traceback: bool) -> _Job:
         """Queue one launch on the compute stream: kernel, the gather of its exons' final scores,
         and for traceback either the kernel variant that records moves and trace_chains
-        (config.record) or the gather of every exon's last row. Waits for nothing on the device."""
-        cp = device.cupy()
+        (config.record) or the gather of every exon's last row. Waits for nothing on the device
+        (a fed launch: planned and uploaded step by step while its kernel runs, _fed)."""
         config = self._configure(flat, work.ctype, scoring, traceback)
-        inputs = self._inputs(flat, config, work.ids)
-        t0 = time.perf_counter()
         defines = kernel_defines()
+        compute = self.streams().compute
+        feeder = self._feeder(flat, config, work.ids)
+        if feeder is not None:
+            inputs, storage, used, rows, counter, events, feeds = self._fed(feeder, flat, config, work.ids, scoring,
+                                                                            defines)
+            moves = walked = self._moves_none()
+            t0 = time.perf_counter()
+        else:
+            inputs = self._inputs(flat, config, work.ids)
+            t0 = time.perf_counter()
+            storage, used, rows, counter, moves, walked, events = self._queue(inputs, config, scoring, defines)
+            feeds = ()
+        with compute:
+            best = None
+            if config.free_ends:  # max_j S(last, j) per exon (plan order) and its first column
+                best = self._row_maxima(inputs, rows, config, defines)
+                finals = best[0]
+            else:  # by our gather kernel: CuPy's fancy indexing would cost a fresh process its NVRTC start
+                finals = self._gather(inputs.finals, rows, config, defines, FINALS_THREADS).rows
+            gathered = traced = None
+            if config.record:
+                traced, parts = self._trace_launch(inputs, flat, rows, moves, walked, config, defines, scoring, best)
+            else:
+                if config.gather:
+                    gathered = self._gather(inputs.gather, rows, config, defines)
+                parts = (Part((0, len(flat)), compute.record()),)
+        self.timing["launch"] += time.perf_counter() - t0
+        return _Job(work.sel, inputs, config, storage, used, moves, finals, counter, gathered, traced, events, parts,
+                    best[1] if best is not None else None, feeds)
+
+    def _queue(self, inputs: _Inputs, config: LaunchConfig, scoring: Scoring, defines: dict) -> tuple:
+        """Queue a planned launch's wavefront kernel (and its follower): (row storage, bytes
+        used, rows, counter, moves, the tasks the walks read, kernel events)."""
+        cp = device.cupy()
         plan = inputs.plan
         streams = self.streams()
         compute = streams.compute
@@ -333,12 +516,11 @@ class GpuSolver:
                 if self.poison:
                     moves.fill(MOVES_POISON)
             else:
-                if self._no_moves is None:
-                    self._no_moves = cp.zeros(1, dtype=cp.uint32)
-                moves = self._no_moves
+                moves = self._moves_none()
             ntasks = plan.tasks.shape[0]
+            # (the last argument, a fed launch's count of tasks ready, is not read: any pointer)
             args = (tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
-                    np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap))
+                    np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap), counter)
             grid = launch.grid(ntasks, sms, config.blocks_per_sm)
             follow_grid = launch.grid(follow_tasks.shape[0], sms, config.follow_blocks_per_sm)
             if len(kernels) > 1:
@@ -354,22 +536,13 @@ class GpuSolver:
                 events += (streams.follow.record(),)
                 if not config.followed:  # a chain launch's walk reads the moves its follower records
                     compute.wait_event(events[-1])
-            best = None
-            if config.free_ends:  # max_j S(last, j) per exon (plan order) and its first column
-                best = self._row_maxima(inputs, rows, config, defines)
-                finals = best[0]
-            else:  # by our gather kernel: CuPy's fancy indexing would cost a fresh process its NVRTC start
-                finals = self._gather(inputs.finals, rows, config, defines, FINALS_THREADS).rows
-            gathered = traced = None
-            if config.record:
-                traced, parts = self._trace_launch(inputs, flat, rows, moves, walked, config, defines, scoring, best)
-            else:
-                if config.gather:
-                    gathered = self._gather(inputs.gather, rows, config, defines)
-                parts = (Part((0, len(flat)), compute.record()),)
-        self.timing["launch"] += time.perf_counter() - t0
-        return _Job(work.sel, inputs, config, storage, used, moves, finals, counter, gathered, traced, events, parts,
-                    best[1] if best is not None else None)
+        return storage, used, rows, counter, moves, walked, events
+
+    def _moves_none(self):
+        """The moves argument of launches that record none."""
+        if self._no_moves is None:
+            self._no_moves = device.cupy().zeros(1, dtype=np.uint32)
+        return self._no_moves
 
     def _trace_launch(self, inputs: _Inputs, flat: FlatCases, rows, moves, tasks, config: LaunchConfig,
                       defines: dict, scoring: Scoring, best: tuple | None) -> tuple[Traced, tuple]:

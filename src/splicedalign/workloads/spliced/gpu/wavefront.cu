@@ -147,21 +147,40 @@ __device__ constexpr int move_words(int lane_rows) { return (lane_rows * COLS * 
 struct Task {
     int kind, n, tgt, base, rows, lane_rows, in_row, in2_row, out_row, moves, entry_row;
 };
+// Loads through L2 only (ld.global.cg): a fed launch's tasks are copied in while it runs, and
+// the non-coherent or L1 copy of a line could predate them (feed.py).
 __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) {
     const int* r = tasks + (long long)i * TASK_FIELDS;
     Task t;
-    t.kind = r[TASK_KIND];
-    t.n = r[TASK_N];
-    t.tgt = r[TASK_TGT];
-    t.base = r[TASK_BASE];
-    t.rows = r[TASK_ROWS];
-    t.lane_rows = r[TASK_LANE_ROWS];
-    t.in_row = r[TASK_IN_ROW];
-    t.in2_row = r[TASK_IN2_ROW];
-    t.out_row = r[TASK_OUT_ROW];
-    t.moves = r[TASK_MOVES];
-    t.entry_row = r[TASK_ENTRY_ROW];
+    t.kind = __ldcg(r + TASK_KIND);
+    t.n = __ldcg(r + TASK_N);
+    t.tgt = __ldcg(r + TASK_TGT);
+    t.base = __ldcg(r + TASK_BASE);
+    t.rows = __ldcg(r + TASK_ROWS);
+    t.lane_rows = __ldcg(r + TASK_LANE_ROWS);
+    t.in_row = __ldcg(r + TASK_IN_ROW);
+    t.in2_row = __ldcg(r + TASK_IN2_ROW);
+    t.out_row = __ldcg(r + TASK_OUT_ROW);
+    t.moves = __ldcg(r + TASK_MOVES);
+    t.entry_row = __ldcg(r + TASK_ENTRY_ROW);
     return t;
+}
+
+// A fed launch (feed.py): feed[0] is how many tasks the host has copied in so far, feed[1]
+// becomes 1 once no more come (a copy after the last count). Whether task i is there to run
+// (false: it never comes, or the wait ran out: then *error is set); every lane polls the same
+// word (one request), read with acquire order before the task's own loads. Warps past the
+// count sleep between polls: thousands of them poll while the host plans.
+__device__ __forceinline__ bool fed(const int* feed, int i, int* error) {
+    long long start = -1;
+    while (true) {
+        unsigned long long f;
+        asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(f) : "l"(feed) : "memory");
+        if (i < (int)(unsigned)f) return true;
+        if (f >> 32) return false;
+        if (gave_up(start, error)) return false;
+        __nanosleep(FEED_SLEEP_NS);
+    }
 }
 
 // Shifted scores of one base letter against target codes 0..3 (lo) and 4..7 (hi) as bytes.
@@ -458,10 +477,13 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
 // and writes no row): beside a MODE_SCORE launch bound by its dependent chain, on SMs it leaves
 // idle; after a MODE_RECORD launch, for the strips of its longest chains it left unrecorded.
 // FREE: free target ends (the chain-start row 0 instead of -gap*j).
+// ntasks < 0: a fed launch, its tasks counted in `feed` as the host copies them in (fed);
+// else `feed` is not read.
 template <typename T, int R, bool BYTES, int MODE, bool FREE>
 __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
                                                      const unsigned char* __restrict__ base,
-                                                     const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap) {
+                                                     const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap,
+                                                     const int* feed) {
     static_assert(MODE != MODE_RECORD || R <= DENSE_LANE_ROWS, "wider launches record in a follower (solver._launch)");
     constexpr bool ENTRY = sizeof(T) == sizeof(int) && R <= DENSE_LANE_ROWS && MODE != MODE_FOLLOW;
     const int lane = threadIdx.x & 31;
@@ -471,7 +493,7 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
         int i = 0;
         if (lane == 0) i = atomicAdd(next_task, 1);
         i = __shfl_sync(0xffffffffu, i, 0);
-        if (i >= ntasks) return;
+        if (ntasks < 0 ? !fed(feed, i, next_task + 1) : i >= ntasks) return;  // warp-uniform
         const Task t = load_task(tasks, i);
         if (t.kind == KIND_FOLD) {
             if (MODE != MODE_FOLLOW) fold_task<T, FREE>(t, rows, gap, next_task + 1);
@@ -756,7 +778,8 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
 // instantiates only the one a launch asks for (solver.variant).
 #define WAVEFRONT(T, R, BYTES, MODE, FREE)                                                                   \
     template __global__ void wavefront<T, R, BYTES, MODE, FREE>(const int*, int, int*, const unsigned char*,  \
-                                                                const int*, T*, unsigned*, int, int, int);
+                                                                const int*, T*, unsigned*, int, int, int, \
+                                                                const int*);
 #define THROUGHPUT_WAVEFRONTS(MODE, FREE)       \
     WAVEFRONT(int, 8, true, MODE, FREE)         \
     WAVEFRONT(int, 8, false, MODE, FREE)        \

@@ -22,6 +22,7 @@
 #define MODE_SCORE 0
 #define MODE_RECORD 1
 #define MODE_FOLLOW 2
+#define FEED_SLEEP_NS 2000
 #define MIN_LANE_ROWS 2
 #define WIDE_MIN_LANE_ROWS 4
 #define SEL_CODE_MASK 7

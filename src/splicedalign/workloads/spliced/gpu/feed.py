@@ -1,0 +1,228 @@
+"""A `gpu` launch planned in steps while its kernel already runs (a fed launch).
+
+A never-seen data set's planning came before its kernel: on the H100 host the paper set's
+11 ms of host work (split, planning, upload) preceded a 10.6 ms kernel. A fed launch starts
+its persistent kernel on an empty task list and hands it the tasks step by step: the host plans
+a step's cases (``plan.plan_tasks``, in slot order), encodes their letters itself (the kernel
+holds every SM, so no encoding kernel could run beside it), and uploads that step's window of
+the launch order; after each window a small copy raises the count of tasks ready, which the
+kernel's warps poll before they read a task (wavefront.cu, ``wavefront``'s feed).
+
+Order. Warps take tasks in launch order and a task's producers come before it, so a warp spins
+only on work that running warps hold (as in any launch); a warp past the ready count waits for
+the host, which never waits for the GPU. Each case lies in one step (its rows, letters and
+selectors are planned with it). Window w holds the step's cases, interleaved by relative
+position (``plan._launch_order``) as a launch does, and, spread over every window, the
+launch's long chains (``launch.long_chains``, planned in step 0): a chain crammed into one
+window would hold hundreds of warps spinning on its next hand-off, as the paper set's five
+K = 622 chains would (27% of its cells). A long chain's slot at relative position x goes to
+the window whose share of the other cases' cells covers x.
+
+Memory. Row storage, the tasks, codes and selectors are allocated for the launch at once,
+from bounds (``Feeder.sizes``); each step's codes and selectors start a 128-byte line of their
+own (FEED_ALIGN): the kernel reads them through the non-coherent cache, where a line shared
+with a later step's region, read before that step's upload, would stay stale. Tasks are read
+through L2 (ld.cg): windows are written while the kernel runs.
+
+The whole launch's Plan (``Feeder.plan``, in batch order) is what a planned launch has: the
+solver caches it with the device inputs, and a replay runs it as any launch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
+
+import numpy as np
+from numba import get_num_threads, njit, prange
+
+from splicedalign.workloads.spliced.gpu.flat import PARALLEL, FlatCases
+from splicedalign.workloads.spliced.gpu.plan import (
+    LETTER_CODES,
+    MOVE_UNIT,
+    NFIELDS,
+    ORDER_RANGES_PER_THREAD,
+    SEL_SIGN,
+    SEL_SPREAD,
+    TARGET_MARGIN,
+    WARP,
+    Plan,
+    Tasks,
+    _launch_order,
+    input_index,
+    plan_tasks,
+    round_up,
+    target_stride,
+)
+
+FEED_ALIGN = 128  # bytes: where each step's base codes and selectors start (module doc)
+PAD_LETTER = ord("A")  # Plan.base_letters between steps' regions (no task reads them)
+
+
+class Window(NamedTuple):
+    """What one step hands the device: its window of the launch order and its step's codes."""
+    tasks: np.ndarray  # (w, NFIELDS) int32, launch indices first .. first + w - 1
+    first: int
+    base: np.ndarray   # uint8 base codes from byte base_at
+    base_at: int
+    tsel: np.ndarray   # int32 selectors from element tsel_at
+    tsel_at: int
+
+
+class Sizes(NamedTuple):
+    """Upper bounds of a fed launch's device storage (allocated before any step is planned)."""
+    tasks: int
+    base: int   # bytes
+    tsel: int   # int32 elements
+    rows: int   # row elements
+
+
+def step_bounds(cells: np.ndarray, long: int, shares: Sequence[float]) -> list[int]:
+    """Where each step's cases start, then C: the first ``long`` cases (a launch's long chains,
+    first in its order) and the other cases in consecutive runs, about ``shares`` of their
+    cells each (the rest last); no empty step."""
+    C = cells.size
+    rest = np.cumsum(cells[long:], dtype=np.float64)
+    total = rest[-1] if rest.size else 0.0
+    bounds = [0]
+    for share in np.cumsum(shares):
+        b = long + int(np.searchsorted(rest, share * total, side="right")) if total else C
+        if bounds[-1] < min(b, C) and min(b, C) < C:
+            bounds.append(min(b, C))
+    bounds.append(C)
+    if len(bounds) > 2 and bounds[1] <= long:  # step 0 holds every long chain
+        bounds.pop(1)
+    return bounds
+
+
+class Feeder:
+    """One fed launch of the cases ``flat`` (its long chains first: ``long`` of them), planned in
+    the steps ``step_bounds`` gives; ``steps`` yields each step's Window, then ``plan`` is the
+    launch's Plan."""
+
+    def __init__(self, flat: FlatCases, rows_per_lane: int, floors: np.ndarray, late: np.ndarray,
+                 entry: np.ndarray, long: int, shares: Sequence[float]) -> None:
+        self.flat, self.R, self.floors, self.late, self.entry = flat, rows_per_lane, floors, late, entry
+        self.long = long
+        self.bounds = step_bounds(flat.cells, long, shares)
+        rest = flat.cells[long:]
+        other = np.concatenate([[0], np.cumsum(rest)])
+        # window boundaries of a long chain's relative positions: the other cases' share of cells before each step
+        edges = [other[max(b - long, 0)] / max(other[-1], 1) for b in self.bounds[1:-1]]
+        self.edges = np.asarray(edges, dtype=np.float64)
+        self._steps: list[Tasks] = []
+        self._index: list[np.ndarray] = []  # per step: each slot's launch index
+        self._windows: list[np.ndarray] = []
+        self._letters: list[np.ndarray] = []
+
+    def __len__(self) -> int:
+        return len(self.bounds) - 1
+
+    def sizes(self) -> Sizes:
+        """Upper bounds of the tasks (strips and at most K folds per case), base codes (each
+        step's exon rows, at most their lengths' sum), selectors and row storage (one row per
+        task)."""
+        flat, P = self.flat, WARP * self.R
+        strips = np.add.reduceat((flat.lengths + P - 1) // P, flat.exon_start[:-1]) if len(flat) else flat.K
+        tasks = strips + flat.K
+        steps = len(self)
+        return Sizes(int(tasks.sum()), int(flat.exon_sums.sum()) + steps * FEED_ALIGN,
+                     int(target_stride(flat.n).sum()) + steps * (TARGET_MARGIN + FEED_ALIGN // 4),
+                     int((tasks * round_up(flat.n + 1)).sum()))
+
+    def steps(self) -> Iterator[Window]:
+        """Each step planned and its window made, in order (a generator: the caller uploads
+        each before the next is planned)."""
+        rows0 = base0 = tgt0 = moves0 = first = 0
+        for j, (a, b) in enumerate(zip(self.bounds[:-1], self.bounds[1:])):
+            sub = self.flat.select(np.arange(a, b))
+            got = plan_tasks(sub, self.R, self.floors[a:b], self.late[a:b], self.entry[a:b], interleave=False,
+                             at=(rows0, base0, tgt0, moves0))
+            base = np.empty(round_up(got.base.size, FEED_ALIGN), np.uint8)
+            tsel = np.empty(round_up(got.target_size - tgt0, FEED_ALIGN // 4), np.int32)
+            with PARALLEL:
+                _encode_step(got.base, got.target, got.tgt_off - tgt0, sub.n, LETTER_CODES, base, tsel)
+            self._steps.append(got)
+            self._index.append(np.empty(got.tasks.shape[0], np.int64))
+            letters = np.full(base.size, PAD_LETTER, np.uint8)
+            letters[:got.base.size] = got.base
+            self._letters.append(letters)
+            window = self._window(j, first)
+            yield Window(window, first, base, base0, tsel, tgt0)
+            first += window.shape[0]
+            rows0, moves0 = got.rows_size, got.moves_units
+            base0 += base.size
+            tgt0 += tsel.size
+
+    def _window(self, j: int, first: int) -> np.ndarray:
+        """Window j's records in launch order (from launch index ``first``): the long chains'
+        slots whose relative position falls in it, then step j's other cases, interleaved."""
+        head = self._steps[0]
+        own = self._steps[j]
+        long_end = int(head.case_tasks[self.long]) if self.long else 0
+        pieces, counts = [], []
+        if self.long:
+            ct = head.case_tasks
+            for c in range(self.long):
+                tc = ct[c + 1] - ct[c]
+                x = (2 * np.arange(tc) + 1) / (2 * tc)
+                win = np.searchsorted(self.edges, x, side="right")
+                lo, hi = np.searchsorted(win, j, side="left"), np.searchsorted(win, j, side="right")
+                pieces.append(np.arange(ct[c] + lo, ct[c] + hi))
+                counts.append(hi - lo)
+        ct = own.case_tasks
+        start = self.long if j == 0 else 0
+        pieces.append(np.arange(ct[start], ct[-1]))
+        counts += np.diff(ct[start:]).tolist()
+        slots = np.concatenate(pieces).astype(np.int64)
+        is_long = slots < long_end if j == 0 else np.zeros(slots.size, np.bool_)
+        if j > 0 and self.long:
+            is_long[:sum(counts[:self.long])] = True
+        seg = np.zeros(len(counts) + 1, np.int64)
+        np.cumsum(counts, out=seg[1:])
+        slot_seg = np.repeat(np.arange(len(counts)), counts)
+        with PARALLEL:
+            local = _launch_order(seg, slot_seg, ORDER_RANGES_PER_THREAD * get_num_threads())
+        records = np.empty((slots.size, NFIELDS), np.int32)
+        from_head = is_long
+        records[local[from_head]] = head.tasks[slots[from_head]]
+        records[local[~from_head]] = own.tasks[slots[~from_head]]
+        self._index[0][slots[from_head]] = first + local[from_head]
+        self._index[j][slots[~from_head]] = first + local[~from_head]
+        self._windows.append(records)
+        return records
+
+    def plan(self) -> Plan:
+        """The launch's Plan, once every step is planned: tasks in launch order, its cases in
+        batch order."""
+        flat, steps = self.flat, self._steps
+        exons = np.cumsum([0] + [s.last_row.size for s in steps])
+        strips = np.cumsum([0] + [s.strip_task.size for s in steps])
+        strip_start = np.concatenate([s.strip_start[:-1] + o for s, o in zip(steps, strips)] + [strips[-1:]])
+        last = steps[-1]
+        return Plan(np.concatenate(self._windows), np.concatenate(self._letters),
+                    np.concatenate([s.target for s in steps]), last.target_size, last.rows_size, flat.exon_case,
+                    flat.exon_start, np.concatenate([s.last_row for s in steps]), flat.n, input_index(flat),
+                    flat.cells, np.concatenate([s.tgt_off for s in steps]),
+                    np.concatenate([i[s.strip_task] for s, i in zip(steps, self._index)]), strip_start,
+                    last.moves_units * MOVE_UNIT, np.concatenate([s.by_last + o for s, o in zip(steps, exons)]),
+                    np.concatenate([s.p for s in steps]), flat)
+
+
+@njit(cache=True, parallel=True)
+def _encode_step(base_letters, target_letters, tgt_off, n, lut, base, tsel):  # pragma: no cover - compiled
+    """What encode_inputs makes, on the host, for one step: the base codes (lut[0..255]; 0 in
+    the padding after them) and the selectors (each case's t_j's code by lut[256..511] at
+    tgt_off + j, code 0 everywhere else)."""
+    for i in prange(base.size):
+        base[i] = lut[base_letters[i]] if i < base_letters.size else 0
+    for i in prange(tsel.size):
+        tsel[i] = SEL_SIGN
+    C = n.size
+    first = np.zeros(C + 1, np.int64)
+    for c in range(C):
+        first[c + 1] = first[c] + n[c]
+    for c in prange(C):
+        o, f = tgt_off[c] + 1, first[c]
+        for j in range(n[c]):
+            tsel[o + j] = lut[256 + target_letters[f + j]] * SEL_SPREAD | SEL_SIGN
