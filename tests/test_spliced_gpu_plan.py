@@ -316,12 +316,16 @@ def test_fed_plan_in_steps_matches_sequential():
         assert len(feeder) == len(shares) + 1
         base_end = tsel_end = 0
         windows = []
-        for w in feeder.steps():
-            assert w.first == sum(x.tasks.shape[0] for x in windows)
+        staged = (np.full((sizes.tasks, len(TASK_FIELDS)), -7, np.int32), np.zeros(sizes.base, np.uint8),
+                  np.zeros(sizes.tsel, np.int32))
+        for w in feeder.steps(*staged):
+            assert w.first == sum(x.count for x in windows)
             assert w.base_at == base_end and w.tsel_at == tsel_end
             assert w.base_at % 128 == 0 and (4 * w.tsel_at) % 128 == 0
-            base_end, tsel_end = w.base_at + w.base.size, w.tsel_at + w.tsel.size
-            strips = w.tasks[w.tasks[:, F["kind"]] == KIND_STRIP]
+            base_end, tsel_end = w.base_at + w.base_size, w.tsel_at + w.tsel_size
+            records = staged[0][w.first:w.first + w.count]
+            assert (records != -7).all() and (staged[0][w.first + w.count:] == -7).all()
+            strips = records[records[:, F["kind"]] == KIND_STRIP]
             assert (strips[:, F["base"]] + strips[:, F["rows"]] <= base_end).all()
             assert (strips[:, F["tgt"]] + strips[:, F["n"]] + gpu_plan.TARGET_MARGIN <= tsel_end).all()
             assert (strips[:, F["tgt"]] >= gpu_plan.TARGET_MARGIN).all()
@@ -329,15 +333,15 @@ def test_fed_plan_in_steps_matches_sequential():
         plan = feeder.plan()
         assert plan.tasks.shape[0] <= sizes.tasks and base_end <= sizes.base and tsel_end <= sizes.tsel
         assert plan.rows_size <= sizes.rows and plan.target_size <= tsel_end
-        base = np.concatenate([w.base for w in windows])
-        tsel = np.concatenate([w.tsel for w in windows])
+        base, tsel = staged[1][:base_end], staged[2][:tsel_end]
+        assert np.array_equal(plan.tasks, staged[0][:plan.tasks.shape[0]])
         assert np.array_equal(base[:plan.base_letters.size], plan.base)
         assert np.array_equal(tsel[:plan.target_size], plan.tsel)
         assert (tsel[plan.target_size:] == gpu_plan.SEL_SIGN).all()
         # the long chains' tasks lie in every window
         for c in range(2):
             mine = plan.strip_task[plan.strip_start[plan.exon_start[c]]:plan.strip_start[plan.exon_start[c + 1]]]
-            ends = np.cumsum([w.tasks.shape[0] for w in windows])
+            ends = np.cumsum([w.count for w in windows])
             assert set(np.searchsorted(ends, mine, side="right")) == set(range(len(windows)))
         for scoring in (Scoring(), Scoring(2, -3, 1, "free")):
             rows = model_run(plan, scoring, rows_per_lane)

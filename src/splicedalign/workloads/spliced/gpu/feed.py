@@ -60,13 +60,14 @@ PAD_LETTER = ord("A")  # Plan.base_letters between steps' regions (no task reads
 
 
 class Window(NamedTuple):
-    """What one step hands the device: its window of the launch order and its step's codes."""
-    tasks: np.ndarray  # (w, NFIELDS) int32, launch indices first .. first + w - 1
+    """Where one step's uploads lie in the caller's staging (Feeder.steps): its window of the
+    launch order (task records first .. first + count - 1) and its step's codes and selectors."""
     first: int
-    base: np.ndarray   # uint8 base codes from byte base_at
+    count: int
     base_at: int
-    tsel: np.ndarray   # int32 selectors from element tsel_at
+    base_size: int
     tsel_at: int
+    tsel_size: int
 
 
 class Sizes(NamedTuple):
@@ -112,8 +113,8 @@ class Feeder:
         self.edges = np.asarray(edges, dtype=np.float64)
         self._steps: list[Tasks] = []
         self._index: list[np.ndarray] = []  # per step: each slot's launch index
-        self._windows: list[np.ndarray] = []
-        self._letters: list[np.ndarray] = []
+        self._long_case = self._long_window = np.zeros(0, np.int64)  # per long chain slot: its case, its window
+        self._tasks = np.zeros((0, NFIELDS), np.int32)
 
     def __len__(self) -> int:
         return len(self.bounds) - 1
@@ -130,67 +131,61 @@ class Feeder:
                      int(target_stride(flat.n).sum()) + steps * (TARGET_MARGIN + FEED_ALIGN // 4),
                      int((tasks * round_up(flat.n + 1)).sum()))
 
-    def steps(self) -> Iterator[Window]:
-        """Each step planned and its window made, in order (a generator: the caller uploads
-        each before the next is planned)."""
+    def steps(self, tasks: np.ndarray, base: np.ndarray, tsel: np.ndarray) -> Iterator[Window]:
+        """Each step planned and its window written, in order, into ``tasks`` (records by launch
+        index), ``base`` (codes) and ``tsel`` (selectors), arrays of at least ``sizes`` (the
+        caller's pinned staging: written in place, no copy); a generator: the caller uploads a
+        step's part before the next is planned."""
         rows0 = base0 = tgt0 = moves0 = first = 0
         for j, (a, b) in enumerate(zip(self.bounds[:-1], self.bounds[1:])):
             sub = self.flat.select(np.arange(a, b))
             got = plan_tasks(sub, self.R, self.floors[a:b], self.late[a:b], self.entry[a:b], interleave=False,
                              at=(rows0, base0, tgt0, moves0))
-            base = np.empty(round_up(got.base.size, FEED_ALIGN), np.uint8)
-            tsel = np.empty(round_up(got.target_size - tgt0, FEED_ALIGN // 4), np.int32)
+            base_size = round_up(got.base.size, FEED_ALIGN)
+            tsel_size = round_up(got.target_size - tgt0, FEED_ALIGN // 4)
             with PARALLEL:
-                _encode_step(got.base, got.target, got.tgt_off - tgt0, sub.n, LETTER_CODES, base, tsel)
+                _encode_step(got.base, got.target, got.tgt_off - tgt0, sub.n, LETTER_CODES,
+                             base[base0:base0 + base_size], tsel[tgt0:tgt0 + tsel_size])
             self._steps.append(got)
             self._index.append(np.empty(got.tasks.shape[0], np.int64))
-            letters = np.full(base.size, PAD_LETTER, np.uint8)
-            letters[:got.base.size] = got.base
-            self._letters.append(letters)
-            window = self._window(j, first)
-            yield Window(window, first, base, base0, tsel, tgt0)
-            first += window.shape[0]
+            if j == 0 and self.long:  # each long chain slot's window, by its relative position
+                ct = got.case_tasks[:self.long + 1]
+                tc = np.diff(ct)
+                self._long_case = np.repeat(np.arange(self.long), tc)
+                pos = np.arange(ct[-1]) - np.repeat(ct[:-1], tc)
+                self._long_window = np.searchsorted(self.edges, (2 * pos + 1) / (2 * tc[self._long_case]),
+                                                    side="right")
+            count = self._window(j, tasks, first)
+            yield Window(first, count, base0, base_size, tgt0, tsel_size)
+            first += count
             rows0, moves0 = got.rows_size, got.moves_units
-            base0 += base.size
-            tgt0 += tsel.size
+            base0 += base_size
+            tgt0 += tsel_size
+        self._tasks = tasks[:first]
 
-    def _window(self, j: int, first: int) -> np.ndarray:
-        """Window j's records in launch order (from launch index ``first``): the long chains'
-        slots whose relative position falls in it, then step j's other cases, interleaved."""
-        head = self._steps[0]
-        own = self._steps[j]
-        long_end = int(head.case_tasks[self.long]) if self.long else 0
-        pieces, counts = [], []
+    def _window(self, j: int, out: np.ndarray, first: int) -> int:
+        """Window j's records written at launch indices ``first`` on: the long chains' slots
+        whose relative position falls in it, then step j's other cases, interleaved; its size."""
+        head, own = self._steps[0], self._steps[j]
+        counts = []
         if self.long:
-            ct = head.case_tasks
-            for c in range(self.long):
-                tc = ct[c + 1] - ct[c]
-                x = (2 * np.arange(tc) + 1) / (2 * tc)
-                win = np.searchsorted(self.edges, x, side="right")
-                lo, hi = np.searchsorted(win, j, side="left"), np.searchsorted(win, j, side="right")
-                pieces.append(np.arange(ct[c] + lo, ct[c] + hi))
-                counts.append(hi - lo)
+            mine = self._long_window == j
+            long_slots = np.flatnonzero(mine)
+            counts.append(np.bincount(self._long_case[mine], minlength=self.long))
+        else:
+            long_slots = np.zeros(0, np.int64)
         ct = own.case_tasks
         start = self.long if j == 0 else 0
-        pieces.append(np.arange(ct[start], ct[-1]))
-        counts += np.diff(ct[start:]).tolist()
-        slots = np.concatenate(pieces).astype(np.int64)
-        is_long = slots < long_end if j == 0 else np.zeros(slots.size, np.bool_)
-        if j > 0 and self.long:
-            is_long[:sum(counts[:self.long])] = True
-        seg = np.zeros(len(counts) + 1, np.int64)
+        counts.append(np.diff(ct[start:]))
+        counts = np.concatenate(counts)
+        seg = np.zeros(counts.size + 1, np.int64)
         np.cumsum(counts, out=seg[1:])
-        slot_seg = np.repeat(np.arange(len(counts)), counts)
+        slots = np.concatenate([long_slots, np.arange(ct[start], ct[-1])])
         with PARALLEL:
-            local = _launch_order(seg, slot_seg, ORDER_RANGES_PER_THREAD * get_num_threads())
-        records = np.empty((slots.size, NFIELDS), np.int32)
-        from_head = is_long
-        records[local[from_head]] = head.tasks[slots[from_head]]
-        records[local[~from_head]] = own.tasks[slots[~from_head]]
-        self._index[0][slots[from_head]] = first + local[from_head]
-        self._index[j][slots[~from_head]] = first + local[~from_head]
-        self._windows.append(records)
-        return records
+            local = _launch_order(seg, np.repeat(np.arange(counts.size), counts),
+                                  ORDER_RANGES_PER_THREAD * get_num_threads())
+            _scatter(out, first, local, slots, long_slots.size, head.tasks, own.tasks, self._index[0], self._index[j])
+        return slots.size
 
     def plan(self) -> Plan:
         """The launch's Plan, once every step is planned: tasks in launch order, its cases in
@@ -200,13 +195,33 @@ class Feeder:
         strips = np.cumsum([0] + [s.strip_task.size for s in steps])
         strip_start = np.concatenate([s.strip_start[:-1] + o for s, o in zip(steps, strips)] + [strips[-1:]])
         last = steps[-1]
-        return Plan(np.concatenate(self._windows), np.concatenate(self._letters),
+        letters = []
+        for s in steps:
+            letters += [s.base, np.full(round_up(s.base.size, FEED_ALIGN) - s.base.size, PAD_LETTER, np.uint8)]
+        return Plan(self._tasks.copy(), np.concatenate(letters),
                     np.concatenate([s.target for s in steps]), last.target_size, last.rows_size, flat.exon_case,
                     flat.exon_start, np.concatenate([s.last_row for s in steps]), flat.n, input_index(flat),
                     flat.cells, np.concatenate([s.tgt_off for s in steps]),
                     np.concatenate([i[s.strip_task] for s, i in zip(steps, self._index)]), strip_start,
                     last.moves_units * MOVE_UNIT, np.concatenate([s.by_last + o for s, o in zip(steps, exons)]),
                     np.concatenate([s.p for s in steps]), flat)
+
+
+@njit(cache=True, parallel=True)
+def _scatter(out, first, local, slots, heads, head, own, head_index, own_index):  # pragma: no cover - compiled
+    """Window records into ``out`` at ``first + local[k]``: record ``slots[k]`` of the first
+    step's table (``head``: the long chains', the first ``heads``) or of the window's own step's
+    (``own``); each slot's launch index kept."""
+    for k in prange(slots.size):
+        i, s = first + local[k], slots[k]
+        if k < heads:
+            for f in range(NFIELDS):
+                out[i, f] = head[s, f]
+            head_index[s] = i
+        else:
+            for f in range(NFIELDS):
+                out[i, f] = own[s, f]
+            own_index[s] = i
 
 
 @njit(cache=True, parallel=True)

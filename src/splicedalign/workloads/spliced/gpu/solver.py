@@ -370,20 +370,14 @@ class GpuSolver:
         feeds: list = []
         try:
             t1 = time.perf_counter()
-            for j, window in enumerate(feeder.steps()):
+            for j, window in enumerate(feeder.steps(staging.tasks, staging.base, staging.tsel)):
                 t2 = time.perf_counter()
                 self.timing["plan"] += t2 - t1
-                w = window.tasks.shape[0]
-                staged = staging.tasks[window.first:window.first + w]
-                staged[:] = window.tasks
-                send(tasks[window.first:window.first + w], staged, upload)
-                staged_base = staging.base[window.base_at:window.base_at + window.base.size]
-                staged_base[:] = window.base
-                send(base[window.base_at:window.base_at + window.base.size], staged_base, upload)
-                staged_tsel = staging.tsel[window.tsel_at:window.tsel_at + window.tsel.size]
-                staged_tsel[:] = window.tsel
-                send(tsel[window.tsel_at:window.tsel_at + window.tsel.size], staged_tsel, upload)
-                ready = window.first + w
+                ready = window.first + window.count
+                for device_array, host, at, size in ((tasks, staging.tasks, window.first, window.count),
+                                                     (base, staging.base, window.base_at, window.base_size),
+                                                     (tsel, staging.tsel, window.tsel_at, window.tsel_size)):
+                    send(device_array[at:at + size], host[at:at + size], upload)
                 counts[j] = (ready, 0)
                 send(feed, counts[j], upload)
                 feeds.append(upload.record())
