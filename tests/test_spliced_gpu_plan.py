@@ -638,12 +638,19 @@ def _fake_function(file, name, all_names, defines):
 
 FAKE_FREE_MEMORY = 80 << 30  # what the fake device has free
 _FED: list = []  # fed launches of the fake device, run when their feed is final
+_WORDS: list = []  # the words device.write_word wrote: (index, value)
 
 
 def _fake_send(device_array, host, stream) -> None:
-    """solver.send on the fake device: a copy; the feed's final count runs the fed kernel."""
+    """solver.send on the fake device: a copy."""
     device_array[...] = host
-    if device_array.shape == (2,) and int(host[1]) == 1:
+
+
+def _fake_write_word(array, index, value, stream) -> None:
+    """device.write_word on the fake device; a fed kernel's final count runs it."""
+    array[index] = value
+    _WORDS.append((index, value))
+    if index == 1 and value == 1:
         while _FED:
             _FED.pop(0)()
 
@@ -664,6 +671,8 @@ def fake_gpu(monkeypatch, function) -> None:
     from splicedalign.workloads.spliced.gpu import solver
 
     monkeypatch.setattr(solver, "send", _fake_send)
+    monkeypatch.setattr(device, "write_word", _fake_write_word)
+    monkeypatch.setattr(device, "can_write_words", lambda: True)
 
 
 def recorded_fills(monkeypatch) -> list:
@@ -803,11 +812,13 @@ def test_fed_launch_host_path_with_model_kernel(monkeypatch):
     for scoring in (Scoring(), Scoring(2, -3, 1, "free")):
         want = get_solver("sequential").solve_many(cases, scoring, traceback=False)
         solver = GpuSolver(rows_per_lane=2, tuning=tuning)
+        _WORDS.clear()
         got = solver.solve_many(cases, scoring, traceback=False)
         (key, inputs), = solver._cache.items()
         assert [c.name for c in inputs.cases[:2]] == ["long_t1", "long_t2"] and not _FED
-        counts = solver._staged.feed[:3, 0]  # three steps' counts, rising to all the tasks
-        assert (np.diff(counts) > 0).all() and counts[-1] == inputs.plan.tasks.shape[0]
+        counts = [v for i, v in _WORDS if i == 0]  # three steps' counts, rising to all the tasks, then final
+        assert len(counts) == 3 and (np.diff(counts) > 0).all() and counts[-1] == inputs.plan.tasks.shape[0]
+        assert _WORDS[-1] == (1, 1)
         again = solver.solve_many(cases, scoring, traceback=False)  # the cached plan, not fed
         assert len(solver._cache) == 1
         for w, g, h in zip(want, got, again):
@@ -815,9 +826,10 @@ def test_fed_launch_host_path_with_model_kernel(monkeypatch):
             np.testing.assert_array_equal(g.last_row_scores, w.last_row_scores)
     bad = TestCase("bad5", "ACGTACGT", "AC5T", (Exon(1, 4),))
     solver = GpuSolver(rows_per_lane=2, tuning=tuning)
+    _WORDS.clear()
     with pytest.raises(LetterError, match="^bad5: non-nucleotide letter"):
         solver.solve_many(cases + [bad], Scoring(), traceback=False)
-    assert not _FED and int(solver._staged.feed[-1, 1]) == 1
+    assert not _FED and _WORDS[-1] == (1, 1) and len(_WORDS) == 3  # two steps' counts, then final
 
 
 def test_flat_cases_match_the_case_objects():

@@ -4,6 +4,7 @@ NVRTC; see gpu.kernels), error checks, device facts."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -157,6 +158,36 @@ def fill_bytes(array: Any, byte: int, stream: Any) -> None:
     """Set every byte of the contiguous device ``array`` to ``byte``, queued on ``stream``
     (cudaMemsetAsync: several times the bandwidth of an element-wise fill kernel)."""
     cupy().cuda.runtime.memsetAsync(array.data.ptr, byte, array.nbytes, stream.ptr)
+
+
+def write_word(array: Any, index: int, value: int, stream: Any) -> None:
+    """Set the int32 word ``array[index]`` (device) to ``value`` on ``stream``, after every earlier
+    operation of the stream is done and its writes are visible to kernels already running
+    (cuStreamWriteValue32 fences before it writes; a plain copy's writes are not ordered for a
+    running kernel's reads, so a flag copied after data could be seen before the data)."""
+    status = _stream_write_value32()(ctypes.c_void_p(stream.ptr), ctypes.c_uint64(array.data.ptr + 4 * index),
+                                     ctypes.c_uint32(value), ctypes.c_uint(0))
+    if status:
+        raise RuntimeError(f"cuStreamWriteValue32: CUDA driver error {status}")
+
+
+def can_write_words() -> bool:
+    """Whether the driver has cuStreamWriteValue32 (write_word)."""
+    try:
+        _stream_write_value32()
+    except (OSError, AttributeError):
+        return False
+    return True
+
+
+@cache
+def _stream_write_value32() -> Any:
+    """The driver's cuStreamWriteValue32 (the _v2 entry point since CUDA 11.7, the plain name before)."""
+    lib = ctypes.CDLL("libcuda.so.1")
+    fn = getattr(lib, "cuStreamWriteValue32_v2", None) or lib.cuStreamWriteValue32
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
+    return fn
 
 
 def check(cp: Any) -> None:

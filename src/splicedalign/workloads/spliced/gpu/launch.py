@@ -104,7 +104,7 @@ class Tuning:
     # step's (the paper set's 11 ms of host came before its kernel). Shares growing by at most
     # ~2.5x a step keep the GPU, ~2.5x slower per case than the host's planning, fed. ()
     # plans every launch whole before its kernel.
-    feed_shares: tuple[float, ...] = (0.04, 0.08, 0.16, 0.3)
+    feed_shares: tuple[float, ...] = (0.04, 0.08, 0.16, 0.3, 0.25)
 
     def chain_bound(self, cases: int) -> bool:
         """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""

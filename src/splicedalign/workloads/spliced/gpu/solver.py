@@ -175,12 +175,11 @@ class _Inputs:
 
 
 class Staged(NamedTuple):
-    """A fed launch's pinned staging (GpuSolver._staging): its windows' task records, codes,
-    selectors and ready counts, each at its place."""
+    """A fed launch's pinned staging (GpuSolver._staging): its windows' task records, codes
+    and selectors, each at its place."""
     tasks: np.ndarray
     base: np.ndarray
     tsel: np.ndarray
-    feed: np.ndarray
 
 
 def _feed_role() -> tuple:
@@ -250,7 +249,6 @@ class GpuSolver:
         self._works: dict[tuple, tuple] = {}  # (scoring, traceback): (the last list of cases, its Split)
         self._streams: Streams | None = None
         self._no_moves = None  # the moves argument of launches that record none
-        self._staged: Staged | None = None  # the last fed launch's staging (tests read its counts)
         self._pinned = device.PinnedBuffers()  # the traceback's outputs, reused per call
         # Row storage kept for the next launches: a collected launch's is filled with EMPTY
         # again once the call's kernels are done, so the next call's launches find it ready
@@ -321,8 +319,10 @@ class GpuSolver:
     def _feeder(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds) -> Feeder | None:
         """A fed launch (feed.py) where the batch was not planned before and the launch computes
         scores only, bound by throughput (many cases), in more than one step (Tuning.feed_shares);
-        its long chains are first in its order (_plan_launches puts them there), else none."""
-        if (not self.tuning.feed_shares or config.mode != MODE_SCORE or config.gather
+        its long chains are first in its order (_plan_launches puts them there), else none. Only
+        a call's first launch is fed (_launch): a later one's kernel starts when the one before
+        ends, and planned whole (faster on the host) while that one runs."""
+        if (not self.tuning.feed_shares or config.mode != MODE_SCORE or config.gather or not device.can_write_words()
                 or self.tuning.chain_bound(len(flat)) or (config.rows_per_lane, config.ctype, ids) in self._cache):
             return None
         long = launch.long_chains(flat, self.tuning)
@@ -356,7 +356,7 @@ class GpuSolver:
         with compute:
             counter = cp.zeros(2, dtype=cp.int32)
         compute.wait_event(upload.record())  # the feed zeroed
-        staging = self._staging(sizes, len(feeder))
+        staging = self._staging(sizes)
         grid = launch.grid(sizes.tasks, device.device_info()["sms"], config.blocks_per_sm)
         with compute:
             start = compute.record()
@@ -365,12 +365,11 @@ class GpuSolver:
                 np.int32(scoring.mismatch), np.int32(scoring.gap), feed))
             events = (start, compute.record())
         self.timing["launch"] += time.perf_counter() - t0
-        counts = staging.feed
         ready = 0
         feeds: list = []
         try:
             t1 = time.perf_counter()
-            for j, window in enumerate(feeder.steps(staging.tasks, staging.base, staging.tsel)):
+            for window in feeder.steps(staging.tasks, staging.base, staging.tsel):
                 t2 = time.perf_counter()
                 self.timing["plan"] += t2 - t1
                 ready = window.first + window.count
@@ -378,17 +377,16 @@ class GpuSolver:
                                                      (base, staging.base, window.base_at, window.base_size),
                                                      (tsel, staging.tsel, window.tsel_at, window.tsel_size)):
                     send(device_array[at:at + size], host[at:at + size], upload)
-                counts[j] = (ready, 0)
-                send(feed, counts[j], upload)
+                device.write_word(feed, 0, ready, upload)  # after the window's copies, fenced
                 feeds.append(upload.record())
                 t1 = time.perf_counter()
                 self.timing["upload"] += t1 - t2
         except BaseException:
-            self._end_feed(staging, feed, ready)
+            self._end_feed(feed)
             compute.synchronize()  # the kernel ends with the tasks it has: its storage is free again
             self._rows.give(storage, bound)
             raise
-        self._end_feed(staging, feed, ready)
+        self._end_feed(feed)
         t2 = time.perf_counter()
         plan = feeder.plan()
         gathers, host = _gathers(plan)
@@ -400,27 +398,24 @@ class GpuSolver:
         self.timing["upload"] += time.perf_counter() - t3
         return inputs, storage, plan.rows_size * dtype.itemsize, rows, counter, events, tuple(feeds)
 
-    def _end_feed(self, staging: Staged, feed, ready: int) -> None:
-        """The fed kernel's count final at ``ready`` (warps past it end)."""
-        staging.feed[-1] = (ready, 1)
+    def _end_feed(self, feed) -> None:
+        """The fed kernel's count final (warps past it end)."""
         upload = self.streams().upload
-        send(feed, staging.feed[-1], upload)
+        device.write_word(feed, 1, 1, upload)
         UPLOADS.sent(_feed_role(), upload.record())
 
-    def _staging(self, sizes: Sizes, steps: int) -> Staged:
+    def _staging(self, sizes: Sizes) -> Staged:
         """Pinned host memory for a fed launch's uploads (each window, codes and selectors at
         their own place: the copies run while the next step is planned): the thread's staging
         buffer, shared by its solvers (a fresh pinned allocation would cost a cold call ms),
         once the last fed launch's copies from it are done."""
-        need = [sizes.tasks * NFIELDS * 4, sizes.base, sizes.tsel * 4, (steps + 1) * 8]
+        need = [sizes.tasks * NFIELDS * 4, sizes.base, sizes.tsel * 4]
         buffer = UPLOADS.hold(_feed_role(), sum(round_up(b, 256) for b in need))
         views, at = [], 0
         for b in need:
             views.append(buffer[at:at + b])
             at += round_up(b, 256)
-        self._staged = Staged(views[0].view(np.int32).reshape(-1, NFIELDS), views[1], views[2].view(np.int32),
-                              views[3].view(np.int32).reshape(-1, 2))
-        return self._staged
+        return Staged(views[0].view(np.int32).reshape(-1, NFIELDS), views[1], views[2].view(np.int32))
 
     def _encode(self, plan: Plan, config: LaunchConfig, base_letters, target_letters, letter_cases, codes) -> tuple:
         """(base codes, target selectors) on the device, made from the uploaded letters on the
@@ -437,7 +432,7 @@ class GpuSolver:
                 (base_letters, np.int32(size), base, target_letters, letter_cases, np.int32(C), codes, tsel))
         return base, tsel
 
-    def _launch(self, work: Work, flat: FlatCases, scoring: Scoring, traceback: bool) -> _Job:
+    def _launch(self, work: Work, flat: FlatCases, scoring: Scoring, traceback: bool, first: bool = True) -> _Job:
         """Queue one launch on the compute stream: kernel, the gather of its exons' final scores,
         and for traceback either the kernel variant that records moves and trace_chains
         (config.record) or the gather of every exon's last row. Waits for nothing on the device
@@ -445,7 +440,7 @@ class GpuSolver:
         config = self._configure(flat, work.ctype, scoring, traceback)
         defines = kernel_defines()
         compute = self.streams().compute
-        feeder = self._feeder(flat, config, work.ids)
+        feeder = self._feeder(flat, config, work.ids) if first else None
         if feeder is not None:
             inputs, storage, used, rows, counter, events, feeds = self._fed(feeder, flat, config, work.ids, scoring,
                                                                             defines)
@@ -724,8 +719,8 @@ class GpuSolver:
                 self.timing["traceback"] += t3 - t2
                 self.timing["results"] += time.perf_counter() - t3
 
-        for w, sub in zip(work, subs):
-            job = self._launch(w, sub, scoring, traceback)
+        for k, (w, sub) in enumerate(zip(work, subs)):
+            job = self._launch(w, sub, scoring, traceback, first=k == 0)
             events.append(job.events)
             t0 = time.perf_counter()
             queued.append((job, w, outputs.pending(w.batch, job.inputs.plan)))  # while the GPU runs
