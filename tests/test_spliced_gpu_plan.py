@@ -334,7 +334,12 @@ def test_fed_plan_in_steps_matches_sequential():
         assert plan.tasks.shape[0] <= sizes.tasks and base_end <= sizes.base and tsel_end <= sizes.tsel
         assert plan.rows_size <= sizes.rows and plan.target_size <= tsel_end
         base, tsel = staged[1][:base_end], staged[2][:tsel_end]
-        assert np.array_equal(plan.tasks, staged[0][:plan.tasks.shape[0]])
+        # the plan holds the windows' records in a whole launch's order (for replays)
+        fed = staged[0][:plan.tasks.shape[0]]
+        assert np.array_equal(np.sort(plan.tasks.view("V44").ravel()), np.sort(fed.view("V44").ravel()))
+        assert not np.array_equal(plan.tasks, fed)
+        assert (plan.tasks[plan.strip_task, F["kind"]] == KIND_STRIP).all()  # strip_task in that order
+        assert np.array_equal(plan.tasks[plan.strip_task[plan.strip_start[1:] - 1], F["out_row"]], plan.last_row)
         assert np.array_equal(base[:plan.base_letters.size], plan.base)
         assert np.array_equal(tsel[:plan.target_size], plan.tsel)
         assert (tsel[plan.target_size:] == gpu_plan.SEL_SIGN).all()
@@ -344,7 +349,10 @@ def test_fed_plan_in_steps_matches_sequential():
             ends = np.cumsum([w.count for w in windows])
             assert set(np.searchsorted(ends, mine, side="right")) == set(range(len(windows)))
         for scoring in (Scoring(), Scoring(2, -3, 1, "free")):
+            window_rows = model_run(SimpleNamespace(tasks=fed, base=plan.base, target=plan.target,
+                                                    rows_size=plan.rows_size), scoring, rows_per_lane)
             rows = model_run(plan, scoring, rows_per_lane)
+            np.testing.assert_array_equal(rows, window_rows)  # the fed order: the same rows
             for c, case in enumerate(cases):
                 want = sequential_rows(case, scoring)
                 got = np.stack([rows[o: o + case.n + 1]

@@ -319,7 +319,7 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
             else:
                 work.append((ctype, sel, sizes[run]))
     needs = in_flight * max((int(s.sum()) for _, _, s in work), default=0)
-    if not traceback and tuning.feed_shares:  # fed launches take their long chains first (feed.py)
+    if not traceback and tuning.feed_shares and len(work) == 1:  # a fed launch: its long chains first (feed.py)
         work = [(ctype, _long_chains_first(flat, sel, tuning), s) for ctype, sel, s in work]
     return in_flight, [(ctype, sel.tolist()) for ctype, sel, _ in work], min(needs, free)
 

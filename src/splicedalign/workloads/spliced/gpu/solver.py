@@ -228,6 +228,7 @@ class _Job:
     # follower's stream reads it)
     columns: Any = None
     feeds: tuple = ()  # a fed launch: the event after each step's copies (its tasks ready)
+    held: tuple = ()  # device arrays its kernels read that nothing else holds (a fed launch's tasks)
 
 
 class GpuSolver:
@@ -320,8 +321,8 @@ class GpuSolver:
         """A fed launch (feed.py) where the batch was not planned before and the launch computes
         scores only, bound by throughput (many cases), in more than one step (Tuning.feed_shares);
         its long chains are first in its order (_plan_launches puts them there), else none. Only
-        a call's first launch is fed (_launch): a later one's kernel starts when the one before
-        ends, and planned whole (faster on the host) while that one runs."""
+        a call of one launch is fed (_solve_many): in a call of several the host feeding the first
+        plans the next one late (10 sets, H200: 137-148 ms against 130-133 planned whole)."""
         if (not self.tuning.feed_shares or config.mode != MODE_SCORE or config.gather or not device.can_write_words()
                 or self.tuning.chain_bound(len(flat)) or (config.rows_per_lane, config.ctype, ids) in self._cache):
             return None
@@ -336,7 +337,7 @@ class GpuSolver:
         one's window, codes and selectors on the upload stream, raising the kernel's count of
         tasks ready after each (feed.py; then the count is final); the plan and its device
         inputs cached as a planned batch's. Returns (inputs, storage, bytes used, rows, counter,
-        kernel events, the event after each step's copies). A step that raises (a bad letter)
+        the fed tasks' buffer, kernel events, the event after each step's copies). A step that raises (a bad letter)
         ends the feed first: the kernel ends with the tasks it has."""
         cp = device.cupy()
         streams = self.streams()
@@ -392,11 +393,14 @@ class GpuSolver:
         gathers, host = _gathers(plan)
         t3 = time.perf_counter()
         self.timing["plan"] += t3 - t2
-        inputs = self._keep((config.rows_per_lane, config.ctype, ids), flat, plan, tasks[:plan.tasks.shape[0]], base,
-                            tsel, UPLOADS.upload("inputs", gathers, upload), host)
+        # the plan's tasks in a whole launch's order, for replays (feed.Feeder.plan): the fed
+        # order's buffer stays with the job until its kernel is done
+        replayed, *gathers_d = UPLOADS.upload("inputs", [plan.tasks] + gathers, upload)
+        inputs = self._keep((config.rows_per_lane, config.ctype, ids), flat, plan, replayed, base, tsel, gathers_d,
+                            host)
         compute.wait_event(inputs.ready)
         self.timing["upload"] += time.perf_counter() - t3
-        return inputs, storage, plan.rows_size * dtype.itemsize, rows, counter, events, tuple(feeds)
+        return inputs, storage, plan.rows_size * dtype.itemsize, rows, counter, (tasks,), events, tuple(feeds)
 
     def _end_feed(self, feed) -> None:
         """The fed kernel's count final (warps past it end)."""
@@ -432,7 +436,7 @@ class GpuSolver:
                 (base_letters, np.int32(size), base, target_letters, letter_cases, np.int32(C), codes, tsel))
         return base, tsel
 
-    def _launch(self, work: Work, flat: FlatCases, scoring: Scoring, traceback: bool, first: bool = True) -> _Job:
+    def _launch(self, work: Work, flat: FlatCases, scoring: Scoring, traceback: bool, feed: bool = True) -> _Job:
         """Queue one launch on the compute stream: kernel, the gather of its exons' final scores,
         and for traceback either the kernel variant that records moves and trace_chains
         (config.record) or the gather of every exon's last row. Waits for nothing on the device
@@ -440,9 +444,10 @@ class GpuSolver:
         config = self._configure(flat, work.ctype, scoring, traceback)
         defines = kernel_defines()
         compute = self.streams().compute
-        feeder = self._feeder(flat, config, work.ids) if first else None
+        feeder = self._feeder(flat, config, work.ids) if feed else None
         if feeder is not None:
-            inputs, storage, used, rows, counter, events, feeds = self._fed(feeder, flat, config, work.ids, scoring,
+            inputs, storage, used, rows, counter, held, events, feeds = self._fed(feeder, flat, config, work.ids,
+                                                                                  scoring,
                                                                             defines)
             moves = walked = self._moves_none()
             t0 = time.perf_counter()
@@ -450,7 +455,7 @@ class GpuSolver:
             inputs = self._inputs(flat, config, work.ids)
             t0 = time.perf_counter()
             storage, used, rows, counter, moves, walked, events = self._queue(inputs, config, scoring, defines)
-            feeds = ()
+            feeds = held = ()
         with compute:
             best = None
             if config.free_ends:  # max_j S(last, j) per exon (plan order) and its first column
@@ -467,7 +472,7 @@ class GpuSolver:
                 parts = (Part((0, len(flat)), compute.record()),)
         self.timing["launch"] += time.perf_counter() - t0
         return _Job(work.sel, inputs, config, storage, used, moves, finals, counter, gathered, traced, events, parts,
-                    best[1] if best is not None else None, feeds)
+                    best[1] if best is not None else None, feeds, held)
 
     def _queue(self, inputs: _Inputs, config: LaunchConfig, scoring: Scoring, defines: dict) -> tuple:
         """Queue a planned launch's wavefront kernel (and its follower): (row storage, bytes
@@ -719,8 +724,8 @@ class GpuSolver:
                 self.timing["traceback"] += t3 - t2
                 self.timing["results"] += time.perf_counter() - t3
 
-        for k, (w, sub) in enumerate(zip(work, subs)):
-            job = self._launch(w, sub, scoring, traceback, first=k == 0)
+        for w, sub in zip(work, subs):
+            job = self._launch(w, sub, scoring, traceback, feed=len(work) == 1)
             events.append(job.events)
             t0 = time.perf_counter()
             queued.append((job, w, outputs.pending(w.batch, job.inputs.plan)))  # while the GPU runs
