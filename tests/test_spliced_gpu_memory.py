@@ -51,9 +51,9 @@ def test_launches_fit_the_free_memory(monkeypatch):
     launched = []
     real = GpuSolver._launch
 
-    def launch_(self, work, flat, scoring, traceback):
+    def launch_(self, work, flat, scoring, traceback, *more, **named):
         launched.append(int(launch.case_bytes(flat, 2, 4, False, False).sum()))
-        return real(self, work, flat, scoring, traceback)
+        return real(self, work, flat, scoring, traceback, *more, **named)
 
     monkeypatch.setattr(GpuSolver, "_launch", launch_)
     assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == want
