@@ -272,6 +272,7 @@ def test_encode_inputs_model_is_the_plans_codes():
 def test_letters_from_the_strings_memory_or_their_slices():
     """flat.checked_letters reads plain ASCII strings in place (CPython) and slices any other:
     the same letters either way, and a bad letter is found either way."""
+    from splicedalign.core import strmem
     from splicedalign.workloads.spliced.gpu import flat as gpu_flat
 
     class Text(str):
@@ -284,9 +285,9 @@ def test_letters_from_the_strings_memory_or_their_slices():
     lo = np.array([int(rng.integers(1, len(strings[w]) + 1)) for w in which])
     hi = np.array([int(rng.integers(a, len(strings[w]) + 1)) for a, w in zip(lo, which)])
     want = np.frombuffer("".join(strings[w][a - 1:b] for w, a, b in zip(which, lo, hi)).encode(), np.uint8)
-    assert gpu_flat.STR_OFFSET is None or gpu_flat.str_addresses(strings) is not None
+    assert strmem.STR_OFFSET is None or strmem.str_addresses(strings) is not None
     for variant in (strings, strings[:-1] + [Text(strings[-1])], strings[:-1] + [strings[-1] + "é"]):
-        assert gpu_flat.str_addresses(variant) is None or variant is strings
+        assert strmem.str_addresses(variant) is None or variant is strings
         got = gpu_flat.checked_letters(variant, which, lo, hi, gpu_flat.BASE_LUT, "base", [])
         assert np.array_equal(got, want)
     with pytest.raises(AssertionError, match="a bad letter no case holds"):  # found; no case to name it

@@ -10,9 +10,7 @@ MB of bases, 1.5 MB of targets).
 
 from __future__ import annotations
 
-import ctypes
 import operator
-import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +23,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from splicedalign.core.alphabet import _lut_base, _lut_target
+from splicedalign.core.strmem import str_addresses
 from splicedalign.workloads.spliced.records import TestCase
 
 _TARGET, _BASE = operator.attrgetter("target"), operator.attrgetter("base")
@@ -190,7 +189,7 @@ def checked_letters(strings: Sequence[str], which: np.ndarray, lo: np.ndarray, h
     inclusive bounds) concatenated, each one checked to have a code in ``lut``: a letter outside
     the alphabet raises the case's own one-line error (bad_letter). The codes themselves are
     made on the device (wavefront.cu, encode_inputs). Where CPython holds every string as one
-    byte a letter (str_addresses), one compiled pass copies the intervals from the strings' own
+    byte a letter (core.strmem.str_addresses), one compiled pass copies the intervals from the strings' own
     memory, in parallel (Python's slices and join were ~40% of a launch's planning on the H100
     host); else the slices are joined and encoded."""
     at = str_addresses(strings)
@@ -205,36 +204,9 @@ def checked_letters(strings: Sequence[str], which: np.ndarray, lo: np.ndarray, h
     return raw
 
 
-def _str_offset() -> int | None:
-    """Where a CPython str that is all ASCII holds its letters, one byte each, from its address
-    (``id``): right after its fixed-size header, what sys.getsizeof('') - 1 measures (the
-    interpreter's own layout, checked here on a fresh string); None on other interpreters."""
-    if sys.implementation.name != "cpython":
-        return None
-    probe = "".join(["ACGTN", "acgtn"] * 7)  # made at run time: no constant
-    offset = sys.getsizeof("") - 1
-    try:
-        ok = ctypes.string_at(id(probe) + offset, len(probe)) == probe.encode("ascii")
-    except Exception:  # pragma: no cover - an interpreter that moved its letters
-        ok = False
-    return offset if ok else None
-
-
-STR_OFFSET = _str_offset()
-
-
-def str_addresses(strings: Sequence[str]) -> np.ndarray | None:
-    """Each string's letters' address (int64), where every one is a plain str of ASCII letters
-    on CPython (one byte a letter, in the object itself: STR_OFFSET), else None. The strings must
-    stay alive while the addresses are read (the callers hold them)."""
-    if STR_OFFSET is None or not strings or set(map(type, strings)) != {str} or not all(map(str.isascii, strings)):
-        return None
-    return np.fromiter(map(id, strings), dtype=np.int64, count=len(strings)) + STR_OFFSET
-
-
 @intrinsic
 def _byte_at(typingctx, address, index):
-    """The byte at ``address + index`` (str_addresses)."""
+    """The byte at ``address + index`` (core.strmem.str_addresses)."""
     def codegen(context, builder, sig, args):
         where = builder.add(args[0], context.cast(builder, args[1], sig.args[1], types.int64))
         return builder.load(builder.inttoptr(where, ir.IntType(8).as_pointer()))
