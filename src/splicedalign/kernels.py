@@ -45,6 +45,7 @@ import itertools
 import os
 import sys
 import time
+import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -182,15 +183,18 @@ def _import_gpu_libraries() -> None:
             pass
 
 
-def compile_library_bytecode() -> tuple[int, int]:
+def compile_library_bytecode(modules: list[types.ModuleType] | None = None) -> tuple[int, int]:
     """Bytecode written for every module this process has imported from outside the package
-    (after the host code ran, and CuPy imported where installed: what a GPU solve imports) whose
-    bytecode is missing, where Python would read it; returns (written, not writable)."""
+    (after the host code ran, and CuPy imported where installed: what a GPU solve imports; or
+    just ``modules``) whose bytecode is missing, where Python would read it; returns (written,
+    not writable)."""
     import py_compile
 
-    _import_gpu_libraries()
+    if modules is None:
+        _import_gpu_libraries()
+        modules = list(sys.modules.values())
     written = failed = 0
-    for module in list(sys.modules.values()):
+    for module in modules:
         spec = getattr(module, "__spec__", None)
         origin, cached = getattr(spec, "origin", None), getattr(spec, "cached", None)
         if (not isinstance(origin, str) or not origin.endswith(".py") or not isinstance(cached, str)
