@@ -1,11 +1,13 @@
 """Shared test fixtures: the golden cases of SPEC §7, vendored in tests/data/golden; the
-package's nvcc build for sm_90, once per session."""
+package's nvcc build for sm_90, once per session; numba's cache filled before xdist's workers
+start (whole-suite runs)."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import stat
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -28,6 +30,34 @@ def load_golden() -> list[dict]:
 def golden_case(g: dict) -> tuple[TestCase, Scoring]:
     case = TestCase(g["name"], g["base"], g["target"], tuple(Exon(f, l) for f, l in g["exons"]))
     return case, Scoring.from_mapping(g["scoring"])
+
+
+# The compiled code most test modules share, compiled into numba's on-disk cache by two
+# processes at once before the workers start: the GPU solver's host planning (the install
+# step's run) and the spliced CPU solvers. Otherwise each worker, and the subprocesses tests
+# start, compiled whatever the cache lacked when they first called it, the same function
+# often in two processes at once (cold clone, -n 2: ~15-20 CPU s each, part twice).
+NUMBA_WARM_UP = (
+    "from splicedalign.kernels import compile_host_code\ncompile_host_code()\n",
+    "from splicedalign.workloads.spliced.records import Scoring\n"
+    "from splicedalign.workloads.spliced.solvers import get_solver\n"
+    "from splicedalign.workloads.spliced.synthetic import tiny_set\n"
+    "for name in ('sequential', 'multicore'):\n"
+    "    get_solver(name).solve_many(tiny_set(0, bases=12), Scoring(), True)\n",
+)
+
+
+def pytest_configure(config):
+    """On a whole-suite run with xdist workers (CI's), before they start: NUMBA_WARM_UP."""
+    whole = [Path(a).resolve() for a in config.args] in ([], [REPO / "tests"])
+    if hasattr(config, "workerinput") or not whole or (getattr(config.option, "numprocesses", 0) or 0) < 2:
+        return
+    runs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True) for code in NUMBA_WARM_UP]
+    for run in runs:
+        _, err = run.communicate()
+        if run.returncode:  # the tests that use this code fail with the reason
+            config.issue_config_time_warning(pytest.PytestWarning(f"numba warm-up failed: {err[-300:]}"), 2)
 
 
 @pytest.fixture(scope="session")
