@@ -45,9 +45,8 @@ class CaseFiles:
 
     def __init__(self) -> None:
         self._bases: dict[str, FastaRecord] = {}
-        self._exons: dict[tuple, list[Exon]] = {}
-        # id of an exon list above -> (the list, its (K, 2) bounds, its rows on each strand)
-        self._tables: dict[int, tuple[list[Exon], np.ndarray, dict[str, list[int]]]] = {}
+        # (path, base length, format[, base id, shift]) -> (the exons, their (K, 2) bounds, their rows on each strand)
+        self._exons: dict[tuple, tuple[list[Exon], np.ndarray, dict[str, list[int]]]] = {}
         # the last (base, exon list) cases were made of and its strand views, shared by its targets' cases
         self._views: tuple[str | None, list[Exon] | None, dict[str, StrandView | None]] = (None, None, {})
 
@@ -57,27 +56,29 @@ class CaseFiles:
             self._bases[key] = read_single_fasta(path)
         return self._bases[key]
 
-    def exons(self, path: str | Path, base: FastaRecord, exon_format: str = "tsv", shift: int = 0) -> list[Exon]:
-        """The candidate exons of ``base``; a file's duplicate intervals are counted in one
+    def _exon_table(self, path: str | Path, base: FastaRecord, exon_format: str = "tsv",
+                    shift: int = 0) -> tuple[list[Exon], np.ndarray, dict[str, list[int]]]:
+        """The candidate exons of ``base``, their (first, last) as one (K, 2) int64 array and
+        ``strand_index``, read and made once; a file's duplicate intervals are counted in one
         warning, however many cases use it. ``shift`` > 0 adds the exons' splice boundaries moved
         to signals within that many bases (``exons.merged``; their rows follow the file's in the
         exon numbering)."""
         key = (str(path), len(base.seq), exon_format)
         if key not in self._exons:
             ex = read_exons(path, len(base.seq), exon_format)
-            _, bounds, index = self._table(ex)
+            table = self._exons[key] = (ex, exon_bounds(ex), strand_index(ex))
             strands = ["+"] * len(ex)
-            for i in index["-"]:
+            for i in table[2]["-"]:
                 strands[i] = "-"
-            dups = len(ex) - len(set(zip(*bounds.T.tolist(), strands)))
+            dups = len(ex) - len(set(zip(*table[1].T.tolist(), strands)))
             if dups:
                 log.warning("%s: %d duplicate exon interval(s) kept (they cannot change the score)", path, dups)
-            self._exons[key] = ex
         if not shift:
             return self._exons[key]
         richer = (*key, base.id, shift)
         if richer not in self._exons:
-            self._exons[richer] = richer_candidates(base.seq, self._exons[key], ShiftParams(window=shift))
+            ex = richer_candidates(base.seq, self._exons[key][0], ShiftParams(window=shift))
+            self._exons[richer] = (ex, exon_bounds(ex), strand_index(ex))
         return self._exons[richer]
 
     def cases(self, base: str | Path, exons: str | Path, target: str | Path, exon_format: str = "tsv",
@@ -85,7 +86,7 @@ class CaseFiles:
         """Every (target record, strand) case: the target FASTA may hold many records; each of
         ``strands`` that has candidate exons gives a case. Case names: ``name`` (default
         BASE_ID~TARGET_ID; with several targets, NAME~TARGET_ID), shared by a case's strands.
-        ``shift``: as in ``exons``."""
+        ``shift``: as in ``_exon_table``."""
         _one_stdin(base, exons, target)
         b = self.base(base)
         targets = read_fasta(target)
@@ -95,34 +96,26 @@ class CaseFiles:
         if len(set(ids)) < len(ids):
             dup = next(i for i in ids if ids.count(i) > 1)
             raise InputError(str(target), f"target id {dup!r} occurs {ids.count(dup)} times; ids name the results")
-        ex = self.exons(exons, b, exon_format, shift)
-        views = self._strand_views(b.seq, ex, strands)
+        table = self._exon_table(exons, b, exon_format, shift)
+        ex, views = table[0], self._strand_views(b.seq, table, strands)
         cases = []
         for t in targets:
             case_name = _name(name, b, t, len(targets))
             cases += strand_cases(case_name, b.seq, ex, t.seq, strands, b.id, t.id, source=str(exons), views=views)
         return cases
 
-    def _table(self, ex: list[Exon]) -> tuple[list[Exon], np.ndarray, dict[str, list[int]]]:
-        """``ex`` (a list this reader holds), its exons' (first, last) as one (K, 2) int64 array
-        and ``strand_index``: once per list."""
-        table = self._tables.get(id(ex))
-        if table is None or table[0] is not ex:
-            table = self._tables[id(ex)] = (ex, exon_bounds(ex), strand_index(ex))
-        return table
-
-    def _strand_views(self, seq: str, ex: list[Exon], strands: Sequence[str]) -> dict[str, StrandView | None]:
-        """``strand_view`` of each of ``strands`` for ``seq`` and its exons ``ex`` (with their
-        bounds array): made once while consecutive cases share them (a manifest's targets of one
-        base), so a base is reverse-complemented and its exons checked once per strand, not once
-        per target."""
+    def _strand_views(self, seq: str, table: tuple[list[Exon], np.ndarray, dict[str, list[int]]],
+                      strands: Sequence[str]) -> dict[str, StrandView | None]:
+        """``strand_view`` of each of ``strands`` for ``seq`` and its exon table (``_exon_table``):
+        made once while consecutive cases share them (a manifest's targets of one base), so a
+        base is reverse-complemented and its exons checked once per strand, not once per target."""
+        ex, bounds, index = table
         held_seq, held_ex, views = self._views
         if held_seq is not seq or held_ex is not ex:
             views = {}
             self._views = (seq, ex, views)
         for strand in strands:
             if strand not in views:
-                _, bounds, index = self._table(ex)
                 views[strand] = strand_view(seq, ex, strand, index[strand], bounds)
         return views
 
@@ -132,9 +125,10 @@ class CaseFiles:
         _one_stdin(base, exons, target)
         b = self.base(base)
         t = read_single_fasta(target)
-        ex = self.exons(exons, b, exon_format)
+        table = self._exon_table(exons, b, exon_format)
+        ex = table[0]
         (case,) = strand_cases(_name(name, b, t, 1), b.seq, ex, t.seq, (strand,), b.id, t.id, source=str(exons),
-                               views=self._strand_views(b.seq, ex, (strand,)))
+                               views=self._strand_views(b.seq, table, (strand,)))
         other = len(ex) - case.K
         if other:
             log.info("%s: %d candidate exon(s) on the other strand left out of the %s-strand case",
