@@ -34,13 +34,16 @@ def test_wfa_kernel_equals_sequential_every_cost_model(mode):
     for costs in COSTS:
         want = [solve(p, costs, "sequential", False, mode).score for p in pairs]
         for traceback in (True, False):
+            answered = 0
             for k, pair in enumerate(pairs):  # one pair a launch, threads as solve picks them
                 got = solver.solve(pair, costs, traceback, mode, budget_ms=1e4)
                 if mode == "infix" and got is None:
                     continue  # an infix pair past its memory share: the caller's other path
+                answered += 1
                 assert got is not None and got.score == want[k], (pair.name, costs, mode)
                 if traceback:
                     assert cigar_cost(got.cigar, pair.a, pair.b, costs, got.start2, got.end2) == want[k]
+            assert answered, (costs, mode, traceback)  # not every infix pair handed on
             visits = np.full(len(pairs), 1 << 26, np.int64)
             many = solver.launch(pairs, costs, traceback, mode, 6000, visits, 64)  # a batch, 64 threads a pair
             for k, pair in enumerate(pairs):
