@@ -87,3 +87,22 @@ def test_strings_copied_by_address_in_shares_equal_the_string_by_string_copy(mon
     for odd in (Text("ACGT"), "AC\u00e9T"):
         mixed = PairBatch.from_strings(["ACGT", odd], ["A", "C"])
         assert bytes(mixed.letters) == b"ACGTA" + odd.encode("latin-1") + b"C"
+
+
+def test_a_batch_from_strings_fills_its_buffer_when_read_or_pair_by_pair():
+    seed = 2700
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    seqs1, seqs2 = _strings(rng, 7), _strings(rng, 7)
+    seqs1[4] = "ACGU" * 30
+    want = "".join(s for pair in zip(seqs1, seqs2) for s in pair).encode()
+    batch = PairBatch.from_strings(seqs1, seqs2, allocate=lambda size: np.full(size, 0, np.uint8))
+    assert not batch.complete
+    early = batch[5]  # made from its strings
+    assert np.array_equal(early.a, Pair.from_strings(seqs1[5], seqs2[5]).a) and batch.sequence(11) == seqs2[5]
+    head = batch.filled(3)  # the first 3 pairs in the buffer, the rest not yet
+    cut = sum(map(len, seqs1[:3])) + sum(map(len, seqs2[:3]))
+    assert bytes(head[:cut]) == want[:cut] and not head[cut:].any() and not batch.complete
+    assert [p.name for p in batch] == [f"pair{k + 1}" for k in range(7)]
+    assert np.array_equal(batch[5].b, early.b) and np.array_equal(batch[1].a, Pair.from_strings(seqs1[1], "A").a)
+    assert bytes(batch.letters) == want and batch.complete and batch.sequence(8) == seqs1[4]

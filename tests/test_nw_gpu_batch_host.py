@@ -206,8 +206,13 @@ def test_wfa_launch_of_a_pair_batch_makes_the_codes_on_the_device(chunked, mode,
     monkeypatch.setattr(wfa, "BATCH_SHARE", 1e9)
     costs = COSTS[0]
     want_many = chunked.solve_many(pairs, costs, True, mode)
+    fresh = PairBatch.from_strings([letters.sequence(2 * k) for k in range(len(letters))],
+                                   [letters.sequence(2 * k + 1) for k in range(len(letters))])
+    got_fresh = chunked.solve_many(fresh, costs, True, mode)  # filled chunk by chunk in the launch
+    assert fresh.complete and chunked.stats["chunks"] > 1
     got_many = chunked.solve_many(letters, costs, True, mode)
     assert isinstance(got_many, common.Columns) and chunked.stats["chunks"] == 1  # (sent at once, before the sample)
+    assert [r and (r.score, r.cigar) for r in got_fresh] == [r and (r.score, r.cigar) for r in got_many]
     assert [r and (r.score, r.cigar, r.start2, r.end2) for r in got_many] == [
         r and (r.score, r.cigar, r.start2, r.end2) for r in want_many]
     assert sum(r is not None for r in got_many) > 6

@@ -43,11 +43,15 @@ _TABLE_A, _TABLE_B = letter_tables()
 
 class PairBatch(Sequence[Pair]):
     """Pairs whose sequences' letters lie in one uint8 buffer (``letters``: a0 b0 a1 b1 ...;
-    ``sizes``: n0 m0 n1 m1 ...; ``starts``: each sequence's offset), in input order."""
+    ``sizes``: n0 m0 n1 m1 ...; ``starts``: each sequence's offset), in input order. Made from
+    strings, the buffer is filled when it is first read, or pair by pair in order (``filled``: a
+    GPU batch fills each chunk while the device runs the chunks before it)."""
 
     def __init__(self, letters: np.ndarray, sizes: np.ndarray, names: Sequence[str] | None = None,
-                 ids1: Sequence[str] | None = None, ids2: Sequence[str] | None = None) -> None:
-        self.letters = letters
+                 ids1: Sequence[str] | None = None, ids2: Sequence[str] | None = None,
+                 strings: list[str] | None = None) -> None:
+        self._letters = letters
+        self._strings = strings  # each sequence's letters while some are not in the buffer yet
         self.sizes = np.asarray(sizes, np.int64)
         if self.sizes.size % 2:
             raise ValueError(f"{self.sizes.size} sequence sizes: a batch of pairs needs an even number")
@@ -57,6 +61,7 @@ class PairBatch(Sequence[Pair]):
         self.starts = ends - self.sizes
         self.n, self.m = self.sizes[0::2], self.sizes[1::2]
         count = self.n.size
+        self._filled = count if strings is None else 0  # pairs whose letters are in the buffer
         self._names = list(names) if names is not None else None  # (default: pair1, pair2, ... made when asked)
         self.ids1 = list(ids1) if ids1 is not None else ["seq1"] * count
         self.ids2 = list(ids2) if ids2 is not None else ["seq2"] * count
@@ -64,6 +69,28 @@ class PairBatch(Sequence[Pair]):
         for what, values in given.items():
             if values is not None and len(values) != count:
                 raise ValueError(f"{count} pairs but {len(values)} {what}")
+
+    @property
+    def letters(self) -> np.ndarray:
+        """The buffer, every pair's letters in it."""
+        return self.filled(len(self))
+
+    @property
+    def complete(self) -> bool:
+        """Whether every pair's letters are in the buffer."""
+        return self._filled == len(self)
+
+    def filled(self, pairs: int) -> np.ndarray:
+        """The buffer, the letters of its first ``pairs`` pairs in it (copied in now if they are
+        not yet: ``copy_strings``)."""
+        if self._filled < pairs and self._strings is not None:
+            q0, q1 = 2 * self._filled, 2 * pairs
+            at = int(self.starts[q0]) if q0 < self.starts.size else 0
+            copy_strings(self._strings[q0:q1], self.sizes[q0:q1], self._letters[at:])
+            self._filled = pairs
+            if pairs == len(self):
+                self._strings = None
+        return self._letters
 
     @property
     def names(self) -> list[str]:
@@ -76,24 +103,14 @@ class PairBatch(Sequence[Pair]):
                      ids1: Sequence[str] | None = None, ids2: Sequence[str] | None = None,
                      allocate: Allocate | None = None) -> PairBatch:
         """Pair k: ``seqs1[k]`` against ``seqs2[k]`` (nucleotide letters; checked when a pair's
-        codes are made, or on the device). The letters are copied string by string into one
-        buffer from ``allocate`` (default NumPy's; page-locked memory for a GPU: ``gpu.common.pinned_bytes``)."""
+        codes are made, or on the device), into one buffer from ``allocate`` (default NumPy's;
+        page-locked memory for a GPU: ``gpu.common.pinned_bytes``), filled when it is read
+        (``filled``); a pair asked for before that is made from its strings."""
         strings = [s for pair in zip(seqs1, seqs2, strict=True) for s in pair]
         sizes = np.fromiter(map(len, strings), np.int64, len(strings))
         total = int(sizes.sum())
         letters = np.empty(total, np.uint8) if allocate is None else allocate(total)
-        from splicedalign.workloads.nw.batch_copy import copy_at  # (numba: not for planning)
-
-        where = str_addresses(strings)
-        if where is not None:
-            copy_at(where, sizes, letters)
-        else:
-            into, at = memoryview(letters), 0
-            for s in strings:
-                end = at + len(s)
-                into[at:end] = s.encode("latin-1", errors="replace")  # (a letter past latin-1: '?', refused later)
-                at = end
-        return cls(letters, sizes, names, ids1, ids2)
+        return cls(letters, sizes, names, ids1, ids2, strings)
 
     def __len__(self) -> int:
         return self.n.size
@@ -119,8 +136,7 @@ class PairBatch(Sequence[Pair]):
         """Sequence q's codes (a's for q even, b's for odd) by bytes.translate (a 10 kb sequence:
         8 us, where core.alphabet's encoding of its text took 32 on the 2-core machine); a bad
         letter raises alphabet's InputError naming the record and the letter."""
-        at = int(self.starts[q])
-        raw = self.letters[at:at + int(self.sizes[q])].tobytes()
+        raw = self._raw(q)
         codes = raw.translate(_TABLE_B if q % 2 else _TABLE_A)
         if bytes([BAD]) in codes:
             (encode_target if q % 2 else encode_base)(raw.decode("latin-1"), name, record)
@@ -129,6 +145,29 @@ class PairBatch(Sequence[Pair]):
 
     def sequence(self, q: int) -> str:
         """Sequence q's letters (q = 2 k: seq1 of pair k, 2 k + 1: its seq2)."""
+        return self._raw(q).decode("latin-1")
+
+    def _raw(self, q: int) -> bytes:
+        """Sequence q's letters as bytes (from its string while the buffer does not hold them)."""
+        if self._strings is not None and q // 2 >= self._filled:
+            return self._strings[q].encode("latin-1", errors="replace")  # (past latin-1: '?', refused)
         at = int(self.starts[q])
-        return str(memoryview(self.letters[at:at + int(self.sizes[q])]), "latin-1")
+        return self._letters[at:at + int(self.sizes[q])].tobytes()
+
+
+def copy_strings(strings: list[str], sizes: np.ndarray, out: np.ndarray) -> None:
+    """``strings`` (``sizes`` letters each) one after another into ``out``: by address where
+    CPython holds them as ASCII (``core.strmem``; a compiled memcpy, in shares on threads:
+    ``batch_copy``), else string by string (a letter past latin-1 becomes '?': refused later)."""
+    where = str_addresses(strings)
+    if where is not None:
+        from splicedalign.workloads.nw.batch_copy import copy_at  # (numba: not for planning)
+
+        copy_at(where, np.ascontiguousarray(sizes), out)
+        return
+    into, at = memoryview(out), 0
+    for s in strings:
+        end = at + len(s)
+        into[at:end] = s.encode("latin-1", errors="replace")
+        at = end
 

@@ -122,8 +122,8 @@ class Staging:
         ends = np.cumsum(self.sizes)
         self.starts = ends - self.sizes
         self.raw = device.cupy().empty(max(1, int(ends[-1]) if ends.size else 0), dtype=np.uint8)
-        self.buffer = pairs.letters if isinstance(pairs, PairBatch) else None
-        self.letters = self.buffer is not None
+        self.batch = pairs if isinstance(pairs, PairBatch) else None
+        self.letters = self.batch is not None
         self.sent: dict[tuple[int, int], Any] = {}  # (c0, c1) -> the event after its copy
 
     def send(self, c0: int, c1: int) -> Any:
@@ -133,8 +133,8 @@ class Staging:
             return self.sent[(c0, c1)]
         at = int(self.starts[2 * c0])
         size = int(self.starts[2 * c1 - 1] + self.sizes[2 * c1 - 1]) - at
-        if size and self.buffer is not None:
-            self.raw[at:at + size].set(self.buffer[at:at + size], stream=self.stream)
+        if size and self.batch is not None:  # (its chunk's letters copied into its buffer first if not yet)
+            self.raw[at:at + size].set(self.batch.filled(c1)[at:at + size], stream=self.stream)
         elif size:
             role = (self.role, len(self.sent) % STAGING_ROLES)
             arrays = [s for p in self.pairs[c0:c1] for s in (p.a, p.b)]

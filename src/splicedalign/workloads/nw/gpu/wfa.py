@@ -544,9 +544,10 @@ class WfaSolver:
         if not ks.size:
             return Columns.none(count)
         staging = None
-        if isinstance(pairs, PairBatch) and ks.size == count and mode != "infix":
-            # on its way at once, one chunk (the host has nothing to gather; its copy, ~1 ms for
-            # 40 MB, runs during the sample)
+        if isinstance(pairs, PairBatch) and pairs.complete and ks.size == count and mode != "infix":
+            # its buffer filled already: on its way at once, one chunk (its copy, ~1 ms for 40 MB,
+            # runs during the sample); one still to fill goes in chunks, each filled while the
+            # device runs the chunks before it (launch)
             staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, self.streams()[0])
             staging.send(0, count)
         longest = np.maximum(n, m)
