@@ -22,7 +22,8 @@ static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long 
 // wake-ups and no scheduler on a loaded machine between two barrier phases. The threads are taken
 // in turn forwards, then backwards: a read of another thread's write without a barrier between
 // them meets the old value in one of the two orders. Barriers that cannot all be passed (a thread
-// waits where another never comes) abort with a message instead of hanging.
+// waits where another never comes) abort with a message instead of hanging. A fiber runs until it
+// waits: a kernel that spins on another thread's write (no barrier between) would never end here.
 #include <sys/mman.h>
 #include <ucontext.h>
 
