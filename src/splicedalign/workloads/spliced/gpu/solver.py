@@ -193,6 +193,12 @@ def send(device_array, host: np.ndarray, stream) -> None:
     device_array.set(host, stream=stream)
 
 
+def _batch_key(config: LaunchConfig, ids: CaseIds) -> tuple:
+    """The key of a batch's cached plan and device inputs (GpuSolver._cache): its very case
+    objects and the launch's shape (each case's lane-rows floor follows from these)."""
+    return config.rows_per_lane, config.ctype, ids
+
+
 def _gathers(plan: Plan) -> tuple[list[np.ndarray], tuple[np.ndarray, np.ndarray]]:
     """The gathers' device inputs of a plan (the finals: each exon's final score, in input order;
     every exon's last row) and their places with the total (host)."""
@@ -283,7 +289,7 @@ class GpuSolver:
         objects was planned before with this shape (a data set solved again), else planned and
         uploaded in one pinned copy on the upload stream, with the follower's tasks where the
         launch's configuration has one (else made when a launch first needs them)."""
-        key = (config.rows_per_lane, config.ctype, ids)  # each case's lane-rows floor follows from these
+        key = _batch_key(config, ids)
         hit = self._cache.get(key)
         if hit is not None:
             self._cache.move_to_end(key)
@@ -324,7 +330,7 @@ class GpuSolver:
         a call of one launch is fed (_solve_many): in a call of several the host feeding the first
         plans the next one late (10 sets, H200: 137-148 ms against 130-133 planned whole)."""
         if (not self.tuning.feed_shares or config.mode != MODE_SCORE or config.gather or not device.can_write_words()
-                or self.tuning.chain_bound(len(flat)) or (config.rows_per_lane, config.ctype, ids) in self._cache):
+                or self.tuning.chain_bound(len(flat)) or _batch_key(config, ids) in self._cache):
             return None
         long = launch.long_chains(flat, self.tuning)
         feeder = Feeder(flat, config.rows_per_lane, config.floors, config.late, config.entry,
@@ -366,19 +372,17 @@ class GpuSolver:
                 np.int32(scoring.mismatch), np.int32(scoring.gap), feed))
             events = (start, compute.record())
         self.timing["launch"] += time.perf_counter() - t0
-        ready = 0
         feeds: list = []
         try:
             t1 = time.perf_counter()
             for window in feeder.steps(staging.tasks, staging.base, staging.tsel):
                 t2 = time.perf_counter()
                 self.timing["plan"] += t2 - t1
-                ready = window.first + window.count
                 for device_array, host, at, size in ((tasks, staging.tasks, window.first, window.count),
                                                      (base, staging.base, window.base_at, window.base_size),
                                                      (tsel, staging.tsel, window.tsel_at, window.tsel_size)):
                     send(device_array[at:at + size], host[at:at + size], upload)
-                device.write_word(feed, 0, ready, upload)  # after the window's copies, fenced
+                device.write_word(feed, 0, window.first + window.count, upload)  # after the window's copies, fenced
                 feeds.append(upload.record())
                 t1 = time.perf_counter()
                 self.timing["upload"] += t1 - t2
@@ -396,8 +400,7 @@ class GpuSolver:
         # the plan's tasks in a whole launch's order, for replays (feed.Feeder.plan): the fed
         # order's buffer stays with the job until its kernel is done
         replayed, *gathers_d = UPLOADS.upload("inputs", [plan.tasks] + gathers, upload)
-        inputs = self._keep((config.rows_per_lane, config.ctype, ids), flat, plan, replayed, base, tsel, gathers_d,
-                            host)
+        inputs = self._keep(_batch_key(config, ids), flat, plan, replayed, base, tsel, gathers_d, host)
         compute.wait_event(inputs.ready)
         self.timing["upload"] += time.perf_counter() - t3
         return inputs, storage, plan.rows_size * dtype.itemsize, rows, counter, (tasks,), events, tuple(feeds)
@@ -447,8 +450,7 @@ class GpuSolver:
         feeder = self._feeder(flat, config, work.ids) if feed else None
         if feeder is not None:
             inputs, storage, used, rows, counter, held, events, feeds = self._fed(feeder, flat, config, work.ids,
-                                                                                  scoring,
-                                                                            defines)
+                                                                                  scoring, defines)
             moves = walked = self._moves_none()
             t0 = time.perf_counter()
         else:
