@@ -87,9 +87,9 @@ def step_bounds(cells: np.ndarray, long: int, shares: Sequence[float]) -> list[i
     total = rest[-1] if rest.size else 0.0
     bounds = [0]
     for share in np.cumsum(shares):
-        b = long + int(np.searchsorted(rest, share * total, side="right")) if total else C
-        if bounds[-1] < min(b, C) and min(b, C) < C:
-            bounds.append(min(b, C))
+        b = long + int(np.searchsorted(rest, share * total, side="right")) if total else C  # <= C
+        if bounds[-1] < b < C:
+            bounds.append(b)
     bounds.append(C)
     if len(bounds) > 2 and bounds[1] <= long:  # step 0 holds every long chain
         bounds.pop(1)
