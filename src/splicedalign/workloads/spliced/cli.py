@@ -206,7 +206,7 @@ def _stats(args: argparse.Namespace) -> int:
 
     cases = _cases(args, STRAND_CHOICES[args.strand])
     recs = [{"case": c.name, "strand": c.strand, "m": c.m, "n": c.n,
-             **case_stats(c.n, c.first_sorted, c.last_sorted)} for c in cases]
+             **case_stats(c.n, c.bounds[:, 0], c.bounds[:, 1])} for c in cases]
     print(json.dumps(recs[0] if len(recs) == 1 else recs, indent=2))
     return 0
 

@@ -51,7 +51,7 @@ def case_frame(cases: Iterable[TestCase]) -> pd.DataFrame:
     """One row per case: ids, sizes and the model's numbers (SPEC §3-4)."""
     rows = []
     for c in cases:
-        stats = case_stats(c.n, c.first_sorted, c.last_sorted)
+        stats = case_stats(c.n, c.bounds[:, 0], c.bounds[:, 1])
         rows.append({"case": c.name, "base_id": c.base_id, "target_id": c.target_id, "m": c.m, "n": c.n,
                      **{k: stats[k] for k in ID_COLUMNS[5:]}})
     return pd.DataFrame(rows, columns=list(ID_COLUMNS))
