@@ -174,13 +174,10 @@ def compile_bytecode() -> bool:
 
 def _import_gpu_libraries() -> None:
     """CuPy imported where it is installed (a GPU solve imports it; its import needs no GPU)."""
-    import importlib.util
-
-    if importlib.util.find_spec("cupy") is not None:
-        try:
-            import cupy  # noqa: F401
-        except Exception:  # noqa: BLE001 - a broken CuPy: its modules stay as they are
-            pass
+    try:
+        import cupy  # noqa: F401
+    except Exception:  # noqa: BLE001 - none installed, or a broken CuPy: its modules stay as they are
+        pass
 
 
 def compile_library_bytecode(modules: list[types.ModuleType] | None = None) -> tuple[int, int]:
