@@ -139,10 +139,10 @@ class Feeder:
             sub = self.flat.select(np.arange(a, b))
             got = plan_tasks(sub, self.R, self.floors[a:b], self.late[a:b], self.entry[a:b], interleave=False,
                              at=(rows0, base0, tgt0, moves0))
-            base_size = round_up(got.base.size, FEED_ALIGN)
+            base_size = round_up(got.base_letters.size, FEED_ALIGN)
             tsel_size = round_up(got.target_size - tgt0, FEED_ALIGN // 4)
             with PARALLEL:
-                _encode_step(got.base, got.target, got.tgt_off - tgt0, sub.n, LETTER_CODES,
+                _encode_step(got.base_letters, got.target_letters, got.tgt_off - tgt0, sub.n, LETTER_CODES,
                              base[base0:base0 + base_size], tsel[tgt0:tgt0 + tsel_size])
             self._steps.append(got)
             if j == 0 and self.long:  # each long chain slot's window, by its relative position
@@ -205,9 +205,10 @@ class Feeder:
         last = steps[-1]
         letters = []
         for s in steps:
-            letters += [s.base, np.full(round_up(s.base.size, FEED_ALIGN) - s.base.size, PAD_LETTER, np.uint8)]
+            letters += [s.base_letters, np.full(round_up(s.base_letters.size, FEED_ALIGN) - s.base_letters.size,
+                                                 PAD_LETTER, np.uint8)]
         return Plan(tasks, np.concatenate(letters),
-                    np.concatenate([s.target for s in steps]), last.target_size, last.rows_size, flat.exon_case,
+                    np.concatenate([s.target_letters for s in steps]), last.target_size, last.rows_size, flat.exon_case,
                     flat.exon_start, np.concatenate([s.last_row for s in steps]), flat.n, input_index(flat),
                     flat.cells, np.concatenate([s.tgt_off for s in steps]),
                     np.concatenate([launch[a + s.strip_task] for s, a in zip(steps, slots[:-1])]), strip_start,

@@ -624,9 +624,9 @@ def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_r
     folds their entry rows equal (else every fold is a task; see the function of that name)."""
     flat = FlatCases.of(cases)
     got = plan_tasks(flat, rows_per_lane, lane_rows_floor, late_folds, entry_folds)
-    return Plan(got.tasks, got.base, got.target, got.target_size, got.rows_size, flat.exon_case, flat.exon_start,
-                got.last_row, flat.n, input_index(flat), flat.cells, got.tgt_off, got.strip_task, got.strip_start,
-                got.moves_units * MOVE_UNIT, got.by_last, got.p, flat)
+    return Plan(got.tasks, got.base_letters, got.target_letters, got.target_size, got.rows_size, flat.exon_case,
+                flat.exon_start, got.last_row, flat.n, input_index(flat), flat.cells, got.tgt_off, got.strip_task,
+                got.strip_start, got.moves_units * MOVE_UNIT, got.by_last, got.p, flat)
 
 
 def input_index(flat: FlatCases) -> np.ndarray:
@@ -636,19 +636,19 @@ def input_index(flat: FlatCases) -> np.ndarray:
 
 class Tasks(NamedTuple):
     """``plan_tasks``: what a plan holds of its batch's tasks and letters."""
-    tasks: np.ndarray        # (T, NFIELDS) int32
-    base: np.ndarray         # base letters
-    target: np.ndarray       # target letters
-    target_size: int         # selectors, from 0 (the ``at`` offset's included)
-    rows_size: int           # row elements, likewise
-    last_row: np.ndarray     # (E,)
-    tgt_off: np.ndarray      # (C,)
-    strip_task: np.ndarray   # task index of every strip
-    strip_start: np.ndarray  # (E+1,)
-    moves_units: int         # MOVE_UNIT words of moves, likewise
-    by_last: np.ndarray      # (E,) by_last of the batch (exon indices from 0)
-    p: np.ndarray            # (E,)
-    case_tasks: np.ndarray   # (C+1,) each case's first slot (case-major topological order)
+    tasks: np.ndarray           # (T, NFIELDS) int32
+    base_letters: np.ndarray    # as Plan's (the codes are Plan.base)
+    target_letters: np.ndarray  # as Plan's
+    target_size: int            # selectors, from 0 (the ``at`` offset's included)
+    rows_size: int              # row elements, likewise
+    last_row: np.ndarray        # (E,)
+    tgt_off: np.ndarray         # (C,)
+    strip_task: np.ndarray      # task index of every strip
+    strip_start: np.ndarray     # (E+1,)
+    moves_units: int            # MOVE_UNIT words of moves, likewise
+    by_last: np.ndarray         # (E,) by_last of the batch (exon indices from 0)
+    p: np.ndarray               # (E,)
+    case_tasks: np.ndarray      # (C+1,) each case's first slot (case-major topological order)
 
 
 def plan_tasks(flat: FlatCases, rows_per_lane: int, lane_rows_floor=None, late_folds=None, entry_folds=True,
