@@ -261,11 +261,14 @@ class PinnedBuffers:
             write(view)
             return self._send(role, view, stream, into)
 
-    def hold(self, role: Any, nbytes: int) -> Any:
-        """The role's pinned uint8 buffer of at least ``nbytes``, once its last copy is done, for a
-        caller that queues its own copies from it (then ``sent``)."""
+    def hold(self, role: Any, sizes: list[int]) -> list[np.ndarray]:
+        """Uint8 views of the role's pinned buffer, one of each of ``sizes`` bytes (256-byte
+        aligned, as ``upload`` packs), once its last copy is done, for a caller that queues its
+        own copies from them (then ``sent``)."""
+        offsets, end = _packed(sizes)
         with self._lock:
-            return self._staging(role, nbytes)
+            buffer = self._staging(role, end)
+        return [buffer[at:at + size] for at, size in zip(offsets, sizes)]
 
     def sent(self, role: Any, event: Any) -> None:
         """The role's copies are done once ``event`` is: its next ``hold`` waits for them."""
@@ -293,15 +296,22 @@ class PinnedBuffers:
         return block
 
     def _upload(self, role: Any, arrays: list[np.ndarray], stream: Any) -> list[Any]:
-        offsets, end = [], 0
-        for a in arrays:
-            offsets.append(end)
-            end += -(-a.nbytes // 256) * 256
+        offsets, end = _packed([a.nbytes for a in arrays])
         buffer = self._staging(role, end)
         for a, at in zip(arrays, offsets):
             buffer[at:at + a.nbytes] = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
         block = self._send(role, buffer[:end], stream)
         return [block[at:at + a.nbytes].view(a.dtype).reshape(a.shape) for a, at in zip(arrays, offsets)]
+
+
+def _packed(sizes: list[int]) -> tuple[list[int], int]:
+    """Where blocks of ``sizes`` bytes start when packed one after another, each 256-byte
+    aligned, and their packed size."""
+    offsets, end = [], 0
+    for size in sizes:
+        offsets.append(end)
+        end += -(-size // 256) * 256
+    return offsets, end
 
 
 class FilledBuffers:

@@ -54,7 +54,6 @@ from splicedalign.workloads.spliced.gpu.plan import (
     byte_profile_ok,
     followed_tasks,
     kernel_defines,
-    round_up,
     trace_inputs,
 )
 from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
@@ -416,13 +415,8 @@ class GpuSolver:
         their own place: the copies run while the next step is planned): the thread's staging
         buffer, shared by its solvers (a fresh pinned allocation would cost a cold call ms),
         once the last fed launch's copies from it are done."""
-        need = [sizes.tasks * NFIELDS * 4, sizes.base, sizes.tsel * 4]
-        buffer = UPLOADS.hold(_feed_role(), sum(round_up(b, 256) for b in need))
-        views, at = [], 0
-        for b in need:
-            views.append(buffer[at:at + b])
-            at += round_up(b, 256)
-        return Staged(views[0].view(np.int32).reshape(-1, NFIELDS), views[1], views[2].view(np.int32))
+        tasks, base, tsel = UPLOADS.hold(_feed_role(), [sizes.tasks * NFIELDS * 4, sizes.base, sizes.tsel * 4])
+        return Staged(tasks.view(np.int32).reshape(-1, NFIELDS), base, tsel.view(np.int32))
 
     def _encode(self, plan: Plan, config: LaunchConfig, base_letters, target_letters, letter_cases, codes) -> tuple:
         """(base codes, target selectors) on the device, made from the uploaded letters on the
