@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.nw.cigar import op_counts
-from splicedalign.workloads.nw.records import Costs, Result
+from splicedalign.workloads.nw.records import Costs, Result, identity_of
 
 TSV_COLUMNS = ("seq1", "seq2", "length1", "length2", "mode", "score", "cells", "solver", "algorithm", "seconds",
                "start1", "end1", "start2", "end2", "cigar", "identity")
@@ -76,10 +76,8 @@ def _edits(counts: dict[str, int]) -> int:
 
 
 def _identity(cigar: str) -> float:
-    """Result.identity (matches over alignment columns), counted by the compiled ``op_counts``."""
-    counts = op_counts(cigar)
-    columns = sum(counts.values())
-    return counts["="] / columns if columns else 1.0
+    """Result.identity, counted by the compiled ``op_counts``."""
+    return identity_of(op_counts(cigar))
 
 
 def as_sam(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> str:

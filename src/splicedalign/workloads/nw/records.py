@@ -128,11 +128,14 @@ class Result:
     @property
     def identity(self) -> float | None:
         """Matches over alignment columns (None without an alignment)."""
-        if self.cigar is None:
-            return None
-        counts = cigar_counts(self.cigar)
-        columns = sum(counts.values())
-        return counts["="] / columns if columns else 1.0
+        return None if self.cigar is None else identity_of(cigar_counts(self.cigar))
+
+
+def identity_of(counts: dict[str, int]) -> float:
+    """Matches over alignment columns of a CIGAR's letters per operation (``cigar_counts``; 1.0
+    for an empty alignment)."""
+    columns = sum(counts.values())
+    return counts["="] / columns if columns else 1.0
 
 
 def ops_cost(ops: np.ndarray, costs: Costs) -> int:
