@@ -365,6 +365,14 @@ def sweep_name(config: Launch, affine: bool, traceback: bool) -> str:
                         shared="true" if config.shared and config.seqs_shared else "false")
 
 
+def poison(*arrays: Any) -> None:
+    """Nonsense in a launch's outputs and scratch (``None``: not used) on the current stream, so
+    that a kernel reading what it never wrote shows: int32 arrays device.POISON, others 0xA5A5A5A5."""
+    for array in arrays:
+        if array is not None:
+            array.fill(device.POISON if array.dtype == np.int32 else 0xA5A5A5A5)
+
+
 class Workspace:
     """A single pair's launch buffers (``WfaSolver.launch_one``), kept by the solver and grown on
     demand, so that a launch allocates little (its pool and a ring in global memory, from CuPy's
@@ -684,10 +692,7 @@ class WfaSolver:
         with stream:
             ws.blob[:SINGLE_META + n + m].set(ws.host[:SINGLE_META + n + m], stream=stream)
             if self.poison:
-                for array in (keep, runs, ring):
-                    if array is not None:
-                        array.fill(-987_654_321 if array.dtype == cp.int32 else 0xA5A5A5A5)
-                ws.out.fill(-987_654_321)
+                poison(keep, runs, ring, ws.out)
             self.kernel(PACK)((2,), (PACK_THREADS,), (ws.raw, parts["from"], parts["size"], parts["to"],
                                                        parts["words"], parts["pad"], ws.array("bad", 2, cp.int32),
                                                        self.letter_codes(), packed))
@@ -801,10 +806,7 @@ class WfaSolver:
         out = cp.empty((count, batch.OUT), cp.int32)
         if self.poison:
             with copy:  # (before the chunks' copies, which the kernels wait for)
-                for array in (keep, runs, ring):
-                    if array is not None:
-                        array.fill(-987_654_321 if array.dtype == cp.int32 else 0xA5A5A5A5)
-                out.fill(-987_654_321)
+                poison(keep, runs, ring, out)
         kernel = self.kernel(sweep_name(config, o > 0, traceback))
         smem = config.smem
         device.allow_shared_memory(kernel, smem)
