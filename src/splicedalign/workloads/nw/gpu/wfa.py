@@ -373,6 +373,12 @@ def poison(*arrays: Any) -> None:
             array.fill(device.POISON if array.dtype == np.int32 else 0xA5A5A5A5)
 
 
+def _layout(buffer: Any) -> dict[str, Any]:
+    """The views of a single pair's upload (host or device bytes) that SINGLE_LAYOUT names."""
+    return {name: buffer[at:at + count * np.dtype(dtype).itemsize].view(dtype)
+            for name, (at, dtype, count) in SINGLE_LAYOUT.items()}
+
+
 class Workspace:
     """A single pair's launch buffers (``WfaSolver.launch_one``), kept by the solver and grown on
     demand, so that a launch allocates little (its pool and a ring in global memory, from CuPy's
@@ -385,10 +391,7 @@ class Workspace:
         self.size = max(WORKSPACE_MIN, 1 << (nbytes - 1).bit_length())
         self.host = device.empty_pinned(self.size, np.uint8)
         self.blob = cp.empty(self.size, cp.uint8)
-        self.parts = {name: self.blob[at:at + count * np.dtype(dtype).itemsize].view(dtype)
-                      for name, (at, dtype, count) in SINGLE_LAYOUT.items()}
-        self.host_parts = {name: self.host[at:at + count * np.dtype(dtype).itemsize].view(dtype)
-                           for name, (at, dtype, count) in SINGLE_LAYOUT.items()}
+        self.parts, self.host_parts = _layout(self.blob), _layout(self.host)
         self.raw = self.blob[SINGLE_META:]
         self.answer = cp.zeros(4, cp.int64)
         self.out = self.answer[:2].view(cp.int32).reshape(1, batch.OUT)  # (as a batch of one)
