@@ -123,8 +123,12 @@ class Staging:
         self.starts = ends - self.sizes
         self.raw = device.cupy().empty(max(1, int(ends[-1]) if ends.size else 0), dtype=np.uint8)
         self.batch = pairs if isinstance(pairs, PairBatch) else None
-        self.letters = self.batch is not None
         self.sent: dict[tuple[int, int], Any] = {}  # (c0, c1) -> the event after its copy
+
+    @property
+    def letters(self) -> bool:
+        """Whether ``raw`` holds letters (a ``PairBatch``'s buffer), not codes."""
+        return self.batch is not None
 
     def send(self, c0: int, c1: int) -> Any:
         """Pairs c0 .. c1 - 1 on their way (gathered here, copied on the stream); the event after
