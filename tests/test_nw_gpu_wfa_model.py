@@ -46,6 +46,8 @@ class EmuKernel:
             self.lib.emu_nw_wfa_pack(ctypes.c_int(grid[0]), *(_pointer(a) for a in args))
             return
         assert shared_mem <= 4 << 20, "more shared memory than the host build has"
+        assert shared_mem <= max(device.SHARED_MEMORY_DEFAULT, self.max_dynamic_shared_size_bytes), (
+            f"{self.name}: {shared_mem} bytes of shared memory, allowed {self.max_dynamic_shared_size_bytes}")
         affine, keep, shared = (flag.strip() == "true" for flag in self.name.split("<")[1].rstrip(">").split(","))
         seqs, desc, reach, *ints, ring, keep_arr, pool_top, pool_ints, bases, runs, out = args
         assert len(ints) == 10
@@ -295,3 +297,19 @@ def test_reach_sums_equal_the_numpy_passes():
                 assert sums.visits_upto(last) == wfa.visits_upto(reach, n, m, mode, arrays, last)
                 assert sums.shared_steps(last, *wfa.ring_room(n, m, x, o, e, shared_bytes)) == wfa.shared_steps(
                     reach[:last], n, m, mode, x, o, e, shared_bytes)
+
+
+def test_a_batch_does_not_lower_a_single_pairs_shared_memory(solver):
+    """A single pair's launch (the shared memory's whole ~160 KiB), a batch's (less, above CUDA's
+    48 KiB default), then the single pair again on the same solver: every launch within what its
+    kernel was allowed (EmuKernel asserts it), every score the CPU WFA's."""
+    seed = 2660
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    a = random_codes(36000, rng)
+    pair = Pair("long", "a", "b", a, mutate(a, rng, 0.25))
+    costs = Costs(0, 1, 3)
+    want = cpu_wfa.wfa_align(pair.a, pair.b, costs, "global", False, 1 << 40).score
+    assert solver.solve(pair, costs, False, "global", budget_ms=1e4).score == want
+    assert [r.score for r in solver.solve_many([pair, pair], costs, False, "global")] == [want, want]
+    assert solver.solve(pair, costs, False, "global", budget_ms=1e4).score == want

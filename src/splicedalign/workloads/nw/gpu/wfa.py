@@ -636,7 +636,9 @@ class WfaSolver:
         return have
 
     def allow(self, name: str, nbytes: int) -> None:
-        """The kernel's dynamic shared memory raised to ``nbytes`` once (device.allow_shared_memory)."""
+        """The kernel's dynamic shared memory raised to ``nbytes`` once (device.allow_shared_memory),
+        never lowered: both launch paths go through here, so that a batch's smaller launch does not
+        undo what ``_allowed`` says a single pair's larger one may take."""
         if nbytes > self._allowed.get(name, 0):
             device.allow_shared_memory(self.kernel(name), nbytes)
             self._allowed[name] = nbytes
@@ -810,9 +812,10 @@ class WfaSolver:
         if self.poison:
             with copy:  # (before the chunks' copies, which the kernels wait for)
                 poison(keep, runs, ring, out)
-        kernel = self.kernel(sweep_name(config, o > 0, traceback))
+        name = sweep_name(config, o > 0, traceback)
+        kernel = self.kernel(name)
         smem = config.smem
-        device.allow_shared_memory(kernel, smem)
+        self.allow(name, smem)
         steps1 = max_steps + 1
         chunks = list(staging.sent) or chunk_bounds(n + m)  # (a batch sent before: its chunks)
         start, done = cp.cuda.Event(), []
