@@ -58,3 +58,13 @@ def test_shared_memory_limit_raised_only_beyond_the_default():
     assert not hasattr(kernel, "max_dynamic_shared_size_bytes")  # within what every launch may take
     device.allow_shared_memory(kernel, device.SHARED_MEMORY_DEFAULT + 1)
     assert kernel.max_dynamic_shared_size_bytes == device.SHARED_MEMORY_DEFAULT + 1
+
+
+def test_shared_memory_limit_never_lowered():
+    """Solvers share the process's kernels: a smaller launch's call must not undo a larger one's."""
+    kernel = SimpleNamespace()
+    device.allow_shared_memory(kernel, 100_000)
+    device.allow_shared_memory(kernel, 60_000)
+    assert kernel.max_dynamic_shared_size_bytes == 100_000
+    device.allow_shared_memory(kernel, 120_000)
+    assert kernel.max_dynamic_shared_size_bytes == 120_000

@@ -98,12 +98,20 @@ def _function(source: Path, name: str, all_names: tuple[str, ...], defines: tupl
 SHARED_MEMORY_DEFAULT = 48 * 1024
 
 
+# The dynamic shared memory each kernel was allowed (kernels are process-wide, `function`'s
+# cache), by id, the kernel held so that its id stays its own: a limit is only ever raised, so
+# that no caller lowers it below another's launch.
+_ALLOWED: dict[int, tuple[Any, int]] = {}
+
+
 def allow_shared_memory(kernel: Any, nbytes: int) -> None:
     """Let ``kernel`` (a CuPy RawKernel) launch with ``nbytes`` of dynamic shared memory: its
-    limit raised to that where it passes SHARED_MEMORY_DEFAULT (up to the device's opt-in
-    maximum, ``device_info()["smem_optin"]``; a launch beyond that fails)."""
-    if nbytes > SHARED_MEMORY_DEFAULT:
+    limit raised to that where it passes SHARED_MEMORY_DEFAULT and what it was allowed before
+    (up to the device's opt-in maximum, ``device_info()["smem_optin"]``; a launch beyond that
+    fails). Never lowered: solvers of any workload share the process's kernels."""
+    if nbytes > max(SHARED_MEMORY_DEFAULT, _ALLOWED.get(id(kernel), (None, 0))[1]):
         kernel.max_dynamic_shared_size_bytes = nbytes
+        _ALLOWED[id(kernel)] = (kernel, nbytes)
 
 
 # Left free of every budget: CuPy's and the driver's own allocations, a kernel's local memory.
