@@ -21,7 +21,7 @@ from splicedalign.core.collection import tune_short_process
 from splicedalign.core.commandline import EPILOG, check_files, input_flags
 from splicedalign.core.errors import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_UNAVAILABLE, InputError, SolverUnavailable
 from splicedalign.core.logs import log_to
-from splicedalign.workloads import WORKLOADS
+from splicedalign.workloads import COMMANDS, WORKLOADS
 
 
 def _common() -> argparse.ArgumentParser:
@@ -50,9 +50,9 @@ def _command(argv: list[str]) -> str | None:
 
 
 def parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The command line. With ``command``, the workloads' commands are added up to the first
-    workload that has it: a command needs only its own workload's modules (the others cost a
-    fresh process ~0.05 s of imports); without, or for a command none has, all of them."""
+    """The command line. With ``command``, only the commands of the workload that has it
+    (``workloads.COMMANDS``): a command needs only its own workload's modules (another's cli
+    costs a fresh process ~0.05 s of imports); without, or for a command none has, all of them."""
     common = _common()
     top = argparse.ArgumentParser(
         prog="splicedalign", parents=[common],
@@ -62,10 +62,9 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     top.add_argument("-V", "--version", action=_Version)
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for workload in WORKLOADS:
+    named = [workload for workload in WORKLOADS if command in COMMANDS[workload]]
+    for workload in named or WORKLOADS:
         importlib.import_module(f"splicedalign.workloads.{workload}.cli").add_commands(sub, common)
-        if command in sub.choices:
-            break
     for subparser in sub.choices.values():
         subparser.set_defaults(input_flags=input_flags(subparser))
     return top

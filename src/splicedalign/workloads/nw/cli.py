@@ -7,9 +7,11 @@ import argparse
 import logging
 from collections.abc import Sequence
 
+from splicedalign.core import jit
 from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import FastaRecord, read_fasta, read_single_fasta
+from splicedalign.gpu import driver
 from splicedalign.gpu.devices import add_devices_argument
 from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.output import FORMATTERS, Answer
@@ -69,18 +71,33 @@ def read_pair(args: argparse.Namespace) -> tuple[FastaRecord, FastaRecord]:
     return read_single_fasta(args.seq1), read_single_fasta(args.seq2)
 
 
+def _start(args: argparse.Namespace) -> None:
+    """A fresh process's set-up before the input is read, as ``align``'s (spliced cli): for a GPU
+    solver on the default device the CUDA driver, its context and CuPy's libraries on a thread
+    (gpu.driver: ctypes lets the interpreter go, so the reading beside it runs at its own speed);
+    numba imported lean (core.jit.start: cache loads without the registries, the skipped probes),
+    before any compiled call (the batch copy, the GPU's divergence sample, the formats' counter).
+    A failure here is left for the solve to report (one line)."""
+    if args.devices is None and SOLVERS.entry(args.solver).gpu:
+        driver.start()
+    try:
+        jit.start()
+    except Exception:  # noqa: BLE001 - the solve meets it again and says why
+        pass
+    finally:
+        driver.main_loaded()  # numba's libraries loaded: the driver's thread may load CuPy's
+
+
 def _nw(args: argparse.Namespace) -> int:
     costs = Costs(args.match, args.mismatch, args.indel, args.gap_open)
-    solver = SOLVERS.get(args.solver)
     check_output(args.output)
     if args.format in ("sam", "paf") and args.score_only:
         raise InputError("--format", f"{args.format} needs the alignment: drop --score-only")
-    if args.pairs:
-        if args.seq2:
-            raise InputError("--seq2", "give either --pairs or --seq1 and --seq2")
-        records = read_pairs(args.pairs)
-    else:
-        records = [read_pair(args)]
+    if args.pairs and args.seq2:
+        raise InputError("--seq2", "give either --pairs or --seq1 and --seq2")
+    _start(args)
+    records = read_pairs(args.pairs) if args.pairs else [read_pair(args)]
+    solver = SOLVERS.get(args.solver)  # after the reading: the driver's thread has had it to start CUDA
     pairs: Sequence[Pair]
     if args.pairs:  # one buffer of letters (page-locked for a GPU: its batch copies from it as it is)
         allocate = None

@@ -2,7 +2,11 @@
 (seq1 is the reference/target, seq2 the query, so 'D' = a letter of seq1 against a gap, as in
 SAM). One pair or a batch: the answers in input order (json: one object, or an array of them
 for ``--pairs``). In prefix and infix modes the letters of seq2 outside the alignment are free:
-SAM soft-clips them, PAF gives the query (seq2) start and end, JSON ``start2`` / ``end2``."""
+SAM soft-clips them, PAF gives the query (seq2) start and end, JSON ``start2`` / ``end2``.
+
+The compiled CIGAR counter (``cigar.op_counts``, numba) is imported when a format first counts:
+the command line imports this module to list the formats, and a fresh ``nw`` process imports
+numba itself (core.jit.start, lean) before its first compiled call (nw.cli)."""
 
 from __future__ import annotations
 
@@ -11,7 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from splicedalign.core.errors import InputError
-from splicedalign.workloads.nw.cigar import op_counts
 from splicedalign.workloads.nw.records import Costs, Result, identity_of
 
 TSV_COLUMNS = ("seq1", "seq2", "length1", "length2", "mode", "score", "cells", "solver", "algorithm", "seconds",
@@ -77,10 +80,14 @@ def _edits(counts: dict[str, int]) -> int:
 
 def _identity(cigar: str) -> float:
     """Result.identity, counted by the compiled ``op_counts``."""
+    from splicedalign.workloads.nw.cigar import op_counts
+
     return identity_of(op_counts(cigar))
 
 
 def as_sam(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> str:
+    from splicedalign.workloads.nw.cigar import op_counts
+
     references: dict[str, int] = {}
     for a in answers:
         if references.setdefault(a.id1, a.length1) != a.length1:
@@ -100,6 +107,8 @@ def as_sam(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> s
 
 
 def as_paf(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> str:
+    from splicedalign.workloads.nw.cigar import op_counts
+
     lines = []
     for a in answers:
         cigar = _needs_alignment(a.result, "paf")
