@@ -868,6 +868,8 @@ def test_flat_cases_match_the_case_objects():
             assert np.array_equal(getattr(part, name), want)
         assert [part.bases[j] for j in part.base_index] == [cases[i].base for i in pick]
         assert np.array_equal(part.exon_sums, [cases[i].exon_length_sum for i in pick])
+    empty = FlatCases.of([])  # no cases: empty arrays
+    assert len(empty) == 0 and empty.K.size == empty.first.size == 0 and empty.exon_start.tolist() == [0]
 
 
 # Four threads planning at once, as one solver per GPU does, under numba's workqueue threading

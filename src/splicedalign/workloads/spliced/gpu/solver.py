@@ -665,7 +665,7 @@ class GpuSolver:
                                                       self.rows_per_lane)
         launches = []
         for ctype, sel in work:
-            batch = [flat.cases[i] for i in sel]
+            batch = list(map(flat.cases.__getitem__, sel))
             launches.append(Work(ctype, sel, batch, CaseIds(batch)))
         return Split(in_flight, launches, [flat.select(w.sel) for w in launches], needs)
 
