@@ -173,6 +173,21 @@ class _Inputs:
     followed: Followed | None = None  # device copies of plan.followed_tasks, likewise
 
 
+class Queued(NamedTuple):
+    """A launch's kernels queued (GpuSolver._queue; _fed for a fed launch): what the rest of
+    the launch and its collection need."""
+    inputs: _Inputs
+    storage: Any  # the launch's row storage (from GpuSolver._rows)
+    used: int  # bytes of it the launch may write
+    rows: Any  # the storage as scores
+    counter: Any  # each kernel's task counter and error word
+    moves: Any  # its move storage (GpuSolver._moves_none where it records none)
+    walked: Any  # the tasks the walks read
+    events: tuple  # (kernel start, kernel end) and, where a follower runs, its end
+    feeds: tuple = ()  # a fed launch: the event after each step's copies (its tasks ready)
+    held: tuple = ()  # device arrays its kernels read that nothing else holds (a fed launch's tasks)
+
+
 class Staged(NamedTuple):
     """A fed launch's pinned staging (GpuSolver._staging): its windows' task records, codes
     and selectors, each at its place."""
@@ -337,13 +352,13 @@ class GpuSolver:
         return feeder if len(feeder) > 1 else None
 
     def _fed(self, feeder: Feeder, flat: FlatCases, config: LaunchConfig, ids: CaseIds, scoring: Scoring,
-             defines: dict) -> tuple:
+             defines: dict) -> Queued:
         """Start a fed launch's kernel on an empty task list, then plan its steps and upload each
         one's window, codes and selectors on the upload stream, raising the kernel's count of
         tasks ready after each (feed.py; then the count is final); the plan and its device
-        inputs cached as a planned batch's. Returns (inputs, storage, bytes used, rows, counter,
-        the fed tasks' buffer, kernel events, the event after each step's copies). A step that raises (a bad letter)
-        ends the feed first: the kernel ends with the tasks it has."""
+        inputs cached as a planned batch's. Its Queued holds the fed tasks' buffer and the event
+        after each step's copies. A step that raises (a bad letter) ends the feed first: the
+        kernel ends with the tasks it has."""
         cp = device.cupy()
         streams = self.streams()
         compute, upload = streams.compute, streams.upload
@@ -402,7 +417,9 @@ class GpuSolver:
         inputs = self._keep(_batch_key(config, ids), flat, plan, replayed, base, tsel, gathers_d, host)
         compute.wait_event(inputs.ready)
         self.timing["upload"] += time.perf_counter() - t3
-        return inputs, storage, plan.rows_size * dtype.itemsize, rows, counter, (tasks,), events, tuple(feeds)
+        none = self._moves_none()
+        return Queued(inputs, storage, plan.rows_size * dtype.itemsize, rows, counter, none, none, events,
+                      tuple(feeds), (tasks,))
 
     def _end_feed(self, feed) -> None:
         """The fed kernel's count final (warps past it end)."""
@@ -443,15 +460,13 @@ class GpuSolver:
         compute = self.streams().compute
         feeder = self._feeder(flat, config, work.ids) if feed else None
         if feeder is not None:
-            inputs, storage, used, rows, counter, held, events, feeds = self._fed(feeder, flat, config, work.ids,
-                                                                                  scoring, defines)
-            moves = walked = self._moves_none()
+            queued = self._fed(feeder, flat, config, work.ids, scoring, defines)
             t0 = time.perf_counter()
         else:
-            inputs = self._inputs(flat, config, work.ids)
+            planned = self._inputs(flat, config, work.ids)
             t0 = time.perf_counter()
-            storage, used, rows, counter, moves, walked, events = self._queue(inputs, config, scoring, defines)
-            feeds = held = ()
+            queued = self._queue(planned, config, scoring, defines)
+        inputs, rows = queued.inputs, queued.rows
         with compute:
             best = None
             if config.free_ends:  # max_j S(last, j) per exon (plan order) and its first column
@@ -461,18 +476,19 @@ class GpuSolver:
                 finals = self._gather(inputs.finals, rows, config, defines, FINALS_THREADS).rows
             gathered = traced = None
             if config.record:
-                traced, parts = self._trace_launch(inputs, flat, rows, moves, walked, config, defines, scoring, best)
+                traced, parts = self._trace_launch(inputs, flat, rows, queued.moves, queued.walked, config, defines,
+                                                   scoring, best)
             else:
                 if config.gather:
                     gathered = self._gather(inputs.gather, rows, config, defines)
                 parts = (Part((0, len(flat)), compute.record()),)
         self.timing["launch"] += time.perf_counter() - t0
-        return _Job(work.sel, inputs, config, storage, used, moves, finals, counter, gathered, traced, events, parts,
-                    best[1] if best is not None else None, feeds, held)
+        return _Job(work.sel, inputs, config, queued.storage, queued.used, queued.moves, finals, queued.counter,
+                    gathered, traced, queued.events, parts, best[1] if best is not None else None, queued.feeds,
+                    queued.held)
 
-    def _queue(self, inputs: _Inputs, config: LaunchConfig, scoring: Scoring, defines: dict) -> tuple:
-        """Queue a planned launch's wavefront kernel (and its follower): (row storage, bytes
-        used, rows, counter, moves, the tasks the walks read, kernel events)."""
+    def _queue(self, inputs: _Inputs, config: LaunchConfig, scoring: Scoring, defines: dict) -> Queued:
+        """Queue a planned launch's wavefront kernel (and its follower)."""
         cp = device.cupy()
         plan = inputs.plan
         streams = self.streams()
@@ -526,7 +542,7 @@ class GpuSolver:
                 events += (streams.follow.record(),)
                 if not config.followed:  # a chain launch's walk reads the moves its follower records
                     compute.wait_event(events[-1])
-        return storage, used, rows, counter, moves, walked, events
+        return Queued(inputs, storage, used, rows, counter, moves, walked, events)
 
     def _moves_none(self):
         """The moves argument of launches that record none."""
