@@ -28,7 +28,7 @@ import numpy as np
 from splicedalign.core.logs import Progress
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.gpu.band import NO_ESCAPE, escape_bounds
-from splicedalign.workloads.nw.gpu.common import Staging, lengths, results
+from splicedalign.workloads.nw.gpu.common import Staging, cut_cigars, lengths, results
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
 
 KERNEL_FILE = Path(__file__).with_name("batch.cu")
@@ -309,10 +309,9 @@ class BatchSolver:
 
 
 def cigar_texts(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any, count: int, stream: Any = None,
-                role: str = "text") -> list[str]:
+                role: str = "text") -> list[str | None]:
     """Each pair's CIGAR (``cigar_text``'s text cut at its offsets)."""
-    data, at = cigar_text(pinned, desc, runs, result, count, stream, role)
-    return [data[at[x]:at[x + 1]] for x in range(count)]
+    return cut_cigars(*cigar_text(pinned, desc, runs, result, count, stream, role), range(count))
 
 
 def cigar_text(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any, count: int, stream: Any = None,

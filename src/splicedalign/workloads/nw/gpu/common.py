@@ -168,6 +168,14 @@ def results(score: list[int], cells: list[int], solver: str, seconds: list[float
 _FIELDS = tuple(f.name for f in fields(Result))
 
 
+def cut_cigars(text: str | None, offsets: list[int] | None, rows: Sequence[int]) -> list[str | None]:
+    """The CIGARs of ``rows`` in a text of them one after another (row r's: text[offsets[r]:
+    offsets[r + 1]]); None each where there is no text (no alignment asked for)."""
+    if text is None or offsets is None:
+        return [None] * len(rows)
+    return [text[offsets[r]:offsets[r + 1]] for r in rows]
+
+
 class Columns(Sequence["Result | None"]):
     """A batch's answers as columns, in input order, each ``Result`` made when it is first asked
     for (then kept): the pairs answered (``rows``: pair -> its row of the columns, -1 for none)
@@ -218,8 +226,7 @@ class Columns(Sequence["Result | None"]):
 
     def _results(self, rows: list[int]) -> list[Result]:
         """The Results of ``rows`` of the columns."""
-        text, at = self._text, self._offsets
-        cigars = [None] * len(rows) if text is None or at is None else [text[at[r]:at[r + 1]] for r in rows]
+        cigars = cut_cigars(self._text, self._offsets, rows)
         cells = [self._cells[r] for r in rows]
         return results([self._score[r] for r in rows], cells, self._solver, [self._share * c for c in cells], cigars,
                        [self._start2[r] for r in rows], [self._end2[r] for r in rows], self._algorithm)

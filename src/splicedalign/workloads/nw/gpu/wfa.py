@@ -30,7 +30,7 @@ from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
 from splicedalign.workloads.nw.batches import PairBatch, letter_tables
 from splicedalign.workloads.nw.gpu import batch
-from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Columns, Staging, chunk_bounds, lengths
+from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Columns, Staging, chunk_bounds, cut_cigars, lengths
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
 from splicedalign.workloads.nw.wfa_kernels import NULL
 
@@ -425,9 +425,7 @@ class WfaAnswers:
     offsets: list[int] | None = None
 
     def cigar(self, k: int) -> str | None:
-        if self.text is None or self.offsets is None or self.score[k] is None:
-            return None
-        return self.text[self.offsets[k]:self.offsets[k + 1]]
+        return None if self.score[k] is None else cut_cigars(self.text, self.offsets, [k])[0]
 
     @property
     def cigars(self) -> list[str | None]:
