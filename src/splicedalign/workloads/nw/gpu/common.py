@@ -112,17 +112,21 @@ class Staging:
     sent chunk by chunk (``send``, on ``stream``). A whole ``PairBatch`` goes from its own buffer
     (its letters; the device makes the codes: wfa.cu's pack kernel), a chunk a copy, asynchronous
     when the buffer is page-locked; a list of pairs has its chunk's sequences concatenated into a
-    pinned buffer first (``concatenate_codes``). ``sizes``: n0, m0, n1, m1, ...; ``starts``: each
-    sequence's offset in ``raw``; ``letters``: whether ``raw`` holds letters (not codes)."""
+    pinned buffer first (``concatenate_codes``). ``sizes``: n0, m0, n1, m1, ... (of ``n``, ``m``;
+    a ``PairBatch``'s own); ``starts``: each sequence's offset in ``raw`` (likewise: ``raw`` is
+    laid out as its buffer); ``letters``: whether ``raw`` holds letters (not codes)."""
 
     def __init__(self, pinned: Any, role: str, pairs: Sequence[Pair], n: np.ndarray, m: np.ndarray,
                  stream: Any) -> None:
         self.pinned, self.role, self.pairs, self.stream = pinned, role, pairs, stream
-        self.sizes = np.stack([n, m], axis=1).reshape(-1)
-        ends = np.cumsum(self.sizes)
-        self.starts = ends - self.sizes
-        self.raw = device.cupy().empty(max(1, int(ends[-1]) if ends.size else 0), dtype=np.uint8)
         self.batch = pairs if isinstance(pairs, PairBatch) else None
+        if self.batch is not None:
+            self.sizes, self.starts = self.batch.sizes, self.batch.starts
+        else:
+            self.sizes = np.stack([n, m], axis=1).reshape(-1)
+            self.starts = np.cumsum(self.sizes) - self.sizes
+        total = int(self.starts[-1] + self.sizes[-1]) if self.sizes.size else 0
+        self.raw = device.cupy().empty(max(1, total), dtype=np.uint8)
         self.sent: dict[tuple[int, int], Any] = {}  # (c0, c1) -> the event after its copy
 
     @property
