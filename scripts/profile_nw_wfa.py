@@ -41,9 +41,9 @@ def main() -> int:
         wfa.MAX_THREADS = wfa.SHARED_THREADS = args.threads
     if args.kernel_file:
         wfa.KERNEL_FILE = args.kernel_file.resolve()
-    solver = WfaSolver()
     if args.host:
         return host_pieces(args.cases, args.repeats)
+    solver = WfaSolver()
     if args.ncu:
         result = solver.solve(case_pair("100000-1"), Costs(), False, "global", budget_ms=1e3)
         print(f"score {result.score if result else None} stats {solver.stats}")
