@@ -208,3 +208,16 @@ def test_exon_bounds_are_the_exons_first_and_last():
     assert TestCase("t", c.base, c.target, tied).order.tolist() == [1, 3, 0, 2]
     back = pickle.loads(pickle.dumps(c))  # a case read in a child process: its bounds read-only still
     assert back == c and back.bounds.tolist() == c.bounds.tolist() and not back.bounds.flags.writeable
+
+
+def test_exon_length_sum_and_cells_are_the_spec_sums():
+    """Σ|b_k| over the exons as given (no exon order needed) and n·Σ|b_k| (SPEC §2), on fresh
+    random cases (duplicates, nesting, unsorted input)."""
+    seed = int(np.random.SeedSequence().entropy % (1 << 31))
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        case = random_spliced_case(rng, "sum")
+        total = sum(e.last - e.first + 1 for e in case.exons)
+        assert case.exon_length_sum == total
+        assert case.cells == len(case.target) * total
