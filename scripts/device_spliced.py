@@ -31,6 +31,7 @@ import numpy as np
 
 from splicedalign.core.timing import time_repeats
 from splicedalign.gpu import device
+from splicedalign.workloads.spliced.gpu.launch import FED_SHARES, Tuning
 from splicedalign.workloads.spliced.gpu.paper import Accel1Solver, Accel2Solver
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.oracle import alignment_problems
@@ -141,7 +142,7 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
                "gpu-trace-compare": GpuSolver(poison=True, byte_profile=False, device_trace=True)}
     # fed launches (score only, never-seen cases: feed.py), then the same cases again (the fed
     # plan replayed as a planned launch), then traced (the fed plan recording moves, walked)
-    fed = GpuSolver(poison=True, device_trace=True)  # the default tuning feeds a one-launch call
+    fed = GpuSolver(poison=True, device_trace=True, tuning=Tuning(feed_shares=FED_SHARES))
     # the device traceback must make exactly the host traceback's choices
     same_as = {"gpu-trace": "gpu", "gpu-trace-compare": "gpu-compare"}
     sequential = get_solver("sequential")

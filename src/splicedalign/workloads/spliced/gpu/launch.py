@@ -100,11 +100,12 @@ class Tuning:
     # A call of one never-seen score launch of at least throughput_cases cases can start its
     # kernel at once and have it planned and handed over in steps (feed.py): its long chains and
     # feed_shares[0] of its other cases' cells, then feed_shares[1], ..., then the rest; the GPU
-    # runs a step's tasks while the host plans the next; () plans it whole before its kernel.
-    # Measured (H100, one run, the paper set's cold call): fed 18.0 ms against 18.8 whole, its
-    # replay 11.5 against 11.6 (H200, two seeds: 20.8/22.2 against 23.7/24.5 ms); calls of
-    # several launches (10 sets) are not fed: feeding their first launch planned the next late.
-    feed_shares: tuple[float, ...] = (0.04, 0.08, 0.16, 0.3, 0.25)  # six steps, the last 17%
+    # runs a step's tasks while the host plans the next. () (the default) plans it whole before
+    # its kernel. Measured (H200, one run, seeds 5666000/5666010): FED_SHARES took the paper
+    # set's cold call from 23.7/24.5 to 20.8/22.2 ms, but its cached plan (then in the windows'
+    # order) replayed slower (14.3/15.7 against 12.5/14.6 ms); the plan is now cached in a whole
+    # launch's order, not yet measured: A/B it with `device_spliced.py --cold --cold-tuning`.
+    feed_shares: tuple[float, ...] = ()
 
     def chain_bound(self, cases: int) -> bool:
         """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""
@@ -120,6 +121,7 @@ class Tuning:
 
 
 TUNING = Tuning()
+FED_SHARES = (0.04, 0.08, 0.16, 0.3, 0.25)  # Tuning.feed_shares as measured (six steps, the last 17%)
 
 
 @dataclass(frozen=True)
