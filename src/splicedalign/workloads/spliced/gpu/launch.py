@@ -101,10 +101,11 @@ class Tuning:
     # kernel at once and have it planned and handed over in steps (feed.py): its long chains and
     # feed_shares[0] of its other cases' cells, then feed_shares[1], ..., then the rest; the GPU
     # runs a step's tasks while the host plans the next. () (the default) plans it whole before
-    # its kernel. Measured (H200, one run, seeds 5666000/5666010): FED_SHARES took the paper
-    # set's cold call from 23.7/24.5 to 20.8/22.2 ms, but its cached plan (then in the windows'
-    # order) replayed slower (14.3/15.7 against 12.5/14.6 ms); the plan is now cached in a whole
-    # launch's order, not yet measured: A/B it with `device_spliced.py --cold --cold-tuning`.
+    # its kernel. Measured (H100, one run): FED_SHARES took the paper set's cold call from 20.9 to
+    # 19.2 ms, replay unchanged. Off because a fed kernel waits for the host's next window at most
+    # WAIT_LIMIT_CYCLES (~10 s), and on a fresh machine (empty numba cache) the first fed call
+    # failed with "a wavefront wait ran out": most likely compiling the feed's passes at that call
+    # outlasted the wait. Turning it on needs those passes compiled before its kernel starts.
     feed_shares: tuple[float, ...] = ()
 
     def chain_bound(self, cases: int) -> bool:
