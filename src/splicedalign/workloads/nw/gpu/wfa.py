@@ -447,7 +447,6 @@ class WfaSolver:
         self._streams: tuple[Any, list[Any], Any] | None = None
         self._workspace: Workspace | None = None  # a single pair's launch buffers (launch_one)
         self._reach_device: dict[tuple[int, int, int], Any] = {}
-        self._allowed: dict[str, int] = {}  # dynamic shared memory each kernel may take (allow)
         self._one: tuple[Any, Any, Any] | None = None
         self._text: Any = None
         self._samplers: ThreadPoolExecutor | None = None
@@ -633,14 +632,6 @@ class WfaSolver:
             self._reach_device[(x, o, e)] = have
         return have
 
-    def allow(self, name: str, nbytes: int) -> None:
-        """The kernel's dynamic shared memory raised to ``nbytes`` once (device.allow_shared_memory),
-        never lowered: both launch paths go through here, so that a batch's smaller launch does not
-        undo what ``_allowed`` says a single pair's larger one may take."""
-        if nbytes > self._allowed.get(name, 0):
-            device.allow_shared_memory(self.kernel(name), nbytes)
-            self._allowed[name] = nbytes
-
     def launch_one(self, pair: Pair, costs: Costs, traceback: bool, mode: str, max_steps: int, visits: int,
                    threads: int, budget: int | None = None) -> WfaAnswers:
         """``launch`` of one non-empty pair, lean: its descriptor, the pool's counter, the
@@ -689,7 +680,7 @@ class WfaSolver:
         reach_dev = self.reach_device(x, o, e, max_steps)
         name = sweep_name(config, o > 0, traceback)
         kernel = self.kernel(name)
-        self.allow(name, config.smem)
+        device.allow_shared_memory(self.kernel(name), config.smem)  # (never lowered: both paths)
         stream, start, stop = self.one_stream()
         parts = ws.parts
         with stream:
@@ -813,7 +804,7 @@ class WfaSolver:
         name = sweep_name(config, o > 0, traceback)
         kernel = self.kernel(name)
         smem = config.smem
-        self.allow(name, smem)
+        device.allow_shared_memory(self.kernel(name), smem)
         steps1 = max_steps + 1
         chunks = list(staging.sent) or chunk_bounds(n + m)  # (a batch sent before: its chunks)
         start, done = cp.cuda.Event(), []
