@@ -71,14 +71,14 @@ def read_pair(args: argparse.Namespace) -> tuple[FastaRecord, FastaRecord]:
     return read_single_fasta(args.seq1), read_single_fasta(args.seq2)
 
 
-def _start(args: argparse.Namespace) -> None:
+def _start(one_gpu: bool) -> None:
     """A fresh process's set-up before the input is read, as ``align``'s (spliced cli): for a GPU
-    solver on the default device the CUDA driver, its context and CuPy's libraries on a thread
+    solver on the default device (``one_gpu``) the CUDA driver, its context and CuPy's libraries on a thread
     (gpu.driver: ctypes lets the interpreter go, so the reading beside it runs at its own speed);
     numba imported lean (core.jit.start: cache loads without the registries, the skipped probes),
     before any compiled call (the batch copy, the GPU's divergence sample, the formats' counter).
     A failure here is left for the solve to report (one line)."""
-    if args.devices is None and SOLVERS.entry(args.solver).gpu:
+    if one_gpu:
         driver.start()
     try:
         jit.start()
@@ -95,13 +95,14 @@ def _nw(args: argparse.Namespace) -> int:
         raise InputError("--format", f"{args.format} needs the alignment: drop --score-only")
     if args.pairs and args.seq2:
         raise InputError("--seq2", "give either --pairs or --seq1 and --seq2")
-    _start(args)
+    one_gpu = args.devices is None and SOLVERS.entry(args.solver).gpu  # a GPU solver on the default device
+    _start(one_gpu)
     records = read_pairs(args.pairs) if args.pairs else [read_pair(args)]
     solver = SOLVERS.get(args.solver)  # after the reading: the driver's thread has had it to start CUDA
     pairs: Sequence[Pair]
     if args.pairs:  # one buffer of letters (page-locked for a GPU: its batch copies from it as it is)
         allocate = None
-        if SOLVERS.entry(args.solver).gpu and args.devices is None:
+        if one_gpu:
             from splicedalign.workloads.nw.gpu.common import pinned_bytes
             allocate = pinned_bytes
         pairs = PairBatch.from_strings([first.seq for first, _ in records], [second.seq for _, second in records],
