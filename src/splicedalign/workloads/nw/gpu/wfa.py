@@ -559,6 +559,8 @@ class WfaSolver:
             staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, self.streams()[0])
             staging.send(0, count)
         longest = np.maximum(n, m)
+        nk, mk = n[ks], m[ks]  # the pairs taken's lengths
+        cells_k = nk * mk
         samples = [k for k in ks[np.linspace(0, ks.size - 1, min(BATCH_SAMPLES, ks.size)).astype(int)].tolist()
                    if min(n[k], m[k]) >= 2 * SAMPLE_LENGTH]
         t1 = time.perf_counter()
@@ -574,21 +576,21 @@ class WfaSolver:
         typical_steps = int(rate * longest[typical] / g) + 1
         want = visits_upto(reach, int(n[typical]), int(m[typical]), mode, arrays, typical_steps)
         batch_ms = DIAG_BATCH_NS[o > 0] * 1e-6 * want / arrays * ks.size
-        band_ms = BAND_BATCH_PS[o > 0] * 1e-9 * float(np.sum(n[ks] * m[ks]))
+        band_ms = BAND_BATCH_PS[o > 0] * 1e-9 * float(np.sum(cells_k))
         if mode == "infix" or batch_ms > BATCH_SHARE * band_ms:
             # infix: every score spans all of b (a few hundred times the diagonals of global mode)
             return self.declined(count, staging)  # the certified bands are predicted faster
         scale = (longest[ks] / longest[typical]).astype(np.float64) ** 2
-        visits = np.minimum(BATCH_SLACK * want * scale, BATCH_CELL_SHARE * n[ks] * m[ks]).astype(np.int64)
-        near = shared_steps(reach, int(n[ks].max()), int(m[ks].max()), mode, x, o, e, self.shared_bytes)
+        visits = np.minimum(BATCH_SLACK * want * scale, BATCH_CELL_SHARE * nk * mk).astype(np.int64)
+        near = shared_steps(reach, int(nk.max()), int(mk.max()), mode, x, o, e, self.shared_bytes)
         steps = min(steps, max(near, 1)) - 1
         taken = pairs if ks.size == count else [pairs[k] for k in ks.tolist()]
         before_ms = (time.perf_counter() - t0) * 1e3
-        got = self.launch(taken, costs, traceback, mode, steps, visits, BATCH_THREADS, n[ks], m[ks], staging)
+        got = self.launch(taken, costs, traceback, mode, steps, visits, BATCH_THREADS, nk, mk, staging)
         answered = np.array([s is not None for s in got.score], bool)
         rows = np.full(count, -1, np.int64)
         rows[ks[answered]] = np.flatnonzero(answered)
-        cells = (n[ks] * m[ks]).tolist()
+        cells = cells_k.tolist()
         share = (time.perf_counter() - t0) / max(1, sum(cells))
         self.stats.update(taken=int(answered.sum()), sample_ms=sample_ms, before_ms=before_ms,
                           batch_ms=(time.perf_counter() - t0) * 1e3)
