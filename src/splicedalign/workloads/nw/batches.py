@@ -95,8 +95,12 @@ class PairBatch(Sequence[Pair]):
     @property
     def names(self) -> list[str]:
         if self._names is None:
-            self._names = [f"pair{k + 1}" for k in range(len(self))]
+            self._names = [self._name(k) for k in range(len(self))]
         return self._names
+
+    def _name(self, k: int) -> str:
+        """Pair k's name (as given, else pair1, pair2, ...), without making the default list."""
+        return self._names[k] if self._names is not None else f"pair{k + 1}"
 
     @classmethod
     def from_strings(cls, seqs1: Iterable[str], seqs2: Iterable[str], names: Sequence[str] | None = None,
@@ -125,7 +129,7 @@ class PairBatch(Sequence[Pair]):
         if isinstance(k, slice):
             return [self[x] for x in range(*k.indices(len(self)))]
         k = range(len(self))[k]  # (negative indices; IndexError past the end)
-        name = self._names[k] if self._names is not None else f"pair{k + 1}"
+        name = self._name(k)
         return Pair(name, self.ids1[k], self.ids2[k], self._codes(2 * k, name, self.ids1[k]),
                     self._codes(2 * k + 1, name, self.ids2[k]))
 
