@@ -68,6 +68,11 @@ def pytest_step() -> int:
     return out.returncode
 
 
+def strings_of(pairs: list) -> tuple[list[str], list[str]]:
+    """Each pair's a and b as letters (the user's strings for ``PairBatch.from_strings``)."""
+    return [letters(p.a, A_LETTERS) for p in pairs], [letters(p.b, B_LETTERS) for p in pairs]
+
+
 def correctness(seed: int, count: int, most: int) -> int:
     say(f"# fresh random batches: seed {seed}, {count} pairs of 1..{most} per mode x cost model")
     rng = np.random.default_rng(seed)
@@ -81,8 +86,7 @@ def correctness(seed: int, count: int, most: int) -> int:
             want = cpu.solve_many(pairs, costs, traceback=False, mode=mode)
             got = bands.solve_many(pairs, costs, traceback=True, mode=mode)
             both = adaptive.solve_many(pairs, costs, traceback=True, mode=mode)
-            batch = PairBatch.from_strings([letters(p.a, A_LETTERS) for p in pairs],
-                                           [letters(p.b, B_LETTERS) for p in pairs], allocate=common.pinned_bytes)
+            batch = PairBatch.from_strings(*strings_of(pairs), allocate=common.pinned_bytes)
             from_letters = adaptive.solve_many(batch, costs, traceback=True, mode=mode)
             bad = 0
             for p, w, g in [*zip(pairs, want, got), *zip(pairs, want, both), *zip(pairs, want, from_letters)]:
@@ -127,7 +131,7 @@ def host_pieces(pairs: list, repeats: int) -> None:
         stop.synchronize()
         return cp.cuda.get_elapsed_time(start, stop)
 
-    strings = [letters(p.a, A_LETTERS) for p in pairs], [letters(p.b, B_LETTERS) for p in pairs]
+    strings = strings_of(pairs)
     both = [s for pair in zip(*strings) for s in pair]
 
     def by_string(strings):
@@ -170,8 +174,7 @@ def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
     their own), with the WFA's threads a block (wfa.BATCH_THREADS) varied: median ms, the
     kernels' span, the host's."""
     costs = COSTS["linear"]
-    pairs = PairBatch.from_strings([letters(p.a, A_LETTERS) for p in pairs], [letters(p.b, B_LETTERS) for p in pairs],
-                                   allocate=common.pinned_bytes)
+    pairs = PairBatch.from_strings(*strings_of(pairs), allocate=common.pinned_bytes)
     pairs.filled(len(pairs))
     for threads in (256, 128, 64):
         wfa.BATCH_THREADS = threads
@@ -196,7 +199,7 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
     ms of --repeats after a warm-up, the WFA launch's stats of the median run, the ratio to pywfa's
     median of the same run; every answer checked against the list-of-pairs run's."""
     costs = COSTS["linear"]
-    strings = [letters(p.a, A_LETTERS) for p in pairs], [letters(p.b, B_LETTERS) for p in pairs]
+    strings = strings_of(pairs)
     want = [(r.score, r.cigar) for r in solve_pairs(solver, pairs, costs, True, "global")]
     ready = PairBatch.from_strings(*strings, allocate=common.pinned_bytes)
     ready.filled(len(ready))  # (filled before: sent in one chunk)
