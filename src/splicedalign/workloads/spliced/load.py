@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,6 +30,17 @@ from splicedalign.workloads.spliced.records import Exon, TestCase, exon_bounds
 log = logging.getLogger("splicedalign")
 
 
+class ExonTable(NamedTuple):
+    """A list of candidate exons with what its cases' strand views need, made once per list."""
+    exons: list[Exon]
+    bounds: np.ndarray  # (K, 2) int64: each exon's (first, last)
+    index: dict[str, list[int]]  # the exons' rows on each strand (strand_index)
+
+    @classmethod
+    def of(cls, ex: list[Exon]) -> ExonTable:
+        return cls(ex, exon_bounds(ex), strand_index(ex))
+
+
 def _one_stdin(*paths: str | Path) -> None:
     if [str(p) for p in paths].count("-") > 1:
         raise InputError("-", "standard input can feed only one of --base, --exons, --target")
@@ -45,8 +57,8 @@ class CaseFiles:
 
     def __init__(self) -> None:
         self._bases: dict[str, FastaRecord] = {}
-        # (path, base length, format[, base id, shift]) -> (the exons, their (K, 2) bounds, their rows on each strand)
-        self._exons: dict[tuple, tuple[list[Exon], np.ndarray, dict[str, list[int]]]] = {}
+        # (path, base length, format[, base id, shift]) -> its exon table
+        self._exons: dict[tuple, ExonTable] = {}
         # the last (base, exon list) cases were made of and its strand views, shared by its targets' cases
         self._views: tuple[str | None, list[Exon] | None, dict[str, StrandView | None]] = (None, None, {})
 
@@ -57,28 +69,27 @@ class CaseFiles:
         return self._bases[key]
 
     def _exon_table(self, path: str | Path, base: FastaRecord, exon_format: str = "tsv",
-                    shift: int = 0) -> tuple[list[Exon], np.ndarray, dict[str, list[int]]]:
-        """The candidate exons of ``base``, their (first, last) as one (K, 2) int64 array and
-        ``strand_index``, read and made once; a file's duplicate intervals are counted in one
-        warning, however many cases use it. ``shift`` > 0 adds the exons' splice boundaries moved
-        to signals within that many bases (``exons.merged``; their rows follow the file's in the
-        exon numbering)."""
+                    shift: int = 0) -> ExonTable:
+        """The candidate exons of ``base`` and their table (ExonTable), read and made once; a
+        file's duplicate intervals are counted in one warning, however many cases use it.
+        ``shift`` > 0 adds the exons' splice boundaries moved to signals within that many bases
+        (``exons.merged``; their rows follow the file's in the exon numbering)."""
         key = (str(path), len(base.seq), exon_format)
         if key not in self._exons:
             ex = read_exons(path, len(base.seq), exon_format)
-            table = self._exons[key] = (ex, exon_bounds(ex), strand_index(ex))
+            table = self._exons[key] = ExonTable.of(ex)
             strands = ["+"] * len(ex)
-            for i in table[2]["-"]:
+            for i in table.index["-"]:
                 strands[i] = "-"
-            dups = len(ex) - len(set(zip(*table[1].T.tolist(), strands)))
+            dups = len(ex) - len(set(zip(*table.bounds.T.tolist(), strands)))
             if dups:
                 log.warning("%s: %d duplicate exon interval(s) kept (they cannot change the score)", path, dups)
         if not shift:
             return self._exons[key]
         richer = (*key, base.id, shift)
         if richer not in self._exons:
-            ex = richer_candidates(base.seq, self._exons[key][0], ShiftParams(window=shift))
-            self._exons[richer] = (ex, exon_bounds(ex), strand_index(ex))
+            self._exons[richer] = ExonTable.of(richer_candidates(base.seq, self._exons[key].exons,
+                                                                 ShiftParams(window=shift)))
         return self._exons[richer]
 
     def cases(self, base: str | Path, exons: str | Path, target: str | Path, exon_format: str = "tsv",
@@ -97,15 +108,14 @@ class CaseFiles:
             dup = next(i for i in ids if ids.count(i) > 1)
             raise InputError(str(target), f"target id {dup!r} occurs {ids.count(dup)} times; ids name the results")
         table = self._exon_table(exons, b, exon_format, shift)
-        ex, views = table[0], self._strand_views(b.seq, table, strands)
+        ex, views = table.exons, self._strand_views(b.seq, table, strands)
         cases = []
         for t in targets:
             case_name = _name(name, b, t, len(targets))
             cases += strand_cases(case_name, b.seq, ex, t.seq, strands, b.id, t.id, source=str(exons), views=views)
         return cases
 
-    def _strand_views(self, seq: str, table: tuple[list[Exon], np.ndarray, dict[str, list[int]]],
-                      strands: Sequence[str]) -> dict[str, StrandView | None]:
+    def _strand_views(self, seq: str, table: ExonTable, strands: Sequence[str]) -> dict[str, StrandView | None]:
         """``strand_view`` of each of ``strands`` for ``seq`` and its exon table (``_exon_table``):
         made once while consecutive cases share them (a manifest's targets of one base), so a
         base is reverse-complemented and its exons checked once per strand, not once per target."""
@@ -126,7 +136,7 @@ class CaseFiles:
         b = self.base(base)
         t = read_single_fasta(target)
         table = self._exon_table(exons, b, exon_format)
-        ex = table[0]
+        ex = table.exons
         (case,) = strand_cases(_name(name, b, t, 1), b.seq, ex, t.seq, (strand,), b.id, t.id, source=str(exons),
                                views=self._strand_views(b.seq, table, (strand,)))
         other = len(ex) - case.K
