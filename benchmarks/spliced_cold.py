@@ -158,7 +158,7 @@ time.sleep(900)
 """
 
 NO_BYTECODE_PROBE = r"""
-import importlib.util, json, os, sys
+import json, os, sys
 from splicedalign import cli
 cli.set_up_process()
 code = cli.main(sys.argv[1:])
