@@ -105,14 +105,17 @@ def final_scores(rows: np.ndarray, scoring: Scoring) -> np.ndarray:
     return out
 
 
-def trace_chain(case: TestCase, scoring: Scoring, last_rows: np.ndarray) -> Traced:
+def trace_chain(case: TestCase, scoring: Scoring, last_rows: np.ndarray, finals: np.ndarray | None = None) -> Traced:
     """Chain (input exon indices, in order) and per-exon alignment reaching the best score
     (SPEC §2; cpu_kernels.trace_start says where it ends).
 
     ``last_rows`` are in (first, last) order, as every solver computes them, in the score type
-    (cpu_kernels.score_dtype). The walk is cpu_kernels.trace_path's.
+    (cpu_kernels.score_dtype); ``finals``: their final_scores where the caller has them. The
+    walk is cpu_kernels.trace_path's.
     """
-    k, j = kernels.trace_start(last_rows, final_scores(last_rows, scoring), scoring.free_ends)
+    if finals is None:
+        finals = final_scores(last_rows, scoring)
+    k, j = kernels.trace_start(last_rows, finals, scoring.free_ends)
     dtype = last_rows.dtype.type
     positions, entered, ends, counts, ops = kernels.trace_path(
         case.base_codes, case.target_codes, kernels.lane_scores(case.target_codes, scoring, dtype), case.first_sorted,

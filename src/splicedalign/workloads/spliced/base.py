@@ -56,11 +56,12 @@ class LastRowSolver:
         l0, t0 = loading.seconds(), time.perf_counter()
         rows = self.last_rows(case, scoring, dtype)
         l1, t1 = loading.seconds(), time.perf_counter()
+        finals = final_scores(rows, scoring)  # the scores, and where the traceback starts
         chain = alignment = None
         if traceback:
-            chain, alignment = trace_chain(case, scoring, rows)
+            chain, alignment = trace_chain(case, scoring, rows, finals)
         l2, t2 = loading.seconds(), time.perf_counter()
-        return make_result(case, self.name, final_scores(rows, scoring), t2 - t0 - (l2 - l0), chain, alignment,
+        return make_result(case, self.name, finals, t2 - t0 - (l2 - l0), chain, alignment,
                            {"seconds_score": t1 - t0 - (l1 - l0), "seconds_traceback": t2 - t1 - (l2 - l1),
                             "seconds_loading": l2 - l0})
 
