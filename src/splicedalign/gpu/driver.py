@@ -108,4 +108,3 @@ def start(ordinal: int = 0) -> threading.Thread | None:
     thread = threading.Thread(target=_start, args=(ordinal,), name="cuda driver start", daemon=True)
     thread.start()
     return thread
-
