@@ -13,11 +13,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from helpers import exclusive, session_folder
+from helpers import REPO, exclusive, session_folder
 
 from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
 
-REPO = Path(__file__).resolve().parents[1]
 GOLDEN = REPO / "tests" / "data" / "golden" / "cases.json"
 
 

@@ -20,6 +20,8 @@ import pytest
 
 from splicedalign.workloads.spliced.records import Exon, TestCase
 
+REPO = Path(__file__).resolve().parents[1]
+
 
 def random_spliced_case(rng: np.random.Generator, name: str) -> TestCase:
     """A small random spliced case (m < 300, n < 80, up to 11 exons, ~4% N in both)."""
@@ -135,7 +137,6 @@ def kernel_host_build(source: Path, defines: dict, folder: Path) -> ctypes.CDLL:
     """A .cu kernel's g++ host build (``source``: a tests/*_emu/*.cpp that includes it with the
     CUDA keywords of tests/cuda_emu.h) as a shared library, the kernel's -D macros given (built
     once per session: host_build); skips the test where g++ is missing."""
-    root = Path(__file__).resolve().parents[1]
     flags = ["-O1", "-std=c++20", "-pthread", "-shared", "-fPIC", "-D__CUDACC_RTC__",
-             *(f"-D{k}={v}" for k, v in defines.items()), "-I", str(root / "src/splicedalign/gpu/include")]
+             *(f"-D{k}={v}" for k, v in defines.items()), "-I", str(REPO / "src/splicedalign/gpu/include")]
     return ctypes.CDLL(str(host_build(source, flags, ".so", folder)))
