@@ -121,10 +121,10 @@ def _loads_without_registries() -> None:
 def _rebuild_env(modname, consts, env_name):  # noqa: ANN001, ANN202 - numba.core.environment._rebuild_env
     """numba's ``_rebuild_env`` (what an unpickled Environment calls) without importing a
     ``numba.*`` module that is not imported yet (see the module's docstring)."""
-    from numba.core import environment
-
     if not (isinstance(modname, str) and modname.startswith("numba.") and modname not in sys.modules):
         return _NUMBA_REBUILD_ENV[0](modname, consts, env_name)
+    from numba.core import environment
+
     env = environment.lookup_environment(env_name)
     if env is None:
         env = environment.Environment({"__name__": modname})
