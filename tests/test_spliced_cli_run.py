@@ -548,15 +548,16 @@ def test_a_command_imports_its_own_workload_only():
 
 def test_host_code_covers_every_compiled_function_of_the_gpu_solver():
     """``python -m splicedalign.kernels host`` (and ``build``) runs every numba function the
-    spliced gpu solver's host code has: a function added there and not reached would compile
-    on a user's first ``align --solver gpu`` (~1 s each on the H100 host)."""
+    spliced gpu solver's host code has, a fed launch's (feed.py) included: a function added there
+    and not reached would compile on a user's first ``align --solver gpu`` (~1 s each on the
+    H100 host)."""
     from numba.core.registry import CPUDispatcher
 
     from splicedalign import kernels
-    from splicedalign.workloads.spliced.gpu import flat, plan
+    from splicedalign.workloads.spliced.gpu import feed, flat, plan
 
     kernels.compile_host_code("splicedalign.workloads.spliced.gpu.solver")
-    functions = {name: f for m in (flat, plan) for name, f in vars(m).items() if isinstance(f, CPUDispatcher)}
+    functions = {name: f for m in (feed, flat, plan) for name, f in vars(m).items() if isinstance(f, CPUDispatcher)}
     # one called only by other compiled functions is compiled into them (loaded from the cache
     # with them: no signature of its own)
     callees = {name for f in functions.values() for name in f.py_func.__code__.co_names if name in functions}

@@ -803,6 +803,59 @@ def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
                                                  get_solver("sequential").solve_many(cases, Scoring())]
 
 
+# A fresh process: load_passes, then a paper-shaped feed planned as the solver plans one; which
+# of the package's compiled functions got a signature more (compiled) meanwhile.
+FED_PASSES_PROBE = r"""
+import sys
+import numpy as np
+from numba.core.registry import CPUDispatcher
+from splicedalign.workloads.spliced.gpu import feed, launch
+from splicedalign.workloads.spliced.gpu.flat import FlatCases
+from splicedalign.workloads.spliced.gpu.plan import NFIELDS, byte_profile_ok
+from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.synthetic import paper_set
+
+feed.load_passes()
+held = {f"{m.__name__}.{k}": f for m in list(sys.modules.values()) if m.__name__.startswith("splicedalign")
+        for k, f in vars(m).items() if isinstance(f, CPUDispatcher)}
+loaded = {k: len(f.signatures) for k, f in held.items()}
+print(sum(map(bool, loaded.values())))
+tuning = launch.Tuning(feed_shares=launch.FED_SHARES)
+cases = paper_set(int(sys.argv[1]), bases=int(sys.argv[2]))
+every = FlatCases.of(cases)
+_, [(ctype, sel)], _ = launch.plan_launches(every, Scoring(), False, 1 << 40, lambda ctype: True, tuning)
+flat = every.select(sel)
+fed = feed.Feeder.of(flat, launch.configure(flat, ctype, byte_profile_ok(Scoring()), False, True, tuning), tuning)
+sizes = fed.sizes()
+buffer = np.empty(sizes.tasks * NFIELDS * 4 + sizes.base + sizes.tsel * 4 + 512, np.uint8)
+staging = (buffer[:sizes.tasks * NFIELDS * 4].view(np.int32).reshape(-1, NFIELDS),
+           buffer[-sizes.base - sizes.tsel * 4 - 256:][:sizes.base], buffer[-sizes.tsel * 4:].view(np.int32))
+print(len(list(fed.steps(*staging))), fed.long, fed.plan().tasks.shape[0])
+print(" ".join(k for k, f in held.items() if len(f.signatures) != loaded[k]) or "-")
+"""
+
+
+@pytest.mark.slow
+def test_fed_passes_load_before_the_kernel_starts():
+    """Every compiled pass of a fed launch is loaded by feed.load_passes (which the solver calls
+    before a fed kernel starts, and the install step runs): in a fresh process, after it, a
+    paper-shaped feed (six steps, long chains) compiles nothing more."""
+    import subprocess
+    import sys
+
+    from helpers import REPO
+
+    seed = int(np.random.default_rng().integers(1 << 20))
+    print("seed", seed)
+    done = subprocess.run([sys.executable, "-c", FED_PASSES_PROBE, str(seed), "60"], capture_output=True, text=True,
+                          cwd=REPO)
+    assert done.returncode == 0, done.stderr[-2_000:]
+    loaded, fed, compiled = done.stdout.splitlines()
+    steps, long, tasks = map(int, fed.split())
+    assert int(loaded) > 10 and steps == len(launch.FED_SHARES) + 1 and long > 0 and tasks > 0
+    assert compiled == "-", f"compiled after load_passes: {compiled}"
+
+
 def test_fed_launch_host_path_with_model_kernel(monkeypatch):
     """A fed launch (feed.py) end to end on the fake device: its kernel started first, the steps'
     windows, codes and selectors copied in, the count final; the scores sequential's, with the
@@ -810,9 +863,12 @@ def test_fed_launch_host_path_with_model_kernel(monkeypatch):
     ends; a replay runs the cached plan as any launch; a bad letter in a later step is the
     case's one line, the feed ended before it is raised."""
     from splicedalign.core.alphabet import LetterError
+    from splicedalign.workloads.spliced.gpu import solver as gpu_solver
     from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 
     fake_gpu(monkeypatch, _fake_function)
+    loaded: list[int] = []  # fed kernels started when the feed's passes were loaded
+    monkeypatch.setattr(gpu_solver, "load_passes", lambda: loaded.append(len(_FED)))
     rng = np.random.default_rng(41)
     print("seed 41")
     long = gene_like(rng, Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
@@ -827,7 +883,7 @@ def test_fed_launch_host_path_with_model_kernel(monkeypatch):
         assert [c.name for c in inputs.cases[:2]] == ["long_t1", "long_t2"] and not _FED
         counts = [v for i, v in _WORDS if i == 0]  # three steps' counts, rising to all the tasks, then final
         assert len(counts) == 3 and (np.diff(counts) > 0).all() and counts[-1] == inputs.plan.tasks.shape[0]
-        assert _WORDS[-1] == (1, 1)
+        assert _WORDS[-1] == (1, 1) and loaded[-1] == 0  # its passes loaded before its kernel started
         again = solver.solve_many(cases, scoring, traceback=False)  # the cached plan, not fed
         assert len(solver._cache) == 1
         for w, g, h in zip(want, got, again):

@@ -129,9 +129,10 @@ def kernel_files() -> list[KernelFile]:
 def _spliced_host() -> None:
     """The spliced ``gpu`` solver's host passes (GpuSolver: flatten, split into launches, plan,
     followed strips, device-traceback tables), score and traced, on a throughput launch (64
-    cases, long chains followed) and a chain-bound one (4 cases)."""
+    cases, long chains followed) and a chain-bound one (4 cases); and a fed launch's (feed.py)."""
     from splicedalign.workloads.spliced import synthetic
     from splicedalign.workloads.spliced.gpu import launch
+    from splicedalign.workloads.spliced.gpu.feed import load_passes
     from splicedalign.workloads.spliced.gpu.flat import FlatCases
     from splicedalign.workloads.spliced.gpu.plan import build_plan, byte_profile_ok, followed_tasks, trace_inputs
     from splicedalign.workloads.spliced.records import Scoring
@@ -149,6 +150,7 @@ def _spliced_host() -> None:
                 followed_tasks(plan, config.followed, config.least)
             if config.record:
                 trace_inputs(plan, None, launch.walks(sub, config.followed))
+    load_passes()
 
 
 # Each GPU solver module whose host code numba compiles: what runs that code (compile_host_code).

@@ -26,17 +26,29 @@ through L2 (ld.cg): windows are written while the kernel runs.
 
 The whole launch's Plan (``Feeder.plan``, in batch order) is what a planned launch has: the
 solver caches it with the device inputs, and a replay runs it as any launch.
+
+Nothing the host does once the kernel runs may stall: a warp past the tasks ready waits at most
+WAIT_LIMIT_CYCLES (~10 s) for the next window, then the launch fails ("a wavefront wait ran
+out"). On a fresh H100 machine (numba's cache empty) the first fed call failed so: the feed's
+passes compiled while the kernel waited (the spliced host code compiles for ~19 s there). So
+the solver loads every compiled pass of a feed before it starts a fed kernel (``load_passes``:
+a feed of a few small cases on the host, once per process; compiled where the cache lacks
+them), and the install step (``python -m splicedalign.kernels host``) runs it too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.flat import PARALLEL, FlatCases
+from splicedalign.workloads.spliced.gpu.launch import LaunchConfig, Tuning
 from splicedalign.workloads.spliced.gpu.plan import (
     LETTER_CODES,
     MOVE_UNIT,
@@ -49,11 +61,13 @@ from splicedalign.workloads.spliced.gpu.plan import (
     Plan,
     Tasks,
     _launch_order,
+    byte_profile_ok,
     input_index,
     plan_tasks,
     round_up,
     target_stride,
 )
+from splicedalign.workloads.spliced.records import Scoring
 
 FEED_ALIGN = 128  # bytes: where each step's base codes and selectors start (module doc)
 PAD_LETTER = ord("A")  # Plan.base_letters between steps' regions (no task reads them)
@@ -113,6 +127,17 @@ class Feeder:
         self.edges = np.asarray(edges, dtype=np.float64)
         self._steps: list[Tasks] = []
         self._long_case = self._long_window = np.zeros(0, np.int64)  # per long chain slot: its case, its window
+
+    @classmethod
+    def of(cls, flat: FlatCases, config: LaunchConfig, tuning: Tuning) -> Feeder | None:
+        """The Feeder of a launch of the cases ``flat`` configured ``config``, in the steps of
+        ``tuning.feed_shares``: its long chains (launch.long_chains) spread over the windows
+        where they come first in its order (launch.plan_launches puts them there), else none;
+        None where it would be one step."""
+        long = launch.long_chains(flat, tuning)
+        fed = cls(flat, config.rows_per_lane, config.floors, config.late, config.entry,
+                  len(long) if long == list(range(len(long))) else 0, tuning.feed_shares)
+        return fed if len(fed) > 1 else None
 
     def __len__(self) -> int:
         return len(self.bounds) - 1
@@ -214,6 +239,32 @@ class Feeder:
                     np.concatenate([launch[a + s.strip_task] for s, a in zip(steps, slots[:-1])]), strip_start,
                     last.moves_units * MOVE_UNIT, np.concatenate([s.by_last + o for s, o in zip(steps, exons)]),
                     np.concatenate([s.p for s in steps]), flat)
+
+
+@cache
+def load_passes() -> None:
+    """Every compiled pass a fed launch runs, in this process (from numba's on-disk cache, or
+    compiled where it lacks them): a feed of a few small cases (a throughput launch with long
+    chains, in three steps) planned on the host as the solver plans one, its windows into host
+    arrays of the staging's types, then its Plan (module doc: before a fed kernel starts)."""
+    from splicedalign.workloads.spliced import synthetic
+
+    rng = np.random.default_rng(5)
+    cases = synthetic.tiny_set(bases=3) + synthetic.gene_like(
+        rng, synthetic.Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
+    tuning = replace(launch.TUNING, throughput_cases=4, feed_shares=(0.3, 0.3))
+    scoring = Scoring()
+    every = FlatCases.of(cases)
+    _, [(ctype, sel)], _ = launch.plan_launches(every, scoring, False, 1 << 40, lambda ctype: True, tuning)
+    flat = every.select(sel)
+    fed = Feeder.of(flat, launch.configure(flat, ctype, byte_profile_ok(scoring), False, True, tuning), tuning)
+    assert fed is not None and fed.long, "load_passes' feed: long chains, more than one step"
+    sizes = fed.sizes()
+    staging = (np.empty((sizes.tasks, NFIELDS), np.int32), np.empty(sizes.base, np.uint8),
+               np.empty(sizes.tsel, np.int32))
+    for _ in fed.steps(*staging):
+        pass
+    fed.plan()
 
 
 @njit(cache=True, parallel=True)

@@ -33,7 +33,7 @@ from splicedalign.core.collection import collection_paused
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.base import refuse_free_ends
 from splicedalign.workloads.spliced.gpu import launch, outputs
-from splicedalign.workloads.spliced.gpu.feed import Feeder, Sizes
+from splicedalign.workloads.spliced.gpu.feed import Feeder, Sizes, load_passes
 from splicedalign.workloads.spliced.gpu.flat import FlatCases
 from splicedalign.workloads.spliced.gpu.launch import IN_FLIGHT, TUNING, LaunchConfig, Tuning
 from splicedalign.workloads.spliced.gpu.plan import (
@@ -346,10 +346,7 @@ class GpuSolver:
         if (not self.tuning.feed_shares or config.mode != MODE_SCORE or config.gather or not device.can_write_words()
                 or self.tuning.chain_bound(len(flat)) or _batch_key(config, ids) in self._cache):
             return None
-        long = launch.long_chains(flat, self.tuning)
-        feeder = Feeder(flat, config.rows_per_lane, config.floors, config.late, config.entry,
-                        len(long) if long == list(range(len(long))) else 0, self.tuning.feed_shares)
-        return feeder if len(feeder) > 1 else None
+        return Feeder.of(flat, config, self.tuning)
 
     def _fed(self, feeder: Feeder, flat: FlatCases, config: LaunchConfig, ids: CaseIds, scoring: Scoring,
              defines: dict) -> Queued:
@@ -362,6 +359,9 @@ class GpuSolver:
         cp = device.cupy()
         streams = self.streams()
         compute, upload = streams.compute, streams.upload
+        t0 = time.perf_counter()
+        load_passes()  # nothing compiles while the kernel waits for the host (feed.py)
+        self.timing["plan"] += time.perf_counter() - t0
         t0 = time.perf_counter()
         sizes = feeder.sizes()
         dtype = np.dtype(np.int32 if config.ctype == "int" else np.int64)
