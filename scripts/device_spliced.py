@@ -13,6 +13,9 @@ on fresh seeds (this tree, and baseline trees' ``src`` alternating with it: thei
 must be identical). ``--host``: the host planning's parts on fresh paper sets (CPU only).
 ``--shared-gpu``: issue 22 target 4, the paper set solved exactly while
 another process holds 70 GiB of the GPU; a case that cannot fit is one line (exit 3).
+``--orders A ...``: the kernel of a paper set's replay in other launch orders of its planned
+tasks (same rows and letters): its long chains' tasks ending at A of the order (1: the planned
+order's interleaving), the others as planned; answers must be the planned order's.
 """
 
 from __future__ import annotations
@@ -414,6 +417,55 @@ def host_parts(args, say) -> tuple[list, list[str]]:
     return [], []
 
 
+def orders(args, say) -> tuple[list, list[str]]:
+    """(rows, failures) of --orders: the replayed kernel (median ms of --repeats, interleaved) of
+    one fresh paper set planned whole, its tasks reordered (a stable sort by each task's
+    relative position in its case, scaled by A for the long chains: each case's own order kept,
+    so every producer still comes first)."""
+    from splicedalign.workloads.spliced.gpu import launch
+    from splicedalign.workloads.spliced.gpu.plan import KIND_FOLD, TASK_FIELDS
+
+    cp = device.cupy()
+    seed = int(time.time()) % 10_000 + 31
+    cases = paper_set(seed)
+    gpu = GpuSolver()
+    want = gpu.solve_many(cases, traceback=False)
+    (_, inputs), = gpu._cache.items()
+    plan, planned = inputs.plan, inputs.tasks
+    tasks = plan.tasks
+    F = {k: i for i, k in enumerate(TASK_FIELDS)}
+    case_of = np.searchsorted(plan.tgt_off, tasks[:, F["tgt"]])
+    strips = tasks[:, F["kind"]] != KIND_FOLD
+    row_case = dict(zip(tasks[strips, F["out_row"]].tolist(), case_of[strips].tolist()))
+    folds = np.flatnonzero(~strips)
+    case_of[folds] = [row_case[r] for r in tasks[folds, F["in2_row"]].tolist()]
+    by_case = np.argsort(case_of, kind="stable")
+    counts = np.bincount(case_of, minlength=len(plan.n))
+    pos = np.empty(len(tasks), np.int64)
+    pos[by_case] = np.arange(len(tasks)) - np.repeat(np.cumsum(counts) - counts, counts)
+    x = (pos + 0.5) / counts[case_of]
+    long = np.zeros(len(plan.n), bool)
+    long[launch.long_chains(plan.flat)] = True
+    variants = {"planned": planned}
+    for a in args.orders:
+        key = np.where(long[case_of], x * a, x)
+        variants[f"long chains end {a:g}"] = cp.asarray(tasks[np.argsort(key, kind="stable")])
+    got: dict[str, list[float]] = {k: [] for k in variants}
+    failures = []
+    for _ in range(args.repeats):
+        for name, device_tasks in variants.items():
+            inputs.tasks = device_tasks
+            results = gpu.solve_many(cases, traceback=False)
+            got[name].append(gpu.kernel_ms[0])
+            if any(r.score != w.score or not np.array_equal(r.last_row_scores, w.last_row_scores)
+                   for r, w in zip(results, want)):
+                failures.append(f"orders seed {seed} {name}: answers differ from the planned order's")
+    say(f"  orders (seed {seed}, {int(long.sum())} long chains, {len(tasks)} tasks), kernel ms median (min):")
+    for name, ms in got.items():
+        say(f"    {name:<24}{statistics.median(ms):7.2f} ({min(ms):.2f})")
+    return [], failures
+
+
 # Another process holding GPU memory: it allocates what it is told, says so, waits for stdin.
 HOLDER = r"""
 import sys
@@ -508,6 +560,8 @@ def main() -> int:
     ap.add_argument("--cold-events", action="store_true",
                     help="also the host's steps and the kernels of this tree's cold calls on one clock")
     ap.add_argument("--shared-gpu", action="store_true", help="also the shared-GPU check (issue 22 target 4)")
+    ap.add_argument("--orders", nargs="*", type=float, default=None, metavar="A",
+                    help="also the paper set's replayed kernel with its long chains ending at A of the order")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     log = open(args.out / "check.log", "w")
@@ -527,7 +581,8 @@ def main() -> int:
     say(f"host planning: numba {numba.__version__}, threading layer {layer} of "
         f"{', '.join(threading_layers())} available, {numba.get_num_threads()} threads")
     rows = [] if args.skip_targets else targets(args, say)
-    for wanted, check in ((args.host, host_parts), (args.cold is not None, cold), (args.shared_gpu, shared_gpu)):
+    for wanted, check in ((args.host, host_parts), (args.orders is not None, orders), (args.cold is not None, cold),
+                          (args.shared_gpu, shared_gpu)):
         if wanted:
             more, bad = check(args, say)
             rows += more
