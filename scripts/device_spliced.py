@@ -325,7 +325,7 @@ def cold(args, say) -> tuple[list, list[str]]:
         for name in order:
             env = dict(os.environ, PYTHONPATH=trees[name])
             keep = "keep" if name.endswith("+keep") else "-"
-            events = "events" if args.cold_events and name == "new" else "-"
+            events = "events" if args.cold_events and trees[name] == mine else "-"
             done = subprocess.run([sys.executable, "-c", COLD_PROBE, str(seed), keep, variants.get(name, ""), events],
                                   env=env, capture_output=True, text=True)
             if done.returncode:
@@ -558,7 +558,8 @@ def main() -> int:
     ap.add_argument("--cold-tuning", nargs="*", default=[], metavar="NAME=JSON",
                     help="also this tree with other launch.Tuning fields (JSON): 'r4={\"rows_per_lane\": 4}'")
     ap.add_argument("--cold-events", action="store_true",
-                    help="also the host's steps and the kernels of this tree's cold calls on one clock")
+                    help="also the host's steps and the kernels of this tree's cold calls (its variants' too) on "
+                         "one clock")
     ap.add_argument("--shared-gpu", action="store_true", help="also the shared-GPU check (issue 22 target 4)")
     ap.add_argument("--orders", nargs="*", type=float, default=None, metavar="A",
                     help="also the paper set's replayed kernel with its long chains ending at A of the order")
