@@ -13,6 +13,9 @@ on fresh seeds (this tree, and baseline trees' ``src`` alternating with it: thei
 must be identical). ``--host``: the host planning's parts on fresh paper sets (CPU only).
 ``--shared-gpu``: issue 22 target 4, the paper set solved exactly while
 another process holds 70 GiB of the GPU; a case that cannot fit is one line (exit 3).
+``--ab NAME=JSON ...``: issue 22 target 1's 1-set row in ONE process (kernels compiled and
+warmed): rounds of fresh paper sets, each variant's fresh solver (launch.Tuning fields) taking
+a never-seen set in turn (the order alternating), and the default's traced call on another.
 ``--orders A ...``: the kernel of a paper set's replay in other launch orders of its planned
 tasks (same rows and letters): its long chains' tasks ending at A of the order (1: the planned
 order's interleaving), the others as planned; answers must be the planned order's.
@@ -417,6 +420,58 @@ def host_parts(args, say) -> tuple[list, list[str]]:
     return [], []
 
 
+def ab(args, say) -> tuple[list, list[str]]:
+    """(rows, failures) of --ab: the first call of a fresh solver of each variant (the default
+    and ``args.ab``'s Tuning fields) on a never-seen paper set, score only, in one process,
+    ``args.ab_rounds`` rounds (variants in turn, the order reversed every other round; each
+    call its own fresh set: a set's case objects cache arrays once asked), then the default's
+    traced call on a fresh set; median ms and GCUPS; the answers of each variant are checked
+    against the default's on one shared set at the end."""
+    variants = {"default": Tuning()} | {k: Tuning(**json.loads(v)) for k, v in (t.split("=", 1) for t in args.ab)}
+    seed = int(time.time()) % 10_000 * 100 + 11
+    for tuning in variants.values():  # kernels compiled, pools grown, compiled passes loaded
+        GpuSolver(tuning=tuning).solve_many(paper_set(seed), traceback=False)
+    GpuSolver().solve_many(paper_set(seed + 1), traceback=True)
+    ms: dict[str, list[float]] = {k: [] for k in variants}
+    gcups: dict[str, list[float]] = {k: [] for k in variants}
+    traced: list[float] = []
+    n = 2
+    for r in range(args.ab_rounds):
+        for name in (list(variants) if r % 2 == 0 else list(reversed(variants))):
+            cases = paper_set(seed + n)
+            n += 1
+            gpu = GpuSolver(tuning=variants[name])
+            t = time.perf_counter()
+            gpu.solve_many(cases, traceback=False)
+            took = time.perf_counter() - t
+            ms[name].append(took * 1e3)
+            gcups[name].append(sum(c.cells for c in cases) / took / 1e9)
+        cases = paper_set(seed + n)
+        n += 1
+        t = time.perf_counter()
+        GpuSolver().solve_many(cases, traceback=True)
+        traced.append((time.perf_counter() - t) * 1e3)
+    cases = paper_set(seed + n)
+    want = [(r.score, r.last_row_scores.tolist()) for r in GpuSolver(tuning=Tuning(feed_shares=())).solve_many(
+        cases, traceback=False)]
+    failures = [f"ab {name}: answers differ from a planned-whole launch's (seed {seed + n})" for name, tuning in
+                variants.items() if [(r.score, r.last_row_scores.tolist()) for r in GpuSolver(tuning=tuning).solve_many(
+                    cases, traceback=False)] != want]
+    say(f"  ab: first call of a fresh solver on a never-seen paper set, {args.ab_rounds} rounds (seeds {seed}+), "
+        f"ms median (min) / GCUPS median:")
+    rows = []
+    for name in variants:
+        med = statistics.median(ms[name])
+        say(f"    {name:<12}{med:7.1f} ({min(ms[name]):.1f})  {statistics.median(gcups[name]):7.1f} GCUPS   "
+            + " ".join(f"{x:.1f}" for x in ms[name]))
+        rows.append((f"1 set score GCUPS, in process ({name})", statistics.median(gcups[name]), ">=", 1_000,
+                     f"{med:.1f} ms"))
+    ratio = statistics.median(traced) / statistics.median(ms["default"])
+    say(f"    traced (default) {statistics.median(traced):.1f} ms median: {ratio:.2f}x the default's score")
+    rows.append(("1 set traced / score, in process", ratio, "<=", 2.0, f"{statistics.median(traced):.1f} ms"))
+    return rows, failures
+
+
 def orders(args, say) -> tuple[list, list[str]]:
     """(rows, failures) of --orders: the replayed kernel (median ms of --repeats, interleaved) of
     one fresh paper set planned whole, its tasks reordered (a stable sort by each task's
@@ -561,6 +616,9 @@ def main() -> int:
                     help="also the host's steps and the kernels of this tree's cold calls (its variants' too) on "
                          "one clock")
     ap.add_argument("--shared-gpu", action="store_true", help="also the shared-GPU check (issue 22 target 4)")
+    ap.add_argument("--ab", nargs="*", default=None, metavar="NAME=JSON",
+                    help="also the 1-set first call in one process: the default against these Tuning variants")
+    ap.add_argument("--ab-rounds", type=int, default=5)
     ap.add_argument("--orders", nargs="*", type=float, default=None, metavar="A",
                     help="also the paper set's replayed kernel with its long chains ending at A of the order")
     args = ap.parse_args()
@@ -582,7 +640,8 @@ def main() -> int:
     say(f"host planning: numba {numba.__version__}, threading layer {layer} of "
         f"{', '.join(threading_layers())} available, {numba.get_num_threads()} threads")
     rows = [] if args.skip_targets else targets(args, say)
-    for wanted, check in ((args.host, host_parts), (args.orders is not None, orders), (args.cold is not None, cold),
+    for wanted, check in ((args.host, host_parts), (args.ab is not None, ab), (args.orders is not None, orders),
+                          (args.cold is not None, cold),
                           (args.shared_gpu, shared_gpu)):
         if wanted:
             more, bad = check(args, say)

@@ -34,6 +34,9 @@ from splicedalign.workloads.spliced.gpu.plan import (
 from splicedalign.workloads.spliced.records import Scoring, TestCase
 
 
+FED_SHARES = (0.04, 0.08, 0.16, 0.3, 0.25)  # Tuning.feed_shares as measured (six steps, the last 17%)
+
+
 @dataclass(frozen=True)
 class Tuning:
     """The `gpu` solver's tuning: what a launch's configuration follows from. Tests and
@@ -97,16 +100,14 @@ class Tuning:
     # (the rest keep the batches' sizes): its cells as a share of what the first launch would
     # hold. Each launch more costs its kernel's tail (~2-3 ms), replays included.
     first_launch_share: float = 1.0
-    # A call of one never-seen score launch of at least throughput_cases cases can start its
-    # kernel at once and have it planned and handed over in steps (feed.py): its long chains and
+    # A call of one never-seen score launch of at least throughput_cases cases starts its kernel
+    # at once and has it planned and handed over in steps (feed.py): its long chains and
     # feed_shares[0] of its other cases' cells, then feed_shares[1], ..., then the rest; the GPU
-    # runs a step's tasks while the host plans the next. () (the default) plans it whole before
-    # its kernel. Measured (H100, one run): FED_SHARES took the paper set's cold call from 20.9 to
-    # 19.2 ms, replay unchanged. Off because a fed kernel waits for the host's next window at most
-    # WAIT_LIMIT_CYCLES (~10 s), and on a fresh machine (empty numba cache) the first fed call
-    # failed with "a wavefront wait ran out": most likely compiling the feed's passes at that call
-    # outlasted the wait. Turning it on needs those passes compiled before its kernel starts.
-    feed_shares: tuple[float, ...] = ()
+    # runs a step's tasks while the host plans the next. () plans it whole before its kernel.
+    # Measured (H100, one run): FED_SHARES took the paper set's cold call from 20.9 to 19.2 ms,
+    # replay unchanged. Its kernel waits for the host's next window at most WAIT_LIMIT_CYCLES
+    # (~10 s): the feed's compiled passes are loaded before it starts (feed.load_passes).
+    feed_shares: tuple[float, ...] = FED_SHARES
 
     def chain_bound(self, cases: int) -> bool:
         """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""
@@ -122,7 +123,6 @@ class Tuning:
 
 
 TUNING = Tuning()
-FED_SHARES = (0.04, 0.08, 0.16, 0.3, 0.25)  # Tuning.feed_shares as measured (six steps, the last 17%)
 
 
 @dataclass(frozen=True)
