@@ -135,6 +135,17 @@ print(json.dumps({"wall": wall, "user": r1.ru_utime - r0.ru_utime, "system": r1.
                   "steps": {k: round(v * 1e3, 2) for k, v in steps.items()}}))
 """
 
+# the CLI's solver set-up for the gpu solver, step by step (after the CLI's own imports)
+SETUP = r"""
+import json, time
+from splicedalign.workloads.spliced import cli
+t = time.perf_counter(); import numba; a = time.perf_counter()
+from splicedalign.core import jit
+jit.start(); b = time.perf_counter()
+import splicedalign.workloads.spliced.gpu.solver; c = time.perf_counter()
+print(json.dumps({"numba import": a - t, "jit.start": b - a, "gpu solver module": c - b}))
+"""
+
 
 def python(code: str, *argv: str, src: str | None = None) -> dict:
     env = dict(os.environ)
@@ -153,6 +164,7 @@ def main() -> int:
     ap.add_argument("--src", action="append", help="source trees to compare (default: this one's)")
     ap.add_argument("--threads", type=int, nargs="*", default=[],
                     help="also the first tree with every file's bytes read on that many threads first")
+    ap.add_argument("--setup", action="store_true", help="also the gpu solver's set-up steps")
     args = ap.parse_args()
     srcs = args.src or [str(REPO / "src")]
     sys.path.insert(0, srcs[0])
@@ -176,6 +188,9 @@ def main() -> int:
     for k in args.threads:
         runs[f"{srcs[0]} threads {k}"] = [python(PROBE, str(manifest), f"threads{k}", src=srcs[0])
                                           for _ in range(args.rounds)]
+    if args.setup:
+        for s in srcs:
+            print(f"solver set-up {s}:", json.dumps([python(SETUP, src=s) for _ in range(3)]), flush=True)
     for s in srcs:
         steps = [python(PROBE, str(manifest), "steps", src=s) for _ in range(2)]
         print(f"steps {s}:", json.dumps(steps), flush=True)
