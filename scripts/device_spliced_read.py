@@ -146,6 +146,22 @@ import splicedalign.workloads.spliced.gpu.solver; c = time.perf_counter()
 print(json.dumps({"numba import": a - t, "jit.start": b - a, "gpu solver module": c - b}))
 """
 
+# which CUDA libraries CuPy's import loads, and what loading NVRTC and a first pinned buffer cost after it
+NVRTC = r"""
+import json, time
+def libs():
+    with open("/proc/self/maps") as f:
+        return sorted({line.split()[-1].rsplit("/", 1)[-1] for line in f if ".so" in line and "/" in line
+                       and any(k in line for k in ("nvrtc", "cublas", "cudart", "nvJit", "curand", "cusparse"))})
+t = time.perf_counter(); import cupy; cupy.cuda.runtime.getDeviceCount(); out = {"import cupy": time.perf_counter() - t}
+out["after import"] = libs()
+t = time.perf_counter(); v = cupy.cuda.nvrtc.getVersion(); out["nvrtc getVersion"] = time.perf_counter() - t
+out["after nvrtc"] = libs()
+t = time.perf_counter(); m = cupy.cuda.alloc_pinned_memory(1 << 24); out["pinned 16 MB"] = time.perf_counter() - t
+t = time.perf_counter(); m2 = cupy.cuda.alloc_pinned_memory(1 << 25); out["pinned 32 MB more"] = time.perf_counter() - t
+print(json.dumps(out))
+"""
+
 
 def python(code: str, *argv: str, src: str | None = None) -> dict:
     env = dict(os.environ)
@@ -189,6 +205,10 @@ def main() -> int:
         runs[f"{srcs[0]} threads {k}"] = [python(PROBE, str(manifest), f"threads{k}", src=srcs[0])
                                           for _ in range(args.rounds)]
     if args.setup:
+        try:
+            print("cupy/nvrtc:", json.dumps([python(NVRTC) for _ in range(2)]), flush=True)
+        except RuntimeError as exc:
+            print("cupy/nvrtc probe failed:", str(exc)[-300:], flush=True)
         for s in srcs:
             print(f"solver set-up {s}:", json.dumps([python(SETUP, src=s) for _ in range(3)]), flush=True)
     for s in srcs:
