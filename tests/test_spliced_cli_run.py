@@ -236,7 +236,8 @@ def test_fasta_random_layouts():
         for r in range(int(rng.integers(1, 5))):
             parts.append(rng.choice(["", " ", "\t"]) + f">r{r} d{r}" + rng.choice(["\n", "\r\n"]))
             for _ in range(int(rng.integers(1, 5))):
-                line = "".join(rng.choice(list("ACGTNacgt"), int(rng.integers(1, 30))))
+                letters = "ACGTNacgt" if rng.random() < 0.7 else "ACGTNacgtRYsw"  # ambiguity codes: the checked path
+                line = "".join(rng.choice(list(letters), int(rng.integers(1, 30))))
                 parts.append(rng.choice(["", " "]) + line + rng.choice(["\n", "\r\n", " \n"]))
                 if rng.random() < 0.2:
                     parts.append(rng.choice(["\n", ";c\n", "  \n"]))

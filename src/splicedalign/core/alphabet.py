@@ -78,13 +78,14 @@ def encode_target(seq: str, source: str = "<target>", record: str = "target") ->
 # (a C loop over the record, no array made: half the time of counting with NumPy).
 _ACCEPTED = bytes(np.flatnonzero(_lut_base != 255).tolist())
 _PROTEIN_LIKE_BYTES = bytes(np.flatnonzero(_PROTEIN_LIKE).tolist())
-_PLAIN = bytes(np.flatnonzero((_lut_base != 255) & ~_PROTEIN_LIKE).tolist())  # accepted, not protein-like
+# the letters ``validate`` passes without a word: accepted, not protein-like
+PLAIN_LETTERS = bytes(np.flatnonzero((_lut_base != 255) & ~_PROTEIN_LIKE).tolist())
 
 
 def plain_nucleotides(raw: bytes) -> bool:
     """Whether the letters ``raw`` (bytes, as read) pass ``validate`` without a word: IUPAC
     nucleotide codes, none protein-like. One C pass; a reader may ask it before decoding."""
-    return not raw.translate(None, _PLAIN)
+    return not raw.translate(None, PLAIN_LETTERS)
 
 
 def validate(seq: str, source: str, record: str) -> None:
