@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import pickle
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import parse_fasta
 from splicedalign.workloads.spliced import synthetic
-from splicedalign.workloads.spliced.datasets import read_manifest, write_dataset
+from splicedalign.workloads.spliced.datasets import _path_text, manifest_rows, read_manifest, write_dataset
 from splicedalign.workloads.spliced.exons.strand import strand_cases, strand_index, strand_view
 from splicedalign.workloads.spliced.exons.tsv import STRANDS, read_exon_tsv, read_table
 from splicedalign.workloads.spliced.load import CaseFiles
@@ -127,6 +128,51 @@ def test_manifest_files_checked_by_folder(tmp_path):
             manifest([*names, bad])
         assert str(err.value) == (f"{tmp_path / 'cases.tsv'}:line 32: case c30: target file {bad} not found"
                                   f" (looked for {tmp_path / bad})")
+
+
+def test_path_text_as_pathlib_joins():
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    parts = ["a", "b.fa", ".", "..", "", "x y", ".hidden", "t"]
+    for root in (Path("."), Path("/"), Path("data/set"), Path("/tmp/x"), Path("..")):
+        for _ in range(300):
+            name = ("/" if rng.random() < 0.1 else "") + "/".join(rng.choice(parts) for _ in range(rng.randint(1, 4)))
+            if name.strip("/"):
+                assert _path_text(root, str(root), name) == str(root / name), (seed, root, name)
+
+
+@pytest.mark.parametrize("row, problem", [
+    ("c2\tb.fa\t\te.tsv", "missing target"),
+    ("c 2\tb.fa\tt.fa\te.tsv", "case id 'c 2' cannot be a file name"),
+    ("..\tb.fa\tt.fa\te.tsv", "case id '..' cannot be a file name"),
+    ("a/b\tb.fa\tt.fa\te.tsv", "case id 'a/b' cannot be a file name"),
+    ("c1\tb.fa\tt.fa\te.tsv", "duplicate case id 'c1'"),
+    ("c2\tb.fa\tt.fa\te.tsv\txyz", "case c2: unknown exon_format 'xyz'"),
+    ("c2\tb.fa\tt.fa\te.tsv\ttsv\t\t*", "case c2: exon_strand must be + or -, got '*'"),
+    ("c2\tb.fa\tt.fa\te.tsv\ttsv\tno.tsv", "case c2: true_exons file no.tsv not found"),
+    ("c2\tno.fa\tt.fa\te.tsv", "case c2: base file no.fa not found"),
+])
+def test_manifest_first_bad_row_named(tmp_path, row, problem):
+    """A bad row among good ones: its line and problem, as the row loop says them (whole columns
+    are checked first; any problem falls back to it)."""
+    for name, text in (("b.fa", ">b\nACGT\n"), ("t.fa", ">t\nAC\n"), ("e.tsv", "first\tlast\n1\t2\n")):
+        (tmp_path / name).write_text(text)
+    width = 7
+    rows = ["c0\tb.fa\tt.fa\te.tsv", "c1\tb.fa\tt.fa\te.tsv", row, "c3\tno.fa\tt.fa\te.tsv"]
+    text = "case\tbase\ttarget\texons\texon_format\ttrue_exons\texon_strand\n" + "".join(
+        r + "\t" * (width - 1 - r.count("\t")) + "\n" for r in rows)
+    (tmp_path / "cases.tsv").write_text(text)
+    with pytest.raises(InputError) as err:
+        manifest_rows(tmp_path / "cases.tsv")
+    assert err.value.where == "line 4" and err.value.problem.startswith(problem), err.value
+    rows[2] = "c2\tb.fa\tt.fa\te.tsv\t\t\t-"
+    rows.pop()
+    (tmp_path / "cases.tsv").write_text("case\tbase\ttarget\texons\texon_format\ttrue_exons\texon_strand\tnote\n"
+                                        + "".join(r + "\t" * (width - 1 - r.count("\t")) + "\tn\n" for r in rows))
+    got = manifest_rows(tmp_path / "cases.tsv")
+    assert got.strands == [None, None, "-"] and got.formats == ["tsv"] * 3 and got.extra == {"note": ["n"] * 3}
+    assert got.base == [str(tmp_path / "b.fa")] * 3 and got.true_exons == [None] * 3
+    assert [e.strand for e in read_manifest(tmp_path / "cases.tsv")] == [None, None, "-"]
 
 
 def test_fasta_letters_checked_on_bytes_as_on_text(caplog):

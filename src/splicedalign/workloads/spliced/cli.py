@@ -24,7 +24,7 @@ from splicedalign.core.commandline import (
 from splicedalign.core.errors import InputError
 from splicedalign.gpu import driver
 from splicedalign.gpu.devices import add_devices_argument
-from splicedalign.workloads.spliced.datasets import SYNTHETIC, read_manifest, write_synthetic
+from splicedalign.workloads.spliced.datasets import SYNTHETIC, manifest_rows, write_synthetic
 from splicedalign.workloads.spliced.exons import exon_formats
 from splicedalign.workloads.spliced.exons.strand import STRAND_CHOICES, best_per_strand_set
 from splicedalign.workloads.spliced.load import CaseFiles, load_cases
@@ -115,11 +115,12 @@ def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> list[TestCase]
         if given:
             raise InputError("align", f"give --manifest or {', '.join(files)}, not both ({given[0]} given)")
         cases, reader = [], CaseFiles()  # each base and exon table read once
-        for e in read_manifest(args.manifest):
-            on = strands if e.strand is None else tuple(s for s in strands if s == e.strand)
+        rows, shift = manifest_rows(args.manifest), getattr(args, "shift_window", 0)
+        for case, base, exons, target, exon_format, strand in zip(rows.cases, rows.base, rows.exons, rows.target,
+                                                                   rows.formats, rows.strands):
+            on = strands if strand is None else tuple(s for s in strands if s == strand)
             if on:
-                cases += reader.cases(e.base, e.exons, e.target, e.exon_format, e.case, on,
-                                      getattr(args, "shift_window", 0))
+                cases += reader.cases(base, exons, target, exon_format, case, on, shift)
         if not cases:
             raise InputError(args.manifest, f"no case with candidate exons on strand(s) {', '.join(strands)}")
         return cases

@@ -18,16 +18,17 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.exons import EXON_READERS
-from splicedalign.workloads.spliced.exons.tsv import read_exon_tsv, read_table, shown, write_exon_tsv
+from splicedalign.workloads.spliced.exons.tsv import Table, read_exon_tsv, read_table, shown, write_exon_tsv
 from splicedalign.workloads.spliced.load import CaseFiles
 from splicedalign.workloads.spliced.records import Exon, TestCase
 
 MANIFEST_COLUMNS = ("case", "base", "target", "exons", "exon_format", "true_exons")
+FILE_COLUMNS = ("base", "target", "exons", "true_exons")  # the columns that name files, in the checks' order
 STRAND_COLUMN = "exon_strand"  # optional: + (default) or -
 
 
@@ -68,18 +69,74 @@ def case_id_problem(case: str) -> str | None:
     return None
 
 
-def read_manifest(path: str | Path) -> list[CaseEntry]:
+class ManifestRows(NamedTuple):
+    """A manifest's cases as columns, checked as ``read_manifest`` checks them, each file as the
+    text of its path (``str(root / name)``): what a reader of every case's files needs, without
+    a ``Path`` or a ``CaseEntry`` per row (the paper-shaped set's 1,010 rows and 1,730 files)."""
+    source: Path
+    cases: list[str]
+    base: list[str]
+    target: list[str]
+    exons: list[str]
+    true_exons: list[str | None]
+    formats: list[str]
+    strands: list[str | None]
+    extra: dict[str, list[str]]  # other columns, by name, in the header's order
+
+
+def manifest_rows(path: str | Path) -> ManifestRows:
     """The cases of a manifest, checked: required columns, unique and path-safe case ids,
-    every named file present, ``exon_strand`` (optional column) + or -."""
+    every named file present, ``exon_strand`` (optional column) + or -. Whole columns are
+    checked at once; where any check fails, the row loop (``_first_bad_row``) names the first
+    bad row and its problem."""
     path = Path(path)
     root = path.parent
     if not path.is_file():
         raise InputError(str(path), "manifest not found" if not path.exists() else "manifest is not a file")
     table = read_table(path, "manifest", ("case", "base", "target", "exons"))
-    entries, seen = [], set()
-    found: dict[str, Path] = {}  # each distinct file named, checked once (cases share bases)
+    if not table.lines:
+        raise InputError(str(path), "manifest lists no case")
+    column = dict(zip(table.header, table.columns))  # a repeated name: its last column, as a row's dict
+    nothing: list[str] = [""] * len(table.lines)
+    cases = column["case"]
+    formats = [f or "tsv" for f in column.get("exon_format", nothing)]
+    strands = [s or None for s in column.get(STRAND_COLUMN, nothing)]
+    good = (all(cases) and all(column["base"]) and all(column["target"]) and all(column["exons"])
+            and _UNSAFE.search("|".join(cases)) is None and "." not in cases and ".." not in cases
+            and len(set(cases)) == len(cases) and set(formats) <= EXON_READERS.keys()
+            and set(strands) <= {None, "+", "-"})
+    texts: dict[str, str] = {}  # each distinct file named: the text of its path, checked once
     is_file = _FileCheck()
-    extra = [c for c in dict.fromkeys(table.header) if c not in (*MANIFEST_COLUMNS, STRAND_COLUMN)]
+    root_text = str(root)
+    for name in dict.fromkeys(n for c in FILE_COLUMNS for n in column.get(c, ()) if n) if good else ():
+        text = _path_text(root, root_text, name)
+        if not is_file(text):
+            good = False
+            break
+        texts[name] = text
+    if not good:
+        _first_bad_row(path, root, table)
+    named = lambda c: [texts[n] for n in column[c]]  # noqa: E731
+    extra = {c: column[c] for c in dict.fromkeys(table.header) if c not in (*MANIFEST_COLUMNS, STRAND_COLUMN)}
+    return ManifestRows(path, cases, named("base"), named("target"), named("exons"),
+                        [texts[n] if n else None for n in column.get("true_exons", nothing)],
+                        formats, strands, extra)
+
+
+def _path_text(root: Path, root_text: str, name: str) -> str:
+    """``str(root / name)`` (``root_text`` is ``str(root)``): joined as text where ``name`` is
+    a plain relative path (no empty or '.' part, which pathlib would drop), else by pathlib."""
+    if os.sep == "/" and "//" not in (wrapped := f"/{name}/") and "/./" not in wrapped:
+        return name if root_text == "." else f"/{name}" if root_text == "/" else f"{root_text}/{name}"
+    return str(root / name)
+
+
+def _first_bad_row(path: Path, root: Path, table: Table) -> None:
+    """Raise the error of a manifest's first bad row (row order, and within a row the order of
+    its checks: what a row loop says)."""
+    seen: set[str] = set()
+    found: set[str] = set()  # each distinct file named, checked once (cases share bases)
+    is_file = _FileCheck()
     for lineno, row in table.records():
         where = f"line {lineno}"
         missing = [c for c in ("case", "base", "target", "exons") if not row[c]]
@@ -99,25 +156,26 @@ def read_manifest(path: str | Path) -> list[CaseEntry]:
         strand = row.get(STRAND_COLUMN) or None
         if strand not in (None, "+", "-"):
             raise InputError(str(path), f"case {case}: exon_strand must be + or -, got {shown(strand)}", where=where)
-        files = {}
-        for column in ("base", "target", "exons", "true_exons"):
+        for column in FILE_COLUMNS:
             name = row.get(column)
-            if not name:
-                continue
-            if name not in found:
+            if name and name not in found:
                 file = root / name
                 if not is_file(str(file)):
                     raise InputError(str(path), f"case {case}: {column} file {name} not found"
                                      f" (looked for {file})", where=where)
-                found[name] = file
-            files[column] = found[name]
-        entries.append(CaseEntry(
-            case, files["base"], files["target"], files["exons"], exon_format, files.get("true_exons"),
-            {c: row[c] for c in extra}, strand,
-        ))
-    if not entries:
-        raise InputError(str(path), "manifest lists no case")
-    return entries
+                found.add(name)
+    raise AssertionError("a manifest's rows were found bad and then good")
+
+
+def read_manifest(path: str | Path) -> list[CaseEntry]:
+    """The cases of a manifest, checked (``manifest_rows``), as records."""
+    rows = manifest_rows(path)
+    paths: dict[str, Path] = {}
+    as_path = lambda text: paths.get(text) or paths.setdefault(text, Path(text))  # noqa: E731
+    return [CaseEntry(case, as_path(base), as_path(target), as_path(exons), exon_format,
+                      None if true is None else as_path(true), {c: v[i] for c, v in rows.extra.items()}, strand)
+            for i, (case, base, target, exons, exon_format, true, strand) in enumerate(zip(
+                rows.cases, rows.base, rows.target, rows.exons, rows.formats, rows.true_exons, rows.strands))]
 
 
 class _FileCheck:
