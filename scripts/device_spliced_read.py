@@ -99,7 +99,7 @@ def timed(mod, name, label):
             steps[label] += time.perf_counter() - t
     setattr(mod, name, w)
 if sys.argv[2] == "steps":
-    timed(cli, "read_manifest", "manifest")
+    timed(cli, "manifest_rows" if hasattr(cli, "manifest_rows") else "read_manifest", "manifest")
     timed(load, "read_exons", "exon tables")
     timed(load, "read_single_fasta", "bases")
     timed(load, "read_fasta", "targets")

@@ -47,22 +47,26 @@ _INDENTED = re.compile(rb"^[ \t\r\v\f]+(?=[>;])", re.MULTILINE)  # an indented h
 _COMMENT = re.compile(rb"^;[^\n]*", re.MULTILINE)
 
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # os.open's are close-on-exec already
+
+
 def read_bytes(path: str | Path) -> bytes:
     """The whole content of a file ('-' is standard input; a name ending in .gz is gunzipped).
     Errors name the file."""
+    name = path if isinstance(path, str) else str(path)
     try:
-        if str(path) == "-":  # the descriptor itself, left open: nothing closes standard input
+        if name == "-":  # the descriptor itself, left open: nothing closes standard input
             return _read_all(sys.stdin.fileno())
-        if str(path).endswith(".gz"):
-            with gzip.open(path, "rb") as handle:
+        if name.endswith(".gz"):
+            with gzip.open(name, "rb") as handle:
                 return handle.read()
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))  # os.open's are close-on-exec already
+        fd = os.open(name, _READ_FLAGS)
         try:
             return _read_all(fd)
         finally:
             os.close(fd)
     except (OSError, EOFError) as exc:  # missing, unreadable, a damaged .gz
-        raise InputError(str(path), f"cannot read file: {getattr(exc, 'strerror', None) or exc}") from None
+        raise InputError(name, f"cannot read file: {getattr(exc, 'strerror', None) or exc}") from None
 
 
 def _read_all(fd: int) -> bytes:
@@ -72,16 +76,17 @@ def _read_all(fd: int) -> bytes:
     until they end; a regular file from where ``fd`` stands."""
     status = os.fstat(fd)
     size = status.st_size if stat.S_ISREG(status.st_mode) else 0
-    chunks, got = [], 0
-    while got < size:  # short reads: past one read's limit, or a file cut short meanwhile
-        chunk = os.read(fd, size - got)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        got += len(chunk)
-    if not size:
-        chunks += iter(lambda: os.read(fd, 1 << 16), b"")
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    if size:
+        chunk = os.read(fd, size)
+        if len(chunk) == size:  # the common file: one read
+            return chunk
+        chunks, got = [chunk], len(chunk)
+        while chunk and got < size:  # short reads: past one read's limit, or a file cut short meanwhile
+            chunk = os.read(fd, size - got)
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+    return b"".join(iter(lambda: os.read(fd, 1 << 16), b""))
 
 
 def read_text(path: str | Path) -> str:
@@ -97,13 +102,15 @@ def parse_fasta(data: bytes, source: str, check: Validator = validate) -> list[F
     sequence line is dropped. Whole-text byte operations (split at headers, the newlines of a
     record dropped and its letters checked on its bytes: C loops) rather than a Python loop over
     lines, which read 60 MB/s at best."""
-    if b";" not in data and data.find(b">", 1) < 0:  # no '>' past the first letter: one record (or none)
-        parts = [data]  # what the split below gives, without its pass over the data
+    comments = b";" in data
+    if not comments and data.find(b">", 1) < 0:  # no '>' past the first letter: one record (or none)
+        parts, odd = [data], False  # what the split below gives, without its pass over the data
     else:
         parts = data.split(b"\n>")  # headers at line starts (the first part is before the first)
-    # a '>' left in a part (past the first part's own) is not at a line start; memchr scans, no count
-    if (b";" in data or parts[0].find(b">", 1 if data.startswith(b">") else 0) >= 0
-            or any(b">" in part for part in parts[1:])):
+        # a '>' left in a part (past the first part's own) is not at a line start; memchr scans, no count
+        odd = (comments or parts[0].find(b">", 1 if data.startswith(b">") else 0) >= 0
+               or any(b">" in part for part in parts[1:]))
+    if odd:
         # rare: a '>' elsewhere (an indented header?) or a ';' (a comment?): such lines found
         # by their first letter, comments emptied (lines kept, for numbering)
         data = _COMMENT.sub(b"", _INDENTED.sub(b"", data))
