@@ -137,6 +137,8 @@ print(json.dumps({"steps": steps, "stages": getattr(solver, "timing", {}), "heav
 
 READ_PROBE = r"""
 import argparse, json, sys, time
+from splicedalign.cli import set_up_process
+set_up_process()  # as the console script, before NumPy's import (BLAS threads)
 from splicedalign.core.collection import tune_short_process
 from splicedalign.workloads.spliced import cli
 tune_short_process()  # as the CLI

@@ -84,6 +84,9 @@ print(json.dumps(out))
 # the reading row's probe (spliced_cold READ_PROBE) with its steps and the process's counts
 PROBE = r"""
 import argparse, collections, json, resource, sys, time
+if "bare" not in sys.argv[2]:  # as the console script (BLAS threads), spliced_cold's READ_PROBE
+    from splicedalign.cli import set_up_process
+    set_up_process()
 from splicedalign.core.collection import tune_short_process
 from splicedalign.workloads.spliced import cli, load
 from splicedalign.core import seqio
@@ -180,6 +183,8 @@ def main() -> int:
     ap.add_argument("--src", action="append", help="source trees to compare (default: this one's)")
     ap.add_argument("--threads", type=int, nargs="*", default=[],
                     help="also the first tree with every file's bytes read on that many threads first")
+    ap.add_argument("--bare", action="store_true",
+                    help="also each tree's probe without the console script's set-up (NumPy's BLAS threads)")
     ap.add_argument("--setup", action="store_true", help="also the gpu solver's set-up steps")
     args = ap.parse_args()
     srcs = args.src or [str(REPO / "src")]
@@ -201,6 +206,8 @@ def main() -> int:
     for r in range(args.rounds):
         for s in srcs if r % 2 == 0 else srcs[::-1]:
             runs[s].append(python(PROBE, str(manifest), "plain", src=s))
+            if args.bare:
+                runs.setdefault(f"{s} bare", []).append(python(PROBE, str(manifest), "plain bare", src=s))
     for k in args.threads:
         runs[f"{srcs[0]} threads {k}"] = [python(PROBE, str(manifest), f"threads{k}", src=srcs[0])
                                           for _ in range(args.rounds)]
