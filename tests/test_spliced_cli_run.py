@@ -8,6 +8,7 @@ and the GPU solver's numba host code compiled by the build step (kernels.compile
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import logging
 import os
@@ -317,6 +318,7 @@ from splicedalign.workloads.spliced import cli
 from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.solvers import get_solver
 import argparse
+import ctypes
 args = argparse.Namespace(manifest=sys.argv[1], base=None, exons=None, target=None, shift_window=0)
 cases = cli._cases(args, ("+", "-"))
 answers = {}
@@ -489,16 +491,73 @@ def test_cuda_driver_thread_loads_libraries_only_after_main_loaded(monkeypatch):
             calls.append("context")
             return 0
 
+        def cuCtxSetCurrent(self, context):  # noqa: N802
+            return 0
+
+        def cuMemHostAlloc(self, address, nbytes, flags):  # noqa: N802
+            calls.append("pinned")
+            return 1  # refused: the solver allocates its own
+
     monkeypatch.setattr(driver.ctypes, "CDLL", lambda name: FakeDriver())
     monkeypatch.setattr(driver, "wheel_libraries", lambda: calls.append("libraries") or [])
     monkeypatch.setattr(driver, "_MAIN_LOADED", threading.Event())
+    monkeypatch.setattr(driver, "_pinned", [])
     thread = driver.start()
     assert thread is not None
     thread.join(0.5)
-    assert thread.is_alive() and calls == ["cuInit", "context"]  # waiting for the main thread
+    assert thread.is_alive() and calls == ["cuInit", "context", "pinned"]  # waiting for the main thread
     driver.main_loaded()
     thread.join(10)
-    assert not thread.is_alive() and calls == ["cuInit", "context", "libraries"]
+    assert not thread.is_alive() and calls == ["cuInit", "context", "pinned", "libraries"]
+    assert driver.take_pinned(1) is None  # the allocation failed: nothing to take
+
+
+def test_cuda_driver_thread_pinned_block_taken_once(monkeypatch):
+    """The driver thread's page-locked block (made current context, cuMemHostAlloc): taken once
+    by the first staging buffer that fits (gpu.device.empty_pinned wraps it without CuPy),
+    then every buffer is CuPy's own again."""
+    from splicedalign.gpu import device, driver
+
+    block = (ctypes.c_uint8 * driver.PINNED_BYTES)()
+    current = []
+
+    class FakeDriver:
+        def cuInit(self, flags):  # noqa: N802 - the driver's name
+            return 0
+
+        def cuDeviceGet(self, device, ordinal):  # noqa: N802
+            return 0
+
+        def cuDevicePrimaryCtxRetain(self, context, device):  # noqa: N802
+            context._obj.value = 1234
+            return 0
+
+        def cuCtxSetCurrent(self, context):  # noqa: N802
+            current.append(context.value)
+            return 0
+
+        def cuMemHostAlloc(self, address, nbytes, flags):  # noqa: N802
+            assert nbytes.value == driver.PINNED_BYTES and flags == 1  # portable
+            address._obj.value = ctypes.addressof(block)
+            return 0
+
+    monkeypatch.setattr(driver.ctypes, "CDLL", lambda name: FakeDriver())
+    monkeypatch.setattr(driver, "_MAIN_LOADED", threading.Event())
+    monkeypatch.setattr(driver, "_pinned", [])
+    thread = driver.start()
+    for _ in range(1000):  # the block is there once the thread allocated it (it then waits for main_loaded)
+        if driver._pinned:
+            break
+        thread.join(0.01)
+    assert current == [1234]
+    assert driver.take_pinned(driver.PINNED_BYTES + 1) is None  # too large: left for one that fits
+    staged = device.empty_pinned((1000, 2), np.int64)
+    assert staged.ctypes.data == ctypes.addressof(block) and staged.shape == (1000, 2)
+    staged[:] = 7
+    assert np.frombuffer(block, np.int64, 2000).tolist() == [7] * 2000
+    monkeypatch.setattr(device, "cupy", lambda: pytest.fail("the block was taken: CuPy not asked"))
+    assert driver.take_pinned(8) is None  # taken once
+    driver.main_loaded()
 
 
 def test_cuda_driver_thread_loads_the_libraries_cupy_loads(tmp_path):
@@ -526,6 +585,10 @@ def test_cuda_driver_thread_loads_the_libraries_cupy_loads(tmp_path):
     for name in ("libcublas.so.13", "libcublasLt.so.13"):
         shutil.copy(real, libs / name)
     assert found() == [["nvidia/cu13/lib/libcublasLt.so.13", "nvidia/cu13/lib/libcublas.so.13"], [True, True]]
+    for name in ("libnvrtc.so.13", "libnvrtc-builtins.so.13.0"):  # NVRTC where the wheels have it, builtins first
+        shutil.copy(real, libs / name)
+    assert found() == [["nvidia/cu13/lib/libcublasLt.so.13", "nvidia/cu13/lib/libcublas.so.13",
+                        "nvidia/cu13/lib/libnvrtc-builtins.so.13.0", "nvidia/cu13/lib/libnvrtc.so.13"], [True] * 4]
     (libs / "libcublas.so.13").rename(libs / "libcublas.so.12")
     assert found() == [[], []]
     (libs / "libcublas.so.12").rename(libs / "libcublas.so.13")

@@ -16,6 +16,7 @@ import numpy as np
 
 from splicedalign.core.errors import GpuMemoryError, SolverUnavailable
 from splicedalign.core.loading import loading
+from splicedalign.gpu import driver
 from splicedalign.gpu.kernels import CXX_STD, INCLUDE_DIR, normal_name, shipped_binary
 
 NVRTC_OPTIONS = (CXX_STD, f"-I{INCLUDE_DIR}")
@@ -224,8 +225,11 @@ def empty_pinned(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
     ``align --solver gpu`` spent 0.32-0.34 s on the H100 host)."""
     dtype = np.dtype(dtype)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    memory = cupy().cuda.alloc_pinned_memory(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize)
-    return np.ndarray(shape, dtype=dtype, buffer=memory)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    address = driver.take_pinned(nbytes)  # the CLI's driver thread allocated one beforehand (gpu.driver)
+    if address is not None:
+        return np.ndarray(shape, dtype=dtype, buffer=(ctypes.c_uint8 * nbytes).from_address(address))
+    return np.ndarray(shape, dtype=dtype, buffer=cupy().cuda.alloc_pinned_memory(nbytes))
 
 
 class PinnedBuffers:

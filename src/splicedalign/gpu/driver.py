@@ -23,6 +23,7 @@ thread loads no library until CuPy's import (the solver's modules, waiting for t
 from __future__ import annotations
 
 import ctypes
+import glob
 import importlib.util
 import json
 import os
@@ -35,13 +36,18 @@ import threading
 # major version the CuPy wheel was built for (its cupy/.data/_wheel.json).
 WHEEL_LIBRARIES = ("libcublasLt.so.{major}", "libcublas.so.{major}")
 WHEEL_DIRS = ("nvidia/cu{major}/lib", "nvidia/cublas/lib")
+# Loaded after them where the wheels have them: NVRTC, which CuPy loads at its first kernel
+# lookup (the version is part of its kernel cache's key; 5.5 ms of the first kernel of a fresh
+# gpu align on the H200 host), its builtins first (NVRTC loads them by name).
+NVRTC_LIBRARIES = ("libnvrtc-builtins.so.{major}.*", "libnvrtc.so.{major}")
 
 
 def wheel_libraries() -> list[str]:
-    """The paths of WHEEL_LIBRARIES that CuPy's import would load: for a CuPy pip wheel only (its
-    _wheel.json names the CUDA version it was built for), each the first found in the folders
-    cuda.pathfinder searches first, in the interpreter's site-packages; [] where any is missing
-    (pathfinder then does its own search)."""
+    """The paths of WHEEL_LIBRARIES that CuPy's import would load, then those of NVRTC_LIBRARIES
+    that are there: for a CuPy pip wheel only (its _wheel.json names the CUDA version it was built
+    for), each the first found in the folders cuda.pathfinder searches first, in the
+    interpreter's site-packages; [] where any of WHEEL_LIBRARIES is missing (pathfinder then does
+    its own search)."""
     spec = importlib.util.find_spec("cupy")
     folders = list(spec.submodule_search_locations or []) if spec is not None else []
     try:
@@ -54,12 +60,15 @@ def wheel_libraries() -> list[str]:
         return []
     root = os.path.dirname(folders[0])  # the site-packages of this CuPy
     paths = []
-    for name in WHEEL_LIBRARIES:
-        found = [path for folder in WHEEL_DIRS
-                 if os.path.isfile(path := os.path.join(root, folder.format(major=major), name.format(major=major)))]
-        if not found:
+    for name in WHEEL_LIBRARIES + NVRTC_LIBRARIES:
+        found = sorted(path for folder in WHEEL_DIRS
+                       for path in glob.glob(os.path.join(glob.escape(os.path.join(root, folder.format(major=major))),
+                                                          name.format(major=major)))
+                       if os.path.isfile(path))
+        if found:
+            paths.append(found[0])
+        elif name in WHEEL_LIBRARIES:
             return []
-        paths.append(found[0])
     return paths
 
 
@@ -79,6 +88,16 @@ def _load_libraries(paths: list[str]) -> None:
 _MAIN_LOADED = threading.Event()
 LIBRARIES_WAIT_S = 10.0  # the thread's wait for main_loaded; then it leaves the libraries to CuPy
 
+# A page-locked host block the thread allocates once the context exists (cuMemHostAlloc, the
+# interpreter let go), for the solver's first staging buffer that fits (gpu.device.empty_pinned):
+# a fresh process's first pinned allocation is otherwise made in the solve, on the main thread
+# (32 MB: 10-15 ms on the H200 host, page locking under the sandbox). 32 MB holds the paper-shaped
+# set's inputs (its staging buffer is 16 or 32 MB); a larger request allocates its own as before.
+PINNED_BYTES = 1 << 25
+_PORTABLE = 0x01  # CU_MEMHOSTALLOC_PORTABLE: pinned for every context
+_pinned: list[int] = []  # the block's address, once allocated and until taken
+_pinned_lock = threading.Lock()
+
 
 def main_loaded() -> None:
     """Say that the main thread has loaded its own libraries (numba's import done): the driver's
@@ -86,12 +105,34 @@ def main_loaded() -> None:
     _MAIN_LOADED.set()
 
 
+def take_pinned(nbytes: int) -> int | None:
+    """The address of the thread's page-locked block (PINNED_BYTES, held to the process's end)
+    for a buffer of ``nbytes``, once: None where it does not fit, is not there (yet), or was
+    taken."""
+    if nbytes > PINNED_BYTES:
+        return None
+    with _pinned_lock:
+        return _pinned.pop() if _pinned else None
+
+
+def _allocate_pinned(lib: ctypes.CDLL, context: ctypes.c_void_p) -> None:
+    """PINNED_BYTES of page-locked memory in ``context`` (made current on this thread), kept
+    for ``take_pinned``; quiet on failure (the solver then allocates its own)."""
+    address = ctypes.c_void_p()
+    if (lib.cuCtxSetCurrent(context) == 0
+            and lib.cuMemHostAlloc(ctypes.byref(address), ctypes.c_size_t(PINNED_BYTES), _PORTABLE) == 0
+            and address.value):
+        with _pinned_lock:
+            _pinned.append(address.value)
+
+
 def _start(ordinal: int) -> None:
     try:
         lib = ctypes.CDLL("libcuda.so.1")
         device, context = ctypes.c_int(), ctypes.c_void_p()
         if lib.cuInit(0) == 0 and lib.cuDeviceGet(ctypes.byref(device), ordinal) == 0:
-            lib.cuDevicePrimaryCtxRetain(ctypes.byref(context), device)  # held to the process's end
+            if lib.cuDevicePrimaryCtxRetain(ctypes.byref(context), device) == 0:  # held to the process's end
+                _allocate_pinned(lib, context)
     except (OSError, AttributeError):  # no driver here: CuPy's own calls say why (device.cupy)
         return
     if _MAIN_LOADED.wait(LIBRARIES_WAIT_S):
@@ -100,9 +141,10 @@ def _start(ordinal: int) -> None:
 
 def start(ordinal: int = 0) -> threading.Thread | None:
     """Start the driver and device ``ordinal``'s primary context (CUDA_VISIBLE_DEVICES applies,
-    as for CuPy) on a daemon thread, which then loads WHEEL_LIBRARIES once ``main_loaded()`` is
-    said; None where there is no such driver library (not Linux). Nothing is said on failure:
-    the solver's CuPy calls meet it again and report it."""
+    as for CuPy) on a daemon thread, which allocates a page-locked block (``take_pinned``) and
+    then loads WHEEL_LIBRARIES once ``main_loaded()`` is said; None where there is no such driver
+    library (not Linux). Nothing is said on failure: the solver's CuPy calls meet it again and
+    report it."""
     if not sys.platform.startswith("linux"):
         return None
     thread = threading.Thread(target=_start, args=(ordinal,), name="cuda driver start", daemon=True)
