@@ -509,7 +509,7 @@ def test_cuda_driver_thread_loads_libraries_only_after_main_loaded(monkeypatch):
     driver.main_loaded()
     thread.join(10)
     assert not thread.is_alive() and calls == ["cuInit", "context", "pinned", "libraries"]
-    assert driver.take_pinned(1) is None  # the allocation failed: nothing to take
+    assert driver.take_pinned(driver.PINNED_LEAST) is None  # the allocation failed: nothing to take
 
 
 def test_cuda_driver_thread_pinned_block_taken_once(monkeypatch):
@@ -551,12 +551,14 @@ def test_cuda_driver_thread_pinned_block_taken_once(monkeypatch):
         thread.join(0.01)
     assert current == [1234]
     assert driver.take_pinned(driver.PINNED_BYTES + 1) is None  # too large: left for one that fits
-    staged = device.empty_pinned((1000, 2), np.int64)
-    assert staged.ctypes.data == ctypes.addressof(block) and staged.shape == (1000, 2)
+    assert driver.take_pinned(driver.PINNED_LEAST - 1) is None  # small: left for a staging buffer
+    rows = driver.PINNED_LEAST // 8
+    staged = device.empty_pinned((rows, 2), np.int64)
+    assert staged.ctypes.data == ctypes.addressof(block) and staged.shape == (rows, 2)
     staged[:] = 7
-    assert np.frombuffer(block, np.int64, 2000).tolist() == [7] * 2000
+    assert (np.frombuffer(block, np.int64, 2 * rows) == 7).all()
     monkeypatch.setattr(device, "cupy", lambda: pytest.fail("the block was taken: CuPy not asked"))
-    assert driver.take_pinned(8) is None  # taken once
+    assert driver.take_pinned(driver.PINNED_LEAST) is None  # taken once
     driver.main_loaded()
 
 

@@ -89,11 +89,12 @@ _MAIN_LOADED = threading.Event()
 LIBRARIES_WAIT_S = 10.0  # the thread's wait for main_loaded; then it leaves the libraries to CuPy
 
 # A page-locked host block the thread allocates once the context exists (cuMemHostAlloc, the
-# interpreter let go), for the solver's first staging buffer that fits (gpu.device.empty_pinned):
+# interpreter let go), for the first staging buffer of 1-32 MB (gpu.device.empty_pinned):
 # a fresh process's first pinned allocation is otherwise made in the solve, on the main thread
 # (32 MB: 10-15 ms on the H200 host, page locking under the sandbox). 32 MB holds the paper-shaped
 # set's inputs (its staging buffer is 16 or 32 MB); a larger request allocates its own as before.
 PINNED_BYTES = 1 << 25
+PINNED_LEAST = 1 << 20
 _PORTABLE = 0x01  # CU_MEMHOSTALLOC_PORTABLE: pinned for every context
 _pinned: list[int] = []  # the block's address, once allocated and until taken
 _pinned_lock = threading.Lock()
@@ -107,9 +108,10 @@ def main_loaded() -> None:
 
 def take_pinned(nbytes: int) -> int | None:
     """The address of the thread's page-locked block (PINNED_BYTES, held to the process's end)
-    for a buffer of ``nbytes``, once: None where it does not fit, is not there (yet), or was
-    taken."""
-    if nbytes > PINNED_BYTES:
+    for a buffer of ``nbytes``, once: None where it does not fit, is not there (yet), was taken,
+    or the buffer is small (under PINNED_LEAST: cheap to allocate, the block kept for a staging
+    buffer)."""
+    if not PINNED_LEAST <= nbytes <= PINNED_BYTES:
         return None
     with _pinned_lock:
         return _pinned.pop() if _pinned else None
