@@ -72,6 +72,41 @@ def test_launches_fit_the_free_memory(monkeypatch):
     assert max(launched) <= int(sizes.max()) * 3 // 2 * launch.MEMORY_USE
 
 
+def test_small_launches_queue_while_they_fit(monkeypatch):
+    """A call of growing launches (Tuning.first_launch_share, launch_growth) queues each launch
+    beside the ones before while they fit the call's room (launch.queued_at_most), collecting the
+    oldest first otherwise; the same answers as one launch."""
+    fake_gpu(monkeypatch, _fake_function)
+    cases, sizes = cases_and_sizes()
+    cases = cases * 3
+    want = [r.score for r in get_solver("sequential").solve_many(cases, Scoring(), traceback=False)]
+    free = int(sizes.sum()) * 2  # ~0.9 of all three copies' launches at once: the room binds once
+    free_memory(monkeypatch, free)
+    tuning = launch.Tuning(first_launch_share=0.2, launch_growth=1.5, throughput_cases=2)
+    solver = GpuSolver(rows_per_lane=2, device_trace=False, tuning=tuning)
+    held: dict[int, int] = {}
+    most = [0]
+    real_launch, real_collect = GpuSolver._launch, GpuSolver._collect
+
+    def launch_(self, work, flat, scoring, traceback, *more, **named):
+        job = real_launch(self, work, flat, scoring, traceback, *more, **named)
+        held[id(job)] = int(launch.case_bytes(flat, 2, 4, False, False).sum())
+        most[0] = max(most[0], sum(held.values()))
+        return job
+
+    def collect_(self, job, part=0):
+        held.pop(id(job), None)
+        return real_collect(self, job, part)
+
+    monkeypatch.setattr(GpuSolver, "_launch", launch_)
+    monkeypatch.setattr(GpuSolver, "_collect", collect_)
+    assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == want
+    split = solver._works[Scoring(), False][1]
+    assert len(split.launches) > 3 and split.sizes[0] < split.sizes[1]
+    assert most[0] <= split.room and split.needs == launch.queued_at_most(split.sizes, split.room)
+    assert sum(split.sizes) > split.room  # the room bound: some launch waited for an older one
+
+
 def test_a_case_that_cannot_fit_is_one_line(monkeypatch, tmp_path, capsys):
     """A case larger than all the memory free: GpuMemoryError naming it, what it needs and what
     is free, on one line; the CLI exits 3 with that line, no traceback."""

@@ -468,6 +468,36 @@ def test_small_first_launch():
     assert len(launch.plan_launches(flat, Scoring(), False, 80 << 30, lambda ctype: True, one, 8)[1]) == 1
 
 
+def test_launches_grow_from_a_small_first_one():
+    """Tuning.launch_growth: after the small first launch each holds at most that many times the
+    cells of the one before (at least throughput_cases cases), until the budgets bound them; every
+    case once, in order, each launch within the budgets."""
+    from splicedalign.workloads.spliced.gpu.flat import FlatCases
+
+    flat = FlatCases.of([c for seed in range(3) for c in tiny_set(seed=seed, bases=40)])
+    rows = launch._storage(flat, 8)[0]
+    budget = int(rows.sum() // 3)
+    tuning = launch.Tuning(row_budget=budget, first_launch_share=0.1, launch_growth=1.5, throughput_cases=4)
+    _, work, sizes = launch.plan_launches(flat, Scoring(), False, 80 << 30, lambda ctype: True, tuning, 8)
+    order = [i for _, sel in work for i in sel]
+    assert order == list(range(len(flat))) and len(sizes) == len(work) > 4
+    assert all(len(sel) == 1 or rows[sel].sum() <= budget for _, sel in work)
+    cells = [int(flat.cells[sel].sum()) for _, sel in work]
+    for (_, sel), before, now in zip(work[1:], cells, cells[1:]):
+        assert len(sel) <= 4 or now <= 1.5 * before or rows[sel].sum() + rows[sel[-1] + 1] > budget
+    assert cells[1] > cells[0] and cells[2] > cells[1]  # growing while the budgets allow
+
+
+def test_queued_launches_keep_within_their_room():
+    """launch.queued_at_most: launches queued in order, the oldest collected until the next
+    fits beside the rest in the room."""
+    assert launch.queued_at_most([4, 4, 4], 8) == 8
+    assert launch.queued_at_most([1, 2, 3, 4, 4], 8) == 8  # 1+2+3, then 3+4, then 4+4
+    assert launch.queued_at_most([1, 2, 3, 3], 7) == 6
+    assert launch.queued_at_most([1, 2, 3, 4, 4], 100) == 14
+    assert launch.queued_at_most([], 8) == 0
+
+
 def test_walks_short_paths_first_followed_last():
     cases = tiny_set(bases=4)
     paths = gpu_plan.longest_paths(cases)
@@ -924,6 +954,11 @@ def test_flat_cases_match_the_case_objects():
             assert np.array_equal(getattr(part, name), want)
         assert [part.bases[j] for j in part.base_index] == [cases[i].base for i in pick]
         assert np.array_equal(part.exon_sums, [cases[i].exon_length_sum for i in pick])
+        assert part.lists is flat.lists  # a launch's cases read the call's exon lists, laid out when asked for
+        alone = FlatCases.of([cases[i] for i in pick])
+        for P in (32, 256):
+            strips = [sum((e.last - e.first + P) // P for e in cases[i].exons) for i in pick]
+            assert part.strips(P).tolist() == alone.strips(P).tolist() == strips
     empty = FlatCases.of([])  # no cases: empty arrays
     assert len(empty) == 0 and empty.K.size == empty.first.size == 0 and empty.exon_start.tolist() == [0]
 

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 from llvmlite import ir
@@ -26,7 +27,7 @@ from splicedalign.core.alphabet import _lut_base, _lut_target
 from splicedalign.core.strmem import str_addresses
 from splicedalign.workloads.spliced.records import TestCase
 
-_FIELDS = operator.attrgetter("exons", "target", "base")
+_EXONS, _TARGET, _BASE = map(operator.attrgetter, ("exons", "target", "base"))
 
 # The compiled passes over a batch run in parallel over its cases (numba prange). numba's
 # workqueue threading layer, the only one always present, aborts the process when two threads
@@ -35,20 +36,39 @@ _FIELDS = operator.attrgetter("exons", "target", "base")
 PARALLEL = threading.RLock()
 
 
+class ExonLists(NamedTuple):
+    """Each distinct exon list of a batch once (cases of one base share their candidate exons):
+    list i's exons at [start[i], start[i + 1]), in (first, last) order."""
+    start: np.ndarray  # (U+1,)
+    first: np.ndarray  # (X,) 1-based first row of each exon
+    last: np.ndarray   # (X,) its last row
+    order: np.ndarray  # (X,) its input index in its list (TestCase.order)
+
+    def sums(self, values: np.ndarray, source: np.ndarray) -> np.ndarray:
+        """(C,) the sum of ``values`` (one per exon of the lists) over the exons of each case,
+        whose list is ``source``: summed once per list, not per case."""
+        if not source.size:
+            return np.zeros(0, values.dtype)
+        return np.add.reduceat(values, self.start[:-1])[source]
+
+
 @dataclass(frozen=True)
 class FlatCases:
     """Cases ``cases`` as arrays: exons case after case, each case's in (first, last) order
-    (TestCase.order: the solvers' exon order), and each case's distinct base."""
+    (TestCase.order: the solvers' exon order), and each case's distinct base. The exons are
+    held once per distinct list (``lists``, each case's at ``source``); ``first``, ``last``
+    and ``order`` lay them out case after case when first read, so that a call's split reads
+    per-case sums only and each launch lays out its own cases' exons (the 10 sets' 570,000
+    exons laid out at once were ~1/3 of the split: fresh pages)."""
     cases: tuple[TestCase, ...]
     K: np.ndarray           # (C,) exons per case
     m: np.ndarray           # (C,) base lengths
     n: np.ndarray           # (C,) target lengths
     exon_start: np.ndarray  # (C+1,) each case's first exon
-    first: np.ndarray       # (E,) 1-based first row of each exon, (first, last) order per case
-    last: np.ndarray        # (E,) its last row
-    order: np.ndarray       # (E,) its input index in its case (TestCase.order)
     base_index: np.ndarray  # (C,) index of each case's base among the distinct ones (by identity)
     bases: tuple[str, ...]  # the distinct bases, in first-use order
+    lists: ExonLists        # the distinct exon lists
+    source: np.ndarray      # (C,) each case's list in ``lists``
 
     @classmethod
     def of(cls, cases: Sequence[TestCase] | FlatCases) -> FlatCases:
@@ -56,11 +76,10 @@ class FlatCases:
             return cases
         cases = tuple(cases)
         C = len(cases)
-        # One pass over the case objects reads their exons, targets and bases together, before
-        # the compiled passes write the exon arrays: each pass over 10,100 case objects and
-        # strings no longer in cache cost milliseconds (three passes before, main-thread CPU
-        # time of the 10-set split 25.1 -> 23.6 ms on the 2-core dev host)
-        exons, targets, every = zip(*map(_FIELDS, cases)) if C else ((), (), ())
+        # The case objects read by three C-level maps, before the compiled passes write the exon
+        # arrays (a pass over 10,100 case objects and strings no longer in cache costs ms; one
+        # zip(*map(attrgetter)) over all three was 3.3 against 1.2 ms warm)
+        exons, targets, every = list(map(_EXONS, cases)), list(map(_TARGET, cases)), list(map(_BASE, cases))
         n = np.fromiter(map(len, targets), dtype=np.int64, count=C)
         # the distinct bases by identity, in first-use order (a sort of their ids: a dict's
         # loop over 10,000 cases was ~5 ms)
@@ -73,7 +92,7 @@ class FlatCases:
         bases = tuple(map(every.__getitem__, at[by_use].tolist()))
         m = np.fromiter(map(len, bases), dtype=np.int64, count=len(bases))[base_index]
         # A case whose exons are the previous case's (a base's targets share its candidate
-        # exons) takes that case's arrays: each base's exon bounds are read once.
+        # exons) takes that case's list: each base's exon bounds are read once.
         same = [False] + [a is b or (len(a) == len(b) and a[0] is b[0] and a == b) for a, b in zip(exons[1:], exons)]
         own = [c.bounds for c, s in zip(cases, same) if not s]
         K_own = np.fromiter(map(len, own), dtype=np.int64, count=len(own))
@@ -81,19 +100,44 @@ class FlatCases:
         first, last = bounds[:, 0].copy(), bounds[:, 1].copy()  # sorted in place
         own_start = np.zeros(len(own) + 1, dtype=np.int64)
         np.cumsum(K_own, out=own_start[1:])
-        # each case's row among the own ones
         source = np.cumsum(~np.fromiter(same, dtype=bool, count=C)) - 1
         K = K_own[source]
         exon_start = np.zeros(C + 1, dtype=np.int64)
         np.cumsum(K, out=exon_start[1:])
         with PARALLEL:
             order = _sort_exons(own_start, first, last)
-            if len(own) < C:
-                first, last, order = _segments(own_start, source, exon_start, first, last, order)
-        return cls(cases, K, m, n, exon_start, first, last, order, base_index, bases)
+        return cls(cases, K, m, n, exon_start, base_index, bases, ExonLists(own_start, first, last, order), source)
 
     def __len__(self) -> int:
         return len(self.cases)
+
+    @cached_property
+    def _laid_out(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(first, last, order) of every exon, case after case: views of the lists where the
+        cases' lists follow each other, else laid out by one compiled pass."""
+        lists, source = self.lists, self.source
+        if not source.size:
+            return lists.first[:0], lists.last[:0], lists.order[:0]
+        if source[-1] - source[0] == source.size - 1 and (np.diff(source) == 1).all():
+            a, b = lists.start[source[0]], lists.start[source[-1] + 1]
+            return lists.first[a:b], lists.last[a:b], lists.order[a:b]
+        with PARALLEL:
+            return _segments(lists.start, source, self.exon_start, lists.first, lists.last, lists.order)
+
+    @property
+    def first(self) -> np.ndarray:
+        """(E,) 1-based first row of each exon, (first, last) order per case."""
+        return self._laid_out[0]
+
+    @property
+    def last(self) -> np.ndarray:
+        """(E,) its last row."""
+        return self._laid_out[1]
+
+    @property
+    def order(self) -> np.ndarray:
+        """(E,) its input index in its case (TestCase.order)."""
+        return self._laid_out[2]
 
     @cached_property
     def lengths(self) -> np.ndarray:
@@ -112,7 +156,16 @@ class FlatCases:
     @cached_property
     def exon_sums(self) -> np.ndarray:
         """(C,) Σ|b_k| per case (TestCase.exon_length_sum)."""
-        return np.add.reduceat(self.lengths, self.exon_start[:-1]) if len(self) else np.zeros(0, np.int64)
+        return self.lists.sums(self.lists.last - self.lists.first + 1, self.source)
+
+    def strips(self, rows: int) -> np.ndarray:
+        """(C,) strips of up to ``rows`` rows each case's exons take (kept per ``rows``: a
+        call's split asks for them more than once)."""
+        kept = self.__dict__.setdefault("_strips", {})
+        if rows not in kept:
+            lists = self.lists
+            kept[rows] = lists.sums((lists.last - lists.first + rows) // rows, self.source)
+        return kept[rows]
 
     def longest_paths(self) -> np.ndarray:
         """(C,) each case's longest possible traceback path, n + min(m, Σ|b_k|) moves (chain
@@ -124,24 +177,20 @@ class FlatCases:
         return np.stack([self.order, self.first, self.last], axis=1)
 
     def select(self, idx: Sequence[int]) -> FlatCases:
-        """The cases ``idx`` (in that order), as one batch."""
+        """The cases ``idx`` (in that order), as one batch (sharing these exon lists)."""
         idx = np.asarray(idx, dtype=np.int64)
         if idx.size == len(self) and (idx == np.arange(len(self))).all():
             return self
         K = self.K[idx]
         exon_start = np.zeros(idx.size + 1, dtype=np.int64)
         np.cumsum(K, out=exon_start[1:])
-        if idx.size and (np.diff(idx) == 1).all():  # a run of cases (a launch): views of its exons
-            a, b = self.exon_start[idx[0]], self.exon_start[idx[-1] + 1]
-            first, last, order = self.first[a:b], self.last[a:b], self.order[a:b]
+        if idx.size and idx[-1] - idx[0] == idx.size - 1 and (np.diff(idx) == 1).all():  # a run (a launch)
             cases = self.cases[int(idx[0]):int(idx[-1]) + 1]
         else:
-            with PARALLEL:
-                first, last, order = _segments(self.exon_start, idx, exon_start, self.first, self.last, self.order)
             cases = tuple(map(self.cases.__getitem__, idx.tolist()))
         used, base_index = np.unique(self.base_index[idx], return_inverse=True)
-        return FlatCases(cases, K, self.m[idx], self.n[idx], exon_start, first, last, order,
-                         base_index.astype(np.int64), tuple(map(self.bases.__getitem__, used.tolist())))
+        return FlatCases(cases, K, self.m[idx], self.n[idx], exon_start, base_index.astype(np.int64),
+                         tuple(map(self.bases.__getitem__, used.tolist())), self.lists, self.source[idx])
 
 
 @njit(cache=True, parallel=True)

@@ -99,11 +99,14 @@ class Tuning:
     # builds each part's records while the GPU walks the next (a first part at 0.1 instead of
     # 0.2 took 0.5 ms off the traced paper set).
     walk_shares: tuple[float, ...] = (0.1, 0.2)
-    # A call of several launches starts its GPU once its first launch is planned; where the host
-    # plans a launch faster than the GPU runs one, a smaller first launch starts the GPU sooner
-    # (the rest keep the batches' sizes): its cells as a share of what the first launch would
-    # hold. Each launch more costs its kernel's tail (~2-3 ms), replays included.
+    # A call of several launches starts its GPU once its first launch is planned; a smaller first
+    # launch starts the GPU sooner: its cells as a share of what the first launch would hold.
+    # The host plans each next launch while the GPU runs the one before, so each next one holds
+    # at most launch_growth times the cells of the one before (0: as many as memory allows),
+    # until memory bounds them. Each launch more costs its kernel's tail (~2-3 ms), replays
+    # included.
     first_launch_share: float = 1.0
+    launch_growth: float = 0.0
     # A call of one never-seen score launch of at least throughput_cases cases starts its kernel
     # at once and has it planned and handed over in steps (feed.py): its long chains and
     # feed_shares[0] of its other cases' cells, then feed_shares[1], ..., then the rest; the GPU
@@ -212,7 +215,7 @@ def _storage(flat: FlatCases, rows_per_lane: int) -> tuple[np.ndarray, np.ndarra
     """(row elements, move words) each case needs: one row per strip and one per fold (at
     most K folds); moves at most (plan.py, "Moves": strips with fewer rows per lane take less)."""
     P = WARP * rows_per_lane
-    strips = np.add.reduceat((flat.lengths + P - 1) // P, flat.exon_start[:-1]) if len(flat) else flat.K
+    strips = flat.strips(P)
     n = flat.n
     return (strips + flat.K) * round_up(n + 1), strips * (n // COLS + WARP) * WARP * move_words(rows_per_lane)
 
@@ -241,11 +244,14 @@ def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool,
 
 def batches(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, budget: int = TUNING.row_budget,
             move_budget: int | None = None, byte_sizes: np.ndarray | None = None,
-            byte_budget: int | None = None) -> list[list[int]]:
+            byte_budget: int | None = None, ramp: tuple[float, float, int] | None = None) -> list[list[int]]:
     """Consecutive runs of case indices whose row storage fits ``budget`` and, for launches
     that record moves, whose move storage fits ``move_budget``, and whose device bytes
     (``byte_sizes``, each case's case_bytes) fit ``byte_budget`` (a case that alone exceeds
-    them gets a launch of its own)."""
+    them gets a launch of its own). ``ramp`` (share, growth, fewest), where the cases need more
+    than one run: the first holds about ``share`` of the cells the budgets would let it hold,
+    each next one at most ``growth`` times as many cells as the one before (0: as many as the
+    budgets allow), each at least ``fewest`` cases (Tuning.first_launch_share)."""
     flat = FlatCases.of(cases)
     rows, words = _storage(flat, rows_per_lane)
     limits = [(np.cumsum(rows), budget)]  # each budget over the running sums of what cases take
@@ -253,12 +259,23 @@ def batches(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, budget: i
         limits.append((np.cumsum(words), move_budget))
     if byte_budget:
         limits.append((np.cumsum(byte_sizes), byte_budget))
+    cells = np.cumsum(flat.cells) if ramp else np.zeros(0, np.int64)
+    ramp_cells = None  # the ramp's cells for the next run
     out: list[list[int]] = []
     start = 0
     while start < len(flat):  # a run ends before the first case that would exceed a budget
         end = min(int(np.searchsorted(total, (total[start - 1] if start else 0) + cap, side="right"))
                   for total, cap in limits)
         end = max(end, start + 1)
+        if ramp is not None and (start or end < len(flat)):
+            below = int(cells[start - 1]) if start else 0
+            if ramp_cells is None:
+                ramp_cells = ramp[0] * (int(cells[end - 1]) - below)
+            fits = end
+            end = min(end, max(start + ramp[2], int(np.searchsorted(cells, below + ramp_cells, side="right"))))
+            if fits == len(flat) and 4 * (int(cells[-1]) - int(cells[end - 1])) < int(cells[end - 1]) - below:
+                end = fits  # no launch of a few cases last: each launch costs its kernel's tail
+            ramp_cells = (int(cells[end - 1]) - below) * ramp[1] if ramp[1] else np.inf
         out.append(list(range(start, end)))
         start = end
     return out
@@ -278,18 +295,19 @@ def memory_split(largest_case: int, free: int, in_flight: int) -> tuple[int, int
     return (share, in_flight) if largest_case <= share else (free, 1)
 
 
-# Launches queued at once (each holds its device memory): two let the host work on one launch
-# while the GPU runs the other.
+# Launches of the largest size queued at once (each holds its device memory): two let the host
+# work on one launch while the GPU runs the other; smaller launches share the same room.
 IN_FLIGHT = 2
 
 
 def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int, on_device: Callable[[str], bool],
                   tuning: Tuning = TUNING,
-                  rows_per_lane: int | None = None) -> tuple[int, list[tuple[str, list[int]]], int]:
-    """(launches in flight, each launch's (score type, case indices), the device bytes they take
-    at most, in flight at once) of a call on the cases ``flat`` with ``free`` bytes of device
-    memory: cases grouped by score type, each group in consecutive runs within the row and move
-    budgets and a share of the free memory (memory_split). GpuMemoryError (one line) when a case
+                  rows_per_lane: int | None = None) -> tuple[int, list[tuple[str, list[int]]], list[int]]:
+    """(the device bytes the launches queued at once may take, each launch's (score type, case
+    indices), the device bytes each launch takes at most) of a call on the cases ``flat`` with
+    ``free`` bytes of device memory: cases grouped by score type, each group in consecutive runs
+    within the row and move budgets and a share of the free memory (memory_split; the first runs
+    smaller where Tuning.first_launch_share says so). GpuMemoryError (one line) when a case
     cannot fit alone. ``on_device(ctype)``: whether launches of that score type trace back on
     the device; ``rows_per_lane``: a fixed width (default: by launch, Tuning)."""
     R = rows_per_lane or tuning.rows_per_lane
@@ -313,10 +331,9 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
     work = []
     for ctype, idx, part, record, sizes in groups:
         budget = tuning.move_budget if record else None
-        runs = batches(part, R, tuning.row_budget, budget, sizes, share)
-        if len(runs) > 1 and tuning.first_launch_share < 1:
-            runs = _small_first(part, runs, tuning, lambda sub, s, moves=budget: batches(
-                sub, R, tuning.row_budget, moves, s, share), sizes)
+        ramp = (tuning.first_launch_share, tuning.launch_growth, tuning.throughput_cases)
+        runs = batches(part, R, tuning.row_budget, budget, sizes, share,
+                       ramp if tuning.first_launch_share < 1 else None)
         for run in runs:
             sel = idx[run]
             if record and rows_per_lane is None and tuning.chain_bound(len(sel)):
@@ -326,10 +343,23 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
                     flat.select(sel), tuning.chain_rows_per_lane, tuning.row_budget, budget, sizes[run], share)]
             else:
                 work.append((ctype, sel, sizes[run]))
-    needs = in_flight * max((int(s.sum()) for _, _, s in work), default=0)
     if not traceback and tuning.feed_shares and len(work) == 1:  # a fed launch: its long chains first (feed.py)
         work = [(ctype, _long_chains_first(flat, sel, tuning), s) for ctype, sel, s in work]
-    return in_flight, [(ctype, sel.tolist()) for ctype, sel, _ in work], min(needs, free)
+    return share * in_flight, [(ctype, sel.tolist()) for ctype, sel, _ in work], [int(s.sum()) for _, _, s in work]
+
+
+def queued_at_most(sizes: Sequence[int], room: int) -> int:
+    """The most device bytes that launches of ``sizes`` bytes take at once, queued in order,
+    each once the oldest ones are collected until it fits beside the others in ``room`` (as
+    GpuSolver._solve_many queues them)."""
+    held: list[int] = []
+    most = 0
+    for size in sizes:
+        while held and sum(held) + size > room:
+            held.pop(0)
+        held.append(size)
+        most = max(most, sum(held))
+    return most
 
 
 def _long_chains_first(flat: FlatCases, sel: np.ndarray, tuning: Tuning) -> np.ndarray:
@@ -341,21 +371,6 @@ def _long_chains_first(flat: FlatCases, sel: np.ndarray, tuning: Tuning) -> np.n
     if not long.size or (long == np.arange(long.size)).all():
         return sel
     return np.concatenate([sel[long], np.delete(sel, long)])
-
-
-def _small_first(flat: FlatCases, runs: list[list[int]], tuning: Tuning,
-                 rebatch: Callable[[FlatCases, np.ndarray], list[list[int]]], sizes: np.ndarray) -> list[list[int]]:
-    """``runs`` (consecutive, more than one) with a first launch of about first_launch_share of
-    the first run's cells (at least throughput_cases cases), the rest batched again
-    (``rebatch(cases, their sizes)``)."""
-    first = np.asarray(runs[0])
-    cells = np.cumsum(flat.cells[first])
-    k = int(np.searchsorted(cells, tuning.first_launch_share * cells[-1])) + 1
-    k = min(max(k, tuning.throughput_cases), first.size)
-    if k >= first.size:
-        return runs
-    rest = np.arange(first[k], len(flat))
-    return [first[:k].tolist()] + [rest[r].tolist() for r in rebatch(flat.select(rest), sizes[rest])]
 
 
 def long_chains(cases: Sequence[TestCase] | FlatCases | np.ndarray, tuning: Tuning = TUNING) -> list[int]:

@@ -9,9 +9,9 @@ Both make the same choices.
 A call: ``_work`` splits the cases into launches (by score type, within the device memory the
 call finds free, launch.batches); each launch's configuration comes from launch.configure;
 ``_inputs`` plans it (plan.build_plan, compiled) and uploads its inputs in one pinned copy;
-``_launch`` queues its kernels; ``_collect`` copies its outputs back. Up to IN_FLIGHT launches
-are queued at once, so the host plans launch i+1 and builds launch i's results while the GPU
-runs launch i.
+``_launch`` queues its kernels; ``_collect`` copies its outputs back. Launches stay queued while
+they fit the call's room in device memory (IN_FLIGHT of the largest size), so the host plans
+launch i+1 while the GPU runs launch i, and builds launch i's results while it runs the next.
 """
 
 from __future__ import annotations
@@ -152,10 +152,11 @@ class Traced(NamedTuple):
 
 class Split(NamedTuple):
     """A call's launches (GpuSolver._split)."""
-    in_flight: int            # launches queued at once
+    room: int                 # device bytes the launches queued at once may take
     launches: list[Work]
     flats: list[FlatCases]    # each launch's cases as arrays
-    needs: int                # device bytes they take at most, in_flight at a time
+    sizes: list[int]          # device bytes each launch takes at most
+    needs: int                # device bytes they take at most at once (launch.queued_at_most)
 
 
 @dataclass
@@ -450,20 +451,24 @@ class GpuSolver:
                 (base_letters, np.int32(size), base, target_letters, letter_cases, np.int32(C), codes, tsel))
         return base, tsel
 
-    def _launch(self, work: Work, flat: FlatCases, scoring: Scoring, traceback: bool, feed: bool = True) -> _Job:
+    def _launch(self, work: Work, flat: FlatCases, scoring: Scoring, traceback: bool, feed: bool = True,
+                make_room: Callable[[], None] = lambda: None) -> _Job:
         """Queue one launch on the compute stream: kernel, the gather of its exons' final scores,
         and for traceback either the kernel variant that records moves and trace_chains
         (config.record) or the gather of every exon's last row. Waits for nothing on the device
-        (a fed launch: planned and uploaded step by step while its kernel runs, _fed)."""
+        (a fed launch: planned and uploaded step by step while its kernel runs, _fed), except in
+        ``make_room``, called once it is planned, before it takes its row storage."""
         config = self._configure(flat, work.ctype, scoring, traceback)
         defines = kernel_defines()
         compute = self.streams().compute
         feeder = self._feeder(flat, config, work.ids) if feed else None
         if feeder is not None:
+            make_room()
             queued = self._fed(feeder, flat, config, work.ids, scoring, defines)
             t0 = time.perf_counter()
         else:
             planned = self._inputs(flat, config, work.ids)
+            make_room()
             t0 = time.perf_counter()
             queued = self._queue(planned, config, scoring, defines)
         inputs, rows = queued.inputs, queued.rows
@@ -677,19 +682,21 @@ class GpuSolver:
         return split
 
     def _plan_launches(self, flat: FlatCases, scoring: Scoring, traceback: bool, free: int) -> Split:
-        in_flight, work, needs = launch.plan_launches(flat, scoring, traceback, free, self.on_device, self.tuning,
-                                                      self.rows_per_lane)
+        room, work, sizes = launch.plan_launches(flat, scoring, traceback, free, self.on_device, self.tuning,
+                                                 self.rows_per_lane)
         launches = []
         for ctype, sel in work:
             batch = list(map(flat.cases.__getitem__, sel))
             launches.append(Work(ctype, sel, batch, CaseIds(batch)))
-        return Split(in_flight, launches, [flat.select(w.sel) for w in launches], needs)
+        return Split(room, launches, [flat.select(w.sel) for w in launches], sizes,
+                     min(launch.queued_at_most(sizes, room), free))
 
     def solve_many(self, cases: Sequence[TestCase], scoring: Scoring = Scoring(),
                    traceback: bool = True) -> list[Result]:
-        """Cases grouped by score type, each group in launches that fit the device memory. Up
-        to IN_FLIGHT launches are queued at once: the host plans (or finds in the cache) and
-        queues launch i+1, and builds launch i's results, while the GPU runs launch i."""
+        """Cases grouped by score type, each group in launches that fit the device memory.
+        The host plans (or finds in the cache) and queues launch i+1 while the GPU runs launch
+        i, collecting older launches only when launch i+1 would not fit beside them
+        (Split.room), and builds launch i's results while the GPU runs the next."""
         refuse_free_ends(scoring, self.name)  # only where switched off: solvers.GLOBAL_ENDS_ONLY
         with collection_paused() as settle:
             return self._solve_many(cases, scoring, traceback, settle)
@@ -698,10 +705,12 @@ class GpuSolver:
                     settle: Callable[[], None]) -> list[Result]:
         self.timing = dict.fromkeys(STAGES, 0.0)
         t0 = time.perf_counter()
-        in_flight, work, subs, _ = self._split(cases, scoring, traceback)
+        room, work, subs, sizes, _ = self._split(cases, scoring, traceback)
         self.timing["split"] += time.perf_counter() - t0
         results: list[Result | None] = [None] * len(cases)
-        queued: deque[tuple[_Job, Work, outputs.Pending]] = deque()
+        # each queued launch: its job, work, Pending (made once the next launch is queued, or
+        # before it is collected) and device bytes
+        queued: deque[list] = deque()
         events = []
         t_prev, l_prev = time.perf_counter(), loading.seconds()
 
@@ -710,8 +719,10 @@ class GpuSolver:
             # arrived, so the launches' times add up to the call's. A launch in parts (its
             # device walks) gives the host each part's results while the GPU still walks the next.
             nonlocal t_prev, l_prev
-            job, w, made = queued.popleft()
+            job, w, made, _ = queued.popleft()
             plan = job.inputs.plan
+            if made is None:
+                made = pending(job, w)
             for part, rows in enumerate(p.rows for p in job.parts):
                 t1 = time.perf_counter()
                 got, exon_rows = self._collect(job, part)
@@ -736,15 +747,27 @@ class GpuSolver:
                 self.timing["traceback"] += t3 - t2
                 self.timing["results"] += time.perf_counter() - t3
 
-        for w, sub in zip(work, subs):
-            job = self._launch(w, sub, scoring, traceback, feed=len(work) == 1)
-            events.append(job.events)
+        def pending(job: _Job, w: Work) -> outputs.Pending:
             t0 = time.perf_counter()
-            queued.append((job, w, outputs.pending(w.batch, job.inputs.plan)))  # while the GPU runs
-            settle()  # the collector's pass while the GPU runs, not after the call
+            made = outputs.pending(w.batch, job.inputs.plan)
             self.timing["results"] += time.perf_counter() - t0
-            if len(queued) >= in_flight:
+            return made
+
+        def make_room(size: int) -> None:  # older launches collected until this one fits beside the rest
+            while queued and sum(q[3] for q in queued) + size > room:
                 finish()
+
+        for w, sub, size in zip(work, subs, sizes):
+            # planned, then queued once it fits: the host plans it while the GPU still runs the
+            # launches before (two of the largest size fit at once)
+            job = self._launch(w, sub, scoring, traceback, feed=len(work) == 1, make_room=lambda s=size: make_room(s))
+            events.append(job.events)
+            if queued and queued[-1][2] is None:  # the launch before: results made ready while the GPU runs
+                queued[-1][2] = pending(*queued[-1][:2])
+            queued.append([job, w, None, size])
+        t0 = time.perf_counter()
+        settle()  # the collector's pass while the GPU runs the last launches, not while the host plans
+        self.timing["results"] += time.perf_counter() - t0
         while queued:
             finish()
         cp = device.cupy()
