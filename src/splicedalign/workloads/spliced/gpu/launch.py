@@ -105,8 +105,8 @@ class Tuning:
     # at most launch_growth times the cells of the one before (0: as many as memory allows),
     # until memory bounds them. Each launch more costs its kernel's tail (~2-3 ms), replays
     # included.
-    first_launch_share: float = 1.0
-    launch_growth: float = 0.0
+    first_launch_share: float = 0.2
+    launch_growth: float = 1.5
     # A call of one never-seen score launch of at least throughput_cases cases starts its kernel
     # at once and has it planned and handed over in steps (feed.py): its long chains and
     # feed_shares[0] of its other cases' cells, then feed_shares[1], ..., then the rest; the GPU
