@@ -237,5 +237,8 @@ def test_solve_across_leaves_todays_call_alone_and_refuses_a_cpu_solver(monkeypa
     calls.clear()  # a raw value (a config's) is parsed too
     assert devices.solve_across("1", True, [1, 2], lambda x: Cost(x), solve) == [10, 20]
     assert calls == [(1, [1, 2])]
+    asked = []  # one device splits nothing: no item's cost asked for (a case's costs several us)
+    assert devices.solve_across("0", True, [1, 2], lambda x: asked.append(x) or Cost(x), solve) == [10, 20]
+    assert not asked and calls[-1] == (0, [1, 2])
     with pytest.raises(InputError, match="^--devices: splits GPU solvers' work; solver multicore runs on the CPU$"):
         devices.solve_across("all", False, [1], lambda x: Cost(x), solve, "multicore")

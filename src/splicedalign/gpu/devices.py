@@ -187,7 +187,10 @@ def solve_across(spec: DeviceSpec, gpu: bool, items: Sequence[Item], cost: Calla
         return list(solve(list(items)))
     if not gpu:
         raise InputError("--devices", f"splits GPU solvers' work; solver {solver or '(given)'} runs on the CPU")
-    return run_split(items, [cost(x) for x in items], resolve_devices(parse_devices(spec)), solve)
+    devices = resolve_devices(parse_devices(spec))
+    # one device splits nothing: no costs (a case's is several us of Python: 4 paper sets, ~40 ms)
+    costs = [cost(x) for x in items] if devices is None or len(devices) > 1 else [Cost(0)] * len(items)
+    return run_split(items, costs, devices, solve)
 
 
 def run_split(items: Sequence[Item], costs: Sequence[Cost], devices: Sequence[int] | None,
