@@ -105,3 +105,20 @@ def test_concurrent_fills_keep_their_own_inputs(fake_cupy):
         stream.finish()
     for k, (want, block) in outputs.items():
         assert np.array_equal(block.data, want), f"thread {k}'s fill holds another thread's data"
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_packing_in_pieces_on_threads_copies_every_byte(monkeypatch, threads):
+    """device.pack: blocks copied at their offsets, piece by piece on PACK_THREADS threads where
+    there are enough pieces (one thread: in order); nothing outside them is written."""
+    monkeypatch.setattr(device, "PACK_THREADS", threads)
+    monkeypatch.setattr(device, "PACK_PIECE", 1000)
+    rng = np.random.default_rng(5)
+    blocks = [rng.integers(0, 256, n, dtype=np.uint8) for n in (12_345, 0, 999, 7_001, 1)]
+    offsets, end = device._packed([b.size for b in blocks])
+    buffer = np.full(end + 512, 7, np.uint8)
+    device.pack(buffer, blocks, offsets)
+    want = np.full(end + 512, 7, np.uint8)
+    for b, at in zip(blocks, offsets):
+        want[at:at + b.size] = b
+    assert np.array_equal(buffer, want)

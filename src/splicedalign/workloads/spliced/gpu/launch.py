@@ -103,10 +103,12 @@ class Tuning:
     # launch starts the GPU sooner: its cells as a share of what the first launch would hold.
     # The host plans each next launch while the GPU runs the one before, so each next one holds
     # at most launch_growth times the cells of the one before (0: as many as memory allows),
-    # until memory bounds them. Each launch more costs its kernel's tail (~2-3 ms), replays
-    # included.
-    first_launch_share: float = 0.2
-    launch_growth: float = 1.5
+    # until memory bounds them. Each launch more costs its kernel's tail, replays included:
+    # 10 paper sets (H200 host) at 0.2 and 1.5, five launches: cold 139.4 / 124.9 ms against
+    # 147.2 / 124.0 at 1.0 (three launches; the host's planning, ~7 us a case against the GPU's
+    # ~6.5, bounds both), replays 100.2 / 94.1 against 82.3 / 76.4 ms.
+    first_launch_share: float = 1.0
+    launch_growth: float = 0.0
     # A call of one never-seen score launch of at least throughput_cases cases starts its kernel
     # at once and has it planned and handed over in steps (feed.py): its long chains and
     # feed_shares[0] of its other cases' cells, then feed_shares[1], ..., then the rest; the GPU
