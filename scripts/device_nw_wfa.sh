@@ -9,6 +9,11 @@
 #                                         the host's pieces of a single pair (profile_nw_wfa.py --host), then ab
 #   bash scripts/device_nw_wfa.sh ab      the kernel alone (score and CIGAR) of main's tree (the run's root, two
 #                                         folders up) against this one's
+#   bash scripts/device_nw_wfa.sh check   the same pytest and quick check, the kernels alone against main's
+#                                         (linear 10^5 1%, 30,368 10%, 10^5 5%, 10^6 1%; affine 10^5 1%), the
+#                                         side by side, then Nsight Compute of nw_wfa: NCU_RUNS, runs
+#                                         "TREE CASE [--cigar]" apart by ';' (TREE: this or main; linear), by default
+#                                         this tree's on 10^5 1% with the CIGAR
 #   bash scripts/device_nw_wfa.sh final [OLD.cu]
 #                                         the same pytest, device_nw.py --side: `gpu` (cost-adaptive) against
 #                                         pywfa on one core, same process, same inputs (10^6: linear costs
@@ -40,6 +45,48 @@ if [ "$WHAT" = single ]; then
     grep -E "^  (gpu|pywfa) " "$OUT/side.log" | cut -c1-250
     sed -n '/^| case | costs/,$p' "$OUT/side.log"
     WHAT=ab  # then the kernels alone against main's
+fi
+if [ "$WHAT" = check ]; then
+    HERE=$PWD  # (this tree's profile script drives main's kernels too: --ncu --cigar)
+    OUT=$(cd "$OUT" && pwd)
+    python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py >"$OUT/pytest.log" 2>&1 &
+    timeout 60 python3 scripts/device_nw.py --quick --pairs 150 --mode-pairs 200 --budget 45 --out "$OUT/quick" \
+        >"$OUT/quick.log" 2>&1
+    echo "quick rc $?: $(grep -E "failures" "$OUT/quick.log" | tr '\n' ' ')"
+    wait
+    echo "pytest: $(tail -1 "$OUT/pytest.log")"
+    grep -E "^(FAIL|E  )" "$OUT/pytest.log" "$OUT/quick.log" | head
+    CASES="--cases 100000-1 30368-10 100000-5 1000000-1 --costs linear"
+    (cd ../.. && PYTHONPATH=src timeout 60 python3 scripts/profile_nw_wfa.py $CASES) >"$OUT/ab_main.log" 2>&1
+    timeout 60 python3 scripts/profile_nw_wfa.py $CASES >"$OUT/ab_this.log" 2>&1
+    (cd ../.. && PYTHONPATH=src timeout 30 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine) \
+        >"$OUT/ab_main_affine.log" 2>&1
+    timeout 30 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine >"$OUT/ab_this_affine.log" 2>&1
+    timeout 75 python3 scripts/device_nw.py --side --skip-check --side-cases 100000-1 30368-10 100000-5 1000000-1 \
+        --side-affine-max 100000 --budget 60 --out "$OUT/side" >"$OUT/side.log" 2>&1
+    echo "side rc $?"
+    if command -v ncu >/dev/null; then
+        IFS=';' read -ra RUNS <<<"${NCU_RUNS:-this 100000-1 --cigar}"
+        for run in "${RUNS[@]}"; do
+            set -- $run
+            tag="ncu_$1_$2${3:+_cigar}"
+            root=.
+            [ "$1" = main ] && root=../..
+            (cd $root && PYTHONPATH=$( [ "$1" = main ] && echo src || echo "$PYTHONPATH" ) timeout 60 ncu --set full \
+                -k regex:'^nw_wfa$' -c 1 -o "$OUT/$tag" python3 "$HERE/scripts/profile_nw_wfa.py" --ncu --cases "$2" \
+                ${3:-}) \
+                >"$OUT/$tag.run.txt" 2>&1
+            ncu -i "$OUT/$tag.ncu-rep" --page details >"$OUT/$tag.txt" 2>&1
+            [ -n "${3:-}" ] && ncu -i "$OUT/$tag.ncu-rep" --page source --csv --print-source sass >"$OUT/$tag.sass.csv" 2>&1
+            echo "== $tag"
+            grep -E "Duration|Elapsed Cycles|Executed Ipc A|Issue Slots Busy|Warp Cycles Per Issued|Executed Instructions  |Registers Per|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|L1/TEX Cache Throughput" \
+                "$OUT/$tag.txt" | head -16
+        done
+    fi
+    for f in ab_main ab_this ab_main_affine ab_this_affine; do echo "== $f"; tail -9 "$OUT/$f.log"; done
+    grep -E "^  (gpu|pywfa) " "$OUT/side.log" | cut -c1-200
+    sed -n '/^| case | costs/,$p' "$OUT/side.log"
+    exit 0
 fi
 if [ "$WHAT" = ab ]; then  # the kernel alone, main's tree (two folders up: the run's root) against this one's
     CASES="--cases 100000-1 30368-10 100000-5 --costs linear"

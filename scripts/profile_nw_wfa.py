@@ -1,10 +1,11 @@
 """The wavefront kernel (`gpu`'s WFA, wfa.cu) alone on issue 26's single pairs: per pair, cost
 model and output, its score steps, threads, the kernel's time (device events), the host-to-host
 time of `WfaSolver.solve` and the time a score step takes, median of --repeats after one warm-up.
-With --ncu: one launch only, the 10^5 1% pair, linear costs, score only, for Nsight Compute:
+With --ncu: one solve only (the first of --cases, the first of --costs; score, or the alignment
+with --cigar), for Nsight Compute:
 
   python3 scripts/profile_nw_wfa.py                       # the table
-  ncu --set full -k regex:'nw_wfa<' -c 1 python3 scripts/profile_nw_wfa.py --ncu
+  ncu --set full -k regex:'^nw_wfa$' -c 1 python3 scripts/profile_nw_wfa.py --ncu --cases 1000000-1
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from pathlib import Path
 from splicedalign.workloads.nw.gpu import wfa
 from splicedalign.workloads.nw.gpu.solver import WFA_SAMPLE_MIN
 from splicedalign.workloads.nw.gpu.wfa import WfaSolver, sampled_score
-from splicedalign.workloads.nw.records import Costs
 from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, case_pair
 
 CASES = ("100000-1", "30368-10", "100000-5", "1000000-1")
@@ -25,7 +25,8 @@ CASES = ("100000-1", "30368-10", "100000-5", "1000000-1")
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--ncu", action="store_true", help="one launch (10^5 1%%, linear, score)")
+    parser.add_argument("--ncu", action="store_true", help="one solve (the first case and costs)")
+    parser.add_argument("--cigar", action="store_true", help="with --ncu: the alignment too")
     parser.add_argument("--cases", nargs="+", default=list(CASES))
     parser.add_argument("--costs", nargs="+", default=list(ISSUE26_COSTS), choices=sorted(ISSUE26_COSTS))
     parser.add_argument("--affine-cases", nargs="+", default=["100000-1", "30368-10"],
@@ -45,7 +46,8 @@ def main() -> int:
         return host_pieces(args.cases, args.repeats)
     solver = WfaSolver()
     if args.ncu:
-        result = solver.solve(case_pair("100000-1"), Costs(), False, "global", budget_ms=1e3)
+        result = solver.solve(case_pair(args.cases[0]), ISSUE26_COSTS[args.costs[0]], args.cigar, "global",
+                              budget_ms=1e4)
         print(f"score {result.score if result else None} stats {solver.stats}")
         return 0
     print(f"{'case':<12} {'costs':<7} {'out':<5} {'steps':>6} {'threads':>7} {'shared':>6} {'kernel ms':>9} "

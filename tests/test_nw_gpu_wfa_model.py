@@ -50,7 +50,7 @@ class EmuKernel:
             f"{self.name}: {shared_mem} bytes of shared memory, allowed {self.max_dynamic_shared_size_bytes}")
         affine, keep, shared = (flag.strip() == "true" for flag in self.name.split("<")[1].rstrip(">").split(","))
         seqs, desc, reach, *ints, ring, keep_arr, pool_top, pool_ints, bases, runs, out = args
-        assert len(ints) == 10
+        assert len(ints) == 11
         if shared:  # the variant for the ring and both sequences in shared memory
             assert ints[8] and ints[9], "nw_wfa<..., true> with the ring or the sequences in global memory"
         status = self.lib.emu_nw_wfa(
@@ -228,13 +228,16 @@ def test_long_runs_are_extended_by_the_warp(solver):
                 assert cigar_cost(got.cigars[k], pair.a, pair.b, costs, got.start2[k], got.end2[k]) == want
 
 
+@pytest.mark.parametrize("walk_steps", [wfa.WALK_STEPS, 6])
 @pytest.mark.parametrize("mode", MODES)
-def test_single_pairs_reuse_the_workspace(solver, mode, monkeypatch):
+def test_single_pairs_reuse_the_workspace(solver, mode, walk_steps, monkeypatch):
     """``solve`` (WfaSolver.launch_one): pairs one at a time, longer and shorter in turn, score
     or alignment, linear or affine, with or without a guessed score, through the one workspace
     (grown, never cleared): every answer the reference's, every CIGAR re-scored, the end column
-    the CPU WFA's; the upload grows only for a longer pair."""
+    the CPU WFA's; the upload grows only for a longer pair. The walk back through windows of
+    WALK_STEPS scores in shared memory, or of 6 (a window each few operations)."""
     monkeypatch.setattr(wfa, "WORKSPACE_MIN", 256)
+    monkeypatch.setattr(wfa, "WALK_STEPS", walk_steps)
     seed = 2640 + MODES.index(mode)
     print(f"seed {seed}")
     rng = np.random.default_rng(seed)

@@ -172,7 +172,7 @@ template <bool AFFINE, bool KEEP, bool SHARED>
 __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int mode,
     int x, int o, int e, int max_steps, int ring_size, int stride, int reach_max, int ring_shared, int seqs_shared,
-    int* __restrict__ ring_global, int* __restrict__ keep, unsigned long long* __restrict__ pool_top,
+    int walk_steps, int* __restrict__ ring_global, int* __restrict__ keep, unsigned long long* __restrict__ pool_top,
     long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
     extern __shared__ int smem[];
     static __shared__ u64 found;  // the end: (k + n) << 32 | offset, the lowest diagonal of the step that ends
@@ -344,92 +344,163 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
         if (mine != ~0ull) atomicMin(&found, mine);
         __syncthreads();
     }
-    if (tid != 0) return;
     int* o_p = out + (long long)WFA_OUT * p;
     if (over) {  // gave up
-        o_p[0] = -1;
-        o_p[1] = o_p[2] = o_p[3] = 0;
+        if (tid == 0) {
+            o_p[0] = -1;
+            o_p[1] = o_p[2] = o_p[3] = 0;
+        }
         return;
     }
     const u64 end = found;
     int k = int(end >> 32) - n;
     int h = int(end & 0xffffffffu);
-    o_p[0] = s;
-    o_p[1] = h;
-    o_p[2] = 0;
-    o_p[3] = 0;
+    if (tid == 0) {
+        o_p[0] = s;
+        o_p[1] = h;
+        o_p[2] = 0;
+        o_p[3] = 0;
+    }
     if (!KEEP) return;
-    // the walk back: state M (0), I (1) or D (2) at (s, k) with offset h
-    auto at = [&](int arr, int step, int diag) {
-        return kept_get(kept, base_of, reach, max_steps, arr, step, diag, n, m, infix);
-    };
+    // The walk back (thread 0): state M (0), I (1) or D (2) at (s, k) with offset h. Read straight
+    // from the pool, an operation is three dependent round trips (the reach of its step, the step's
+    // base, the kept value: ~880 cycles at 10^5 1%, 31% of the CIGAR kernel's samples), so with
+    // `walk_steps` the block first copies a window of the kept wavefronts into the shared memory the
+    // ring and letters leave free (steps S0 - W + 1 .. S0, diagonals K0 +- WFA_WALK_DIAGS, anchored
+    // where the walk stands), thread 0 walks in it until it needs a value outside, and the block
+    // copies the window there.
+    constexpr int D = WFA_WALK_DIAGS, SPAN = 2 * D + 1;
+    const int rows_ints = (SHARED || ring_shared) ? (ring_size + 2 * gap_ring) * stride : 0;
+    const int room = ((rows_ints + 1) & ~1) +
+                     (SHARED || seqs_shared ? 2 * (n / 16 + m / 16 + 2 * WFA_PAD_WORDS) : 0);  // ints
+    int W = walk_steps > 0 ? min(walk_steps, room / (4 + ARRAYS * SPAN)) : 0;
+    if (W < ring_size) W = 0;  // (an operation reads up to ring_size - 1 steps back: no window serves it)
+    int* const win_lo = smem;  // per window step t (step S0 - t): its diagonals, its base in the pool
+    int* const win_hi = smem + W;
+    long long* const win_base = reinterpret_cast<long long*>(smem + 2 * W);
+    int* const win = smem + 4 * W;  // ARRAYS x W x SPAN values
+    static __shared__ int walk_at[3];  // the window's anchor S0, K0; whether the walk is done
+    if (tid == 0) {
+        walk_at[0] = s;
+        walk_at[1] = k;
+        walk_at[2] = 0;
+    }
     Runs w{runs + d.runs, 0, 4u, 0u};
     int state = 0;
     while (true) {
-        if (state == 0) {
-            if (s == 0) {  // row 0: the start offset is k itself
-                w.emit(WFA_OP_M, h - k);
-                o_p[2] = k;
-                break;
+        __syncthreads();
+        const int S0 = walk_at[0], K0 = walk_at[1], walked = walk_at[2];
+        __syncthreads();  // (read by all before thread 0 writes the next anchor)
+        if (walked) break;
+        if (W) {  // the window at (S0, K0), by the whole block
+            for (int t = tid; t < W; t += threads) {
+                const Range r = span_of(reach_at(reach, S0 - t, max_steps), n, m, infix);
+                win_lo[t] = r.lo;
+                win_hi[t] = r.hi;
+                win_base[t] = r.lo <= r.hi ? base_of[S0 - t] : 0;
             }
-            const int lim = n + k;
-            int g = at(0, s - x, k) + 1;
-            g = g <= m && g <= lim ? g : WFA_NULL;
-            int ins, del;
-            if (AFFINE) {
-                ins = at(1, s, k);
-                del = at(2, s, k);
-            } else {
-                ins = valid_h(at(0, s - e, k - 1) + 1, m);
-                del = valid_v(at(0, s - e, k + 1), lim);
-            }
-            const int before = max(g, max(ins, del));  // the offset before the run of matches
-            w.emit(WFA_OP_M, h - before);
-            h = before;
-            if (before == g) {
-                w.emit(WFA_OP_X, 1);
-                s -= x;
-                h -= 1;
-            } else if (before == ins) {
-                if (AFFINE) {
-                    state = 1;
-                } else {
-                    w.emit(WFA_OP_I, 1);
-                    s -= e;
-                    k -= 1;
-                    h -= 1;
+            __syncthreads();
+            const int total = ARRAYS * W * SPAN;
+            for (int i0 = tid; i0 < total; i0 += 4 * threads) {  // 4 loads in flight a thread
+                int got[4];
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    const int i = i0 + q * threads;
+                    const int arr = i / (W * SPAN), rest = i - arr * W * SPAN, t = rest / SPAN;
+                    const int j = K0 - D + rest - t * SPAN, lo = win_lo[min(t, W - 1)], hi = win_hi[min(t, W - 1)];
+                    got[q] = i < total && j >= lo && j <= hi
+                                 ? kept[win_base[t] + (long long)arr * (hi - lo + 1) + (j - lo)] : WFA_NULL;
                 }
-            } else if (AFFINE) {
-                state = 2;
-            } else {
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    if (i0 + q * threads < total) win[i0 + q * threads] = got[q];
+                }
+            }
+            __syncthreads();
+        }
+        if (tid != 0) continue;
+        bool miss = false;  // a value outside the window: thread 0 stops before the operation
+        auto at = [&](int arr, int step, int diag) {
+            if (!W) return kept_get(kept, base_of, reach, max_steps, arr, step, diag, n, m, infix);
+            const int t = S0 - step, jj = diag - K0 + D;
+            if (unsigned(t) < unsigned(W) && unsigned(jj) < unsigned(SPAN)) return win[(arr * W + t) * SPAN + jj];
+            miss = true;
+            return int(WFA_NULL);
+        };
+        bool done = false;
+        while (!done) {
+            if (state == 0) {
+                if (s == 0) {  // row 0: the start offset is k itself
+                    w.emit(WFA_OP_M, h - k);
+                    o_p[2] = k;
+                    done = true;
+                    break;
+                }
+                const int lim = n + k;
+                int g = at(0, s - x, k) + 1;
+                g = g <= m && g <= lim ? g : WFA_NULL;
+                int ins, del;
+                if (AFFINE) {
+                    ins = at(1, s, k);
+                    del = at(2, s, k);
+                } else {
+                    ins = valid_h(at(0, s - e, k - 1) + 1, m);
+                    del = valid_v(at(0, s - e, k + 1), lim);
+                }
+                if (miss) break;
+                const int before = max(g, max(ins, del));  // the offset before the run of matches
+                w.emit(WFA_OP_M, h - before);
+                h = before;
+                if (before == g) {
+                    w.emit(WFA_OP_X, 1);
+                    s -= x;
+                    h -= 1;
+                } else if (before == ins) {
+                    if (AFFINE) {
+                        state = 1;
+                    } else {
+                        w.emit(WFA_OP_I, 1);
+                        s -= e;
+                        k -= 1;
+                        h -= 1;
+                    }
+                } else if (AFFINE) {
+                    state = 2;
+                } else {
+                    w.emit(WFA_OP_D, 1);
+                    s -= e;
+                    k += 1;
+                }
+            } else if (state == 1) {  // I[s][k] = h: from M[s-o-e][k-1] + 1 (opened) or I[s-e][k-1] + 1
+                const int opened = valid_h(at(0, s - oe, k - 1) + 1, m);
+                if (miss) break;
+                w.emit(WFA_OP_I, 1);
+                if (opened == h) {
+                    s -= oe;
+                    state = 0;
+                } else {
+                    s -= e;
+                }
+                k -= 1;
+                h -= 1;
+            } else {  // D[s][k] = h: from M[s-o-e][k+1] (opened) or D[s-e][k+1]
+                const int opened = valid_v(at(0, s - oe, k + 1), n + k);
+                if (miss) break;
                 w.emit(WFA_OP_D, 1);
-                s -= e;
+                if (opened == h) {
+                    s -= oe;
+                    state = 0;
+                } else {
+                    s -= e;
+                }
                 k += 1;
             }
-        } else if (state == 1) {  // I[s][k] = h: from M[s-o-e][k-1] + 1 (opened) or I[s-e][k-1] + 1
-            const int opened = valid_h(at(0, s - oe, k - 1) + 1, m);
-            w.emit(WFA_OP_I, 1);
-            if (opened == h) {
-                s -= oe;
-                state = 0;
-            } else {
-                s -= e;
-            }
-            k -= 1;
-            h -= 1;
-        } else {  // D[s][k] = h: from M[s-o-e][k+1] (opened) or D[s-e][k+1]
-            const int opened = valid_v(at(0, s - oe, k + 1), n + k);
-            w.emit(WFA_OP_D, 1);
-            if (opened == h) {
-                s -= oe;
-                state = 0;
-            } else {
-                s -= e;
-            }
-            k += 1;
         }
+        walk_at[0] = s;  // (the next window's anchor, where the walk stands)
+        walk_at[1] = k;
+        walk_at[2] = done;
     }
-    o_p[3] = w.close();
+    if (tid == 0) o_p[3] = w.close();
 }
 
 // The packed sequences: word w of a sequence holds its letters 16 w .. 16 w + 15, 4 bits each,
@@ -470,7 +541,7 @@ __global__ void nw_wfa_pack(const unsigned char* __restrict__ bytes, const long 
 // nvcc builds instantiate the shipped variants (wfa.NAMES); NVRTC only the one a launch asks for.
 #define NW_WFA(AFFINE, KEEP, SHARED)                                                                        \
     template __global__ void nw_wfa<AFFINE, KEEP, SHARED>(const u64*, const long long*, const int*, int, int, int, \
-                                                          int, int, int, int, int, int, int, int*, int*,           \
+                                                          int, int, int, int, int, int, int, int, int*, int*,      \
                                                           unsigned long long*, long long, long long*, unsigned*, int*);
 NW_WFA(false, false, false)
 NW_WFA(false, true, false)

@@ -12,3 +12,4 @@
 #define WFA_OP_D 2
 #define WFA_OP_I 3
 #define WFA_PAD_WORDS 4
+#define WFA_WALK_DIAGS 16

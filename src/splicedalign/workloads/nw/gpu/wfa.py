@@ -58,7 +58,7 @@ LETTER_CODES = letter_codes()
 DEFINES = {"WFA_NULL": NULL, "WFA_DESC": batch.DESCRIPTOR, "WFA_OUT": batch.OUT, "WFA_MAX_THREADS": MAX_THREADS,
            "MODE_GLOBAL": MODES.index("global"), "MODE_PREFIX": MODES.index("prefix"),
            "MODE_INFIX": MODES.index("infix"), "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH, "WFA_OP_D": OP_DEL,
-           "WFA_OP_I": OP_INS, "WFA_PAD_WORDS": PAD_WORDS}  # wfa.defines.h
+           "WFA_OP_I": OP_INS, "WFA_PAD_WORDS": PAD_WORDS, "WFA_WALK_DIAGS": 16}  # wfa.defines.h
 SWEEP = "nw_wfa<{affine}, {keep}, {shared}>"  # shared: the ring and both sequences in shared memory
 PACK = "nw_wfa_pack"
 NAMES = tuple(SWEEP.format(affine=a, keep=k, shared=h) for a in ("false", "true") for k in ("false", "true")
@@ -110,6 +110,12 @@ SINGLE_LAYOUT = {"desc": (0, np.int64, batch.DESCRIPTOR), "pool_top": (56, np.ui
                  "pad": (128, np.uint8, 2)}
 WORKSPACE_MIN = 1 << 16  # bytes of the first upload buffer
 TEXT_CHARS = 11  # a run's CIGAR text at most: 10 digits and its operation
+# A single pair's walk back reads the kept wavefronts through windows of up to WALK_STEPS scores
+# (and 2 WFA_WALK_DIAGS + 1 diagonals) that the block copies into the shared memory the ring and
+# letters leave free (wfa.cu): one thread's chain of three dependent global loads an operation (~0.43
+# ms of the 1.27 ms CIGAR kernel at 10^5 1% on an H200) becomes shared loads, a window's copy parallel.
+# A batch's blocks (one pair each, many a multiprocessor) walk straight from the pool.
+WALK_STEPS = 128
 
 
 def applies(costs: Costs) -> bool:
@@ -348,13 +354,14 @@ class ReachSums:
 
 def sweep_args(packed: Any, desc: Any, reach: Any, mode: str, x: int, o: int, e: int, max_steps: int,
                config: Launch, ring: Any, keep: Any, pool_top: Any, pool_ints: int, bases: Any, runs: Any,
-               out: Any) -> tuple[Any, ...]:
+               out: Any, walk_steps: int = 0) -> tuple[Any, ...]:
     """nw_wfa's arguments (wfa.cu), in one place for both launch paths; an array a launch does
     not use (``ring`` with the ring in shared memory; ``keep``, ``bases``, ``runs`` for the score
-    alone: None) is passed as ``out`` (never read)."""
+    alone: None) is passed as ``out`` (never read). ``walk_steps``: the walk back's windows in
+    shared memory (WALK_STEPS; 0: straight from the pool)."""
     return (packed, desc, reach, np.int32(MODES.index(mode)), np.int32(x), np.int32(o), np.int32(e),
             np.int32(max_steps), np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max),
-            np.int32(config.shared), np.int32(config.seqs_shared), out if ring is None else ring,
+            np.int32(config.shared), np.int32(config.seqs_shared), np.int32(walk_steps), out if ring is None else ring,
             out if keep is None else keep, pool_top, np.int64(pool_ints), out if bases is None else bases,
             out if runs is None else runs, out)
 
@@ -695,7 +702,7 @@ class WfaSolver:
             start.record(stream)
             kernel((1,), (config.threads,), sweep_args(
                 packed, parts["desc"], reach_dev, mode, x, o, e, max_steps, config, ring, keep, parts["pool_top"],
-                pool_ints, bases, runs, ws.out), shared_mem=config.smem)
+                pool_ints, bases, runs, ws.out, WALK_STEPS if traceback else 0), shared_mem=config.smem)
             stop.record(stream)
             if traceback:  # the text's length, then the text from offset 0 (a warp)
                 texts = self.text_kernel()
