@@ -177,9 +177,11 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     extern __shared__ int smem[];
     static __shared__ u64 found;  // the end: step << 32 | k + n, the lowest diagonal of the first step that ends
     // Steps a barrier (B): a linear step reads other diagonals only at s - e (M[s-e][k -+ 1]) and its own
-    // at s - x, so with each diagonal kept by one thread (`stable` below) B <= e steps go between two
-    // barriers when the ring holds e + B rows (a thread B - 1 steps ahead overwrites no row another still
-    // reads): the host's ring says (ring_size - e, at most WFA_BARRIER_STEPS); gap-affine: 1.
+    // at s - x, so with each diagonal kept by one thread (`stable` below) B <= e steps s0 .. s0 + B - 1
+    // go between two barriers: what they read of others is from steps <= s0 - 1, before the barrier. With
+    // R >= e + B ring rows, a thread writing step t <= s0 + B - 1 overwrites step t - R, which others read
+    // at step t - R + e <= s0 - 1: before the barrier too. The host's ring says B (R - e, at most
+    // WFA_BARRIER_STEPS); gap-affine: 1.
     const int B = AFFINE ? 1 : max(1, min(min(e, ring_size - e), WFA_BARRIER_STEPS));
     static __shared__ Step plans[2 * WFA_BARRIER_STEPS];  // a barrier's steps' plans, sets in turn
     constexpr int ARRAYS = AFFINE ? 3 : 1;
