@@ -84,6 +84,11 @@ __device__ __forceinline__ int extend_warp(const u64* a, const u64* b, int h, in
     }
 }
 
+template <int N>
+struct Groups {  // (nw_wfa's diagonal groups probed at once)
+    static constexpr int value = N;
+};
+
 struct Range {
     int lo, hi;  // empty when lo > hi
     __device__ __forceinline__ bool has(int k) const { return k >= lo && k <= hi; }
@@ -333,23 +338,44 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
             };
             // a warp's 32 consecutive diagonals at a time (the loop is the same for the whole warp:
             // a lane whose first 8 letters matched is then extended by the whole warp, 256 letters a
-            // round, where one lane alone took ~55 instructions a 32 letters on the step's critical path)
-            for (int k0 = (stable ? -koff : st.lo) + tid - lane; k0 <= st.hi; k0 += threads) {
-                if (k0 + 31 < st.lo) continue;  // (stable: a group below the step's diagonals)
-                const int k = k0 + lane;
-                const bool on = k >= st.lo && k <= st.hi;
-                int iv = WFA_NULL, dv = WFA_NULL;
-                const int mv = on ? sources(k, iv, dv) : WFA_NULL;
-                const int kc = min(max(k, st.lo), st.hi);  // a lane off the range probes inside both sequences
-                bool more;
-                int h = probe8(a, b, mv >= 0 ? mv : max(kc, 0), kc, more);
-                for (unsigned longer = __ballot_sync(FULL_WARP, mv >= 0 && more); longer; longer &= longer - 1) {
-                    const int from = __ffs(int(longer)) - 1;
-                    const int got = extend_warp(a, b, __shfl_sync(FULL_WARP, h, from),
-                                                __shfl_sync(FULL_WARP, k, from), lane, n, m);
-                    if (lane == from) h = got;
+            // round, where one lane alone took ~55 instructions a 32 letters on the step's critical path),
+            // G groups of them at once: all G probes' loads go before any group's extension, so that with
+            // the letters in global memory (each probe an L2 round trip: the 10^6 step, ~5 groups a thread)
+            // a thread's round trips overlap
+            auto groups = [&](auto count) {
+                constexpr int G = decltype(count)::value;
+                for (int k0 = (stable ? -koff : st.lo) + tid - lane; k0 <= st.hi; k0 += G * threads) {
+                    int mv[G], h[G], iv[G], dv[G];
+                    bool more[G];
+#pragma unroll
+                    for (int g = 0; g < G; ++g) {
+                        const int k = k0 + g * threads + lane;
+                        iv[g] = dv[g] = WFA_NULL;
+                        mv[g] = k >= st.lo && k <= st.hi ? sources(k, iv[g], dv[g]) : WFA_NULL;
+                        const int kc = min(max(k, st.lo), st.hi);  // a lane off the range probes inside both sequences
+                        h[g] = probe8(a, b, mv[g] >= 0 ? mv[g] : max(kc, 0), kc, more[g]);
+                    }
+#pragma unroll
+                    for (int g = 0; g < G; ++g) {
+                        const int kg = k0 + g * threads;
+                        if (kg > st.hi) break;
+                        if (kg + 31 < st.lo) continue;  // (stable: a group below the step's diagonals)
+                        const int k = kg + lane;
+                        for (unsigned longer = __ballot_sync(FULL_WARP, mv[g] >= 0 && more[g]); longer;
+                             longer &= longer - 1) {
+                            const int from = __ffs(int(longer)) - 1;
+                            const int got = extend_warp(a, b, __shfl_sync(FULL_WARP, h[g], from),
+                                                        __shfl_sync(FULL_WARP, k, from), lane, n, m);
+                            if (lane == from) h[g] = got;
+                        }
+                        if (k >= st.lo && k <= st.hi) finish(k, mv[g] >= 0 ? h[g] : WFA_NULL, iv[g], dv[g]);
+                    }
                 }
-                if (on) finish(k, mv >= 0 ? h : WFA_NULL, iv, dv);
+            };
+            if (!SHARED && !AFFINE && !seqs_shared) {  // (gap-affine: its registers would spill)
+                groups(Groups<WFA_PROBE_GROUPS>{});
+            } else {
+                groups(Groups<1>{});
             }
         }
         if (__syncthreads_or(mine != ~0ull)) {  // an end among these steps (before any stop)

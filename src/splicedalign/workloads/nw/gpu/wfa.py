@@ -59,7 +59,7 @@ DEFINES = {"WFA_NULL": NULL, "WFA_DESC": batch.DESCRIPTOR, "WFA_OUT": batch.OUT,
            "MODE_GLOBAL": MODES.index("global"), "MODE_PREFIX": MODES.index("prefix"),
            "MODE_INFIX": MODES.index("infix"), "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH, "WFA_OP_D": OP_DEL,
            "WFA_OP_I": OP_INS, "WFA_PAD_WORDS": PAD_WORDS, "WFA_WALK_DIAGS": 16,
-           "WFA_BARRIER_STEPS": 3}  # wfa.defines.h
+           "WFA_BARRIER_STEPS": 3, "WFA_PROBE_GROUPS": 4}  # wfa.defines.h
 SWEEP = "nw_wfa<{affine}, {keep}, {shared}>"  # shared: the ring and both sequences in shared memory
 PACK = "nw_wfa_pack"
 NAMES = tuple(SWEEP.format(affine=a, keep=k, shared=h) for a in ("false", "true") for k in ("false", "true")
