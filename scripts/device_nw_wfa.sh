@@ -10,8 +10,7 @@
 #   bash scripts/device_nw_wfa.sh ab      the kernel alone (score and CIGAR) of main's tree (the run's root, two
 #                                         folders up) against this one's
 #   bash scripts/device_nw_wfa.sh check   the same pytest and quick check, the kernels alone against main's
-#                                         (linear 10^5 1%, 30,368 10%, 10^5 5%, 10^6 1%, this tree's also with
-#                                         one step a barrier; affine 10^5 1%), the
+#                                         (linear 10^5 1%, 30,368 10%, 10^5 5%, 10^6 1%; affine 10^5 1%), the
 #                                         side by side, then Nsight Compute of nw_wfa: NCU_RUNS, runs
 #                                         "TREE CASE [--cigar]" apart by ';' (TREE: this or main; linear), by default
 #                                         this tree's on 10^5 1% with the CIGAR
@@ -60,7 +59,6 @@ if [ "$WHAT" = check ]; then
     CASES="--cases 100000-1 30368-10 100000-5 1000000-1 --costs linear"
     (cd ../.. && PYTHONPATH=src timeout 60 python3 scripts/profile_nw_wfa.py $CASES) >"$OUT/ab_main.log" 2>&1
     timeout 60 python3 scripts/profile_nw_wfa.py $CASES >"$OUT/ab_this.log" 2>&1
-    timeout 60 python3 scripts/profile_nw_wfa.py $CASES --barrier-steps 1 >"$OUT/ab_this_b1.log" 2>&1
     (cd ../.. && PYTHONPATH=src timeout 30 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine) \
         >"$OUT/ab_main_affine.log" 2>&1
     timeout 30 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine >"$OUT/ab_this_affine.log" 2>&1
@@ -85,8 +83,8 @@ if [ "$WHAT" = check ]; then
                 "$OUT/$tag.txt" | head -16
         done
     fi
-    for f in ab_main ab_this ab_this_b1 ab_main_affine ab_this_affine; do echo "== $f"; tail -9 "$OUT/$f.log"; done
-    grep -E "^  (gpu|pywfa) " "$OUT/side.log" | cut -c1-130
+    for f in ab_main ab_this ab_main_affine ab_this_affine; do echo "== $f"; tail -9 "$OUT/$f.log"; done
+    grep -E "^  (gpu|pywfa) " "$OUT/side.log" | cut -c1-200
     sed -n '/^| case | costs/,$p' "$OUT/side.log"
     exit 0
 fi

@@ -35,14 +35,11 @@ def main() -> int:
     parser.add_argument("--scores", action="store_true", help="score only (no CIGAR rows)")
     parser.add_argument("--threads", type=int, help="threads a block (default: wfa.MAX_THREADS)")
     parser.add_argument("--kernel-file", type=Path, help="another wfa.cu (an earlier version, side by side)")
-    parser.add_argument("--barrier-steps", type=int, help="a single pair's linear steps a barrier (wfa.BARRIER_STEPS)")
     parser.add_argument("--host", action="store_true",
                         help="the host's pieces of `gpu`'s choice and launch per case (linear, score), ms")
     args = parser.parse_args()
     if args.threads:
         wfa.MAX_THREADS = wfa.SHARED_THREADS = args.threads
-    if args.barrier_steps:
-        wfa.BARRIER_STEPS = args.barrier_steps
     if args.kernel_file:
         wfa.KERNEL_FILE = args.kernel_file.resolve()
     if args.host:

@@ -84,11 +84,6 @@ __device__ __forceinline__ int extend_warp(const u64* a, const u64* b, int h, in
     }
 }
 
-template <int N>
-struct Groups {  // (nw_wfa's diagonal groups probed at once)
-    static constexpr int value = N;
-};
-
 struct Range {
     int lo, hi;  // empty when lo > hi
     __device__ __forceinline__ bool has(int k) const { return k >= lo && k <= hi; }
@@ -180,15 +175,8 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     int walk_steps, int* __restrict__ ring_global, int* __restrict__ keep, unsigned long long* __restrict__ pool_top,
     long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
     extern __shared__ int smem[];
-    static __shared__ u64 found;  // the end: step << 32 | k + n, the lowest diagonal of the first step that ends
-    // Steps a barrier (B): a linear step reads other diagonals only at s - e (M[s-e][k -+ 1]) and its own
-    // at s - x, so with each diagonal kept by one thread (`stable` below) B <= e steps s0 .. s0 + B - 1
-    // go between two barriers: what they read of others is from steps <= s0 - 1, before the barrier. With
-    // R >= e + B ring rows, a thread writing step t <= s0 + B - 1 overwrites step t - R, which others read
-    // at step t - R + e <= s0 - 1: before the barrier too. The host's ring says B (R - e, at most
-    // WFA_BARRIER_STEPS); gap-affine: 1.
-    const int B = AFFINE ? 1 : max(1, min(min(e, ring_size - e), WFA_BARRIER_STEPS));
-    static __shared__ Step plans[2 * WFA_BARRIER_STEPS];  // a barrier's steps' plans, sets in turn
+    static __shared__ u64 found;  // the end: (k + n) << 32 | offset, the lowest diagonal of the step that ends
+    static __shared__ Step plans[2];  // step s's plan in plans[s & 1]
     constexpr int ARRAYS = AFFINE ? 3 : 1;
     const int p = blockIdx.x;
     const int tid = threadIdx.x, threads = blockDim.x, lane = tid & 31;  // threads: a multiple of 32
@@ -253,7 +241,6 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
         if (KEEP && !stop) {
             base = take(width);
             stop = base < 0;
-            if (!stop) base_of[t] = base;
         }
         const int gaps = ring_size * stride;  // I's rows, then D's
         const int slot = pl.slot, gslot = pl.gslot;
@@ -266,123 +253,92 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     };
     if (tid == planner) {
         pl = Planner{0, 0, 0, 0, 0};
-        for (int t = 0; t < B; ++t) plan_step(t, plans[t]);
+        plan_step(0, plans[0]);
     }
     if (tid == 0) found = ~0ull;
     __syncthreads();
     bool over = false;
     u64 mine = ~0ull;  // this thread's end (found's key)
-    int s = 0;  // the first step between two barriers
+    int s = 0;
     const int d_rows = gap_ring * stride;  // from I's rows to D's
-    // B > 1: each diagonal k kept by one thread, warp w's groups of 32 at k = -koff + 32 w + g threads;
-    // else a step's diagonals from its lowest, packed on the first warps
-    const bool stable = B > 1;
-    for (int set = 0;; s += B, set ^= 1) {
-        if (tid == planner) {  // the next steps' plans first: their chain runs beside these steps' diagonals
-            for (int t = 0; t < B; ++t) plan_step(s + B + t, plans[(set ^ 1) * WFA_BARRIER_STEPS + t]);
-        }
-        for (int u = 0; u < B; ++u) {
-            const Step st = plans[set * WFA_BARRIER_STEPS + u];
-            if (st.stop) {  // the same for every thread: past the pair's cap, or no room left in the pool
-                over = true;
-                break;
-            }
-            const int t = s + u;
-            const int width = st.hi - st.lo + 1;
-            const Range rx{st.xlo, st.xhi}, re{st.elo, st.ehi}, roe{st.olo, st.ohi};
-            int* const out_m = ring + st.m_row;
-            const int* const src_x = ring + st.x_row;
-            const int* const src_e = ring + st.e_row;  // M (linear) or I (affine) at t - e
-            const int* const src_oe = ring + st.o_row;
-            const int* const src_d = src_e + d_rows;
-            int* const out_i = ring + st.i_row;
-            int* const out_d = out_i + d_rows;
-            // diagonal k's M before the extension (and its I, D)
-            auto sources = [&](int k, int& iv, int& dv) -> int {
-                iv = dv = WFA_NULL;
-                if (t == 0) return k;  // row 0: global and prefix start at k = 0; infix anywhere on row 0
-                const int lim = n + k;  // offsets past it leave the table (v > n)
-                int g = rx.has(k) ? src_x[k] + 1 : WFA_NULL;
-                g = g <= min(m, lim) ? g : WFA_NULL;
-                if (AFFINE) {
-                    const int g1 = roe.has(k - 1) ? src_oe[k - 1] + 1 : WFA_NULL;
-                    const int g2 = re.has(k - 1) ? src_e[k - 1] + 1 : WFA_NULL;
-                    const int d1 = roe.has(k + 1) ? src_oe[k + 1] : WFA_NULL;
-                    const int d2 = re.has(k + 1) ? src_d[k + 1] : WFA_NULL;
-                    iv = non_negative(valid_h(max(g1, g2), m));
-                    dv = non_negative(valid_v(max(d1, d2), lim));
-                    return max(g, max(iv, dv));
-                }
-                const int gi = re.has(k - 1) ? valid_h(src_e[k - 1] + 1, m) : WFA_NULL;
-                const int gd = re.has(k + 1) ? valid_v(src_e[k + 1], lim) : WFA_NULL;
-                return max(g, max(gi, gd));
-            };
-            // diagonal k's M, I and D into the ring (and the pool), and whether it ends the alignment
-            auto finish = [&](int k, int mv, int iv, int dv) {
-                out_m[k] = mv;
-                if (AFFINE) {
-                    out_i[k] = iv;
-                    out_d[k] = dv;
-                }
-                if (KEEP) {
-                    int* row = kept + st.base + (k - st.lo);
-                    row[0] = mv;
-                    if (AFFINE) {
-                        row[width] = iv;
-                        row[2 * width] = dv;
-                    }
-                }
-                if (mv >= 0 && (ends_free ? mv - k == n : k == k_end && mv == m)) {
-                    mine = min(mine, (u64(unsigned(t)) << 32) | unsigned(k + n));
-                }
-            };
-            // a warp's 32 consecutive diagonals at a time (the loop is the same for the whole warp:
-            // a lane whose first 8 letters matched is then extended by the whole warp, 256 letters a
-            // round, where one lane alone took ~55 instructions a 32 letters on the step's critical path),
-            // G groups of them at once: all G probes' loads go before any group's extension, so that with
-            // the letters in global memory (each probe an L2 round trip: the 10^6 step, ~5 groups a thread)
-            // a thread's round trips overlap
-            auto groups = [&](auto count) {
-                constexpr int G = decltype(count)::value;
-                for (int k0 = (stable ? -koff : st.lo) + tid - lane; k0 <= st.hi; k0 += G * threads) {
-                    int mv[G], h[G], iv[G], dv[G];
-                    bool more[G];
-#pragma unroll
-                    for (int g = 0; g < G; ++g) {
-                        const int k = k0 + g * threads + lane;
-                        iv[g] = dv[g] = WFA_NULL;
-                        mv[g] = k >= st.lo && k <= st.hi ? sources(k, iv[g], dv[g]) : WFA_NULL;
-                        const int kc = min(max(k, st.lo), st.hi);  // a lane off the range probes inside both sequences
-                        h[g] = probe8(a, b, mv[g] >= 0 ? mv[g] : max(kc, 0), kc, more[g]);
-                    }
-#pragma unroll
-                    for (int g = 0; g < G; ++g) {
-                        const int kg = k0 + g * threads;
-                        if (kg > st.hi) break;
-                        if (kg + 31 < st.lo) continue;  // (stable: a group below the step's diagonals)
-                        const int k = kg + lane;
-                        for (unsigned longer = __ballot_sync(FULL_WARP, mv[g] >= 0 && more[g]); longer;
-                             longer &= longer - 1) {
-                            const int from = __ffs(int(longer)) - 1;
-                            const int got = extend_warp(a, b, __shfl_sync(FULL_WARP, h[g], from),
-                                                        __shfl_sync(FULL_WARP, k, from), lane, n, m);
-                            if (lane == from) h[g] = got;
-                        }
-                        if (k >= st.lo && k <= st.hi) finish(k, mv[g] >= 0 ? h[g] : WFA_NULL, iv[g], dv[g]);
-                    }
-                }
-            };
-            if (!SHARED && !AFFINE && !seqs_shared) {  // (gap-affine: its registers would spill)
-                groups(Groups<WFA_PROBE_GROUPS>{});
-            } else {
-                groups(Groups<1>{});
-            }
-        }
-        if (__syncthreads_or(mine != ~0ull)) {  // an end among these steps (before any stop)
-            over = false;
+    for (;; ++s) {
+        const Step st = plans[s & 1];
+        if (st.stop) {  // the same for every thread: past the pair's cap, or no room left in the pool
+            over = true;
             break;
         }
-        if (over) break;
+        if (tid == planner) {  // the next step's plan first: its chain then runs beside this step's diagonals
+            if (KEEP) base_of[s] = st.base;
+            plan_step(s + 1, plans[(s + 1) & 1]);  // nobody reads that slot before the step's barrier
+        }
+        const int width = st.hi - st.lo + 1;
+        const Range rx{st.xlo, st.xhi}, re{st.elo, st.ehi}, roe{st.olo, st.ohi};
+        int* const out_m = ring + st.m_row;
+        const int* const src_x = ring + st.x_row;
+        const int* const src_e = ring + st.e_row;  // M (linear) or I (affine) at s - e
+        const int* const src_oe = ring + st.o_row;
+        const int* const src_d = src_e + d_rows;
+        int* const out_i = ring + st.i_row;
+        int* const out_d = out_i + d_rows;
+        // diagonal k's M before the extension (and its I, D)
+        auto sources = [&](int k, int& iv, int& dv) -> int {
+            iv = dv = WFA_NULL;
+            if (s == 0) return k;  // row 0: global and prefix start at k = 0; infix anywhere on row 0
+            const int lim = n + k;  // offsets past it leave the table (v > n)
+            int g = rx.has(k) ? src_x[k] + 1 : WFA_NULL;
+            g = g <= min(m, lim) ? g : WFA_NULL;
+            if (AFFINE) {
+                const int g1 = roe.has(k - 1) ? src_oe[k - 1] + 1 : WFA_NULL;
+                const int g2 = re.has(k - 1) ? src_e[k - 1] + 1 : WFA_NULL;
+                const int d1 = roe.has(k + 1) ? src_oe[k + 1] : WFA_NULL;
+                const int d2 = re.has(k + 1) ? src_d[k + 1] : WFA_NULL;
+                iv = non_negative(valid_h(max(g1, g2), m));
+                dv = non_negative(valid_v(max(d1, d2), lim));
+                return max(g, max(iv, dv));
+            }
+            const int gi = re.has(k - 1) ? valid_h(src_e[k - 1] + 1, m) : WFA_NULL;
+            const int gd = re.has(k + 1) ? valid_v(src_e[k + 1], lim) : WFA_NULL;
+            return max(g, max(gi, gd));
+        };
+        // diagonal k's M, I and D into the ring (and the pool), and whether it ends the alignment
+        auto finish = [&](int k, int mv, int iv, int dv) {
+            out_m[k] = mv;
+            if (AFFINE) {
+                out_i[k] = iv;
+                out_d[k] = dv;
+            }
+            if (KEEP) {
+                int* row = kept + st.base + (k - st.lo);
+                row[0] = mv;
+                if (AFFINE) {
+                    row[width] = iv;
+                    row[2 * width] = dv;
+                }
+            }
+            if (mv >= 0 && (ends_free ? mv - k == n : k == k_end && mv == m)) {
+                mine = min(mine, (u64(unsigned(k + n)) << 32) | unsigned(mv));
+            }
+        };
+        // a warp's 32 consecutive diagonals at a time (the loop is the same for the whole warp:
+        // a lane whose first 8 letters matched is then extended by the whole warp, 256 letters a
+        // round, where one lane alone took ~55 instructions a 32 letters on the step's critical path)
+        for (int k0 = st.lo + tid - lane; k0 <= st.hi; k0 += threads) {
+            const int k = k0 + lane;
+            const bool on = k <= st.hi;
+            int iv = WFA_NULL, dv = WFA_NULL;
+            const int mv = on ? sources(k, iv, dv) : WFA_NULL;
+            const int kc = on ? k : st.hi;  // a lane past the range probes inside both sequences
+            bool more;
+            int h = probe8(a, b, mv >= 0 ? mv : max(kc, 0), kc, more);
+            for (unsigned longer = __ballot_sync(FULL_WARP, mv >= 0 && more); longer; longer &= longer - 1) {
+                const int from = __ffs(int(longer)) - 1;
+                const int got = extend_warp(a, b, __shfl_sync(FULL_WARP, h, from), __shfl_sync(FULL_WARP, k, from),
+                                            lane, n, m);
+                if (lane == from) h = got;
+            }
+            if (on) finish(k, mv >= 0 ? h : WFA_NULL, iv, dv);
+        }
+        if (__syncthreads_or(mine != ~0ull)) break;
     }
     if (!over) {  // the lowest diagonal that reached the end
         if (mine != ~0ull) atomicMin(&found, mine);
@@ -397,9 +353,8 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
         return;
     }
     const u64 end = found;
-    s = int(end >> 32);
-    int k = int(end & 0xffffffffu) - n;
-    int h = ends_free ? n + k : m;
+    int k = int(end >> 32) - n;
+    int h = int(end & 0xffffffffu);
     if (tid == 0) {
         o_p[0] = s;
         o_p[1] = h;

@@ -13,5 +13,3 @@
 #define WFA_OP_I 3
 #define WFA_PAD_WORDS 4
 #define WFA_WALK_DIAGS 16
-#define WFA_BARRIER_STEPS 3
-#define WFA_PROBE_GROUPS 4

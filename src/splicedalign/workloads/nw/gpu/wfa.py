@@ -58,8 +58,7 @@ LETTER_CODES = letter_codes()
 DEFINES = {"WFA_NULL": NULL, "WFA_DESC": batch.DESCRIPTOR, "WFA_OUT": batch.OUT, "WFA_MAX_THREADS": MAX_THREADS,
            "MODE_GLOBAL": MODES.index("global"), "MODE_PREFIX": MODES.index("prefix"),
            "MODE_INFIX": MODES.index("infix"), "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH, "WFA_OP_D": OP_DEL,
-           "WFA_OP_I": OP_INS, "WFA_PAD_WORDS": PAD_WORDS, "WFA_WALK_DIAGS": 16,
-           "WFA_BARRIER_STEPS": 3, "WFA_PROBE_GROUPS": 4}  # wfa.defines.h
+           "WFA_OP_I": OP_INS, "WFA_PAD_WORDS": PAD_WORDS, "WFA_WALK_DIAGS": 16}  # wfa.defines.h
 SWEEP = "nw_wfa<{affine}, {keep}, {shared}>"  # shared: the ring and both sequences in shared memory
 PACK = "nw_wfa_pack"
 NAMES = tuple(SWEEP.format(affine=a, keep=k, shared=h) for a in ("false", "true") for k in ("false", "true")
@@ -166,17 +165,6 @@ def ring_size(x: int, o: int, e: int) -> int:
     return max(x, o + e) + 1
 
 
-# A single pair's linear steps a barrier (wfa.cu: up to e, each diagonal kept by one thread)
-BARRIER_STEPS = DEFINES["WFA_BARRIER_STEPS"]
-
-
-def ring_rows(x: int, o: int, e: int, barrier_steps: int = 1) -> int:
-    """M's ring rows of a launch taking ``barrier_steps`` linear steps between two barriers (wfa.cu
-    reads B = min(e, rows - e) off them): e + B, at least ring_size; gap-affine: ring_size."""
-    rows = ring_size(x, o, e)
-    return rows if o > 0 else max(rows, e + min(e, barrier_steps))
-
-
 def wavefront_arrays(o: int) -> int:
     """Wavefronts a score has: M, and I and D with gap-affine costs (o > 0)."""
     return 3 if o > 0 else 1
@@ -229,13 +217,13 @@ def seq_bytes(n: Any, m: Any) -> Any:
 
 
 def configure(reach: np.ndarray, n: np.ndarray, m: np.ndarray, mode: str, x: int, o: int, e: int,
-              max_steps: int, threads: int, shared_bytes: int = SHARED_BYTES, barrier_steps: int = 1) -> Launch:
+              max_steps: int, threads: int, shared_bytes: int = SHARED_BYTES) -> Launch:
     """The launch's threads (up to one a ring column), ring and what goes into shared memory:
     the sequences first (the extension's loads), the ring too when both fit."""
     reach_max = int(reach[:max_steps + 1].max())
     stride = int(span(reach_max, n, m, mode).max())
     arrays = wavefront_arrays(o)
-    launch = Launch(threads=max(32, min(threads, -(-stride // 32) * 32)), ring=ring_rows(x, o, e, barrier_steps),
+    launch = Launch(threads=max(32, min(threads, -(-stride // 32) * 32)), ring=ring_size(x, o, e),
                     gap_ring=gap_ring_size(o, e), stride=stride, reach_max=reach_max, max_steps=max_steps,
                     shared=True, arrays=arrays, seq_bytes=int(seq_bytes(n, m).max()), seqs_shared=True)
     for shared, seqs in ((True, True), (False, True), (True, False), (False, False)):
@@ -252,19 +240,18 @@ def steps_for(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, visits:
 
 
 def shared_steps(reach: np.ndarray, n: int, m: int, mode: str, x: int, o: int, e: int,
-                 shared_bytes: int = SHARED_BYTES, barrier_steps: int = 1) -> int:
+                 shared_bytes: int = SHARED_BYTES) -> int:
     """The most scores (of ``reach``) whose ring fits in shared memory beside both sequences (or
     alone, when the sequences do not fit)."""
     stride = span(np.maximum.accumulate(reach.astype(np.int64)), n, m, mode)
-    rows, room = ring_room(n, m, x, o, e, shared_bytes, barrier_steps)
+    rows, room = ring_room(n, m, x, o, e, shared_bytes)
     return int(np.searchsorted(4 * rows * stride, room, side="right"))
 
 
-def ring_room(n: int, m: int, x: int, o: int, e: int, shared_bytes: int = SHARED_BYTES,
-              barrier_steps: int = 1) -> tuple[int, int]:
+def ring_room(n: int, m: int, x: int, o: int, e: int, shared_bytes: int = SHARED_BYTES) -> tuple[int, int]:
     """(rows, bytes): the ring's rows and the shared memory it may take, beside both sequences
     when a row fits there, else alone."""
-    rows = ring_rows(x, o, e, barrier_steps) + 2 * gap_ring_size(o, e)
+    rows = ring_size(x, o, e) + 2 * gap_ring_size(o, e)
     seqs = int(seq_bytes(n, m))
     return rows, shared_bytes - seqs if seqs + 4 * rows <= shared_bytes else shared_bytes
 
@@ -534,9 +521,9 @@ class WfaSolver:
         if steps == 0:
             return None
         if fast:
-            near = sums.shared_steps(steps, *ring_room(pair.n, pair.m, x, o, e, self.shared_bytes, BARRIER_STEPS))
+            near = sums.shared_steps(steps, *ring_room(pair.n, pair.m, x, o, e, self.shared_bytes))
         else:
-            near = shared_steps(reach[:steps], pair.n, pair.m, mode, x, o, e, self.shared_bytes, BARRIER_STEPS)
+            near = shared_steps(reach[:steps], pair.n, pair.m, mode, x, o, e, self.shared_bytes)
         # the shared ring first unless the guess says it ends past it (10^5 1% affine: 10 ms of
         # 26 went to a first launch that gave up)
         first = 0 < near < steps and (expected is None or expected / g < near)
@@ -667,8 +654,7 @@ class WfaSolver:
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         n, m = pair.n, pair.m
         reach = self.reach(x, o, e, max_steps)
-        config = configure(reach, np.array([n]), np.array([m]), mode, x, o, e, max_steps, threads, self.shared_bytes,
-                           BARRIER_STEPS)
+        config = configure(reach, np.array([n]), np.array([m]), mode, x, o, e, max_steps, threads, self.shared_bytes)
         visits = min(visits, (n + m + 1) * config.arrays * (max_steps + 1))  # no step is wider than the table
         runs_each = 2 * max_steps + 4
         ring_ints = config.rows * config.stride
