@@ -137,6 +137,11 @@ def test_forked_call_hands_back_its_result_error_and_log_records(caplog, monkeyp
     with caplog.at_level(logging.INFO, logger="splicedalign"):
         assert forked.start(talk)() == [1, "a"]
     assert [r.getMessage() for r in caplog.records if r.name == "splicedalign.forked_test"] == ["one 1", "two"]
+    big = forked.start(lambda: [b"x" * 9_000_000, "y" * 3_000_000])  # written whole while this process goes on
+    assert big() == [b"x" * 9_000_000, "y" * 3_000_000]
+    with monkeypatch.context() as m:  # no memfd: a temporary file carries the answer
+        m.delattr(forked.os, "memfd_create", raising=False)
+        assert forked.start(talk)() == [1, "a"]
 
     def bad():
         raise InputError("x.tsv", "bad row", "3")
