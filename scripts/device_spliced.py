@@ -457,6 +457,11 @@ def ab(args, say) -> tuple[list, list[str]]:
     failures = [f"ab {name}: answers differ from a planned-whole launch's (seed {seed + n})" for name, tuning in
                 variants.items() if [(r.score, r.last_row_scores.tolist()) for r in GpuSolver(tuning=tuning).solve_many(
                     cases, traceback=False)] != want]
+    # traced: the default's launches against launches of half its move budget (more of them)
+    halves = Tuning(move_budget=Tuning().move_budget // 2)
+    got, two = (GpuSolver(tuning=t).solve_many(cases, traceback=True) for t in (Tuning(), halves))
+    if [(r.score, r.chain) for r in got] != [(r.score, r.chain) for r in two]:
+        failures.append(f"ab: traced answers differ between move budgets (seed {seed + n})")
     say(f"  ab: first call of a fresh solver on a never-seen paper set, {args.ab_rounds} rounds (seeds {seed}+), "
         f"ms median (min) / GCUPS median:")
     rows = []

@@ -48,10 +48,13 @@ class Tuning:
 
     # Row storage of one launch (elements): 32-bit offsets, and a few GiB of device memory.
     row_budget: int = 2**30
-    # Move storage of one launch that records moves (uint32 words, 8 GiB): two launches in flight
-    # and their rows stay well inside an 80 GB GPU. Both budgets shrink to the device memory a
-    # call finds free (GpuSolver, launch.memory_split).
-    move_budget: int = 2**31
+    # Move storage of one launch that records moves (uint32 words, 16 GiB): a paper set's traced
+    # call in one launch. Its bound (case_bytes: every strip at the launch's rows per lane) is
+    # 0.8-1.2 x 2^31 words, its moves ~0.8 x 2^31 (6.8 GB): at 2^31 half of the seeds split in two
+    # launches, the second's kernel and walks after the first's (H200: traced 39-40 ms against
+    # 34-35 in one). Both budgets shrink to the device memory a call finds free (GpuSolver,
+    # launch.memory_split); the kernels address moves with 64-bit offsets (MOVE_UNIT words).
+    move_budget: int = 2**32
     # Rows each lane holds in registers (strips of 32 * rows_per_lane rows) for int scores; the
     # int64 variants hold wide_rows_per_lane (more would spill registers).
     rows_per_lane: int = 8
