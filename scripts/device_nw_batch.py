@@ -194,10 +194,32 @@ def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
     wfa.BATCH_THREADS = DEFAULT_THREADS
 
 
+def knobs(**settings):
+    """A variant's module settings (``common.BACKGROUND``, ``wfa.SAMPLE_THREADS``), set while it
+    runs: a context manager."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def setting():
+        modules = {"BACKGROUND": common, "SAMPLE_THREADS": wfa}
+        before = {name: getattr(modules[name], name) for name in settings}
+        for name, value in settings.items():
+            setattr(modules[name], name, value)
+        try:
+            yield
+        finally:
+            for name, value in before.items():
+                setattr(modules[name], name, value)
+    return setting
+
+
 def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | None) -> None:
     """The linear global batch as the user meets it in-process (module docstring, step 3): median
     ms of --repeats after a warm-up, the WFA launch's stats of the median run, the ratio to pywfa's
-    median of the same run; every answer checked against the list-of-pairs run's."""
+    median of the same run; every answer checked against the list-of-pairs run's. The variants
+    (A/B in one run): the default ways, the sample on threads, a batch from strings filled in
+    ``from_strings`` before the solve (eager) or chunk by chunk on the caller's thread in the
+    launch (in-launch, main before the pieces), a list of Pair gathered chunk by chunk."""
     costs = COSTS["linear"]
     strings = strings_of(pairs)
     want = [(r.score, r.cigar) for r in solve_pairs(solver, pairs, costs, True, "global")]
@@ -211,26 +233,45 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
         return solve_pairs(solver, PairBatch.from_strings(*strings, allocate=common.pinned_bytes), costs, True,
                            "global")
 
+    def eager():
+        batch = PairBatch.from_strings(*strings, allocate=common.pinned_bytes)
+        batch.filled(len(batch))
+        return solve_pairs(solver, batch, costs, True, "global")
+
     def every_result():
         results = from_strings()
         read_all(results)
         return results
 
+    def made_before():
+        return solve_pairs(solver, ready, costs, True, "global")
+
+    def pair_list():
+        return solve_pairs(solver, pairs, costs, True, "global")
+
     variants = {
-        "PairBatch in pinned memory made before": lambda: solve_pairs(solver, ready, costs, True, "global"),
-        "from the strings (PairBatch.from_strings into pinned, filled chunk by chunk in the launch)": from_strings,
-        "from the strings, every Result and CIGAR read": every_result,
+        "PairBatch in pinned memory made before": (made_before, knobs()),
+        "PairBatch made before, sample on threads": (made_before, knobs(SAMPLE_THREADS=True)),
+        "from the strings (pieces on the copying threads, sent as filled)": (from_strings, knobs()),
+        "from the strings, sample on threads": (from_strings, knobs(SAMPLE_THREADS=True)),
+        "from the strings, eager (filled in from_strings, one copy during the sample)": (eager, knobs()),
+        "from the strings, in-launch (chunk by chunk on the caller's thread; main)": (
+            from_strings, knobs(BACKGROUND=False)),
+        "from the strings, every Result and CIGAR read": (every_result, knobs()),
+        "list of Pair (pieces on the copying threads)": (pair_list, knobs()),
+        "list of Pair, gathered chunk by chunk on the caller's thread (main)": (pair_list, knobs(BACKGROUND=False)),
     }
-    for name, run in variants.items():
-        results = run()
-        if [(r.score, r.cigar) for r in results] != want:
-            raise SystemExit(f"{name}: answers differ from the list-of-pairs run's")
-        runs, stats = [], []
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            run()
-            runs.append(time.perf_counter() - t0)
-            stats.append({k: v for k, v in solver.wfa.stats.items() if k != "steps"})
+    for name, (run, setting) in variants.items():
+        with setting():
+            results = run()
+            if [(r.score, r.cigar) for r in results] != want:
+                raise SystemExit(f"{name}: answers differ from the list-of-pairs run's")
+            runs, stats = [], []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                run()
+                runs.append(time.perf_counter() - t0)
+                stats.append({k: v for k, v in solver.wfa.stats.items() if k != "steps"})
         ms = statistics.median(runs) * 1e3
         st = stats[sorted(range(len(runs)), key=runs.__getitem__)[len(runs) // 2]]
         say(f"user row: {name}: {ms:.1f} ms (runs {[round(x * 1e3, 1) for x in runs]}); wfa stats {st}")
@@ -242,7 +283,9 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
 
 
 def cli_rows(pairs: list, repeats: int) -> None:
-    """Step 5: fresh processes on one FASTA file of the batch (module docstring)."""
+    """Step 5: fresh processes on one FASTA file of the batch (module docstring), in rounds (each
+    command once a round, the first round a warm-up): the CLI as a user runs it, the same with
+    its steps timed (scripts/probe_nw_cli.py), and with the pairs read in-process (no child)."""
     import tempfile
 
     folder = Path(tempfile.mkdtemp())
@@ -251,32 +294,39 @@ def cli_rows(pairs: list, repeats: int) -> None:
         for p in pairs:
             handle.write(f">{p.name}_1\n{letters(p.a, A_LETTERS)}\n>{p.name}_2\n{letters(p.b, B_LETTERS)}\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    nw = ["nw", "--pairs", str(fasta), "--solver", "gpu", "--format", "paf", "-o", str(folder / "gpu.paf"), "-q"]
+    probe = [sys.executable, str(ROOT / "scripts" / "probe_nw_cli.py")]
     commands = {
-        "nw --pairs --solver gpu --format paf": [sys.executable, "-c", "from splicedalign.cli import run; run()",
-                                                 "nw", "--pairs", str(fasta), "--solver", "gpu", "--format", "paf",
-                                                 "-o", str(folder / "gpu.paf"), "-q"],
+        "nw --pairs --solver gpu --format paf": [sys.executable, "-c", "from splicedalign.cli import run; run()", *nw],
+        "the same, steps timed": [*probe, *nw],
+        "the same, steps timed, read in-process (no child)": [*probe, "--in-process", *nw],
         "pywfa on every core (a process pool)": [sys.executable, str(ROOT / "benchmarks" / "pywfa_pairs.py"),
                                                  str(fasta), str(folder / "pywfa.tsv")],
     }
-    medians = {}
-    for name, command in commands.items():
-        runs = []
-        for k in range(repeats + 1):
+    runs: dict[str, list[float]] = {name: [] for name in commands}
+    for k in range(repeats + 1):
+        for name, command in commands.items():
             t0 = time.perf_counter()
             done = subprocess.run(command, env=env, capture_output=True, text=True)
+            wall = time.perf_counter() - t0
             if done.returncode:
                 raise SystemExit(f"{name}: exit {done.returncode}: {done.stderr[-2000:]}")
             if k:
-                runs.append(time.perf_counter() - t0)
-        medians[name] = statistics.median(runs)
-        say(f"cli: {name}: {medians[name] * 1e3:.0f} ms (runs {[round(x * 1e3) for x in runs]})")
+                runs[name].append(wall)
+            steps = [line for line in done.stderr.splitlines() if line.startswith("steps:")]
+            say(f"cli round {k}: {name}: {wall * 1e3:.0f} ms {steps[0] if steps else ''}")
+    medians = {name: statistics.median(r) for name, r in runs.items()}
+    for name, median in medians.items():
+        say(f"cli: {name}: {median * 1e3:.0f} ms (runs {[round(x * 1e3) for x in runs[name]]})")
     ours = [int(line.split("XC:i:")[1].split("\t")[0]) for line in open(folder / "gpu.paf")]
     theirs = [int(line.split("\t")[2]) for line in open(folder / "pywfa.tsv")]
     if ours != theirs or len(ours) != len(pairs):
         raise SystemExit("cli: the gpu's and pywfa's scores differ")
-    gpu, peer = medians.values()
-    ROWS.append((f"CLI fresh process, {len(pairs)} pairs (FASTA {fasta.stat().st_size / 1e6:.0f} MB)",
-                 f"{gpu * 1e3:.0f}", f"{peer * 1e3:.0f}", f"{peer / gpu:.1f}x", "scores equal"))
+    peer = medians["pywfa on every core (a process pool)"]
+    for name in list(commands)[:3]:
+        ROWS.append((f"CLI fresh process, {name}, {len(pairs)} pairs (FASTA {fasta.stat().st_size / 1e6:.0f} MB)",
+                     f"{medians[name] * 1e3:.0f}", f"{peer * 1e3:.0f}", f"{peer / medians[name]:.1f}x",
+                     "scores equal"))
 
 
 def benchmark(count: int, length: int, divergence: float, repeats: int, modes: list[str],

@@ -17,6 +17,7 @@ from test_nw_gpu_wfa_model import COSTS, _pairs, emu, solver  # noqa: F401 (emu,
 
 from splicedalign.core.errors import InputError
 from splicedalign.gpu import device
+from splicedalign.workloads.nw import batch_copy
 from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.gpu import batch, common, wfa
 from splicedalign.workloads.nw.records import MODES, Costs, Pair, Result, cigar_cost
@@ -48,25 +49,66 @@ def test_chunk_bounds_cover_the_batch_in_order_growing(monkeypatch):
     assert len(common.chunk_bounds(np.full(2000, 20_000))) == 5
 
 
-def test_staging_sends_each_chunk_into_its_place(host, monkeypatch):
+@pytest.fixture
+def pieces(host, monkeypatch):
+    """Small chunks and pieces, device arrays made full of 99 (every byte must be overwritten),
+    and the pieces the copying threads copied: (sequences, bytes) each, from batch_copy._copy_at."""
+    monkeypatch.setattr(common, "FIRST_CHUNK_BYTES", 60)
+    monkeypatch.setattr(common, "CHUNK_BYTES", 200)
+    monkeypatch.setattr(common, "PIECE_BYTES", 70)
+    empty = host.empty
+    monkeypatch.setattr(host, "empty", lambda shape, dtype: _filled(empty(shape, dtype)))
+    copied = []
+    copy = batch_copy._copy_at
+
+    def spy(addresses, sizes, out):
+        copied.append((int(sizes.size), int(sizes.sum())))
+        copy(addresses, sizes, out)
+
+    monkeypatch.setattr(batch_copy, "_copy_at", spy)
+    return copied
+
+
+def _filled(array):
+    array.fill(99)
+    return array
+
+
+@pytest.mark.parametrize("background", (True, False))
+def test_staging_sends_each_chunk_into_its_place(pieces, host, monkeypatch, background):
+    """A list of Pair whose codes are byte arrays: copied by address in pieces on the copying
+    threads (each chunk's pieces in order, within PIECE_BYTES unless a pair alone is larger),
+    else each chunk gathered when sent; arrays of other types or strided ones always the latter."""
+    monkeypatch.setattr(common, "BACKGROUND", background)
     rng = np.random.default_rng(2630)
     print("seed 2630")
     pairs = [Pair(f"p{k}", "a", "b", rng.integers(0, 4, int(rng.integers(1, 50))).astype(np.uint8),
                   rng.integers(0, 4, int(rng.integers(1, 50))).astype(np.uint8)) for k in range(9)]
     n, m = common.lengths(pairs)
+    want = np.concatenate([s for p in pairs for s in (p.a, p.b)])
     staging = common.Staging(device.PinnedBuffers(), "t", pairs, n, m, host.cuda.get_current_stream())
-    staging.raw[:] = 99  # every byte overwritten by the chunks' copies
-    for c0, c1 in ((0, 1), (1, 5), (5, 9)):  # the pinned roles rotate (3): the fourth chunk reuses the first's
-        staging.send(c0, c1)
-    assert np.array_equal(np.asarray(staging.raw), np.concatenate([s for p in pairs for s in (p.a, p.b)]))
+    assert staging.chunks == common.chunk_bounds(n + m) and len(staging.chunks) > 2
+    for c in range(len(staging.chunks)):  # (the roles rotate, 3: the fourth chunk gathered reuses the first's)
+        assert staging.send(c) is staging.send(c)  # sent once
+    staging.finish()
+    assert np.array_equal(np.asarray(staging.raw), want)
     assert staging.sizes.tolist() == [x for p in pairs for x in (p.n, p.m)]
-    # sequences of other integer types: converted (the first one, or any later one)
+    if background:  # every sequence copied once, in pieces of whole pairs
+        assert sum(count for count, _ in pieces) == 2 * len(pairs) and len(pieces) > len(staging.chunks)
+        assert all(size <= 70 or count == 2 for count, size in pieces)
+    else:
+        assert not pieces
+    # sequences of other integer types, or a strided view: gathered (the first one, or any later one)
     for at in (0, 3):
-        other = list(pairs)
-        other[at] = Pair("wide", "a", "b", pairs[at].a.astype(np.int64), pairs[at].b.astype(np.int16))
-        wide = common.Staging(device.PinnedBuffers(), "w", other, n, m, host.cuda.get_current_stream())
-        wide.send(0, len(pairs))
-        assert np.array_equal(np.asarray(wide.raw), np.asarray(staging.raw))
+        for other_a in (pairs[at].a.astype(np.int64), np.repeat(pairs[at].a, 2)[::2]):
+            other = list(pairs)
+            other[at] = Pair("other", "a", "b", other_a, pairs[at].b.astype(np.int16))
+            copied = len(pieces)
+            wide = common.Staging(device.PinnedBuffers(), "w", other, n, m, host.cuda.get_current_stream())
+            for c in range(len(wide.chunks)):
+                wide.send(c)
+            wide.finish()
+            assert np.array_equal(np.asarray(wide.raw), want) and len(pieces) == copied
     for k, p in enumerate(pairs):
         a_at, b_at = staging.starts[2 * k], staging.starts[2 * k + 1]
         assert np.array_equal(np.asarray(staging.raw[a_at:a_at + p.n]), p.a)
@@ -102,16 +144,36 @@ def test_columns_make_each_result_when_asked_equal_to_the_dataclass():
     assert scores[0] == Result(4, 1, "gpu", 0.0, None, 0, 1, "wfa")
 
 
-def test_staging_sends_a_pair_batch_from_its_own_buffer(host):
-    batch_ = PairBatch.from_strings(["ACGT", "g", "NNa"], ["TT", "CCCCC", "u"])
+@pytest.mark.parametrize("background", (True, False))
+def test_staging_sends_a_pair_batch_from_its_own_buffer(pieces, host, monkeypatch, background):
+    """A PairBatch from strings: its letters copied into its own buffer (by address in pieces on
+    the copying threads, else each chunk when sent) and sent from it; filled one in one copy."""
+    monkeypatch.setattr(common, "BACKGROUND", background)
+    seqs1, seqs2 = ["ACGT" * 9, "g", "NNa" * 20, "a" * 44], ["TT", "CCCCC" * 7, "u", "C" * 3]
+    batch_ = PairBatch.from_strings(seqs1, seqs2)
     n, m = common.lengths(batch_)
-    assert n.tolist() == [4, 1, 3] and m.tolist() == [2, 5, 1]
+    assert n.tolist() == [36, 1, 60, 44] and m.tolist() == [2, 35, 1, 3]
     staging = common.Staging(device.PinnedBuffers(), "t", batch_, n, m, host.cuda.get_current_stream())
-    staging.raw[:] = 0
-    first = staging.send(0, 2)
-    assert staging.send(0, 2) is first  # sent once
-    staging.send(2, 3)
-    assert staging.letters and bytes(np.asarray(staging.raw)) == b"ACGTTTgCCCCCNNau"
+    assert len(staging.chunks) > 1
+    first = staging.send(0)
+    assert staging.send(0) is first  # sent once
+    for c in range(1, len(staging.chunks)):
+        staging.send(c)
+    staging.finish()
+    want = "".join(s for pair in zip(seqs1, seqs2) for s in pair).encode()
+    assert batch_.complete and staging.letters and bytes(np.asarray(staging.raw)) == want
+    assert bytes(batch_.letters) == want  # by address, in pieces of at most 70 bytes or one pair, else a chunk a copy
+    assert [count for count, _ in pieces] == ([2, 2, 2, 2] if background else [2, 4, 2])
+    filled = common.Staging(device.PinnedBuffers(), "t", batch_, n, m, host.cuda.get_current_stream())
+    assert filled.chunks == [(0, 4)] and len(filled.send(0)) == 1
+    assert bytes(np.asarray(filled.raw)) == want
+    # letters past ASCII: no reading by address, each chunk copied when sent (the device refuses them)
+    other = PairBatch.from_strings(["ACGT", "g\u03a9"], ["TT", "C"])
+    odd = common.Staging(device.PinnedBuffers(), "t", other, *common.lengths(other), host.cuda.get_current_stream())
+    for c in range(len(odd.chunks)):
+        odd.send(c)
+    odd.finish()
+    assert bytes(np.asarray(odd.raw)) == b"ACGTTTg?C"
 
 
 def _letters(codes, wildcard, rng):

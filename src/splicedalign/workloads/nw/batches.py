@@ -80,6 +80,24 @@ class PairBatch(Sequence[Pair]):
         """Whether every pair's letters are in the buffer."""
         return self._filled == len(self)
 
+    @property
+    def buffer(self) -> np.ndarray:
+        """The buffer as it is (its pairs' letters in it only once ``complete``)."""
+        return self._letters
+
+    def unfilled_addresses(self) -> np.ndarray | None:
+        """Where each sequence's letters lie (their strings' addresses: ``core.strmem``) while
+        none is in the buffer yet, for a caller that copies them in itself (the GPU batch's
+        ``Staging``: in pieces on threads) and then says so (``mark_filled``); None once some
+        are in the buffer, or where the strings cannot be read by address."""
+        if self._strings is None or self._filled:
+            return None
+        return str_addresses(self._strings)
+
+    def mark_filled(self) -> None:
+        """Every pair's letters are in the buffer now (copied by the caller of ``unfilled_addresses``)."""
+        self._filled, self._strings = len(self), None
+
     def filled(self, pairs: int) -> np.ndarray:
         """The buffer, the letters of its first ``pairs`` pairs in it (copied in now if they are
         not yet: ``copy_strings``)."""

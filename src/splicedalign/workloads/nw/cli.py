@@ -7,15 +7,16 @@ import argparse
 import logging
 from collections.abc import Sequence
 
+import numpy as np
+
 from splicedalign.core import jit
 from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import FastaRecord, read_fasta, read_single_fasta
 from splicedalign.gpu import driver
 from splicedalign.gpu.devices import add_devices_argument
-from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.output import FORMATTERS, Answer
-from splicedalign.workloads.nw.pairs import read_pairs
+from splicedalign.workloads.nw.pairs import batch_beside
 from splicedalign.workloads.nw.records import MODES, Costs, Pair
 from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs, solve_pairs_on
 
@@ -96,30 +97,34 @@ def _nw(args: argparse.Namespace) -> int:
     if args.pairs and args.seq2:
         raise InputError("--seq2", "give either --pairs or --seq1 and --seq2")
     one_gpu = args.devices is None and SOLVERS.entry(args.solver).gpu  # a GPU solver on the default device
+    reading = batch_beside(args.pairs) if args.pairs else None  # (a forked child: before any thread starts)
     _start(one_gpu)
-    records = read_pairs(args.pairs) if args.pairs else [read_pair(args)]
-    solver = SOLVERS.get(args.solver)  # after the reading: the driver's thread has had it to start CUDA
+    records = [] if args.pairs else [read_pair(args)]
     pairs: Sequence[Pair]
-    if args.pairs:  # one buffer of letters (page-locked for a GPU: its batch copies from it as it is)
+    if reading is not None:
         allocate = None
-        if one_gpu:
+        if one_gpu:  # (a file read here: its buffer page-locked, as a GPU batch copies from it as it is)
             from splicedalign.workloads.nw.gpu.common import pinned_bytes
             allocate = pinned_bytes
-        pairs = PairBatch.from_strings([first.seq for first, _ in records], [second.seq for _, second in records],
-                                       [f"{first.id}~{second.id}" for first, second in records],
-                                       [first.id for first, _ in records], [second.id for _, second in records],
-                                       allocate)
+        pairs = batch = reading(allocate)
     else:
         pairs = [Pair.from_strings(first.seq, second.seq, f"{first.id}~{second.id}", first.id, second.id)
                  for first, second in records]
+    solver = SOLVERS.get(args.solver)  # after the reading: the driver's thread has had it to start CUDA
     logging.getLogger("splicedalign").info(
-        "nw: %d pair(s), %d cells, mode %s, solver %s", len(records),
-        sum(len(first.seq) * len(second.seq) for first, second in records), args.mode, args.solver)
+        "nw: %d pair(s), %d cells, mode %s, solver %s", len(pairs),
+        sum(p.cells for p in pairs) if reading is None else int(np.sum(batch.n * batch.m)), args.mode, args.solver)
     if args.devices is None:
         results = solve_pairs(solver, pairs, costs, traceback=not args.score_only, mode=args.mode)
     else:  # the pairs split across GPUs, a solver on each
         results = solve_pairs_on(args.devices, args.solver, pairs, costs, not args.score_only, args.mode)
-    answers = [Answer(first.id, second.id, second.seq, len(first.seq), result)
-               for (first, second), result in zip(records, results)]
+    if reading is None:
+        answers = [Answer(first.id, second.id, len(first.seq), len(second.seq), result, second.seq)
+                   for (first, second), result in zip(records, results)]
+    else:  # (seq2's letters for SAM alone)
+        sam = args.format == "sam"
+        answers = [Answer(id1, id2, int(n), int(m), result, batch.sequence(2 * k + 1) if sam else None)
+                   for k, (id1, id2, n, m, result) in enumerate(zip(batch.ids1, batch.ids2, batch.n, batch.m,
+                                                                    results))]
     write_output(args.output, FORMATTERS[args.format](answers, costs, args.mode, bool(args.pairs)))
     return 0

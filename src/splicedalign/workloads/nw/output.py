@@ -23,17 +23,19 @@ TSV_COLUMNS = ("seq1", "seq2", "length1", "length2", "mode", "score", "cells", "
 
 @dataclass(frozen=True)
 class Answer:
-    """One pair's answer with what the formats name: ids, lengths, seq2's letters (SAM's SEQ)."""
+    """One pair's answer with what the formats name: ids, lengths, seq2's letters (SAM's SEQ:
+    None where the format needs none)."""
 
     id1: str
     id2: str
-    seq2: str
     length1: int
+    length2: int
     result: Result
+    seq2: str | None = None
 
     @property
     def end2(self) -> int:
-        return len(self.seq2) if self.result.end2 is None else self.result.end2
+        return self.length2 if self.result.end2 is None else self.result.end2
 
     def region(self) -> dict[str, int]:
         """1-based inclusive coordinates of the aligned part of each sequence."""
@@ -42,7 +44,7 @@ class Answer:
 
 def _record(answer: Answer, costs: Costs, mode: str) -> dict:
     r = answer.result
-    record = {"seq1": answer.id1, "seq2": answer.id2, "length1": answer.length1, "length2": len(answer.seq2),
+    record = {"seq1": answer.id1, "seq2": answer.id2, "length1": answer.length1, "length2": answer.length2,
               "mode": mode, "costs": costs.as_dict(), "score": r.score, "cells": r.cells, "solver": r.solver,
               "algorithm": r.algorithm, "seconds": round(r.seconds, 6)}
     if r.cigar is not None:
@@ -61,7 +63,7 @@ def as_tsv(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> s
         r = a.result
         identity = "" if r.cigar is None else f"{_identity(r.cigar):.6f}"
         region = a.region() if r.cigar is not None else dict.fromkeys(("start1", "end1", "start2", "end2"), "")
-        row = (a.id1, a.id2, a.length1, len(a.seq2), mode, r.score, r.cells, r.solver, r.algorithm,
+        row = (a.id1, a.id2, a.length1, a.length2, mode, r.score, r.cells, r.solver, r.algorithm,
                f"{r.seconds:.6f}", region["start1"], region["end1"], region["start2"], region["end2"],
                r.cigar or "", identity)
         lines.append("\t".join(map(str, row)))
@@ -98,7 +100,7 @@ def as_sam(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> s
     lines = []
     for a in answers:
         cigar = _needs_alignment(a.result, "sam")
-        clip_start, clip_end = a.result.start2, len(a.seq2) - a.end2
+        clip_start, clip_end = a.result.start2, a.length2 - a.end2
         full = (f"{clip_start}S" if clip_start else "") + cigar + (f"{clip_end}S" if clip_end else "")
         fields = (a.id2, 0, a.id1, 1, 255, full or "*", "*", 0, 0, a.seq2 or "*", "*",
                   f"NM:i:{_edits(op_counts(cigar))}", f"XC:i:{a.result.score}")
@@ -114,7 +116,7 @@ def as_paf(answers: Sequence[Answer], costs: Costs, mode: str, batch: bool) -> s
         cigar = _needs_alignment(a.result, "paf")
         counts = op_counts(cigar)
         columns = sum(counts.values())
-        fields = (a.id2, len(a.seq2), a.result.start2, a.end2, "+", a.id1, a.length1, 0, a.length1, counts["="],
+        fields = (a.id2, a.length2, a.result.start2, a.end2, "+", a.id1, a.length1, 0, a.length1, counts["="],
                   columns, 255, f"NM:i:{_edits(counts)}", f"XC:i:{a.result.score}", f"cg:Z:{cigar}")
         lines.append("\t".join(map(str, fields)))
     return "\n".join(lines) + "\n"

@@ -4,6 +4,8 @@ batch's lengths and sequences staged for the device (in chunks) and its Results 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from concurrent.futures import wait
+from contextlib import nullcontext
 from dataclasses import fields
 from typing import Any, overload
 
@@ -72,18 +74,26 @@ def lengths(pairs: Sequence[Pair]) -> tuple[np.ndarray, np.ndarray]:
 FIRST_CHUNK_BYTES = 2 << 20
 CHUNK_BYTES = 16 << 20
 STAGING_ROLES = 3  # pinned buffers a staging rotates through (a chunk's waits for the one 3 before)
+# Sequences read by address are copied in pieces of a chunk, each by one of the copying threads
+# (batch_copy.copiers) and sent by it as soon as it is filled: 40 MB in ~20 pieces on 8 threads
+PIECE_BYTES = 2 << 20
+# pieces on threads where the sequences can be read by address (False: each chunk gathered on the
+# caller's thread when it is sent)
+BACKGROUND = True
 
 
-def chunk_bounds(sizes: np.ndarray) -> list[tuple[int, int]]:
+def chunk_bounds(sizes: np.ndarray, first: int | None = None, most: int | None = None) -> list[tuple[int, int]]:
     """Pairs [c0, c1) of each chunk of a batch whose pairs take ``sizes`` bytes each (at least
-    one pair a chunk): FIRST_CHUNK_BYTES, then twice the last chunk's limit, up to CHUNK_BYTES."""
+    one pair a chunk): ``first`` (FIRST_CHUNK_BYTES), then twice the last chunk's limit, up to
+    ``most`` (CHUNK_BYTES)."""
     ends = np.cumsum(sizes)
-    out, c0, limit = [], 0, FIRST_CHUNK_BYTES
+    most = CHUNK_BYTES if most is None else most
+    out, c0, limit = [], 0, FIRST_CHUNK_BYTES if first is None else first
     while c0 < sizes.size:
         before = int(ends[c0 - 1]) if c0 else 0
         c1 = max(c0 + 1, int(np.searchsorted(ends, before + limit, side="right")))
         out.append((c0, c1))
-        c0, limit = c1, min(2 * limit, CHUNK_BYTES)
+        c0, limit = c1, min(2 * limit, most)
     return out
 
 
@@ -109,12 +119,20 @@ def pinned_bytes(size: int) -> np.ndarray:
 
 class Staging:
     """The sequences of a batch (a, b of each pair, in order) in one device byte array ``raw``,
-    sent chunk by chunk (``send``, on ``stream``). A whole ``PairBatch`` goes from its own buffer
-    (its letters; the device makes the codes: wfa.cu's pack kernel), a chunk a copy, asynchronous
-    when the buffer is page-locked; a list of pairs has its chunk's sequences concatenated into a
-    pinned buffer first (``concatenate_codes``). ``sizes``: n0, m0, n1, m1, ... (of ``n``, ``m``;
-    a ``PairBatch``'s own); ``starts``: each sequence's offset in ``raw`` (likewise: ``raw`` is
-    laid out as its buffer); ``letters``: whether ``raw`` holds letters (not codes)."""
+    sent chunk by chunk (``chunks``: pairs [c0, c1) of each; ``send``), on ``stream``; ``finish``
+    once every chunk is sent. ``sizes``: n0, m0, n1, m1, ... (a ``PairBatch``'s own); ``starts``:
+    each sequence's offset in ``raw``, laid out as the host buffer; ``letters``: whether ``raw``
+    holds letters (a ``PairBatch``'s; the device makes the codes: wfa.cu's pack kernel), not codes.
+
+    A filled ``PairBatch`` goes from its own buffer in one copy. Sequences that can be read by
+    address (a ``PairBatch`` from strings, ``unfilled_addresses``; a list of ``Pair`` whose
+    sequences are byte arrays, ``batch_copy.array_addresses``) are copied at once, from the
+    staging's making on, by the copying threads into the pinned host buffer (the batch's own, or
+    the role's) in pieces of PIECE_BYTES in order, each piece sent by its thread as soon as it is
+    filled: the copies run during the caller's sample and the device's work on earlier chunks
+    (a 40 MB batch, string by string in the launch: ~6 ms of the H100 host's 11.2). Others have
+    each chunk gathered when it is sent (a batch's ``filled``; ``concatenate_codes`` of a list
+    into the role's rotating pinned buffers)."""
 
     def __init__(self, pinned: Any, role: str, pairs: Sequence[Pair], n: np.ndarray, m: np.ndarray,
                  stream: Any) -> None:
@@ -127,29 +145,80 @@ class Staging:
             self.starts = np.cumsum(self.sizes) - self.sizes
         total = int(self.starts[-1] + self.sizes[-1]) if self.sizes.size else 0
         self.raw = device.cupy().empty(max(1, total), dtype=np.uint8)
-        self.sent: dict[tuple[int, int], Any] = {}  # (c0, c1) -> the event after its copy
+        whole = self.batch is not None and self.batch.complete
+        self.chunks = [(0, len(pairs))] if whole and len(pairs) else chunk_bounds(n + m)
+        self._sent: dict[int, list[Any]] = {}  # chunk -> the events after its copies
+        self._pieces: list[list[Any]] | None = None  # chunk -> its pieces' futures (each: the event after its copy)
+        self._held = False  # the role's pinned buffer holds the pieces (sent once finished)
+        if BACKGROUND and not whole and total:
+            self._start(total)
 
     @property
     def letters(self) -> bool:
         """Whether ``raw`` holds letters (a ``PairBatch``'s buffer), not codes."""
         return self.batch is not None
 
-    def send(self, c0: int, c1: int) -> Any:
-        """Pairs c0 .. c1 - 1 on their way (gathered here, copied on the stream); the event after
-        the copy (the first call's: a chunk already sent is not sent again)."""
-        if (c0, c1) in self.sent:
-            return self.sent[(c0, c1)]
+    def _start(self, total: int) -> None:
+        """The pieces on the copying threads, where the sequences can be read by address."""
+        from splicedalign.workloads.nw.batch_copy import _copy_at, array_addresses, copiers
+
+        if self.batch is not None:
+            addresses, host = self.batch.unfilled_addresses(), self.batch.buffer
+        else:
+            addresses = array_addresses([s for p in self.pairs for s in (p.a, p.b)], self.sizes)
+            host = self.pinned.hold(self.role, [total])[0] if addresses is not None else None
+            self._held = addresses is not None
+        if addresses is None:
+            return
+        cuda = device.cupy().cuda
+        where = cuda.Device() if hasattr(cuda, "Device") else None  # (the copying threads' device: the caller's)
+        ends = self.starts + self.sizes
+
+        def piece(q0: int, q1: int) -> Any:
+            at, end = int(self.starts[q0]), int(ends[q1 - 1])
+            _copy_at(addresses[q0:q1], self.sizes[q0:q1], host[at:end])
+            with where if where is not None else nullcontext():
+                self.raw[at:end].set(host[at:end], stream=self.stream)
+                return self.stream.record()
+
+        pool, self._pieces = copiers(), []
+        for c0, c1 in self.chunks:
+            cuts = chunk_bounds(self.sizes[2 * c0:2 * c1].reshape(-1, 2).sum(axis=1), PIECE_BYTES, PIECE_BYTES)
+            self._pieces.append([pool.submit(piece, 2 * (c0 + p0), 2 * (c0 + p1)) for p0, p1 in cuts])
+
+    def send(self, c: int) -> list[Any]:
+        """Chunk c on its way (its pieces' copies, or gathered here and copied on the stream); the
+        events after its copies (the first call's: a chunk is sent once)."""
+        if c in self._sent:
+            return self._sent[c]
+        c0, c1 = self.chunks[c]
+        if self._pieces is not None:
+            self._sent[c] = [f.result() for f in self._pieces[c]]
+            return self._sent[c]
         at = int(self.starts[2 * c0])
         size = int(self.starts[2 * c1 - 1] + self.sizes[2 * c1 - 1]) - at
         if size and self.batch is not None:  # (its chunk's letters copied into its buffer first if not yet)
             self.raw[at:at + size].set(self.batch.filled(c1)[at:at + size], stream=self.stream)
         elif size:
-            role = (self.role, len(self.sent) % STAGING_ROLES)
+            role = (self.role, c % STAGING_ROLES)
             arrays = [s for p in self.pairs[c0:c1] for s in (p.a, p.b)]
             self.pinned.fill(role, size, lambda view: concatenate_codes(arrays, view), self.stream,
                              self.raw[at:at + size])
-        self.sent[(c0, c1)] = self.stream.record()
-        return self.sent[(c0, c1)]
+        self._sent[c] = [self.stream.record()]
+        return self._sent[c]
+
+    def finish(self) -> None:
+        """Every piece copied (waited for), the batch's buffer marked filled, the role's buffer
+        free for its next use once the copies are done (its next ``hold`` waits for them)."""
+        if self._pieces is not None:
+            wait([f for pieces in self._pieces for f in pieces])
+            for f in (f for pieces in self._pieces for f in pieces):
+                f.result()  # (a piece's exception)
+            self._pieces = None
+            if self.batch is not None:
+                self.batch.mark_filled()
+            if self._held:
+                self.pinned.sent(self.role, self.stream.record())
 
 
 def results(score: list[int], cells: list[int], solver: str, seconds: list[float], cigars: list[str | None],

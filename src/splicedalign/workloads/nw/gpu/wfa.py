@@ -28,9 +28,9 @@ from numba import njit
 
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
-from splicedalign.workloads.nw.batches import PairBatch, letter_tables
+from splicedalign.workloads.nw.batches import letter_tables
 from splicedalign.workloads.nw.gpu import batch
-from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Columns, Staging, chunk_bounds, cut_cigars, lengths
+from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Columns, Staging, cut_cigars, lengths
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
 from splicedalign.workloads.nw.wfa_kernels import NULL
 
@@ -101,6 +101,10 @@ BAND_BATCH_PS = {False: 0.55, True: 0.78}  # keyed by gap-affine
 # the divergence sample (sampled_score): both ends of a, against b's with a margin
 SAMPLE_LENGTH, SAMPLE_LONGEST, SAMPLE_MARGIN, SAMPLE_WORK = 512, 4096, 64, 200_000
 SAMPLE_SLACK = 4.0  # a WFA guided by a sample gives up past this many times its guess
+# the batch's sample on BATCH_SAMPLES threads (True), or one pair after another on the caller's
+# (the 8 of a batch of 10 kb pairs: 1.0 ms one after another on the H200 host, 1.2 ms on threads
+# on the H100 host; 0.17 ms one after another on the 2-core machine, 0.4-1.1 on threads)
+SAMPLE_THREADS = False
 # a single pair's launch (launch_one): one upload whose first SINGLE_META bytes hold its
 # descriptor, the pool's counter and the packing's table (SINGLE_LAYOUT: byte offset, dtype,
 # count), its letters after them
@@ -547,8 +551,9 @@ class WfaSolver:
         int32 range, past its cap or the pool): the batch's divergence is sampled on a few of its
         pairs (``sampled_score``), each pair may visit BATCH_SLACK times the diagonals that
         predicts (at most BATCH_CELL_SHARE of its cells), and the whole batch goes elsewhere when
-        the sample says the WFA would not pay (None for all). A whole ``PairBatch`` starts on its
-        way to the device before the sample (its copies do not wait for it)."""
+        the sample says the WFA would not pay (None for all). A batch whose every pair it takes
+        starts on its way to the device before the sample (``Staging``: its copies do not wait
+        for it)."""
         t0 = time.perf_counter()
         count = len(pairs)
         n, m = lengths(pairs)
@@ -559,12 +564,11 @@ class WfaSolver:
         if not ks.size:
             return Columns.none(count)
         staging = None
-        if isinstance(pairs, PairBatch) and pairs.complete and ks.size == count and mode != "infix":
-            # its buffer filled already: on its way at once, one chunk (its copy, ~1 ms for 40 MB,
-            # runs during the sample); one still to fill goes in chunks, each filled while the
-            # device runs the chunks before it (launch)
+        if ks.size == count and mode != "infix":
+            # on its way at once, during the sample: a filled PairBatch in one copy (~1 ms for 40
+            # MB), sequences read by address in pieces on the copying threads (Staging)
             staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, self.streams()[0])
-            staging.send(0, count)
+            staging.send(0)
         longest = np.maximum(n, m)
         nk, mk = n[ks], m[ks]  # the pairs taken's lengths
         cells_k = nk * mk
@@ -605,8 +609,10 @@ class WfaSolver:
                        got.start2, got.end2, got.text, got.offsets)
 
     def sample(self, pairs: Sequence[Pair], samples: list[int], costs: Costs) -> np.ndarray:
-        """``sampled_score`` of pairs ``samples``, on threads (the CPU WFA lets go of the GIL: the 8
-        of a batch of 10 kb pairs took 1.0 ms one after another on the H200 host)."""
+        """``sampled_score`` of pairs ``samples``, on threads with SAMPLE_THREADS (the CPU WFA
+        lets go of the GIL), else one after another."""
+        if not SAMPLE_THREADS:
+            return np.array([sampled_score(pairs[k], costs) for k in samples])
         if self._samplers is None:
             self._samplers = ThreadPoolExecutor(BATCH_SAMPLES, thread_name_prefix="wfa-sample")
         return np.array(list(self._samplers.map(lambda k: sampled_score(pairs[k], costs), samples)))
@@ -615,6 +621,7 @@ class WfaSolver:
         """No answer for the batch; the copies of its sequences already sent are waited for (their
         device buffer is freed with ``staging``)."""
         if staging is not None:
+            staging.finish()
             staging.stream.synchronize()
         return Columns.none(count)
 
@@ -759,8 +766,8 @@ class WfaSolver:
                staging: Staging | None = None) -> WfaAnswers:
         """nw_wfa over ``pairs`` (each non-empty; lengths ``n``, ``m`` when the caller has them),
         pair p giving up past visits[p] diagonals or max_steps scores. The pairs go in chunks
-        (``common.chunk_bounds``): a chunk's sequences are gathered and copied while the device
-        runs the chunks before it (or were sent already: ``staging``); the descriptors, the kept
+        (``common.Staging``: a chunk's sequences copied while the device runs the chunks before
+        it, made here or by the caller, ``staging``, who started them sooner); the descriptors, the kept
         wavefronts' pool and the answers are the launch's, each chunk's kernels take their slice
         of them; the answers and CIGAR texts come back once, for all. Letters (a ``PairBatch``'s)
         become codes in the pack kernel; a bad one raises InputError naming its record."""
@@ -815,12 +822,12 @@ class WfaSolver:
         smem = config.smem
         device.allow_shared_memory(self.kernel(name), smem)
         steps1 = max_steps + 1
-        chunks = list(staging.sent) or chunk_bounds(n + m)  # (a batch sent before: its chunks)
+        chunks = staging.chunks
         start, done = cp.cuda.Event(), []
         for c, (c0, c1) in enumerate(chunks):
-            ready = staging.send(c0, c1)
             stream = launches[c % len(launches)]
-            stream.wait_event(ready)
+            for ready in staging.send(c):
+                stream.wait_event(ready)
             if c < len(launches):
                 stream.wait_event(uploaded)
             with stream:
@@ -833,6 +840,7 @@ class WfaSolver:
                     ring[c0 * ring_ints:] if ring is not None else None, keep, pool_top, pool_ints,
                     bases[c0 * steps1:] if bases is not None else None, runs, out[c0:c1]), shared_mem=smem)
             done.append(stream.record())
+        staging.finish()
         staged_ms = (time.perf_counter() - t0) * 1e3
         # the answers and texts of all chunks at once: the host is the batch's bottleneck (2,000 x
         # 10 kb on the H200 host: ~12 ms of staging, ~9 of per-chunk answers and texts after it,
