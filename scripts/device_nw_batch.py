@@ -300,6 +300,7 @@ def cli_rows(pairs: list, repeats: int) -> None:
         "nw --pairs --solver gpu --format paf": [sys.executable, "-c", "from splicedalign.cli import run; run()", *nw],
         "the same, steps timed": [*probe, *nw],
         "the same, steps timed, read in-process (no child)": [*probe, "--in-process", *nw],
+        "the same, steps timed, profiled": [*probe, "--profile", *nw],
         "pywfa on every core (a process pool)": [sys.executable, str(ROOT / "benchmarks" / "pywfa_pairs.py"),
                                                  str(fasta), str(folder / "pywfa.tsv")],
     }
@@ -313,8 +314,11 @@ def cli_rows(pairs: list, repeats: int) -> None:
                 raise SystemExit(f"{name}: exit {done.returncode}: {done.stderr[-2000:]}")
             if k:
                 runs[name].append(wall)
-            steps = [line for line in done.stderr.splitlines() if line.startswith("steps:")]
-            say(f"cli round {k}: {name}: {wall * 1e3:.0f} ms {steps[0] if steps else ''}")
+            lines = done.stderr.splitlines()
+            steps = [line for line in lines if line.startswith(("steps:", "stats:"))]
+            say(f"cli round {k}: {name}: {wall * 1e3:.0f} ms {' '.join(steps)}")
+            if k == repeats:
+                say("\n".join(line for line in lines if line.startswith("prof:")))
     medians = {name: statistics.median(r) for name, r in runs.items()}
     for name, median in medians.items():
         say(f"cli: {name}: {median * 1e3:.0f} ms (runs {[round(x * 1e3) for x in runs[name]]})")
@@ -323,7 +327,7 @@ def cli_rows(pairs: list, repeats: int) -> None:
     if ours != theirs or len(ours) != len(pairs):
         raise SystemExit("cli: the gpu's and pywfa's scores differ")
     peer = medians["pywfa on every core (a process pool)"]
-    for name in list(commands)[:3]:
+    for name in [name for name in commands if name.startswith(("nw ", "the same, steps timed"))]:
         ROWS.append((f"CLI fresh process, {name}, {len(pairs)} pairs (FASTA {fasta.stat().st_size / 1e6:.0f} MB)",
                      f"{medians[name] * 1e3:.0f}", f"{peer * 1e3:.0f}", f"{peer / medians[name]:.1f}x",
                      "scores equal"))

@@ -106,3 +106,36 @@ def test_a_batch_from_strings_fills_its_buffer_when_read_or_pair_by_pair():
     assert [p.name for p in batch] == [f"pair{k + 1}" for k in range(7)]
     assert np.array_equal(batch[5].b, early.b) and np.array_equal(batch[1].a, Pair.from_strings(seqs1[1], "A").a)
     assert bytes(batch.letters) == want and batch.complete and batch.sequence(8) == seqs1[4]
+
+
+@pytest.mark.parametrize("enabled", (True, False))
+def test_a_pairs_file_read_beside_equals_the_batch_read_here(tmp_path, monkeypatch, enabled):
+    """`nw --pairs`' reading (pairs.batch_beside): with core.forked enabled, in a child process
+    (where none can fork, here) writing the letters into memory shared with this process; else
+    read here into the given buffer. Either way the batch read_batch makes; a bad file's error
+    names the file and line (raised from the child)."""
+    from splicedalign.core import forked
+    from splicedalign.workloads.nw.pairs import batch_beside, read_batch
+
+    monkeypatch.setattr(forked, "ENABLED", enabled)
+    seed = 2690
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    seqs = [s or "N" for s in _strings(rng, 14)]
+    path = tmp_path / "pairs.fa"
+    path.write_text("".join(f">r{k} note\n" + "\n".join(s[i:i + 7] for i in range(0, len(s), 7)) + "\n"
+                            for k, s in enumerate(seqs)))
+    got, want = batch_beside(str(path))(None), read_batch(str(path))
+    assert bytes(got.letters) == bytes(want.letters) == "".join(seqs).encode()
+    assert got.sizes.tolist() == want.sizes.tolist() and got.complete
+    assert (got.names, got.ids1, got.ids2) == (want.names, want.ids1, want.ids2) == (
+        [f"r{k}~r{k + 1}" for k in range(0, 14, 2)], [f"r{k}" for k in range(0, 14, 2)],
+        [f"r{k}" for k in range(1, 14, 2)])
+    for p, q in zip(got, want):
+        assert np.array_equal(p.a, q.a) and np.array_equal(p.b, q.b) and p.name == q.name
+    bad = tmp_path / "bad.fa"
+    bad.write_text(">a\nACGT\n>b\nAC\nG*T\n")
+    with pytest.raises(InputError, match=r"bad\.fa.*line 5"):
+        batch_beside(str(bad))(None)
+    with pytest.raises(InputError, match="cannot read"):
+        batch_beside(str(tmp_path / "missing.fa"))(None)

@@ -125,19 +125,29 @@ def test_bad_mode_and_gap_open(files):
 
 
 def test_op_counts_are_the_cigar_counts_and_refuse_what_is_no_cigar():
-    """The output formats' compiled counter (nw/cigar.op_counts) against records.cigar_counts."""
+    """The output formats' compiled counter (nw/cigar.op_counts, op_counts_many) against records.cigar_counts."""
     import numpy as np
 
-    from splicedalign.workloads.nw.cigar import op_counts
+    from splicedalign.workloads.nw.cigar import op_counts, op_counts_many
     from splicedalign.workloads.nw.records import cigar_counts
 
     seed = 2680
     print(f"seed {seed}")
     rng = np.random.default_rng(seed)
+    cigars = []
     for _ in range(200):
         cigar = "".join(f"{int(rng.integers(0, 3000))}{'=XDI'[int(rng.integers(0, 4))]}"
                         for _ in range(int(rng.integers(0, 30))))
         assert op_counts(cigar) == cigar_counts(cigar), cigar
+        cigars.append(cigar)
+    # all at once (the formats' one call), row by row the same
+    assert op_counts_many(cigars).tolist() == [list(cigar_counts(c).values()) for c in cigars]
     for bad in ("3=4", "=", "3=2Y", "3M", "12", "4=\u0394"):
         with pytest.raises(ValueError, match="CIGAR"):
             op_counts(bad)
+        with pytest.raises(ValueError, match="CIGAR"):  # among good ones, on either side
+            op_counts_many([cigars[1], bad, cigars[2]])
+    # a row's last number is not carried into the next row
+    assert op_counts_many(["3=", "2X"]).tolist() == [[3, 0, 0, 0], [0, 2, 0, 0]]
+    with pytest.raises(ValueError, match="CIGAR"):
+        op_counts_many(["3=4", "X"])

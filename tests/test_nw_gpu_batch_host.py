@@ -59,13 +59,18 @@ def pieces(host, monkeypatch):
     empty = host.empty
     monkeypatch.setattr(host, "empty", lambda shape, dtype: _filled(empty(shape, dtype)))
     copied = []
-    copy = batch_copy._copy_at
+    copy, copy_pieces = batch_copy._copy_at, batch_copy.copy_pieces
 
     def spy(addresses, sizes, out):
         copied.append((int(sizes.size), int(sizes.sum())))
         copy(addresses, sizes, out)
 
+    def spy_pieces(addresses, sizes, out, pieces, mine, done):
+        copied.extend((int(q1 - q0), int(sizes[q0:q1].sum())) for q0, q1, _ in pieces[mine])
+        copy_pieces(addresses, sizes, out, pieces, mine, done)
+
     monkeypatch.setattr(batch_copy, "_copy_at", spy)
+    monkeypatch.setattr(batch_copy, "copy_pieces", spy_pieces)
     return copied
 
 
@@ -75,11 +80,13 @@ def _filled(array):
 
 
 @pytest.mark.parametrize("background", (True, False))
-def test_staging_sends_each_chunk_into_its_place(pieces, host, monkeypatch, background):
+@pytest.mark.parametrize("by_flags", (True, False))
+def test_staging_sends_each_chunk_into_its_place(pieces, host, monkeypatch, background, by_flags):
     """A list of Pair whose codes are byte arrays: copied by address in pieces on the copying
     threads (each chunk's pieces in order, within PIECE_BYTES unless a pair alone is larger),
     else each chunk gathered when sent; arrays of other types or strided ones always the latter."""
     monkeypatch.setattr(common, "BACKGROUND", background)
+    monkeypatch.setattr(common, "BY_FLAGS", by_flags)
     rng = np.random.default_rng(2630)
     print("seed 2630")
     pairs = [Pair(f"p{k}", "a", "b", rng.integers(0, 4, int(rng.integers(1, 50))).astype(np.uint8),
@@ -165,7 +172,7 @@ def test_staging_sends_a_pair_batch_from_its_own_buffer(pieces, host, monkeypatc
     assert bytes(batch_.letters) == want  # by address, in pieces of at most 70 bytes or one pair, else a chunk a copy
     assert [count for count, _ in pieces] == ([2, 2, 2, 2] if background else [2, 4, 2])
     filled = common.Staging(device.PinnedBuffers(), "t", batch_, n, m, host.cuda.get_current_stream())
-    assert filled.chunks == [(0, 4)] and len(filled.send(0)) == 1
+    assert filled.chunks == [(0, 4)] and filled.send(0) is filled.send(0)
     assert bytes(np.asarray(filled.raw)) == want
     # letters past ASCII: no reading by address, each chunk copied when sent (the device refuses them)
     other = PairBatch.from_strings(["ACGT", "g\u03a9"], ["TT", "C"])

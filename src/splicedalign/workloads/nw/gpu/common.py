@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from concurrent.futures import wait
-from contextlib import nullcontext
 from dataclasses import fields
 from typing import Any, overload
 
@@ -80,6 +79,7 @@ PIECE_BYTES = 2 << 20
 # pieces on threads where the sequences can be read by address (False: each chunk gathered on the
 # caller's thread when it is sent)
 BACKGROUND = True
+BY_FLAGS = True  # each copying thread one compiled call over its pieces, flags read by the caller
 
 
 def chunk_bounds(sizes: np.ndarray, first: int | None = None, most: int | None = None) -> list[tuple[int, int]]:
@@ -126,13 +126,17 @@ class Staging:
 
     A filled ``PairBatch`` goes from its own buffer in one copy. Sequences that can be read by
     address (a ``PairBatch`` from strings, ``unfilled_addresses``; a list of ``Pair`` whose
-    sequences are byte arrays, ``batch_copy.array_addresses``) are copied at once, from the
-    staging's making on, by the copying threads into the pinned host buffer (the batch's own, or
-    the role's) in pieces of PIECE_BYTES in order, each piece sent by its thread as soon as it is
-    filled: the copies run during the caller's sample and the device's work on earlier chunks
-    (a 40 MB batch, string by string in the launch: ~6 ms of the H100 host's 11.2). Others have
-    each chunk gathered when it is sent (a batch's ``filled``; ``concatenate_codes`` of a list
-    into the role's rotating pinned buffers)."""
+    sequences are byte arrays, ``batch_copy.array_addresses``) are copied from the staging's
+    making on by the copying threads into the pinned host buffer (the batch's own, or the
+    role's), in pieces of PIECE_BYTES in order (a compiled copy that lets go of the GIL, nothing
+    else on those threads), and each chunk is sent once its pieces are in: the copies run while
+    the device works on the chunks before (a 40 MB batch: ~3.5 ms of copying on 8 threads on the
+    H200 host; chunk by chunk on the caller's thread it took 7.3 ms inside the launch). Make it
+    where the caller waits next (``send``): a thread needs the GIL to start and end each piece,
+    and waits a switch interval (5 ms) for it while the caller runs Python (measured: pieces
+    started before the batch's sample made the sample 0.6 -> 1.9 ms and the wait for the first
+    chunk ~4 ms). Other batches have each chunk gathered when it is sent (a batch's ``filled``;
+    ``concatenate_codes`` of a list into the role's rotating pinned buffers)."""
 
     def __init__(self, pinned: Any, role: str, pairs: Sequence[Pair], n: np.ndarray, m: np.ndarray,
                  stream: Any) -> None:
@@ -147,9 +151,12 @@ class Staging:
         self.raw = device.cupy().empty(max(1, total), dtype=np.uint8)
         whole = self.batch is not None and self.batch.complete
         self.chunks = [(0, len(pairs))] if whole and len(pairs) else chunk_bounds(n + m)
-        self._sent: dict[int, list[Any]] = {}  # chunk -> the events after its copies
-        self._pieces: list[list[Any]] | None = None  # chunk -> its pieces' futures (each: the event after its copy)
-        self._held = False  # the role's pinned buffer holds the pieces (sent once finished)
+        self._sent: dict[int, Any] = {}  # chunk -> the event after its copy
+        self._pieces: list[list[Any]] | None = None  # chunk -> its pieces' futures
+        self._host: np.ndarray | None = None  # the pinned buffer the pieces fill
+        self._jobs: list[Any] = []  # BY_FLAGS: each copying thread's share
+        self._ranges: list[tuple[int, int]] = []  # BY_FLAGS: chunk -> its pieces
+        self._done = np.zeros(0, np.int32)  # BY_FLAGS: each piece's flag
         if BACKGROUND and not whole and total:
             self._start(total)
 
@@ -160,64 +167,87 @@ class Staging:
 
     def _start(self, total: int) -> None:
         """The pieces on the copying threads, where the sequences can be read by address."""
-        from splicedalign.workloads.nw.batch_copy import _copy_at, array_addresses, copiers
+        from splicedalign.workloads.nw import batch_copy
 
         if self.batch is not None:
             addresses, host = self.batch.unfilled_addresses(), self.batch.buffer
         else:
-            addresses = array_addresses([s for p in self.pairs for s in (p.a, p.b)], self.sizes)
+            addresses = batch_copy.array_addresses([s for p in self.pairs for s in (p.a, p.b)], self.sizes)
             host = self.pinned.hold(self.role, [total])[0] if addresses is not None else None
-            self._held = addresses is not None
-        if addresses is None:
+        if addresses is None or host is None:
             return
-        cuda = device.cupy().cuda
-        where = cuda.Device() if hasattr(cuda, "Device") else None  # (the copying threads' device: the caller's)
+        pool, self._host = batch_copy.copiers(), host
+        if BY_FLAGS:
+            rows, self._ranges = [], []
+            for c0, c1 in self.chunks:
+                cuts = chunk_bounds(self.sizes[2 * c0:2 * c1].reshape(-1, 2).sum(axis=1), PIECE_BYTES, PIECE_BYTES)
+                self._ranges.append((len(rows), len(rows) + len(cuts)))
+                rows += [(2 * (c0 + p0), 2 * (c0 + p1), int(self.starts[2 * (c0 + p0)])) for p0, p1 in cuts]
+            pieces = np.array(rows, np.int64).reshape(-1, 3)
+            self._done = np.zeros(len(rows), np.int32)
+            threads = pool._max_workers
+            self._jobs = [pool.submit(batch_copy.copy_pieces, addresses, self.sizes, host, pieces,
+                                      np.arange(t, len(rows), threads), self._done) for t in range(threads)]
+            self._pieces = []
+            return
         ends = self.starts + self.sizes
 
-        def piece(q0: int, q1: int) -> Any:
-            at, end = int(self.starts[q0]), int(ends[q1 - 1])
-            _copy_at(addresses[q0:q1], self.sizes[q0:q1], host[at:end])
-            with where if where is not None else nullcontext():
-                self.raw[at:end].set(host[at:end], stream=self.stream)
-                return self.stream.record()
+        def piece(q0: int, q1: int) -> None:
+            batch_copy._copy_at(addresses[q0:q1], self.sizes[q0:q1], host[int(self.starts[q0]):int(ends[q1 - 1])])
 
-        pool, self._pieces = copiers(), []
+        self._pieces = []
         for c0, c1 in self.chunks:
             cuts = chunk_bounds(self.sizes[2 * c0:2 * c1].reshape(-1, 2).sum(axis=1), PIECE_BYTES, PIECE_BYTES)
             self._pieces.append([pool.submit(piece, 2 * (c0 + p0), 2 * (c0 + p1)) for p0, p1 in cuts])
 
-    def send(self, c: int) -> list[Any]:
-        """Chunk c on its way (its pieces' copies, or gathered here and copied on the stream); the
-        events after its copies (the first call's: a chunk is sent once)."""
+    def _wait(self, c: int) -> None:
+        """Chunk c's pieces copied (BY_FLAGS: their flags read without the GIL; a copying thread's
+        exception raised here)."""
+        if not BY_FLAGS:
+            for f in self._pieces[c]:
+                f.result()
+            return
+        from splicedalign.workloads.nw.batch_copy import wait_pieces
+
+        p0, p1 = self._ranges[c]
+        while not wait_pieces(self._done, p0, p1, 1 << 16):
+            for job in self._jobs:
+                if job.done():
+                    job.result()  # (raises its exception; one ended well has flagged its pieces)
+
+    def send(self, c: int) -> Any:
+        """Chunk c on its way (its pieces waited for, or gathered here; copied on the stream); the
+        event after its copy (the first call's: a chunk is sent once)."""
         if c in self._sent:
             return self._sent[c]
         c0, c1 = self.chunks[c]
-        if self._pieces is not None:
-            self._sent[c] = [f.result() for f in self._pieces[c]]
-            return self._sent[c]
         at = int(self.starts[2 * c0])
         size = int(self.starts[2 * c1 - 1] + self.sizes[2 * c1 - 1]) - at
-        if size and self.batch is not None:  # (its chunk's letters copied into its buffer first if not yet)
+        if self._pieces is not None and self._host is not None:
+            self._wait(c)
+            self.raw[at:at + size].set(self._host[at:at + size], stream=self.stream)
+        elif size and self.batch is not None:  # (its chunk's letters copied into its buffer first if not yet)
             self.raw[at:at + size].set(self.batch.filled(c1)[at:at + size], stream=self.stream)
         elif size:
             role = (self.role, c % STAGING_ROLES)
             arrays = [s for p in self.pairs[c0:c1] for s in (p.a, p.b)]
             self.pinned.fill(role, size, lambda view: concatenate_codes(arrays, view), self.stream,
                              self.raw[at:at + size])
-        self._sent[c] = [self.stream.record()]
+        self._sent[c] = self.stream.record()
         return self._sent[c]
 
     def finish(self) -> None:
         """Every piece copied (waited for), the batch's buffer marked filled, the role's buffer
         free for its next use once the copies are done (its next ``hold`` waits for them)."""
         if self._pieces is not None:
-            wait([f for pieces in self._pieces for f in pieces])
-            for f in (f for pieces in self._pieces for f in pieces):
-                f.result()  # (a piece's exception)
+            pieces = self._jobs if BY_FLAGS else [f for chunk in self._pieces for f in chunk]
+            wait(pieces)
             self._pieces = None
+            for f in pieces:
+                f.result()  # (a piece's exception)
             if self.batch is not None:
                 self.batch.mark_filled()
-            if self._held:
+            else:
                 self.pinned.sent(self.role, self.stream.record())
 
 

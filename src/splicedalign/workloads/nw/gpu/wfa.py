@@ -28,7 +28,7 @@ from numba import njit
 
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
-from splicedalign.workloads.nw.batches import letter_tables
+from splicedalign.workloads.nw.batches import PairBatch, letter_tables
 from splicedalign.workloads.nw.gpu import batch
 from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Columns, Staging, cut_cigars, lengths
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
@@ -551,8 +551,8 @@ class WfaSolver:
         int32 range, past its cap or the pool): the batch's divergence is sampled on a few of its
         pairs (``sampled_score``), each pair may visit BATCH_SLACK times the diagonals that
         predicts (at most BATCH_CELL_SHARE of its cells), and the whole batch goes elsewhere when
-        the sample says the WFA would not pay (None for all). A batch whose every pair it takes
-        starts on its way to the device before the sample (``Staging``: its copies do not wait
+        the sample says the WFA would not pay (None for all). A filled ``PairBatch`` whose every
+        pair it takes starts on its way to the device before the sample (its copy does not wait
         for it)."""
         t0 = time.perf_counter()
         count = len(pairs)
@@ -564,9 +564,10 @@ class WfaSolver:
         if not ks.size:
             return Columns.none(count)
         staging = None
-        if ks.size == count and mode != "infix":
-            # on its way at once, during the sample: a filled PairBatch in one copy (~1 ms for 40
-            # MB), sequences read by address in pieces on the copying threads (Staging)
+        if isinstance(pairs, PairBatch) and pairs.complete and ks.size == count and mode != "infix":
+            # its buffer filled already: on its way at once, one chunk (its copy, ~1 ms for 40 MB,
+            # runs during the sample); others are copied in pieces on the copying threads once
+            # the sample is done (Staging: their threads would wait for the GIL it holds)
             staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, self.streams()[0])
             staging.send(0)
         longest = np.maximum(n, m)
@@ -766,8 +767,8 @@ class WfaSolver:
                staging: Staging | None = None) -> WfaAnswers:
         """nw_wfa over ``pairs`` (each non-empty; lengths ``n``, ``m`` when the caller has them),
         pair p giving up past visits[p] diagonals or max_steps scores. The pairs go in chunks
-        (``common.Staging``: a chunk's sequences copied while the device runs the chunks before
-        it, made here or by the caller, ``staging``, who started them sooner); the descriptors, the kept
+        (``common.Staging``, made here or by the caller, ``staging``: a chunk's sequences copied
+        while the device runs the chunks before it); the descriptors, the kept
         wavefronts' pool and the answers are the launch's, each chunk's kernels take their slice
         of them; the answers and CIGAR texts come back once, for all. Letters (a ``PairBatch``'s)
         become codes in the pack kernel; a bad one raises InputError naming its record."""
@@ -782,9 +783,8 @@ class WfaSolver:
         # no step is wider than the table's n + m + 1 diagonals
         visits = np.minimum(visits, (n + m + 1) * config.arrays * (max_steps + 1))
         copy, launches, collect = self.streams()
-        if staging is None:
-            staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, copy)
-        words = packed_words(staging.sizes)
+        sizes = staging.sizes if staging is not None else np.stack([n, m], axis=1).reshape(-1)
+        words = packed_words(sizes)
         to = np.concatenate([[0], np.cumsum(words)])
         runs_each = 2 * max_steps + 4
         desc = np.zeros((count, batch.DESCRIPTOR), np.int64)
@@ -804,7 +804,7 @@ class WfaSolver:
         # every small array in one copy: the descriptors, the reach table, the pool's counter, the
         # letters' codes, the packing's table (from, size, to, words, pad, bad letter of each sequence)
         meta = self.pinned.upload("wfa-meta", [
-            desc, reach, np.zeros(1, np.uint64), LETTER_CODES, staging.starts, staging.sizes, to[:-1], words,
+            desc, reach, np.zeros(1, np.uint64), LETTER_CODES, np.cumsum(sizes) - sizes, sizes, to[:-1], words,
             np.tile(np.array([PAD_A, PAD_B], np.uint8), count), np.zeros(2 * count, np.int32)], copy)
         desc_dev, reach_dev, pool_top, codes_dev = meta[:4]
         uploaded = copy.record()  # (chunks sent before the launch: their kernels wait for this too)
@@ -822,12 +822,13 @@ class WfaSolver:
         smem = config.smem
         device.allow_shared_memory(self.kernel(name), smem)
         steps1 = max_steps + 1
+        if staging is None:  # (made here, where this thread waits next: Staging)
+            staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, copy)
         chunks = staging.chunks
         start, done = cp.cuda.Event(), []
         for c, (c0, c1) in enumerate(chunks):
             stream = launches[c % len(launches)]
-            for ready in staging.send(c):
-                stream.wait_event(ready)
+            stream.wait_event(staging.send(c))
             if c < len(launches):
                 stream.wait_event(uploaded)
             with stream:
