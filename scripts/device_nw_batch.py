@@ -195,13 +195,13 @@ def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
 
 
 def knobs(**settings):
-    """A variant's module settings (``common.BACKGROUND``, ``wfa.SAMPLE_THREADS``), set while it
+    """A variant's module settings (``common.BACKGROUND``, ``BY_FLAGS``, ``wfa.SAMPLE_THREADS``), set while it
     runs: a context manager."""
     from contextlib import contextmanager
 
     @contextmanager
     def setting():
-        modules = {"BACKGROUND": common, "SAMPLE_THREADS": wfa}
+        modules = {"BACKGROUND": common, "BY_FLAGS": common, "SAMPLE_THREADS": wfa}
         before = {name: getattr(modules[name], name) for name in settings}
         for name, value in settings.items():
             setattr(modules[name], name, value)
@@ -217,7 +217,8 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
     """The linear global batch as the user meets it in-process (module docstring, step 3): median
     ms of --repeats after a warm-up, the WFA launch's stats of the median run, the ratio to pywfa's
     median of the same run; every answer checked against the list-of-pairs run's. The variants
-    (A/B in one run): the default ways, the sample on threads, a batch from strings filled in
+    (A/B in one run): the default ways (pieces on the copying threads, their flags read without
+    the GIL), the sample on threads, pieces with a future each, a batch from strings filled in
     ``from_strings`` before the solve (eager) or chunk by chunk on the caller's thread in the
     launch (in-launch, main before the pieces), a list of Pair gathered chunk by chunk."""
     costs = COSTS["linear"]
@@ -252,13 +253,14 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
     variants = {
         "PairBatch in pinned memory made before": (made_before, knobs()),
         "PairBatch made before, sample on threads": (made_before, knobs(SAMPLE_THREADS=True)),
-        "from the strings (pieces on the copying threads, sent as filled)": (from_strings, knobs()),
-        "from the strings, sample on threads": (from_strings, knobs(SAMPLE_THREADS=True)),
+        "from the strings (pieces on the copying threads, flags)": (from_strings, knobs()),
+        "from the strings, pieces with a future each": (from_strings, knobs(BY_FLAGS=False)),
         "from the strings, eager (filled in from_strings, one copy during the sample)": (eager, knobs()),
         "from the strings, in-launch (chunk by chunk on the caller's thread; main)": (
             from_strings, knobs(BACKGROUND=False)),
         "from the strings, every Result and CIGAR read": (every_result, knobs()),
-        "list of Pair (pieces on the copying threads)": (pair_list, knobs()),
+        "list of Pair (pieces on the copying threads, flags)": (pair_list, knobs()),
+        "list of Pair, pieces with a future each": (pair_list, knobs(BY_FLAGS=False)),
         "list of Pair, gathered chunk by chunk on the caller's thread (main)": (pair_list, knobs(BACKGROUND=False)),
     }
     for name, (run, setting) in variants.items():
