@@ -201,7 +201,7 @@ def knobs(**settings):
 
     @contextmanager
     def setting():
-        modules = {"BACKGROUND": common, "BY_FLAGS": common, "SAMPLE_THREADS": wfa}
+        modules = {"BACKGROUND": common, "BY_FLAGS": common, "CHUNK_BYTES": common, "SAMPLE_THREADS": wfa}
         before = {name: getattr(modules[name], name) for name in settings}
         for name, value in settings.items():
             setattr(modules[name], name, value)
@@ -255,12 +255,14 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
         "PairBatch made before, sample on threads": (made_before, knobs(SAMPLE_THREADS=True)),
         "from the strings (pieces on the copying threads, flags)": (from_strings, knobs()),
         "from the strings, pieces with a future each": (from_strings, knobs(BY_FLAGS=False)),
+        "from the strings, chunks up to 8 MB": (from_strings, knobs(CHUNK_BYTES=8 << 20)),
         "from the strings, eager (filled in from_strings, one copy during the sample)": (eager, knobs()),
         "from the strings, in-launch (chunk by chunk on the caller's thread; main)": (
             from_strings, knobs(BACKGROUND=False)),
         "from the strings, every Result and CIGAR read": (every_result, knobs()),
         "list of Pair (pieces on the copying threads, flags)": (pair_list, knobs()),
         "list of Pair, pieces with a future each": (pair_list, knobs(BY_FLAGS=False)),
+        "list of Pair, chunks up to 8 MB": (pair_list, knobs(CHUNK_BYTES=8 << 20)),
         "list of Pair, gathered chunk by chunk on the caller's thread (main)": (pair_list, knobs(BACKGROUND=False)),
     }
     for name, (run, setting) in variants.items():
