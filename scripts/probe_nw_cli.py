@@ -54,8 +54,8 @@ def main() -> int:
     beside = nw_cli.batch_beside
 
     def reading(path):
-        wait = beside(path)
-        mark("reading started")
+        wait, child = beside(path)
+        mark("reading started" + (" (a child)" if child else ""))
 
         def batch(allocate):
             got = wait(allocate)
@@ -63,7 +63,7 @@ def main() -> int:
             if PROFILE:
                 PROFILE[0].enable()
             return got
-        return batch
+        return batch, child
 
     nw_cli.batch_beside = reading
     timed("_start", "set-up (driver thread, numba)")

@@ -3,6 +3,8 @@ Pair.from_strings of each, bad letters refused naming the record when a pair is 
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -125,7 +127,9 @@ def test_a_pairs_file_read_beside_equals_the_batch_read_here(tmp_path, monkeypat
     path = tmp_path / "pairs.fa"
     path.write_text("".join(f">r{k} note\n" + "\n".join(s[i:i + 7] for i in range(0, len(s), 7)) + "\n"
                             for k, s in enumerate(seqs)))
-    got, want = batch_beside(str(path))(None), read_batch(str(path))
+    beside, child = batch_beside(str(path))
+    got, want = beside(None), read_batch(str(path))
+    assert child == (enabled and threading.active_count() == 1)
     assert bytes(got.letters) == bytes(want.letters) == "".join(seqs).encode()
     assert got.sizes.tolist() == want.sizes.tolist() and got.complete
     assert (got.names, got.ids1, got.ids2) == (want.names, want.ids1, want.ids2) == (
@@ -136,6 +140,6 @@ def test_a_pairs_file_read_beside_equals_the_batch_read_here(tmp_path, monkeypat
     bad = tmp_path / "bad.fa"
     bad.write_text(">a\nACGT\n>b\nAC\nG*T\n")
     with pytest.raises(InputError, match=r"bad\.fa.*line 5"):
-        batch_beside(str(bad))(None)
+        batch_beside(str(bad))[0](None)
     with pytest.raises(InputError, match="cannot read"):
-        batch_beside(str(tmp_path / "missing.fa"))(None)
+        batch_beside(str(tmp_path / "missing.fa"))[0](None)

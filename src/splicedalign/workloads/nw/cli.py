@@ -11,7 +11,7 @@ import numpy as np
 
 from splicedalign.core import jit
 from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
-from splicedalign.core.errors import InputError
+from splicedalign.core.errors import InputError, SolverUnavailable
 from splicedalign.core.seqio import FastaRecord, read_fasta, read_single_fasta
 from splicedalign.gpu import driver
 from splicedalign.gpu.devices import add_devices_argument
@@ -97,20 +97,29 @@ def _nw(args: argparse.Namespace) -> int:
     if args.pairs and args.seq2:
         raise InputError("--seq2", "give either --pairs or --seq1 and --seq2")
     one_gpu = args.devices is None and SOLVERS.entry(args.solver).gpu  # a GPU solver on the default device
-    reading = batch_beside(args.pairs) if args.pairs else None  # (a forked child: before any thread starts)
+    reading, child = batch_beside(args.pairs) if args.pairs else (None, False)  # (a fork: before any thread)
     _start(one_gpu)
     records = [] if args.pairs else [read_pair(args)]
+    solver, unavailable = None, None
+    if child:  # the solver (CuPy's import) while the child reads; a bad input said first, as below
+        try:
+            solver = SOLVERS.get(args.solver)
+        except SolverUnavailable as exc:
+            unavailable = exc
     pairs: Sequence[Pair]
     if reading is not None:
         allocate = None
-        if one_gpu:  # (a file read here: its buffer page-locked, as a GPU batch copies from it as it is)
+        if one_gpu and not child:  # (read here: its buffer page-locked, as a GPU batch copies from it as it is)
             from splicedalign.workloads.nw.gpu.common import pinned_bytes
             allocate = pinned_bytes
         pairs = batch = reading(allocate)
     else:
         pairs = [Pair.from_strings(first.seq, second.seq, f"{first.id}~{second.id}", first.id, second.id)
                  for first, second in records]
-    solver = SOLVERS.get(args.solver)  # after the reading: the driver's thread has had it to start CUDA
+    if unavailable is not None:
+        raise unavailable
+    if solver is None:
+        solver = SOLVERS.get(args.solver)  # after a reading here: the driver's thread has had it to start CUDA
     logging.getLogger("splicedalign").info(
         "nw: %d pair(s), %d cells, mode %s, solver %s", len(pairs),
         sum(p.cells for p in pairs) if reading is None else int(np.sum(batch.n * batch.m)), args.mode, args.solver)

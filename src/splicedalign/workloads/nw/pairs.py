@@ -86,20 +86,21 @@ def read_batch(path: str, allocate: Allocate | None = None) -> PairBatch:
                                   [first.id for first, _ in records], [second.id for _, second in records], allocate)
 
 
-def batch_beside(path: str) -> Callable[[Allocate | None], PairBatch]:
+def batch_beside(path: str) -> tuple[Callable[[Allocate | None], PairBatch], bool]:
     """``read_batch`` of a regular file, in a forked child process (core.forked) while this one
     sets up its solver (numba's and CuPy's imports, the CUDA context: a fresh ``nw --pairs`` of
     2,000 pairs of 10 kb, 40 MB, spent ~0.1 s of the 2-core machine reading them): the child
     writes every sequence's letters, in order, into memory it shares with this process (an
     anonymous shared mapping as large as the file: letters never outnumber its bytes) and sends
     back the ids and sizes alone. Returns the function that gives the batch (its buffer then that
-    mapping; ``allocate`` is for a file read here: standard input, .gz, or where no child runs)."""
+    mapping; ``allocate`` is for a file read here: standard input, .gz, or where no child runs)
+    and whether a child reads it."""
     try:
         status = os.stat(path)
     except OSError:
         status = None
     if status is None or not stat.S_ISREG(status.st_mode) or path.endswith(".gz") or not forked.ENABLED:
-        return lambda allocate: read_batch(path, allocate)
+        return (lambda allocate: read_batch(path, allocate)), False
     shared = mmap.mmap(-1, max(1, status.st_size))
 
     def read() -> tuple[list[str], list[str], np.ndarray]:
@@ -112,10 +113,12 @@ def batch_beside(path: str) -> Callable[[Allocate | None], PairBatch]:
         return [first.id for first, _ in records], [second.id for _, second in records], sizes
 
     wait = forked.start(read)
+    if wait is read:  # (no child could start: read here, into the mapping)
+        return (lambda allocate: read_batch(path, allocate)), False
 
     def batch(allocate: Allocate | None) -> PairBatch:
         ids1, ids2, sizes = wait()
         letters = np.frombuffer(shared, np.uint8)[:int(sizes.sum())]
         return PairBatch(letters, sizes, [f"{a}~{b}" for a, b in zip(ids1, ids2)], ids1, ids2)
 
-    return batch
+    return batch, True
