@@ -168,12 +168,16 @@ _copiers: ThreadPoolExecutor | None = None
 
 
 def copiers() -> ThreadPoolExecutor:
-    """The copying threads (made once): up to COPY_THREADS, half the machine's cores."""
+    """The copying threads (made once, COPY_THREADS; ``copy_threads`` of them used at a time)."""
     global _copiers
     if _copiers is None:
-        _copiers = ThreadPoolExecutor(max(1, min(COPY_THREADS, (os.cpu_count() or 1) // 2)),
-                                      thread_name_prefix="pairbatch-copy")
+        _copiers = ThreadPoolExecutor(COPY_THREADS, thread_name_prefix="pairbatch-copy")
     return _copiers
+
+
+def copy_threads() -> int:
+    """Copying threads a batch takes: up to COPY_THREADS, half the machine's cores."""
+    return max(1, min(COPY_THREADS, (os.cpu_count() or 1) // 2))
 
 
 def copy_at(addresses: np.ndarray, sizes: np.ndarray, out: np.ndarray) -> None:
@@ -182,7 +186,7 @@ def copy_at(addresses: np.ndarray, sizes: np.ndarray, out: np.ndarray) -> None:
     of memory traffic on one core."""
     ends = np.cumsum(sizes)
     total = int(ends[-1]) if ends.size else 0
-    shares = max(1, min(COPY_THREADS, (os.cpu_count() or 1) // 2, total // COPY_SHARE))
+    shares = max(1, min(copy_threads(), total // COPY_SHARE))
     if shares == 1:
         _copy_at(addresses, sizes, out)
         return

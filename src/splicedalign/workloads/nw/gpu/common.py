@@ -74,7 +74,7 @@ FIRST_CHUNK_BYTES = 2 << 20
 CHUNK_BYTES = 16 << 20
 STAGING_ROLES = 3  # pinned buffers a staging rotates through (a chunk's waits for the one 3 before)
 # Sequences read by address are copied in pieces of a chunk, each by one of the copying threads
-# (batch_copy.copiers) and sent by it as soon as it is filled: 40 MB in ~20 pieces on 8 threads
+# (batch_copy.copiers), each chunk sent once its pieces are in: 40 MB in ~20 pieces on 8 threads
 PIECE_BYTES = 2 << 20
 # pieces on threads where the sequences can be read by address (False: each chunk gathered on the
 # caller's thread when it is sent)
@@ -185,7 +185,7 @@ class Staging:
                 rows += [(2 * (c0 + p0), 2 * (c0 + p1), int(self.starts[2 * (c0 + p0)])) for p0, p1 in cuts]
             pieces = np.array(rows, np.int64).reshape(-1, 3)
             self._done = np.zeros(len(rows), np.int32)
-            threads = pool._max_workers
+            threads = batch_copy.copy_threads()
             self._jobs = [pool.submit(batch_copy.copy_pieces, addresses, self.sizes, host, pieces,
                                       np.arange(t, len(rows), threads), self._done) for t in range(threads)]
             self._pieces = []
