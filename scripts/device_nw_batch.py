@@ -38,6 +38,7 @@ import numpy as np
 from splicedalign.core import strmem
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
+from splicedalign.workloads.nw import batch_copy
 from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.cpu import MulticoreSolver
 from splicedalign.workloads.nw.gpu import common, wfa
@@ -195,13 +196,14 @@ def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
 
 
 def knobs(**settings):
-    """A variant's module settings (``common.BACKGROUND``, ``BY_FLAGS``, ``wfa.SAMPLE_THREADS``), set while it
+    """A variant's module settings (``common.BACKGROUND``, ``BY_FLAGS``, ..., ``wfa.SAMPLE_THREADS``), set while it
     runs: a context manager."""
     from contextlib import contextmanager
 
     @contextmanager
     def setting():
-        modules = {"BACKGROUND": common, "BY_FLAGS": common, "CHUNK_BYTES": common, "SAMPLE_THREADS": wfa}
+        modules = {"BACKGROUND": common, "BY_FLAGS": common, "PIECES_CHUNK_BYTES": common, "PIECE_BYTES": common,
+                   "COPY_THREADS": batch_copy, "COPY_SHARE_OF_CORES": batch_copy, "SAMPLE_THREADS": wfa}
         before = {name: getattr(modules[name], name) for name in settings}
         for name, value in settings.items():
             setattr(modules[name], name, value)
@@ -250,19 +252,21 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
     def pair_list():
         return solve_pairs(solver, pairs, costs, True, "global")
 
+    wide = {"COPY_THREADS": 12, "COPY_SHARE_OF_CORES": 3}  # 12 copying threads on 16 cores
     variants = {
         "PairBatch in pinned memory made before": (made_before, knobs()),
-        "PairBatch made before, sample on threads": (made_before, knobs(SAMPLE_THREADS=True)),
-        "from the strings (pieces on the copying threads, flags)": (from_strings, knobs()),
+        "from the strings (pieces of 1 MB, chunks up to 4 MB, 8 threads, flags)": (from_strings, knobs()),
         "from the strings, pieces with a future each": (from_strings, knobs(BY_FLAGS=False)),
-        "from the strings, chunks up to 8 MB": (from_strings, knobs(CHUNK_BYTES=8 << 20)),
+        "from the strings, 12 copying threads": (from_strings, knobs(**wide)),
+        "from the strings, chunks up to 8 MB, pieces of 2 MB (call 2's)": (
+            from_strings, knobs(PIECES_CHUNK_BYTES=8 << 20, PIECE_BYTES=2 << 20)),
         "from the strings, eager (filled in from_strings, one copy during the sample)": (eager, knobs()),
         "from the strings, in-launch (chunk by chunk on the caller's thread; main)": (
             from_strings, knobs(BACKGROUND=False)),
         "from the strings, every Result and CIGAR read": (every_result, knobs()),
         "list of Pair (pieces on the copying threads, flags)": (pair_list, knobs()),
         "list of Pair, pieces with a future each": (pair_list, knobs(BY_FLAGS=False)),
-        "list of Pair, chunks up to 8 MB": (pair_list, knobs(CHUNK_BYTES=8 << 20)),
+        "list of Pair, 12 copying threads": (pair_list, knobs(**wide)),
         "list of Pair, gathered chunk by chunk on the caller's thread (main)": (pair_list, knobs(BACKGROUND=False)),
     }
     for name, (run, setting) in variants.items():

@@ -321,24 +321,26 @@ def cigar_text(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any, 
     """The pairs' CIGARs one after another, and where each starts (count + 1 offsets), from the
     runs a walk back wrote (this module's and wfa.py's kernels: the pair's runs offset in
     DESCRIPTOR field 6, their count in OUT field 3), on ``stream`` (the current one by default):
-    the text kernel counts each one's characters, then writes them at the offsets of their prefix
-    sum; the offsets and the text come back into pinned buffers (``role``) and the text is decoded
-    from there at once (bytes() of a pinned view first cost a fresh 5 MB allocation's page faults:
-    ~5 ms for 2,000 pairs of 10 kb)."""
+    the text kernel counts each one's characters, which come back (a pinned buffer, ``role``) to
+    be summed here (CuPy's cumsum on the device first loads its scan kernel: 39 ms of a fresh
+    ``nw --pairs`` on the H200 host), then writes them at those offsets (sent back up); the text
+    comes back into a pinned buffer and is decoded from there at once (bytes() of a pinned view
+    first cost a fresh 5 MB allocation's page faults: ~5 ms for 2,000 pairs of 10 kb)."""
     cp = device.cupy()
     stream = cp.cuda.get_current_stream() if stream is None else stream
     text_kernel = device.function(KERNEL_FILE, TEXT, (TEXT,), DEFINES)
     grid = (-(-count * LANES // TEXT_THREADS),), (TEXT_THREADS,)  # a warp a pair
     with stream:
-        lengths = cp.zeros(count + 1, dtype=cp.int64)
-        text_kernel(*grid, (desc, runs, result, np.int32(count), lengths[1:], np.uint64(0)))
-        offsets = cp.cumsum(lengths)
-        at = pinned.copy(role + "-at", offsets, stream).tolist()  # (synchronises)
+        lengths = cp.zeros(count, dtype=cp.int64)
+        text_kernel(*grid, (desc, runs, result, np.int32(count), lengths, np.uint64(0)))
+        at = np.zeros(count + 1, np.int64)
+        np.cumsum(pinned.copy(role + "-at", lengths, stream), out=at[1:])  # (synchronises)
         if not at[-1]:
-            return "", at
-        text = cp.empty(at[-1], dtype=cp.uint8)
+            return "", at.tolist()
+        offsets = pinned.upload(role + "-offsets", [at], stream)[0]
+        text = cp.empty(int(at[-1]), dtype=cp.uint8)
         text_kernel(*grid, (desc, runs, result, np.int32(count), offsets, text))
-        return str(memoryview(pinned.copy(role, text, stream)), "ascii"), at
+        return str(memoryview(pinned.copy(role, text, stream)), "ascii"), at.tolist()
 
 
 def _class_counts(cells: np.ndarray) -> dict[int, int]:

@@ -75,11 +75,12 @@ CHUNK_BYTES = 16 << 20
 STAGING_ROLES = 3  # pinned buffers a staging rotates through (a chunk's waits for the one 3 before)
 # Sequences read by address are copied in pieces of a chunk, each by one of the copying threads
 # (batch_copy.copiers), each chunk sent once its pieces are in: 40 MB in ~20 pieces on 8 threads
-PIECE_BYTES = 2 << 20
+PIECE_BYTES = 1 << 20
 # pieces on threads where the sequences can be read by address (False: each chunk gathered on the
 # caller's thread when it is sent)
 BACKGROUND = True
 BY_FLAGS = True  # each copying thread one compiled call over its pieces, flags read by the caller
+PIECES_CHUNK_BYTES = 4 << 20
 
 
 def chunk_bounds(sizes: np.ndarray, first: int | None = None, most: int | None = None) -> list[tuple[int, int]]:
@@ -150,33 +151,42 @@ class Staging:
         total = int(self.starts[-1] + self.sizes[-1]) if self.sizes.size else 0
         self.raw = device.cupy().empty(max(1, total), dtype=np.uint8)
         whole = self.batch is not None and self.batch.complete
-        self.chunks = [(0, len(pairs))] if whole and len(pairs) else chunk_bounds(n + m)
         self._sent: dict[int, Any] = {}  # chunk -> the event after its copy
         self._pieces: list[list[Any]] | None = None  # chunk -> its pieces' futures
-        self._host: np.ndarray | None = None  # the pinned buffer the pieces fill
         self._jobs: list[Any] = []  # BY_FLAGS: each copying thread's share
         self._ranges: list[tuple[int, int]] = []  # BY_FLAGS: chunk -> its pieces
         self._done = np.zeros(0, np.int32)  # BY_FLAGS: each piece's flag
-        if BACKGROUND and not whole and total:
-            self._start(total)
+        addresses, self._host = self._sources(total) if BACKGROUND and not whole and total else (None, None)
+        if whole and len(pairs):
+            self.chunks = [(0, len(pairs))]
+        else:  # (by pieces: chunks of at most PIECES_CHUNK_BYTES, the last ones' wait after the copies short)
+            self.chunks = chunk_bounds(n + m, None, min(PIECES_CHUNK_BYTES, CHUNK_BYTES) if addresses is not None
+                                       else None)
+        if addresses is not None:
+            self._start(addresses)
 
     @property
     def letters(self) -> bool:
         """Whether ``raw`` holds letters (a ``PairBatch``'s buffer), not codes."""
         return self.batch is not None
 
-    def _start(self, total: int) -> None:
-        """The pieces on the copying threads, where the sequences can be read by address."""
+    def _sources(self, total: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(addresses, host): where the sequences can be read by address, each one's address and
+        the pinned buffer to fill (the batch's own, or the role's); else (None, None)."""
         from splicedalign.workloads.nw import batch_copy
 
         if self.batch is not None:
-            addresses, host = self.batch.unfilled_addresses(), self.batch.buffer
-        else:
-            addresses = batch_copy.array_addresses([s for p in self.pairs for s in (p.a, p.b)], self.sizes)
-            host = self.pinned.hold(self.role, [total])[0] if addresses is not None else None
-        if addresses is None or host is None:
-            return
-        pool, self._host = batch_copy.copiers(), host
+            addresses = self.batch.unfilled_addresses()
+            return (addresses, self.batch.buffer) if addresses is not None else (None, None)
+        addresses = batch_copy.array_addresses([s for p in self.pairs for s in (p.a, p.b)], self.sizes)
+        return (addresses, self.pinned.hold(self.role, [total])[0]) if addresses is not None else (None, None)
+
+    def _start(self, addresses: np.ndarray) -> None:
+        """The pieces on the copying threads."""
+        from splicedalign.workloads.nw import batch_copy
+
+        host = self._host
+        pool = batch_copy.copiers()
         if BY_FLAGS:
             rows, self._ranges = [], []
             for c0, c1 in self.chunks:
