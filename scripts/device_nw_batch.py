@@ -203,7 +203,8 @@ def knobs(**settings):
     @contextmanager
     def setting():
         modules = {"BACKGROUND": common, "BY_FLAGS": common, "PIECES_CHUNK_BYTES": common, "PIECE_BYTES": common,
-                   "COPY_THREADS": batch_copy, "COPY_SHARE_OF_CORES": batch_copy, "SAMPLE_THREADS": wfa}
+                   "COPY_THREADS": batch_copy, "COPY_SHARE_OF_CORES": batch_copy, "SAMPLE_THREADS": wfa,
+                   "EARLY_STAGING": wfa}
         before = {name: getattr(modules[name], name) for name in settings}
         for name, value in settings.items():
             setattr(modules[name], name, value)
@@ -258,6 +259,9 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
         "from the strings (pieces of 1 MB, chunks up to 4 MB, 8 threads, flags)": (from_strings, knobs()),
         "from the strings, pieces with a future each": (from_strings, knobs(BY_FLAGS=False)),
         "from the strings, 12 copying threads": (from_strings, knobs(**wide)),
+        "from the strings, pieces started before the sample": (from_strings, knobs(EARLY_STAGING=True)),
+        "from the strings, pieces started before the sample, 12 threads": (
+            from_strings, knobs(EARLY_STAGING=True, **wide)),
         "from the strings, chunks up to 8 MB, pieces of 2 MB (call 2's)": (
             from_strings, knobs(PIECES_CHUNK_BYTES=8 << 20, PIECE_BYTES=2 << 20)),
         "from the strings, eager (filled in from_strings, one copy during the sample)": (eager, knobs()),
@@ -267,6 +271,7 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
         "list of Pair (pieces on the copying threads, flags)": (pair_list, knobs()),
         "list of Pair, pieces with a future each": (pair_list, knobs(BY_FLAGS=False)),
         "list of Pair, 12 copying threads": (pair_list, knobs(**wide)),
+        "list of Pair, pieces started before the sample": (pair_list, knobs(EARLY_STAGING=True)),
         "list of Pair, gathered chunk by chunk on the caller's thread (main)": (pair_list, knobs(BACKGROUND=False)),
     }
     for name, (run, setting) in variants.items():

@@ -323,7 +323,7 @@ def cigar_text(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any, 
     DESCRIPTOR field 6, their count in OUT field 3), on ``stream`` (the current one by default):
     the text kernel counts each one's characters, which come back (a pinned buffer, ``role``) to
     be summed here (CuPy's cumsum on the device first loads its scan kernel: 39 ms of a fresh
-    ``nw --pairs`` on the H200 host), then writes them at those offsets (sent back up); the text
+    ``nw --pairs`` on the H200 host), then writes them at those offsets (sent up); the text
     comes back into a pinned buffer and is decoded from there at once (bytes() of a pinned view
     first cost a fresh 5 MB allocation's page faults: ~5 ms for 2,000 pairs of 10 kb)."""
     cp = device.cupy()
@@ -337,7 +337,7 @@ def cigar_text(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any, 
         np.cumsum(pinned.copy(role + "-at", lengths, stream), out=at[1:])  # (synchronises)
         if not at[-1]:
             return "", at.tolist()
-        offsets = pinned.upload(role + "-offsets", [at], stream)[0]
+        offsets = cp.asarray(at)  # (16 kB for 2,000 pairs: no pinned buffer, whose first allocation takes ms)
         text = cp.empty(int(at[-1]), dtype=cp.uint8)
         text_kernel(*grid, (desc, runs, result, np.int32(count), offsets, text))
         return str(memoryview(pinned.copy(role, text, stream)), "ascii"), at.tolist()

@@ -105,6 +105,7 @@ SAMPLE_SLACK = 4.0  # a WFA guided by a sample gives up past this many times its
 # (the 8 of a batch of 10 kb pairs: 1.0 ms one after another on the H200 host, 1.2 ms on threads
 # on the H100 host; 0.17 ms one after another on the 2-core machine, 0.4-1.1 on threads)
 SAMPLE_THREADS = False
+EARLY_STAGING = False  # a batch's pieces started before the sample (device A/B)
 # a single pair's launch (launch_one): one upload whose first SINGLE_META bytes hold its
 # descriptor, the pool's counter and the packing's table (SINGLE_LAYOUT: byte offset, dtype,
 # count), its letters after them
@@ -564,12 +565,14 @@ class WfaSolver:
         if not ks.size:
             return Columns.none(count)
         staging = None
-        if isinstance(pairs, PairBatch) and pairs.complete and ks.size == count and mode != "infix":
+        whole = isinstance(pairs, PairBatch) and pairs.complete
+        if (whole or EARLY_STAGING) and ks.size == count and mode != "infix":
             # its buffer filled already: on its way at once, one chunk (its copy, ~1 ms for 40 MB,
             # runs during the sample); others are copied in pieces on the copying threads once
             # the sample is done (Staging: their threads would wait for the GIL it holds)
             staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, self.streams()[0])
-            staging.send(0)
+            if whole:
+                staging.send(0)
         longest = np.maximum(n, m)
         nk, mk = n[ks], m[ks]  # the pairs taken's lengths
         cells_k = nk * mk
