@@ -38,7 +38,6 @@ import numpy as np
 from splicedalign.core import strmem
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
-from splicedalign.workloads.nw import batch_copy
 from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.cpu import MulticoreSolver
 from splicedalign.workloads.nw.gpu import common, wfa
@@ -196,15 +195,13 @@ def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
 
 
 def knobs(**settings):
-    """A variant's module settings (``common.BACKGROUND``, ``BY_FLAGS``, ..., ``wfa.SAMPLE_THREADS``), set while it
+    """A variant's module settings (``common.BACKGROUND``, ``PIECES_CHUNK_BYTES``, ``PIECE_BYTES``), set while it
     runs: a context manager."""
     from contextlib import contextmanager
 
     @contextmanager
     def setting():
-        modules = {"BACKGROUND": common, "BY_FLAGS": common, "PIECES_CHUNK_BYTES": common, "PIECE_BYTES": common,
-                   "COPY_THREADS": batch_copy, "COPY_SHARE_OF_CORES": batch_copy, "SAMPLE_THREADS": wfa,
-                   "EARLY_STAGING": wfa}
+        modules = {"BACKGROUND": common, "PIECES_CHUNK_BYTES": common, "PIECE_BYTES": common}
         before = {name: getattr(modules[name], name) for name in settings}
         for name, value in settings.items():
             setattr(modules[name], name, value)
@@ -220,10 +217,10 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
     """The linear global batch as the user meets it in-process (module docstring, step 3): median
     ms of --repeats after a warm-up, the WFA launch's stats of the median run, the ratio to pywfa's
     median of the same run; every answer checked against the list-of-pairs run's. The variants
-    (A/B in one run): the default ways (pieces on the copying threads, their flags read without
-    the GIL), the sample on threads, pieces with a future each, a batch from strings filled in
-    ``from_strings`` before the solve (eager) or chunk by chunk on the caller's thread in the
-    launch (in-launch, main before the pieces), a list of Pair gathered chunk by chunk."""
+    (A/B in one run): the default ways (pieces on the copying threads), smaller pieces and
+    chunks, a batch from strings filled in ``from_strings`` before the solve (eager) or chunk by
+    chunk on the caller's thread in the launch, a list of Pair gathered chunk by chunk (the last
+    two: the ways before the pieces)."""
     costs = COSTS["linear"]
     strings = strings_of(pairs)
     want = [(r.score, r.cigar) for r in solve_pairs(solver, pairs, costs, True, "global")]
@@ -253,26 +250,17 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
     def pair_list():
         return solve_pairs(solver, pairs, costs, True, "global")
 
-    wide = {"COPY_THREADS": 12, "COPY_SHARE_OF_CORES": 3}  # 12 copying threads on 16 cores
     variants = {
         "PairBatch in pinned memory made before": (made_before, knobs()),
-        "from the strings (pieces of 1 MB, chunks up to 4 MB, 8 threads, flags)": (from_strings, knobs()),
-        "from the strings, pieces with a future each": (from_strings, knobs(BY_FLAGS=False)),
-        "from the strings, 12 copying threads": (from_strings, knobs(**wide)),
-        "from the strings, pieces started before the sample": (from_strings, knobs(EARLY_STAGING=True)),
-        "from the strings, pieces started before the sample, 12 threads": (
-            from_strings, knobs(EARLY_STAGING=True, **wide)),
-        "from the strings, chunks up to 8 MB, pieces of 2 MB (call 2's)": (
-            from_strings, knobs(PIECES_CHUNK_BYTES=8 << 20, PIECE_BYTES=2 << 20)),
+        "from the strings (pieces on the copying threads)": (from_strings, knobs()),
+        "from the strings, pieces of 1 MB in chunks up to 4 MB": (
+            from_strings, knobs(PIECES_CHUNK_BYTES=4 << 20, PIECE_BYTES=1 << 20)),
         "from the strings, eager (filled in from_strings, one copy during the sample)": (eager, knobs()),
-        "from the strings, in-launch (chunk by chunk on the caller's thread; main)": (
+        "from the strings, chunk by chunk on the caller's thread in the launch": (
             from_strings, knobs(BACKGROUND=False)),
         "from the strings, every Result and CIGAR read": (every_result, knobs()),
-        "list of Pair (pieces on the copying threads, flags)": (pair_list, knobs()),
-        "list of Pair, pieces with a future each": (pair_list, knobs(BY_FLAGS=False)),
-        "list of Pair, 12 copying threads": (pair_list, knobs(**wide)),
-        "list of Pair, pieces started before the sample": (pair_list, knobs(EARLY_STAGING=True)),
-        "list of Pair, gathered chunk by chunk on the caller's thread (main)": (pair_list, knobs(BACKGROUND=False)),
+        "list of Pair (pieces on the copying threads)": (pair_list, knobs()),
+        "list of Pair, gathered chunk by chunk on the caller's thread": (pair_list, knobs(BACKGROUND=False)),
     }
     for name, (run, setting) in variants.items():
         with setting():

@@ -56,6 +56,7 @@ def pieces(host, monkeypatch):
     monkeypatch.setattr(common, "FIRST_CHUNK_BYTES", 60)
     monkeypatch.setattr(common, "CHUNK_BYTES", 200)
     monkeypatch.setattr(common, "PIECE_BYTES", 70)
+    monkeypatch.setattr(common, "PIECES_CHUNK_BYTES", 120)
     empty = host.empty
     monkeypatch.setattr(host, "empty", lambda shape, dtype: _filled(empty(shape, dtype)))
     copied = []
@@ -80,13 +81,11 @@ def _filled(array):
 
 
 @pytest.mark.parametrize("background", (True, False))
-@pytest.mark.parametrize("by_flags", (True, False))
-def test_staging_sends_each_chunk_into_its_place(pieces, host, monkeypatch, background, by_flags):
+def test_staging_sends_each_chunk_into_its_place(pieces, host, monkeypatch, background):
     """A list of Pair whose codes are byte arrays: copied by address in pieces on the copying
     threads (each chunk's pieces in order, within PIECE_BYTES unless a pair alone is larger),
     else each chunk gathered when sent; arrays of other types or strided ones always the latter."""
     monkeypatch.setattr(common, "BACKGROUND", background)
-    monkeypatch.setattr(common, "BY_FLAGS", by_flags)
     rng = np.random.default_rng(2630)
     print("seed 2630")
     pairs = [Pair(f"p{k}", "a", "b", rng.integers(0, 4, int(rng.integers(1, 50))).astype(np.uint8),
@@ -94,7 +93,9 @@ def test_staging_sends_each_chunk_into_its_place(pieces, host, monkeypatch, back
     n, m = common.lengths(pairs)
     want = np.concatenate([s for p in pairs for s in (p.a, p.b)])
     staging = common.Staging(device.PinnedBuffers(), "t", pairs, n, m, host.cuda.get_current_stream())
-    assert staging.chunks == common.chunk_bounds(n + m) and len(staging.chunks) > 2
+    # (by pieces: chunks up to PIECES_CHUNK_BYTES)
+    assert staging.chunks == common.chunk_bounds(n + m, None, 120 if background else None)
+    assert len(staging.chunks) > 2
     for c in range(len(staging.chunks)):  # (the roles rotate, 3: the fourth chunk gathered reuses the first's)
         assert staging.send(c) is staging.send(c)  # sent once
     staging.finish()

@@ -162,9 +162,10 @@ def array_addresses(arrays: Sequence[np.ndarray], sizes: np.ndarray) -> np.ndarr
     return out if failed < 0 else None
 
 
-COPY_THREADS = 8  # threads copying a large batch's sequences (the compiled copy lets go of the GIL)
+# threads copying a large batch's sequences (the compiled copy lets go of the GIL; 12 were slower
+# than 8 on the 16-CPU H200 host: the copies share its memory bandwidth)
+COPY_THREADS = 8
 COPY_SHARE = 4 << 20  # bytes a thread at least
-COPY_SHARE_OF_CORES = 2  # quarters of the machine's cores the copying threads may take at most
 _copiers: ThreadPoolExecutor | None = None
 
 
@@ -172,13 +173,13 @@ def copiers() -> ThreadPoolExecutor:
     """The copying threads (made once, COPY_THREADS; ``copy_threads`` of them used at a time)."""
     global _copiers
     if _copiers is None:
-        _copiers = ThreadPoolExecutor(max(COPY_THREADS, 16), thread_name_prefix="pairbatch-copy")
+        _copiers = ThreadPoolExecutor(COPY_THREADS, thread_name_prefix="pairbatch-copy")
     return _copiers
 
 
 def copy_threads() -> int:
     """Copying threads a batch takes: up to COPY_THREADS, half the machine's cores."""
-    return max(1, min(COPY_THREADS, (os.cpu_count() or 1) * COPY_SHARE_OF_CORES // 4))
+    return max(1, min(COPY_THREADS, (os.cpu_count() or 1) // 2))
 
 
 def copy_at(addresses: np.ndarray, sizes: np.ndarray, out: np.ndarray) -> None:

@@ -73,14 +73,18 @@ def lengths(pairs: Sequence[Pair]) -> tuple[np.ndarray, np.ndarray]:
 FIRST_CHUNK_BYTES = 2 << 20
 CHUNK_BYTES = 16 << 20
 STAGING_ROLES = 3  # pinned buffers a staging rotates through (a chunk's waits for the one 3 before)
-# Sequences read by address are copied in pieces of a chunk, each by one of the copying threads
-# (batch_copy.copiers), each chunk sent once its pieces are in: 40 MB in ~20 pieces on 8 threads
-PIECE_BYTES = 1 << 20
+# Sequences read by address are copied in pieces (PIECE_BYTES) by the copying threads
+# (batch_copy.copiers: each thread one compiled call over its share of the pieces, each flagged
+# when copied), each chunk (up to PIECES_CHUNK_BYTES) sent once its pieces are in. Measured on
+# the H200 host, 2,000 x 10 kb from strings (40 MB): pieces of 2 MB in chunks up to 8 MB 9.2-9.4
+# ms, of 1 MB up to 4 MB 10.1 (more launches), of 2 MB up to 16 MB 9.7; a future a piece (the
+# thread takes the GIL twice a piece) 9.6-12.3; 12 threads, or the pieces started before the
+# sample (the threads wait for the GIL the sample holds), slower (11.9-12.5).
+PIECE_BYTES = 2 << 20
+PIECES_CHUNK_BYTES = 8 << 20
 # pieces on threads where the sequences can be read by address (False: each chunk gathered on the
-# caller's thread when it is sent)
+# caller's thread when it is sent; the device script's A/B of main's way)
 BACKGROUND = True
-BY_FLAGS = True  # each copying thread one compiled call over its pieces, flags read by the caller
-PIECES_CHUNK_BYTES = 4 << 20
 
 
 def chunk_bounds(sizes: np.ndarray, first: int | None = None, most: int | None = None) -> list[tuple[int, int]]:
@@ -129,15 +133,16 @@ class Staging:
     address (a ``PairBatch`` from strings, ``unfilled_addresses``; a list of ``Pair`` whose
     sequences are byte arrays, ``batch_copy.array_addresses``) are copied from the staging's
     making on by the copying threads into the pinned host buffer (the batch's own, or the
-    role's), in pieces of PIECE_BYTES in order (a compiled copy that lets go of the GIL, nothing
-    else on those threads), and each chunk is sent once its pieces are in: the copies run while
-    the device works on the chunks before (a 40 MB batch: ~3.5 ms of copying on 8 threads on the
-    H200 host; chunk by chunk on the caller's thread it took 7.3 ms inside the launch). Make it
-    where the caller waits next (``send``): a thread needs the GIL to start and end each piece,
-    and waits a switch interval (5 ms) for it while the caller runs Python (measured: pieces
-    started before the batch's sample made the sample 0.6 -> 1.9 ms and the wait for the first
-    chunk ~4 ms). Other batches have each chunk gathered when it is sent (a batch's ``filled``;
-    ``concatenate_codes`` of a list into the role's rotating pinned buffers)."""
+    role's), in pieces of PIECE_BYTES (``batch_copy.copy_pieces``: a thread's share in one
+    compiled call without the GIL, each piece flagged when copied), and each chunk is sent once
+    its pieces' flags are up (``wait_pieces``, without the GIL): the copies run while the device
+    works on the chunks before (a 40 MB batch: ~4 ms of copying on 8 threads on the H200 host;
+    chunk by chunk on the caller's thread it took 7.3-9.5 ms inside the launch). Make it where
+    the caller waits next (``send``): a thread needs the GIL to start, and waits a switch interval
+    (5 ms) for it while the caller runs Python (measured: pieces started before the batch's
+    sample made the sample 0.6 -> 1.2-1.9 ms and the batch slower). Other batches have each chunk
+    gathered when it is sent (a batch's ``filled``; ``concatenate_codes`` of a list into the
+    role's rotating pinned buffers)."""
 
     def __init__(self, pinned: Any, role: str, pairs: Sequence[Pair], n: np.ndarray, m: np.ndarray,
                  stream: Any) -> None:
@@ -152,10 +157,9 @@ class Staging:
         self.raw = device.cupy().empty(max(1, total), dtype=np.uint8)
         whole = self.batch is not None and self.batch.complete
         self._sent: dict[int, Any] = {}  # chunk -> the event after its copy
-        self._pieces: list[list[Any]] | None = None  # chunk -> its pieces' futures
-        self._jobs: list[Any] = []  # BY_FLAGS: each copying thread's share
-        self._ranges: list[tuple[int, int]] = []  # BY_FLAGS: chunk -> its pieces
-        self._done = np.zeros(0, np.int32)  # BY_FLAGS: each piece's flag
+        self._jobs: list[Any] = []  # each copying thread's share of the pieces (a future)
+        self._ranges: list[tuple[int, int]] = []  # chunk -> its pieces
+        self._done = np.zeros(0, np.int32)  # each piece's flag
         addresses, self._host = self._sources(total) if BACKGROUND and not whole and total else (None, None)
         if whole and len(pairs):
             self.chunks = [(0, len(pairs))]
@@ -182,48 +186,31 @@ class Staging:
         return (addresses, self.pinned.hold(self.role, [total])[0]) if addresses is not None else (None, None)
 
     def _start(self, addresses: np.ndarray) -> None:
-        """The pieces on the copying threads."""
+        """The pieces on the copying threads, each thread's share (every n-th piece, so that the
+        first chunks' pieces come first) in one call."""
         from splicedalign.workloads.nw import batch_copy
 
-        host = self._host
-        pool = batch_copy.copiers()
-        if BY_FLAGS:
-            rows, self._ranges = [], []
-            for c0, c1 in self.chunks:
-                cuts = chunk_bounds(self.sizes[2 * c0:2 * c1].reshape(-1, 2).sum(axis=1), PIECE_BYTES, PIECE_BYTES)
-                self._ranges.append((len(rows), len(rows) + len(cuts)))
-                rows += [(2 * (c0 + p0), 2 * (c0 + p1), int(self.starts[2 * (c0 + p0)])) for p0, p1 in cuts]
-            pieces = np.array(rows, np.int64).reshape(-1, 3)
-            self._done = np.zeros(len(rows), np.int32)
-            threads = batch_copy.copy_threads()
-            self._jobs = [pool.submit(batch_copy.copy_pieces, addresses, self.sizes, host, pieces,
-                                      np.arange(t, len(rows), threads), self._done) for t in range(threads)]
-            self._pieces = []
-            return
-        ends = self.starts + self.sizes
-
-        def piece(q0: int, q1: int) -> None:
-            batch_copy._copy_at(addresses[q0:q1], self.sizes[q0:q1], host[int(self.starts[q0]):int(ends[q1 - 1])])
-
-        self._pieces = []
+        rows: list[tuple[int, int, int]] = []
         for c0, c1 in self.chunks:
             cuts = chunk_bounds(self.sizes[2 * c0:2 * c1].reshape(-1, 2).sum(axis=1), PIECE_BYTES, PIECE_BYTES)
-            self._pieces.append([pool.submit(piece, 2 * (c0 + p0), 2 * (c0 + p1)) for p0, p1 in cuts])
+            self._ranges.append((len(rows), len(rows) + len(cuts)))
+            rows += [(2 * (c0 + p0), 2 * (c0 + p1), int(self.starts[2 * (c0 + p0)])) for p0, p1 in cuts]
+        pieces = np.array(rows, np.int64).reshape(-1, 3)
+        self._done = np.zeros(len(rows), np.int32)
+        threads, pool = batch_copy.copy_threads(), batch_copy.copiers()
+        self._jobs = [pool.submit(batch_copy.copy_pieces, addresses, self.sizes, self._host, pieces,
+                                  np.arange(t, len(rows), threads), self._done) for t in range(threads)]
 
     def _wait(self, c: int) -> None:
-        """Chunk c's pieces copied (BY_FLAGS: their flags read without the GIL; a copying thread's
+        """Chunk c's pieces copied (their flags read without the GIL; a copying thread's
         exception raised here)."""
-        if not BY_FLAGS:
-            for f in self._pieces[c]:
-                f.result()
-            return
         from splicedalign.workloads.nw.batch_copy import wait_pieces
 
         p0, p1 = self._ranges[c]
         while not wait_pieces(self._done, p0, p1, 1 << 16):
             for job in self._jobs:
                 if job.done():
-                    job.result()  # (raises its exception; one ended well has flagged its pieces)
+                    job.result()  # (raises its exception; one that ended well has flagged its pieces)
 
     def send(self, c: int) -> Any:
         """Chunk c on its way (its pieces waited for, or gathered here; copied on the stream); the
@@ -233,7 +220,7 @@ class Staging:
         c0, c1 = self.chunks[c]
         at = int(self.starts[2 * c0])
         size = int(self.starts[2 * c1 - 1] + self.sizes[2 * c1 - 1]) - at
-        if self._pieces is not None and self._host is not None:
+        if self._host is not None:  # (by pieces)
             self._wait(c)
             self.raw[at:at + size].set(self._host[at:at + size], stream=self.stream)
         elif size and self.batch is not None:  # (its chunk's letters copied into its buffer first if not yet)
@@ -249,12 +236,11 @@ class Staging:
     def finish(self) -> None:
         """Every piece copied (waited for), the batch's buffer marked filled, the role's buffer
         free for its next use once the copies are done (its next ``hold`` waits for them)."""
-        if self._pieces is not None:
-            pieces = self._jobs if BY_FLAGS else [f for chunk in self._pieces for f in chunk]
-            wait(pieces)
-            self._pieces = None
-            for f in pieces:
-                f.result()  # (a piece's exception)
+        if self._jobs:
+            jobs, self._jobs = self._jobs, []
+            wait(jobs)
+            for job in jobs:
+                job.result()  # (a copying thread's exception)
             if self.batch is not None:
                 self.batch.mark_filled()
             else:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -101,11 +100,6 @@ BAND_BATCH_PS = {False: 0.55, True: 0.78}  # keyed by gap-affine
 # the divergence sample (sampled_score): both ends of a, against b's with a margin
 SAMPLE_LENGTH, SAMPLE_LONGEST, SAMPLE_MARGIN, SAMPLE_WORK = 512, 4096, 64, 200_000
 SAMPLE_SLACK = 4.0  # a WFA guided by a sample gives up past this many times its guess
-# the batch's sample on BATCH_SAMPLES threads (True), or one pair after another on the caller's
-# (the 8 of a batch of 10 kb pairs: 1.0 ms one after another on the H200 host, 1.2 ms on threads
-# on the H100 host; 0.17 ms one after another on the 2-core machine, 0.4-1.1 on threads)
-SAMPLE_THREADS = False
-EARLY_STAGING = False  # a batch's pieces started before the sample (device A/B)
 # a single pair's launch (launch_one): one upload whose first SINGLE_META bytes hold its
 # descriptor, the pool's counter and the packing's table (SINGLE_LAYOUT: byte offset, dtype,
 # count), its letters after them
@@ -461,7 +455,6 @@ class WfaSolver:
         self._reach_device: dict[tuple[int, int, int], Any] = {}
         self._one: tuple[Any, Any, Any] | None = None
         self._text: Any = None
-        self._samplers: ThreadPoolExecutor | None = None
         self._letter_codes: Any = None
         self.shared_bytes = SHARED_BYTES
         try:  # the device's own limit a block (less the kernel's static 32 bytes)
@@ -565,14 +558,12 @@ class WfaSolver:
         if not ks.size:
             return Columns.none(count)
         staging = None
-        whole = isinstance(pairs, PairBatch) and pairs.complete
-        if (whole or EARLY_STAGING) and ks.size == count and mode != "infix":
+        if isinstance(pairs, PairBatch) and pairs.complete and ks.size == count and mode != "infix":
             # its buffer filled already: on its way at once, one chunk (its copy, ~1 ms for 40 MB,
             # runs during the sample); others are copied in pieces on the copying threads once
             # the sample is done (Staging: their threads would wait for the GIL it holds)
             staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, self.streams()[0])
-            if whole:
-                staging.send(0)
+            staging.send(0)
         longest = np.maximum(n, m)
         nk, mk = n[ks], m[ks]  # the pairs taken's lengths
         cells_k = nk * mk
@@ -613,13 +604,10 @@ class WfaSolver:
                        got.start2, got.end2, got.text, got.offsets)
 
     def sample(self, pairs: Sequence[Pair], samples: list[int], costs: Costs) -> np.ndarray:
-        """``sampled_score`` of pairs ``samples``, on threads with SAMPLE_THREADS (the CPU WFA
-        lets go of the GIL), else one after another."""
-        if not SAMPLE_THREADS:
-            return np.array([sampled_score(pairs[k], costs) for k in samples])
-        if self._samplers is None:
-            self._samplers = ThreadPoolExecutor(BATCH_SAMPLES, thread_name_prefix="wfa-sample")
-        return np.array(list(self._samplers.map(lambda k: sampled_score(pairs[k], costs), samples)))
+        """``sampled_score`` of pairs ``samples``, one after another (the 8 of a batch of 10 kb
+        pairs: 0.6-0.8 ms on the H200 host, where on 8 threads they took 1.6-2.0: the GIL's
+        hand-overs between them cost more than their CPU WFAs)."""
+        return np.array([sampled_score(pairs[k], costs) for k in samples])
 
     def declined(self, count: int, staging: Staging | None) -> Columns:
         """No answer for the batch; the copies of its sequences already sent are waited for (their
