@@ -3,6 +3,7 @@ batch's lengths and sequences staged for the device (in chunks) and its Results 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import wait
 from dataclasses import fields
@@ -208,6 +209,7 @@ class Staging:
 
         p0, p1 = self._ranges[c]
         while not wait_pieces(self._done, p0, p1, 1 << 16):
+            time.sleep(0)  # (a machine with fewer cores than threads: let the copying threads run)
             for job in self._jobs:
                 if job.done():
                     job.result()  # (raises its exception; one that ended well has flagged its pieces)
