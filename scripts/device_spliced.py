@@ -370,8 +370,7 @@ def host_parts(args, say) -> tuple[list, list[str]]:
     from splicedalign.workloads.spliced.gpu import launch, plan
     from splicedalign.workloads.spliced.gpu.flat import FlatCases
 
-    passes = ("_exon_union", "checked_letters", "_exon_order", "_fold_writers", "_slots", "_launch_order",
-              "_row_offsets", "_write_tasks")
+    passes = ("_exon_union", "checked_letters", "_exon_order", "_case_counts", "_interleave", "_write_tasks")
     spent: dict[str, float] = {}
 
     def timed(name: str):

@@ -293,6 +293,13 @@ def test_letters_from_the_strings_memory_or_their_slices():
     with pytest.raises(AssertionError, match="a bad letter no case holds"):  # found; no case to name it
         gpu_flat.checked_letters(strings + ["AC#"], np.array([len(strings)]), np.array([1]), np.array([3]),
                                  gpu_flat.BASE_LUT, "base", [])
+    # a bad letter anywhere in an interval (the compiled copy takes 8 letters at a time, then the rest)
+    for length, at in ((1, 0), (7, 6), (8, 0), (8, 7), (9, 8), (23, 5), (23, 16), (23, 22)):
+        text = "".join(rng.choice(list("ACGTN"), length))
+        text = text[:at] + "#" + text[at + 1:]
+        with pytest.raises(AssertionError, match="a bad letter no case holds"):
+            gpu_flat.checked_letters(strings + [text], np.array([0, len(strings)]), np.array([1, 1]),
+                                     np.array([len(strings[0]), length]), gpu_flat.BASE_LUT, "base", [])
 
 
 def test_fed_plan_in_steps_matches_sequential():
@@ -359,6 +366,130 @@ def test_fed_plan_in_steps_matches_sequential():
                 got = np.stack([rows[o: o + case.n + 1]
                                 for o in plan.last_row[plan.exon_start[c]:plan.exon_start[c + 1]]])
                 np.testing.assert_array_equal(got, want, err_msg=case.name)
+
+
+def reference_tasks(flat: FlatCases, rows_per_lane: int, floors, late, entry, interleave: bool, at) -> dict:
+    """plan_tasks' outputs made the plain way, case by case and sort by sort (the module doc of
+    plan.py): what its compiled passes must equal exactly."""
+    P, C = WARP * rows_per_lane, len(flat)
+    rows0, base0, tgt0, moves0 = at
+    start, first, last, n = flat.exon_start, flat.first, flat.last, flat.n
+    # each base's exon rows: the union of its cases' exons, bases in order
+    union = []
+    for b in range(len(flat.bases)):
+        rows = sorted({r for c in np.flatnonzero(flat.base_index == b) for k in range(start[c], start[c + 1])
+                       for r in range(first[k], last[k] + 1)})
+        union.append({r: i for i, r in enumerate(rows)})
+    offset = np.cumsum([0] + [len(u) for u in union])
+    exon_base = np.array([base0 + offset[b] + union[b][first[k]] for b, c in zip(flat.base_index, range(C))
+                          for k in range(start[c], start[c + 1])], dtype=np.int64).reshape(-1)
+    base_letters = "".join(flat.bases[b][r - 1] for b in range(len(flat.bases)) for r in union[b])
+    by_last, p, S, slots = np.zeros(first.size, np.int64), np.zeros(first.size, np.int64), (last - first + P) // P, []
+    fold_row_of, entry_folds = {}, []  # (case, q) -> its row; entry folds in case order
+    for c in range(C):
+        a, b = start[c], start[c + 1]
+        by_last[a:b] = a + np.argsort(last[a:b], kind="stable")
+        p[a:b] = [int((last[a:b] < first[k]).sum()) for k in range(a, b)]
+        folds = max(int(p[b - 1]) - 1, 0)
+        writer = {}
+        for k in range(a, b):
+            if entry[c] and 0 < p[k] <= folds and p[k] - 1 not in writer:
+                writer[p[k] - 1] = k
+        entry_folds += [(c, q) for q in range(folds) if q in writer]
+        q = 0
+        for k in range(a, b):
+            while q < min(p[k] - late[c], folds):
+                if q not in writer:
+                    slots.append((c, "fold", q, writer))
+                q += 1
+            slots += [(c, "strip", (k, s), writer) for s in range(S[k])]
+    case_of = np.array([x[0] for x in slots], dtype=np.int64)
+    case_tasks = np.searchsorted(case_of, np.arange(C + 1))
+    T = len(slots)
+    pos = np.arange(T) - case_tasks[case_of]
+    tc = np.diff(case_tasks)[case_of]
+    launch = np.empty(T, np.int64)
+    launch[np.argsort((2 * pos + 1) * T // (2 * tc) if interleave else np.arange(T), kind="stable")] = np.arange(T)
+    stride = gpu_plan.round_up(n + 1)
+    row_at = np.empty(T, np.int64)
+    row_at[np.argsort(launch)] = rows0 + np.cumsum(stride[case_of[np.argsort(launch)]]) - \
+        stride[case_of[np.argsort(launch)]]
+    rows_size = int(stride[case_of].sum())
+    for c, q in entry_folds:
+        fold_row_of[c, q] = rows0 + rows_size
+        rows_size += int(stride[c])
+    for i, (c, kind, what, _) in enumerate(slots):
+        if kind == "fold":
+            fold_row_of[c, what] = row_at[i]
+    tasks = np.zeros((T, len(TASK_FIELDS)), np.int32)
+    last_row, strip_task, moves = np.zeros(first.size, np.int64), [], moves0
+    stride_t = gpu_plan.target_stride(n)
+    tgt_off = tgt0 + gpu_plan.TARGET_MARGIN + np.cumsum(stride_t) - stride_t
+    row_of = {}
+    for i, (c, kind, what, writer) in enumerate(slots):
+        t, a = launch[i], start[c]
+        rec = dict.fromkeys(TASK_FIELDS, 0) | {"n": n[c], "out_row": row_at[i], "entry_row": NONE}
+        if kind == "fold":
+            rec |= {"kind": KIND_FOLD, "in_row": fold_row_of[c, what - 1] if what else NONE,
+                    "in2_row": last_row[by_last[a + what]]}
+        else:
+            k, s = what
+            head = last[k] - first[k] + 1 - (S[k] - 1) * P
+            rows = head if s == 0 else P
+            lane_rows = gpu_plan.strip_lane_rows(rows, floors[c], rows_per_lane)
+            rec |= {"kind": KIND_STRIP, "tgt": tgt_off[c], "base": exon_base[k] + (0 if s == 0 else head + (s - 1) * P),
+                    "rows": rows, "lane_rows": lane_rows, "moves": moves, "in_row": NONE, "in2_row": NONE}
+            moves += gpu_plan.strip_move_units(n[c], rows, lane_rows)
+            if s:
+                rec["in_row"] = row_of[k, s - 1]
+            elif p[k]:
+                rec["in2_row"] = last_row[by_last[a + p[k] - 1]]
+                rec["in_row"] = fold_row_of[c, p[k] - 2] if p[k] > 1 else NONE
+                rec["entry_row"] = fold_row_of[c, p[k] - 1] if writer.get(p[k] - 1) == k else NONE
+            row_of[k, s] = row_at[i]
+            last_row[k] = row_at[i]
+            strip_task.append((k, s, t))
+        tasks[t] = [rec[f] for f in TASK_FIELDS]
+    strip_task = [t for _, _, t in sorted(strip_task)]
+    return {"tasks": tasks, "last_row": last_row, "strip_task": np.array(strip_task), "strip_start": np.concatenate(
+        [[0], np.cumsum(S)]), "rows_size": rows0 + rows_size, "moves_units": moves, "by_last": by_last, "p": p,
+            "case_tasks": case_tasks, "tgt_off": tgt_off,
+            "base_letters": np.frombuffer(base_letters.encode(), np.uint8),
+            "target_letters": np.frombuffer("".join(c.target for c in flat.cases).encode(), np.uint8)}
+
+
+def test_compiled_passes_equal_the_plain_plan():
+    """plan_tasks (compiled passes: exon lists shared by a base's cases planned once, rows summed
+    while ordering, each case's slots written as they come) equals reference_tasks exactly, on
+    paper-shaped and random batches, launches of a call's split included (their cases share the
+    call's exon lists), any rows per lane, lane-row floors, late and entry folds, both orders and
+    storage offsets."""
+    seed = int(np.random.SeedSequence().entropy % 2**32)
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    whole = FlatCases.of(gpu_plan_paper_cases(int(rng.integers(1 << 30))))
+    batches = [whole, whole.select(np.arange(3, len(whole) - 2)), whole.select(rng.permutation(len(whole))[:20])]
+    batches += [FlatCases.of([random_case(rng, f"r{i}") for i in range(int(rng.integers(1, 12)))]) for _ in range(5)]
+    batches.append(FlatCases.of(gene_like(rng, Shape(m=6_000, K=30, n=200, exon_mean=120), "g", targets=3)
+                                + gene_like(rng, Shape(m=3_000, K=9, n=90, exon_mean=200), "h", targets=2)))
+    for flat in batches:
+        C = len(flat)
+        for rows_per_lane in (1, 2, 4, 8, 16):
+            floors = np.maximum(rng.choice([2, 4, 8], C), min(MIN_LANE_ROWS, rows_per_lane))
+            floors = np.maximum(floors, 2) if rows_per_lane >= MIN_LANE_ROWS else np.full(C, MIN_LANE_ROWS)
+            late, entry = rng.integers(0, 2, C), rng.integers(0, 2, C)
+            interleave = bool(rng.integers(2))
+            at = tuple(int(x) for x in rng.integers(0, 1000, 4))
+            got = gpu_plan.plan_tasks(flat, rows_per_lane, floors, late, entry, interleave, at)
+            want = reference_tasks(flat, rows_per_lane, floors, late, entry, interleave, at)
+            for name, value in want.items():
+                assert np.array_equal(np.asarray(getattr(got, name)), value), (name, C, rows_per_lane, interleave)
+
+
+def gpu_plan_paper_cases(seed: int) -> list[TestCase]:
+    """A few bases of the paper-shaped set (their targets share each base's exons), short."""
+    from splicedalign.workloads.spliced.synthetic import paper_set
+    return [c for c in paper_set(seed, bases=3) if c.n < 3_000][:40]
 
 
 def test_launch_order_is_a_stable_sort_by_relative_position():

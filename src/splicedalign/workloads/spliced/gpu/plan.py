@@ -312,7 +312,7 @@ def target_stride(n: np.ndarray) -> np.ndarray:
     return round_up(n + 1) + TARGET_MARGIN
 
 
-def _pack_sequences(flat: FlatCases) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+def _pack_sequences(flat: FlatCases, leader: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """(base letters, each exon's offset in them, target letters, each case's target offset, the
     selectors' size) ("Letters"). Bases: each one's exon rows only, the union of its cases'
     exons (the kernels read no other row: 11% of the paper set's 10 MB of bases), concatenated;
@@ -320,7 +320,7 @@ def _pack_sequences(flat: FlatCases) -> tuple[np.ndarray, np.ndarray, np.ndarray
     the ends."""
     with PARALLEL:
         iv_base, iv_lo, iv_hi, exon_base = _exon_union(flat.exon_start, flat.first, flat.last, flat.base_index,
-                                                       len(flat.bases))
+                                                       len(flat.bases), leader)
     base = checked_letters(flat.bases, iv_base, iv_lo, iv_hi, BASE_LUT, "base", flat.cases)
     stride = target_stride(flat.n)
     tgt_off = TARGET_MARGIN + np.cumsum(stride) - stride
@@ -331,30 +331,34 @@ def _pack_sequences(flat: FlatCases) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 @njit(cache=True, parallel=True)
-def _exon_union(exon_start, first, last, base_index, B):  # pragma: no cover - compiled
+def _exon_union(exon_start, first, last, base_index, B, leader):  # pragma: no cover - compiled
     """The union of the exons of each of the B bases' cases as intervals (base, lo, hi), by base
     then row, and each exon's offset in their concatenation (its first row's). In parallel over
-    bases: each sorts its exons by first and merges them (local offsets), then the bases'
-    intervals and rows are placed after the earlier bases'."""
+    bases: each merges the exons of its ``leader`` cases (_leaders: a case sharing a leader's
+    exon list adds nothing) by first (a single one's are in that order already; else sorted),
+    with local offsets; then the bases' intervals and rows are placed after the earlier bases',
+    and the other cases' exons take their leader's offsets."""
     C = base_index.size
-    E = first.size
-    case_at = np.zeros(B + 1, np.int64)  # the cases of each base, consecutive, in case order
-    exon_at = np.zeros(B + 1, np.int64)  # where its exons start in `member`
+    case_at = np.zeros(B + 1, np.int64)  # the leader cases of each base, consecutive, in case order
+    exon_at = np.zeros(B + 1, np.int64)  # where their exons start in `member`
     for c in range(C):
-        case_at[base_index[c] + 1] += 1
-        exon_at[base_index[c] + 1] += exon_start[c + 1] - exon_start[c]
+        if leader[c] == c:
+            case_at[base_index[c] + 1] += 1
+            exon_at[base_index[c] + 1] += exon_start[c + 1] - exon_start[c]
     for b in range(B):
         case_at[b + 1] += case_at[b]
         exon_at[b + 1] += exon_at[b]
-    cases = np.empty(C, np.int64)
+    cases = np.empty(case_at[B], np.int64)
     fill = case_at[:-1].copy()
     for c in range(C):
-        cases[fill[base_index[c]]] = c
-        fill[base_index[c]] += 1
-    member = np.empty(E, np.int64)  # per base, its exons by first
-    lo, hi = np.empty(E, np.int64), np.empty(E, np.int64)  # per base, its intervals from exon_at[b]
+        if leader[c] == c:
+            cases[fill[base_index[c]]] = c
+            fill[base_index[c]] += 1
+    X = exon_at[B]
+    member = np.empty(X, np.int64)  # per base, its leaders' exons by first
+    lo, hi = np.empty(X, np.int64), np.empty(X, np.int64)  # per base, its intervals from exon_at[b]
     intervals, rows = np.empty(B, np.int64), np.empty(B, np.int64)
-    exon_off = np.empty(E, np.int64)
+    exon_off = np.empty(first.size, np.int64)
     for b in prange(B):
         at = exon_at[b]
         for i in range(case_at[b], case_at[b + 1]):
@@ -363,7 +367,8 @@ def _exon_union(exon_start, first, last, base_index, B):  # pragma: no cover - c
                 member[at] = k
                 at += 1
         own = member[exon_at[b]:exon_at[b + 1]]
-        own[:] = own[np.argsort(first[own], kind="mergesort")]
+        if case_at[b + 1] - case_at[b] > 1:
+            own[:] = own[np.argsort(first[own], kind="mergesort")]
         n = exon_at[b] - 1
         total = 0
         for k in own:
@@ -376,7 +381,7 @@ def _exon_union(exon_start, first, last, base_index, B):  # pragma: no cover - c
                 hi[n] = last[k]
             exon_off[k] = total + first[k] - lo[n]
         intervals[b] = n + 1 - exon_at[b]
-        rows[b] = total + hi[n] - lo[n] + 1
+        rows[b] = total + hi[n] - lo[n] + 1 if n >= exon_at[b] else 0
     iv_at, row_at = _prefix(intervals), _prefix(rows)
     iv_base, iv_lo, iv_hi = np.empty(iv_at[B], np.int64), np.empty(iv_at[B], np.int64), np.empty(iv_at[B], np.int64)
     for b in prange(B):
@@ -384,19 +389,31 @@ def _exon_union(exon_start, first, last, base_index, B):  # pragma: no cover - c
             iv_base[iv_at[b] + i], iv_lo[iv_at[b] + i], iv_hi[iv_at[b] + i] = b, lo[exon_at[b] + i], hi[exon_at[b] + i]
         for i in range(exon_at[b], exon_at[b + 1]):
             exon_off[member[i]] += row_at[b]
+    for c in prange(C):
+        o = leader[c]
+        if o != c:
+            shift = exon_start[c] - exon_start[o]
+            for k in range(exon_start[c], exon_start[c + 1]):
+                exon_off[k] = exon_off[k - shift]
     return iv_base, iv_lo, iv_hi, exon_off
 
 
 # The task list is made in passes over a batch, each linear in its exons or tasks (module doc):
-# _exon_order (each exon's p_k and strips), _fold_writers (which folds are tasks), _slots (each
-# task's place in its case's topological order), _launch_order (cases interleaved),
-# _row_offsets (row storage), _write_tasks (the records).
+# _exon_order (each exon's p_k and strips), _case_counts (which folds are tasks; each case's
+# first task, strip, move unit and entry-fold row), _interleave (each slot's launch index and
+# row: cases interleaved), _write_tasks (the records, each case's slots in its topological order).
+# Every pass runs over cases or ranges of buckets in parallel, with no serial pass over tasks or
+# strips (the rows' serial prefix over a 10-set launch's 450,000 tasks and its scatter took
+# 3.6-4.4 ms of its planning on the 16-core device host), and the slots' work arrays are kept
+# from plan to plan (_scratch).
 
 @njit(cache=True, parallel=True)
-def _exon_order(exon_start, first, last, P):  # pragma: no cover - compiled
+def _exon_order(exon_start, first, last, P, leader):  # pragma: no cover - compiled
     """Per exon: by_last (per case, its exons by last, stable), p_k (its case's exons with
     last < first(k)) and its strips; per case: its folds (those some strip reads: fold q is
-    read by exons with p_k = q + 2 and by fold q + 1)."""
+    read by exons with p_k = q + 2 and by fold q + 1). Made for each ``leader`` case (_leaders)
+    and copied to the cases that share its exon list (the paper set: ~4 cases a list, a
+    quarter of the sorts)."""
     C = exon_start.size - 1
     E = first.size
     by_last = np.empty(E, np.int64)
@@ -404,6 +421,8 @@ def _exon_order(exon_start, first, last, P):  # pragma: no cover - compiled
     S = np.empty(E, np.int64)
     folds = np.empty(C, np.int64)
     for c in prange(C):
+        if leader[c] != c:
+            continue
         a, b = exon_start[c], exon_start[c + 1]
         by_last[a:b] = a + np.argsort(last[a:b], kind="mergesort")
         q = 0
@@ -413,7 +432,28 @@ def _exon_order(exon_start, first, last, P):  # pragma: no cover - compiled
             p[k] = q
             S[k] = (last[k] - first[k] + P) // P
         folds[c] = max(p[b - 1] - 1, 0)
+    for c in prange(C):
+        o = leader[c]
+        if o == c:
+            continue
+        a, b, shift = exon_start[c], exon_start[c + 1], exon_start[c] - exon_start[o]
+        for k in range(a, b):
+            by_last[k] = by_last[k - shift] + shift
+            p[k] = p[k - shift]
+            S[k] = S[k - shift]
+        folds[c] = folds[o]
     return by_last, p, S, folds
+
+
+@njit(cache=True)
+def _leaders(source, base_index):  # pragma: no cover - compiled
+    """Per case, the first case of its run of cases of one exon list and base (FlatCases.source:
+    a base's targets share its candidate exons), whose exon passes it copies."""
+    leader = np.empty(source.size, np.int64)
+    for c in range(source.size):
+        same = c > 0 and source[c] == source[c - 1] and base_index[c] == base_index[c - 1]
+        leader[c] = leader[c - 1] if same else c
+    return leader
 
 
 @njit(cache=True)
@@ -426,192 +466,218 @@ def _prefix(counts):  # pragma: no cover - compiled
 
 
 @njit(cache=True, parallel=True)
-def _fold_writers(exon_start, p, S, folds, entry):  # pragma: no cover - compiled
-    """(fold_base: each case's first fold, fold_exon: the exon whose first strip writes fold q
-    (the first with p_k = q + 1, where the case's ``entry`` allows), else -1: a task;
-    case_tasks: each case's first task, case-major)."""
+def _case_counts(exon_start, first, last, n, p, S, folds, entry, floors, stride, P):  # pragma: no cover - compiled
+    """(fold_base: each case's first fold; fold_exon: the exon whose first strip writes fold q
+    (the first with p_k = q + 1, where the case's ``entry`` allows), else -1: a task; and, case
+    after case from 0 (C+1,): case_tasks (each case's first slot, case-major), its first strip,
+    its strips' first move unit (MOVE_UNIT words, strips in exon order) and its entry folds'
+    first row after the tasks' rows (each fold a row of the case's ``stride``))."""
     C = folds.size
+    widest = P // WARP
     fold_base = _prefix(folds)
     fold_exon = np.empty(fold_base[C], np.int64)
-    tasks = np.empty(C, np.int64)
+    tasks, strips = np.empty(C, np.int64), np.empty(C, np.int64)
+    units, entries = np.empty(C, np.int64), np.empty(C, np.int64)
     for c in prange(C):
         a, b = exon_start[c], exon_start[c + 1]
         fold_exon[fold_base[c]:fold_base[c + 1]] = -1
-        tasks_c = S[a:b].sum()
+        # a strip of P rows (every strip but an exon's first) and its moves
+        full = strip_move_units(n[c], P, strip_lane_rows(P, floors[c], widest))
+        strips_c = units_c = 0
         for k in range(a, b):
+            head = last[k] - first[k] + 1 - (S[k] - 1) * P
+            strips_c += S[k]
+            units_c += strip_move_units(n[c], head, strip_lane_rows(head, floors[c], widest)) + (S[k] - 1) * full
             if entry[c] and 0 < p[k] <= folds[c] and fold_exon[fold_base[c] + p[k] - 1] < 0:
                 fold_exon[fold_base[c] + p[k] - 1] = k
+        written = 0
         for q in range(folds[c]):
-            if fold_exon[fold_base[c] + q] < 0:
-                tasks_c += 1
-        tasks[c] = tasks_c
-    return fold_base, fold_exon, _prefix(tasks)
+            written += fold_exon[fold_base[c] + q] >= 0
+        tasks[c] = strips_c + folds[c] - written
+        strips[c], units[c], entries[c] = strips_c, units_c, written * stride[c]
+    return fold_base, fold_exon, _prefix(tasks), _prefix(strips), _prefix(units), _prefix(entries)
 
 
-@njit(cache=True, parallel=True)
-def _slots(exon_start, p, S, folds, fold_base, fold_exon, case_tasks, late):  # pragma: no cover - compiled
-    """Each strip's and fold task's slot in case-major topological order (before exon k: the
-    folds q < p_k, ``late`` cases q < p_k - 1, then its strips), and each slot's case."""
-    C = folds.size
-    strip_base = _prefix(S)
-    strip_slot = np.empty(strip_base[-1], np.int64)
-    fold_slot = np.empty(fold_base[C], np.int64)
-    slot_case = np.empty(case_tasks[C], np.int64)
-    for c in prange(C):
-        pos = case_tasks[c]
-        fold_slot[fold_base[c]:fold_base[c + 1]] = -1
-        q = 0
-        for k in range(exon_start[c], exon_start[c + 1]):
-            while q < min(p[k] - late[c], folds[c]):
-                if fold_exon[fold_base[c] + q] < 0:
-                    fold_slot[fold_base[c] + q] = pos
-                    pos += 1
-                q += 1
-            for s in range(S[k]):
-                strip_slot[strip_base[k] + s] = pos
-                pos += 1
-        slot_case[case_tasks[c]:case_tasks[c + 1]] = c
-    return strip_base, strip_slot, fold_slot, slot_case
-
-
-ORDER_RANGES_PER_THREAD = 4  # _launch_order's ranges of buckets per planning thread
+ORDER_RANGES_PER_THREAD = 4  # _interleave's ranges of buckets per planning thread
 
 
 @njit(cache=True)
 def _first_in_bucket(tc, v, T):  # pragma: no cover - compiled
-    """The first position of a case of ``tc`` tasks whose bucket (_launch_order) is >= v:
+    """The first position of a case of ``tc`` tasks whose bucket (_interleave) is >= v:
     ((2 pos + 1) T) // (2 tc) >= v  <=>  2 pos T >= 2 tc v - T; at most tc."""
     need = 2 * tc * v - T
     return 0 if need <= 0 else min(tc, (need + 2 * T - 1) // (2 * T))
 
 
 @njit(cache=True, parallel=True)
-def _launch_order(case_tasks, slot_case, parts):  # pragma: no cover - compiled
-    """Launch index of every slot: cases interleaved by relative position (pos + 1/2) /
-    tasks_in_case, i.e. bucket ((2 pos + 1) T) // (2 tc), in a stable counting sort on T
-    buckets (two tasks of one case land in distinct buckets in their order, so every producer
-    precedes its consumers; within a bucket, cases in order). In parallel over ranges of
-    buckets: a case's slots in a range are one run of positions (_first_in_bucket), so each
-    range counts and places its own slots, after the earlier ranges' (the serial counting sort
-    was 1-2 ms a paper set, 4-6 ms a launch of 10 sets' third). ``parts``: ranges (a few per
-    thread)."""
-    T = slot_case.size
+def _interleave(case_tasks, stride, parts, launch, row, at, sums):  # pragma: no cover - compiled
+    """The launch index of every slot (into ``launch``) and its row offset (into ``row``, none
+    where ``stride`` is empty), each task a row of its case's ``stride`` in launch order; returns
+    the tasks' rows. ``at`` and ``sums`` (slots' size, ``sums`` none without rows): work space. Cases
+    interleaved by relative position (pos + 1/2) / tasks_in_case, i.e. bucket
+    ((2 pos + 1) T) // (2 tc), in a stable counting sort on T buckets (two tasks of one case land
+    in distinct buckets in their order, so every producer precedes its consumers; within a
+    bucket, cases in order). In parallel over ranges of buckets: a case's slots in a range are
+    one run of positions (_first_in_bucket), so each range counts and places its own slots (and
+    sums their rows), after the earlier ranges' (the serial counting sort was 1-2 ms a paper set,
+    4-6 ms a launch of 10 sets' third). A case's buckets are stepped without a division (one per
+    slot was most of the pass). ``parts``: ranges (a few per thread)."""
     C = case_tasks.size - 1
+    T = case_tasks[C]
+    rows = stride.size > 0
     parts = max(1, min(T, parts))
-    at = np.zeros(T, np.int64)  # per bucket: its slots, then where its next slot goes in its range
+    # at: per bucket its slots, then where its next slot goes in its range; sums: likewise its rows
     total = np.zeros(parts + 1, np.int64)  # slots of each range, then of the ranges before it
+    rtotal = np.zeros(parts + 1, np.int64)  # likewise rows
     for r in prange(parts):
         v0, v1 = r * T // parts, (r + 1) * T // parts
+        at[v0:v1] = 0
+        if rows:
+            sums[v0:v1] = 0
         for c in range(C):
             tc = case_tasks[c + 1] - case_tasks[c]
-            for pos in range(_first_in_bucket(tc, v0, T), _first_in_bucket(tc, v1, T)):
-                at[((2 * pos + 1) * T) // (2 * tc)] += 1
-        run = 0
+            lo, hi = _first_in_bucket(tc, v0, T), _first_in_bucket(tc, v1, T)
+            if lo >= hi:
+                continue
+            den, step, more = 2 * tc, T // tc, 2 * (T % tc)
+            b = ((2 * lo + 1) * T) // den
+            rem = (2 * lo + 1) * T - b * den
+            for _ in range(lo, hi):
+                at[b] += 1
+                if rows:
+                    sums[b] += stride[c]
+                b, rem = b + step, rem + more
+                if rem >= den:
+                    b, rem = b + 1, rem - den
+        run = rrun = 0
         for v in range(v0, v1):
             run, at[v] = run + at[v], run
-        total[r + 1] = run
+            if rows:
+                rrun, sums[v] = rrun + sums[v], rrun
+        total[r + 1], rtotal[r + 1] = run, rrun
     for r in range(parts):
         total[r + 1] += total[r]
-    launch = np.empty(T, np.int64)
+        rtotal[r + 1] += rtotal[r]
     for r in prange(parts):
         v0, v1 = r * T // parts, (r + 1) * T // parts
         for c in range(C):
             tc = case_tasks[c + 1] - case_tasks[c]
-            for pos in range(_first_in_bucket(tc, v0, T), _first_in_bucket(tc, v1, T)):
-                b = ((2 * pos + 1) * T) // (2 * tc)
+            lo, hi = _first_in_bucket(tc, v0, T), _first_in_bucket(tc, v1, T)
+            if lo >= hi:
+                continue
+            den, step, more = 2 * tc, T // tc, 2 * (T % tc)
+            b = ((2 * lo + 1) * T) // den
+            rem = (2 * lo + 1) * T - b * den
+            for pos in range(lo, hi):
                 launch[case_tasks[c] + pos] = total[r] + at[b]
                 at[b] += 1
+                if rows:
+                    row[case_tasks[c] + pos] = rtotal[r] + sums[b]
+                    sums[b] += stride[c]
+                b, rem = b + step, rem + more
+                if rem >= den:
+                    b, rem = b + 1, rem - den
+    return rtotal[parts]
+
+
+@njit(cache=True)
+def _launch_order(case_tasks, slot_case, parts):  # pragma: no cover - compiled
+    """The launch index of every slot (_interleave; ``slot_case``: each slot's case)."""
+    T, none = slot_case.size, np.zeros(0, np.int64)
+    launch = np.empty(T, np.int64)
+    _interleave(case_tasks, none, parts, launch, none, np.empty(T, np.int64), none)
     return launch
 
 
 @njit(cache=True, parallel=True)
-def _row_offsets(launch, slot_case, stride, fold_base, fold_exon, fold_slot):  # pragma: no cover - compiled
-    """(row_at: each task's row, one of its case's stride, in launch order; fold_row: each
-    fold's row, its task's or, written by an exon's first strip, after the tasks' rows;
-    rows_size)."""
-    T = launch.size
-    row_stride = np.empty(T, np.int64)
-    for i in prange(T):
-        row_stride[launch[i]] = stride[slot_case[i]]
-    row_at = _prefix(row_stride)
-    fold_row = np.empty(fold_base[-1], np.int64)
-    rows_size = row_at[T]
-    for c in range(fold_base.size - 1):
-        for f in range(fold_base[c], fold_base[c + 1]):
-            if fold_exon[f] < 0:
-                fold_row[f] = row_at[launch[fold_slot[f]]]
-            else:
-                fold_row[f] = rows_size
-                rows_size += stride[c]
-    return row_at, fold_row, rows_size
+def _in_slot_order(case_tasks, stride, launch, row):  # pragma: no cover - compiled
+    """_interleave's for the tasks in slot order."""
+    C = case_tasks.size - 1
+    before = np.empty(C, np.int64)
+    for c in prange(C):
+        before[c] = (case_tasks[c + 1] - case_tasks[c]) * stride[c]
+    start = _prefix(before)
+    for c in prange(C):
+        for i in range(case_tasks[c], case_tasks[c + 1]):
+            launch[i] = i
+            row[i] = start[c] + (i - case_tasks[c]) * stride[c]
+    return start[C]
 
 
 @njit(cache=True, parallel=True)
-def _write_tasks(exon_start, first, last, n, tgt_off, exon_base, P, floors, by_last, p, S, folds, fold_base,
-                 fold_exon, strip_base, strip_slot, fold_slot, launch, row_at, fold_row, moves0):  # pragma: no cover
-    """The task records in launch order (TASK_FIELDS; inputs as in the module doc), each exon's
-    last-row offset, every strip's launch index, and the move storage (MOVE_UNIT words). In
-    parallel over cases: each strip's lane rows and moves first (the moves' offsets run over the strips in exon
-    order), then every field of every record."""
+def _write_tasks(tasks, exon_start, first, last, n, tgt_off, exon_base, P, floors, late, by_last, p, S, folds,
+                 fold_base, fold_exon, case_tasks, case_strips, case_units, entry_rows, stride, launch, row, rows0,
+                 moves0):  # pragma: no cover - compiled
+    """The task records in launch order into ``tasks`` (TASK_FIELDS; inputs as in the module
+    doc); (each exon's last-row offset, every strip's launch index, each exon's first strip), rows from ``rows0``
+    and moves from ``moves0``. In parallel over cases, each one's slots in its topological order
+    (before exon k: the folds that are tasks q < p_k, ``late`` cases q < p_k - 1, then its
+    strips): an input's row is known when its reader's slot comes (a fold's row, or a strip's
+    last row, of an exon earlier in (first, last) order)."""
     C = exon_start.size - 1
-    T = launch.size
-    lane_rows = np.empty(strip_base[-1], np.int64)
-    units = np.empty(strip_base[-1], np.int64)
+    E = first.size
+    widest = P // WARP
+    last_row = np.empty(E, np.int64)
+    strip_task = np.empty(case_strips[C], np.int64)
+    strip_base = np.empty(E + 1, np.int64)
+    strip_base[E] = case_strips[C]
+    fold_row = np.empty(fold_base[C], np.int64)
     for c in prange(C):
-        for k in range(exon_start[c], exon_start[c + 1]):
-            head = last[k] - first[k] + 1 - (S[k] - 1) * P
-            for s in range(S[k]):
-                rows = head if s == 0 else P
-                i = strip_base[k] + s
-                lane_rows[i] = strip_lane_rows(rows, floors[c], P // WARP)
-                units[i] = strip_move_units(n[c], rows, lane_rows[i])
-    moves_at = _prefix(units) + moves0
-    tasks = np.empty((T, NFIELDS), np.int32)
-    last_row = np.empty(first.size, np.int64)
-    strip_task = np.empty(strip_base[-1], np.int64)
-    for c in prange(C):
-        a, b = exon_start[c], exon_start[c + 1]
+        a, b, fb = exon_start[c], exon_start[c + 1], fold_base[c]
+        at = rows0 + entry_rows[c]  # the entry folds' rows
+        for f in range(fb, fb + folds[c]):
+            if fold_exon[f] >= 0:
+                fold_row[f] = at
+                at += stride[c]
+        slot, i, moves = case_tasks[c], case_strips[c], moves0 + case_units[c]
+        q = 0
         for k in range(a, b):
+            while q < min(p[k] - late[c], folds[c]):
+                if fold_exon[fb + q] < 0:
+                    t = launch[slot]
+                    fold_row[fb + q] = rows0 + row[slot]
+                    tasks[t, F_KIND] = KIND_FOLD
+                    tasks[t, F_N] = n[c]
+                    tasks[t, F_TGT] = tasks[t, F_BASE] = tasks[t, F_ROWS] = tasks[t, F_LANE_ROWS] = 0
+                    tasks[t, F_MOVES] = 0
+                    tasks[t, F_IN_ROW] = fold_row[fb + q - 1] if q > 0 else NONE
+                    tasks[t, F_IN2_ROW] = last_row[by_last[a + q]]  # the added exon's last row
+                    tasks[t, F_OUT_ROW] = rows0 + row[slot]
+                    tasks[t, F_ENTRY_ROW] = NONE
+                    slot += 1
+                q += 1
             head = last[k] - first[k] + 1 - (S[k] - 1) * P
+            strip_base[k] = i
             for s in range(S[k]):
-                t = launch[strip_slot[strip_base[k] + s]]
+                t = launch[slot]
                 rows = head if s == 0 else P
                 in_row = in2_row = entry_row = NONE
                 if s > 0:  # the strip above
-                    in_row = row_at[launch[strip_slot[strip_base[k] + s - 1]]]
+                    in_row = rows0 + row[slot - 1]
                 elif p[k] > 0:  # M_{p_k - 2} and the last row of the (p_k - 1)-th exon by last
-                    e = by_last[a + p[k] - 1]
-                    in2_row = row_at[launch[strip_slot[strip_base[e] + S[e] - 1]]]
+                    in2_row = last_row[by_last[a + p[k] - 1]]
                     if p[k] > 1:
-                        in_row = fold_row[fold_base[c] + p[k] - 2]
-                    if p[k] <= folds[c] and fold_exon[fold_base[c] + p[k] - 1] == k:
-                        entry_row = fold_row[fold_base[c] + p[k] - 1]
+                        in_row = fold_row[fb + p[k] - 2]
+                    if p[k] <= folds[c] and fold_exon[fb + p[k] - 1] == k:
+                        entry_row = fold_row[fb + p[k] - 1]
+                lane_rows = strip_lane_rows(rows, floors[c], widest)
                 tasks[t, F_KIND] = KIND_STRIP
                 tasks[t, F_N] = n[c]
                 tasks[t, F_TGT] = tgt_off[c]
                 tasks[t, F_BASE] = exon_base[k] + (0 if s == 0 else head + (s - 1) * P)
                 tasks[t, F_ROWS] = rows
-                tasks[t, F_LANE_ROWS] = lane_rows[strip_base[k] + s]
+                tasks[t, F_LANE_ROWS] = lane_rows
                 tasks[t, F_IN_ROW] = in_row
                 tasks[t, F_IN2_ROW] = in2_row
-                tasks[t, F_OUT_ROW] = row_at[t]
-                tasks[t, F_MOVES] = moves_at[strip_base[k] + s]
+                tasks[t, F_OUT_ROW] = rows0 + row[slot]
+                tasks[t, F_MOVES] = moves
                 tasks[t, F_ENTRY_ROW] = entry_row
-                strip_task[strip_base[k] + s] = t
-            last_row[k] = row_at[launch[strip_slot[strip_base[k] + S[k] - 1]]]
-        for q in range(folds[c]):
-            if fold_exon[fold_base[c] + q] >= 0:
-                continue
-            t = launch[fold_slot[fold_base[c] + q]]
-            e = by_last[a + q]  # the added exon; its last strip's row
-            tasks[t, F_KIND] = KIND_FOLD
-            tasks[t, F_N] = n[c]
-            tasks[t, F_TGT] = tasks[t, F_BASE] = tasks[t, F_ROWS] = tasks[t, F_LANE_ROWS] = tasks[t, F_MOVES] = 0
-            tasks[t, F_IN_ROW] = fold_row[fold_base[c] + q - 1] if q > 0 else NONE
-            tasks[t, F_IN2_ROW] = row_at[launch[strip_slot[strip_base[e] + S[e] - 1]]]
-            tasks[t, F_OUT_ROW] = row_at[t]
-            tasks[t, F_ENTRY_ROW] = NONE
-    return tasks, last_row, strip_task, moves_at[-1]
+                moves += strip_move_units(n[c], rows, lane_rows)
+                strip_task[i] = t
+                i += 1
+                slot += 1
+            last_row[k] = rows0 + row[slot - 1]
+    return last_row, strip_task, strip_base
 
 
 def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_rows_floor=None, late_folds=None,
@@ -651,6 +717,22 @@ class Tasks(NamedTuple):
     case_tasks: np.ndarray      # (C+1,) each case's first slot (case-major topological order)
 
 
+# Work arrays of plan_tasks' passes kept from one plan to the next (the passes run under
+# flat.PARALLEL, so one set serves every thread): a launch's slots' four int64 arrays, fresh
+# memory each plan, were ~3,500 page faults a 10-set launch (4 ms of its planning on one core).
+_KEPT: dict[str, np.ndarray] = {}
+
+
+def _scratch(name: str, shape: tuple[int, int]) -> np.ndarray:
+    """A (rows, n) int64 work array from the kept one of that name (grown as needed: a quarter
+    more than asked, so that a bigger launch after does not grow it again at once)."""
+    rows, n = shape
+    kept = _KEPT.get(name)
+    if kept is None or kept.shape[0] != rows or kept.shape[1] < n:
+        kept = _KEPT[name] = np.empty((rows, n + n // 4), np.int64)
+    return kept[:, :n]
+
+
 def plan_tasks(flat: FlatCases, rows_per_lane: int, lane_rows_floor=None, late_folds=None, entry_folds=True,
                interleave: bool = True, at: tuple[int, int, int, int] = (0, 0, 0, 0)) -> Tasks:
     """build_plan's passes. ``interleave`` False: the tasks in slot order (each case's in its
@@ -665,26 +747,30 @@ def plan_tasks(flat: FlatCases, rows_per_lane: int, lane_rows_floor=None, late_f
     late = np.zeros(C, np.int64) if late_folds is None else np.asarray(late_folds, dtype=np.int64)
     entry = np.broadcast_to(np.asarray(entry_folds, dtype=np.int64), (C,)).copy()
     rows0, base0, tgt0, moves0 = at
-    base, exon_base, target, tgt_off, target_size = _pack_sequences(flat)
+    leader = _leaders(flat.source, flat.base_index)
+    base, exon_base, target, tgt_off, target_size = _pack_sequences(flat, leader)
     exon_base += base0
     tgt_off += tgt0
     P = WARP * rows_per_lane
     start, first, last, n = flat.exon_start, flat.first, flat.last, flat.n
+    stride = round_up(n + 1)
     with PARALLEL:
-        by_last, p, S, folds = _exon_order(start, first, last, P)
-        fold_base, fold_exon, case_tasks = _fold_writers(start, p, S, folds, entry)
-        strip_base, strip_slot, fold_slot, slot_case = _slots(start, p, S, folds, fold_base, fold_exon, case_tasks,
-                                                              late)
+        by_last, p, S, folds = _exon_order(start, first, last, P, leader)
+        fold_base, fold_exon, case_tasks, case_strips, case_units, entries = _case_counts(
+            start, first, last, n, p, S, folds, entry, floors, stride, P)
+        T = int(case_tasks[-1])
+        launch, row, at, sums = _scratch("slots", (4, T))
         if interleave:
-            launch = _launch_order(case_tasks, slot_case, ORDER_RANGES_PER_THREAD * get_num_threads())
+            task_rows = _interleave(case_tasks, stride, ORDER_RANGES_PER_THREAD * get_num_threads(), launch, row, at,
+                                    sums)
         else:
-            launch = np.arange(slot_case.size, dtype=np.int64)
-        row_at, fold_row, rows_size = _row_offsets(launch, slot_case, round_up(n + 1), fold_base, fold_exon, fold_slot)
-        row_at += rows0
-        fold_row += rows0
-        tasks, last_row, strip_task, move_units = _write_tasks(
-            start, first, last, n, tgt_off, exon_base, P, floors, by_last, p, S, folds, fold_base, fold_exon,
-            strip_base, strip_slot, fold_slot, launch, row_at, fold_row, moves0)
+            task_rows = _in_slot_order(case_tasks, stride, launch, row)
+        tasks = np.empty((T, NFIELDS), np.int32)  # NumPy's: huge pages where the kernel has them (fewer faults)
+        last_row, strip_task, strip_base = _write_tasks(
+            tasks, start, first, last, n, tgt_off, exon_base, P, floors, late, by_last, p, S, folds, fold_base,
+            fold_exon, case_tasks, case_strips, case_units, entries + task_rows, stride, launch, row, rows0, moves0)
+    rows_size = task_rows + int(entries[-1])
+    move_units = moves0 + int(case_units[-1])
     _check_offsets(rows0 + rows_size, base0 + base.size, tgt0 + target_size, move_units)
     return Tasks(tasks, base, target, tgt0 + target_size, int(rows0 + rows_size), last_row, tgt_off, strip_task,
                  strip_base, int(move_units), by_last, p, case_tasks)
