@@ -509,6 +509,16 @@ def _first_in_bucket(tc, v, T):  # pragma: no cover - compiled
     return 0 if need <= 0 else min(tc, (need + 2 * T - 1) // (2 * T))
 
 
+@njit(cache=True)
+def _bucket_walk(tc, pos, T):  # pragma: no cover - compiled
+    """(the bucket of position ``pos`` of a case of ``tc`` tasks, the remainder of its division,
+    and how a step to the next position moves them: the divisor, the whole and the remainder
+    steps): the next bucket is b + step, plus one where the remainder reaches the divisor."""
+    den = 2 * tc
+    b = ((2 * pos + 1) * T) // den
+    return b, (2 * pos + 1) * T - b * den, den, T // tc, 2 * (T % tc)
+
+
 @njit(cache=True, parallel=True)
 def _interleave(case_tasks, stride, parts, launch, row, at, sums):  # pragma: no cover - compiled
     """The launch index of every slot (into ``launch``) and its row offset (into ``row``, none
@@ -539,9 +549,7 @@ def _interleave(case_tasks, stride, parts, launch, row, at, sums):  # pragma: no
             lo, hi = _first_in_bucket(tc, v0, T), _first_in_bucket(tc, v1, T)
             if lo >= hi:
                 continue
-            den, step, more = 2 * tc, T // tc, 2 * (T % tc)
-            b = ((2 * lo + 1) * T) // den
-            rem = (2 * lo + 1) * T - b * den
+            b, rem, den, step, more = _bucket_walk(tc, lo, T)
             for _ in range(lo, hi):
                 at[b] += 1
                 if rows:
@@ -565,9 +573,7 @@ def _interleave(case_tasks, stride, parts, launch, row, at, sums):  # pragma: no
             lo, hi = _first_in_bucket(tc, v0, T), _first_in_bucket(tc, v1, T)
             if lo >= hi:
                 continue
-            den, step, more = 2 * tc, T // tc, 2 * (T % tc)
-            b = ((2 * lo + 1) * T) // den
-            rem = (2 * lo + 1) * T - b * den
+            b, rem, den, step, more = _bucket_walk(tc, lo, T)
             for pos in range(lo, hi):
                 launch[case_tasks[c] + pos] = total[r] + at[b]
                 at[b] += 1
