@@ -118,7 +118,7 @@ class FlatCases:
         lists, source = self.lists, self.source
         if not source.size:
             return lists.first[:0], lists.last[:0], lists.order[:0]
-        if source[-1] - source[0] == source.size - 1 and (np.diff(source) == 1).all():
+        if _is_run(source):
             a, b = lists.start[source[0]], lists.start[source[-1] + 1]
             return lists.first[a:b], lists.last[a:b], lists.order[a:b]
         with PARALLEL:
@@ -184,13 +184,19 @@ class FlatCases:
         K = self.K[idx]
         exon_start = np.zeros(idx.size + 1, dtype=np.int64)
         np.cumsum(K, out=exon_start[1:])
-        if idx.size and idx[-1] - idx[0] == idx.size - 1 and (np.diff(idx) == 1).all():  # a run (a launch)
+        if idx.size and _is_run(idx):  # a run (a launch)
             cases = self.cases[int(idx[0]):int(idx[-1]) + 1]
         else:
             cases = tuple(map(self.cases.__getitem__, idx.tolist()))
         used, base_index = np.unique(self.base_index[idx], return_inverse=True)
         return FlatCases(cases, K, self.m[idx], self.n[idx], exon_start, base_index.astype(np.int64),
                          tuple(map(self.bases.__getitem__, used.tolist())), self.lists, self.source[idx])
+
+
+def _is_run(idx: np.ndarray) -> bool:
+    """Whether the (non-empty) indices ``idx`` are consecutive, rising by one (its ends checked
+    first: a cheap answer for most that are not)."""
+    return bool(idx[-1] - idx[0] == idx.size - 1 and (np.diff(idx) == 1).all())
 
 
 @njit(cache=True, parallel=True)
