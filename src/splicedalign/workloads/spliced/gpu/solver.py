@@ -256,6 +256,16 @@ class _Job:
     held: tuple = ()  # device arrays its kernels read that nothing else holds (a fed launch's tasks)
 
 
+@dataclass
+class _Queued:
+    """A launch queued in a call (GpuSolver._solve_many): its job, work and device bytes, and
+    its Pending, made once the next launch is queued (or before it is collected)."""
+    job: _Job
+    work: Work
+    size: int
+    made: outputs.Pending | None = None
+
+
 class GpuSolver:
     name = "gpu"
 
@@ -712,9 +722,7 @@ class GpuSolver:
         room, work, subs, sizes, _ = self._split(cases, scoring, traceback)
         self.timing["split"] += time.perf_counter() - t0
         results: list[Result | None] = [None] * len(cases)
-        # each queued launch: its job, work, Pending (made once the next launch is queued, or
-        # before it is collected) and device bytes
-        queued: deque[list] = deque()
+        queued: deque[_Queued] = deque()
         events = []
         t_prev, l_prev = time.perf_counter(), loading.seconds()
 
@@ -723,10 +731,10 @@ class GpuSolver:
             # arrived, so the launches' times add up to the call's. A launch in parts (its
             # device walks) gives the host each part's results while the GPU still walks the next.
             nonlocal t_prev, l_prev
-            job, w, made, _ = queued.popleft()
+            q = queued.popleft()
+            job, w = q.job, q.work
             plan = job.inputs.plan
-            if made is None:
-                made = pending(job, w)
+            made = q.made if q.made is not None else pending(q)
             for part, rows in enumerate(p.rows for p in job.parts):
                 t1 = time.perf_counter()
                 got, exon_rows = self._collect(job, part)
@@ -751,14 +759,14 @@ class GpuSolver:
                 self.timing["traceback"] += t3 - t2
                 self.timing["results"] += time.perf_counter() - t3
 
-        def pending(job: _Job, w: Work) -> outputs.Pending:
+        def pending(q: _Queued) -> outputs.Pending:
             t0 = time.perf_counter()
-            made = outputs.pending(w.batch, job.inputs.plan)
+            made = outputs.pending(q.work.batch, q.job.inputs.plan)
             self.timing["results"] += time.perf_counter() - t0
             return made
 
         def make_room(size: int) -> None:  # older launches collected until this one fits beside the rest
-            while queued and sum(q[3] for q in queued) + size > room:
+            while queued and sum(q.size for q in queued) + size > room:
                 finish()
 
         for w, sub, size in zip(work, subs, sizes):
@@ -766,9 +774,9 @@ class GpuSolver:
             # launches before (two of the largest size fit at once)
             job = self._launch(w, sub, scoring, traceback, feed=len(work) == 1, make_room=lambda s=size: make_room(s))
             events.append(job.events)
-            if queued and queued[-1][2] is None:  # the launch before: results made ready while the GPU runs
-                queued[-1][2] = pending(*queued[-1][:2])
-            queued.append([job, w, None, size])
+            if queued and queued[-1].made is None:  # the launch before: results made ready while the GPU runs
+                queued[-1].made = pending(queued[-1])
+            queued.append(_Queued(job, w, size))
         t0 = time.perf_counter()
         settle()  # the collector's pass while the GPU runs the last launches, not while the host plans
         self.timing["results"] += time.perf_counter() - t0
