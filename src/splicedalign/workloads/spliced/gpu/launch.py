@@ -353,15 +353,24 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
     return share * in_flight, [(ctype, sel.tolist()) for ctype, sel, _ in work], [int(s.sum()) for _, _, s in work]
 
 
+def collected_first(held: Sequence[int], size: int, room: int) -> int:
+    """How many of the oldest queued launches (``held``: their device bytes, oldest first) are
+    collected before a launch of ``size`` bytes is queued: until it fits beside the rest in
+    ``room`` (GpuSolver._solve_many's rule)."""
+    total, k = sum(held), 0
+    while k < len(held) and total + size > room:
+        total -= held[k]
+        k += 1
+    return k
+
+
 def queued_at_most(sizes: Sequence[int], room: int) -> int:
     """The most device bytes that launches of ``sizes`` bytes take at once, queued in order,
-    each once the oldest ones are collected until it fits beside the others in ``room`` (as
-    GpuSolver._solve_many queues them)."""
+    the oldest collected first as ``collected_first`` says."""
     held: list[int] = []
     most = 0
     for size in sizes:
-        while held and sum(held) + size > room:
-            held.pop(0)
+        del held[:collected_first(held, size, room)]
         held.append(size)
         most = max(most, sum(held))
     return most

@@ -766,7 +766,7 @@ class GpuSolver:
             return made
 
         def make_room(size: int) -> None:  # older launches collected until this one fits beside the rest
-            while queued and sum(q.size for q in queued) + size > room:
+            for _ in range(launch.collected_first([q.size for q in queued], size, room)):
                 finish()
 
         for w, sub, size in zip(work, subs, sizes):
