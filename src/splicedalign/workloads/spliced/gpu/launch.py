@@ -333,12 +333,12 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
             device.require_memory(int(sizes[big]), int(free * MEMORY_USE), f"case {part.cases[big].name!r}")
             groups.append((ctype, idx, part, record, sizes))
     share, in_flight = memory_split(max((int(g[4].max()) for g in groups), default=0), free, IN_FLIGHT)
+    ramp = ((tuning.first_launch_share, tuning.launch_growth, tuning.throughput_cases)
+            if tuning.first_launch_share < 1 else None)
     work = []
     for ctype, idx, part, record, sizes in groups:
         budget = tuning.move_budget if record else None
-        ramp = (tuning.first_launch_share, tuning.launch_growth, tuning.throughput_cases)
-        runs = batches(part, R, tuning.row_budget, budget, sizes, share,
-                       ramp if tuning.first_launch_share < 1 else None)
+        runs = batches(part, R, tuning.row_budget, budget, sizes, share, ramp)
         for run in runs:
             sel = idx[run]
             if record and rows_per_lane is None and tuning.chain_bound(len(sel)):
