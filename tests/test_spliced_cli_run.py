@@ -476,34 +476,52 @@ def test_cuda_driver_start_without_a_driver_says_nothing(capfd):
     assert capfd.readouterr() == ("", "")  # nothing said (a failure in the thread would print it)
 
 
+class FakeDriver:
+    """libcuda as gpu.driver's thread calls it: what it was asked (``calls``), the contexts it
+    made current (``current``); cuMemHostAlloc (PINNED_BYTES, portable) gives ``block``, or is
+    refused where there is none (the solver then allocates its own)."""
+
+    def __init__(self, block: ctypes.Array | None = None) -> None:
+        self.calls: list[str] = []
+        self.current: list[int] = []
+        self.block = block
+
+    def cuInit(self, flags):  # noqa: N802 - the driver's name
+        self.calls.append("cuInit")
+        return 0
+
+    def cuDeviceGet(self, device, ordinal):  # noqa: N802
+        return 0
+
+    def cuDevicePrimaryCtxRetain(self, context, device):  # noqa: N802
+        self.calls.append("context")
+        context._obj.value = 1234
+        return 0
+
+    def cuCtxSetCurrent(self, context):  # noqa: N802
+        self.current.append(context.value)
+        return 0
+
+    def cuMemHostAlloc(self, address, nbytes, flags):  # noqa: N802
+        from splicedalign.gpu import driver
+
+        assert nbytes.value == driver.PINNED_BYTES and flags == 1  # portable
+        self.calls.append("pinned")
+        if self.block is None:
+            return 1
+        address._obj.value = ctypes.addressof(self.block)
+        return 0
+
+
 def test_cuda_driver_thread_loads_libraries_only_after_main_loaded(monkeypatch):
     """gpu.driver's thread starts the driver and context at once, and loads CuPy's libraries
     only once the main thread said main_loaded() (a dlopen takes the loader's one lock: not
     while numba's import loads llvmlite's library)."""
     from splicedalign.gpu import driver
 
-    calls = []
-
-    class FakeDriver:
-        def cuInit(self, flags):  # noqa: N802 - the driver's name
-            calls.append("cuInit")
-            return 0
-
-        def cuDeviceGet(self, device, ordinal):  # noqa: N802
-            return 0
-
-        def cuDevicePrimaryCtxRetain(self, context, device):  # noqa: N802
-            calls.append("context")
-            return 0
-
-        def cuCtxSetCurrent(self, context):  # noqa: N802
-            return 0
-
-        def cuMemHostAlloc(self, address, nbytes, flags):  # noqa: N802
-            calls.append("pinned")
-            return 1  # refused: the solver allocates its own
-
-    monkeypatch.setattr(driver.ctypes, "CDLL", lambda name: FakeDriver())
+    fake = FakeDriver()  # its pinned block refused: the solver allocates its own
+    calls = fake.calls
+    monkeypatch.setattr(driver.ctypes, "CDLL", lambda name: fake)
     monkeypatch.setattr(driver, "wheel_libraries", lambda: calls.append("libraries") or [])
     monkeypatch.setattr(driver, "_MAIN_LOADED", threading.Event())
     monkeypatch.setattr(driver, "_pinned", [])
@@ -524,29 +542,9 @@ def test_cuda_driver_thread_pinned_block_taken_once(monkeypatch):
     from splicedalign.gpu import device, driver
 
     block = (ctypes.c_uint8 * driver.PINNED_BYTES)()
-    current = []
-
-    class FakeDriver:
-        def cuInit(self, flags):  # noqa: N802 - the driver's name
-            return 0
-
-        def cuDeviceGet(self, device, ordinal):  # noqa: N802
-            return 0
-
-        def cuDevicePrimaryCtxRetain(self, context, device):  # noqa: N802
-            context._obj.value = 1234
-            return 0
-
-        def cuCtxSetCurrent(self, context):  # noqa: N802
-            current.append(context.value)
-            return 0
-
-        def cuMemHostAlloc(self, address, nbytes, flags):  # noqa: N802
-            assert nbytes.value == driver.PINNED_BYTES and flags == 1  # portable
-            address._obj.value = ctypes.addressof(block)
-            return 0
-
-    monkeypatch.setattr(driver.ctypes, "CDLL", lambda name: FakeDriver())
+    fake = FakeDriver(block)
+    current = fake.current
+    monkeypatch.setattr(driver.ctypes, "CDLL", lambda name: fake)
     monkeypatch.setattr(driver, "_MAIN_LOADED", threading.Event())
     monkeypatch.setattr(driver, "_pinned", [])
     thread = driver.start()
