@@ -323,7 +323,6 @@ from splicedalign.workloads.spliced import cli
 from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.solvers import get_solver
 import argparse
-import ctypes
 args = argparse.Namespace(manifest=sys.argv[1], base=None, exons=None, target=None, shift_window=0)
 cases = cli._cases(args, ("+", "-"))
 answers = {}
