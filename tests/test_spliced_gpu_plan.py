@@ -971,9 +971,7 @@ import sys
 import numpy as np
 from numba.core.registry import CPUDispatcher
 from splicedalign.workloads.spliced.gpu import feed, launch
-from splicedalign.workloads.spliced.gpu.flat import FlatCases
-from splicedalign.workloads.spliced.gpu.plan import NFIELDS, byte_profile_ok
-from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.gpu.plan import NFIELDS
 from splicedalign.workloads.spliced.synthetic import paper_set
 
 feed.load_passes()
@@ -982,11 +980,7 @@ held = {f"{m.__name__}.{k}": f for m in list(sys.modules.values()) if m.__name__
 loaded = {k: len(f.signatures) for k, f in held.items()}
 print(sum(map(bool, loaded.values())))
 tuning = launch.Tuning(feed_shares=launch.FED_SHARES)
-cases = paper_set(int(sys.argv[1]), bases=int(sys.argv[2]))
-every = FlatCases.of(cases)
-_, [(ctype, sel)], _ = launch.plan_launches(every, Scoring(), False, 1 << 40, lambda ctype: True, tuning)
-flat = every.select(sel)
-fed = feed.Feeder.of(flat, launch.configure(flat, ctype, byte_profile_ok(Scoring()), False, True, tuning), tuning)
+fed = feed.host_feed(paper_set(int(sys.argv[1]), bases=int(sys.argv[2])), tuning)
 sizes = fed.sizes()
 buffer = np.empty(sizes.tasks * NFIELDS * 4 + sizes.base + sizes.tsel * 4 + 512, np.uint8)
 staging = (buffer[:sizes.tasks * NFIELDS * 4].view(np.int32).reshape(-1, NFIELDS),

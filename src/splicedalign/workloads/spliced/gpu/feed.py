@@ -67,7 +67,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     round_up,
     target_stride,
 )
-from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.records import Scoring, TestCase
 
 FEED_ALIGN = 128  # bytes: where each step's base codes and selectors start (module doc)
 PAD_LETTER = ord("A")  # Plan.base_letters between steps' regions (no task reads them)
@@ -241,6 +241,15 @@ class Feeder:
                     np.concatenate([s.p for s in steps]), flat)
 
 
+def host_feed(cases: Sequence[TestCase], tuning: Tuning, scoring: Scoring = Scoring()) -> Feeder | None:
+    """The Feeder of a score call of ``cases`` alone, with room for them in one launch, as the
+    solver plans it (its long chains first): None where it would be one step."""
+    every = FlatCases.of(cases)
+    _, [(ctype, sel)], _ = launch.plan_launches(every, scoring, False, 1 << 40, lambda ctype: True, tuning)
+    flat = every.select(sel)
+    return Feeder.of(flat, launch.configure(flat, ctype, byte_profile_ok(scoring), False, True, tuning), tuning)
+
+
 @cache
 def load_passes() -> None:
     """Every compiled pass a fed launch runs, in this process (from numba's on-disk cache, or
@@ -252,12 +261,7 @@ def load_passes() -> None:
     rng = np.random.default_rng(5)
     cases = synthetic.tiny_set(bases=3) + synthetic.gene_like(
         rng, synthetic.Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
-    tuning = replace(launch.TUNING, throughput_cases=4, feed_shares=(0.3, 0.3))
-    scoring = Scoring()
-    every = FlatCases.of(cases)
-    _, [(ctype, sel)], _ = launch.plan_launches(every, scoring, False, 1 << 40, lambda ctype: True, tuning)
-    flat = every.select(sel)
-    fed = Feeder.of(flat, launch.configure(flat, ctype, byte_profile_ok(scoring), False, True, tuning), tuning)
+    fed = host_feed(cases, replace(launch.TUNING, throughput_cases=4, feed_shares=(0.3, 0.3)))
     assert fed is not None and fed.long, "load_passes' feed: long chains, more than one step"
     sizes = fed.sizes()
     staging = (np.empty((sizes.tasks, NFIELDS), np.int32), np.empty(sizes.base, np.uint8),
