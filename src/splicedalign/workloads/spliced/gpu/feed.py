@@ -147,8 +147,7 @@ class Feeder:
         step's exon rows, at most their lengths' sum), selectors and row storage (one row per
         task)."""
         flat, P = self.flat, WARP * self.R
-        strips = np.add.reduceat((flat.lengths + P - 1) // P, flat.exon_start[:-1]) if len(flat) else flat.K
-        tasks = strips + flat.K
+        tasks = flat.strips(P) + flat.K
         steps = len(self)
         return Sizes(int(tasks.sum()), int(flat.exon_sums.sum()) + steps * FEED_ALIGN,
                      int(target_stride(flat.n).sum()) + steps * (TARGET_MARGIN + FEED_ALIGN // 4),

@@ -139,11 +139,6 @@ class FlatCases:
         """(E,) its input index in its case (TestCase.order)."""
         return self._laid_out[2]
 
-    @cached_property
-    def lengths(self) -> np.ndarray:
-        """(E,) rows of each exon."""
-        return self.last - self.first + 1
-
     @property
     def exon_case(self) -> np.ndarray:
         return np.repeat(np.arange(len(self)), self.K)
