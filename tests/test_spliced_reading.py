@@ -16,7 +16,14 @@ import pytest
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import parse_fasta
 from splicedalign.workloads.spliced import synthetic
-from splicedalign.workloads.spliced.datasets import _path_text, manifest_rows, read_manifest, write_dataset
+from splicedalign.workloads.spliced.datasets import (
+    _path_text,
+    case_id_problem,
+    case_ids_ok,
+    manifest_rows,
+    read_manifest,
+    write_dataset,
+)
 from splicedalign.workloads.spliced.exons.strand import strand_cases, strand_index, strand_view
 from splicedalign.workloads.spliced.exons.tsv import STRANDS, read_exon_tsv, read_table
 from splicedalign.workloads.spliced.load import CaseFiles
@@ -139,6 +146,17 @@ def test_path_text_as_pathlib_joins():
             name = ("/" if rng.random() < 0.1 else "") + "/".join(rng.choice(parts) for _ in range(rng.randint(1, 4)))
             if name.strip("/"):
                 assert _path_text(root, str(root), name) == str(root / name), (seed, root, name)
+
+
+def test_case_ids_checked_at_once_as_one_by_one():
+    """datasets.case_ids_ok (a manifest's ids at once) says what case_id_problem says of each."""
+    seed = random.randrange(2**32)
+    print("seed", seed)
+    rng = random.Random(seed)
+    parts = ["a", "c1", ".", "..", "", " ", "\t", "/", "\\", "|", "x.y", "\u00a0"]
+    for _ in range(2_000):
+        ids = ["".join(rng.choice(parts) for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(1, 4))]
+        assert case_ids_ok(ids) == (not any(map(case_id_problem, ids))), (seed, ids)
 
 
 @pytest.mark.parametrize("row, problem", [

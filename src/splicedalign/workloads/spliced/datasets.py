@@ -57,16 +57,23 @@ class CaseEntry:
 
 
 _UNSAFE = re.compile(r"[/\\\s]")  # a case id's letters that cannot name a folder (re's \s: str.isspace)
+_DOTS = (".", "..")
 
 
 def case_id_problem(case: str) -> str | None:
     """Why ``case`` cannot be a case id (ids name result folders and Snakemake wildcards), or None."""
     if not case:
         return "empty case id"
-    if case in (".", "..") or _UNSAFE.search(case):
+    if case in _DOTS or _UNSAFE.search(case):
         return (f"case id {shown(case)} cannot be a file name: no '/', '\\' or white space,"
                 " and not '.' or '..'")
     return None
+
+
+def case_ids_ok(cases: list[str]) -> bool:
+    """Whether ``case_id_problem`` finds no problem in any of ``cases``, by one pass over them
+    joined ('|' is no letter ``_UNSAFE`` takes) rather than a call per id."""
+    return all(cases) and _UNSAFE.search("|".join(cases)) is None and not any(d in cases for d in _DOTS)
 
 
 class ManifestRows(NamedTuple):
@@ -101,8 +108,7 @@ def manifest_rows(path: str | Path) -> ManifestRows:
     cases = column["case"]
     formats = [f or "tsv" for f in column.get("exon_format", nothing)]
     strands = [s or None for s in column.get(STRAND_COLUMN, nothing)]
-    good = (all(cases) and all(column["base"]) and all(column["target"]) and all(column["exons"])
-            and _UNSAFE.search("|".join(cases)) is None and "." not in cases and ".." not in cases
+    good = (case_ids_ok(cases) and all(column["base"]) and all(column["target"]) and all(column["exons"])
             and len(set(cases)) == len(cases) and set(formats) <= EXON_READERS.keys()
             and set(strands) <= {None, "+", "-"})
     texts: dict[str, str] = {}  # each distinct file named: the text of its path, checked once
