@@ -30,6 +30,7 @@ from splicedalign.workloads.spliced.records import Exon, TestCase
 MANIFEST_COLUMNS = ("case", "base", "target", "exons", "exon_format", "true_exons")
 FILE_COLUMNS = ("base", "target", "exons", "true_exons")  # the columns that name files, in the checks' order
 STRAND_COLUMN = "exon_strand"  # optional: + (default) or -
+STRAND_VALUES = (None, "+", "-")  # its values (None: empty, not stated)
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def manifest_rows(path: str | Path) -> ManifestRows:
     strands = [s or None for s in column.get(STRAND_COLUMN, nothing)]
     good = (case_ids_ok(cases) and all(column["base"]) and all(column["target"]) and all(column["exons"])
             and len(set(cases)) == len(cases) and set(formats) <= EXON_READERS.keys()
-            and set(strands) <= {None, "+", "-"})
+            and set(strands) <= set(STRAND_VALUES))
     texts: dict[str, str] = {}  # each distinct file named: the text of its path, checked once
     is_file = _FileCheck()
     root_text = str(root)
@@ -160,7 +161,7 @@ def _first_bad_row(path: Path, root: Path, table: Table) -> None:
             raise InputError(str(path), f"case {case}: unknown exon_format {shown(exon_format)};"
                              f" known: {', '.join(EXON_READERS)}", where=where)
         strand = row.get(STRAND_COLUMN) or None
-        if strand not in (None, "+", "-"):
+        if strand not in STRAND_VALUES:
             raise InputError(str(path), f"case {case}: exon_strand must be + or -, got {shown(strand)}", where=where)
         for column in FILE_COLUMNS:
             name = row.get(column)
