@@ -28,6 +28,7 @@ from splicedalign.workloads.spliced.load import CaseFiles
 from splicedalign.workloads.spliced.records import Exon, TestCase
 
 MANIFEST_COLUMNS = ("case", "base", "target", "exons", "exon_format", "true_exons")
+REQUIRED_COLUMNS = MANIFEST_COLUMNS[:4]  # a row without any of them is refused
 FILE_COLUMNS = ("base", "target", "exons", "true_exons")  # the columns that name files, in the checks' order
 STRAND_COLUMN = "exon_strand"  # optional: + (default) or -
 STRAND_VALUES = (None, "+", "-")  # its values (None: empty, not stated)
@@ -101,7 +102,7 @@ def manifest_rows(path: str | Path) -> ManifestRows:
     root = path.parent
     if not path.is_file():
         raise InputError(str(path), "manifest not found" if not path.exists() else "manifest is not a file")
-    table = read_table(path, "manifest", ("case", "base", "target", "exons"))
+    table = read_table(path, "manifest", REQUIRED_COLUMNS)
     if not table.lines:
         raise InputError(str(path), "manifest lists no case")
     column = dict(zip(table.header, table.columns))  # a repeated name: its last column, as a row's dict
@@ -109,7 +110,7 @@ def manifest_rows(path: str | Path) -> ManifestRows:
     cases = column["case"]
     formats = [f or "tsv" for f in column.get("exon_format", nothing)]
     strands = [s or None for s in column.get(STRAND_COLUMN, nothing)]
-    good = (case_ids_ok(cases) and all(column["base"]) and all(column["target"]) and all(column["exons"])
+    good = (all(all(column[c]) for c in REQUIRED_COLUMNS) and case_ids_ok(cases)
             and len(set(cases)) == len(cases) and set(formats) <= EXON_READERS.keys()
             and set(strands) <= set(STRAND_VALUES))
     texts: dict[str, str] = {}  # each distinct file named: the text of its path, checked once
@@ -146,7 +147,7 @@ def _first_bad_row(path: Path, root: Path, table: Table) -> None:
     is_file = _FileCheck()
     for lineno, row in table.records():
         where = f"line {lineno}"
-        missing = [c for c in ("case", "base", "target", "exons") if not row[c]]
+        missing = [c for c in REQUIRED_COLUMNS if not row[c]]
         if missing:
             raise InputError(str(path), f"missing {', '.join(missing)}", where=where)
         case = row["case"]
