@@ -82,7 +82,6 @@ class ManifestRows(NamedTuple):
     """A manifest's cases as columns, checked as ``read_manifest`` checks them, each file as the
     text of its path (``str(root / name)``): what a reader of every case's files needs, without
     a ``Path`` or a ``CaseEntry`` per row (the paper-shaped set's 1,010 rows and 1,730 files)."""
-    source: Path
     cases: list[str]
     base: list[str]
     target: list[str]
@@ -126,7 +125,7 @@ def manifest_rows(path: str | Path) -> ManifestRows:
         _first_bad_row(path, root, table)
     named = lambda c: [texts[n] for n in column[c]]  # noqa: E731
     extra = {c: column[c] for c in dict.fromkeys(table.header) if c not in (*MANIFEST_COLUMNS, STRAND_COLUMN)}
-    return ManifestRows(path, cases, named("base"), named("target"), named("exons"),
+    return ManifestRows(cases, named("base"), named("target"), named("exons"),
                         [texts[n] if n else None for n in column.get("true_exons", nothing)],
                         formats, strands, extra)
 
