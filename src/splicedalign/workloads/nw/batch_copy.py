@@ -19,6 +19,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from splicedalign.core.atomics import load_acquire, store_release
+
 
 @intrinsic
 def _memcpy(typingctx, destination, source, count):
@@ -45,26 +47,6 @@ def _loader(kind):
 _load64, _load32 = _loader(types.int64), _loader(types.int32)
 
 
-@intrinsic
-def _load_acquire(typingctx, address):
-    """The int32 at an integer address, an acquire load (read again on each call: never hoisted)."""
-    def codegen(context, builder, signature, args):
-        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int32)))
-        return builder.load_atomic(pointer, "acquire", 4)
-    return types.int32(types.int64), codegen
-
-
-@intrinsic
-def _store_release(typingctx, address, value):
-    """``value`` (int32) stored at an integer address, a release store (the writes before it are
-    seen by a thread that reads it with ``_load_acquire``)."""
-    def codegen(context, builder, signature, args):
-        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int32)))
-        builder.store_atomic(args[1], pointer, "release", 4)
-        return context.get_dummy_value()
-    return types.void(types.int64, types.int32), codegen
-
-
 @njit(cache=True, nogil=True)
 def _copy_at(addresses, sizes, out):
     """The bytes at ``addresses`` (``sizes`` each) one after another into ``out``."""
@@ -80,24 +62,23 @@ def copy_pieces(addresses, sizes, out, pieces, mine, done):
     the bytes at ``addresses`` (``sizes`` each) copied into ``out`` in that order, each flagged in
     ``done`` (1) once copied: one copying thread's share of a batch, without the GIL from start
     to end (``wait_pieces`` reads the flags)."""
-    base, flags = out.ctypes.data, done.ctypes.data
+    base = out.ctypes.data
     for i in range(mine.size):
         p = mine[i]
         into = base + pieces[p, 2]
         for q in range(pieces[p, 0], pieces[p, 1]):
             _memcpy(into, addresses[q], sizes[q])
             into += sizes[q]
-        _store_release(flags + 4 * p, 1)
+        store_release(done, p, 1)
 
 
 @njit(cache=True, nogil=True)
 def wait_pieces(done, p0, p1, spins):
     """Whether pieces p0 .. p1 - 1 are flagged in ``done``, read up to ``spins`` times over
     (without the GIL: the copying threads take it to start and to end)."""
-    flags = done.ctypes.data
     for _ in range(spins):
         p = p0
-        while p < p1 and _load_acquire(flags + 4 * p) != 0:
+        while p < p1 and load_acquire(done, p) != 0:
             p += 1
         if p == p1:
             return True

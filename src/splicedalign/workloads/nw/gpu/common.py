@@ -160,7 +160,7 @@ class Staging:
         self._sent: dict[int, Any] = {}  # chunk -> the event after its copy
         self._jobs: list[Any] = []  # each copying thread's share of the pieces (a future)
         self._ranges: list[tuple[int, int]] = []  # chunk -> its pieces
-        self._done = np.zeros(0, np.int32)  # each piece's flag
+        self._done = np.zeros(0, np.int64)  # each piece's flag (core.atomics)
         addresses, self._host = self._sources(total) if BACKGROUND and not whole and total else (None, None)
         if whole and len(pairs):
             self.chunks = [(0, len(pairs))]
@@ -197,7 +197,7 @@ class Staging:
             self._ranges.append((len(rows), len(rows) + len(cuts)))
             rows += [(2 * (c0 + p0), 2 * (c0 + p1), int(self.starts[2 * (c0 + p0)])) for p0, p1 in cuts]
         pieces = np.array(rows, np.int64).reshape(-1, 3)
-        self._done = np.zeros(len(rows), np.int32)
+        self._done = np.zeros(len(rows), np.int64)
         threads, pool = batch_copy.copy_threads(), batch_copy.copiers()
         self._jobs = [pool.submit(batch_copy.copy_pieces, addresses, self.sizes, self._host, pieces,
                                   np.arange(t, len(rows), threads), self._done) for t in range(threads)]
