@@ -16,7 +16,7 @@ from splicedalign.core.seqio import FastaRecord, read_fasta, read_single_fasta
 from splicedalign.gpu import driver
 from splicedalign.gpu.devices import add_devices_argument
 from splicedalign.workloads.nw.output import FORMATTERS, Answer
-from splicedalign.workloads.nw.pairs import batch_beside
+from splicedalign.workloads.nw.pairs import batch_beside, pair_name
 from splicedalign.workloads.nw.records import MODES, Costs, Pair
 from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs, solve_pairs_on
 
@@ -114,7 +114,7 @@ def _nw(args: argparse.Namespace) -> int:
             allocate = pinned_bytes
         pairs = batch = reading(allocate)
     else:
-        pairs = [Pair.from_strings(first.seq, second.seq, f"{first.id}~{second.id}", first.id, second.id)
+        pairs = [Pair.from_strings(first.seq, second.seq, pair_name(first.id, second.id), first.id, second.id)
                  for first, second in records]
     if unavailable is not None:
         raise unavailable

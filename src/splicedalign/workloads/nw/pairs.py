@@ -77,13 +77,18 @@ def _tsv_pairs(text: str, path: str) -> list[tuple[FastaRecord, FastaRecord]]:
     return pairs
 
 
+def pair_name(id1: str, id2: str) -> str:
+    """A pair's name from its sequences' ids: id1~id2."""
+    return f"{id1}~{id2}"
+
+
 def read_batch(path: str, allocate: Allocate | None = None) -> PairBatch:
-    """The file's pairs as a ``PairBatch`` (names id1~id2), its buffer from ``allocate``
+    """The file's pairs as a ``PairBatch`` (named by ``pair_name``), its buffer from ``allocate``
     (``PairBatch.from_strings``)."""
     records = read_pairs(path)
+    ids1, ids2 = [first.id for first, _ in records], [second.id for _, second in records]
     return PairBatch.from_strings([first.seq for first, _ in records], [second.seq for _, second in records],
-                                  [f"{first.id}~{second.id}" for first, second in records],
-                                  [first.id for first, _ in records], [second.id for _, second in records], allocate)
+                                  list(map(pair_name, ids1, ids2)), ids1, ids2, allocate)
 
 
 def batch_beside(path: str) -> tuple[Callable[[Allocate | None], PairBatch], bool]:
@@ -119,6 +124,6 @@ def batch_beside(path: str) -> tuple[Callable[[Allocate | None], PairBatch], boo
     def batch(allocate: Allocate | None) -> PairBatch:
         ids1, ids2, sizes = wait()
         letters = np.frombuffer(shared, np.uint8)[:int(sizes.sum())]
-        return PairBatch(letters, sizes, [f"{a}~{b}" for a, b in zip(ids1, ids2)], ids1, ids2)
+        return PairBatch(letters, sizes, list(map(pair_name, ids1, ids2)), ids1, ids2)
 
     return batch, True
