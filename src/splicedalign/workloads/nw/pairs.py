@@ -100,12 +100,15 @@ def batch_beside(path: str) -> tuple[Callable[[Allocate | None], PairBatch], boo
     back the ids and sizes alone. Returns the function that gives the batch (its buffer then that
     mapping; ``allocate`` is for a file read here: standard input, .gz, or where no child runs)
     and whether a child reads it."""
+    def here(allocate: Allocate | None) -> PairBatch:
+        return read_batch(path, allocate)
+
     try:
         status = os.stat(path)
     except OSError:
         status = None
     if status is None or not stat.S_ISREG(status.st_mode) or path.endswith(".gz") or not forked.ENABLED:
-        return (lambda allocate: read_batch(path, allocate)), False
+        return here, False
     shared = mmap.mmap(-1, max(1, status.st_size))
 
     def read() -> tuple[list[str], list[str], np.ndarray]:
@@ -118,8 +121,8 @@ def batch_beside(path: str) -> tuple[Callable[[Allocate | None], PairBatch], boo
         return [first.id for first, _ in records], [second.id for _, second in records], sizes
 
     wait = forked.start(read)
-    if wait is read:  # (no child could start: read here, into the mapping)
-        return (lambda allocate: read_batch(path, allocate)), False
+    if wait is read:  # (no child could start: read here)
+        return here, False
 
     def batch(allocate: Allocate | None) -> PairBatch:
         ids1, ids2, sizes = wait()
