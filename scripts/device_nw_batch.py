@@ -31,6 +31,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -194,23 +195,18 @@ def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
     wfa.BATCH_THREADS = DEFAULT_THREADS
 
 
+@contextmanager
 def knobs(**settings):
-    """A variant's module settings (``common.BACKGROUND``, ``PIECES_CHUNK_BYTES``, ``PIECE_BYTES``), set while it
-    runs: a context manager."""
-    from contextlib import contextmanager
-
-    @contextmanager
-    def setting():
-        modules = {"BACKGROUND": common, "PIECES_CHUNK_BYTES": common, "PIECE_BYTES": common}
-        before = {name: getattr(modules[name], name) for name in settings}
-        for name, value in settings.items():
-            setattr(modules[name], name, value)
-        try:
-            yield
-        finally:
-            for name, value in before.items():
-                setattr(modules[name], name, value)
-    return setting
+    """``common``'s module settings (``BACKGROUND``, ``PIECES_CHUNK_BYTES``, ``PIECE_BYTES``) set to
+    ``settings`` while a variant runs, then set back."""
+    before = {name: getattr(common, name) for name in settings}
+    for name, value in settings.items():
+        setattr(common, name, value)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            setattr(common, name, value)
 
 
 def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | None) -> None:
@@ -251,19 +247,19 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
         return solve_pairs(solver, pairs, costs, True, "global")
 
     variants = {
-        "PairBatch in pinned memory made before": (made_before, knobs()),
-        "from the strings (pieces on the copying threads)": (from_strings, knobs()),
+        "PairBatch in pinned memory made before": (made_before, {}),
+        "from the strings (pieces on the copying threads)": (from_strings, {}),
         "from the strings, pieces of 1 MB in chunks up to 4 MB": (
-            from_strings, knobs(PIECES_CHUNK_BYTES=4 << 20, PIECE_BYTES=1 << 20)),
-        "from the strings, eager (filled in from_strings, one copy during the sample)": (eager, knobs()),
+            from_strings, {"PIECES_CHUNK_BYTES": 4 << 20, "PIECE_BYTES": 1 << 20}),
+        "from the strings, eager (filled in from_strings, one copy during the sample)": (eager, {}),
         "from the strings, chunk by chunk on the caller's thread in the launch": (
-            from_strings, knobs(BACKGROUND=False)),
-        "from the strings, every Result and CIGAR read": (every_result, knobs()),
-        "list of Pair (pieces on the copying threads)": (pair_list, knobs()),
-        "list of Pair, gathered chunk by chunk on the caller's thread": (pair_list, knobs(BACKGROUND=False)),
+            from_strings, {"BACKGROUND": False}),
+        "from the strings, every Result and CIGAR read": (every_result, {}),
+        "list of Pair (pieces on the copying threads)": (pair_list, {}),
+        "list of Pair, gathered chunk by chunk on the caller's thread": (pair_list, {"BACKGROUND": False}),
     }
-    for name, (run, setting) in variants.items():
-        with setting():
+    for name, (run, settings) in variants.items():
+        with knobs(**settings):
             results = run()
             if [(r.score, r.cigar) for r in results] != want:
                 raise SystemExit(f"{name}: answers differ from the list-of-pairs run's")
