@@ -29,7 +29,7 @@ if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/pywfa-*.whl \
         && export PYTHONPATH=$PYTHONPATH:/tmp/site
 fi
-if [ "$WHAT" = single ]; then
+tests_and_quick() {  # the WFA's GPU pytest beside device_nw.py --quick (fresh random pairs)
     python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py >"$OUT/pytest.log" 2>&1 &
     timeout 60 python3 scripts/device_nw.py --quick --pairs 150 --mode-pairs 200 --budget 45 --out "$OUT/quick" \
         >"$OUT/quick.log" 2>&1
@@ -37,9 +37,15 @@ if [ "$WHAT" = single ]; then
     wait
     echo "pytest: $(tail -1 "$OUT/pytest.log")"
     grep -E "^(FAIL|E  )" "$OUT/pytest.log" "$OUT/quick.log" | head
+}
+side_by_side() {  # device_nw.py --side against pywfa (linear; affine up to 10^5)
     timeout 75 python3 scripts/device_nw.py --side --skip-check --side-cases 100000-1 30368-10 100000-5 1000000-1 \
         --side-affine-max 100000 --budget 60 --out "$OUT/side" >"$OUT/side.log" 2>&1
     echo "side rc $?"
+}
+if [ "$WHAT" = single ]; then
+    tests_and_quick
+    side_by_side
     timeout 30 python3 scripts/profile_nw_wfa.py --host --cases 100000-1 30368-10 1000000-1 >"$OUT/host.log" 2>&1
     cat "$OUT/host.log"
     grep -E "^  (gpu|pywfa) " "$OUT/side.log" | cut -c1-250
@@ -49,22 +55,14 @@ fi
 if [ "$WHAT" = check ]; then
     HERE=$PWD  # (this tree's profile script drives main's kernels too: --ncu --cigar)
     OUT=$(cd "$OUT" && pwd)
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py >"$OUT/pytest.log" 2>&1 &
-    timeout 60 python3 scripts/device_nw.py --quick --pairs 150 --mode-pairs 200 --budget 45 --out "$OUT/quick" \
-        >"$OUT/quick.log" 2>&1
-    echo "quick rc $?: $(grep -E "failures" "$OUT/quick.log" | tr '\n' ' ')"
-    wait
-    echo "pytest: $(tail -1 "$OUT/pytest.log")"
-    grep -E "^(FAIL|E  )" "$OUT/pytest.log" "$OUT/quick.log" | head
+    tests_and_quick
     CASES="--cases 100000-1 30368-10 100000-5 1000000-1 --costs linear"
     (cd ../.. && PYTHONPATH=src timeout 60 python3 scripts/profile_nw_wfa.py $CASES) >"$OUT/ab_main.log" 2>&1
     timeout 60 python3 scripts/profile_nw_wfa.py $CASES >"$OUT/ab_this.log" 2>&1
     (cd ../.. && PYTHONPATH=src timeout 30 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine) \
         >"$OUT/ab_main_affine.log" 2>&1
     timeout 30 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine >"$OUT/ab_this_affine.log" 2>&1
-    timeout 75 python3 scripts/device_nw.py --side --skip-check --side-cases 100000-1 30368-10 100000-5 1000000-1 \
-        --side-affine-max 100000 --budget 60 --out "$OUT/side" >"$OUT/side.log" 2>&1
-    echo "side rc $?"
+    side_by_side
     if command -v ncu >/dev/null; then
         IFS=';' read -ra RUNS <<<"${NCU_RUNS:-this 100000-1 --cigar}"
         for run in "${RUNS[@]}"; do
