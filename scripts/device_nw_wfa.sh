@@ -43,6 +43,15 @@ side_by_side() {  # device_nw.py --side against pywfa (linear; affine up to 10^5
         --side-affine-max 100000 --budget 60 --out "$OUT/side" >"$OUT/side.log" 2>&1
     echo "side rc $?"
 }
+kernels_ab() {  # the kernel alone, main's tree (two folders up: the run's root) against this one's:
+    # linear on the cases $1, affine on 10^5 1% (timeout $2 s)
+    local cases="--cases $1 --costs linear"
+    (cd ../.. && PYTHONPATH=src timeout 60 python3 scripts/profile_nw_wfa.py $cases) >"$OUT/ab_main.log" 2>&1
+    timeout 60 python3 scripts/profile_nw_wfa.py $cases >"$OUT/ab_this.log" 2>&1
+    (cd ../.. && PYTHONPATH=src timeout "$2" python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine) \
+        >"$OUT/ab_main_affine.log" 2>&1
+    timeout "$2" python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine >"$OUT/ab_this_affine.log" 2>&1
+}
 if [ "$WHAT" = single ]; then
     tests_and_quick
     side_by_side
@@ -56,12 +65,7 @@ if [ "$WHAT" = check ]; then
     HERE=$PWD  # (this tree's profile script drives main's kernels too: --ncu --cigar)
     OUT=$(cd "$OUT" && pwd)
     tests_and_quick
-    CASES="--cases 100000-1 30368-10 100000-5 1000000-1 --costs linear"
-    (cd ../.. && PYTHONPATH=src timeout 60 python3 scripts/profile_nw_wfa.py $CASES) >"$OUT/ab_main.log" 2>&1
-    timeout 60 python3 scripts/profile_nw_wfa.py $CASES >"$OUT/ab_this.log" 2>&1
-    (cd ../.. && PYTHONPATH=src timeout 30 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine) \
-        >"$OUT/ab_main_affine.log" 2>&1
-    timeout 30 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine >"$OUT/ab_this_affine.log" 2>&1
+    kernels_ab "100000-1 30368-10 100000-5 1000000-1" 30
     side_by_side
     if command -v ncu >/dev/null; then
         IFS=';' read -ra RUNS <<<"${NCU_RUNS:-this 100000-1 --cigar}"
@@ -86,13 +90,8 @@ if [ "$WHAT" = check ]; then
     sed -n '/^| case | costs/,$p' "$OUT/side.log"
     exit 0
 fi
-if [ "$WHAT" = ab ]; then  # the kernel alone, main's tree (two folders up: the run's root) against this one's
-    CASES="--cases 100000-1 30368-10 100000-5 --costs linear"
-    (cd ../.. && PYTHONPATH=src timeout 60 python3 scripts/profile_nw_wfa.py $CASES) >"$OUT/ab_main.log" 2>&1
-    timeout 60 python3 scripts/profile_nw_wfa.py $CASES >"$OUT/ab_this.log" 2>&1
-    (cd ../.. && PYTHONPATH=src timeout 40 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine) \
-        >"$OUT/ab_main_affine.log" 2>&1
-    timeout 40 python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine >"$OUT/ab_this_affine.log" 2>&1
+if [ "$WHAT" = ab ]; then
+    kernels_ab "100000-1 30368-10 100000-5" 40
     for f in ab_main ab_this ab_main_affine ab_this_affine; do echo "== $f"; tail -7 "$OUT/$f.log"; done
     exit 0
 fi
