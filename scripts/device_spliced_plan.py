@@ -2,7 +2,7 @@
 tree against baseline trees' ``src`` (``NAME=SRC``), each in fresh processes taking turns. Per
 process: compiled passes loaded on a small set, then a paper set and 10 sets made (fresh case
 objects, as a user's loading leaves the heap), then build_plan of a fresh paper set and of the
-first launch of fresh 10 sets, three times each (the first right after the sets were made: the
+first launch of fresh 10 sets, twice each (the first right after the sets were made: the
 "first call" of a process), wall ms per call and per pass.
     PYTHONPATH=src python3 scripts/device_spliced_plan.py main=/path/to/main/src --processes 2
 """
@@ -53,8 +53,8 @@ def planned(cases, first_launch):
     plan.build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
     return {"split": split, "build_plan": (time.perf_counter() - t) * 1e3, "cases": len(flat)} | dict(spent)
 planned(paper_set(seed + 99, bases=20), False)  # compiled passes loaded
-works = [("10 sets", paper_sets(10, seed + 10 * i), True) for i in range(3)]
-works = [w for pair in zip(works, [("1 set", paper_set(seed + 50 + i), False) for i in range(3)]) for w in pair]
+works = [("10 sets", paper_sets(10, seed + 10 * i), True) for i in range(2)]
+works = [w for pair in zip(works, [("1 set", paper_set(seed + 50 + i), False) for i in range(2)]) for w in pair]
 out = [(name, planned(cases, first)) for name, cases, first in works]
 print(json.dumps(out))
 """
