@@ -1,0 +1,140 @@
+"""FlatCases (gpu/flat.py), the `gpu` solver's split of a call into arrays, against a plain
+reference made case by case: every array it makes, and what launch.plan_launches and
+FlatCases.select make of it, must be the reference's byte for byte (dtype and values)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import random_spliced_case as random_case
+
+from splicedalign.workloads.spliced.gpu import launch
+from splicedalign.workloads.spliced.gpu.flat import ExonLists, FlatCases, sorted_lists
+from splicedalign.workloads.spliced.records import Exon, Exons, Scoring, TestCase
+from splicedalign.workloads.spliced.synthetic import Shape, gene_like, paper_set
+
+
+def reference_flat(cases: list[TestCase]) -> FlatCases:
+    """FlatCases.of made the plain way: distinct bases by identity in first-use order, a case
+    whose exons are the previous case's (the same tuple, or equal with the same first Exon)
+    sharing its list, each list sorted by np.lexsort on (first, last)."""
+    cases_t = tuple(cases)
+    index: dict[int, int] = {}
+    bases: list[str] = []
+    for c in cases_t:
+        if id(c.base) not in index:
+            index[id(c.base)] = len(bases)
+            bases.append(c.base)
+    firsts, lasts, orders, sizes, source = [], [], [], [], []
+    for i, c in enumerate(cases_t):
+        prev = cases_t[i - 1].exons if i else None
+        e = c.exons
+        shared = prev is not None and (e is prev or (len(e) == len(prev) and e[0] is prev[0] and e == prev))
+        if not shared:
+            order = np.lexsort((c.bounds[:, 1], c.bounds[:, 0]))
+            firsts.append(c.bounds[order, 0])
+            lasts.append(c.bounds[order, 1])
+            orders.append(order)
+            sizes.append(len(order))
+        source.append(len(sizes) - 1)
+    start = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64)
+    K = np.array([sizes[s] for s in source], dtype=np.int64)
+    lists = ExonLists(start, *(np.concatenate(x).astype(np.int64) if x else np.zeros(0, np.int64)
+                               for x in (firsts, lasts, orders)))
+    return FlatCases(cases_t, K, np.array([len(c.base) for c in cases_t], dtype=np.int64),
+                     np.array([len(c.target) for c in cases_t], dtype=np.int64),
+                     np.concatenate([[0], np.cumsum(K)]).astype(np.int64),
+                     np.array([index[id(c.base)] for c in cases_t], dtype=np.int64), tuple(bases), lists,
+                     np.array(source, dtype=np.int64))
+
+
+ARRAYS = ("K", "m", "n", "exon_start", "base_index", "source", "first", "last", "order", "exon_sums")
+
+
+def assert_same(got: FlatCases, want: FlatCases, what: str) -> None:
+    assert got.cases == want.cases and all(map(lambda a, b: a is b, got.cases, want.cases)), what
+    assert len(got.bases) == len(want.bases) and all(map(lambda a, b: a is b, got.bases, want.bases)), what
+    for name in ARRAYS:
+        a, b = getattr(got, name), getattr(want, name)
+        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), (what, name)
+    for name, a, b in zip(ExonLists._fields, got.lists, want.lists):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), (what, "lists." + name)
+
+
+def tied_cases(rng: np.random.Generator) -> list[TestCase]:
+    """Cases with repeated exons (ties: input order kept), lists of 1 to 90 exons (longer than a
+    sort's short runs), bases shared out of order (A B A) and equal but distinct, exon tuples
+    equal but not the same objects, and a loader's column Exons."""
+    base_a, base_b = "ACGT" * 400, "TTGCA" * 300
+    base_c = "".join(["ACGT"] * 400)  # equal to base_a, another object
+    assert base_c is not base_a
+    out = []
+    for i, base in enumerate((base_a, base_b, base_a, base_c, base_b, base_b)):
+        m = len(base)
+        K = int(rng.choice([1, 2, 15, 16, 17, 33, 90]))
+        f = rng.integers(1, m // 2, K)
+        f[rng.random(K) < 0.3] = f[0]  # ties on first
+        la = np.minimum(f + rng.integers(0, 40, K), m)
+        la[rng.random(K) < 0.2] = la[0] if f[0] <= la[0] else la[0]
+        la = np.maximum(la, f)
+        exons = tuple(Exon(int(a), int(b)) for a, b in zip(f, la))
+        if K > 2:
+            exons = exons + exons[:2]  # exact duplicates
+        out.append(TestCase(f"t{i}", base, "ACGT" * int(rng.integers(1, 30)), exons))
+        out.append(TestCase(f"t{i}s", base, "GGCA" * 3, exons))  # the same tuple
+        out.append(TestCase(f"t{i}e", base, "GGCA" * 4, tuple(Exon(e.first, e.last) for e in exons)))  # equal
+    bounds = np.array([[5, 9], [1, 3], [5, 9], [2, 2], [1, 3]], dtype=np.int64)
+    shared = Exons(bounds)
+    out += [TestCase(f"x{i}", base_b, "ACG", shared) for i in range(3)]
+    return out
+
+
+def test_flat_cases_equal_the_plain_reference_and_plan_alike() -> None:
+    seed = int(np.random.SeedSequence().entropy % 2**32)
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    sets = {
+        "paper": paper_set(int(rng.integers(1 << 30)), bases=6),
+        "tied": tied_cases(rng),
+        "random": [random_case(rng, f"r{i}") for i in range(40)],
+        "genes": gene_like(rng, Shape(m=6_000, K=70, n=200, exon_mean=60), "g", targets=3)
+        + gene_like(rng, Shape(m=3_000, K=9, n=90, exon_mean=200), "h", targets=2),
+        "one": [random_case(rng, "single")],
+        "none": [],
+    }
+    sets["mixed"] = [c for i in rng.permutation(len(sets["tied"])) for c in (sets["tied"][i],)] + sets["paper"][:9]
+    for what, cases in sets.items():
+        got, want = FlatCases.of(cases), reference_flat(cases)
+        assert_same(got, want, what)
+        if not cases:
+            continue
+        for sel in (np.arange(len(cases)), rng.permutation(len(cases))[: max(1, len(cases) // 2)],
+                    np.arange(len(cases) // 3, len(cases))):
+            assert_same(got.select(sel), want.select(sel), f"{what} select")
+        for free in (80 * 2**30, 2 * 2**30):
+            for traceback in (True, False):
+                plan = launch.plan_launches(got, Scoring(), traceback, free, lambda ctype: ctype == "int")
+                assert plan == launch.plan_launches(want, Scoring(), traceback, free, lambda ctype: ctype == "int")
+                for _, sel in plan[1]:
+                    assert_same(got.select(sel), want.select(sel), f"{what} launch")
+
+
+def test_sorted_lists_in_chunks_equal_lexsort() -> None:
+    """flat.sorted_lists where (list, first, index) leave few bits to the list: sorted many lists
+    at a time (here 2^4), still each list by (first, last) with ties in input order."""
+    seed = int(np.random.SeedSequence().entropy % 2**32)
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 100, 150)  # up to 7 index bits
+    sizes[rng.random(150) < 0.1] = 1
+    start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    first = rng.integers(2**51, 2**52, start[-1]) & ~np.int64(7)  # 52 first bits: 4 left to the list, ties
+    bounds = np.stack([first, first + rng.integers(0, 4, start[-1])], axis=1).astype(np.int64)
+    got = sorted_lists(start, bounds)
+    for a, b in zip(start[:-1], start[1:]):
+        order = np.lexsort((bounds[a:b, 1], bounds[a:b, 0]))
+        assert got[2][a:b].tolist() == order.tolist()
+        assert got[0][a:b].tolist() == bounds[a:b, 0][order].tolist()
+        assert got[1][a:b].tolist() == bounds[a:b, 1][order].tolist()
+    with pytest.raises(ValueError, match="too long"):
+        sorted_lists(np.array([0, 2], np.int64), np.full((2, 2), 2**62, np.int64))
