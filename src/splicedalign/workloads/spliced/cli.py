@@ -203,11 +203,11 @@ def _align(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from splicedalign.workloads.spliced.estimate import case_stats
+    from splicedalign.workloads.spliced.estimate import case_stats_of
 
     cases = _cases(args, STRAND_CHOICES[args.strand])
     recs = [{"case": c.name, "strand": c.strand, "m": c.m, "n": c.n,
-             **case_stats(c.n, c.bounds[:, 0], c.bounds[:, 1])} for c in cases]
+             **case_stats_of(c)} for c in cases]
     print(json.dumps(recs[0] if len(recs) == 1 else recs, indent=2))
     return 0
 

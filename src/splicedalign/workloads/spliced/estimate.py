@@ -10,8 +10,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from splicedalign.workloads.spliced.records import TestCase
 
 INTRA_BIN = 32  # exon-length bin width of the intra-exon histogram (paper Fig. 7)
 
@@ -122,3 +126,10 @@ def case_stats(n: int, first: Sequence[int], last: Sequence[int]) -> dict[str, f
         "est_intra": length_sum + K * (n - 1),
         "est_intra_inter": longest_sum + G * (n - 1),
     }
+
+
+def case_stats_of(case: TestCase) -> dict[str, float]:
+    """``case_stats`` of a case, from its exons' bounds as given (input order): a base's cases
+    share one exon table, so its numbers are worked out once, and no case sorts its exons."""
+    bounds = case.bounds
+    return case_stats(case.n, bounds[:, 0], bounds[:, 1])

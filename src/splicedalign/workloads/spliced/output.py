@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from splicedalign.workloads.spliced.estimate import case_stats
+from splicedalign.workloads.spliced.estimate import case_stats_of
 from splicedalign.workloads.spliced.exons.strand import flip_bounds
 from splicedalign.workloads.spliced.records import (
     OP_DEL,
@@ -49,7 +49,7 @@ def _alignment(case: TestCase, a: ExonAlignment) -> dict[str, Any]:
 
 def result_record(case: TestCase, result: Result, scoring: Scoring) -> dict[str, Any]:
     """Everything known about one solve, JSON-ready (the CLI's and the pipeline's record)."""
-    stats = case_stats(case.n, case.bounds[:, 0], case.bounds[:, 1])  # input order: no sort per case
+    stats = case_stats_of(case)
     chain = None if result.chain is None else [
         list(case.forward_interval(case.exons[k].first, case.exons[k].last)) for k in result.chain]
     rec: dict[str, Any] = {

@@ -17,7 +17,7 @@ from splicedalign.report.stats import linear_fit, spearman, theil_sen
 from splicedalign.workloads.spliced.estimate import (
     INTRA_BIN,
     average_histogram,
-    case_stats,
+    case_stats_of,
     inter_histogram,
     intra_histogram,
 )
@@ -51,7 +51,7 @@ def case_frame(cases: Iterable[TestCase]) -> pd.DataFrame:
     """One row per case: ids, sizes and the model's numbers (SPEC §3-4)."""
     rows = []
     for c in cases:
-        stats = case_stats(c.n, c.bounds[:, 0], c.bounds[:, 1])
+        stats = case_stats_of(c)
         rows.append({"case": c.name, "base_id": c.base_id, "target_id": c.target_id, "m": c.m, "n": c.n,
                      **{k: stats[k] for k in ID_COLUMNS[5:]}})
     return pd.DataFrame(rows, columns=list(ID_COLUMNS))
