@@ -139,6 +139,7 @@ def test_manifest_files_checked_by_folder(tmp_path):
 
 def test_path_text_as_pathlib_joins():
     seed = random.randrange(2**32)
+    print("seed", seed)
     rng = random.Random(seed)
     parts = ["a", "b.fa", ".", "..", "", "x y", ".hidden", "t"]
     for root in (Path("."), Path("/"), Path("data/set"), Path("/tmp/x"), Path("..")):
