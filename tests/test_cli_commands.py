@@ -12,6 +12,12 @@ from splicedalign.cli import _common, parser
 from splicedalign.workloads import COMMANDS, WORKLOADS
 
 
+def choices(command: str | None) -> set[str]:
+    """The commands ``parser(command)`` offers."""
+    top = parser(command)
+    return set(next(a for a in top._actions if isinstance(a, argparse._SubParsersAction)).choices)
+
+
 def test_commands_table_is_what_each_workload_adds():
     assert set(COMMANDS) == set(WORKLOADS)
     for workload in WORKLOADS:
@@ -22,8 +28,15 @@ def test_commands_table_is_what_each_workload_adds():
     assert every.command == "nw"
     for commands in COMMANDS.values():
         for command in commands:
-            choices = parser(command)._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-            assert set(choices) == set(commands), command
+            assert choices(command) == set(commands), command
+
+
+def test_a_command_imports_its_own_workload_only():
+    every = choices(None)
+    assert {"align", "stats", "synthetic", "nw", "sw", "primer"} <= every
+    assert choices("align") == {"align", "stats", "synthetic"}
+    assert choices("nw") < every and "nw" in choices("nw")
+    assert choices("no-such-command") == every  # argparse then lists every choice
 
 
 def test_nw_command_imports_neither_other_workloads_nor_numba():

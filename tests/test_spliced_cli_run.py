@@ -7,7 +7,6 @@ and the GPU solver's numba host code compiled by the build step (kernels.compile
 
 from __future__ import annotations
 
-import argparse
 import ctypes
 import json
 import logging
@@ -598,20 +597,6 @@ def test_cuda_driver_thread_loads_the_libraries_cupy_loads(tmp_path):
     (libs / "libcublas.so.12").rename(libs / "libcublas.so.13")
     (site / "cupy" / ".data" / "_wheel.json").write_text(json.dumps({"cuda": "13.x", "packaging": "conda"}))
     assert found() == [[], []]
-
-
-def test_a_command_imports_its_own_workload_only():
-    from splicedalign.cli import parser
-
-    def commands(command):
-        top = parser(command)
-        return set(next(a for a in top._actions if isinstance(a, argparse._SubParsersAction)).choices)
-
-    every = commands(None)
-    assert {"align", "stats", "synthetic", "nw", "sw", "primer"} <= every
-    assert commands("align") == {"align", "stats", "synthetic"}
-    assert commands("nw") < every and "nw" in commands("nw")
-    assert commands("no-such-command") == every  # argparse then lists every choice
 
 
 def test_host_code_covers_every_compiled_function_of_the_gpu_solver():
