@@ -379,11 +379,7 @@ class GpuSolver:
         self.timing["plan"] += time.perf_counter() - t0
         t0 = time.perf_counter()
         sizes = feeder.sizes()
-        dtype = np.dtype(np.int32 if config.ctype == "int" else np.int64)
-        bound = sizes.rows * dtype.itemsize
-        storage, filled = self._rows.take(bound, streams.fill)
-        compute.wait_event(filled)
-        rows = storage[:bound].view(dtype)
+        storage, bound, rows = self._row_storage(config, sizes.rows)
         with upload:
             tasks = cp.empty((sizes.tasks, NFIELDS), dtype=cp.int32)
             base = cp.empty(sizes.base, dtype=cp.uint8)
@@ -433,7 +429,7 @@ class GpuSolver:
         compute.wait_event(inputs.ready)
         self.timing["upload"] += time.perf_counter() - t3
         none = self._moves_none()
-        return Queued(inputs, storage, plan.rows_size * dtype.itemsize, rows, counter, none, none, events,
+        return Queued(inputs, storage, plan.rows_size * rows.dtype.itemsize, rows, counter, none, none, events,
                       tuple(feeds), (tasks,))
 
     def _end_feed(self, feed) -> None:
@@ -513,14 +509,7 @@ class GpuSolver:
         streams = self.streams()
         compute = streams.compute
         compute.wait_event(inputs.ready)
-        # Row storage (4 GB for a launch of 4.5 paper sets) all EMPTY (plan.empty: words written
-        # become final), filled on its own stream; the job holds it until it is collected, when
-        # no stream uses it any more (kernels on other streams than its allocation's).
-        dtype = np.dtype(np.int32 if config.ctype == "int" else np.int64)
-        used = plan.rows_size * dtype.itemsize
-        storage, filled = self._rows.take(used, streams.fill)
-        compute.wait_event(filled)
-        rows = storage[:used].view(dtype)
+        storage, used, rows = self._row_storage(config, plan.rows_size)
         sms = device.device_info()["sms"]
         kernels, names = config.kernels, config.names
         with compute:
@@ -562,6 +551,19 @@ class GpuSolver:
                 if not config.followed:  # a chain launch's walk reads the moves its follower records
                     compute.wait_event(events[-1])
         return Queued(inputs, storage, used, rows, counter, moves, walked, events)
+
+    def _row_storage(self, config: LaunchConfig, elements: int) -> tuple[Any, int, Any]:
+        """(storage, its bytes, the storage as scores) of a launch's ``elements`` row elements
+        (4 GB for a launch of 4.5 paper sets), all EMPTY (plan.empty: words written become
+        final), filled on its own stream, which the compute stream waits for; the job holds it
+        until it is collected, when no stream uses it any more (kernels on other streams than
+        its allocation's)."""
+        streams = self.streams()
+        dtype = np.dtype(np.int32 if config.ctype == "int" else np.int64)
+        nbytes = elements * dtype.itemsize
+        storage, filled = self._rows.take(nbytes, streams.fill)
+        streams.compute.wait_event(filled)
+        return storage, nbytes, storage[:nbytes].view(dtype)
 
     def _moves_none(self):
         """The moves argument of launches that record none."""
