@@ -320,7 +320,6 @@ class PinnedBuffers:
 # threads (NumPy's copies release the GIL) it runs closer to the memory's speed.
 PACK_THREADS = max(1, min(4, (os.cpu_count() or 1) // 4))
 PACK_PIECE = 2 << 20  # bytes a thread copies at a time
-_packers: list[Any] = []  # the threads' pool, made on the first large packing
 
 
 def pack(buffer: np.ndarray, blocks: list[np.ndarray], offsets: list[int]) -> None:
@@ -332,12 +331,16 @@ def pack(buffer: np.ndarray, blocks: list[np.ndarray], offsets: list[int]) -> No
         for at, piece in pieces:
             buffer[at:at + piece.size] = piece
         return
-    if not _packers:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _packers.append(ThreadPoolExecutor(PACK_THREADS, thread_name_prefix="pack"))
-    for _ in _packers[0].map(lambda p: buffer.__setitem__(slice(p[0], p[0] + p[1].size), p[1]), pieces):
+    for _ in _packers().map(lambda p: buffer.__setitem__(slice(p[0], p[0] + p[1].size), p[1]), pieces):
         pass
+
+
+@cache
+def _packers() -> Any:
+    """The threads' pool, made on the first large packing."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(PACK_THREADS, thread_name_prefix="pack")
 
 
 def _packed(sizes: list[int]) -> tuple[list[int], int]:
