@@ -216,6 +216,11 @@ def configure(flat: FlatCases, ctype: str, byte_profile: bool, traceback: bool, 
                         free_ends)
 
 
+def score_dtype(ctype: str) -> np.dtype:
+    """How the kernels store scores of ``ctype`` ("int" or "long long") in row storage."""
+    return np.dtype(np.int32 if ctype == "int" else np.int64)
+
+
 def _storage(flat: FlatCases, rows_per_lane: int) -> tuple[np.ndarray, np.ndarray]:
     """(row elements, move words) each case needs: one row per strip and one per fold (at
     most K folds); moves at most (plan.py, "Moves": strips with fewer rows per lane take less)."""
@@ -324,7 +329,7 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
         if idx.size:
             record = traceback and on_device(ctype)
             part = flat.select(idx)
-            itemsize = 4 if ctype == "int" else 8
+            itemsize = score_dtype(ctype).itemsize
             # what each case takes at most, at any rows per lane its launch may hold
             sizes = case_bytes(part, R, itemsize, record, traceback and not record)
             if record and rows_per_lane is None:

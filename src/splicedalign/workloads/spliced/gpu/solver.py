@@ -559,7 +559,7 @@ class GpuSolver:
         until it is collected, when no stream uses it any more (kernels on other streams than
         its allocation's)."""
         streams = self.streams()
-        dtype = np.dtype(np.int32 if config.ctype == "int" else np.int64)
+        dtype = launch.score_dtype(config.ctype)
         nbytes = elements * dtype.itemsize
         storage, filled = self._rows.take(nbytes, streams.fill)
         streams.compute.wait_event(filled)
