@@ -257,9 +257,10 @@ class _Job:
 
 
 @dataclass
-class _Queued:
-    """A launch queued in a call (GpuSolver._solve_many): its job, work and device bytes, and
-    its Pending, made once the next launch is queued (or before it is collected)."""
+class _InFlight:
+    """A launch in flight in a call (GpuSolver._solve_many: queued, not yet collected): its job,
+    work and device bytes, and its Pending, made once the next launch is queued (or before it
+    is collected)."""
     job: _Job
     work: Work
     size: int
@@ -724,7 +725,7 @@ class GpuSolver:
         room, work, subs, sizes, _ = self._split(cases, scoring, traceback)
         self.timing["split"] += time.perf_counter() - t0
         results: list[Result | None] = [None] * len(cases)
-        queued: deque[_Queued] = deque()
+        queued: deque[_InFlight] = deque()
         events = []
         t_prev, l_prev = time.perf_counter(), loading.seconds()
 
@@ -761,7 +762,7 @@ class GpuSolver:
                 self.timing["traceback"] += t3 - t2
                 self.timing["results"] += time.perf_counter() - t3
 
-        def pending(q: _Queued) -> outputs.Pending:
+        def pending(q: _InFlight) -> outputs.Pending:
             t0 = time.perf_counter()
             made = outputs.pending(q.work.batch, q.job.inputs.plan)
             self.timing["results"] += time.perf_counter() - t0
@@ -778,7 +779,7 @@ class GpuSolver:
             events.append(job.events)
             if queued and queued[-1].made is None:  # the launch before: results made ready while the GPU runs
                 queued[-1].made = pending(queued[-1])
-            queued.append(_Queued(job, w, size))
+            queued.append(_InFlight(job, w, size))
         t0 = time.perf_counter()
         settle()  # the collector's pass while the GPU runs the last launches, not while the host plans
         self.timing["results"] += time.perf_counter() - t0
