@@ -506,7 +506,7 @@ def test_launch_order_is_a_stable_sort_by_relative_position():
         bucket = (2 * pos + 1) * slot_case.size // (2 * per_case[slot_case])
         want = np.empty(slot_case.size, np.int64)
         want[np.argsort(bucket, kind="stable")] = np.arange(slot_case.size)
-        assert np.array_equal(gpu_plan._launch_order(case_tasks, slot_case, int(rng.integers(1, 40))), want)
+        assert np.array_equal(gpu_plan._launch_order(case_tasks, int(rng.integers(1, 40))), want)
 
 
 def test_late_folds():

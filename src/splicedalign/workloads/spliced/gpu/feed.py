@@ -44,7 +44,7 @@ from functools import cache
 from typing import NamedTuple
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit, prange
 
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.flat import PARALLEL, FlatCases
@@ -53,7 +53,6 @@ from splicedalign.workloads.spliced.gpu.plan import (
     LETTER_CODES,
     MOVE_UNIT,
     NFIELDS,
-    ORDER_RANGES_PER_THREAD,
     SEL_SIGN,
     SEL_SPREAD,
     TARGET_MARGIN,
@@ -63,6 +62,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     _launch_order,
     byte_profile_ok,
     input_index,
+    order_ranges,
     plan_tasks,
     round_up,
     target_stride,
@@ -202,8 +202,7 @@ class Feeder:
         np.cumsum(counts, out=seg[1:])
         slots = np.concatenate([long_slots, np.arange(ct[start], ct[-1])])
         with PARALLEL:
-            local = _launch_order(seg, np.repeat(np.arange(counts.size), counts),
-                                  ORDER_RANGES_PER_THREAD * get_num_threads())
+            local = _launch_order(seg, order_ranges(int(seg[-1])))
             _scatter(out, first, local, slots, long_slots.size, head.tasks, own.tasks)
         return slots.size
 
@@ -222,8 +221,7 @@ class Feeder:
         case_tasks = np.concatenate([s.case_tasks[:-1] + o for s, o in zip(steps, slots)] + [slots[-1:]])
         tasks = np.empty((int(slots[-1]), NFIELDS), np.int32)
         with PARALLEL:
-            launch = _launch_order(case_tasks, np.repeat(np.arange(case_tasks.size - 1), np.diff(case_tasks)),
-                                   ORDER_RANGES_PER_THREAD * get_num_threads())
+            launch = _launch_order(case_tasks, order_ranges(int(slots[-1])))
             for s, a, b in zip(steps, slots[:-1], slots[1:]):
                 _place(tasks, launch[a:b], s.tasks)
         last = steps[-1]

@@ -588,10 +588,10 @@ def order_ranges(tasks: int) -> int:
 
 
 @njit(cache=True)
-def _launch_order(case_tasks, slot_case, parts):  # pragma: no cover - compiled
-    """The launch index of every slot (_interleave; ``slot_case``: each slot's case; ``parts``:
-    ranges of buckets, clipped to 1..T)."""
-    T, none = slot_case.size, np.zeros(0, np.int64)
+def _launch_order(case_tasks, parts):  # pragma: no cover - compiled
+    """The launch index of every slot (_interleave; ``parts``: ranges of buckets, clipped to
+    1..T)."""
+    T, none = case_tasks[-1], np.zeros(0, np.int64)
     parts = max(1, min(T, parts))
     launch = np.empty(T, np.int64)
     _interleave(case_tasks, none, parts, launch, none, np.empty(T, np.int64), none,
