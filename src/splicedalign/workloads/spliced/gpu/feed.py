@@ -221,9 +221,9 @@ class Feeder:
         case_tasks = np.concatenate([s.case_tasks[:-1] + o for s, o in zip(steps, slots)] + [slots[-1:]])
         tasks = np.empty((int(slots[-1]), NFIELDS), np.int32)
         with PARALLEL:
-            launch = _launch_order(case_tasks, order_ranges(int(slots[-1])))
+            order = _launch_order(case_tasks, order_ranges(int(slots[-1])))
             for s, a, b in zip(steps, slots[:-1], slots[1:]):
-                _place(tasks, launch[a:b], s.tasks)
+                _place(tasks, order[a:b], s.tasks)
         last = steps[-1]
         letters = []
         for s in steps:
@@ -233,7 +233,7 @@ class Feeder:
                     np.concatenate([s.target_letters for s in steps]), last.target_size, last.rows_size, flat.exon_case,
                     flat.exon_start, np.concatenate([s.last_row for s in steps]), flat.n, input_index(flat),
                     flat.cells, np.concatenate([s.tgt_off for s in steps]),
-                    np.concatenate([launch[a + s.strip_task] for s, a in zip(steps, slots[:-1])]), strip_start,
+                    np.concatenate([order[a + s.strip_task] for s, a in zip(steps, slots[:-1])]), strip_start,
                     last.moves_units * MOVE_UNIT, np.concatenate([s.by_last + o for s, o in zip(steps, exons)]),
                     np.concatenate([s.p for s in steps]), flat)
 

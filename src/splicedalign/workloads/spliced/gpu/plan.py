@@ -769,10 +769,10 @@ def plan_tasks(flat: FlatCases, rows_per_lane: int, lane_rows_floor=None, late_f
         fold_base, fold_exon, case_tasks, case_strips, case_units, entries = _case_counts(
             start, first, last, n, p, S, folds, entry, floors, stride, P)
         T = int(case_tasks[-1])
-        launch, row, at, sums = _scratch("slots", (4, T))
+        launch, row, bucket_at, bucket_rows = _scratch("slots", (4, T))
         if interleave:
             parts = order_ranges(T)
-            task_rows = _interleave(case_tasks, stride, parts, launch, row, at, sums,
+            task_rows = _interleave(case_tasks, stride, parts, launch, row, bucket_at, bucket_rows,
                                     _scratch("bounds", (parts + 1, C)))
         else:
             task_rows = _in_slot_order(case_tasks, stride, launch, row)
