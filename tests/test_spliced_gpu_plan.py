@@ -579,8 +579,6 @@ def test_small_first_launch():
     """Tuning.first_launch_share: a call of several launches starts with one of about that share
     of the first launch's cells (at least throughput_cases cases); every case once, in order, each
     launch within the budgets; a call of one launch is left alone."""
-    from splicedalign.workloads.spliced.gpu.flat import FlatCases
-
     flat = FlatCases.of([c for seed in range(3) for c in tiny_set(seed=seed, bases=40)])
     rows = launch._storage(flat, 8)[0]
     budget = int(rows.sum() // 3)
@@ -603,8 +601,6 @@ def test_launches_grow_from_a_small_first_one():
     """Tuning.launch_growth: after the small first launch each holds at most that many times the
     cells of the one before (at least throughput_cases cases), until the budgets bound them; every
     case once, in order, each launch within the budgets."""
-    from splicedalign.workloads.spliced.gpu.flat import FlatCases
-
     flat = FlatCases.of([c for seed in range(3) for c in tiny_set(seed=seed, bases=40)])
     rows = launch._storage(flat, 8)[0]
     budget = int(rows.sum() // 3)
@@ -678,8 +674,6 @@ def test_unavailable_is_one_clear_line():
 
 def test_kernel_variant():
     """launch.configure decides a launch's kernels: their names, and every kernel compiled with them."""
-    from splicedalign.workloads.spliced.gpu.flat import FlatCases
-
     flat = FlatCases.of(tiny_set(bases=1))  # 2 cases: a chain-bound launch
 
     def config(ctype, rows, byte_profile, traceback=False, tuning=launch.TUNING):
@@ -1055,9 +1049,6 @@ def test_fed_launch_host_path_with_model_kernel(monkeypatch):
 def test_flat_cases_match_the_case_objects():
     """FlatCases: each case's exons in TestCase.order, with its first_sorted and last_sorted, its
     sizes and base; a case whose exons equal the previous case's shares its arrays, exactly."""
-    from splicedalign.workloads.spliced.gpu.flat import FlatCases
-    from splicedalign.workloads.spliced.records import Exon
-
     rng = np.random.default_rng(11)
     cases = tiny_set(bases=3) + [random_case(rng, f"r{i}") for i in range(12)]
     c0 = cases[0]
