@@ -102,7 +102,7 @@ def test_flat_cases_equal_the_plain_reference_and_plan_alike() -> None:
         "one": [random_case(rng, "single")],
         "none": [],
     }
-    sets["mixed"] = [c for i in rng.permutation(len(sets["tied"])) for c in (sets["tied"][i],)] + sets["paper"][:9]
+    sets["mixed"] = [sets["tied"][i] for i in rng.permutation(len(sets["tied"]))] + sets["paper"][:9]
     for what, cases in sets.items():
         got, want = FlatCases.of(cases), reference_flat(cases)
         assert_same(got, want, what)
