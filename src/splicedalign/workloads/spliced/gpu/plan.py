@@ -1,8 +1,8 @@
 """Host-side plan of one `gpu` launch: the task records, their order, row storage, and the
 facts the kernel (wavefront.cu) shares with the host.
 
-One compiled (numba) pass over a whole batch of test cases, linear in the tasks. Vocabulary as
-in wavefront.cu:
+Compiled (numba) passes over a whole batch of test cases, each linear in its exons or tasks
+(listed above _exon_order). Vocabulary as in wavefront.cu:
 
 * strip: up to ``32 * rows_per_lane`` consecutive rows of one exon; an exon of L rows has
   ceil(L / strip_rows) strips, the first one holding the remainder.
