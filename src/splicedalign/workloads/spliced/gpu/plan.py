@@ -502,13 +502,14 @@ ORDER_RANGES_PER_THREAD = 4  # _interleave's ranges of buckets per planning thre
 
 
 @njit(cache=True)
-def _bucket_walk(tc, pos, T):  # pragma: no cover - compiled
-    """(the bucket of position ``pos`` of a case of ``tc`` tasks (_interleave), the remainder of
-    its division, and how a step to the next position moves them: the divisor, the whole and the
-    remainder steps): the next bucket is b + step, plus one where the remainder reaches the divisor."""
+def _bucket_walk(tc, T):  # pragma: no cover - compiled
+    """(the bucket of the first position of a case of ``tc`` tasks (_interleave), T // (2 tc),
+    the remainder of its division, and how a step to the next position moves them: the divisor,
+    the whole and the remainder steps): the next bucket is b + step, plus one where the
+    remainder reaches the divisor."""
     den = 2 * tc
-    b = ((2 * pos + 1) * T) // den
-    return b, (2 * pos + 1) * T - b * den, den, T // tc, 2 * (T % tc)
+    b = T // den
+    return b, T - b * den, den, T // tc, 2 * (T % tc)
 
 
 @njit(cache=True, parallel=True)
@@ -536,7 +537,7 @@ def _interleave(case_tasks, stride, parts, launch, row, at, sums, bound):  # pra
     for c in prange(C):
         a, tc, r = case_tasks[c], case_tasks[c + 1] - case_tasks[c], 0
         if tc:
-            b, rem, den, step, more = _bucket_walk(tc, 0, T)
+            b, rem, den, step, more = _bucket_walk(tc, T)
             for pos in range(tc):
                 while edge[r] <= b:
                     bound[r, c] = pos
