@@ -412,8 +412,9 @@ def reference_tasks(flat: FlatCases, rows_per_lane: int, floors, late, entry, in
     launch[np.argsort((2 * pos + 1) * T // (2 * tc) if interleave else np.arange(T), kind="stable")] = np.arange(T)
     stride = gpu_plan.round_up(n + 1)
     row_at = np.empty(T, np.int64)
-    row_at[np.argsort(launch)] = rows0 + np.cumsum(stride[case_of[np.argsort(launch)]]) - \
-        stride[case_of[np.argsort(launch)]]
+    in_launch = np.argsort(launch)  # the slots in launch order
+    size = stride[case_of[in_launch]]
+    row_at[in_launch] = rows0 + np.cumsum(size) - size
     rows_size = int(stride[case_of].sum())
     for c, q in entry_folds:
         fold_row_of[c, q] = rows0 + rows_size
