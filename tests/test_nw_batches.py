@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from splicedalign.core.errors import InputError
-from splicedalign.workloads.nw.batches import PairBatch
+from splicedalign.workloads.nw.batches import PairBatch, total_cells
 from splicedalign.workloads.nw.records import Pair
 
 
@@ -40,6 +40,19 @@ def test_pairs_of_a_batch_are_those_of_its_strings():
     default = PairBatch.from_strings(["AC"], ["G"], allocate=lambda size: np.zeros(size + 3, np.uint8)[:size])
     assert (default[0].name, default[0].id1, default[0].id2, default.letters.tobytes()) == ("pair1", "seq1", "seq2",
                                                                                             b"ACG")
+
+
+def test_a_batchs_cells_are_its_pairs_without_making_them(monkeypatch):
+    """total_cells: a PairBatch's from its sizes (the progress of ``nw --pairs`` makes no pair's
+    codes), equal to its pairs' summed."""
+    seed = 2661
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    batch = PairBatch.from_strings(_strings(rng, 7), _strings(rng, 7))
+    want = total_cells(list(batch))
+    assert want == sum(p.n * p.m for p in batch)
+    monkeypatch.setattr(PairBatch, "__getitem__", lambda self, k: pytest.fail("a pair made to count cells"))
+    assert total_cells(batch) == want and isinstance(total_cells(batch), int)
 
 
 def test_a_bad_letter_is_refused_naming_its_record_when_the_pair_is_made():

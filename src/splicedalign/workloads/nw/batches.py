@@ -177,6 +177,14 @@ class PairBatch(Sequence[Pair]):
         return self._letters[at:at + int(self.sizes[q])].tobytes()
 
 
+def total_cells(pairs: Sequence[Pair]) -> int:
+    """The pairs' cells (n m each) summed; a ``PairBatch``'s from its sizes (its pairs' codes,
+    made when a pair is asked for, are not made for it)."""
+    if isinstance(pairs, PairBatch):
+        return int(np.sum(pairs.n * pairs.m))
+    return sum(p.cells for p in pairs)
+
+
 def copy_strings(strings: list[str], sizes: np.ndarray, out: np.ndarray) -> None:
     """``strings`` (``sizes`` letters each) one after another into ``out``: by address where
     CPython holds them as ASCII (``core.strmem``; a compiled memcpy, in shares on threads:

@@ -7,14 +7,13 @@ import argparse
 import logging
 from collections.abc import Sequence
 
-import numpy as np
-
 from splicedalign.core import jit
 from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
 from splicedalign.core.errors import InputError, SolverUnavailable
 from splicedalign.core.seqio import FastaRecord, read_fasta, read_single_fasta
 from splicedalign.gpu import driver
 from splicedalign.gpu.devices import add_devices_argument
+from splicedalign.workloads.nw.batches import total_cells
 from splicedalign.workloads.nw.output import FORMATTERS, Answer
 from splicedalign.workloads.nw.pairs import batch_beside, pair_name
 from splicedalign.workloads.nw.records import MODES, Costs, Pair
@@ -121,8 +120,7 @@ def _nw(args: argparse.Namespace) -> int:
     if solver is None:
         solver = SOLVERS.get(args.solver)  # after a reading here: the driver's thread has had it to start CUDA
     logging.getLogger("splicedalign").info(
-        "nw: %d pair(s), %d cells, mode %s, solver %s", len(pairs),
-        sum(p.cells for p in pairs) if reading is None else int(np.sum(batch.n * batch.m)), args.mode, args.solver)
+        "nw: %d pair(s), %d cells, mode %s, solver %s", len(pairs), total_cells(pairs), args.mode, args.solver)
     if args.devices is None:
         results = solve_pairs(solver, pairs, costs, traceback=not args.score_only, mode=args.mode)
     else:  # the pairs split across GPUs, a solver on each

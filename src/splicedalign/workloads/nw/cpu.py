@@ -33,6 +33,7 @@ from splicedalign.workloads.nw.backtrack import (
     sequential_forward,
     serial_rows,
 )
+from splicedalign.workloads.nw.batches import total_cells
 from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.cpu_kernels import advance, advance_affine, advance_parallel, advance_parallel_affine
 from splicedalign.workloads.nw.records import Costs, Pair, Result, check_mode, ops_cost
@@ -131,7 +132,7 @@ class MulticoreSolver(SequentialSolver):
         """A batch: one pair per core at a time (each by WFA or the one-core DP), in input order."""
         check_mode(mode)
         one_core = SequentialSolver()
-        progress = Progress(f"nw {len(pairs)} pairs ({self.name})", sum(p.cells for p in pairs))
+        progress = Progress(f"nw {len(pairs)} pairs ({self.name})", total_cells(pairs))
         done = [0, 0]
         lock = threading.Lock()
 

@@ -7,12 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-import numpy as np
-
 from splicedalign.core.logs import Progress
 from splicedalign.core.registry import SolverRegistry
 from splicedalign.gpu.devices import Cost, DeviceSpec, solve_across
-from splicedalign.workloads.nw.batches import PairBatch
+from splicedalign.workloads.nw.batches import total_cells
 from splicedalign.workloads.nw.records import Costs, Pair, Result
 
 
@@ -51,8 +49,7 @@ def solve_pairs(solver: Solver, pairs: Sequence[Pair], costs: Costs, traceback: 
     many = getattr(solver, "solve_many", None)
     if many is not None:
         return many(pairs, costs, traceback=traceback, mode=mode)
-    cells = int(np.sum(pairs.n * pairs.m)) if isinstance(pairs, PairBatch) else sum(p.cells for p in pairs)
-    progress = Progress(f"nw {len(pairs)} pairs ({solver.name})", cells)
+    progress = Progress(f"nw {len(pairs)} pairs ({solver.name})", total_cells(pairs))
     results, done = [], 0
     for pair in pairs:
         results.append(solver.solve(pair, costs, traceback=traceback, mode=mode))
