@@ -54,10 +54,17 @@ def letter_codes() -> np.ndarray:
 
 
 LETTER_CODES = letter_codes()
+# A single pair's walk back reads the kept wavefronts through windows of up to WALK_STEPS scores
+# (and 2 WALK_DIAGS + 1 diagonals) that the block copies into the shared memory the ring and
+# letters leave free (wfa.cu): one thread's chain of three dependent global loads an operation (~0.43
+# ms of the 1.27 ms CIGAR kernel at 10^5 1% on an H200) becomes shared loads, a window's copy parallel.
+# A batch's blocks (one pair each, many a multiprocessor) walk straight from the pool.
+WALK_STEPS = 128
+WALK_DIAGS = 16
 DEFINES = {"WFA_NULL": NULL, "WFA_DESC": batch.DESCRIPTOR, "WFA_OUT": batch.OUT, "WFA_MAX_THREADS": MAX_THREADS,
            "MODE_GLOBAL": MODES.index("global"), "MODE_PREFIX": MODES.index("prefix"),
            "MODE_INFIX": MODES.index("infix"), "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH, "WFA_OP_D": OP_DEL,
-           "WFA_OP_I": OP_INS, "WFA_PAD_WORDS": PAD_WORDS, "WFA_WALK_DIAGS": 16}  # wfa.defines.h
+           "WFA_OP_I": OP_INS, "WFA_PAD_WORDS": PAD_WORDS, "WFA_WALK_DIAGS": WALK_DIAGS}  # wfa.defines.h
 SWEEP = "nw_wfa<{affine}, {keep}, {shared}>"  # shared: the ring and both sequences in shared memory
 PACK = "nw_wfa_pack"
 NAMES = tuple(SWEEP.format(affine=a, keep=k, shared=h) for a in ("false", "true") for k in ("false", "true")
@@ -109,12 +116,6 @@ SINGLE_LAYOUT = {"desc": (0, np.int64, batch.DESCRIPTOR), "pool_top": (56, np.ui
                  "pad": (128, np.uint8, 2)}
 WORKSPACE_MIN = 1 << 16  # bytes of the first upload buffer
 TEXT_CHARS = 11  # a run's CIGAR text at most: 10 digits and its operation
-# A single pair's walk back reads the kept wavefronts through windows of up to WALK_STEPS scores
-# (and 2 WFA_WALK_DIAGS + 1 diagonals) that the block copies into the shared memory the ring and
-# letters leave free (wfa.cu): one thread's chain of three dependent global loads an operation (~0.43
-# ms of the 1.27 ms CIGAR kernel at 10^5 1% on an H200) becomes shared loads, a window's copy parallel.
-# A batch's blocks (one pair each, many a multiprocessor) walk straight from the pool.
-WALK_STEPS = 128
 
 
 def applies(costs: Costs) -> bool:
