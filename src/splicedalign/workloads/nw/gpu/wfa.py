@@ -358,7 +358,7 @@ def sweep_args(packed: Any, desc: Any, reach: Any, mode: str, x: int, o: int, e:
     """nw_wfa's arguments (wfa.cu), in one place for both launch paths; an array a launch does
     not use (``ring`` with the ring in shared memory; ``keep``, ``bases``, ``runs`` for the score
     alone: None) is passed as ``out`` (never read). ``walk_steps``: the walk back's windows in
-    shared memory (WALK_STEPS; 0: straight from the pool)."""
+    shared memory (WALK_STEPS; 0: straight from the pool; read by the alignment's variant alone)."""
     return (packed, desc, reach, np.int32(MODES.index(mode)), np.int32(x), np.int32(o), np.int32(e),
             np.int32(max_steps), np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max),
             np.int32(config.shared), np.int32(config.seqs_shared), np.int32(walk_steps), out if ring is None else ring,
@@ -702,7 +702,7 @@ class WfaSolver:
             start.record(stream)
             kernel((1,), (config.threads,), sweep_args(
                 packed, parts["desc"], reach_dev, mode, x, o, e, max_steps, config, ring, keep, parts["pool_top"],
-                pool_ints, bases, runs, ws.out, WALK_STEPS if traceback else 0), shared_mem=config.smem)
+                pool_ints, bases, runs, ws.out, WALK_STEPS), shared_mem=config.smem)
             stop.record(stream)
             if traceback:  # the text's length, then the text from offset 0 (a warp)
                 texts = self.text_kernel()
