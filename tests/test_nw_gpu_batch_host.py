@@ -113,9 +113,7 @@ def test_staging_sends_each_chunk_into_its_place(pieces, host, monkeypatch, back
             other[at] = Pair("other", "a", "b", other_a, pairs[at].b.astype(np.int16))
             copied = len(pieces)
             wide = common.Staging(device.PinnedBuffers(), "w", other, n, m, host.cuda.get_current_stream())
-            for c in range(len(wide.chunks)):
-                wide.send(c)
-            wide.finish()
+            wide.send_all()
             assert np.array_equal(np.asarray(wide.raw), want) and len(pieces) == copied
     for k, p in enumerate(pairs):
         a_at, b_at = staging.starts[2 * k], staging.starts[2 * k + 1]
@@ -165,9 +163,7 @@ def test_staging_sends_a_pair_batch_from_its_own_buffer(pieces, host, monkeypatc
     assert len(staging.chunks) > 1
     first = staging.send(0)
     assert staging.send(0) is first  # sent once
-    for c in range(1, len(staging.chunks)):
-        staging.send(c)
-    staging.finish()
+    staging.send_all()
     want = "".join(s for pair in zip(seqs1, seqs2) for s in pair).encode()
     assert batch_.complete and staging.letters and bytes(np.asarray(staging.raw)) == want
     assert bytes(batch_.letters) == want  # by address, in pieces of at most 70 bytes or one pair, else a chunk a copy
@@ -178,9 +174,7 @@ def test_staging_sends_a_pair_batch_from_its_own_buffer(pieces, host, monkeypatc
     # letters past ASCII: no reading by address, each chunk copied when sent (the device refuses them)
     other = PairBatch.from_strings(["ACGT", "g\u03a9"], ["TT", "C"])
     odd = common.Staging(device.PinnedBuffers(), "t", other, *common.lengths(other), host.cuda.get_current_stream())
-    for c in range(len(odd.chunks)):
-        odd.send(c)
-    odd.finish()
+    odd.send_all()
     assert bytes(np.asarray(odd.raw)) == b"ACGTTTg?C"
 
 

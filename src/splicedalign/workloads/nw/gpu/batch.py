@@ -235,9 +235,7 @@ class BatchSolver:
         pair's offsets (a, b) in it (rows of pairs not uploaded: 0)."""
         staging = Staging(self.pinned, "seqs", [pairs[k] for k in ks.tolist()], n[ks], m[ks],
                           self.cp.cuda.get_current_stream())
-        for c in range(len(staging.chunks)):
-            staging.send(c)
-        staging.finish()
+        staging.send_all()
         offsets = np.zeros((len(pairs), 2), dtype=np.int64)
         offsets[ks] = staging.starts.reshape(-1, 2)
         return staging.raw, offsets

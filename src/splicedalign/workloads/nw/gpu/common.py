@@ -126,9 +126,10 @@ def pinned_bytes(size: int) -> np.ndarray:
 class Staging:
     """The sequences of a batch (a, b of each pair, in order) in one device byte array ``raw``,
     sent chunk by chunk (``chunks``: pairs [c0, c1) of each; ``send``), on ``stream``; ``finish``
-    once every chunk is sent. ``sizes``: n0, m0, n1, m1, ... (a ``PairBatch``'s own); ``starts``:
-    each sequence's offset in ``raw``, laid out as the host buffer; ``letters``: whether ``raw``
-    holds letters (a ``PairBatch``'s; the device makes the codes: wfa.cu's pack kernel), not codes.
+    once every chunk is sent (``send_all``: both). ``sizes``: n0, m0, n1, m1, ... (a
+    ``PairBatch``'s own); ``starts``: each sequence's offset in ``raw``, laid out as the host
+    buffer; ``letters``: whether ``raw`` holds letters (a ``PairBatch``'s; the device makes the
+    codes: wfa.cu's pack kernel), not codes.
 
     A filled ``PairBatch`` goes from its own buffer in one copy. Sequences that can be read by
     address (a ``PairBatch`` from strings, ``unfilled_addresses``; a list of ``Pair`` whose
@@ -234,6 +235,12 @@ class Staging:
                              self.raw[at:at + size])
         self._sent[c] = self.stream.record()
         return self._sent[c]
+
+    def send_all(self) -> None:
+        """Every chunk on its way, in order (``send``), then ``finish``."""
+        for c in range(len(self.chunks)):
+            self.send(c)
+        self.finish()
 
     def finish(self) -> None:
         """Every piece copied (waited for), the batch's buffer marked filled, the role's buffer
