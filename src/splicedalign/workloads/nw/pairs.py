@@ -86,9 +86,14 @@ def read_batch(path: str, allocate: Allocate | None = None) -> PairBatch:
     """The file's pairs as a ``PairBatch`` (named by ``pair_name``), its buffer from ``allocate``
     (``PairBatch.from_strings``)."""
     records = read_pairs(path)
-    ids1, ids2 = [first.id for first, _ in records], [second.id for _, second in records]
+    ids1, ids2 = _ids(records)
     return PairBatch.from_strings([first.seq for first, _ in records], [second.seq for _, second in records],
                                   list(map(pair_name, ids1, ids2)), ids1, ids2, allocate)
+
+
+def _ids(records: list[tuple[FastaRecord, FastaRecord]]) -> tuple[list[str], list[str]]:
+    """(seq1's ids, seq2's ids) of the pairs."""
+    return [first.id for first, _ in records], [second.id for _, second in records]
 
 
 def batch_beside(path: str) -> tuple[Callable[[Allocate | None], PairBatch], bool]:
@@ -118,7 +123,7 @@ def batch_beside(path: str) -> tuple[Callable[[Allocate | None], PairBatch], boo
             letters = record.seq.encode("latin-1", errors="replace")  # (past latin-1: '?', refused later)
             shared[at:at + len(letters)] = letters
             sizes[q], at = len(letters), at + len(letters)
-        return [first.id for first, _ in records], [second.id for _, second in records], sizes
+        return *_ids(records), sizes
 
     wait = forked.start(read)
     if wait is read:  # (no child could start: read here)
