@@ -30,6 +30,8 @@ import os
 import sys
 import threading
 
+from splicedalign.core import jit
+
 # The libraries a CuPy pip wheel's import loads (cupy_backends, for cuBLAS handles), in load
 # order (cuBLASLt first: cuBLAS needs it), and the folders of site-packages where cuda.pathfinder
 # looks for them first (its descriptor catalog: the CUDA toolkit wheels); {major} is the CUDA
@@ -104,6 +106,18 @@ def main_loaded() -> None:
     """Say that the main thread has loaded its own libraries (numba's import done): the driver's
     thread may load WHEEL_LIBRARIES now (see the module's docstring)."""
     _MAIN_LOADED.set()
+
+
+def start_numba() -> None:
+    """A fresh CLI process's numba, imported lean (core.jit.start: cache loads without the
+    registries), then ``main_loaded()``: the driver's thread may load CuPy's libraries. A failure
+    here is left for the solve to meet again and report (one line)."""
+    try:
+        jit.start()
+    except Exception:  # noqa: BLE001 - the solve meets it again and says why
+        pass
+    finally:
+        main_loaded()
 
 
 def take_pinned(nbytes: int) -> int | None:

@@ -7,7 +7,6 @@ import argparse
 import logging
 from collections.abc import Sequence
 
-from splicedalign.core import jit
 from splicedalign.core.commandline import EPILOG, add_output_arguments, add_solver_argument, check_output, write_output
 from splicedalign.core.errors import InputError, SolverUnavailable
 from splicedalign.core.seqio import FastaRecord, read_fasta, read_single_fasta
@@ -80,12 +79,7 @@ def _start(one_gpu: bool) -> None:
     A failure here is left for the solve to report (one line)."""
     if one_gpu:
         driver.start()
-    try:
-        jit.start()
-    except Exception:  # noqa: BLE001 - the solve meets it again and says why
-        pass
-    finally:
-        driver.main_loaded()  # numba's libraries loaded: the driver's thread may load CuPy's
+    driver.start_numba()
 
 
 def _nw(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from splicedalign.core import forked, jit
+from splicedalign.core import forked
 from splicedalign.core.commandline import (
     EPILOG,
     add_gpu_memory_argument,
@@ -162,12 +162,7 @@ def _load_solver(args: argparse.Namespace) -> None:
     0.19-0.23 s alone, and a fresh ``align --solver gpu`` 2.34 s against 2.09-2.20 s with every
     step in turn). A failure here is left for the solve to report (one line)."""
     module = SOLVERS.entry(args.solver).target.split(":")[0]
-    try:
-        jit.start()
-    except Exception:  # noqa: BLE001 - the solve meets it again and says why
-        pass
-    finally:
-        driver.main_loaded()  # numba's libraries loaded: the driver's thread may load CuPy's (gpu.driver)
+    driver.start_numba()
     try:
         importlib.import_module(module)
     except Exception:  # noqa: BLE001 - the solve meets it again and says why
