@@ -141,3 +141,54 @@ def test_the_pipeline_cap_reaches_every_solver(monkeypatch):
     assert device.memory_budget() == (40 << 30) - device.MEMORY_HEADROOM
     monkeypatch.setenv(device.MEMORY_CAP_ENV, "12G")
     assert device.memory_budget() == 12 << 30 and device.memory_budget(1 << 30) == 1 << 30
+
+
+def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch):
+    """A call without traceback on never-seen cases is split chunk by chunk (GpuSolver._streamed)
+    and its first launch queued before its last chunk is split: the launches are those that
+    plan_launches makes of the whole call, the answers the sequential solver's; a call that
+    fits one launch is one fed launch, its long chains first; a replay splits nothing."""
+    from splicedalign.workloads.spliced.gpu import solver as gpu_solver
+
+    fake_gpu(monkeypatch, _fake_function)
+    monkeypatch.setattr(gpu_solver, "SPLIT_FIRST", 5)
+    monkeypatch.setattr(gpu_solver, "SPLIT_LEAST", 3)
+    monkeypatch.setattr(launch.Cutter, "estimate", lambda self: 4)  # chunks of 4 or 5 cases
+    cases, sizes = cases_and_sizes(5)
+    cases = cases * 3
+    want = [r.score for r in get_solver("sequential").solve_many(cases, Scoring(), traceback=False)]
+    steps: list = []
+    real_chunk, real_launch = GpuSolver._split_chunk, GpuSolver._launch
+
+    def chunk_(self, cases, a, b):
+        steps.append(("chunk", b - a))
+        return real_chunk(self, cases, a, b)
+
+    def launch_(self, work, flat, scoring, traceback, feed=True, **named):
+        steps.append(("launch", len(work.sel), feed))
+        return real_launch(self, work, flat, scoring, traceback, feed, **named)
+
+    monkeypatch.setattr(GpuSolver, "_split_chunk", chunk_)
+    monkeypatch.setattr(GpuSolver, "_launch", launch_)
+    for free in (int(sizes.sum()) * 2, 1 << 40):
+        free_memory(monkeypatch, free)
+        steps.clear()
+        solver = GpuSolver(rows_per_lane=2, device_trace=False)
+        assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == want
+        split = solver._works[Scoring(), False][1]
+        whole = launch.plan_launches(FlatCases.of(cases), Scoring(), False, free, solver.on_device, solver.tuning, 2)
+        assert [("int", w.sel) for w in split.launches] == whole[1] and split.sizes == whole[2]
+        assert split.room == whole[0]
+        chunks = [i for i, s in enumerate(steps) if s[0] == "chunk"]
+        launched = [s for s in steps if s[0] == "launch"]
+        assert len(chunks) > 2 and sum(steps[i][1] for i in chunks) == len(cases)
+        assert [s[1] for s in launched] == [len(w.sel) for w in split.launches]
+        if len(launched) > 1:  # the first launch queued before the last chunk was split
+            assert steps.index(launched[0]) < chunks[-1] and not any(s[2] for s in launched)
+        else:  # one launch: fed
+            assert launched[0][2]
+        for w, sub in zip(split.launches, split.flats):
+            assert sub.cases == tuple(w.batch) and all(map(lambda a, b: a is b, sub.cases, w.batch))
+        steps.clear()
+        assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == want
+        assert not [s for s in steps if s[0] == "chunk"]  # a replay: the split remembered

@@ -98,6 +98,7 @@ class FlatCases:
         m = np.fromiter(map(len, bases), dtype=np.int64, count=len(bases))[base_index]
         # A case whose exons are the previous case's (a base's targets share its candidate
         # exons) takes that case's list: each base's exon bounds are read once.
+        # (_same_exons' rule, inline: a call per case would cost the 10 sets' split ~1 ms)
         same = [False] + [a is b or (len(a) == len(b) and a[0] is b[0] and a == b) for a, b in zip(exons[1:], exons)]
         own = [c.bounds for c, s in zip(cases, same) if not s]
         K_own = np.fromiter(map(len, own), dtype=np.int64, count=len(own))
@@ -110,6 +111,42 @@ class FlatCases:
         np.cumsum(K, out=exon_start[1:])
         first, last, order = sorted_lists(own_start, bounds)
         return cls(cases, K, m, n, exon_start, base_index, bases, ExonLists(own_start, first, last, order), source)
+
+    @classmethod
+    def join(cls, parts: Sequence[FlatCases]) -> FlatCases:
+        """The cases of ``parts`` (each one's ``source`` not decreasing, as ``of`` and its
+        selects in rising order make it), part after part, as one batch: what ``of`` makes of
+        all their cases where the parts are consecutive runs of one list of cases (a call split
+        chunk by chunk, GpuSolver._streamed): bases by identity in first-use order, a part's
+        first case sharing the previous case's exon list where ``of`` would. Each part's lists
+        from its first case's to its last case's are copied once."""
+        parts = [p for p in parts if len(p)]
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return cls.of(())
+        index: dict[int, int] = {}
+        bases: list[str] = []
+        base_index, source, starts, columns = [], [], [np.zeros(1, np.int64)], []
+        lists = exons = 0
+        for i, p in enumerate(parts):
+            remap = np.fromiter((index.setdefault(id(b), len(index)) for b in p.bases), np.int64, len(p.bases))
+            bases.extend(b for b, j in zip(p.bases, remap.tolist()) if j == len(bases))
+            base_index.append(remap[p.base_index])
+            lo, hi = int(p.source[0]), int(p.source[-1]) + 1
+            shared = i and _same_exons(parts[i - 1].cases[-1].exons, p.cases[0].exons)
+            source.append(p.source - lo + lists - shared)
+            a, b = int(p.lists.start[lo + shared]), int(p.lists.start[hi])
+            starts.append(p.lists.start[lo + shared + 1:hi + 1] - a + exons)
+            columns.append((p.lists.first[a:b], p.lists.last[a:b], p.lists.order[a:b]))
+            lists, exons = lists + hi - lo - shared, exons + b - a
+        K = np.concatenate([p.K for p in parts])
+        exon_start = np.zeros(K.size + 1, dtype=np.int64)
+        np.cumsum(K, out=exon_start[1:])
+        first, last, order = (np.concatenate(c) for c in zip(*columns))
+        return cls(sum((p.cases for p in parts), ()), K, np.concatenate([p.m for p in parts]),
+                   np.concatenate([p.n for p in parts]), exon_start, np.concatenate(base_index), tuple(bases),
+                   ExonLists(np.concatenate(starts), first, last, order), np.concatenate(source))
 
     def __len__(self) -> int:
         return len(self.cases)
@@ -189,6 +226,12 @@ class FlatCases:
         used, base_index = np.unique(self.base_index[idx], return_inverse=True)
         return FlatCases(cases, K, self.m[idx], self.n[idx], exon_start, base_index.astype(np.int64),
                          tuple(map(self.bases.__getitem__, used.tolist())), self.lists, self.source[idx])
+
+
+def _same_exons(a, b) -> bool:
+    """Whether a case with exons ``b`` takes the exon list of the case before it, with ``a``:
+    the same tuple, or an equal one with the same first Exon."""
+    return a is b or (len(a) == len(b) and a[0] is b[0] and a == b)
 
 
 def _is_run(idx: np.ndarray) -> bool:

@@ -321,8 +321,7 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
     cannot fit alone. ``on_device(ctype)``: whether launches of that score type trace back on
     the device; ``rows_per_lane``: a fixed width (default: by launch, Tuning)."""
     R = rows_per_lane or tuning.rows_per_lane
-    widest = rows_per_lane or tuning.widest()
-    wide = shifted_bound(flat.m, flat.n, scoring, WARP * widest) >= 2 ** (NEG_SHIFT_INT - 1)
+    wide = wide_scores(flat, scoring, tuning, rows_per_lane)
     groups = []
     for ctype, w in (("int", False), ("long long", True)):
         idx = np.flatnonzero(wide == w)
@@ -354,8 +353,90 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
             else:
                 work.append((ctype, sel, sizes[run]))
     if not traceback and tuning.feed_shares and len(work) == 1:  # a fed launch: its long chains first (feed.py)
-        work = [(ctype, _long_chains_first(flat, sel, tuning), s) for ctype, sel, s in work]
+        work = [(ctype, long_chains_first(flat, sel, tuning), s) for ctype, sel, s in work]
     return share * in_flight, [(ctype, sel.tolist()) for ctype, sel, _ in work], [int(s.sum()) for _, _, s in work]
+
+
+def wide_scores(flat: FlatCases, scoring: Scoring, tuning: Tuning = TUNING,
+                rows_per_lane: int | None = None) -> np.ndarray:
+    """(C,) whether each case needs int64 scores ("long long") at the widest strips a launch
+    may hold."""
+    widest = rows_per_lane or tuning.widest()
+    return shifted_bound(flat.m, flat.n, scoring, WARP * widest) >= 2 ** (NEG_SHIFT_INT - 1)
+
+
+def score_sizes(flat: FlatCases, free: int, tuning: Tuning = TUNING,
+                rows_per_lane: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(row elements, device bytes) each case of a score launch with int scores takes at most
+    (``batches``' budgets; plan_launches' sizes of a call without traceback); GpuMemoryError
+    (one line) when a case cannot fit in ``free`` bytes."""
+    R = rows_per_lane or tuning.rows_per_lane
+    sizes = case_bytes(flat, R, score_dtype("int").itemsize, False, False)
+    if sizes.size:
+        big = int(np.argmax(sizes))
+        device.require_memory(int(sizes[big]), int(free * MEMORY_USE), f"case {flat.cases[big].name!r}")
+    return _storage(flat, R)[0], sizes
+
+
+class Cutter:
+    """Where the int-score launches of a call without traceback end, decided as its cases are
+    split chunk by chunk (GpuSolver._streamed) by ``batches``' rule: a launch ends before the
+    first case that would exceed the row budget or its share of the device memory (``share``,
+    memory_split's). The first one holds about Tuning.first_launch_share of both where the cases
+    split so far say that the call needs more than one launch, each next one at most
+    Tuning.launch_growth times the one before (0: as much as the budgets hold)."""
+
+    def __init__(self, share: int, cases: int, tuning: Tuning = TUNING) -> None:
+        self.full = np.array([tuning.row_budget, share], dtype=float)  # (row elements, bytes) of a launch
+        self.cases, self.tuning = cases, tuning
+        self.closed = 0                  # launches ended so far
+        self.held = np.zeros(2)          # (row elements, bytes) of the open launch
+        self.count = 0                   # its cases
+        self.seen = 0                    # cases taken so far, all launches
+        self.seen_held = np.zeros(2)     # their (row elements, bytes)
+        self.last = np.zeros(2)          # those of the launch ended last
+
+    def _caps(self, upcoming: np.ndarray) -> np.ndarray:
+        """(row elements, bytes) the open launch may hold; ``upcoming``: the next cases' (2, k)."""
+        t = self.tuning
+        if self.closed:
+            return np.minimum(self.full, self.last * t.launch_growth) if t.launch_growth else self.full
+        if t.first_launch_share >= 1:
+            return self.full
+        # the call's as the cases split so far say: the first launch smaller only where more
+        # than one follows (a call that fits one launch is fed, feed.py)
+        whole = (self.seen_held + upcoming.sum(axis=1)) / (self.seen + upcoming.shape[1]) * self.cases
+        return self.full * t.first_launch_share if (whole > self.full).any() else self.full
+
+    def take(self, rows: np.ndarray, sizes: np.ndarray) -> int:
+        """How many of the next cases (each one's row elements and device bytes, in order) the
+        open launch takes: fewer than all ends it (the rest start the next one)."""
+        held = np.stack([np.cumsum(rows), np.cumsum(sizes)])
+        caps = self._caps(np.stack([rows, sizes]))
+
+        def fits(limit: np.ndarray) -> int:
+            return min(int(np.searchsorted(held[i], limit[i] - self.held[i], side="right")) for i in range(2))
+
+        fit = fits(caps)
+        if (caps < self.full).any():  # a smaller launch: at least throughput_cases cases, within the budgets
+            fit = max(fit, min(self.tuning.throughput_cases - self.count, fits(self.full)))
+        fit = min(max(fit, 0 if self.count else 1), rows.size)
+        took = held[:, fit - 1] if fit else np.zeros(2)
+        self.held += took
+        self.seen_held += took
+        self.count += fit
+        self.seen += fit
+        if fit < rows.size:
+            self.closed, self.last = self.closed + 1, self.held
+            self.held, self.count = np.zeros(2), 0
+        return fit
+
+    def estimate(self) -> int:
+        """About how many more cases the open launch takes (as the cases so far took)."""
+        if not self.seen:
+            return self.cases
+        per_case = np.maximum(1.0, self.seen_held / self.seen)
+        return max(0, int(((self._caps(per_case[:, None]) - self.held) / per_case).min()))
 
 
 def collected_first(held: Sequence[int], size: int, room: int) -> int:
@@ -381,7 +462,7 @@ def queued_at_most(sizes: Sequence[int], room: int) -> int:
     return most
 
 
-def _long_chains_first(flat: FlatCases, sel: np.ndarray, tuning: Tuning) -> np.ndarray:
+def long_chains_first(flat: FlatCases, sel: np.ndarray, tuning: Tuning) -> np.ndarray:
     """The cases ``sel`` of a launch with its long chains (long_chains) first, the others after
     them, each in their order."""
     if tuning.chain_bound(sel.size):

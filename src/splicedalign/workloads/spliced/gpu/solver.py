@@ -21,7 +21,7 @@ import os
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -63,6 +63,11 @@ GATHER_THREADS = 256
 GATHER_BLOCKS = 65_535  # the gather loops over exons grid-stride; more blocks add nothing
 FINALS_THREADS = 32  # the finals' gather: one score per exon, a warp per block (more blocks at once)
 TRACE_THREADS = os.cpu_count() or 1
+# A streamed split (GpuSolver._streamed) splits its first SPLIT_FIRST cases at once (a paper set
+# and a few more: a call that one launch holds in one chunk, as before), then chunks sized to
+# fill the open launch, at least SPLIT_LEAST cases (each chunk costs ~0.2 ms beside its cases).
+SPLIT_FIRST = 2_048
+SPLIT_LEAST = 512
 ROW_STORAGE_KEPT = IN_FLIGHT + 1  # launches' row storage kept filled between calls (GpuSolver._rows)
 CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recently used
 STAGES = ("split", "plan", "upload", "launch", "finals", "traceback", "results")  # host seconds of a call, by stage
@@ -698,13 +703,97 @@ class GpuSolver:
             self._rows.clear()  # kept storage would crowd out the launches: let go for them
         return split
 
+    def _launches(self, cases: Sequence[TestCase], scoring: Scoring,
+                  traceback: bool) -> tuple[int, Iterator[tuple[Work, FlatCases, int, bool]]]:
+        """(the device bytes the call's launches queued at once may take, its launches: each
+        one's work, cases as arrays, device bytes, and whether it is the call's only launch). A
+        call without traceback on cases not split before is split as it goes (_streamed), else
+        by _split."""
+        last = self._works.get((scoring, traceback))
+        if traceback or (last is not None and len(last[0]) == len(cases) and all(map(operator.is_, last[0], cases))):
+            split = self._split(cases, scoring, traceback)
+            only = len(split.launches) == 1
+            return split.room, ((w, f, s, only) for w, f, s in zip(split.launches, split.flats, split.sizes))
+        free = device.memory_budget(self.memory_cap) + self._rows.held_bytes()
+        share, in_flight = launch.memory_split(0, free, IN_FLIGHT)
+        if self._rows.held_bytes() + min(share * in_flight, free) > free:
+            self._rows.clear()  # kept storage would crowd out the launches: let go for them
+        return share * in_flight, self._streamed(cases, scoring, free, share)
+
+    def _streamed(self, cases: Sequence[TestCase], scoring: Scoring, free: int,
+                  share: int) -> Iterator[tuple[Work, FlatCases, int, bool]]:
+        """The launches of a call without traceback on never-seen cases, each made as soon as
+        its last case is split: the cases are split chunk by chunk (_split_chunk) and cut into
+        launches as they come (launch.Cutter), so that the first launch is planned and its
+        kernel runs while the host splits the rest (10 sets: the split of 10,100 cases, 15-23
+        ms of Python, came before the first launch's planning). int-score launches in order,
+        then those of cases with int64 scores (plan_launches). Remembered as _split's split."""
+        tuning, C = self.tuning, len(cases)
+        cutter = launch.Cutter(share, C, tuning)
+        parts: list[tuple[FlatCases, np.ndarray, int]] = []  # the open launch's runs: cases, indices, bytes
+        wide: list[tuple[FlatCases, np.ndarray]] = []  # cases with int64 scores: launched last
+        made: list[tuple[Work, FlatCases, int]] = []
+
+        def close(only: bool) -> tuple[Work, FlatCases, int, bool]:
+            flat = FlatCases.join([p[0] for p in parts])
+            sel = np.concatenate([p[1] for p in parts])
+            size = sum(p[2] for p in parts)
+            parts.clear()
+            if only and tuning.feed_shares:  # a fed launch: its long chains first (feed.py)
+                first = launch.long_chains_first(flat, np.arange(len(flat)), tuning)
+                flat, sel = flat.select(first), sel[first]
+            made.append((self._launch_work("int", sel.tolist(), cases), flat, size))
+            return made[-1] + (only,)
+
+        pos, chunk = 0, SPLIT_FIRST
+        while pos < C:
+            end = C if C - pos < chunk + SPLIT_LEAST else pos + chunk
+            flat = self._split_chunk(cases, pos, end)
+            w = launch.wide_scores(flat, scoring, tuning, self.rows_per_lane)
+            idx = np.arange(len(flat))
+            if w.any():
+                wide.append((flat.select(np.flatnonzero(w)), pos + np.flatnonzero(w)))
+                idx = np.flatnonzero(~w)
+                flat = flat.select(idx)
+            rows, sizes = launch.score_sizes(flat, free, tuning, self.rows_per_lane)
+            a = 0
+            while a < len(flat):
+                k = cutter.take(rows[a:], sizes[a:])
+                parts.append((flat.select(np.arange(a, a + k)), pos + idx[a:a + k], int(sizes[a:a + k].sum())))
+                a += k
+                if a < len(flat):  # the launch is full: the next cases start another
+                    yield close(False)
+            pos = end
+            chunk = max(SPLIT_LEAST, int(cutter.estimate() * 1.1))
+        if parts:
+            yield close(not made and not wide)
+        if wide:
+            flat = FlatCases.join([f for f, _ in wide])
+            sel = np.concatenate([i for _, i in wide])
+            split = self._plan_launches(flat, scoring, False, free)
+            for work, sub, size in zip(split.launches, split.flats, split.sizes):
+                made.append((self._launch_work(work.ctype, sel[work.sel].tolist(), cases), sub, size))
+                yield made[-1] + (len(made) == 1 and len(split.launches) == 1,)
+        sizes_made = [m[2] for m in made]
+        room = share * IN_FLIGHT
+        self._works[scoring, False] = (tuple(cases), Split(room, [m[0] for m in made], [m[1] for m in made],
+                                                            sizes_made,
+                                                            min(launch.queued_at_most(sizes_made, room), free)))
+
+    def _split_chunk(self, cases: Sequence[TestCase], a: int, b: int) -> FlatCases:
+        """Cases [a, b) of a call as arrays (a step of _streamed)."""
+        return FlatCases.of(cases[a:b])
+
+    @staticmethod
+    def _launch_work(ctype: str, sel: list[int], cases: Sequence[TestCase]) -> Work:
+        """A launch of the call's cases ``sel``."""
+        batch = list(map(cases.__getitem__, sel))
+        return Work(ctype, sel, batch, CaseIds(batch))
+
     def _plan_launches(self, flat: FlatCases, scoring: Scoring, traceback: bool, free: int) -> Split:
         room, work, sizes = launch.plan_launches(flat, scoring, traceback, free, self.on_device, self.tuning,
                                                  self.rows_per_lane)
-        launches = []
-        for ctype, sel in work:
-            batch = list(map(flat.cases.__getitem__, sel))
-            launches.append(Work(ctype, sel, batch, CaseIds(batch)))
+        launches = [self._launch_work(ctype, sel, flat.cases) for ctype, sel in work]
         return Split(room, launches, [flat.select(w.sel) for w in launches], sizes,
                      min(launch.queued_at_most(sizes, room), free))
 
@@ -722,7 +811,7 @@ class GpuSolver:
                     settle: Callable[[], None]) -> list[Result]:
         self.timing = dict.fromkeys(STAGES, 0.0)
         t0 = time.perf_counter()
-        room, work, subs, sizes, _ = self._split(cases, scoring, traceback)
+        room, launches = self._launches(cases, scoring, traceback)
         self.timing["split"] += time.perf_counter() - t0
         results: list[Result | None] = [None] * len(cases)
         queued: deque[_InFlight] = deque()
@@ -772,10 +861,16 @@ class GpuSolver:
             for _ in range(launch.collected_first([q.size for q in queued], size, room)):
                 finish()
 
-        for w, sub, size in zip(work, subs, sizes):
+        while True:
+            t0 = time.perf_counter()
+            got = next(launches, None)  # (a streamed split: the cases of the next launch split now)
+            self.timing["split"] += time.perf_counter() - t0
+            if got is None:
+                break
+            w, sub, size, only = got
             # planned, then queued once it fits: the host plans it while the GPU still runs the
             # launches before (two of the largest size fit at once)
-            job = self._launch(w, sub, scoring, traceback, feed=len(work) == 1, make_room=lambda s=size: make_room(s))
+            job = self._launch(w, sub, scoring, traceback, feed=only, make_room=lambda s=size: make_room(s))
             events.append(job.events)
             if queued and queued[-1].made is None:  # the launch before: results made ready while the GPU runs
                 queued[-1].made = pending(queued[-1])
