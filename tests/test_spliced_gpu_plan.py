@@ -576,44 +576,65 @@ def test_batches_respect_budget():
     assert launch.batches(cases, 2, budget=10**12) == [list(range(len(cases)))]
 
 
+def _cut(flat: FlatCases, tuning: launch.Tuning, chunk: int) -> list[list[int]]:
+    """The launches launch.Cutter cuts of ``flat``'s cases fed ``chunk`` at a time (as
+    GpuSolver._streamed feeds them), by a byte share as large as the row budget's."""
+    rows, sizes = launch.score_sizes(flat, 80 << 30, tuning, 8)
+    cutter = launch.Cutter(int(sizes.sum()) * 2, len(flat), tuning)
+    out: list[list[int]] = [[]]
+    for a in range(0, len(flat), chunk):
+        b = min(a + chunk, len(flat))
+        while a < b:
+            k = cutter.take(rows[a:b], sizes[a:b])
+            out[-1] += range(a, a + k)
+            a += k
+            if a < b:
+                out.append([])
+    return out
+
+
 def test_small_first_launch():
-    """Tuning.first_launch_share: a call of several launches starts with one of about that share
-    of the first launch's cells (at least throughput_cases cases); every case once, in order, each
-    launch within the budgets; a call of one launch is left alone."""
+    """Tuning.first_launch_share (launch.Cutter): a call of several launches starts with one of
+    about that share of what the budgets let the first launch hold (at least throughput_cases
+    cases); every case once, in order, each launch within the budgets, the same launches as
+    batches' where the share is 1, however the cases come; a call of one launch is left alone."""
     flat = FlatCases.of([c for seed in range(3) for c in tiny_set(seed=seed, bases=40)])
     rows = launch._storage(flat, 8)[0]
     budget = int(rows.sum() // 3)
     for share in (1.0, 0.3):
         tuning = launch.Tuning(row_budget=budget, first_launch_share=share, throughput_cases=4)
-        _, work, _ = launch.plan_launches(flat, Scoring(), False, 80 << 30, lambda ctype: True, tuning, 8)
-        order = [i for _, sel in work for i in sel]
-        assert order == list(range(len(flat))) and len(work) > 2
-        assert all(len(sel) == 1 or rows[sel].sum() <= budget for _, sel in work)
-        if share == 1.0:
-            plain = work
-        else:
-            first, full = flat.cells[work[0][1]].sum(), flat.cells[plain[0][1]].sum()
-            assert len(work[0][1]) >= 4 and first < 0.5 * full
+        for chunk in (7, 50, len(flat)):
+            work = _cut(flat, tuning, chunk)
+            order = [i for sel in work for i in sel]
+            assert order == list(range(len(flat))) and len(work) > 2
+            assert all(len(sel) == 1 or rows[sel].sum() <= budget for sel in work)
+            if share == 1.0:
+                assert work == launch.batches(flat, 8, budget)
+                plain = work
+            else:
+                first, full = rows[work[0]].sum(), rows[plain[0]].sum()
+                assert len(work[0]) >= 4 and first < 0.5 * full
+                assert 4 * len(work[-1]) >= len(work[-2]) or rows[work[-2] + work[-1]].sum() > budget
     one = launch.Tuning(first_launch_share=0.3)
-    assert len(launch.plan_launches(flat, Scoring(), False, 80 << 30, lambda ctype: True, one, 8)[1]) == 1
+    assert len(_cut(flat, one, 7)) == 1
 
 
 def test_launches_grow_from_a_small_first_one():
-    """Tuning.launch_growth: after the small first launch each holds at most that many times the
-    cells of the one before (at least throughput_cases cases), until the budgets bound them; every
-    case once, in order, each launch within the budgets."""
+    """Tuning.launch_growth (launch.Cutter): after the small first launch each holds at most that
+    many times the one before (at least throughput_cases cases), until the budgets bound them;
+    every case once, in order, each launch within the budgets."""
     flat = FlatCases.of([c for seed in range(3) for c in tiny_set(seed=seed, bases=40)])
     rows = launch._storage(flat, 8)[0]
     budget = int(rows.sum() // 3)
     tuning = launch.Tuning(row_budget=budget, first_launch_share=0.1, launch_growth=1.5, throughput_cases=4)
-    _, work, sizes = launch.plan_launches(flat, Scoring(), False, 80 << 30, lambda ctype: True, tuning, 8)
-    order = [i for _, sel in work for i in sel]
-    assert order == list(range(len(flat))) and len(sizes) == len(work) > 4
-    assert all(len(sel) == 1 or rows[sel].sum() <= budget for _, sel in work)
-    cells = [int(flat.cells[sel].sum()) for _, sel in work]
-    for (_, sel), before, now in zip(work[1:], cells, cells[1:]):
-        assert len(sel) <= 4 or now <= 1.5 * before or rows[sel].sum() + rows[sel[-1] + 1] > budget
-    assert cells[1] > cells[0] and cells[2] > cells[1]  # growing while the budgets allow
+    work = _cut(flat, tuning, 9)
+    order = [i for sel in work for i in sel]
+    assert order == list(range(len(flat))) and len(work) > 4
+    assert all(len(sel) == 1 or rows[sel].sum() <= budget for sel in work)
+    held = [int(rows[sel].sum()) for sel in work]
+    for sel, before, now in zip(work[1:-1], held, held[1:]):
+        assert len(sel) <= 4 or now <= 1.5 * before or now + rows[sel[-1] + 1] > budget
+    assert held[1] > held[0] and held[2] > held[1]  # growing while the budgets allow
 
 
 def test_queued_launches_keep_within_their_room():

@@ -102,15 +102,16 @@ class Tuning:
     # builds each part's records while the GPU walks the next (a first part at 0.1 instead of
     # 0.2 took 0.5 ms off the traced paper set).
     walk_shares: tuple[float, ...] = (0.1, 0.2)
-    # A call of several launches starts its GPU once its first launch is planned; a smaller first
-    # launch starts the GPU sooner: its cells as a share of what the first launch would hold.
-    # The host plans each next launch while the GPU runs the one before, so each next one holds
-    # at most launch_growth times the cells of the one before (0: as many as memory allows),
-    # until memory bounds them. Each launch more costs its kernel's tail, replays included:
-    # 10 paper sets (H200 host) at 0.2 and 1.5, five launches: cold 139.4 / 124.9 ms against
-    # 147.2 / 124.0 at 1.0 (three launches; the host's planning, ~7 us a case against the GPU's
-    # ~6.5, bounds both), replays 100.2 / 94.1 against 82.3 / 76.4 ms.
-    first_launch_share: float = 1.0
+    # A call without traceback on never-seen cases is split as it goes (GpuSolver._streamed) and
+    # starts its GPU once its first launch is split and planned: where more than one launch
+    # follows, the first holds first_launch_share of what the budgets would let it hold (its
+    # kernel starts sooner, the host splits and plans the next one while it runs), each next one
+    # at most launch_growth times the one before (0: as much as the budgets hold; launch.Cutter).
+    # Each launch more costs its kernel's tail, replays included. 10 paper sets, H100, one run, two
+    # seeds (ms cold / replay): 0.35 104.4, 101.4 / 85.8, 82.1; 0.5 124.1, 114.6 / 93.3, 85.9
+    # (slower processes); 1.0 232.3 (a slow first call), 105.0 / 78.3, 82.5; the split of the whole
+    # call before its first launch (main then) 117.9, 118.6 / 77.1, 79.6.
+    first_launch_share: float = 0.35
     launch_growth: float = 0.0
     # A call of one never-seen score launch of at least throughput_cases cases starts its kernel
     # at once and has it planned and handed over in steps (feed.py): its long chains and
@@ -254,14 +255,11 @@ def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool,
 
 def batches(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, budget: int = TUNING.row_budget,
             move_budget: int | None = None, byte_sizes: np.ndarray | None = None,
-            byte_budget: int | None = None, ramp: tuple[float, float, int] | None = None) -> list[list[int]]:
+            byte_budget: int | None = None) -> list[list[int]]:
     """Consecutive runs of case indices whose row storage fits ``budget`` and, for launches
     that record moves, whose move storage fits ``move_budget``, and whose device bytes
     (``byte_sizes``, each case's case_bytes) fit ``byte_budget`` (a case that alone exceeds
-    them gets a launch of its own). ``ramp`` (share, growth, fewest), where the cases need more
-    than one run: the first holds about ``share`` of the cells the budgets would let it hold,
-    each next one at most ``growth`` times as many cells as the one before (0: as many as the
-    budgets allow), each at least ``fewest`` cases (Tuning.first_launch_share)."""
+    them gets a launch of its own)."""
     flat = FlatCases.of(cases)
     rows, words = _storage(flat, rows_per_lane)
     limits = [(np.cumsum(rows), budget)]  # each budget over the running sums of what cases take
@@ -269,23 +267,12 @@ def batches(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, budget: i
         limits.append((np.cumsum(words), move_budget))
     if byte_budget:
         limits.append((np.cumsum(byte_sizes), byte_budget))
-    cells = np.cumsum(flat.cells) if ramp else np.zeros(0, np.int64)
-    ramp_cells = None  # the ramp's cells for the next run
     out: list[list[int]] = []
     start = 0
     while start < len(flat):  # a run ends before the first case that would exceed a budget
         end = min(int(np.searchsorted(total, (total[start - 1] if start else 0) + cap, side="right"))
                   for total, cap in limits)
         end = max(end, start + 1)
-        if ramp is not None and (start or end < len(flat)):
-            below = int(cells[start - 1]) if start else 0
-            if ramp_cells is None:
-                ramp_cells = ramp[0] * (int(cells[end - 1]) - below)
-            fits = end
-            end = min(end, max(start + ramp[2], int(np.searchsorted(cells, below + ramp_cells, side="right"))))
-            if fits == len(flat) and 4 * (int(cells[-1]) - int(cells[end - 1])) < int(cells[end - 1]) - below:
-                end = fits  # no launch of a few cases last: each launch costs its kernel's tail
-            ramp_cells = (int(cells[end - 1]) - below) * ramp[1] if ramp[1] else np.inf
         out.append(list(range(start, end)))
         start = end
     return out
@@ -316,8 +303,8 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
     """(the device bytes the launches queued at once may take, each launch's (score type, case
     indices), the device bytes each launch takes at most) of a call on the cases ``flat`` with
     ``free`` bytes of device memory: cases grouped by score type, each group in consecutive runs
-    within the row and move budgets and a share of the free memory (memory_split; the first runs
-    smaller where Tuning.first_launch_share says so). GpuMemoryError (one line) when a case
+    within the row and move budgets and a share of the free memory (memory_split; a call split
+    as it goes, GpuSolver._streamed, cuts its own with Cutter). GpuMemoryError (one line) when a case
     cannot fit alone. ``on_device(ctype)``: whether launches of that score type trace back on
     the device; ``rows_per_lane``: a fixed width (default: by launch, Tuning)."""
     R = rows_per_lane or tuning.rows_per_lane
@@ -337,12 +324,10 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
             device.require_memory(int(sizes[big]), int(free * MEMORY_USE), f"case {part.cases[big].name!r}")
             groups.append((ctype, idx, part, record, sizes))
     share, in_flight = memory_split(max((int(g[4].max()) for g in groups), default=0), free, IN_FLIGHT)
-    ramp = ((tuning.first_launch_share, tuning.launch_growth, tuning.throughput_cases)
-            if tuning.first_launch_share < 1 else None)
     work = []
     for ctype, idx, part, record, sizes in groups:
         budget = tuning.move_budget if record else None
-        runs = batches(part, R, tuning.row_budget, budget, sizes, share, ramp)
+        runs = batches(part, R, tuning.row_budget, budget, sizes, share)
         for run in runs:
             sel = idx[run]
             if record and rows_per_lane is None and tuning.chain_bound(len(sel)):
@@ -418,8 +403,17 @@ class Cutter:
             return min(int(np.searchsorted(held[i], limit[i] - self.held[i], side="right")) for i in range(2))
 
         fit = fits(caps)
-        if (caps < self.full).any():  # a smaller launch: at least throughput_cases cases, within the budgets
-            fit = max(fit, min(self.tuning.throughput_cases - self.count, fits(self.full)))
+        if (caps < self.full).any() and fit < rows.size:
+            # a smaller launch: at least throughput_cases cases, and none of a few cases after it
+            # (each launch costs its kernel's tail): the rest taken where they are less than a
+            # quarter of it and fit the budgets (as the cases so far say)
+            full = fits(self.full)
+            rest = (self.held + held[:, -1] + (self.cases - self.seen - rows.size) * self.seen_held
+                    / max(1, self.seen)) if self.seen else self.full + 1
+            after = self.cases - self.seen - fit
+            if full == rows.size and (rest <= self.full).all() and 4 * after < self.count + fit:
+                fit = full
+            fit = max(fit, min(self.tuning.throughput_cases - self.count, full))
         fit = min(max(fit, 0 if self.count else 1), rows.size)
         took = held[:, fit - 1] if fit else np.zeros(2)
         self.held += took

@@ -67,7 +67,7 @@ TRACE_THREADS = os.cpu_count() or 1
 # and a few more: a call that one launch holds in one chunk, as before), then chunks sized to
 # fill the open launch, at least SPLIT_LEAST cases (each chunk costs ~0.2 ms beside its cases).
 SPLIT_FIRST = 2_048
-SPLIT_LEAST = 512
+SPLIT_LEAST = 256
 ROW_STORAGE_KEPT = IN_FLIGHT + 1  # launches' row storage kept filled between calls (GpuSolver._rows)
 CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recently used
 STAGES = ("split", "plan", "upload", "launch", "finals", "traceback", "results")  # host seconds of a call, by stage
@@ -764,7 +764,7 @@ class GpuSolver:
                 if a < len(flat):  # the launch is full: the next cases start another
                     yield close(False)
             pos = end
-            chunk = max(SPLIT_LEAST, int(cutter.estimate() * 1.1))
+            chunk = max(SPLIT_LEAST, int(cutter.estimate() * 1.05) + 32)  # a little over: one chunk a launch
         if parts:
             yield close(not made and not wide)
         if wide:
@@ -879,6 +879,8 @@ class GpuSolver:
         settle()  # the collector's pass while the GPU runs the last launches, not while the host plans
         self.timing["results"] += time.perf_counter() - t0
         while queued:
+            if len(queued) == 1:  # what the launches before made, while the GPU runs the last one
+                settle()
             finish()
         cp = device.cupy()
         device.check(cp)
