@@ -26,6 +26,12 @@ code never uses. Each was a cost of every fresh ``align`` process:
   that only loads cached code (a warm cache, the usual case) that was ~0.1 s of ~0.13 s of
   set-up on the 2-core machine (0.17-0.2 s on the H100 host). A compile still refreshes both
   contexts itself (numba's compiler does, on every compile), so code compiled later is unchanged.
+- the shared bitcode of each cached function: a load parsed it (``ll.parse_bitcode``, kept for
+  linking the function into code compiled later) and walked its functions and globals for the
+  names it defines (~250 foreign calls a function): ~60% of a load, and the fed launch's 15
+  passes took 43 ms to load on the 2-core machine (17 without). The names come from the object
+  code's ELF symbol table instead (the same set: ``tests/test_core_jit_loads.py``), and the
+  bitcode is parsed when a compile first links the function (``_get_module_for_linking``).
 - ``numpy.ma``: numba's type of an array argument first asks ``isinstance(a, np.ma.MaskedArray)``
   (its first call of each compiled function), and ``np.ma`` imports NumPy's masked arrays: 0.047 s
   of a fresh gpu align on the H100 host (their modules compiled from source there). No masked
@@ -58,6 +64,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import struct
 import sys
 import types
 from collections.abc import Callable
@@ -151,6 +158,80 @@ def _environments_without_imports() -> None:
     environment._rebuild_env = _rebuild_env
 
 
+_ELF_HEADER = b"\x7fELF\x02\x01"  # 64-bit, little-endian
+_SHT_SYMTAB, _SHN_UNDEF, _STT_SECTION, _STT_FILE = 2, 0, 3, 4
+
+
+def elf_defined_symbols(obj: bytes) -> set[str] | None:
+    """The names an ELF relocatable object (64-bit, little-endian: numba's object code on x86-64
+    and aarch64 Linux) defines: every symbol of its symbol table with a section and a name,
+    sections' and the file's own entries left out; None for any other format."""
+    if obj[:6] != _ELF_HEADER:
+        return None
+    (shoff,) = struct.unpack_from("<Q", obj, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQII", obj, shoff + i * shentsize) for i in range(shnum)]
+    names: set[str] = set()
+    for _, kind, _, _, offset, size, link, _ in sections:
+        if kind != _SHT_SYMTAB:
+            continue
+        strings = sections[link][4]
+        for at in range(offset, offset + size - 23, 24):
+            name, info, _, section = struct.unpack_from("<IBBH", obj, at)
+            if section != _SHN_UNDEF and name and (info & 0xF) not in (_STT_SECTION, _STT_FILE):
+                start = strings + name
+                names.add(obj[start:obj.index(b"\0", start)].decode())
+    return names
+
+
+def _unserialize(cls, codegen, state):  # noqa: ANN001, ANN202 - numba's CPUCodeLibrary._unserialize
+    """numba's library rebuild from object code, its shared bitcode kept unparsed and the names
+    it defines read from the object code (see the module's docstring); any other kind, or an
+    object that is not ELF, numba's own."""
+    name, kind, data = state
+    names = elf_defined_symbols(data[0]) if kind == "object" else None
+    if names is None:
+        return _NUMBA_UNSERIALIZE[0](cls, codegen, state)
+    object_code, shared_bitcode = data
+    self = codegen.create_library(name)
+    self.enable_object_caching()
+    self._set_compiled_object(object_code)
+    self._shared_bitcode = shared_bitcode
+    self._finalize_final_module()
+    codegen._engine._defined_symbols |= names
+    return self
+
+
+def _module_for_linking(self):  # noqa: ANN001, ANN202 - numba's CPUCodeLibrary._get_module_for_linking
+    """numba's, the shared bitcode of a library rebuilt by _unserialize parsed first."""
+    if self._shared_module is None and getattr(self, "_shared_bitcode", None) is not None:
+        import llvmlite.binding as ll
+
+        self._shared_module = ll.parse_bitcode(self._shared_bitcode)
+        self._shared_bitcode = None
+    return _NUMBA_UNSERIALIZE[1](self)
+
+
+_NUMBA_UNSERIALIZE: list[Callable[..., Any]] = []  # numba's _unserialize and _get_module_for_linking
+
+
+def _lazy_shared_bitcode() -> None:
+    """Cached libraries rebuilt by _unserialize (where numba's CPUCodeLibrary has the pieces it
+    replaces; else numba's own)."""
+    from numba.core import codegen
+
+    library = getattr(codegen, "CPUCodeLibrary", None)
+    engine = getattr(codegen, "JitEngine", None)
+    if (library is None or engine is None or _NUMBA_UNSERIALIZE
+            or not all(hasattr(library, n) for n in ("_unserialize", "_get_module_for_linking", "_set_compiled_object",
+                                                      "enable_object_caching", "_finalize_final_module"))
+            or not hasattr(engine, "_load_defined_symbols")):
+        return
+    _NUMBA_UNSERIALIZE[:] = [library._unserialize.__func__, library._get_module_for_linking]
+    library._unserialize = classmethod(_unserialize)
+    library._get_module_for_linking = _module_for_linking
+
+
 class _NoMaskedArray:
     """What ``np.ma.MaskedArray`` is while numpy.ma is not imported: a class with no instance."""
 
@@ -177,8 +258,9 @@ def start() -> None:
     thread-safe: under numba's compiler lock, which every compile and cache load takes). Cache
     loads skip the implementation registries (a compile loads them), third-party numba
     extensions are not loaded in this process, compile-time reports have no LLVM lock times,
-    cached code's environments import none of numba's implementation modules, and NumPy's masked
-    arrays are imported when first used, not by numba's type checks."""
+    cached code's environments import none of numba's implementation modules, cached code's
+    shared bitcode is parsed only when linked, and NumPy's masked arrays are imported when first
+    used, not by numba's type checks."""
     _import_numba()
     import numba.core.base  # noqa: F401 - registers the lock events that _no_lock_events removes
     import numba.core.entrypoints as entrypoints
@@ -189,6 +271,7 @@ def start() -> None:
         entrypoints._already_initialized = True  # init_all(): no scan of every distribution's entry points
         _loads_without_registries()
         _environments_without_imports()
+        _lazy_shared_bitcode()
     _masked_arrays_later()
 
 
