@@ -39,7 +39,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 VARIANTS = {
-    "default": {},
+    "default": {},  # splicedalign's: GOMP_SPINCOUNT=3000 (core.jit.short_spin)
+    "old": {"GOMP_SPINCOUNT": "300000"},  # libgomp's own default spin
     "workqueue": {"NUMBA_THREADING_LAYER": "workqueue"},
     "omp-passive": {"OMP_WAIT_POLICY": "passive"},
     "threads-8": {"NUMBA_NUM_THREADS": "8"},

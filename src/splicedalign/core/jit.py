@@ -343,11 +343,58 @@ class _AfterImport:
         return spec
 
 
+def _after_import(name: str, then: Callable[[types.ModuleType], None]) -> None:
+    """``then(module)`` once module ``name`` is imported (now, where it is already)."""
+    module = sys.modules.get(name)
+    if module is not None:
+        then(module)
+    elif not any(isinstance(f, _AfterImport) and f.name == name for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterImport(name, then))
+
+
 def recover_stale_caches() -> None:
     """Stale numba cache files recompiled instead of failing (see the module's docstring), from
-    numba's first import on (now, where it is imported already). Imports nothing itself."""
-    caching = sys.modules.get(CACHING_MODULE)
-    if caching is not None:
-        _tolerant_cache_files(caching)
-    elif not any(isinstance(f, _AfterImport) and f.name == CACHING_MODULE for f in sys.meta_path):
-        sys.meta_path.insert(0, _AfterImport(CACHING_MODULE, _tolerant_cache_files))
+    numba's first import on (now, where it is imported already); numba's OpenMP threads made to
+    spin briefly (``short_spin``). Imports nothing itself."""
+    _after_import(CACHING_MODULE, _tolerant_cache_files)
+    _after_import(PARALLEL_MODULE, short_spin)
+
+
+# ---- how long the parallel passes' idle threads spin (every process that imports splicedalign) ----
+
+PARALLEL_MODULE = "numba.np.ufunc.parallel"  # its _launch_threads loads the threading layer, once
+# GNU OpenMP's idle threads (numba's "omp" layer, its first choice where libgomp is there; one
+# thread per CPU) spin 300,000 rounds by default at every barrier and after every parallel region
+# before they sleep: milliseconds of every CPU after each region. 3,000 rounds still bridge the
+# gaps between one planning call's regions: a paper set's fed planning took the same on the H100
+# host (plan 9.0 / 8.7 / 12.7 / 10.3 ms against 9.8 / 8.5 / 9.6 / 12.6; OMP_WAIT_POLICY=passive,
+# a sleep at every barrier: 12.4-15.4), the idle threads burned a third of the CPU (78-90 ms a call
+# against 225-315), and waking the team after 0.3 s idle never took over 0.3 ms in 30 tries (the
+# default: 3 of 30 over 3 ms). Where another thread or process wants a core, the default's spinning
+# team stalls whole until the member that lost its core runs again: the fed planning of a paper set
+# on the loaded 2-core machine (2 threads) took 74-350 ms a call, 21-37 with 3,000 rounds.
+OMP_SPIN = {"GOMP_SPINCOUNT": "3000"}
+OMP_USER = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")  # a process that sets either keeps its own
+
+
+def short_spin(parallel: types.ModuleType) -> None:
+    """numba's ``_launch_threads`` of ``parallel`` wrapped so that the threading layer loads
+    with OMP_SPIN in the environment (libgomp reads it once, when loaded), restored afterwards:
+    no other library or child process sees it. Not where the process sets OMP_USER itself, nor
+    after the layer was loaded (idempotent)."""
+    launch = getattr(parallel, "_launch_threads", None)
+    if launch is None or getattr(launch, "_short_spin", False):
+        return
+
+    def _launch_threads() -> None:
+        if getattr(parallel, "_is_initialized", False) or any(k in os.environ for k in OMP_USER):
+            return launch()
+        os.environ.update(OMP_SPIN)
+        try:
+            return launch()
+        finally:
+            for k in OMP_SPIN:
+                os.environ.pop(k, None)
+
+    _launch_threads._short_spin = True  # type: ignore[attr-defined]
+    parallel._launch_threads = _launch_threads  # type: ignore[attr-defined]
