@@ -276,7 +276,18 @@ steps, origin, jobs = [], [0.0], []
 if sys.argv[4] == "events":  # the host's steps and the kernels on one clock (benchmarks/spliced_profile.py)
     import os
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(os.environ["PYTHONPATH"])), "benchmarks"))
+    import spliced_profile
     from spliced_profile import keep_jobs, timed_steps
+    from splicedalign.gpu import device
+    from splicedalign.workloads.spliced.gpu import feed, solver
+    # a fed launch's parts too (those a tree has): its set-up, each step's passes, the finals' gather, the
+    # replays' plan and uploads, the results made ready
+    more = ((solver.GpuSolver, "_feeder"), (solver.GpuSolver, "_row_storage"), (solver.GpuSolver, "_staging"),
+            (feed, "plan_tasks"), (feed, "_encode_step"), (feed.Feeder, "_window"), (solver, "_gathers"),
+            (solver.GpuSolver, "_finals"), (feed.Feeder, "plan"), (device.PinnedBuffers, "upload"),
+            (solver.outputs, "pending"), (solver.outputs, "scores"), (device, "pack"),
+            (device.PinnedBuffers, "_staging"), (device.PinnedBuffers, "_send"))
+    spliced_profile.STEPS += tuple((o, n) for o, n in more if hasattr(o, n))
     timed_steps(steps, origin)
     keep_jobs(jobs)
 for key, (cases, traceback) in works.items():
@@ -328,7 +339,7 @@ def cold(args, say) -> tuple[list, list[str]]:
         for name in order:
             env = dict(os.environ, PYTHONPATH=trees[name])
             keep = "keep" if name.endswith("+keep") else "-"
-            events = "events" if args.cold_events and trees[name] == mine else "-"
+            events = "events" if args.cold_events else "-"
             done = subprocess.run([sys.executable, "-c", COLD_PROBE, str(seed), keep, variants.get(name, ""), events],
                                   env=env, capture_output=True, text=True)
             if done.returncode:
@@ -617,8 +628,8 @@ def main() -> int:
     ap.add_argument("--cold-tuning", nargs="*", default=[], metavar="NAME=JSON",
                     help="also this tree with other launch.Tuning fields (JSON): 'r4={\"rows_per_lane\": 4}'")
     ap.add_argument("--cold-events", action="store_true",
-                    help="also the host's steps and the kernels of this tree's cold calls (its variants' too) on "
-                         "one clock")
+                    help="also the host's steps and the kernels of every tree's and variant's cold calls on one "
+                         "clock")
     ap.add_argument("--shared-gpu", action="store_true", help="also the shared-GPU check (issue 22 target 4)")
     ap.add_argument("--ab", nargs="*", default=None, metavar="NAME=JSON",
                     help="also the 1-set first call in one process: the default against these Tuning variants")

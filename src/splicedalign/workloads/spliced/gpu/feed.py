@@ -206,6 +206,10 @@ class Feeder:
             _scatter(out, first, local, slots, long_slots.size, head.tasks, own.tasks)
         return slots.size
 
+    def last_rows(self) -> np.ndarray:
+        """(E,) Plan.last_row, once every step is planned (what the finals' gather reads)."""
+        return np.concatenate([s.last_row for s in self._steps])
+
     def plan(self) -> Plan:
         """The launch's Plan, once every step is planned, its cases in batch order and its tasks
         (the steps' records, unchanged) in the order of a launch planned whole: every case
@@ -231,7 +235,7 @@ class Feeder:
                                                  PAD_LETTER, np.uint8)]
         return Plan(tasks, np.concatenate(letters),
                     np.concatenate([s.target_letters for s in steps]), last.target_size, last.rows_size, flat.exon_case,
-                    flat.exon_start, np.concatenate([s.last_row for s in steps]), flat.n, input_index(flat),
+                    flat.exon_start, self.last_rows(), flat.n, input_index(flat),
                     flat.cells, np.concatenate([s.tgt_off for s in steps]),
                     np.concatenate([order[a + s.strip_task] for s, a in zip(steps, slots[:-1])]), strip_start,
                     last.moves_units * MOVE_UNIT, np.concatenate([s.by_last + o for s, o in zip(steps, exons)]),

@@ -53,6 +53,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     build_plan,
     byte_profile_ok,
     followed_tasks,
+    input_index,
     kernel_defines,
     trace_inputs,
 )
@@ -196,6 +197,7 @@ class Queued(NamedTuple):
     events: tuple  # (kernel start, kernel end) and, where a follower runs, its end
     feeds: tuple = ()  # a fed launch: the event after each step's copies (its tasks ready)
     held: tuple = ()  # device arrays its kernels read that nothing else holds (a fed launch's tasks)
+    finals: tuple | None = None  # GpuSolver._finals' outputs where already queued (a fed launch's)
 
 
 class Staged(NamedTuple):
@@ -217,23 +219,33 @@ def send(device_array, host: np.ndarray, stream) -> None:
     device_array.set(host, stream=stream)
 
 
+def _carved(cp: Any, shapes: list[tuple[tuple[int, ...], Any]]) -> list[Any]:
+    """Uninitialised device arrays of these (shape, dtype)s, views of one allocation on the
+    current stream, each 256-byte aligned (as PinnedBuffers packs)."""
+    offsets, end = device._packed([int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in shapes])
+    block = cp.empty(end, dtype=cp.uint8)
+    return [block[at:at + int(np.prod(shape)) * np.dtype(dtype).itemsize].view(dtype).reshape(shape)
+            for at, (shape, dtype) in zip(offsets, shapes)]
+
+
 def _batch_key(config: LaunchConfig, ids: CaseIds) -> tuple:
     """The key of a batch's cached plan and device inputs (GpuSolver._cache): its very case
     objects and the launch's shape (each case's lane-rows floor follows from these)."""
     return config.rows_per_lane, config.ctype, ids
 
 
-def _gathers(plan: Plan) -> tuple[list[np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """The gathers' device inputs of a plan (the finals: each exon's final score, in input order;
-    every exon's last row) and their places with the total (host)."""
-    exon_case = plan.exon_case
-    length = plan.n[exon_case] + 1
+def _gathers(exon_case: np.ndarray, n: np.ndarray, last_row: np.ndarray,
+             input_index: np.ndarray) -> tuple[list[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The gathers' device inputs of a plan's exons (Plan's fields of these names; the finals:
+    each exon's final score, in input order; every exon's last row) and their places with the
+    total (host)."""
+    length = n[exon_case] + 1
     dst = np.zeros(length.size + 1, dtype=np.int64)
     np.cumsum(length, out=dst[1:])
-    at = np.empty_like(plan.last_row)  # the finals arrive in input order: no scatter on the host
-    at[plan.input_index] = plan.last_row + plan.n[exon_case]
+    at = np.empty_like(last_row)  # the finals arrive in input order: no scatter on the host
+    at[input_index] = last_row + n[exon_case]
     places = np.arange(at.size + 1, dtype=np.int64)
-    return ([at, places[:-1], np.ones(at.size, np.int32), plan.last_row, dst[:-1], length.astype(np.int32)],
+    return ([at, places[:-1], np.ones(at.size, np.int32), last_row, dst[:-1], length.astype(np.int32)],
             (places, dst))
 
 
@@ -331,7 +343,7 @@ class GpuSolver:
             return hit
         t0 = time.perf_counter()
         plan = build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
-        gathers, host = _gathers(plan)
+        gathers, host = _gathers(plan.exon_case, plan.n, plan.last_row, plan.input_index)
         followed = followed_tasks(plan, config.followed, config.least) if config.followed else None
         extra = [] if followed is None else [followed.tasks, followed.follow, followed.walked]
         t1 = time.perf_counter()
@@ -386,10 +398,9 @@ class GpuSolver:
         t0 = time.perf_counter()
         sizes = feeder.sizes()
         storage, bound, rows = self._row_storage(config, sizes.rows)
-        with upload:
-            tasks = cp.empty((sizes.tasks, NFIELDS), dtype=cp.int32)
-            base = cp.empty(sizes.base, dtype=cp.uint8)
-            tsel = cp.empty(sizes.tsel, dtype=cp.int32)
+        with upload:  # one allocation (on a fresh solver's stream each one was a cudaMalloc)
+            tasks, base, tsel = _carved(cp, [((sizes.tasks, NFIELDS), np.int32), ((sizes.base,), np.uint8),
+                                             ((sizes.tsel,), np.int32)])
             feed = cp.zeros(2, dtype=cp.int32)  # tasks ready, final (its own line: not the task counter's)
         with compute:
             counter = cp.zeros(2, dtype=cp.int32)
@@ -423,20 +434,30 @@ class GpuSolver:
             self._rows.give(storage, bound)
             raise
         self._end_feed(feed)
+        # The finals' gather first, right behind the kernel: it needs the exons' last rows only,
+        # where the replays' plan (feed.Feeder.plan: every task placed again, ~6 MB packed and
+        # uploaded) took the host ~5 ms after the last window on the H100 host, about as long as
+        # the kernel's tail after it, so the gather and the copy back waited for the host.
         t2 = time.perf_counter()
-        plan = feeder.plan()
-        gathers, host = _gathers(plan)
+        gathers, host = _gathers(flat.exon_case, flat.n, feeder.last_rows(), input_index(flat))
         t3 = time.perf_counter()
-        self.timing["plan"] += t3 - t2
+        gathers_d = UPLOADS.upload("inputs", gathers, upload)
+        compute.wait_event(upload.record())
+        with compute:
+            finals = self._finals(Gather(*gathers_d[:3], host[0]), Gather(*gathers_d[3:], host[1]), rows, config,
+                                  defines)
+        t4 = time.perf_counter()
+        plan = feeder.plan()
+        t5 = time.perf_counter()
+        self.timing["plan"] += t3 - t2 + t5 - t4
         # the plan's tasks in a whole launch's order, for replays (feed.Feeder.plan): the fed
         # order's buffer stays with the job until its kernel is done
-        replayed, *gathers_d = UPLOADS.upload("inputs", [plan.tasks] + gathers, upload)
+        [replayed] = UPLOADS.upload("inputs", [plan.tasks], upload)
         inputs = self._keep(_batch_key(config, ids), flat, plan, replayed, base, tsel, gathers_d, host)
-        compute.wait_event(inputs.ready)
-        self.timing["upload"] += time.perf_counter() - t3
+        self.timing["upload"] += time.perf_counter() - t5 + t4 - t3
         none = self._moves_none()
         return Queued(inputs, storage, plan.rows_size * rows.dtype.itemsize, rows, counter, none, none, events,
-                      tuple(feeds), (tasks,))
+                      tuple(feeds), (tasks,), finals)
 
     def _end_feed(self, feed) -> None:
         """The fed kernel's count final (warps past it end)."""
@@ -489,12 +510,7 @@ class GpuSolver:
             queued = self._queue(planned, config, scoring, defines)
         inputs, rows = queued.inputs, queued.rows
         with compute:
-            best = None
-            if config.free_ends:  # max_j S(last, j) per exon (plan order) and its first column
-                best = self._row_maxima(inputs, rows, config, defines)
-                finals = best[0]
-            else:  # by our gather kernel: CuPy's fancy indexing would cost a fresh process its NVRTC start
-                finals = self._gather(inputs.finals, rows, config, defines, FINALS_THREADS).rows
+            finals, best = queued.finals or self._finals(inputs.finals, inputs.gather, rows, config, defines)
             gathered = traced = None
             if config.record:
                 traced, parts = self._trace_launch(inputs, flat, rows, queued.moves, queued.walked, config, defines,
@@ -664,11 +680,21 @@ class GpuSolver:
         gather((max(1, min(E, GATHER_BLOCKS)),), (threads,), (rows, src, dst, length, np.int32(E), out))
         return Gathered(out, host_dst)
 
-    def _row_maxima(self, inputs: _Inputs, rows, config: LaunchConfig, defines: dict) -> tuple:
+    def _finals(self, finals: Gather, last_rows: Gather, rows, config: LaunchConfig, defines: dict) -> tuple:
+        """Queue what the host receives of every exon's final score S(last, n): (the scores, in
+        input order (``finals``), None), or with free ends (max_j S(last, j) per exon in the
+        plan's order, (it, its first column)), read from the exons' ``last_rows``."""
+        if config.free_ends:  # max_j S(last, j) per exon (plan order) and its first column
+            best = self._row_maxima(last_rows, rows, config, defines)
+            return best[0], best
+        # by our gather kernel: CuPy's fancy indexing would cost a fresh process its NVRTC start
+        return self._gather(finals, rows, config, defines, FINALS_THREADS).rows, None
+
+    def _row_maxima(self, last_rows: Gather, rows, config: LaunchConfig, defines: dict) -> tuple:
         """Free target ends: (each exon's final score max_j S(last, j), the first column j reaching
         it), exons in the plan's order, on the device (last_row_max, one warp per exon)."""
         cp = device.cupy()
-        src, _, length, _ = inputs.gather
+        src, _, length, _ = last_rows
         E = src.size
         best = cp.empty(E, dtype=rows.dtype)
         col = cp.empty(E, dtype=cp.int32)
