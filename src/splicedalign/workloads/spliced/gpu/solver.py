@@ -434,10 +434,11 @@ class GpuSolver:
             self._rows.give(storage, bound)
             raise
         self._end_feed(feed)
-        # The finals' gather first, right behind the kernel: it needs the exons' last rows only,
-        # where the replays' plan (feed.Feeder.plan: every task placed again, ~6 MB packed and
-        # uploaded) took the host ~5 ms after the last window on the H100 host, about as long as
-        # the kernel's tail after it, so the gather and the copy back waited for the host.
+        # The finals' gather first, right behind the kernel: it needs the exons' last rows only.
+        # The replays' plan (feed.Feeder.plan: every task placed again, ~6 MB packed and uploaded)
+        # takes the H100 host 2.5-6 ms after the last window, against a kernel tail of 5-8 ms:
+        # the gather had waited for it where the host was slow (the kernel ended first in 1 of 6
+        # cold processes of main; paper set).
         t2 = time.perf_counter()
         gathers, host = _gathers(flat.exon_case, flat.n, feeder.last_rows(), input_index(flat))
         t3 = time.perf_counter()
