@@ -52,6 +52,22 @@
 #include "wavefront.defines.h"  // nvcc builds; NVRTC gets plan.kernel_defines as -D
 #endif
 
+// Task clocks, a profile only (scripts/profile_spliced_tasks.py compiles them in with NVRTC,
+// -DTASK_TIMES=<tasks at most>; no shipped kernel has them): per task i, the global timer (ns)
+// when a warp took it, when its first input blocks had arrived (a task without inputs: when it
+// was taken), when it ended, and (SM << 48 | the ns it waited for inputs after its first window).
+#ifdef TASK_TIMES
+__device__ unsigned long long task_times[TASK_TIMES][4];  // global scope: its name unmangled
+__device__ __forceinline__ unsigned long long clock_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#define TASK_CLOCK(...) __VA_ARGS__
+#else
+#define TASK_CLOCK(...)
+#endif
+
 namespace {
 
 template <typename T> struct Neg;
@@ -130,6 +146,7 @@ __device__ __forceinline__ void copy_wait() { asm volatile("cp.async.wait_group 
 template <typename T> struct EntryBuffers {
     Vec<T> in[32], in2[32], window[32];
     int entry_row;
+    TASK_CLOCK(unsigned long long ready, waited;)  // task clocks (lane 0 writes them)
 };
 
 template <typename T>
@@ -298,6 +315,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
             if (u == wend && u < blocks) {  // warp-uniform
                 const int b = u + ((lane - u) & 31);
                 long long start = -1;
+                TASK_CLOCK(unsigned long long w0 = 0;)
                 while (true) {
                     copy_wait();
                     Vec<T> e;
@@ -314,6 +332,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
                         wend = min(u + (from_u ? __ffs(from_u) - 1 : 32), blocks);
                         break;
                     }
+                    TASK_CLOCK(if (w0 == 0) w0 = clock_ns();)
                     if (gave_up(start, error)) {
                         wend = blocks;
                         break;
@@ -325,6 +344,11 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
                     copy_commit();
                 }
                 if (wend < blocks) poll(wend);
+                TASK_CLOCK(if (lane == 0) {
+                    const unsigned long long t1 = clock_ns();
+                    if (u == 0) eb.ready = t1;
+                    else if (w0) eb.waited += t1 - w0;
+                })
                 // An exon's first strip standing in for fold p_k - 1 (plan.py) writes the window's
                 // new blocks unshifted (after the next poll is out: it is on the strip's chain).
                 if constexpr (ENTRY) {
@@ -425,7 +449,7 @@ __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __
 }
 
 template <typename T, bool FREE>
-__device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
+__device__ void fold_task(const Task& t, T* rows, int gap, int* error, EntryBuffers<T>& eb) {
     const int lane = threadIdx.x & 31;
     const int n = t.n;
     const bool has_in = t.in_row != TASK_NONE;  // M_{q-1}; absent for fold 0
@@ -438,6 +462,7 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
     for (int c0 = 0; c0 <= n;) {
         const int j0 = c0 + lane * COLS;
         long long start = -1;
+        TASK_CLOCK(unsigned long long w0 = 0;)
         bool probe = false;  // block c0 was not written: only lane 0 polls
         while (true) {
             bool ok = true;
@@ -459,9 +484,15 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error) {
             const int ready = probe ? (missing & 1u ? 0 : 1) : missing ? __ffs(missing) - 1 : 32;
             if (ready > 0) {
                 if (lane < ready && j0 <= n) store_row(out + j0, m);
+                TASK_CLOCK(if (lane == 0) {
+                    const unsigned long long t1 = clock_ns();
+                    if (c0 == 0) eb.ready = t1;
+                    else if (w0) eb.waited += t1 - w0;
+                })
                 c0 += ready * COLS;
                 break;
             }
+            TASK_CLOCK(if (w0 == 0) w0 = clock_ns();)
             probe = true;
             if (gave_up(start, error)) return;
         }
@@ -495,13 +526,23 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
         i = __shfl_sync(0xffffffffu, i, 0);
         if (ntasks < 0 ? !fed(feed, i, next_task + 1) : i >= ntasks) return;  // warp-uniform
         const Task t = load_task(tasks, i);
+        TASK_CLOCK(const unsigned long long taken = clock_ns();
+                   if (lane == 0) { eb.ready = taken; eb.waited = 0; })
         if (t.kind == KIND_FOLD) {
-            if (MODE != MODE_FOLLOW) fold_task<T, FREE>(t, rows, gap, next_task + 1);
+            if (MODE != MODE_FOLLOW) fold_task<T, FREE>(t, rows, gap, next_task + 1, eb);
         } else if (MODE == MODE_RECORD && t.moves == TASK_NONE) {
             // a long chain's strip, its moves recorded by a follower: at score speed on the chain
             strip_any<T, R, BYTES, MODE_SCORE, ENTRY, FREE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
         } else strip_any<T, R, BYTES, MODE, ENTRY, FREE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
         __syncwarp();
+        TASK_CLOCK(if (lane == 0 && i < TASK_TIMES) {
+            unsigned sm;
+            asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+            task_times[i][0] = taken;
+            task_times[i][1] = eb.ready;
+            task_times[i][2] = clock_ns();
+            task_times[i][3] = (unsigned long long)sm << 48 | eb.waited;
+        })
     }
 }
 
