@@ -7,7 +7,8 @@ compiled with task clocks (wavefront.cu, TASK_TIMES; NVRTC): for every task, whe
 it, when its first input blocks had arrived, when it ended, its SM and how long it waited for
 inputs after its first window. Answers of the clocked kernel must be the shipped one's. The
 clocks, the launched task list and the cases' shapes go to ``--out`` (npz); ``--analyse FILE``
-prints the analysis of such a file:
+prints the analysis of such a file. ``--ab BASE_CU``: replays of this tree's kernel against
+another version of wavefront.cu (``ab``).
 
 * the timeline: tasks in flight (warps held) per tenth of the kernel, split into strips waiting
   for their first input, strips running, folds;
@@ -17,6 +18,7 @@ prints the analysis of such a file:
 
     PYTHONPATH=src python3 scripts/profile_spliced_tasks.py --seeds 2012 7132700 --out tasks.npz
     PYTHONPATH=src python3 scripts/profile_spliced_tasks.py --analyse tasks.npz
+    PYTHONPATH=src SPLICEDALIGN_SHIPPED_KERNELS=0 python3 scripts/profile_spliced_tasks.py --ab main_wavefront.cu
 """
 
 from __future__ import annotations
@@ -98,6 +100,64 @@ def measure(seeds: list[int], repeats: int, out: Path) -> None:
               f"(all {' '.join(f'{x:.2f}' for x in plain)}), clocked {statistics.median(clocked):.2f}", flush=True)
     device.function = function
     np.savez_compressed(out, seeds=np.array(seeds), **saved)
+
+
+def same(got, want) -> bool:
+    return all(r.score == w.score and np.array_equal(r.last_row_scores, w.last_row_scores) and r.chain == w.chain
+               and r.alignment == w.alignment for r, w in zip(got, want)) and len(got) == len(want)
+
+
+def ab(base: Path, seeds: list[int], repeats: int) -> None:
+    """Replays (cached plans) of this tree's kernel as configured against ``base`` (another
+    version of wavefront.cu, compiled by NVRTC like this one) with every throughput launch at all
+    the blocks per SM that fit (as before Tuning.score_blocks_per_sm), alternating in one process,
+    answers identical to the base's: the paper set score at each seed, traced at the first, 10
+    paper sets, the IL1RAPL1-shaped case (a chain launch) score and traced. Kernel ms (the
+    launches' sum): median (all); GPU span median."""
+    import dataclasses
+
+    from splicedalign.workloads.spliced.gpu import solver
+    from splicedalign.workloads.spliced.gpu.plan import BLOCKS_PER_SM
+    from splicedalign.workloads.spliced.gpu.solver import GpuSolver
+    from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set, paper_sets
+
+    ours = solver.KERNEL_FILE
+    names = ("base", "this")
+    works = [(f"paper {seed} score", lambda seed=seed: paper_set(seed), False) for seed in seeds]
+    works += [(f"paper {seeds[0]} traced", lambda: paper_set(seeds[0]), True),
+              ("10 sets score", lambda: paper_sets(10, seeds[0]), False),
+              ("IL1RAPL1 score", lambda: [il1rapl1_case()], False),
+              ("IL1RAPL1 traced", lambda: [il1rapl1_case()], True)]
+    failures = []
+    for label, make, traced in works:
+        cases = make()
+        gpu = GpuSolver()
+        tunings = {"base": dataclasses.replace(gpu.tuning, score_blocks_per_sm=BLOCKS_PER_SM), "this": gpu.tuning}
+        files = {"base": base, "this": ours}
+
+        def use(name: str, gpu=gpu, files=files, tunings=tunings) -> None:
+            solver.KERNEL_FILE, gpu.tuning = files[name], tunings[name]
+        use("base")
+        want = gpu.solve_many(cases, traceback=traced)  # planned and cached (blocks per SM are no part of a plan)
+        ms: dict[str, list[float]] = {k: [] for k in names}
+        spans: dict[str, list[float]] = {k: [] for k in names}
+        for r in range(repeats + 1):
+            for name in (names if r % 2 == 0 else names[::-1]):
+                use(name)
+                got = gpu.solve_many(cases, traceback=traced)
+                if r:  # round 0: every variant's kernels compiled and warm
+                    ms[name].append(sum(gpu.kernel_ms))
+                    spans[name].append(gpu.span_ms)
+                if not same(got, want):
+                    failures.append(f"{label} {name}: answers differ from the base's")
+        print(f"{label}: kernel ms (sum of launches) median (all); GPU span", flush=True)
+        for name in names:
+            print(f"    {name:<6}{statistics.median(ms[name]):7.2f} ({' '.join(f'{x:.2f}' for x in ms[name])}); "
+                  f"span {statistics.median(spans[name]):.2f}", flush=True)
+    solver.KERNEL_FILE = ours
+    print("A/B answers: " + ("identical" if not failures else "; ".join(failures)), flush=True)
+    if failures:
+        sys.exit(1)
 
 
 def plain(seed: int, repeats: int) -> None:
@@ -211,7 +271,12 @@ def main() -> None:
     ap.add_argument("--plain", action="store_true",
                     help="only the shipped kernel: the first seed's set planned whole, then replayed --repeats "
                          "times (what Nsight Compute wraps: its second wavefront launch is the first replay)")
+    ap.add_argument("--ab", type=Path, default=None, metavar="BASE_CU",
+                    help="replays with this tree's wavefront.cu against another version of it (see ab)")
     args = ap.parse_args()
+    if args.ab is not None:
+        ab(args.ab, args.seeds, args.repeats)
+        return
     if args.plain:
         plain(args.seeds[0], args.repeats)
         return

@@ -546,6 +546,22 @@ def test_follower_leaves_its_kernel_room():
     assert launch.TUNING.follow_blocks_per_sm < gpu_plan.MIN_BLOCKS_PER_SM
 
 
+def test_blocks_per_sm_by_launch():
+    """A throughput launch's int score kernel (selectors loaded a step early) runs at
+    Tuning.score_blocks_per_sm, fewer than fit; a recording or int64 one at all that fit; a
+    chain-bound one at chain_blocks_per_sm."""
+    throughput = launch.Tuning(throughput_cases=1)
+    flat = FlatCases.of(tiny_set(bases=1))  # 2 cases
+
+    def per_sm(ctype, traceback, tuning=throughput):
+        return launch.configure(flat, ctype, True, traceback, True, tuning).blocks_per_sm
+
+    assert 1 <= throughput.score_blocks_per_sm < gpu_plan.MIN_BLOCKS_PER_SM
+    assert per_sm("int", False) == throughput.score_blocks_per_sm
+    assert per_sm("int", True) == per_sm("long long", False) == gpu_plan.BLOCKS_PER_SM
+    assert per_sm("int", False, launch.TUNING) == launch.TUNING.chain_blocks_per_sm  # 2 cases: chain-bound
+
+
 def test_lane_rows_floor_by_case():
     """Throughput launches: MIN_LANE_ROWS, but their long chains' strips hold the launch's rows
     per lane (fewer lanes per exon: a shorter hop); chain-bound launches: all of them."""

@@ -74,6 +74,15 @@ class Tuning:
     # them polling leave the chain's warps more issue slots and L2 (IL1RAPL1 12.1 -> 10.9 ms at
     # 1 block per SM against all that fit). A follower beside such a launch gets as many.
     chain_blocks_per_sm: int = 1
+    # Blocks per SM of a throughput launch's score kernel (of the MIN_BLOCKS_PER_SM that fit): its
+    # end is its long chains' (paper set replays, H100: the K = 622 cases end 0.9-2.0 ms after
+    # every other task), and a chain's step waits for its share of a busy SM. With 16 warps per SM
+    # instead of 24 (and each step's selectors loaded a step early, wavefront.cu) the paper set's
+    # kernel took 9.4 / 8.4 / 9.0 / 9.2 / 6.8 ms against 10.4 / 10.3 / 10.4 / 10.8 / 8.2 (5 seeds),
+    # the 10 sets' 64.2 against 65.7 ms; at 1 block per SM 7.6-11.0 ms. A recording launch keeps
+    # all that fit: its follower would share the SMs from the start (traced paper set 33 ms
+    # against 15 at 2 per SM).
+    score_blocks_per_sm: int = 2
     # A throughput launch that records moves ends with its longest dependent chains, slowed by
     # the recording on their every step (the paper set's five K = 622 cases alone 9.0 ms with a
     # follower, its other 1,005 cases 11.4 ms, together 20.5 ms). The strips of the cases with
@@ -207,7 +216,9 @@ def configure(flat: FlatCases, ctype: str, byte_profile: bool, traceback: bool, 
     followed = tuple(long_chains(flat, tuning)) if record and not follow else ()
     floors = lane_rows_floor(flat, R, least, tuning)
     late = late_folds(flat, tuning)
-    per_sm = tuning.chain_blocks_per_sm if chain else BLOCKS_PER_SM
+    # (the int score kernels load selectors early, wavefront.cu: at 3 blocks per SM that was slower)
+    per_sm = (tuning.chain_blocks_per_sm if chain else tuning.score_blocks_per_sm if ctype == "int" and not record
+              else BLOCKS_PER_SM)
     # A follower beside a chain-bound kernel and the kernel must both be resident (the follower
     # waits on rows only the kernel writes): together at most the MIN_BLOCKS_PER_SM that fit.
     return LaunchConfig(ctype, R, byte_profile, MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE,

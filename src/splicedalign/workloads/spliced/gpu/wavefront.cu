@@ -208,7 +208,7 @@ __device__ __forceinline__ void row_profile(int b, int match2, int mismatch2, un
     hi = (unsigned)(mismatch2 & 0xff) * 0x01010101u;
 }
 
-template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool FREE>
+template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool FREE, bool EARLY>
 __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
                            const int* __restrict__ tsel, T* rows, unsigned* moves,
                            int match, int mismatch, int gap, int* error, EntryBuffers<T>& eb) {
@@ -303,13 +303,18 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     };
     int wend = 0;
     if (has_entry) poll(0);
-    // A follower (MODE_FOLLOW) loads each step's selectors a step ahead: its few warps per SM
-    // are latency-bound, and the step's first PRMT waited on that load (the follower ends
-    // 0.5-0.8 ms earlier with it; the recording kernel, whose many warps hide the load, ran
-    // 9% slower with it: 15.1 -> 16.5 ms).
+    // A step's first PRMT waits on the load of its selectors. EARLY (the int score kernels, see
+    // `wavefront`) loads the next step's as soon as this step's cells are computed, into the
+    // registers this step's held, so the step's stores, shuffles and the entry window's check
+    // stand between the load and its use. A follower (MODE_FOLLOW), whose few warps per SM are
+    // latency-bound, loads them a whole step ahead (`ahead`: it ends 0.5-0.8 ms earlier so; the
+    // recording kernel, holding both in registers, ran 9% slower: 15.1 -> 16.5 ms). Otherwise
+    // each step loads its own at its start.
+    static_assert(!EARLY || MODE != MODE_FOLLOW, "a follower loads its selectors `ahead`");
     const int steps = blocks + 31 - head;
-    int4 ahead = make_int4(0, 0, 0, 0);
+    int4 ahead = make_int4(0, 0, 0, 0), s4 = make_int4(0, 0, 0, 0);
     if constexpr (MODE == MODE_FOLLOW) ahead = __ldg(sels + bi);
+    if constexpr (EARLY) s4 = __ldg(sels + bi);
     for (int u = 0; u < steps; ++u) {
         if (has_entry) {
             if (u == wend && u < blocks) {  // warp-uniform
@@ -374,11 +379,10 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
         // are valid (code 0), keeping w' a small score, so the sentinel state cannot grow into
         // a real score; an unconditional load costs no selects on every step.
         const bool inside = (unsigned)bi < (unsigned)blocks;
-        int4 s4;
         if constexpr (MODE == MODE_FOLLOW) {
             s4 = ahead;
             if (u + 1 < steps) ahead = __ldg(sels + bi + 1);  // (the margin ends at the last step's)
-        } else s4 = __ldg(sels + bi);
+        } else if constexpr (!EARLY) s4 = __ldg(sels + bi);
         const int sel[4] = {s4.x, s4.y, s4.z, s4.w};
         static_assert(COLS == 4, "one int4 of selectors per step");
         T o[COLS];
@@ -408,6 +412,9 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
             xprev = x[q];
             o[q] = h[R - 1];
         }
+        if constexpr (EARLY) {
+            if (u + 1 < steps) s4 = __ldg(sels + bi + 1);  // the next step's (see EARLY)
+        }
         if constexpr (MODE != MODE_SCORE) {  // every lane, every step: one coalesced store per warp
             if constexpr (MW == 2) *reinterpret_cast<uint2*>(mp) = make_uint2(mv[0], mv[1]);
             else {
@@ -435,17 +442,18 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 // ENTRY: the sweeps write entry rows standing in for folds (Task::entry_row), compiled only into
 // the kernels whose plans can have them (plan.entry_folds: int scores, the throughput kernels; an
 // int64 sweep would spill, and a chain kernel with the store was 2-3% slower: IL1RAPL1 8.07 -> 8.26 ms).
-template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool FREE>
+template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool FREE, bool EARLY>
 __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __restrict__ base,
                                           const int* __restrict__ tsel, T* rows, unsigned* moves,
                                           int match, int mismatch, int gap, int* error, EntryBuffers<T>& eb) {
     if constexpr (R > (sizeof(T) == sizeof(int) ? MIN_LANE_ROWS : WIDE_MIN_LANE_ROWS)) {
         if (t.lane_rows < R) {
-            strip_any<T, R / 2, BYTES, MODE, ENTRY, FREE>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
+            strip_any<T, R / 2, BYTES, MODE, ENTRY, FREE, EARLY>(t, base, tsel, rows, moves, match, mismatch, gap, error,
+                                                                 eb);
             return;
         }
     }
-    strip_task<T, R, BYTES, MODE, ENTRY, FREE>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
+    strip_task<T, R, BYTES, MODE, ENTRY, FREE, EARLY>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
 }
 
 template <typename T, bool FREE>
@@ -517,6 +525,14 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
                                                      const int* feed) {
     static_assert(MODE != MODE_RECORD || R <= DENSE_LANE_ROWS, "wider launches record in a follower (solver._launch)");
     constexpr bool ENTRY = sizeof(T) == sizeof(int) && R <= DENSE_LANE_ROWS && MODE != MODE_FOLLOW;
+    // The score kernels (int) load each step's selectors a step early (strip_task). Measured on the
+    // paper set's replays (H100, 5 seeds): at the 2 blocks per SM of a score launch (launch.Tuning.
+    // score_blocks_per_sm) 4-7% faster than loading them at the step's start (10 sets: 74.0 ->
+    // 64.2 ms; IL1RAPL1, a chain launch at 1 block per SM: 8.06 -> 7.51 ms), but at 3 blocks per
+    // SM 6-17% slower, and the recording kernel (3 per SM) 13% slower (14.9 -> 16.9 ms): the
+    // kernel ends on its long chains, whose steps get a share of a busy SM, and a step early makes
+    // every other warp ready more often. So not in the recording kernel.
+    constexpr bool EARLY = MODE == MODE_SCORE && sizeof(T) == sizeof(int);
     const int lane = threadIdx.x & 31;
     __shared__ EntryBuffers<T> entry_buffers[THREADS / 32];
     EntryBuffers<T>& eb = entry_buffers[threadIdx.x / 32];
@@ -532,8 +548,10 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
             if (MODE != MODE_FOLLOW) fold_task<T, FREE>(t, rows, gap, next_task + 1, eb);
         } else if (MODE == MODE_RECORD && t.moves == TASK_NONE) {
             // a long chain's strip, its moves recorded by a follower: at score speed on the chain
-            strip_any<T, R, BYTES, MODE_SCORE, ENTRY, FREE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
-        } else strip_any<T, R, BYTES, MODE, ENTRY, FREE>(t, base, tsel, rows, moves, match, mismatch, gap, next_task + 1, eb);
+            strip_any<T, R, BYTES, MODE_SCORE, ENTRY, FREE, false>(t, base, tsel, rows, moves, match, mismatch, gap,
+                                                                  next_task + 1, eb);
+        } else strip_any<T, R, BYTES, MODE, ENTRY, FREE, EARLY>(t, base, tsel, rows, moves, match, mismatch, gap,
+                                                                next_task + 1, eb);
         __syncwarp();
         TASK_CLOCK(if (lane == 0 && i < TASK_TIMES) {
             unsigned sm;
