@@ -5,7 +5,7 @@ same case list again: plan and device inputs cached); 10 paper-shaped sets in on
 IL1RAPL1-shaped score; the paper set and IL1RAPL1 with traceback (chains and alignments, traced
 on the device); the launches' kernel time of each (the wavefront's; traceback time is the
 rest). ``--sweep`` also times fields of launch.Tuning (chain_blocks_per_sm,
-follow_blocks_per_sm, walk_shares, long_chain_share: 2 follows no chain, late_folds) at other
+score_blocks_per_sm, follow_blocks_per_sm, walk_shares, long_chain_share: 2 follows no chain, late_folds) at other
 values (``--sweep NAME ...``: only the fields named). (plan.MIN_LANE_ROWS is a kernel constant:
 another value compiles other kernels; change it in plan.py.)
 ``--tail`` times the paper set (score and traced) without its longest dependent chains (the
@@ -29,6 +29,7 @@ from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set, p
 SWEEP = (
     {},
     {"chain_blocks_per_sm": 2},
+    {"score_blocks_per_sm": 3},
     {"follow_blocks_per_sm": 2},
     {"walk_shares": (0.1,)},
     {"walk_shares": (0.05, 0.1, 0.2)},
