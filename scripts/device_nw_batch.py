@@ -39,6 +39,7 @@ import numpy as np
 from splicedalign.core import strmem
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
+from splicedalign.workloads.nw import batch_copy
 from splicedalign.workloads.nw.batches import PairBatch
 from splicedalign.workloads.nw.cpu import MulticoreSolver
 from splicedalign.workloads.nw.gpu import common, wfa
@@ -196,27 +197,67 @@ def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
 
 
 @contextmanager
-def knobs(**settings):
-    """``common``'s module settings (``BACKGROUND``, ``PIECES_CHUNK_BYTES``, ``PIECE_BYTES``) set to
-    ``settings`` while a variant runs, then set back."""
-    before = {name: getattr(common, name) for name in settings}
-    for name, value in settings.items():
-        setattr(common, name, value)
+def knobs(settings: dict):
+    """Module settings (``{(module, name): value}``: ``common``'s chunk sizes, ``batch_copy``'s
+    NONTEMPORAL, ``wfa``'s EARLY_PIECES) set while a variant runs, then set back."""
+    before = {key: getattr(*key) for key in settings}
+    for (module, name), value in settings.items():
+        setattr(module, name, value)
     try:
         yield
     finally:
-        for name, value in before.items():
-            setattr(common, name, value)
+        for (module, name), value in before.items():
+            setattr(module, name, value)
+
+
+def copy_probe(pairs: list, repeats: int) -> None:
+    """The strings' copy into one pinned buffer alone (batch_copy.copy_pieces, one piece a thread,
+    plain or non-temporal stores) on 1 .. 12 threads, and into pageable memory: median ms and
+    GB/s of --repeats (is the 40 MB copy memory-bound on this host, and do the streaming stores help?)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from splicedalign.workloads.nw import batch_copy
+
+    strings = [s for pair in zip(*strings_of(pairs)) for s in pair]
+    sizes = np.array([len(s) for s in strings], np.int64)
+    addresses = strmem.str_addresses(strings)
+    total = int(sizes.sum())
+    starts = np.cumsum(sizes) - sizes
+    pinned, pageable = device.empty_pinned(total, np.uint8), np.zeros(total, np.uint8)
+    pool = ThreadPoolExecutor(12)
+    for into, where in ((pinned, "pinned"), (pageable, "pageable")):
+        for threads in (1, 2, 4, 8, 12):
+            if where == "pageable" and threads not in (1, 8):
+                continue
+            for streaming in (False, True):
+                rows = common.piece_rows(sizes, starts, [(0, len(pairs))], threads)
+
+                def run(into=into, rows=rows, threads=threads, streaming=streaming):
+                    done = np.zeros(threads, np.int64)
+                    list(pool.map(lambda t: batch_copy.copy_pieces(addresses, sizes, into, rows, np.array([t]), done,
+                                                                   streaming), range(threads)))
+                run()
+                times = []
+                for _ in range(repeats):
+                    t0 = time.perf_counter()
+                    run()
+                    times.append(time.perf_counter() - t0)
+                if bytes(into[:100]) != strings[0][:100].encode():
+                    raise SystemExit("copy probe: wrong bytes")
+                ms = statistics.median(times) * 1e3
+                name = f"copy {total / 1e6:.0f} MB strings -> {where}, {threads} threads, " \
+                       f"{'non-temporal' if streaming else 'plain'} stores"
+                say(f"host piece: {name}: {ms:.2f} ms ({total / ms / 1e6:.1f} GB/s)")
+                ROWS.append((f"host piece: {name}", f"{ms:.2f}", "", "", f"{total / ms / 1e6:.1f} GB/s"))
+    pool.shutdown()
 
 
 def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | None) -> None:
     """The linear global batch as the user meets it in-process (module docstring, step 3): median
     ms of --repeats after a warm-up, the WFA launch's stats of the median run, the ratio to pywfa's
     median of the same run; every answer checked against the list-of-pairs run's. The variants
-    (A/B in one run): the default ways (pieces on the copying threads), smaller pieces and
-    chunks, a batch from strings filled in ``from_strings`` before the solve (eager) or chunk by
-    chunk on the caller's thread in the launch, a list of Pair gathered chunk by chunk (the last
-    two: the ways before the pieces)."""
+    (A/B in one run): the default ways, a filled batch sent in one chunk, the copies with plain
+    stores or started before the sample, a batch from strings filled in ``from_strings`` (eager)."""
     costs = COSTS["linear"]
     strings = strings_of(pairs)
     want = [(r.score, r.cigar) for r in solve_pairs(solver, pairs, costs, True, "global")]
@@ -246,20 +287,24 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
     def pair_list():
         return solve_pairs(solver, pairs, costs, True, "global")
 
+    one_chunk = {(common, "PIECES_FIRST_BYTES"): 1 << 40, (common, "PIECES_CHUNK_BYTES"): 1 << 40}
+    plain = {(batch_copy, "NONTEMPORAL"): False}
+    early = {(wfa, "EARLY_PIECES"): True}
     variants = {
-        "PairBatch in pinned memory made before": (made_before, {}),
-        "from the strings (pieces on the copying threads)": (from_strings, {}),
-        "from the strings, pieces of 1 MB in chunks up to 4 MB": (
-            from_strings, {"PIECES_CHUNK_BYTES": 4 << 20, "PIECE_BYTES": 1 << 20}),
+        "PairBatch in pinned memory made before (tapered chunks sent before the sample)": (made_before, {}),
+        "PairBatch made before, one chunk": (made_before, one_chunk),
+        "from the strings (a piece a thread a chunk, non-temporal stores)": (from_strings, {}),
+        "from the strings, plain stores": (from_strings, plain),
+        "from the strings, copies started before the sample": (from_strings, early),
+        "from the strings, started before the sample, plain stores": (from_strings, {**early, **plain}),
         "from the strings, eager (filled in from_strings, one copy during the sample)": (eager, {}),
-        "from the strings, chunk by chunk on the caller's thread in the launch": (
-            from_strings, {"BACKGROUND": False}),
         "from the strings, every Result and CIGAR read": (every_result, {}),
-        "list of Pair (pieces on the copying threads)": (pair_list, {}),
-        "list of Pair, gathered chunk by chunk on the caller's thread": (pair_list, {"BACKGROUND": False}),
+        "list of Pair (a piece a thread a chunk, non-temporal stores)": (pair_list, {}),
+        "list of Pair, plain stores": (pair_list, plain),
+        "list of Pair, copies started before the sample": (pair_list, early),
     }
     for name, (run, settings) in variants.items():
-        with knobs(**settings):
+        with knobs(settings):
             results = run()
             if [(r.score, r.cigar) for r in results] != want:
                 raise SystemExit(f"{name}: answers differ from the list-of-pairs run's")
@@ -276,7 +321,9 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
                      f"{peer_ms:.0f}" if peer_ms else "", f"{peer_ms / ms:.1f}x" if peer_ms else "",
                      f"before the launch {st.get('before_ms', 0):.1f} (sample {st.get('sample_ms', 0):.1f}), "
                      f"staged {st.get('staged_ms', 0):.1f}, kernel span {st.get('kernel_ms', 0):.1f}, "
-                     f"launch {st.get('ms', 0):.1f}, wfa batch {st.get('batch_ms', 0):.1f}"))
+                     f"launch {st.get('ms', 0):.1f}, wfa batch {st.get('batch_ms', 0):.1f}; in the launch: kernels "
+                     f"{st.get('kernels_from_ms', 0):.1f}-{st.get('kernels_to_ms', 0):.1f}, answers back "
+                     f"{st.get('waited_ms', 0):.1f}, {st.get('chunks', 0)} chunks"))
 
 
 def cli_rows(pairs: list, repeats: int) -> None:
@@ -416,12 +463,15 @@ def main() -> int:
                     help="cost models of the timed batch")
     ap.add_argument("--cli", type=int, default=0, help="step 5's repeats (0: no CLI rows)")
     ap.add_argument("--skip-variants", action="store_true", help="no threads variants, no host pieces")
+    ap.add_argument("--copy-probe", action="store_true", help="the strings' copy alone on 1 .. 12 threads")
     args = ap.parse_args()
     info = device.device_info()
     say(f"# {info['name']} ({info['sms']} SMs, cc {info['cc']}); {os.cpu_count()} CPUs")
     rc = 0 if args.skip_pytest else pytest_step()
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     failures = correctness(seed, args.fresh, 3000)
+    if args.copy_probe:
+        copy_probe([divergent_pair(args.length, args.divergence, index=k + 1) for k in range(args.pairs)], args.repeats)
     benchmark(args.pairs, args.length, args.divergence, args.repeats, args.modes, args.costs, args.cli,
               not args.skip_variants)
     say(f"\n# {info['name']}")

@@ -74,33 +74,63 @@ def lengths(pairs: Sequence[Pair]) -> tuple[np.ndarray, np.ndarray]:
 FIRST_CHUNK_BYTES = 2 << 20
 CHUNK_BYTES = 16 << 20
 STAGING_ROLES = 3  # pinned buffers a staging rotates through (a chunk's waits for the one 3 before)
-# Sequences read by address are copied in pieces (PIECE_BYTES) by the copying threads
-# (batch_copy.copiers: each thread one compiled call over its share of the pieces, each flagged
-# when copied), each chunk (up to PIECES_CHUNK_BYTES) sent once its pieces are in. Measured on
-# the H200 host, 2,000 x 10 kb from strings (40 MB): pieces of 2 MB in chunks up to 8 MB 9.2-9.4
-# ms, of 1 MB up to 4 MB 10.1 (more launches), of 2 MB up to 16 MB 9.7; a future a piece (the
-# thread takes the GIL twice a piece) 9.6-12.3; 12 threads, or the pieces started before the
-# sample (the threads wait for the GIL the sample holds), slower (11.9-12.5).
-PIECE_BYTES = 2 << 20
+# Sequences read by address are copied by the copying threads (batch_copy.copiers: each thread one
+# compiled call over its pieces, each flagged when copied), every chunk cut into one piece a thread
+# (thread t copies piece t of each chunk, chunk after chunk), so that the chunks come in order at
+# the threads' joint rate, and each chunk is sent once its pieces are in. The chunks: the first
+# PIECES_FIRST_BYTES (the device starts after ~0.1 ms of copying), each next twice the last, up
+# to PIECES_CHUNK_BYTES, the last ones tapered (``chunk_bounds``' taper: the kernels that run after
+# the copy's end are a short chunk's). Measured on the H100 host, 2,000 x 10 kb from strings (40
+# MB, ~4 ms of copying on 8 threads): pieces of 2 MB each copied by one thread (the first chunk's by
+# thread 0 alone, the device idle ~2 ms of the copy) 9.9 ms.
+PIECES_FIRST_BYTES = 1 << 20
 PIECES_CHUNK_BYTES = 8 << 20
 # pieces on threads where the sequences can be read by address (False: each chunk gathered on the
 # caller's thread when it is sent; the device script's A/B of main's way)
 BACKGROUND = True
 
 
-def chunk_bounds(sizes: np.ndarray, first: int | None = None, most: int | None = None) -> list[tuple[int, int]]:
+def chunk_bounds(sizes: np.ndarray, first: int | None = None, most: int | None = None,
+                 taper: bool = False) -> list[tuple[int, int]]:
     """Pairs [c0, c1) of each chunk of a batch whose pairs take ``sizes`` bytes each (at least
     one pair a chunk): ``first`` (FIRST_CHUNK_BYTES), then twice the last chunk's limit, up to
-    ``most`` (CHUNK_BYTES)."""
+    ``most`` (CHUNK_BYTES); with ``taper``, a chunk also at most half the bytes left (at least
+    ``first``), the rest in one where less than ``first`` would be left after it."""
     ends = np.cumsum(sizes)
     most = CHUNK_BYTES if most is None else most
-    out, c0, limit = [], 0, FIRST_CHUNK_BYTES if first is None else first
+    first = FIRST_CHUNK_BYTES if first is None else first
+    total = int(ends[-1]) if ends.size else 0
+    out, c0, limit = [], 0, first
     while c0 < sizes.size:
         before = int(ends[c0 - 1]) if c0 else 0
-        c1 = max(c0 + 1, int(np.searchsorted(ends, before + limit, side="right")))
+        size = limit
+        if taper:
+            left = total - before
+            size = min(size, max(first, left // 2))
+            if left - size < first:
+                size = left
+        c1 = max(c0 + 1, int(np.searchsorted(ends, before + size, side="right")))
         out.append((c0, c1))
         c0, limit = c1, min(2 * limit, most)
     return out
+
+
+def piece_rows(sizes: np.ndarray, starts: np.ndarray, chunks: list[tuple[int, int]], threads: int) -> np.ndarray:
+    """The copying threads' pieces (rows: first sequence, past the last, offset of the first):
+    each chunk's sequences (``sizes``: n0, m0, n1, ... at ``starts``) cut into ``threads`` pieces
+    of about equal bytes (a sequence in the piece of its middle byte; some empty where a chunk has
+    fewer sequences), chunk after chunk: piece t of each chunk is row c * threads + t."""
+    rows = np.empty((len(chunks) * threads, 3), np.int64)
+    for c, (c0, c1) in enumerate(chunks):
+        q0, q1 = 2 * c0, 2 * c1
+        ends = np.cumsum(sizes[q0:q1])
+        middles = ends - sizes[q0:q1] / 2
+        cuts = q0 + np.searchsorted(middles, np.arange(1, threads) * (int(ends[-1]) / threads))
+        bounds = np.concatenate([[q0], cuts, [q1]])
+        block = rows[c * threads:(c + 1) * threads]
+        block[:, 0], block[:, 1] = bounds[:-1], bounds[1:]
+        block[:, 2] = starts[np.minimum(bounds[:-1], starts.size - 1)]
+    return rows
 
 
 def concatenate_codes(arrays: list[np.ndarray], out: np.ndarray) -> None:
@@ -131,15 +161,16 @@ class Staging:
     buffer; ``letters``: whether ``raw`` holds letters (a ``PairBatch``'s; the device makes the
     codes: wfa.cu's pack kernel), not codes.
 
-    A filled ``PairBatch`` goes from its own buffer in one copy. Sequences that can be read by
+    A filled ``PairBatch`` goes from its own buffer in chunks (``chunk_bounds`` tapered, as the
+    pieces' below: each chunk's kernels start once its copy is in). Sequences that can be read by
     address (a ``PairBatch`` from strings, ``unfilled_addresses``; a list of ``Pair`` whose
     sequences are byte arrays, ``batch_copy.array_addresses``) are copied from the staging's
     making on by the copying threads into the pinned host buffer (the batch's own, or the
-    role's), in pieces of PIECE_BYTES (``batch_copy.copy_pieces``: a thread's share in one
-    compiled call without the GIL, each piece flagged when copied), and each chunk is sent once
-    its pieces' flags are up (``wait_pieces``, without the GIL): the copies run while the device
-    works on the chunks before (a 40 MB batch: ~4 ms of copying on 8 threads on the H200 host;
-    chunk by chunk on the caller's thread it took 7.3-9.5 ms inside the launch). Make it where
+    role's), each chunk in one piece a thread (``piece_rows``; ``batch_copy.copy_pieces``: a
+    thread's pieces in one compiled call without the GIL, each flagged when copied), and each
+    chunk is sent once its pieces' flags are up (``wait_pieces``, without the GIL): the copies run
+    while the device works on the chunks before (a 40 MB batch: ~4 ms of copying on 8 threads on
+    the H100 host; chunk by chunk on the caller's thread it took 7.3-9.5 ms inside the launch). Make it where
     the caller waits next (``send``): a thread needs the GIL to start, and waits a switch interval
     (5 ms) for it while the caller runs Python (measured: pieces started before the batch's
     sample made the sample 0.6 -> 1.2-1.9 ms and the batch slower). Other batches have each chunk
@@ -163,11 +194,10 @@ class Staging:
         self._ranges: list[tuple[int, int]] = []  # chunk -> its pieces
         self._done = np.zeros(0, np.int64)  # each piece's flag (core.atomics)
         addresses, self._host = self._sources(total) if BACKGROUND and not whole and total else (None, None)
-        if whole and len(pairs):
-            self.chunks = [(0, len(pairs))]
-        else:  # (by pieces: chunks of at most PIECES_CHUNK_BYTES, the last ones' wait after the copies short)
-            self.chunks = chunk_bounds(n + m, None, min(PIECES_CHUNK_BYTES, CHUNK_BYTES) if addresses is not None
-                                       else None)
+        if whole or addresses is not None:  # (from one buffer or by pieces: small first, tapered last chunks)
+            self.chunks = chunk_bounds(n + m, PIECES_FIRST_BYTES, PIECES_CHUNK_BYTES, taper=True)
+        else:
+            self.chunks = chunk_bounds(n + m)
         if addresses is not None:
             self._start(addresses)
 
@@ -188,20 +218,17 @@ class Staging:
         return (addresses, self.pinned.hold(self.role, [total])[0]) if addresses is not None else (None, None)
 
     def _start(self, addresses: np.ndarray) -> None:
-        """The pieces on the copying threads, each thread's share (every n-th piece, so that the
-        first chunks' pieces come first) in one call."""
+        """The pieces on the copying threads (``piece_rows``: thread t copies piece t of each
+        chunk, chunk after chunk), each thread's in one call."""
         from splicedalign.workloads.nw import batch_copy
 
-        rows: list[tuple[int, int, int]] = []
-        for c0, c1 in self.chunks:
-            cuts = chunk_bounds(self.sizes[2 * c0:2 * c1].reshape(-1, 2).sum(axis=1), PIECE_BYTES, PIECE_BYTES)
-            self._ranges.append((len(rows), len(rows) + len(cuts)))
-            rows += [(2 * (c0 + p0), 2 * (c0 + p1), int(self.starts[2 * (c0 + p0)])) for p0, p1 in cuts]
-        pieces = np.array(rows, np.int64).reshape(-1, 3)
-        self._done = np.zeros(len(rows), np.int64)
         threads, pool = batch_copy.copy_threads(), batch_copy.copiers()
+        pieces = piece_rows(self.sizes, self.starts, self.chunks, threads)
+        self._ranges = [(c * threads, (c + 1) * threads) for c in range(len(self.chunks))]
+        self._done = np.zeros(len(pieces), np.int64)
         self._jobs = [pool.submit(batch_copy.copy_pieces, addresses, self.sizes, self._host, pieces,
-                                  np.arange(t, len(rows), threads), self._done) for t in range(threads)]
+                                  np.arange(t, len(pieces), threads), self._done, batch_copy.NONTEMPORAL)
+                      for t in range(threads)]
 
     def _wait(self, c: int) -> None:
         """Chunk c's pieces copied (their flags read without the GIL; a copying thread's

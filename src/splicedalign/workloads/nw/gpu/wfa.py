@@ -71,7 +71,12 @@ NAMES = tuple(SWEEP.format(affine=a, keep=k, shared=h) for a in ("false", "true"
               for h in ("false", "true")) + (PACK,)
 ALGORITHM = "wfa"
 PACK_THREADS = 256
-LAUNCH_STREAMS = 4  # a launch's chunks take these in turn (common.chunk_bounds: 5 chunks for 40 MB)
+# a launch's chunks take these in turn (a stream a chunk: 10 tapered chunks for 40 MB, common.chunk_bounds;
+# a chunk on a stream behind another waits for that one's kernel, ~0.6 ms for 50 pairs of 10 kb)
+LAUNCH_STREAMS = 12
+# a batch whose sequences are copied by address (strings, byte arrays) starts its copies before
+# the divergence sample (common.Staging: its threads then wait for the GIL the sample takes back)
+EARLY_PIECES = False
 # a batch's pairs of ~10 kb have wavefronts of a few hundred diagonals: 2,000 x 10 kb at 5% linear
 # on an H200, the kernels' span 3.5 ms at 256 threads a block, 2.9 at 128, 3.4 at 64
 BATCH_THREADS = 128
@@ -559,12 +564,15 @@ class WfaSolver:
         if not ks.size:
             return Columns.none(count)
         staging = None
-        if isinstance(pairs, PairBatch) and pairs.complete and ks.size == count and mode != "infix":
-            # its buffer filled already: on its way at once, one chunk (its copy, ~1 ms for 40 MB,
-            # runs during the sample); others are copied in pieces on the copying threads once
-            # the sample is done (Staging: their threads would wait for the GIL it holds)
+        complete = isinstance(pairs, PairBatch) and pairs.complete
+        if (complete or EARLY_PIECES) and ks.size == count and mode != "infix":
+            # its buffer filled already: on its way at once, chunk by chunk (its copies, ~1 ms for
+            # 40 MB, run during the sample); others are copied in pieces on the copying threads
+            # once the sample is done unless EARLY_PIECES (Staging: their threads wait for the GIL)
             staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, self.streams()[0])
-            staging.send(0)
+            if complete:
+                for c in range(len(staging.chunks)):
+                    staging.send(c)
         longest = np.maximum(n, m)
         nk, mk = n[ks], m[ks]  # the pairs taken's lengths
         cells_k = nk * mk
@@ -775,6 +783,7 @@ class WfaSolver:
         # no step is wider than the table's n + m + 1 diagonals
         visits = np.minimum(visits, (n + m + 1) * config.arrays * (max_steps + 1))
         copy, launches, collect = self.streams()
+        began = collect.record()  # (the collect stream is idle here: the device's clock at t0, for the stats)
         sizes = staging.sizes if staging is not None else np.stack([n, m], axis=1).reshape(-1)
         words = packed_words(sizes)
         to = np.concatenate([[0], np.cumsum(words)])
@@ -842,6 +851,7 @@ class WfaSolver:
             collect.wait_event(d)
         got = device.empty_pinned((count, batch.OUT), np.int32)
         out.get(stream=collect, out=got)  # (synchronises)
+        waited_ms = (time.perf_counter() - t0) * 1e3
         steps = got[:, 0].tolist()
         if staging.letters:  # letters no code stands for (the pack kernel's marks)
             marked = np.flatnonzero(self.pinned.copy("wfa-bad", meta[-1], collect))  # (synchronises)
@@ -852,9 +862,11 @@ class WfaSolver:
         if traceback and max(steps) >= 0:
             text, offsets = batch.cigar_text(self.pinned, desc_dev, runs, out, count, collect, "wfa-text")
         device.check(cp)
+        ends = max(cp.cuda.get_elapsed_time(began, d) for d in done)
         self.stats = {"pairs": count, "threads": config.threads, "shared": config.shared, "max_steps": max_steps,
                       "kernel_ms": max(cp.cuda.get_elapsed_time(start, d) for d in done), "pool_ints": pool_ints,
-                      "chunks": len(chunks), "staged_ms": staged_ms, "steps": steps}
+                      "chunks": len(chunks), "staged_ms": staged_ms, "steps": steps, "waited_ms": waited_ms,
+                      "kernels_from_ms": cp.cuda.get_elapsed_time(began, start), "kernels_to_ms": ends}
         answers = WfaAnswers([s * g if s >= 0 else None for s in steps], got[:, 1].tolist(),
                              got[:, 2].tolist() if traceback and mode == "infix" else [0] * count, text, offsets)
         self.stats["ms"] = (time.perf_counter() - t0) * 1e3
