@@ -198,8 +198,8 @@ def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
 
 @contextmanager
 def knobs(settings: dict):
-    """Module settings (``{(module, name): value}``: ``common``'s chunk sizes, ``batch_copy``'s
-    NONTEMPORAL, ``wfa``'s EARLY_PIECES) set while a variant runs, then set back."""
+    """Module settings (``{(module, name): value}``: ``batch_copy``'s COPY_THREADS, ``wfa``'s
+    EARLY_PIECES) set while a variant runs, then set back."""
     before = {key: getattr(*key) for key in settings}
     for (module, name), value in settings.items():
         setattr(module, name, value)
@@ -211,12 +211,10 @@ def knobs(settings: dict):
 
 
 def copy_probe(pairs: list, repeats: int) -> None:
-    """The strings' copy into one pinned buffer alone (batch_copy.copy_pieces, one piece a thread,
-    plain or non-temporal stores) on 1 .. 12 threads, and into pageable memory: median ms and
-    GB/s of --repeats (is the 40 MB copy memory-bound on this host, and do the streaming stores help?)."""
+    """The strings' copy into one pinned buffer alone (batch_copy.copy_pieces, one piece a thread)
+    on 1 .. 12 threads, and into pageable memory: median ms and GB/s of --repeats (is the 40 MB
+    copy memory-bound on this host?)."""
     from concurrent.futures import ThreadPoolExecutor
-
-    from splicedalign.workloads.nw import batch_copy
 
     strings = [s for pair in zip(*strings_of(pairs)) for s in pair]
     sizes = np.array([len(s) for s in strings], np.int64)
@@ -226,29 +224,25 @@ def copy_probe(pairs: list, repeats: int) -> None:
     pinned, pageable = device.empty_pinned(total, np.uint8), np.zeros(total, np.uint8)
     pool = ThreadPoolExecutor(12)
     for into, where in ((pinned, "pinned"), (pageable, "pageable")):
-        for threads in (1, 2, 4, 8, 12):
-            if where == "pageable" and threads not in (1, 8):
-                continue
-            for streaming in (False, True):
-                rows = common.piece_rows(sizes, starts, [(0, len(pairs))], threads)
+        for threads in ((1, 2, 4, 8, 12) if where == "pinned" else (1, 8)):
+            rows = common.piece_rows(sizes, starts, [(0, len(pairs))] * 4, threads)[-threads:]  # (2^3 >= 8 pieces)
 
-                def run(into=into, rows=rows, threads=threads, streaming=streaming):
-                    done = np.zeros(threads, np.int64)
-                    list(pool.map(lambda t: batch_copy.copy_pieces(addresses, sizes, into, rows, np.array([t]), done,
-                                                                   streaming), range(threads)))
+            def run(into=into, rows=rows, threads=threads):
+                done = np.zeros(threads, np.int64)
+                list(pool.map(lambda t: batch_copy.copy_pieces(addresses, sizes, into, rows, np.array([t]), done),
+                              range(threads)))
+            run()
+            times = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
                 run()
-                times = []
-                for _ in range(repeats):
-                    t0 = time.perf_counter()
-                    run()
-                    times.append(time.perf_counter() - t0)
-                if bytes(into[:100]) != strings[0][:100].encode():
-                    raise SystemExit("copy probe: wrong bytes")
-                ms = statistics.median(times) * 1e3
-                name = f"copy {total / 1e6:.0f} MB strings -> {where}, {threads} threads, " \
-                       f"{'non-temporal' if streaming else 'plain'} stores"
-                say(f"host piece: {name}: {ms:.2f} ms ({total / ms / 1e6:.1f} GB/s)")
-                ROWS.append((f"host piece: {name}", f"{ms:.2f}", "", "", f"{total / ms / 1e6:.1f} GB/s"))
+                times.append(time.perf_counter() - t0)
+            if bytes(into) != "".join(strings).encode():
+                raise SystemExit("copy probe: wrong bytes")
+            ms = statistics.median(times) * 1e3
+            name = f"copy {total / 1e6:.0f} MB strings -> {where}, {threads} threads"
+            say(f"host piece: {name}: {ms:.2f} ms ({total / ms / 1e6:.1f} GB/s)")
+            ROWS.append((f"host piece: {name}", f"{ms:.2f}", "", "", f"{total / ms / 1e6:.1f} GB/s"))
     pool.shutdown()
 
 
@@ -256,8 +250,7 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
     """The linear global batch as the user meets it in-process (module docstring, step 3): median
     ms of --repeats after a warm-up, the WFA launch's stats of the median run, the ratio to pywfa's
     median of the same run; every answer checked against the list-of-pairs run's. The variants
-    (A/B in one run): the default ways, a filled batch sent in one chunk, the copies with plain
-    stores or started before the sample, a batch from strings filled in ``from_strings`` (eager)."""
+    (A/B in one run): the default ways, the copies started before the sample, 4 copying threads."""
     costs = COSTS["linear"]
     strings = strings_of(pairs)
     want = [(r.score, r.cigar) for r in solve_pairs(solver, pairs, costs, True, "global")]
@@ -271,11 +264,6 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
         return solve_pairs(solver, PairBatch.from_strings(*strings, allocate=common.pinned_bytes), costs, True,
                            "global")
 
-    def eager():
-        batch = PairBatch.from_strings(*strings, allocate=common.pinned_bytes)
-        batch.filled(len(batch))
-        return solve_pairs(solver, batch, costs, True, "global")
-
     def every_result():
         results = from_strings()
         read_all(results)
@@ -287,21 +275,17 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
     def pair_list():
         return solve_pairs(solver, pairs, costs, True, "global")
 
-    one_chunk = {(common, "PIECES_FIRST_BYTES"): 1 << 40, (common, "PIECES_CHUNK_BYTES"): 1 << 40}
-    plain = {(batch_copy, "NONTEMPORAL"): False}
     early = {(wfa, "EARLY_PIECES"): True}
+    four = {(batch_copy, "COPY_THREADS"): 4}
     variants = {
-        "PairBatch in pinned memory made before (tapered chunks sent before the sample)": (made_before, {}),
-        "PairBatch made before, one chunk": (made_before, one_chunk),
-        "from the strings (a piece a thread a chunk, non-temporal stores)": (from_strings, {}),
-        "from the strings, plain stores": (from_strings, plain),
+        "PairBatch in pinned memory made before": (made_before, {}),
+        "from the strings (chunk c copied by 2^c threads, up to 8)": (from_strings, {}),
         "from the strings, copies started before the sample": (from_strings, early),
-        "from the strings, started before the sample, plain stores": (from_strings, {**early, **plain}),
-        "from the strings, eager (filled in from_strings, one copy during the sample)": (eager, {}),
+        "from the strings, 4 copying threads": (from_strings, four),
         "from the strings, every Result and CIGAR read": (every_result, {}),
-        "list of Pair (a piece a thread a chunk, non-temporal stores)": (pair_list, {}),
-        "list of Pair, plain stores": (pair_list, plain),
+        "list of Pair (chunk c copied by 2^c threads, up to 8)": (pair_list, {}),
         "list of Pair, copies started before the sample": (pair_list, early),
+        "list of Pair, 4 copying threads": (pair_list, four),
     }
     for name, (run, settings) in variants.items():
         with knobs(settings):

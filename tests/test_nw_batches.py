@@ -104,32 +104,6 @@ def test_strings_copied_by_address_in_shares_equal_the_string_by_string_copy(mon
         assert bytes(mixed.letters) == b"ACGTA" + odd.encode("latin-1") + b"C"
 
 
-@pytest.mark.parametrize("streaming", (False, True))
-def test_pieces_copied_by_address_land_in_place_flagged(streaming):
-    """batch_copy.copy_pieces, with plain or non-temporal stores (32-byte blocks between an
-    unaligned head and tail): every piece's sequences one after another at its offset, whatever the
-    destination's alignment, nothing else written, each piece flagged."""
-    from splicedalign.core.strmem import str_addresses
-    from splicedalign.workloads.nw import batch_copy
-
-    seed = 2695
-    print(f"seed {seed}")
-    rng = np.random.default_rng(seed)
-    strings = [s * int(rng.integers(0, 9)) for s in _strings(rng, 60)] + ["ACGT" * 100]
-    sizes = np.array([len(s) for s in strings], np.int64)
-    addresses = str_addresses(strings)
-    assert addresses is not None
-    want = "".join(strings).encode()
-    starts = np.cumsum(sizes) - sizes
-    pieces = np.array([[0, 20, 0], [20, 20, starts[20]], [20, 61, starts[20]]], np.int64)
-    for shift in range(0, 40, 3):
-        out = np.full(int(sizes.sum()) + shift + 40, 7, np.uint8)
-        done = np.zeros(3, np.int64)
-        batch_copy.copy_pieces(addresses, sizes, out[shift:], pieces, np.array([2, 0, 1]), done, streaming)
-        assert bytes(out[shift:shift + len(want)]) == want and done.tolist() == [1, 1, 1]
-        assert (out[:shift] == 7).all() and (out[shift + len(want):] == 7).all()
-
-
 def test_a_batch_from_strings_fills_its_buffer_when_read_or_pair_by_pair():
     seed = 2700
     print(f"seed {seed}")

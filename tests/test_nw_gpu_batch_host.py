@@ -49,42 +49,27 @@ def test_chunk_bounds_cover_the_batch_in_order_growing(monkeypatch):
     assert len(common.chunk_bounds(np.full(2000, 20_000))) == 5
 
 
-def test_tapered_chunks_shrink_to_the_first_size_at_the_end():
-    """With the taper each chunk is also at most half of what is left (at least the first
-    chunk's size), and the last one takes a rest smaller than that: 2,000 pairs of 10 kb in chunks
-    of 1, 2, 4, 8, 8, 8 MiB, then 2, 1, 0.5, 0.5 MiB or so."""
-    sizes = np.full(2000, 20_000)
-    chunks = common.chunk_bounds(sizes, 1 << 20, 8 << 20, taper=True)
-    got = [int(sizes[c0:c1].sum()) for c0, c1 in chunks]
-    assert chunks[0][0] == 0 and chunks[-1][1] == sizes.size
-    assert all(a[1] == b[0] and a[0] < a[1] for a, b in zip(chunks, chunks[1:]))
-    assert max(got) <= 8 << 20 and got[0] <= 1 << 20 and got[-1] <= 2 << 20
-    total = int(sizes.sum())
-    for k, size in enumerate(got[:-1]):  # at most half of what is left, or the first's size
-        left = total - sum(got[:k])
-        assert size <= max(1 << 20, left // 2) and left - size >= (1 << 20) - 20_000
-    assert got[:4] == [int(x // 20_000) * 20_000 for x in (1 << 20, 2 << 20, 4 << 20, 8 << 20)]
-    assert common.chunk_bounds(np.array([5, 500, 5]), 100, 400, taper=True) == [(0, 1), (1, 2), (2, 3)]
-
-
-def test_piece_rows_cut_each_chunk_into_one_piece_a_thread():
-    """Each chunk's sequences in ``threads`` consecutive pieces (some empty) of about equal bytes,
-    chunk after chunk, each row's offset its first sequence's."""
+def test_piece_rows_cut_chunk_c_into_two_to_the_c_pieces_up_to_the_threads():
+    """Chunk c's sequences in min(threads, 2^c) consecutive pieces of about equal bytes (a
+    sequence in the piece of its middle byte), then empty rows up to ``threads``, chunk after
+    chunk, each row's offset its first sequence's."""
     rng = np.random.default_rng(2640)
     print("seed 2640")
-    sizes = rng.integers(1, 50, 2 * 30)
+    sizes = rng.integers(1, 50, 2 * 60)
     starts = np.cumsum(sizes) - sizes
-    chunks = common.chunk_bounds(sizes.reshape(-1, 2).sum(axis=1), 100, 300, taper=True)
+    chunks = common.chunk_bounds(sizes.reshape(-1, 2).sum(axis=1), 100, 800)
+    assert len(chunks) > 4
     for threads in (1, 3, 8):
         rows = common.piece_rows(sizes, starts, chunks, threads)
         assert rows.shape == (threads * len(chunks), 3)
         for c, (c0, c1) in enumerate(chunks):
             mine = rows[c * threads:(c + 1) * threads]
-            assert mine[0, 0] == 2 * c0 and mine[-1, 1] == 2 * c1
+            cut = min(threads, 2 ** c)
+            assert mine[0, 0] == 2 * c0 and mine[cut - 1, 1] == 2 * c1 and (mine[cut:, 0] == mine[cut:, 1]).all()
             assert (mine[1:, 0] == mine[:-1, 1]).all() and (mine[:, 0] <= mine[:, 1]).all()
             nonempty = mine[mine[:, 0] < mine[:, 1]]
             assert (nonempty[:, 2] == starts[nonempty[:, 0]]).all()
-            share = sizes[2 * c0:2 * c1].sum() / threads
+            share = sizes[2 * c0:2 * c1].sum() / cut
             for q0, q1, _ in mine:  # within a sequence of its share
                 assert sizes[q0:q1].sum() <= share + sizes[2 * c0:2 * c1].max()
 
@@ -107,9 +92,9 @@ def pieces(host, monkeypatch):
         copied.append((int(sizes.size), int(sizes.sum())))
         copy(addresses, sizes, out)
 
-    def spy_pieces(addresses, sizes, out, pieces, mine, done, streaming):
+    def spy_pieces(addresses, sizes, out, pieces, mine, done):
         copied.extend((int(q1 - q0), int(sizes[q0:q1].sum())) for q0, q1, _ in pieces[mine])
-        copy_pieces(addresses, sizes, out, pieces, mine, done, streaming)
+        copy_pieces(addresses, sizes, out, pieces, mine, done)
 
     monkeypatch.setattr(batch_copy, "_copy_at", spy)
     monkeypatch.setattr(batch_copy, "copy_pieces", spy_pieces)
@@ -124,7 +109,7 @@ def _filled(array):
 @pytest.mark.parametrize("background", (True, False))
 def test_staging_sends_each_chunk_into_its_place(pieces, host, monkeypatch, background):
     """A list of Pair whose codes are byte arrays: copied by address in pieces on the copying
-    threads (each chunk in one piece a thread, 3 here), else each chunk gathered when sent;
+    threads (chunk c in min(3, 2^c) pieces here), else each chunk gathered when sent;
     arrays of other types or strided ones always the latter."""
     monkeypatch.setattr(common, "BACKGROUND", background)
     rng = np.random.default_rng(2630)
@@ -134,17 +119,19 @@ def test_staging_sends_each_chunk_into_its_place(pieces, host, monkeypatch, back
     n, m = common.lengths(pairs)
     want = np.concatenate([s for p in pairs for s in (p.a, p.b)])
     staging = common.Staging(device.PinnedBuffers(), "t", pairs, n, m, host.cuda.get_current_stream())
-    # (by pieces: chunks from PIECES_FIRST_BYTES up to PIECES_CHUNK_BYTES, tapered)
-    assert staging.chunks == (common.chunk_bounds(n + m, 40, 120, taper=True) if background
-                              else common.chunk_bounds(n + m))
+    # (by pieces: chunks from PIECES_FIRST_BYTES up to PIECES_CHUNK_BYTES)
+    assert staging.chunks == (common.chunk_bounds(n + m, 40, 120) if background else common.chunk_bounds(n + m))
     assert len(staging.chunks) > 2
     for c in range(len(staging.chunks)):  # (the roles rotate, 3: the fourth chunk gathered reuses the first's)
         assert staging.send(c) is staging.send(c)  # sent once
     staging.finish()
     assert np.array_equal(np.asarray(staging.raw), want)
     assert staging.sizes.tolist() == [x for p in pairs for x in (p.n, p.m)]
-    if background:  # every sequence copied once, each chunk in 3 pieces
+    if background:  # every sequence copied once, 3 rows a chunk (chunk 0 in 1 piece, 1 in 2, the others in 3)
         assert sum(count for count, _ in pieces) == 2 * len(pairs) and len(pieces) == 3 * len(staging.chunks)
+        assert [count for count, _ in pieces].count(0) >= 3
+        assert staging.timeline["made"] <= min(staging.timeline["started"]) and len(staging.timeline["sent"]) == len(
+            staging.chunks)
     else:
         assert not pieces
     # sequences of other integer types, or a strided view: gathered (the first one, or any later one)
@@ -207,15 +194,14 @@ def test_staging_sends_a_pair_batch_from_its_own_buffer(pieces, host, monkeypatc
     staging.send_all()
     want = "".join(s for pair in zip(seqs1, seqs2) for s in pair).encode()
     assert batch_.complete and staging.letters and bytes(np.asarray(staging.raw)) == want
-    assert bytes(batch_.letters) == want  # by address, each chunk in 3 pieces, else a chunk a copy
-    if background:
-        assert sorted(count for count, _ in pieces) == [0] * 4 + [1] * 8 and staging.chunks == [
-            (0, 1), (1, 2), (2, 3), (3, 4)]
+    assert bytes(batch_.letters) == want  # by address, chunk c in min(3, 2^c) pieces, else a chunk a copy
+    if background:  # chunks of 2, 2, 4 sequences in 1, 2, 3 pieces (3 rows each: empty ones)
+        assert staging.chunks == [(0, 1), (1, 2), (2, 4)]
+        assert sorted(count for count, _ in pieces) == [0] * 3 + [1] * 4 + [2] * 2
     else:
         assert [count for count, _ in pieces] == [2, 4, 2]
     filled = common.Staging(device.PinnedBuffers(), "t", batch_, n, m, host.cuda.get_current_stream())
-    assert filled.chunks == common.chunk_bounds(n + m, 40, 120, taper=True) and filled.send(0) is filled.send(0)
-    filled.send_all()
+    assert filled.chunks == [(0, 4)] and filled.send(0) is filled.send(0)
     assert bytes(np.asarray(filled.raw)) == want
     # letters past ASCII: no reading by address, each chunk copied when sent (the device refuses them)
     other = PairBatch.from_strings(["ACGT", "g\u03a9"], ["TT", "C"])
@@ -252,7 +238,7 @@ def test_wfa_launch_in_chunks_answers_every_pair_in_order(chunked, mode):
     rng = np.random.default_rng(seed)
     reference = ReferenceSolver()
     pairs = _pairs(rng, 14, 200)
-    chunks = common.chunk_bounds(np.array([p.n + p.m for p in pairs]), taper=common.BACKGROUND)
+    chunks = common.chunk_bounds(np.array([p.n + p.m for p in pairs]))
     assert len(chunks) > wfa.LAUNCH_STREAMS
     for costs in (COSTS[0], COSTS[1]):
         _, x, o, e = wfa.cpu_wfa.reduced_costs(costs)
@@ -324,8 +310,7 @@ def test_wfa_launch_of_a_pair_batch_makes_the_codes_on_the_device(chunked, mode,
     got_fresh = chunked.solve_many(fresh, costs, True, mode)  # filled chunk by chunk in the launch
     assert fresh.complete and chunked.stats["chunks"] > 1
     got_many = chunked.solve_many(letters, costs, True, mode)
-    tapered = common.chunk_bounds(letters.n + letters.m, 200, 700, taper=True)  # (sent before the sample)
-    assert isinstance(got_many, common.Columns) and chunked.stats["chunks"] == len(tapered) > 1
+    assert isinstance(got_many, common.Columns) and chunked.stats["chunks"] == 1  # (sent at once, before the sample)
     assert [r and (r.score, r.cigar) for r in got_fresh] == [r and (r.score, r.cigar) for r in got_many]
     assert [r and (r.score, r.cigar, r.start2, r.end2) for r in got_many] == [
         r and (r.score, r.cigar, r.start2, r.end2) for r in want_many]

@@ -26,6 +26,9 @@ def _str_offset() -> int | None:
 
 
 STR_OFFSET = _str_offset()
+# CPython 3.12 dropped the legacy (not compact) form of str (PEP 623): every exact str is compact
+# there, so the sizes need no check (sys.getsizeof of 4,000 strings: 0.3 ms of a 0.6 ms call)
+ALL_COMPACT = sys.implementation.name == "cpython" and sys.version_info >= (3, 12)
 
 
 def str_addresses(strings: Sequence[str]) -> np.ndarray | None:
@@ -34,8 +37,9 @@ def str_addresses(strings: Sequence[str]) -> np.ndarray | None:
     The strings must stay alive while the addresses are read (the callers hold them)."""
     if STR_OFFSET is None or not strings or set(map(type, strings)) != {str} or not all(map(str.isascii, strings)):
         return None
-    held = np.fromiter(map(sys.getsizeof, strings), np.int64, len(strings))
-    sizes = np.fromiter(map(len, strings), np.int64, len(strings))
-    if not np.array_equal(held, sizes + STR_OFFSET + 1):
-        return None
+    if not ALL_COMPACT:
+        held = np.fromiter(map(sys.getsizeof, strings), np.int64, len(strings))
+        sizes = np.fromiter(map(len, strings), np.int64, len(strings))
+        if not np.array_equal(held, sizes + STR_OFFSET + 1):
+            return None
     return np.fromiter(map(id, strings), np.int64, len(strings)) + STR_OFFSET

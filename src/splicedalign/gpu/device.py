@@ -245,15 +245,19 @@ class PinnedBuffers:
         self._uploaded: dict[Any, Any] = {}  # per role: the event after its last upload
         self._lock = threading.Lock()
 
-    def copy(self, role: Any, array: Any, stream: Any) -> Any:
-        """``array`` (on the device) into the role's buffer on ``stream``; a NumPy view of it,
-        valid once the stream is synchronized and until the role's next copy."""
+    def copy(self, role: Any, array: Any, stream: Any, blocking: bool = True) -> Any:
+        """``array`` (on the device) into the role's buffer on ``stream`` (waited for unless not
+        ``blocking``); a NumPy view of it, valid once the stream is synchronized and until the
+        role's next copy."""
         buffer = self._buffers.get(role)
         if buffer is None or buffer.size < array.size or buffer.dtype != array.dtype:
             buffer = empty_pinned(array.size, array.dtype)
             self._buffers[role] = buffer
         out = buffer[: array.size].reshape(array.shape)
-        array.get(stream=stream, out=out)
+        if blocking:
+            array.get(stream=stream, out=out)
+        else:
+            array.get(stream=stream, out=out, blocking=False)
         return np.asarray(out)
 
     def upload(self, role: Any, arrays: list[np.ndarray], stream: Any) -> list[Any]:

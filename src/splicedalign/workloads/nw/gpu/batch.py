@@ -319,26 +319,49 @@ def cigar_text(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any, 
     """The pairs' CIGARs one after another, and where each starts (count + 1 offsets), from the
     runs a walk back wrote (this module's and wfa.py's kernels: the pair's runs offset in
     DESCRIPTOR field 6, their count in OUT field 3), on ``stream`` (the current one by default):
-    the text kernel counts each one's characters, which come back (a pinned buffer, ``role``) to
-    be summed here (CuPy's cumsum on the device first loads its scan kernel: 39 ms of a fresh
-    ``nw --pairs`` on the H200 host), then writes them at those offsets (sent up); the text
-    comes back into a pinned buffer and is decoded from there at once (bytes() of a pinned view
-    first cost a fresh 5 MB allocation's page faults: ~5 ms for 2,000 pairs of 10 kb)."""
+    the text kernel counts each one's characters (``text_lengths``), which come back (a pinned
+    buffer, ``role``-at) to be summed and written (``write_text``)."""
     cp = device.cupy()
     stream = cp.cuda.get_current_stream() if stream is None else stream
-    text_kernel = device.function(KERNEL_FILE, TEXT, (TEXT,), DEFINES)
-    grid = (-(-count * LANES // TEXT_THREADS),), (TEXT_THREADS,)  # a warp a pair
+    lengths = pinned.copy(role + "-at", text_lengths(desc, runs, result, count, stream), stream)  # (synchronises)
+    return write_text(desc, runs, result, lengths, stream, pinned, role)
+
+
+def text_lengths(desc: Any, runs: Any, result: Any, count: int, stream: Any) -> Any:
+    """Each pair's CIGAR text's length (a device int64 array), the text kernel's count queued on ``stream``."""
+    cp = device.cupy()
     with stream:
         lengths = cp.zeros(count, dtype=cp.int64)
-        text_kernel(*grid, (desc, runs, result, np.int32(count), lengths, np.uint64(0)))
-        at = np.zeros(count + 1, np.int64)
-        np.cumsum(pinned.copy(role + "-at", lengths, stream), out=at[1:])  # (synchronises)
-        if not at[-1]:
-            return "", at.tolist()
+        _text_kernel()(*_text_grid(count), (desc, runs, result, np.int32(count), lengths, np.uint64(0)))
+    return lengths
+
+
+def write_text(desc: Any, runs: Any, result: Any, lengths: np.ndarray, stream: Any, pinned: device.PinnedBuffers,
+               role: str) -> tuple[str, list[int]]:
+    """``cigar_text`` once the texts' ``lengths`` are on the host: summed here (CuPy's cumsum on
+    the device first loads its scan kernel: 39 ms of a fresh ``nw --pairs`` on the H200 host), the
+    texts written at those offsets (sent up), the text back into a pinned buffer (``role``) and
+    decoded from there at once (bytes() of a pinned view first cost a fresh 5 MB allocation's
+    page faults: ~5 ms for 2,000 pairs of 10 kb)."""
+    cp = device.cupy()
+    count = lengths.size
+    at = np.zeros(count + 1, np.int64)
+    np.cumsum(lengths, out=at[1:])
+    if not at[-1]:
+        return "", at.tolist()
+    with stream:
         offsets = cp.asarray(at)  # (16 kB for 2,000 pairs: no pinned buffer, whose first allocation takes ms)
         text = cp.empty(int(at[-1]), dtype=cp.uint8)
-        text_kernel(*grid, (desc, runs, result, np.int32(count), offsets, text))
+        _text_kernel()(*_text_grid(count), (desc, runs, result, np.int32(count), offsets, text))
         return str(memoryview(pinned.copy(role, text, stream)), "ascii"), at.tolist()
+
+
+def _text_kernel() -> Any:
+    return device.function(KERNEL_FILE, TEXT, (TEXT,), DEFINES)
+
+
+def _text_grid(count: int) -> tuple[tuple[int], tuple[int]]:
+    return (-(-count * LANES // TEXT_THREADS),), (TEXT_THREADS,)  # a warp a pair
 
 
 def _class_counts(cells: np.ndarray) -> dict[int, int]:

@@ -75,58 +75,50 @@ FIRST_CHUNK_BYTES = 2 << 20
 CHUNK_BYTES = 16 << 20
 STAGING_ROLES = 3  # pinned buffers a staging rotates through (a chunk's waits for the one 3 before)
 # Sequences read by address are copied by the copying threads (batch_copy.copiers: each thread one
-# compiled call over its pieces, each flagged when copied), every chunk cut into one piece a thread
-# (thread t copies piece t of each chunk, chunk after chunk), so that the chunks come in order at
-# the threads' joint rate, and each chunk is sent once its pieces are in. The chunks: the first
-# PIECES_FIRST_BYTES (the device starts after ~0.1 ms of copying), each next twice the last, up
-# to PIECES_CHUNK_BYTES, the last ones tapered (``chunk_bounds``' taper: the kernels that run after
-# the copy's end are a short chunk's). Measured on the H100 host, 2,000 x 10 kb from strings (40
-# MB, ~4 ms of copying on 8 threads): pieces of 2 MB each copied by one thread (the first chunk's by
-# thread 0 alone, the device idle ~2 ms of the copy) 9.9 ms.
+# compiled call over its pieces, each flagged when copied), each chunk sent once its pieces are in.
+# The chunks: the first PIECES_FIRST_BYTES (the device starts on it after ~0.1 ms of copying), each
+# next twice the last, up to PIECES_CHUNK_BYTES; chunk c is cut into min(threads, 2^c) pieces
+# (``piece_rows``), so that the first chunks wait only for the first threads to start. Measured on
+# the H100 host, 2,000 x 10 kb from strings (40 MB): the copy alone 0.96 ms on 8 threads (42 GB/s;
+# 3.5 ms on one), but pieces of 2 MB each copied by one thread (the first chunk by thread 0 alone)
+# or every chunk in 8 pieces (each chunk waiting for the last thread to start) had the first
+# kernels start 2.4-2.5 ms into the launch, the GPU's 3.3 ms of kernels after them.
 PIECES_FIRST_BYTES = 1 << 20
-PIECES_CHUNK_BYTES = 8 << 20
+PIECES_CHUNK_BYTES = 16 << 20
 # pieces on threads where the sequences can be read by address (False: each chunk gathered on the
 # caller's thread when it is sent; the device script's A/B of main's way)
 BACKGROUND = True
 
 
-def chunk_bounds(sizes: np.ndarray, first: int | None = None, most: int | None = None,
-                 taper: bool = False) -> list[tuple[int, int]]:
+def chunk_bounds(sizes: np.ndarray, first: int | None = None, most: int | None = None) -> list[tuple[int, int]]:
     """Pairs [c0, c1) of each chunk of a batch whose pairs take ``sizes`` bytes each (at least
     one pair a chunk): ``first`` (FIRST_CHUNK_BYTES), then twice the last chunk's limit, up to
-    ``most`` (CHUNK_BYTES); with ``taper``, a chunk also at most half the bytes left (at least
-    ``first``), the rest in one where less than ``first`` would be left after it."""
+    ``most`` (CHUNK_BYTES)."""
     ends = np.cumsum(sizes)
     most = CHUNK_BYTES if most is None else most
-    first = FIRST_CHUNK_BYTES if first is None else first
-    total = int(ends[-1]) if ends.size else 0
-    out, c0, limit = [], 0, first
+    out, c0, limit = [], 0, FIRST_CHUNK_BYTES if first is None else first
     while c0 < sizes.size:
         before = int(ends[c0 - 1]) if c0 else 0
-        size = limit
-        if taper:
-            left = total - before
-            size = min(size, max(first, left // 2))
-            if left - size < first:
-                size = left
-        c1 = max(c0 + 1, int(np.searchsorted(ends, before + size, side="right")))
+        c1 = max(c0 + 1, int(np.searchsorted(ends, before + limit, side="right")))
         out.append((c0, c1))
         c0, limit = c1, min(2 * limit, most)
     return out
 
 
 def piece_rows(sizes: np.ndarray, starts: np.ndarray, chunks: list[tuple[int, int]], threads: int) -> np.ndarray:
-    """The copying threads' pieces (rows: first sequence, past the last, offset of the first):
-    each chunk's sequences (``sizes``: n0, m0, n1, ... at ``starts``) cut into ``threads`` pieces
-    of about equal bytes (a sequence in the piece of its middle byte; some empty where a chunk has
-    fewer sequences), chunk after chunk: piece t of each chunk is row c * threads + t."""
+    """The copying threads' pieces (rows: first sequence, past the last, offset of the first), row
+    c * threads + t being thread t's piece of chunk c: chunk c's sequences (``sizes``: n0, m0,
+    n1, ... at ``starts``) cut into min(threads, 2^c) pieces of about equal bytes (a sequence in
+    the piece of its middle byte), the other rows empty, so that chunk c waits for the first 2^c
+    threads alone (the threads start one after another: each takes the GIL to begin)."""
     rows = np.empty((len(chunks) * threads, 3), np.int64)
     for c, (c0, c1) in enumerate(chunks):
         q0, q1 = 2 * c0, 2 * c1
         ends = np.cumsum(sizes[q0:q1])
+        cut = min(threads, 1 << min(c, 30))
         middles = ends - sizes[q0:q1] / 2
-        cuts = q0 + np.searchsorted(middles, np.arange(1, threads) * (int(ends[-1]) / threads))
-        bounds = np.concatenate([[q0], cuts, [q1]])
+        inner = q0 + np.searchsorted(middles, np.arange(1, cut) * (int(ends[-1]) / cut))
+        bounds = np.concatenate([[q0], inner, np.full(threads - cut + 1, q1)])
         block = rows[c * threads:(c + 1) * threads]
         block[:, 0], block[:, 1] = bounds[:-1], bounds[1:]
         block[:, 2] = starts[np.minimum(bounds[:-1], starts.size - 1)]
@@ -161,16 +153,18 @@ class Staging:
     buffer; ``letters``: whether ``raw`` holds letters (a ``PairBatch``'s; the device makes the
     codes: wfa.cu's pack kernel), not codes.
 
-    A filled ``PairBatch`` goes from its own buffer in chunks (``chunk_bounds`` tapered, as the
-    pieces' below: each chunk's kernels start once its copy is in). Sequences that can be read by
-    address (a ``PairBatch`` from strings, ``unfilled_addresses``; a list of ``Pair`` whose
-    sequences are byte arrays, ``batch_copy.array_addresses``) are copied from the staging's
-    making on by the copying threads into the pinned host buffer (the batch's own, or the
-    role's), each chunk in one piece a thread (``piece_rows``; ``batch_copy.copy_pieces``: a
-    thread's pieces in one compiled call without the GIL, each flagged when copied), and each
-    chunk is sent once its pieces' flags are up (``wait_pieces``, without the GIL): the copies run
-    while the device works on the chunks before (a 40 MB batch: ~4 ms of copying on 8 threads on
-    the H100 host; chunk by chunk on the caller's thread it took 7.3-9.5 ms inside the launch). Make it where
+    A filled ``PairBatch`` goes from its own buffer in one copy (in chunks, its first kernels
+    started ~0.1 ms earlier, the 2,000 x 10 kb batch took 0.2-0.4 ms longer on the H100 host: the
+    chunks' calls, more launches). Sequences that can be read by address (a ``PairBatch`` from
+    strings, ``unfilled_addresses``; a list of ``Pair`` whose sequences are byte arrays,
+    ``batch_copy.array_addresses``) are copied from the staging's making on by the copying
+    threads into the pinned host buffer (the batch's own, or the role's), in pieces
+    (``piece_rows``; ``batch_copy.copy_pieces``: a thread's pieces in one compiled call without
+    the GIL, each flagged when copied), and each chunk is sent once its pieces' flags are up
+    (``wait_pieces``, without the GIL): the copies run while the device works on the chunks
+    before (a 40 MB batch: ~1 ms of copying on 8 threads on the H100 host; chunk by chunk on the
+    caller's thread it took 7.3-9.5 ms inside the launch). ``timeline``: when it was made, each
+    copying thread started and each chunk was sent (time.perf_counter). Make it where
     the caller waits next (``send``): a thread needs the GIL to start, and waits a switch interval
     (5 ms) for it while the caller runs Python (measured: pieces started before the batch's
     sample made the sample 0.6 -> 1.2-1.9 ms and the batch slower). Other batches have each chunk
@@ -193,13 +187,17 @@ class Staging:
         self._jobs: list[Any] = []  # each copying thread's share of the pieces (a future)
         self._ranges: list[tuple[int, int]] = []  # chunk -> its pieces
         self._done = np.zeros(0, np.int64)  # each piece's flag (core.atomics)
+        self.timeline: dict[str, Any] = {"sent": []}
         addresses, self._host = self._sources(total) if BACKGROUND and not whole and total else (None, None)
-        if whole or addresses is not None:  # (from one buffer or by pieces: small first, tapered last chunks)
-            self.chunks = chunk_bounds(n + m, PIECES_FIRST_BYTES, PIECES_CHUNK_BYTES, taper=True)
+        if whole and len(pairs):
+            self.chunks = [(0, len(pairs))]
+        elif addresses is not None:
+            self.chunks = chunk_bounds(n + m, PIECES_FIRST_BYTES, PIECES_CHUNK_BYTES)
         else:
             self.chunks = chunk_bounds(n + m)
         if addresses is not None:
             self._start(addresses)
+        self.timeline["made"] = time.perf_counter()
 
     @property
     def letters(self) -> bool:
@@ -218,17 +216,17 @@ class Staging:
         return (addresses, self.pinned.hold(self.role, [total])[0]) if addresses is not None else (None, None)
 
     def _start(self, addresses: np.ndarray) -> None:
-        """The pieces on the copying threads (``piece_rows``: thread t copies piece t of each
-        chunk, chunk after chunk), each thread's in one call."""
+        """The pieces on the copying threads (``piece_rows``: the t-th thread to start copies
+        piece t of each chunk, chunk after chunk), each thread's in one call."""
         from splicedalign.workloads.nw import batch_copy
 
         threads, pool = batch_copy.copy_threads(), batch_copy.copiers()
         pieces = piece_rows(self.sizes, self.starts, self.chunks, threads)
         self._ranges = [(c * threads, (c + 1) * threads) for c in range(len(self.chunks))]
         self._done = np.zeros(len(pieces), np.int64)
-        self._jobs = [pool.submit(batch_copy.copy_pieces, addresses, self.sizes, self._host, pieces,
-                                  np.arange(t, len(pieces), threads), self._done, batch_copy.NONTEMPORAL)
-                      for t in range(threads)]
+        started = self.timeline["started"] = np.zeros(threads)
+        self._jobs = [pool.submit(_copy_share, started, t, addresses, self.sizes, self._host, pieces,
+                                  np.arange(t, len(pieces), threads), self._done) for t in range(threads)]
 
     def _wait(self, c: int) -> None:
         """Chunk c's pieces copied (their flags read without the GIL; a copying thread's
@@ -261,6 +259,7 @@ class Staging:
             self.pinned.fill(role, size, lambda view: concatenate_codes(arrays, view), self.stream,
                              self.raw[at:at + size])
         self._sent[c] = self.stream.record()
+        self.timeline["sent"].append(time.perf_counter())
         return self._sent[c]
 
     def send_all(self) -> None:
@@ -281,6 +280,14 @@ class Staging:
                 self.batch.mark_filled()
             else:
                 self.pinned.sent(self.role, self.stream.record())
+
+
+def _copy_share(started: np.ndarray, t: int, *args: Any) -> None:
+    """A copying thread's pieces (``batch_copy.copy_pieces(*args)``), its start time in started[t]."""
+    from splicedalign.workloads.nw import batch_copy
+
+    started[t] = time.perf_counter()
+    batch_copy.copy_pieces(*args)
 
 
 def results(score: list[int], cells: list[int], solver: str, seconds: list[float], cigars: list[str | None],

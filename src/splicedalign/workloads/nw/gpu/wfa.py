@@ -71,9 +71,9 @@ NAMES = tuple(SWEEP.format(affine=a, keep=k, shared=h) for a in ("false", "true"
               for h in ("false", "true")) + (PACK,)
 ALGORITHM = "wfa"
 PACK_THREADS = 256
-# a launch's chunks take these in turn (a stream a chunk: 10 tapered chunks for 40 MB, common.chunk_bounds;
-# a chunk on a stream behind another waits for that one's kernel, ~0.6 ms for 50 pairs of 10 kb)
-LAUNCH_STREAMS = 12
+# a launch's chunks take these in turn (a stream a chunk: 6 for 40 MB copied by pieces, common.chunk_bounds;
+# a chunk on a stream behind another waits for that one's kernels, ~0.6 ms for the 50 pairs of 10 kb of a first chunk)
+LAUNCH_STREAMS = 8
 # a batch whose sequences are copied by address (strings, byte arrays) starts its copies before
 # the divergence sample (common.Staging: its threads then wait for the GIL the sample takes back)
 EARLY_PIECES = False
@@ -566,13 +566,12 @@ class WfaSolver:
         staging = None
         complete = isinstance(pairs, PairBatch) and pairs.complete
         if (complete or EARLY_PIECES) and ks.size == count and mode != "infix":
-            # its buffer filled already: on its way at once, chunk by chunk (its copies, ~1 ms for
-            # 40 MB, run during the sample); others are copied in pieces on the copying threads
-            # once the sample is done unless EARLY_PIECES (Staging: their threads wait for the GIL)
+            # its buffer filled already: on its way at once, one chunk (its copy, ~1 ms for 40 MB,
+            # runs during the sample); others are copied in pieces on the copying threads once
+            # the sample is done unless EARLY_PIECES (Staging: their threads wait for the GIL)
             staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, self.streams()[0])
             if complete:
-                for c in range(len(staging.chunks)):
-                    staging.send(c)
+                staging.send(0)
         longest = np.maximum(n, m)
         nk, mk = n[ks], m[ks]  # the pairs taken's lengths
         cells_k = nk * mk
@@ -847,26 +846,35 @@ class WfaSolver:
         # the answers and texts of all chunks at once: the host is the batch's bottleneck (2,000 x
         # 10 kb on the H200 host: ~12 ms of staging, ~9 of per-chunk answers and texts after it,
         # ~1 ms of it a chunk in calls and waits), so nothing is gained collecting early chunks
+        # (one wait for the answers, the bad letters' marks and the texts' lengths, a second for the texts)
         for d in done:
             collect.wait_event(d)
+        counted = batch.text_lengths(desc_dev, runs, out, count, collect) if traceback else None
         got = device.empty_pinned((count, batch.OUT), np.int32)
-        out.get(stream=collect, out=got)  # (synchronises)
+        out.get(stream=collect, out=got, blocking=False)
+        marks = self.pinned.copy("wfa-bad", meta[-1], collect, blocking=False) if staging.letters else None
+        sizes = self.pinned.copy("wfa-text-at", counted, collect, blocking=False) if counted is not None else None
+        collect.synchronize()
         waited_ms = (time.perf_counter() - t0) * 1e3
         steps = got[:, 0].tolist()
-        if staging.letters:  # letters no code stands for (the pack kernel's marks)
-            marked = np.flatnonzero(self.pinned.copy("wfa-bad", meta[-1], collect))  # (synchronises)
+        if marks is not None:  # letters no code stands for (the pack kernel's marks)
+            marked = np.flatnonzero(marks)
             if marked.size:
                 pairs[int(marked[0]) // 2]  # its codes made on the host: InputError naming the record and letter
                 raise AssertionError(f"the device marked a letter of pair {int(marked[0]) // 2 + 1} bad, the host not")
         text, offsets = None, None
-        if traceback and max(steps) >= 0:
-            text, offsets = batch.cigar_text(self.pinned, desc_dev, runs, out, count, collect, "wfa-text")
+        if sizes is not None and max(steps) >= 0:
+            text, offsets = batch.write_text(desc_dev, runs, out, sizes, collect, self.pinned, "wfa-text")
         device.check(cp)
         ends = max(cp.cuda.get_elapsed_time(began, d) for d in done)
+        line = staging.timeline  # (host times in ms from the launch's start: negative before it)
         self.stats = {"pairs": count, "threads": config.threads, "shared": config.shared, "max_steps": max_steps,
                       "kernel_ms": max(cp.cuda.get_elapsed_time(start, d) for d in done), "pool_ints": pool_ints,
                       "chunks": len(chunks), "staged_ms": staged_ms, "steps": steps, "waited_ms": waited_ms,
-                      "kernels_from_ms": cp.cuda.get_elapsed_time(began, start), "kernels_to_ms": ends}
+                      "kernels_from_ms": cp.cuda.get_elapsed_time(began, start), "kernels_to_ms": ends,
+                      "staging_made_ms": round((line["made"] - t0) * 1e3, 2),
+                      "threads_started_ms": [round((x - t0) * 1e3, 2) for x in line.get("started", [])],
+                      "chunks_sent_ms": [round((x - t0) * 1e3, 2) for x in line["sent"]]}
         answers = WfaAnswers([s * g if s >= 0 else None for s in steps], got[:, 1].tolist(),
                              got[:, 2].tolist() if traceback and mode == "infix" else [0] * count, text, offsets)
         self.stats["ms"] = (time.perf_counter() - t0) * 1e3
