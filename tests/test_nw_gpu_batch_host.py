@@ -8,6 +8,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import time
+from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
@@ -149,6 +150,37 @@ def test_staging_sends_each_chunk_into_its_place(pieces, host, monkeypatch, back
         a_at, b_at = staging.starts[2 * k], staging.starts[2 * k + 1]
         assert np.array_equal(np.asarray(staging.raw[a_at:a_at + p.n]), p.a)
         assert np.array_equal(np.asarray(staging.raw[b_at:b_at + p.m]), p.b)
+
+
+def test_a_chunk_waits_only_for_the_threads_with_a_piece_of_it(host, monkeypatch):
+    """Rows of a chunk without sequences are flagged when the staging is made: the first chunk is
+    sent once the first thread has copied it, before the other threads start."""
+    monkeypatch.setattr(common, "PIECES_FIRST_BYTES", 40)
+    monkeypatch.setattr(common, "PIECES_CHUNK_BYTES", 120)
+    monkeypatch.setattr(batch_copy, "copy_threads", lambda: 4)
+    held = []
+
+    class Later:  # a pool whose jobs run when the test says
+        def submit(self, job, *args):
+            future = Future()
+            held.append((future, job, args))
+            return future
+
+    monkeypatch.setattr(batch_copy, "copiers", lambda: Later())
+    rng = np.random.default_rng(2650)
+    print("seed 2650")
+    pairs = [Pair(f"p{k}", "a", "b", rng.integers(0, 4, 15).astype(np.uint8), rng.integers(0, 4, 15).astype(np.uint8))
+             for k in range(12)]
+    staging = common.Staging(device.PinnedBuffers(), "t", pairs, *common.lengths(pairs), host.cuda.get_current_stream())
+    assert staging.chunks[:3] == [(0, 1), (1, 3), (3, 7)] and len(held) == 4
+    assert staging._done[:12].tolist() == [0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0]  # chunk c: 2^c pieces of 4 rows
+    future, job, args = held[0]
+    future.set_result(job(*args))  # the first thread alone: chunk 0 can go
+    staging.send(0)
+    for future, job, args in held[1:]:
+        future.set_result(job(*args))
+    staging.send_all()
+    assert np.array_equal(np.asarray(staging.raw), np.concatenate([s for p in pairs for s in (p.a, p.b)]))
 
 
 def test_results_in_bulk_equal_the_dataclass():

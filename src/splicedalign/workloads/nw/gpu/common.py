@@ -223,7 +223,8 @@ class Staging:
         threads, pool = batch_copy.copy_threads(), batch_copy.copiers()
         pieces = piece_rows(self.sizes, self.starts, self.chunks, threads)
         self._ranges = [(c * threads, (c + 1) * threads) for c in range(len(self.chunks))]
-        self._done = np.zeros(len(pieces), np.int64)
+        # (empty pieces flagged already: chunk c waits for its 2^c threads alone, not for the others to start)
+        self._done = (pieces[:, 0] == pieces[:, 1]).astype(np.int64)
         started = self.timeline["started"] = np.zeros(threads)
         self._jobs = [pool.submit(_copy_share, started, t, addresses, self.sizes, self._host, pieces,
                                   np.arange(t, len(pieces), threads), self._done) for t in range(threads)]
