@@ -111,6 +111,17 @@ def correctness(seed: int, count: int, most: int) -> int:
     return failures
 
 
+def median_ms(run, repeats: int) -> float:
+    """``run()`` once, then its median wall time of ``repeats`` (ms)."""
+    run()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
 def host_pieces(pairs: list, repeats: int) -> None:
     """The host's pieces of a batch on this machine, each alone (median ms of --repeats): the
     gather of the pairs' 2 x count arrays (np.concatenate) into pinned and into pageable memory,
@@ -160,13 +171,7 @@ def host_pieces(pairs: list, repeats: int) -> None:
                                                           [0] * 2000, [1] * 2000, "wfa"),
     }
     for name, piece in pieces.items():
-        piece()
-        runs = []
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            piece()
-            runs.append(time.perf_counter() - t0)
-        ms = statistics.median(runs) * 1e3
+        ms = median_ms(piece, repeats)
         say(f"host piece: {name}: {ms:.2f} ms")
         ROWS.append((f"host piece: {name}", f"{ms:.2f}", "", "", ""))
 
@@ -231,15 +236,9 @@ def copy_probe(pairs: list, repeats: int) -> None:
                 done = np.zeros(threads, np.int64)
                 list(pool.map(lambda t: batch_copy.copy_pieces(addresses, sizes, into, rows, np.array([t]), done),
                               range(threads)))
-            run()
-            times = []
-            for _ in range(repeats):
-                t0 = time.perf_counter()
-                run()
-                times.append(time.perf_counter() - t0)
+            ms = median_ms(run, repeats)
             if bytes(into) != "".join(strings).encode():
                 raise SystemExit("copy probe: wrong bytes")
-            ms = statistics.median(times) * 1e3
             name = f"copy {total / 1e6:.0f} MB strings -> {where}, {threads} threads"
             say(f"host piece: {name}: {ms:.2f} ms ({total / ms / 1e6:.1f} GB/s)")
             ROWS.append((f"host piece: {name}", f"{ms:.2f}", "", "", f"{total / ms / 1e6:.1f} GB/s"))
