@@ -163,8 +163,9 @@ class Staging:
     the GIL, each flagged when copied), and each chunk is sent once its pieces' flags are up
     (``wait_pieces``, without the GIL): the copies run while the device works on the chunks
     before (a 40 MB batch: ~1 ms of copying on 8 threads on the H100 host; chunk by chunk on the
-    caller's thread it took 7.3-9.5 ms inside the launch). ``timeline``: when it was made, each
-    copying thread started and each chunk was sent (time.perf_counter). Make it where
+    caller's thread it took 7.3-9.5 ms inside the launch). ``timeline``: when its making began, its
+    sequences' addresses were read and it was made, each copying thread started and each chunk
+    was sent (time.perf_counter). Make it where
     the caller waits next (``send``): a thread needs the GIL to start, and waits a switch interval
     (5 ms) for it while the caller runs Python (measured: pieces started before the batch's
     sample made the sample 0.6 -> 1.2-1.9 ms and the batch slower). Other batches have each chunk
@@ -173,6 +174,7 @@ class Staging:
 
     def __init__(self, pinned: Any, role: str, pairs: Sequence[Pair], n: np.ndarray, m: np.ndarray,
                  stream: Any) -> None:
+        self.timeline: dict[str, Any] = {"begun": time.perf_counter(), "sent": []}
         self.pinned, self.role, self.pairs, self.stream = pinned, role, pairs, stream
         self.batch = pairs if isinstance(pairs, PairBatch) else None
         if self.batch is not None:
@@ -187,8 +189,8 @@ class Staging:
         self._jobs: list[Any] = []  # each copying thread's share of the pieces (a future)
         self._ranges: list[tuple[int, int]] = []  # chunk -> its pieces
         self._done = np.zeros(0, np.int64)  # each piece's flag (core.atomics)
-        self.timeline: dict[str, Any] = {"sent": []}
         addresses, self._host = self._sources(total) if BACKGROUND and not whole and total else (None, None)
+        self.timeline["addressed"] = time.perf_counter()
         if whole and len(pairs):
             self.chunks = [(0, len(pairs))]
         elif addresses is not None:

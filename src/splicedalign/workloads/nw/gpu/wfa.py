@@ -872,7 +872,7 @@ class WfaSolver:
                       "kernel_ms": max(cp.cuda.get_elapsed_time(start, d) for d in done), "pool_ints": pool_ints,
                       "chunks": len(chunks), "staged_ms": staged_ms, "steps": steps, "waited_ms": waited_ms,
                       "kernels_from_ms": cp.cuda.get_elapsed_time(began, start), "kernels_to_ms": ends,
-                      "staging_made_ms": round((line["made"] - t0) * 1e3, 2),
+                      "staging_ms": [round((line[k] - t0) * 1e3, 2) for k in ("begun", "addressed", "made")],
                       "threads_started_ms": [round((x - t0) * 1e3, 2) for x in line.get("started", [])],
                       "chunks_sent_ms": [round((x - t0) * 1e3, 2) for x in line["sent"]]}
         answers = WfaAnswers([s * g if s >= 0 else None for s in steps], got[:, 1].tolist(),
