@@ -143,11 +143,15 @@ def test_the_pipeline_cap_reaches_every_solver(monkeypatch):
     assert device.memory_budget() == 12 << 30 and device.memory_budget(1 << 30) == 1 << 30
 
 
-def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch):
+@pytest.mark.parametrize("ahead", [False, True])
+def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead):
     """A call without traceback on never-seen cases is split chunk by chunk (GpuSolver._streamed)
     and its first launch queued before its last chunk is split: the launches are those that
     plan_launches makes of the whole call, the answers the sequential solver's; a call that
-    fits one launch is one fed launch, its long chains first; a replay splits nothing."""
+    fits one launch may be fed; a replay splits nothing. Planned ahead (Tuning.plan_ahead): every
+    launch of a call of several planned on the planner thread."""
+    import threading
+
     from splicedalign.workloads.spliced.gpu import solver as gpu_solver
 
     fake_gpu(monkeypatch, _fake_function)
@@ -168,12 +172,20 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch):
         steps.append(("launch", len(work.sel), feed))
         return real_launch(self, work, flat, scoring, traceback, feed, **named)
 
+    real_plan = GpuSolver._host_plan
+
+    def plan_(flat, config):
+        steps.append(("plan", len(flat), threading.current_thread().name.startswith("planner")))
+        return real_plan(flat, config)
+
     monkeypatch.setattr(GpuSolver, "_split_chunk", chunk_)
     monkeypatch.setattr(GpuSolver, "_launch", launch_)
+    monkeypatch.setattr(GpuSolver, "_host_plan", staticmethod(plan_))
+    tuning = launch.Tuning(first_launch_share=1.0, plan_ahead=ahead)
     for free in (int(sizes.sum()) * 2, 1 << 40):
         free_memory(monkeypatch, free)
         steps.clear()
-        solver = GpuSolver(rows_per_lane=2, device_trace=False)
+        solver = GpuSolver(rows_per_lane=2, device_trace=False, tuning=tuning)
         assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == want
         split = solver._works[Scoring(), False][1]
         whole = launch.plan_launches(FlatCases.of(cases), Scoring(), False, free, solver.on_device, solver.tuning, 2)
@@ -183,10 +195,12 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch):
         launched = [s for s in steps if s[0] == "launch"]
         assert len(chunks) > 2 and sum(steps[i][1] for i in chunks) == len(cases)
         assert [s[1] for s in launched] == [len(w.sel) for w in split.launches]
+        planned = [s for s in steps if s[0] == "plan"]
         if len(launched) > 1:  # the first launch queued before the last chunk was split
             assert steps.index(launched[0]) < chunks[-1] and not any(s[2] for s in launched)
-        else:  # one launch: fed
-            assert launched[0][2]
+            assert [s[1] for s in planned] == [s[1] for s in launched] and all(s[2] == ahead for s in planned)
+        else:  # one launch: may be fed (this one is too small: chain-bound), not planned ahead
+            assert launched[0][2] and not any(s[2] for s in planned)
         for w, sub in zip(split.launches, split.flats):
             assert sub.cases == tuple(w.batch) and all(map(lambda a, b: a is b, sub.cases, w.batch))
         steps.clear()

@@ -32,7 +32,9 @@ _EXONS, _TARGET, _BASE = map(operator.attrgetter, ("exons", "target", "base"))
 # The compiled passes over a batch run in parallel over its cases (numba prange). numba's
 # workqueue threading layer, the only one always present, aborts the process when two threads
 # run parallel code at once (one solver per GPU, each in its own thread): callers of the
-# parallel passes hold PARALLEL (re-entrant: build_plan holds it around FlatCases.of).
+# parallel passes hold PARALLEL (re-entrant: build_plan holds it around FlatCases.of). The passes
+# here and in plan.py let go of the GIL (nogil): a planner thread plans a launch while the
+# caller's thread splits the next one (GpuSolver._planned_ahead).
 PARALLEL = threading.RLock()
 
 
@@ -265,7 +267,7 @@ def sorted_lists(start: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.
         return _unpack_exons(start, bounds, keys, index_bits)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _pack_exons(start, bounds, first_bits, index_bits, list_bits):  # pragma: no cover - compiled
     """Each exon's (list modulo 2^list_bits, first, input index in its list) in one int64."""
     keys = np.empty(bounds.shape[0], np.int64)
@@ -276,7 +278,7 @@ def _pack_exons(start, bounds, first_bits, index_bits, list_bits):  # pragma: no
     return keys
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _unpack_exons(start, bounds, keys, index_bits):  # pragma: no cover - compiled
     """(first, last, order) of the sorted ``keys`` (_pack_exons), exons of equal first put in
     (last, input index) order by insertion."""
@@ -294,7 +296,7 @@ def _unpack_exons(start, bounds, keys, index_bits):  # pragma: no cover - compil
     return first, last, order
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _segments(start, idx, out_start, first, last, order):  # pragma: no cover - compiled
     """(first, last, order) of the exons of cases ``idx``, case after case."""
     E = out_start[-1]
@@ -374,7 +376,7 @@ def _put_word(typingctx, address, value):
 assert all(((lut < 128) | (lut == 255)).all() for lut in (_lut_base, _lut_target))
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _gather_letters(at, which, lo, hi, lut, out):  # pragma: no cover - compiled
     """The letters of every interval from the strings' memory into ``out``; nonzero if one has
     no code (255) in ``lut``. In parallel over intervals, 8 letters a load and a store (one

@@ -122,6 +122,10 @@ class Tuning:
     # call before its first launch (main then) 117.9, 118.6 / 77.1, 79.6.
     first_launch_share: float = 0.35
     launch_growth: float = 0.0
+    # Such a call's launch k is planned on a planner thread while the caller's thread splits
+    # launch k + 1 (GpuSolver._planned_ahead): the split is Python, the planning passes compiled
+    # code that lets go of the GIL, so launch 1 is ready sooner after kernel 0 starts.
+    plan_ahead: bool = False
     # A call of one never-seen score launch of at least throughput_cases cases starts its kernel
     # at once and has it planned and handed over in steps (feed.py): its long chains and
     # feed_shares[0] of its other cases' cells, then feed_shares[1], ..., then the rest; the GPU

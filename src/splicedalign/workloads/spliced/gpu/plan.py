@@ -151,13 +151,13 @@ def move_shift(lane_rows: int, r, q):
     return 2 * (rows * COLS - 1 - (q * rows + r % 4))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def move_words(lane_rows: int) -> int:
     """uint32 words of moves per lane and step of a strip with ``lane_rows`` rows per lane."""
     return (lane_rows * COLS * 2 + 31) // 32
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def strip_lane_rows(rows: int, least: int, widest: int) -> int:
     """Rows per lane of a strip of ``rows`` rows: the least power of two from ``least`` that
     holds it, at most ``widest``."""
@@ -167,7 +167,7 @@ def strip_lane_rows(rows: int, least: int, widest: int) -> int:
     return lane_rows
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def strip_move_units(n: int, rows: int, lane_rows: int) -> int:
     """MOVE_UNIT words of a strip's moves (see "Moves"): its steps, n // COLS + 1 + 31 - head,
     times move_words."""
@@ -330,7 +330,7 @@ def _pack_sequences(flat: FlatCases, leader: np.ndarray) -> tuple[np.ndarray, np
     return base, exon_base, target, tgt_off, TARGET_MARGIN + int(stride.sum())
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _exon_union(exon_start, first, last, base_index, B, leader):  # pragma: no cover - compiled
     """The union of the exons of each of the B bases' cases as intervals (base, lo, hi), by base
     then row, and each exon's offset in their concatenation (its first row's). In parallel over
@@ -407,7 +407,7 @@ def _exon_union(exon_start, first, last, base_index, B, leader):  # pragma: no c
 # 3.6-4.4 ms of its planning on the 16-core device host), and the slots' work arrays are kept
 # from plan to plan (_scratch).
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _exon_order(exon_start, first, last, P, leader):  # pragma: no cover - compiled
     """Per exon: by_last (per case, its exons by last, stable), p_k (its case's exons with
     last < first(k)) and its strips; per case: its folds (those some strip reads: fold q is
@@ -445,7 +445,7 @@ def _exon_order(exon_start, first, last, P, leader):  # pragma: no cover - compi
     return by_last, p, S, folds
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _leaders(source, base_index):  # pragma: no cover - compiled
     """Per case, the first case of its run of cases of one exon list and base (FlatCases.source:
     a base's targets share its candidate exons), whose exon passes it copies."""
@@ -456,7 +456,7 @@ def _leaders(source, base_index):  # pragma: no cover - compiled
     return leader
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _prefix(counts):  # pragma: no cover - compiled
     """(counts.size + 1,) the running sums of ``counts`` from 0."""
     out = np.zeros(counts.size + 1, np.int64)
@@ -465,7 +465,7 @@ def _prefix(counts):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _case_counts(exon_start, first, last, n, p, S, folds, entry, floors, stride, P):  # pragma: no cover - compiled
     """(fold_base: each case's first fold; fold_exon: the exon whose first strip writes fold q
     (the first with p_k = q + 1, where the case's ``entry`` allows), else -1: a task; and, case
@@ -501,7 +501,7 @@ def _case_counts(exon_start, first, last, n, p, S, folds, entry, floors, stride,
 ORDER_RANGES_PER_THREAD = 4  # _interleave's ranges of buckets per planning thread
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _bucket_walk(tc, T):  # pragma: no cover - compiled
     """(the bucket of the first position of a case of ``tc`` tasks (_interleave), T // (2 tc),
     the remainder of its division, and how a step to the next position moves them: the divisor,
@@ -512,7 +512,7 @@ def _bucket_walk(tc, T):  # pragma: no cover - compiled
     return b, T - b * den, den, T // tc, 2 * (T % tc)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _interleave(case_tasks, stride, parts, launch, row, at, sums, bound):  # pragma: no cover - compiled
     """The launch index of every slot (into ``launch``) and its row offset (into ``row``, none
     where ``stride`` is empty), each task a row of its case's ``stride`` in launch order; returns
@@ -588,7 +588,7 @@ def order_ranges(tasks: int) -> int:
     return max(1, min(tasks, ORDER_RANGES_PER_THREAD * get_num_threads()))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _launch_order(case_tasks, parts):  # pragma: no cover - compiled
     """The launch index of every slot (_interleave; ``parts``: ranges of buckets, clipped to
     1..T)."""
@@ -600,7 +600,7 @@ def _launch_order(case_tasks, parts):  # pragma: no cover - compiled
     return launch
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _in_slot_order(case_tasks, stride, launch, row):  # pragma: no cover - compiled
     """_interleave's for the tasks in slot order."""
     C = case_tasks.size - 1
@@ -615,7 +615,7 @@ def _in_slot_order(case_tasks, stride, launch, row):  # pragma: no cover - compi
     return start[C]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _write_tasks(tasks, exon_start, first, last, n, tgt_off, exon_base, P, floors, late, by_last, p, S, folds,
                  fold_base, fold_exon, case_tasks, case_strips, case_units, entry_rows, stride, launch, row, rows0,
                  moves0):  # pragma: no cover - compiled
@@ -813,7 +813,7 @@ def followed_tasks(plan: Plan, cases: Sequence[int], least: int) -> Followed:
     return Followed(tuple(cases), tasks, walked[ids], walked, int(end) * MOVE_UNIT)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _followed(tasks, exon_start, strip_start, strip_task, cases, least, start):  # pragma: no cover - compiled
     """followed_tasks' records in one pass over a plan's (two fresh copies, the paper set's 4 MB
     each, were most of its 5.5-6.4 ms on the device host): (the launch's tasks, the walks' tasks,
@@ -906,7 +906,7 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase] | None = None,
  TE_BY_LAST_ROW) = range(len(TRACE_EXON_FIELDS))
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _trace_exons(first, last, tasks, strip_task, strip_start, last_row, p, by_last):  # pragma: no cover - compiled
     """The per-exon table of trace_chains (TRACE_EXON_FIELDS), int32."""
     out = np.empty((first.size, len(TRACE_EXON_FIELDS)), np.int32)

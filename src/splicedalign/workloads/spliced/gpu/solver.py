@@ -18,14 +18,18 @@ from __future__ import annotations
 
 import operator
 import os
+import sys
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import numba
 import numpy as np
 
 from splicedalign.core import loading
@@ -84,6 +88,37 @@ MOVES_POISON = 0xFFFFFFFF  # unwritten moves in checked runs: every cell "left",
 # The staging buffer of every solver's uploads (pinned: one copy of a launch's inputs runs at
 # full PCIe speed): a process's first solve makes it, later solvers find it.
 UPLOADS = device.PinnedBuffers()
+
+
+# A call planned ahead (Tuning.plan_ahead) plans each launch on one planner thread, with one
+# numba thread fewer than the process has (the caller's thread splits the next launch meanwhile),
+# and has Python switch threads every SWITCH_SECONDS (its default, 5 ms, would hold the planner
+# up to that long at each of its returns from a compiled pass while the split holds the GIL).
+SWITCH_SECONDS = 1e-4
+
+
+@cache
+def _planner() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(1, thread_name_prefix="planner")
+
+
+def _plan_on_planner(flat: FlatCases, config: LaunchConfig) -> HostPlan:
+    numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS - 1))  # (this thread's own setting)
+    return GpuSolver._host_plan(flat, config)
+
+
+class HostPlan(NamedTuple):
+    """A launch's planning on the host (GpuSolver._host_plan): what its upload sends."""
+    plan: Plan
+    gathers: list[np.ndarray]  # the gathers' device inputs (_gathers)
+    host: tuple[np.ndarray, np.ndarray]  # their places with the total
+    followed: Followed | None  # a recording launch's follower tasks
+
+
+class Ahead(NamedTuple):
+    """A launch whose planning started on the planner thread (GpuSolver._planned_ahead)."""
+    config: LaunchConfig
+    host: Future  # its HostPlan
 
 
 class Streams(NamedTuple):
@@ -331,20 +366,19 @@ class GpuSolver:
         return launch.configure(flat, ctype, use_bytes, traceback, self.on_device(ctype), self.tuning,
                                 self.rows_per_lane, scoring.free_ends)
 
-    def _inputs(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds) -> _Inputs:
+    def _inputs(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds, ahead: Future | None = None) -> _Inputs:
         """The batch's plan and device inputs: from the cache when this very list of case
-        objects was planned before with this shape (a data set solved again), else planned and
-        uploaded in one pinned copy on the upload stream, with the follower's tasks where the
-        launch's configuration has one (else made when a launch first needs them)."""
+        objects was planned before with this shape (a data set solved again), else planned (or
+        ``ahead``: being planned on the planner thread, _planned_ahead) and uploaded in one pinned
+        copy on the upload stream, with the follower's tasks where the launch's configuration has
+        one (else made when a launch first needs them)."""
         key = _batch_key(config, ids)
         hit = self._cache.get(key)
         if hit is not None:
             self._cache.move_to_end(key)
             return hit
         t0 = time.perf_counter()
-        plan = build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
-        gathers, host = _gathers(plan.exon_case, plan.n, plan.last_row, plan.input_index)
-        followed = followed_tasks(plan, config.followed, config.least) if config.followed else None
+        plan, gathers, host, followed = ahead.result() if ahead is not None else self._host_plan(flat, config)
         extra = [] if followed is None else [followed.tasks, followed.follow, followed.walked]
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
@@ -358,6 +392,14 @@ class GpuSolver:
             inputs.followed = followed._replace(tasks=more[6], follow=more[7], walked=more[8])
         self.timing["upload"] += time.perf_counter() - t1
         return inputs
+
+    @staticmethod
+    def _host_plan(flat: FlatCases, config: LaunchConfig) -> HostPlan:
+        """A launch's planning on the host: its plan, the gathers' inputs, the follower's tasks."""
+        plan = build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
+        gathers, host = _gathers(plan.exon_case, plan.n, plan.last_row, plan.input_index)
+        return HostPlan(plan, gathers, host, followed_tasks(plan, config.followed, config.least)
+                        if config.followed else None)
 
     def _keep(self, key: tuple, flat: FlatCases, plan: Plan, tasks, base, tsel, gathers: list,
               host: tuple[np.ndarray, np.ndarray]) -> _Inputs:
@@ -490,22 +532,23 @@ class GpuSolver:
         return base, tsel
 
     def _launch(self, work: Work, flat: FlatCases, scoring: Scoring, traceback: bool, feed: bool = True,
-                make_room: Callable[[], None] = lambda: None) -> _Job:
+                make_room: Callable[[], None] = lambda: None, ahead: Ahead | None = None) -> _Job:
         """Queue one launch on the compute stream: kernel, the gather of its exons' final scores,
         and for traceback either the kernel variant that records moves and trace_chains
         (config.record) or the gather of every exon's last row. Waits for nothing on the device
         (a fed launch: planned and uploaded step by step while its kernel runs, _fed), except in
-        ``make_room``, called once it is planned, before it takes its row storage."""
-        config = self._configure(flat, work.ctype, scoring, traceback)
+        ``make_room``, called once it is planned, before it takes its row storage. ``ahead``: its
+        configuration and planning started on the planner thread (_planned_ahead)."""
+        config = ahead.config if ahead is not None else self._configure(flat, work.ctype, scoring, traceback)
         defines = kernel_defines()
         compute = self.streams().compute
-        feeder = self._feeder(flat, config, work.ids) if feed else None
+        feeder = self._feeder(flat, config, work.ids) if feed and ahead is None else None
         if feeder is not None:
             make_room()
             queued = self._fed(feeder, flat, config, work.ids, scoring, defines)
             t0 = time.perf_counter()
         else:
-            planned = self._inputs(flat, config, work.ids)
+            planned = self._inputs(flat, config, work.ids, ahead.host if ahead is not None else None)
             make_room()
             t0 = time.perf_counter()
             queued = self._queue(planned, config, scoring, defines)
@@ -731,21 +774,48 @@ class GpuSolver:
         return split
 
     def _launches(self, cases: Sequence[TestCase], scoring: Scoring,
-                  traceback: bool) -> tuple[int, Iterator[tuple[Work, FlatCases, int, bool]]]:
+                  traceback: bool) -> tuple[int, Iterator[tuple[Work, FlatCases, int, bool, Ahead | None]]]:
         """(the device bytes the call's launches queued at once may take, its launches: each
-        one's work, cases as arrays, device bytes, and whether it is the call's only launch). A
-        call without traceback on cases not split before is split as it goes (_streamed), else
-        by _split."""
+        one's work, cases as arrays, device bytes, whether it is the call's only launch, and its
+        planning if started ahead). A call without traceback on cases not split before is split
+        as it goes (_streamed; planned ahead where Tuning.plan_ahead says so), else by _split."""
         last = self._works.get((scoring, traceback))
         if traceback or (last is not None and len(last[0]) == len(cases) and all(map(operator.is_, last[0], cases))):
             split = self._split(cases, scoring, traceback)
             only = len(split.launches) == 1
-            return split.room, ((w, f, s, only) for w, f, s in zip(split.launches, split.flats, split.sizes))
+            return split.room, ((w, f, s, only, None) for w, f, s in zip(split.launches, split.flats, split.sizes))
         free = device.memory_budget(self.memory_cap) + self._rows.held_bytes()
         share, in_flight = launch.memory_split(0, free, IN_FLIGHT)
         if self._rows.held_bytes() + min(share * in_flight, free) > free:
             self._rows.clear()  # kept storage would crowd out the launches: let go for them
-        return share * in_flight, self._streamed(cases, scoring, free, share)
+        streamed = self._streamed(cases, scoring, free, share)
+        if self.tuning.plan_ahead:
+            return share * in_flight, self._planned_ahead(streamed, scoring)
+        return share * in_flight, ((w, sub, size, only, None) for w, sub, size, only in streamed)
+
+    def _planned_ahead(self, launches: Iterator[tuple[Work, FlatCases, int, bool]],
+                       scoring: Scoring) -> Iterator[tuple[Work, FlatCases, int, bool, Ahead | None]]:
+        """``launches`` (of a call without traceback), each one's planning started on the planner
+        thread (PLANNER) as soon as its cases are split, before the host splits the next one
+        (Tuning.plan_ahead): the items with their Ahead (none for a call's only launch: it is
+        fed). Python switches threads every SWITCH_SECONDS meanwhile: the split holds the GIL,
+        and the planner takes it between its compiled passes."""
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_SECONDS)
+        try:
+            before = None
+            for w, sub, size, only in launches:
+                ahead = None
+                if not only:
+                    config = self._configure(sub, w.ctype, scoring, False)
+                    ahead = Ahead(config, _planner().submit(_plan_on_planner, sub, config))
+                if before is not None:
+                    yield before
+                before = (w, sub, size, only, ahead)
+            if before is not None:
+                yield before
+        finally:
+            sys.setswitchinterval(switch)
 
     def _streamed(self, cases: Sequence[TestCase], scoring: Scoring, free: int,
                   share: int) -> Iterator[tuple[Work, FlatCases, int, bool]]:
@@ -894,10 +964,11 @@ class GpuSolver:
             self.timing["split"] += time.perf_counter() - t0
             if got is None:
                 break
-            w, sub, size, only = got
+            w, sub, size, only, ahead = got
             # planned, then queued once it fits: the host plans it while the GPU still runs the
             # launches before (two of the largest size fit at once)
-            job = self._launch(w, sub, scoring, traceback, feed=only, make_room=lambda s=size: make_room(s))
+            job = self._launch(w, sub, scoring, traceback, feed=only, make_room=lambda s=size: make_room(s),
+                               ahead=ahead)
             events.append(job.events)
             if queued and queued[-1].made is None:  # the launch before: results made ready while the GPU runs
                 queued[-1].made = pending(queued[-1])
@@ -906,9 +977,9 @@ class GpuSolver:
         settle()  # the collector's pass while the GPU runs the last launches, not while the host plans
         self.timing["results"] += time.perf_counter() - t0
         while queued:
-            if len(queued) == 1:  # what the launches before made, while the GPU runs the last one
-                settle()
             finish()
+            if queued:  # what the launch's results made, while the GPU runs the next ones
+                settle()
         cp = device.cupy()
         device.check(cp)
         self._rows.refill(self.streams().fill)  # beside the caller's next steps
