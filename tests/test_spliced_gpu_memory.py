@@ -206,3 +206,30 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead)
         steps.clear()
         assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == want
         assert not [s for s in steps if s[0] == "chunk"]  # a replay: the split remembered
+
+
+def test_a_later_launch_that_fails_waits_for_the_queued_ones(monkeypatch):
+    """A call of several launches whose later launch fails (here a bad letter found while it is
+    planned): the one-line error, once the kernels already queued are done (their storage is
+    then free), with the split as it goes and planned ahead alike."""
+    from splicedalign.core.alphabet import LetterError
+    from splicedalign.workloads.spliced.records import Exon, TestCase
+
+    fake_gpu(monkeypatch, _fake_function)
+    cases, sizes = cases_and_sizes(7)
+    bad = TestCase("bad5", "ACGTACGT", "AC5T", (Exon(1, 4),))
+    free_memory(monkeypatch, int(sizes.sum()) // 2)
+    waited: list = []
+    real_launch = GpuSolver._launch
+    monkeypatch.setattr(GpuSolver, "_launch", lambda self, *a, **k: (waited.append("launch"), real_launch(
+        self, *a, **k))[1])
+    for ahead in (False, True):
+        solver = GpuSolver(rows_per_lane=2, device_trace=False,
+                           tuning=launch.Tuning(first_launch_share=1.0, plan_ahead=ahead))
+        streams = solver.streams()
+        for stream in (streams.compute, streams.follow):
+            monkeypatch.setattr(stream, "synchronize", lambda: waited.append("sync"), raising=False)
+        waited.clear()
+        with pytest.raises(LetterError, match="^bad5: non-nucleotide letter"):
+            solver.solve_many(cases * 2 + [bad], Scoring(), traceback=False)
+        assert waited.count("launch") > 1 and waited[-2:] == ["sync", "sync"]

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
@@ -317,6 +317,11 @@ class _InFlight:
     work: Work
     size: int
     made: outputs.Pending | None = None
+
+
+# A call's launches as they come (GpuSolver._launches): each one's work, its cases as arrays, its
+# device bytes, whether it is the call's only launch, its planning if started ahead.
+Launches = Generator[tuple[Work, FlatCases, int, bool, Ahead | None], None, None]
 
 
 class GpuSolver:
@@ -774,7 +779,7 @@ class GpuSolver:
         return split
 
     def _launches(self, cases: Sequence[TestCase], scoring: Scoring,
-                  traceback: bool) -> tuple[int, Iterator[tuple[Work, FlatCases, int, bool, Ahead | None]]]:
+                  traceback: bool) -> tuple[int, Launches]:
         """(the device bytes the call's launches queued at once may take, its launches: each
         one's work, cases as arrays, device bytes, whether it is the call's only launch, and its
         planning if started ahead). A call without traceback on cases not split before is split
@@ -794,7 +799,7 @@ class GpuSolver:
         return share * in_flight, ((w, sub, size, only, None) for w, sub, size, only in streamed)
 
     def _planned_ahead(self, launches: Iterator[tuple[Work, FlatCases, int, bool]],
-                       scoring: Scoring) -> Iterator[tuple[Work, FlatCases, int, bool, Ahead | None]]:
+                       scoring: Scoring) -> Launches:
         """``launches`` (of a call without traceback), each one's planning started on the planner
         thread (PLANNER) as soon as its cases are split, before the host splits the next one
         (Tuning.plan_ahead): the items with their Ahead (none for a call's only launch: it is
@@ -958,21 +963,29 @@ class GpuSolver:
             for _ in range(launch.collected_first([q.size for q in queued], size, room)):
                 finish()
 
-        while True:
-            t0 = time.perf_counter()
-            got = next(launches, None)  # (a streamed split: the cases of the next launch split now)
-            self.timing["split"] += time.perf_counter() - t0
-            if got is None:
-                break
-            w, sub, size, only, ahead = got
-            # planned, then queued once it fits: the host plans it while the GPU still runs the
-            # launches before (two of the largest size fit at once)
-            job = self._launch(w, sub, scoring, traceback, feed=only, make_room=lambda s=size: make_room(s),
-                               ahead=ahead)
-            events.append(job.events)
-            if queued and queued[-1].made is None:  # the launch before: results made ready while the GPU runs
-                queued[-1].made = pending(queued[-1])
-            queued.append(_InFlight(job, w, size))
+        try:
+            while True:
+                t0 = time.perf_counter()
+                got = next(launches, None)  # (a streamed split: the cases of the next launch split now)
+                self.timing["split"] += time.perf_counter() - t0
+                if got is None:
+                    break
+                w, sub, size, only, ahead = got
+                # planned, then queued once it fits: the host plans it while the GPU still runs the
+                # launches before (two of the largest size fit at once)
+                job = self._launch(w, sub, scoring, traceback, feed=only, make_room=lambda s=size: make_room(s),
+                                   ahead=ahead)
+                events.append(job.events)
+                if queued and queued[-1].made is None:  # the launch before: results made ready while the GPU runs
+                    queued[-1].made = pending(queued[-1])
+                queued.append(_InFlight(job, w, size))
+        except BaseException:
+            # a later launch failed (a bad letter found planning it, a case found too large as the
+            # split goes): the queued kernels end before their storage goes back to CuPy's pool
+            launches.close()
+            for stream in (self.streams().compute, self.streams().follow):
+                stream.synchronize()
+            raise
         t0 = time.perf_counter()
         settle()  # the collector's pass while the GPU runs the last launches, not while the host plans
         self.timing["results"] += time.perf_counter() - t0
