@@ -28,6 +28,7 @@ from splicedalign.core.strmem import str_addresses
 from splicedalign.workloads.spliced.records import TestCase
 
 _EXONS, _TARGET, _BASE = map(operator.attrgetter, ("exons", "target", "base"))
+_LAID_OUT = "_laid_out_arrays"  # where FlatCases keeps its exons laid out (FlatCases._laid_out)
 
 # The compiled passes over a batch run in parallel over its cases (numba prange). numba's
 # workqueue threading layer, the only one always present, aborts the process when two threads
@@ -153,10 +154,21 @@ class FlatCases:
     def __len__(self) -> int:
         return len(self.cases)
 
-    @cached_property
+    @property
     def _laid_out(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(first, last, order) of every exon, case after case: views of the lists where the
-        cases' lists follow each other, else laid out by one compiled pass."""
+        cases' lists follow each other, else laid out by one compiled pass; made once, kept in
+        the instance without a lock. (functools.cached_property holds one lock for every instance
+        while it computes, on Python < 3.12: with PARALLEL taken inside it, two threads planning
+        at once, a solver per GPU, deadlocked: one in a batch's layout waiting for PARALLEL, the
+        other holding PARALLEL and asking another batch's layout. Two threads may both lay out
+        one batch: the same arrays.)"""
+        got = self.__dict__.get(_LAID_OUT)
+        if got is None:
+            got = self.__dict__[_LAID_OUT] = self._lay_out()
+        return got
+
+    def _lay_out(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         lists, source = self.lists, self.source
         if not source.size:
             return lists.first[:0], lists.last[:0], lists.order[:0]
