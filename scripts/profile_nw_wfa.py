@@ -51,7 +51,7 @@ def main() -> int:
         print(f"score {result.score if result else None} stats {solver.stats}")
         return 0
     print(f"{'case':<12} {'costs':<7} {'out':<5} {'steps':>6} {'threads':>7} {'shared':>6} {'kernel ms':>9} "
-          f"{'host ms':>8} {'us/step':>7} score")
+          f"{'host ms':>8} {'us/step':>7} score bi")
     for name in args.cases:
         pair = case_pair(name)
         for cost_name in args.costs:
@@ -74,7 +74,8 @@ def main() -> int:
                 kernel = statistics.median(kernels[1:])
                 print(f"{name:<12} {cost_name:<7} {'cigar' if traceback else 'score':<5} {steps:>6} "
                       f"{solver.stats['threads']:>7} {str(solver.stats['shared']):>6} {kernel:>9.3f} "
-                      f"{statistics.median(walls[1:]):>8.3f} {kernel * 1e3 / max(steps, 1):>7.3f} {result.score}",
+                      f"{statistics.median(walls[1:]):>8.3f} {kernel * 1e3 / max(steps, 1):>7.3f} {result.score} "
+                      f"{solver.stats.get('bi')}",
                       flush=True)
     return 0
 

@@ -46,6 +46,15 @@ class EmuKernel:
             self.lib.emu_nw_wfa_pack(ctypes.c_int(grid[0]), *(_pointer(a) for a in args))
             return
         assert shared_mem <= 4 << 20, "more shared memory than the host build has"
+        if self.name.startswith("nw_biwfa"):
+            seqs, desc, reach, *ints, keep_arr, pool_top, pool_ints, bases, runs, out = args
+            assert len(ints) == 6 and grid[0] == 1 and block[0] % 64 == 0
+            status = self.lib.emu_nw_biwfa(
+                ctypes.c_int("true" in self.name), ctypes.c_int(block[0]), _pointer(seqs), _pointer(desc),
+                _pointer(reach), *(ctypes.c_int(int(v)) for v in ints), _pointer(keep_arr), _pointer(pool_top),
+                ctypes.c_longlong(int(pool_ints)), _pointer(bases), _pointer(runs), _pointer(out))
+            assert status == 0
+            return
         assert shared_mem <= max(device.SHARED_MEMORY_DEFAULT, self.max_dynamic_shared_size_bytes), (
             f"{self.name}: {shared_mem} bytes of shared memory, allowed {self.max_dynamic_shared_size_bytes}")
         affine, keep, shared = (flag.strip() == "true" for flag in self.name.split("<")[1].rstrip(">").split(","))
@@ -316,3 +325,33 @@ def test_a_batch_does_not_lower_a_single_pairs_shared_memory(solver):
     assert solver.solve(pair, costs, False, "global", budget_ms=1e4).score == want
     assert [r.score for r in solver.solve_many([pair, pair], costs, False, "global")] == [want, want]
     assert solver.solve(pair, costs, False, "global", budget_ms=1e4).score == want
+
+
+@pytest.mark.parametrize("costs", (Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 3, 5), Costs(0, 1, 1)),
+                         ids=["c013", "c021", "c035", "c011"])
+def test_biwfa_single_pairs(solver, costs):
+    """nw_biwfa (``launch_one(bi=True)``): the forward and reverse wavefronts at once, the
+    breakpoint between them, both halves walked back from it: every score the reference's
+    (similar, unrelated, tiny, lengths far apart, wildcards), every CIGAR re-scored; ``solve``
+    takes it for linear global pairs."""
+    seed = 2670 + int(costs.mismatch) * 10 + int(costs.indel)
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    reference = ReferenceSolver()
+    pairs = _pairs(rng, 30, 300)
+    pairs += [Pair("one", "a", "b", np.array([1], np.uint8), np.array([2], np.uint8)),
+              Pair("same", "a", "b", pairs[0].a, pairs[0].a.copy()),
+              Pair("short a", "a", "b", pairs[1].a[:3], pairs[1].a)]
+    _, x, o, e = cpu_wfa.reduced_costs(costs)
+    reach = wfa.reach_table(x, o, e, 3000)
+    for pair in pairs:
+        want = reference.solve(pair, costs, traceback=False, mode="global").score
+        for traceback in (False, True):
+            visits = 2 * wfa.visits_upto(reach, pair.n, pair.m, "global", 1, 1500)
+            got = solver.launch_one(pair, costs, traceback, "global", 1499, visits, 64, bi=True)
+            assert solver.stats["bi"] and got.score[0] == want, (pair.name, costs, traceback)
+            if traceback:
+                assert cigar_cost(got.cigar(0), pair.a, pair.b, costs) == want, (pair.name, got.cigar(0))
+        answer = solver.solve(pair, costs, True, "global", budget_ms=1e4)
+        assert answer.score == want and cigar_cost(answer.cigar, pair.a, pair.b, costs) == want
+        assert solver.stats["bi"] == (min(pair.n, pair.m) > 0)

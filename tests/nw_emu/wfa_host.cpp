@@ -50,6 +50,7 @@ static int __syncthreads_or(int predicate) {
 }
 static int __ffsll(long long v) { return __builtin_ffsll(v); }
 static int __ffs(int v) { return __builtin_ffs(v); }
+static int __clz(int v) { return v == 0 ? 32 : __builtin_clz(unsigned(v)); }
 static unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
     return unsigned(((static_cast<unsigned long long>(hi) << 32) | lo) >> (shift & 31));
 }
@@ -103,6 +104,22 @@ extern "C" int emu_nw_wfa(int affine, int keep_on, int shared, int blocks, int t
     run_blocks(blocks, threads, [&] {
         call(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max, ring_shared, seqs_shared,
              walk_steps, ring_global, keep, pool_top, pool_ints, bases, runs, out);
+    });
+    return 0;
+}
+
+extern "C" int emu_nw_biwfa(int keep_on, int threads, const u64* seqs, const long long* desc, const int* reach,
+                            int x, int e, int max_steps, int ring_size, int stride, int reach_max, int* keep,
+                            unsigned long long* pool_top, long long pool_ints, long long* bases, unsigned* runs,
+                            int* out) {
+    run_blocks(1, threads, [&] {
+        if (keep_on) {
+            nw_biwfa<true>(seqs, desc, reach, x, e, max_steps, ring_size, stride, reach_max, keep, pool_top, pool_ints,
+                           bases, runs, out);
+        } else {
+            nw_biwfa<false>(seqs, desc, reach, x, e, max_steps, ring_size, stride, reach_max, keep, pool_top,
+                            pool_ints, bases, runs, out);
+        }
     });
     return 0;
 }

@@ -503,6 +503,320 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     if (tid == 0) o_p[3] = w.close();
 }
 
+namespace {
+
+// BiWFA's letters read backwards: the 8 letters ending at `pos` (pos - 7 .. pos, pos at the top
+// nibble; a pad word precedes each sequence, so pos >= -1 reads pad letters below 0).
+__device__ __forceinline__ unsigned window8_back(const u64* s, int pos) { return window8(s, pos - 7); }
+
+// The reverse wavefront's run from (h, v = h - k) of the reversed pair: the letters a[n - 1 - v]
+// and b[m - 1 - h] downwards; the offset after the first 8 (`more`: all matched).
+__device__ __forceinline__ int probe8_back(const u64* a, const u64* b, int h, int k, int n, int m, bool& more) {
+    const unsigned x = window8_back(a, n - 1 - (h - k)) ^ window8_back(b, m - 1 - h);
+    more = x == 0;
+    return h + (x ? __clz(int(x)) >> 2 : 8);
+}
+
+// extend_warp on the reversed pair: lane l compares the 8 letters ending 8 l below the run's
+// start, clamped at -1 (the pad word: a mismatch), 256 a round.
+__device__ __forceinline__ int extend_warp_back(const u64* a, const u64* b, int h, int k, int lane, int n, int m) {
+    while (true) {
+        const unsigned x = window8_back(a, max(n - 1 - (h - k) - 8 * lane, -1)) ^
+                           window8_back(b, max(m - 1 - h - 8 * lane, -1));
+        const unsigned differ = __ballot_sync(FULL_WARP, x != 0);
+        if (differ) {
+            const int first = __ffs(int(differ)) - 1;
+            return h + 8 * first + (__clz(int(__shfl_sync(FULL_WARP, x, first))) >> 2);
+        }
+        h += 256;
+    }
+}
+
+// The walk back of one direction (linear costs, global mode) from a cell (k, h) whose least cost
+// is s (not only a wavefront's furthest offset), straight from the pool: runs from there backwards.
+// Its last operation is a mismatch from (k, h - 1) when M[s - x][k] >= h - 1, an insertion from
+// (k - 1, h - 1) when M[s - e][k - 1] >= h - 1, a deletion from (k + 1, h) when M[s - e][k + 1] >= h
+// (the cost is monotone along a diagonal: a cell at or before a wavefront's offset costs at most its
+// score; each such cell costs s less the operation exactly), else a match from (k, h - 1) of cost s:
+// matches down to the first offset where a source reaches. From a wavefront's offset this is WFA2's
+// backtrace.
+__device__ void walk_linear(Runs& w, const int* kept, const long long* base_of, const int* reach, int last, int x,
+                            int e, int s, int k, int h, int n, int m) {
+    while (s > 0) {
+        const int cx = kept_get(kept, base_of, reach, last, 0, s - x, k, n, m, false);
+        const int ci = kept_get(kept, base_of, reach, last, 0, s - e, k - 1, n, m, false);
+        const int cd = kept_get(kept, base_of, reach, last, 0, s - e, k + 1, n, m, false);
+        bool mis = cx >= h - 1 && h >= 1 && h - k >= 1, ins = ci >= h - 1 && h >= 1, del = cd >= h && h - k >= 1;
+        if (!(mis || ins || del)) {
+            const int to = max(cx + 1, max(ci + 1, cd));
+            w.emit(WFA_OP_M, h - to);
+            h = to;
+            mis = cx >= h - 1 && h - k >= 1;
+            ins = ci >= h - 1;
+            del = cd >= h && h - k >= 1;
+        }
+        if (mis) {
+            w.emit(WFA_OP_X, 1);
+            s -= x;
+            h -= 1;
+        } else if (ins) {
+            w.emit(WFA_OP_I, 1);
+            s -= e;
+            k -= 1;
+            h -= 1;
+        } else {
+            w.emit(WFA_OP_D, 1);
+            s -= e;
+            k += 1;
+        }
+    }
+    w.emit(WFA_OP_M, h - k);  // score 0: the run from the start (k = 0)
+}
+
+// A BiWFA step as planned a step ahead: the wavefront's diagonals and its sources', its ring slot
+// (t % ring_size) and range slot (t % (ring_size + 1)), the room of both directions in the pool.
+struct alignas(16) BiStep {
+    int lo, hi, xlo, xhi, elo, ehi;
+    int slot, rslot, stop;
+    long long base_f, base_r;
+};
+
+}  // namespace
+
+// BiWFA (Marco-Sola et al. 2023) for one pair, linear costs, global mode, ring and letters in
+// shared memory: the block's first half computes the forward wavefronts (nw_wfa's step), its second
+// half at the same time the reverse ones (the reversed pair: letters read backwards), one barrier a
+// step, so about half the steps of nw_wfa. Breakpoint: in step t each half checks its own wavefront
+// t - 1 against the other's t - 1 - W .. t - 1 (the reverse half .. t - 2), W = max(x, e) + 1: an
+// overlap on diagonal k (forward offset hf, reverse hr on k' = m - n - k, hf + hr >= m) is an
+// alignment of cost f + r (the DP's cost is monotone along a diagonal). The optimum c has a split
+// (a cell of its path) with f + r = c and |f - r| <= W (its prefix costs rise by at most max(x, e)
+// a cell), checked once max(f, r) <= t - 1: after step t no alignment below 2t - 1 - W is unfound,
+// so the least overlap at most that ends the search. ring_size: max(x, e) + 3 (rows t - 1 - W .. t).
+// With KEEP both directions keep their wavefronts; the block then walks both halves back at once
+// (thread 0 forwards, the second half's first thread the reverse) from one cell of the breakpoint's
+// diagonal k and joins their runs at runs[0..]: the forward run's first cell bf (its offset before
+// the extension) costs f from the start and at most r to the end (the reverse run's cells cost r
+// to the end, the cost is monotone along the diagonal and the letters between the two runs match),
+// so exactly r with f + r optimal; walk_linear walks from such a cell.
+template <bool KEEP>
+__global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
+    const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int x, int e,
+    int max_steps, int ring_size, int stride, int reach_max, int* __restrict__ keep,
+    unsigned long long* __restrict__ pool_top, long long pool_ints, long long* __restrict__ bases,
+    unsigned* __restrict__ runs, int* __restrict__ out) {
+    extern __shared__ int smem[];
+    static __shared__ u64 best;  // the least overlap: f + r << 40 | f - r + W << 22 | k + n (forward k)
+    static __shared__ BiStep biplans[2];
+    static __shared__ Planner bipl;
+    static __shared__ int walk_from[4];  // where the forward and the reverse walk start, their runs
+    const int tid = threadIdx.x, threads = blockDim.x, lane = tid & 31, half = threads >> 1;
+    const bool rev = tid >= half;
+    const int me = rev ? tid - half : tid;
+    const WfaDesc d = wfa_desc(desc, 0);
+    const int n = d.n, m = d.m;
+    const int W = ring_size - 2, RR = ring_size + 1;
+    const int koff = min(reach_max, n);
+    const int ring_ints = ring_size * stride;
+    int* const rlo = smem + 2 * ring_ints;  // each step's diagonals by range slot
+    int* const rhi = rlo + RR;
+    u64* const sa = reinterpret_cast<u64*>(smem + ((2 * ring_ints + 2 * RR + 1) & ~1)) + 1;
+    const int wa = n / 16 + WFA_PAD_WORDS, wb = m / 16 + WFA_PAD_WORDS;
+    u64* const sb = sa + wa + 1;
+    for (int w = tid; w < wa; w += threads) sa[w] = seqs[d.a + w];
+    for (int w = tid; w < wb; w += threads) sb[w] = seqs[d.b + w];
+    if (tid == 0) {
+        sa[-1] = WFA_PAD_A * 0x1111111111111111ull;
+        sb[-1] = WFA_PAD_B * 0x1111111111111111ull;
+    }
+    long long* const base_f = bases;
+    long long* const base_r = bases + max_steps + 1;
+    const int planner = threads - 1;
+    auto take = [&](int width) -> long long {  // (nw_wfa's)
+        if (bipl.cursor + width > bipl.chunk_end) {
+            const long long want = max((long long)width, d.chunk);
+            const long long at = (long long)atomicAdd(pool_top, (unsigned long long)want);
+            if (at + want > pool_ints) return -1;
+            bipl.cursor = at;
+            bipl.chunk_end = at + want;
+        }
+        const long long at = bipl.cursor;
+        bipl.cursor += width;
+        return at;
+    };
+    auto plan_step = [&](int t, BiStep& st) {
+        const Range r = span_of(reach_at(reach, t, max_steps), n, m, false);
+        const Range rx = span_of(reach_at(reach, t - x, max_steps), n, m, false);
+        const Range re = span_of(reach_at(reach, t - e, max_steps), n, m, false);
+        const int width = r.width();
+        bipl.visited += 2LL * width;
+        long long bf = 0, br = 0;
+        int stop = t > max_steps || bipl.visited > d.visits;
+        if (KEEP && !stop) {
+            bf = take(width);
+            br = bf < 0 ? -1 : take(width);
+            stop = br < 0;
+        }
+        const int slot = bipl.slot, rslot = bipl.gslot;
+        rlo[rslot] = r.lo;
+        rhi[rslot] = r.hi;
+        st = BiStep{r.lo, r.hi, rx.lo, rx.hi, re.lo, re.hi, slot, rslot, stop, bf, br};
+        bipl.slot = slot + 1 == ring_size ? 0 : slot + 1;
+        bipl.gslot = rslot + 1 == RR ? 0 : rslot + 1;
+    };
+    if (tid == planner) {
+        bipl = Planner{0, 0, 0, 0, 0};
+        plan_step(0, biplans[0]);
+    }
+    if (tid == 0) best = ~0ull;
+    __syncthreads();
+    int* const ring = smem + (rev ? ring_ints : 0) + koff;  // this half's rows
+    const int* const other = smem + (rev ? 0 : ring_ints) + koff;
+    const u64* const a = sa;
+    const u64* const b = sb;
+    const int kd = m - n;  // the other direction's diagonal of k: kd - k
+    bool over = false;
+    u64 mine = ~0ull;
+    int t = 0;
+    for (;; ++t) {
+        const BiStep st = biplans[t & 1];
+        if (st.stop) {
+            over = true;
+            break;
+        }
+        if (tid == planner) {
+            if (KEEP) {
+                base_f[t] = st.base_f;
+                base_r[t] = st.base_r;
+            }
+            plan_step(t + 1, biplans[(t + 1) & 1]);
+        }
+        const Range rx{st.xlo, st.xhi}, re{st.elo, st.ehi};
+        int* const out_m = ring + st.slot * stride;
+        const int* const src_x = ring + slot_back(st.slot, x, ring_size) * stride;
+        const int* const src_e = ring + slot_back(st.slot, e, ring_size) * stride;
+        const int* const prev = ring + slot_back(st.slot, 1, ring_size) * stride;  // this half's t - 1
+        const int prs = slot_back(st.rslot, 1, RR);
+        const Range pr = t > 0 ? Range{rlo[prs], rhi[prs]} : Range{1, 0};
+        const int lo = pr.lo <= pr.hi ? min(st.lo, pr.lo) : st.lo;
+        const int hi = pr.lo <= pr.hi ? max(st.hi, pr.hi) : st.hi;
+        int* const kept = KEEP ? keep + (rev ? st.base_r : st.base_f) : nullptr;
+        const int j_last = rev ? t - 2 : t - 1;  // the other half's steps checked: t - 1 - W .. j_last
+        for (int k0 = lo + me - lane; k0 <= hi; k0 += half) {
+            const int k = k0 + lane;
+            const bool on = k >= st.lo && k <= st.hi;
+            int mv = WFA_NULL;
+            if (on) {
+                if (t == 0) {
+                    mv = k;
+                } else {
+                    const int lim = n + k;
+                    int g = rx.has(k) ? src_x[k] + 1 : WFA_NULL;
+                    g = g <= min(m, lim) ? g : WFA_NULL;
+                    const int gi = re.has(k - 1) ? valid_h(src_e[k - 1] + 1, m) : WFA_NULL;
+                    const int gd = re.has(k + 1) ? valid_v(src_e[k + 1], lim) : WFA_NULL;
+                    mv = max(g, max(gi, gd));
+                }
+            }
+            const int kc = on ? k : st.hi;
+            const int h0 = mv >= 0 ? mv : max(kc, 0);
+            bool more;
+            int h = rev ? probe8_back(a, b, h0, kc, n, m, more) : probe8(a, b, h0, kc, more);
+            for (unsigned longer = __ballot_sync(FULL_WARP, mv >= 0 && more); longer; longer &= longer - 1) {
+                const int from = __ffs(int(longer)) - 1;
+                const int hf = __shfl_sync(FULL_WARP, h, from), kf = __shfl_sync(FULL_WARP, k, from);
+                const int got = rev ? extend_warp_back(a, b, hf, kf, lane, n, m) : extend_warp(a, b, hf, kf, lane, n, m);
+                if (lane == from) h = got;
+            }
+            if (on) {
+                out_m[k] = mv >= 0 ? h : WFA_NULL;
+                if (KEEP) kept[k - st.lo] = mv >= 0 ? h : WFA_NULL;
+            }
+            if (pr.has(k)) {  // this half's t - 1 against the other's
+                const int hv = prev[k], kk = kd - k;
+                if (hv >= 0) {
+                    for (int j = max(0, t - 1 - W); j <= j_last; ++j) {
+                        const int js = slot_back(prs, t - 1 - j, RR);
+                        if (kk < rlo[js] || kk > rhi[js]) continue;
+                        const int ov = other[slot_back(st.slot, t - j, ring_size) * stride + kk];
+                        if (ov >= 0 && hv + ov >= m) {
+                            const int f = rev ? j : t - 1, r = rev ? t - 1 : j;
+                            const u64 key = (u64(f + r) << 40) | (u64(f - r + W) << 22) | u64((rev ? kk : k) + n);
+                            mine = min(mine, key);
+                            break;  // (the least j: the least f + r on this diagonal)
+                        }
+                    }
+                }
+            }
+        }
+        if (__syncthreads_or(mine != ~0ull && int(mine >> 40) <= 2 * t - 1 - W)) break;
+    }
+    if (!over) {
+        if (mine != ~0ull) atomicMin(&best, mine);
+        __syncthreads();
+    }
+    if (over) {
+        if (tid == 0) {
+            out[0] = -1;
+            out[1] = out[2] = out[3] = 0;
+        }
+        return;
+    }
+    const u64 key = best;
+    const int sum = int(key >> 40), f = (sum + int((key >> 22) & 0x3ffff) - W) / 2, r = sum - f;
+    const int k = int(key & 0x3fffff) - n;
+    if (tid == 0) {
+        out[0] = sum;
+        out[1] = m;
+        out[2] = 0;
+        out[3] = 0;
+    }
+    if (!KEEP) return;
+    const int* const kept = keep;
+    const unsigned long long rmax = 2ull * max_steps + 4;  // runs of one direction at most
+    if (tid == 0) {  // both halves' walks start at the forward run's first cell on diagonal k (below)
+        int bf = k;
+        if (f > 0) {
+            const int lim = n + k;
+            int g = kept_get(kept, base_f, reach, max_steps, 0, f - x, k, n, m, false) + 1;
+            g = g <= m && g <= lim ? g : WFA_NULL;
+            const int ins = valid_h(kept_get(kept, base_f, reach, max_steps, 0, f - e, k - 1, n, m, false) + 1, m);
+            const int del = valid_v(kept_get(kept, base_f, reach, max_steps, 0, f - e, k + 1, n, m, false), lim);
+            bf = max(g, max(ins, del));
+        }
+        walk_from[0] = bf;
+        walk_from[1] = m - bf;
+    }
+    __syncthreads();
+    Runs wf{runs + 2 * rmax, 0, 4u, 0u}, wr{runs + 3 * rmax, 0, 4u, 0u};
+    if (tid == 0) {
+        walk_linear(wf, kept, base_f, reach, max_steps, x, e, f, k, walk_from[0], n, m);
+        walk_from[2] = wf.close();
+    } else if (tid == half) {
+        walk_linear(wr, kept, base_r, reach, max_steps, x, e, r, kd - k, walk_from[1], n, m);
+        walk_from[3] = wr.close();
+    }
+    __syncthreads();
+    // runs[0..]: the reverse half's runs last first, then the forward's (both start at the breakpoint;
+    // two runs of one operation there become one)
+    const unsigned* const F = runs + 2 * rmax;
+    const unsigned* const R = runs + 3 * rmax;
+    const int cf = walk_from[2], cr = walk_from[3];
+    const int joined = cr > 0 && cf > 0 && (R[0] & 3u) == (F[0] & 3u);
+    const int total = cr + cf - joined;
+    for (int i = tid; i < total; i += threads) {
+        unsigned u;
+        if (i < cr) {
+            u = R[cr - 1 - i];
+            if (joined && i == cr - 1) u += F[0] & ~3u;
+        } else {
+            u = F[i - cr + joined];
+        }
+        runs[i] = u;
+    }
+    if (tid == 0) out[3] = total;
+}
+
 // The packed sequences: word w of a sequence holds its letters 16 w .. 16 w + 15, 4 bits each,
 // `pad` past its end. One block per sequence; bytes[from[q] ..] (size[q] letters) -> words[to[q] ..]
 // (words[q] words). A byte is a code (0..15, as a Pair holds them) or a letter as the user gave it
@@ -551,4 +865,8 @@ NW_WFA(false, false, true)
 NW_WFA(false, true, true)
 NW_WFA(true, false, true)
 NW_WFA(true, true, true)
+template __global__ void nw_biwfa<false>(const u64*, const long long*, const int*, int, int, int, int, int, int, int*,
+                                         unsigned long long*, long long, long long*, unsigned*, int*);
+template __global__ void nw_biwfa<true>(const u64*, const long long*, const int*, int, int, int, int, int, int, int*,
+                                        unsigned long long*, long long, long long*, unsigned*, int*);
 #endif

@@ -13,3 +13,5 @@
 #define WFA_OP_I 3
 #define WFA_PAD_WORDS 4
 #define WFA_WALK_DIAGS 16
+#define WFA_PAD_A 6
+#define WFA_PAD_B 7

@@ -64,11 +64,15 @@ WALK_DIAGS = 16
 DEFINES = {"WFA_NULL": NULL, "WFA_DESC": batch.DESCRIPTOR, "WFA_OUT": batch.OUT, "WFA_MAX_THREADS": MAX_THREADS,
            "MODE_GLOBAL": MODES.index("global"), "MODE_PREFIX": MODES.index("prefix"),
            "MODE_INFIX": MODES.index("infix"), "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH, "WFA_OP_D": OP_DEL,
-           "WFA_OP_I": OP_INS, "WFA_PAD_WORDS": PAD_WORDS, "WFA_WALK_DIAGS": WALK_DIAGS}  # wfa.defines.h
+           "WFA_OP_I": OP_INS, "WFA_PAD_WORDS": PAD_WORDS, "WFA_WALK_DIAGS": WALK_DIAGS, "WFA_PAD_A": PAD_A,
+           "WFA_PAD_B": PAD_B}  # wfa.defines.h
 SWEEP = "nw_wfa<{affine}, {keep}, {shared}>"  # shared: the ring and both sequences in shared memory
 PACK = "nw_wfa_pack"
+# BiWFA (a single pair, linear costs, global mode, its rings and letters in shared memory): the
+# forward and the reverse wavefronts at once, each on half the block, about half the steps
+BIWFA = "nw_biwfa<{keep}>"
 NAMES = tuple(SWEEP.format(affine=a, keep=k, shared=h) for a in ("false", "true") for k in ("false", "true")
-              for h in ("false", "true")) + (PACK,)
+              for h in ("false", "true")) + tuple(BIWFA.format(keep=k) for k in ("false", "true")) + (PACK,)
 ALGORITHM = "wfa"
 PACK_THREADS = 256
 # a launch's chunks take these in turn (a stream a chunk: 6 for 40 MB copied by pieces, common.chunk_bounds;
@@ -121,6 +125,8 @@ SINGLE_LAYOUT = {"desc": (0, np.int64, batch.DESCRIPTOR), "pool_top": (56, np.ui
                  "pad": (128, np.uint8, 2)}
 WORKSPACE_MIN = 1 << 16  # bytes of the first upload buffer
 TEXT_CHARS = 11  # a run's CIGAR text at most: 10 digits and its operation
+BIWFA_LETTERS = 1 << 22  # n + m below it (nw_biwfa's breakpoint key)
+BIWFA_RING_MAX = 1 << 17
 
 
 def applies(costs: Costs) -> bool:
@@ -264,6 +270,33 @@ def ring_room(n: int, m: int, x: int, o: int, e: int, shared_bytes: int = SHARED
 def seqs_fit(n: int, m: int, shared_bytes: int = SHARED_BYTES) -> bool:
     """Whether both packed sequences fit in a block's shared memory (``configure``'s first choice)."""
     return int(seq_bytes(n, m)) <= shared_bytes
+
+
+def biwfa_ring(x: int, e: int) -> int:
+    """nw_biwfa's ring rows a direction: t - 1 - W .. t with W = max(x, e) + 1 (the other
+    direction's rows its breakpoint check reads while this step's row is written)."""
+    return ring_size(x, 0, e) + 2
+
+
+def biwfa_smem(ring: int, stride: np.ndarray, n: int, m: int) -> np.ndarray:
+    """nw_biwfa's dynamic shared memory (bytes; element-wise over strides): both directions'
+    rings, the range ring (ring + 1 slots, lo and hi), 8-byte aligned, both sequences each after
+    a pad word."""
+    ints = 2 * ring * stride + 2 * (ring + 1)
+    return 4 * (ints + ints % 2) + int(seq_bytes(n, m)) + 16
+
+
+def biwfa_applies(costs: Costs, mode: str, n: int, m: int) -> bool:
+    """Whether nw_biwfa takes the pair: linear costs, global mode, its breakpoint key's fields
+    (k + n below 2^22, f - r + W below 2^18) in range."""
+    g, x, o, e = cpu_wfa.reduced_costs(costs)
+    return mode == "global" and o == 0 and n + m < BIWFA_LETTERS and biwfa_ring(x, e) < BIWFA_RING_MAX
+
+
+def biwfa_steps(reach: np.ndarray, n: int, m: int, x: int, e: int, shared_bytes: int = SHARED_BYTES) -> int:
+    """The most steps (of ``reach``) whose nw_biwfa rings fit in shared memory beside both sequences."""
+    stride = span(np.maximum.accumulate(reach.astype(np.int64)), n, m, "global")
+    return int(np.searchsorted(biwfa_smem(biwfa_ring(x, e), stride, n, m), shared_bytes, side="right"))
 
 
 def step_ms(width: np.ndarray, affine: bool, seqs_shared: bool) -> np.ndarray:
@@ -537,6 +570,19 @@ class WfaSolver:
         narrow = int(span(widest, pair.n, pair.m, mode)) <= 2 * SHARED_THREADS
         threads = SHARED_THREADS if narrow and seqs else MAX_THREADS
         self.stats = {"choice_ms": (time.perf_counter() - t0) * 1e3}
+        if seqs and biwfa_applies(costs, mode, pair.n, pair.m):
+            # BiWFA first: a direction's steps up to (the forward's cap + W) / 2 + 2 cover every
+            # score the forward would find (wfa.cu nw_biwfa), as far as its rings fit
+            w = ring_size(x, 0, e)
+            want = (steps + w) // 2 + 2
+            reach_bi = self.reach(x, o, e, want)
+            last = min(want, biwfa_steps(reach_bi[:want], pair.n, pair.m, x, e, self.shared_bytes))
+            if last > 1 and (expected is None or (expected / g + w) / 2 + 2 < last):
+                visits = 2 * visits_upto(reach_bi, pair.n, pair.m, mode, arrays, last)
+                got = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget, bi=True)
+                if got.score[0] is not None:
+                    return Result(got.score[0], pair.cells, "gpu", time.perf_counter() - t0, got.cigar(0),
+                                  got.start2[0], got.end2[0], ALGORITHM)
         for last in ((near, steps) if first else (steps,)):
             visits = sums.visits_upto(last) if fast else visits_upto(reach, pair.n, pair.m, mode, arrays, last)
             got = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget)
@@ -649,25 +695,34 @@ class WfaSolver:
         return have
 
     def launch_one(self, pair: Pair, costs: Costs, traceback: bool, mode: str, max_steps: int, visits: int,
-                   threads: int, budget: int | None = None) -> WfaAnswers:
+                   threads: int, budget: int | None = None, bi: bool = False) -> WfaAnswers:
         """``launch`` of one non-empty pair, lean: its descriptor, the pool's counter, the
         packing's table and both sequences in one upload into the solver's ``Workspace`` (nothing
         allocated once it has grown), the pack and nw_wfa kernels on one stream, with the
         alignment the text kernel's count and its write (the pair's text at offset 0, in a buffer
         of TEXT_CHARS a run), then the answer with the text's length in one copy back and the
-        text in a second. ``budget``: ``keep_budget()`` when the caller has it."""
+        text in a second. ``budget``: ``keep_budget()`` when the caller has it. ``bi``: nw_biwfa
+        (``biwfa_applies``; ``max_steps`` a direction's), which answers None (as if it gave up) also
+        for an alignment whose breakpoint it cannot walk from (wfa.cu)."""
         cp = self.cp
         t0 = time.perf_counter()
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         n, m = pair.n, pair.m
         reach = self.reach(x, o, e, max_steps)
         config = configure(reach, np.array([n]), np.array([m]), mode, x, o, e, max_steps, threads, self.shared_bytes)
-        visits = min(visits, (n + m + 1) * config.arrays * (max_steps + 1))  # no step is wider than the table
-        runs_each = 2 * max_steps + 4
+        ways = 2 if bi else 1  # directions
+        smem = config.smem
+        if bi:
+            config = replace(config, ring=biwfa_ring(x, e), shared=True, seqs_shared=True,
+                             threads=max(64, -(-config.threads // 64) * 64))  # two halves of whole warps
+            smem = int(biwfa_smem(config.ring, config.stride, n, m))
+        # no step is wider than the table
+        visits = min(visits, ways * (n + m + 1) * config.arrays * (max_steps + 1))
+        runs_each = 2 * max_steps + 4  # a direction's walk (nw_biwfa: the joined runs, then each direction's)
         ring_ints = config.rows * config.stride
         pool_ints = 1
         if traceback or not config.shared:
-            fixed = (8 * (max_steps + 1) + (4 + TEXT_CHARS) * runs_each if traceback else 0) + (
+            fixed = (8 * ways * (max_steps + 1) + (4 + TEXT_CHARS) * 2 * ways * runs_each if traceback else 0) + (
                 0 if config.shared else 4 * ring_ints)
             budget = self.keep_budget() if budget is None else budget
             device.require_memory(fixed, budget, f"gpu wfa: a pair of {n:,} x {m:,} up to {max_steps:,} scores")
@@ -689,14 +744,14 @@ class WfaSolver:
         # the kept wavefronts and a ring in global memory from CuPy's pool for this launch only (up
         # to GBs at 10^6: held by the workspace they would count as used in every later budget)
         keep = cp.empty(pool_ints, cp.int32) if traceback else None
-        bases = ws.array("bases", max_steps + 1, cp.int64) if traceback else None
-        runs = ws.array("runs", runs_each, cp.uint32) if traceback else None
-        text = ws.array("text", TEXT_CHARS * runs_each, cp.uint8) if traceback else None
+        bases = ws.array("bases", ways * (max_steps + 1), cp.int64) if traceback else None
+        runs = ws.array("runs", 2 * ways * runs_each, cp.uint32) if traceback else None
+        text = ws.array("text", TEXT_CHARS * ways * runs_each, cp.uint8) if traceback else None
         ring = None if config.shared else cp.empty(ring_ints, cp.int32)
         reach_dev = self.reach_device(x, o, e, max_steps)
-        name = sweep_name(config, o > 0, traceback)
+        name = BIWFA.format(keep="true" if traceback else "false") if bi else sweep_name(config, o > 0, traceback)
         kernel = self.kernel(name)
-        device.allow_shared_memory(self.kernel(name), config.smem)  # (never lowered: both paths)
+        device.allow_shared_memory(kernel, smem)  # (never lowered: both paths)
         stream, start, stop = self.one_stream()
         parts = ws.parts
         with stream:
@@ -707,9 +762,16 @@ class WfaSolver:
                                                        parts["words"], parts["pad"], ws.array("bad", 2, cp.int32),
                                                        self.letter_codes(), packed))
             start.record(stream)
-            kernel((1,), (config.threads,), sweep_args(
-                packed, parts["desc"], reach_dev, mode, x, o, e, max_steps, config, ring, keep, parts["pool_top"],
-                pool_ints, bases, runs, ws.out, WALK_STEPS), shared_mem=config.smem)
+            if bi:
+                kernel((1,), (config.threads,), (
+                    packed, parts["desc"], reach_dev, np.int32(x), np.int32(e), np.int32(max_steps),
+                    np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max),
+                    ws.out if keep is None else keep, parts["pool_top"], np.int64(pool_ints),
+                    ws.out if bases is None else bases, ws.out if runs is None else runs, ws.out), shared_mem=smem)
+            else:
+                kernel((1,), (config.threads,), sweep_args(
+                    packed, parts["desc"], reach_dev, mode, x, o, e, max_steps, config, ring, keep, parts["pool_top"],
+                    pool_ints, bases, runs, ws.out, WALK_STEPS), shared_mem=smem)
             stop.record(stream)
             if traceback:  # the text's length, then the text from offset 0 (a warp)
                 texts = self.text_kernel()
@@ -725,6 +787,7 @@ class WfaSolver:
             length = int(ws.answer_host[2])
             cigar = str(memoryview(self.pinned.copy("wfa-one-text", text[:length], stream)), "ascii") if length else ""
         self.stats.update({"pairs": 1, "threads": config.threads, "shared": config.shared, "max_steps": max_steps,
+                           "bi": bi,
                            "kernel_ms": cp.cuda.get_elapsed_time(start, stop), "pool_ints": pool_ints, "chunks": 1,
                            "host_ms": host_ms, "steps": [steps], "ms": (time.perf_counter() - t0) * 1e3})
         return WfaAnswers([steps * g if steps >= 0 else None], [end2],
