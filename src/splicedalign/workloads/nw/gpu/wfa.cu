@@ -532,6 +532,18 @@ __device__ __forceinline__ int extend_warp_back(const u64* a, const u64* b, int 
     }
 }
 
+// A direction's kept M values as the walk back reads them: step s's diagonals and base (less its
+// lowest diagonal) from a table in shared memory, the value from the pool (one global load, where
+// kept_get's reach, base and value are three dependent ones).
+struct KeptTable {
+    const int* kept;
+    const long long* base;  // step s's base less its lowest diagonal
+    const int *lo, *hi;
+    __device__ int operator()(int s, int k) const {
+        return s < 0 || k < lo[s] || k > hi[s] ? WFA_NULL : kept[base[s] + k];
+    }
+};
+
 // The walk back of one direction (linear costs, global mode) from a cell (k, h) whose least cost
 // is s (not only a wavefront's furthest offset), straight from the pool: runs from there backwards.
 // Its last operation is a mismatch from (k, h - 1) when M[s - x][k] >= h - 1, an insertion from
@@ -540,12 +552,10 @@ __device__ __forceinline__ int extend_warp_back(const u64* a, const u64* b, int 
 // score; each such cell costs s less the operation exactly), else a match from (k, h - 1) of cost s:
 // matches down to the first offset where a source reaches. From a wavefront's offset this is WFA2's
 // backtrace.
-__device__ void walk_linear(Runs& w, const int* kept, const long long* base_of, const int* reach, int last, int x,
-                            int e, int s, int k, int h, int n, int m) {
+template <class Kept>
+__device__ void walk_linear(Runs& w, const Kept& kept, int x, int e, int s, int k, int h) {
     while (s > 0) {
-        const int cx = kept_get(kept, base_of, reach, last, 0, s - x, k, n, m, false);
-        const int ci = kept_get(kept, base_of, reach, last, 0, s - e, k - 1, n, m, false);
-        const int cd = kept_get(kept, base_of, reach, last, 0, s - e, k + 1, n, m, false);
+        const int cx = kept(s - x, k), ci = kept(s - e, k - 1), cd = kept(s - e, k + 1);
         bool mis = cx >= h - 1 && h >= 1 && h - k >= 1, ins = ci >= h - 1 && h >= 1, del = cd >= h && h - k >= 1;
         if (!(mis || ins || del)) {
             const int to = max(cx + 1, max(ci + 1, cd));
@@ -598,7 +608,8 @@ struct alignas(16) BiStep {
 // diagonal k and joins their runs at runs[0..]: the forward run's first cell bf (its offset before
 // the extension) costs f from the start and at most r to the end (the reverse run's cells cost r
 // to the end, the cost is monotone along the diagonal and the letters between the two runs match),
-// so exactly r with f + r optimal; walk_linear walks from such a cell.
+// so exactly r with f + r optimal; walk_linear walks from such a cell. The dynamic shared memory is
+// at least 32 bytes a step (max_steps + 1: the walk's table of steps).
 template <bool KEEP>
 __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
     const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int x, int e,
@@ -788,13 +799,28 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
         walk_from[1] = m - bf;
     }
     __syncthreads();
+    // each step's diagonals and bases into the shared memory the rings and letters leave (the host makes
+    // it at least 32 bytes a step): the walk's reads are then one global load, not three dependent ones
+    const int steps = t + 1;
+    long long* const tb = reinterpret_cast<long long*>(smem);  // [2][steps]
+    int* const tlo = smem + 4 * steps;
+    int* const thi = tlo + 2 * steps;
+    for (int i = tid; i < 2 * steps; i += threads) {
+        const int st = i < steps ? i : i - steps;
+        const Range rg = span_of(reach_at(reach, st, max_steps), n, m, false);
+        tlo[i] = rg.lo;
+        thi[i] = rg.hi;
+        tb[i] = rg.lo <= rg.hi ? (i < steps ? base_f : base_r)[st] - rg.lo : 0;
+    }
+    __syncthreads();
     Runs wf{runs + 2 * rmax, 0, 4u, 0u}, wr{runs + 3 * rmax, 0, 4u, 0u};
-    if (tid == 0) {
-        walk_linear(wf, kept, base_f, reach, max_steps, x, e, f, k, walk_from[0], n, m);
-        walk_from[2] = wf.close();
-    } else if (tid == half) {
-        walk_linear(wr, kept, base_r, reach, max_steps, x, e, r, kd - k, walk_from[1], n, m);
-        walk_from[3] = wr.close();
+    if (tid == 0 || tid == half) {
+        const bool fw = tid == 0;
+        Runs& w = fw ? wf : wr;
+        const int s0 = fw ? f : r, k0 = fw ? k : kd - k, h0 = walk_from[fw ? 0 : 1];
+        const int at = fw ? 0 : steps;
+        walk_linear(w, KeptTable{kept, tb + at, tlo + at, thi + at}, x, e, s0, k0, h0);
+        walk_from[fw ? 2 : 3] = w.close();
     }
     __syncthreads();
     // runs[0..]: the reverse half's runs last first, then the forward's (both start at the breakpoint;

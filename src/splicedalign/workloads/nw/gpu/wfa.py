@@ -278,12 +278,12 @@ def biwfa_ring(x: int, e: int) -> int:
     return ring_size(x, 0, e) + 2
 
 
-def biwfa_smem(ring: int, stride: np.ndarray, n: int, m: int) -> np.ndarray:
-    """nw_biwfa's dynamic shared memory (bytes; element-wise over strides): both directions'
-    rings, the range ring (ring + 1 slots, lo and hi), 8-byte aligned, both sequences each after
-    a pad word."""
+def biwfa_smem(ring: int, stride: np.ndarray, n: int, m: int, steps: Any) -> np.ndarray:
+    """nw_biwfa's dynamic shared memory (bytes; element-wise over strides and steps, a
+    direction's): both directions' rings, the range ring (ring + 1 slots, lo and hi), 8-byte
+    aligned, both sequences each after a pad word; at least 32 bytes a step (the walk's table)."""
     ints = 2 * ring * stride + 2 * (ring + 1)
-    return 4 * (ints + ints % 2) + int(seq_bytes(n, m)) + 16
+    return np.maximum(4 * (ints + ints % 2) + int(seq_bytes(n, m)) + 16, 32 * (np.asarray(steps) + 1))
 
 
 def biwfa_applies(costs: Costs, mode: str, n: int, m: int) -> bool:
@@ -296,7 +296,8 @@ def biwfa_applies(costs: Costs, mode: str, n: int, m: int) -> bool:
 def biwfa_steps(reach: np.ndarray, n: int, m: int, x: int, e: int, shared_bytes: int = SHARED_BYTES) -> int:
     """The most steps (of ``reach``) whose nw_biwfa rings fit in shared memory beside both sequences."""
     stride = span(np.maximum.accumulate(reach.astype(np.int64)), n, m, "global")
-    return int(np.searchsorted(biwfa_smem(biwfa_ring(x, e), stride, n, m), shared_bytes, side="right"))
+    need = biwfa_smem(biwfa_ring(x, e), stride, n, m, np.arange(stride.size))  # (non-decreasing)
+    return int(np.searchsorted(need, shared_bytes, side="right"))
 
 
 def step_ms(width: np.ndarray, affine: bool, seqs_shared: bool) -> np.ndarray:
@@ -715,7 +716,7 @@ class WfaSolver:
         if bi:
             config = replace(config, ring=biwfa_ring(x, e), shared=True, seqs_shared=True,
                              threads=max(64, -(-config.threads // 64) * 64))  # two halves of whole warps
-            smem = int(biwfa_smem(config.ring, config.stride, n, m))
+            smem = int(biwfa_smem(config.ring, config.stride, n, m, max_steps))
         # no step is wider than the table
         visits = min(visits, ways * (n + m + 1) * config.arrays * (max_steps + 1))
         runs_each = 2 * max_steps + 4  # a direction's walk (nw_biwfa: the joined runs, then each direction's)
