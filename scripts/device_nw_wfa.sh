@@ -75,7 +75,7 @@ if [ "$WHAT" = check ]; then
             root=.
             [ "$1" = main ] && root=../..
             (cd $root && PYTHONPATH=$( [ "$1" = main ] && echo src || echo "$PYTHONPATH" ) timeout 60 ncu --set full \
-                -k regex:'^nw_wfa$' -c 1 -o "$OUT/$tag" python3 "$HERE/scripts/profile_nw_wfa.py" --ncu --cases "$2" \
+                -k regex:'^nw_(bi)?wfa$' -c 1 -o "$OUT/$tag" python3 "$HERE/scripts/profile_nw_wfa.py" --ncu --cases "$2" \
                 ${3:-}) \
                 >"$OUT/$tag.run.txt" 2>&1
             ncu -i "$OUT/$tag.ncu-rep" --page details >"$OUT/$tag.txt" 2>&1
@@ -111,7 +111,7 @@ else
 fi
 if [ "$WHAT" = probe ] && command -v ncu >/dev/null; then
     # the kernel's name without its template arguments is nw_wfa (nw_wfa_pack runs first)
-    timeout 90 ncu --set full -k regex:'^nw_wfa$' -c 1 -o "$OUT/nw_wfa" python3 scripts/profile_nw_wfa.py --ncu \
+    timeout 90 ncu --set full -k regex:'^nw_(bi)?wfa$' -c 1 -o "$OUT/nw_wfa" python3 scripts/profile_nw_wfa.py --ncu \
         >"$OUT/ncu_run.txt" 2>&1
     echo "ncu rc $?"
     ncu -i "$OUT/nw_wfa.ncu-rep" --page details >"$OUT/ncu.txt" 2>&1

@@ -48,6 +48,21 @@ static int __syncthreads_or(int predicate) {
     if (threadIdx.x == 0) votes[(c + 2) % 3].store(0);
     return any;
 }
+static int __reduce_max_sync(unsigned, int value) {
+    const int t = int(threadIdx.x), w = t / 32;
+    warp_slots[t] = static_cast<unsigned long long>(static_cast<unsigned>(value));
+    emu::wait(warp_barriers[w]);
+    int most = value;
+    for (int l = 0; l < 32; ++l) most = std::max(most, int(static_cast<unsigned>(warp_slots[32 * w + l])));
+    emu::wait(warp_barriers[w]);
+    return most;
+}
+static int atomicMax(int* p, int v) {
+    int old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v > old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
 static int __ffsll(long long v) { return __builtin_ffsll(v); }
 static int __ffs(int v) { return __builtin_ffs(v); }
 static int __clz(int v) { return v == 0 ? 32 : __builtin_clz(unsigned(v)); }

@@ -621,6 +621,7 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
     static __shared__ BiStep biplans[2];
     static __shared__ Planner bipl;
     static __shared__ int walk_from[4];  // where the forward and the reverse walk start, their runs
+    static __shared__ int front[2];  // each direction's furthest offset so far (any diagonal)
     const int tid = threadIdx.x, threads = blockDim.x, lane = tid & 31, half = threads >> 1;
     const bool rev = tid >= half;
     const int me = rev ? tid - half : tid;
@@ -679,7 +680,10 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
         bipl = Planner{0, 0, 0, 0, 0};
         plan_step(0, biplans[0]);
     }
-    if (tid == 0) best = ~0ull;
+    if (tid == 0) {
+        best = ~0ull;
+        front[0] = front[1] = -1;
+    }
     __syncthreads();
     int* const ring = smem + (rev ? ring_ints : 0) + koff;  // this half's rows
     const int* const other = smem + (rev ? 0 : ring_ints) + koff;
@@ -713,6 +717,10 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
         const int hi = pr.lo <= pr.hi ? max(st.hi, pr.hi) : st.hi;
         int* const kept = KEEP ? keep + (rev ? st.base_r : st.base_f) : nullptr;
         const int j_last = rev ? t - 2 : t - 1;  // the other half's steps checked: t - 1 - W .. j_last
+        // no overlap before the two directions' furthest offsets add up to m (read here they include
+        // step t - 1's, perhaps some of step t's): most steps check nothing
+        const bool meet = front[0] + front[1] >= m;
+        int furthest = -1;
         for (int k0 = lo + me - lane; k0 <= hi; k0 += half) {
             const int k = k0 + lane;
             const bool on = k >= st.lo && k <= st.hi;
@@ -742,24 +750,25 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
             if (on) {
                 out_m[k] = mv >= 0 ? h : WFA_NULL;
                 if (KEEP) kept[k - st.lo] = mv >= 0 ? h : WFA_NULL;
+                if (mv >= 0) furthest = max(furthest, h);
             }
-            if (pr.has(k)) {  // this half's t - 1 against the other's
+            if (meet && pr.has(k)) {  // this half's t - 1 against the other's
                 const int hv = prev[k], kk = kd - k;
                 if (hv >= 0) {
-                    for (int j = max(0, t - 1 - W); j <= j_last; ++j) {
+#pragma unroll 4
+                    for (int j = max(0, t - 1 - W); j <= j_last; ++j) {  // (no break: loads in flight together)
                         const int js = slot_back(prs, t - 1 - j, RR);
-                        if (kk < rlo[js] || kk > rhi[js]) continue;
                         const int ov = other[slot_back(st.slot, t - j, ring_size) * stride + kk];
-                        if (ov >= 0 && hv + ov >= m) {
+                        if (kk >= rlo[js] && kk <= rhi[js] && ov >= 0 && hv + ov >= m) {
                             const int f = rev ? j : t - 1, r = rev ? t - 1 : j;
-                            const u64 key = (u64(f + r) << 40) | (u64(f - r + W) << 22) | u64((rev ? kk : k) + n);
-                            mine = min(mine, key);
-                            break;  // (the least j: the least f + r on this diagonal)
+                            mine = min(mine, (u64(f + r) << 40) | (u64(f - r + W) << 22) | u64((rev ? kk : k) + n));
                         }
                     }
                 }
             }
         }
+        furthest = __reduce_max_sync(FULL_WARP, furthest);
+        if (lane == 0 && furthest > front[rev]) atomicMax(&front[rev], furthest);
         if (__syncthreads_or(mine != ~0ull && int(mine >> 40) <= 2 * t - 1 - W)) break;
     }
     if (!over) {
