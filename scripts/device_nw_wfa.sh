@@ -66,7 +66,7 @@ if [ "$WHAT" = check ]; then
     OUT=$(cd "$OUT" && pwd)
     tests_and_quick
     kernels_ab "100000-1 30368-10 100000-5 1000000-1" 30
-    side_by_side
+    [ "${SIDE:-1}" = 1 ] && side_by_side  # (SIDE=0: none)
     if [ "${NCU:-1}" = 1 ] && command -v ncu >/dev/null; then  # (NCU=0: none)
         IFS=';' read -ra RUNS <<<"${NCU_RUNS:-this 100000-1 --cigar}"
         for run in "${RUNS[@]}"; do
