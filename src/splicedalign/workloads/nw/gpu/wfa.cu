@@ -758,8 +758,10 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
 #pragma unroll 4
                     for (int j = max(0, t - 1 - W); j <= j_last; ++j) {  // (no break: loads in flight together)
                         const int js = slot_back(prs, t - 1 - j, RR);
-                        const int ov = other[slot_back(st.slot, t - j, ring_size) * stride + kk];
-                        if (kk >= rlo[js] && kk <= rhi[js] && ov >= 0 && hv + ov >= m) {
+                        // (read only inside step j's diagonals: kk may lie before the ring's first)
+                        const int ov = kk >= rlo[js] && kk <= rhi[js]
+                                           ? other[slot_back(st.slot, t - j, ring_size) * stride + kk] : WFA_NULL;
+                        if (ov >= 0 && hv + ov >= m) {
                             const int f = rev ? j : t - 1, r = rev ? t - 1 : j;
                             mine = min(mine, (u64(f + r) << 40) | (u64(f - r + W) << 22) | u64((rev ? kk : k) + n));
                         }
