@@ -355,3 +355,16 @@ def test_biwfa_single_pairs(solver, costs):
         answer = solver.solve(pair, costs, True, "global", budget_ms=1e4)
         assert answer.score == want and cigar_cost(answer.cigar, pair.a, pair.b, costs) == want
         assert solver.stats["bi"] == (min(pair.n, pair.m) > 0)
+
+
+def test_biwfa_steps_is_the_most_that_fit():
+    """biwfa_steps' binary search: the count of leading steps whose rings, letters and walk table
+    fit (biwfa_smem), as a pass over every step says, for tables cut anywhere."""
+    for n, m, x, e, room in ((100_000, 99_989, 1, 3, 231_424), (30_368, 30_368, 1, 3, 231_424),
+                             (5_000, 7_000, 3, 5, 50_000), (10**6, 10**6, 1, 3, 231_424), (100, 90, 1, 1, 0),
+                             (100_000, 99_989, 1, 3, 150_000)):
+        top = np.maximum.accumulate(wfa.reach_table(x, 0, e, 30_000).astype(np.int64))
+        for size in (0, 1, 2_700, top.size):
+            want = sum(1 for s in range(size) if wfa.biwfa_smem(
+                wfa.biwfa_ring(x, e), min(int(top[s]), n) + min(int(top[s]), m) + 1, n, m, s) <= room)
+            assert wfa.biwfa_steps(top[:size], n, m, x, e, room) == want, (n, m, x, e, room, size)

@@ -278,12 +278,12 @@ def biwfa_ring(x: int, e: int) -> int:
     return ring_size(x, 0, e) + 2
 
 
-def biwfa_smem(ring: int, stride: np.ndarray, n: int, m: int, steps: Any) -> np.ndarray:
-    """nw_biwfa's dynamic shared memory (bytes; element-wise over strides and steps, a
-    direction's): both directions' rings, the range ring (ring + 1 slots, lo and hi), 8-byte
-    aligned, both sequences each after a pad word; at least 32 bytes a step (the walk's table)."""
+def biwfa_smem(ring: int, stride: int, n: int, m: int, steps: int) -> int:
+    """nw_biwfa's dynamic shared memory (bytes; ``steps``: a direction's): both directions' rings,
+    the range ring (ring + 1 slots, lo and hi), 8-byte aligned, both sequences each after a pad
+    word; at least 32 bytes a step (the walk's table). Integers only (biwfa_steps' binary search)."""
     ints = 2 * ring * stride + 2 * (ring + 1)
-    return np.maximum(4 * (ints + ints % 2) + int(seq_bytes(n, m)) + 16, 32 * (np.asarray(steps) + 1))
+    return max(4 * (ints + ints % 2) + 8 * (n // 16 + m // 16 + 2 * PAD_WORDS) + 16, 32 * (steps + 1))
 
 
 def biwfa_applies(costs: Costs, mode: str, n: int, m: int) -> bool:
@@ -293,11 +293,26 @@ def biwfa_applies(costs: Costs, mode: str, n: int, m: int) -> bool:
     return mode == "global" and o == 0 and n + m < BIWFA_LETTERS and biwfa_ring(x, e) < BIWFA_RING_MAX
 
 
-def biwfa_steps(reach: np.ndarray, n: int, m: int, x: int, e: int, shared_bytes: int = SHARED_BYTES) -> int:
-    """The most steps (of ``reach``) whose nw_biwfa rings fit in shared memory beside both sequences."""
-    stride = span(np.maximum.accumulate(reach.astype(np.int64)), n, m, "global")
-    need = biwfa_smem(biwfa_ring(x, e), stride, n, m, np.arange(stride.size))  # (non-decreasing)
-    return int(np.searchsorted(need, shared_bytes, side="right"))
+def biwfa_steps(top: np.ndarray, n: int, m: int, x: int, e: int, shared_bytes: int = SHARED_BYTES) -> int:
+    """The most steps (of ``top``, the reach table's running maximum: ReachSums.top) whose nw_biwfa
+    rings fit in shared memory beside both sequences: a binary search (the need grows with the
+    steps; a numpy pass over the table took ~0.1 ms of a 1 ms solve)."""
+    ring = biwfa_ring(x, e)
+
+    def fits(steps: int) -> bool:
+        r = int(top[steps])
+        return biwfa_smem(ring, min(r, n) + min(r, m) + 1, n, m, steps) <= shared_bytes  # (span, global mode)
+
+    if not top.size or fits(top.size - 1):
+        return int(top.size)
+    lo, hi = 0, int(top.size) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 def step_ms(width: np.ndarray, affine: bool, seqs_shared: bool) -> np.ndarray:
@@ -576,10 +591,11 @@ class WfaSolver:
             # score the forward would find (wfa.cu nw_biwfa), as far as its rings fit
             w = ring_size(x, 0, e)
             want = (steps + w) // 2 + 2
-            reach_bi = self.reach(x, o, e, want)
-            last = min(want, biwfa_steps(reach_bi[:want], pair.n, pair.m, x, e, self.shared_bytes))
+            sums_bi = self.sums(x, o, e, want)
+            last = min(want, biwfa_steps(sums_bi.top[:want], pair.n, pair.m, x, e, self.shared_bytes))
             if last > 1 and (expected is None or (expected / g + w) / 2 + 2 < last):
-                visits = 2 * visits_upto(reach_bi, pair.n, pair.m, mode, arrays, last)
+                visits = 2 * (sums_bi.visits_upto(last) if sums_bi.covers(last, pair.n, pair.m, mode) else
+                              visits_upto(self.reach(x, o, e, want), pair.n, pair.m, mode, arrays, last))
                 got = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget, bi=True)
                 if got.score[0] is not None:
                     return Result(got.score[0], pair.cells, "gpu", time.perf_counter() - t0, got.cigar(0),
@@ -716,7 +732,7 @@ class WfaSolver:
         if bi:
             config = replace(config, ring=biwfa_ring(x, e), shared=True, seqs_shared=True,
                              threads=max(64, -(-config.threads // 64) * 64))  # two halves of whole warps
-            smem = int(biwfa_smem(config.ring, config.stride, n, m, max_steps))
+            smem = biwfa_smem(config.ring, config.stride, n, m, max_steps)
         # no step is wider than the table
         visits = min(visits, ways * (n + m + 1) * config.arrays * (max_steps + 1))
         runs_each = 2 * max_steps + 4  # a direction's walk (nw_biwfa: the joined runs, then each direction's)
