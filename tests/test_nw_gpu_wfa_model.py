@@ -368,3 +368,20 @@ def test_biwfa_steps_is_the_most_that_fit():
             want = sum(1 for s in range(size) if wfa.biwfa_smem(
                 wfa.biwfa_ring(x, e), min(int(top[s]), n) + min(int(top[s]), m) + 1, n, m, s) <= room)
             assert wfa.biwfa_steps(top[:size], n, m, x, e, room) == want, (n, m, x, e, room, size)
+
+
+def test_solver_estimate_is_the_cost_models(solver):
+    """WfaSolver.estimate_ms (a ReachSums lookup where the sums cover the pair) equals the module's
+    estimate_ms (numpy passes) for every mode, cost model and score, infinite past the bound."""
+    seed = 2680
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    for costs in (Costs(0, 1, 3), Costs(0, 4, 2, 6), Costs(0, 5, 3, 1)):
+        for _ in range(30):
+            n, m = (int(v) for v in rng.integers(1, 200_000, 2))
+            pair = Pair("p", "a", "b", np.zeros(n, np.uint8), np.zeros(m, np.uint8))
+            mode = MODES[int(rng.integers(0, 3))]
+            score = float(rng.uniform(0, 3 * wfa.score_bound(costs, n, m) ** 0.5 + 10))
+            want = wfa.estimate_ms(pair, costs, mode, score, solver.shared_bytes)
+            assert solver.estimate_ms(pair, costs, mode, score) == pytest.approx(want, rel=1e-9), (n, m, mode, score)
+        assert solver.estimate_ms(pair, costs, "global", float("inf")) == float("inf")

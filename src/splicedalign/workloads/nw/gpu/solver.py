@@ -229,9 +229,7 @@ class GpuSolver:
         expected = None
         if min(pair.n, pair.m) >= WFA_SAMPLE_MIN:
             expected = wfa.sampled_score(pair, costs)
-            g, x, o, e = wfa.cpu_wfa.reduced_costs(costs)
-            reach = self.wfa.reach(x, o, e, int(expected / g) + 1) if np.isfinite(expected) else None
-            if wfa.estimate_ms(pair, costs, mode, expected, self.wfa.shared_bytes, reach) > WFA_SHARE * other:
+            if self.wfa.estimate_ms(pair, costs, mode, expected) > WFA_SHARE * other:
                 return None
         done = self.wfa.solve(pair, costs, traceback, mode, other, expected)
         self.kernel_ms = self.wfa.stats.get("kernel_ms", 0.0)

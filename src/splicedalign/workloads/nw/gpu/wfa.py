@@ -541,6 +541,18 @@ class WfaSolver:
             self._sums[(x, o, e)] = have
         return have
 
+    def estimate_ms(self, pair: Pair, costs: Costs, mode: str, score: float) -> float:
+        """``estimate_ms`` with the costs' ReachSums where they cover the pair (one lookup, not numpy
+        passes over the reach table up to the score)."""
+        if score > score_bound(costs, pair.n, pair.m):
+            return float("inf")
+        g, x, o, e = cpu_wfa.reduced_costs(costs)
+        steps = int(score / g) + 1
+        sums = self.sums(x, o, e, steps)
+        if sums.covers(steps, pair.n, pair.m, mode):
+            return float(sums.cost_ms[seqs_fit(pair.n, pair.m, self.shared_bytes)][steps])
+        return estimate_ms(pair, costs, mode, score, self.shared_bytes, self.reach(x, o, e, steps))
+
     def solve(self, pair: Pair, costs: Costs, traceback: bool, mode: str, budget_ms: float,
               expected: float | None = None) -> Result | None:
         """One pair within a time budget by the cost model and the device memory (None: the
