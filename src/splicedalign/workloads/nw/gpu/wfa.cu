@@ -110,6 +110,23 @@ struct Planner {
     int slot, gslot;  // the next planned step's s % ring_size and s % gap_ring
 };
 
+// Room for `size` ints in the pool (-1: none left): the planner's chunk, or a new one of at least `chunk`
+// ints by one atomicAdd on `pool_top` (not one a step: its round trip would sit on every step's
+// critical path).
+__device__ __forceinline__ long long pool_take(Planner& pl, long long size, long long chunk,
+                                               unsigned long long* pool_top, long long pool_ints) {
+    if (pl.cursor + size > pl.chunk_end) {
+        const long long want = max(size, chunk);
+        const long long at = (long long)atomicAdd(pool_top, (unsigned long long)want);
+        if (at + want > pool_ints) return -1;
+        pl.cursor = at;
+        pl.chunk_end = at + want;
+    }
+    const long long at = pl.cursor;
+    pl.cursor += size;
+    return at;
+}
+
 // reach[s] (-1: no wavefront at s, or s outside 0..last)
 __device__ __forceinline__ int reach_at(const int* __restrict__ reach, int s, int last) {
     return s < 0 || s > last ? -1 : __ldg(reach + s);
@@ -212,17 +229,7 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     // and the diagonals visited up to it
     static __shared__ Planner pl;
     auto take = [&](int width) -> long long {  // room for `width` diagonals of I, D and M (-1: none left)
-        const long long size = (long long)ARRAYS * width;
-        if (pl.cursor + size > pl.chunk_end) {
-            const long long want = max(size, d.chunk);
-            const long long at = (long long)atomicAdd(pool_top, (unsigned long long)want);
-            if (at + want > pool_ints) return -1;
-            pl.cursor = at;
-            pl.chunk_end = at + want;
-        }
-        const long long at = pl.cursor;
-        pl.cursor += size;
-        return at;
+        return pool_take(pl, (long long)ARRAYS * width, d.chunk, pool_top, pool_ints);
     };
     // thread `planner` plans each step a step ahead (its ranges, ring rows, room in the pool,
     // whether the pair gives up there), so a step costs the other warps a few shared loads, not
@@ -644,18 +651,7 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
     long long* const base_f = bases;
     long long* const base_r = bases + max_steps + 1;
     const int planner = threads - 1;
-    auto take = [&](int width) -> long long {  // (nw_wfa's)
-        if (bipl.cursor + width > bipl.chunk_end) {
-            const long long want = max((long long)width, d.chunk);
-            const long long at = (long long)atomicAdd(pool_top, (unsigned long long)want);
-            if (at + want > pool_ints) return -1;
-            bipl.cursor = at;
-            bipl.chunk_end = at + want;
-        }
-        const long long at = bipl.cursor;
-        bipl.cursor += width;
-        return at;
-    };
+    auto take = [&](int width) -> long long { return pool_take(bipl, width, d.chunk, pool_top, pool_ints); };
     auto plan_step = [&](int t, BiStep& st) {
         const Range r = span_of(reach_at(reach, t, max_steps), n, m, false);
         const Range rx = span_of(reach_at(reach, t - x, max_steps), n, m, false);
