@@ -230,7 +230,8 @@ def copy_probe(pairs: list, repeats: int) -> None:
     pool = ThreadPoolExecutor(12)
     for into, where in ((pinned, "pinned"), (pageable, "pageable")):
         for threads in ((1, 2, 4, 8, 12) if where == "pinned" else (1, 8)):
-            rows = common.piece_rows(sizes, starts, [(0, len(pairs))] * 4, threads)[-threads:]  # (2^3 >= 8 pieces)
+            # (the whole batch as chunk threads - 1, which piece_rows cuts into min(threads, 2^c) = threads pieces)
+            rows = common.piece_rows(sizes, starts, [(0, len(pairs))] * threads, threads)[-threads:]
 
             def run(into=into, rows=rows, threads=threads):
                 done = np.zeros(threads, np.int64)
