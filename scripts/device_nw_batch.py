@@ -38,6 +38,7 @@ import numpy as np
 
 from splicedalign.core import strmem
 from splicedalign.core.errors import SolverUnavailable
+from splicedalign.core.timing import time_repeats
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import batch_copy
 from splicedalign.workloads.nw.batches import PairBatch
@@ -112,14 +113,12 @@ def correctness(seed: int, count: int, most: int) -> int:
 
 
 def median_ms(run, repeats: int) -> float:
-    """``run()`` once, then its median wall time of ``repeats`` (ms)."""
-    run()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
+    """``run()`` once, then its median wall time of ``repeats`` (ms; core.timing.time_repeats), each
+    run's result let go inside its timing (as the pieces' figures in the experiment log were taken)."""
+    def dropped() -> None:
         run()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
+
+    return time_repeats(dropped, repeats)[0].median * 1e3
 
 
 def host_pieces(pairs: list, repeats: int) -> None:
