@@ -187,7 +187,7 @@ class Staging:
         whole = self.batch is not None and self.batch.complete
         self._sent: dict[int, Any] = {}  # chunk -> the event after its copy
         self._jobs: list[Any] = []  # each copying thread's share of the pieces (a future)
-        self._ranges: list[tuple[int, int]] = []  # chunk -> its pieces
+        self._threads = 0  # copying threads: chunk c's pieces are rows c * threads .. (c + 1) * threads - 1
         self._done = np.zeros(0, np.int64)  # each piece's flag (core.atomics)
         addresses, self._host = self._sources(total) if BACKGROUND and not whole and total else (None, None)
         self.timeline["addressed"] = time.perf_counter()
@@ -224,7 +224,7 @@ class Staging:
 
         threads, pool = batch_copy.copy_threads(), batch_copy.copiers()
         pieces = piece_rows(self.sizes, self.starts, self.chunks, threads)
-        self._ranges = [(c * threads, (c + 1) * threads) for c in range(len(self.chunks))]
+        self._threads = threads
         # (empty pieces flagged already: chunk c waits for its 2^c threads alone, not for the others to start)
         self._done = (pieces[:, 0] == pieces[:, 1]).astype(np.int64)
         started = self.timeline["started"] = np.zeros(threads)
@@ -236,7 +236,7 @@ class Staging:
         exception raised here)."""
         from splicedalign.workloads.nw.batch_copy import wait_pieces
 
-        p0, p1 = self._ranges[c]
+        p0, p1 = c * self._threads, (c + 1) * self._threads
         while not wait_pieces(self._done, p0, p1, 1 << 16):
             time.sleep(0)  # (a machine with fewer cores than threads: let the copying threads run)
             for job in self._jobs:
