@@ -945,7 +945,7 @@ class WfaSolver:
         got = device.empty_pinned((count, batch.OUT), np.int32)
         out.get(stream=collect, out=got, blocking=False)
         marks = self.pinned.copy("wfa-bad", meta[-1], collect, blocking=False) if staging.letters else None
-        sizes = self.pinned.copy("wfa-text-at", counted, collect, blocking=False) if counted is not None else None
+        text_sizes = self.pinned.copy("wfa-text-at", counted, collect, blocking=False) if counted is not None else None
         collect.synchronize()
         waited_ms = (time.perf_counter() - t0) * 1e3
         steps = got[:, 0].tolist()
@@ -955,8 +955,8 @@ class WfaSolver:
                 pairs[int(marked[0]) // 2]  # its codes made on the host: InputError naming the record and letter
                 raise AssertionError(f"the device marked a letter of pair {int(marked[0]) // 2 + 1} bad, the host not")
         text, offsets = None, None
-        if sizes is not None and max(steps) >= 0:
-            text, offsets = batch.write_text(desc_dev, runs, out, sizes, collect, self.pinned, "wfa-text")
+        if text_sizes is not None and max(steps) >= 0:
+            text, offsets = batch.write_text(desc_dev, runs, out, text_sizes, collect, self.pinned, "wfa-text")
         device.check(cp)
         ends = max(cp.cuda.get_elapsed_time(began, d) for d in done)
         line = staging.timeline  # (host times in ms from the launch's start: negative before it)
