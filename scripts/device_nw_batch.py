@@ -54,7 +54,6 @@ from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, divergent_pair, r
 ROOT = Path(__file__).resolve().parents[1]
 COSTS = {**ISSUE26_COSTS, "bonus": Costs(-1, 2, 3, 2)}
 ROWS: list[tuple] = []
-DEFAULT_THREADS = wfa.BATCH_THREADS
 
 
 def say(*parts) -> None:
@@ -147,11 +146,8 @@ def host_pieces(pairs: list, repeats: int) -> None:
     both = [s for pair in zip(*strings) for s in pair]
 
     def by_string(strings):
-        offset, strmem.STR_OFFSET = strmem.STR_OFFSET, None
-        try:
+        with knobs({(strmem, "STR_OFFSET"): None}):
             return PairBatch.from_strings(*strings, allocate=common.pinned_bytes).letters
-        finally:
-            strmem.STR_OFFSET = offset
 
     pieces = {
         f"{len(both)} strings into one pinned buffer (PairBatch.from_strings, filled: by address)":
@@ -183,27 +179,26 @@ def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
     pairs = PairBatch.from_strings(*strings_of(pairs), allocate=common.pinned_bytes)
     pairs.filled(len(pairs))
     for threads in (256, 128, 64):
-        wfa.BATCH_THREADS = threads
-        solve_pairs(solver, pairs, costs, True, "global")  # (a first call allocates)
-        runs, spans = [], []
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            solve_pairs(solver, pairs, costs, True, "global")
-            runs.append(time.perf_counter() - t0)
-            spans.append(solver.wfa.stats.get("kernel_ms", float("nan")))
+        with knobs({(wfa, "BATCH_THREADS"): threads}):
+            solve_pairs(solver, pairs, costs, True, "global")  # (a first call allocates)
+            runs, spans = [], []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                solve_pairs(solver, pairs, costs, True, "global")
+                runs.append(time.perf_counter() - t0)
+                spans.append(solver.wfa.stats.get("kernel_ms", float("nan")))
         ms = statistics.median(runs) * 1e3
         say(f"variant wfa threads {threads}: {ms:.1f} ms (runs "
             f"{[round(x * 1e3, 1) for x in runs]}), kernel span {statistics.median(spans):.1f} ms, stats "
             f"{ {k: v for k, v in solver.wfa.stats.items() if k != 'steps'} }")
         ROWS.append((f"linear global, wfa threads {threads}", f"{ms:.1f}", "", "",
                      f"kernel span {statistics.median(spans):.1f}"))
-    wfa.BATCH_THREADS = DEFAULT_THREADS
 
 
 @contextmanager
 def knobs(settings: dict):
     """Module settings (``{(module, name): value}``: ``batch_copy``'s COPY_THREADS, ``wfa``'s
-    EARLY_PIECES) set while a variant runs, then set back."""
+    EARLY_PIECES or BATCH_THREADS, ``strmem``'s STR_OFFSET) set while a variant runs, then set back."""
     before = {key: getattr(*key) for key in settings}
     for (module, name), value in settings.items():
         setattr(module, name, value)
