@@ -74,9 +74,9 @@ if args["cli"]:
     step("driver.start + start_numba", t)
 t = time.perf_counter()
 from splicedalign.workloads.spliced.gpu import feed, flat as flatmod, launch, plan as planmod, solver as solvermod
-from splicedalign.workloads.spliced.gpu.feed import Feeder, load_passes
+from splicedalign.workloads.spliced.gpu.feed import Feeder, fed_on_host, load_passes
 from splicedalign.workloads.spliced.gpu.flat import FlatCases
-from splicedalign.workloads.spliced.gpu.plan import NFIELDS, build_plan, byte_profile_ok
+from splicedalign.workloads.spliced.gpu.plan import build_plan, byte_profile_ok
 from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.synthetic import paper_set, paper_sets
 step("solver modules import", t)
@@ -174,13 +174,7 @@ def host_call(cases):
     t = time.perf_counter()
     config = launch.configure(sub, ctype, byte_profile_ok(scoring), False, True)
     load_passes()
-    fed = Feeder.of(sub, config, launch.TUNING)
-    sizes = fed.sizes()
-    staging = (np.empty((sizes.tasks, NFIELDS), np.int32), np.empty(sizes.base, np.uint8),
-               np.empty(sizes.tsel, np.int32))
-    for _ in fed.steps(*staging):
-        pass
-    fed.plan()
+    fed_on_host(Feeder.of(sub, config, launch.TUNING))
     timing["plan"] = time.perf_counter() - t
     return timing
 

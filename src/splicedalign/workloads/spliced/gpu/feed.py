@@ -264,12 +264,18 @@ def load_passes() -> None:
         rng, synthetic.Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
     fed = host_feed(cases, replace(launch.TUNING, throughput_cases=4, feed_shares=(0.3, 0.3)))
     assert fed is not None and fed.long, "load_passes' feed: long chains, more than one step"
+    fed_on_host(fed)
+
+
+def fed_on_host(fed: Feeder) -> Plan:
+    """A fed launch's host work without a device: ``fed``'s windows written step by step into
+    host arrays of the staging's types, then its Plan."""
     sizes = fed.sizes()
     staging = (np.empty((sizes.tasks, NFIELDS), np.int32), np.empty(sizes.base, np.uint8),
                np.empty(sizes.tsel, np.int32))
     for _ in fed.steps(*staging):
         pass
-    fed.plan()
+    return fed.plan()
 
 
 @njit(cache=True, parallel=True)
