@@ -331,13 +331,7 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
         if idx.size:
             record = traceback and on_device(ctype)
             part = flat.select(idx)
-            itemsize = score_dtype(ctype).itemsize
-            # what each case takes at most, at any rows per lane its launch may hold
-            sizes = case_bytes(part, R, itemsize, record, traceback and not record)
-            if record and rows_per_lane is None:
-                sizes = np.maximum(sizes, case_bytes(part, tuning.chain_rows_per_lane, itemsize, True, False))
-            big = int(np.argmax(sizes))
-            device.require_memory(int(sizes[big]), int(free * MEMORY_USE), f"case {part.cases[big].name!r}")
+            sizes = launch_sizes(part, ctype, record, traceback and not record, free, tuning, rows_per_lane)
             groups.append((ctype, idx, part, record, sizes))
     share, in_flight = memory_split(max((int(g[4].max()) for g in groups), default=0), free, IN_FLIGHT)
     work = []
@@ -366,17 +360,28 @@ def wide_scores(flat: FlatCases, scoring: Scoring, tuning: Tuning = TUNING,
     return shifted_bound(flat.m, flat.n, scoring, WARP * widest) >= 2 ** (NEG_SHIFT_INT - 1)
 
 
+def launch_sizes(flat: FlatCases, ctype: str, record: bool, gather: bool, free: int, tuning: Tuning = TUNING,
+                 rows_per_lane: int | None = None) -> np.ndarray:
+    """(C,) the device bytes each case takes at most in a launch of score type ``ctype`` (``record``,
+    ``gather``: case_bytes'), at any rows per lane its launch may hold; GpuMemoryError (one line)
+    when a case cannot fit in ``free`` bytes."""
+    itemsize = score_dtype(ctype).itemsize
+    sizes = case_bytes(flat, rows_per_lane or tuning.rows_per_lane, itemsize, record, gather)
+    if record and rows_per_lane is None:
+        sizes = np.maximum(sizes, case_bytes(flat, tuning.chain_rows_per_lane, itemsize, True, False))
+    if sizes.size:
+        big = int(np.argmax(sizes))
+        device.require_memory(int(sizes[big]), int(free * MEMORY_USE), f"case {flat.cases[big].name!r}")
+    return sizes
+
+
 def score_sizes(flat: FlatCases, free: int, tuning: Tuning = TUNING,
                 rows_per_lane: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(row elements, device bytes) each case of a score launch with int scores takes at most
     (``batches``' budgets; plan_launches' sizes of a call without traceback); GpuMemoryError
     (one line) when a case cannot fit in ``free`` bytes."""
-    R = rows_per_lane or tuning.rows_per_lane
-    sizes = case_bytes(flat, R, score_dtype("int").itemsize, False, False)
-    if sizes.size:
-        big = int(np.argmax(sizes))
-        device.require_memory(int(sizes[big]), int(free * MEMORY_USE), f"case {flat.cases[big].name!r}")
-    return _storage(flat, R)[0], sizes
+    sizes = launch_sizes(flat, "int", False, False, free, tuning, rows_per_lane)
+    return _storage(flat, rows_per_lane or tuning.rows_per_lane)[0], sizes
 
 
 class Cutter:
