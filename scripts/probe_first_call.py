@@ -270,12 +270,18 @@ print(json.dumps(got))
 """
 
 
+def _env(variant: dict[str, str]) -> dict[str, str]:
+    """A child's environment: this process's with ``variant``'s settings, this tree's src first."""
+    env = dict(os.environ, **variant)
+    env["PYTHONPATH"] = str(REPO / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
 def wake(variants: dict[str, dict[str, str]], idle: float, count: int) -> None:
     """Per variant, a fresh process: the first region after each idle spell and the one right after
     it (ms): median, 90th percentile, max."""
     for name, variant in variants.items():
-        env = dict(os.environ, **variant)
-        env["PYTHONPATH"] = str(REPO / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        env = _env(variant)
         done = subprocess.run([sys.executable, "-c", WAKE, str(idle), str(count)], env=env, capture_output=True,
                               text=True, timeout=120)
         if done.returncode:
@@ -288,8 +294,7 @@ def wake(variants: dict[str, dict[str, str]], idle: float, count: int) -> None:
 
 
 def child(variant: dict[str, str], args: argparse.Namespace, seed: int) -> dict:
-    env = dict(os.environ, **variant)
-    env["PYTHONPATH"] = str(REPO / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env = _env(variant)
     spec = json.dumps({"gpu": args.gpu, "cli": args.cli, "warm": args.warm, "seed": seed})
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.hog)]
     try:
