@@ -347,6 +347,16 @@ def _packers() -> Any:
     return ThreadPoolExecutor(PACK_THREADS, thread_name_prefix="pack")
 
 
+def empty_packed(shapes: list[tuple[tuple[int, ...], Any]]) -> list[Any]:
+    """Uninitialised device arrays of these (shape, dtype)s, views of one allocation on the
+    current stream, each 256-byte aligned (as PinnedBuffers.upload packs): one cudaMalloc where
+    CuPy's pool of a fresh stream has none to reuse, not one an array."""
+    sizes = [int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in shapes]
+    offsets, end = _packed(sizes)
+    block = cupy().empty(end, dtype=np.uint8)
+    return [block[at:at + size].view(dtype).reshape(shape) for at, size, (shape, dtype) in zip(offsets, sizes, shapes)]
+
+
 def _packed(sizes: list[int]) -> tuple[list[int], int]:
     """Where blocks of ``sizes`` bytes start when packed one after another, each 256-byte
     aligned, and their packed size."""

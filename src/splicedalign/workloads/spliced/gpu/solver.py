@@ -254,15 +254,6 @@ def send(device_array, host: np.ndarray, stream) -> None:
     device_array.set(host, stream=stream)
 
 
-def _carved(cp: Any, shapes: list[tuple[tuple[int, ...], Any]]) -> list[Any]:
-    """Uninitialised device arrays of these (shape, dtype)s, views of one allocation on the
-    current stream, each 256-byte aligned (as PinnedBuffers packs)."""
-    offsets, end = device._packed([int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in shapes])
-    block = cp.empty(end, dtype=cp.uint8)
-    return [block[at:at + int(np.prod(shape)) * np.dtype(dtype).itemsize].view(dtype).reshape(shape)
-            for at, (shape, dtype) in zip(offsets, shapes)]
-
-
 def _batch_key(config: LaunchConfig, ids: CaseIds) -> tuple:
     """The key of a batch's cached plan and device inputs (GpuSolver._cache): its very case
     objects and the launch's shape (each case's lane-rows floor follows from these)."""
@@ -446,8 +437,8 @@ class GpuSolver:
         sizes = feeder.sizes()
         storage, bound, rows = self._row_storage(config, sizes.rows)
         with upload:  # one allocation (on a fresh solver's stream each one was a cudaMalloc)
-            tasks, base, tsel = _carved(cp, [((sizes.tasks, NFIELDS), np.int32), ((sizes.base,), np.uint8),
-                                             ((sizes.tsel,), np.int32)])
+            tasks, base, tsel = device.empty_packed([((sizes.tasks, NFIELDS), np.int32), ((sizes.base,), np.uint8),
+                                                     ((sizes.tsel,), np.int32)])
             feed = cp.zeros(2, dtype=cp.int32)  # tasks ready, final (its own line: not the task counter's)
         with compute:
             counter = cp.zeros(2, dtype=cp.int32)
