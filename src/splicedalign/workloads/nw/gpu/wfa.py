@@ -747,11 +747,14 @@ class WfaSolver:
             smem = biwfa_smem(config.ring, config.stride, n, m, max_steps)
         # no step is wider than the table
         visits = min(visits, ways * (n + m + 1) * config.arrays * (max_steps + 1))
-        runs_each = 2 * max_steps + 4  # a direction's walk (nw_biwfa: the joined runs, then each direction's)
+        runs_each = 2 * max_steps + 4  # a direction's walk
+        # the runs' room: nw_biwfa joins both directions' runs at runs[0..2 * runs_each), each direction's
+        # own runs after them (wfa.cu); nw_wfa's walk one direction's
+        run_slots = (4 if bi else 1) * runs_each
         ring_ints = config.rows * config.stride
         pool_ints = 1
         if traceback or not config.shared:
-            fixed = (8 * ways * (max_steps + 1) + (4 + TEXT_CHARS) * 2 * ways * runs_each if traceback else 0) + (
+            fixed = (8 * ways * (max_steps + 1) + 4 * run_slots + TEXT_CHARS * ways * runs_each if traceback else 0) + (
                 0 if config.shared else 4 * ring_ints)
             budget = self.keep_budget() if budget is None else budget
             device.require_memory(fixed, budget, f"gpu wfa: a pair of {n:,} x {m:,} up to {max_steps:,} scores")
@@ -774,7 +777,7 @@ class WfaSolver:
         # to GBs at 10^6: held by the workspace they would count as used in every later budget)
         keep = cp.empty(pool_ints, cp.int32) if traceback else None
         bases = ws.array("bases", ways * (max_steps + 1), cp.int64) if traceback else None
-        runs = ws.array("runs", 2 * ways * runs_each, cp.uint32) if traceback else None
+        runs = ws.array("runs", run_slots, cp.uint32) if traceback else None
         text = ws.array("text", TEXT_CHARS * ways * runs_each, cp.uint8) if traceback else None
         ring = None if config.shared else cp.empty(ring_ints, cp.int32)
         reach_dev = self.reach_device(x, o, e, max_steps)
