@@ -83,8 +83,9 @@ def main() -> int:
 def host_pieces(cases: list[str], repeats: int) -> int:
     """Median ms of each host piece of `gpu`'s single-pair WFA (linear costs, score; traceback
     for the memory budget): the fallback's prediction, the divergence sample, the cost model's
-    estimate, the memory budget, WfaSolver.solve's own set-up (choice_ms) and launch_one's host
-    part (host_ms) beside its whole (ms) and the kernel's (kernel_ms)."""
+    estimate (WfaSolver.estimate_ms, as GpuSolver.try_wfa calls it), the memory budget,
+    WfaSolver.solve's own set-up (choice_ms) and launch_one's host part (host_ms) beside its
+    whole (ms) and the kernel's (kernel_ms)."""
     from splicedalign.gpu import device
     from splicedalign.workloads.nw.gpu.solver import BAND_MIN_CELLS, GpuSolver, fallback_ms
 
@@ -108,9 +109,10 @@ def host_pieces(cases: list[str], repeats: int) -> int:
         expected = sampled_score(pair, costs)
         wall = ms(lambda p=pair: gpu.solve(p, costs, traceback=False))
         stats = dict(gpu.wfa.stats) if gpu.wfa is not None else {}
+        estimate = (gpu.wfa or WfaSolver()).estimate_ms
         print(f"{name:<12} {ms(lambda p=pair: fallback_ms(p, costs, 'global', False, BAND_MIN_CELLS)):>8.3f} "
               f"{ms(lambda p=pair: sampled_score(p, costs)):>7.3f} "
-              f"{ms(lambda p=pair, x=expected: wfa.estimate_ms(p, costs, 'global', x)):>8.3f} "
+              f"{ms(lambda p=pair, x=expected, f=estimate: f(p, costs, 'global', x)):>8.3f} "
               f"{ms(device.memory_budget):>7.3f} {wall:>9.3f} {stats.get('choice_ms', 0):>7.3f} "
               f"{stats.get('host_ms', 0):>7.3f} {stats.get('ms', 0):>7.3f} {stats.get('kernel_ms', 0):>7.3f}",
               flush=True)
