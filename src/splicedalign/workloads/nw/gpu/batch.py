@@ -332,7 +332,7 @@ def text_lengths(desc: Any, runs: Any, result: Any, count: int, stream: Any) -> 
     cp = device.cupy()
     with stream:
         lengths = cp.zeros(count, dtype=cp.int64)
-        _text_kernel()(*_text_grid(count), (desc, runs, result, np.int32(count), lengths, np.uint64(0)))
+        text_kernel()(*_text_grid(count), (desc, runs, result, np.int32(count), lengths, np.uint64(0)))
     return lengths
 
 
@@ -352,11 +352,12 @@ def write_text(desc: Any, runs: Any, result: Any, lengths: np.ndarray, stream: A
     with stream:
         offsets = cp.asarray(at)  # (16 kB for 2,000 pairs: no pinned buffer, whose first allocation takes ms)
         text = cp.empty(int(at[-1]), dtype=cp.uint8)
-        _text_kernel()(*_text_grid(count), (desc, runs, result, np.int32(count), offsets, text))
+        text_kernel()(*_text_grid(count), (desc, runs, result, np.int32(count), offsets, text))
         return str(memoryview(pinned.copy(role, text, stream)), "ascii"), at.tolist()
 
 
-def _text_kernel() -> Any:
+def text_kernel() -> Any:
+    """batch.cu's nw_band_text (the CIGAR text from a walk's runs; device.function looks it up once)."""
     return device.function(KERNEL_FILE, TEXT, (TEXT,), DEFINES)
 
 

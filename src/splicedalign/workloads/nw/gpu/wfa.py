@@ -843,7 +843,7 @@ class WfaSolver:
     def text_kernel(self) -> Any:
         """batch.cu's nw_band_text (the CIGAR text from a walk's runs), loaded once."""
         if self._text is None:
-            self._text = device.function(batch.KERNEL_FILE, batch.TEXT, (batch.TEXT,), batch.DEFINES)
+            self._text = batch.text_kernel()
         return self._text
 
     def streams(self) -> tuple[Any, list[Any], Any]:
