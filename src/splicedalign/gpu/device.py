@@ -254,10 +254,7 @@ class PinnedBuffers:
             buffer = empty_pinned(array.size, array.dtype)
             self._buffers[role] = buffer
         out = buffer[: array.size].reshape(array.shape)
-        if blocking:
-            array.get(stream=stream, out=out)
-        else:
-            array.get(stream=stream, out=out, blocking=False)
+        array.get(stream=stream, out=out, blocking=blocking)
         return np.asarray(out)
 
     def upload(self, role: Any, arrays: list[np.ndarray], stream: Any) -> list[Any]:
