@@ -77,7 +77,11 @@ def test_align_progress_on_stderr_silenced_by_q(tiny, monkeypatch):
         code, out, err = run_cli("align", "--manifest", str(tiny), "--solver", solver, "--score-only")
         assert code == 0, err
         progress = [line for line in err.splitlines() if line.startswith(f"splicedalign: align [{solver}]: ")]
-        assert progress and "/8 cases" in progress[0] and "GCUPS" in progress[0] and "ETA" in progress[0]
+        assert progress and "/8 cases" in progress[0] and "GCUPS" in progress[0]
+        # multicore's poller may first look when its worker thread has finished all 8 (a loaded
+        # machine): a line of the whole run has no ETA by design; any earlier line must have one
+        head = f"splicedalign: align [{solver}]: 8/8 cases"
+        assert "ETA" in progress[0] or (solver == "multicore" and progress[0].startswith(head)), progress[0]
         assert "done, 8/8 cases" in progress[-1]
         code, out, err = run_cli("-q", "align", "--manifest", str(tiny), "--solver", solver, "--score-only")
         assert code == 0 and err == "", err
