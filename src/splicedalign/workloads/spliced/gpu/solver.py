@@ -6,9 +6,12 @@ chain over them (``trace_chains``): the host gets each chain and its ops; otherw
 gets every exon's last row and ``trace_chain`` recomputes the chain's exons on a thread pool.
 Both make the same choices.
 
-A call: ``_work`` splits the cases into launches (by score type, within the device memory the
-call finds free, launch.batches); each launch's configuration comes from launch.configure;
-``_inputs`` plans it (plan.build_plan, compiled) and uploads its inputs in one pinned copy;
+A call: ``_launches`` splits the cases into launches (by score type, within the device memory
+the call finds free): a score call on never-seen cases as it goes (``_streamed``, launch.Cutter:
+its first launch is planned and runs while the host splits the rest), any other by ``_split``
+(launch.plan_launches, launch.batches); each launch's configuration comes from launch.configure;
+``_inputs`` plans it (plan.build_plan, compiled) and uploads its inputs in one pinned copy (a
+score call's only launch, not planned before: ``_fed``, in steps while its kernel runs, _feeder);
 ``_launch`` queues its kernels; ``_collect`` copies its outputs back. Launches stay queued while
 they fit the call's room in device memory (IN_FLIGHT of the largest size), so the host plans
 launch i+1 while the GPU runs launch i, and builds launch i's results while it runs the next.
@@ -196,7 +199,7 @@ class Traced(NamedTuple):
 
 
 class Split(NamedTuple):
-    """A call's launches (GpuSolver._split)."""
+    """A call's launches (GpuSolver._split; a streamed split's, _streamed, kept for the next call)."""
     room: int                 # device bytes the launches queued at once may take
     launches: list[Work]
     flats: list[FlatCases]    # each launch's cases as arrays
