@@ -45,7 +45,6 @@ def oc(n):
     os.close(os.open(n, os.O_RDONLY))
 per("open+close (us)", oc)
 fds = [os.open(n, os.O_RDONLY) for n in names]
-it = iter(fds)
 t = time.perf_counter()
 for fd in fds:
     os.fstat(fd)
