@@ -3,7 +3,10 @@
 10 paper sets, this tree against baseline trees' ``src`` (``NAME=SRC``), fresh processes
 taking turns. Per process: compiled passes loaded on a small set, then for each seed the sets
 made and split once (the first call after making them, as a user's call; the cyclic collector
-paused as in solve_many). Prints wall and process-CPU ms, median (min) over seeds.
+paused as in solve_many). Prints wall and process-CPU ms, median (min) over seeds. ``--plan``:
+then each launch planned as a never-seen launch is (GpuSolver._host_plan: build_plan, the
+gathers' inputs) and its uploads packed (device.pack, into a kept host buffer: no pinned memory
+here), timed whole and for launch 1 alone (a streamed 10-set call's GPU waits for its planning).
     PYTHONPATH=src python3 scripts/bench_spliced_split.py main=/path/to/main/src --threads 1 2
 """
 
@@ -20,22 +23,42 @@ from pathlib import Path
 PROBE = r"""
 import gc, json, sys, time
 import numba
-from splicedalign.workloads.spliced.gpu import launch
+import numpy as np
+from splicedalign.gpu import device
+from splicedalign.workloads.spliced.gpu import launch, plan
 from splicedalign.workloads.spliced.gpu.flat import FlatCases
+from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.synthetic import paper_sets
 numba.set_num_threads(int(sys.argv[1]))
+planned, kept = sys.argv[2] == "plan", {}
+def planning(flat, ctype):
+    config = launch.configure(flat, ctype, True, False, True)
+    host = GpuSolver._host_plan(flat, config)
+    arrays = [host.plan.tasks, host.plan.base_letters, host.plan.target_letters, host.plan.letter_cases(),
+              plan.LETTER_CODES] + host.gathers
+    offsets, end = device._packed([a.nbytes for a in arrays])
+    if kept.get("buffer") is None or kept["buffer"].size < end:
+        kept["buffer"] = np.empty(1 << max(24, (end - 1).bit_length()), np.uint8)
+    device.pack(kept["buffer"], [np.ascontiguousarray(a).reshape(-1).view(np.uint8) for a in arrays], offsets)
 def split(cases):
     gc.disable()
     t, c = time.perf_counter(), time.process_time()
     flat = FlatCases.of(cases)
-    _, work, _ = launch.plan_launches(flat, Scoring(), True, 80 << 30, lambda ctype: True)
+    _, work, _ = launch.plan_launches(flat, Scoring(), not planned, 80 << 30, lambda ctype: True)
     flats = [flat.select(sel) for _, sel in work]
     out = {"wall": (time.perf_counter() - t) * 1e3, "cpu": (time.process_time() - c) * 1e3, "launches": len(flats)}
+    if planned:
+        times = []
+        for f, (ctype, _) in zip(flats, work):
+            s = time.perf_counter()
+            planning(f, ctype)
+            times.append((time.perf_counter() - s) * 1e3)
+        out |= {"plan": sum(times), "plan1": times[1 if len(times) > 1 else 0]}
     gc.enable()
     return out
 split(paper_sets(1, 999))  # compiled passes loaded
-print(json.dumps([split(paper_sets(10, int(seed))) for seed in sys.argv[2:]]))
+print(json.dumps([split(paper_sets(10, int(seed))) for seed in sys.argv[3:]]))
 """
 
 
@@ -46,6 +69,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=6, help="fresh 10-set calls per tree and thread count")
     parser.add_argument("--seed", type=int, default=200)
     parser.add_argument("--processes", type=int, default=2, help="processes per tree and thread count (turns)")
+    parser.add_argument("--plan", action="store_true",
+                        help="also plan each launch of a score call (GpuSolver._host_plan) and pack its uploads")
     args = parser.parse_args()
     trees = {"this": str(Path(__file__).resolve().parents[1] / "src")}
     trees |= dict(b.split("=", 1) for b in args.baselines)
@@ -57,17 +82,21 @@ def main() -> None:
             seeds = [str(args.seed + 10 * (p * per + i)) for i in range(per)]
             for name, src in (list(trees.items()) if p % 2 == 0 else list(trees.items())[::-1]):
                 env = dict(os.environ, PYTHONPATH=src)
-                out = subprocess.run([sys.executable, "-c", PROBE, str(threads), *seeds], env=env, check=True,
+                out = subprocess.run([sys.executable, "-c", PROBE, str(threads), "plan" if args.plan else "-", *seeds], env=env, check=True,
                                      capture_output=True, text=True).stdout
                 got[name] += json.loads(out)
         for name, calls in got.items():
             wall, cpu = [c["wall"] for c in calls], [c["cpu"] for c in calls]
+            planned = [f"{statistics.median(c[k] for c in calls):.2f} ({min(c[k] for c in calls):.2f})"
+                       for k in ("plan", "plan1") if args.plan]
             rows.append((name, threads, len(calls), statistics.median(wall), min(wall), statistics.median(cpu),
-                         calls[0]["launches"]))
-    print("| tree | numba threads | calls | split wall ms median (min) | CPU ms median | launches |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for name, threads, n, wall, low, cpu, launches in rows:
-        print(f"| {name} | {threads} | {n} | {wall:.2f} ({low:.2f}) | {cpu:.2f} | {launches} |")
+                         calls[0]["launches"], planned))
+    more = " plan+pack ms median (min) | launch 1's |" if args.plan else ""
+    print(f"| tree | numba threads | calls | split wall ms median (min) | CPU ms median | launches |{more}")
+    print("|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if args.plan else ""))
+    for name, threads, n, wall, low, cpu, launches, planned in rows:
+        print(f"| {name} | {threads} | {n} | {wall:.2f} ({low:.2f}) | {cpu:.2f} | {launches} |"
+              + "".join(f" {p} |" for p in planned))
 
 
 if __name__ == "__main__":

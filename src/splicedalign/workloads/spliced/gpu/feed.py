@@ -61,6 +61,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     Tasks,
     _launch_order,
     byte_profile_ok,
+    gather_places,
     input_index,
     order_ranges,
     plan_tasks,
@@ -256,7 +257,8 @@ def load_passes() -> None:
     """Every compiled pass a fed launch runs, in this process (from numba's on-disk cache, or
     compiled where it lacks them): a feed of a few small cases (a throughput launch with long
     chains, in three steps) planned on the host as the solver plans one, its windows into host
-    arrays of the staging's types, then its Plan (module doc: before a fed kernel starts)."""
+    arrays of the staging's types, then its Plan and the finals' gather inputs (module doc:
+    before a fed kernel starts)."""
     from splicedalign.workloads.spliced import synthetic
 
     rng = np.random.default_rng(5)
@@ -264,7 +266,9 @@ def load_passes() -> None:
         rng, synthetic.Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
     fed = host_feed(cases, replace(launch.TUNING, throughput_cases=4, feed_shares=(0.3, 0.3)))
     assert fed is not None and fed.long, "load_passes' feed: long chains, more than one step"
-    fed_on_host(fed)
+    plan = fed_on_host(fed)
+    with PARALLEL:
+        gather_places(plan.exon_start, plan.n, plan.last_row, plan.input_index)
 
 
 def fed_on_host(fed: Feeder) -> Plan:

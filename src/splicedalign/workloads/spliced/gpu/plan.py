@@ -498,6 +498,24 @@ def _case_counts(exon_start, first, last, n, p, S, folds, entry, floors, stride,
     return fold_base, fold_exon, _prefix(tasks), _prefix(strips), _prefix(units), _prefix(entries)
 
 
+@njit(cache=True, nogil=True)
+def _even_ranges(prefix, parts):  # pragma: no cover - compiled
+    """(parts + 1,) bounds of ``parts`` runs of consecutive cases of about equal work, from the
+    work's running sums ``prefix`` ((C+1,), from 0): run r starts at the first case whose
+    prefix reaches r / parts of the total (empty runs where one case holds more)."""
+    C = prefix.size - 1
+    total = prefix[C]
+    edges = np.empty(parts + 1, np.int64)
+    c = 0
+    for r in range(parts):
+        goal = r * total // parts
+        while c < C and prefix[c] < goal:
+            c += 1
+        edges[r] = c
+    edges[parts] = C
+    return edges
+
+
 ORDER_RANGES_PER_THREAD = 4  # _interleave's ranges of buckets per planning thread
 
 
@@ -618,10 +636,12 @@ def _in_slot_order(case_tasks, stride, launch, row):  # pragma: no cover - compi
 @njit(cache=True, parallel=True, nogil=True)
 def _write_tasks(tasks, exon_start, first, last, n, tgt_off, exon_base, P, floors, late, by_last, p, S, folds,
                  fold_base, fold_exon, case_tasks, case_strips, case_units, entry_rows, stride, launch, row, rows0,
-                 moves0):  # pragma: no cover - compiled
+                 moves0, parts):  # pragma: no cover - compiled
     """The task records in launch order into ``tasks`` (TASK_FIELDS; inputs as in the module
     doc); (each exon's last-row offset, every strip's launch index, each exon's first strip), rows from ``rows0``
-    and moves from ``moves0``. In parallel over cases, each one's slots in its topological order
+    and moves from ``moves0``. In parallel over ``parts`` runs of cases of about equal tasks
+    (_even_ranges; prange over cases gave each thread as many cases, whatever their tasks: a
+    10-set launch's 16 runs held up to 1.3-1.6x their mean), each case's slots in its topological order
     (before exon k: the folds that are tasks q < p_k, ``late`` cases q < p_k - 1, then its
     strips): an input's row is known when its reader's slot comes (a fold's row, or a strip's
     last row, of an exon earlier in (first, last) order)."""
@@ -633,61 +653,63 @@ def _write_tasks(tasks, exon_start, first, last, n, tgt_off, exon_base, P, floor
     strip_base = np.empty(E + 1, np.int64)
     strip_base[E] = case_strips[C]
     fold_row = np.empty(fold_base[C], np.int64)
-    for c in prange(C):
-        a, b, fb = exon_start[c], exon_start[c + 1], fold_base[c]
-        at = rows0 + entry_rows[c]  # the entry folds' rows
-        for f in range(fb, fb + folds[c]):
-            if fold_exon[f] >= 0:
-                fold_row[f] = at
-                at += stride[c]
-        slot, i, moves = case_tasks[c], case_strips[c], moves0 + case_units[c]
-        q = 0
-        for k in range(a, b):
-            while q < min(p[k] - late[c], folds[c]):
-                if fold_exon[fb + q] < 0:
+    edges = _even_ranges(case_tasks, parts)
+    for r in prange(parts):
+        for c in range(edges[r], edges[r + 1]):
+            a, b, fb = exon_start[c], exon_start[c + 1], fold_base[c]
+            at = rows0 + entry_rows[c]  # the entry folds' rows
+            for f in range(fb, fb + folds[c]):
+                if fold_exon[f] >= 0:
+                    fold_row[f] = at
+                    at += stride[c]
+            slot, i, moves = case_tasks[c], case_strips[c], moves0 + case_units[c]
+            q = 0
+            for k in range(a, b):
+                while q < min(p[k] - late[c], folds[c]):
+                    if fold_exon[fb + q] < 0:
+                        t = launch[slot]
+                        fold_row[fb + q] = rows0 + row[slot]
+                        tasks[t, F_KIND] = KIND_FOLD
+                        tasks[t, F_N] = n[c]
+                        tasks[t, F_TGT] = tasks[t, F_BASE] = tasks[t, F_ROWS] = tasks[t, F_LANE_ROWS] = 0
+                        tasks[t, F_MOVES] = 0
+                        tasks[t, F_IN_ROW] = fold_row[fb + q - 1] if q > 0 else NONE
+                        tasks[t, F_IN2_ROW] = last_row[by_last[a + q]]  # the added exon's last row
+                        tasks[t, F_OUT_ROW] = rows0 + row[slot]
+                        tasks[t, F_ENTRY_ROW] = NONE
+                        slot += 1
+                    q += 1
+                head = last[k] - first[k] + 1 - (S[k] - 1) * P
+                strip_base[k] = i
+                for s in range(S[k]):
                     t = launch[slot]
-                    fold_row[fb + q] = rows0 + row[slot]
-                    tasks[t, F_KIND] = KIND_FOLD
+                    rows = head if s == 0 else P
+                    in_row = in2_row = entry_row = NONE
+                    if s > 0:  # the strip above
+                        in_row = rows0 + row[slot - 1]
+                    elif p[k] > 0:  # M_{p_k - 2} and the last row of the (p_k - 1)-th exon by last
+                        in2_row = last_row[by_last[a + p[k] - 1]]
+                        if p[k] > 1:
+                            in_row = fold_row[fb + p[k] - 2]
+                        if p[k] <= folds[c] and fold_exon[fb + p[k] - 1] == k:
+                            entry_row = fold_row[fb + p[k] - 1]
+                    lane_rows = strip_lane_rows(rows, floors[c], widest)
+                    tasks[t, F_KIND] = KIND_STRIP
                     tasks[t, F_N] = n[c]
-                    tasks[t, F_TGT] = tasks[t, F_BASE] = tasks[t, F_ROWS] = tasks[t, F_LANE_ROWS] = 0
-                    tasks[t, F_MOVES] = 0
-                    tasks[t, F_IN_ROW] = fold_row[fb + q - 1] if q > 0 else NONE
-                    tasks[t, F_IN2_ROW] = last_row[by_last[a + q]]  # the added exon's last row
+                    tasks[t, F_TGT] = tgt_off[c]
+                    tasks[t, F_BASE] = exon_base[k] + (0 if s == 0 else head + (s - 1) * P)
+                    tasks[t, F_ROWS] = rows
+                    tasks[t, F_LANE_ROWS] = lane_rows
+                    tasks[t, F_IN_ROW] = in_row
+                    tasks[t, F_IN2_ROW] = in2_row
                     tasks[t, F_OUT_ROW] = rows0 + row[slot]
-                    tasks[t, F_ENTRY_ROW] = NONE
+                    tasks[t, F_MOVES] = moves
+                    tasks[t, F_ENTRY_ROW] = entry_row
+                    moves += strip_move_units(n[c], rows, lane_rows)
+                    strip_task[i] = t
+                    i += 1
                     slot += 1
-                q += 1
-            head = last[k] - first[k] + 1 - (S[k] - 1) * P
-            strip_base[k] = i
-            for s in range(S[k]):
-                t = launch[slot]
-                rows = head if s == 0 else P
-                in_row = in2_row = entry_row = NONE
-                if s > 0:  # the strip above
-                    in_row = rows0 + row[slot - 1]
-                elif p[k] > 0:  # M_{p_k - 2} and the last row of the (p_k - 1)-th exon by last
-                    in2_row = last_row[by_last[a + p[k] - 1]]
-                    if p[k] > 1:
-                        in_row = fold_row[fb + p[k] - 2]
-                    if p[k] <= folds[c] and fold_exon[fb + p[k] - 1] == k:
-                        entry_row = fold_row[fb + p[k] - 1]
-                lane_rows = strip_lane_rows(rows, floors[c], widest)
-                tasks[t, F_KIND] = KIND_STRIP
-                tasks[t, F_N] = n[c]
-                tasks[t, F_TGT] = tgt_off[c]
-                tasks[t, F_BASE] = exon_base[k] + (0 if s == 0 else head + (s - 1) * P)
-                tasks[t, F_ROWS] = rows
-                tasks[t, F_LANE_ROWS] = lane_rows
-                tasks[t, F_IN_ROW] = in_row
-                tasks[t, F_IN2_ROW] = in2_row
-                tasks[t, F_OUT_ROW] = rows0 + row[slot]
-                tasks[t, F_MOVES] = moves
-                tasks[t, F_ENTRY_ROW] = entry_row
-                moves += strip_move_units(n[c], rows, lane_rows)
-                strip_task[i] = t
-                i += 1
-                slot += 1
-            last_row[k] = rows0 + row[slot - 1]
+                last_row[k] = rows0 + row[slot - 1]
     return last_row, strip_task, strip_base
 
 
@@ -709,6 +731,35 @@ def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_r
 def input_index(flat: FlatCases) -> np.ndarray:
     """(E,) each exon's batch-wide index in its case's input order (Plan.input_index)."""
     return flat.order + np.repeat(flat.exon_start[:-1], flat.K)
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def gather_places(exon_start, n, last_row, input_index):  # pragma: no cover - compiled
+    """The gathers' arrays of a batch's exons (solver._gathers), in parallel over cases: (at:
+    each exon's final score's row element, last_row + n, in input order; places, 0..E; ones;
+    dst: where each exon's last row (n + 1 elements) lands, rows after each other, then their
+    total; length: n + 1 a row)."""
+    C = n.size
+    E = last_row.size
+    dst = np.empty(E + 1, np.int64)
+    case_dst = np.empty(C + 1, np.int64)
+    case_dst[0] = 0
+    for c in range(C):
+        case_dst[c + 1] = case_dst[c] + (exon_start[c + 1] - exon_start[c]) * (n[c] + 1)
+    dst[E] = case_dst[C]
+    at = np.empty_like(last_row)
+    places = np.empty(E + 1, np.int64)
+    places[E] = E
+    ones, length = np.empty(E, np.int32), np.empty(E, np.int32)
+    for c in prange(C):
+        a, width = exon_start[c], n[c] + 1
+        for k in range(a, exon_start[c + 1]):
+            dst[k] = case_dst[c] + (k - a) * width
+            length[k] = width
+            at[input_index[k]] = last_row[k] + n[c]
+            places[k] = k
+            ones[k] = 1
+    return at, places, ones, dst, length
 
 
 class Tasks(NamedTuple):
@@ -780,7 +831,8 @@ def plan_tasks(flat: FlatCases, rows_per_lane: int, lane_rows_floor=None, late_f
         tasks = np.empty((T, NFIELDS), np.int32)  # NumPy's: huge pages where the kernel has them (fewer faults)
         last_row, strip_task, strip_base = _write_tasks(
             tasks, start, first, last, n, tgt_off, exon_base, P, floors, late, by_last, p, S, folds, fold_base,
-            fold_exon, case_tasks, case_strips, case_units, entries + task_rows, stride, launch, row, rows0, moves0)
+            fold_exon, case_tasks, case_strips, case_units, entries + task_rows, stride, launch, row, rows0, moves0,
+            order_ranges(T))
     rows_size = task_rows + int(entries[-1])
     move_units = moves0 + int(case_units[-1])
     _check_offsets(rows0 + rows_size, base0 + base.size, tgt0 + target_size, move_units)
