@@ -82,7 +82,8 @@ def main() -> None:
             seeds = [str(args.seed + 10 * (p * per + i)) for i in range(per)]
             for name, src in (list(trees.items()) if p % 2 == 0 else list(trees.items())[::-1]):
                 env = dict(os.environ, PYTHONPATH=src)
-                out = subprocess.run([sys.executable, "-c", PROBE, str(threads), "plan" if args.plan else "-", *seeds], env=env, check=True,
+                mode = "plan" if args.plan else "-"
+                out = subprocess.run([sys.executable, "-c", PROBE, str(threads), mode, *seeds], env=env, check=True,
                                      capture_output=True, text=True).stdout
                 got[name] += json.loads(out)
         for name, calls in got.items():

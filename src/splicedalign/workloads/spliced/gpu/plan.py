@@ -408,40 +408,47 @@ def _exon_union(exon_start, first, last, base_index, B, leader):  # pragma: no c
 # from plan to plan (_scratch).
 
 @njit(cache=True, parallel=True, nogil=True)
-def _exon_order(exon_start, first, last, P, leader):  # pragma: no cover - compiled
+def _exon_order(exon_start, first, last, P, leader, parts):  # pragma: no cover - compiled
     """Per exon: by_last (per case, its exons by last, stable), p_k (its case's exons with
     last < first(k)) and its strips; per case: its folds (those some strip reads: fold q is
     read by exons with p_k = q + 2 and by fold q + 1). Made for each ``leader`` case (_leaders)
     and copied to the cases that share its exon list (the paper set: ~4 cases a list, a
-    quarter of the sorts)."""
+    quarter of the sorts). Both in ``parts`` runs of cases of about equal exons (_even_ranges)."""
     C = exon_start.size - 1
     E = first.size
     by_last = np.empty(E, np.int64)
     p = np.empty(E, np.int64)
     S = np.empty(E, np.int64)
     folds = np.empty(C, np.int64)
-    for c in prange(C):
-        if leader[c] != c:
-            continue
-        a, b = exon_start[c], exon_start[c + 1]
-        by_last[a:b] = a + np.argsort(last[a:b], kind="mergesort")
-        q = 0
-        for k in range(a, b):  # first is non-decreasing in (first, last) order
-            while q < b - a and last[by_last[a + q]] < first[k]:
-                q += 1
-            p[k] = q
-            S[k] = (last[k] - first[k] + P) // P
-        folds[c] = max(p[b - 1] - 1, 0)
-    for c in prange(C):
-        o = leader[c]
-        if o == c:
-            continue
-        a, b, shift = exon_start[c], exon_start[c + 1], exon_start[c] - exon_start[o]
-        for k in range(a, b):
-            by_last[k] = by_last[k - shift] + shift
-            p[k] = p[k - shift]
-            S[k] = S[k - shift]
-        folds[c] = folds[o]
+    own = np.zeros(C + 1, np.int64)  # the leaders' exons, for runs of about equal sorts
+    for c in range(C):
+        own[c + 1] = own[c] + (exon_start[c + 1] - exon_start[c] if leader[c] == c else 0)
+    edges = _even_ranges(own, parts)
+    for g in prange(parts):
+        for c in range(edges[g], edges[g + 1]):
+            if leader[c] != c:
+                continue
+            a, b = exon_start[c], exon_start[c + 1]
+            by_last[a:b] = a + np.argsort(last[a:b], kind="mergesort")
+            q = 0
+            for k in range(a, b):  # first is non-decreasing in (first, last) order
+                while q < b - a and last[by_last[a + q]] < first[k]:
+                    q += 1
+                p[k] = q
+                S[k] = (last[k] - first[k] + P) // P
+            folds[c] = max(p[b - 1] - 1, 0)
+    edges = _even_ranges(exon_start, parts)
+    for g in prange(parts):
+        for c in range(edges[g], edges[g + 1]):
+            o = leader[c]
+            if o == c:
+                continue
+            a, b, shift = exon_start[c], exon_start[c + 1], exon_start[c] - exon_start[o]
+            for k in range(a, b):
+                by_last[k] = by_last[k - shift] + shift
+                p[k] = p[k - shift]
+                S[k] = S[k - shift]
+            folds[c] = folds[o]
     return by_last, p, S, folds
 
 
@@ -466,35 +473,39 @@ def _prefix(counts):  # pragma: no cover - compiled
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def _case_counts(exon_start, first, last, n, p, S, folds, entry, floors, stride, P):  # pragma: no cover - compiled
+def _case_counts(exon_start, first, last, n, p, S, folds, entry, floors, stride, P,
+                 parts):  # pragma: no cover - compiled
     """(fold_base: each case's first fold; fold_exon: the exon whose first strip writes fold q
     (the first with p_k = q + 1, where the case's ``entry`` allows), else -1: a task; and, case
     after case from 0 (C+1,): case_tasks (each case's first slot, case-major), its first strip,
     its strips' first move unit (MOVE_UNIT words, strips in exon order) and its entry folds'
-    first row after the tasks' rows (each fold a row of the case's ``stride``))."""
+    first row after the tasks' rows (each fold a row of the case's ``stride``)). In ``parts``
+    runs of cases of about equal exons (_even_ranges)."""
     C = folds.size
     widest = P // WARP
     fold_base = _prefix(folds)
     fold_exon = np.empty(fold_base[C], np.int64)
     tasks, strips = np.empty(C, np.int64), np.empty(C, np.int64)
     units, entries = np.empty(C, np.int64), np.empty(C, np.int64)
-    for c in prange(C):
-        a, b = exon_start[c], exon_start[c + 1]
-        fold_exon[fold_base[c]:fold_base[c + 1]] = -1
-        # a strip of P rows (every strip but an exon's first) and its moves
-        full = strip_move_units(n[c], P, strip_lane_rows(P, floors[c], widest))
-        strips_c = units_c = 0
-        for k in range(a, b):
-            head = last[k] - first[k] + 1 - (S[k] - 1) * P
-            strips_c += S[k]
-            units_c += strip_move_units(n[c], head, strip_lane_rows(head, floors[c], widest)) + (S[k] - 1) * full
-            if entry[c] and 0 < p[k] <= folds[c] and fold_exon[fold_base[c] + p[k] - 1] < 0:
-                fold_exon[fold_base[c] + p[k] - 1] = k
-        written = 0
-        for q in range(folds[c]):
-            written += fold_exon[fold_base[c] + q] >= 0
-        tasks[c] = strips_c + folds[c] - written
-        strips[c], units[c], entries[c] = strips_c, units_c, written * stride[c]
+    edges = _even_ranges(exon_start, parts)
+    for g in prange(parts):
+        for c in range(edges[g], edges[g + 1]):
+            a, b = exon_start[c], exon_start[c + 1]
+            fold_exon[fold_base[c]:fold_base[c + 1]] = -1
+            # a strip of P rows (every strip but an exon's first) and its moves
+            full = strip_move_units(n[c], P, strip_lane_rows(P, floors[c], widest))
+            strips_c = units_c = 0
+            for k in range(a, b):
+                head = last[k] - first[k] + 1 - (S[k] - 1) * P
+                strips_c += S[k]
+                units_c += strip_move_units(n[c], head, strip_lane_rows(head, floors[c], widest)) + (S[k] - 1) * full
+                if entry[c] and 0 < p[k] <= folds[c] and fold_exon[fold_base[c] + p[k] - 1] < 0:
+                    fold_exon[fold_base[c] + p[k] - 1] = k
+            written = 0
+            for q in range(folds[c]):
+                written += fold_exon[fold_base[c] + q] >= 0
+            tasks[c] = strips_c + folds[c] - written
+            strips[c], units[c], entries[c] = strips_c, units_c, written * stride[c]
     return fold_base, fold_exon, _prefix(tasks), _prefix(strips), _prefix(units), _prefix(entries)
 
 
@@ -516,7 +527,7 @@ def _even_ranges(prefix, parts):  # pragma: no cover - compiled
     return edges
 
 
-ORDER_RANGES_PER_THREAD = 4  # _interleave's ranges of buckets per planning thread
+ORDER_RANGES_PER_THREAD = 4  # the parallel passes' ranges per planning thread (order_ranges)
 
 
 @njit(cache=True, nogil=True)
@@ -552,20 +563,22 @@ def _interleave(case_tasks, stride, parts, launch, row, at, sums, bound):  # pra
     edge = np.empty(parts + 1, np.int64)  # each range's first bucket
     for r in range(parts + 1):
         edge[r] = r * T // parts
-    for c in prange(C):
-        a, tc, r = case_tasks[c], case_tasks[c + 1] - case_tasks[c], 0
-        if tc:
-            b, rem, den, step, more = _bucket_walk(tc, T)
-            for pos in range(tc):
-                while edge[r] <= b:
-                    bound[r, c] = pos
-                    r += 1
-                launch[a + pos] = b
-                b, rem = b + step, rem + more
-                if rem >= den:
-                    b, rem = b + 1, rem - den
-        for rest in range(r, parts + 1):
-            bound[rest, c] = tc
+    edges = _even_ranges(case_tasks, parts)  # runs of cases of about equal tasks
+    for g in prange(parts):
+        for c in range(edges[g], edges[g + 1]):
+            a, tc, r = case_tasks[c], case_tasks[c + 1] - case_tasks[c], 0
+            if tc:
+                b, rem, den, step, more = _bucket_walk(tc, T)
+                for pos in range(tc):
+                    while edge[r] <= b:
+                        bound[r, c] = pos
+                        r += 1
+                    launch[a + pos] = b
+                    b, rem = b + step, rem + more
+                    if rem >= den:
+                        b, rem = b + 1, rem - den
+            for rest in range(r, parts + 1):
+                bound[rest, c] = tc
     # at: per bucket its slots, then where its next slot goes in its range; sums: likewise its rows
     total = np.zeros(parts + 1, np.int64)  # slots of each range, then of the ranges before it
     rtotal = np.zeros(parts + 1, np.int64)  # likewise rows
@@ -601,8 +614,9 @@ def _interleave(case_tasks, stride, parts, launch, row, at, sums, bound):  # pra
 
 
 def order_ranges(tasks: int) -> int:
-    """_interleave's ranges of buckets for ``tasks`` tasks: ORDER_RANGES_PER_THREAD a planning
-    thread, at most one a task."""
+    """The parallel passes' ranges for ``tasks`` items (_interleave's of buckets, the runs of
+    cases of about equal work of the others, _even_ranges): ORDER_RANGES_PER_THREAD a planning
+    thread, at most one an item."""
     return max(1, min(tasks, ORDER_RANGES_PER_THREAD * get_num_threads()))
 
 
@@ -817,9 +831,10 @@ def plan_tasks(flat: FlatCases, rows_per_lane: int, lane_rows_floor=None, late_f
     start, first, last, n = flat.exon_start, flat.first, flat.last, flat.n
     stride = round_up(n + 1)
     with PARALLEL:
-        by_last, p, S, folds = _exon_order(start, first, last, P, leader)
+        parts = order_ranges(len(first))
+        by_last, p, S, folds = _exon_order(start, first, last, P, leader, parts)
         fold_base, fold_exon, case_tasks, case_strips, case_units, entries = _case_counts(
-            start, first, last, n, p, S, folds, entry, floors, stride, P)
+            start, first, last, n, p, S, folds, entry, floors, stride, P, parts)
         T = int(case_tasks[-1])
         launch, row, bucket_at, bucket_rows = _scratch("slots", (4, T))
         if interleave:
