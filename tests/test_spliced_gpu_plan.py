@@ -1154,3 +1154,61 @@ def test_threads_plan_at_once_under_the_workqueue_layer():
                           timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["workqueue", "same"]
+
+
+def test_even_ranges_cover_the_cases_in_runs_of_about_equal_work():
+    """plan._even_ranges (the parallel passes' runs of cases): bounds from 0 to C, not
+    decreasing, each run's work at most its share plus one case's."""
+    seed = int(np.random.SeedSequence().entropy % 2**32)
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(300):
+        work = rng.integers(0, int(rng.choice([2, 50, 5_000])), int(rng.integers(0, 80)))
+        prefix = np.concatenate([[0], np.cumsum(work)]).astype(np.int64)
+        parts = int(rng.integers(1, 70))
+        edges = gpu_plan._even_ranges(prefix, parts)
+        assert edges.size == parts + 1 and edges[0] == 0 and edges[-1] == work.size
+        assert (np.diff(edges) >= 0).all()
+        runs = prefix[edges[1:]] - prefix[edges[:-1]]
+        assert runs.sum() == work.sum()
+        assert (runs <= -(-int(work.sum()) // parts) + (work.max() if work.size else 0)).all()
+
+
+def test_compiled_passes_equal_the_plain_plan_in_many_runs(monkeypatch):
+    """The passes in many more runs of cases than cases or threads (some empty): the same plan."""
+    seed = int(np.random.SeedSequence().entropy % 2**32)
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    monkeypatch.setattr(gpu_plan, "ORDER_RANGES_PER_THREAD", int(rng.integers(20, 200)))
+    flat = FlatCases.of(gpu_plan_paper_cases(int(rng.integers(1 << 30)))
+                        + [random_case(rng, f"r{i}") for i in range(int(rng.integers(1, 12)))])
+    C = len(flat)
+    floors, late, entry = np.full(C, MIN_LANE_ROWS), rng.integers(0, 2, C), rng.integers(0, 2, C)
+    for interleave in (True, False):
+        got = gpu_plan.plan_tasks(flat, 8, floors, late, entry, interleave)
+        want = reference_tasks(flat, 8, floors, late, entry, interleave, (0, 0, 0, 0))
+        for name, value in want.items():
+            assert np.array_equal(np.asarray(getattr(got, name)), value), (name, interleave)
+
+
+def test_gathers_inputs_as_defined():
+    """solver._gathers (one compiled pass, plan.gather_places): per exon, in input order, its
+    final score's row element (last row + n); places 0..E; ones; each exon's last row, where it
+    lands (rows of n + 1 after each other, then their total) and its length; NumPy's types."""
+    from splicedalign.workloads.spliced.gpu.solver import _gathers
+
+    seed = int(np.random.SeedSequence().entropy % 2**32)
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    flat = FlatCases.of(gpu_plan_paper_cases(int(rng.integers(1 << 30)))
+                        + [random_case(rng, f"r{i}") for i in range(int(rng.integers(1, 12)))])
+    plan = build_plan(flat, 8)
+    n_exon = plan.n[plan.exon_case]
+    at = np.empty_like(plan.last_row)
+    at[plan.input_index] = plan.last_row + n_exon
+    dst = np.concatenate([[0], np.cumsum(n_exon + 1)])
+    E = plan.last_row.size
+    want = [at, np.arange(E), np.ones(E, np.int32), plan.last_row, dst[:-1], (n_exon + 1).astype(np.int32)]
+    got, (places, total) = _gathers(plan.exon_start, plan.n, plan.last_row, plan.input_index)
+    for g, w in zip(got + [places, total], want + [np.arange(E + 1), dst]):
+        assert g.dtype == w.dtype and np.array_equal(g, w)

@@ -235,7 +235,7 @@ class Feeder:
             letters += [s.base_letters, np.full(round_up(s.base_letters.size, FEED_ALIGN) - s.base_letters.size,
                                                  PAD_LETTER, np.uint8)]
         return Plan(tasks, np.concatenate(letters),
-                    np.concatenate([s.target_letters for s in steps]), last.target_size, last.rows_size, flat.exon_case,
+                    np.concatenate([s.target_letters for s in steps]), last.target_size, last.rows_size,
                     flat.exon_start, self.last_rows(), flat.n, input_index(flat),
                     flat.cells, np.concatenate([s.tgt_off for s in steps]),
                     np.concatenate([order[a + s.strip_task] for s, a in zip(steps, slots[:-1])]), strip_start,

@@ -266,7 +266,6 @@ class Plan:
     target_letters: np.ndarray  # uint8: the cases' targets' letters, case after case
     target_size: int         # selectors of the batch (each case's stride, TARGET_MARGIN first)
     rows_size: int           # elements of row storage
-    exon_case: np.ndarray    # (E,) case of each exon, exons case-major in (first, last) order
     exon_start: np.ndarray   # (C+1,) first exon of each case
     last_row: np.ndarray     # (E,) offset of each exon's last row in row storage
     n: np.ndarray            # (C,) target lengths
@@ -279,6 +278,12 @@ class Plan:
     by_last: np.ndarray      # (E,) per case, its exons (global index) by last, stable
     p: np.ndarray            # (E,) p_k: the exons of its case with last < first(k)
     flat: FlatCases          # the batch it plans
+
+    @property
+    def exon_case(self) -> np.ndarray:
+        """(E,) case of each exon, exons case-major in (first, last) order (made when asked: no
+        pass of a launch's planning reads it)."""
+        return self.flat.exon_case
 
     def letter_cases(self) -> np.ndarray:
         """(C, 4) int32 of encode_inputs: per case its selectors' offset (tgt_off), its first
@@ -737,8 +742,8 @@ def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_r
     folds their entry rows equal (else every fold is a task; see the function of that name)."""
     flat = FlatCases.of(cases)
     got = plan_tasks(flat, rows_per_lane, lane_rows_floor, late_folds, entry_folds)
-    return Plan(got.tasks, got.base_letters, got.target_letters, got.target_size, got.rows_size, flat.exon_case,
-                flat.exon_start, got.last_row, flat.n, input_index(flat), flat.cells, got.tgt_off, got.strip_task,
+    return Plan(got.tasks, got.base_letters, got.target_letters, got.target_size, got.rows_size, flat.exon_start,
+                got.last_row, flat.n, input_index(flat), flat.cells, got.tgt_off, got.strip_task,
                 got.strip_start, got.moves_units * MOVE_UNIT, got.by_last, got.p, flat)
 
 
