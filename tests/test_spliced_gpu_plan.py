@@ -1084,6 +1084,64 @@ def test_fed_launch_host_path_with_model_kernel(monkeypatch):
     assert not _FED and _WORDS[-1] == (1, 1) and len(_WORDS) == 3  # two steps' counts, then final
 
 
+def test_fed_replay_plan_made_when_a_replay_first_needs_it(monkeypatch):
+    """Tuning.lazy_replay_plan: a fed call makes no plan for replays (no Feeder.plan, no upload
+    of its tasks); the first replay of the same cases makes it once, byte for byte the plan, the
+    device tasks, codes and selectors a fed call makes with the switch off; the fed call and two
+    replays answer as sequential does, global and free ends."""
+    from dataclasses import fields, replace
+
+    from splicedalign.workloads.spliced.gpu import feed
+    from splicedalign.workloads.spliced.gpu import solver as gpu_solver
+    from splicedalign.workloads.spliced.gpu.outputs import Exons
+    from splicedalign.workloads.spliced.gpu.plan import Plan
+    from splicedalign.workloads.spliced.gpu.solver import GpuSolver
+
+    fake_gpu(monkeypatch, _fake_function)
+    monkeypatch.setattr(gpu_solver, "load_passes", lambda: None)
+    planned: list[int] = []  # Feeder.plan's calls
+    plan_of = feed.Feeder.plan
+    monkeypatch.setattr(feed.Feeder, "plan", lambda self: (planned.append(1), plan_of(self))[1])
+    rng = np.random.default_rng(43)
+    print("seed 43")
+    long = gene_like(rng, Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
+    cases = [random_case(rng, f"f{i}") for i in range(10)] + long + [random_case(rng, f"g{i}") for i in range(10)]
+    tuning = launch.Tuning(throughput_cases=4, feed_shares=(0.2, 0.3))
+    assert tuning.lazy_replay_plan
+    for scoring in (Scoring(), Scoring(2, -3, 1, "free")):
+        want = get_solver("sequential").solve_many(cases, scoring, traceback=False)
+        planned.clear()
+        eager = GpuSolver(rows_per_lane=2, tuning=replace(tuning, lazy_replay_plan=False))
+        eager.solve_many(cases, scoring, traceback=False)
+        (_, whole), = eager._cache.items()
+        assert whole.made is not None and len(planned) == 1
+        solver = GpuSolver(rows_per_lane=2, tuning=tuning)
+        planned.clear()
+        _WORDS.clear()
+        got = [solver.solve_many(cases, scoring, traceback=False)]
+        (_, inputs), = solver._cache.items()
+        assert inputs.made is None and not planned and _WORDS[-1] == (1, 1)  # fed, no plan for replays yet
+        words = len(_WORDS)
+        got += [solver.solve_many(cases, scoring, traceback=False) for _ in range(2)]
+        assert len(planned) == 1 and inputs.made is not None and len(solver._cache) == 1
+        assert len(_WORDS) == words and not _FED  # the replays were not fed
+        for f in fields(Plan):
+            if f.name != "flat":
+                a, b = getattr(inputs.plan, f.name), getattr(whole.plan, f.name)
+                if isinstance(a, np.ndarray):
+                    assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), f.name
+                else:
+                    assert a == b, f.name
+        B, T = whole.plan.base_letters.size, whole.plan.target_size  # (beyond them: bounds' room, never read)
+        for a, b in ((inputs.tasks, whole.tasks), (inputs.base[:B], whole.base[:B]),
+                     (inputs.tsel[:T], whole.tsel[:T]), *zip(inputs.exons, Exons.of(whole.plan))):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+        for results in got:
+            for w, g in zip(want, results):
+                assert (g.case, g.score, g.cells) == (w.case, w.score, w.cells)
+                np.testing.assert_array_equal(g.last_row_scores, w.last_row_scores)
+
+
 def test_flat_cases_match_the_case_objects():
     """FlatCases: each case's exons in TestCase.order, with its first_sorted and last_sorted, its
     sizes and base; a case whose exons equal the previous case's shares its arrays, exactly."""

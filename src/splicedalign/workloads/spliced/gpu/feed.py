@@ -207,6 +207,10 @@ class Feeder:
             _scatter(out, first, local, slots, long_slots.size, head.tasks, own.tasks)
         return slots.size
 
+    def rows_size(self) -> int:
+        """Plan.rows_size (the row elements the launch writes), once every step is planned."""
+        return self._steps[-1].rows_size
+
     def last_rows(self) -> np.ndarray:
         """(E,) Plan.last_row, once every step is planned (what the finals' gather reads)."""
         return np.concatenate([s.last_row for s in self._steps])

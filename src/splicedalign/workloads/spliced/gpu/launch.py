@@ -136,6 +136,13 @@ class Tuning:
     # WAIT_LIMIT_CYCLES (~10 s): the feed's compiled passes are loaded before it starts
     # (feed.load_passes).
     feed_shares: tuple[float, ...] = FED_SHARES
+    # A fed launch's plan for replays (its tasks in a whole launch's order, ~6 MB for a paper set:
+    # feed.Feeder.plan and its upload, 2.2-3.3 ms of the H100 host after the last window) is made
+    # when a replay of the same cases first needs it, not in the fed call: in 2 of the release
+    # check's 5 cold paper-set calls the kernel ended 1.1 and 2.6 ms before it, and the call
+    # waited. The first replay pays it instead; later replays run as before. False: made in the
+    # fed call while its kernel runs.
+    lazy_replay_plan: bool = True
 
     def chain_bound(self, cases: int) -> bool:
         """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""

@@ -22,7 +22,18 @@ TRACE_THREADS = os.cpu_count() or 1  # the host traceback's thread pool
 _NAME = operator.attrgetter("name")
 
 
-def host_traceback(batch: Sequence[TestCase], plan: Plan, host: np.ndarray, dst: np.ndarray,
+class Exons(NamedTuple):
+    """What a launch's results read of its plan (plan.Plan's fields of these names)."""
+    exon_start: np.ndarray   # (C+1,) first exon of each case
+    input_index: np.ndarray  # (E,) batch-wide index of each exon in its case's input order
+    cells: np.ndarray        # (C,) cells of each case
+
+    @classmethod
+    def of(cls, plan: Plan) -> Exons:
+        return cls(plan.exon_start, plan.input_index, plan.cells)
+
+
+def host_traceback(batch: Sequence[TestCase], plan: Exons, host: np.ndarray, dst: np.ndarray,
                    scoring: Scoring) -> list[tuple]:
     """(chain, alignment, seconds) per case: ``trace_chain`` on a thread pool (its compiled
     kernels release the GIL), each case from its exons' last rows (case c's exons' rows at
@@ -63,7 +74,7 @@ class Pending(NamedTuple):
     cells: list[int]
 
 
-def pending(batch: Sequence[TestCase], plan: Plan) -> Pending:
+def pending(batch: Sequence[TestCase], plan: Exons) -> Pending:
     """A launch's Pending (made before waiting for its kernels: ~1,000 cases cost the host 1-2 ms)."""
     by_input = np.empty(plan.input_index.size, dtype=np.int64)
     heads, ends = plan.exon_start[:-1].tolist(), plan.exon_start[1:].tolist()
@@ -71,7 +82,7 @@ def pending(batch: Sequence[TestCase], plan: Plan) -> Pending:
                    plan.cells.tolist())
 
 
-def scores(plan: Plan, made: Pending, finals: np.ndarray, t_score: float,
+def scores(plan: Exons, made: Pending, finals: np.ndarray, t_score: float,
            free_ends: bool = False) -> tuple[list[int], list[float]]:
     """Once per launch, from its exons' final scores in input order (free ends: in the plan's
     order, GpuSolver._row_maxima) (into ``made.by_input``): each case's score (its exons are

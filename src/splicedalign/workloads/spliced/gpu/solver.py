@@ -28,7 +28,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -208,19 +208,50 @@ class Split(NamedTuple):
     needs: int                # device bytes they take at most at once (launch.queued_at_most)
 
 
-@dataclass
-class _Inputs:
-    """A planned batch with its inputs on the device (cached per batch of case objects)."""
-    cases: tuple[TestCase, ...]  # held so that the ids in the cache key stay theirs
+class Replayable(NamedTuple):
+    """A batch's plan and its tasks on the device, and the event after its last upload."""
     plan: Plan
     tasks: Any
+    ready: Any
+
+
+@dataclass
+class _Inputs:
+    """A planned batch with its inputs on the device (cached per batch of case objects). A fed
+    launch's (GpuSolver._fed) has its plan for replays made when a launch first reads ``plan``,
+    ``tasks`` or ``ready`` (``later``; Tuning.lazy_replay_plan), not in the call that fed it."""
+    cases: tuple[TestCase, ...]  # held so that the ids in the cache key stay theirs
+    exons: outputs.Exons  # what the launch's results read of its plan
     base: Any
     tsel: Any
     finals: Gather  # every exon's final score S(last, n), in input order
     gather: Gather
-    ready: Any  # event: the uploads are done
+    made: Replayable | None  # None until ``later`` made it
+    later: Callable[[], Replayable] | None = None
     trace: DeviceTrace | None = None  # made on the first device traceback of the batch
     followed: Followed | None = None  # device copies of plan.followed_tasks, likewise
+
+    def replayable(self) -> Replayable:
+        if self.made is None:
+            assert self.later is not None
+            self.made, self.later = self.later(), None
+        return self.made
+
+    @property
+    def plan(self) -> Plan:
+        return self.replayable().plan
+
+    @property
+    def tasks(self) -> Any:
+        return self.replayable().tasks
+
+    @tasks.setter
+    def tasks(self, tasks: Any) -> None:  # (scripts/device_spliced.py --orders: the tasks reordered)
+        self.made = self.replayable()._replace(tasks=tasks)
+
+    @property
+    def ready(self) -> Any:  # the uploads are done
+        return self.replayable().ready
 
 
 class Queued(NamedTuple):
@@ -383,7 +414,7 @@ class GpuSolver:
             "inputs", [plan.tasks, plan.base_letters, plan.target_letters, plan.letter_cases(), LETTER_CODES]
             + gathers + extra, upload)
         base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
-        inputs = self._keep(key, flat, plan, tasks, base, tsel, more[:6], host)
+        inputs = self._keep(key, flat, outputs.Exons.of(plan), base, tsel, more[:6], host, plan, tasks)
         if followed is not None:
             inputs.followed = followed._replace(tasks=more[6], follow=more[7], walked=more[8])
         self.timing["upload"] += time.perf_counter() - t1
@@ -397,12 +428,15 @@ class GpuSolver:
         return HostPlan(plan, gathers, host, followed_tasks(plan, config.followed, config.least)
                         if config.followed else None)
 
-    def _keep(self, key: tuple, flat: FlatCases, plan: Plan, tasks, base, tsel, gathers: list,
-              host: tuple[np.ndarray, np.ndarray]) -> _Inputs:
-        """A planned batch's _Inputs (its uploads queued on the upload stream), cached."""
+    def _keep(self, key: tuple, flat: FlatCases, exons: outputs.Exons, base, tsel, gathers: list,
+              host: tuple[np.ndarray, np.ndarray], plan: Plan | None = None, tasks=None,
+              later: Callable[[], Replayable] | None = None) -> _Inputs:
+        """A planned batch's _Inputs (its uploads queued on the upload stream), cached; its plan
+        and tasks, or ``later``, what makes them (and uploads the tasks) when first needed."""
         at_d, places_d, ones_d, src, dst_d, length_d = gathers
-        inputs = _Inputs(tuple(flat.cases), plan, tasks, base, tsel, Gather(at_d, places_d, ones_d, host[0]),
-                         Gather(src, dst_d, length_d, host[1]), self.streams().upload.record())
+        made = None if later is not None else Replayable(plan, tasks, self.streams().upload.record())
+        inputs = _Inputs(tuple(flat.cases), exons, base, tsel, Gather(at_d, places_d, ones_d, host[0]),
+                         Gather(src, dst_d, length_d, host[1]), made, later)
         self._cache[key] = inputs
         while len(self._cache) > CACHE_BATCHES:
             self._cache.popitem(last=False)
@@ -473,30 +507,42 @@ class GpuSolver:
             raise
         self._end_feed(feed)
         # The finals' gather first, right behind the kernel: it needs the exons' last rows only.
-        # The replays' plan (feed.Feeder.plan: every task placed again, ~6 MB packed and uploaded)
-        # takes the H100 host 2.5-6 ms after the last window, against a kernel tail of 5-8 ms:
-        # the gather had waited for it where the host was slow (the kernel ended first in 1 of 6
-        # cold processes of main; paper set).
         t2 = time.perf_counter()
-        gathers, host = _gathers(flat.exon_start, flat.n, feeder.last_rows(), input_index(flat))
+        index = input_index(flat)
+        gathers, host = _gathers(flat.exon_start, flat.n, feeder.last_rows(), index)
         t3 = time.perf_counter()
         gathers_d = UPLOADS.upload("inputs", gathers, upload)
         compute.wait_event(upload.record())
         with compute:
             finals = self._finals(Gather(*gathers_d[:3], host[0]), Gather(*gathers_d[3:], host[1]), rows, config,
                                   defines)
-        t4 = time.perf_counter()
-        plan = feeder.plan()
-        t5 = time.perf_counter()
-        self.timing["plan"] += t3 - t2 + t5 - t4
-        # the plan's tasks in a whole launch's order, for replays (feed.Feeder.plan): the fed
-        # order's buffer stays with the job until its kernel is done
-        [replayed] = UPLOADS.upload("inputs", [plan.tasks], upload)
-        inputs = self._keep(_batch_key(config, ids), flat, plan, replayed, base, tsel, gathers_d, host)
-        self.timing["upload"] += time.perf_counter() - t5 + t4 - t3
+        self.timing["plan"] += t3 - t2
+        self.timing["upload"] += time.perf_counter() - t3
+        # The replays' plan (feed.Feeder.plan: every task placed again, ~6 MB packed and uploaded)
+        # took the H100 host 2.2-3.3 ms after the finals, and a cold paper-set call waited for it
+        # where the kernel ended first (2 of 5 processes: 1.1 and 2.6 ms; one slow host 24 ms):
+        # made when a replay first needs it (Tuning.lazy_replay_plan), else here.
+        later = partial(self._replay_plan, feeder)
+        made = None if self.tuning.lazy_replay_plan else later()
+        inputs = self._keep(_batch_key(config, ids), flat, outputs.Exons(flat.exon_start, index, flat.cells), base,
+                            tsel, gathers_d, host, *(made[:2] if made is not None else ()),
+                            later=None if made is not None else later)
         none = self._moves_none()
-        return Queued(inputs, storage, plan.rows_size * rows.dtype.itemsize, rows, counter, none, none, events,
+        return Queued(inputs, storage, feeder.rows_size() * rows.dtype.itemsize, rows, counter, none, none, events,
                       tuple(feeds), (tasks,), finals)
+
+    def _replay_plan(self, feeder: Feeder) -> Replayable:
+        """A fed launch's Plan for replays (feed.Feeder.plan), its tasks in a whole launch's order
+        uploaded on the upload stream (the fed order's buffer stays with the fed job until its
+        kernel is done)."""
+        t0 = time.perf_counter()
+        plan = feeder.plan()
+        t1 = time.perf_counter()
+        upload = self.streams().upload
+        [tasks] = UPLOADS.upload("inputs", [plan.tasks], upload)
+        self.timing["plan"] += t1 - t0
+        self.timing["upload"] += time.perf_counter() - t1
+        return Replayable(plan, tasks, upload.record())
 
     def _end_feed(self, feed) -> None:
         """The fed kernel's count final (warps past it end)."""
@@ -924,7 +970,7 @@ class GpuSolver:
             nonlocal t_prev, l_prev
             q = queued.popleft()
             job, w = q.job, q.work
-            plan = job.inputs.plan
+            exons = job.inputs.exons
             made = q.made if q.made is not None else pending(q)
             for part, rows in enumerate(p.rows for p in job.parts):
                 t1 = time.perf_counter()
@@ -933,7 +979,7 @@ class GpuSolver:
                 if part == 0:
                     l2 = loading.seconds()  # kernels compiled or loaded meanwhile: not the launch's time
                     t_score, t_prev, l_prev = t2 - t_prev - (l2 - l_prev), t2, l2
-                    scored = outputs.scores(plan, made, got, t_score, job.config.free_ends)
+                    scored = outputs.scores(exons, made, got, t_score, job.config.free_ends)
                 which: Sequence[int] = range(*rows)
                 if exon_rows is None:
                     traced = None
@@ -942,7 +988,7 @@ class GpuSolver:
                     which = info.order[rows[0]:rows[1]].tolist()
                     traced = outputs.device_traceback(info, rows, *exon_rows, leading=not scoring.free_ends)
                 else:
-                    traced = outputs.host_traceback(w.batch, plan, *exon_rows, scoring)
+                    traced = outputs.host_traceback(w.batch, exons, *exon_rows, scoring)
                 t3 = time.perf_counter()
                 for c, result in zip(which, outputs.results(self.name, made, scored, t_score, traced, which)):
                     results[w.sel[c]] = result
@@ -952,7 +998,7 @@ class GpuSolver:
 
         def pending(q: _InFlight) -> outputs.Pending:
             t0 = time.perf_counter()
-            made = outputs.pending(q.work.batch, q.job.inputs.plan)
+            made = outputs.pending(q.work.batch, q.job.inputs.exons)
             self.timing["results"] += time.perf_counter() - t0
             return made
 
