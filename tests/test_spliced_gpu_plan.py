@@ -1138,8 +1138,11 @@ def test_fed_replay_plan_made_when_a_replay_first_needs_it(monkeypatch):
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
         for results in got:
             for w, g in zip(want, results):
-                assert (g.case, g.score, g.cells) == (w.case, w.score, w.cells)
+                assert (g.case, g.score, g.cells, g.chain) == (w.case, w.score, w.cells, None)
                 np.testing.assert_array_equal(g.last_row_scores, w.last_row_scores)
+                # made before the kernel's end (outputs.pending), filled in after it
+                assert g.solver == "gpu" and g.seconds == g.extra["seconds_score"] > 0
+                assert g.extra["batch_seconds_score"] >= g.seconds and g.extra["batch_cases"] == len(cases)
 
 
 def test_flat_cases_match_the_case_objects():
