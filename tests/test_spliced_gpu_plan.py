@@ -1089,6 +1089,7 @@ def test_fed_replay_plan_made_when_a_replay_first_needs_it(monkeypatch):
     of its tasks); the first replay of the same cases makes it once, byte for byte the plan, the
     device tasks, codes and selectors a fed call makes with the switch off; the fed call and two
     replays answer as sequential does, global and free ends."""
+    import weakref
     from dataclasses import fields, replace
 
     from splicedalign.workloads.spliced.gpu import feed
@@ -1121,6 +1122,11 @@ def test_fed_replay_plan_made_when_a_replay_first_needs_it(monkeypatch):
         got = [solver.solve_many(cases, scoring, traceback=False)]
         (_, inputs), = solver._cache.items()
         assert inputs.made is None and not planned and _WORDS[-1] == (1, 1)  # fed, no plan for replays yet
+        once = GpuSolver(rows_per_lane=2, tuning=tuning)
+        once.solve_many(cases, scoring, traceback=False)
+        alive = weakref.ref(once)  # its cache's unmade plan holds no reference to it: freed when let go
+        del once
+        assert alive() is None
         words = len(_WORDS)
         got += [solver.solve_many(cases, scoring, traceback=False) for _ in range(2)]
         assert len(planned) == 1 and inputs.made is not None and len(solver._cache) == 1

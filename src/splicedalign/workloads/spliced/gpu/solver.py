@@ -24,6 +24,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -306,6 +307,14 @@ def _gathers(exon_start: np.ndarray, n: np.ndarray, last_row: np.ndarray,
     return [at, places[:-1], ones, last_row, dst[:-1], length], (places, dst)
 
 
+def _made_by(replay_plan: weakref.WeakMethod, feeder: Feeder) -> Replayable:
+    """A fed launch's plan for replays, by its solver's GpuSolver._replay_plan (alive: its cache
+    holds the _Inputs that asks)."""
+    method = replay_plan()
+    assert method is not None
+    return method(feeder)
+
+
 @dataclass
 class _Job:
     """One queued launch: what collecting it needs, and its inputs kept alive until then."""
@@ -522,7 +531,8 @@ class GpuSolver:
         # took the H100 host 2.2-3.3 ms after the finals, and a cold paper-set call waited for it
         # where the kernel ended first (2 of 5 processes: 1.1 and 2.6 ms; one slow host 24 ms):
         # made when a replay first needs it (Tuning.lazy_replay_plan), else here.
-        later = partial(self._replay_plan, feeder)
+        replay_plan = weakref.WeakMethod(self._replay_plan)  # (the cache would hold its solver: a cycle)
+        later = partial(_made_by, replay_plan, feeder)
         made = None if self.tuning.lazy_replay_plan else later()
         inputs = self._keep(_batch_key(config, ids), flat, outputs.Exons(flat.exon_start, index, flat.cells), base,
                             tsel, gathers_d, host, *(made[:2] if made is not None else ()),
