@@ -368,6 +368,123 @@ def test_fed_plan_in_steps_matches_sequential():
                 np.testing.assert_array_equal(got, want, err_msg=case.name)
 
 
+def strip_moves(moves: np.ndarray, walked: np.ndarray, plan) -> list[np.ndarray]:
+    """Each strip's moves (plan.strip_task's order: exon by exon, top to bottom), as the walks
+    read them: its region of ``moves`` at the lane rows and offset ``walked`` gives it."""
+    out = []
+    for t in walked[plan.strip_task].astype(np.int64):
+        at = t[F["moves"]] * gpu_plan.MOVE_UNIT
+        out.append(moves[at:at + gpu_plan.strip_move_units(t[F["n"]], t[F["rows"]], t[F["lane_rows"]])
+                         * gpu_plan.MOVE_UNIT])
+    return out
+
+
+def fed_recording(flat, rows_per_lane, floors, late, long, shares, least=MIN_LANE_ROWS):
+    """A fed recording launch on the host: its windows' order (staging), its Feeder, Plan, walks' tasks."""
+    from splicedalign.workloads.spliced.gpu.feed import Feeder
+
+    feeder = Feeder(flat, rows_per_lane, floors, late, late, long, shares, least)
+    sizes = feeder.sizes()
+    staged = (np.full((sizes.tasks, len(TASK_FIELDS)), -7, np.int32), np.zeros(sizes.base, np.uint8),
+              np.zeros(sizes.tsel, np.int32))
+    windows = []
+    for w in feeder.steps(*staged):
+        if not windows:  # the follower's tasks are known once window 0 is
+            assert feeder.follow is not None and feeder.follow.shape[0] > 0
+        windows.append(w)
+    plan = feeder.plan()
+    return staged[0][:plan.tasks.shape[0]], feeder, plan, feeder.walked(plan), windows
+
+
+def test_fed_recording_launch_matches_planned_whole():
+    """A fed recording launch (feed.py, "Recording"; Tuning.feed_record): the windows mark the
+    long chains' strips NONE (a follower records them), the follower's tasks are the planned
+    launch's (plan.followed_tasks: the same strips at the same rows per lane), interleaved over
+    its chains, its moves after step 0's and before step 1's; every strip's moves, recorded by
+    the model kernel in the windows' order and its follower, are those of the launch planned
+    whole, strip by strip, within the bound allocated before planning; global and free ends."""
+    rng = np.random.default_rng(37)
+    print("seed 37")
+    long = gene_like(rng, Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
+    cases = long + [random_case(rng, f"r{i}") for i in range(24)] + tiny_set(bases=2)
+    flat = FlatCases.of(cases)
+    for rows_per_lane, shares in ((2, (0.1, 0.3)), (8, (0.04, 0.1, 0.25))):
+        floors = np.where(np.arange(len(cases)) < 2, rows_per_lane, min(MIN_LANE_ROWS, rows_per_lane))
+        late = np.arange(len(cases)) % 3 > 0
+        late[:2] = False
+        fed, feeder, plan, walked, windows = fed_recording(flat, rows_per_lane, floors, late, 2, shares)
+        whole = build_plan(flat, rows_per_lane, floors, late, late)
+        followed = gpu_plan.followed_tasks(whole, [0, 1], MIN_LANE_ROWS)
+        # the same strips (exon by exon) at the same rows per lane, in both walks' tasks
+        same = [F[f] for f in ("kind", "n", "rows", "lane_rows")]
+        np.testing.assert_array_equal(walked[plan.strip_task][:, same], followed.walked[whole.strip_task][:, same])
+        # the windows leave exactly the long chains' strips unrecorded; the follower records them
+        long_strips = plan.strip_task[:plan.strip_start[plan.exon_start[2]]]
+        unrecorded = np.flatnonzero(fed[:, F["moves"]] == NONE)
+        assert unrecorded.size == long_strips.size == feeder.follow.shape[0]
+        assert (plan.tasks[:, F["moves"]] != NONE).all()  # the plan for replays records everywhere
+        follow = feeder.follow
+        assert sorted(follow[:, F["out_row"]].tolist()) == sorted(fed[unrecorded, F["out_row"]].tolist())
+        assert len(set(follow[:8, F["tgt"]].tolist())) == 2  # both chains from the start, not one after the other
+        at = follow[:, F["moves"]].astype(np.int64)
+        assert (np.diff(at) > 0).all() and at[0] == feeder._steps[0].moves_units
+        assert feeder._steps[1].tasks[feeder._steps[1].tasks[:, F["kind"]] == KIND_STRIP, F["moves"]].min() >= \
+            at[-1] + 1
+        for scoring in (Scoring(), Scoring(2, -3, 1, "free")):
+            moves_w = np.zeros(followed.moves_size, np.uint32)
+            rows_w = model_run(SimpleNamespace(tasks=followed.tasks, base=whole.base, target=whole.target,
+                                               rows_size=whole.rows_size), scoring, rows_per_lane, moves_w)
+            model_run(SimpleNamespace(tasks=followed.follow, base=whole.base, target=whole.target,
+                                      rows_size=whole.rows_size), scoring, rows_per_lane, moves_w, written=rows_w)
+            moves_f = np.zeros(feeder.sizes().moves, np.uint32)
+            rows_f = model_run(SimpleNamespace(tasks=fed, base=plan.base, target=plan.target,
+                                               rows_size=plan.rows_size), scoring, rows_per_lane, moves_f)
+            model_run(SimpleNamespace(tasks=follow, base=plan.base, target=plan.target, rows_size=plan.rows_size),
+                      scoring, rows_per_lane, moves_f, written=rows_f)
+            got, want = strip_moves(moves_f, walked, plan), strip_moves(moves_w, followed.walked, whole)
+            assert len(got) == len(want) and all(g.size for g in got)
+            for s, (g, w) in enumerate(zip(got, want)):
+                np.testing.assert_array_equal(g, w, err_msg=f"strip {s}")
+            for c, case in enumerate(cases):  # and the same last rows
+                for name, p, r in (("fed", plan, rows_f), ("whole", whole, rows_w)):
+                    rows = np.stack([r[o: o + case.n + 1] for o in p.last_row[p.exon_start[c]:p.exon_start[c + 1]]])
+                    np.testing.assert_array_equal(rows, sequential_rows(case, scoring), err_msg=f"{name} {case.name}")
+        # every strip's region inside the bound, none overlapping another
+        regions = sorted((int(t[F["moves"]]), gpu_plan.strip_move_units(int(t[F["n"]]), int(t[F["rows"]]),
+                                                                          int(t[F["lane_rows"]])))
+                         for t in walked[plan.strip_task])
+        ends = [a + u for a, u in regions]
+        assert all(b >= e for (b, _), e in zip(regions[1:], ends)) and ends[-1] * gpu_plan.MOVE_UNIT <= \
+            feeder.sizes().moves
+
+
+def test_fed_recording_plan_of_a_paper_set():
+    """A paper-shaped set's fed recording launch, planned as the solver plans a traced call
+    (feed.host_feed, Tuning.feed_record): its long chains first, the follower's tasks those of
+    the launch planned whole (plan.followed_tasks of its Plan: the same strips, rows per lane),
+    its moves within the bound, the walks' tasks the Plan's but for the followed strips."""
+    from dataclasses import replace
+
+    from splicedalign.workloads.spliced.gpu import feed
+    from splicedalign.workloads.spliced.synthetic import paper_set
+
+    print("seed 4")
+    cases = paper_set(4, bases=60)
+    tuning = replace(launch.TUNING, feed_record=True)
+    fed = feed.host_feed(cases, tuning, record=True)
+    assert fed is not None and fed.long > 0 and fed.follow_least == MIN_LANE_ROWS
+    plan = feed.fed_on_host(fed)
+    walked = fed.walked(plan)
+    followed = gpu_plan.followed_tasks(plan, list(range(fed.long)), fed.follow_least)
+    ids = np.flatnonzero((walked != plan.tasks).any(axis=1))
+    np.testing.assert_array_equal(walked[:, [F["rows"], F["lane_rows"]]],
+                                  followed.walked[:, [F["rows"], F["lane_rows"]]])
+    assert set(ids.tolist()) <= set(np.flatnonzero(followed.tasks[:, F["moves"]] == NONE).tolist())
+    assert fed.follow.shape == followed.follow.shape
+    assert (walked[ids, F["moves"]].astype(np.int64) * gpu_plan.MOVE_UNIT < plan.moves_size).all()
+    assert plan.moves_size <= fed.sizes().moves
+
+
 def reference_tasks(flat: FlatCases, rows_per_lane: int, floors, late, entry, interleave: bool, at) -> dict:
     """plan_tasks' outputs made the plain way, case by case and sort by sort (the module doc of
     plan.py): what its compiled passes must equal exactly."""
@@ -820,8 +937,11 @@ def _fake_function(file, name, all_names, defines):
     def wavefront(grid, block, args):
         tasks, ntasks, counter, base, tsel, rows, moves, match, mismatch, gap, feed = args
         if int(ntasks) < 0:  # a fed launch: runs the tasks it was handed once the feed is final
-            assert mode == gpu_plan.MODE_SCORE and (feed == 0).all()
+            assert mode != gpu_plan.MODE_FOLLOW and (feed == 0).all()
             _FED.append(lambda: wavefront(grid, block, (tasks[:int(feed[0])], np.int32(feed[0])) + args[2:]))
+            return
+        if mode == gpu_plan.MODE_FOLLOW and _FED:  # a fed launch's follower: after its kernel
+            _FED.append(lambda: wavefront(grid, block, args))
             return
         assert int(ntasks) == tasks.shape[0]
         if counter[0] >= int(ntasks):  # a grid sharing a task counter that is used up takes none

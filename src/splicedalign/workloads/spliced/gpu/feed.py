@@ -24,6 +24,14 @@ own (FEED_ALIGN): the kernel reads them through the non-coherent cache, where a 
 with a later step's region, read before that step's upload, would stay stale. Tasks are read
 through L2 (ld.cg): windows are written while the kernel runs.
 
+Recording (Tuning.feed_record): a traced call's launch, which records moves, is fed as well.
+Its long chains' strips record none in the kernel (score speed on the chain, as a planned
+recording launch's, plan.followed_tasks): step 0 holds every long chain, so once it is planned
+the follower's tasks are known (``Feeder.follow``: those strips interleaved by relative
+position, their moves after step 0's, later steps' after them); the solver starts the follower
+right after window 0, and after the feed the walks read the whole launch's tasks with the
+follower's lane rows and moves (``Feeder.walked``). Move storage comes from a bound (``sizes``).
+
 The whole launch's Plan (``Feeder.plan``, in batch order) is what a planned launch has: the
 solver caches it with the device inputs, and a replay runs it as any launch.
 
@@ -50,15 +58,19 @@ from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.flat import PARALLEL, FlatCases
 from splicedalign.workloads.spliced.gpu.launch import LaunchConfig, Tuning
 from splicedalign.workloads.spliced.gpu.plan import (
+    F_LANE_ROWS,
+    F_MOVES,
     LETTER_CODES,
     MOVE_UNIT,
     NFIELDS,
+    NONE,
     SEL_SIGN,
     SEL_SPREAD,
     TARGET_MARGIN,
     WARP,
     Plan,
     Tasks,
+    _followed,
     _launch_order,
     byte_profile_ok,
     gather_places,
@@ -91,6 +103,7 @@ class Sizes(NamedTuple):
     base: int   # bytes
     tsel: int   # int32 elements
     rows: int   # row elements
+    moves: int  # uint32 words (a recording launch's, its follower's included; else 0)
 
 
 def step_bounds(cells: np.ndarray, long: int, shares: Sequence[float]) -> list[int]:
@@ -117,9 +130,17 @@ class Feeder:
     launch's Plan."""
 
     def __init__(self, flat: FlatCases, rows_per_lane: int, floors: np.ndarray, late: np.ndarray,
-                 entry: np.ndarray, long: int, shares: Sequence[float]) -> None:
+                 entry: np.ndarray, long: int, shares: Sequence[float], follow_least: int | None = None) -> None:
         self.flat, self.R, self.floors, self.late, self.entry = flat, rows_per_lane, floors, late, entry
         self.long = long
+        # a recording launch (follow_least: the follower's fewest rows per lane): its long chains'
+        # moves recorded by a follower that starts after window 0 (module doc, "Recording")
+        self.follow_least = follow_least if long else None
+        self.follow: np.ndarray | None = None  # the follower's tasks, once step 0 is planned
+        self._follow_slots = np.zeros(0, np.int64)  # step 0's slot of each follower task
+        self._head = np.zeros((0, NFIELDS), np.int32)  # step 0's records as the windows hand them over
+        self._done = 0  # windows handed over
+        self._order = np.zeros(0, np.int64)  # each slot's place in the whole launch's order (plan)
         self.bounds = step_bounds(flat.cells, long, shares)
         rest = flat.cells[long:]
         other = np.concatenate([[0], np.cumsum(rest)])
@@ -136,8 +157,11 @@ class Feeder:
         where they come first in its order (launch.plan_launches puts them there), else none;
         None where it would be one step."""
         long = launch.long_chains(flat, tuning)
-        fed = cls(flat, config.rows_per_lane, config.floors, config.late, config.entry,
-                  len(long) if long == list(range(len(long))) else 0, tuning.feed_shares)
+        first = long == list(range(len(long)))
+        if config.record and (not first or config.followed != tuple(long)):
+            return None  # a recording launch is fed with its followed long chains first only
+        fed = cls(flat, config.rows_per_lane, config.floors, config.late, config.entry, len(long) if first else 0,
+                  tuning.feed_shares, config.least if config.record else None)
         return fed if len(fed) > 1 else None
 
     def __len__(self) -> int:
@@ -145,14 +169,19 @@ class Feeder:
 
     def sizes(self) -> Sizes:
         """Upper bounds of the tasks (strips and at most K folds per case), base codes (each
-        step's exon rows, at most their lengths' sum), selectors and row storage (one row per
-        task)."""
+        step's exon rows, at most their lengths' sum), selectors, row storage (one row per
+        task) and, recording, moves (launch.move_words_many: every strip at the launch's rows
+        per lane; the long chains' twice: the follower's region besides theirs)."""
         flat, P = self.flat, WARP * self.R
         tasks = flat.strips(P) + flat.K
         steps = len(self)
+        moves = 0
+        if self.follow_least is not None:
+            words = launch.move_words_many(flat, self.R)
+            moves = int(words.sum() + words[:self.long].sum())
         return Sizes(int(tasks.sum()), int(flat.exon_sums.sum()) + steps * FEED_ALIGN,
                      int(target_stride(flat.n).sum()) + steps * (TARGET_MARGIN + FEED_ALIGN // 4),
-                     int((tasks * round_up(flat.n + 1)).sum()))
+                     int((tasks * round_up(flat.n + 1)).sum()), moves)
 
     def steps(self, tasks: np.ndarray, base: np.ndarray, tsel: np.ndarray) -> Iterator[Window]:
         """Each step planned and its window written, in order, into ``tasks`` (records by launch
@@ -177,17 +206,23 @@ class Feeder:
                 pos = np.arange(ct[-1]) - np.repeat(ct[:-1], tc)
                 self._long_window = np.searchsorted(self.edges, (2 * pos + 1) / (2 * tc[self._long_case]),
                                                     side="right")
+            moves_end = got.moves_units
+            if j == 0:
+                self._head = got.tasks
+                if self.follow_least is not None:
+                    moves_end = self._followed(got)
             count = self._window(j, tasks, first)
+            self._done = j + 1
             yield Window(first, count, base0, base_size, tgt0, tsel_size)
             first += count
-            rows0, moves0 = got.rows_size, got.moves_units
+            rows0, moves0 = got.rows_size, moves_end
             base0 += base_size
             tgt0 += tsel_size
 
     def _window(self, j: int, out: np.ndarray, first: int) -> int:
         """Window j's records written at launch indices ``first`` on: the long chains' slots
         whose relative position falls in it, then step j's other cases, interleaved; its size."""
-        head, own = self._steps[0], self._steps[j]
+        head, own = self._head, self._steps[j]
         counts = []
         if self.long:
             mine = self._long_window == j
@@ -204,12 +239,47 @@ class Feeder:
         slots = np.concatenate([long_slots, np.arange(ct[start], ct[-1])])
         with PARALLEL:
             local = _launch_order(seg, order_ranges(int(seg[-1])))
-            _scatter(out, first, local, slots, long_slots.size, head.tasks, own.tasks)
+            _scatter(out, first, local, slots, long_slots.size, head, own.tasks)
         return slots.size
 
     def rows_size(self) -> int:
         """Plan.rows_size (the row elements the launch writes), once every step is planned."""
         return self._steps[-1].rows_size
+
+    def _followed(self, head: Tasks) -> int:
+        """A recording launch's step 0 planned (``head``): the follower's tasks (``follow``:
+        the long chains' strips, interleaved by relative position as a launch orders them, each
+        at the fewest rows per lane from ``follow_least`` that hold it, moves from the step's
+        end: plan.followed_tasks' records), the windows' copy of step 0's records with those
+        strips' moves NONE (the kernel computes them at score speed); the end of the moves
+        (where step 1's start)."""
+        ct = head.case_tasks[:self.long + 1]
+        L = int(ct[-1])
+        with PARALLEL:
+            at = _launch_order(ct, order_ranges(L))  # each long chain slot's place in that order
+        slot = np.empty(L, np.int64)
+        slot[at] = np.arange(L)
+        S = int(head.strip_start[self.flat.exon_start[self.long]])
+        with PARALLEL:
+            _, walked, ids, end = _followed(head.tasks[slot], self.flat.exon_start[:self.long + 1], head.strip_start,
+                                            at[head.strip_task[:S]], np.arange(self.long, dtype=np.int64),
+                                            self.follow_least, head.moves_units)
+        self.follow = walked[ids]
+        self._follow_slots = slot[ids]
+        self._head = head.tasks.copy()
+        self._head[self._follow_slots, F_MOVES] = NONE
+        return int(end)
+
+    def rest(self, out: np.ndarray, first: int) -> int:
+        """After a step raised: the long chains' slots of the windows not handed over, in slot
+        order (each chain's in its order), written at ``first`` on; their count. A follower
+        waits for every row of its chains: once they come it ends (their letters and records
+        are step 0's, handed over already)."""
+        if not self.long or not self._done:
+            return 0
+        slots = np.flatnonzero(self._long_window >= self._done)
+        out[first:first + slots.size] = self._head[slots]
+        return int(slots.size)
 
     def last_rows(self) -> np.ndarray:
         """(E,) Plan.last_row, once every step is planned (what the finals' gather reads)."""
@@ -233,6 +303,7 @@ class Feeder:
             order = _launch_order(case_tasks, order_ranges(int(slots[-1])))
             for s, a, b in zip(steps, slots[:-1], slots[1:]):
                 _place(tasks, order[a:b], s.tasks)
+        self._order = order
         last = steps[-1]
         letters = []
         for s in steps:
@@ -247,28 +318,43 @@ class Feeder:
                     np.concatenate([s.p for s in steps]), flat)
 
 
-def host_feed(cases: Sequence[TestCase], tuning: Tuning, scoring: Scoring = Scoring()) -> Feeder | None:
-    """The Feeder of a score call of ``cases`` alone, with room for them in one launch, as the
-    solver plans it (its long chains first): None where it would be one step."""
+    def walked(self, plan: Plan) -> np.ndarray:
+        """A recording launch's tasks the walks read, once ``plan`` (this Feeder's ``plan()``)
+        is made: its tasks with the follower's lane rows and moves in the followed strips
+        (as plan.followed_tasks' walks' copy)."""
+        out = plan.tasks.copy()
+        at = self._order[self._follow_slots]  # step 0's slots lie first in the steps' order
+        for f in (F_LANE_ROWS, F_MOVES):
+            out[at, f] = self.follow[:, f]
+        return out
+
+
+def host_feed(cases: Sequence[TestCase], tuning: Tuning, scoring: Scoring = Scoring(),
+              record: bool = False) -> Feeder | None:
+    """The Feeder of a score call of ``cases`` alone (``record``: a traced call's, its moves
+    recorded on the device), with room for them in one launch, as the solver plans it (its long
+    chains first): None where it would be one step."""
     every = FlatCases.of(cases)
-    _, [(ctype, sel)], _ = launch.plan_launches(every, scoring, False, 1 << 40, lambda ctype: True, tuning)
+    _, [(ctype, sel)], _ = launch.plan_launches(every, scoring, record, 1 << 40, lambda ctype: True, tuning)
     flat = every.select(sel)
-    return Feeder.of(flat, launch.configure(flat, ctype, byte_profile_ok(scoring), False, True, tuning), tuning)
+    return Feeder.of(flat, launch.configure(flat, ctype, byte_profile_ok(scoring), record, True, tuning), tuning)
 
 
 @cache
-def load_passes() -> None:
-    """Every compiled pass a fed launch runs, in this process (from numba's on-disk cache, or
-    compiled where it lacks them): a feed of a few small cases (a throughput launch with long
-    chains, in three steps) planned on the host as the solver plans one, its windows into host
-    arrays of the staging's types, then its Plan and the finals' gather inputs (module doc:
+def load_passes(record: bool = False) -> None:
+    """Every compiled pass a fed launch (``record``: a recording one) runs, in this process
+    (from numba's on-disk cache, or compiled where it lacks them): a feed of a few small cases
+    (a throughput launch with long chains, in three steps) planned on the host as the solver
+    plans one, its windows into host arrays of the staging's types, then its Plan and the
+    finals' gather inputs (module doc:
     before a fed kernel starts)."""
     from splicedalign.workloads.spliced import synthetic
 
     rng = np.random.default_rng(5)
     cases = synthetic.tiny_set(bases=3) + synthetic.gene_like(
         rng, synthetic.Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
-    fed = host_feed(cases, replace(launch.TUNING, throughput_cases=4, feed_shares=(0.3, 0.3)))
+    tuning = replace(launch.TUNING, throughput_cases=4, feed_shares=(0.3, 0.3), feed_record=record)
+    fed = host_feed(cases, tuning, record=record)
     assert fed is not None and fed.long, "load_passes' feed: long chains, more than one step"
     plan = fed_on_host(fed)
     with PARALLEL:
@@ -277,13 +363,16 @@ def load_passes() -> None:
 
 def fed_on_host(fed: Feeder) -> Plan:
     """A fed launch's host work without a device: ``fed``'s windows written step by step into
-    host arrays of the staging's types, then its Plan."""
+    host arrays of the staging's types, then its Plan (recording: and the walks' tasks)."""
     sizes = fed.sizes()
     staging = (np.empty((sizes.tasks, NFIELDS), np.int32), np.empty(sizes.base, np.uint8),
                np.empty(sizes.tsel, np.int32))
     for _ in fed.steps(*staging):
         pass
-    return fed.plan()
+    plan = fed.plan()
+    if fed.follow is not None:
+        fed.walked(plan)
+    return plan
 
 
 @njit(cache=True, parallel=True)

@@ -143,6 +143,10 @@ class Tuning:
     # waited. The first replay pays it instead; later replays run as before. False: made in the
     # fed call while its kernel runs.
     lazy_replay_plan: bool = True
+    # Feed a traced call's recording launch too (feed.py, "Recording"): its kernel starts before
+    # its planning (~8-10 ms of the paper set's ~36 ms traced call, H100), its follower after
+    # window 0, its walks behind the kernel once the feed is done. Not yet measured on a GPU: off.
+    feed_record: bool = False
 
     def chain_bound(self, cases: int) -> bool:
         """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""
@@ -354,7 +358,8 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
                     flat.select(sel), tuning.chain_rows_per_lane, tuning.row_budget, budget, sizes[run], share)]
             else:
                 work.append((ctype, sel, sizes[run]))
-    if not traceback and tuning.feed_shares and len(work) == 1:  # a fed launch: its long chains first (feed.py)
+    fed = tuning.feed_shares and (not traceback or tuning.feed_record)
+    if fed and len(work) == 1:  # a fed launch: its long chains first (feed.py)
         work = [(ctype, long_chains_first(flat, sel, tuning), s) for ctype, sel, s in work]
     return share * in_flight, [(ctype, sel.tolist()) for ctype, sel, _ in work], [int(s.sum()) for _, _, s in work]
 

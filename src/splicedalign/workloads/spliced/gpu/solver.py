@@ -50,6 +50,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     ENCODE_KERNEL,
     ENCODE_THREADS,
     LETTER_CODES,
+    MODE_RECORD,
     MODE_SCORE,
     NFIELDS,
     THREADS,
@@ -312,7 +313,7 @@ def _made_by(replay_plan: weakref.WeakMethod, feeder: Feeder) -> Replayable:
     holds the _Inputs that asks)."""
     method = replay_plan()
     assert method is not None
-    return method(feeder)
+    return method(feeder)[0]
 
 
 @dataclass
@@ -453,11 +454,13 @@ class GpuSolver:
 
     def _feeder(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds) -> Feeder | None:
         """A fed launch (feed.py) where the batch was not planned before and the launch computes
-        scores only, bound by throughput (many cases), in more than one step (Tuning.feed_shares);
-        its long chains are first in its order (_plan_launches puts them there), else none. Only
+        scores only (or records moves, Tuning.feed_record), bound by throughput (many cases), in
+        more than one step (Tuning.feed_shares); its long chains are first in its order
+        (_plan_launches puts them there), else none (a recording launch: not fed). Only
         a call of one launch is fed (_solve_many): in a call of several the host feeding the first
         plans the next one late (10 sets, H200: 137-148 ms against 130-133 planned whole)."""
-        if (not self.tuning.feed_shares or config.mode != MODE_SCORE or config.gather or not device.can_write_words()
+        mode = (MODE_SCORE, MODE_RECORD) if self.tuning.feed_record else (MODE_SCORE,)
+        if (not self.tuning.feed_shares or config.mode not in mode or config.gather or not device.can_write_words()
                 or self.tuning.chain_bound(len(flat)) or _batch_key(config, ids) in self._cache):
             return None
         return Feeder.of(flat, config, self.tuning)
@@ -469,12 +472,20 @@ class GpuSolver:
         tasks ready after each (feed.py; then the count is final); the plan and its device
         inputs cached as a planned batch's. Its Queued holds the fed tasks' buffer and the event
         after each step's copies. A step that raises (a bad letter) ends the feed first: the
-        kernel ends with the tasks it has."""
+        kernel ends with the tasks it has (a recording launch's follower: with its long chains'
+        tasks too, Feeder.rest).
+
+        A recording launch (feed.py, "Recording") writes moves from a bound; its follower starts
+        on the follow stream right after window 0, on its tasks (Feeder.follow); the walks read
+        Feeder.walked (the Queued's ``walked``), queued by _launch behind the kernel."""
         cp = device.cupy()
         streams = self.streams()
         compute, upload = streams.compute, streams.upload
         t0 = time.perf_counter()
-        load_passes()  # nothing compiles while the kernel waits for the host (feed.py)
+        if config.record:  # nothing compiles while the kernel waits for the host (feed.py)
+            load_passes(True)
+        else:
+            load_passes()
         self.timing["plan"] += time.perf_counter() - t0
         t0 = time.perf_counter()
         sizes = feeder.sizes()
@@ -484,18 +495,25 @@ class GpuSolver:
                                                      ((sizes.tsel,), np.int32)])
             feed = cp.zeros(2, dtype=cp.int32)  # tasks ready, final (its own line: not the task counter's)
         with compute:
-            counter = cp.zeros(2, dtype=cp.int32)
+            counter = cp.zeros(2 * len(config.kernels), dtype=cp.int32)
+            moves = self._moves_none()
+            if config.record:
+                moves = cp.empty(sizes.moves, dtype=cp.uint32)
+                if self.poison:
+                    moves.fill(MOVES_POISON)
         compute.wait_event(upload.record())  # the feed zeroed
         staging = self._staging(sizes)
         grid = launch.grid(sizes.tasks, device.device_info()["sms"], config.blocks_per_sm)
+        args = (rows, moves, np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap))
         with compute:
             start = compute.record()
             device.function(KERNEL_FILE, config.kernels[0], config.names, defines)((grid,), (THREADS,), (
-                tasks, np.int32(-1), counter, base, tsel, rows, self._moves_none(), np.int32(scoring.match),
-                np.int32(scoring.mismatch), np.int32(scoring.gap), feed))
+                tasks, np.int32(-1), counter, base, tsel) + args + (feed,))
             events = (start, compute.record())
         self.timing["launch"] += time.perf_counter() - t0
         feeds: list = []
+        follow: tuple = ()  # the follower's tasks on the device, once it runs
+        handed = 0  # tasks handed over
         try:
             t1 = time.perf_counter()
             for window in feeder.steps(staging.tasks, staging.base, staging.tsel):
@@ -505,13 +523,22 @@ class GpuSolver:
                                                      (base, staging.base, window.base_at, window.base_size),
                                                      (tsel, staging.tsel, window.tsel_at, window.tsel_size)):
                     send(device_array[at:at + size], host[at:at + size], upload)
-                device.write_word(feed, 0, window.first + window.count, upload)  # after the window's copies, fenced
+                handed = window.first + window.count
+                device.write_word(feed, 0, handed, upload)  # after the window's copies, fenced
                 feeds.append(upload.record())
+                if feeder.follow is not None and not follow:  # its tasks read rows and step 0's codes only
+                    follow = self._follow(feeder.follow, config, defines, start, (counter[2:], base, tsel) + args)
+                    events += (streams.follow.record(),)
                 t1 = time.perf_counter()
                 self.timing["upload"] += t1 - t2
         except BaseException:
+            if follow:  # the rows the follower waits for: the long chains' tasks not handed over yet
+                count = feeder.rest(staging.tasks, handed)
+                send(tasks[handed:handed + count], staging.tasks[handed:handed + count], upload)
+                device.write_word(feed, 0, handed + count, upload)
             self._end_feed(feed)
             compute.synchronize()  # the kernel ends with the tasks it has: its storage is free again
+            streams.follow.synchronize()
             self._rows.give(storage, bound)
             raise
         self._end_feed(feed)
@@ -530,29 +557,47 @@ class GpuSolver:
         # The replays' plan (feed.Feeder.plan: every task placed again, ~6 MB packed and uploaded)
         # took the H100 host 2.2-3.3 ms after the finals, and a cold paper-set call waited for it
         # where the kernel ended first (2 of 5 processes: 1.1 and 2.6 ms; one slow host 24 ms):
-        # made when a replay first needs it (Tuning.lazy_replay_plan), else here.
+        # made when a replay first needs it (Tuning.lazy_replay_plan), else here. A recording
+        # launch's walks read it (or a follower's, Feeder.walked) behind the kernel: made here.
         replay_plan = weakref.WeakMethod(self._replay_plan)  # (the cache would hold its solver: a cycle)
         later = partial(_made_by, replay_plan, feeder)
-        made = None if self.tuning.lazy_replay_plan else later()
+        made, walked = (self._replay_plan(feeder, bool(follow)) if config.record
+                        else (None, moves) if self.tuning.lazy_replay_plan else (later(), moves))
         inputs = self._keep(_batch_key(config, ids), flat, outputs.Exons(flat.exon_start, index, flat.cells), base,
                             tsel, gathers_d, host, *(made[:2] if made is not None else ()),
                             later=None if made is not None else later)
-        none = self._moves_none()
-        return Queued(inputs, storage, feeder.rows_size() * rows.dtype.itemsize, rows, counter, none, none, events,
-                      tuple(feeds), (tasks,), finals)
+        return Queued(inputs, storage, feeder.rows_size() * rows.dtype.itemsize, rows, counter, moves, walked,
+                      events, tuple(feeds), (tasks,) + follow, finals)
 
-    def _replay_plan(self, feeder: Feeder) -> Replayable:
+    def _follow(self, records: np.ndarray, config: LaunchConfig, defines: dict, start, args: tuple) -> tuple:
+        """A fed recording launch's follower (Feeder.follow: its ``records``) queued on the
+        follow stream behind their upload and the kernel's start (its counters zeroed, row
+        storage filled, moves made); ``args``: the wavefront's from its task counter on, but the
+        feed. Returns its tasks on the device (held by the job)."""
+        streams = self.streams()
+        [follow] = UPLOADS.upload("inputs", [records], streams.upload)
+        streams.follow.wait_event(streams.upload.record())
+        streams.follow.wait_event(start)
+        grid = launch.grid(records.shape[0], device.device_info()["sms"], config.follow_blocks_per_sm)
+        with streams.follow:
+            device.function(KERNEL_FILE, config.kernels[1], config.names, defines)(
+                (grid,), (THREADS,), (follow, np.int32(records.shape[0])) + args + (args[0],))
+        return (follow,)
+
+    def _replay_plan(self, feeder: Feeder, walks: bool = False) -> tuple[Replayable, Any]:
         """A fed launch's Plan for replays (feed.Feeder.plan), its tasks in a whole launch's order
         uploaded on the upload stream (the fed order's buffer stays with the fed job until its
-        kernel is done)."""
+        kernel is done); the tasks a recording launch's walks read: with ``walks`` (a follower ran)
+        Feeder.walked's, uploaded with them, else the plan's."""
         t0 = time.perf_counter()
         plan = feeder.plan()
+        walked = [feeder.walked(plan)] if walks else []
         t1 = time.perf_counter()
         upload = self.streams().upload
-        [tasks] = UPLOADS.upload("inputs", [plan.tasks], upload)
+        tasks, *walked = UPLOADS.upload("inputs", [plan.tasks] + walked, upload)
         self.timing["plan"] += t1 - t0
         self.timing["upload"] += time.perf_counter() - t1
-        return Replayable(plan, tasks, upload.record())
+        return Replayable(plan, tasks, upload.record()), walked[0] if walked else tasks
 
     def _end_feed(self, feed) -> None:
         """The fed kernel's count final (warps past it end)."""
