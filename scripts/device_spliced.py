@@ -149,6 +149,9 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
     # fed launches (score only, never-seen cases: feed.py), then the same cases again (the fed
     # plan replayed as a planned launch), then traced (the fed plan recording moves, walked)
     fed = GpuSolver(poison=True, device_trace=True, tuning=Tuning(feed_shares=FED_SHARES))
+    # traced calls on never-seen cases fed too (Tuning.feed_record: the recording launch, its
+    # follower after window 0, the walks behind): the device traceback's choices, exactly
+    fed_record = GpuSolver(poison=True, device_trace=True, tuning=Tuning(feed_shares=FED_SHARES, feed_record=True))
     # the device traceback must make exactly the host traceback's choices
     same_as = {"gpu-trace": "gpu", "gpu-trace-compare": "gpu-compare"}
     sequential = get_solver("sequential")
@@ -184,6 +187,13 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
                                      same=got.get("gpu") if traceback else None)
                 counts.setdefault("gpu-fed", [0, 0])[0] += ok
                 counts["gpu-fed"][1] += len(part)
+                failures += bad
+            fed_record.clear_cache()
+            for _ in range(2):  # fed, then the cached plan replayed
+                ok, bad, _ = compare("gpu-fed-record", fed_record, part, scoring, want, traceback=True,
+                                     same=got.get("gpu-trace"))
+                counts.setdefault("gpu-fed-record", [0, 0])[0] += ok
+                counts["gpu-fed-record"][1] += len(part)
                 failures += bad
     want = sequential.solve_many([il1], Scoring(), traceback=False)
     got = {}
@@ -286,7 +296,8 @@ if sys.argv[4] == "events":  # the host's steps and the kernels on one clock (be
             (feed, "plan_tasks"), (feed, "_encode_step"), (feed.Feeder, "_window"), (solver, "_gathers"),
             (solver.GpuSolver, "_finals"), (feed.Feeder, "plan"), (device.PinnedBuffers, "upload"),
             (solver.outputs, "pending"), (solver.outputs, "scores"), (device, "pack"),
-            (device.PinnedBuffers, "_staging"), (device.PinnedBuffers, "_send"))
+            (device.PinnedBuffers, "_staging"), (device.PinnedBuffers, "_send"), (feed.Feeder, "_followed"),
+            (solver.GpuSolver, "_follow"), (feed.Feeder, "walked"), (solver.GpuSolver, "_trace_launch"))
     spliced_profile.STEPS += tuple((o, n) for o, n in more if hasattr(o, n))
     timed_steps(steps, origin)
     keep_jobs(jobs)

@@ -1116,8 +1116,9 @@ def test_gpu_solver_host_path_with_model_kernel(monkeypatch):
                                                  get_solver("sequential").solve_many(cases, Scoring())]
 
 
-# A fresh process: load_passes, then a paper-shaped feed planned as the solver plans one; which
-# of the package's compiled functions got a signature more (compiled) meanwhile.
+# A fresh process: load_passes, then a paper-shaped feed planned as the solver plans one (argv[3]
+# "1": a recording one, with its walks' tasks); which of the package's compiled functions got a
+# signature more (compiled) meanwhile.
 FED_PASSES_PROBE = r"""
 import sys
 import numpy as np
@@ -1126,27 +1127,33 @@ from splicedalign.workloads.spliced.gpu import feed, launch
 from splicedalign.workloads.spliced.gpu.plan import NFIELDS
 from splicedalign.workloads.spliced.synthetic import paper_set
 
-feed.load_passes()
+record = sys.argv[3] == "1"
+feed.load_passes(record)
 held = {f"{m.__name__}.{k}": f for m in list(sys.modules.values()) if m.__name__.startswith("splicedalign")
         for k, f in vars(m).items() if isinstance(f, CPUDispatcher)}
 loaded = {k: len(f.signatures) for k, f in held.items()}
 print(sum(map(bool, loaded.values())))
-tuning = launch.Tuning(feed_shares=launch.FED_SHARES)
-fed = feed.host_feed(paper_set(int(sys.argv[1]), bases=int(sys.argv[2])), tuning)
+tuning = launch.Tuning(feed_shares=launch.FED_SHARES, feed_record=record)
+fed = feed.host_feed(paper_set(int(sys.argv[1]), bases=int(sys.argv[2])), tuning, record=record)
 sizes = fed.sizes()
 buffer = np.empty(sizes.tasks * NFIELDS * 4 + sizes.base + sizes.tsel * 4 + 512, np.uint8)
 staging = (buffer[:sizes.tasks * NFIELDS * 4].view(np.int32).reshape(-1, NFIELDS),
            buffer[-sizes.base - sizes.tsel * 4 - 256:][:sizes.base], buffer[-sizes.tsel * 4:].view(np.int32))
-print(len(list(fed.steps(*staging))), fed.long, fed.plan().tasks.shape[0])
+steps = len(list(fed.steps(*staging)))
+plan = fed.plan()
+assert record == (fed.follow is not None) and (not record or fed.walked(plan).shape == plan.tasks.shape)
+print(steps, fed.long, plan.tasks.shape[0])
 print(" ".join(k for k, f in held.items() if len(f.signatures) != loaded[k]) or "-")
 """
 
 
 @pytest.mark.slow
-def test_fed_passes_load_before_the_kernel_starts():
-    """Every compiled pass of a fed launch is loaded by feed.load_passes (which the solver calls
-    before a fed kernel starts, and the install step runs): in a fresh process, after it, a
-    paper-shaped feed (six steps, long chains) compiles nothing more."""
+@pytest.mark.parametrize("record", [False, True])
+def test_fed_passes_load_before_the_kernel_starts(record):
+    """Every compiled pass of a fed launch (a recording one: Tuning.feed_record) is loaded by
+    feed.load_passes (which the solver calls before a fed kernel starts, and the install step
+    runs): in a fresh process, after it, a paper-shaped feed (four steps, long chains) compiles
+    nothing more."""
     import subprocess
     import sys
 
@@ -1154,8 +1161,8 @@ def test_fed_passes_load_before_the_kernel_starts():
 
     seed = int(np.random.default_rng().integers(1 << 20))
     print("seed", seed)
-    done = subprocess.run([sys.executable, "-c", FED_PASSES_PROBE, str(seed), "60"], capture_output=True, text=True,
-                          cwd=REPO)
+    done = subprocess.run([sys.executable, "-c", FED_PASSES_PROBE, str(seed), "60", str(int(record))],
+                          capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr[-2_000:]
     loaded, fed, compiled = done.stdout.splitlines()
     steps, long, tasks = map(int, fed.split())

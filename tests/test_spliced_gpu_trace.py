@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from conftest import golden_case
 from helpers import random_spliced_case as random_case
 from test_spliced_gpu_plan import _fake_function, fake_gpu, model_run
@@ -488,3 +489,56 @@ def test_followed_tasks_equal_a_plain_reading():
         assert got.cases == tuple(followed) and got.moves_size == at * MOVE_UNIT
         for name, want in (("tasks", tasks), ("walked", walked), ("follow", walked[ids])):
             assert getattr(got, name).dtype == want.dtype and np.array_equal(getattr(got, name), want), name
+
+
+def test_fed_recording_launch_host_path(monkeypatch):
+    """A traced call's recording launch fed (Tuning.feed_record; feed.py, "Recording") end to end
+    on the fake device: its kernel started on an empty task list, its follower after window 0,
+    the walks behind them: the chains and alignments `sequential`'s and those of the launch
+    planned whole, global and free ends, poisoned moves and ops; a replay runs the cached plan
+    as a planned launch; a bad letter in a later step is the case's one line, the follower ended
+    first (its long chains' tasks handed over: the model follower asserts every row it reads)."""
+    from dataclasses import replace
+
+    from splicedalign.core.alphabet import LetterError
+    from test_spliced_gpu_plan import _FED
+
+    calls = []
+
+    def recording(file, name, all_names, defines):
+        kernel = _fake_function_with_trace(file, name, all_names, defines)
+
+        def run(grid, block, args):
+            if name.startswith("wavefront"):
+                calls.append((int(name.split(",")[3]), int(args[1])))
+            kernel(grid, block, args)
+        return run
+
+    fake_gpu(monkeypatch, recording)
+    rng = np.random.default_rng(43)
+    print("seed 43")
+    long = gene_like(rng, Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
+    cases = [random_case(rng, f"f{i}") for i in range(10)] + long + [random_case(rng, f"g{i}") for i in range(10)]
+    tuning = launch.Tuning(throughput_cases=4, feed_shares=(0.2, 0.3), feed_record=True)
+    for scoring in (Scoring(), Scoring(2, -3, 1, "free")):
+        want = get_solver("sequential").solve_many(cases, scoring, traceback=True)
+        whole = GpuSolver(poison=True, tuning=replace(tuning, feed_record=False)).solve_many(cases, scoring, True)
+        solver = GpuSolver(poison=True, tuning=tuning)
+        calls.clear()
+        got = solver.solve_many(cases, scoring, traceback=True)
+        assert calls[:2] == [(gpu_plan.MODE_RECORD, -1), (gpu_plan.MODE_FOLLOW, calls[1][1])] and calls[1][1] > 0
+        assert len(calls) == 2 and not _FED
+        (key, inputs), = solver._cache.items()
+        assert [c.name for c in inputs.cases[:2]] == ["long_t1", "long_t2"]
+        calls.clear()
+        again = solver.solve_many(cases, scoring, traceback=True)  # the cached plan: planned, not fed
+        assert [mode for mode, _ in calls] == [gpu_plan.MODE_RECORD, gpu_plan.MODE_FOLLOW] and calls[0][1] > 0
+        for w, p, g, h in zip(want, whole, got, again):
+            assert (g.case, g.score, g.chain, g.alignment) == (w.case, w.score, w.chain, w.alignment)
+            assert (p.score, p.chain, p.alignment) == (g.score, g.chain, g.alignment)
+            assert (h.score, h.chain, h.alignment) == (g.score, g.chain, g.alignment)
+    bad = TestCase("bad5", "ACGTACGT", "AC5T", (Exon(1, 4),))
+    solver = GpuSolver(poison=True, tuning=tuning)
+    with pytest.raises(LetterError, match="^bad5: non-nucleotide letter"):
+        solver.solve_many(cases + [bad], Scoring(), traceback=True)
+    assert not _FED
