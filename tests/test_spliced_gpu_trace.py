@@ -500,8 +500,9 @@ def test_fed_recording_launch_host_path(monkeypatch):
     first (its long chains' tasks handed over: the model follower asserts every row it reads)."""
     from dataclasses import replace
 
-    from splicedalign.core.alphabet import LetterError
     from test_spliced_gpu_plan import _FED
+
+    from splicedalign.core.alphabet import LetterError
 
     calls = []
 
@@ -537,6 +538,12 @@ def test_fed_recording_launch_host_path(monkeypatch):
             assert (g.case, g.score, g.chain, g.alignment) == (w.case, w.score, w.chain, w.alignment)
             assert (p.score, p.chain, p.alignment) == (g.score, g.chain, g.alignment)
             assert (h.score, h.chain, h.alignment) == (g.score, g.chain, g.alignment)
+    # no long chains (every case is one: too many to follow): fed, no follower, every strip recorded
+    calls.clear()
+    got = GpuSolver(poison=True, tuning=replace(tuning, long_chain_share=0.0)).solve_many(cases, Scoring(), True)
+    assert calls == [(gpu_plan.MODE_RECORD, -1)]
+    assert [(g.score, g.chain, g.alignment) for g in got] == [
+        (w.score, w.chain, w.alignment) for w in get_solver("sequential").solve_many(cases, Scoring(), True)]
     bad = TestCase("bad5", "ACGTACGT", "AC5T", (Exon(1, 4),))
     solver = GpuSolver(poison=True, tuning=tuning)
     with pytest.raises(LetterError, match="^bad5: non-nucleotide letter"):

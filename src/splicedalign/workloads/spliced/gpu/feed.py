@@ -133,9 +133,9 @@ class Feeder:
                  entry: np.ndarray, long: int, shares: Sequence[float], follow_least: int | None = None) -> None:
         self.flat, self.R, self.floors, self.late, self.entry = flat, rows_per_lane, floors, late, entry
         self.long = long
-        # a recording launch (follow_least: the follower's fewest rows per lane): its long chains'
+        # a recording launch (follow_least: its follower's fewest rows per lane): its long chains'
         # moves recorded by a follower that starts after window 0 (module doc, "Recording")
-        self.follow_least = follow_least if long else None
+        self.follow_least = follow_least
         self.follow: np.ndarray | None = None  # the follower's tasks, once step 0 is planned
         self._follow_slots = np.zeros(0, np.int64)  # step 0's slot of each follower task
         self._head = np.zeros((0, NFIELDS), np.int32)  # step 0's records as the windows hand them over
@@ -170,8 +170,11 @@ class Feeder:
     def sizes(self) -> Sizes:
         """Upper bounds of the tasks (strips and at most K folds per case), base codes (each
         step's exon rows, at most their lengths' sum), selectors, row storage (one row per
-        task) and, recording, moves (launch.move_words_many: every strip at the launch's rows
-        per lane; the long chains' twice: the follower's region besides theirs)."""
+        task) and, recording (``follow_least`` given), moves (launch.move_words_many: every
+        strip at the launch's rows per lane; the long chains' twice: the follower's region
+        besides theirs). At most twice the launch's device bytes (launch.case_bytes counts the
+        moves once), so a fed launch, its call's only one, keeps within the call's room (two
+        launches of that size: launch.memory_split)."""
         flat, P = self.flat, WARP * self.R
         tasks = flat.strips(P) + flat.K
         steps = len(self)
@@ -209,7 +212,7 @@ class Feeder:
             moves_end = got.moves_units
             if j == 0:
                 self._head = got.tasks
-                if self.follow_least is not None:
+                if self.follow_least is not None and self.long:
                     moves_end = self._followed(got)
             count = self._window(j, tasks, first)
             self._done = j + 1
