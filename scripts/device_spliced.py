@@ -315,6 +315,8 @@ for key, (cases, traceback) in works.items():
         timeline = "; ".join(f"{n.strip('_')} {a:.1f}-{b:.1f}" for n, a, b in steps)
         timeline += " | GPU " + "; ".join(f"kernel {at(j.events[0]):.1f}-{at(j.events[1]):.1f}"
                                          + ("" if not j.feeds else " fed " + " ".join(f"{at(e):.1f}" for e in j.feeds))
+                                         + (f" follower to {at(j.events[2]):.1f}" if len(j.events) > 2 else "")
+                                         + "".join(f" walk {at(p.ready):.1f}" for p in j.parts if j.traced is not None)
                                          for j in jobs)
         print(f"events {key}: {timeline}", file=sys.stderr)
     stages = dict(gpu.timing)
@@ -322,7 +324,7 @@ for key, (cases, traceback) in works.items():
     def digest(results):
         h = hashlib.sha1()
         for r in results:
-            h.update(f"{r.case} {r.score} {r.chain} {r.last_row_scores.tolist()}".encode())
+            h.update(f"{r.case} {r.score} {r.chain} {r.alignment} {r.last_row_scores.tolist()}".encode())
         return h.hexdigest()[:16]
     replays, again = [], set()  # the first replay, then one more (a fed call's plan for replays: made by the first)
     for _ in range(2):
