@@ -456,7 +456,7 @@ class GpuSolver:
         """A fed launch (feed.py) where the batch was not planned before and the launch computes
         scores only (or records moves, Tuning.feed_record), bound by throughput (many cases), in
         more than one step (Tuning.feed_shares); its long chains are first in its order
-        (_plan_launches puts them there), else none (a recording launch: not fed). Only
+        (_plan_launches puts them there), else none (a recording launch is then not fed). Only
         a call of one launch is fed (_solve_many): in a call of several the host feeding the first
         plans the next one late (10 sets, H200: 137-148 ms against 130-133 planned whole)."""
         mode = (MODE_SCORE, MODE_RECORD) if self.tuning.feed_record else (MODE_SCORE,)
