@@ -320,7 +320,6 @@ class Feeder:
                     last.moves_units * MOVE_UNIT, np.concatenate([s.by_last + o for s, o in zip(steps, exons)]),
                     np.concatenate([s.p for s in steps]), flat)
 
-
     def walked(self, plan: Plan) -> np.ndarray:
         """A recording launch's tasks the walks read, once ``plan`` (this Feeder's ``plan()``)
         is made: its tasks with the follower's lane rows and moves in the followed strips
