@@ -361,8 +361,11 @@ def cold(args, say) -> tuple[list, list[str]]:
             events = "events" if args.cold_events else "-"
             done = subprocess.run([sys.executable, "-c", COLD_PROBE, str(seed), keep, variants.get(name, ""), events],
                                   env=env, capture_output=True, text=True)
-            if done.returncode:
+            if done.returncode:  # said at once (a call cut off by its time limit keeps it), with its traceback
                 failures.append(f"cold {name} seed {seed}: {done.stderr.strip().splitlines()[-1:]}")
+                say(f"  FAIL {failures[-1]}")
+                for line in done.stderr.strip().splitlines()[-12:]:
+                    say(f"    {line[:300]}")
                 continue
             for line in done.stderr.splitlines():
                 if line.startswith("events "):
@@ -379,6 +382,9 @@ def cold(args, say) -> tuple[list, list[str]]:
                 + ", ".join(f"{s} {t * 1e3:.1f}" for s, t in v["stages"].items()) + ")" for k, v in got.items()))
         if len(set(map(str, digests.values()))) > 1:
             failures.append(f"cold seed {seed}: answers differ between trees {digests}")
+            say(f"  FAIL {failures[-1]}")
+        else:
+            say(f"  cold seed {seed}: answers equal in {len(digests)} trees/variants ({', '.join(digests)})")
     rows = []
     for name, got in runs.items():
         if not got:
