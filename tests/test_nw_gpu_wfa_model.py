@@ -48,7 +48,7 @@ class EmuKernel:
         assert shared_mem <= 4 << 20, "more shared memory than the host build has"
         if self.name.startswith("nw_biwfa"):
             seqs, desc, reach, *ints, keep_arr, pool_top, pool_ints, bases, runs, out = args
-            assert len(ints) == 6 and grid[0] == 1 and block[0] % 64 == 0
+            assert len(ints) == 7 and grid[0] == 1 and block[0] % 64 == 0
             status = self.lib.emu_nw_biwfa(
                 ctypes.c_int("true" in self.name), ctypes.c_int(block[0]), _pointer(seqs), _pointer(desc),
                 _pointer(reach), *(ctypes.c_int(int(v)) for v in ints), _pointer(keep_arr), _pointer(pool_top),
@@ -327,13 +327,16 @@ def test_a_batch_does_not_lower_a_single_pairs_shared_memory(solver):
     assert solver.solve(pair, costs, False, "global", budget_ms=1e4).score == want
 
 
+@pytest.mark.parametrize("walk_steps", [wfa.WALK_STEPS, 6, 2])
 @pytest.mark.parametrize("costs", (Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 3, 5), Costs(0, 1, 1)),
                          ids=["c013", "c021", "c035", "c011"])
-def test_biwfa_single_pairs(solver, costs):
+def test_biwfa_single_pairs(solver, costs, walk_steps, monkeypatch):
     """nw_biwfa (``launch_one(bi=True)``): the forward and reverse wavefronts at once, the
     breakpoint between them, both halves walked back from it: every score the reference's
     (similar, unrelated, tiny, lengths far apart, wildcards), every CIGAR re-scored; ``solve``
-    takes it for linear global pairs."""
+    takes it for linear global pairs. The walkers' windows of WALK_STEPS steps, of 6 (a new window
+    every few operations) and of 2 (too short for an operation: the table instead)."""
+    monkeypatch.setattr(wfa, "WALK_STEPS", walk_steps)
     seed = 2670 + int(costs.mismatch) * 10 + int(costs.indel)
     print(f"seed {seed}")
     rng = np.random.default_rng(seed)

@@ -124,16 +124,17 @@ extern "C" int emu_nw_wfa(int affine, int keep_on, int shared, int blocks, int t
 }
 
 extern "C" int emu_nw_biwfa(int keep_on, int threads, const u64* seqs, const long long* desc, const int* reach,
-                            int x, int e, int max_steps, int ring_size, int stride, int reach_max, int* keep,
+                            int x, int e, int max_steps, int ring_size, int stride, int reach_max, int walk_steps,
+                            int* keep,
                             unsigned long long* pool_top, long long pool_ints, long long* bases, unsigned* runs,
                             int* out) {
     run_blocks(1, threads, [&] {
         if (keep_on) {
-            nw_biwfa<true>(seqs, desc, reach, x, e, max_steps, ring_size, stride, reach_max, keep, pool_top, pool_ints,
-                           bases, runs, out);
+            nw_biwfa<true>(seqs, desc, reach, x, e, max_steps, ring_size, stride, reach_max, walk_steps, keep, pool_top,
+                           pool_ints, bases, runs, out);
         } else {
-            nw_biwfa<false>(seqs, desc, reach, x, e, max_steps, ring_size, stride, reach_max, keep, pool_top,
-                            pool_ints, bases, runs, out);
+            nw_biwfa<false>(seqs, desc, reach, x, e, max_steps, ring_size, stride, reach_max, walk_steps, keep,
+                            pool_top, pool_ints, bases, runs, out);
         }
     });
     return 0;

@@ -549,6 +549,23 @@ struct KeptTable {
     __device__ int operator()(int s, int k) const {
         return s < 0 || k < lo[s] || k > hi[s] ? WFA_NULL : kept[base[s] + k];
     }
+    __device__ int operator()(int s, int k, bool&) const { return (*this)(s, k); }
+};
+
+// The same values through a window in shared memory: steps S0 - W + 1 .. S0, diagonals K0 +- WFA_WALK_DIAGS
+// (copied from a KeptTable by the block); a read outside it sets `miss`.
+struct KeptWindow {
+    const int* win;  // [W][2 WFA_WALK_DIAGS + 1]
+    int S0, K0, W;
+    __device__ int operator()(int s, int k, bool& miss) const {
+        const int t = S0 - s, j = k - K0 + WFA_WALK_DIAGS;
+        if (s < 0) return WFA_NULL;
+        if (unsigned(t) >= unsigned(W) || unsigned(j) >= unsigned(2 * WFA_WALK_DIAGS + 1)) {
+            miss = true;
+            return WFA_NULL;
+        }
+        return win[t * (2 * WFA_WALK_DIAGS + 1) + j];
+    }
 };
 
 // The walk back of one direction (linear costs, global mode) from a cell (k, h) whose least cost
@@ -559,10 +576,14 @@ struct KeptTable {
 // score; each such cell costs s less the operation exactly), else a match from (k, h - 1) of cost s:
 // matches down to the first offset where a source reaches. From a wavefront's offset this is WFA2's
 // backtrace.
+// Resumable: it stops before an operation whose reads `kept` misses (false; s, k, h where it stands)
+// and says true once it has written the run from the start.
 template <class Kept>
-__device__ void walk_linear(Runs& w, const Kept& kept, int x, int e, int s, int k, int h) {
+__device__ bool walk_linear(Runs& w, const Kept& kept, int x, int e, int& s, int& k, int& h) {
     while (s > 0) {
-        const int cx = kept(s - x, k), ci = kept(s - e, k - 1), cd = kept(s - e, k + 1);
+        bool miss = false;
+        const int cx = kept(s - x, k, miss), ci = kept(s - e, k - 1, miss), cd = kept(s - e, k + 1, miss);
+        if (miss) return false;
         bool mis = cx >= h - 1 && h >= 1 && h - k >= 1, ins = ci >= h - 1 && h >= 1, del = cd >= h && h - k >= 1;
         if (!(mis || ins || del)) {
             const int to = max(cx + 1, max(ci + 1, cd));
@@ -588,6 +609,7 @@ __device__ void walk_linear(Runs& w, const Kept& kept, int x, int e, int s, int 
         }
     }
     w.emit(WFA_OP_M, h - k);  // score 0: the run from the start (k = 0)
+    return true;
 }
 
 // A BiWFA step as planned a step ahead: the wavefront's diagonals and its sources', its ring slot
@@ -620,7 +642,7 @@ struct alignas(16) BiStep {
 template <bool KEEP>
 __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
     const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int x, int e,
-    int max_steps, int ring_size, int stride, int reach_max, int* __restrict__ keep,
+    int max_steps, int ring_size, int stride, int reach_max, int walk_steps, int* __restrict__ keep,
     unsigned long long* __restrict__ pool_top, long long pool_ints, long long* __restrict__ bases,
     unsigned* __restrict__ runs, int* __restrict__ out) {
     extern __shared__ int smem[];
@@ -821,14 +843,52 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
     }
     __syncthreads();
     Runs wf{runs + 2 * rmax, 0, 4u, 0u}, wr{runs + 3 * rmax, 0, 4u, 0u};
-    if (tid == 0 || tid == half) {
-        const bool fw = tid == 0;
-        Runs& w = fw ? wf : wr;
-        const int s0 = fw ? f : r, k0 = fw ? k : kd - k, h0 = walk_from[fw ? 0 : 1];
-        const int at = fw ? 0 : steps;
-        walk_linear(w, KeptTable{kept, tb + at, tlo + at, thi + at}, x, e, s0, k0, h0);
-        walk_from[fw ? 2 : 3] = w.close();
+    // The two walkers (thread 0 forwards, thread `half` the reverse) in rounds: the block copies each
+    // active walker's window (walk_steps steps back from where it stands, its diagonal +- WFA_WALK_DIAGS)
+    // after the table, the walkers walk in them until a read falls outside, then the next round. With
+    // windows too short for an operation's reads (max(x, e) + 1 steps) the walkers read the table.
+    constexpr int SPAN = 2 * WFA_WALK_DIAGS + 1;
+    const int WS = walk_steps > max(x, e) ? walk_steps : 0;
+    int* const win = smem + 8 * steps;  // [2][WS][SPAN]
+    static __shared__ int walker[2][4];  // s, k, h, done
+    if (tid == 0) {
+        walker[0][0] = f;
+        walker[0][1] = k;
+        walker[0][2] = walk_from[0];
+        walker[1][0] = r;
+        walker[1][1] = kd - k;
+        walker[1][2] = walk_from[1];
+        walker[0][3] = walker[1][3] = 0;
     }
+    const int mine_w = tid == 0 ? 0 : tid == half ? 1 : -1;
+    while (true) {
+        __syncthreads();
+        const int done0 = walker[0][3], done1 = walker[1][3];
+        const int s0 = walker[0][0], k0 = walker[0][1], s1 = walker[1][0], k1 = walker[1][1];
+        __syncthreads();  // (read by all before a walker writes)
+        if (done0 && done1) break;
+        if (WS) {
+            for (int i = tid; i < 2 * WS * SPAN; i += threads) {
+                const int wv = i >= WS * SPAN, rest = i - wv * WS * SPAN, tt = rest / SPAN, j = rest - tt * SPAN;
+                if (wv ? done1 : done0) continue;
+                const int at = wv ? steps : 0;
+                win[i] = KeptTable{kept, tb + at, tlo + at, thi + at}((wv ? s1 : s0) - tt, (wv ? k1 : k0) - WFA_WALK_DIAGS + j);
+            }
+            __syncthreads();
+        }
+        if (mine_w >= 0 && !walker[mine_w][3]) {
+            const int at = mine_w ? steps : 0;
+            int ws = walker[mine_w][0], wk = walker[mine_w][1], wh = walker[mine_w][2];
+            Runs& w = mine_w ? wr : wf;
+            const bool walked = WS ? walk_linear(w, KeptWindow{win + mine_w * WS * SPAN, ws, wk, WS}, x, e, ws, wk, wh)
+                                  : walk_linear(w, KeptTable{kept, tb + at, tlo + at, thi + at}, x, e, ws, wk, wh);
+            walker[mine_w][0] = ws;
+            walker[mine_w][1] = wk;
+            walker[mine_w][2] = wh;
+            walker[mine_w][3] = walked;
+        }
+    }
+    if (mine_w >= 0) walk_from[2 + mine_w] = (mine_w ? wr : wf).close();
     __syncthreads();
     // runs[0..]: the reverse half's runs last first, then the forward's (both start at the breakpoint;
     // two runs of one operation there become one)
@@ -898,8 +958,8 @@ NW_WFA(false, false, true)
 NW_WFA(false, true, true)
 NW_WFA(true, false, true)
 NW_WFA(true, true, true)
-template __global__ void nw_biwfa<false>(const u64*, const long long*, const int*, int, int, int, int, int, int, int*,
-                                         unsigned long long*, long long, long long*, unsigned*, int*);
-template __global__ void nw_biwfa<true>(const u64*, const long long*, const int*, int, int, int, int, int, int, int*,
-                                        unsigned long long*, long long, long long*, unsigned*, int*);
+template __global__ void nw_biwfa<false>(const u64*, const long long*, const int*, int, int, int, int, int, int, int,
+                                         int*, unsigned long long*, long long, long long*, unsigned*, int*);
+template __global__ void nw_biwfa<true>(const u64*, const long long*, const int*, int, int, int, int, int, int, int,
+                                        int*, unsigned long long*, long long, long long*, unsigned*, int*);
 #endif

@@ -281,9 +281,11 @@ def biwfa_ring(x: int, e: int) -> int:
 def biwfa_smem(ring: int, stride: int, n: int, m: int, steps: int) -> int:
     """nw_biwfa's dynamic shared memory (bytes; ``steps``: a direction's): both directions' rings,
     the range ring (ring + 1 slots, lo and hi), 8-byte aligned, both sequences each after a pad
-    word; at least 32 bytes a step (the walk's table). Integers only (biwfa_steps' binary search)."""
+    word; at least the walk's table (32 bytes a step) and its two windows (WALK_STEPS x 2 WALK_DIAGS + 1
+    ints each). Integers only (biwfa_steps' binary search)."""
     ints = 2 * ring * stride + 2 * (ring + 1)
-    return max(4 * (ints + ints % 2) + 8 * (n // 16 + m // 16 + 2 * PAD_WORDS) + 16, 32 * (steps + 1))
+    walk = 32 * (steps + 1) + 8 * WALK_STEPS * (2 * WALK_DIAGS + 1)  # the steps' table, two walkers' windows
+    return max(4 * (ints + ints % 2) + 8 * (n // 16 + m // 16 + 2 * PAD_WORDS) + 16, walk)
 
 
 def biwfa_applies(costs: Costs, mode: str, n: int, m: int) -> bool:
@@ -797,7 +799,7 @@ class WfaSolver:
             if bi:
                 kernel((1,), (config.threads,), (
                     packed, parts["desc"], reach_dev, np.int32(x), np.int32(e), np.int32(max_steps),
-                    np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max),
+                    np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max), np.int32(WALK_STEPS),
                     ws.out if keep is None else keep, parts["pool_top"], np.int64(pool_ints),
                     ws.out if bases is None else bases, ws.out if runs is None else runs, ws.out), shared_mem=smem)
             else:
