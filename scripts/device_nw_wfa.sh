@@ -39,7 +39,7 @@ tests_and_quick() {  # the WFA's GPU pytest beside device_nw.py --quick (fresh r
     grep -E "^(FAIL|E  )" "$OUT/pytest.log" "$OUT/quick.log" | head
 }
 side_by_side() {  # device_nw.py --side against pywfa (linear; affine up to 10^5)
-    timeout 75 python3 scripts/device_nw.py --side --skip-check --side-cases 100000-1 30368-10 100000-5 1000000-1 \
+    timeout 75 python3 scripts/device_nw.py --side --skip-check --side-cases ${SIDE_CASES:-100000-1 30368-10 100000-5 1000000-1} \
         --side-affine-max 100000 --budget 60 --out "$OUT/side" >"$OUT/side.log" 2>&1
     echo "side rc $?"
 }
@@ -67,6 +67,17 @@ if [ "$WHAT" = check ]; then
     tests_and_quick
     kernels_ab "100000-1 30368-10 100000-5 1000000-1" 30
     [ "${SIDE:-1}" = 1 ] && side_by_side  # (SIDE=0: none)
+    if [ "${SIDE_MAIN:-0}" = 1 ]; then  # main's side by side too, same cases (SIDE_MAIN=1)
+        (cd ../.. && PYTHONPATH=src:/tmp/site timeout 75 python3 scripts/device_nw.py --side --skip-check \
+            --side-cases ${SIDE_CASES:-100000-1 30368-10 100000-5} --side-affine-max 100000 --budget 60 \
+            --out "$OUT/side_main") >"$OUT/side_main.log" 2>&1
+        echo "side main rc $?"
+    fi
+    if [ "${HOST:-0}" = 1 ]; then  # the host's pieces of a single pair, main's tree and this one's (HOST=1)
+        (cd ../.. && PYTHONPATH=src timeout 40 python3 scripts/profile_nw_wfa.py --host --cases 100000-1 30368-10 100000-5) \
+            >"$OUT/host_main.log" 2>&1
+        timeout 40 python3 scripts/profile_nw_wfa.py --host --cases 100000-1 30368-10 100000-5 >"$OUT/host_this.log" 2>&1
+    fi
     if [ "${NCU:-1}" = 1 ] && command -v ncu >/dev/null; then  # (NCU=0: none)
         IFS=';' read -ra RUNS <<<"${NCU_RUNS:-this 100000-1 --cigar}"
         for run in "${RUNS[@]}"; do
@@ -79,15 +90,19 @@ if [ "$WHAT" = check ]; then
                 ${3:-}) \
                 >"$OUT/$tag.run.txt" 2>&1
             ncu -i "$OUT/$tag.ncu-rep" --page details >"$OUT/$tag.txt" 2>&1
-            [ -n "${3:-}" ] && ncu -i "$OUT/$tag.ncu-rep" --page source --csv --print-source sass >"$OUT/$tag.sass.csv" 2>&1
+            ncu -i "$OUT/$tag.ncu-rep" --page source --csv --print-source sass >"$OUT/$tag.sass.csv" 2>&1
             echo "== $tag"
             grep -E "Duration|Elapsed Cycles|Executed Ipc A|Issue Slots Busy|Warp Cycles Per Issued|Executed Instructions  |Registers Per|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|L1/TEX Cache Throughput" \
                 "$OUT/$tag.txt" | head -16
         done
     fi
-    for f in ab_main ab_this ab_main_affine ab_this_affine; do echo "== $f"; tail -9 "$OUT/$f.log"; done
-    grep -E "^  (gpu|pywfa) " "$OUT/side.log" | cut -c1-200
-    sed -n '/^| case | costs/,$p' "$OUT/side.log"
+    for f in ab_main ab_this ab_main_affine ab_this_affine host_main host_this; do
+        [ -f "$OUT/$f.log" ] && { echo "== $f"; tail -9 "$OUT/$f.log"; }
+    done
+    for f in side_main side; do
+        [ -f "$OUT/$f.log" ] && { echo "== $f"; grep -E "^  (gpu|pywfa) " "$OUT/$f.log" | cut -c1-200
+            sed -n '/^| case | costs/,$p' "$OUT/$f.log"; }
+    done
     exit 0
 fi
 if [ "$WHAT" = ab ]; then
