@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.nw import Costs, Pair, cigar_cost, solve
 from splicedalign.workloads.nw.backtrack import first_row, hirschberg, sequential_forward, trace_checkpoints
-from splicedalign.workloads.nw.cigar import cigar_string
+from splicedalign.workloads.nw.cigar import cigar_string, runs_cigar
 from splicedalign.workloads.nw.cpu_kernels import advance, advance_parallel
 from splicedalign.workloads.nw.records import ops_cost
 from splicedalign.workloads.nw.reference import cost_table
@@ -62,6 +62,18 @@ def test_hand_worked_cigar():
     result = solve(Pair.from_strings("ACGTACGTTTGA", "ACGTCGTTAGA"), Costs(), "sequential")
     assert result.cigar == "4=1D4=1X2="
     assert result.identity == pytest.approx(10 / 12)
+
+
+def test_runs_cigar_is_the_ops_cigar():
+    """A walk's runs (length << 2 | op, the last run first, as the GPU's walks write them) make
+    the CIGAR of the operations they spell."""
+    rng = np.random.default_rng(2611)
+    print("seed 2611")
+    for size in (0, 1, 7, 300):
+        ops = np.cumsum(rng.integers(1, 4, size)) % 4  # no two runs of one operation in a row
+        lengths = rng.choice([1, 2, 9, 10, 11, 99, 100, 12345, 1 << 20], size)
+        runs = ((lengths << 2) | ops).astype(np.uint32)[::-1].copy()
+        assert runs_cigar(runs) == cigar_string(np.repeat(ops, lengths))
 
 
 def test_empty_sequence():

@@ -12,6 +12,19 @@ from splicedalign.workloads.nw.records import OP_LETTERS, cigar_counts
 
 
 @njit(cache=True, nogil=True)
+def _put_run(out, size, length, letter):
+    """One run's text (its length's digits, then its letter) at out[size:]; the size after it."""
+    digits = 1
+    while length >= 10 ** digits:
+        digits += 1
+    for d in range(digits):  # the digits, last first, from the right
+        out[size + digits - 1 - d] = 48 + length % 10
+        length //= 10
+    out[size + digits] = letter
+    return size + digits + 1
+
+
+@njit(cache=True, nogil=True)
 def _cigar_bytes(ops, letters):
     """The run-length CIGAR as ASCII codes (a run of L letters takes at most L + 1 bytes)."""
     out = np.empty(2 * ops.size, dtype=np.uint8)
@@ -21,20 +34,29 @@ def _cigar_bytes(ops, letters):
         j = i + 1
         while j < ops.size and ops[j] == ops[i]:
             j += 1
-        length, digits = j - i, 1
-        while length >= 10 ** digits:
-            digits += 1
-        for d in range(digits):  # the digits, last first, from the right
-            out[size + digits - 1 - d] = 48 + length % 10
-            length //= 10
-        size += digits
-        out[size] = letters[ops[i]]
-        size += 1
+        size = _put_run(out, size, j - i, letters[ops[i]])
         i = j
     return out[:size]
 
 
+@njit(cache=True, nogil=True)
+def _runs_bytes(runs, letters):
+    """The CIGAR of a walk's runs (length << 2 | op each, written from the alignment's end
+    backwards, as batch.cu's nw_band_text reads them) as ASCII codes."""
+    out = np.empty(11 * runs.size, dtype=np.uint8)  # 10 digits and the letter a run at most
+    size = 0
+    for r in range(runs.size - 1, -1, -1):
+        size = _put_run(out, size, np.int64(runs[r] >> 2), letters[runs[r] & 3])
+    return out[:size]
+
+
 _OP_CODES = np.frombuffer(OP_LETTERS.encode("ascii"), dtype=np.uint8)
+
+
+def runs_cigar(runs: np.ndarray) -> str:
+    """The CIGAR of a walk's runs (uint32: length << 2 | op, the alignment's last run first):
+    nw_band_text's text on the host (a single pair's, whose runs come back with its answer)."""
+    return _runs_bytes(runs, _OP_CODES).tobytes().decode("ascii") if runs.size else ""
 
 
 def cigar_string(ops: np.ndarray) -> str:

@@ -8,7 +8,8 @@ answer stays exact, ``Result.algorithm`` says ``wfa`` or what ran.
 Host side, per launch: the sequences go up once as bytes and are packed on the device (4 bits a
 letter), the score ranges (``reach_table``, a function of the costs only) once per launch, one
 descriptor per pair; back come (steps, end column, start column, runs) per pair and, with the
-alignment, the CIGAR text (batch.cu's ``nw_band_text`` formats the runs the walk back wrote).
+alignment, the CIGAR text (batch.cu's ``nw_band_text`` formats the runs the walk back wrote; a
+single pair's runs come back with its answer and are formatted on the host, ``cigar.runs_cigar``).
 A batch goes in chunks (``launch``); a single pair (``solve``) takes a lean path
 (``launch_one``): one upload into buffers the solver keeps (``Workspace``), the reach table kept
 on the device, one stream, nothing allocated but the kept wavefronts' pool (and a ring in global memory).
@@ -28,6 +29,7 @@ from numba import njit
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
 from splicedalign.workloads.nw.batches import PairBatch, letter_tables
+from splicedalign.workloads.nw.cigar import runs_cigar
 from splicedalign.workloads.nw.gpu import batch
 from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Columns, Staging, cut_cigars, lengths
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
@@ -124,7 +126,6 @@ SINGLE_LAYOUT = {"desc": (0, np.int64, batch.DESCRIPTOR), "pool_top": (56, np.ui
                  "size": (80, np.int64, 2), "to": (96, np.int64, 2), "words": (112, np.int64, 2),
                  "pad": (128, np.uint8, 2)}
 WORKSPACE_MIN = 1 << 16  # bytes of the first upload buffer
-TEXT_CHARS = 11  # a run's CIGAR text at most: 10 digits and its operation
 BIWFA_LETTERS = 1 << 22  # n + m below it (nw_biwfa's breakpoint key)
 BIWFA_RING_MAX = 1 << 17
 
@@ -446,8 +447,8 @@ class Workspace:
     """A single pair's launch buffers (``WfaSolver.launch_one``), kept by the solver and grown on
     demand, so that a launch allocates little (its pool and a ring in global memory, from CuPy's
     pool): the upload (pinned on the host, its device copy ``blob`` with views of its parts,
-    SINGLE_LAYOUT), the packed letters, the answer (``out``'s 4 int32, the CIGAR text's length, a
-    zero: the text's offset) and, per name, the arrays whose size follows the pair (``array``)."""
+    SINGLE_LAYOUT), the packed letters, the answer (``out``'s 4 int32) and, per name, the arrays
+    whose size follows the pair (``array``)."""
 
     def __init__(self, cp: Any, nbytes: int) -> None:
         self.cp = cp
@@ -456,11 +457,9 @@ class Workspace:
         self.blob = cp.empty(self.size, cp.uint8)
         self.parts, self.host_parts = _layout(self.blob), _layout(self.host)
         self.raw = self.blob[SINGLE_META:]
-        self.answer = cp.zeros(4, cp.int64)
-        self.out = self.answer[:2].view(cp.int32).reshape(1, batch.OUT)  # (as a batch of one)
-        self.text_at, self.zero = self.answer[2:3], self.answer[3:4]
+        self.out = cp.zeros((1, batch.OUT), cp.int32)  # (as a batch of one)
         self.parts["desc"] = self.parts["desc"].reshape(1, batch.DESCRIPTOR)
-        self.answer_host = device.empty_pinned(4, np.int64)
+        self.answer_host = device.empty_pinned((1, batch.OUT), np.int32)
         self.arrays: dict[str, Any] = {}
 
     def array(self, name: str, count: int, dtype: Any) -> Any:
@@ -511,7 +510,6 @@ class WfaSolver:
         self._workspace: Workspace | None = None  # a single pair's launch buffers (launch_one)
         self._reach_device: dict[tuple[int, int, int], Any] = {}
         self._one: tuple[Any, Any, Any] | None = None
-        self._text: Any = None
         self._letter_codes: Any = None
         self.shared_bytes = SHARED_BYTES
         try:  # the device's own limit a block (less the kernel's static 32 bytes)
@@ -729,10 +727,9 @@ class WfaSolver:
                    threads: int, budget: int | None = None, bi: bool = False) -> WfaAnswers:
         """``launch`` of one non-empty pair, lean: its descriptor, the pool's counter, the
         packing's table and both sequences in one upload into the solver's ``Workspace`` (nothing
-        allocated once it has grown), the pack and nw_wfa kernels on one stream, with the
-        alignment the text kernel's count and its write (the pair's text at offset 0, in a buffer
-        of TEXT_CHARS a run), then the answer with the text's length in one copy back and the
-        text in a second. ``budget``: ``keep_budget()`` when the caller has it. ``bi``: nw_biwfa
+        allocated once it has grown), the pack and nw_wfa kernels on one stream, then the answer
+        and, with the alignment, the walk's runs back in one wait (the text made from them on the
+        host). ``budget``: ``keep_budget()`` when the caller has it. ``bi``: nw_biwfa
         (``biwfa_applies``; ``max_steps`` a direction's), which answers None (as if it gave up) also
         for an alignment whose breakpoint it cannot walk from (wfa.cu)."""
         cp = self.cp
@@ -756,7 +753,7 @@ class WfaSolver:
         ring_ints = config.rows * config.stride
         pool_ints = 1
         if traceback or not config.shared:
-            fixed = (8 * ways * (max_steps + 1) + 4 * run_slots + TEXT_CHARS * ways * runs_each if traceback else 0) + (
+            fixed = (8 * ways * (max_steps + 1) + 4 * run_slots if traceback else 0) + (
                 0 if config.shared else 4 * ring_ints)
             budget = self.keep_budget() if budget is None else budget
             device.require_memory(fixed, budget, f"gpu wfa: a pair of {n:,} x {m:,} up to {max_steps:,} scores")
@@ -780,7 +777,6 @@ class WfaSolver:
         keep = cp.empty(pool_ints, cp.int32) if traceback else None
         bases = ws.array("bases", ways * (max_steps + 1), cp.int64) if traceback else None
         runs = ws.array("runs", run_slots, cp.uint32) if traceback else None
-        text = ws.array("text", TEXT_CHARS * ways * runs_each, cp.uint8) if traceback else None
         ring = None if config.shared else cp.empty(ring_ints, cp.int32)
         reach_dev = self.reach_device(x, o, e, max_steps)
         name = BIWFA.format(keep="true" if traceback else "false") if bi else sweep_name(config, o > 0, traceback)
@@ -807,19 +803,21 @@ class WfaSolver:
                     packed, parts["desc"], reach_dev, mode, x, o, e, max_steps, config, ring, keep, parts["pool_top"],
                     pool_ints, bases, runs, ws.out, WALK_STEPS), shared_mem=smem)
             stop.record(stream)
-            if traceback:  # the text's length, then the text from offset 0 (a warp)
-                texts = self.text_kernel()
-                texts((1,), (32,), (parts["desc"], runs, ws.out, np.int32(1), ws.text_at, np.uint64(0)))
-                texts((1,), (32,), (parts["desc"], runs, ws.out, np.int32(1), ws.zero, text))
         host_ms = (time.perf_counter() - t0) * 1e3
-        ws.answer.get(stream=stream, out=ws.answer_host)  # (synchronises)
+        # the answer and, with the alignment, the runs' whole room (the walk's runs at its start: ~44 kB at
+        # 10^5 1%) in one wait: the text is written here (cigar.runs_cigar), where the device's text kernel
+        # (a count, then the text) and a second copy back took two launches and another round trip
+        ws.out.get(stream=stream, out=ws.answer_host, blocking=False)
+        got_runs = None
+        if traceback:
+            got_runs = self.pinned.copy("wfa-one-runs", runs[:ways * runs_each], stream, blocking=False)
+        stream.synchronize()
         device.check(cp)
-        out = ws.answer_host[:2].view(np.int32)  # (wfa.cu: steps, end column, start column, runs)
+        out = ws.answer_host[0]  # (wfa.cu: steps, end column, start column, runs)
         steps, end2 = int(out[0]), int(out[1])
         cigar = None
-        if traceback and steps >= 0:
-            length = int(ws.answer_host[2])
-            cigar = str(memoryview(self.pinned.copy("wfa-one-text", text[:length], stream)), "ascii") if length else ""
+        if got_runs is not None and steps >= 0:
+            cigar = runs_cigar(got_runs[:int(out[3])])
         self.stats.update({"pairs": 1, "threads": config.threads, "shared": config.shared, "max_steps": max_steps,
                            "bi": bi,
                            "kernel_ms": cp.cuda.get_elapsed_time(start, stop), "pool_ints": pool_ints, "chunks": 1,
@@ -841,12 +839,6 @@ class WfaSolver:
             cuda = self.cp.cuda
             self._one = (cuda.Stream(non_blocking=True), cuda.Event(), cuda.Event())
         return self._one
-
-    def text_kernel(self) -> Any:
-        """batch.cu's nw_band_text (the CIGAR text from a walk's runs), loaded once."""
-        if self._text is None:
-            self._text = batch.text_kernel()
-        return self._text
 
     def streams(self) -> tuple[Any, list[Any], Any]:
         """(copy, launches, collect): the streams of a launch, made once. The chunks' kernels go on
