@@ -63,9 +63,10 @@ if [ "$WHAT" = single ]; then
 fi
 if [ "$WHAT" = check ]; then
     HERE=$PWD  # (this tree's profile script drives main's kernels too: --ncu --cigar)
-    OUT=$(cd "$OUT" && pwd)
-    tests_and_quick
-    kernels_ab "100000-1 30368-10 100000-5 1000000-1" 30
+    BACK=$(cd "$OUT" && pwd)  # (at most 8 files come back: the logs go to a folder of their own, a few back)
+    OUT=$(mktemp -d)
+    tests_and_quick >"$OUT/checks.txt"
+    kernels_ab "${KAB_CASES:-100000-1 30368-10 100000-5 1000000-1}" 30
     [ "${SIDE:-1}" = 1 ] && side_by_side  # (SIDE=0: none)
     if [ "${SIDE_MAIN:-0}" = 1 ]; then  # main's side by side too, same cases (SIDE_MAIN=1)
         (cd ../.. && PYTHONPATH=src:/tmp/site timeout 75 python3 scripts/device_nw.py --side --skip-check \
@@ -89,7 +90,7 @@ if [ "$WHAT" = check ]; then
                 -k regex:'^nw_(bi)?wfa$' -c 1 -o "$OUT/$tag" python3 "$HERE/scripts/profile_nw_wfa.py" --ncu --cases "$2" \
                 ${3:-}) \
                 >"$OUT/$tag.run.txt" 2>&1
-            ncu -i "$OUT/$tag.ncu-rep" --page details >"$OUT/$tag.txt" 2>&1
+            ncu -i "$OUT/$tag.ncu-rep" --page details --print-details all >"$OUT/$tag.txt" 2>&1
             ncu -i "$OUT/$tag.ncu-rep" --page source --csv --print-source sass >"$OUT/$tag.sass.csv" 2>&1
             echo "== $tag"
             grep -E "Duration|Elapsed Cycles|Executed Ipc A|Issue Slots Busy|Warp Cycles Per Issued|Executed Instructions  |Registers Per|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|L1/TEX Cache Throughput" \
@@ -103,6 +104,11 @@ if [ "$WHAT" = check ]; then
         [ -f "$OUT/$f.log" ] && { echo "== $f"; grep -E "^  (gpu|pywfa) " "$OUT/$f.log" | cut -c1-200
             sed -n '/^| case | costs/,$p' "$OUT/$f.log"; }
     done
+    cat "$OUT"/ab_*.log "$OUT"/host_*.log >"$BACK/kernels.log" 2>/dev/null
+    cat "$OUT"/ncu_*.txt >"$BACK/ncu.txt" 2>/dev/null
+    cp "$OUT/pytest.log" "$OUT/quick.log" "$BACK/" 2>/dev/null
+    cat "$OUT"/side*.log >"$BACK/side.log" 2>/dev/null
+    echo "== checks"; cat "$OUT/checks.txt"  # (last: the call's tail keeps it)
     exit 0
 fi
 if [ "$WHAT" = ab ]; then
