@@ -104,11 +104,13 @@ def _primer() -> list[KernelFile]:
 
 
 def _nw() -> list[KernelFile]:
-    from splicedalign.workloads.nw.gpu import batch, paper, solver, wfa
+    from splicedalign.workloads.nw.gpu import batch, paper, solver, wfa, wfa_cluster
 
     return [KernelFile(paper.KERNEL_FILE, paper.DEFINES, "splicedalign.workloads.nw.gpu.paper.DEFINES", paper.NAMES),
             KernelFile(batch.KERNEL_FILE, batch.DEFINES, "splicedalign.workloads.nw.gpu.batch.DEFINES", batch.NAMES),
             KernelFile(wfa.KERNEL_FILE, wfa.DEFINES, "splicedalign.workloads.nw.gpu.wfa.DEFINES", wfa.NAMES),
+            KernelFile(wfa_cluster.KERNEL_FILE, wfa_cluster.defines(wfa.DEFINES),
+                       "splicedalign.workloads.nw.gpu.wfa_cluster.defines", wfa_cluster.NAMES),
             KernelFile(solver.KERNEL_FILE, solver.DEFINES, "splicedalign.workloads.nw.gpu.solver.DEFINES",
                        solver.VARIANTS)]
 

@@ -30,7 +30,7 @@ from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
 from splicedalign.workloads.nw.batches import PairBatch, letter_tables
 from splicedalign.workloads.nw.cigar import runs_cigar
-from splicedalign.workloads.nw.gpu import batch
+from splicedalign.workloads.nw.gpu import batch, wfa_cluster
 from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Columns, Staging, cut_cigars, lengths
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
 from splicedalign.workloads.nw.wfa_kernels import NULL
@@ -516,6 +516,11 @@ class WfaSolver:
             self.shared_bytes = int(self.cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]) - 1024
         except (AttributeError, KeyError, TypeError):
             pass
+        self.capability = 0  # the GPU's compute capability (90: thread-block clusters, wfa_cluster)
+        try:
+            self.capability = int(self.cp.cuda.Device().compute_capability)
+        except (AttributeError, TypeError, ValueError):
+            pass
 
     def kernel(self, name: str) -> Any:
         assert name in NAMES, name
@@ -612,6 +617,15 @@ class WfaSolver:
                 if got.score[0] is not None:
                     return Result(got.score[0], pair.cells, "gpu", time.perf_counter() - t0, got.cigar(0),
                                   got.start2[0], got.end2[0], ALGORITHM)
+        top = (int(sums.top[steps - 1]) if fast else int(reach[:steps].max())) if wfa_cluster.applies(
+            costs, mode, seqs, self.capability) else None
+        if top is not None and wfa_cluster.configure(top, pair.n, pair.m, x, e).smem <= self.shared_bytes:
+            # a long pair's letters in global memory: the cluster's blocks share each step (wfa_cluster.cu); it
+            # gives up only where nw_wfa would too (the same cap and pool)
+            visits = sums.visits_upto(steps) if fast else visits_upto(reach, pair.n, pair.m, mode, arrays, steps)
+            got = self.launch_one(pair, costs, traceback, mode, steps - 1, visits, threads, budget, cluster=True)
+            return None if got.score[0] is None else Result(got.score[0], pair.cells, "gpu", time.perf_counter() - t0,
+                                                            got.cigar(0), got.start2[0], got.end2[0], ALGORITHM)
         for last in ((near, steps) if first else (steps,)):
             visits = sums.visits_upto(last) if fast else visits_upto(reach, pair.n, pair.m, mode, arrays, last)
             got = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget)
@@ -724,14 +738,15 @@ class WfaSolver:
         return have
 
     def launch_one(self, pair: Pair, costs: Costs, traceback: bool, mode: str, max_steps: int, visits: int,
-                   threads: int, budget: int | None = None, bi: bool = False) -> WfaAnswers:
+                   threads: int, budget: int | None = None, bi: bool = False, cluster: bool = False) -> WfaAnswers:
         """``launch`` of one non-empty pair, lean: its descriptor, the pool's counter, the
         packing's table and both sequences in one upload into the solver's ``Workspace`` (nothing
         allocated once it has grown), the pack and nw_wfa kernels on one stream, then the answer
         and, with the alignment, the walk's runs back in one wait (the text made from them on the
         host). ``budget``: ``keep_budget()`` when the caller has it. ``bi``: nw_biwfa
         (``biwfa_applies``; ``max_steps`` a direction's), which answers None (as if it gave up) also
-        for an alignment whose breakpoint it cannot walk from (wfa.cu)."""
+        for an alignment whose breakpoint it cannot walk from (wfa.cu). ``cluster``: nw_wfa_cluster
+        (``wfa_cluster.applies``; its ring in the cluster's shared memory, ``threads`` its own)."""
         cp = self.cp
         t0 = time.perf_counter()
         g, x, o, e = cpu_wfa.reduced_costs(costs)
@@ -744,6 +759,10 @@ class WfaSolver:
             config = replace(config, ring=biwfa_ring(x, e), shared=True, seqs_shared=True,
                              threads=max(64, -(-config.threads // 64) * 64))  # two halves of whole warps
             smem = biwfa_smem(config.ring, config.stride, n, m, max_steps)
+        clustered = wfa_cluster.configure(config.reach_max, n, m, x, e) if cluster else None
+        if clustered is not None:
+            config = replace(config, shared=True)  # (no ring in global memory)
+            smem = clustered.smem
         # no step is wider than the table
         visits = min(visits, ways * (n + m + 1) * config.arrays * (max_steps + 1))
         runs_each = 2 * max_steps + 4  # a direction's walk
@@ -779,8 +798,11 @@ class WfaSolver:
         runs = ws.array("runs", run_slots, cp.uint32) if traceback else None
         ring = None if config.shared else cp.empty(ring_ints, cp.int32)
         reach_dev = self.reach_device(x, o, e, max_steps)
-        name = BIWFA.format(keep="true" if traceback else "false") if bi else sweep_name(config, o > 0, traceback)
-        kernel = self.kernel(name)
+        if clustered is not None:
+            kernel = wfa_cluster.kernel(traceback)
+        else:
+            name = BIWFA.format(keep="true" if traceback else "false") if bi else sweep_name(config, o > 0, traceback)
+            kernel = self.kernel(name)
         device.allow_shared_memory(kernel, smem)  # (never lowered: both paths)
         stream, start, stop = self.one_stream()
         parts = ws.parts
@@ -792,7 +814,11 @@ class WfaSolver:
                                                        parts["words"], parts["pad"], ws.array("bad", 2, cp.int32),
                                                        self.letter_codes(), packed))
             start.record(stream)
-            if bi:
+            if clustered is not None:
+                kernel((wfa_cluster.CLUSTER,), (clustered.threads,), wfa_cluster.args(
+                    packed, parts["desc"], reach_dev, x, e, max_steps, clustered, keep, pool_ints, bases, runs, ws.out),
+                       shared_mem=smem)
+            elif bi:
                 kernel((1,), (config.threads,), (
                     packed, parts["desc"], reach_dev, np.int32(x), np.int32(e), np.int32(max_steps),
                     np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max), np.int32(WALK_STEPS),
@@ -818,8 +844,8 @@ class WfaSolver:
         cigar = None
         if got_runs is not None and steps >= 0:
             cigar = runs_cigar(got_runs[:int(out[3])])
-        self.stats.update({"pairs": 1, "threads": config.threads, "shared": config.shared, "max_steps": max_steps,
-                           "bi": bi,
+        self.stats.update({"pairs": 1, "threads": config.threads if clustered is None else clustered.threads,
+                           "shared": config.shared, "max_steps": max_steps, "bi": bi, "cluster": cluster,
                            "kernel_ms": cp.cuda.get_elapsed_time(start, stop), "pool_ints": pool_ints, "chunks": 1,
                            "host_ms": host_ms, "steps": [steps], "ms": (time.perf_counter() - t0) * 1e3})
         return WfaAnswers([steps * g if steps >= 0 else None], [end2],

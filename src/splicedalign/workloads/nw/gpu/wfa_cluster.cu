@@ -1,0 +1,312 @@
+// The forward wavefront algorithm (WFA) of ONE long pair on a thread-block cluster (sm_90): linear
+// costs, global mode, for pairs whose letters do not fit one block's shared memory (10^6 x 10^6).
+// The definitions, ranges and sources are nw_wfa's (wfa.cu) with gap-open 0: diagonal k = h - v,
+// offsets h (letters of b consumed), hi(s) = min(reach[s], m), lo(s) = max(-reach[s], -n), M[s][k]
+// from M[s - x][k] + 1, M[s - e][k - 1] + 1 and M[s - e][k + 1], then the run of matches.
+//
+// Why a cluster: one block (nw_wfa) gives each thread ~5 diagonals a step at 10^6 1% (~4,700
+// diagonals a step on average), each an L2 round trip for its letters (the wavefront's offsets
+// spread over both sequences): 7.2 us a step, ~14,000 steps. Here WFA_CLUSTER blocks (one a
+// multiprocessor) share the diagonals, ~1 a thread, and step together through one cluster barrier
+// (barrier.cluster arrive.release / wait.acquire) in place of __syncthreads.
+//
+// Diagonals are dealt out in groups of 32 (a warp's), round robin over the cluster's blocks and
+// within a block over its warps (group G = (k + koff) / 32 belongs to block G % C, local group
+// j = G / C, warp j % warps): every step's range is spread evenly whatever its width, and a thread
+// keeps the same diagonals from step to step. A block's ring (the last max(x, e) + 1 scores) holds
+// its own groups, each with a halo diagonal on either side (34 ints a group): the group's first
+// and last lanes store their value into the neighbouring groups' halos in the other blocks' shared
+// memory (mapa + st.shared::cluster, no wait) before the barrier, so every read of a step is a
+// 32-bit load of the block's own shared memory. A read outside a source wavefront's range is NULL,
+// so no row is ever cleared.
+//
+// The letters stay in global memory (4 bits each, packed by wfa.cu's nw_wfa_pack), read through
+// the read-only path (L1): each thread's diagonals move a letter or two a step, so their lines stay
+// in its multiprocessor's L1 between steps. Extension: nw_wfa's (8 letters a lane, then the whole
+// warp 256 letters a round for a lane whose 8 all matched).
+//
+// With KEEP every step's M is stored in `keep` (step s's diagonals lo(s)..hi(s) from bases[s],
+// bases written by the cluster's first thread); after the last barrier that thread walks back from
+// the end (wfa.cu's walk_linear, straight from the pool), writing runs (length << 2 | op) from the
+// end backwards, the format batch.cu's nw_band_text reads.
+
+#include "splicedalign_device.cuh"
+#ifndef __CUDACC_RTC__
+#include "wfa_cluster.defines.h"
+#endif
+
+namespace {
+
+typedef unsigned long long u64;
+constexpr unsigned FULL_WARP = 0xffffffffu;
+constexpr int GROUP = WFA_GROUP_INTS;  // ints of a group's ring row: its 32 diagonals and a halo on either side
+constexpr int CONTROL = WFA_CONTROL_INTS;  // ints before the ring: the end's flag, padding
+
+#ifndef WFA_CLUSTER_EMU  // (the host build of the tests gives its own)
+// This block's rank in its cluster.
+__device__ __forceinline__ unsigned cluster_rank() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+#else
+    return 0;
+#endif
+}
+
+// Every thread of the cluster: writes before it (shared memory of any block, global) are seen after it.
+__device__ __forceinline__ void cluster_sync() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+// `value` into block `rank`'s shared memory at the place `local` has in this block's.
+__device__ __forceinline__ void store_remote(int* local, unsigned rank, int value) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    const unsigned at = unsigned(__cvta_generic_to_shared(local));
+    unsigned remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(at), "r"(rank));
+    asm volatile("st.shared::cluster.s32 [%0], %1;" ::"r"(remote), "r"(value) : "memory");
+#else
+    __trap();
+#endif
+}
+#endif
+
+// 8 letters from position `pos` of a packed sequence (32-bit words of 8 letters: one funnel shift),
+// through the read-only path.
+__device__ __forceinline__ unsigned window8(const u64* s, int pos) {
+    const unsigned* w = reinterpret_cast<const unsigned*>(s);
+    const int at = pos >> 3;
+    return __funnelshift_r(__ldg(w + at), __ldg(w + at + 1), (pos & 7) * 4);
+}
+
+// The first 8 letters of the run of matches from (h, v = h - k): the offset after the run, or h + 8
+// with `more` when all 8 matched.
+__device__ __forceinline__ int probe8(const u64* a, const u64* b, int h, int k, bool& more) {
+    const unsigned x = window8(a, h - k) ^ window8(b, h);
+    more = x == 0;
+    return h + (x ? (__ffs(int(x)) - 1) >> 2 : 8);
+}
+
+// The offset after the run of matching letters from (h, v = h - k), by the whole warp (all its lanes
+// with the same h and k): lane l compares the 8 letters at h + 8 l, 256 a round; a lane past an end
+// reads at the end, whose pad letter is a mismatch.
+__device__ __forceinline__ int extend_warp(const u64* a, const u64* b, int h, int k, int lane, int n, int m) {
+    while (true) {
+        const unsigned x = window8(a, min(h - k + 8 * lane, n)) ^ window8(b, min(h + 8 * lane, m));
+        const unsigned differ = __ballot_sync(FULL_WARP, x != 0);
+        if (differ) {
+            const int first = __ffs(int(differ)) - 1;
+            return h + 8 * first + ((__ffs(int(__shfl_sync(FULL_WARP, x, first))) - 1) >> 2);
+        }
+        h += 256;
+    }
+}
+
+// A wavefront's diagonals (empty when lo > hi).
+struct Range {
+    int lo, hi;
+    __device__ __forceinline__ bool has(int k) const { return k >= lo && k <= hi; }
+};
+
+// The diagonals of score s (global mode): reach[s] clamped to the pair; none outside 0..last.
+__device__ __forceinline__ Range range_at(const int* __restrict__ reach, int s, int last, int n, int m) {
+    const int r = s < 0 || s > last ? -1 : __ldg(reach + s);
+    return r < 0 ? Range{1, 0} : Range{max(-r, -n), min(r, m)};
+}
+
+// The walk's runs (length << 2 | op), from the end backwards; the open run stays in registers.
+struct Runs {
+    unsigned* out;
+    int count;
+    unsigned op;
+    unsigned len;
+    __device__ void emit(unsigned what, int many) {
+        if (many <= 0) return;
+        if (len && what != op) out[count++] = (len << 2) | op;
+        if (what != op) len = 0;
+        op = what;
+        len += unsigned(many);
+    }
+    __device__ int close() {
+        if (len) out[count++] = (len << 2) | op;
+        return count;
+    }
+};
+
+}  // namespace
+
+// One pair (desc: wfa.py's descriptor; its a, b, n, m, runs), WFA_CLUSTER blocks of `threads` (a
+// multiple of 32). smem: CONTROL ints, then ring_size rows of `stride` ints (GROUP a local group).
+// koff = min(reach_max, n): group G holds k = 32 G - koff .. + 31. out: steps (-1: gave up past
+// max_steps or the pool), end column of b, start column of b (0), runs.
+template <bool KEEP>
+__device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const long long* __restrict__ desc,
+                                 const int* __restrict__ reach, int x, int e, int max_steps, int ring_size,
+                                 int stride, int koff, int* __restrict__ keep, long long pool_ints,
+                                 long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
+    const int tid = threadIdx.x, threads = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = threads >> 5;
+    const unsigned rank = cluster_rank();
+    constexpr int C = WFA_CLUSTER;
+    const long long* dp = desc;
+    const int n = int(dp[2]), m = int(dp[3]);
+    const u64* a = seqs + dp[0];
+    const u64* b = seqs + dp[1];
+    int* const ring = smem + CONTROL;
+    volatile int* const found = smem;  // 1 once the end is reached (stored by the end's thread in every block)
+    if (tid == 0) *found = 0;
+    cluster_sync();  // (every block started and cleared its flag before any store into it)
+    const int k_end = m - n;
+    bool over = false;
+    long long base = 0;  // the step's first int in the pool (KEEP)
+    int slot = 0;  // s % ring_size
+    int s = 0;
+    for (;; ++s) {
+        const Range cur = range_at(reach, s, max_steps, n, m);
+        const int width = cur.hi - cur.lo + 1;
+        if (s > max_steps || (KEEP && base + width > pool_ints)) {  // the same for every thread
+            over = true;
+            break;
+        }
+        if (KEEP && rank == 0 && tid == 0) bases[s] = base;
+        const Range rx = range_at(reach, s - x, max_steps, n, m), re = range_at(reach, s - e, max_steps, n, m);
+        const int xs = slot - x, es = slot - e;
+        int* const out_m = ring + slot * stride;
+        const int* const src_x = ring + (xs < 0 ? xs + ring_size : xs) * stride;
+        const int* const src_e = ring + (es < 0 ? es + ring_size : es) * stride;
+        // this block's groups of the step: G = rank + C j, G from (lo + koff) / 32 to (hi + koff) / 32
+        const int g_lo = (cur.lo + koff) >> 5, g_hi = (cur.hi + koff) >> 5;
+        const int j_first = g_lo <= int(rank) ? 0 : (g_lo - int(rank) + C - 1) / C;
+        // warp w takes local groups j = w, w + warps, ... (the same diagonals every step)
+        const int j_start = j_first + ((warp - j_first) % warps + warps) % warps;
+        for (int j = j_start; int(rank) + C * j <= g_hi; j += warps) {
+            const int g = int(rank) + C * j;
+            const int k = 32 * g - koff + lane;
+            const int at = GROUP * j + lane + 1;  // k's place in a ring row
+            const bool on = cur.has(k);
+            int mv = WFA_NULL;
+            if (on) {
+                if (s == 0) {
+                    mv = k;  // (k = 0: global mode starts at the origin)
+                } else {
+                    const int lim = n + k;  // offsets past it leave the table (v > n)
+                    int gx = rx.has(k) ? src_x[at] + 1 : WFA_NULL;
+                    gx = gx <= min(m, lim) ? gx : WFA_NULL;
+                    int gi = re.has(k - 1) ? src_e[at - 1] + 1 : WFA_NULL;
+                    gi = gi <= m ? gi : WFA_NULL;
+                    int gd = re.has(k + 1) ? src_e[at + 1] : WFA_NULL;
+                    gd = gd <= lim ? gd : WFA_NULL;
+                    mv = max(gx, max(gi, gd));
+                }
+            }
+            const int kc = min(max(k, cur.lo), cur.hi);  // a lane outside the range probes inside both sequences
+            bool more;
+            int h = probe8(a, b, mv >= 0 ? mv : max(kc, 0), kc, more);
+            for (unsigned longer = __ballot_sync(FULL_WARP, mv >= 0 && more); longer; longer &= longer - 1) {
+                const int from = __ffs(int(longer)) - 1;
+                const int got = extend_warp(a, b, __shfl_sync(FULL_WARP, h, from), __shfl_sync(FULL_WARP, k, from),
+                                            lane, n, m);
+                if (lane == from) h = got;
+            }
+            if (on) {
+                const int v = mv >= 0 ? h : WFA_NULL;
+                out_m[at] = v;
+                if (KEEP) keep[base + (k - cur.lo)] = v;
+                // the group's edges into the neighbouring groups' halos (their blocks' rings)
+                if (lane == 0 && g > 0) {
+                    const int gl = g - 1;
+                    store_remote(out_m + GROUP * (gl / C) + GROUP - 1, unsigned(gl % C), v);
+                }
+                if (lane == 31) {
+                    const int gr = g + 1;
+                    store_remote(out_m + GROUP * (gr / C), unsigned(gr % C), v);
+                }
+                if (k == k_end && v == m) {
+                    for (int q = 0; q < C; ++q) store_remote(const_cast<int*>(found), unsigned(q), 1);
+                }
+            }
+        }
+        cluster_sync();
+        if (*found) break;
+        if (KEEP) base += width;
+        slot = slot + 1 == ring_size ? 0 : slot + 1;
+    }
+    if (rank != 0 || tid != 0) return;
+    if (over) {  // gave up
+        out[0] = -1;
+        out[1] = out[2] = out[3] = 0;
+        return;
+    }
+    out[0] = s;
+    out[1] = m;
+    out[2] = 0;
+    out[3] = 0;
+    if (!KEEP) return;
+    // The walk back (wfa.cu's walk_linear from the end): the last operation into (k, h) at cost s is
+    // a mismatch when M[s - x][k] >= h - 1, an insertion when M[s - e][k - 1] >= h - 1, a deletion
+    // when M[s - e][k + 1] >= h (a cell at or before a wavefront's offset costs at most its score),
+    // else a match: matches down to the first offset where a source reaches.
+    auto kept = [&](int t, int kk) -> int {
+        const Range r = range_at(reach, t, max_steps, n, m);
+        return r.has(kk) ? keep[bases[t] + (kk - r.lo)] : WFA_NULL;
+    };
+    Runs w{runs + dp[6], 0, 4u, 0u};
+    int k = k_end, h = m;
+    while (s > 0) {
+        const int cx = kept(s - x, k), ci = kept(s - e, k - 1), cd = kept(s - e, k + 1);
+        bool mis = cx >= h - 1 && h >= 1 && h - k >= 1, ins = ci >= h - 1 && h >= 1, del = cd >= h && h - k >= 1;
+        if (!(mis || ins || del)) {
+            const int to = max(cx + 1, max(ci + 1, cd));
+            w.emit(WFA_OP_M, h - to);
+            h = to;
+            mis = cx >= h - 1 && h - k >= 1;
+            ins = ci >= h - 1;
+            del = cd >= h && h - k >= 1;
+        }
+        if (mis) {
+            w.emit(WFA_OP_X, 1);
+            s -= x;
+            h -= 1;
+        } else if (ins) {
+            w.emit(WFA_OP_I, 1);
+            s -= e;
+            k -= 1;
+            h -= 1;
+        } else {
+            w.emit(WFA_OP_D, 1);
+            s -= e;
+            k += 1;
+        }
+    }
+    w.emit(WFA_OP_M, h - k);  // score 0: the run from the start (k = 0)
+    out[3] = w.close();
+}
+
+#ifndef WFA_CLUSTER_EMU
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define CLUSTER_DIMS __cluster_dims__(WFA_CLUSTER, 1, 1)
+#else
+#define CLUSTER_DIMS  // (sm_80 builds: a body that traps; the host never launches it there)
+#endif
+template <bool KEEP>
+__global__ void CLUSTER_DIMS __launch_bounds__(WFA_MAX_THREADS) nw_wfa_cluster(
+    const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int x, int e,
+    int max_steps, int ring_size, int stride, int koff, int* __restrict__ keep, long long pool_ints,
+    long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
+    extern __shared__ int smem[];
+    wfa_cluster_body<KEEP>(smem, seqs, desc, reach, x, e, max_steps, ring_size, stride, koff, keep, pool_ints, bases,
+                           runs, out);
+}
+#endif
+
+#if !defined(__CUDACC_RTC__) && !defined(WFA_CLUSTER_EMU)
+// nvcc builds instantiate the shipped variants (wfa_cluster.NAMES); NVRTC only the one a launch asks for.
+template __global__ void nw_wfa_cluster<false>(const u64*, const long long*, const int*, int, int, int, int, int, int,
+                                               int*, long long, long long*, unsigned*, int*);
+template __global__ void nw_wfa_cluster<true>(const u64*, const long long*, const int*, int, int, int, int, int, int,
+                                              int*, long long, long long*, unsigned*, int*);
+#endif

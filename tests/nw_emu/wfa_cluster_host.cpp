@@ -1,0 +1,86 @@
+// Host (g++, C++20) build of wfa_cluster.cu's kernel for tests without a GPU (tests/
+// test_nw_gpu_wfa_cluster_model.py): the cluster's blocks run together as one set of fibers
+// (emu::run_block, tests/cuda_emu.h; fiber f is thread f % threads of block f / threads), the
+// cluster barrier a wait of all of them, a shuffle or ballot its warp's; each block has its own
+// shared memory, and a store into another block's (distributed shared memory) lands at the same
+// place in that block's. The kernel's defines come as -D flags (as NVRTC gets them).
+#include <algorithm>
+#include <vector>
+
+#include "../cuda_emu.h"
+#define WFA_CLUSTER_EMU
+static unsigned block_threads = 32;
+static dim3 blockDim;
+static dim3 fiber_thread() { return dim3{emu::thread_index.x % block_threads, 0, 0}; }
+#define threadIdx (fiber_thread())
+static unsigned fiber_block() { return emu::thread_index.x / block_threads; }
+
+static emu::Barrier cluster_barrier;
+static std::vector<emu::Barrier> warp_barriers;
+static std::vector<unsigned long long> warp_slots;  // one per fiber
+static std::vector<int> shared;  // the blocks' shared memory, one after another
+static size_t shared_ints = 0;  // a block's
+
+static unsigned cluster_rank() { return fiber_block(); }
+static void cluster_sync() { emu::wait(cluster_barrier); }
+static void store_remote(int* local, unsigned rank, int value) {
+    const size_t at = size_t(local - shared.data()) % shared_ints;
+    shared[rank * shared_ints + at] = value;
+}
+static unsigned long long exchange(unsigned long long value, int from) {  // lane `from`'s value, for every lane
+    const unsigned f = emu::thread_index.x, w = f / 32;
+    warp_slots[f] = value;
+    emu::wait(warp_barriers[w]);
+    const unsigned long long got = warp_slots[32 * w + unsigned(from)];
+    emu::wait(warp_barriers[w]);
+    return got;
+}
+static unsigned __ballot_sync(unsigned, int predicate) {
+    const unsigned f = emu::thread_index.x, w = f / 32;
+    warp_slots[f] = predicate != 0;
+    emu::wait(warp_barriers[w]);
+    unsigned bits = 0;
+    for (unsigned l = 0; l < 32; ++l) bits |= unsigned(warp_slots[32 * w + l]) << l;
+    emu::wait(warp_barriers[w]);
+    return bits;
+}
+static int __shfl_sync(unsigned, int value, int from) {
+    return int(unsigned(exchange(static_cast<unsigned long long>(static_cast<unsigned>(value)), from)));
+}
+static unsigned __shfl_sync(unsigned, unsigned value, int from) { return unsigned(exchange(value, from)); }
+static int __ffs(int v) { return __builtin_ffs(v); }
+static unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+    return unsigned(((static_cast<unsigned long long>(hi) << 32) | lo) >> (shift & 31));
+}
+using std::max;
+using std::min;
+#include "../../src/splicedalign/workloads/nw/gpu/wfa_cluster.cu"
+
+// One launch of WFA_CLUSTER blocks of `threads`, `smem_bytes` of shared memory each (filled with
+// `poison` first, so that a read of a value never written shows).
+extern "C" int emu_nw_wfa_cluster(int keep_on, int threads, int smem_bytes, int poison, const u64* seqs,
+                                  const long long* desc, const int* reach, int x, int e, int max_steps, int ring_size,
+                                  int stride, int koff, int* keep, long long pool_ints, long long* bases,
+                                  unsigned* runs, int* out) {
+    if (threads % 32) return 1;
+    block_threads = unsigned(threads);
+    blockDim = {unsigned(threads), 1, 1};
+    const int fibers = WFA_CLUSTER * threads;
+    cluster_barrier = emu::Barrier{fibers};
+    warp_barriers.assign(size_t(fibers / 32), emu::Barrier{32});
+    warp_slots.assign(size_t(fibers), 0);
+    shared_ints = size_t(smem_bytes + 3) / 4;
+    shared.assign(WFA_CLUSTER * shared_ints, poison);
+    auto body = [&] {
+        int* smem = shared.data() + fiber_block() * shared_ints;
+        if (keep_on) {
+            wfa_cluster_body<true>(smem, seqs, desc, reach, x, e, max_steps, ring_size, stride, koff, keep, pool_ints,
+                                   bases, runs, out);
+        } else {
+            wfa_cluster_body<false>(smem, seqs, desc, reach, x, e, max_steps, ring_size, stride, koff, keep,
+                                    pool_ints, bases, runs, out);
+        }
+    };
+    emu::run_block(fibers, body);
+    return 0;
+}
