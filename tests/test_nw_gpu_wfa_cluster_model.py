@@ -31,7 +31,7 @@ POISON = -123_456_789  # what each block's shared memory holds before the launch
 def emus(tmp_path_factory):
     folder = tmp_path_factory.mktemp("wfa_cluster")
     return (kernel_host_build(EMU, wfa.DEFINES, folder),
-            kernel_host_build(EMU_CLUSTER, wfa_cluster.defines(wfa.DEFINES), folder))
+            kernel_host_build(EMU_CLUSTER, wfa_cluster.DEFINES, folder))
 
 
 class EmuClusterKernel:

@@ -109,8 +109,8 @@ def _nw() -> list[KernelFile]:
     return [KernelFile(paper.KERNEL_FILE, paper.DEFINES, "splicedalign.workloads.nw.gpu.paper.DEFINES", paper.NAMES),
             KernelFile(batch.KERNEL_FILE, batch.DEFINES, "splicedalign.workloads.nw.gpu.batch.DEFINES", batch.NAMES),
             KernelFile(wfa.KERNEL_FILE, wfa.DEFINES, "splicedalign.workloads.nw.gpu.wfa.DEFINES", wfa.NAMES),
-            KernelFile(wfa_cluster.KERNEL_FILE, wfa_cluster.defines(wfa.DEFINES),
-                       "splicedalign.workloads.nw.gpu.wfa_cluster.defines", wfa_cluster.NAMES),
+            KernelFile(wfa_cluster.KERNEL_FILE, wfa_cluster.DEFINES,
+                       "splicedalign.workloads.nw.gpu.wfa_cluster.DEFINES", wfa_cluster.NAMES),
             KernelFile(solver.KERNEL_FILE, solver.DEFINES, "splicedalign.workloads.nw.gpu.solver.DEFINES",
                        solver.VARIANTS)]
 

@@ -1,4 +1,4 @@
-// Generated from splicedalign.workloads.nw.gpu.wfa_cluster.defines by `python -m splicedalign.kernels headers`; do not edit.
+// Generated from splicedalign.workloads.nw.gpu.wfa_cluster.DEFINES by `python -m splicedalign.kernels headers`; do not edit.
 #pragma once
 #define WFA_NULL -1073741824
 #define WFA_MAX_THREADS 1024

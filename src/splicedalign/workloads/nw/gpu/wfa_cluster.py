@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from splicedalign.gpu import device
-from splicedalign.workloads.nw.records import Costs
+from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs
+from splicedalign.workloads.nw.wfa_kernels import NULL
 
 KERNEL_FILE = Path(__file__).with_name("wfa_cluster.cu")
 # blocks a cluster: 8 is the portable most (16 needs the non-portable attribute at launch)
@@ -29,13 +30,10 @@ CONTROL_INTS = 4  # before the ring: the end's flag (and padding)
 COMPUTE_CAPABILITY = 90  # thread-block clusters and distributed shared memory
 SWEEP = "nw_wfa_cluster<{keep}>"
 NAMES = tuple(SWEEP.format(keep=k) for k in ("false", "true"))
-
-
-def defines(shared: dict[str, int]) -> dict[str, int]:
-    """The kernel's -D macros: nw_wfa's it shares (``shared``: wfa.DEFINES) and the cluster's."""
-    names = ("WFA_NULL", "WFA_MAX_THREADS", "WFA_OP_M", "WFA_OP_X", "WFA_OP_D", "WFA_OP_I")
-    return {**{k: shared[k] for k in names}, "WFA_CLUSTER": CLUSTER, "WFA_GROUP_INTS": GROUP_INTS,
-            "WFA_CONTROL_INTS": CONTROL_INTS}
+# wfa_cluster.defines.h (the names and values nw_wfa's wfa.DEFINES gives the same facts)
+DEFINES = {"WFA_NULL": NULL, "WFA_MAX_THREADS": MAX_THREADS, "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH,
+           "WFA_OP_D": OP_DEL, "WFA_OP_I": OP_INS, "WFA_CLUSTER": CLUSTER, "WFA_GROUP_INTS": GROUP_INTS,
+           "WFA_CONTROL_INTS": CONTROL_INTS}
 
 
 def applies(costs: Costs, mode: str, seqs_shared: bool, capability: int) -> bool:
@@ -72,10 +70,8 @@ def configure(reach_max: int, n: int, m: int, x: int, e: int) -> ClusterLaunch:
 
 def kernel(traceback: bool) -> Any:
     """The nw_wfa_cluster instance (loaded once per process by ``device.function``)."""
-    from splicedalign.workloads.nw.gpu import wfa  # (wfa imports this module)
-
     name = SWEEP.format(keep="true" if traceback else "false")
-    return device.function(KERNEL_FILE, name, (name,), defines(wfa.DEFINES))
+    return device.function(KERNEL_FILE, name, (name,), DEFINES)
 
 
 def args(packed: Any, desc: Any, reach: Any, x: int, e: int, max_steps: int, config: ClusterLaunch, keep: Any,
