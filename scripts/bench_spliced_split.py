@@ -7,6 +7,10 @@ paused as in solve_many). Prints wall and process-CPU ms, median (min) over seed
 then each launch planned as a never-seen launch is (GpuSolver._host_plan: build_plan, the
 gathers' inputs) and its uploads packed (device.pack, into a kept host buffer: no pinned memory
 here), timed whole and for launch 1 alone (a streamed 10-set call's GPU waits for its planning).
+``--streamed``: a score call's split as it goes instead (GpuSolver._streamed, every launch made,
+none planned, H100-sized free memory): 10 sets (ms to the first launch, to the second, to the
+end) and 1 set (its one launch made, configured and its Feeder made: what runs before the fed
+kernel's set-up).
     PYTHONPATH=src python3 scripts/bench_spliced_split.py main=/path/to/main/src --threads 1 2
 """
 
@@ -62,6 +66,39 @@ print(json.dumps([split(paper_sets(10, int(seed))) for seed in sys.argv[3:]]))
 """
 
 
+# One process of --streamed: fresh cases split as a score call on an 80 GB device splits them.
+STREAMED = r"""
+import gc, json, sys, time
+import numba
+from splicedalign.workloads.spliced.gpu import launch
+from splicedalign.workloads.spliced.gpu.feed import Feeder
+from splicedalign.workloads.spliced.gpu.solver import IN_FLIGHT, GpuSolver
+from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.synthetic import paper_set, paper_sets
+numba.set_num_threads(int(sys.argv[1]))
+FREE = 79 << 30
+def split(cases):
+    solver = GpuSolver()
+    gc.disable()
+    t, c = time.perf_counter(), time.process_time()
+    share, _ = launch.memory_split(0, FREE, IN_FLIGHT)
+    marks = []
+    for work, flat, size, only in solver._streamed(cases, Scoring(), FREE, share):
+        if only:
+            config = solver._configure(flat, work.ctype, Scoring(), False)
+            Feeder.of(flat, config, solver.tuning)
+        marks.append((time.perf_counter() - t) * 1e3)
+    out = {"wall": (time.perf_counter() - t) * 1e3, "cpu": (time.process_time() - c) * 1e3, "launches": len(marks),
+           "first": marks[0], "second": marks[1] if len(marks) > 1 else marks[0]}
+    gc.enable()
+    return out
+split(paper_set(999))  # compiled passes loaded
+split(paper_sets(3, 990))
+print(json.dumps([split(paper_sets(10, int(seed))) for seed in sys.argv[2:]] + [split(paper_set(int(seed) + 5))
+                                                                               for seed in sys.argv[2:]]))
+"""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("baselines", nargs="*", help="NAME=SRC: a baseline tree's src folder")
@@ -71,10 +108,13 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2, help="processes per tree and thread count (turns)")
     parser.add_argument("--plan", action="store_true",
                         help="also plan each launch of a score call (GpuSolver._host_plan) and pack its uploads")
+    parser.add_argument("--streamed", action="store_true", help="a score call's split as it goes (10 sets, 1 set)")
     args = parser.parse_args()
     trees = {"this": str(Path(__file__).resolve().parents[1] / "src")}
     trees |= dict(b.split("=", 1) for b in args.baselines)
     per = -(-args.seeds // args.processes)
+    if args.streamed:
+        return streamed(args, trees, per)
     rows = []
     for threads in args.threads:
         got: dict[str, list[dict]] = {name: [] for name in trees}
@@ -98,6 +138,31 @@ def main() -> None:
     for name, threads, n, wall, low, cpu, launches, planned in rows:
         print(f"| {name} | {threads} | {n} | {wall:.2f} ({low:.2f}) | {cpu:.2f} | {launches} |"
               + "".join(f" {p} |" for p in planned))
+
+
+def streamed(args, trees: dict[str, str], per: int) -> None:
+    """--streamed: the trees' split as it goes, in fresh processes taking turns."""
+    rows = []
+    for threads in args.threads:
+        got: dict[str, list[dict]] = {name: [] for name in trees}
+        for p in range(args.processes):
+            seeds = [str(args.seed + 10 * (p * per + i)) for i in range(per)]
+            for name, src in (list(trees.items()) if p % 2 == 0 else list(trees.items())[::-1]):
+                env = dict(os.environ, PYTHONPATH=src)
+                out = subprocess.run([sys.executable, "-c", STREAMED, str(threads), *seeds], env=env, check=True,
+                                     capture_output=True, text=True).stdout
+                got[name] += json.loads(out)
+        for name, calls in got.items():
+            ten, one = [c for c in calls if c["launches"] > 1], [c for c in calls if c["launches"] == 1]
+            med = lambda key, of: statistics.median(c[key] for c in of)  # noqa: E731
+            rows.append((name, threads, len(ten), med("first", ten), med("second", ten), med("wall", ten),
+                         med("cpu", ten), ten[0]["launches"], med("wall", one), min(c["wall"] for c in one)))
+    print("| tree | numba threads | calls | 10 sets: first launch ms | second | end | CPU | launches "
+          "| 1 set: split + configure + Feeder ms median (min) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, threads, n, first, second, wall, cpu, launches, one, low in rows:
+        print(f"| {name} | {threads} | {n} | {first:.2f} | {second:.2f} | {wall:.2f} | {cpu:.2f} | {launches} "
+              f"| {one:.3f} ({low:.3f}) |")
 
 
 if __name__ == "__main__":

@@ -233,3 +233,19 @@ def test_a_later_launch_that_fails_waits_for_the_queued_ones(monkeypatch):
         with pytest.raises(LetterError, match="^bad5: non-nucleotide letter"):
             solver.solve_many(cases * 2 + [bad], Scoring(), traceback=False)
         assert waited.count("launch") > 1 and waited[-2:] == ["sync", "sync"]
+
+
+def test_the_solvers_of_a_thread_share_its_streams(monkeypatch):
+    """A thread's solvers queue their work on the same CUDA streams (CuPy's pool keeps its free
+    blocks per stream: a fresh solver finds those of the solvers before it); another thread's
+    solvers have their own."""
+    import threading
+
+    fake_gpu(monkeypatch, _fake_function)
+    first, fresh = GpuSolver(), GpuSolver(rows_per_lane=2)
+    assert fresh.streams() is first.streams() and len(set(map(id, first.streams()))) == len(first.streams())
+    other: list = []
+    thread = threading.Thread(target=lambda: other.append(GpuSolver().streams()))
+    thread.start()
+    thread.join()
+    assert other[0] is not first.streams() and not set(map(id, other[0])) & set(map(id, first.streams()))

@@ -899,6 +899,7 @@ class _FakeCupy:
 
         class runtime:  # noqa: N801
             deviceSynchronize = staticmethod(lambda: None)
+            getDevice = staticmethod(lambda: 0)
 
 
 def _fake_function(file, name, all_names, defines):

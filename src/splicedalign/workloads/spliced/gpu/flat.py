@@ -27,7 +27,9 @@ from splicedalign.core.alphabet import _lut_base, _lut_target
 from splicedalign.core.strmem import str_addresses
 from splicedalign.workloads.spliced.records import TestCase
 
-_EXONS, _TARGET, _BASE = map(operator.attrgetter, ("exons", "target", "base"))
+_EXONS, _TARGET, _BASE, _BOUNDS = map(operator.attrgetter, ("exons", "target", "base", "bounds"))
+# Cases read in blocks of READ_BLOCK by _read: each block's objects are read while in cache.
+READ_BLOCK = 512
 _LAID_OUT = "_laid_out_arrays"  # where FlatCases keeps its exons laid out (FlatCases._laid_out)
 
 # The compiled passes over a batch run in parallel over its cases (numba prange). numba's
@@ -79,15 +81,10 @@ class FlatCases:
             return cases
         cases = tuple(cases)
         C = len(cases)
-        # The case objects read by three C-level maps, before the compiled passes write the exon
-        # arrays (a pass over 10,100 case objects and strings no longer in cache costs ms; one
-        # zip(*map(attrgetter)) over all three was 3.3 against 1.2 ms warm)
-        exons, targets, every = list(map(_EXONS, cases)), list(map(_TARGET, cases)), list(map(_BASE, cases))
-        n = np.fromiter(map(len, targets), dtype=np.int64, count=C)
+        exons, n, ids = _read(cases)
         # the distinct bases by identity, in first-use order (a sort of their ids: a dict's
         # loop over 10,000 cases was ~5 ms), sorting only the first id of each run of cases of
         # one base (a base's targets follow each other: 2,400 ids of the 10 sets' 10,100)
-        ids = np.fromiter(map(id, every), dtype=np.int64, count=C)
         head = np.ones(C, dtype=bool)
         np.not_equal(ids[1:], ids[:-1], out=head[1:])
         heads = np.flatnonzero(head)
@@ -97,18 +94,24 @@ class FlatCases:
         rank = np.empty_like(by_use)
         rank[by_use] = np.arange(by_use.size)
         base_index = rank[inverse.reshape(-1)[np.cumsum(head) - 1]].astype(np.int64)
-        bases = tuple(map(every.__getitem__, at[by_use].tolist()))
+        bases = tuple(map(_BASE, map(cases.__getitem__, at[by_use].tolist())))
         m = np.fromiter(map(len, bases), dtype=np.int64, count=len(bases))[base_index]
         # A case whose exons are the previous case's (a base's targets share its candidate
-        # exons) takes that case's list: each base's exon bounds are read once.
-        # (_same_exons' rule, inline: a call per case would cost the 10 sets' split ~1 ms)
-        same = [False] + [a is b or (len(a) == len(b) and a[0] is b[0] and a == b) for a, b in zip(exons[1:], exons)]
-        own = [c.bounds for c, s in zip(cases, same) if not s]
-        K_own = np.fromiter(map(len, own), dtype=np.int64, count=len(own))
-        bounds = np.concatenate(own) if own else np.zeros((0, 2), dtype=np.int64)
-        own_start = np.zeros(len(own) + 1, dtype=np.int64)
+        # exons) takes that case's list: each base's exon bounds are read once. The same tuple
+        # by its id (no Python per case); the rest by _same_exons.
+        eid = np.fromiter(map(id, exons), dtype=np.int64, count=C)
+        own = np.ones(C, dtype=bool)
+        np.not_equal(eid[1:], eid[:-1], out=own[1:])
+        maybe = np.flatnonzero(own[1:]) + 1
+        if maybe.size:
+            own[maybe] = [not _same_exons(exons[i - 1], exons[i]) for i in maybe.tolist()]
+        owners = np.flatnonzero(own)
+        lists = list(map(_BOUNDS, map(cases.__getitem__, owners.tolist())))
+        K_own = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        bounds = np.concatenate(lists) if lists else np.zeros((0, 2), dtype=np.int64)
+        own_start = np.zeros(len(lists) + 1, dtype=np.int64)
         np.cumsum(K_own, out=own_start[1:])
-        source = np.cumsum(~np.fromiter(same, dtype=bool, count=C)) - 1
+        source = np.cumsum(own) - 1
         K = K_own[source]
         exon_start = np.zeros(C + 1, dtype=np.int64)
         np.cumsum(K, out=exon_start[1:])
@@ -240,6 +243,21 @@ class FlatCases:
         used, base_index = np.unique(self.base_index[idx], return_inverse=True)
         return FlatCases(cases, K, self.m[idx], self.n[idx], exon_start, base_index.astype(np.int64),
                          tuple(map(self.bases.__getitem__, used.tolist())), self.lists, self.source[idx])
+
+
+def _read(cases: tuple[TestCase, ...]) -> tuple[list, np.ndarray, np.ndarray]:
+    """(each case's exons, n, its base's id): the case objects read by C-level maps, a block of
+    READ_BLOCK cases at a time (a data set's case objects are mostly no longer in the CPU's
+    caches: each is then read from memory once, not once per map)."""
+    C = len(cases)
+    exons: list = []
+    n, ids = np.empty(C, np.int64), np.empty(C, np.int64)
+    for a in range(0, C, READ_BLOCK):
+        block = cases[a:a + READ_BLOCK]
+        exons += map(_EXONS, block)
+        n[a:a + len(block)] = np.fromiter(map(len, map(_TARGET, block)), dtype=np.int64, count=len(block))
+        ids[a:a + len(block)] = np.fromiter(map(id, map(_BASE, block)), dtype=np.int64, count=len(block))
+    return exons, n, ids
 
 
 def _same_exons(a, b) -> bool:

@@ -103,6 +103,14 @@ UPLOADS = device.PinnedBuffers()
 SWITCH_SECONDS = 1e-4
 
 
+# The CUDA streams of the solvers of one thread, by device (GpuSolver.streams), kept for the
+# process's life: CuPy's memory pool keeps its free blocks per stream, so a fresh solver with
+# streams of its own found none of them and made each of its buffers a cudaMalloc (the 1-set call's
+# 1.07 GB row storage: ~0.5 ms before its kernel could start, H100). A thread's solvers run one at a
+# time: each call's work on them is queued in order.
+_THREAD_STREAMS = threading.local()
+
+
 @cache
 def _planner() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(1, thread_name_prefix="planner")
@@ -128,7 +136,7 @@ class Ahead(NamedTuple):
 
 
 class Streams(NamedTuple):
-    """The solver's CUDA streams, kept for its life (CuPy's per-stream pools reuse buffers)."""
+    """A solver's CUDA streams (GpuSolver.streams: those of its thread and device)."""
     compute: Any  # the wavefront, gathers and walks
     upload: Any   # inputs of the next launch: they do not wait for the kernel (its encode does)
     follow: Any   # a follower beside its score kernel, and the followed cases' walk
@@ -393,9 +401,14 @@ class GpuSolver:
         self._rows.clear()
 
     def streams(self) -> Streams:
+        """The streams of this thread's solvers on the current device (_THREAD_STREAMS)."""
         if self._streams is None:
             cp = device.cupy()
-            self._streams = Streams(*(cp.cuda.Stream(non_blocking=True) for _ in Streams._fields))
+            kept = vars(_THREAD_STREAMS).setdefault("by_device", {})
+            key = (id(cp), cp.cuda.runtime.getDevice())
+            if key not in kept:  # (cp held beside them: its id stays its own)
+                kept[key] = cp, Streams(*(cp.cuda.Stream(non_blocking=True) for _ in Streams._fields))
+            self._streams = kept[key][1]
         return self._streams
 
     def _configure(self, flat: FlatCases, ctype: str, scoring: Scoring, traceback: bool) -> LaunchConfig:
