@@ -258,6 +258,12 @@ def _storage(flat: FlatCases, rows_per_lane: int) -> tuple[np.ndarray, np.ndarra
     return (strips + flat.K) * round_up(n + 1), strips * (n // COLS + WARP) * WARP * move_words(rows_per_lane)
 
 
+def launch_rows(flat: FlatCases, rows_per_lane: int) -> int:
+    """The most row elements a launch of the cases ``flat`` at ``rows_per_lane`` takes (its
+    plan's rows_size, or a little less: entry folds take none)."""
+    return int(_storage(flat, rows_per_lane)[0].sum())
+
+
 def move_words_many(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int) -> np.ndarray:
     """Move storage each case needs at most."""
     return _storage(FlatCases.of(cases), rows_per_lane)[1]
