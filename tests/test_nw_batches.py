@@ -104,6 +104,59 @@ def test_strings_copied_by_address_in_shares_equal_the_string_by_string_copy(mon
         assert bytes(mixed.letters) == b"ACGTA" + odd.encode("latin-1") + b"C"
 
 
+def test_the_tables_of_strings_and_arrays_read_compiled_equal_pythons():
+    """batch_copy.string_table and array_table (one compiled pass over a list's objects) give the
+    addresses and sizes that core.strmem and array_addresses read in Python, and None for a list
+    holding anything else (another type, a str subclass, letters past ASCII, an array that is not
+    1-D bytes)."""
+    from splicedalign.core import strmem
+    from splicedalign.workloads.nw import batch_copy
+
+    seed = 2695
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    strings = _strings(rng, 30) + ["ACGT" * 500, "", "a"]
+    assert batch_copy.OBJECTS_BY_ADDRESS  # (CPython 64-bit: the compiled pass runs)
+    where, sizes = batch_copy.string_table(strings)
+    assert where.tolist() == strmem.str_addresses(strings).tolist() and sizes.tolist() == list(map(len, strings))
+    assert batch_copy.string_addresses(strings, sizes).tolist() == where.tolist()
+    assert batch_copy.string_addresses(strings, sizes + 1) is None
+
+    class Text(str):
+        pass
+
+    for odd in (Text("ACGT"), "AC\u00e9T", "AC\u0100T", b"ACGT", 5):
+        assert batch_copy.string_table([*strings, odd]) is None
+    assert batch_copy.string_table(tuple(strings)) is None and batch_copy.string_table([]) is None
+    arrays = [rng.integers(0, 4, int(rng.integers(0, 50))).astype(np.uint8) for _ in range(20)]
+    arrays += [np.arange(10, dtype=np.int8), np.zeros(1, np.uint8)[::2], np.arange(30, dtype=np.uint8)[5:9]]
+    where, sizes = batch_copy.array_table(arrays)
+    assert sizes.tolist() == [a.size for a in arrays]
+    assert where.tolist() == batch_copy.array_addresses(arrays, sizes).tolist() == [a.ctypes.data for a in arrays]
+    for odd in (np.zeros(4, np.int64), np.zeros(6, np.uint8)[::2], np.zeros((2, 3), np.uint8), "ACGT"):
+        assert batch_copy.array_table([*arrays, odd]) is None
+
+
+def test_a_batchs_codes_of_a_slice_are_those_of_its_pair():
+    seed = 2697
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    seqs1, seqs2 = _strings(rng, 6), _strings(rng, 6)
+    for fill in (False, True):
+        batch = PairBatch.from_strings(seqs1, seqs2)
+        if fill:
+            batch.filled(len(batch))
+        for q in range(12):
+            pair = batch[q // 2]
+            whole = pair.b if q % 2 else pair.a
+            for start, stop in ((0, 5), (3, 100), (0, whole.size), (whole.size, whole.size + 3)):
+                assert np.array_equal(batch.codes(q, start, stop), whole[start:stop]), (q, start, stop)
+    bad = PairBatch.from_strings(["ACGTxA"], ["AC"], ids1=["r1"])
+    assert bad.codes(0, 0, 4).size == 4
+    with pytest.raises(InputError, match="r1"):
+        bad.codes(0, 2, 6)
+
+
 def test_a_batch_from_strings_fills_its_buffer_when_read_or_pair_by_pair():
     seed = 2700
     print(f"seed {seed}")

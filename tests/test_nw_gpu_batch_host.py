@@ -212,6 +212,25 @@ def test_columns_make_each_result_when_asked_equal_to_the_dataclass():
     assert scores[0] == Result(4, 1, "gpu", 0.0, None, 0, 1, "wfa")
 
 
+def test_columns_of_a_text_of_bytes_decode_what_is_read():
+    """A text as the device wrote it (ASCII bytes, batch.write_text): a few CIGARs decoded each
+    alone, many (or all) from the whole text decoded once and kept; the same Results as a str's."""
+    cigars = [f"{k + 1}={k % 3 + 1}X" for k in range(200)]
+    offsets = np.concatenate([[0], np.cumsum([len(c) for c in cigars])]).tolist()
+    text = memoryview(np.frombuffer("".join(cigars).encode(), np.uint8))
+    rows = np.arange(200)
+
+    def columns(text):
+        return common.Columns(rows, list(range(200)), [1] * 200, 0.0, "gpu", "wfa", [0] * 200, [1] * 200, text, offsets)
+
+    got, want = columns(text), columns("".join(cigars))
+    assert got[7] == want[7] and got[7].cigar == cigars[7] and not isinstance(got._text, str)  # (one decoded alone)
+    assert list(got) == list(want) and isinstance(got._text, str)
+    assert common.cut_cigars(text, offsets, [3, 150]) == [cigars[3], cigars[150]]
+    assert common.cut_cigars(text, offsets, range(200)) == cigars == common.cut_cigars("".join(cigars), offsets,
+                                                                                         range(200))
+
+
 @pytest.mark.parametrize("background", (True, False))
 def test_staging_sends_a_pair_batch_from_its_own_buffer(pieces, host, monkeypatch, background):
     """A PairBatch from strings: its letters copied into its own buffer (by address in pieces on

@@ -388,3 +388,27 @@ def test_solver_estimate_is_the_cost_models(solver):
             want = wfa.estimate_ms(pair, costs, mode, score, solver.shared_bytes)
             assert solver.estimate_ms(pair, costs, mode, score) == pytest.approx(want, rel=1e-9), (n, m, mode, score)
         assert solver.estimate_ms(pair, costs, "global", float("inf")) == float("inf")
+
+
+def test_a_batchs_sample_from_its_ends_equals_its_pairs():
+    """batch_sampled_score (the codes of a PairBatch's ends alone) is sampled_score of its pairs,
+    whether the batch's buffer is filled or not: pairs shorter and longer than the sample's
+    window, a's longer and shorter than b's, every cost model."""
+    from splicedalign.workloads.nw.batches import PairBatch
+    from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters
+
+    seed = 2741
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for n in (1100, 1500, 5000, 40_000):
+        a = random_codes(n, rng)
+        pairs.append(Pair("p", "a", "b", a, mutate(a, rng, 0.5)))
+    seqs1, seqs2 = [letters(p.a, A_LETTERS) for p in pairs], [letters(p.b, B_LETTERS) for p in pairs]
+    for costs in (Costs(0, 1, 1), Costs(0, 4, 2, 6)):
+        want = [wfa.sampled_score(p, costs) for p in pairs]
+        for fill in (False, True):
+            batch = PairBatch.from_strings(seqs1, seqs2)
+            if fill:
+                batch.filled(len(batch))
+            assert [wfa.batch_sampled_score(batch, k, costs) for k in range(len(pairs))] == want

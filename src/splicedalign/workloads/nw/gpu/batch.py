@@ -28,7 +28,7 @@ import numpy as np
 from splicedalign.core.logs import Progress
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.gpu.band import NO_ESCAPE, escape_bounds
-from splicedalign.workloads.nw.gpu.common import Staging, cut_cigars, lengths, results
+from splicedalign.workloads.nw.gpu.common import Staging, Text, cut_cigars, lengths, results
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
 
 KERNEL_FILE = Path(__file__).with_name("batch.cu")
@@ -315,7 +315,7 @@ def cigar_texts(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any,
 
 
 def cigar_text(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any, count: int, stream: Any = None,
-               role: str = "text") -> tuple[str, list[int]]:
+               role: str = "text") -> tuple[Text, list[int]]:
     """The pairs' CIGARs one after another, and where each starts (count + 1 offsets), from the
     runs a walk back wrote (this module's and wfa.py's kernels: the pair's runs offset in
     DESCRIPTOR field 6, their count in OUT field 3), on ``stream`` (the current one by default):
@@ -324,7 +324,7 @@ def cigar_text(pinned: device.PinnedBuffers, desc: Any, runs: Any, result: Any, 
     cp = device.cupy()
     stream = cp.cuda.get_current_stream() if stream is None else stream
     lengths = pinned.copy(role + "-at", text_lengths(desc, runs, result, count, stream), stream)  # (synchronises)
-    return write_text(desc, runs, result, lengths, stream, pinned, role)
+    return write_text(desc, runs, result, lengths, stream)
 
 
 def text_lengths(desc: Any, runs: Any, result: Any, count: int, stream: Any) -> Any:
@@ -336,13 +336,14 @@ def text_lengths(desc: Any, runs: Any, result: Any, count: int, stream: Any) -> 
     return lengths
 
 
-def write_text(desc: Any, runs: Any, result: Any, lengths: np.ndarray, stream: Any, pinned: device.PinnedBuffers,
-               role: str) -> tuple[str, list[int]]:
+def write_text(desc: Any, runs: Any, result: Any, lengths: np.ndarray, stream: Any) -> tuple[Text, list[int]]:
     """``cigar_text`` once the texts' ``lengths`` are on the host: summed here (CuPy's cumsum on
     the device first loads its scan kernel: 39 ms of a fresh ``nw --pairs`` on the H200 host), the
-    texts written at those offsets (sent up), the text back into a pinned buffer (``role``) and
-    decoded from there at once (bytes() of a pinned view first cost a fresh 5 MB allocation's
-    page faults: ~5 ms for 2,000 pairs of 10 kb)."""
+    texts written at those offsets (sent up), the text back into a page-locked buffer of its own
+    (``text_buffer``), left as ASCII bytes: ``cut_cigars`` decodes what is read (the decoding of
+    a 5 MB text took 0.59 ms of a 2,000-pair batch on the H200 host, where a caller may read a
+    few CIGARs or none; bytes() of a pinned view first cost a fresh 5 MB allocation's page
+    faults: ~5 ms)."""
     cp = device.cupy()
     count = lengths.size
     at = np.zeros(count + 1, np.int64)
@@ -353,7 +354,17 @@ def write_text(desc: Any, runs: Any, result: Any, lengths: np.ndarray, stream: A
         offsets = cp.asarray(at)  # (16 kB for 2,000 pairs: no pinned buffer, whose first allocation takes ms)
         text = cp.empty(int(at[-1]), dtype=cp.uint8)
         text_kernel()(*_text_grid(count), (desc, runs, result, np.int32(count), offsets, text))
-        return str(memoryview(pinned.copy(role, text, stream)), "ascii"), at.tolist()
+        host = text_buffer(text.size)
+        text.get(stream=stream, out=host)  # (synchronises)
+    return memoryview(host), at.tolist()
+
+
+def text_buffer(size: int) -> np.ndarray:
+    """``size`` bytes of page-locked memory that the answers keep (a role's buffer would be
+    overwritten by the next batch's text while a caller still holds these answers): from CuPy's
+    pinned pool, which reuses a freed block of the same size only, so rounded up to a power of two
+    (a process's batches then share a few sizes)."""
+    return device.empty_pinned(1 << max(16, (size - 1).bit_length()), np.uint8)[:size]
 
 
 def text_kernel() -> Any:

@@ -90,6 +90,22 @@ PIECES_CHUNK_BYTES = 16 << 20
 BACKGROUND = True
 
 
+def pair_sources(pairs: Sequence[Pair]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(n, m, addresses): the pairs' lengths (``lengths``) and, where every sequence of a list
+    of ``Pair`` is a byte array (``batch_copy.array_table``: one compiled pass over the arrays,
+    where their lengths, types and addresses in Python took ~0.65 ms of a 2,000-pair batch on
+    the H100 host), the address of each (a0 b0 a1 b1 ...) for the copying threads; else None."""
+    if isinstance(pairs, PairBatch) or not BACKGROUND or not len(pairs):
+        return *lengths(pairs), None
+    from splicedalign.workloads.nw import batch_copy
+
+    table = batch_copy.array_table([s for p in pairs for s in (p.a, p.b)])
+    if table is None:
+        n, m = lengths(pairs)
+        return n, m, batch_copy.array_addresses([s for p in pairs for s in (p.a, p.b)], np.stack([n, m], 1).ravel())
+    return table[1][0::2].copy(), table[1][1::2].copy(), table[0]
+
+
 def chunk_bounds(sizes: np.ndarray, first: int | None = None, most: int | None = None) -> list[tuple[int, int]]:
     """Pairs [c0, c1) of each chunk of a batch whose pairs take ``sizes`` bytes each (at least
     one pair a chunk): ``first`` (FIRST_CHUNK_BYTES), then twice the last chunk's limit, up to
@@ -173,7 +189,7 @@ class Staging:
     role's rotating pinned buffers)."""
 
     def __init__(self, pinned: Any, role: str, pairs: Sequence[Pair], n: np.ndarray, m: np.ndarray,
-                 stream: Any) -> None:
+                 stream: Any, addresses: np.ndarray | None = None) -> None:
         self.timeline: dict[str, Any] = {"begun": time.perf_counter(), "sent": []}
         self.pinned, self.role, self.pairs, self.stream = pinned, role, pairs, stream
         self.batch = pairs if isinstance(pairs, PairBatch) else None
@@ -189,7 +205,7 @@ class Staging:
         self._jobs: list[Any] = []  # each copying thread's share of the pieces (a future)
         self._threads = 0  # copying threads: chunk c's pieces are rows c * threads .. (c + 1) * threads - 1
         self._done = np.zeros(0, np.int64)  # each piece's flag (core.atomics)
-        addresses, self._host = self._sources(total) if BACKGROUND and not whole and total else (None, None)
+        addresses, self._host = self._sources(total, addresses) if BACKGROUND and not whole and total else (None, None)
         self.timeline["addressed"] = time.perf_counter()
         if whole and len(pairs):
             self.chunks = [(0, len(pairs))]
@@ -206,15 +222,15 @@ class Staging:
         """Whether ``raw`` holds letters (a ``PairBatch``'s buffer), not codes."""
         return self.batch is not None
 
-    def _sources(self, total: int) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """(addresses, host): where the sequences can be read by address, each one's address and
-        the pinned buffer to fill (the batch's own, or the role's); else (None, None)."""
-        from splicedalign.workloads.nw import batch_copy
-
+    def _sources(self, total: int, addresses: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(addresses, host): where the sequences can be read by address, each one's address
+        (``addresses`` when the caller has them: ``pair_sources``) and the pinned buffer to fill
+        (the batch's own, or the role's); else (None, None)."""
         if self.batch is not None:
             addresses = self.batch.unfilled_addresses()
             return (addresses, self.batch.buffer) if addresses is not None else (None, None)
-        addresses = batch_copy.array_addresses([s for p in self.pairs for s in (p.a, p.b)], self.sizes)
+        if addresses is None:
+            addresses = pair_sources(self.pairs)[2]
         return (addresses, self.pinned.hold(self.role, [total])[0]) if addresses is not None else (None, None)
 
     def _start(self, addresses: np.ndarray) -> None:
@@ -313,24 +329,40 @@ def results(score: list[int], cells: list[int], solver: str, seconds: list[float
 _FIELDS = tuple(f.name for f in fields(Result))
 
 
-def cut_cigars(text: str | None, offsets: list[int] | None, rows: Sequence[int]) -> list[str | None]:
+# CIGARs one after another: a str, or their ASCII bytes as the device wrote them (batch.write_text)
+Text = str | memoryview
+FEW_ROWS = 64  # a text's rows are decoded each alone when at most 1/FEW_ROWS of them are read
+
+
+def cut_cigars(text: Text | None, offsets: list[int] | None, rows: Sequence[int]) -> list[str | None]:
     """The CIGARs of ``rows`` in a text of them one after another (row r's: text[offsets[r]:
-    offsets[r + 1]]); None each where there is no text (no alignment asked for)."""
+    offsets[r + 1]]); None each where there is no text (no alignment asked for). Bytes are decoded
+    (``as_str``) unless a few rows are read: then each row's alone."""
     if text is None or offsets is None:
         return [None] * len(rows)
+    if not isinstance(text, str):
+        if len(rows) * FEW_ROWS < len(offsets):
+            return [str(text[offsets[r]:offsets[r + 1]], "ascii") for r in rows]
+        text = as_str(text)
     return [text[offsets[r]:offsets[r + 1]] for r in rows]
+
+
+def as_str(text: Text) -> str:
+    """The text as a str (ASCII bytes decoded at once)."""
+    return text if isinstance(text, str) else str(text, "ascii")
 
 
 class Columns(Sequence["Result | None"]):
     """A batch's answers as columns, in input order, each ``Result`` made when it is first asked
     for (then kept): the pairs answered (``rows``: pair -> its row of the columns, -1 for none)
-    with score, cells, start2, end2 and their CIGARs as one text and its offsets; None for a pair
-    not answered until ``[k] = result`` sets it (``missing``: those pairs). 2,000 Results and
-    their CIGAR strings made at once cost ~3 ms of a ~14 ms batch on the H200 host; a caller
-    that reads a few answers, or goes through them once, no longer waits for all of them."""
+    with score, cells, start2, end2 and their CIGARs as one text (str, or ASCII bytes decoded
+    when the CIGARs are read: ``cut_cigars``) and its offsets; None for a pair not answered until
+    ``[k] = result`` sets it (``missing``: those pairs). 2,000 Results and their CIGAR strings
+    made at once cost ~3 ms of a ~14 ms batch on the H200 host; a caller that reads a few
+    answers, or goes through them once, no longer waits for all of them."""
 
     def __init__(self, rows: np.ndarray, score: list[int], cells: list[int], seconds_per_cell: float, solver: str,
-                 algorithm: str, start2: list[int], end2: list[int], text: str | None = None,
+                 algorithm: str, start2: list[int], end2: list[int], text: Text | None = None,
                  offsets: list[int] | None = None) -> None:
         self._rows = rows.tolist()
         self._unanswered = np.flatnonzero(rows < 0).tolist()
@@ -370,7 +402,9 @@ class Columns(Sequence["Result | None"]):
         return iter(list(self._made))
 
     def _results(self, rows: list[int]) -> list[Result]:
-        """The Results of ``rows`` of the columns."""
+        """The Results of ``rows`` of the columns (a text of bytes decoded once for many: kept)."""
+        if self._text is not None and len(rows) * FEW_ROWS >= len(self._rows):
+            self._text = as_str(self._text)
         cigars = cut_cigars(self._text, self._offsets, rows)
         cells = [self._cells[r] for r in rows]
         return results([self._score[r] for r in rows], cells, self._solver, [self._share * c for c in cells], cigars,

@@ -31,7 +31,7 @@ from splicedalign.workloads.nw import wfa as cpu_wfa
 from splicedalign.workloads.nw.batches import PairBatch, letter_tables
 from splicedalign.workloads.nw.cigar import runs_cigar
 from splicedalign.workloads.nw.gpu import batch, wfa_cluster
-from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Columns, Staging, cut_cigars, lengths
+from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Columns, Staging, Text, cut_cigars, lengths, pair_sources
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
 from splicedalign.workloads.nw.wfa_kernels import NULL
 
@@ -344,15 +344,38 @@ def sampled_score(pair: Pair, costs: Costs) -> float:
     the last ones reversed against b's end, by the CPU WFA in prefix mode; their cost a letter
     times the longer length. Only the choice of algorithm rests on it (~10-50 us for similar
     pairs; a window past SAMPLE_WORK diagonals, ~0.2 ms, says unrelated: infinite)."""
-    length = min(SAMPLE_LONGEST, max(SAMPLE_LENGTH, pair.n // 64))
+    length, wider = sample_lengths(pair.n)
+    return sampled_ends(pair.a[:length], pair.b[:wider], pair.a[::-1][:length], pair.b[::-1][:wider], pair.n, pair.m,
+                        costs)
+
+
+def sample_lengths(n: int) -> tuple[int, int]:
+    """(a's, b's): the letters ``sampled_score`` reads at each end of an n x m pair's a and b."""
+    length = min(SAMPLE_LONGEST, max(SAMPLE_LENGTH, n // 64))
+    return length, length + SAMPLE_MARGIN
+
+
+def batch_sampled_score(batch: PairBatch, k: int, costs: Costs) -> float:
+    """``sampled_score`` of pair k of a ``PairBatch`` from the codes of its ends alone (a pair's
+    whole codes: 2 x 10 kb translated, ~10 us of ~25 a sample on the 2-core machine)."""
+    n, m = int(batch.n[k]), int(batch.m[k])
+    length, wider = sample_lengths(n)
+    return sampled_ends(batch.codes(2 * k, 0, length), batch.codes(2 * k + 1, 0, wider),
+                        batch.codes(2 * k, max(0, n - length), n)[::-1],
+                        batch.codes(2 * k + 1, max(0, m - wider), m)[::-1], n, m, costs)
+
+
+def sampled_ends(a_head: np.ndarray, b_head: np.ndarray, a_tail: np.ndarray, b_tail: np.ndarray, n: int, m: int,
+                 costs: Costs) -> float:
+    """``sampled_score`` of an n x m pair from its ends (``sample_lengths`` letters; the tails
+    reversed)."""
     total = 0
-    for a, b in ((pair.a[:length], pair.b[:length + SAMPLE_MARGIN]),
-                 (pair.a[::-1][:length], pair.b[::-1][:length + SAMPLE_MARGIN])):
+    for a, b in ((a_head, b_head), (a_tail, b_tail)):
         got = cpu_wfa.wfa_align(np.ascontiguousarray(a), np.ascontiguousarray(b), costs, "prefix", False, SAMPLE_WORK)
         if got is None:
             return float("inf")
         total += got.score
-    return total / (2 * min(length, pair.n)) * max(pair.n, pair.m)
+    return total / (2 * a_head.size) * max(n, m)
 
 
 def visits_upto(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, steps: int) -> int:
@@ -483,7 +506,7 @@ class WfaAnswers:
     score: list[int | None]
     end2: list[int]
     start2: list[int]
-    text: str | None = None
+    text: Text | None = None
     offsets: list[int] | None = None
 
     def cigar(self, k: int) -> str | None:
@@ -645,7 +668,7 @@ class WfaSolver:
         for it)."""
         t0 = time.perf_counter()
         count = len(pairs)
-        n, m = lengths(pairs)
+        n, m, addresses = pair_sources(pairs)  # (a list's sequences' addresses, for the copying threads)
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         arrays = wavefront_arrays(o)
         bound = costs.bound(n, m)  # element-wise
@@ -658,7 +681,7 @@ class WfaSolver:
             # its buffer filled already: on its way at once, one chunk (its copy, ~1 ms for 40 MB,
             # runs during the sample); others are copied in pieces on the copying threads once
             # the sample is done unless EARLY_PIECES (Staging: their threads wait for the GIL)
-            staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, self.streams()[0])
+            staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, self.streams()[0], addresses)
             if complete:
                 staging.send(0)
         longest = np.maximum(n, m)
@@ -689,7 +712,8 @@ class WfaSolver:
         steps = min(steps, max(near, 1)) - 1
         taken = pairs if ks.size == count else [pairs[k] for k in ks.tolist()]
         before_ms = (time.perf_counter() - t0) * 1e3
-        got = self.launch(taken, costs, traceback, mode, steps, visits, BATCH_THREADS, nk, mk, staging)
+        got = self.launch(taken, costs, traceback, mode, steps, visits, BATCH_THREADS, nk, mk, staging,
+                          addresses if ks.size == count else None)
         answered = np.array([s is not None for s in got.score], bool)
         rows = np.full(count, -1, np.int64)
         rows[ks[answered]] = np.flatnonzero(answered)
@@ -704,6 +728,8 @@ class WfaSolver:
         """``sampled_score`` of pairs ``samples``, one after another (the 8 of a batch of 10 kb
         pairs: 0.6-0.8 ms on the H200 host, where on 8 threads they took 1.6-2.0: the GIL's
         hand-overs between them cost more than their CPU WFAs)."""
+        if isinstance(pairs, PairBatch):
+            return np.array([batch_sampled_score(pairs, k, costs) for k in samples])
         return np.array([sampled_score(pairs[k], costs) for k in samples])
 
     def declined(self, count: int, staging: Staging | None) -> Columns:
@@ -878,14 +904,15 @@ class WfaSolver:
 
     def launch(self, pairs: Sequence[Pair], costs: Costs, traceback: bool, mode: str, max_steps: int,
                visits: np.ndarray, threads: int, n: np.ndarray | None = None, m: np.ndarray | None = None,
-               staging: Staging | None = None) -> WfaAnswers:
+               staging: Staging | None = None, addresses: np.ndarray | None = None) -> WfaAnswers:
         """nw_wfa over ``pairs`` (each non-empty; lengths ``n``, ``m`` when the caller has them),
         pair p giving up past visits[p] diagonals or max_steps scores. The pairs go in chunks
         (``common.Staging``, made here or by the caller, ``staging``: a chunk's sequences copied
         while the device runs the chunks before it); the descriptors, the kept
         wavefronts' pool and the answers are the launch's, each chunk's kernels take their slice
         of them; the answers and CIGAR texts come back once, for all. Letters (a ``PairBatch``'s)
-        become codes in the pack kernel; a bad one raises InputError naming its record."""
+        become codes in the pack kernel; a bad one raises InputError naming its record.
+        ``addresses``: each sequence's (``common.pair_sources``) when the caller has them."""
         cp = self.cp
         t0 = time.perf_counter()
         count = len(pairs)
@@ -938,7 +965,7 @@ class WfaSolver:
         device.allow_shared_memory(self.kernel(name), smem)
         steps1 = max_steps + 1
         if staging is None:  # (made here, where this thread waits next: Staging)
-            staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, copy)
+            staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, copy, addresses)
         chunks = staging.chunks
         start, done = cp.cuda.Event(), []
         for c, (c0, c1) in enumerate(chunks):
@@ -979,7 +1006,7 @@ class WfaSolver:
                 raise AssertionError(f"the device marked a letter of pair {int(marked[0]) // 2 + 1} bad, the host not")
         text, offsets = None, None
         if text_sizes is not None and max(steps) >= 0:
-            text, offsets = batch.write_text(desc_dev, runs, out, text_sizes, collect, self.pinned, "wfa-text")
+            text, offsets = batch.write_text(desc_dev, runs, out, text_sizes, collect)
         device.check(cp)
         ends = max(cp.cuda.get_elapsed_time(began, d) for d in done)
         line = staging.timeline  # (host times in ms from the launch's start: negative before it)
