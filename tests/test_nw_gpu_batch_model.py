@@ -300,6 +300,13 @@ class FakeArray(np.ndarray):
     def set(self, source, stream=None):
         np.copyto(self, source)
 
+    @property
+    def data(self):
+        """CuPy's memory pointer: its address (``ptr``; the host's here)."""
+        from types import SimpleNamespace
+
+        return SimpleNamespace(ptr=self.ctypes.data)
+
 
 class FakeEvent:
     def record(self, stream=None):

@@ -390,10 +390,11 @@ def test_solver_estimate_is_the_cost_models(solver):
         assert solver.estimate_ms(pair, costs, "global", float("inf")) == float("inf")
 
 
-def test_a_batchs_sample_from_its_ends_equals_its_pairs():
-    """batch_sampled_score (the codes of a PairBatch's ends alone) is sampled_score of its pairs,
-    whether the batch's buffer is filled or not: pairs shorter and longer than the sample's
-    window, a's longer and shorter than b's, every cost model."""
+def test_a_batchs_samples_at_once_equal_each_pairs():
+    """sampled_scores (the CPU WFAs of the samples at once on numba's threads; a PairBatch's from
+    the codes of its pairs' ends alone) is sampled_score of each pair, whether a PairBatch's
+    buffer is filled or not: pairs shorter and longer than the sample's window, a's longer and
+    shorter than b's, an unrelated pair past the sample's work (inf), every cost model."""
     from splicedalign.workloads.nw.batches import PairBatch
     from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters
 
@@ -401,14 +402,16 @@ def test_a_batchs_sample_from_its_ends_equals_its_pairs():
     print(f"seed {seed}")
     rng = np.random.default_rng(seed)
     pairs = []
-    for n in (1100, 1500, 5000, 40_000):
+    for n, scale in ((1100, 0.5), (1500, 0.5), (5000, 1.0), (40_000, 0.5), (300_000, 0.0)):
         a = random_codes(n, rng)
-        pairs.append(Pair("p", "a", "b", a, mutate(a, rng, 0.5)))
+        pairs.append(Pair("p", "a", "b", a, mutate(a, rng, scale) if scale else random_codes(n // 2, rng)))
     seqs1, seqs2 = [letters(p.a, A_LETTERS) for p in pairs], [letters(p.b, B_LETTERS) for p in pairs]
-    for costs in (Costs(0, 1, 1), Costs(0, 4, 2, 6)):
+    for costs in (Costs(0, 1, 1), Costs(0, 4, 2, 6), Costs(0, 2, 4)):
         want = [wfa.sampled_score(p, costs) for p in pairs]
+        assert np.isinf(want[-1]) and np.isfinite(want[:-1]).all()
+        assert wfa.sampled_scores(pairs, [4, 0, 2], costs).tolist() == [want[4], want[0], want[2]]
         for fill in (False, True):
             batch = PairBatch.from_strings(seqs1, seqs2)
             if fill:
                 batch.filled(len(batch))
-            assert [wfa.batch_sampled_score(batch, k, costs) for k in range(len(pairs))] == want
+            assert wfa.sampled_scores(batch, list(range(len(pairs))), costs).tolist() == want

@@ -168,6 +168,22 @@ class PairBatch(Sequence[Pair]):
         k = q // 2
         return self._codes(q, self._name(k), self.ids2[k] if q % 2 else self.ids1[k], start, stop)
 
+    def spans_codes(self, spans: list[tuple[int, int, int]]) -> list[np.ndarray]:
+        """``codes(q, start, stop)`` of each span, made in two translations (a's spans', b's),
+        not one a span (the GPU batch's sample: 32 spans)."""
+        out: list[np.ndarray] = [np.empty(0, np.uint8)] * len(spans)
+        for parity, table in ((0, _TABLE_A), (1, _TABLE_B)):
+            mine = [k for k, span in enumerate(spans) if span[0] % 2 == parity]
+            raws = [self._raw(*spans[k]) for k in mine]
+            codes = b"".join(raws).translate(table)
+            if bytes([BAD]) in codes:  # (the span's InputError, naming its record and letter)
+                return [self.codes(*span) for span in spans]
+            flat, at = np.frombuffer(bytearray(codes), np.uint8), 0
+            for k, raw in zip(mine, raws):
+                out[k] = flat[at:at + len(raw)]
+                at += len(raw)
+        return out
+
     def _codes(self, q: int, name: str, record: str, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Sequence q's codes (a's for q even, b's for odd; letters [start, stop)) by
         bytes.translate (a 10 kb sequence: 8 us, where core.alphabet's encoding of its text took

@@ -17,6 +17,7 @@ on the device, one stream, nothing allocated but the kept wavefronts' pool (and 
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
@@ -33,7 +34,7 @@ from splicedalign.workloads.nw.cigar import runs_cigar
 from splicedalign.workloads.nw.gpu import batch, wfa_cluster
 from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Columns, Staging, Text, cut_cigars, lengths, pair_sources
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
-from splicedalign.workloads.nw.wfa_kernels import NULL
+from splicedalign.workloads.nw.wfa_kernels import DONE, NULL, wfa_align_codes
 
 KERNEL_FILE = Path(__file__).with_name("wfa.cu")
 MAX_THREADS = 1024
@@ -355,14 +356,57 @@ def sample_lengths(n: int) -> tuple[int, int]:
     return length, length + SAMPLE_MARGIN
 
 
-def batch_sampled_score(batch: PairBatch, k: int, costs: Costs) -> float:
-    """``sampled_score`` of pair k of a ``PairBatch`` from the codes of its ends alone (a pair's
-    whole codes: 2 x 10 kb translated, ~10 us of ~25 a sample on the 2-core machine)."""
-    n, m = int(batch.n[k]), int(batch.m[k])
-    length, wider = sample_lengths(n)
-    return sampled_ends(batch.codes(2 * k, 0, length), batch.codes(2 * k + 1, 0, wider),
-                        batch.codes(2 * k, max(0, n - length), n)[::-1],
-                        batch.codes(2 * k + 1, max(0, m - wider), m)[::-1], n, m, costs)
+def sample_windows(pairs: Sequence[Pair], samples: list[int]) -> list[np.ndarray]:
+    """The codes ``sampled_score`` aligns of each of pairs ``samples``: a's head, b's head, a's
+    tail reversed, b's tail reversed (``sample_lengths``; a ``PairBatch``'s made from those
+    letters alone: ``PairBatch.spans_codes``)."""
+    if isinstance(pairs, PairBatch):
+        spans = []
+        for k in samples:
+            n, m = int(pairs.n[k]), int(pairs.m[k])
+            length, wider = sample_lengths(n)
+            spans += [(2 * k, 0, length), (2 * k + 1, 0, wider), (2 * k, max(0, n - length), n),
+                      (2 * k + 1, max(0, m - wider), m)]
+        codes = pairs.spans_codes(spans)
+        return [c if w % 4 < 2 else c[::-1] for w, c in enumerate(codes)]
+    out = []
+    for k in samples:
+        pair = pairs[k]
+        length, wider = sample_lengths(pair.n)
+        out += [pair.a[:length], pair.b[:wider], pair.a[::-1][:length], pair.b[::-1][:wider]]
+    return out
+
+
+def sampled_scores(pairs: Sequence[Pair], samples: list[int], costs: Costs) -> np.ndarray:
+    """``sampled_score`` of each of pairs ``samples`` (equal), their two CPU WFAs each at once on
+    numba's threads (``_prefix_scores``): 8 pairs' 16 took 0.4-0.7 ms of a batch one after another
+    on the H100 host, each ~10 us of compiled work; on Python threads the GIL's hand-overs cost more)."""
+    g, x, o, e = cpu_wfa.reduced_costs(costs)
+    windows = sample_windows(pairs, samples)
+    sizes = np.fromiter(map(len, windows), np.int64, len(windows))
+    scores = _prefix_scores(np.concatenate(windows).astype(np.uint8, copy=False), sizes, x, o, e, SAMPLE_WORK,
+                            cpu_wfa.KEPT_BYTES).reshape(-1, 2)
+    lengths = sizes[0::4]  # (a's heads)
+    longest = np.array([max(pairs.n[k], pairs.m[k]) if isinstance(pairs, PairBatch) else max(pairs[k].n, pairs[k].m)
+                        for k in samples], np.float64)
+    total = (scores.sum(axis=1) * g).astype(np.float64)
+    return np.where((scores < 0).any(axis=1), np.inf, total / (2 * lengths) * longest)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _prefix_scores(codes, sizes, x, o, e, work_cap, memory_cap):
+    """The CPU WFA's score (reduced costs x, o, e) of a against b in prefix mode for each job j:
+    a and b sequences 2 j and 2 j + 1 of ``codes`` (``sizes`` each, one after another); -1 past
+    ``work_cap`` diagonals."""
+    starts = np.zeros(sizes.size + 1, np.int64)
+    starts[1:] = np.cumsum(sizes)
+    out = np.empty(sizes.size // 2, np.int64)
+    for j in prange(sizes.size // 2):
+        a = codes[starts[2 * j]:starts[2 * j + 1]]
+        b = codes[starts[2 * j + 1]:starts[2 * j + 2]]
+        status, score, _, _, _, _ = wfa_align_codes(a, b, x, o, e, False, True, False, work_cap, memory_cap)
+        out[j] = score if status == DONE else -1
+    return out
 
 
 def sampled_ends(a_head: np.ndarray, b_head: np.ndarray, a_tail: np.ndarray, b_tail: np.ndarray, n: int, m: int,
@@ -450,6 +494,12 @@ def sweep_name(config: Launch, affine: bool, traceback: bool) -> str:
     """The nw_wfa instance of a launch (NAMES)."""
     return SWEEP.format(affine="true" if affine else "false", keep="true" if traceback else "false",
                         shared="true" if config.shared and config.seqs_shared else "false")
+
+
+def item_at(array: Any, first: int) -> Any:
+    """A pointer to item ``first`` of a contiguous device array (a kernel's argument, as a slice
+    from it would pass: ``array.ravel()[first:]`` without CuPy's slicing)."""
+    return np.uint64(array.data.ptr + first * array.itemsize)
 
 
 def poison(*arrays: Any) -> None:
@@ -690,7 +740,9 @@ class WfaSolver:
         samples = [k for k in ks[np.linspace(0, ks.size - 1, min(BATCH_SAMPLES, ks.size)).astype(int)].tolist()
                    if min(n[k], m[k]) >= 2 * SAMPLE_LENGTH]
         t1 = time.perf_counter()
-        rate = float(np.median(self.sample(pairs, samples, costs) / longest[samples])) if samples else None
+        # (statistics' median: NumPy's first call imports numpy.ma, 11 ms of a fresh nw --pairs on the H100 host)
+        rate = float(statistics.median((self.sample(pairs, samples, costs) / longest[samples]).tolist())) \
+            if samples else None
         sample_ms = (time.perf_counter() - t1) * 1e3
         if rate is not None and not np.isfinite(rate):
             return self.declined(count, staging)
@@ -725,12 +777,8 @@ class WfaSolver:
                        got.start2, got.end2, got.text, got.offsets)
 
     def sample(self, pairs: Sequence[Pair], samples: list[int], costs: Costs) -> np.ndarray:
-        """``sampled_score`` of pairs ``samples``, one after another (the 8 of a batch of 10 kb
-        pairs: 0.6-0.8 ms on the H200 host, where on 8 threads they took 1.6-2.0: the GIL's
-        hand-overs between them cost more than their CPU WFAs)."""
-        if isinstance(pairs, PairBatch):
-            return np.array([batch_sampled_score(pairs, k, costs) for k in samples])
-        return np.array([sampled_score(pairs[k], costs) for k in samples])
+        """``sampled_score`` of pairs ``samples`` (``sampled_scores``: their CPU WFAs at once)."""
+        return sampled_scores(pairs, samples, costs)
 
     def declined(self, count: int, staging: Staging | None) -> Columns:
         """No answer for the batch; the copies of its sequences already sent are waited for (their
@@ -937,6 +985,7 @@ class WfaSolver:
         fixed = 8 * count * (max_steps + 1) + 4 * count * runs_each if traceback else 0
         fixed += 0 if config.shared else 4 * count * ring_ints
         pool_ints = 1
+        host_at = {"desc": time.perf_counter()}  # (the host's steps before the first kernel, for the stats)
         if traceback or fixed:
             budget = int(KEEP_SHARE * device.memory_budget(self.memory_cap))
             device.require_memory(fixed, budget, f"gpu wfa: {count} pair(s) up to {max_steps:,} scores")
@@ -950,6 +999,7 @@ class WfaSolver:
             np.tile(np.array([PAD_A, PAD_B], np.uint8), count), np.zeros(2 * count, np.int32)], copy)
         desc_dev, reach_dev, pool_top, codes_dev = meta[:4]
         uploaded = copy.record()  # (chunks sent before the launch: their kernels wait for this too)
+        host_at["meta"] = time.perf_counter()
         packed = cp.empty(int(to[-1]), cp.uint64)
         keep = cp.empty(pool_ints, cp.int32) if traceback else None
         bases = cp.empty(count * (max_steps + 1), cp.int64) if traceback else None
@@ -963,26 +1013,31 @@ class WfaSolver:
         kernel = self.kernel(name)
         smem = config.smem
         device.allow_shared_memory(self.kernel(name), smem)
-        steps1 = max_steps + 1
+        host_at["allocated"] = time.perf_counter()
         if staging is None:  # (made here, where this thread waits next: Staging)
             staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, copy, addresses)
         chunks = staging.chunks
         start, done = cp.cuda.Event(), []
+        pack, table = self.kernel(PACK), meta[4:]
+        # a chunk's slices of the arrays as pointers (item_at): CuPy's slicing, ~10 of them a chunk, costs more
+        per_pair = [(desc_dev, batch.DESCRIPTOR), (ring, ring_ints), (bases, max_steps + 1), (out, batch.OUT)]
         for c, (c0, c1) in enumerate(chunks):
             stream = launches[c % len(launches)]
             stream.wait_event(staging.send(c))
             if c < len(launches):
                 stream.wait_event(uploaded)
             with stream:
-                table = [a[2 * c0:2 * c1] for a in meta[4:]]
-                self.kernel(PACK)((2 * (c1 - c0),), (PACK_THREADS,), (staging.raw, *table, codes_dev, packed))
+                pack((2 * (c1 - c0),), (PACK_THREADS,), (staging.raw, *(item_at(a, 2 * c0) for a in table), codes_dev,
+                                                         packed))
                 if c == 0:
                     start.record(stream)
+                desc_c, ring_c, bases_c, out_c = (None if a is None else item_at(a, c0 * each) for a, each in per_pair)
                 kernel((c1 - c0,), (config.threads,), sweep_args(
-                    packed, desc_dev[c0:c1], reach_dev, mode, x, o, e, max_steps, config,
-                    ring[c0 * ring_ints:] if ring is not None else None, keep, pool_top, pool_ints,
-                    bases[c0 * steps1:] if bases is not None else None, runs, out[c0:c1]), shared_mem=smem)
+                    packed, desc_c, reach_dev, mode, x, o, e, max_steps, config, ring_c, keep, pool_top, pool_ints,
+                    bases_c, runs, out_c), shared_mem=smem)
             done.append(stream.record())
+            if c == 0:
+                host_at["queued"] = time.perf_counter()
         staging.finish()
         staged_ms = (time.perf_counter() - t0) * 1e3
         # the answers and texts of all chunks at once: the host is the batch's bottleneck (2,000 x
@@ -991,6 +1046,7 @@ class WfaSolver:
         # (one wait for the answers, the bad letters' marks and the texts' lengths, a second for the texts)
         for d in done:
             collect.wait_event(d)
+        ended = collect.record()  # (once every chunk's kernels are done: the kernels' end, for the stats)
         counted = batch.text_lengths(desc_dev, runs, out, count, collect) if traceback else None
         got = device.empty_pinned((count, batch.OUT), np.int32)
         out.get(stream=collect, out=got, blocking=False)
@@ -1007,13 +1063,15 @@ class WfaSolver:
         text, offsets = None, None
         if text_sizes is not None and max(steps) >= 0:
             text, offsets = batch.write_text(desc_dev, runs, out, text_sizes, collect)
+        host_at["text"] = time.perf_counter()
         device.check(cp)
-        ends = max(cp.cuda.get_elapsed_time(began, d) for d in done)
         line = staging.timeline  # (host times in ms from the launch's start: negative before it)
         self.stats = {"pairs": count, "threads": config.threads, "shared": config.shared, "max_steps": max_steps,
-                      "kernel_ms": max(cp.cuda.get_elapsed_time(start, d) for d in done), "pool_ints": pool_ints,
+                      "kernel_ms": cp.cuda.get_elapsed_time(start, ended), "pool_ints": pool_ints,
                       "chunks": len(chunks), "staged_ms": staged_ms, "steps": steps, "waited_ms": waited_ms,
-                      "kernels_from_ms": cp.cuda.get_elapsed_time(began, start), "kernels_to_ms": ends,
+                      "kernels_from_ms": cp.cuda.get_elapsed_time(began, start),
+                      "kernels_to_ms": cp.cuda.get_elapsed_time(began, ended),
+                      "host_ms": {k: round((v - t0) * 1e3, 2) for k, v in host_at.items()},
                       "staging_ms": [round((line[k] - t0) * 1e3, 2) for k in ("begun", "addressed", "made")],
                       "threads_started_ms": [round((x - t0) * 1e3, 2) for x in line.get("started", [])],
                       "chunks_sent_ms": [round((x - t0) * 1e3, 2) for x in line["sent"]]}
