@@ -244,7 +244,7 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
     """The linear global batch as the user meets it in-process (module docstring, step 3): median
     ms of --repeats after a warm-up, the WFA launch's stats of the median run, the ratio to pywfa's
     median of the same run; every answer checked against the list-of-pairs run's. The variants
-    (A/B in one run): the default ways, the copies started before the sample, 4 copying threads."""
+    (A/B in one run): the default ways, the strings' copies started before the sample."""
     costs = COSTS["linear"]
     strings = strings_of(pairs)
     want = [(r.score, r.cigar) for r in solve_pairs(solver, pairs, costs, True, "global")]
@@ -270,16 +270,12 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
         return solve_pairs(solver, pairs, costs, True, "global")
 
     early = {(wfa, "EARLY_PIECES"): True}
-    four = {(batch_copy, "COPY_THREADS"): 4}
     variants = {
         "PairBatch in pinned memory made before": (made_before, {}),
         "from the strings (chunk c copied by 2^c threads, up to 8)": (from_strings, {}),
         "from the strings, copies started before the sample": (from_strings, early),
-        "from the strings, 4 copying threads": (from_strings, four),
         "from the strings, every Result and CIGAR read": (every_result, {}),
         "list of Pair (chunk c copied by 2^c threads, up to 8)": (pair_list, {}),
-        "list of Pair, copies started before the sample": (pair_list, early),
-        "list of Pair, 4 copying threads": (pair_list, four),
     }
     for name, (run, settings) in variants.items():
         with knobs(settings):
@@ -301,7 +297,8 @@ def user_rows(solver: GpuSolver, pairs: list, repeats: int, peer_ms: float | Non
                      f"staged {st.get('staged_ms', 0):.1f}, kernel span {st.get('kernel_ms', 0):.1f}, "
                      f"launch {st.get('ms', 0):.1f}, wfa batch {st.get('batch_ms', 0):.1f}; in the launch: kernels "
                      f"{st.get('kernels_from_ms', 0):.1f}-{st.get('kernels_to_ms', 0):.1f}, answers back "
-                     f"{st.get('waited_ms', 0):.1f}, {st.get('chunks', 0)} chunks"))
+                     f"{st.get('waited_ms', 0):.1f}, {st.get('chunks', 0)} chunks; host steps {st.get('host_ms')}, "
+                     f"staging {st.get('staging_ms')}, chunks sent {st.get('chunks_sent_ms')}"))
 
 
 def cli_rows(pairs: list, repeats: int) -> None:
