@@ -110,7 +110,7 @@ def test_concurrent_fills_keep_their_own_inputs(fake_cupy):
 @pytest.mark.parametrize("threads", [1, 3])
 def test_packing_in_pieces_on_threads_copies_every_byte(monkeypatch, threads):
     """device.pack: blocks copied at their offsets, piece by piece on PACK_THREADS threads where
-    there are enough pieces (one thread: in order); nothing outside them is written."""
+    there are enough bytes (one thread, or a few bytes: in order); nothing outside them is written."""
     monkeypatch.setattr(device, "PACK_THREADS", threads)
     monkeypatch.setattr(device, "PACK_PIECE", 1000)
     rng = np.random.default_rng(5)
@@ -122,3 +122,10 @@ def test_packing_in_pieces_on_threads_copies_every_byte(monkeypatch, threads):
     for b, at in zip(blocks, offsets):
         want[at:at + b.size] = b
     assert np.array_equal(buffer, want)
+    taken = []  # many small blocks: in order on this thread, not on the threads (their hand-overs cost more)
+    monkeypatch.setattr(device, "_packers", lambda: taken.append(1))
+    small = [rng.integers(0, 256, 100, dtype=np.uint8) for _ in range(12)]
+    offsets, end = device._packed([b.size for b in small])
+    buffer = np.zeros(end, np.uint8)
+    device.pack(buffer, small, offsets)
+    assert not taken and all(np.array_equal(buffer[at:at + 100], b) for b, at in zip(small, offsets))
