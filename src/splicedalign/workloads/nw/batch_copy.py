@@ -76,6 +76,27 @@ def copy_pieces(addresses, sizes, out, pieces, mine, done):
 
 
 @njit(cache=True, nogil=True)
+def piece_rows(sizes, starts, chunks, threads):
+    """``common.piece_rows`` (its docstring) of ``chunks`` (rows: first pair, past the last)."""
+    rows = np.empty((chunks.shape[0] * threads, 3), np.int64)
+    bounds = np.empty(threads + 1, np.int64)
+    for c in range(chunks.shape[0]):
+        q0, q1 = 2 * chunks[c, 0], 2 * chunks[c, 1]
+        cut = min(threads, 1 << min(c, 30))
+        ends = np.cumsum(sizes[q0:q1])
+        middles = ends - sizes[q0:q1] / 2
+        bounds[0] = q0
+        for t in range(1, cut):  # the first sequence whose middle is at or past t shares' bytes
+            bounds[t] = q0 + np.searchsorted(middles, t * (ends[-1] / cut))
+        bounds[cut:] = q1
+        for t in range(threads):
+            row = c * threads + t
+            rows[row, 0], rows[row, 1] = bounds[t], bounds[t + 1]
+            rows[row, 2] = starts[min(bounds[t], starts.size - 1)]
+    return rows
+
+
+@njit(cache=True, nogil=True)
 def wait_pieces(done, p0, p1, spins):
     """Whether pieces p0 .. p1 - 1 are flagged in ``done``, read up to ``spins`` times over
     (without the GIL: the copying threads take it to start and to end)."""

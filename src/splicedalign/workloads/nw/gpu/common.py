@@ -126,19 +126,13 @@ def piece_rows(sizes: np.ndarray, starts: np.ndarray, chunks: list[tuple[int, in
     c * threads + t being thread t's piece of chunk c: chunk c's sequences (``sizes``: n0, m0,
     n1, ... at ``starts``) cut into min(threads, 2^c) pieces of about equal bytes (a sequence in
     the piece of its middle byte), the other rows empty, so that chunk c waits for the first 2^c
-    threads alone (the threads start one after another: each takes the GIL to begin)."""
-    rows = np.empty((len(chunks) * threads, 3), np.int64)
-    for c, (c0, c1) in enumerate(chunks):
-        q0, q1 = 2 * c0, 2 * c1
-        ends = np.cumsum(sizes[q0:q1])
-        cut = min(threads, 1 << min(c, 30))
-        middles = ends - sizes[q0:q1] / 2
-        inner = q0 + np.searchsorted(middles, np.arange(1, cut) * (int(ends[-1]) / cut))
-        bounds = np.concatenate([[q0], inner, np.full(threads - cut + 1, q1)])
-        block = rows[c * threads:(c + 1) * threads]
-        block[:, 0], block[:, 1] = bounds[:-1], bounds[1:]
-        block[:, 2] = starts[np.minimum(bounds[:-1], starts.size - 1)]
-    return rows
+    threads alone (the threads start one after another: each takes the GIL to begin). One
+    compiled pass (``batch_copy.piece_rows``: NumPy's passes chunk by chunk took ~0.15 ms of the
+    staging's making for 6 chunks on the 2-core machine)."""
+    from splicedalign.workloads.nw import batch_copy
+
+    return batch_copy.piece_rows(np.ascontiguousarray(sizes, np.int64), np.ascontiguousarray(starts, np.int64),
+                                 np.array(chunks, np.int64).reshape(-1, 2), threads)
 
 
 def concatenate_codes(arrays: list[np.ndarray], out: np.ndarray) -> None:
