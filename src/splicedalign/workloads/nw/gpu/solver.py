@@ -162,7 +162,7 @@ class GpuSolver:
         check_mode(mode)
         if self.batch is None:
             self.batch = BatchSolver(self.solve, self.name)
-        results = Columns.none(len(pairs))
+        results = None
         self.batch.stats = {}
         if self.wfa is not None:
             self.wfa.stats = {}
@@ -170,6 +170,8 @@ class GpuSolver:
             if self.wfa is None:
                 self.wfa = wfa.WfaSolver(poison=self.poison)
             results = self.wfa.solve_many(pairs, costs, traceback, mode)
+        if results is None:
+            results = Columns.none(len(pairs))
         rest = results.missing()
         if rest:
             for k, r in zip(rest, self.batch.solve_many([pairs[k] for k in rest], costs, traceback, mode)):

@@ -558,6 +558,7 @@ class WfaAnswers:
     start2: list[int]
     text: Text | None = None
     offsets: list[int] | None = None
+    found: np.ndarray | None = None  # (a batch's) whether each pair's score was found: score[k] is not None
 
     def cigar(self, k: int) -> str | None:
         return None if self.score[k] is None else cut_cigars(self.text, self.offsets, [k])[0]
@@ -766,14 +767,15 @@ class WfaSolver:
         before_ms = (time.perf_counter() - t0) * 1e3
         got = self.launch(taken, costs, traceback, mode, steps, visits, BATCH_THREADS, nk, mk, staging,
                           addresses if ks.size == count else None)
-        answered = np.array([s is not None for s in got.score], bool)
+        answered = got.found if got.found is not None else np.array([s is not None for s in got.score], bool)
         rows = np.full(count, -1, np.int64)
         rows[ks[answered]] = np.flatnonzero(answered)
         cells = cells_k.tolist()
         share = (time.perf_counter() - t0) / max(1, sum(cells))
         self.stats.update(taken=int(answered.sum()), sample_ms=sample_ms, before_ms=before_ms,
                           batch_ms=(time.perf_counter() - t0) * 1e3)
-        return Columns(rows, [0 if s is None else s for s in got.score], cells, share, "gpu", ALGORITHM,
+        scores = got.score if answered.all() else [0 if s is None else s for s in got.score]
+        return Columns(rows, scores, cells, share, "gpu", ALGORITHM,  # type: ignore[arg-type]  (no None left)
                        got.start2, got.end2, got.text, got.offsets)
 
     def sample(self, pairs: Sequence[Pair], samples: list[int], costs: Costs) -> np.ndarray:
@@ -1055,13 +1057,14 @@ class WfaSolver:
         collect.synchronize()
         waited_ms = (time.perf_counter() - t0) * 1e3
         steps = got[:, 0].tolist()
+        found = got[:, 0] >= 0
         if marks is not None:  # letters no code stands for (the pack kernel's marks)
             marked = np.flatnonzero(marks)
             if marked.size:
                 pairs[int(marked[0]) // 2]  # its codes made on the host: InputError naming the record and letter
                 raise AssertionError(f"the device marked a letter of pair {int(marked[0]) // 2 + 1} bad, the host not")
         text, offsets = None, None
-        if text_sizes is not None and max(steps) >= 0:
+        if text_sizes is not None and found.any():
             text, offsets = batch.write_text(desc_dev, runs, out, text_sizes, collect)
         host_at["text"] = time.perf_counter()
         device.check(cp)
@@ -1075,7 +1078,11 @@ class WfaSolver:
                       "staging_ms": [round((line[k] - t0) * 1e3, 2) for k in ("begun", "addressed", "made")],
                       "threads_started_ms": [round((x - t0) * 1e3, 2) for x in line.get("started", [])],
                       "chunks_sent_ms": [round((x - t0) * 1e3, 2) for x in line["sent"]]}
-        answers = WfaAnswers([s * g if s >= 0 else None for s in steps], got[:, 1].tolist(),
-                             got[:, 2].tolist() if traceback and mode == "infix" else [0] * count, text, offsets)
+        scores: list[int | None] = (got[:, 0].astype(np.int64) * g).tolist()
+        if not found.all():
+            scores = [s if ok else None for s, ok in zip(scores, found.tolist())]
+        answers = WfaAnswers(scores, got[:, 1].tolist(),
+                             got[:, 2].tolist() if traceback and mode == "infix" else [0] * count, text, offsets,
+                             found)
         self.stats["ms"] = (time.perf_counter() - t0) * 1e3
         return answers
