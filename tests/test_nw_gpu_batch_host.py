@@ -263,6 +263,18 @@ def test_staging_sends_a_pair_batch_from_its_own_buffer(pieces, host, monkeypatc
     assert bytes(np.asarray(odd.raw)) == b"ACGTTTg?C"
 
 
+def test_staging_finished_unsent_fills_the_batch(pieces, host):
+    """A staging finished without a chunk sent (a declined batch) has copied every piece, the
+    caller's of chunk 0 too: the batch's buffer holds all its letters."""
+    seqs1, seqs2 = ["ACGT" * 9, "g", "NNa" * 20, "a" * 44], ["TT", "CCCCC" * 7, "u", "C" * 3]
+    batch_ = PairBatch.from_strings(seqs1, seqs2)
+    staging = common.Staging(device.PinnedBuffers(), "t", batch_, *common.lengths(batch_),
+                             host.cuda.get_current_stream())
+    assert len(staging.chunks) > 1
+    staging.finish()
+    assert batch_.complete and bytes(batch_.letters) == "".join(s for p in zip(seqs1, seqs2) for s in p).encode()
+
+
 def _letters(codes, wildcard, rng):
     """Codes as a user may write them: either case, U for T now and then, the wildcard N or R."""
     text = np.frombuffer(b"ACGT" + wildcard * 2, np.uint8)[codes].copy()

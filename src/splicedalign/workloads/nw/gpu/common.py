@@ -199,6 +199,7 @@ class Staging:
         self._jobs: list[Any] = []  # each copying thread's share of the pieces (a future)
         self._threads = 0  # copying threads: chunk c's pieces are rows c * threads .. (c + 1) * threads - 1
         self._done = np.zeros(0, np.int64)  # each piece's flag (core.atomics)
+        self._first: tuple[np.ndarray, np.ndarray] | None = None  # (addresses, pieces) of the caller's piece
         addresses, self._host = self._sources(total, addresses) if BACKGROUND and not whole and total else (None, None)
         self.timeline["addressed"] = time.perf_counter()
         if whole and len(pairs):
@@ -229,7 +230,8 @@ class Staging:
 
     def _start(self, addresses: np.ndarray) -> None:
         """The pieces on the copying threads (``piece_rows``: the t-th thread to start copies
-        piece t of each chunk, chunk after chunk), each thread's in one call."""
+        piece t of each chunk, chunk after chunk), each thread's in one call; chunk 0's one piece
+        the caller's (``_copy_first``)."""
         from splicedalign.workloads.nw import batch_copy
 
         threads, pool = batch_copy.copy_threads(), batch_copy.copiers()
@@ -238,20 +240,34 @@ class Staging:
         # (empty pieces flagged already: chunk c waits for its 2^c threads alone, not for the others to start)
         self._done = (pieces[:, 0] == pieces[:, 1]).astype(np.int64)
         started = self.timeline["started"] = np.zeros(threads)
+        # chunk 0's one piece (row 0) is the caller's, copied at its first wait while the threads start
         self._jobs = [pool.submit(_copy_share, started, t, addresses, self.sizes, self._host, pieces,
-                                  np.arange(t, len(pieces), threads), self._done) for t in range(threads)]
+                                  np.arange(t if t else threads, len(pieces), threads), self._done)
+                      for t in range(threads)]
+        self._first = (addresses, pieces)
 
     def _wait(self, c: int) -> None:
         """Chunk c's pieces copied (their flags read without the GIL; a copying thread's
         exception raised here)."""
-        from splicedalign.workloads.nw.batch_copy import wait_pieces
+        from splicedalign.workloads.nw import batch_copy
 
+        self._copy_first()
         p0, p1 = c * self._threads, (c + 1) * self._threads
-        while not wait_pieces(self._done, p0, p1, 1 << 16):
+        while not batch_copy.wait_pieces(self._done, p0, p1, 1 << 16):
             time.sleep(0)  # (a machine with fewer cores than threads: let the copying threads run)
             for job in self._jobs:
                 if job.done():
                     job.result()  # (raises its exception; one that ended well has flagged its pieces)
+
+    def _copy_first(self) -> None:
+        """Chunk 0's piece copied on this thread, once (the first chunk on its way without waiting
+        for a thread to start: each takes the GIL to begin)."""
+        from splicedalign.workloads.nw import batch_copy
+
+        if self._first is not None:
+            addresses, pieces = self._first
+            self._first = None
+            batch_copy.copy_pieces(addresses, self.sizes, self._host, pieces, np.zeros(1, np.int64), self._done)
 
     def send(self, c: int) -> Any:
         """Chunk c on its way (its pieces waited for, or gathered here; copied on the stream); the
@@ -285,6 +301,7 @@ class Staging:
         """Every piece copied (waited for), the batch's buffer marked filled, the role's buffer
         free for its next use once the copies are done (its next ``hold`` waits for them)."""
         if self._jobs:
+            self._copy_first()
             jobs, self._jobs = self._jobs, []
             wait(jobs)
             for job in jobs:
