@@ -99,10 +99,12 @@ def pair_sources(pairs: Sequence[Pair]) -> tuple[np.ndarray, np.ndarray, np.ndar
         return *lengths(pairs), None
     from splicedalign.workloads.nw import batch_copy
 
-    table = batch_copy.array_table([s for p in pairs for s in (p.a, p.b)])
+    arrays: list[np.ndarray] = [np.empty(0, np.uint8)] * (2 * len(pairs))  # a0 b0 a1 b1 ... (slices: ~2x a
+    arrays[0::2], arrays[1::2] = [p.a for p in pairs], [p.b for p in pairs]  # comprehension over both)
+    table = batch_copy.array_table(arrays)
     if table is None:
         n, m = lengths(pairs)
-        return n, m, batch_copy.array_addresses([s for p in pairs for s in (p.a, p.b)], np.stack([n, m], 1).ravel())
+        return n, m, batch_copy.array_addresses(arrays, np.stack([n, m], 1).ravel())
     return table[1][0::2].copy(), table[1][1::2].copy(), table[0]
 
 
