@@ -7,18 +7,26 @@ compiled with task clocks (wavefront.cu, TASK_TIMES; NVRTC): for every task, whe
 it, when its first input blocks had arrived, when it ended, its SM and how long it waited for
 inputs after its first window. Answers of the clocked kernel must be the shipped one's. The
 clocks, the launched task list and the cases' shapes go to ``--out`` (npz); ``--analyse FILE``
-prints the analysis of such a file. ``--ab BASE_CU``: replays of this tree's kernel against
-another version of wavefront.cu (``ab``).
+prints the analysis of such a file. ``--fed``: the same for fed launches (a fresh solver's first
+call: the kernel starts on an empty task list and the host feeds it windows, feed.py), clocked
+as fed and then as its replay, with the windows' landing. ``--ab BASE_CU``: replays (and with
+``--fed`` fed calls) of this tree's kernel against another version of wavefront.cu (``ab``).
 
 * the timeline: tasks in flight (warps held) per tenth of the kernel, split into strips waiting
   for their first input, strips running, folds;
 * the tail: when 50 / 90 / 99 / 100% of the tasks had ended, and what ran in the last 10%;
 * warp time by kind (strips by lane rows, folds) and its share spent waiting;
-* the long chains' (launch.long_chains) last task against everyone else's.
+* the long chains' (launch.long_chains) last task against everyone else's;
+* the critical path into the last task (each task's input that arrived last, back to a task
+  without inputs): its hops by kind (strip or fold to strip or fold), the ms they add, the hops
+  whose task was taken only after its input had arrived (a fed launch: its window came late);
+  the long chains' strips' steps per us over the span, with their entry-row windows per strip
+  and the share of their run spent taking them (caught up with their producer).
 
     PYTHONPATH=src python3 scripts/profile_spliced_tasks.py --seeds 2012 7132700 --out tasks.npz
     PYTHONPATH=src python3 scripts/profile_spliced_tasks.py --analyse tasks.npz
     PYTHONPATH=src SPLICEDALIGN_SHIPPED_KERNELS=0 python3 scripts/profile_spliced_tasks.py --ab main_wavefront.cu
+    PYTHONPATH=src python3 scripts/profile_spliced_tasks.py --fed --seeds 2012 --out fed.npz
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from splicedalign.workloads.spliced.gpu.plan import (
+    F_ENTRY_ROW,
     F_IN2_ROW,
     F_IN_ROW,
     F_KIND,
@@ -45,48 +54,68 @@ from splicedalign.workloads.spliced.gpu.plan import (
 CAPACITY = 1 << 19  # tasks a clocked launch records (a paper set plans ~90-120 k)
 
 
+class Clocked:
+    """The solver's kernels compiled with task clocks while on (solver.kernel_defines patched),
+    and the clocked module's task_times / task_start once a clocked call has run."""
+
+    def __init__(self) -> None:
+        from splicedalign.gpu import device
+        from splicedalign.workloads.spliced.gpu import solver
+
+        self.device, self.solver = device, solver
+        self.shipped, self.function = solver.kernel_defines, device.function
+        self.looked_up: list[tuple] = []  # (all names, defines) of each kernel the solver asks for
+
+        def spy(source, name, all_names, defines=None):
+            self.looked_up.append((all_names, defines or {}))
+            return self.function(source, name, all_names, defines)
+        device.function = spy
+
+    def on(self, on: bool) -> None:
+        shipped = self.shipped
+        self.solver.kernel_defines = (lambda: {**shipped(), "TASK_TIMES": CAPACITY}) if on else shipped
+
+    def arrays(self):
+        cp = self.device.cupy()
+        names, defines = next((n, d) for n, d in reversed(self.looked_up) if "TASK_TIMES" in d)
+        module = self.device._module(self.solver.KERNEL_FILE, names, tuple(sorted(defines.items())))
+        times = cp.ndarray((CAPACITY, 4), dtype=cp.uint64, memptr=module.get_global("task_times"))
+        start = cp.ndarray((1,), dtype=cp.uint64, memptr=module.get_global("task_start"))
+        return times, start
+
+    def close(self) -> None:
+        self.on(False)
+        self.device.function = self.function
+
+
 def measure(seeds: list[int], repeats: int, out: Path) -> None:
-    from splicedalign.gpu import device
-    from splicedalign.workloads.spliced.gpu import launch, solver
-    from splicedalign.workloads.spliced.gpu.solver import KERNEL_FILE, GpuSolver
+    from splicedalign.workloads.spliced.gpu import launch
+    from splicedalign.workloads.spliced.gpu.solver import GpuSolver
     from splicedalign.workloads.spliced.synthetic import paper_set
 
-    cp = device.cupy()
-    shipped, function = solver.kernel_defines, device.function
-    looked_up: list[tuple] = []  # (all names, defines) of each kernel the solver asks for
-
-    def spy(source, name, all_names, defines=None):
-        looked_up.append((all_names, defines or {}))
-        return function(source, name, all_names, defines)
-
-    def clocks(on: bool) -> None:
-        solver.kernel_defines = (lambda: {**shipped(), "TASK_TIMES": CAPACITY}) if on else shipped
-
-    device.function = spy
+    cp = __import__("cupy")
+    clock = Clocked()
     saved: dict[str, np.ndarray] = {}
     for seed in seeds:
         cases = paper_set(seed)
         gpu = GpuSolver()
         want = gpu.solve_many(cases, traceback=False)  # cold: planned (fed), cached
         (_, inputs), = gpu._cache.items()
-        clocks(True)
+        clock.on(True)
         gpu.solve_many(cases, traceback=False)  # the clocked kernel compiled
-        names, defines = looked_up[-1]
-        times = cp.ndarray((CAPACITY, 4), dtype=cp.uint64,
-                           memptr=device._module(KERNEL_FILE, names, tuple(sorted(defines.items()))).get_global(
-                               "task_times"))
+        times, _ = clock.arrays()
         plain, clocked = [], []
         for _ in range(repeats):
-            clocks(False)
+            clock.on(False)
             gpu.solve_many(cases, traceback=False)
             plain.append(gpu.kernel_ms[0])
-            clocks(True)
+            clock.on(True)
             times.fill(0)
             got = gpu.solve_many(cases, traceback=False)
             clocked.append(gpu.kernel_ms[0])
             if not same(got, want):
                 sys.exit(f"seed {seed}: the clocked kernel's answers differ from the shipped one's")
-        clocks(False)
+        clock.on(False)
         tasks = cp.asnumpy(inputs.tasks)
         plan = inputs.plan
         saved[f"s{seed}_times"] = cp.asnumpy(times[: tasks.shape[0]])
@@ -97,8 +126,111 @@ def measure(seeds: list[int], repeats: int, out: Path) -> None:
         saved[f"s{seed}_ms"] = np.array([plain, clocked])
         print(f"seed {seed}: {len(tasks)} tasks; kernel ms shipped {statistics.median(plain):.2f} "
               f"(all {' '.join(f'{x:.2f}' for x in plain)}), clocked {statistics.median(clocked):.2f}", flush=True)
-    device.function = function
+    clock.close()
     np.savez_compressed(out, seeds=np.array(seeds), **saved)
+
+
+class FedCall:
+    """One fed call of a fresh solver (feed.Feeder.steps and GpuSolver._fed watched): its
+    windows (first, count), the task records in launch order, and (ms after the kernel's start)
+    each window's copies done and the kernel's end."""
+
+    def __init__(self, cases) -> None:
+        from splicedalign.gpu import device
+        from splicedalign.workloads.spliced.gpu import feed, solver
+
+        cp = device.cupy()
+        windows: list[tuple[int, int]] = []
+        staged: list[np.ndarray] = []
+        queued: list = []
+        steps, fed_call = feed.Feeder.steps, solver.GpuSolver._fed
+
+        def watched_steps(self, tasks, base, tsel):
+            staged.append(tasks)
+            for w in steps(self, tasks, base, tsel):
+                windows.append((w.first, w.count))
+                yield w
+
+        def watched_fed(self, *args):
+            q = fed_call(self, *args)
+            queued.append(q)
+            return q
+        feed.Feeder.steps, solver.GpuSolver._fed = watched_steps, watched_fed
+        try:
+            gpu = solver.GpuSolver()
+            self.results = gpu.solve_many(cases, traceback=False)
+        finally:
+            feed.Feeder.steps, solver.GpuSolver._fed = steps, fed_call
+        if len(queued) != 1:
+            sys.exit("not one fed launch: is feeding off (Tuning.feed_shares)?")
+        self.gpu, self.windows = gpu, windows
+        total = windows[-1][0] + windows[-1][1]
+        self.tasks = np.array(staged[0][:total])
+        start, end = queued[0].events[:2]
+        self.window_ms = [cp.cuda.get_elapsed_time(start, e) for e in queued[0].feeds]
+        self.kernel_ms = cp.cuda.get_elapsed_time(start, end)
+
+
+def measure_fed(seeds: list[int], repeats: int, out: Path) -> None:
+    """Per seed: fed calls of fresh solvers (shipped kernel, then clocked), then the clocked
+    replay of the last one's cached plan; the last clocked fed call's and the replay's clocks."""
+    from splicedalign.workloads.spliced.gpu import launch
+    from splicedalign.workloads.spliced.synthetic import paper_set
+
+    cp = __import__("cupy")
+    clock = Clocked()
+    saved: dict[str, np.ndarray] = {}
+    for seed in seeds:
+        cases = paper_set(seed)
+        want = FedCall(cases).results  # compiled, warm
+        clock.on(True)
+        FedCall(cases)  # the clocked kernels compiled
+        times, start = clock.arrays()
+        plain, clocked = [], []
+        for _ in range(repeats):
+            clock.on(False)
+            call = FedCall(cases)
+            plain.append((call.kernel_ms, call.window_ms[0], call.kernel_ms - call.window_ms[0]))
+            clock.on(True)
+            times.fill(0)
+            start.fill(0)
+            call = FedCall(cases)
+            clocked.append((call.kernel_ms, call.window_ms[0], call.kernel_ms - call.window_ms[0]))
+            if not same(call.results, want):
+                sys.exit(f"seed {seed}: the clocked fed kernel's answers differ from the shipped one's")
+        (_, inputs), = call.gpu._cache.items()
+        plan = inputs.plan
+        n = call.tasks.shape[0]
+        saved[f"fed{seed}_times"] = cp.asnumpy(times[:n])
+        saved[f"fed{seed}_start"] = cp.asnumpy(start)
+        saved[f"fed{seed}_tasks"] = call.tasks
+        saved[f"fed{seed}_windows"] = np.array(call.windows)
+        saved[f"fed{seed}_window_ms"] = np.array(call.window_ms)
+        saved[f"fed{seed}_ms"] = np.array([[r[0] for r in plain], [r[0] for r in clocked]])
+        times.fill(0)
+        start.fill(0)
+        got = call.gpu.solve_many(cases, traceback=False)  # the replay of its cached plan, clocked
+        replay_ms = call.gpu.kernel_ms[0]
+        if not same(got, want):
+            sys.exit(f"seed {seed}: the clocked replay's answers differ from the shipped one's")
+        clock.on(False)
+        tasks = cp.asnumpy(inputs.tasks)
+        saved[f"s{seed}_times"] = cp.asnumpy(times[: tasks.shape[0]])
+        saved[f"s{seed}_start"] = cp.asnumpy(start)
+        saved[f"s{seed}_tasks"] = tasks
+        saved[f"s{seed}_ms"] = np.array([[replay_ms], [replay_ms]])
+        for key in ("s", "fed"):
+            saved[f"{key}{seed}_tgt_off"] = plan.tgt_off
+            saved[f"{key}{seed}_K"] = plan.flat.K
+            saved[f"{key}{seed}_long"] = np.asarray(launch.long_chains(plan.flat), dtype=np.int64)
+        for name, rows in (("shipped", plain), ("clocked", clocked)):
+            k, w, after = np.median(np.array(rows), axis=0)
+            print(f"seed {seed} fed {name}: kernel {k:.2f} ms, first window at {w:.2f}, kernel after it {after:.2f} "
+                  f"(all {' '.join(f'{r[0]:.2f}/{r[2]:.2f}' for r in rows)})", flush=True)
+        print(f"seed {seed}: windows land at {' '.join(f'{x:.2f}' for x in call.window_ms)} ms; clocked replay "
+              f"{replay_ms:.2f} ms", flush=True)
+    clock.close()
+    np.savez_compressed(out, seeds=np.array(seeds), fed=np.array(True), **saved)
 
 
 def same(got, want) -> bool:
@@ -107,43 +239,58 @@ def same(got, want) -> bool:
                and r.alignment == w.alignment for r, w in zip(got, want)) and len(got) == len(want)
 
 
-def ab(base: Path, seeds: list[int], repeats: int) -> None:
-    """Replays (cached plans) of this tree's kernel as configured against ``base`` (another
-    version of wavefront.cu, compiled by NVRTC like this one) with every throughput launch at all
-    the blocks per SM that fit (as before Tuning.score_blocks_per_sm), alternating in one process,
-    answers identical to the base's: the paper set score at each seed, traced at the first, 10
-    paper sets, the IL1RAPL1-shaped case (a chain launch) score and traced. Kernel ms (the
-    launches' sum): median (all); GPU span median."""
-    import dataclasses
-
+def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only: bool = False,
+       more: tuple[Path, ...] = ()) -> None:
+    """Replays (cached plans) of this tree's kernel against ``base`` (another version of
+    wavefront.cu, compiled by NVRTC like this one), alternating in one process, answers identical
+    to the base's: the paper set score at each seed, traced at the first, 10 paper sets, the
+    IL1RAPL1-shaped case (a chain launch) score and traced. Kernel ms (the launches' sum): median
+    (all); GPU span median. ``fed``: first the fed calls (fresh solvers) of the paper set at each
+    seed, kernel ms and the kernel after its first window's copies (median, all); ``paper_only``:
+    no traced, 10-set or IL1RAPL1 replays; ``more``: other versions too (named by their folder)."""
     from splicedalign.workloads.spliced.gpu import solver
-    from splicedalign.workloads.spliced.gpu.plan import BLOCKS_PER_SM
     from splicedalign.workloads.spliced.gpu.solver import GpuSolver
     from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set, paper_sets
 
     ours = solver.KERNEL_FILE
-    names = ("base", "this")
+    files = {"base": base, "this": ours, **{f.parent.name: f for f in more}}
+    names = tuple(files)
+    failures = []
+    for seed in seeds if fed else ():
+        cases = paper_set(seed)
+        want = None
+        rows: dict[str, list[tuple[float, float]]] = {k: [] for k in names}
+        for r in range(repeats + 1):
+            for name in (names if r % 2 == 0 else names[::-1]):
+                solver.KERNEL_FILE = files[name]
+                call = FedCall(cases)
+                want = want or call.results
+                if r:  # round 0: every variant's kernels compiled and warm
+                    rows[name].append((call.kernel_ms, call.kernel_ms - call.window_ms[0]))
+                if not same(call.results, want):
+                    failures.append(f"paper {seed} fed {name}: answers differ from the base's")
+                del call
+        print(f"paper {seed} fed: kernel ms median (all) | after its first window median (all)", flush=True)
+        for name in names:
+            k, w = np.array(rows[name]).T
+            print(f"    {name:<6}{np.median(k):7.2f} ({' '.join(f'{x:.2f}' for x in k)}) | {np.median(w):6.2f} "
+                  f"({' '.join(f'{x:.2f}' for x in w)})", flush=True)
     works = [(f"paper {seed} score", lambda seed=seed: paper_set(seed), False) for seed in seeds]
-    works += [(f"paper {seeds[0]} traced", lambda: paper_set(seeds[0]), True),
+    works += [] if paper_only else [
+              (f"paper {seeds[0]} traced", lambda: paper_set(seeds[0]), True),
               ("10 sets score", lambda: paper_sets(10, seeds[0]), False),
               ("IL1RAPL1 score", lambda: [il1rapl1_case()], False),
               ("IL1RAPL1 traced", lambda: [il1rapl1_case()], True)]
-    failures = []
     for label, make, traced in works:
         cases = make()
         gpu = GpuSolver()
-        tunings = {"base": dataclasses.replace(gpu.tuning, score_blocks_per_sm=BLOCKS_PER_SM), "this": gpu.tuning}
-        files = {"base": base, "this": ours}
-
-        def use(name: str, gpu=gpu, files=files, tunings=tunings) -> None:
-            solver.KERNEL_FILE, gpu.tuning = files[name], tunings[name]
-        use("base")
-        want = gpu.solve_many(cases, traceback=traced)  # planned and cached (blocks per SM are no part of a plan)
+        solver.KERNEL_FILE = base
+        want = gpu.solve_many(cases, traceback=traced)  # planned and cached
         ms: dict[str, list[float]] = {k: [] for k in names}
         spans: dict[str, list[float]] = {k: [] for k in names}
         for r in range(repeats + 1):
             for name in (names if r % 2 == 0 else names[::-1]):
-                use(name)
+                solver.KERNEL_FILE = files[name]
                 got = gpu.solve_many(cases, traceback=traced)
                 if r:  # round 0: every variant's kernels compiled and warm
                     ms[name].append(sum(gpu.kernel_ms))
@@ -174,19 +321,24 @@ def plain(seed: int, repeats: int) -> None:
 
 def analyse(path: Path) -> None:
     data = np.load(path)
+    keys = ("fed", "s") if "fed" in data.files else ("s",)
     for seed in data["seeds"].tolist():
-        d = {k.split("_", 1)[1]: data[k] for k in data.files if k.startswith(f"s{seed}_")}
-        analyse_one(seed, d)
+        for key in keys:
+            d = {k.split("_", 1)[1]: data[k] for k in data.files if k.startswith(f"{key}{seed}_")}
+            analyse_one(f"{seed}{' fed' if key == 'fed' else ' replay' if len(keys) > 1 else ''}", d)
 
 
-def analyse_one(seed: int, d: dict) -> None:
+def analyse_one(seed: str, d: dict) -> None:
     times, tasks = d["times"].astype(np.int64), d["tasks"]
     take, ready, end = times[:, 0], times[:, 1], times[:, 2]
-    sm, waited = times[:, 3] >> 48, times[:, 3] & ((1 << 48) - 1)
+    old = "start" not in d  # clocks before windows were counted: (SM << 48 | ns waited)
+    sm = times[:, 3] >> 48
+    waited = times[:, 3] & ((1 << (48 if old else 32)) - 1)
+    windows = np.zeros_like(waited) if old else (times[:, 3] >> 32) & 0xFFFF
     if (end == 0).any():
         print(f"seed {seed}: {(end == 0).sum()} tasks without clocks")
         return
-    t0 = take.min()
+    t0 = int(d["start"][0]) if not old and int(d["start"][0]) else take.min()
     take, ready, end = (take - t0) / 1e3, (ready - t0) / 1e3, (end - t0) / 1e3  # us
     waited = waited / 1e3
     span = end.max()
@@ -201,6 +353,10 @@ def analyse_one(seed: int, d: dict) -> None:
           f"chains (K {d['K'][d['long']].tolist()}); kernel ms shipped {np.median(plain):.2f}, clocked "
           f"{np.median(clocked):.2f}; clocked span {span / 1e3:.2f} ms on {len(np.unique(sm))} SMs")
     q = np.quantile(end, [0.5, 0.9, 0.99, 1.0])
+    if "windows" in d:  # fed: when each window's first task was taken (ms after the kernel started)
+        print("  fed windows (tasks): first taken at " + ", ".join(
+            f"{take[a:a + c].min() / 1e3:.2f} ({c})" for a, c in d["windows"].tolist())
+            + "; copies done at " + " ".join(f"{x:.2f}" for x in d["window_ms"].tolist()) + " ms (host events)")
     print("  tasks ended by (ms): " + ", ".join(f"{p}% {x / 1e3:.2f}" for p, x in zip((50, 90, 99, 100), q)))
     chains_end = end[long].max() / 1e3 if long.any() else 0.0
     print(f"  last task taken at {take.max() / 1e3:.2f} ms; long chains end {chains_end:.2f}, "
@@ -223,15 +379,14 @@ def analyse_one(seed: int, d: dict) -> None:
         "folds": held(take, end, fold),
         "long-chain tasks": held(take, end, long),
     }
-    print(f"  warps held per tenth of the span ({span / bins / 1e3:.2f} ms each; "
-          f"{len(np.unique(sm))} SMs x 24 = {24 * len(np.unique(sm))} slots):")
+    print(f"  warps held per tenth of the span ({span / bins / 1e3:.2f} ms each; {len(np.unique(sm))} SMs):")
     for name, v in rows.items():
         print(f"    {name:<26}" + " ".join(f"{x:6.0f}" for x in v))
     # warp time by kind
     dur = end - take
     total = dur.sum()
     print(f"  warp time {total / 1e3:.0f} warp-ms (mean warps held {total / span:.0f}); by kind: share of warp time"
-          f" | waiting for the first input | waiting later | mean task us | tasks")
+          f" | waiting for the first input | later windows (folds: probing) | mean task us | tasks")
     kinds = [("folds", fold)] + [(f"strips R={r}", strip & (tasks[:, F_LANE_ROWS] == r))
                                  for r in np.unique(tasks[strip, F_LANE_ROWS])]
     for name, sel in kinds:
@@ -260,6 +415,59 @@ def analyse_one(seed: int, d: dict) -> None:
     print(f"  strips with inputs: first-input wait median {np.median(first_wait[strip & has_in]):.1f} us, "
           f"p90 {np.quantile(first_wait[strip & has_in], 0.9):.1f}; folds first blocks median "
           f"{np.median((ready - take)[fold]):.1f} us")
+    critical_path(tasks, take, ready, end, fold, long, windows, waited)
+
+
+def critical_path(tasks, take, ready, end, fold, long, windows, waited) -> None:
+    """The path into the last task to end, through each task's input that arrived last (by its
+    producer's first blocks: `ready`), back to a task without inputs; then the long chains'
+    strips over the span."""
+    producer = {r: i for i, r in enumerate(tasks[:, F_OUT_ROW].tolist())}
+    for i in np.flatnonzero(tasks[:, F_ENTRY_ROW] >= 0).tolist():  # a strip writing a fold's row
+        producer.setdefault(int(tasks[i, F_ENTRY_ROW]), i)
+    path = [int(np.argmax(end))]
+    while True:
+        t = tasks[path[-1]]
+        inputs = [producer[r] for r in (int(t[F_IN_ROW]), int(t[F_IN2_ROW])) if r >= 0 and r in producer]
+        if not inputs:
+            break
+        path.append(max(inputs, key=lambda p: ready[p]))
+    path = np.array(path[::-1])
+    kind = np.where(fold[path], "F", "S")
+    lag = np.diff(ready[path])
+    late = np.maximum(take[path[1:]] - ready[path[:-1]], 0)  # the consumer taken after its input was there
+    lanes = np.where(fold[path], 0, 32 - (32 * tasks[path, F_LANE_ROWS] - tasks[path, F_ROWS])
+                     // np.maximum(tasks[path, F_LANE_ROWS], 1))
+    print(f"  critical path: {len(path)} tasks ({fold[path].sum()} folds), first ready at {ready[path[0]] / 1e3:.2f} "
+          f"ms, the last task ready {ready[path[-1]] / 1e3:.2f}, ends {end[path[-1]] / 1e3:.2f} "
+          f"({end[path[-1]] - ready[path[-1]]:.0f} us); its strips' lanes {lanes[:-1].sum()} "
+          f"({lag.sum() / max(lanes[:-1].sum(), 1):.2f} us of path per lane)")
+    for k in ("SS", "SF", "FS", "FF"):
+        sel = np.array([a + b == k for a, b in zip(kind[:-1], kind[1:])])
+        if sel.any():
+            print(f"    {k}: {sel.sum()} hops, median {np.median(lag[sel]):.1f} us, {lag[sel].sum() / 1e3:.2f} ms; "
+                  f"taken after the input came: {(late[sel] > 0).sum()} hops, {late[sel].sum() / 1e3:.2f} ms")
+    parts = 10
+    print("    path by tenths (ms at, ms of path, us per strip lane): " + "  ".join(
+        f"{ready[path[a]] / 1e3:.2f} {lag[a:b].sum() / 1e3:.2f} {lag[a:b].sum() / max(lanes[a:b].sum(), 1):.2f}"
+        for a, b in zip(np.linspace(0, len(lag), parts + 1, dtype=int)[:-1],
+                        np.linspace(0, len(lag), parts + 1, dtype=int)[1:])))
+    strip = ~fold & long
+    if not strip.any():
+        return
+    n, r = tasks[:, F_N], np.maximum(tasks[:, F_LANE_ROWS], 1)
+    steps = (n + 4) // 4 + 31 - (32 * r - tasks[:, F_ROWS]) // r
+    blocks = (n + 4) // 4
+    span = end.max()
+    print("  long chains' strips by when their first input came (tenths of the span): steps/us running | "
+          "entry windows per strip (blocks per window) | share of the run taking windows | strips")
+    for lo, hi in zip(np.linspace(0, span, parts + 1)[:-1], np.linspace(0, span, parts + 1)[1:]):
+        sel = strip & (ready >= lo) & (ready < hi)
+        if sel.any():
+            run = (end - ready)[sel].sum()
+            print(f"    {lo / 1e3:5.2f}-{hi / 1e3:5.2f} ms: {steps[sel].sum() / run:5.2f} | {windows[sel].mean():6.1f} "
+                  f"({blocks[sel].sum() / max(windows[sel].sum() + sel.sum(), 1):5.1f}) | "
+                  f"{waited[sel].sum() / run:5.1%} | {sel.sum()}")
 
 
 def main() -> None:
@@ -271,17 +479,19 @@ def main() -> None:
     ap.add_argument("--plain", action="store_true",
                     help="only the shipped kernel: the first seed's set planned whole, then replayed --repeats "
                          "times (what Nsight Compute wraps: its second wavefront launch is the first replay)")
-    ap.add_argument("--ab", type=Path, default=None, metavar="BASE_CU",
-                    help="replays with this tree's wavefront.cu against another version of it (see ab)")
+    ap.add_argument("--ab", type=Path, nargs="+", default=None, metavar="BASE_CU",
+                    help="replays with this tree's wavefront.cu against another version of it, and more (see ab)")
+    ap.add_argument("--fed", action="store_true", help="fed launches (fresh solvers' first calls) and their replays")
+    ap.add_argument("--paper-only", action="store_true", help="--ab: the paper set's calls only")
     args = ap.parse_args()
     if args.ab is not None:
-        ab(args.ab, args.seeds, args.repeats)
+        ab(args.ab[0], args.seeds, args.repeats, args.fed, args.paper_only, tuple(args.ab[1:]))
         return
     if args.plain:
         plain(args.seeds[0], args.repeats)
         return
     if args.analyse is None:
-        measure(args.seeds, args.repeats, args.out)
+        (measure_fed if args.fed else measure)(args.seeds, args.repeats, args.out)
     analyse(args.analyse or args.out)
 
 

@@ -55,9 +55,12 @@
 // Task clocks, a profile only (scripts/profile_spliced_tasks.py compiles them in with NVRTC,
 // -DTASK_TIMES=<tasks at most>; no shipped kernel has them): per task i, the global timer (ns)
 // when a warp took it, when its first input blocks had arrived (a task without inputs: when it
-// was taken), when it ended, and (SM << 48 | the ns it waited for inputs after its first window).
+// was taken), when it ended, and (SM << 48 | windows << 32 | ns): a strip's entry-row windows
+// after its first and the ns it spent taking them (the poll's wait included), a fold's passes
+// and the ns it probed. task_start: the timer when the kernel's first warp started.
 #ifdef TASK_TIMES
 __device__ unsigned long long task_times[TASK_TIMES][4];  // global scope: its name unmangled
+__device__ unsigned long long task_start;
 __device__ __forceinline__ unsigned long long clock_ns() {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -146,7 +149,7 @@ __device__ __forceinline__ void copy_wait() { asm volatile("cp.async.wait_group 
 template <typename T> struct EntryBuffers {
     Vec<T> in[32], in2[32], window[32];
     int entry_row;
-    TASK_CLOCK(unsigned long long ready, waited;)  // task clocks (lane 0 writes them)
+    TASK_CLOCK(unsigned long long ready, waited, windows;)  // task clocks (lane 0 writes them)
 };
 
 template <typename T>
@@ -185,16 +188,24 @@ __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) 
 
 // A fed launch (feed.py): feed[0] is how many tasks the host has copied in so far, feed[1]
 // becomes 1 once no more come (a copy after the last count). Whether task i is there to run
-// (false: it never comes, or the wait ran out: then *error is set); every lane polls the same
-// word (one request), read with acquire order before the task's own loads. Warps past the
-// count sleep between polls: thousands of them poll while the host plans.
-__device__ __forceinline__ bool fed(const int* feed, int i, int* error) {
+// (false: it never comes, or the wait ran out: then *error is set). `ready`: the count this warp
+// last read with acquire order; a task below it needs no read at all (that acquire already orders
+// every later load of the warp after the copies it counts). Otherwise every lane polls the same
+// word (one request) with relaxed loads, sleeping between polls (thousands of warps poll while
+// the host plans), and reads it once more with acquire order when it covers i or is final: an
+// acquire at gpu scope invalidates the SM's whole L1 (CCTL.IVALL), so an acquire per poll threw
+// away the selector lines of every warp computing on that SM, every FEED_SLEEP_NS per waiting warp.
+__device__ __forceinline__ bool fed(const int* feed, int i, int& ready, int* error) {
+    if (i < ready) return true;
     long long start = -1;
     while (true) {
         unsigned long long f;
-        asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(f) : "l"(feed) : "memory");
-        if (i < (int)(unsigned)f) return true;
-        if (f >> 32) return false;
+        asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(f) : "l"(feed) : "memory");
+        if (i < (int)(unsigned)f || (f >> 32)) {
+            asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(f) : "l"(feed) : "memory");
+            ready = (int)(unsigned)f;  // >= the relaxed read's: the count only grows
+            return i < ready;
+        }
         if (gave_up(start, error)) return false;
         __nanosleep(FEED_SLEEP_NS);
     }
@@ -320,7 +331,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
             if (u == wend && u < blocks) {  // warp-uniform
                 const int b = u + ((lane - u) & 31);
                 long long start = -1;
-                TASK_CLOCK(unsigned long long w0 = 0;)
+                TASK_CLOCK(const unsigned long long w0 = clock_ns();)
                 while (true) {
                     copy_wait();
                     Vec<T> e;
@@ -337,7 +348,6 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
                         wend = min(u + (from_u ? __ffs(from_u) - 1 : 32), blocks);
                         break;
                     }
-                    TASK_CLOCK(if (w0 == 0) w0 = clock_ns();)
                     if (gave_up(start, error)) {
                         wend = blocks;
                         break;
@@ -352,7 +362,10 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
                 TASK_CLOCK(if (lane == 0) {
                     const unsigned long long t1 = clock_ns();
                     if (u == 0) eb.ready = t1;
-                    else if (w0) eb.waited += t1 - w0;
+                    else {
+                        eb.waited += t1 - w0;
+                        ++eb.windows;
+                    }
                 })
                 // An exon's first strip standing in for fold p_k - 1 (plan.py) writes the window's
                 // new blocks unshifted (after the next poll is out: it is on the strip's chain).
@@ -496,6 +509,7 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error, EntryBuff
                     const unsigned long long t1 = clock_ns();
                     if (c0 == 0) eb.ready = t1;
                     else if (w0) eb.waited += t1 - w0;
+                    ++eb.windows;
                 })
                 c0 += ready * COLS;
                 break;
@@ -536,14 +550,16 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
     const int lane = threadIdx.x & 31;
     __shared__ EntryBuffers<T> entry_buffers[THREADS / 32];
     EntryBuffers<T>& eb = entry_buffers[threadIdx.x / 32];
+    int ready = 0;  // a fed launch: the tasks this warp knows are there (fed)
+    TASK_CLOCK(if (blockIdx.x == 0 && threadIdx.x == 0) task_start = clock_ns();)
     while (true) {
         int i = 0;
         if (lane == 0) i = atomicAdd(next_task, 1);
         i = __shfl_sync(0xffffffffu, i, 0);
-        if (ntasks < 0 ? !fed(feed, i, next_task + 1) : i >= ntasks) return;  // warp-uniform
+        if (ntasks < 0 ? !fed(feed, i, ready, next_task + 1) : i >= ntasks) return;  // warp-uniform
         const Task t = load_task(tasks, i);
         TASK_CLOCK(const unsigned long long taken = clock_ns();
-                   if (lane == 0) { eb.ready = taken; eb.waited = 0; })
+                   if (lane == 0) { eb.ready = taken; eb.waited = 0; eb.windows = 0; })
         if (t.kind == KIND_FOLD) {
             if (MODE != MODE_FOLLOW) fold_task<T, FREE>(t, rows, gap, next_task + 1, eb);
         } else if (MODE == MODE_RECORD && t.moves == TASK_NONE) {
@@ -559,7 +575,7 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
             task_times[i][0] = taken;
             task_times[i][1] = eb.ready;
             task_times[i][2] = clock_ns();
-            task_times[i][3] = (unsigned long long)sm << 48 | eb.waited;
+            task_times[i][3] = (unsigned long long)sm << 48 | min(eb.windows, 0xffffull) << 32 | min(eb.waited, 0xffffffffull);
         })
     }
 }
