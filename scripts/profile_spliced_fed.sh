@@ -4,14 +4,14 @@
 # and replays, alternating, both kernels by NVRTC, answers identical), then --fed (task clocks of a
 # fed kernel and of its replay: windows' landing, the critical path, the long chains' strips).
 #
-#   BASE_CU=<another wavefront.cu> [MORE_CU="<more versions>"] SEEDS="2012 6784610" AB_SEEDS="2012 7132700 6784610" bash scripts/profile_spliced_fed.sh
+#   BASE_CU=<another wavefront.cu> [MORE_CU="<more versions>"] [AB_FLAGS=--chain-folds] SEEDS="2012 6784610" AB_SEEDS="2012 7132700 6784610" bash scripts/profile_spliced_fed.sh
 set -uo pipefail
 export PYTHONPATH=${PYTHONPATH:-$PWD/src} PYTHONUNBUFFERED=1
 OUT=${OUT:-device_out}; mkdir -p "$OUT"; T0=$SECONDS
 P="python3 scripts/profile_spliced_tasks.py"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
 # shellcheck disable=SC2086  # seeds are meant to split
-SPLICEDALIGN_SHIPPED_KERNELS=0 timeout "${AB_LIMIT:-240}" $P --ab "${BASE_CU:?another wavefront.cu}" ${MORE_CU:-} --fed --paper-only \
+SPLICEDALIGN_SHIPPED_KERNELS=0 timeout "${AB_LIMIT:-240}" $P --ab "${BASE_CU:?another wavefront.cu}" ${MORE_CU:-} --fed --paper-only ${AB_FLAGS:-} \
   --seeds ${AB_SEEDS:-2012 7132700 6784610} --repeats "${REPEATS:-4}" > "$OUT/ab.log" 2>&1
 echo "ab rc=$? [t=$((SECONDS - T0)) s]"
 # shellcheck disable=SC2086

@@ -240,21 +240,34 @@ def same(got, want) -> bool:
 
 
 def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only: bool = False,
-       more: tuple[Path, ...] = ()) -> None:
+       more: tuple[Path, ...] = (), chain_folds: bool = False) -> None:
     """Replays (cached plans) of this tree's kernel against ``base`` (another version of
     wavefront.cu, compiled by NVRTC like this one), alternating in one process, answers identical
     to the base's: the paper set score at each seed, traced at the first, 10 paper sets, the
     IL1RAPL1-shaped case (a chain launch) score and traced. Kernel ms (the launches' sum): median
     (all); GPU span median. ``fed``: first the fed calls (fresh solvers) of the paper set at each
     seed, kernel ms and the kernel after its first window's copies (median, all); ``paper_only``:
-    no traced, 10-set or IL1RAPL1 replays; ``more``: other versions too (named by their folder)."""
-    from splicedalign.workloads.spliced.gpu import solver
+    no traced, 10-set or IL1RAPL1 replays; ``more``: other versions too (named by their folder);
+    ``chain_folds``: also this kernel with the long chains' folds placed late and written by entry
+    rows as every other case's are (launch.late_folds; "chainfolds")."""
+    from splicedalign.workloads.spliced.gpu import launch, solver
+    from splicedalign.workloads.spliced.gpu.flat import FlatCases
     from splicedalign.workloads.spliced.gpu.solver import GpuSolver
     from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set, paper_sets
 
-    ours = solver.KERNEL_FILE
+    ours, late_folds = solver.KERNEL_FILE, launch.late_folds
+
+    def every_case_late(cases, tuning=launch.TUNING):
+        flat = FlatCases.of(cases)
+        return np.full(len(flat), tuning.late_folds and not tuning.chain_bound(len(flat)))
     files = {"base": base, "this": ours, **{f.parent.name: f for f in more}}
+    plans = dict.fromkeys(files, late_folds)
+    if chain_folds:
+        files["chainfolds"], plans["chainfolds"] = ours, every_case_late
     names = tuple(files)
+
+    def use(name: str) -> None:
+        solver.KERNEL_FILE, launch.late_folds = files[name], plans[name]
     failures = []
     for seed in seeds if fed else ():
         cases = paper_set(seed)
@@ -262,7 +275,7 @@ def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only
         rows: dict[str, list[tuple[float, float]]] = {k: [] for k in names}
         for r in range(repeats + 1):
             for name in (names if r % 2 == 0 else names[::-1]):
-                solver.KERNEL_FILE = files[name]
+                use(name)
                 call = FedCall(cases)
                 want = want or call.results
                 if r:  # round 0: every variant's kernels compiled and warm
@@ -283,25 +296,29 @@ def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only
               ("IL1RAPL1 traced", lambda: [il1rapl1_case()], True)]
     for label, make, traced in works:
         cases = make()
-        gpu = GpuSolver()
-        solver.KERNEL_FILE = base
-        want = gpu.solve_many(cases, traceback=traced)  # planned and cached
+        gpus = {}
+        for name in names:  # each planned and cached (a variant's plan may differ)
+            use(name)
+            gpus[name] = GpuSolver()
+            got = gpus[name].solve_many(cases, traceback=traced)
+            want = got if name == "base" else want
         ms: dict[str, list[float]] = {k: [] for k in names}
         spans: dict[str, list[float]] = {k: [] for k in names}
         for r in range(repeats + 1):
             for name in (names if r % 2 == 0 else names[::-1]):
-                solver.KERNEL_FILE = files[name]
-                got = gpu.solve_many(cases, traceback=traced)
+                use(name)
+                got = gpus[name].solve_many(cases, traceback=traced)
                 if r:  # round 0: every variant's kernels compiled and warm
-                    ms[name].append(sum(gpu.kernel_ms))
-                    spans[name].append(gpu.span_ms)
+                    ms[name].append(sum(gpus[name].kernel_ms))
+                    spans[name].append(gpus[name].span_ms)
                 if not same(got, want):
                     failures.append(f"{label} {name}: answers differ from the base's")
         print(f"{label}: kernel ms (sum of launches) median (all); GPU span", flush=True)
         for name in names:
             print(f"    {name:<6}{statistics.median(ms[name]):7.2f} ({' '.join(f'{x:.2f}' for x in ms[name])}); "
                   f"span {statistics.median(spans[name]):.2f}", flush=True)
-    solver.KERNEL_FILE = ours
+        del gpus
+    solver.KERNEL_FILE, launch.late_folds = ours, late_folds
     print("A/B answers: " + ("identical" if not failures else "; ".join(failures)), flush=True)
     if failures:
         sys.exit(1)
@@ -483,9 +500,11 @@ def main() -> None:
                     help="replays with this tree's wavefront.cu against another version of it, and more (see ab)")
     ap.add_argument("--fed", action="store_true", help="fed launches (fresh solvers' first calls) and their replays")
     ap.add_argument("--paper-only", action="store_true", help="--ab: the paper set's calls only")
+    ap.add_argument("--chain-folds", action="store_true",
+                    help="--ab: also the long chains' folds late and written by entry rows (see ab)")
     args = ap.parse_args()
     if args.ab is not None:
-        ab(args.ab[0], args.seeds, args.repeats, args.fed, args.paper_only, tuple(args.ab[1:]))
+        ab(args.ab[0], args.seeds, args.repeats, args.fed, args.paper_only, tuple(args.ab[1:]), args.chain_folds)
         return
     if args.plain:
         plain(args.seeds[0], args.repeats)
