@@ -32,6 +32,7 @@ as fed and then as its replay, with the windows' landing. ``--ab BASE_CU``: repl
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 from pathlib import Path
@@ -135,7 +136,7 @@ class FedCall:
     windows (first, count), the task records in launch order, and (ms after the kernel's start)
     each window's copies done and the kernel's end."""
 
-    def __init__(self, cases) -> None:
+    def __init__(self, cases, tuning=None) -> None:
         from splicedalign.gpu import device
         from splicedalign.workloads.spliced.gpu import feed, solver
 
@@ -157,7 +158,7 @@ class FedCall:
             return q
         feed.Feeder.steps, solver.GpuSolver._fed = watched_steps, watched_fed
         try:
-            gpu = solver.GpuSolver()
+            gpu = solver.GpuSolver(tuning=tuning or solver.TUNING)
             self.results = gpu.solve_many(cases, traceback=False)
         finally:
             feed.Feeder.steps, solver.GpuSolver._fed = steps, fed_call
@@ -240,7 +241,7 @@ def same(got, want) -> bool:
 
 
 def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only: bool = False,
-       more: tuple[Path, ...] = (), chain_folds: bool = False) -> None:
+       more: tuple[Path, ...] = (), variants: dict | None = None) -> None:
     """Replays (cached plans) of this tree's kernel against ``base`` (another version of
     wavefront.cu, compiled by NVRTC like this one), alternating in one process, answers identical
     to the base's: the paper set score at each seed, traced at the first, 10 paper sets, the
@@ -248,8 +249,11 @@ def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only
     (all); GPU span median. ``fed``: first the fed calls (fresh solvers) of the paper set at each
     seed, kernel ms and the kernel after its first window's copies (median, all); ``paper_only``:
     no traced, 10-set or IL1RAPL1 replays; ``more``: other versions too (named by their folder);
-    ``chain_folds``: also this kernel with the long chains' folds placed late and written by entry
-    rows as every other case's are (launch.late_folds; "chainfolds")."""
+    ``variants``: also this kernel with other launch.Tuning values ({name: {field: value}}; the
+    field "chain_folds": true places the long chains' folds late and written by entry rows as every
+    other case's are, launch.late_folds patched)."""
+    import dataclasses
+
     from splicedalign.workloads.spliced.gpu import launch, solver
     from splicedalign.workloads.spliced.gpu.flat import FlatCases
     from splicedalign.workloads.spliced.gpu.solver import GpuSolver
@@ -262,8 +266,11 @@ def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only
         return np.full(len(flat), tuning.late_folds and not tuning.chain_bound(len(flat)))
     files = {"base": base, "this": ours, **{f.parent.name: f for f in more}}
     plans = dict.fromkeys(files, late_folds)
-    if chain_folds:
-        files["chainfolds"], plans["chainfolds"] = ours, every_case_late
+    tunings = dict.fromkeys(files, launch.TUNING)
+    for name, values in (variants or {}).items():
+        values = dict(values)
+        files[name], plans[name] = ours, every_case_late if values.pop("chain_folds", False) else late_folds
+        tunings[name] = dataclasses.replace(launch.TUNING, **values)
     names = tuple(files)
 
     def use(name: str) -> None:
@@ -276,7 +283,7 @@ def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only
         for r in range(repeats + 1):
             for name in (names if r % 2 == 0 else names[::-1]):
                 use(name)
-                call = FedCall(cases)
+                call = FedCall(cases, tunings[name])
                 want = want or call.results
                 if r:  # round 0: every variant's kernels compiled and warm
                     rows[name].append((call.kernel_ms, call.kernel_ms - call.window_ms[0]))
@@ -299,7 +306,7 @@ def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only
         gpus = {}
         for name in names:  # each planned and cached (a variant's plan may differ)
             use(name)
-            gpus[name] = GpuSolver()
+            gpus[name] = GpuSolver(tuning=tunings[name])
             got = gpus[name].solve_many(cases, traceback=traced)
             want = got if name == "base" else want
         ms: dict[str, list[float]] = {k: [] for k in names}
@@ -500,11 +507,12 @@ def main() -> None:
                     help="replays with this tree's wavefront.cu against another version of it, and more (see ab)")
     ap.add_argument("--fed", action="store_true", help="fed launches (fresh solvers' first calls) and their replays")
     ap.add_argument("--paper-only", action="store_true", help="--ab: the paper set's calls only")
-    ap.add_argument("--chain-folds", action="store_true",
-                    help="--ab: also the long chains' folds late and written by entry rows (see ab)")
+    ap.add_argument("--variant", nargs="*", default=[], metavar="NAME=JSON",
+                    help='--ab: also this kernel with these launch.Tuning values (and "chain_folds": true; see ab)')
     args = ap.parse_args()
     if args.ab is not None:
-        ab(args.ab[0], args.seeds, args.repeats, args.fed, args.paper_only, tuple(args.ab[1:]), args.chain_folds)
+        variants = {v.split("=", 1)[0]: json.loads(v.split("=", 1)[1]) for v in args.variant}
+        ab(args.ab[0], args.seeds, args.repeats, args.fed, args.paper_only, tuple(args.ab[1:]), variants)
         return
     if args.plain:
         plain(args.seeds[0], args.repeats)

@@ -624,7 +624,13 @@ def test_launch_order_is_a_stable_sort_by_relative_position():
         bucket = (2 * pos + 1) * slot_case.size // (2 * per_case[slot_case])
         want = np.empty(slot_case.size, np.int64)
         want[np.argsort(bucket, kind="stable")] = np.arange(slot_case.size)
-        assert np.array_equal(gpu_plan._launch_order(case_tasks, int(rng.integers(1, 40))), want)
+        T = slot_case.size
+        assert np.array_equal(gpu_plan._launch_order(case_tasks, int(rng.integers(1, 40)), 0, T), want)
+        # the first cases led: over the first `span` buckets, the order still a stable sort by bucket
+        lead, span = int(rng.integers(0, per_case.size + 1)), int(rng.integers(1, T + 1))
+        bucket = np.where(slot_case < lead, (2 * pos + 1) * span // (2 * per_case[slot_case]), bucket)
+        want[np.argsort(bucket, kind="stable")] = np.arange(T)
+        assert np.array_equal(gpu_plan._launch_order(case_tasks, int(rng.integers(1, 40)), lead, span), want)
 
 
 def test_late_folds():

@@ -130,9 +130,11 @@ class Feeder:
     launch's Plan."""
 
     def __init__(self, flat: FlatCases, rows_per_lane: int, floors: np.ndarray, late: np.ndarray,
-                 entry: np.ndarray, long: int, shares: Sequence[float], follow_least: int | None = None) -> None:
+                 entry: np.ndarray, long: int, shares: Sequence[float], follow_least: int | None = None,
+                 lead: float = 1.0) -> None:
         self.flat, self.R, self.floors, self.late, self.entry = flat, rows_per_lane, floors, late, entry
         self.long = long
+        self.lead = lead  # the long chains' slots at lead * their relative position (Tuning.long_chain_lead)
         # a recording launch (follow_least: its follower's fewest rows per lane): its long chains'
         # moves recorded by a follower that starts after window 0 (module doc, "Recording")
         self.follow_least = follow_least
@@ -161,7 +163,7 @@ class Feeder:
         if config.record and (not first or config.followed != tuple(long)):
             return None  # a recording launch is fed with its followed long chains first only
         fed = cls(flat, config.rows_per_lane, config.floors, config.late, config.entry, len(long) if first else 0,
-                  tuning.feed_shares, config.least if config.record else None)
+                  tuning.feed_shares, config.least if config.record else None, tuning.long_chain_lead)
         return fed if len(fed) > 1 else None
 
     def __len__(self) -> int:
@@ -207,8 +209,8 @@ class Feeder:
                 tc = np.diff(ct)
                 self._long_case = np.repeat(np.arange(self.long), tc)
                 pos = np.arange(ct[-1]) - np.repeat(ct[:-1], tc)
-                self._long_window = np.searchsorted(self.edges, (2 * pos + 1) / (2 * tc[self._long_case]),
-                                                    side="right")
+                self._long_window = np.searchsorted(
+                    self.edges, self.lead * (2 * pos + 1) / (2 * tc[self._long_case]), side="right")
             moves_end = got.moves_units
             if j == 0:
                 self._head = got.tasks
@@ -241,9 +243,13 @@ class Feeder:
         np.cumsum(counts, out=seg[1:])
         slots = np.concatenate([long_slots, np.arange(ct[start], ct[-1])])
         with PARALLEL:
-            local = _launch_order(seg, order_ranges(int(seg[-1])))
+            local = _launch_order(seg, order_ranges(int(seg[-1])), self.long, self._span(int(seg[-1])))
             _scatter(out, first, local, slots, long_slots.size, head, own.tasks)
         return slots.size
+
+    def _span(self, T: int) -> int:
+        """The buckets a launch order of ``T`` slots spreads the long chains over (plan._interleave)."""
+        return max(1, min(T, int(self.lead * T)))
 
     def rows_size(self) -> int:
         """Plan.rows_size (the row elements the launch writes), once every step is planned."""
@@ -259,7 +265,7 @@ class Feeder:
         ct = head.case_tasks[:self.long + 1]
         L = int(ct[-1])
         with PARALLEL:
-            at = _launch_order(ct, order_ranges(L))  # each long chain slot's place in that order
+            at = _launch_order(ct, order_ranges(L), 0, L)  # each long chain slot's place in that order
         slot = np.empty(L, np.int64)
         slot[at] = np.arange(L)
         S = int(head.strip_start[self.flat.exon_start[self.long]])
@@ -303,7 +309,7 @@ class Feeder:
         case_tasks = np.concatenate([s.case_tasks[:-1] + o for s, o in zip(steps, slots)] + [slots[-1:]])
         tasks = np.empty((int(slots[-1]), NFIELDS), np.int32)
         with PARALLEL:
-            order = _launch_order(case_tasks, order_ranges(int(slots[-1])))
+            order = _launch_order(case_tasks, order_ranges(int(slots[-1])), self.long, self._span(int(slots[-1])))
             for s, a, b in zip(steps, slots[:-1], slots[1:]):
                 _place(tasks, order[a:b], s.tasks)
         self._order = order

@@ -136,6 +136,12 @@ class Tuning:
     # WAIT_LIMIT_CYCLES (~10 s): the feed's compiled passes are loaded before it starts
     # (feed.load_passes).
     feed_shares: tuple[float, ...] = FED_SHARES
+    # A fed launch's long chains come earlier in its order than their relative position x: at
+    # x * long_chain_lead, both across its windows and inside each (and in its replays' order).
+    # Their tasks were taken late: on a K = 622 chain's critical path ~45-75% of the hops found
+    # their input there when a warp took the task (task clocks, H100; wavefront.cu's chain ran
+    # ahead of the launch order). Under measurement: 1.0 keeps the order as before.
+    long_chain_lead: float = 1.0
     # A fed launch's plan for replays (its tasks in a whole launch's order, ~6 MB for a paper set:
     # feed.Feeder.plan and its upload, 2.2-3.3 ms of the H100 host after the last window) is made
     # when a replay of the same cases first needs it, not in the fed call: in 2 of the release

@@ -547,7 +547,8 @@ def _bucket_walk(tc, T):  # pragma: no cover - compiled
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def _interleave(case_tasks, stride, parts, launch, row, at, sums, bound):  # pragma: no cover - compiled
+def _interleave(case_tasks, stride, parts, launch, row, at, sums, bound, lead_cases,
+                span):  # pragma: no cover - compiled
     """The launch index of every slot (into ``launch``) and its row offset (into ``row``, none
     where ``stride`` is empty), each task a row of its case's ``stride`` in launch order; returns
     the tasks' rows. Cases interleaved by relative position (pos + 1/2) / tasks_in_case, i.e.
@@ -561,7 +562,9 @@ def _interleave(case_tasks, stride, parts, launch, row, at, sums, bound):  # pra
     range (``bound``, (parts + 1, C)) are made first, in parallel over cases without a division a
     slot: the ranges then read them (each range and case found its run by divisions: a 10-set
     launch's 64 ranges (16 threads) took 11.1 ms of CPU against 8.9 now). ``at`` and ``sums``
-    (slots' size, ``sums`` none without rows): work space."""
+    (slots' size, ``sums`` none without rows): work space. The first ``lead_cases`` cases (a fed
+    launch's long chains: feed.py) are spread over the first ``span`` <= T buckets only: their
+    tasks come earlier in the launch than their relative position."""
     C = case_tasks.size - 1
     T = case_tasks[C]
     rows = stride.size > 0
@@ -573,7 +576,7 @@ def _interleave(case_tasks, stride, parts, launch, row, at, sums, bound):  # pra
         for c in range(edges[g], edges[g + 1]):
             a, tc, r = case_tasks[c], case_tasks[c + 1] - case_tasks[c], 0
             if tc:
-                b, rem, den, step, more = _bucket_walk(tc, T)
+                b, rem, den, step, more = _bucket_walk(tc, span if c < lead_cases else T)
                 for pos in range(tc):
                     while edge[r] <= b:
                         bound[r, c] = pos
@@ -626,14 +629,14 @@ def order_ranges(tasks: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _launch_order(case_tasks, parts):  # pragma: no cover - compiled
+def _launch_order(case_tasks, parts, lead_cases, span):  # pragma: no cover - compiled
     """The launch index of every slot (_interleave; ``parts``: ranges of buckets, clipped to
-    1..T)."""
+    1..T; the first ``lead_cases`` cases over ``span`` buckets)."""
     T, none = case_tasks[-1], np.zeros(0, np.int64)
     parts = max(1, min(T, parts))
     launch = np.empty(T, np.int64)
     _interleave(case_tasks, none, parts, launch, none, np.empty(T, np.int64), none,
-                np.empty((parts + 1, case_tasks.size - 1), np.int64))
+                np.empty((parts + 1, case_tasks.size - 1), np.int64), lead_cases, span)
     return launch
 
 
@@ -845,7 +848,7 @@ def plan_tasks(flat: FlatCases, rows_per_lane: int, lane_rows_floor=None, late_f
         if interleave:
             parts = order_ranges(T)
             task_rows = _interleave(case_tasks, stride, parts, launch, row, bucket_at, bucket_rows,
-                                    _scratch("bounds", (parts + 1, C)))
+                                    _scratch("bounds", (parts + 1, C)), 0, T)
         else:
             task_rows = _in_slot_order(case_tasks, stride, launch, row)
         tasks = np.empty((T, NFIELDS), np.int32)  # NumPy's: huge pages where the kernel has them (fewer faults)
