@@ -250,8 +250,8 @@ def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only
     seed, kernel ms and the kernel after its first window's copies (median, all); ``paper_only``:
     no traced, 10-set or IL1RAPL1 replays; ``more``: other versions too (named by their folder);
     ``variants``: also this kernel with other launch.Tuning values ({name: {field: value}}; the
-    field "chain_folds": true places the long chains' folds late and written by entry rows as every
-    other case's are, launch.late_folds patched)."""
+    field "chain_folds": false keeps the long chains' fold tasks where their exons put them (not
+    late, none written by entry rows: launch.late_folds before round 8), true places them late)."""
     import dataclasses
 
     from splicedalign.workloads.spliced.gpu import launch, solver
@@ -264,12 +264,18 @@ def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only
     def every_case_late(cases, tuning=launch.TUNING):
         flat = FlatCases.of(cases)
         return np.full(len(flat), tuning.late_folds and not tuning.chain_bound(len(flat)))
+
+    def not_long_chains(cases, tuning=launch.TUNING):
+        late = every_case_late(cases, tuning)
+        late[launch.long_chains(FlatCases.of(cases), tuning)] = False
+        return late
     files = {"base": base, "this": ours, **{f.parent.name: f for f in more}}
     plans = dict.fromkeys(files, late_folds)
     tunings = dict.fromkeys(files, launch.TUNING)
     for name, values in (variants or {}).items():
         values = dict(values)
-        files[name], plans[name] = ours, every_case_late if values.pop("chain_folds", False) else late_folds
+        folds = values.pop("chain_folds", None)
+        files[name], plans[name] = ours, late_folds if folds is None else every_case_late if folds else not_long_chains
         tunings[name] = dataclasses.replace(launch.TUNING, **values)
     names = tuple(files)
 

@@ -634,14 +634,16 @@ def test_launch_order_is_a_stable_sort_by_relative_position():
 
 
 def test_late_folds():
-    """Tuning.late_folds: in a throughput launch every case but its long chains places each fold
+    """Tuning.late_folds: in a throughput launch every case (its long chains too) places each fold
     right before the first exon whose first strip reads it (later than before the first exon
     after the fold's exon), still after both its inputs; a chain launch places none late."""
     rng = np.random.default_rng(5)
     cases = gene_like(rng, Shape(m=20_000, K=40, n=300, exon_mean=150), "g", targets=3)
     many = cases * (launch.TUNING.throughput_cases // len(cases) + 1)
     late = launch.late_folds(many)
-    assert late.sum() == len(many) - len(launch.long_chains(many)) > 0
+    assert late.size > 0 and late.all()
+    mixed = many + gene_like(rng, Shape(m=20_000, K=120, n=300, exon_mean=60), "long", targets=1)
+    assert launch.long_chains(mixed) == [len(mixed) - 1] and launch.late_folds(mixed).all()  # its long chain's too
     assert not launch.late_folds(cases).any()  # a chain launch
     for flags in ([False] * 3, [True] * 3, [True, False, True]):
         t = build_plan(cases, 8, late_folds=flags).tasks

@@ -92,10 +92,13 @@ class Tuning:
     # In a throughput launch a fold waits for its exon's last strip, in a warp that could run a
     # strip: placed right after that exon it spins for most of the strip's sweep (the paper set:
     # 74% of folds were taken within the ~3,200 tasks the GPU runs at once of their exon's last
-    # strip). late_folds places each fold q of such a launch's cases (not its long chains':
-    # their folds are on their chain) as late as its consumers allow; those that an exon's entry
-    # row equals are no tasks at all where the kernel can write them (plan.entry_folds; on a
-    # chain such a fold would come one entry-row window late, IL1RAPL1 +2%, so chains keep them).
+    # strip). late_folds places each fold q of such a launch's cases, its long chains' too, as
+    # late as its consumers allow; those that an exon's entry row equals are no tasks at all where
+    # the kernel can write them (plan.entry_folds). A chain-bound launch keeps its folds (such a
+    # fold comes one entry-row window late: IL1RAPL1 +2%), but in a throughput launch the long
+    # chains' fold tasks stood between their strips in the order: with them late and by entry
+    # rows the paper set's replays took 8.87 / 8.17 / 6.93 ms against 9.40 / 8.38 / 6.92, its fed
+    # kernels 0.1-0.5 ms less, 10 sets 66.4 against 67.9 (H100).
     late_folds: bool = True
     # Blocks per SM of the follower of long chains: fewer than the recording kernel's
     # MIN_BLOCKS_PER_SM, so that the kernel, whose rows the follower waits for, always has a
@@ -139,9 +142,11 @@ class Tuning:
     # A fed launch's long chains come earlier in its order than their relative position x: at
     # x * long_chain_lead, both across its windows and inside each (and in its replays' order).
     # Their tasks were taken late: on a K = 622 chain's critical path ~45-75% of the hops found
-    # their input there when a warp took the task (task clocks, H100; wavefront.cu's chain ran
-    # ahead of the launch order). Under measurement: 1.0 keeps the order as before.
-    long_chain_lead: float = 1.0
+    # their input there when a warp took the task (task clocks, H100: the chain ran ahead of the
+    # launch order). At 0.85 (long chains' folds late) the paper set's fed kernels after their
+    # first window took 9.94 / 7.85 ms against 10.08 / 8.18 at 1.0 (seeds 2012, 6784610), its
+    # replays 8.52 / 8.23 / 6.90 against 8.87 / 8.17 / 6.93 (H100).
+    long_chain_lead: float = 0.85
     # A fed launch's plan for replays (its tasks in a whole launch's order, ~6 MB for a paper set:
     # feed.Feeder.plan and its upload, 2.2-3.3 ms of the H100 host after the last window) is made
     # when a replay of the same cases first needs it, not in the fed call: in 2 of the release
@@ -525,11 +530,9 @@ def long_chains(cases: Sequence[TestCase] | FlatCases | np.ndarray, tuning: Tuni
 
 def late_folds(cases: Sequence[TestCase] | FlatCases, tuning: Tuning = TUNING) -> np.ndarray:
     """Whether each case of a launch places its folds late (Tuning.late_folds): in a throughput
-    launch, every case but its long chains."""
+    launch, every case."""
     flat = FlatCases.of(cases)
-    late = np.full(len(flat), tuning.late_folds and not tuning.chain_bound(len(flat)))
-    late[long_chains(flat, tuning)] = False
-    return late
+    return np.full(len(flat), tuning.late_folds and not tuning.chain_bound(len(flat)))
 
 
 def walks(cases: Sequence[TestCase] | FlatCases, followed: Sequence[int] = (),

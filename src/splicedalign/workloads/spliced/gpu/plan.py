@@ -14,8 +14,8 @@ Compiled (numba) passes over a whole batch of test cases, each linear in its exo
 * a fold that some exon's entry row equals need be no task: M_q is the entry row of every exon
   with p_k = q + 1, and the first strip of the first such exon can write it as it reads it
   (its ``entry_row``; for the cases ``build_plan``'s ``entry_folds`` names), so that no warp
-  slot waits on the fold's inputs for it (the 10 sets' kernels 68.8 -> 66.0 ms; a chain's
-  fold would come one entry-row window late, so chains keep theirs: launch.Tuning.late_folds).
+  slot waits on the fold's inputs for it (the 10 sets' kernels 68.8 -> 66.0 ms; a chain-bound
+  launch's fold would come one entry-row window late, so those keep theirs: launch.Tuning.late_folds).
 * two inputs per task, ``in`` and ``in2``, each a row of an earlier task or none: a task's
   entry row is max(in, in2), ``in`` = none meaning the chain-start row -gap*j and ``in2`` = none
   meaning no second row. A later strip of an exon reads the strip above it (``in``); an exon's

@@ -188,24 +188,18 @@ __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) 
 
 // A fed launch (feed.py): feed[0] is how many tasks the host has copied in so far, feed[1]
 // becomes 1 once no more come (a copy after the last count). Whether task i is there to run
-// (false: it never comes, or the wait ran out: then *error is set). `ready`: the count this warp
-// last read with acquire order; a task below it needs no read at all (that acquire already orders
-// every later load of the warp after the copies it counts). Otherwise every lane polls the same
-// word (one request) with relaxed loads, sleeping between polls (thousands of warps poll while
-// the host plans), and reads it once more with acquire order when it covers i or is final: an
-// acquire at gpu scope invalidates the SM's whole L1 (CCTL.IVALL), so an acquire per poll threw
-// away the selector lines of every warp computing on that SM, every FEED_SLEEP_NS per waiting warp.
-__device__ __forceinline__ bool fed(const int* feed, int i, int& ready, int* error) {
-    if (i < ready) return true;
+// (false: it never comes, or the wait ran out: then *error is set); every lane polls the same
+// word (one request), read with acquire order before the task's own loads. Warps past the
+// count sleep between polls: thousands of them poll while the host plans. (An acquire at gpu
+// scope is CCTL.IVALL, the SM's L1 emptied, at each poll; relaxed polls and one acquire per
+// window changed no fed kernel measurably and cost the IL1RAPL1 chain kernel 1.5%: H100.)
+__device__ __forceinline__ bool fed(const int* feed, int i, int* error) {
     long long start = -1;
     while (true) {
         unsigned long long f;
-        asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(f) : "l"(feed) : "memory");
-        if (i < (int)(unsigned)f || (f >> 32)) {
-            asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(f) : "l"(feed) : "memory");
-            ready = (int)(unsigned)f;  // >= the relaxed read's: the count only grows
-            return i < ready;
-        }
+        asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(f) : "l"(feed) : "memory");
+        if (i < (int)(unsigned)f) return true;
+        if (f >> 32) return false;
         if (gave_up(start, error)) return false;
         __nanosleep(FEED_SLEEP_NS);
     }
@@ -550,13 +544,12 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
     const int lane = threadIdx.x & 31;
     __shared__ EntryBuffers<T> entry_buffers[THREADS / 32];
     EntryBuffers<T>& eb = entry_buffers[threadIdx.x / 32];
-    int ready = 0;  // a fed launch: the tasks this warp knows are there (fed)
     TASK_CLOCK(if (blockIdx.x == 0 && threadIdx.x == 0) task_start = clock_ns();)
     while (true) {
         int i = 0;
         if (lane == 0) i = atomicAdd(next_task, 1);
         i = __shfl_sync(0xffffffffu, i, 0);
-        if (ntasks < 0 ? !fed(feed, i, ready, next_task + 1) : i >= ntasks) return;  // warp-uniform
+        if (ntasks < 0 ? !fed(feed, i, next_task + 1) : i >= ntasks) return;  // warp-uniform
         const Task t = load_task(tasks, i);
         TASK_CLOCK(const unsigned long long taken = clock_ns();
                    if (lane == 0) { eb.ready = taken; eb.waited = 0; eb.windows = 0; })
