@@ -141,12 +141,14 @@ class Tuning:
     feed_shares: tuple[float, ...] = FED_SHARES
     # A fed launch's long chains come earlier in its order than their relative position x: at
     # x * long_chain_lead, both across its windows and inside each (and in its replays' order).
-    # Their tasks were taken late: on a K = 622 chain's critical path ~45-75% of the hops found
-    # their input there when a warp took the task (task clocks, H100: the chain ran ahead of the
-    # launch order). At 0.85 (long chains' folds late) the paper set's fed kernels after their
-    # first window took 9.94 / 7.85 ms against 10.08 / 8.18 at 1.0 (seeds 2012, 6784610), its
-    # replays 8.52 / 8.23 / 6.90 against 8.87 / 8.17 / 6.93 (H100).
-    long_chain_lead: float = 0.85
+    # Their tasks are taken late: on a K = 622 chain's critical path 45-77% of the hops found their
+    # input there when a warp took the task (task clocks of fed kernels, H100: the chain runs ahead
+    # of the launch order). Measured (H100, one process, 4 rounds): at 0.85 the fed kernel after
+    # its first window 8.32 -> 7.85 ms where the set has one long chain (seed 6784610), 10.59 ->
+    # 10.43 and 9.67 -> 9.53 with 10 and 15; replays -2.6% to +0.6%; at 0.7, and at 0.85 with the
+    # long chains' folds late (the default), fed calls of the 15-chain set ran 13-28 ms in 4 of 8
+    # rounds (a lead that large may hold the warps on chain tasks): off until measured more.
+    long_chain_lead: float = 1.0
     # A fed launch's plan for replays (its tasks in a whole launch's order, ~6 MB for a paper set:
     # feed.Feeder.plan and its upload, 2.2-3.3 ms of the H100 host after the last window) is made
     # when a replay of the same cases first needs it, not in the fed call: in 2 of the release
