@@ -81,11 +81,12 @@ def main() -> int:
 
 
 def host_pieces(cases: list[str], repeats: int) -> int:
-    """Median ms of each host piece of `gpu`'s single-pair WFA (linear costs, score; traceback
-    for the memory budget): the fallback's prediction, the divergence sample, the cost model's
-    estimate (WfaSolver.estimate_ms, as GpuSolver.try_wfa calls it), the memory budget,
-    WfaSolver.solve's own set-up (choice_ms) and launch_one's host part (host_ms) beside its
-    whole (ms) and the kernel's (kernel_ms)."""
+    """Median ms of each host piece of `gpu`'s single-pair WFA (linear costs, score and CIGAR):
+    the fallback's prediction, the divergence sample, the cost model's estimate
+    (WfaSolver.estimate_ms, as GpuSolver.try_wfa calls it), the memory budget, WfaSolver.solve's
+    own set-up (choice_ms), launch_one's host part until the kernel is queued (host_ms), the
+    device's upload and pack before it (upload_ms), the wait's end (synced_ms), launch_one's
+    whole (ms) and the kernel's (kernel_ms) (the last solve's)."""
     from splicedalign.gpu import device
     from splicedalign.workloads.nw.gpu.solver import BAND_MIN_CELLS, GpuSolver, fallback_ms
 
@@ -102,20 +103,22 @@ def host_pieces(cases: list[str], repeats: int) -> int:
             times.append((time.perf_counter() - t0) * 1e3)
         return statistics.median(times)
 
-    print(f"{'case':<12} {'fallback':>8} {'sample':>7} {'estimate':>8} {'budget':>7} {'gpu.solve':>9} {'choice':>7} "
-          f"{'host':>7} {'launch':>7} {'kernel':>7}")
+    print(f"{'case':<12} {'out':<5} {'fallback':>8} {'sample':>7} {'estimate':>8} {'budget':>7} {'gpu.solve':>9} "
+          f"{'choice':>7} {'host':>7} {'upload':>7} {'synced':>7} {'launch':>7} {'kernel':>7}")
     for name in cases:
         pair = case_pair(name)
         expected = sampled_score(pair, costs)
-        wall = ms(lambda p=pair: gpu.solve(p, costs, traceback=False))
-        stats = dict(gpu.wfa.stats) if gpu.wfa is not None else {}
-        estimate = (gpu.wfa or WfaSolver()).estimate_ms
-        print(f"{name:<12} {ms(lambda p=pair: fallback_ms(p, costs, 'global', False, BAND_MIN_CELLS)):>8.3f} "
-              f"{ms(lambda p=pair: sampled_score(p, costs)):>7.3f} "
-              f"{ms(lambda p=pair, x=expected, f=estimate: f(p, costs, 'global', x)):>8.3f} "
-              f"{ms(device.memory_budget):>7.3f} {wall:>9.3f} {stats.get('choice_ms', 0):>7.3f} "
-              f"{stats.get('host_ms', 0):>7.3f} {stats.get('ms', 0):>7.3f} {stats.get('kernel_ms', 0):>7.3f}",
-              flush=True)
+        for traceback in (False, True):
+            wall = ms(lambda p=pair, tb=traceback: gpu.solve(p, costs, traceback=tb))
+            stats = dict(gpu.wfa.stats) if gpu.wfa is not None else {}
+            estimate = (gpu.wfa or WfaSolver()).estimate_ms
+            print(f"{name:<12} {'cigar' if traceback else 'score':<5} "
+                  f"{ms(lambda p=pair, tb=traceback: fallback_ms(p, costs, 'global', tb, BAND_MIN_CELLS)):>8.3f} "
+                  f"{ms(lambda p=pair: sampled_score(p, costs)):>7.3f} "
+                  f"{ms(lambda p=pair, x=expected, f=estimate: f(p, costs, 'global', x)):>8.3f} "
+                  f"{ms(device.memory_budget):>7.3f} {wall:>9.3f} "
+                  + " ".join(f"{stats.get(k, 0):>7.3f}" for k in ("choice_ms", "host_ms", "upload_ms", "synced_ms",
+                                                                 "ms", "kernel_ms")), flush=True)
     return 0
 
 

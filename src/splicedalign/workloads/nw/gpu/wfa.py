@@ -583,7 +583,7 @@ class WfaSolver:
         self._streams: tuple[Any, list[Any], Any] | None = None
         self._workspace: Workspace | None = None  # a single pair's launch buffers (launch_one)
         self._reach_device: dict[tuple[int, int, int], Any] = {}
-        self._one: tuple[Any, Any, Any] | None = None
+        self._one: tuple[Any, Any, Any, Any] | None = None
         self._letter_codes: Any = None
         self.shared_bytes = SHARED_BYTES
         try:  # the device's own limit a block (less the kernel's static 32 bytes)
@@ -880,9 +880,10 @@ class WfaSolver:
             name = BIWFA.format(keep="true" if traceback else "false") if bi else sweep_name(config, o > 0, traceback)
             kernel = self.kernel(name)
         device.allow_shared_memory(kernel, smem)  # (never lowered: both paths)
-        stream, start, stop = self.one_stream()
+        stream, began, start, stop = self.one_stream()
         parts = ws.parts
         with stream:
+            began.record(stream)
             ws.blob[:SINGLE_META + n + m].set(ws.host[:SINGLE_META + n + m], stream=stream)
             if self.poison:
                 poison(keep, runs, ring, ws.out)
@@ -914,6 +915,7 @@ class WfaSolver:
         if traceback:
             got_runs = self.pinned.copy("wfa-one-runs", runs[:ways * runs_each], stream, blocking=False)
         stream.synchronize()
+        synced_ms = (time.perf_counter() - t0) * 1e3
         device.check(cp)
         out = ws.answer_host[0]  # (wfa.cu: steps, end column, start column, runs)
         steps, end2 = int(out[0]), int(out[1])
@@ -923,7 +925,8 @@ class WfaSolver:
         self.stats.update({"pairs": 1, "threads": config.threads if clustered is None else clustered.threads,
                            "shared": config.shared, "max_steps": max_steps, "bi": bi, "cluster": cluster,
                            "kernel_ms": cp.cuda.get_elapsed_time(start, stop), "pool_ints": pool_ints, "chunks": 1,
-                           "host_ms": host_ms, "steps": [steps], "ms": (time.perf_counter() - t0) * 1e3})
+                           "host_ms": host_ms, "steps": [steps], "ms": (time.perf_counter() - t0) * 1e3,
+                           "upload_ms": cp.cuda.get_elapsed_time(began, start), "synced_ms": synced_ms})
         return WfaAnswers([steps * g if steps >= 0 else None], [end2],
                           [int(out[2]) if traceback and mode == "infix" else 0], cigar,
                           None if cigar is None else [0, len(cigar)])
@@ -935,11 +938,12 @@ class WfaSolver:
             self._letter_codes = self.cp.asarray(LETTER_CODES)
         return self._letter_codes
 
-    def one_stream(self) -> tuple[Any, Any, Any]:
-        """(stream, start, stop): a single pair's stream and the events timing its nw_wfa, made once."""
+    def one_stream(self) -> tuple[Any, Any, Any, Any]:
+        """(stream, began, start, stop): a single pair's stream and the events timing its upload and pack
+        (began .. start) and its nw_wfa (start .. stop), made once."""
         if self._one is None:
             cuda = self.cp.cuda
-            self._one = (cuda.Stream(non_blocking=True), cuda.Event(), cuda.Event())
+            self._one = (cuda.Stream(non_blocking=True), cuda.Event(), cuda.Event(), cuda.Event())
         return self._one
 
     def streams(self) -> tuple[Any, list[Any], Any]:
