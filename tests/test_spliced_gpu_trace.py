@@ -549,3 +549,51 @@ def test_fed_recording_launch_host_path(monkeypatch):
     with pytest.raises(LetterError, match="^bad5: non-nucleotide letter"):
         solver.solve_many(cases + [bad], Scoring(), traceback=True)
     assert not _FED
+
+
+def test_fed_recording_launch_takes_nothing_new_while_its_kernel_waits(monkeypatch):
+    """A fed recording launch's follower is queued after window 0, while the fed kernel waits
+    for the host's next window: between the kernel's start and the feed's final count no
+    kernel is looked up (a kernel's first load may synchronize the device under CUDA's lazy
+    loading: the host would wait for a kernel that waits for the host) and nothing is allocated
+    or uploaded anew (a cudaMalloc, a pool's retry after one failed); the follower is queued
+    there, on records copied into storage made before (seed 47, a K = 200 chain)."""
+    from test_spliced_gpu_plan import _fake_write_word, _FakeCupy
+
+    from splicedalign.gpu import device
+
+    log: list = []
+
+    def function(file, name, all_names, defines):
+        log.append(("lookup", name))
+        kernel = _fake_function_with_trace(file, name, all_names, defines)
+
+        def run(grid, block, args):
+            log.append(("launch", int(name.split(",")[3]) if name.startswith("wavefront") else name,
+                        int(args[1]) if name.startswith("wavefront") else None))
+            kernel(grid, block, args)
+        return run
+
+    fake_gpu(monkeypatch, function)
+    for what in ("empty", "zeros", "full"):
+        made = getattr(_FakeCupy, what)
+        monkeypatch.setattr(_FakeCupy, what, staticmethod(lambda *a, _made=made, _what=what, **k: (
+            log.append(("alloc", _what)), _made(*a, **k))[1]))
+    upload = device.PinnedBuffers.upload
+    monkeypatch.setattr(device.PinnedBuffers, "upload",
+                        lambda self, *a: (log.append(("upload",)), upload(self, *a))[1])
+    monkeypatch.setattr(device, "write_word", lambda array, index, value, stream: (
+        log.append(("word", index, value)), _fake_write_word(array, index, value, stream)))
+    rng = np.random.default_rng(47)
+    print("seed 47")
+    long = gene_like(rng, Shape(m=6_000, K=200, n=120, exon_mean=40), name="long", targets=2)
+    cases = long + [random_case(rng, f"f{i}") for i in range(24)]
+    tuning = launch.Tuning(throughput_cases=4, feed_shares=(0.2, 0.3), feed_record=True)
+    got = GpuSolver(tuning=tuning).solve_many(cases, Scoring(), traceback=True)
+    want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
+    assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
+    start = log.index(("launch", gpu_plan.MODE_RECORD, -1))
+    end = log.index(("word", 1, 1))
+    during = log[start + 1:end]
+    assert [e[:2] for e in during if e[0] == "launch"] == [("launch", gpu_plan.MODE_FOLLOW)]
+    assert not [e for e in during if e[0] in ("lookup", "alloc", "upload")], during

@@ -104,6 +104,7 @@ class Sizes(NamedTuple):
     tsel: int   # int32 elements
     rows: int   # row elements
     moves: int  # uint32 words (a recording launch's, its follower's included; else 0)
+    follow: int = 0  # the follower's task records (a recording launch's long chains' strips; else 0)
 
 
 def step_bounds(cells: np.ndarray, long: int, shares: Sequence[float]) -> list[int]:
@@ -174,19 +175,21 @@ class Feeder:
         step's exon rows, at most their lengths' sum), selectors, row storage (one row per
         task) and, recording (``follow_least`` given), moves (launch.move_words_many: every
         strip at the launch's rows per lane; the long chains' twice: the follower's region
-        besides theirs). At most twice the launch's device bytes (launch.case_bytes counts the
-        moves once), so a fed launch, its call's only one, keeps within the call's room (two
-        launches of that size: launch.memory_split)."""
+        besides theirs) and the follower's records (one a long chain's strip). At most twice
+        the launch's device bytes (launch.case_bytes counts the moves once), so a fed launch,
+        its call's only one, keeps within the call's room (two launches of that size:
+        launch.memory_split)."""
         flat, P = self.flat, WARP * self.R
         tasks = flat.strips(P) + flat.K
         steps = len(self)
-        moves = 0
+        moves = follow = 0
         if self.follow_least is not None:
             words = launch.move_words_many(flat, self.R)
             moves = int(words.sum() + words[:self.long].sum())
+            follow = int(flat.strips(P)[:self.long].sum())  # one record a strip (_followed)
         return Sizes(int(tasks.sum()), int(flat.exon_sums.sum()) + steps * FEED_ALIGN,
                      int(target_stride(flat.n).sum()) + steps * (TARGET_MARGIN + FEED_ALIGN // 4),
-                     int((tasks * round_up(flat.n + 1)).sum()), moves)
+                     int((tasks * round_up(flat.n + 1)).sum()), moves, follow)
 
     def steps(self, tasks: np.ndarray, base: np.ndarray, tsel: np.ndarray) -> Iterator[Window]:
         """Each step planned and its window written, in order, into ``tasks`` (records by launch

@@ -282,10 +282,11 @@ class Queued(NamedTuple):
 
 class Staged(NamedTuple):
     """A fed launch's pinned staging (GpuSolver._staging): its windows' task records, codes
-    and selectors, each at its place."""
+    and selectors, each at its place, and a recording launch's follower's records."""
     tasks: np.ndarray
     base: np.ndarray
     tsel: np.ndarray
+    follow: np.ndarray
 
 
 def _feed_role() -> tuple:
@@ -490,7 +491,12 @@ class GpuSolver:
 
         A recording launch (feed.py, "Recording") writes moves from a bound; its follower starts
         on the follow stream right after window 0, on its tasks (Feeder.follow); the walks read
-        Feeder.walked (the Queued's ``walked``), queued by _launch behind the kernel."""
+        Feeder.walked (the Queued's ``walked``), queued by _launch behind the kernel. The follower
+        is queued while the kernel waits for the host's next window, so nothing it takes may
+        synchronize the device: its function is looked up (loaded: under CUDA's lazy loading a
+        kernel's first load may wait for the running ones) and its records' storage allocated
+        with the tasks' before the kernel starts (every cold paper-set process with it queued
+        as fresh work, H100: failed)."""
         cp = device.cupy()
         streams = self.streams()
         compute, upload = streams.compute, streams.upload
@@ -504,8 +510,9 @@ class GpuSolver:
         sizes = feeder.sizes()
         storage, bound, rows = self._row_storage(config, sizes.rows)
         with upload:  # one allocation (on a fresh solver's stream each one was a cudaMalloc)
-            tasks, base, tsel = device.empty_packed([((sizes.tasks, NFIELDS), np.int32), ((sizes.base,), np.uint8),
-                                                     ((sizes.tsel,), np.int32)])
+            tasks, base, tsel, follow_d = device.empty_packed([
+                ((sizes.tasks, NFIELDS), np.int32), ((sizes.base,), np.uint8), ((sizes.tsel,), np.int32),
+                ((sizes.follow, NFIELDS), np.int32)])
             feed = cp.zeros(2, dtype=cp.int32)  # tasks ready, final (its own line: not the task counter's)
         with compute:
             counter = cp.zeros(2 * len(config.kernels), dtype=cp.int32)
@@ -516,6 +523,7 @@ class GpuSolver:
                     moves.fill(MOVES_POISON)
         compute.wait_event(upload.record())  # the feed zeroed
         staging = self._staging(sizes)
+        follower = device.function(KERNEL_FILE, config.kernels[1], config.names, defines) if sizes.follow else None
         grid = launch.grid(sizes.tasks, device.device_info()["sms"], config.blocks_per_sm)
         args = (rows, moves, np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap))
         with compute:
@@ -525,7 +533,7 @@ class GpuSolver:
             events = (start, compute.record())
         self.timing["launch"] += time.perf_counter() - t0
         feeds: list = []
-        follow: tuple = ()  # the follower's tasks on the device, once it runs
+        follow = False  # the follower queued
         handed = 0  # tasks handed over
         try:
             t1 = time.perf_counter()
@@ -540,7 +548,9 @@ class GpuSolver:
                 device.write_word(feed, 0, handed, upload)  # after the window's copies, fenced
                 feeds.append(upload.record())
                 if feeder.follow is not None and not follow:  # its tasks read rows and step 0's codes only
-                    follow = self._follow(feeder.follow, config, defines, start, (counter[2:], base, tsel) + args)
+                    self._follow(follower, feeder.follow, follow_d, staging.follow, config, start,
+                                 (counter[2:], base, tsel) + args)
+                    follow = True
                     events += (streams.follow.record(),)
                 t1 = time.perf_counter()
                 self.timing["upload"] += t1 - t2
@@ -574,28 +584,29 @@ class GpuSolver:
         # launch's walks read it (or a follower's, Feeder.walked) behind the kernel: made here.
         replay_plan = weakref.WeakMethod(self._replay_plan)  # (the cache would hold its solver: a cycle)
         later = partial(_made_by, replay_plan, feeder)
-        made, walked = (self._replay_plan(feeder, bool(follow)) if config.record
+        made, walked = (self._replay_plan(feeder, follow) if config.record
                         else (None, moves) if self.tuning.lazy_replay_plan else (later(), moves))
         inputs = self._keep(_batch_key(config, ids), flat, outputs.Exons(flat.exon_start, index, flat.cells), base,
                             tsel, gathers_d, host, *(made[:2] if made is not None else ()),
                             later=None if made is not None else later)
         return Queued(inputs, storage, feeder.rows_size() * rows.dtype.itemsize, rows, counter, moves, walked,
-                      events, tuple(feeds), (tasks,) + follow, finals)
+                      events, tuple(feeds), (tasks,), finals)
 
-    def _follow(self, records: np.ndarray, config: LaunchConfig, defines: dict, start, args: tuple) -> tuple:
-        """A fed recording launch's follower (Feeder.follow: its ``records``) queued on the
-        follow stream behind their upload and the kernel's start (its counters zeroed, row
-        storage filled, moves made); ``args``: the wavefront's from its task counter on, but the
-        feed. Returns its tasks on the device (held by the job)."""
+    def _follow(self, kernel, records: np.ndarray, follow, staged: np.ndarray, config: LaunchConfig, start,
+                args: tuple) -> None:
+        """A fed recording launch's follower (``kernel``, on Feeder.follow's ``records``, copied
+        through ``staged`` into ``follow``, the device storage made for them) queued on the
+        follow stream behind their copy and the kernel's start (its counters zeroed, row storage
+        filled, moves made); ``args``: the wavefront's from its task counter on, but the feed."""
         streams = self.streams()
-        [follow] = UPLOADS.upload("inputs", [records], streams.upload)
+        n = records.shape[0]
+        staged[:n] = records
+        send(follow[:n], staged[:n], streams.upload)
         streams.follow.wait_event(streams.upload.record())
         streams.follow.wait_event(start)
-        grid = launch.grid(records.shape[0], device.device_info()["sms"], config.follow_blocks_per_sm)
+        grid = launch.grid(n, device.device_info()["sms"], config.follow_blocks_per_sm)
         with streams.follow:
-            device.function(KERNEL_FILE, config.kernels[1], config.names, defines)(
-                (grid,), (THREADS,), (follow, np.int32(records.shape[0])) + args + (args[0],))
-        return (follow,)
+            kernel((grid,), (THREADS,), (follow[:n], np.int32(n)) + args + (args[0],))
 
     def _replay_plan(self, feeder: Feeder, walks: bool = False) -> tuple[Replayable, Any]:
         """A fed launch's Plan for replays (feed.Feeder.plan), its tasks in a whole launch's order
@@ -623,8 +634,10 @@ class GpuSolver:
         their own place: the copies run while the next step is planned): the thread's staging
         buffer, shared by its solvers (a fresh pinned allocation would cost a cold call ms),
         once the last fed launch's copies from it are done."""
-        tasks, base, tsel = UPLOADS.hold(_feed_role(), [sizes.tasks * NFIELDS * 4, sizes.base, sizes.tsel * 4])
-        return Staged(tasks.view(np.int32).reshape(-1, NFIELDS), base, tsel.view(np.int32))
+        tasks, base, tsel, follow = UPLOADS.hold(_feed_role(), [sizes.tasks * NFIELDS * 4, sizes.base, sizes.tsel * 4,
+                                                                sizes.follow * NFIELDS * 4])
+        return Staged(tasks.view(np.int32).reshape(-1, NFIELDS), base, tsel.view(np.int32),
+                      follow.view(np.int32).reshape(-1, NFIELDS))
 
     def _encode(self, plan: Plan, config: LaunchConfig, base_letters, target_letters, letter_cases, codes) -> tuple:
         """(base codes, target selectors) on the device, made from the uploaded letters on the
