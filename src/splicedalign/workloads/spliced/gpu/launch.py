@@ -158,7 +158,9 @@ class Tuning:
     lazy_replay_plan: bool = True
     # Feed a traced call's recording launch too (feed.py, "Recording"): its kernel starts before
     # its planning (~8-10 ms of the paper set's ~36 ms traced call, H100), its follower after
-    # window 0, its walks behind the kernel once the feed is done. Not yet measured on a GPU: off.
+    # window 0, its walks behind the kernel once the feed is done. Exact on the H100 but no faster
+    # (paper set cold: traced 26-29 ms, as planned whole: its recording kernel ran 17.4 ms against
+    # 13.6-15.9 planned, its follower ended 3.3 ms after it): off.
     feed_record: bool = False
 
     def chain_bound(self, cases: int) -> bool:
