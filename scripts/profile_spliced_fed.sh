@@ -4,7 +4,9 @@
 # and replays, alternating, both kernels by NVRTC, answers identical), then --fed (task clocks of a
 # fed kernel and of its replay: windows' landing, the critical path, the long chains' strips).
 #
-#   BASE_CU=<another wavefront.cu> [MORE_CU="<more versions>"] [AB_FLAGS=--chain-folds] SEEDS="2012 6784610" AB_SEEDS="2012 7132700 6784610" bash scripts/profile_spliced_fed.sh
+#   BASE_CU=<another wavefront.cu> [MORE_CU="<more versions>"] [AB_FLAGS='--variant old={"chain_folds":false}'] \
+#   SEEDS="2012 6784610" AB_SEEDS="2012 7132700 6784610" bash scripts/profile_spliced_fed.sh
+# (AB_FLAGS splits at spaces: JSON without them; "chain_folds": false is main's fold placement before round 8.)
 set -uo pipefail
 export PYTHONPATH=${PYTHONPATH:-$PWD/src} PYTHONUNBUFFERED=1
 OUT=${OUT:-device_out}; mkdir -p "$OUT"; T0=$SECONDS
