@@ -445,13 +445,19 @@ def analyse_one(seed: str, d: dict) -> None:
     print(f"  strips with inputs: first-input wait median {np.median(first_wait[strip & has_in]):.1f} us, "
           f"p90 {np.quantile(first_wait[strip & has_in], 0.9):.1f}; folds first blocks median "
           f"{np.median((ready - take)[fold]):.1f} us")
-    critical_path(tasks, take, ready, end, fold, long, windows, waited)
+    critical_path(tasks, take, ready, end, fold, long, windows, waited, d.get("windows"))
 
 
-def critical_path(tasks, take, ready, end, fold, long, windows, waited) -> None:
+FOUND_US = 3.0  # a task whose first input came within this of its take found it there (one poll)
+
+
+def critical_path(tasks, take, ready, end, fold, long, windows, waited, fed_windows=None) -> None:
     """The path into the last task to end, through each task's input that arrived last (by its
-    producer's first blocks: `ready`), back to a task without inputs; then the long chains'
-    strips over the span."""
+    producer's first blocks: `ready`), back to a task without inputs: its hops by kind, those whose
+    task found its input there when a warp took it (taken late: the counter, or in a fed launch its
+    window, came after the input), with ``fed_windows`` ((first, count) per window) how much of the
+    time from their producer's first input to their take was before their window's first take;
+    then the long chains' strips over the span."""
     producer = {r: i for i, r in enumerate(tasks[:, F_OUT_ROW].tolist())}
     for i in np.flatnonzero(tasks[:, F_ENTRY_ROW] >= 0).tolist():  # a strip writing a fold's row
         producer.setdefault(int(tasks[i, F_ENTRY_ROW]), i)
@@ -465,7 +471,7 @@ def critical_path(tasks, take, ready, end, fold, long, windows, waited) -> None:
     path = np.array(path[::-1])
     kind = np.where(fold[path], "F", "S")
     lag = np.diff(ready[path])
-    late = np.maximum(take[path[1:]] - ready[path[:-1]], 0)  # the consumer taken after its input was there
+    found = (ready - take)[path[1:]] < FOUND_US  # the consumer found its input there when taken
     lanes = np.where(fold[path], 0, 32 - (32 * tasks[path, F_LANE_ROWS] - tasks[path, F_ROWS])
                      // np.maximum(tasks[path, F_LANE_ROWS], 1))
     print(f"  critical path: {len(path)} tasks ({fold[path].sum()} folds), first ready at {ready[path[0]] / 1e3:.2f} "
@@ -476,7 +482,15 @@ def critical_path(tasks, take, ready, end, fold, long, windows, waited) -> None:
         sel = np.array([a + b == k for a, b in zip(kind[:-1], kind[1:])])
         if sel.any():
             print(f"    {k}: {sel.sum()} hops, median {np.median(lag[sel]):.1f} us, {lag[sel].sum() / 1e3:.2f} ms; "
-                  f"taken after the input came: {(late[sel] > 0).sum()} hops, {late[sel].sum() / 1e3:.2f} ms")
+                  f"taken late: {(found & sel).sum()} hops, {lag[found & sel].sum() / 1e3:.2f} ms")
+    if fed_windows is not None and found.any():
+        first_take = np.array([take[a:a + c].min() for a, c in fed_windows.tolist()])
+        window = np.searchsorted(fed_windows[:, 0], path[1:], side="right") - 1
+        untaken = np.maximum(take[path[1:]] - ready[path[:-1]], 0)[found]
+        before = np.clip(np.minimum(first_take[window], take[path[1:]]) - ready[path[:-1]], 0, None)[found]
+        print(f"    taken late: from the producer's first input to the take {untaken.sum() / 1e3:.2f} ms, of it "
+              f"before the task's window came {before.sum() / 1e3:.2f} ms; the path's tasks per window "
+              f"{np.bincount(window, minlength=len(fed_windows)).tolist()}")
     parts = 10
     print("    path by tenths (ms at, ms of path, us per strip lane): " + "  ".join(
         f"{ready[path[a]] / 1e3:.2f} {lag[a:b].sum() / 1e3:.2f} {lag[a:b].sum() / max(lanes[a:b].sum(), 1):.2f}"
