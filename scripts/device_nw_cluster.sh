@@ -1,9 +1,10 @@
 #!/bin/bash
 # One device call for nw_wfa_cluster (issue 26, the 10^6 x 10^6 pair at 1%), logs under $OUT, tables last:
 # the cluster kernel's GPU pytest (single pairs of every size against `sequential`, the CPU WFA and pywfa),
-# the kernel alone at 10^6 1% (profile_nw_wfa.py) of main's tree (the run's root, two folders up: nw_wfa) and
-# of this one, then device_nw.py --side at 10^6 1% linear: `gpu` against pywfa on one core in the same
-# process, same inputs, score and CIGAR. pywfa's wheel in .whl/.
+# the kernel alone at 10^6 1% with 1, 2 and 3 steps between two cluster barriers (profile_nw_cluster.py; and
+# an experiment: 16 blocks a cluster),
+# then device_nw.py --side at 10^6 1% linear: `gpu` against pywfa on one core in the same process, same
+# inputs, score and CIGAR. pywfa's wheel in .whl/.
 set -u
 OUT=${OUT:-device_out}
 mkdir -p "$OUT"
@@ -15,13 +16,11 @@ nvidia-smi --query-gpu=name --format=csv,noheader
 timeout 150 python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa_cluster.py >"$OUT/pytest.log" 2>&1
 echo "pytest rc $?: $(tail -1 "$OUT/pytest.log")"
 grep -E "^(FAIL|E  )" "$OUT/pytest.log" | head -8
-(cd ../.. && PYTHONPATH=src timeout 60 python3 scripts/profile_nw_wfa.py --cases 1000000-1 --costs linear) \
-    >"$OUT/kernel_main.log" 2>&1
-timeout 60 python3 scripts/profile_nw_wfa.py --cases 1000000-1 --costs linear >"$OUT/kernel_this.log" 2>&1
+timeout 60 python3 scripts/profile_nw_cluster.py --per 1 2 3 >"$OUT/per.log" 2>&1
+timeout 60 python3 scripts/profile_nw_cluster.py --per 1 3 --cluster 16 >"$OUT/per16.log" 2>&1
 timeout 90 python3 scripts/device_nw.py --side --skip-check --side-cases 1000000-1 --side-costs linear --budget 80 \
     --out "$OUT/side" >"$OUT/side.log" 2>&1
 echo "side rc $?"
-echo "== kernel alone, main (nw_wfa)"; tail -6 "$OUT/kernel_main.log"
-echo "== kernel alone, this (nw_wfa_cluster)"; tail -6 "$OUT/kernel_this.log"
+echo "== nw_wfa_cluster alone, steps a barrier"; cat "$OUT/per.log"; tail -8 "$OUT/per16.log"
 grep -E "^  (gpu|pywfa) |FAIL" "$OUT/side.log" | cut -c1-300
 sed -n '/^| case | costs/,$p' "$OUT/side.log"

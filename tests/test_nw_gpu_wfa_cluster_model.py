@@ -46,7 +46,7 @@ class EmuClusterKernel:
         assert grid == (wfa_cluster.CLUSTER,) and block[0] % 32 == 0 and block[0] <= wfa_cluster.MAX_THREADS
         assert shared_mem <= max(device.SHARED_MEMORY_DEFAULT, self.max_dynamic_shared_size_bytes)
         seqs, desc, reach, *ints, keep, pool_ints, bases, runs, out = args
-        assert len(ints) == 6
+        assert len(ints) == 7
         self.launches += 1
         status = self.lib.emu_nw_wfa_cluster(
             ctypes.c_int("true" in self.name), ctypes.c_int(block[0]), ctypes.c_int(shared_mem), ctypes.c_int(POISON),
@@ -83,7 +83,8 @@ def _more_pairs(rng, pairs):
 @pytest.mark.parametrize("costs", (Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 3, 2)), ids=["c013", "c021", "c032"])
 def test_cluster_single_pairs(solver, costs, monkeypatch):
     """Every score the reference's, every CIGAR re-scored, up to the cap and past it (gave up);
-    with a warp a group and with warps taking several groups (MAX_THREADS 32)."""
+    with a warp a group and with warps taking several groups (MAX_THREADS 32), 1 to e steps between
+    two cluster barriers."""
     seed = 2690 + int(costs.mismatch) * 10 + int(costs.indel)
     print(f"seed {seed}")
     rng = np.random.default_rng(seed)
@@ -94,8 +95,9 @@ def test_cluster_single_pairs(solver, costs, monkeypatch):
     for k, pair in enumerate(pairs):
         want = reference.solve(pair, costs, traceback=False, mode="global").score
         # caps: just enough (the narrowest ring), then a wide one (more groups than warps with 32 threads)
-        for cap, threads in ((want, wfa_cluster.MAX_THREADS), (want + 300, 32 if k % 2 else 64)):
+        for cap, threads, per in ((want, wfa_cluster.MAX_THREADS, 3), (want + 300, 32 if k % 2 else 64, 1 + k % 3)):
             monkeypatch.setattr(wfa_cluster, "MAX_THREADS", threads)
+            monkeypatch.setattr(wfa_cluster, "PER_BARRIER", per)
             for traceback in (False, True):
                 visits = wfa.visits_upto(reach, pair.n, pair.m, "global", 1, cap + 1)
                 got = solver.launch_one(pair, costs, traceback, "global", cap, visits, 32, cluster=True)
@@ -133,9 +135,11 @@ def test_solve_takes_the_cluster_for_long_linear_global_pairs(solver, monkeypatc
 
 
 def test_configure():
-    # 10^6 at 1% (linear 0/1/3, ~14,200 scores) capped at 4x: |k| <= 18,933, 1,185 groups and one, 149 a block
+    # 10^6 at 1% (linear 0/1/3, ~14,200 scores) capped at 4x: |k| <= 18,933, 1,185 groups and one, 149 a block;
+    # 3 steps a barrier: rows s - 3 .. s + 2
     config = wfa_cluster.configure(18_933, 1_000_000, 999_900, 1, 3)
-    assert config.koff == 18_933 and config.ring == 4 and config.threads == wfa_cluster.MAX_THREADS
-    assert config.stride == wfa_cluster.GROUP_INTS * 149 and config.smem == 4 * (4 + 4 * 34 * 149)
-    small = wfa_cluster.configure(10, 5, 300, 2, 1)
-    assert small.koff == 5 and small.ring == 3 and small.threads == 32 and small.stride == 34
+    assert config.koff == 18_933 and config.ring == 6 and config.threads == wfa_cluster.MAX_THREADS
+    assert config.per == 3 and config.stride == wfa_cluster.GROUP_INTS * 149
+    assert config.smem == 4 * (4 + 6 * 34 * 149)
+    small = wfa_cluster.configure(10, 5, 300, 2, 1)  # e = 1: a barrier a step
+    assert small.koff == 5 and small.ring == 3 and small.per == 1 and small.threads == 32 and small.stride == 34

@@ -60,7 +60,7 @@ using std::min;
 // `poison` first, so that a read of a value never written shows).
 extern "C" int emu_nw_wfa_cluster(int keep_on, int threads, int smem_bytes, int poison, const u64* seqs,
                                   const long long* desc, const int* reach, int x, int e, int max_steps, int ring_size,
-                                  int stride, int koff, int* keep, long long pool_ints, long long* bases,
+                                  int stride, int koff, int per, int* keep, long long pool_ints, long long* bases,
                                   unsigned* runs, int* out) {
     if (threads % 32) return 1;
     block_threads = unsigned(threads);
@@ -74,10 +74,10 @@ extern "C" int emu_nw_wfa_cluster(int keep_on, int threads, int smem_bytes, int 
     auto body = [&] {
         int* smem = shared.data() + fiber_block() * shared_ints;
         if (keep_on) {
-            wfa_cluster_body<true>(smem, seqs, desc, reach, x, e, max_steps, ring_size, stride, koff, keep, pool_ints,
-                                   bases, runs, out);
+            wfa_cluster_body<true>(smem, seqs, desc, reach, x, e, max_steps, ring_size, stride, koff, per, keep,
+                                   pool_ints, bases, runs, out);
         } else {
-            wfa_cluster_body<false>(smem, seqs, desc, reach, x, e, max_steps, ring_size, stride, koff, keep,
+            wfa_cluster_body<false>(smem, seqs, desc, reach, x, e, max_steps, ring_size, stride, koff, per, keep,
                                     pool_ints, bases, runs, out);
         }
     };

@@ -144,10 +144,13 @@ struct Runs {
 // multiple of 32). smem: CONTROL ints, then ring_size rows of `stride` ints (GROUP a local group).
 // koff = min(reach_max, n): group G holds k = 32 G - koff .. + 31. out: steps (-1: gave up past
 // max_steps or the pool), end column of b, start column of b (0), runs.
+// `per` steps (at most e) between two cluster barriers: step s reads its neighbours' diagonals at
+// s - e only, written before the interval's barrier, and its own at s - x (the same thread); a
+// thread may then be `per` - 1 steps ahead of another, so ring_size >= max(x + 1, e + per).
 template <bool KEEP>
 __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const long long* __restrict__ desc,
                                  const int* __restrict__ reach, int x, int e, int max_steps, int ring_size,
-                                 int stride, int koff, int* __restrict__ keep, long long pool_ints,
+                                 int stride, int koff, int per, int* __restrict__ keep, long long pool_ints,
                                  long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
     const int tid = threadIdx.x, threads = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = threads >> 5;
     const unsigned rank = cluster_rank();
@@ -165,75 +168,84 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
     long long base = 0;  // the step's first int in the pool (KEEP)
     int slot = 0;  // s % ring_size
     int s = 0;
-    for (;; ++s) {
-        const Range cur = range_at(reach, s, max_steps, n, m);
-        const int width = cur.hi - cur.lo + 1;
-        if (s > max_steps || (KEEP && base + width > pool_ints)) {  // the same for every thread
-            over = true;
-            break;
-        }
-        if (KEEP && rank == 0 && tid == 0) bases[s] = base;
-        const Range rx = range_at(reach, s - x, max_steps, n, m), re = range_at(reach, s - e, max_steps, n, m);
-        const int xs = slot - x, es = slot - e;
-        int* const out_m = ring + slot * stride;
-        const int* const src_x = ring + (xs < 0 ? xs + ring_size : xs) * stride;
-        const int* const src_e = ring + (es < 0 ? es + ring_size : es) * stride;
-        // this block's groups of the step: G = rank + C j, G from (lo + koff) / 32 to (hi + koff) / 32
-        const int g_lo = (cur.lo + koff) >> 5, g_hi = (cur.hi + koff) >> 5;
-        const int j_first = g_lo <= int(rank) ? 0 : (g_lo - int(rank) + C - 1) / C;
-        // warp w takes local groups j = w, w + warps, ... (the same diagonals every step)
-        const int j_start = j_first + ((warp - j_first) % warps + warps) % warps;
-        for (int j = j_start; int(rank) + C * j <= g_hi; j += warps) {
-            const int g = int(rank) + C * j;
-            const int k = 32 * g - koff + lane;
-            const int at = GROUP * j + lane + 1;  // k's place in a ring row
-            const bool on = cur.has(k);
-            int mv = WFA_NULL;
-            if (on) {
-                if (s == 0) {
-                    mv = k;  // (k = 0: global mode starts at the origin)
-                } else {
-                    const int lim = n + k;  // offsets past it leave the table (v > n)
-                    int gx = rx.has(k) ? src_x[at] + 1 : WFA_NULL;
-                    gx = gx <= min(m, lim) ? gx : WFA_NULL;
-                    int gi = re.has(k - 1) ? src_e[at - 1] + 1 : WFA_NULL;
-                    gi = gi <= m ? gi : WFA_NULL;
-                    int gd = re.has(k + 1) ? src_e[at + 1] : WFA_NULL;
-                    gd = gd <= lim ? gd : WFA_NULL;
-                    mv = max(gx, max(gi, gd));
+    bool ended = false;  // (the end's thread) found it already
+    while (true) {  // `per` steps between two cluster barriers
+        for (int sub = 0; sub < per; ++sub, ++s) {
+            const Range cur = range_at(reach, s, max_steps, n, m);
+            const int width = cur.hi - cur.lo + 1;
+            if (s > max_steps || (KEEP && base + width > pool_ints)) {  // the same for every thread
+                over = true;
+                break;
+            }
+            if (KEEP && rank == 0 && tid == 0) bases[s] = base;
+            const Range rx = range_at(reach, s - x, max_steps, n, m), re = range_at(reach, s - e, max_steps, n, m);
+            const int xs = slot - x, es = slot - e;
+            int* const out_m = ring + slot * stride;
+            const int* const src_x = ring + (xs < 0 ? xs + ring_size : xs) * stride;
+            const int* const src_e = ring + (es < 0 ? es + ring_size : es) * stride;
+            // this block's groups of the step: G = rank + C j, G from (lo + koff) / 32 to (hi + koff) / 32
+            const int g_lo = (cur.lo + koff) >> 5, g_hi = (cur.hi + koff) >> 5;
+            const int j_first = g_lo <= int(rank) ? 0 : (g_lo - int(rank) + C - 1) / C;
+            // warp w takes local groups j = w, w + warps, ... (the same diagonals every step)
+            const int j_start = j_first + ((warp - j_first) % warps + warps) % warps;
+            for (int j = j_start; int(rank) + C * j <= g_hi; j += warps) {
+                const int g = int(rank) + C * j;
+                const int k = 32 * g - koff + lane;
+                const int at = GROUP * j + lane + 1;  // k's place in a ring row
+                const bool on = cur.has(k);
+                int mv = WFA_NULL;
+                if (on) {
+                    if (s == 0) {
+                        mv = k;  // (k = 0: global mode starts at the origin)
+                    } else {
+                        const int lim = n + k;  // offsets past it leave the table (v > n)
+                        int gx = rx.has(k) ? src_x[at] + 1 : WFA_NULL;
+                        gx = gx <= min(m, lim) ? gx : WFA_NULL;
+                        int gi = re.has(k - 1) ? src_e[at - 1] + 1 : WFA_NULL;
+                        gi = gi <= m ? gi : WFA_NULL;
+                        int gd = re.has(k + 1) ? src_e[at + 1] : WFA_NULL;
+                        gd = gd <= lim ? gd : WFA_NULL;
+                        mv = max(gx, max(gi, gd));
+                    }
+                }
+                const int kc = min(max(k, cur.lo), cur.hi);  // a lane outside the range probes inside both sequences
+                bool more;
+                int h = probe8(a, b, mv >= 0 ? mv : max(kc, 0), kc, more);
+                for (unsigned longer = __ballot_sync(FULL_WARP, mv >= 0 && more); longer; longer &= longer - 1) {
+                    const int from = __ffs(int(longer)) - 1;
+                    const int got = extend_warp(a, b, __shfl_sync(FULL_WARP, h, from),
+                                                __shfl_sync(FULL_WARP, k, from), lane, n, m);
+                    if (lane == from) h = got;
+                }
+                if (on) {
+                    const int v = mv >= 0 ? h : WFA_NULL;
+                    out_m[at] = v;
+                    if (KEEP) keep[base + (k - cur.lo)] = v;
+                    // the group's edges into the neighbouring groups' halos (their blocks' rings)
+                    if (lane == 0 && g > 0) {
+                        const int gl = g - 1;
+                        store_remote(out_m + GROUP * (gl / C) + GROUP - 1, unsigned(gl % C), v);
+                    }
+                    if (lane == 31) {
+                        const int gr = g + 1;
+                        store_remote(out_m + GROUP * (gr / C), unsigned(gr % C), v);
+                    }
+                    if (k == k_end && v == m && !ended) {  // the end: its step + 1 into every block
+                        ended = true;
+                        for (int q = 0; q < C; ++q) store_remote(const_cast<int*>(found), unsigned(q), s + 1);
+                    }
                 }
             }
-            const int kc = min(max(k, cur.lo), cur.hi);  // a lane outside the range probes inside both sequences
-            bool more;
-            int h = probe8(a, b, mv >= 0 ? mv : max(kc, 0), kc, more);
-            for (unsigned longer = __ballot_sync(FULL_WARP, mv >= 0 && more); longer; longer &= longer - 1) {
-                const int from = __ffs(int(longer)) - 1;
-                const int got = extend_warp(a, b, __shfl_sync(FULL_WARP, h, from), __shfl_sync(FULL_WARP, k, from),
-                                            lane, n, m);
-                if (lane == from) h = got;
-            }
-            if (on) {
-                const int v = mv >= 0 ? h : WFA_NULL;
-                out_m[at] = v;
-                if (KEEP) keep[base + (k - cur.lo)] = v;
-                // the group's edges into the neighbouring groups' halos (their blocks' rings)
-                if (lane == 0 && g > 0) {
-                    const int gl = g - 1;
-                    store_remote(out_m + GROUP * (gl / C) + GROUP - 1, unsigned(gl % C), v);
-                }
-                if (lane == 31) {
-                    const int gr = g + 1;
-                    store_remote(out_m + GROUP * (gr / C), unsigned(gr % C), v);
-                }
-                if (k == k_end && v == m) {
-                    for (int q = 0; q < C; ++q) store_remote(const_cast<int*>(found), unsigned(q), 1);
-                }
-            }
+            if (KEEP) base += width;
+            slot = slot + 1 == ring_size ? 0 : slot + 1;
         }
         cluster_sync();
-        if (*found) break;
-        if (KEEP) base += width;
-        slot = slot + 1 == ring_size ? 0 : slot + 1;
+        if (*found) {  // (steps after the end's in its interval are not read)
+            s = *found - 1;
+            over = false;
+            break;
+        }
+        if (over) break;
     }
     if (rank != 0 || tid != 0) return;
     if (over) {  // gave up
@@ -295,18 +307,18 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
 template <bool KEEP>
 __global__ void CLUSTER_DIMS __launch_bounds__(WFA_MAX_THREADS) nw_wfa_cluster(
     const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int x, int e,
-    int max_steps, int ring_size, int stride, int koff, int* __restrict__ keep, long long pool_ints,
+    int max_steps, int ring_size, int stride, int koff, int per, int* __restrict__ keep, long long pool_ints,
     long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
     extern __shared__ int smem[];
-    wfa_cluster_body<KEEP>(smem, seqs, desc, reach, x, e, max_steps, ring_size, stride, koff, keep, pool_ints, bases,
-                           runs, out);
+    wfa_cluster_body<KEEP>(smem, seqs, desc, reach, x, e, max_steps, ring_size, stride, koff, per, keep, pool_ints,
+                           bases, runs, out);
 }
 #endif
 
 #if !defined(__CUDACC_RTC__) && !defined(WFA_CLUSTER_EMU)
 // nvcc builds instantiate the shipped variants (wfa_cluster.NAMES); NVRTC only the one a launch asks for.
 template __global__ void nw_wfa_cluster<false>(const u64*, const long long*, const int*, int, int, int, int, int, int,
-                                               int*, long long, long long*, unsigned*, int*);
+                                               int, int*, long long, long long*, unsigned*, int*);
 template __global__ void nw_wfa_cluster<true>(const u64*, const long long*, const int*, int, int, int, int, int, int,
-                                              int*, long long, long long*, unsigned*, int*);
+                                              int, int*, long long, long long*, unsigned*, int*);
 #endif

@@ -28,6 +28,9 @@ MAX_THREADS = 1024
 GROUP_INTS = 34  # a group's ring row: its 32 diagonals and a halo diagonal on either side
 CONTROL_INTS = 4  # before the ring: the end's flag (and padding)
 COMPUTE_CAPABILITY = 90  # thread-block clusters and distributed shared memory
+# steps between two cluster barriers at most (gap extend e caps it: a step reads its neighbours' diagonals e
+# steps back); each costs a ring row more (ring_size >= e + per)
+PER_BARRIER = 3
 SWEEP = "nw_wfa_cluster<{keep}>"
 NAMES = tuple(SWEEP.format(keep=k) for k in ("false", "true"))
 # wfa_cluster.defines.h (the names and values nw_wfa's wfa.DEFINES gives the same facts)
@@ -50,6 +53,7 @@ class ClusterLaunch:
     ring: int  # rows: scores s - max(x, e) .. s
     stride: int  # ints a ring row: GROUP_INTS a block's group
     koff: int  # group G holds diagonals 32 G - koff .. + 31
+    per: int  # steps between two cluster barriers
 
     @property
     def smem(self) -> int:
@@ -60,12 +64,13 @@ class ClusterLaunch:
 def configure(reach_max: int, n: int, m: int, x: int, e: int) -> ClusterLaunch:
     """Diagonals -min(reach_max, n) .. min(reach_max, m) in groups of 32 dealt round robin over the
     cluster's blocks, one group more (the last group's right halo has a place); a warp a local group
-    up to MAX_THREADS a block (then warps take several)."""
+    up to MAX_THREADS a block (then warps take several); min(e, PER_BARRIER) steps a barrier."""
     koff = min(reach_max, n)
     groups = -(-(koff + min(reach_max, m) + 1) // 32) + 1
     local = -(-groups // CLUSTER)
-    return ClusterLaunch(threads=min(MAX_THREADS, 32 * local), ring=max(x, e) + 1, stride=GROUP_INTS * local,
-                         koff=koff)
+    per = max(1, min(e, PER_BARRIER))
+    return ClusterLaunch(threads=min(MAX_THREADS, 32 * local), ring=max(x + 1, e + per), stride=GROUP_INTS * local,
+                         koff=koff, per=per)
 
 
 def kernel(traceback: bool) -> Any:
@@ -78,5 +83,6 @@ def args(packed: Any, desc: Any, reach: Any, x: int, e: int, max_steps: int, con
          pool_ints: int, bases: Any, runs: Any, out: Any) -> tuple[Any, ...]:
     """nw_wfa_cluster's arguments (an array the score alone does not use, None: ``out``, never read)."""
     return (packed, desc, reach, np.int32(x), np.int32(e), np.int32(max_steps), np.int32(config.ring),
-            np.int32(config.stride), np.int32(config.koff), out if keep is None else keep, np.int64(pool_ints),
+            np.int32(config.stride), np.int32(config.koff), np.int32(config.per), out if keep is None else keep,
+            np.int64(pool_ints),
             out if bases is None else bases, out if runs is None else runs, out)

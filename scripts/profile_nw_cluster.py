@@ -1,0 +1,78 @@
+"""nw_wfa_cluster (wfa_cluster.cu) alone on issue 26's 10^6 x 10^6 pair at 1% (linear costs): per
+count of steps between two cluster barriers (``--per``; e caps it), its kernel time (device events),
+host-to-host time of ``WfaSolver.solve`` and the time a score step takes, median of --repeats after
+one warm-up, score and CIGAR; every answer's score equal, every CIGAR re-scored.
+
+  python3 scripts/profile_nw_cluster.py --per 1 2 3
+  python3 scripts/profile_nw_cluster.py --cluster 16   # an experiment: 16 blocks (H100's non-portable most)
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from splicedalign.workloads.nw.gpu import wfa_cluster
+from splicedalign.workloads.nw.gpu.solver import WFA_SAMPLE_MIN
+from splicedalign.workloads.nw.gpu.wfa import WfaSolver, sampled_score
+from splicedalign.workloads.nw.records import cigar_cost
+from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, case_pair
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cases", nargs="+", default=["1000000-1"])
+    parser.add_argument("--per", nargs="+", type=int, default=[wfa_cluster.PER_BARRIER])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--cluster", type=int, default=wfa_cluster.CLUSTER,
+                        help="blocks a cluster (past 8: the non-portable attribute is set on the kernels)")
+    args = parser.parse_args()
+    if args.cluster != wfa_cluster.CLUSTER:  # (an experiment: compiled by NVRTC with this WFA_CLUSTER)
+        import cupy
+
+        wfa_cluster.CLUSTER = wfa_cluster.DEFINES["WFA_CLUSTER"] = args.cluster
+        for traceback in (False, True):
+            kernel = wfa_cluster.kernel(traceback)
+            function = getattr(kernel, "kernel", kernel)
+            # CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+            cupy.cuda.driver.funcSetAttribute(function.ptr, 14, 1)
+    costs = ISSUE26_COSTS["linear"]
+    solver = WfaSolver()
+    fails = 0
+    print(f"blocks a cluster: {wfa_cluster.CLUSTER}")
+    print(f"{'case':<12} {'per':>3} {'out':<5} {'steps':>6} {'threads':>7} {'kernel ms':>9} {'host ms':>8} "
+          f"{'us/step':>7} score")
+    for name in args.cases:
+        pair = case_pair(name)
+        guess = sampled_score(pair, costs) if min(pair.n, pair.m) >= WFA_SAMPLE_MIN else None
+        scores = set()
+        for per in args.per:
+            wfa_cluster.PER_BARRIER = per
+            for traceback in (False, True):
+                kernel, host = [], []
+                got = None
+                for _ in range(args.repeats + 1):
+                    t0 = time.perf_counter()
+                    got = solver.solve(pair, costs, traceback, "global", budget_ms=1e4, expected=guess)
+                    host.append((time.perf_counter() - t0) * 1e3)
+                    kernel.append(solver.stats["kernel_ms"])
+                assert got is not None and solver.stats["cluster"]
+                scores.add(got.score)
+                if traceback and cigar_cost(got.cigar, pair.a, pair.b, costs) != got.score:
+                    fails += 1
+                    print(f"FAIL {name} per {per}: CIGAR does not re-score to {got.score}")
+                k_ms, h_ms = statistics.median(kernel[1:]), statistics.median(host[1:])
+                steps = solver.stats["steps"][0]
+                print(f"{name:<12} {per:>3} {'cigar' if traceback else 'score':<5} {steps:>6} "
+                      f"{solver.stats['threads']:>7} {k_ms:>9.3f} {h_ms:>8.3f} {1e3 * k_ms / max(steps, 1):>7.3f} "
+                      f"{got.score}")
+        if len(scores) > 1:
+            fails += 1
+            print(f"FAIL {name}: scores differ {scores}")
+    print(f"failures: {fails}")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
