@@ -4,7 +4,7 @@ host-to-host time of ``WfaSolver.solve`` and the time a score step takes, median
 one warm-up, score and CIGAR; every answer's score equal, every CIGAR re-scored.
 
   python3 scripts/profile_nw_cluster.py --per 1 2 3
-  python3 scripts/profile_nw_cluster.py --cluster 16   # an experiment: 16 blocks (H100's non-portable most)
+  python3 scripts/profile_nw_cluster.py --cluster 8    # the portable most (CLUSTER: 16)
 """
 
 from __future__ import annotations
@@ -26,17 +26,9 @@ def main() -> int:
     parser.add_argument("--per", nargs="+", type=int, default=[wfa_cluster.PER_BARRIER])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--cluster", type=int, default=wfa_cluster.CLUSTER,
-                        help="blocks a cluster (past 8: the non-portable attribute is set on the kernels)")
+                        help="blocks a cluster (another than CLUSTER: compiled by NVRTC with it)")
     args = parser.parse_args()
-    if args.cluster != wfa_cluster.CLUSTER:  # (an experiment: compiled by NVRTC with this WFA_CLUSTER)
-        import cupy
-
-        wfa_cluster.CLUSTER = wfa_cluster.DEFINES["WFA_CLUSTER"] = args.cluster
-        for traceback in (False, True):
-            kernel = wfa_cluster.kernel(traceback)
-            function = getattr(kernel, "kernel", kernel)
-            # CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-            cupy.cuda.driver.funcSetAttribute(function.ptr, 14, 1)
+    wfa_cluster.CLUSTER = wfa_cluster.DEFINES["WFA_CLUSTER"] = args.cluster
     costs = ISSUE26_COSTS["linear"]
     solver = WfaSolver()
     fails = 0

@@ -67,7 +67,10 @@ def solver(emus, monkeypatch):
         return kernels[name] if name in kernels else EmuKernel(emus[0], name)
 
     monkeypatch.setattr(device, "function", function)
+    allowed = []  # (the non-portable attribute: no driver here)
+    monkeypatch.setattr(device, "allow_cluster_size", lambda kernel, blocks: allowed.append((kernel.name, blocks)))
     got = wfa.WfaSolver(poison=True)
+    got.allowed = allowed
     got.capability = wfa_cluster.COMPUTE_CAPABILITY
     return got
 
@@ -132,14 +135,16 @@ def test_solve_takes_the_cluster_for_long_linear_global_pairs(solver, monkeypatc
         assert answer.score == want.score, (costs, mode)
         assert cigar_cost(answer.cigar, pair.a, pair.b, costs, answer.start2, answer.end2) == want.score
         assert (cluster.launches > before) == clustered == solver.stats["cluster"], (costs, mode, capability)
+    assert ("nw_wfa_cluster<true>", wfa_cluster.CLUSTER) in solver.allowed
 
 
 def test_configure():
-    # 10^6 at 1% (linear 0/1/3, ~14,200 scores) capped at 4x: |k| <= 18,933, 1,185 groups and one, 149 a block;
-    # 3 steps a barrier: rows s - 3 .. s + 2
+    # 10^6 at 1% (linear 0/1/3, ~14,200 scores) capped at 4x: |k| <= 18,933, 1,184 groups and one, 75 a block
+    # of 16; 3 steps a barrier: rows s - 3 .. s + 2
+    assert wfa_cluster.CLUSTER == 16
     config = wfa_cluster.configure(18_933, 1_000_000, 999_900, 1, 3)
     assert config.koff == 18_933 and config.ring == 6 and config.threads == wfa_cluster.MAX_THREADS
-    assert config.per == 3 and config.stride == wfa_cluster.GROUP_INTS * 149
-    assert config.smem == 4 * (4 + 6 * 34 * 149)
+    assert config.per == 3 and config.stride == wfa_cluster.GROUP_INTS * 75
+    assert config.smem == 4 * (4 + 6 * 34 * 75)
     small = wfa_cluster.configure(10, 5, 300, 2, 1)  # e = 1: a barrier a step
     assert small.koff == 5 and small.ring == 3 and small.per == 1 and small.threads == 32 and small.stride == 34

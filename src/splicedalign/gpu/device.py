@@ -115,6 +115,22 @@ def allow_shared_memory(kernel: Any, nbytes: int) -> None:
         _ALLOWED[id(kernel)] = (kernel, nbytes)
 
 
+# Thread-block clusters (sm_90): the most blocks a cluster every such GPU schedules; more (an H100 up to 16)
+# only once a kernel has the driver's CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED (14).
+PORTABLE_CLUSTER = 8
+NON_PORTABLE_CLUSTER_ATTRIBUTE = 14
+_CLUSTERED: dict[int, Any] = {}  # the kernels allowed them, by id (held, as _ALLOWED's)
+
+
+def allow_cluster_size(kernel: Any, blocks: int) -> None:
+    """Let ``kernel`` (a CuPy RawKernel compiled with ``blocks`` a cluster) launch clusters past
+    PORTABLE_CLUSTER blocks: the non-portable attribute set, once per kernel."""
+    if blocks > PORTABLE_CLUSTER and id(kernel) not in _CLUSTERED:
+        function = getattr(kernel, "kernel", kernel)  # (a RawKernel's driver function)
+        cupy().cuda.driver.funcSetAttribute(function.ptr, NON_PORTABLE_CLUSTER_ATTRIBUTE, 1)
+        _CLUSTERED[id(kernel)] = kernel
+
+
 # Left free of every budget: CuPy's and the driver's own allocations, a kernel's local memory.
 MEMORY_HEADROOM = 256 << 20
 

@@ -7,8 +7,9 @@
 // Why a cluster: one block (nw_wfa) gives each thread ~5 diagonals a step at 10^6 1% (~4,700
 // diagonals a step on average), each an L2 round trip for its letters (the wavefront's offsets
 // spread over both sequences): 7.2 us a step, ~14,000 steps. Here WFA_CLUSTER blocks (one a
-// multiprocessor) share the diagonals, ~1 a thread, and step together through one cluster barrier
-// (barrier.cluster arrive.release / wait.acquire) in place of __syncthreads.
+// multiprocessor) share the diagonals, ~1 a thread, and step together through cluster barriers
+// (barrier.cluster arrive.release / wait.acquire, ~1.2 us each on an H100) in place of __syncthreads:
+// one every `per` steps (up to e: a step reads its neighbours' diagonals e steps back, its own x back).
 //
 // Diagonals are dealt out in groups of 32 (a warp's), round robin over the cluster's blocks and
 // within a block over its warps (group G = (k + koff) / 32 belongs to block G % C, local group
@@ -16,7 +17,7 @@
 // keeps the same diagonals from step to step. A block's ring (the last max(x, e) + 1 scores) holds
 // its own groups, each with a halo diagonal on either side (34 ints a group): the group's first
 // and last lanes store their value into the neighbouring groups' halos in the other blocks' shared
-// memory (mapa + st.shared::cluster, no wait) before the barrier, so every read of a step is a
+// memory (mapa + st.shared::cluster, no wait) before the next barrier, so every read of a step is a
 // 32-bit load of the block's own shared memory. A read outside a source wavefront's range is NULL,
 // so no row is ever cleared.
 //

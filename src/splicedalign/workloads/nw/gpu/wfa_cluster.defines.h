@@ -6,6 +6,6 @@
 #define WFA_OP_X 1
 #define WFA_OP_D 2
 #define WFA_OP_I 3
-#define WFA_CLUSTER 8
+#define WFA_CLUSTER 16
 #define WFA_GROUP_INTS 34
 #define WFA_CONTROL_INTS 4

@@ -22,14 +22,16 @@ from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMA
 from splicedalign.workloads.nw.wfa_kernels import NULL
 
 KERNEL_FILE = Path(__file__).with_name("wfa_cluster.cu")
-# blocks a cluster: 8 is the portable most (16 needs the non-portable attribute at launch)
-CLUSTER = 8
+# blocks a cluster: 16, an H100's most (device.allow_cluster_size sets the non-portable attribute; 8 is
+# the portable most): 10^6 1% kernel 24.8 / 29.7 ms score / CIGAR against 27.2 / 33.2 with 8 (H100, run M2)
+CLUSTER = 16
 MAX_THREADS = 1024
 GROUP_INTS = 34  # a group's ring row: its 32 diagonals and a halo diagonal on either side
 CONTROL_INTS = 4  # before the ring: the end's flag (and padding)
 COMPUTE_CAPABILITY = 90  # thread-block clusters and distributed shared memory
 # steps between two cluster barriers at most (gap extend e caps it: a step reads its neighbours' diagonals e
-# steps back); each costs a ring row more (ring_size >= e + per)
+# steps back); each costs a ring row more (ring_size >= e + per). 10^6 1% (e = 3; H100, run M2, 8 blocks): 1 / 2
+# / 3 steps a barrier 38.8 / 33.9 / 27.2 ms score, i.e. a barrier ~1.2 us and a step's own chain ~1.5 us
 PER_BARRIER = 3
 SWEEP = "nw_wfa_cluster<{keep}>"
 NAMES = tuple(SWEEP.format(keep=k) for k in ("false", "true"))
@@ -74,9 +76,12 @@ def configure(reach_max: int, n: int, m: int, x: int, e: int) -> ClusterLaunch:
 
 
 def kernel(traceback: bool) -> Any:
-    """The nw_wfa_cluster instance (loaded once per process by ``device.function``)."""
+    """The nw_wfa_cluster instance (loaded once per process by ``device.function``), allowed its
+    CLUSTER blocks a cluster."""
     name = SWEEP.format(keep="true" if traceback else "false")
-    return device.function(KERNEL_FILE, name, (name,), DEFINES)
+    got = device.function(KERNEL_FILE, name, (name,), DEFINES)
+    device.allow_cluster_size(got, CLUSTER)
+    return got
 
 
 def args(packed: Any, desc: Any, reach: Any, x: int, e: int, max_steps: int, config: ClusterLaunch, keep: Any,
