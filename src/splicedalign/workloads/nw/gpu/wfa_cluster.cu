@@ -305,8 +305,10 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
 #else
 #define CLUSTER_DIMS  // (sm_80 builds: a body that traps; the host never launches it there)
 #endif
+// (one block a multiprocessor by design: with the 1 ptxas gives it up to 64 registers, where without it the
+// alignment's variant spilled at 32)
 template <bool KEEP>
-__global__ void CLUSTER_DIMS __launch_bounds__(WFA_MAX_THREADS) nw_wfa_cluster(
+__global__ void CLUSTER_DIMS __launch_bounds__(WFA_MAX_THREADS, 1) nw_wfa_cluster(
     const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int x, int e,
     int max_steps, int ring_size, int stride, int koff, int per, int* __restrict__ keep, long long pool_ints,
     long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
