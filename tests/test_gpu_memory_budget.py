@@ -60,6 +60,16 @@ def test_shared_memory_limit_raised_only_beyond_the_default():
     assert kernel.max_dynamic_shared_size_bytes == device.SHARED_MEMORY_DEFAULT + 1
 
 
+def test_shared_memory_limit_counts_the_kernels_static_shared_memory():
+    """What a launch may take without asking is 48 KB less the kernel's static shared memory:
+    a launch between the two needs the limit raised (CUDA's invalid argument otherwise)."""
+    kernel = SimpleNamespace(shared_size_bytes=200)
+    device.allow_shared_memory(kernel, device.SHARED_MEMORY_DEFAULT - 200)
+    assert not hasattr(kernel, "max_dynamic_shared_size_bytes")
+    device.allow_shared_memory(kernel, device.SHARED_MEMORY_DEFAULT - 56)  # (nw_wfa's 49,096 bytes)
+    assert kernel.max_dynamic_shared_size_bytes == device.SHARED_MEMORY_DEFAULT - 56
+
+
 def test_shared_memory_limit_never_lowered():
     """Solvers share the process's kernels: a smaller launch's call must not undo a larger one's."""
     kernel = SimpleNamespace()

@@ -101,16 +101,24 @@ SHARED_MEMORY_DEFAULT = 48 * 1024
 
 # The dynamic shared memory each kernel was allowed (kernels are process-wide, `function`'s
 # cache), by id, the kernel held so that its id stays its own: a limit is only ever raised, so
-# that no caller lowers it below another's launch.
+# that no caller lowers it below another's launch. _STATIC: each kernel's static shared memory.
 _ALLOWED: dict[int, tuple[Any, int]] = {}
+_STATIC: dict[int, tuple[Any, int]] = {}
 
 
 def allow_shared_memory(kernel: Any, nbytes: int) -> None:
     """Let ``kernel`` (a CuPy RawKernel) launch with ``nbytes`` of dynamic shared memory: its
-    limit raised to that where it passes SHARED_MEMORY_DEFAULT and what it was allowed before
-    (up to the device's opt-in maximum, ``device_info()["smem_optin"]``; a launch beyond that
-    fails). Never lowered: solvers of any workload share the process's kernels."""
-    if nbytes > max(SHARED_MEMORY_DEFAULT, _ALLOWED.get(id(kernel), (None, 0))[1]):
+    limit raised to that where it passes what a launch may take without asking
+    (SHARED_MEMORY_DEFAULT less the kernel's static shared memory: nw_wfa's 49,096 bytes, under 48
+    KB but not beside its static variables, failed with an invalid argument) and what it was
+    allowed before (up to the device's opt-in maximum, ``device_info()["smem_optin"]``; a launch
+    beyond that fails). Never lowered: solvers of any workload share the process's kernels."""
+    if nbytes <= _ALLOWED.get(id(kernel), (None, 0))[1]:
+        return
+    static = _STATIC.get(id(kernel))
+    if static is None:  # (a kernel's attribute query, once)
+        static = _STATIC[id(kernel)] = (kernel, int(getattr(kernel, "shared_size_bytes", 0)))
+    if nbytes > SHARED_MEMORY_DEFAULT - static[1]:
         kernel.max_dynamic_shared_size_bytes = nbytes
         _ALLOWED[id(kernel)] = (kernel, nbytes)
 
