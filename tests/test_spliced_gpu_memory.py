@@ -281,3 +281,24 @@ def test_a_launch_fills_its_row_storage_while_it_is_planned(monkeypatch, streame
         before = plans[k - 1] if k else -1
         assert [s for s in steps[before + 1:at] if s[0] == "fill"] == [("fill", rows * 4)]
         assert rows >= job.inputs.plan.rows_size and job.used == job.inputs.plan.rows_size * 4
+
+
+def test_launch_rows_bound_the_plans_rows():
+    """launch.launch_rows (a launch's row storage, taken before it is planned) is at least its
+    plan's rows_size for every configuration a launch may have: int or int64 scores, score or
+    traced, chain-bound (few cases) or throughput, free target ends."""
+    import itertools
+
+    from splicedalign.workloads.spliced.gpu.plan import build_plan
+
+    seed = int(np.random.SeedSequence().entropy % 2**32)
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    solver = GpuSolver()
+    for count in (3, 70):
+        flat = FlatCases.of([random_case(rng, f"r{i}") for i in range(count)] + tiny_set(int(rng.integers(99))))
+        for ctype, traceback, scoring in itertools.product(("int", "long long"), (False, True),
+                                                           (Scoring(), Scoring(target_ends="free"))):
+            config = solver._configure(flat, ctype, scoring, traceback)
+            plan = build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
+            assert launch.launch_rows(flat, config.rows_per_lane) >= plan.rows_size, (count, ctype, traceback)
