@@ -145,6 +145,6 @@ def test_configure():
     config = wfa_cluster.configure(18_933, 1_000_000, 999_900, 1, 3)
     assert config.koff == 18_933 and config.ring == 6 and config.threads == wfa_cluster.MAX_THREADS
     assert config.per == 3 and config.stride == wfa_cluster.GROUP_INTS * 75
-    assert config.smem == 4 * (4 + 6 * 34 * 75)
+    assert config.smem == 4 * (4 + 6 * 34 * 75 + 75)
     small = wfa_cluster.configure(10, 5, 300, 2, 1)  # e = 1: a barrier a step
     assert small.koff == 5 and small.ring == 3 and small.per == 1 and small.threads == 32 and small.stride == 34

@@ -142,7 +142,8 @@ struct Runs {
 }  // namespace
 
 // One pair (desc: wfa.py's descriptor; its a, b, n, m, runs), WFA_CLUSTER blocks of `threads` (a
-// multiple of 32). smem: CONTROL ints, then ring_size rows of `stride` ints (GROUP a local group).
+// multiple of 32). smem: CONTROL ints, ring_size rows of `stride` ints (GROUP a local group), an int a
+// local group (the extension's hint).
 // koff = min(reach_max, n): group G holds k = 32 G - koff .. + 31. out: steps (-1: gave up past
 // max_steps or the pool), end column of b, start column of b (0), runs.
 // `per` steps (at most e) between two cluster barriers: step s reads its neighbours' diagonals at
@@ -161,6 +162,8 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
     const u64* a = seqs + dp[0];
     const u64* b = seqs + dp[1];
     int* const ring = smem + CONTROL;
+    int* const hints = ring + ring_size * stride;  // per local group: its lane whose first 8 letters matched last step
+    for (int j = tid; j < stride / GROUP; j += threads) hints[j] = -1;
     volatile int* const found = smem;  // 1 once the end is reached (stored by the end's thread in every block)
     if (tid == 0) *found = 0;
     cluster_sync();  // (every block started and cleared its flag before any store into it)
@@ -210,9 +213,34 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
                     }
                 }
                 const int kc = min(max(k, cur.lo), cur.hi);  // a lane outside the range probes inside both sequences
+                const int start = mv >= 0 ? mv : max(kc, 0);
+                // the lane whose first 8 letters matched last step (the optimal path's diagonal, ~70 letters a
+                // step at 10^6 1%): its first 256 letters compared by the warp beside every lane's 8-letter probe,
+                // their loads in one round trip, where the probe and then the warp extension took two
+                // (lane 0's read, after its own write of the last step: the warp's lanes may be a step apart)
+                const int cand = __shfl_sync(FULL_WARP, hints[j], 0), from_c = cand & 31;
+                const int hc = __shfl_sync(FULL_WARP, start, from_c), kcd = __shfl_sync(FULL_WARP, k, from_c);
+                const bool fused = cand >= 0 && __shfl_sync(FULL_WARP, mv, from_c) >= 0;  // (the same for the warp)
+                unsigned xc = 0;
+                if (fused) xc = window8(a, min(hc - kcd + 8 * lane, n)) ^ window8(b, min(hc + 8 * lane, m));
                 bool more;
-                int h = probe8(a, b, mv >= 0 ? mv : max(kc, 0), kc, more);
-                for (unsigned longer = __ballot_sync(FULL_WARP, mv >= 0 && more); longer; longer &= longer - 1) {
+                int h = probe8(a, b, start, kc, more);
+                const unsigned ran = __ballot_sync(FULL_WARP, mv >= 0 && more);
+                if (lane == 0) hints[j] = ran ? __ffs(int(ran)) - 1 : -1;
+                unsigned longer = ran;
+                if (fused) {
+                    const unsigned differ = __ballot_sync(FULL_WARP, xc != 0);
+                    int got;
+                    if (differ) {
+                        const int first = __ffs(int(differ)) - 1;
+                        got = hc + 8 * first + ((__ffs(int(__shfl_sync(FULL_WARP, xc, first))) - 1) >> 2);
+                    } else {
+                        got = extend_warp(a, b, hc + 256, kcd, lane, n, m);
+                    }
+                    if (lane == from_c) h = got;
+                    longer &= ~(1u << from_c);
+                }
+                for (; longer; longer &= longer - 1) {
                     const int from = __ffs(int(longer)) - 1;
                     const int got = extend_warp(a, b, __shfl_sync(FULL_WARP, h, from),
                                                 __shfl_sync(FULL_WARP, k, from), lane, n, m);

@@ -59,8 +59,8 @@ class ClusterLaunch:
 
     @property
     def smem(self) -> int:
-        """Dynamic shared memory a block: the control ints and the ring."""
-        return 4 * (CONTROL_INTS + self.ring * self.stride)
+        """Dynamic shared memory a block: the control ints, the ring and an int a local group (its hint)."""
+        return 4 * (CONTROL_INTS + self.ring * self.stride + self.stride // GROUP_INTS)
 
 
 def configure(reach_max: int, n: int, m: int, x: int, e: int) -> ClusterLaunch:
