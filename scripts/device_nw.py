@@ -261,7 +261,7 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
     """issue 26's GPU single-pair targets: `gpu` (cost-adaptive) and pywfa on one core in this
     process, same inputs, score and CIGAR, median of repeats (fewer when slow); every score
     equal, every CIGAR re-scored. `gpu` host to host; pywfa its own work (``Result.seconds``: its
-    aligner, the alignment and its CIGAR as pywfa gives it), not the peer adapter's conversion of
+    aligner, the alignment, its CIGAR as pywfa gives it, the aligner's teardown), not the peer adapter's conversion of
     that CIGAR into ours (which was counted before: 25-47% of the row at 10^5 on the CPU host).
     Also `gpu` with the whole table (adaptive=False) for the band's gain."""
     rows: list[dict] = []

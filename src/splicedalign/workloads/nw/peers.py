@@ -79,11 +79,13 @@ class PywfaSolver:
                                 **span)
         status = aligner.wavefront_align(letters(pair.b, B_LETTERS))
         tuples = aligner.cigartuples if traceback or mode != "global" else None
-        # (Result.seconds: pywfa's own work, its CIGAR as it gives it; the operations below are this
-        # adapter's, 25-47% of the whole call with the CIGAR: 10^5 1% 3.2 of 6.0 ms on the CPU host)
+        failed, score = aligner.status, -int(aligner.score)
+        del aligner  # (its teardown, WFA2 freeing its wavefronts, is pywfa's work a pair: 0.4-9.6 ms at 10^5)
+        # Result.seconds: pywfa's own work, its CIGAR as it gives it; the operations below are this
+        # adapter's (as np.full arrays a run they were 25-47% of the whole call at 10^5 on the CPU host)
         seconds = time.perf_counter() - t0
-        if aligner.status != 0:
-            raise RuntimeError(f"pywfa failed on {pair.name}: status {aligner.status} ({status})")
+        if failed != 0:
+            raise RuntimeError(f"pywfa failed on {pair.name}: status {failed} ({status})")
         start, end, cigar = 0, pair.m, None
         if tuples is not None:
             codes = np.array([_PYSAM_TO_OP[code] for code, _ in tuples], dtype=np.int8)
@@ -95,4 +97,4 @@ class PywfaSolver:
                 start, end = int(lead), int(pair.m - (joined.size - last))
                 joined = joined[lead:last]
             cigar = cigar_string(joined) if traceback else None
-        return Result(-int(aligner.score), pair.cells, self.name, seconds, cigar, start, end, algorithm="wfa")
+        return Result(score, pair.cells, self.name, seconds, cigar, start, end, algorithm="wfa")
