@@ -567,6 +567,13 @@ class WfaAnswers:
     def cigars(self) -> list[str | None]:
         return [self.cigar(k) for k in range(len(self.score))]
 
+    def result(self, pair: Pair, seconds: float) -> Result | None:
+        """A single pair's answer (``launch_one``'s) as a Result; None where it gave up."""
+        if self.score[0] is None:
+            return None
+        return Result(self.score[0], pair.cells, "gpu", seconds, self.cigar(0), self.start2[0], self.end2[0],
+                      ALGORITHM)
+
 
 class WfaSolver:
     """The nw_wfa kernel over one pair or a batch (module docstring)."""
@@ -687,25 +694,24 @@ class WfaSolver:
             if last > 1 and (expected is None or (expected / g + w) / 2 + 2 < last):
                 visits = 2 * (sums_bi.visits_upto(last) if sums_bi.covers(last, pair.n, pair.m, mode) else
                               visits_upto(self.reach(x, o, e, want), pair.n, pair.m, mode, arrays, last))
-                got = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget, bi=True)
-                if got.score[0] is not None:
-                    return Result(got.score[0], pair.cells, "gpu", time.perf_counter() - t0, got.cigar(0),
-                                  got.start2[0], got.end2[0], ALGORITHM)
+                answer = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget,
+                                         bi=True).result(pair, time.perf_counter() - t0)
+                if answer is not None:
+                    return answer
         top = (int(sums.top[steps - 1]) if fast else int(reach[:steps].max())) if wfa_cluster.applies(
             costs, mode, seqs, self.capability) else None
         if top is not None and wfa_cluster.configure(top, pair.n, pair.m, x, e).smem <= self.shared_bytes:
             # a long pair's letters in global memory: the cluster's blocks share each step (wfa_cluster.cu); it
             # gives up only where nw_wfa would too (the same cap and pool)
             visits = sums.visits_upto(steps) if fast else visits_upto(reach, pair.n, pair.m, mode, arrays, steps)
-            got = self.launch_one(pair, costs, traceback, mode, steps - 1, visits, threads, budget, cluster=True)
-            return None if got.score[0] is None else Result(got.score[0], pair.cells, "gpu", time.perf_counter() - t0,
-                                                            got.cigar(0), got.start2[0], got.end2[0], ALGORITHM)
+            return self.launch_one(pair, costs, traceback, mode, steps - 1, visits, threads, budget,
+                                   cluster=True).result(pair, time.perf_counter() - t0)
         for last in ((near, steps) if first else (steps,)):
             visits = sums.visits_upto(last) if fast else visits_upto(reach, pair.n, pair.m, mode, arrays, last)
-            got = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget)
-            if got.score[0] is not None:
-                return Result(got.score[0], pair.cells, "gpu", time.perf_counter() - t0, got.cigar(0),
-                              got.start2[0], got.end2[0], ALGORITHM)
+            answer = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget).result(
+                pair, time.perf_counter() - t0)
+            if answer is not None:
+                return answer
         return None
 
     def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool, mode: str) -> Columns:
