@@ -345,9 +345,14 @@ def sampled_score(pair: Pair, costs: Costs) -> float:
     the last ones reversed against b's end, by the CPU WFA in prefix mode; their cost a letter
     times the longer length. Only the choice of algorithm rests on it (~10-50 us for similar
     pairs; a window past SAMPLE_WORK diagonals, ~0.2 ms, says unrelated: infinite)."""
-    length, wider = sample_lengths(pair.n)
-    return sampled_ends(pair.a[:length], pair.b[:wider], pair.a[::-1][:length], pair.b[::-1][:wider], pair.n, pair.m,
-                        costs)
+    a_head, b_head, a_tail, b_tail = sample_ends(pair)
+    total = 0
+    for a, b in ((a_head, b_head), (a_tail, b_tail)):
+        got = cpu_wfa.wfa_align(np.ascontiguousarray(a), np.ascontiguousarray(b), costs, "prefix", False, SAMPLE_WORK)
+        if got is None:
+            return float("inf")
+        total += got.score
+    return total / (2 * a_head.size) * max(pair.n, pair.m)
 
 
 def sample_lengths(n: int) -> tuple[int, int]:
@@ -356,10 +361,16 @@ def sample_lengths(n: int) -> tuple[int, int]:
     return length, length + SAMPLE_MARGIN
 
 
+def sample_ends(pair: Pair) -> list[np.ndarray]:
+    """The codes ``sampled_score`` aligns of a pair: a's head, b's head, a's tail reversed, b's
+    tail reversed (``sample_lengths``)."""
+    length, wider = sample_lengths(pair.n)
+    return [pair.a[:length], pair.b[:wider], pair.a[::-1][:length], pair.b[::-1][:wider]]
+
+
 def sample_windows(pairs: Sequence[Pair], samples: list[int]) -> list[np.ndarray]:
-    """The codes ``sampled_score`` aligns of each of pairs ``samples``: a's head, b's head, a's
-    tail reversed, b's tail reversed (``sample_lengths``; a ``PairBatch``'s made from those
-    letters alone: ``PairBatch.spans_codes``)."""
+    """``sample_ends`` of each of pairs ``samples``, one after another (a ``PairBatch``'s made
+    from those letters alone: ``PairBatch.spans_codes``)."""
     if isinstance(pairs, PairBatch):
         spans = []
         for k in samples:
@@ -369,12 +380,7 @@ def sample_windows(pairs: Sequence[Pair], samples: list[int]) -> list[np.ndarray
                       (2 * k + 1, max(0, m - wider), m)]
         codes = pairs.spans_codes(spans)
         return [c if w % 4 < 2 else c[::-1] for w, c in enumerate(codes)]
-    out = []
-    for k in samples:
-        pair = pairs[k]
-        length, wider = sample_lengths(pair.n)
-        out += [pair.a[:length], pair.b[:wider], pair.a[::-1][:length], pair.b[::-1][:wider]]
-    return out
+    return [codes for k in samples for codes in sample_ends(pairs[k])]
 
 
 def sampled_scores(pairs: Sequence[Pair], samples: list[int], costs: Costs) -> np.ndarray:
@@ -407,19 +413,6 @@ def _prefix_scores(codes, sizes, x, o, e, work_cap, memory_cap):
         status, score, _, _, _, _ = wfa_align_codes(a, b, x, o, e, False, True, False, work_cap, memory_cap)
         out[j] = score if status == DONE else -1
     return out
-
-
-def sampled_ends(a_head: np.ndarray, b_head: np.ndarray, a_tail: np.ndarray, b_tail: np.ndarray, n: int, m: int,
-                 costs: Costs) -> float:
-    """``sampled_score`` of an n x m pair from its ends (``sample_lengths`` letters; the tails
-    reversed)."""
-    total = 0
-    for a, b in ((a_head, b_head), (a_tail, b_tail)):
-        got = cpu_wfa.wfa_align(np.ascontiguousarray(a), np.ascontiguousarray(b), costs, "prefix", False, SAMPLE_WORK)
-        if got is None:
-            return float("inf")
-        total += got.score
-    return total / (2 * a_head.size) * max(n, m)
 
 
 def visits_upto(reach: np.ndarray, n: int, m: int, mode: str, arrays: int, steps: int) -> int:
@@ -748,7 +741,7 @@ class WfaSolver:
                    if min(n[k], m[k]) >= 2 * SAMPLE_LENGTH]
         t1 = time.perf_counter()
         # (statistics' median: NumPy's first call imports numpy.ma, 11 ms of a fresh nw --pairs on the H100 host)
-        rate = float(statistics.median((self.sample(pairs, samples, costs) / longest[samples]).tolist())) \
+        rate = float(statistics.median((sampled_scores(pairs, samples, costs) / longest[samples]).tolist())) \
             if samples else None
         sample_ms = (time.perf_counter() - t1) * 1e3
         if rate is not None and not np.isfinite(rate):
@@ -783,10 +776,6 @@ class WfaSolver:
         scores = got.score if answered.all() else [0 if s is None else s for s in got.score]
         return Columns(rows, scores, cells, share, "gpu", ALGORITHM,  # type: ignore[arg-type]  (no None left)
                        got.start2, got.end2, got.text, got.offsets)
-
-    def sample(self, pairs: Sequence[Pair], samples: list[int], costs: Costs) -> np.ndarray:
-        """``sampled_score`` of pairs ``samples`` (``sampled_scores``: their CPU WFAs at once)."""
-        return sampled_scores(pairs, samples, costs)
 
     def declined(self, count: int, staging: Staging | None) -> Columns:
         """No answer for the batch; the copies of its sequences already sent are waited for (their
