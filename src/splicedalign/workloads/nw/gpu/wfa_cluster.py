@@ -1,12 +1,14 @@
 """The forward WFA of one long pair on a thread-block cluster (wfa_cluster.cu, sm_90): linear costs,
 global mode, pairs whose letters do not fit one block's shared memory (10^6 x 10^6), where nw_wfa's
 one block takes ~5 diagonals a thread a step, each an L2 round trip for its letters. Here
-``CLUSTER`` blocks share each step's diagonals (32 at a time, round robin) and step together through
-one cluster barrier; each block's share of the ring lives in its own shared memory, the diagonals at
-a share's edges written into the neighbours' through distributed shared memory.
+``CLUSTER`` blocks share each step's diagonals (32 at a time, round robin) and step together, a
+cluster barrier every ``per`` steps (``configure``); each block's share of the ring lives in its own
+shared memory, the diagonals at a share's edges written into the neighbours' through distributed
+shared memory.
 
-``WfaSolver.launch_one(cluster=True)`` launches it (the same upload, pack and text kernels as
-nw_wfa); ``WfaSolver.solve`` tries it where ``applies`` says so, before nw_wfa.
+``WfaSolver.launch_one(cluster=True)`` launches it (the same upload and pack kernel as nw_wfa; the
+CIGAR's text made on the host from the walk's runs, ``cigar.runs_cigar``); ``WfaSolver.solve`` tries
+it where ``applies`` says so, before nw_wfa.
 """
 
 from __future__ import annotations
