@@ -75,7 +75,7 @@ def solver(emus, monkeypatch):
     return got
 
 
-def _more_pairs(rng, pairs):
+def _more_pairs(pairs):
     return pairs + [Pair("one", "a", "b", np.array([1], np.uint8), np.array([2], np.uint8)),
                     Pair("one same", "a", "b", np.array([3], np.uint8), np.array([3], np.uint8)),
                     Pair("same", "a", "b", pairs[0].a, pairs[0].a.copy()),
@@ -92,7 +92,7 @@ def test_cluster_single_pairs(solver, costs, monkeypatch):
     print(f"seed {seed}")
     rng = np.random.default_rng(seed)
     reference = ReferenceSolver()
-    pairs = _more_pairs(rng, _pairs(rng, 12, 200))
+    pairs = _more_pairs(_pairs(rng, 12, 200))
     _, x, o, e = cpu_wfa.reduced_costs(costs)
     reach = wfa.reach_table(x, o, e, 3000)
     for k, pair in enumerate(pairs):
