@@ -438,7 +438,8 @@ class GpuSolver:
             "inputs", [plan.tasks, plan.base_letters, plan.target_letters, plan.letter_cases(), LETTER_CODES]
             + gathers + extra, upload)
         base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
-        inputs = self._keep(key, flat, outputs.Exons.of(plan), base, tsel, more[:6], host, plan, tasks)
+        inputs = self._keep(key, flat, outputs.Exons.of(plan), base, tsel, more[:6], host,
+                            Replayable(plan, tasks, upload.record()))
         if followed is not None:
             inputs.followed = followed._replace(tasks=more[6], follow=more[7], walked=more[8])
         self.timing["upload"] += time.perf_counter() - t1
@@ -453,12 +454,11 @@ class GpuSolver:
                         if config.followed else None)
 
     def _keep(self, key: tuple, flat: FlatCases, exons: outputs.Exons, base, tsel, gathers: list,
-              host: tuple[np.ndarray, np.ndarray], plan: Plan | None = None, tasks=None,
+              host: tuple[np.ndarray, np.ndarray], made: Replayable | None,
               later: Callable[[], Replayable] | None = None) -> _Inputs:
         """A planned batch's _Inputs (its uploads queued on the upload stream), cached; its plan
-        and tasks, or ``later``, what makes them (and uploads the tasks) when first needed."""
+        and tasks (``made``), or ``later``, what makes them (and uploads the tasks) when first needed."""
         at_d, places_d, ones_d, src, dst_d, length_d = gathers
-        made = None if later is not None else Replayable(plan, tasks, self.streams().upload.record())
         inputs = _Inputs(tuple(flat.cases), exons, base, tsel, Gather(at_d, places_d, ones_d, host[0]),
                          Gather(src, dst_d, length_d, host[1]), made, later)
         self._cache[key] = inputs
@@ -587,8 +587,7 @@ class GpuSolver:
         made, walked = (self._replay_plan(feeder, follow) if config.record
                         else (None, moves) if self.tuning.lazy_replay_plan else (later(), moves))
         inputs = self._keep(_batch_key(config, ids), flat, outputs.Exons(flat.exon_start, index, flat.cells), base,
-                            tsel, gathers_d, host, *(made[:2] if made is not None else ()),
-                            later=None if made is not None else later)
+                            tsel, gathers_d, host, made, None if made is not None else later)
         return Queued(inputs, storage, feeder.rows_size() * rows.dtype.itemsize, rows, counter, moves, walked,
                       events, tuple(feeds), (tasks,), finals)
 
