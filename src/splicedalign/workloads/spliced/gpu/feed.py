@@ -357,8 +357,7 @@ def load_passes(record: bool = False) -> None:
     (from numba's on-disk cache, or compiled where it lacks them): a feed of a few small cases
     (a throughput launch with long chains, in three steps) planned on the host as the solver
     plans one, its windows into host arrays of the staging's types, then its Plan and the
-    finals' gather inputs (module doc:
-    before a fed kernel starts)."""
+    finals' gather inputs (module doc: before a fed kernel starts)."""
     from splicedalign.workloads.spliced import synthetic
 
     rng = np.random.default_rng(5)

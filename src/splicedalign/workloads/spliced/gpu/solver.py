@@ -777,7 +777,6 @@ class GpuSolver:
         streams.compute.wait_event(filled)
         return storage, nbytes, storage[:nbytes].view(dtype)
 
-
     def _moves_none(self):
         """The moves argument of launches that record none."""
         if self._no_moves is None:
