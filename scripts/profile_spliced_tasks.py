@@ -259,14 +259,10 @@ def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only
     from splicedalign.workloads.spliced.gpu.solver import GpuSolver
     from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set, paper_sets
 
-    ours, late_folds = solver.KERNEL_FILE, launch.late_folds
-
-    def every_case_late(cases, tuning=launch.TUNING):
-        flat = FlatCases.of(cases)
-        return np.full(len(flat), tuning.late_folds and not tuning.chain_bound(len(flat)))
+    ours, late_folds = solver.KERNEL_FILE, launch.late_folds  # (every case of a throughput launch late)
 
     def not_long_chains(cases, tuning=launch.TUNING):
-        late = every_case_late(cases, tuning)
+        late = late_folds(cases, tuning)
         late[launch.long_chains(FlatCases.of(cases), tuning)] = False
         return late
     files = {"base": base, "this": ours, **{f.parent.name: f for f in more}}
@@ -275,7 +271,7 @@ def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only
     for name, values in (variants or {}).items():
         values = dict(values)
         folds = values.pop("chain_folds", None)
-        files[name], plans[name] = ours, late_folds if folds is None else every_case_late if folds else not_long_chains
+        files[name], plans[name] = ours, not_long_chains if folds is not None and not folds else late_folds
         tunings[name] = dataclasses.replace(launch.TUNING, **values)
     names = tuple(files)
 
