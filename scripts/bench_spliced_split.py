@@ -22,6 +22,7 @@ import os
 import statistics
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 PROBE = r"""
@@ -99,6 +100,21 @@ print(json.dumps([split(paper_sets(10, int(seed))) for seed in sys.argv[2:]] + [
 """
 
 
+def turns(args, trees: dict[str, str], per: int, probe: str, *flags: str) -> Iterator[tuple[int, dict]]:
+    """Per numba thread count: each tree's calls ({tree: [call, ...]}) from ``args.processes``
+    fresh processes a tree, the trees taking turns (``python -c probe THREADS *flags *SEEDS``)."""
+    for threads in args.threads:
+        got: dict[str, list[dict]] = {name: [] for name in trees}
+        for p in range(args.processes):
+            seeds = [str(args.seed + 10 * (p * per + i)) for i in range(per)]
+            for name, src in (list(trees.items()) if p % 2 == 0 else list(trees.items())[::-1]):
+                env = dict(os.environ, PYTHONPATH=src)
+                out = subprocess.run([sys.executable, "-c", probe, str(threads), *flags, *seeds], env=env, check=True,
+                                     capture_output=True, text=True).stdout
+                got[name] += json.loads(out)
+        yield threads, got
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("baselines", nargs="*", help="NAME=SRC: a baseline tree's src folder")
@@ -116,16 +132,7 @@ def main() -> None:
     if args.streamed:
         return streamed(args, trees, per)
     rows = []
-    for threads in args.threads:
-        got: dict[str, list[dict]] = {name: [] for name in trees}
-        for p in range(args.processes):
-            seeds = [str(args.seed + 10 * (p * per + i)) for i in range(per)]
-            for name, src in (list(trees.items()) if p % 2 == 0 else list(trees.items())[::-1]):
-                env = dict(os.environ, PYTHONPATH=src)
-                mode = "plan" if args.plan else "-"
-                out = subprocess.run([sys.executable, "-c", PROBE, str(threads), mode, *seeds], env=env, check=True,
-                                     capture_output=True, text=True).stdout
-                got[name] += json.loads(out)
+    for threads, got in turns(args, trees, per, PROBE, "plan" if args.plan else "-"):
         for name, calls in got.items():
             wall, cpu = [c["wall"] for c in calls], [c["cpu"] for c in calls]
             planned = [f"{statistics.median(c[k] for c in calls):.2f} ({min(c[k] for c in calls):.2f})"
@@ -143,15 +150,7 @@ def main() -> None:
 def streamed(args, trees: dict[str, str], per: int) -> None:
     """--streamed: the trees' split as it goes, in fresh processes taking turns."""
     rows = []
-    for threads in args.threads:
-        got: dict[str, list[dict]] = {name: [] for name in trees}
-        for p in range(args.processes):
-            seeds = [str(args.seed + 10 * (p * per + i)) for i in range(per)]
-            for name, src in (list(trees.items()) if p % 2 == 0 else list(trees.items())[::-1]):
-                env = dict(os.environ, PYTHONPATH=src)
-                out = subprocess.run([sys.executable, "-c", STREAMED, str(threads), *seeds], env=env, check=True,
-                                     capture_output=True, text=True).stdout
-                got[name] += json.loads(out)
+    for threads, got in turns(args, trees, per, STREAMED):
         for name, calls in got.items():
             ten, one = [c for c in calls if c["launches"] > 1], [c for c in calls if c["launches"] == 1]
             med = lambda key, of: statistics.median(c[key] for c in of)  # noqa: E731
