@@ -189,7 +189,7 @@ class Feeder:
             follow = int(flat.strips(P)[:self.long].sum())  # one record a strip (_followed)
         return Sizes(int(tasks.sum()), int(flat.exon_sums.sum()) + steps * FEED_ALIGN,
                      int(target_stride(flat.n).sum()) + steps * (TARGET_MARGIN + FEED_ALIGN // 4),
-                     int((tasks * round_up(flat.n + 1)).sum()), moves, follow)
+                     launch.launch_rows(flat, self.R), moves, follow)
 
     def steps(self, tasks: np.ndarray, base: np.ndarray, tsel: np.ndarray) -> Iterator[Window]:
         """Each step planned and its window written, in order, into ``tasks`` (records by launch

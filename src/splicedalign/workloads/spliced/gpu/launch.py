@@ -264,19 +264,22 @@ def score_dtype(ctype: str) -> np.dtype:
     return np.dtype(np.int32 if ctype == "int" else np.int64)
 
 
+def _rows(flat: FlatCases, rows_per_lane: int) -> np.ndarray:
+    """Row elements each case needs: one row per strip and one per fold (at most K folds)."""
+    return (flat.strips(WARP * rows_per_lane) + flat.K) * round_up(flat.n + 1)
+
+
 def _storage(flat: FlatCases, rows_per_lane: int) -> tuple[np.ndarray, np.ndarray]:
-    """(row elements, move words) each case needs: one row per strip and one per fold (at
-    most K folds); moves at most (plan.py, "Moves": strips with fewer rows per lane take less)."""
-    P = WARP * rows_per_lane
-    strips = flat.strips(P)
-    n = flat.n
-    return (strips + flat.K) * round_up(n + 1), strips * (n // COLS + WARP) * WARP * move_words(rows_per_lane)
+    """(row elements (_rows), move words) each case needs: moves at most (plan.py, "Moves":
+    strips with fewer rows per lane take less)."""
+    strips, n = flat.strips(WARP * rows_per_lane), flat.n
+    return _rows(flat, rows_per_lane), strips * (n // COLS + WARP) * WARP * move_words(rows_per_lane)
 
 
 def launch_rows(flat: FlatCases, rows_per_lane: int) -> int:
     """The most row elements a launch of the cases ``flat`` at ``rows_per_lane`` takes (its
-    plan's rows_size, or a little less: entry folds take none)."""
-    return int(_storage(flat, rows_per_lane)[0].sum())
+    plan's rows_size, or a little less: entry folds take none; a fed launch's Feeder.sizes)."""
+    return int(_rows(flat, rows_per_lane).sum())
 
 
 def move_words_many(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int) -> np.ndarray:
