@@ -33,7 +33,7 @@ class Exons(NamedTuple):
         return cls(plan.exon_start, plan.input_index, plan.cells)
 
 
-def host_traceback(batch: Sequence[TestCase], plan: Exons, host: np.ndarray, dst: np.ndarray,
+def host_traceback(batch: Sequence[TestCase], exons: Exons, host: np.ndarray, dst: np.ndarray,
                    scoring: Scoring) -> list[tuple]:
     """(chain, alignment, seconds) per case: ``trace_chain`` on a thread pool (its compiled
     kernels release the GIL), each case from its exons' last rows (case c's exons' rows at
@@ -42,7 +42,7 @@ def host_traceback(batch: Sequence[TestCase], plan: Exons, host: np.ndarray, dst
         t0 = time.perf_counter()
         case = batch[c]
         dtype = score_dtype(case.m, case.n, scoring)
-        a, b = plan.exon_start[c], plan.exon_start[c + 1]
+        a, b = exons.exon_start[c], exons.exon_start[c + 1]
         last = host[dst[a]:dst[b]].reshape(b - a, case.n + 1).astype(dtype, copy=False)
         chain, alignment = trace_chain(case, scoring, last)
         return chain, alignment, time.perf_counter() - t0
@@ -72,30 +72,30 @@ class Pending(NamedTuple):
     results: list[Result]     # each case's, last_row_scores a view of by_input
 
 
-def pending(solver: str, batch: Sequence[TestCase], plan: Exons) -> Pending:
+def pending(solver: str, batch: Sequence[TestCase], exons: Exons) -> Pending:
     """A launch's Pending, made before waiting for its kernels (~1,000 cases cost the host 1-2 ms).
     Each Result is made whole here, its extra too (with the keys ``results`` fills): on the
     development machine a paper set's 1,010 Results made after the kernel took 0.54 ms, against
     0.08-0.10 ms to fill them in (0.52 ms to make them before)."""
-    by_input = np.empty(plan.input_index.size, dtype=np.int64)
-    heads, ends, count = plan.exon_start[:-1].tolist(), plan.exon_start[1:].tolist(), len(batch)
+    by_input = np.empty(exons.input_index.size, dtype=np.int64)
+    heads, ends, count = exons.exon_start[:-1].tolist(), exons.exon_start[1:].tolist(), len(batch)
     return Pending(by_input, [
         Result.made(name, solver, 0, cells, 0.0, None, None, by_input[a:b],
                     {"seconds_score": 0.0, "seconds_traceback": 0.0, "batch_cases": count, "batch_seconds_score": 0.0})
-        for name, cells, a, b in zip(map(_NAME, batch), plan.cells.tolist(), heads, ends)])
+        for name, cells, a, b in zip(map(_NAME, batch), exons.cells.tolist(), heads, ends)])
 
 
-def scores(plan: Exons, made: Pending, finals: np.ndarray, t_score: float,
+def scores(exons: Exons, made: Pending, finals: np.ndarray, t_score: float,
            free_ends: bool = False) -> tuple[list[int], list[float]]:
     """Once per launch, from its exons' final scores in input order (free ends: in the plan's
     order, GpuSolver._row_maxima) (into ``made.by_input``): each case's score (its exons are
     consecutive in either order) and its share of the launch's time (by cells)."""
     if free_ends:
-        made.by_input[plan.input_index] = finals
+        made.by_input[exons.input_index] = finals
     else:
         made.by_input[:] = finals
-    return (np.maximum.reduceat(made.by_input, plan.exon_start[:-1]).tolist(),
-            (plan.cells * (t_score / max(1, int(plan.cells.sum())))).tolist())
+    return (np.maximum.reduceat(made.by_input, exons.exon_start[:-1]).tolist(),
+            (exons.cells * (t_score / max(1, int(exons.cells.sum())))).tolist())
 
 
 def results(made: Pending, scored: tuple[list[int], list[float]], t_score: float, traced: list[tuple] | None,
