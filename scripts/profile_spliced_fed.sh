@@ -21,4 +21,4 @@ timeout "${FED_LIMIT:-200}" $P --fed --seeds ${SEEDS:-2012 6784610} --repeats 2 
 echo "fed profile rc=$? [t=$((SECONDS - T0)) s]"
 grep -E "^seed .*(fed|windows)|critical path|    (SS|SF|FS|FF):|fed windows|long chains end|^seed [0-9]+ (fed|replay):" \
   "$OUT/fed.log" | cut -c1-260
-cat "$OUT/ab.log" | tail -30
+tail -30 "$OUT/ab.log"
