@@ -198,7 +198,7 @@ def host_variants(solver: GpuSolver, pairs: list, repeats: int) -> None:
 @contextmanager
 def knobs(settings: dict):
     """Module settings (``{(module, name): value}``: ``batch_copy``'s COPY_THREADS, ``wfa``'s
-    EARLY_PIECES or BATCH_THREADS, ``strmem``'s STR_OFFSET) set while a variant runs, then set back."""
+    BATCH_THREADS, ``strmem``'s STR_OFFSET) set while a variant runs, then set back."""
     before = {key: getattr(*key) for key in settings}
     for (module, name), value in settings.items():
         setattr(module, name, value)

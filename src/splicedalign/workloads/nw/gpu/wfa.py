@@ -81,9 +81,6 @@ PACK_THREADS = 256
 # a launch's chunks take these in turn (a stream a chunk: 6 for 40 MB copied by pieces, common.chunk_bounds;
 # a chunk on a stream behind another waits for that one's kernels, ~0.6 ms for the 50 pairs of 10 kb of a first chunk)
 LAUNCH_STREAMS = 8
-# a batch whose sequences are copied by address (strings, byte arrays) starts its copies before
-# the divergence sample (common.Staging: its threads then wait for the GIL the sample takes back)
-EARLY_PIECES = False
 # a batch's pairs of ~10 kb have wavefronts of a few hundred diagonals: 2,000 x 10 kb at 5% linear
 # on an H200, the kernels' span 3.5 ms at 256 threads a block, 2.9 at 128, 3.4 at 64
 BATCH_THREADS = 128
@@ -727,13 +724,12 @@ class WfaSolver:
             return Columns.none(count)
         staging = None
         complete = isinstance(pairs, PairBatch) and pairs.complete
-        if (complete or EARLY_PIECES) and ks.size == count and mode != "infix":
+        if complete and ks.size == count and mode != "infix":
             # its buffer filled already: on its way at once, one chunk (its copy, ~1 ms for 40 MB,
-            # runs during the sample); others are copied in pieces on the copying threads once
-            # the sample is done unless EARLY_PIECES (Staging: their threads wait for the GIL)
+            # runs during the sample); others are copied in pieces on the copying threads once the
+            # sample is done (started before it, their threads waited for the GIL the sample holds)
             staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, self.streams()[0], addresses)
-            if complete:
-                staging.send(0)
+            staging.send(0)
         longest = np.maximum(n, m)
         nk, mk = n[ks], m[ks]  # the pairs taken's lengths
         cells_k = nk * mk
