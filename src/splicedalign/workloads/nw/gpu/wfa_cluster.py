@@ -25,14 +25,14 @@ from splicedalign.workloads.nw.wfa_kernels import NULL
 
 KERNEL_FILE = Path(__file__).with_name("wfa_cluster.cu")
 # blocks a cluster: 16, an H100's most (device.allow_cluster_size sets the non-portable attribute; 8 is
-# the portable most): 10^6 1% kernel 24.8 / 29.7 ms score / CIGAR against 27.2 / 33.2 with 8 (H100, run M2)
+# the portable most): 10^6 1% kernel 24.8 / 29.7 ms score / CIGAR against 27.2 / 33.2 with 8 (H100)
 CLUSTER = 16
 MAX_THREADS = 1024
 GROUP_INTS = 34  # a group's ring row: its 32 diagonals and a halo diagonal on either side
 CONTROL_INTS = 4  # before the ring: the end's flag (and padding)
 COMPUTE_CAPABILITY = 90  # thread-block clusters and distributed shared memory
 # steps between two cluster barriers at most (gap extend e caps it: a step reads its neighbours' diagonals e
-# steps back); each costs a ring row more (ring_size >= e + per). 10^6 1% (e = 3; H100, run M2, 8 blocks): 1 / 2
+# steps back); each costs a ring row more (ring_size >= e + per). 10^6 1% (e = 3; H100, 8 blocks): 1 / 2
 # / 3 steps a barrier 38.8 / 33.9 / 27.2 ms score, i.e. a barrier ~1.2 us and a step's own chain ~1.5 us
 PER_BARRIER = 3
 SWEEP = "nw_wfa_cluster<{keep}>"
