@@ -83,7 +83,7 @@ def fallback_ms(pair: Pair, costs: Costs, mode: str, traceback: bool, band_min_c
 
 
 def rows_per_lane(n: int, traceback: bool) -> int:
-    """Rows per lane R (strips of 32 R rows), as measured on an H200 (docs/gpu-nw.md).
+    """Rows per lane R (strips of 32 R rows), as measured on an H200 (docs/experiments/nw-gpu.md).
     Score: R = 16 everywhere (fewer strips, fewer hand-offs: 30,368 in 7.5 ms against 8.2 at
     R = 8; 10^6 in 0.46 s against 0.83). Alignment: R = 8 up to 65,536 rows (smaller blocks to
     walk: 30,368 in 24.7 ms against 31.0 at R = 16), R = 16 above (10^6: 1.28 s against 1.46)."""
