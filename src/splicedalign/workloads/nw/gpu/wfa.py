@@ -762,7 +762,8 @@ class WfaSolver:
         before_ms = (time.perf_counter() - t0) * 1e3
         got = self.launch(taken, costs, traceback, mode, steps, visits, BATCH_THREADS, nk, mk, staging,
                           addresses if ks.size == count else None)
-        answered = got.found if got.found is not None else np.array([s is not None for s in got.score], bool)
+        answered = got.found
+        assert answered is not None  # launch says which pairs it answered
         rows = np.full(count, -1, np.int64)
         rows[ks[answered]] = np.flatnonzero(answered)
         cells = cells_k.tolist()
