@@ -82,6 +82,21 @@ def test_loader_takes_a_shipped_binary_only_for_the_same_sources_and_defines(tmp
     assert kernels.shipped_binary(k.source, defines, tmp_path / "none") is None
 
 
+def test_digest_covers_the_headers_a_kernel_file_includes_beside_it(tmp_path):
+    """nw's wfa.cu and wfa_cluster.cu share wfa_common.cuh: a binary built before that header
+    changed must not be taken for either file (and other kernel files of the folder keep theirs)."""
+    gpu = Path(shipped.__file__).parent / "workloads" / "nw" / "gpu"
+    for name in ("wfa.cu", "wfa_cluster.cu", "wfa_common.cuh", "batch.cu"):
+        shutil.copy(gpu / name, tmp_path / name)
+    wfa, cluster, batch = (tmp_path / n for n in ("wfa.cu", "wfa_cluster.cu", "batch.cu"))
+    assert kernels.local_headers(wfa) == kernels.local_headers(cluster) == [tmp_path / "wfa_common.cuh"]
+    before = {p: kernels.source_digest(p) for p in (wfa, cluster, batch)}
+    (tmp_path / "wfa_common.cuh").write_text((tmp_path / "wfa_common.cuh").read_text() + "// changed\n")
+    assert kernels.source_digest(wfa) != before[wfa]
+    assert kernels.source_digest(cluster) != before[cluster]
+    assert kernels.source_digest(batch) == before[batch]
+
+
 def test_name_expressions_compare_without_spaces():
     assert kernels.normal_name("wavefront<long long, 4, true, 0>") == "wavefront<longlong,4,true,0>"
 

@@ -55,7 +55,8 @@ def unavailable_reason() -> str | None:
 @cache
 def _module(source: Path, names: tuple[str, ...], defines: tuple[tuple[str, int], ...]) -> Any:
     cp = cupy()
-    options = NVRTC_OPTIONS + tuple(f"-D{k}={v}" for k, v in defines)
+    # the kernel file's own folder too: a workload's kernel files share device code there (kernels.local_headers)
+    options = NVRTC_OPTIONS + (f"-I{source.parent}",) + tuple(f"-D{k}={v}" for k, v in defines)
     code = f'#line 1 "{source}"\n{source.read_text()}'  # NVRTC's messages name the file and line
     return cp.RawModule(code=code, options=options, name_expressions=names)
 

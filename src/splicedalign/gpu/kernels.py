@@ -82,11 +82,18 @@ def write_header(source: Path, defines: Mapping[str, int], origin: str) -> bool:
 
 # ---- shipped binaries -----------------------------------------------------------------------
 
+def local_headers(source: Path) -> list[Path]:
+    """The device headers beside ``source`` that it includes (``#include "name.cuh"``: code a
+    workload's kernel files share, e.g. nw's wfa_common.cuh)."""
+    names = re.findall(r'^#include "([\w.]+\.cuh)"', source.read_text(), re.M)
+    return [source.with_name(name) for name in names if source.with_name(name).exists()]
+
+
 def source_digest(source: Path) -> str:
-    """What a binary of ``source`` was built from: the file, its generated header, the shared
-    device headers and the compiler options."""
+    """What a binary of ``source`` was built from: the file, its generated header, the device
+    headers beside it that it includes, the shared device headers and the compiler options."""
     h = hashlib.sha256(" ".join((CXX_STD, *ARCHS)).encode())
-    for path in (source, header_path(source), *sorted(INCLUDE_DIR.glob("*"))):
+    for path in (source, header_path(source), *local_headers(source), *sorted(INCLUDE_DIR.glob("*"))):
         h.update(path.name.encode())
         h.update(path.read_bytes() if path.exists() else b"")
     return h.hexdigest()

@@ -35,11 +35,10 @@
 #ifndef __CUDACC_RTC__
 #include "wfa_cluster.defines.h"
 #endif
+#include "wfa_common.cuh"
 
 namespace {
 
-typedef unsigned long long u64;
-constexpr unsigned FULL_WARP = 0xffffffffu;
 constexpr int GROUP = WFA_GROUP_INTS;  // ints of a group's ring row: its 32 diagonals and a halo on either side
 constexpr int CONTROL = WFA_CONTROL_INTS;  // ints before the ring: the end's flag, padding
 
@@ -85,59 +84,11 @@ __device__ __forceinline__ unsigned window8(const u64* s, int pos) {
     return __funnelshift_r(__ldg(w + at), __ldg(w + at + 1), (pos & 7) * 4);
 }
 
-// The first 8 letters of the run of matches from (h, v = h - k): the offset after the run, or h + 8
-// with `more` when all 8 matched.
-__device__ __forceinline__ int probe8(const u64* a, const u64* b, int h, int k, bool& more) {
-    const unsigned x = window8(a, h - k) ^ window8(b, h);
-    more = x == 0;
-    return h + (x ? (__ffs(int(x)) - 1) >> 2 : 8);
-}
-
-// The offset after the run of matching letters from (h, v = h - k), by the whole warp (all its lanes
-// with the same h and k): lane l compares the 8 letters at h + 8 l, 256 a round; a lane past an end
-// reads at the end, whose pad letter is a mismatch.
-__device__ __forceinline__ int extend_warp(const u64* a, const u64* b, int h, int k, int lane, int n, int m) {
-    while (true) {
-        const unsigned x = window8(a, min(h - k + 8 * lane, n)) ^ window8(b, min(h + 8 * lane, m));
-        const unsigned differ = __ballot_sync(FULL_WARP, x != 0);
-        if (differ) {
-            const int first = __ffs(int(differ)) - 1;
-            return h + 8 * first + ((__ffs(int(__shfl_sync(FULL_WARP, x, first))) - 1) >> 2);
-        }
-        h += 256;
-    }
-}
-
-// A wavefront's diagonals (empty when lo > hi).
-struct Range {
-    int lo, hi;
-    __device__ __forceinline__ bool has(int k) const { return k >= lo && k <= hi; }
-};
-
 // The diagonals of score s (global mode): reach[s] clamped to the pair; none outside 0..last.
 __device__ __forceinline__ Range range_at(const int* __restrict__ reach, int s, int last, int n, int m) {
     const int r = s < 0 || s > last ? -1 : __ldg(reach + s);
     return r < 0 ? Range{1, 0} : Range{max(-r, -n), min(r, m)};
 }
-
-// The walk's runs (length << 2 | op), from the end backwards; the open run stays in registers.
-struct Runs {
-    unsigned* out;
-    int count;
-    unsigned op;
-    unsigned len;
-    __device__ void emit(unsigned what, int many) {
-        if (many <= 0) return;
-        if (len && what != op) out[count++] = (len << 2) | op;
-        if (what != op) len = 0;
-        op = what;
-        len += unsigned(many);
-    }
-    __device__ int close() {
-        if (len) out[count++] = (len << 2) | op;
-        return count;
-    }
-};
 
 }  // namespace
 
