@@ -128,7 +128,8 @@ class Tuning:
     # Such a call's launch k is planned on a planner thread while the caller's thread splits
     # launch k + 1 (GpuSolver._planned_ahead): the split is Python, the planning passes compiled
     # code that lets go of the GIL, so launch 1 could be ready ~8 ms sooner after kernel 0 starts
-    # (the GPU waited 13.8 ms for it at 0.35, H100). Not yet measured on a GPU: off.
+    # (the GPU waited 13.8 ms for it at 0.35, H100). Measured no faster on the H100 (10 never-seen
+    # paper sets, three fresh processes: 110.1 ms against 107.3 off): off.
     plan_ahead: bool = False
     # A call of one never-seen score launch of at least throughput_cases cases starts its kernel
     # at once and has it planned and handed over in steps (feed.py): its long chains and
