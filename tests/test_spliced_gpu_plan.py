@@ -709,7 +709,7 @@ def test_score_type_and_profile_choice():
 
 def test_batches_respect_budget():
     cases = tiny_set(bases=4)
-    sizes = [launch.row_elements(c, 2) for c in cases]
+    sizes = [launch.launch_rows(FlatCases.of([c]), 2) for c in cases]
     groups = launch.batches(cases, 2, budget=max(sizes) + 1)
     assert sorted(i for g in groups for i in g) == list(range(len(cases)))
     for g in groups:

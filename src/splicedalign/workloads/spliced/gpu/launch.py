@@ -288,11 +288,6 @@ def move_words_many(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int) -
     return _storage(FlatCases.of(cases), rows_per_lane)[1]
 
 
-def row_elements(case: TestCase, rows_per_lane: int) -> int:
-    """Row storage one case needs."""
-    return int(_storage(FlatCases.of([case]), rows_per_lane)[0][0])
-
-
 def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool, gather: bool) -> np.ndarray:
     """Device bytes each case takes in a launch at most: its row storage, its moves when the
     launch records them, its exons' last rows when they are gathered, and its inputs (tasks,
