@@ -385,6 +385,27 @@ def test_biwfa_single_pairs(solver, costs, walk_steps, monkeypatch):
         assert solver.stats["bi"] == (min(pair.n, pair.m) > 0)
 
 
+@pytest.mark.parametrize("threads", [128, 192])
+def test_biwfa_several_warps_a_half(solver, threads):
+    """nw_biwfa with 2 and 3 warps a direction on wavefronts wider than a half (each warp's diagonals
+    again a half further on), narrower (warps with no diagonal go straight to the barrier) and the
+    breakpoint check's own loop over step t - 1's diagonals: every score the reference's, every CIGAR
+    re-scored."""
+    seed = 2770 + threads
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    reference = ReferenceSolver()
+    for costs in (Costs(0, 1, 3), Costs(0, 3, 5)):
+        _, x, o, e = cpu_wfa.reduced_costs(costs)
+        reach = wfa.reach_table(x, o, e, 6000)
+        for pair in _pairs(rng, 10, 700):
+            want = reference.solve(pair, costs, traceback=False, mode="global").score
+            visits = 2 * wfa.visits_upto(reach, pair.n, pair.m, "global", 1, 3000)
+            got = solver.launch_one(pair, costs, True, "global", 2999, visits, threads, bi=True)
+            assert got.score[0] == want, (pair.name, costs, threads)
+            assert cigar_cost(got.cigar(0), pair.a, pair.b, costs) == want, (pair.name, got.cigar(0))
+
+
 def test_biwfa_steps_is_the_most_that_fit():
     """biwfa_steps' binary search: the count of leading steps whose rings, letters and walk table
     fit (biwfa_smem), as a pass over every step says, for tables cut anywhere."""

@@ -561,10 +561,15 @@ __device__ bool walk_linear(Runs& w, const Kept& kept, int x, int e, int& s, int
     return true;
 }
 
-// A BiWFA step as planned a step ahead: the wavefront's diagonals and its sources', its ring slot
-// (t % ring_size) and range slot (t % (ring_size + 1)), the room of both directions in the pool.
+// A BiWFA step as planned a step ahead: the wavefront's diagonals and its sources', the diagonals
+// of step t - 1 (the breakpoint check's), the ring rows (ints from a half's ring start) of t, t - x,
+// t - e and t - 1, the ring slot (t % ring_size) and range slot (t % (ring_size + 1)), the room of
+// both directions in the pool. Every warp reads the rows where it computed them (SASS: ~25
+// instructions a warp a step, ~20 more a diagonal where the compiler recomputed them in the loop).
 struct alignas(16) BiStep {
-    int lo, hi, xlo, xhi, elo, ehi;
+    int lo, hi, xlo, xhi;
+    int elo, ehi, plo, phi;
+    int m_row, x_row, e_row, p_row;
     int slot, rslot, stop;
     long long base_f, base_r;
 };
@@ -623,7 +628,7 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
     long long* const base_r = bases + max_steps + 1;
     const int planner = threads - 1;
     auto take = [&](int width) -> long long { return pool_take(bipl, width, d.chunk, pool_top, pool_ints); };
-    auto plan_step = [&](int t, BiStep& st) {
+    auto plan_step = [&](int t, BiStep& st, Range pr) {  // pr: step t - 1's diagonals (empty for t = 0)
         const Range r = span_of(reach_at(reach, t, max_steps), n, m, false);
         const Range rx = span_of(reach_at(reach, t - x, max_steps), n, m, false);
         const Range re = span_of(reach_at(reach, t - e, max_steps), n, m, false);
@@ -639,13 +644,15 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
         const int slot = bipl.slot, rslot = bipl.gslot;
         rlo[rslot] = r.lo;
         rhi[rslot] = r.hi;
-        st = BiStep{r.lo, r.hi, rx.lo, rx.hi, re.lo, re.hi, slot, rslot, stop, bf, br};
+        st = BiStep{r.lo, r.hi, rx.lo, rx.hi, re.lo, re.hi, pr.lo, pr.hi, slot * stride,
+                    slot_back(slot, x, ring_size) * stride, slot_back(slot, e, ring_size) * stride,
+                    slot_back(slot, 1, ring_size) * stride, slot, rslot, stop, bf, br};
         bipl.slot = slot + 1 == ring_size ? 0 : slot + 1;
         bipl.gslot = rslot + 1 == RR ? 0 : rslot + 1;
     };
     if (tid == planner) {
         bipl = Planner{0, 0, 0, 0, 0};
-        plan_step(0, biplans[0]);
+        plan_step(0, biplans[0], Range{1, 0});
     }
     if (tid == 0) {
         best = ~0ull;
@@ -671,73 +678,76 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
                 base_f[t] = st.base_f;
                 base_r[t] = st.base_r;
             }
-            plan_step(t + 1, biplans[(t + 1) & 1]);
+            plan_step(t + 1, biplans[(t + 1) & 1], Range{st.lo, st.hi});
         }
         const Range rx{st.xlo, st.xhi}, re{st.elo, st.ehi};
-        int* const out_m = ring + st.slot * stride;
-        const int* const src_x = ring + slot_back(st.slot, x, ring_size) * stride;
-        const int* const src_e = ring + slot_back(st.slot, e, ring_size) * stride;
-        const int* const prev = ring + slot_back(st.slot, 1, ring_size) * stride;  // this half's t - 1
-        const int prs = slot_back(st.rslot, 1, RR);
-        const Range pr = t > 0 ? Range{rlo[prs], rhi[prs]} : Range{1, 0};
-        const int lo = pr.lo <= pr.hi ? min(st.lo, pr.lo) : st.lo;
-        const int hi = pr.lo <= pr.hi ? max(st.hi, pr.hi) : st.hi;
+        int* const out_m = ring + st.m_row;
+        const int* const src_x = ring + st.x_row;
+        const int* const src_e = ring + st.e_row;
         int* const kept = KEEP ? keep + (rev ? st.base_r : st.base_f) : nullptr;
-        const int j_last = rev ? t - 2 : t - 1;  // the other half's steps checked: t - 1 - W .. j_last
         // no overlap before the two directions' furthest offsets add up to m (read here they include
         // step t - 1's, perhaps some of step t's): most steps check nothing
         const bool meet = front[0] + front[1] >= m;
-        int furthest = -1;
-        for (int k0 = lo + me - lane; k0 <= hi; k0 += half) {
-            const int k = k0 + lane;
-            const bool on = k >= st.lo && k <= st.hi;
-            int mv = WFA_NULL;
-            if (on) {
-                if (t == 0) {
-                    mv = k;
-                } else {
-                    const int lim = n + k;
-                    int g = rx.has(k) ? src_x[k] + 1 : WFA_NULL;
-                    g = g <= min(m, lim) ? g : WFA_NULL;
-                    const int gi = re.has(k - 1) ? valid_h(src_e[k - 1] + 1, m) : WFA_NULL;
-                    const int gd = re.has(k + 1) ? valid_v(src_e[k + 1], lim) : WFA_NULL;
-                    mv = max(g, max(gi, gd));
+        const int first = st.lo + me - lane;  // the warp's first diagonal
+        if (first <= st.hi) {  // (warp-uniform: a warp past the step's diagonals goes straight on)
+            int furthest = -1;
+            for (int k0 = first; k0 <= st.hi; k0 += half) {
+                const int k = k0 + lane;
+                const bool on = k <= st.hi;
+                int mv = WFA_NULL;
+                if (on) {
+                    if (t == 0) {
+                        mv = k;
+                    } else {
+                        const int lim = n + k;
+                        int g = rx.has(k) ? src_x[k] + 1 : WFA_NULL;
+                        g = g <= min(m, lim) ? g : WFA_NULL;
+                        const int gi = re.has(k - 1) ? valid_h(src_e[k - 1] + 1, m) : WFA_NULL;
+                        const int gd = re.has(k + 1) ? valid_v(src_e[k + 1], lim) : WFA_NULL;
+                        mv = max(g, max(gi, gd));
+                    }
+                }
+                const int kc = on ? k : st.hi;
+                const int h0 = mv >= 0 ? mv : max(kc, 0);
+                bool more;
+                int h = rev ? probe8_back(a, b, h0, kc, n, m, more) : probe8(a, b, h0, kc, more);
+                for (unsigned longer = __ballot_sync(FULL_WARP, mv >= 0 && more); longer; longer &= longer - 1) {
+                    const int from = __ffs(int(longer)) - 1;
+                    const int hf = __shfl_sync(FULL_WARP, h, from), kf = __shfl_sync(FULL_WARP, k, from);
+                    const int got = rev ? extend_warp_back(a, b, hf, kf, lane, n, m)
+                                        : extend_warp(a, b, hf, kf, lane, n, m);
+                    if (lane == from) h = got;
+                }
+                if (on) {
+                    out_m[k] = mv >= 0 ? h : WFA_NULL;
+                    if (KEEP) kept[k - st.lo] = mv >= 0 ? h : WFA_NULL;
+                    if (mv >= 0) furthest = max(furthest, h);
                 }
             }
-            const int kc = on ? k : st.hi;
-            const int h0 = mv >= 0 ? mv : max(kc, 0);
-            bool more;
-            int h = rev ? probe8_back(a, b, h0, kc, n, m, more) : probe8(a, b, h0, kc, more);
-            for (unsigned longer = __ballot_sync(FULL_WARP, mv >= 0 && more); longer; longer &= longer - 1) {
-                const int from = __ffs(int(longer)) - 1;
-                const int hf = __shfl_sync(FULL_WARP, h, from), kf = __shfl_sync(FULL_WARP, k, from);
-                const int got = rev ? extend_warp_back(a, b, hf, kf, lane, n, m) : extend_warp(a, b, hf, kf, lane, n, m);
-                if (lane == from) h = got;
-            }
-            if (on) {
-                out_m[k] = mv >= 0 ? h : WFA_NULL;
-                if (KEEP) kept[k - st.lo] = mv >= 0 ? h : WFA_NULL;
-                if (mv >= 0) furthest = max(furthest, h);
-            }
-            if (meet && pr.has(k)) {  // this half's t - 1 against the other's
+            furthest = __reduce_max_sync(FULL_WARP, furthest);
+            if (lane == 0 && furthest > front[rev]) atomicMax(&front[rev], furthest);
+        }
+        if (meet) {  // this half's t - 1 against the other's, a loop of its own: its set-up (the range and
+            // ring slots of each step checked) is then paid only in the steps where the fronts can meet
+            const int* const prev = ring + st.p_row;  // this half's t - 1
+            const int prs = slot_back(st.rslot, 1, RR);
+            const int j_last = rev ? t - 2 : t - 1;  // the other half's steps checked: t - 1 - W .. j_last
+            for (int k = st.plo + me; k <= st.phi; k += half) {
                 const int hv = prev[k], kk = kd - k;
-                if (hv >= 0) {
+                if (hv < 0) continue;
 #pragma unroll 4
-                    for (int j = max(0, t - 1 - W); j <= j_last; ++j) {  // (no break: loads in flight together)
-                        const int js = slot_back(prs, t - 1 - j, RR);
-                        // (read only inside step j's diagonals: kk may lie before the ring's first)
-                        const int ov = kk >= rlo[js] && kk <= rhi[js]
-                                           ? other[slot_back(st.slot, t - j, ring_size) * stride + kk] : WFA_NULL;
-                        if (ov >= 0 && hv + ov >= m) {
-                            const int f = rev ? j : t - 1, r = rev ? t - 1 : j;
-                            mine = min(mine, (u64(f + r) << 40) | (u64(f - r + W) << 22) | u64((rev ? kk : k) + n));
-                        }
+                for (int j = max(0, t - 1 - W); j <= j_last; ++j) {  // (no break: loads in flight together)
+                    const int js = slot_back(prs, t - 1 - j, RR);
+                    // (read only inside step j's diagonals: kk may lie before the ring's first)
+                    const int ov = kk >= rlo[js] && kk <= rhi[js]
+                                       ? other[slot_back(st.slot, t - j, ring_size) * stride + kk] : WFA_NULL;
+                    if (ov >= 0 && hv + ov >= m) {
+                        const int f = rev ? j : t - 1, r = rev ? t - 1 : j;
+                        mine = min(mine, (u64(f + r) << 40) | (u64(f - r + W) << 22) | u64((rev ? kk : k) + n));
                     }
                 }
             }
         }
-        furthest = __reduce_max_sync(FULL_WARP, furthest);
-        if (lane == 0 && furthest > front[rev]) atomicMax(&front[rev], furthest);
         if (__syncthreads_or(mine != ~0ull && int(mine >> 40) <= 2 * t - 1 - W)) break;
     }
     if (!over) {
