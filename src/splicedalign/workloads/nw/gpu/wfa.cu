@@ -574,6 +574,10 @@ struct alignas(16) BiStep {
     long long base_f, base_r;
 };
 
+struct Reaches {
+    int at, x, e;  // reach[t], reach[t - x], reach[t - e]
+};
+
 }  // namespace
 
 // BiWFA (Marco-Sola et al. 2023) for one pair, linear costs, global mode, ring and letters in
@@ -602,7 +606,6 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
     extern __shared__ int smem[];
     static __shared__ u64 best;  // the least overlap: f + r << 40 | f - r + W << 22 | k + n (forward k)
     static __shared__ BiStep biplans[2];
-    static __shared__ Planner bipl;
     static __shared__ int walk_from[4];  // where the forward and the reverse walk start, their runs
     static __shared__ int front[2];  // each direction's furthest offset so far (any diagonal)
     const int tid = threadIdx.x, threads = blockDim.x, lane = tid & 31, half = threads >> 1;
@@ -627,11 +630,21 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
     long long* const base_f = bases;
     long long* const base_r = bases + max_steps + 1;
     const int planner = threads - 1;
+    // the planner's state in its registers (nw_wfa's is in shared memory: its 1,024 threads' registers are
+    // short): its loads and stores of it sat on its chain every step
+    Planner bipl{0, 0, 0, 0, 0};
     auto take = [&](int width) -> long long { return pool_take(bipl, width, d.chunk, pool_top, pool_ints); };
-    auto plan_step = [&](int t, BiStep& st, Range pr) {  // pr: step t - 1's diagonals (empty for t = 0)
-        const Range r = span_of(reach_at(reach, t, max_steps), n, m, false);
-        const Range rx = span_of(reach_at(reach, t - x, max_steps), n, m, false);
-        const Range re = span_of(reach_at(reach, t - e, max_steps), n, m, false);
+    // the reach of steps t, t - x and t - e, loaded a step before plan_step uses them (their round trips,
+    // an L2 one each 32 steps, were on the planner's chain, and its warp's, every step)
+    auto reaches = [&](int t) {
+        return Reaches{reach_at(reach, t, max_steps), reach_at(reach, t - x, max_steps),
+                       reach_at(reach, t - e, max_steps)};
+    };
+    // (planner) step t's plan from its reaches; pr: step t - 1's diagonals (empty for t = 0)
+    auto plan_step = [&](int t, Reaches ahead, BiStep& st, Range pr) {
+        const Range r = span_of(ahead.at, n, m, false);
+        const Range rx = span_of(ahead.x, n, m, false);
+        const Range re = span_of(ahead.e, n, m, false);
         const int width = r.width();
         bipl.visited += 2LL * width;
         long long bf = 0, br = 0;
@@ -650,9 +663,10 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
         bipl.slot = slot + 1 == ring_size ? 0 : slot + 1;
         bipl.gslot = rslot + 1 == RR ? 0 : rslot + 1;
     };
+    Reaches ahead{};  // (planner) reaches(t + 1) in step t
     if (tid == planner) {
-        bipl = Planner{0, 0, 0, 0, 0};
-        plan_step(0, biplans[0], Range{1, 0});
+        plan_step(0, reaches(0), biplans[0], Range{1, 0});
+        ahead = reaches(1);
     }
     if (tid == 0) {
         best = ~0ull;
@@ -678,7 +692,8 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
                 base_f[t] = st.base_f;
                 base_r[t] = st.base_r;
             }
-            plan_step(t + 1, biplans[(t + 1) & 1], Range{st.lo, st.hi});
+            plan_step(t + 1, ahead, biplans[(t + 1) & 1], Range{st.lo, st.hi});
+            ahead = reaches(t + 2);  // (used in the next step)
         }
         const Range rx{st.xlo, st.xhi}, re{st.elo, st.ehi};
         int* const out_m = ring + st.m_row;
