@@ -702,10 +702,10 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
         int* const kept = KEEP ? keep + (rev ? st.base_r : st.base_f) : nullptr;
         // no overlap before the two directions' furthest offsets add up to m (read here they include
         // step t - 1's, perhaps some of step t's): most steps check nothing
-        const bool meet = front[0] + front[1] >= m;
+        const int seen = front[rev];
+        const bool meet = seen + front[rev ^ 1] >= m;
         const int first = st.lo + me - lane;  // the warp's first diagonal
         if (first <= st.hi) {  // (warp-uniform: a warp past the step's diagonals goes straight on)
-            int furthest = -1;
             for (int k0 = first; k0 <= st.hi; k0 += half) {
                 const int k = k0 + lane;
                 const bool on = k <= st.hi;
@@ -736,11 +736,11 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
                 if (on) {
                     out_m[k] = mv >= 0 ? h : WFA_NULL;
                     if (KEEP) kept[k - st.lo] = mv >= 0 ? h : WFA_NULL;
-                    if (mv >= 0) furthest = max(furthest, h);
+                    // (only an offset past the front as the step began: a few lanes a step, where a warp's
+                    // reduction and its lane's atomic were ~17 instructions every warp every step)
+                    if (mv >= 0 && h > seen) atomicMax(&front[rev], h);
                 }
             }
-            furthest = __reduce_max_sync(FULL_WARP, furthest);
-            if (lane == 0 && furthest > front[rev]) atomicMax(&front[rev], furthest);
         }
         if (meet) {  // this half's t - 1 against the other's, a loop of its own: its set-up (the range and
             // ring slots of each step checked) is then paid only in the steps where the fronts can meet
