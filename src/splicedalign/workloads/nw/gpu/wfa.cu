@@ -59,13 +59,14 @@ __device__ __forceinline__ unsigned window8(const u64* s, int pos) {
 }
 
 // One score step as planned a step ahead (nw_wfa's planner): its diagonals, those of its sources,
-// the ring rows (ints from the ring's start) it writes and reads, its room in the pool.
+// the ring rows (ints from the ring's start, plus koff: row + k is diagonal k) it writes and reads,
+// its room in the pool.
 struct alignas(16) Step {
     int lo, hi;  // the wavefront's diagonals
     int xlo, xhi;  // M at s - x
     int elo, ehi;  // at s - e: M (linear costs) or I and D
     int olo, ohi;  // M at s - o - e (gap-affine)
-    int m_row, x_row, e_row, o_row;  // M's row of s, M's of s - x, M's (I's) of s - e, M's of s - o - e
+    int m_row, x_row, e_row, o_row;  // M's row of s, M's of s - x, M's (I's) of s - e, M's of s - o - e (+ koff)
     int i_row;  // I's row of s (D's rows follow I's)
     int stop;  // the pair gives up here (its cap, or no room in the pool)
     long long base;  // the step's room in the pool (KEEP)
@@ -166,7 +167,8 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     const int gap_ring = AFFINE ? e + 1 : 0;
     const int rows = ring_size + 2 * gap_ring;
     // M's rows are 0 .. ring_size - 1, I's follow, then D's
-    int* const ring = (SHARED || ring_shared ? smem : ring_global + (long long)p * rows * stride) + koff;
+    // (Step's rows include koff: diagonal k of a row is ring[row + k])
+    int* const ring = SHARED || ring_shared ? smem : ring_global + (long long)p * rows * stride;
     int* kept = keep;
     long long* base_of = KEEP ? bases + (long long)p * (max_steps + 1) : nullptr;
     const int oe = o + e;
@@ -198,12 +200,13 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
             base = take(width);
             stop = base < 0;
         }
-        const int gaps = ring_size * stride;  // I's rows, then D's
+        const int gaps = ring_size * stride + koff;  // I's rows, then D's
         const int slot = pl.slot, gslot = pl.gslot;
+        const int e_row = AFFINE ? gaps + slot_back(gslot, e, gap_ring) * stride
+                                 : slot_back(slot, e, ring_size) * stride + koff;
         st = Step{r.lo, r.hi, rx.lo, rx.hi, re.lo, re.hi, ro.lo, ro.hi,
-                  slot * stride, slot_back(slot, x, ring_size) * stride,
-                  AFFINE ? gaps + slot_back(gslot, e, gap_ring) * stride : slot_back(slot, e, ring_size) * stride,
-                  slot_back(slot, oe, ring_size) * stride, gaps + gslot * stride, stop, base};
+                  slot * stride + koff, slot_back(slot, x, ring_size) * stride + koff, e_row,
+                  slot_back(slot, oe, ring_size) * stride + koff, gaps + gslot * stride, stop, base};
         pl.slot = slot + 1 == ring_size ? 0 : slot + 1;
         if (AFFINE) pl.gslot = gslot + 1 == gap_ring ? 0 : gslot + 1;
     };
@@ -229,39 +232,37 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
         }
         const int width = st.hi - st.lo + 1;
         const Range rx{st.xlo, st.xhi}, re{st.elo, st.ehi}, roe{st.olo, st.ohi};
-        int* const out_m = ring + st.m_row;
-        const int* const src_x = ring + st.x_row;
-        const int* const src_e = ring + st.e_row;  // M (linear) or I (affine) at s - e
-        const int* const src_oe = ring + st.o_row;
-        const int* const src_d = src_e + d_rows;
-        int* const out_i = ring + st.i_row;
-        int* const out_d = out_i + d_rows;
+        // the rows as int offsets, ring[row + k]: with the ring in global memory a 32-bit add and one
+        // IMAD.WIDE an access, where (ring + row)[k] took a 64-bit add with carry and a LEA pair (SASS, affine:
+        // 5 loads and 3 stores a diagonal, 137 -> 118 instructions a round of a warp's diagonals)
+        const int out_m = st.m_row, src_x = st.x_row, src_e = st.e_row;  // src_e: M (linear) or I (affine) at s - e
+        const int src_oe = st.o_row, src_d = src_e + d_rows, out_i = st.i_row, out_d = out_i + d_rows;
         // diagonal k's M before the extension (and its I, D)
         auto sources = [&](int k, int& iv, int& dv) -> int {
             iv = dv = WFA_NULL;
             if (s == 0) return k;  // row 0: global and prefix start at k = 0; infix anywhere on row 0
             const int lim = n + k;  // offsets past it leave the table (v > n)
-            int g = rx.has(k) ? src_x[k] + 1 : WFA_NULL;
+            int g = rx.has(k) ? ring[src_x + k] + 1 : WFA_NULL;
             g = g <= min(m, lim) ? g : WFA_NULL;
             if (AFFINE) {
-                const int g1 = roe.has(k - 1) ? src_oe[k - 1] + 1 : WFA_NULL;
-                const int g2 = re.has(k - 1) ? src_e[k - 1] + 1 : WFA_NULL;
-                const int d1 = roe.has(k + 1) ? src_oe[k + 1] : WFA_NULL;
-                const int d2 = re.has(k + 1) ? src_d[k + 1] : WFA_NULL;
+                const int g1 = roe.has(k - 1) ? ring[src_oe + k - 1] + 1 : WFA_NULL;
+                const int g2 = re.has(k - 1) ? ring[src_e + k - 1] + 1 : WFA_NULL;
+                const int d1 = roe.has(k + 1) ? ring[src_oe + k + 1] : WFA_NULL;
+                const int d2 = re.has(k + 1) ? ring[src_d + k + 1] : WFA_NULL;
                 iv = non_negative(valid_h(max(g1, g2), m));
                 dv = non_negative(valid_v(max(d1, d2), lim));
                 return max(g, max(iv, dv));
             }
-            const int gi = re.has(k - 1) ? valid_h(src_e[k - 1] + 1, m) : WFA_NULL;
-            const int gd = re.has(k + 1) ? valid_v(src_e[k + 1], lim) : WFA_NULL;
+            const int gi = re.has(k - 1) ? valid_h(ring[src_e + k - 1] + 1, m) : WFA_NULL;
+            const int gd = re.has(k + 1) ? valid_v(ring[src_e + k + 1], lim) : WFA_NULL;
             return max(g, max(gi, gd));
         };
         // diagonal k's M, I and D into the ring (and the pool), and whether it ends the alignment
         auto finish = [&](int k, int mv, int iv, int dv) {
-            out_m[k] = mv;
+            ring[out_m + k] = mv;
             if (AFFINE) {
-                out_i[k] = iv;
-                out_d[k] = dv;
+                ring[out_i + k] = iv;
+                ring[out_d + k] = dv;
             }
             if (KEEP) {
                 int* row = kept + st.base + (k - st.lo);
