@@ -1,5 +1,6 @@
 """`gpu`'s cluster WFA kernel (workloads/nw/gpu/wfa_cluster.cu) on the device: single pairs of
-every size (tiny to 10^5 letters, similar, unrelated, wildcards, lengths far apart), linear costs,
+every size (tiny to 10^5 letters, similar, unrelated, wildcards, lengths far apart), linear and
+gap-affine costs,
 against `sequential` (short pairs) or the CPU WFA and pywfa where installed (long ones), score and
 CIGAR re-scored, caps just enough and short by one (gave up); skipped without a GPU with clusters."""
 
@@ -16,7 +17,7 @@ from splicedalign.workloads.nw.synthetic import divergent_pair, random_batch
 REASON = unavailable_reason()
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(REASON is not None, reason=f"no GPU: {REASON}")]
 
-COSTS = [Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 3, 2)]
+COSTS = [Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 3, 2), Costs(0, 4, 2, 6), Costs(0, 3, 2, 1)]
 
 
 @pytest.fixture(scope="module")
@@ -34,15 +35,25 @@ def _launch(solver, pair, costs, traceback, cap):
     from splicedalign.workloads.nw.gpu import wfa
 
     _, x, o, e = cpu_wfa.reduced_costs(costs)
-    visits = wfa.visits_upto(solver.reach(x, o, e, cap + 1), pair.n, pair.m, "global", 1, cap + 1)
+    visits = wfa.visits_upto(solver.reach(x, o, e, cap + 1), pair.n, pair.m, "global", wfa.wavefront_arrays(o),
+                             cap + 1)
     got = solver.launch_one(pair, costs, traceback, "global", cap, visits, 32, cluster=True)
     assert solver.stats["cluster"]
     return got
 
 
-@pytest.mark.parametrize("costs", COSTS, ids=["c013", "c021", "c032"])
+def _fitting_cap(solver, pair, costs, cap):
+    """``cap``, or less where its rings would not fit (gap-affine: ~twice its guess at 10^5 10%)."""
+    from splicedalign.workloads.nw.gpu import wfa_cluster
+
+    _, x, o, e = cpu_wfa.reduced_costs(costs)
+    top = np.maximum.accumulate(solver.reach(x, o, e, cap + 1))
+    return wfa_cluster.fitting_steps(top, pair.n, pair.m, x, o, e, solver.shared_bytes) - 1
+
+
+@pytest.mark.parametrize("costs", COSTS, ids=["c013", "c021", "c032", "a426", "a321"])
 def test_cluster_equals_sequential(solver, costs):
-    seed = 4260 + int(costs.mismatch)
+    seed = 4260 + int(costs.mismatch) + 10 * int(costs.gap_open)
     print(f"seed {seed}")
     pairs = random_batch(np.random.default_rng(seed), 30, 3000, flank=150)
     g = cpu_wfa.reduced_costs(costs)[0]
@@ -57,8 +68,9 @@ def test_cluster_equals_sequential(solver, costs):
             assert _launch(solver, pair, costs, True, want // g - 1).score[0] is None, pair.name
 
 
-def test_cluster_long_pairs_equal_the_cpu_wfa_and_pywfa(solver):
-    costs = Costs(0, 1, 3)
+@pytest.mark.parametrize("costs", (Costs(0, 1, 3), Costs(0, 4, 2, 6)), ids=["linear", "affine"])
+def test_cluster_long_pairs_equal_the_cpu_wfa_and_pywfa(solver, costs):
+    g = cpu_wfa.reduced_costs(costs)[0]
     try:
         from splicedalign.workloads.nw.peers import PywfaSolver
 
@@ -71,7 +83,7 @@ def test_cluster_long_pairs_equal_the_cpu_wfa_and_pywfa(solver):
         if peer is not None:
             assert peer.solve(pair, costs, traceback=False).score == want, pair.name
         for traceback in (False, True):
-            got = _launch(solver, pair, costs, traceback, 4 * want + 64)
+            got = _launch(solver, pair, costs, traceback, _fitting_cap(solver, pair, costs, 4 * want // g + 64))
             assert got.score[0] == want, (pair.name, traceback)
             if traceback:
                 assert cigar_cost(got.cigar(0), pair.a, pair.b, costs) == want, pair.name

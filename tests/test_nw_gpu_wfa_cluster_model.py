@@ -8,7 +8,9 @@ re-scored."""
 from __future__ import annotations
 
 import ctypes
+import logging
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -41,15 +43,20 @@ class EmuClusterKernel:
         self.lib, self.name = lib, name
         self.max_dynamic_shared_size_bytes = 0
         self.launches = 0
+        self.refuse = None  # called with no arguments at each launch (it may raise what the driver would)
 
     def __call__(self, grid, block, args, shared_mem=0):
+        if self.refuse is not None:
+            self.refuse()
         assert grid == (wfa_cluster.CLUSTER,) and block[0] % 32 == 0 and block[0] <= wfa_cluster.MAX_THREADS
         assert shared_mem <= max(device.SHARED_MEMORY_DEFAULT, self.max_dynamic_shared_size_bytes)
         seqs, desc, reach, *ints, keep, pool_ints, bases, runs, out = args
-        assert len(ints) == 7
+        assert len(ints) == 9
         self.launches += 1
+        affine, keep_on = (flag.strip() == "true" for flag in self.name.split("<")[1].rstrip(">").split(","))
         status = self.lib.emu_nw_wfa_cluster(
-            ctypes.c_int("true" in self.name), ctypes.c_int(block[0]), ctypes.c_int(shared_mem), ctypes.c_int(POISON),
+            ctypes.c_int(affine), ctypes.c_int(keep_on), ctypes.c_int(block[0]), ctypes.c_int(shared_mem),
+            ctypes.c_int(POISON),
             _pointer(seqs), _pointer(desc), _pointer(reach), *(ctypes.c_int(int(v)) for v in ints), _pointer(keep),
             ctypes.c_longlong(int(pool_ints)), _pointer(bases), _pointer(runs), _pointer(out))
         assert status == 0
@@ -69,6 +76,8 @@ def solver(emus, monkeypatch):
     monkeypatch.setattr(device, "function", function)
     allowed = []  # (the non-portable attribute: no driver here)
     monkeypatch.setattr(device, "allow_cluster_size", lambda kernel, blocks: allowed.append((kernel.name, blocks)))
+    monkeypatch.setattr(wfa_cluster, "max_active_clusters", lambda kernel, threads, smem: 1)  # (no driver here)
+    monkeypatch.setattr(wfa_cluster, "_CLUSTERS", {})  # (its answers by kernel id: none from another test's kernels)
     got = wfa.WfaSolver(poison=True)
     got.allowed = allowed
     got.capability = wfa_cluster.COMPUTE_CAPABILITY
@@ -83,68 +92,157 @@ def _more_pairs(pairs):
                     Pair("short b", "a", "b", pairs[2].a, pairs[2].a[:2])]
 
 
-@pytest.mark.parametrize("costs", (Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 3, 2)), ids=["c013", "c021", "c032"])
+@pytest.mark.parametrize("costs", (Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 3, 2), Costs(0, 4, 2, 6), Costs(0, 3, 2, 1),
+                                   Costs(0, 1, 3, 2)), ids=["c013", "c021", "c032", "a426", "a321", "a132"])
 def test_cluster_single_pairs(solver, costs, monkeypatch):
     """Every score the reference's, every CIGAR re-scored, up to the cap and past it (gave up);
     with a warp a group and with warps taking several groups (MAX_THREADS 32), 1 to e steps between
-    two cluster barriers."""
-    seed = 2690 + int(costs.mismatch) * 10 + int(costs.indel)
+    two cluster barriers; linear and gap-affine costs (M, I and D, their halos and rings)."""
+    seed = 2690 + int(costs.mismatch) * 10 + int(costs.indel) + 100 * int(costs.gap_open)
     print(f"seed {seed}")
     rng = np.random.default_rng(seed)
     reference = ReferenceSolver()
     pairs = _more_pairs(_pairs(rng, 12, 200))
-    _, x, o, e = cpu_wfa.reduced_costs(costs)
+    g, x, o, e = cpu_wfa.reduced_costs(costs)  # (caps in scores divided by g)
     reach = wfa.reach_table(x, o, e, 3000)
+    arrays = wfa.wavefront_arrays(o)
     for k, pair in enumerate(pairs):
         want = reference.solve(pair, costs, traceback=False, mode="global").score
         # caps: just enough (the narrowest ring), then a wide one (more groups than warps with 32 threads)
-        for cap, threads, per in ((want, wfa_cluster.MAX_THREADS, 3), (want + 300, 32 if k % 2 else 64, 1 + k % 3)):
+        need = want // g
+        for cap, threads, per in ((need, wfa_cluster.MAX_THREADS, 3), (need + 300, 32 if k % 2 else 64, 1 + k % 3)):
             monkeypatch.setattr(wfa_cluster, "MAX_THREADS", threads)
             monkeypatch.setattr(wfa_cluster, "PER_BARRIER", per)
             for traceback in (False, True):
-                visits = wfa.visits_upto(reach, pair.n, pair.m, "global", 1, cap + 1)
+                visits = wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, cap + 1)
                 got = solver.launch_one(pair, costs, traceback, "global", cap, visits, 32, cluster=True)
                 assert solver.stats["cluster"] and got.score[0] == want, (pair.name, costs, cap, traceback)
                 assert got.end2[0] == pair.m and got.start2[0] == 0
                 if traceback:
                     assert cigar_cost(got.cigar(0), pair.a, pair.b, costs) == want, (pair.name, got.cigar(0))
         if want > 0:  # one score short: gave up
-            visits = wfa.visits_upto(reach, pair.n, pair.m, "global", 1, want)
-            got = solver.launch_one(pair, costs, True, "global", want - 1, visits, 32, cluster=True)
+            visits = wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, need)
+            got = solver.launch_one(pair, costs, True, "global", need - 1, visits, 32, cluster=True)
             assert got.score[0] is None and got.cigar(0) is None
 
 
-def test_solve_takes_the_cluster_for_long_linear_global_pairs(solver, monkeypatch):
+def test_solve_takes_the_cluster_for_long_global_pairs(solver, monkeypatch):
     """``solve`` runs nw_wfa_cluster where the letters do not fit one block's shared memory (here
-    never: seqs_fit patched), for linear costs in global mode on a GPU with clusters; nw_wfa
-    otherwise; the answer exact either way."""
+    never: seqs_fit patched), in global mode (linear or gap-affine costs) on a GPU with clusters;
+    nw_wfa otherwise; the answer exact either way."""
     rng = np.random.default_rng(2699)
     print("seed 2699")
     reference = ReferenceSolver()
     pair = _pairs(rng, 2, 300)[1]
     monkeypatch.setattr(wfa, "seqs_fit", lambda n, m, shared_bytes=0: False)
-    cluster = wfa_cluster.kernel(True)
-    for costs, mode, capability, clustered in ((Costs(0, 1, 3), "global", 90, True),
-                                               (Costs(0, 4, 2, 6), "global", 90, False),
-                                               (Costs(0, 1, 3), "prefix", 90, False),
-                                               (Costs(0, 1, 3), "global", 80, False)):
+    linear, affine = wfa_cluster.kernel(False, True), wfa_cluster.kernel(True, True)
+    for costs, mode, capability, clustered in ((Costs(0, 1, 3), "global", 90, linear),
+                                               (Costs(0, 4, 2, 6), "global", 90, affine),
+                                               (Costs(0, 1, 3), "prefix", 90, None),
+                                               (Costs(0, 4, 2, 6), "global", 80, None)):
         solver.capability = capability
-        before = cluster.launches
+        before = linear.launches + affine.launches
         answer = solver.solve(pair, costs, True, mode, budget_ms=1e4)
         want = reference.solve(pair, costs, traceback=False, mode=mode)
         assert answer.score == want.score, (costs, mode)
         assert cigar_cost(answer.cigar, pair.a, pair.b, costs, answer.start2, answer.end2) == want.score
-        assert (cluster.launches > before) == clustered == solver.stats["cluster"], (costs, mode, capability)
-    assert ("nw_wfa_cluster<true>", wfa_cluster.CLUSTER) in solver.allowed
+        assert (clustered is not None) == solver.stats["cluster"], (costs, mode, capability)
+        assert linear.launches + affine.launches == before + (clustered is not None)
+        if clustered is not None:
+            assert clustered.launches > 0
+    assert ("nw_wfa_cluster<false, true>", wfa_cluster.CLUSTER) in solver.allowed
+    assert ("nw_wfa_cluster<true, true>", wfa_cluster.CLUSTER) in solver.allowed
+
+
+def test_solve_goes_on_with_nw_wfa_past_the_cluster_rings(solver, monkeypatch):
+    """Where the rings of the pair's cap do not fit a block's shared memory (10^6 1% gap-affine),
+    ``solve`` runs the cluster up to the scores whose rings fit (``fitting_steps``, patched: its own
+    test below), then nw_wfa where it gave up; exact either way."""
+    rng = np.random.default_rng(2700)
+    print("seed 2700")
+    reference = ReferenceSolver()
+    monkeypatch.setattr(wfa, "seqs_fit", lambda n, m, shared_bytes=0: False)
+    costs = Costs(0, 4, 2, 6)
+    g, x, o, e = cpu_wfa.reduced_costs(costs)
+    cluster = wfa_cluster.kernel(True, False)
+    for pair in _pairs(rng, 4, 400):
+        want = reference.solve(pair, costs, traceback=False, mode="global").score
+        for fits in (want // g + 1, max(2, want // (2 * g))):  # enough; too few: nw_wfa after it
+            monkeypatch.setattr(wfa_cluster, "fitting_steps", lambda top, *args, fits=fits: min(fits, top.size))
+            before = cluster.launches
+            answer = solver.solve(pair, costs, False, "global", budget_ms=1e4)
+            assert answer.score == want, (pair.name, fits)
+            assert cluster.launches == before + 1
+            assert solver.stats["cluster"] == (fits > want // g), (pair.name, fits, want)
+
+
+class FakeDriverError(RuntimeError):
+    """CuPy's CUDADriverError on the fake device."""
+
+
+@pytest.mark.parametrize("where", ("attribute", "occupancy", "launch"))
+def test_solve_falls_back_to_nw_wfa_where_the_driver_refuses_the_cluster(solver, monkeypatch, caplog, where):
+    """The driver refusing the non-portable cluster size, a cluster that fits nowhere (occupancy 0: an
+    MIG slice) or a launch it refuses: ``solve`` says so once (a warning, the solver's stats) and
+    answers exactly with nw_wfa, that solve and the next (which does not try the cluster again)."""
+    rng = np.random.default_rng(2701)
+    print("seed 2701")
+    reference = ReferenceSolver()
+    monkeypatch.setattr(wfa, "seqs_fit", lambda n, m, shared_bytes=0: False)
+    monkeypatch.setattr(device.cupy().cuda, "driver", SimpleNamespace(CUDADriverError=FakeDriverError),
+                        raising=False)
+    cluster = wfa_cluster.kernel(False, True)
+    tries = []
+
+    def refuse(*args, **kwargs):
+        tries.append(where)
+        raise FakeDriverError("CUDA_ERROR_INVALID_VALUE")
+
+    if where == "attribute":
+        monkeypatch.setattr(device, "allow_cluster_size", refuse)
+    elif where == "occupancy":
+        monkeypatch.setattr(wfa_cluster, "max_active_clusters", lambda kernel, threads, smem: tries.append(0) or 0)
+    else:
+        cluster.refuse = refuse
+    costs = Costs(0, 1, 3)
+    for pair in _pairs(rng, 2, 300):
+        with caplog.at_level(logging.WARNING, logger="splicedalign"):
+            answer = solver.solve(pair, costs, True, "global", budget_ms=1e4)
+        want = reference.solve(pair, costs, traceback=False, mode="global")
+        assert answer.score == want.score
+        assert cigar_cost(answer.cigar, pair.a, pair.b, costs) == want.score
+        assert not solver.stats["cluster"] and solver.stats["cluster_refused"] == solver.cluster_refused
+        assert cluster.launches == 0
+    assert len(tries) == 1, tries  # tried once a solver
+    warnings = [r.getMessage() for r in caplog.records if "nw_wfa instead" in r.getMessage()]
+    assert len(warnings) == 1 and str(wfa_cluster.CLUSTER) in warnings[0], warnings
 
 
 def test_configure():
     # 10^6 at 1% (linear 0/1/3, ~14,200 scores) capped at 4x: |k| <= 18,933, 1,184 groups and one, 75 a block
     # of 16; 3 steps a barrier: rows s - 3 .. s + 2
     assert wfa_cluster.CLUSTER == 16
-    config = wfa_cluster.configure(18_933, 1_000_000, 999_900, 1, 3)
-    assert config.koff == 18_933 and config.ring == 6 and config.threads == wfa_cluster.MAX_THREADS
+    config = wfa_cluster.configure(18_933, 1_000_000, 999_900, 1, 0, 3)
+    assert config.koff == 18_933 and config.ring == 6 and config.gap_ring == 0 and config.threads == 1024
     assert config.per == 3 and config.stride == wfa_cluster.GROUP_INTS * 75
     assert config.smem == 4 * (4 + 6 * 34 * 75 + 75)
-    small = wfa_cluster.configure(10, 5, 300, 2, 1)  # e = 1: a barrier a step
+    small = wfa_cluster.configure(10, 5, 300, 2, 0, 1)  # e = 1: a barrier a step
     assert small.koff == 5 and small.ring == 3 and small.per == 1 and small.threads == 32 and small.stride == 34
+    # gap-affine 4/6/2 (2/3/1 reduced): a barrier a step; M read o + e = 4 back by the neighbours, I and D 1
+    affine = wfa_cluster.configure(40_000, 1_000_000, 999_900, 2, 3, 1)
+    assert affine.per == 1 and affine.ring == 5 and affine.gap_ring == 2
+    assert affine.smem == 4 * (4 + 9 * affine.stride + affine.stride // 34)
+
+
+def test_fitting_steps():
+    """The most scores whose rings fit: all, none, or the last prefix that fits (binary search)."""
+    x, o, e = 2, 3, 1
+    top = np.maximum.accumulate(wfa.reach_table(x, o, e, 100_000))
+    n = m = 1_000_000
+    room = 232_448 - 1024
+    fits = wfa_cluster.fitting_steps(top, n, m, x, o, e, room)
+    assert 1 < fits < top.size
+    assert wfa_cluster.configure(int(top[fits - 1]), n, m, x, o, e).smem <= room
+    assert wfa_cluster.configure(int(top[fits]), n, m, x, o, e).smem > room
+    assert wfa_cluster.fitting_steps(top[:100], n, m, x, o, e, room) == 100
+    assert wfa_cluster.fitting_steps(top, n, m, x, o, e, 100) == 0

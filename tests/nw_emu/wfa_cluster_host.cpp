@@ -5,6 +5,7 @@
 // shared memory, and a store into another block's (distributed shared memory) lands at the same
 // place in that block's. The kernel's defines come as -D flags (as NVRTC gets them).
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "../cuda_emu.h"
@@ -57,11 +58,11 @@ using std::min;
 #include "../../src/splicedalign/workloads/nw/gpu/wfa_cluster.cu"
 
 // One launch of WFA_CLUSTER blocks of `threads`, `smem_bytes` of shared memory each (filled with
-// `poison` first, so that a read of a value never written shows).
-extern "C" int emu_nw_wfa_cluster(int keep_on, int threads, int smem_bytes, int poison, const u64* seqs,
-                                  const long long* desc, const int* reach, int x, int e, int max_steps, int ring_size,
-                                  int stride, int koff, int per, int* keep, long long pool_ints, long long* bases,
-                                  unsigned* runs, int* out) {
+// `poison` first, so that a read of a value never written shows); `affine` and `keep_on` pick the variant.
+extern "C" int emu_nw_wfa_cluster(int affine, int keep_on, int threads, int smem_bytes, int poison,
+                                  const u64* seqs, const long long* desc, const int* reach, int x, int o, int e,
+                                  int max_steps, int ring_size, int gap_ring, int stride, int koff, int per,
+                                  int* keep, long long pool_ints, long long* bases, unsigned* runs, int* out) {
     if (threads % 32) return 1;
     block_threads = unsigned(threads);
     blockDim = {unsigned(threads), 1, 1};
@@ -73,12 +74,19 @@ extern "C" int emu_nw_wfa_cluster(int keep_on, int threads, int smem_bytes, int 
     shared.assign(WFA_CLUSTER * shared_ints, poison);
     auto body = [&] {
         int* smem = shared.data() + fiber_block() * shared_ints;
-        if (keep_on) {
-            wfa_cluster_body<true>(smem, seqs, desc, reach, x, e, max_steps, ring_size, stride, koff, per, keep,
-                                   pool_ints, bases, runs, out);
+        auto run = [&](auto affine_v, auto keep_v) {
+            wfa_cluster_body<decltype(affine_v)::value, decltype(keep_v)::value>(
+                smem, seqs, desc, reach, x, o, e, max_steps, ring_size, gap_ring, stride, koff, per, keep, pool_ints,
+                bases, runs, out);
+        };
+        if (affine && keep_on) {
+            run(std::true_type{}, std::true_type{});
+        } else if (affine) {
+            run(std::true_type{}, std::false_type{});
+        } else if (keep_on) {
+            run(std::false_type{}, std::true_type{});
         } else {
-            wfa_cluster_body<false>(smem, seqs, desc, reach, x, e, max_steps, ring_size, stride, koff, per, keep,
-                                    pool_ints, bases, runs, out);
+            run(std::false_type{}, std::false_type{});
         }
     };
     emu::run_block(fibers, body);

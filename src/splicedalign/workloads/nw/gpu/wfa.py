@@ -17,6 +17,7 @@ on the device, one stream, nothing allocated but the kept wavefronts' pool (and 
 
 from __future__ import annotations
 
+import logging
 import statistics
 import time
 from collections.abc import Sequence
@@ -588,6 +589,7 @@ class WfaSolver:
         except (AttributeError, KeyError, TypeError):
             pass
         self.capability = 0  # the GPU's compute capability (90: thread-block clusters, wfa_cluster)
+        self.cluster_refused: str | None = None  # why the driver would not run nw_wfa_cluster (wfa_cluster.Refused)
         try:
             self.capability = int(self.cp.cuda.Device().compute_capability)
         except (AttributeError, TypeError, ValueError):
@@ -619,15 +621,26 @@ class WfaSolver:
 
     def estimate_ms(self, pair: Pair, costs: Costs, mode: str, score: float) -> float:
         """``estimate_ms`` with the costs' ReachSums where they cover the pair (one lookup, not numpy
-        passes over the reach table up to the score)."""
+        passes over the reach table up to the score); nw_wfa_cluster's model where ``solve`` would
+        run it (``wfa_cluster.step_ms``)."""
         if score > score_bound(costs, pair.n, pair.m):
             return float("inf")
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         steps = int(score / g) + 1
+        seqs = seqs_fit(pair.n, pair.m, self.shared_bytes)
+        if self.cluster_refused is None and wfa_cluster.applies(mode, seqs, self.capability):
+            reach = self.reach(x, o, e, steps)
+            if wfa_cluster.fitting_steps(np.maximum.accumulate(reach), pair.n, pair.m, x, o, e,
+                                         self.shared_bytes) == reach.size:  # (solve's choice: the cluster)
+                return float(self.cluster_step_ms(reach, pair, mode, o, e).sum())
         sums = self.sums(x, o, e, steps)
         if sums.covers(steps, pair.n, pair.m, mode):
-            return float(sums.cost_ms[seqs_fit(pair.n, pair.m, self.shared_bytes)][steps])
+            return float(sums.cost_ms[seqs][steps])
         return estimate_ms(pair, costs, mode, score, self.shared_bytes, self.reach(x, o, e, steps))
+
+    def cluster_step_ms(self, reach: np.ndarray, pair: Pair, mode: str, o: int, e: int) -> np.ndarray:
+        """nw_wfa_cluster's cost model a step over ``reach``'s scores."""
+        return wfa_cluster.step_ms(widths(reach, pair.n, pair.m, mode), DIAG_NS[o > 0] * GLOBAL_SEQS, e)
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool, mode: str, budget_ms: float,
               expected: float | None = None) -> Result | None:
@@ -650,6 +663,12 @@ class WfaSolver:
         sums = self.sums(x, o, e, cap)
         fast = sums.covers(cap, pair.n, pair.m, mode)  # then the sums' binary searches, else numpy passes
         seqs = seqs_fit(pair.n, pair.m, self.shared_bytes)
+        if self.cluster_refused is None and wfa_cluster.applies(mode, seqs, self.capability):
+            # a long pair's letters in global memory: the cluster's blocks share each step (wfa_cluster.cu)
+            # up to the scores whose rings fit; nw_wfa goes on only where they cut the cap (10^6 1% gap-affine)
+            tried, answer = self.solve_cluster(pair, costs, traceback, mode, reach[:cap], budget_ms, expected, t0)
+            if tried:
+                return answer
         if fast:
             steps, visits = sums.budget_steps(cap, budget_ms, seqs)
         else:
@@ -688,14 +707,8 @@ class WfaSolver:
                                          bi=True).result(pair, time.perf_counter() - t0)
                 if answer is not None:
                     return answer
-        top = (int(sums.top[steps - 1]) if fast else int(reach[:steps].max())) if wfa_cluster.applies(
-            costs, mode, seqs, self.capability) else None
-        if top is not None and wfa_cluster.configure(top, pair.n, pair.m, x, e).smem <= self.shared_bytes:
-            # a long pair's letters in global memory: the cluster's blocks share each step (wfa_cluster.cu); it
-            # gives up only where nw_wfa would too (the same cap and pool)
-            visits = sums.visits_upto(steps) if fast else visits_upto(reach, pair.n, pair.m, mode, arrays, steps)
-            return self.launch_one(pair, costs, traceback, mode, steps - 1, visits, threads, budget,
-                                   cluster=True).result(pair, time.perf_counter() - t0)
+        if self.cluster_refused is not None:
+            self.stats["cluster_refused"] = self.cluster_refused
         for last in ((near, steps) if first else (steps,)):
             visits = sums.visits_upto(last) if fast else visits_upto(reach, pair.n, pair.m, mode, arrays, last)
             answer = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget).result(
@@ -703,6 +716,34 @@ class WfaSolver:
             if answer is not None:
                 return answer
         return None
+
+    def solve_cluster(self, pair: Pair, costs: Costs, traceback: bool, mode: str, reach: np.ndarray,
+                      budget_ms: float, expected: float | None, t0: float) -> tuple[bool, Result | None]:
+        """``solve`` by nw_wfa_cluster: its scores those of ``reach`` (the cap) whose rings fit
+        (``wfa_cluster.fitting_steps``), within ``budget_ms`` by its cost model and, with the
+        alignment, the kept wavefronts' memory. (True, the answer or None) where it answered or gave
+        up where nw_wfa would too; (False, None) where nw_wfa should go on: the rings cut the cap, or
+        the driver refused the cluster (``wfa_cluster.Refused``: said once, the solver remembers)."""
+        g, x, o, e = cpu_wfa.reduced_costs(costs)
+        self.stats = {"choice_ms": (time.perf_counter() - t0) * 1e3}
+        fits = wfa_cluster.fitting_steps(np.maximum.accumulate(reach), pair.n, pair.m, x, o, e, self.shared_bytes)
+        spent = np.cumsum(self.cluster_step_ms(reach[:fits], pair, mode, o, e))
+        last = min(fits, int(np.searchsorted(spent, budget_ms, side="right")))
+        visits = np.cumsum(wavefront_arrays(o) * widths(reach[:last], pair.n, pair.m, mode))
+        budget = None
+        if traceback:  # the kept wavefronts within their share of the memory (4 bytes a diagonal)
+            budget = self.keep_budget()
+            last = min(last, int(np.searchsorted(visits, budget // 4 - 20 * reach.size, side="right")))
+        if last < 2 or (expected is not None and expected / g >= last):
+            return last == reach.size, None  # (not even the cluster's cap: nw_wfa's is no further)
+        try:
+            answer = self.launch_one(pair, costs, traceback, mode, last - 1, int(visits[last - 1]), MAX_THREADS,
+                                     budget, cluster=True).result(pair, time.perf_counter() - t0)
+        except wfa_cluster.Refused as why:  # nw_wfa from here on
+            self.cluster_refused = str(why)
+            logging.getLogger("splicedalign").warning("gpu wfa: %s; nw_wfa instead", why)
+            return False, None
+        return answer is not None or last < fits or fits == reach.size, answer
 
     def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool, mode: str) -> Columns:
         """A batch in one launch (``BATCH_THREADS`` a block), in input order (``Columns``: a
@@ -814,7 +855,8 @@ class WfaSolver:
         host). ``budget``: ``keep_budget()`` when the caller has it. ``bi``: nw_biwfa
         (``biwfa_applies``; ``max_steps`` a direction's), which answers None (as if it gave up) also
         for an alignment whose breakpoint it cannot walk from (wfa.cu). ``cluster``: nw_wfa_cluster
-        (``wfa_cluster.applies``; its ring in the cluster's shared memory, ``threads`` its own)."""
+        (``wfa_cluster.applies``; its ring in the cluster's shared memory, ``threads`` its own; raises
+        ``wfa_cluster.Refused`` where the driver will not run it)."""
         cp = self.cp
         t0 = time.perf_counter()
         g, x, o, e = cpu_wfa.reduced_costs(costs)
@@ -827,7 +869,7 @@ class WfaSolver:
             config = replace(config, ring=biwfa_ring(x, e), shared=True, seqs_shared=True,
                              threads=max(64, -(-config.threads // 64) * 64))  # two halves of whole warps
             smem = biwfa_smem(config.ring, config.stride, n, m, max_steps)
-        clustered = wfa_cluster.configure(config.reach_max, n, m, x, e) if cluster else None
+        clustered = wfa_cluster.configure(config.reach_max, n, m, x, o, e) if cluster else None
         if clustered is not None:
             config = replace(config, shared=True)  # (no ring in global memory)
             smem = clustered.smem
@@ -867,11 +909,13 @@ class WfaSolver:
         ring = None if config.shared else cp.empty(ring_ints, cp.int32)
         reach_dev = self.reach_device(x, o, e, max_steps)
         if clustered is not None:
-            kernel = wfa_cluster.kernel(traceback)
+            kernel = wfa_cluster.kernel(o > 0, traceback)
         else:
             name = BIWFA.format(keep="true" if traceback else "false") if bi else sweep_name(config, o > 0, traceback)
             kernel = self.kernel(name)
         device.allow_shared_memory(kernel, smem)  # (never lowered: both paths)
+        if clustered is not None:
+            wfa_cluster.check_fits(kernel, clustered)
         stream, began, start, stop = self.one_stream()
         parts = ws.parts
         with stream:
@@ -884,9 +928,9 @@ class WfaSolver:
                                                        self.letter_codes(), packed))
             start.record(stream)
             if clustered is not None:
-                kernel((wfa_cluster.CLUSTER,), (clustered.threads,), wfa_cluster.args(
-                    packed, parts["desc"], reach_dev, x, e, max_steps, clustered, keep, pool_ints, bases, runs, ws.out),
-                       shared_mem=smem)
+                wfa_cluster.launch(kernel, clustered, smem, wfa_cluster.args(
+                    packed, parts["desc"], reach_dev, x, o, e, max_steps, clustered, keep, pool_ints, bases, runs,
+                    ws.out))
             elif bi:
                 kernel((1,), (config.threads,), (
                     packed, parts["desc"], reach_dev, np.int32(x), np.int32(e), np.int32(max_steps),

@@ -1,20 +1,24 @@
-// The forward wavefront algorithm (WFA) of ONE long pair on a thread-block cluster (sm_90): linear
-// costs, global mode, for pairs whose letters do not fit one block's shared memory (10^6 x 10^6).
-// The definitions, ranges and sources are nw_wfa's (wfa.cu) with gap-open 0: diagonal k = h - v,
-// offsets h (letters of b consumed), hi(s) = min(reach[s], m), lo(s) = max(-reach[s], -n), M[s][k]
-// from M[s - x][k] + 1, M[s - e][k - 1] + 1 and M[s - e][k + 1], then the run of matches.
+// The forward wavefront algorithm (WFA) of ONE long pair on a thread-block cluster (sm_90): linear or
+// gap-affine costs, global mode, for pairs whose letters do not fit one block's shared memory (10^6 x
+// 10^6). The definitions, ranges and sources are nw_wfa's (wfa.cu): diagonal k = h - v, offsets h
+// (letters of b consumed), hi(s) = min(reach[s], m), lo(s) = max(-reach[s], -n). Linear (gap-open 0):
+// M[s][k] from M[s - x][k] + 1, M[s - e][k - 1] + 1 and M[s - e][k + 1], then the run of matches.
+// Gap-affine (AFFINE, WFA2's three components): I[s][k] from M[s - o - e][k - 1] + 1 and I[s - e][k - 1]
+// + 1, D[s][k] from M[s - o - e][k + 1] and D[s - e][k + 1], M[s][k] the most of M[s - x][k] + 1, I[s][k],
+// D[s][k], then the run of matches.
 //
 // Why a cluster: one block (nw_wfa) gives each thread ~5 diagonals a step at 10^6 1% (~4,700
 // diagonals a step on average), each an L2 round trip for its letters (the wavefront's offsets
 // spread over both sequences): 7.2 us a step, ~14,000 steps. Here WFA_CLUSTER blocks (one a
 // multiprocessor) share the diagonals, ~1 a thread, and step together through cluster barriers
 // (barrier.cluster arrive.release / wait.acquire, ~1.2 us each on an H100) in place of __syncthreads:
-// one every `per` steps (up to e: a step reads its neighbours' diagonals e steps back, its own x back).
+// one every `per` steps (up to e: a step reads its neighbours' diagonals e (or o + e) steps back, its
+// own x back).
 //
 // Diagonals are dealt out in groups of 32 (a warp's), round robin over the cluster's blocks and
 // within a block over its warps (group G = (k + koff) / 32 belongs to block G % C, local group
 // j = G / C, warp j % warps): every step's range is spread evenly whatever its width, and a thread
-// keeps the same diagonals from step to step. A block's ring (the last max(x, e) + 1 scores) holds
+// keeps the same diagonals from step to step. A block's ring (the last scores of M, I and D) holds
 // its own groups, each with a halo diagonal on either side (34 ints a group): the group's first
 // and last lanes store their value into the neighbouring groups' halos in the other blocks' shared
 // memory (mapa + st.shared::cluster, no wait) before the next barrier, so every read of a step is a
@@ -26,10 +30,11 @@
 // in its multiprocessor's L1 between steps. Extension: nw_wfa's (8 letters a lane, then the whole
 // warp 256 letters a round for a lane whose 8 all matched).
 //
-// With KEEP every step's M is stored in `keep` (step s's diagonals lo(s)..hi(s) from bases[s],
-// bases written by the cluster's first thread); after the last barrier that thread walks back from
-// the end (wfa.cu's walk_linear, straight from the pool), writing runs (length << 2 | op) from the
-// end backwards, the format batch.cu's nw_band_text reads.
+// With KEEP every step's M (and I, D) is stored in `keep` (step s's diagonals lo(s)..hi(s) from
+// bases[s], M then I then D, bases written by the cluster's first thread); after the last barrier
+// that thread walks back from the end (wfa.cu's walk_linear, or nw_wfa's walk through M, I and D,
+// straight from the pool), writing runs (length << 2 | op) from the end backwards, the format
+// batch.cu's nw_band_text reads.
 
 #include "splicedalign_device.cuh"
 #ifndef __CUDACC_RTC__
@@ -93,18 +98,21 @@ __device__ __forceinline__ Range range_at(const int* __restrict__ reach, int s, 
 }  // namespace
 
 // One pair (desc: wfa.py's descriptor; its a, b, n, m, runs), WFA_CLUSTER blocks of `threads` (a
-// multiple of 32). smem: CONTROL ints, ring_size rows of `stride` ints (GROUP a local group), an int a
-// local group (the extension's hint).
+// multiple of 32). smem: CONTROL ints, ring_size rows of M then gap_ring rows of I and of D (AFFINE),
+// each of `stride` ints (GROUP a local group), an int a local group (the extension's hint).
 // koff = min(reach_max, n): group G holds k = 32 G - koff .. + 31. out: steps (-1: gave up past
 // max_steps or the pool), end column of b, start column of b (0), runs.
 // `per` steps (at most e) between two cluster barriers: step s reads its neighbours' diagonals at
-// s - e only, written before the interval's barrier, and its own at s - x (the same thread); a
-// thread may then be `per` - 1 steps ahead of another, so ring_size >= max(x + 1, e + per).
-template <bool KEEP>
+// s - e (M linear; I, D affine) and s - o - e (M affine) only, written before the interval's barrier,
+// and its own at s - x (the same thread); a thread may then be `per` - 1 steps ahead of another, so
+// ring_size >= max(x + 1, o + e + per) and gap_ring >= e + per.
+template <bool AFFINE, bool KEEP>
 __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const long long* __restrict__ desc,
-                                 const int* __restrict__ reach, int x, int e, int max_steps, int ring_size,
-                                 int stride, int koff, int per, int* __restrict__ keep, long long pool_ints,
-                                 long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
+                                 const int* __restrict__ reach, int x, int o, int e, int max_steps, int ring_size,
+                                 int gap_ring, int stride, int koff, int per, int* __restrict__ keep,
+                                 long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs,
+                                 int* __restrict__ out) {
+    constexpr int ARRAYS = AFFINE ? 3 : 1;
     const int tid = threadIdx.x, threads = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = threads >> 5;
     const unsigned rank = cluster_rank();
     constexpr int C = WFA_CLUSTER;
@@ -113,7 +121,9 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
     const u64* a = seqs + dp[0];
     const u64* b = seqs + dp[1];
     int* const ring = smem + CONTROL;
-    int* const hints = ring + ring_size * stride;  // per local group: its lane whose first 8 letters matched last step
+    int* const gaps = ring + ring_size * stride;  // I's gap_ring rows, then D's (AFFINE)
+    const int d_rows = gap_ring * stride;
+    int* const hints = gaps + 2 * d_rows;  // per local group: its lane whose first 8 letters matched last step
     for (int j = tid; j < stride / GROUP; j += threads) hints[j] = -1;
     volatile int* const found = smem;  // 1 once the end is reached (stored by the end's thread in every block)
     if (tid == 0) *found = 0;
@@ -122,22 +132,30 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
     bool over = false;
     long long base = 0;  // the step's first int in the pool (KEEP)
     int slot = 0;  // s % ring_size
+    int gslot = 0;  // s % gap_ring (AFFINE)
+    const int oe = o + e;
     int s = 0;
     bool ended = false;  // (the end's thread) found it already
     while (true) {  // `per` steps between two cluster barriers
         for (int sub = 0; sub < per; ++sub, ++s) {
             const Range cur = range_at(reach, s, max_steps, n, m);
             const int width = cur.hi - cur.lo + 1;
-            if (s > max_steps || (KEEP && base + width > pool_ints)) {  // the same for every thread
+            if (s > max_steps || (KEEP && base + ARRAYS * width > pool_ints)) {  // the same for every thread
                 over = true;
                 break;
             }
             if (KEEP && rank == 0 && tid == 0) bases[s] = base;
             const Range rx = range_at(reach, s - x, max_steps, n, m), re = range_at(reach, s - e, max_steps, n, m);
-            const int xs = slot - x, es = slot - e;
+            const Range ro = AFFINE ? range_at(reach, s - oe, max_steps, n, m) : Range{1, 0};
+            const int xs = slot - x, es = slot - e, os = slot - oe, ges = gslot - e;
             int* const out_m = ring + slot * stride;
             const int* const src_x = ring + (xs < 0 ? xs + ring_size : xs) * stride;
-            const int* const src_e = ring + (es < 0 ? es + ring_size : es) * stride;
+            const int* const src_e = ring + (es < 0 ? es + ring_size : es) * stride;  // M at s - e (linear)
+            const int* const src_o = ring + (os < 0 ? os + ring_size : os) * stride;  // M at s - o - e (affine)
+            int* const out_i = gaps + gslot * stride;
+            int* const out_d = out_i + d_rows;
+            const int* const src_i = gaps + (ges < 0 ? ges + gap_ring : ges) * stride;  // I at s - e (affine)
+            const int* const src_d = src_i + d_rows;
             // this block's groups of the step: G = rank + C j, G from (lo + koff) / 32 to (hi + koff) / 32
             const int g_lo = (cur.lo + koff) >> 5, g_hi = (cur.hi + koff) >> 5;
             const int j_first = g_lo <= int(rank) ? 0 : (g_lo - int(rank) + C - 1) / C;
@@ -148,7 +166,7 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
                 const int k = 32 * g - koff + lane;
                 const int at = GROUP * j + lane + 1;  // k's place in a ring row
                 const bool on = cur.has(k);
-                int mv = WFA_NULL;
+                int mv = WFA_NULL, iv = WFA_NULL, dv = WFA_NULL;
                 if (on) {
                     if (s == 0) {
                         mv = k;  // (k = 0: global mode starts at the origin)
@@ -156,11 +174,23 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
                         const int lim = n + k;  // offsets past it leave the table (v > n)
                         int gx = rx.has(k) ? src_x[at] + 1 : WFA_NULL;
                         gx = gx <= min(m, lim) ? gx : WFA_NULL;
-                        int gi = re.has(k - 1) ? src_e[at - 1] + 1 : WFA_NULL;
-                        gi = gi <= m ? gi : WFA_NULL;
-                        int gd = re.has(k + 1) ? src_e[at + 1] : WFA_NULL;
-                        gd = gd <= lim ? gd : WFA_NULL;
-                        mv = max(gx, max(gi, gd));
+                        if (AFFINE) {  // (nw_wfa's sources: a NULL source plus one stays below 0)
+                            const int g1 = ro.has(k - 1) ? src_o[at - 1] + 1 : WFA_NULL;
+                            const int g2 = re.has(k - 1) ? src_i[at - 1] + 1 : WFA_NULL;
+                            const int d1 = ro.has(k + 1) ? src_o[at + 1] : WFA_NULL;
+                            const int d2 = re.has(k + 1) ? src_d[at + 1] : WFA_NULL;
+                            iv = max(g1, g2);
+                            iv = iv <= m && iv >= 0 ? iv : WFA_NULL;
+                            dv = max(d1, d2);
+                            dv = dv <= lim && dv >= 0 ? dv : WFA_NULL;
+                            mv = max(gx, max(iv, dv));
+                        } else {
+                            int gi = re.has(k - 1) ? src_e[at - 1] + 1 : WFA_NULL;
+                            gi = gi <= m ? gi : WFA_NULL;
+                            int gd = re.has(k + 1) ? src_e[at + 1] : WFA_NULL;
+                            gd = gd <= lim ? gd : WFA_NULL;
+                            mv = max(gx, max(gi, gd));
+                        }
                     }
                 }
                 const int kc = min(max(k, cur.lo), cur.hi);  // a lane outside the range probes inside both sequences
@@ -200,15 +230,29 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
                 if (on) {
                     const int v = mv >= 0 ? h : WFA_NULL;
                     out_m[at] = v;
-                    if (KEEP) keep[base + (k - cur.lo)] = v;
-                    // the group's edges into the neighbouring groups' halos (their blocks' rings)
+                    if (AFFINE) {
+                        out_i[at] = iv;
+                        out_d[at] = dv;
+                    }
+                    if (KEEP) {
+                        int* const row = keep + base + (k - cur.lo);
+                        row[0] = v;
+                        if (AFFINE) {
+                            row[width] = iv;
+                            row[2 * width] = dv;
+                        }
+                    }
+                    // the group's edges into the neighbouring groups' halos (their blocks' rings): M both
+                    // ways, D to the left (read at k + 1), I to the right (read at k - 1)
                     if (lane == 0 && g > 0) {
-                        const int gl = g - 1;
-                        store_remote(out_m + GROUP * (gl / C) + GROUP - 1, unsigned(gl % C), v);
+                        const int gl = g - 1, to = GROUP * (gl / C) + GROUP - 1;
+                        store_remote(out_m + to, unsigned(gl % C), v);
+                        if (AFFINE) store_remote(out_d + to, unsigned(gl % C), dv);
                     }
                     if (lane == 31) {
-                        const int gr = g + 1;
-                        store_remote(out_m + GROUP * (gr / C), unsigned(gr % C), v);
+                        const int gr = g + 1, to = GROUP * (gr / C);
+                        store_remote(out_m + to, unsigned(gr % C), v);
+                        if (AFFINE) store_remote(out_i + to, unsigned(gr % C), iv);
                     }
                     if (k == k_end && v == m && !ended) {  // the end: its step + 1 into every block
                         ended = true;
@@ -216,8 +260,9 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
                     }
                 }
             }
-            if (KEEP) base += width;
+            if (KEEP) base += ARRAYS * width;
             slot = slot + 1 == ring_size ? 0 : slot + 1;
+            if (AFFINE) gslot = gslot + 1 == gap_ring ? 0 : gslot + 1;
         }
         cluster_sync();
         if (*found) {  // (steps after the end's in its interval are not read)
@@ -238,40 +283,84 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
     out[2] = 0;
     out[3] = 0;
     if (!KEEP) return;
-    // The walk back (wfa.cu's walk_linear from the end): the last operation into (k, h) at cost s is
-    // a mismatch when M[s - x][k] >= h - 1, an insertion when M[s - e][k - 1] >= h - 1, a deletion
-    // when M[s - e][k + 1] >= h (a cell at or before a wavefront's offset costs at most its score),
-    // else a match: matches down to the first offset where a source reaches.
-    auto kept = [&](int t, int kk) -> int {
+    // step t's kept array arr (0 M, 1 I, 2 D) at diagonal kk (NULL outside its range)
+    auto kept = [&](int arr, int t, int kk) -> int {
         const Range r = range_at(reach, t, max_steps, n, m);
-        return r.has(kk) ? keep[bases[t] + (kk - r.lo)] : WFA_NULL;
+        return r.has(kk) ? keep[bases[t] + (long long)arr * (r.hi - r.lo + 1) + (kk - r.lo)] : WFA_NULL;
     };
     Runs w{runs + dp[6], 0, 4u, 0u};
     int k = k_end, h = m;
-    while (s > 0) {
-        const int cx = kept(s - x, k), ci = kept(s - e, k - 1), cd = kept(s - e, k + 1);
-        bool mis = cx >= h - 1 && h >= 1 && h - k >= 1, ins = ci >= h - 1 && h >= 1, del = cd >= h && h - k >= 1;
-        if (!(mis || ins || del)) {
-            const int to = max(cx + 1, max(ci + 1, cd));
-            w.emit(WFA_OP_M, h - to);
-            h = to;
-            mis = cx >= h - 1 && h - k >= 1;
-            ins = ci >= h - 1;
-            del = cd >= h && h - k >= 1;
+    if (AFFINE) {  // nw_wfa's walk through M (state 0), I (1) and D (2): each value's source is equal to it
+        int state = 0;
+        while (s > 0 || state != 0) {
+            if (state == 0) {
+                const int lim = n + k;
+                int g = kept(0, s - x, k) + 1;
+                g = g <= m && g <= lim ? g : WFA_NULL;
+                const int ins = kept(1, s, k), del = kept(2, s, k);
+                const int before = max(g, max(ins, del));  // the offset before the run of matches
+                w.emit(WFA_OP_M, h - before);
+                h = before;
+                if (before == g) {
+                    w.emit(WFA_OP_X, 1);
+                    s -= x;
+                    h -= 1;
+                } else {
+                    state = before == ins ? 1 : 2;
+                }
+            } else if (state == 1) {  // I[s][k] = h: from M[s-o-e][k-1] + 1 (opened) or I[s-e][k-1] + 1
+                const int opened = kept(0, s - oe, k - 1) + 1;
+                w.emit(WFA_OP_I, 1);
+                if (opened == h) {
+                    s -= oe;
+                    state = 0;
+                } else {
+                    s -= e;
+                }
+                k -= 1;
+                h -= 1;
+            } else {  // D[s][k] = h: from M[s-o-e][k+1] (opened) or D[s-e][k+1]
+                const int opened = kept(0, s - oe, k + 1);
+                w.emit(WFA_OP_D, 1);
+                if (opened == h) {
+                    s -= oe;
+                    state = 0;
+                } else {
+                    s -= e;
+                }
+                k += 1;
+            }
         }
-        if (mis) {
-            w.emit(WFA_OP_X, 1);
-            s -= x;
-            h -= 1;
-        } else if (ins) {
-            w.emit(WFA_OP_I, 1);
-            s -= e;
-            k -= 1;
-            h -= 1;
-        } else {
-            w.emit(WFA_OP_D, 1);
-            s -= e;
-            k += 1;
+    } else {
+        // The linear walk (wfa.cu's walk_linear from the end): the last operation into (k, h) at cost s is
+        // a mismatch when M[s - x][k] >= h - 1, an insertion when M[s - e][k - 1] >= h - 1, a deletion
+        // when M[s - e][k + 1] >= h (a cell at or before a wavefront's offset costs at most its score),
+        // else a match: matches down to the first offset where a source reaches.
+        while (s > 0) {
+            const int cx = kept(0, s - x, k), ci = kept(0, s - e, k - 1), cd = kept(0, s - e, k + 1);
+            bool mis = cx >= h - 1 && h >= 1 && h - k >= 1, ins = ci >= h - 1 && h >= 1, del = cd >= h && h - k >= 1;
+            if (!(mis || ins || del)) {
+                const int to = max(cx + 1, max(ci + 1, cd));
+                w.emit(WFA_OP_M, h - to);
+                h = to;
+                mis = cx >= h - 1 && h - k >= 1;
+                ins = ci >= h - 1;
+                del = cd >= h && h - k >= 1;
+            }
+            if (mis) {
+                w.emit(WFA_OP_X, 1);
+                s -= x;
+                h -= 1;
+            } else if (ins) {
+                w.emit(WFA_OP_I, 1);
+                s -= e;
+                k -= 1;
+                h -= 1;
+            } else {
+                w.emit(WFA_OP_D, 1);
+                s -= e;
+                k += 1;
+            }
         }
     }
     w.emit(WFA_OP_M, h - k);  // score 0: the run from the start (k = 0)
@@ -286,21 +375,25 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
 #endif
 // (one block a multiprocessor by design: with the 1 ptxas gives it up to 64 registers, where without it the
 // alignment's variant spilled at 32)
-template <bool KEEP>
+template <bool AFFINE, bool KEEP>
 __global__ void CLUSTER_DIMS __launch_bounds__(WFA_MAX_THREADS, 1) nw_wfa_cluster(
-    const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int x, int e,
-    int max_steps, int ring_size, int stride, int koff, int per, int* __restrict__ keep, long long pool_ints,
-    long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
+    const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int x, int o,
+    int e, int max_steps, int ring_size, int gap_ring, int stride, int koff, int per, int* __restrict__ keep,
+    long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
     extern __shared__ int smem[];
-    wfa_cluster_body<KEEP>(smem, seqs, desc, reach, x, e, max_steps, ring_size, stride, koff, per, keep, pool_ints,
-                           bases, runs, out);
+    wfa_cluster_body<AFFINE, KEEP>(smem, seqs, desc, reach, x, o, e, max_steps, ring_size, gap_ring, stride, koff,
+                                   per, keep, pool_ints, bases, runs, out);
 }
 #endif
 
 #if !defined(__CUDACC_RTC__) && !defined(WFA_CLUSTER_EMU)
 // nvcc builds instantiate the shipped variants (wfa_cluster.NAMES); NVRTC only the one a launch asks for.
-template __global__ void nw_wfa_cluster<false>(const u64*, const long long*, const int*, int, int, int, int, int, int,
-                                               int, int*, long long, long long*, unsigned*, int*);
-template __global__ void nw_wfa_cluster<true>(const u64*, const long long*, const int*, int, int, int, int, int, int,
-                                              int, int*, long long, long long*, unsigned*, int*);
+#define NW_WFA_CLUSTER(AFFINE, KEEP)                                                                              \
+    template __global__ void nw_wfa_cluster<AFFINE, KEEP>(const u64*, const long long*, const int*, int, int, int,  \
+                                                          int, int, int, int, int, int, int*, long long, long long*, \
+                                                          unsigned*, int*);
+NW_WFA_CLUSTER(false, false)
+NW_WFA_CLUSTER(false, true)
+NW_WFA_CLUSTER(true, false)
+NW_WFA_CLUSTER(true, true)
 #endif

@@ -1,5 +1,5 @@
-"""The forward WFA of one long pair on a thread-block cluster (wfa_cluster.cu, sm_90): linear costs,
-global mode, pairs whose letters do not fit one block's shared memory (10^6 x 10^6), where nw_wfa's
+"""The forward WFA of one long pair on a thread-block cluster (wfa_cluster.cu, sm_90): linear or
+gap-affine costs, global mode, pairs whose letters do not fit one block's shared memory (10^6 x 10^6), where nw_wfa's
 one block takes ~5 diagonals a thread a step, each an L2 round trip for its letters. Here
 ``CLUSTER`` blocks share each step's diagonals (32 at a time, round robin) and step together, a
 cluster barrier every ``per`` steps (``configure``); each block's share of the ring lives in its own
@@ -8,11 +8,13 @@ shared memory.
 
 ``WfaSolver.launch_one(cluster=True)`` launches it (the same upload and pack kernel as nw_wfa; the
 CIGAR's text made on the host from the walk's runs, ``cigar.runs_cigar``); ``WfaSolver.solve`` tries
-it where ``applies`` says so, before nw_wfa.
+it where ``applies`` says so, before nw_wfa, up to the scores whose ring fits (``fitting_steps``); where the
+driver will not run the cluster (``Refused``) it says so and runs nw_wfa.
 """
 
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from splicedalign.gpu import device
-from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs
+from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH
 from splicedalign.workloads.nw.wfa_kernels import NULL
 
 KERNEL_FILE = Path(__file__).with_name("wfa_cluster.cu")
@@ -35,18 +37,30 @@ COMPUTE_CAPABILITY = 90  # thread-block clusters and distributed shared memory
 # steps back); each costs a ring row more (ring_size >= e + per). 10^6 1% (e = 3; H100, 8 blocks): 1 / 2
 # / 3 steps a barrier 38.8 / 33.9 / 27.2 ms score, i.e. a barrier ~1.2 us and a step's own chain ~1.5 us
 PER_BARRIER = 3
-SWEEP = "nw_wfa_cluster<{keep}>"
-NAMES = tuple(SWEEP.format(keep=k) for k in ("false", "true"))
+# its cost model (H100, the kernel alone, 10^6 1% linear, runs M2 / M3): a step's own chain STEP_US (the
+# path's probe and extension, the stores), a cluster barrier BARRIER_US every per steps, and each diagonal
+# nw_wfa's cost with the letters in global memory shared by the CLUSTER blocks: 14,191 steps of ~4,700
+# diagonals in 24.5 ms (1.73 us a step) against 1.3 + 1.2 / 3 + 0.41 = 2.1 us predicted; gap-affine 10^6 1%
+# (4, 6, 2), ~23,000 diagonals a step and a barrier a step: ~6.7 us a step predicted, not yet measured
+STEP_US = 1.3
+BARRIER_US = 1.2
+SWEEP = "nw_wfa_cluster<{affine}, {keep}>"
+NAMES = tuple(SWEEP.format(affine=a, keep=k) for a in ("false", "true") for k in ("false", "true"))
 # wfa_cluster.defines.h (the names and values nw_wfa's wfa.DEFINES gives the same facts)
 DEFINES = {"WFA_NULL": NULL, "WFA_MAX_THREADS": MAX_THREADS, "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH,
            "WFA_OP_D": OP_DEL, "WFA_OP_I": OP_INS, "WFA_CLUSTER": CLUSTER, "WFA_GROUP_INTS": GROUP_INTS,
            "WFA_CONTROL_INTS": CONTROL_INTS}
 
 
-def applies(costs: Costs, mode: str, seqs_shared: bool, capability: int) -> bool:
-    """Linear costs, global mode, the letters too long for one block's shared memory (shorter pairs
-    run nw_biwfa / nw_wfa with them there), a GPU with clusters."""
-    return costs.gap_open == 0 and mode == "global" and not seqs_shared and capability >= COMPUTE_CAPABILITY
+class Refused(RuntimeError):
+    """The driver will not run nw_wfa_cluster here (the non-portable cluster size refused, no
+    multiprocessors free for a cluster of CLUSTER blocks: an MIG slice, a smaller GPU)."""
+
+
+def applies(mode: str, seqs_shared: bool, capability: int) -> bool:
+    """Global mode (linear or gap-affine costs), the letters too long for one block's shared memory
+    (shorter pairs run nw_biwfa / nw_wfa with them there), a GPU with clusters."""
+    return mode == "global" and not seqs_shared and capability >= COMPUTE_CAPABILITY
 
 
 @dataclass(frozen=True)
@@ -54,42 +68,123 @@ class ClusterLaunch:
     """One nw_wfa_cluster launch's configuration (decided in ``configure`` alone)."""
 
     threads: int  # a block's
-    ring: int  # rows: scores s - max(x, e) .. s
+    ring: int  # M's rows: scores s - max(x, o + e + per - 1) .. s
+    gap_ring: int  # I's and D's rows each: scores s - (e + per - 1) .. s (none with linear costs)
     stride: int  # ints a ring row: GROUP_INTS a block's group
     koff: int  # group G holds diagonals 32 G - koff .. + 31
     per: int  # steps between two cluster barriers
 
     @property
     def smem(self) -> int:
-        """Dynamic shared memory a block: the control ints, the ring and an int a local group (its hint)."""
-        return 4 * (CONTROL_INTS + self.ring * self.stride + self.stride // GROUP_INTS)
+        """Dynamic shared memory a block: the control ints, the rings and an int a local group (its hint)."""
+        return 4 * (CONTROL_INTS + (self.ring + 2 * self.gap_ring) * self.stride + self.stride // GROUP_INTS)
 
 
-def configure(reach_max: int, n: int, m: int, x: int, e: int) -> ClusterLaunch:
+def configure(reach_max: int, n: int, m: int, x: int, o: int, e: int) -> ClusterLaunch:
     """Diagonals -min(reach_max, n) .. min(reach_max, m) in groups of 32 dealt round robin over the
     cluster's blocks, one group more (the last group's right halo has a place); a warp a local group
-    up to MAX_THREADS a block (then warps take several); min(e, PER_BARRIER) steps a barrier."""
+    up to MAX_THREADS a block (then warps take several); min(e, PER_BARRIER) steps a barrier (a
+    thread up to per - 1 steps ahead of its neighbours: M's rows past o + e of them, I's and D's past e)."""
     koff = min(reach_max, n)
     groups = -(-(koff + min(reach_max, m) + 1) // 32) + 1
     local = -(-groups // CLUSTER)
     per = max(1, min(e, PER_BARRIER))
-    return ClusterLaunch(threads=min(MAX_THREADS, 32 * local), ring=max(x + 1, e + per), stride=GROUP_INTS * local,
-                         koff=koff, per=per)
+    return ClusterLaunch(threads=min(MAX_THREADS, 32 * local), ring=max(x + 1, o + e + per),
+                         gap_ring=e + per if o > 0 else 0, stride=GROUP_INTS * local, koff=koff, per=per)
 
 
-def kernel(traceback: bool) -> Any:
+def step_ms(width: np.ndarray, diag_ns: float, e: int) -> np.ndarray:
+    """The cost model's time of each step of ``width`` diagonals, ``diag_ns`` a diagonal on one block
+    (nw_wfa's, its letters in global memory)."""
+    per = max(1, min(e, PER_BARRIER))
+    return (STEP_US + BARRIER_US / per + diag_ns * 1e-3 * width / CLUSTER) * 1e-3
+
+
+def fitting_steps(top: np.ndarray, n: int, m: int, x: int, o: int, e: int, shared_bytes: int) -> int:
+    """The most scores (a prefix of ``top``, the widest |k| up to each score, non-decreasing) whose
+    launch's rings fit in a block's ``shared_bytes``: 10^6 1% gap-affine (4, 6, 2) needs ~4 times
+    linear's diagonals a score (I and D reach one diagonal further every e = 1 reduced score) and 9
+    ring rows, so a cap of 4 times its guess would not fit; about twice it does."""
+    fits = [configure(int(r), n, m, x, o, e).smem <= shared_bytes for r in (0, int(top[-1]))] if top.size else []
+    if not fits or not fits[0]:
+        return 0
+    if fits[1]:
+        return int(top.size)
+    lo, hi = 1, int(top.size)  # top[:lo] fits, top[:hi] does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if configure(int(top[mid - 1]), n, m, x, o, e).smem <= shared_bytes:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def kernel(affine: bool, traceback: bool) -> Any:
     """The nw_wfa_cluster instance (loaded once per process by ``device.function``), allowed its
-    CLUSTER blocks a cluster."""
-    name = SWEEP.format(keep="true" if traceback else "false")
+    CLUSTER blocks a cluster; ``Refused`` where the driver will not allow them."""
+    name = SWEEP.format(affine="true" if affine else "false", keep="true" if traceback else "false")
     got = device.function(KERNEL_FILE, name, (name,), DEFINES)
-    device.allow_cluster_size(got, CLUSTER)
+    try:
+        device.allow_cluster_size(got, CLUSTER)
+    except device.cupy().cuda.driver.CUDADriverError as error:
+        raise Refused(f"{CLUSTER} blocks a cluster refused ({error})") from error
     return got
 
 
-def args(packed: Any, desc: Any, reach: Any, x: int, e: int, max_steps: int, config: ClusterLaunch, keep: Any,
-         pool_ints: int, bases: Any, runs: Any, out: Any) -> tuple[Any, ...]:
+def launch(kernel: Any, config: ClusterLaunch, smem: int, arguments: tuple[Any, ...]) -> None:
+    """One cluster of CLUSTER blocks on the current stream; ``Refused`` where the driver will not launch
+    it (an error it returns at once: nothing ran)."""
+    try:
+        kernel((CLUSTER,), (config.threads,), arguments, shared_mem=smem)
+    except device.cupy().cuda.driver.CUDADriverError as error:
+        raise Refused(f"a cluster of {CLUSTER} blocks not launched ({error})") from error
+
+
+class _LaunchConfig(ctypes.Structure):
+    """The driver's CUlaunchConfig (cuda.h), for cuOccupancyMaxActiveClusters."""
+
+    _fields_ = [("grid_x", ctypes.c_uint), ("grid_y", ctypes.c_uint), ("grid_z", ctypes.c_uint),
+                ("block_x", ctypes.c_uint), ("block_y", ctypes.c_uint), ("block_z", ctypes.c_uint),
+                ("shared_bytes", ctypes.c_uint), ("stream", ctypes.c_void_p), ("attrs", ctypes.c_void_p),
+                ("attr_count", ctypes.c_uint)]
+
+
+def max_active_clusters(kernel: Any, threads: int, smem: int) -> int | None:
+    """cuOccupancyMaxActiveClusters of ``kernel`` (compiled with CLUSTER blocks a cluster, allowed them and
+    its dynamic shared memory) at ``threads`` a block and ``smem`` bytes: how many of its clusters the
+    device runs at once; None where the driver cannot say (no libcuda, an older driver, an error)."""
+    try:
+        query = ctypes.CDLL("libcuda.so.1").cuOccupancyMaxActiveClusters
+    except (OSError, AttributeError):
+        return None
+    query.restype = ctypes.c_int
+    query.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_void_p, ctypes.POINTER(_LaunchConfig)]
+    config = _LaunchConfig(CLUSTER, 1, 1, threads, 1, 1, smem, None, None, 0)
+    got = ctypes.c_int(-1)
+    function = getattr(kernel, "kernel", kernel)  # (a RawKernel's driver function)
+    status = query(ctypes.byref(got), function.ptr, ctypes.byref(config))
+    return got.value if status == 0 else None
+
+
+_CLUSTERS: dict[tuple[int, int, int], int | None] = {}  # max_active_clusters by (kernel's id, threads, smem)
+
+
+def check_fits(kernel: Any, config: ClusterLaunch) -> None:
+    """``Refused`` where no cluster of CLUSTER blocks of the launch's size fits on the device at once
+    (cudaOccupancyMaxActiveClusters 0: an MIG slice, multiprocessors taken); asked once a launch size."""
+    key = (id(kernel), config.threads, config.smem)
+    if key not in _CLUSTERS:
+        _CLUSTERS[key] = max_active_clusters(kernel, config.threads, config.smem)
+    clusters = _CLUSTERS[key]
+    if clusters is not None and clusters < 1:
+        raise Refused(f"no cluster of {CLUSTER} blocks of {config.threads} threads and {config.smem:,} bytes fits")
+
+
+def args(packed: Any, desc: Any, reach: Any, x: int, o: int, e: int, max_steps: int, config: ClusterLaunch,
+         keep: Any, pool_ints: int, bases: Any, runs: Any, out: Any) -> tuple[Any, ...]:
     """nw_wfa_cluster's arguments (an array the score alone does not use, None: ``out``, never read)."""
-    return (packed, desc, reach, np.int32(x), np.int32(e), np.int32(max_steps), np.int32(config.ring),
-            np.int32(config.stride), np.int32(config.koff), np.int32(config.per), out if keep is None else keep,
-            np.int64(pool_ints),
+    return (packed, desc, reach, np.int32(x), np.int32(o), np.int32(e), np.int32(max_steps), np.int32(config.ring),
+            np.int32(config.gap_ring), np.int32(config.stride), np.int32(config.koff), np.int32(config.per),
+            out if keep is None else keep, np.int64(pool_ints),
             out if bases is None else bases, out if runs is None else runs, out)
