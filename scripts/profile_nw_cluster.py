@@ -1,10 +1,11 @@
-"""nw_wfa_cluster (wfa_cluster.cu) alone on issue 26's 10^6 x 10^6 pair at 1% (linear costs): per
+"""nw_wfa_cluster (wfa_cluster.cu) alone on issue 26's 10^6 x 10^6 pair at 1% (``--costs``: linear or affine): per
 count of steps between two cluster barriers (``--per``; e caps it), its kernel time (device events),
 host-to-host time of ``WfaSolver.solve`` and the time a score step takes, median of --repeats after
 one warm-up, score and CIGAR; every answer's score equal, every CIGAR re-scored.
 
   python3 scripts/profile_nw_cluster.py --per 1 2 3
   python3 scripts/profile_nw_cluster.py --cluster 8    # the portable most (CLUSTER: 16)
+  python3 scripts/profile_nw_cluster.py --costs affine  # 4, 6, 2 (a barrier a step: e = 1 reduced)
 """
 
 from __future__ import annotations
@@ -25,14 +26,15 @@ def main() -> int:
     parser.add_argument("--cases", nargs="+", default=["1000000-1"])
     parser.add_argument("--per", nargs="+", type=int, default=[wfa_cluster.PER_BARRIER])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--costs", default="linear", choices=sorted(ISSUE26_COSTS))
     parser.add_argument("--cluster", type=int, default=wfa_cluster.CLUSTER,
                         help="blocks a cluster (another than CLUSTER: compiled by NVRTC with it)")
     args = parser.parse_args()
     wfa_cluster.CLUSTER = wfa_cluster.DEFINES["WFA_CLUSTER"] = args.cluster
-    costs = ISSUE26_COSTS["linear"]
+    costs = ISSUE26_COSTS[args.costs]
     solver = WfaSolver()
     fails = 0
-    print(f"blocks a cluster: {wfa_cluster.CLUSTER}")
+    print(f"blocks a cluster: {wfa_cluster.CLUSTER}, costs {args.costs} {costs}")
     print(f"{'case':<12} {'per':>3} {'out':<5} {'steps':>6} {'threads':>7} {'kernel ms':>9} {'host ms':>8} "
           f"{'us/step':>7} score")
     for name in args.cases:
