@@ -1,6 +1,7 @@
 #!/bin/bash
 # One device call for nw_wfa_cluster (issue 26, the 10^6 x 10^6 pair at 1%), logs under $OUT, tables last:
-# the cluster kernel's GPU pytest (single pairs of every size against `sequential`, the CPU WFA and pywfa),
+# the cluster kernel's GPU pytest (single pairs of every size against `sequential`, the CPU WFA and pywfa), fresh
+# random pairs (seed printed) through the cluster against `sequential` (linear and gap-affine),
 # the kernel alone at 10^6 1% with 1, 2 and 3 steps between two cluster barriers (profile_nw_cluster.py; and
 # with 8 blocks a cluster, the portable most),
 # the kernel alone at 10^6 1% gap-affine (4, 6, 2),
@@ -17,6 +18,9 @@ nvidia-smi --query-gpu=name --format=csv,noheader
 timeout 240 python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa_cluster.py >"$OUT/pytest.log" 2>&1
 echo "pytest rc $?: $(tail -1 "$OUT/pytest.log")"
 grep -E "^(FAIL|E  )" "$OUT/pytest.log" | head -8
+timeout 90 python3 scripts/profile_nw_cluster.py --random 40 >"$OUT/random.log" 2>&1
+echo "fresh random pairs rc $?: $(head -1 "$OUT/random.log"), $(tail -1 "$OUT/random.log")"
+grep "^FAIL" "$OUT/random.log" | head -8
 timeout 60 python3 scripts/profile_nw_cluster.py --per 1 2 3 >"$OUT/per.log" 2>&1
 timeout 60 python3 scripts/profile_nw_cluster.py --per 3 --cluster 8 >"$OUT/per8.log" 2>&1
 timeout 60 python3 scripts/profile_nw_cluster.py --costs affine >"$OUT/affine.log" 2>&1

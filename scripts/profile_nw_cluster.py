@@ -6,19 +6,57 @@ one warm-up, score and CIGAR; every answer's score equal, every CIGAR re-scored.
   python3 scripts/profile_nw_cluster.py --per 1 2 3
   python3 scripts/profile_nw_cluster.py --cluster 8    # the portable most (CLUSTER: 16)
   python3 scripts/profile_nw_cluster.py --costs affine  # 4, 6, 2 (a barrier a step: e = 1 reduced)
+  python3 scripts/profile_nw_cluster.py --random 200    # fresh random pairs (seed printed) against `sequential`
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
-from splicedalign.workloads.nw.gpu import wfa_cluster
+import numpy as np
+
+from splicedalign.workloads.nw import solve
+from splicedalign.workloads.nw import wfa as cpu_wfa
+from splicedalign.workloads.nw.gpu import wfa, wfa_cluster
 from splicedalign.workloads.nw.gpu.solver import WFA_SAMPLE_MIN
 from splicedalign.workloads.nw.gpu.wfa import WfaSolver, sampled_score
-from splicedalign.workloads.nw.records import cigar_cost
-from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, case_pair
+from splicedalign.workloads.nw.records import Costs, cigar_cost
+from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, case_pair, random_batch
+
+RANDOM_COSTS = (Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 4, 2, 6), Costs(0, 3, 2, 1))
+
+
+def fresh_random(count: int) -> int:
+    """``count`` fresh random pairs (up to 3,000 letters, seed printed) a cost model, each through
+    nw_wfa_cluster (its cap the score plus 40, then one short: gave up) against `sequential`, score and
+    CIGAR re-scored; the failures."""
+    seed = int.from_bytes(os.urandom(4), "little")
+    print(f"random pairs seed {seed}")
+    rng = np.random.default_rng(seed)
+    solver = WfaSolver(poison=True)
+    fails = 0
+    for costs in RANDOM_COSTS:
+        g, x, o, e = cpu_wfa.reduced_costs(costs)
+        for pair in random_batch(rng, count, 3000, flank=150):
+            want = solve(pair, costs, "sequential", False, "global").score
+            for cap, traceback in ((want // g + 40, False), (want // g + 40, True), (want // g - 1, True)):
+                if cap < 0:
+                    continue
+                visits = wfa.visits_upto(solver.reach(x, o, e, cap + 1), pair.n, pair.m, "global",
+                                         wfa.wavefront_arrays(o), cap + 1)
+                got = solver.launch_one(pair, costs, traceback, "global", cap, visits, 32, cluster=True)
+                score = got.score[0]
+                ok = score is None if cap < want // g else score == want and (
+                    not traceback or cigar_cost(got.cigar(0), pair.a, pair.b, costs) == want)
+                if not ok:
+                    fails += 1
+                    print(f"FAIL {pair.name} {pair.n}x{pair.m} {costs} cap {cap} traceback {traceback}: {score} "
+                          f"want {want}")
+        print(f"random {costs}: {count} pairs, failures so far {fails}")
+    return fails
 
 
 def main() -> int:
@@ -27,10 +65,15 @@ def main() -> int:
     parser.add_argument("--per", nargs="+", type=int, default=[wfa_cluster.PER_BARRIER])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--costs", default="linear", choices=sorted(ISSUE26_COSTS))
+    parser.add_argument("--random", type=int, default=0, help="fresh random pairs a cost model, then exit")
     parser.add_argument("--cluster", type=int, default=wfa_cluster.CLUSTER,
                         help="blocks a cluster (another than CLUSTER: compiled by NVRTC with it)")
     args = parser.parse_args()
     wfa_cluster.CLUSTER = wfa_cluster.DEFINES["WFA_CLUSTER"] = args.cluster
+    if args.random:
+        fails = fresh_random(args.random)
+        print(f"failures: {fails}")
+        return 1 if fails else 0
     costs = ISSUE26_COSTS[args.costs]
     solver = WfaSolver()
     fails = 0
