@@ -121,10 +121,6 @@ __device__ __forceinline__ int kept_get(const int* kept, const long long* bases,
     return kept[bases[s] + (long long)arr * (r.hi - r.lo + 1) + (k - r.lo)];
 }
 
-__device__ __forceinline__ int valid_h(int h, int m) { return h <= m ? h : WFA_NULL; }
-__device__ __forceinline__ int valid_v(int h, int lim) { return h <= lim ? h : WFA_NULL; }
-__device__ __forceinline__ int non_negative(int h) { return h >= 0 ? h : WFA_NULL; }
-
 }  // namespace
 
 // One block per pair. desc: WFA_DESC int64 fields per pair (wfa.py). out: WFA_OUT int32 per pair:
@@ -376,83 +372,15 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
             __syncthreads();
         }
         if (tid != 0) continue;
-        bool miss = false;  // a value outside the window: thread 0 stops before the operation
-        auto at = [&](int arr, int step, int diag) {
+        auto at = [&](int arr, int step, int diag, bool& miss) {  // (a value outside the window: a miss)
             if (!W) return kept_get(kept, base_of, reach, max_steps, arr, step, diag, n, m, infix);
             const int t = S0 - step, jj = diag - K0 + D;
             if (unsigned(t) < unsigned(W) && unsigned(jj) < unsigned(SPAN)) return win[(arr * W + t) * SPAN + jj];
             miss = true;
             return int(WFA_NULL);
         };
-        bool done = false;
-        while (!done) {
-            if (state == 0) {
-                if (s == 0) {  // row 0: the start offset is k itself
-                    w.emit(WFA_OP_M, h - k);
-                    o_p[2] = k;
-                    done = true;
-                    break;
-                }
-                const int lim = n + k;
-                int g = at(0, s - x, k) + 1;
-                g = g <= m && g <= lim ? g : WFA_NULL;
-                int ins, del;
-                if (AFFINE) {
-                    ins = at(1, s, k);
-                    del = at(2, s, k);
-                } else {
-                    ins = valid_h(at(0, s - e, k - 1) + 1, m);
-                    del = valid_v(at(0, s - e, k + 1), lim);
-                }
-                if (miss) break;
-                const int before = max(g, max(ins, del));  // the offset before the run of matches
-                w.emit(WFA_OP_M, h - before);
-                h = before;
-                if (before == g) {
-                    w.emit(WFA_OP_X, 1);
-                    s -= x;
-                    h -= 1;
-                } else if (before == ins) {
-                    if (AFFINE) {
-                        state = 1;
-                    } else {
-                        w.emit(WFA_OP_I, 1);
-                        s -= e;
-                        k -= 1;
-                        h -= 1;
-                    }
-                } else if (AFFINE) {
-                    state = 2;
-                } else {
-                    w.emit(WFA_OP_D, 1);
-                    s -= e;
-                    k += 1;
-                }
-            } else if (state == 1) {  // I[s][k] = h: from M[s-o-e][k-1] + 1 (opened) or I[s-e][k-1] + 1
-                const int opened = valid_h(at(0, s - oe, k - 1) + 1, m);
-                if (miss) break;
-                w.emit(WFA_OP_I, 1);
-                if (opened == h) {
-                    s -= oe;
-                    state = 0;
-                } else {
-                    s -= e;
-                }
-                k -= 1;
-                h -= 1;
-            } else {  // D[s][k] = h: from M[s-o-e][k+1] (opened) or D[s-e][k+1]
-                const int opened = valid_v(at(0, s - oe, k + 1), n + k);
-                if (miss) break;
-                w.emit(WFA_OP_D, 1);
-                if (opened == h) {
-                    s -= oe;
-                    state = 0;
-                } else {
-                    s -= e;
-                }
-                k += 1;
-            }
-        }
+        const bool done = walk_wfa<AFFINE>(w, at, x, e, oe, n, m, state, s, k, h);
+        if (done) o_p[2] = k;  // (the start column: row 0's offset is k itself)
         walk_at[0] = s;  // (the next window's anchor, where the walk stands)
         walk_at[1] = k;
         walk_at[2] = done;
@@ -517,50 +445,6 @@ struct KeptWindow {
         return win[t * (2 * WFA_WALK_DIAGS + 1) + j];
     }
 };
-
-// The walk back of one direction (linear costs, global mode) from a cell (k, h) whose least cost
-// is s (not only a wavefront's furthest offset), straight from the pool: runs from there backwards.
-// Its last operation is a mismatch from (k, h - 1) when M[s - x][k] >= h - 1, an insertion from
-// (k - 1, h - 1) when M[s - e][k - 1] >= h - 1, a deletion from (k + 1, h) when M[s - e][k + 1] >= h
-// (the cost is monotone along a diagonal: a cell at or before a wavefront's offset costs at most its
-// score; each such cell costs s less the operation exactly), else a match from (k, h - 1) of cost s:
-// matches down to the first offset where a source reaches. From a wavefront's offset this is WFA2's
-// backtrace.
-// Resumable: it stops before an operation whose reads `kept` misses (false; s, k, h where it stands)
-// and says true once it has written the run from the start.
-template <class Kept>
-__device__ bool walk_linear(Runs& w, const Kept& kept, int x, int e, int& s, int& k, int& h) {
-    while (s > 0) {
-        bool miss = false;
-        const int cx = kept(s - x, k, miss), ci = kept(s - e, k - 1, miss), cd = kept(s - e, k + 1, miss);
-        if (miss) return false;
-        bool mis = cx >= h - 1 && h >= 1 && h - k >= 1, ins = ci >= h - 1 && h >= 1, del = cd >= h && h - k >= 1;
-        if (!(mis || ins || del)) {
-            const int to = max(cx + 1, max(ci + 1, cd));
-            w.emit(WFA_OP_M, h - to);
-            h = to;
-            mis = cx >= h - 1 && h - k >= 1;
-            ins = ci >= h - 1;
-            del = cd >= h && h - k >= 1;
-        }
-        if (mis) {
-            w.emit(WFA_OP_X, 1);
-            s -= x;
-            h -= 1;
-        } else if (ins) {
-            w.emit(WFA_OP_I, 1);
-            s -= e;
-            k -= 1;
-            h -= 1;
-        } else {
-            w.emit(WFA_OP_D, 1);
-            s -= e;
-            k += 1;
-        }
-    }
-    w.emit(WFA_OP_M, h - k);  // score 0: the run from the start (k = 0)
-    return true;
-}
 
 // A BiWFA step as planned a step ahead: the wavefront's diagonals and its sources', the diagonals
 // of step t - 1 (the breakpoint check's), the ring rows (ints from a half's ring start) of t, t - x,

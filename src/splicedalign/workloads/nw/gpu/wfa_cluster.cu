@@ -32,8 +32,8 @@
 //
 // With KEEP every step's M (and I, D) is stored in `keep` (step s's diagonals lo(s)..hi(s) from
 // bases[s], M then I then D, bases written by the cluster's first thread); after the last barrier
-// that thread walks back from the end (wfa.cu's walk_linear, or nw_wfa's walk through M, I and D,
-// straight from the pool), writing runs (length << 2 | op) from the end backwards, the format
+// that thread walks back from the end (wfa_common.cuh's walk_linear, or nw_wfa's walk_wfa through M,
+// I and D, straight from the pool), writing runs (length << 2 | op) from the end backwards, the format
 // batch.cu's nw_band_text reads.
 
 #include "splicedalign_device.cuh"
@@ -94,6 +94,20 @@ __device__ __forceinline__ Range range_at(const int* __restrict__ reach, int s, 
     const int r = s < 0 || s > last ? -1 : __ldg(reach + s);
     return r < 0 ? Range{1, 0} : Range{max(-r, -n), min(r, m)};
 }
+
+// Step s's kept array arr (0 M, 1 I, 2 D) at diagonal k, NULL outside its range: the walks' reads,
+// straight from the pool (every step's values are there: never a miss).
+struct KeptPool {
+    const int* keep;
+    const long long* bases;
+    const int* reach;
+    int last, n, m;
+    __device__ int operator()(int arr, int s, int k, bool&) const {
+        const Range r = range_at(reach, s, last, n, m);
+        return r.has(k) ? keep[bases[s] + (long long)arr * (r.hi - r.lo + 1) + (k - r.lo)] : WFA_NULL;
+    }
+    __device__ int operator()(int s, int k, bool& miss) const { return (*this)(0, s, k, miss); }
+};
 
 }  // namespace
 
@@ -283,87 +297,15 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
     out[2] = 0;
     out[3] = 0;
     if (!KEEP) return;
-    // step t's kept array arr (0 M, 1 I, 2 D) at diagonal kk (NULL outside its range)
-    auto kept = [&](int arr, int t, int kk) -> int {
-        const Range r = range_at(reach, t, max_steps, n, m);
-        return r.has(kk) ? keep[bases[t] + (long long)arr * (r.hi - r.lo + 1) + (kk - r.lo)] : WFA_NULL;
-    };
     Runs w{runs + dp[6], 0, 4u, 0u};
     int k = k_end, h = m;
-    if (AFFINE) {  // nw_wfa's walk through M (state 0), I (1) and D (2): each value's source is equal to it
+    const KeptPool kept{keep, bases, reach, max_steps, n, m};
+    if (AFFINE) {
         int state = 0;
-        while (s > 0 || state != 0) {
-            if (state == 0) {
-                const int lim = n + k;
-                int g = kept(0, s - x, k) + 1;
-                g = g <= m && g <= lim ? g : WFA_NULL;
-                const int ins = kept(1, s, k), del = kept(2, s, k);
-                const int before = max(g, max(ins, del));  // the offset before the run of matches
-                w.emit(WFA_OP_M, h - before);
-                h = before;
-                if (before == g) {
-                    w.emit(WFA_OP_X, 1);
-                    s -= x;
-                    h -= 1;
-                } else {
-                    state = before == ins ? 1 : 2;
-                }
-            } else if (state == 1) {  // I[s][k] = h: from M[s-o-e][k-1] + 1 (opened) or I[s-e][k-1] + 1
-                const int opened = kept(0, s - oe, k - 1) + 1;
-                w.emit(WFA_OP_I, 1);
-                if (opened == h) {
-                    s -= oe;
-                    state = 0;
-                } else {
-                    s -= e;
-                }
-                k -= 1;
-                h -= 1;
-            } else {  // D[s][k] = h: from M[s-o-e][k+1] (opened) or D[s-e][k+1]
-                const int opened = kept(0, s - oe, k + 1);
-                w.emit(WFA_OP_D, 1);
-                if (opened == h) {
-                    s -= oe;
-                    state = 0;
-                } else {
-                    s -= e;
-                }
-                k += 1;
-            }
-        }
+        walk_wfa<true>(w, kept, x, e, oe, n, m, state, s, k, h);
     } else {
-        // The linear walk (wfa.cu's walk_linear from the end): the last operation into (k, h) at cost s is
-        // a mismatch when M[s - x][k] >= h - 1, an insertion when M[s - e][k - 1] >= h - 1, a deletion
-        // when M[s - e][k + 1] >= h (a cell at or before a wavefront's offset costs at most its score),
-        // else a match: matches down to the first offset where a source reaches.
-        while (s > 0) {
-            const int cx = kept(0, s - x, k), ci = kept(0, s - e, k - 1), cd = kept(0, s - e, k + 1);
-            bool mis = cx >= h - 1 && h >= 1 && h - k >= 1, ins = ci >= h - 1 && h >= 1, del = cd >= h && h - k >= 1;
-            if (!(mis || ins || del)) {
-                const int to = max(cx + 1, max(ci + 1, cd));
-                w.emit(WFA_OP_M, h - to);
-                h = to;
-                mis = cx >= h - 1 && h - k >= 1;
-                ins = ci >= h - 1;
-                del = cd >= h && h - k >= 1;
-            }
-            if (mis) {
-                w.emit(WFA_OP_X, 1);
-                s -= x;
-                h -= 1;
-            } else if (ins) {
-                w.emit(WFA_OP_I, 1);
-                s -= e;
-                k -= 1;
-                h -= 1;
-            } else {
-                w.emit(WFA_OP_D, 1);
-                s -= e;
-                k += 1;
-            }
-        }
+        walk_linear(w, kept, x, e, s, k, h);  // (from the end: a wavefront's offset)
     }
-    w.emit(WFA_OP_M, h - k);  // score 0: the run from the start (k = 0)
     out[3] = w.close();
 }
 

@@ -1,6 +1,7 @@
 // Device code nw's two wavefront kernel files share (wfa.cu: nw_wfa, nw_biwfa; wfa_cluster.cu:
 // nw_wfa_cluster): the first 8 letters of a run of matches, the warp's extension past them, a
-// wavefront's diagonals and the walk's runs. Included after the kernel file's defines.
+// wavefront's diagonals, the walk's runs and the walks back (nw_wfa's through M, I and D; BiWFA's
+// linear one from any cell of a diagonal). Included after the kernel file's defines.
 #pragma once
 
 namespace {
@@ -62,5 +63,135 @@ struct Runs {
         return count;
     }
 };
+
+__device__ __forceinline__ int valid_h(int h, int m) { return h <= m ? h : WFA_NULL; }
+__device__ __forceinline__ int valid_v(int h, int lim) { return h <= lim ? h : WFA_NULL; }
+__device__ __forceinline__ int non_negative(int h) { return h >= 0 ? h : WFA_NULL; }
+
+// The walk back through M (state 0), I (1) and D (2) from a wavefront's offset h on diagonal k at
+// score s (WFA2's backtrace: a value's source is equal to it; linear costs (!AFFINE): M alone, from
+// M[s - x][k] + 1, M[s - e][k - 1] + 1 or M[s - e][k + 1]; gap-affine: M from M[s - x][k] + 1, I[s][k] or
+// D[s][k], I from M[s - o - e][k - 1] + 1 (opened) or I[s - e][k - 1] + 1, D from M[s - o - e][k + 1] or
+// D[s - e][k + 1]), then the run of matches: runs from there backwards. kept(arr, s, k, miss) reads step
+// s's array arr (0 M, 1 I, 2 D) at diagonal k, NULL outside its wavefront. Resumable: it stops before an
+// operation whose reads `kept` misses (false; state, s, k, h where it stands) and says true once it has
+// written the run from the start (at s = 0 the start offset is k itself: the start column where the
+// mode leaves it free).
+template <bool AFFINE, class Kept>
+__device__ bool walk_wfa(Runs& w, const Kept& kept, int x, int e, int oe, int n, int m, int& state, int& s, int& k,
+                         int& h) {
+    while (true) {
+        bool miss = false;
+        if (state == 0) {
+            if (s == 0) {
+                w.emit(WFA_OP_M, h - k);
+                return true;
+            }
+            const int lim = n + k;
+            int g = kept(0, s - x, k, miss) + 1;
+            g = g <= m && g <= lim ? g : WFA_NULL;
+            int ins, del;
+            if (AFFINE) {
+                ins = kept(1, s, k, miss);
+                del = kept(2, s, k, miss);
+            } else {
+                ins = valid_h(kept(0, s - e, k - 1, miss) + 1, m);
+                del = valid_v(kept(0, s - e, k + 1, miss), lim);
+            }
+            if (miss) return false;
+            const int before = max(g, max(ins, del));  // the offset before the run of matches
+            w.emit(WFA_OP_M, h - before);
+            h = before;
+            if (before == g) {
+                w.emit(WFA_OP_X, 1);
+                s -= x;
+                h -= 1;
+            } else if (before == ins) {
+                if (AFFINE) {
+                    state = 1;
+                } else {
+                    w.emit(WFA_OP_I, 1);
+                    s -= e;
+                    k -= 1;
+                    h -= 1;
+                }
+            } else if (AFFINE) {
+                state = 2;
+            } else {
+                w.emit(WFA_OP_D, 1);
+                s -= e;
+                k += 1;
+            }
+        } else if (state == 1) {  // I[s][k] = h: opened from M[s-o-e][k-1] + 1, or I[s-e][k-1] + 1
+            const int opened = valid_h(kept(0, s - oe, k - 1, miss) + 1, m);
+            if (miss) return false;
+            w.emit(WFA_OP_I, 1);
+            if (opened == h) {
+                s -= oe;
+                state = 0;
+            } else {
+                s -= e;
+            }
+            k -= 1;
+            h -= 1;
+        } else {  // D[s][k] = h: opened from M[s-o-e][k+1], or D[s-e][k+1]
+            const int opened = valid_v(kept(0, s - oe, k + 1, miss), n + k);
+            if (miss) return false;
+            w.emit(WFA_OP_D, 1);
+            if (opened == h) {
+                s -= oe;
+                state = 0;
+            } else {
+                s -= e;
+            }
+            k += 1;
+        }
+    }
+}
+
+// The walk back of one direction (linear costs, global mode) from a cell (k, h) whose least cost
+// is s (not only a wavefront's furthest offset; kept(s, k, miss): M of step s at diagonal k, NULL outside
+// its wavefront): runs from there backwards.
+// Its last operation is a mismatch from (k, h - 1) when M[s - x][k] >= h - 1, an insertion from
+// (k - 1, h - 1) when M[s - e][k - 1] >= h - 1, a deletion from (k + 1, h) when M[s - e][k + 1] >= h
+// (the cost is monotone along a diagonal: a cell at or before a wavefront's offset costs at most its
+// score; each such cell costs s less the operation exactly), else a match from (k, h - 1) of cost s:
+// matches down to the first offset where a source reaches. From a wavefront's offset this is WFA2's
+// backtrace.
+// Resumable: it stops before an operation whose reads `kept` misses (false; s, k, h where it stands)
+// and says true once it has written the run from the start.
+template <class Kept>
+__device__ bool walk_linear(Runs& w, const Kept& kept, int x, int e, int& s, int& k, int& h) {
+    while (s > 0) {
+        bool miss = false;
+        const int cx = kept(s - x, k, miss), ci = kept(s - e, k - 1, miss), cd = kept(s - e, k + 1, miss);
+        if (miss) return false;
+        bool mis = cx >= h - 1 && h >= 1 && h - k >= 1, ins = ci >= h - 1 && h >= 1, del = cd >= h && h - k >= 1;
+        if (!(mis || ins || del)) {
+            const int to = max(cx + 1, max(ci + 1, cd));
+            w.emit(WFA_OP_M, h - to);
+            h = to;
+            mis = cx >= h - 1 && h - k >= 1;
+            ins = ci >= h - 1;
+            del = cd >= h && h - k >= 1;
+        }
+        if (mis) {
+            w.emit(WFA_OP_X, 1);
+            s -= x;
+            h -= 1;
+        } else if (ins) {
+            w.emit(WFA_OP_I, 1);
+            s -= e;
+            k -= 1;
+            h -= 1;
+        } else {
+            w.emit(WFA_OP_D, 1);
+            s -= e;
+            k += 1;
+        }
+    }
+    w.emit(WFA_OP_M, h - k);  // score 0: the run from the start (k = 0)
+    return true;
+}
 
 }  // namespace
