@@ -13,7 +13,11 @@
 #                                         (linear 10^5 1%, 30,368 10%, 10^5 5%, 10^6 1%; affine 10^5 1%), the
 #                                         side by side, then Nsight Compute of nw_wfa: NCU_RUNS, runs
 #                                         "TREE CASE [--cigar]" apart by ';' (TREE: this or main; linear), by default
-#                                         this tree's on 10^5 1% with the CIGAR
+#                                         this tree's on 10^5 1% with the CIGAR. CLUSTER=1: the cluster's GPU pytest
+#                                         too, its fresh random pairs (profile_nw_cluster.py --random 40) and its
+#                                         kernel alone at 10^6 1% gap-affine. SIDE_CASES (linear) and
+#                                         SIDE_AFFINE_CASES (gap-affine) name the side rows; SIDE_MAIN=1 main's too;
+#                                         HOST=1 the host's pieces of HOST_CASES (score) in both trees
 #   bash scripts/device_nw_wfa.sh final [OLD.cu]
 #                                         the same pytest, device_nw.py --side: `gpu` (cost-adaptive) against
 #                                         pywfa on one core, same process, same inputs (10^6: linear costs
@@ -29,19 +33,37 @@ if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/pywfa-*.whl \
         && export PYTHONPATH=$PYTHONPATH:/tmp/site
 fi
-tests_and_quick() {  # the WFA's GPU pytest beside device_nw.py --quick (fresh random pairs)
-    python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py >"$OUT/pytest.log" 2>&1 &
+tests_and_quick() {  # the WFA's GPU pytest (CLUSTER=1: the cluster's too) beside device_nw.py --quick (fresh
+    # random pairs) and, CLUSTER=1, the cluster's fresh random pairs
+    local files=tests/test_nw_gpu_wfa.py
+    [ "${CLUSTER:-0}" = 1 ] && files="$files tests/test_nw_gpu_wfa_cluster.py"
+    echo "shipped binaries: $(ls src/splicedalign/gpu/shipped/*.fatbin 2>/dev/null | wc -l) (none: every kernel NVRTC, -I its folder)"
+    timeout 240 python3 -m pytest -q -p no:cacheprovider $files >"$OUT/pytest.log" 2>&1 &
     timeout 60 python3 scripts/device_nw.py --quick --pairs 150 --mode-pairs 200 --budget 45 --out "$OUT/quick" \
         >"$OUT/quick.log" 2>&1
     echo "quick rc $?: $(grep -E "failures" "$OUT/quick.log" | tr '\n' ' ')"
+    if [ "${CLUSTER:-0}" = 1 ]; then
+        timeout 90 python3 scripts/profile_nw_cluster.py --random 40 >"$OUT/random.log" 2>&1
+        echo "cluster random rc $?: $(head -1 "$OUT/random.log"), $(tail -1 "$OUT/random.log")"
+        grep "^FAIL" "$OUT/random.log" | head -4
+    fi
     wait
     echo "pytest: $(tail -1 "$OUT/pytest.log")"
     grep -E "^(FAIL|E  )" "$OUT/pytest.log" "$OUT/quick.log" | head
 }
-side_by_side() {  # device_nw.py --side against pywfa (linear; affine up to 10^5)
-    timeout 75 python3 scripts/device_nw.py --side --skip-check --side-cases ${SIDE_CASES:-100000-1 30368-10 100000-5 1000000-1} \
-        --side-affine-max 100000 --budget 60 --out "$OUT/side" >"$OUT/side.log" 2>&1
-    echo "side rc $?"
+side_by_side() {  # device_nw.py --side against pywfa: linear on SIDE_CASES, gap-affine on SIDE_AFFINE_CASES;
+    # $1: the tree's root, $2: its log's name (each a process of its own)
+    local src
+    src=$(cd "$1" && pwd)/src
+    (cd "$1" && PYTHONPATH=$src:/tmp/site timeout 90 python3 scripts/device_nw.py --side --skip-check \
+        --side-cases ${SIDE_CASES:-100000-1 30368-10 100000-5 1000000-1} --side-costs linear --budget 80 \
+        --out "$OUT/$2") >"$OUT/$2.log" 2>&1
+    echo "$2 linear rc $?"
+    [ -n "${SIDE_AFFINE_CASES-100000-1}" ] || return 0
+    (cd "$1" && PYTHONPATH=$src:/tmp/site timeout 90 python3 scripts/device_nw.py --side --skip-check \
+        --side-cases ${SIDE_AFFINE_CASES-100000-1} --side-costs affine --budget 80 --out "$OUT/$2_affine") \
+        >>"$OUT/$2.log" 2>&1
+    echo "$2 affine rc $?"
 }
 kernels_ab() {  # the kernel alone, main's tree (two folders up: the run's root) against this one's:
     # linear on the cases $1, affine on 10^5 1% (timeout $2 s)
@@ -54,7 +76,7 @@ kernels_ab() {  # the kernel alone, main's tree (two folders up: the run's root)
 }
 if [ "$WHAT" = single ]; then
     tests_and_quick
-    side_by_side
+    side_by_side . side
     timeout 30 python3 scripts/profile_nw_wfa.py --host --cases 100000-1 30368-10 1000000-1 >"$OUT/host.log" 2>&1
     cat "$OUT/host.log"
     grep -E "^  (gpu|pywfa) " "$OUT/side.log" | cut -c1-250
@@ -67,17 +89,15 @@ if [ "$WHAT" = check ]; then
     OUT=$(mktemp -d)
     tests_and_quick >"$OUT/checks.txt"
     kernels_ab "${KAB_CASES:-100000-1 30368-10 100000-5 1000000-1}" 30
-    [ "${SIDE:-1}" = 1 ] && side_by_side  # (SIDE=0: none)
-    if [ "${SIDE_MAIN:-0}" = 1 ]; then  # main's side by side too, same cases (SIDE_MAIN=1)
-        (cd ../.. && PYTHONPATH=src:/tmp/site timeout 75 python3 scripts/device_nw.py --side --skip-check \
-            --side-cases ${SIDE_CASES:-100000-1 30368-10 100000-5} --side-affine-max 100000 --budget 60 \
-            --out "$OUT/side_main") >"$OUT/side_main.log" 2>&1
-        echo "side main rc $?"
+    if [ "${CLUSTER:-0}" = 1 ]; then  # the cluster alone at 10^6 1% gap-affine (main's has linear costs only)
+        timeout 60 python3 scripts/profile_nw_cluster.py --costs affine >"$OUT/ab_this_cluster_affine.log" 2>&1
     fi
+    [ "${SIDE_MAIN:-0}" = 1 ] && side_by_side ../.. side_main >>"$OUT/checks.txt"  # main's, same cases (first)
+    [ "${SIDE:-1}" = 1 ] && side_by_side . side >>"$OUT/checks.txt"  # (SIDE=0: none)
     if [ "${HOST:-0}" = 1 ]; then  # the host's pieces of a single pair, main's tree and this one's (HOST=1)
-        (cd ../.. && PYTHONPATH=src timeout 40 python3 scripts/profile_nw_wfa.py --host --cases 100000-1 30368-10 100000-5) \
+        (cd ../.. && PYTHONPATH=src timeout 40 python3 scripts/profile_nw_wfa.py --host --cases ${HOST_CASES:-100000-1}) \
             >"$OUT/host_main.log" 2>&1
-        timeout 40 python3 scripts/profile_nw_wfa.py --host --cases 100000-1 30368-10 100000-5 >"$OUT/host_this.log" 2>&1
+        timeout 40 python3 scripts/profile_nw_wfa.py --host --cases ${HOST_CASES:-100000-1} >"$OUT/host_this.log" 2>&1
     fi
     if [ "${NCU:-1}" = 1 ] && command -v ncu >/dev/null; then  # (NCU=0: none)
         IFS=';' read -ra RUNS <<<"${NCU_RUNS:-this 100000-1 --cigar}"
@@ -97,16 +117,17 @@ if [ "$WHAT" = check ]; then
                 "$OUT/$tag.txt" | head -16
         done
     fi
-    for f in ab_main ab_this ab_main_affine ab_this_affine host_main host_this; do
+    for f in ab_main ab_this ab_main_affine ab_this_affine ab_this_cluster_affine host_main host_this; do
         [ -f "$OUT/$f.log" ] && { echo "== $f"; tail -9 "$OUT/$f.log"; }
     done
     for f in side_main side; do
-        [ -f "$OUT/$f.log" ] && { echo "== $f"; grep -E "^  (gpu|pywfa) " "$OUT/$f.log" | cut -c1-200
-            sed -n '/^| case | costs/,$p' "$OUT/$f.log"; }
+        [ -f "$OUT/$f.log" ] && { echo "== $f"; grep -E "FAIL|n/a" "$OUT/$f.log" | cut -c1-200
+            grep -E "^\| [0-9]" "$OUT/$f.log"; }
     done
     cat "$OUT"/ab_*.log "$OUT"/host_*.log >"$BACK/kernels.log" 2>/dev/null
     cat "$OUT"/ncu_*.txt >"$BACK/ncu.txt" 2>/dev/null
     cp "$OUT/pytest.log" "$OUT/quick.log" "$BACK/" 2>/dev/null
+    cp "$OUT/random.log" "$BACK/cluster_random.log" 2>/dev/null
     cat "$OUT"/side*.log >"$BACK/side.log" 2>/dev/null
     echo "== checks"; cat "$OUT/checks.txt"  # (last: the call's tail keeps it)
     exit 0
