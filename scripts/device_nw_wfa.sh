@@ -9,7 +9,7 @@
 #                                         the host's pieces of a single pair (profile_nw_wfa.py --host), then ab
 #   bash scripts/device_nw_wfa.sh ab      the kernel alone (score and CIGAR) of main's tree (the run's root, two
 #                                         folders up) against this one's
-#   bash scripts/device_nw_wfa.sh check   the same pytest and quick check, the kernels alone against main's
+#   bash scripts/device_nw_wfa.sh check   (DEADLINE=S: every step cut to end by S s) the same pytest and quick check, the kernels alone against main's
 #                                         (linear 10^5 1%, 30,368 10%, 10^5 5%, 10^6 1%; affine 10^5 1%), the
 #                                         side by side, then Nsight Compute of nw_wfa: NCU_RUNS, runs
 #                                         "TREE CASE [--cigar]" apart by ';' (TREE: this or main; linear), by default
@@ -33,17 +33,21 @@ if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/pywfa-*.whl \
         && export PYTHONPATH=$PYTHONPATH:/tmp/site
 fi
+cap() {  # seconds a step may take: $1, or what is left of DEADLINE (seconds from the script's start) less 15
+    local left=$(( ${DEADLINE:-100000} - SECONDS - 15 ))
+    echo $(( $1 < left ? $1 : (left > 1 ? left : 1) ))
+}
 tests_and_quick() {  # the WFA's GPU pytest (CLUSTER=1: the cluster's too) beside device_nw.py --quick (fresh
     # random pairs) and, CLUSTER=1, the cluster's fresh random pairs
     local files=tests/test_nw_gpu_wfa.py
     [ "${CLUSTER:-0}" = 1 ] && files="$files tests/test_nw_gpu_wfa_cluster.py"
     echo "shipped binaries: $(ls src/splicedalign/gpu/shipped/*.fatbin 2>/dev/null | wc -l) (none: every kernel NVRTC, -I its folder)"
-    timeout 240 python3 -m pytest -q -p no:cacheprovider $files >"$OUT/pytest.log" 2>&1 &
-    timeout 60 python3 scripts/device_nw.py --quick --pairs 150 --mode-pairs 200 --budget 45 --out "$OUT/quick" \
+    timeout $(cap 240) python3 -m pytest -q -p no:cacheprovider $files >"$OUT/pytest.log" 2>&1 &
+    timeout $(cap 60) python3 scripts/device_nw.py --quick --pairs 150 --mode-pairs 200 --budget 45 --out "$OUT/quick" \
         >"$OUT/quick.log" 2>&1
     echo "quick rc $?: $(grep -E "failures" "$OUT/quick.log" | tr '\n' ' ')"
     if [ "${CLUSTER:-0}" = 1 ]; then
-        timeout 90 python3 scripts/profile_nw_cluster.py --random 40 >"$OUT/random.log" 2>&1
+        timeout $(cap 90) python3 scripts/profile_nw_cluster.py --random 40 >"$OUT/random.log" 2>&1
         echo "cluster random rc $?: $(head -1 "$OUT/random.log"), $(tail -1 "$OUT/random.log")"
         grep "^FAIL" "$OUT/random.log" | head -4
     fi
@@ -55,12 +59,12 @@ side_by_side() {  # device_nw.py --side against pywfa: linear on SIDE_CASES, gap
     # $1: the tree's root, $2: its log's name (each a process of its own)
     local src
     src=$(cd "$1" && pwd)/src
-    (cd "$1" && PYTHONPATH=$src:/tmp/site timeout 90 python3 scripts/device_nw.py --side --skip-check \
+    (cd "$1" && PYTHONPATH=$src:/tmp/site timeout $(cap 90) python3 scripts/device_nw.py --side --skip-check \
         --side-cases ${SIDE_CASES:-100000-1 30368-10 100000-5 1000000-1} --side-costs linear --budget 80 \
         --out "$OUT/$2") >"$OUT/$2.log" 2>&1
     echo "$2 linear rc $?"
     [ -n "${SIDE_AFFINE_CASES-100000-1}" ] || return 0
-    (cd "$1" && PYTHONPATH=$src:/tmp/site timeout 90 python3 scripts/device_nw.py --side --skip-check \
+    (cd "$1" && PYTHONPATH=$src:/tmp/site timeout $(cap 90) python3 scripts/device_nw.py --side --skip-check \
         --side-cases ${SIDE_AFFINE_CASES-100000-1} --side-costs affine --budget 80 --out "$OUT/$2_affine") \
         >>"$OUT/$2.log" 2>&1
     echo "$2 affine rc $?"
@@ -68,16 +72,16 @@ side_by_side() {  # device_nw.py --side against pywfa: linear on SIDE_CASES, gap
 kernels_ab() {  # the kernel alone, main's tree (two folders up: the run's root) against this one's:
     # linear on the cases $1, affine on 10^5 1% (timeout $2 s)
     local cases="--cases $1 --costs linear"
-    (cd ../.. && PYTHONPATH=src timeout 60 python3 scripts/profile_nw_wfa.py $cases) >"$OUT/ab_main.log" 2>&1
-    timeout 60 python3 scripts/profile_nw_wfa.py $cases >"$OUT/ab_this.log" 2>&1
-    (cd ../.. && PYTHONPATH=src timeout "$2" python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine) \
+    (cd ../.. && PYTHONPATH=src timeout $(cap 60) python3 scripts/profile_nw_wfa.py $cases) >"$OUT/ab_main.log" 2>&1
+    timeout $(cap 60) python3 scripts/profile_nw_wfa.py $cases >"$OUT/ab_this.log" 2>&1
+    (cd ../.. && PYTHONPATH=src timeout $(cap "$2") python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine) \
         >"$OUT/ab_main_affine.log" 2>&1
-    timeout "$2" python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine >"$OUT/ab_this_affine.log" 2>&1
+    timeout $(cap "$2") python3 scripts/profile_nw_wfa.py --cases 100000-1 --costs affine >"$OUT/ab_this_affine.log" 2>&1
 }
 if [ "$WHAT" = single ]; then
     tests_and_quick
     side_by_side . side
-    timeout 30 python3 scripts/profile_nw_wfa.py --host --cases 100000-1 30368-10 1000000-1 >"$OUT/host.log" 2>&1
+    timeout $(cap 30) python3 scripts/profile_nw_wfa.py --host --cases 100000-1 30368-10 1000000-1 >"$OUT/host.log" 2>&1
     cat "$OUT/host.log"
     grep -E "^  (gpu|pywfa) " "$OUT/side.log" | cut -c1-250
     sed -n '/^| case | costs/,$p' "$OUT/side.log"
@@ -90,14 +94,14 @@ if [ "$WHAT" = check ]; then
     tests_and_quick >"$OUT/checks.txt"
     kernels_ab "${KAB_CASES:-100000-1 30368-10 100000-5 1000000-1}" 30
     if [ "${CLUSTER:-0}" = 1 ]; then  # the cluster alone at 10^6 1% gap-affine (main's has linear costs only)
-        timeout 60 python3 scripts/profile_nw_cluster.py --costs affine >"$OUT/ab_this_cluster_affine.log" 2>&1
+        timeout $(cap 60) python3 scripts/profile_nw_cluster.py --costs affine >"$OUT/ab_this_cluster_affine.log" 2>&1
     fi
     [ "${SIDE_MAIN:-0}" = 1 ] && side_by_side ../.. side_main >>"$OUT/checks.txt"  # main's, same cases (first)
     [ "${SIDE:-1}" = 1 ] && side_by_side . side >>"$OUT/checks.txt"  # (SIDE=0: none)
     if [ "${HOST:-0}" = 1 ]; then  # the host's pieces of a single pair, main's tree and this one's (HOST=1)
-        (cd ../.. && PYTHONPATH=src timeout 40 python3 scripts/profile_nw_wfa.py --host --cases ${HOST_CASES:-100000-1}) \
+        (cd ../.. && PYTHONPATH=src timeout $(cap 40) python3 scripts/profile_nw_wfa.py --host --cases ${HOST_CASES:-100000-1}) \
             >"$OUT/host_main.log" 2>&1
-        timeout 40 python3 scripts/profile_nw_wfa.py --host --cases ${HOST_CASES:-100000-1} >"$OUT/host_this.log" 2>&1
+        timeout $(cap 40) python3 scripts/profile_nw_wfa.py --host --cases ${HOST_CASES:-100000-1} >"$OUT/host_this.log" 2>&1
     fi
     if [ "${NCU:-1}" = 1 ] && command -v ncu >/dev/null; then  # (NCU=0: none)
         IFS=';' read -ra RUNS <<<"${NCU_RUNS:-this 100000-1 --cigar}"
@@ -106,7 +110,7 @@ if [ "$WHAT" = check ]; then
             tag="ncu_$1_$2${3:+_cigar}"
             root=.
             [ "$1" = main ] && root=../..
-            (cd $root && PYTHONPATH=$( [ "$1" = main ] && echo src || echo "$PYTHONPATH" ) timeout 60 ncu --set full \
+            (cd $root && PYTHONPATH=$( [ "$1" = main ] && echo src || echo "$PYTHONPATH" ) timeout $(cap 60) ncu --set full \
                 -k regex:'^nw_(bi)?wfa$' -c 1 -o "$OUT/$tag" python3 "$HERE/scripts/profile_nw_wfa.py" --ncu --cases "$2" \
                 ${3:-}) \
                 >"$OUT/$tag.run.txt" 2>&1
@@ -153,7 +157,7 @@ else
 fi
 if [ "$WHAT" = probe ] && command -v ncu >/dev/null; then
     # the kernel's name without its template arguments is nw_wfa (nw_wfa_pack runs first)
-    timeout 90 ncu --set full -k regex:'^nw_(bi)?wfa$' -c 1 -o "$OUT/nw_wfa" python3 scripts/profile_nw_wfa.py --ncu \
+    timeout $(cap 90) ncu --set full -k regex:'^nw_(bi)?wfa$' -c 1 -o "$OUT/nw_wfa" python3 scripts/profile_nw_wfa.py --ncu \
         >"$OUT/ncu_run.txt" 2>&1
     echo "ncu rc $?"
     ncu -i "$OUT/nw_wfa.ncu-rep" --page details >"$OUT/ncu.txt" 2>&1
