@@ -246,3 +246,18 @@ def test_fitting_steps():
     assert wfa_cluster.configure(int(top[fits]), n, m, x, o, e).smem > room
     assert wfa_cluster.fitting_steps(top[:100], n, m, x, o, e, room) == 100
     assert wfa_cluster.fitting_steps(top, n, m, x, o, e, 100) == 0
+
+
+def test_budget_steps_is_the_running_sum_of_the_model():
+    """budget_steps (a binary search on the widths' running sum) gives the steps whose per-step
+    model times, summed, stay within the budget, as a cumulative sum would; estimate_ms's total
+    from the sums is the per-step times' sum."""
+    rng = np.random.default_rng(26)
+    for x, o, e in ((1, 0, 3), (2, 3, 1), (3, 2, 1)):
+        width = wfa.widths(wfa.reach_table(x, o, e, 20_000), 1_000_000, 1_000_000, "global")
+        diagonals = np.cumsum(width)
+        each = wfa_cluster.steps_ms(1, width, 1.4, e)
+        spent = np.cumsum(each)
+        assert np.allclose(wfa_cluster.steps_ms(np.arange(1, width.size + 1), diagonals, 1.4, e), spent)
+        for budget in (0.0, float(spent[0]), *rng.uniform(0, 1.2 * spent[-1], 30)):
+            assert wfa_cluster.budget_steps(diagonals, budget, 1.4, e) == np.searchsorted(spent, budget, side="right")

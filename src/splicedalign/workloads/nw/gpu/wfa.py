@@ -106,6 +106,8 @@ POOL_CHUNKS = 8
 STEP_US = 0.75
 DIAG_NS = {False: 0.3, True: 0.62}  # keyed by gap-affine
 GLOBAL_SEQS = 4.7  # the sequences in global memory
+# nw_wfa_cluster's model takes a diagonal at one block's cost with the letters in global memory
+CLUSTER_DIAG_NS = {affine: ns * GLOBAL_SEQS for affine, ns in DIAG_NS.items()}
 DIAG_BATCH_NS = {False: 0.027, True: 0.056}
 STEPS_MAX = 1 << 22  # the reach table's length at most (a cap beyond it is cut to it)
 # batches (solve_many): pairs sampled for the batch's divergence, the slack of each pair's cap
@@ -629,18 +631,24 @@ class WfaSolver:
         steps = int(score / g) + 1
         seqs = seqs_fit(pair.n, pair.m, self.shared_bytes)
         if self.cluster_refused is None and wfa_cluster.applies(mode, seqs, self.capability):
-            reach = self.reach(x, o, e, steps)
-            if wfa_cluster.fitting_steps(np.maximum.accumulate(reach), pair.n, pair.m, x, o, e,
-                                         self.shared_bytes) == reach.size:  # (solve's choice: the cluster)
-                return float(self.cluster_step_ms(reach, pair, mode, o, e).sum())
+            top, diagonals = self.cluster_sums(pair, mode, x, o, e, steps + 1)
+            if wfa_cluster.fitting_steps(top, pair.n, pair.m, x, o, e,
+                                         self.shared_bytes) == top.size:  # (solve's choice: the cluster)
+                return float(wfa_cluster.steps_ms(top.size, int(diagonals[-1]), CLUSTER_DIAG_NS[o > 0], e))
         sums = self.sums(x, o, e, steps)
         if sums.covers(steps, pair.n, pair.m, mode):
             return float(sums.cost_ms[seqs][steps])
         return estimate_ms(pair, costs, mode, score, self.shared_bytes, self.reach(x, o, e, steps))
 
-    def cluster_step_ms(self, reach: np.ndarray, pair: Pair, mode: str, o: int, e: int) -> np.ndarray:
-        """nw_wfa_cluster's cost model a step over ``reach``'s scores."""
-        return wfa_cluster.step_ms(widths(reach, pair.n, pair.m, mode), DIAG_NS[o > 0] * GLOBAL_SEQS, e)
+    def cluster_sums(self, pair: Pair, mode: str, x: int, o: int, e: int, steps: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the widest reach up to each score, the diagonals up to each score) of the first ``steps``
+        scores of (x, o, e) for ``pair``: ReachSums' where they cover it (views, no pass over the
+        table), else numpy passes."""
+        sums = self.sums(x, o, e, steps)
+        if sums.covers(steps - 1, pair.n, pair.m, mode):
+            return sums.top[:steps], sums.widths[:steps]
+        reach = self.reach(x, o, e, steps)[:steps]
+        return np.maximum.accumulate(reach), np.cumsum(widths(reach, pair.n, pair.m, mode))
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool, mode: str, budget_ms: float,
               expected: float | None = None) -> Result | None:
@@ -726,19 +734,20 @@ class WfaSolver:
         the driver refused the cluster (``wfa_cluster.Refused``: said once, the solver remembers)."""
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         self.stats = {"choice_ms": (time.perf_counter() - t0) * 1e3}
-        fits = wfa_cluster.fitting_steps(np.maximum.accumulate(reach), pair.n, pair.m, x, o, e, self.shared_bytes)
-        spent = np.cumsum(self.cluster_step_ms(reach[:fits], pair, mode, o, e))
-        last = min(fits, int(np.searchsorted(spent, budget_ms, side="right")))
-        visits = np.cumsum(wavefront_arrays(o) * widths(reach[:last], pair.n, pair.m, mode))
+        arrays = wavefront_arrays(o)
+        top, diagonals = self.cluster_sums(pair, mode, x, o, e, reach.size)
+        fits = wfa_cluster.fitting_steps(top, pair.n, pair.m, x, o, e, self.shared_bytes)
+        last = min(fits, wfa_cluster.budget_steps(diagonals[:fits], budget_ms, CLUSTER_DIAG_NS[o > 0], e))
         budget = None
         if traceback:  # the kept wavefronts within their share of the memory (4 bytes a diagonal)
             budget = self.keep_budget()
-            last = min(last, int(np.searchsorted(visits, budget // 4 - 20 * reach.size, side="right")))
+            last = min(last, int(np.searchsorted(diagonals[:last], (budget // 4 - 20 * reach.size) // arrays,
+                                                 side="right")))
         if last < 2 or (expected is not None and expected / g >= last):
             return last == reach.size, None  # (not even the cluster's cap: nw_wfa's is no further)
         try:
-            answer = self.launch_one(pair, costs, traceback, mode, last - 1, int(visits[last - 1]), MAX_THREADS,
-                                     budget, cluster=True).result(pair, time.perf_counter() - t0)
+            answer = self.launch_one(pair, costs, traceback, mode, last - 1, arrays * int(diagonals[last - 1]),
+                                     MAX_THREADS, budget, cluster=True).result(pair, time.perf_counter() - t0)
         except wfa_cluster.Refused as why:  # nw_wfa from here on
             self.cluster_refused = str(why)
             logging.getLogger("splicedalign").warning("gpu wfa: %s; nw_wfa instead", why)
