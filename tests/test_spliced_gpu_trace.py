@@ -399,6 +399,59 @@ def test_chain_launches_keep_their_move_budget(monkeypatch):
     assert len(GpuSolver(tuning=tuning)._work(cases, Scoring(), traceback=False)) == 1
 
 
+def _long_chain_cases(seed: int) -> list[TestCase]:
+    """Ten cases, two of them (2 and 5) with chains of up to 20 exons, the others of 3."""
+    rng = np.random.default_rng(seed)
+    print(f"seed {seed}")
+    cases = [random_case(rng, f"s{i}") for i in range(8)]
+    cases = [TestCase(c.name, c.base, c.target, c.exons[:3]) for c in cases]
+    for i in (2, 5):
+        c = random_case(rng, f"l{i}")
+        starts = rng.integers(1, c.m + 1, 20)
+        cases.insert(i, TestCase(c.name, c.base, c.target, tuple(Exon(int(f), int(min(c.m, f + 30))) for f in starts)))
+    return cases
+
+
+def test_kernels_start_before_the_rest_is_uploaded(monkeypatch):
+    """A planned launch uploads what its kernels read (with a follower: the followed tasks and
+    the follower's) in its first copy; the gathers' inputs, the walks' tasks and the plan's tasks
+    only once its kernels are queued, before its finals' gather and its walks. A replay finds it
+    cached: nothing uploaded again."""
+    from splicedalign.gpu import device
+
+    log: list = []
+
+    def logged(file, name, all_names, defines):
+        kernel = _fake_function_with_trace(file, name, all_names, defines)
+        return lambda grid, block, args: (log.append(("kernel", name.split("<")[0])), kernel(grid, block, args))
+
+    fake_gpu(monkeypatch, logged)
+    monkeypatch.setattr(device.PinnedBuffers, "upload", lambda self, role, arrays, stream: (
+        log.append(("upload", [a.shape for a in arrays])), [np.array(a) for a in arrays])[1])
+    tuning = launch.Tuning(throughput_cases=4, walk_shares=(0.2,))
+    cases = _long_chain_cases(34)
+    want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
+    solver = GpuSolver(poison=True, tuning=tuning)
+    got = solver.solve_many(cases, Scoring(), traceback=True)
+    assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
+    inputs = next(iter(solver._cache.values()))
+    plan, followed = inputs.plan, inputs.followed
+    assert followed is not None and followed.cases == (2, 5)
+    events = [e[1] if e[0] == "kernel" else tuple(e[1]) for e in log]
+    first, rest = [e for e in events if isinstance(e, tuple)][:2]
+    assert first[0] == followed.tasks.shape == plan.tasks.shape and first[-1] == followed.follow.shape
+    assert len(first) == 6 and len(rest) == 8  # (tasks, letters, cases, codes, follow); 6 gathers, plan tasks, walks'
+    assert rest[-2:] == (plan.tasks.shape, followed.walked.shape)
+    at = events.index
+    assert at(first) < at("wavefront") < at("wavefront", at("wavefront") + 1) < at(rest) < at("gather_rows")
+    assert at(rest) < at("trace_chains")
+    np.testing.assert_array_equal(inputs.tasks, plan.tasks)
+    log.clear()
+    again = solver.solve_many(cases, Scoring(), traceback=True)
+    assert [(g.score, g.chain, g.alignment) for g in again] == [(w.score, w.chain, w.alignment) for w in want]
+    assert not [e for e in log if e[0] == "upload"] and log.count(("kernel", "wavefront")) == 2
+
+
 def test_long_chains_recorded_by_a_follower(monkeypatch):
     """A throughput launch that records moves computes the strips of its longest chains
     (launch.long_chains) at score speed and a follower records their moves (exactly those
@@ -417,14 +470,7 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
 
     fake_gpu(monkeypatch, recording)
     tuning = launch.Tuning(throughput_cases=4, walk_shares=(0.2,))  # a share that splits these cases' paths
-    rng = np.random.default_rng(33)
-    print("seed 33")
-    cases = [random_case(rng, f"s{i}") for i in range(8)]
-    cases = [TestCase(c.name, c.base, c.target, c.exons[:3]) for c in cases]
-    for i in (2, 5):
-        c = random_case(rng, f"l{i}")
-        starts = rng.integers(1, c.m + 1, 20)
-        cases.insert(i, TestCase(c.name, c.base, c.target, tuple(Exon(int(f), int(min(c.m, f + 30))) for f in starts)))
+    cases = _long_chain_cases(33)
     assert launch.long_chains(cases, tuning) == [2, 5]
     want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
     solver = GpuSolver(poison=True, tuning=tuning)

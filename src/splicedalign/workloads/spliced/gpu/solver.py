@@ -317,6 +317,17 @@ def _gathers(exon_start: np.ndarray, n: np.ndarray, last_row: np.ndarray,
     return [at, places[:-1], ones, last_row, dst[:-1], length], (places, dst)
 
 
+def _device_gathers(gathers: list, host: tuple[np.ndarray, np.ndarray]) -> tuple[Gather, Gather]:
+    """(the finals' gather, the last rows' gather) of the gathers' device inputs (_gathers'
+    order) and their places with the total (host)."""
+    at, places, ones, src, dst, length = gathers
+    return Gather(at, places, ones, host[0]), Gather(src, dst, length, host[1])
+
+
+def _nothing_left() -> None:
+    """The rest of a cached batch's uploads (GpuSolver._inputs): none."""
+
+
 def _made_by(replay_plan: weakref.WeakMethod, feeder: Feeder) -> Replayable:
     """A fed launch's plan for replays, by its solver's GpuSolver._replay_plan (alive: its cache
     holds the _Inputs that asks)."""
@@ -417,33 +428,61 @@ class GpuSolver:
         return launch.configure(flat, ctype, use_bytes, traceback, self.on_device(ctype), self.tuning,
                                 self.rows_per_lane, scoring.free_ends)
 
-    def _inputs(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds, ahead: Future | None = None) -> _Inputs:
-        """The batch's plan and device inputs: from the cache when this very list of case
-        objects was planned before with this shape (a data set solved again), else planned (or
-        ``ahead``: being planned on the planner thread, _planned_ahead) and uploaded in one pinned
-        copy on the upload stream, with the follower's tasks where the launch's configuration has
-        one (else made when a launch first needs them)."""
+    def _inputs(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds,
+                ahead: Future | None = None) -> tuple[_Inputs, Callable[[], None]]:
+        """The batch's plan and device inputs, and what queues the rest of its uploads once its
+        kernel is queued: from the cache when this very list of case objects was planned before
+        with this shape (a data set solved again; nothing left), else planned (or ``ahead``: being
+        planned on the planner thread, _planned_ahead) and uploaded on the upload stream in two
+        pinned copies: what its kernels read (a recording launch's followed tasks and follower's
+        tasks where its configuration has a follower, else made when a launch first needs them),
+        then (``rest``, _rest) the gathers' inputs, and a recording launch's walks' tasks and plan
+        tasks; cached once ``rest`` ran."""
         key = _batch_key(config, ids)
         hit = self._cache.get(key)
         if hit is not None:
             self._cache.move_to_end(key)
-            return hit
+            return hit, _nothing_left
         t0 = time.perf_counter()
         plan, gathers, host, followed = ahead.result() if ahead is not None else self._host_plan(flat, config)
-        extra = [] if followed is None else [followed.tasks, followed.follow, followed.walked]
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
         upload = self.streams().upload
-        (tasks, base_letters, target_letters, letter_cases, codes, *more) = UPLOADS.upload(
-            "inputs", [plan.tasks, plan.base_letters, plan.target_letters, plan.letter_cases(), LETTER_CODES]
-            + gathers + extra, upload)
+        # A recording launch with a follower runs on the followed tasks, not the plan's (uploaded later)
+        (tasks, base_letters, target_letters, letter_cases, codes, *follow) = UPLOADS.upload(
+            "inputs", [plan.tasks if followed is None else followed.tasks, plan.base_letters, plan.target_letters,
+                       plan.letter_cases(), LETTER_CODES] + ([] if followed is None else [followed.follow]), upload)
         base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
-        inputs = self._keep(key, flat, outputs.Exons.of(plan), base, tsel, more[:6], host,
-                            Replayable(plan, tasks, upload.record()))
+        none = Gather(None, None, None, np.empty(0, dtype=np.int64))  # (the gathers: _rest)
+        inputs = _Inputs(tuple(flat.cases), outputs.Exons.of(plan), base, tsel, none, none,
+                         Replayable(plan, tasks if followed is None else None, upload.record()))
         if followed is not None:
-            inputs.followed = followed._replace(tasks=more[6], follow=more[7], walked=more[8])
+            inputs.followed = followed._replace(tasks=tasks, follow=follow[0], walked=None)
         self.timing["upload"] += time.perf_counter() - t1
-        return inputs
+        return inputs, partial(self._rest, key, inputs, gathers, host, followed)
+
+    def _rest(self, key: tuple, inputs: _Inputs, gathers: list[np.ndarray], host: tuple[np.ndarray, np.ndarray],
+              followed: Followed | None) -> None:
+        """A planned batch's uploads that its kernels do not read, queued on the upload stream
+        once its kernel is queued (the compute stream waits for them): the gathers' inputs (its
+        finals' after the kernel), and with a follower the walks' tasks and the plan's tasks (for
+        a launch without one on the same batch); the batch cached. Packing all of a traced paper
+        set's inputs (16 MB) before its kernel took the H100 host 2.3-2.4 ms of its ~7 ms from
+        the split to the kernel's start; its kernels read 6.5 MB of them."""
+        t0 = time.perf_counter()
+        streams = self.streams()
+        plan = inputs.plan
+        rest = UPLOADS.upload("inputs", gathers + ([] if followed is None else [plan.tasks, followed.walked]),
+                              streams.upload)
+        ready = streams.upload.record()
+        streams.compute.wait_event(ready)
+        inputs.finals, inputs.gather = _device_gathers(rest[:6], host)
+        inputs.made = Replayable(plan, rest[6] if followed is not None else inputs.tasks, ready)
+        if followed is not None:
+            assert inputs.followed is not None
+            inputs.followed = inputs.followed._replace(walked=rest[7])
+        self._cached(key, inputs)
+        self.timing["upload"] += time.perf_counter() - t0
 
     @staticmethod
     def _host_plan(flat: FlatCases, config: LaunchConfig) -> HostPlan:
@@ -458,13 +497,15 @@ class GpuSolver:
               later: Callable[[], Replayable] | None = None) -> _Inputs:
         """A planned batch's _Inputs (its uploads queued on the upload stream), cached; its plan
         and tasks (``made``), or ``later``, what makes them (and uploads the tasks) when first needed."""
-        at_d, places_d, ones_d, src, dst_d, length_d = gathers
-        inputs = _Inputs(tuple(flat.cases), exons, base, tsel, Gather(at_d, places_d, ones_d, host[0]),
-                         Gather(src, dst_d, length_d, host[1]), made, later)
+        inputs = _Inputs(tuple(flat.cases), exons, base, tsel, *_device_gathers(gathers, host), made, later)
+        self._cached(key, inputs)
+        return inputs
+
+    def _cached(self, key: tuple, inputs: _Inputs) -> None:
+        """``inputs`` cached under ``key``, the least recently used batch beyond CACHE_BATCHES let go."""
         self._cache[key] = inputs
         while len(self._cache) > CACHE_BATCHES:
             self._cache.popitem(last=False)
-        return inputs
 
     def _feeder(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds) -> Feeder | None:
         """A fed launch (feed.py) where the batch was not planned before and the launch computes
@@ -680,14 +721,14 @@ class GpuSolver:
             elements = launch.launch_rows(flat, config.rows_per_lane)
             storage = self._row_storage(config, elements) if early else None
             try:
-                planned = self._inputs(flat, config, work.ids, ahead.host if ahead is not None else None)
+                planned, rest = self._inputs(flat, config, work.ids, ahead.host if ahead is not None else None)
             except BaseException:
                 if storage is not None:
                     self._rows.give(storage[0], 0)
                 raise
             make_room()
             t0 = time.perf_counter()
-            queued = self._queue(planned, config, scoring, defines, storage or elements)
+            queued = self._queue(planned, config, scoring, defines, storage or elements, rest)
         inputs, rows = queued.inputs, queued.rows
         with compute:
             finals, best = queued.finals or self._finals(inputs.finals, inputs.gather, rows, config, defines)
@@ -705,10 +746,10 @@ class GpuSolver:
                     queued.held)
 
     def _queue(self, inputs: _Inputs, config: LaunchConfig, scoring: Scoring, defines: dict,
-               storage: tuple | int) -> Queued:
+               storage: tuple | int, rest: Callable[[], None] = _nothing_left) -> Queued:
         """Queue a planned launch's wavefront kernel (and its follower), on its row storage: taken
         before it was planned (_row_storage's, where that holds its plan's rows), or taken now for
-        this many row elements."""
+        this many row elements; then ``rest``, the batch's uploads its kernels do not read (_rest)."""
         cp = device.cupy()
         plan = inputs.plan
         streams = self.streams()
@@ -728,14 +769,15 @@ class GpuSolver:
             # task counter and error word (a wait ran out) of each kernel, zeroed on the stream
             # that runs them (a non-blocking stream does not wait for the default one)
             counter = cp.zeros(2 * len(kernels), dtype=cp.int32)
-            tasks = follow_tasks = walked = inputs.tasks
             moves_size = plan.moves_size
-            if config.followed:
+            if not config.followed:
+                tasks = follow_tasks = inputs.tasks
+            else:
                 if inputs.followed is None or inputs.followed.cases != config.followed:
                     f = followed_tasks(plan, config.followed, config.least)
                     inputs.followed = f._replace(tasks=cp.asarray(f.tasks), follow=cp.asarray(f.follow),
                                                  walked=cp.asarray(f.walked))
-                tasks, follow_tasks, walked = inputs.followed.tasks, inputs.followed.follow, inputs.followed.walked
+                tasks, follow_tasks = inputs.followed.tasks, inputs.followed.follow
                 moves_size = inputs.followed.moves_size
             if config.record:
                 moves = cp.empty(moves_size, dtype=cp.uint32)
@@ -762,6 +804,9 @@ class GpuSolver:
                 events += (streams.follow.record(),)
                 if not config.followed:  # a chain launch's walk reads the moves its follower records
                     compute.wait_event(events[-1])
+        rest()
+        # the walks' tasks (with a follower: uploaded by ``rest``)
+        walked = inputs.followed.walked if config.followed and inputs.followed is not None else inputs.tasks
         return Queued(inputs, storage, used, rows, counter, moves, walked, events)
 
     def _row_storage(self, config: LaunchConfig, elements: int) -> tuple[Any, int, Any]:
