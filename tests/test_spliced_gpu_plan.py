@@ -870,6 +870,13 @@ def test_kernel_reads_every_task_field():
     assert "__launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM)" in source
 
 
+class _FakeEvent:
+    """A recorded event: the work before it ran when it was queued."""
+
+    def synchronize(self) -> None:
+        pass
+
+
 class _FakeCupy:
     """The few CuPy calls of gpu/solver.py, on NumPy arrays (the 'device' is host memory, work
     runs when queued)."""
@@ -895,7 +902,7 @@ class _FakeCupy:
                 return False
 
             def record(self):
-                return None
+                return _FakeEvent()
 
             def wait_event(self, event):
                 pass
@@ -991,7 +998,7 @@ def fake_gpu(monkeypatch, function) -> None:
     from splicedalign.gpu import device
 
     monkeypatch.setattr(device, "cupy", lambda: _FakeCupy)
-    monkeypatch.setattr(device.PinnedBuffers, "copy", lambda self, role, array, stream: np.array(array))
+    monkeypatch.setattr(device.PinnedBuffers, "copy", lambda self, role, array, stream, blocking=True: np.array(array))
     monkeypatch.setattr(device, "function", function)
     monkeypatch.setattr(device, "device_info", lambda: {"sms": 1})
     monkeypatch.setattr(device, "fill_bytes", lambda array, byte, stream: array.view(np.uint8).fill(byte))

@@ -452,6 +452,37 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch):
     assert not [e for e in log if e[0] == "upload"] and log.count(("kernel", "wavefront")) == 2
 
 
+def test_next_walks_outputs_copied_before_this_ones_records(monkeypatch):
+    """A recording launch's outputs come back walk by walk: the next walk's copies are queued
+    (behind it) before the host builds this walk's records, so they run meanwhile; each walk's
+    records from its own copies."""
+    from splicedalign.gpu import device
+
+    log: list = []
+    fake_gpu(monkeypatch, _fake_function_with_trace)
+    monkeypatch.setattr(device.PinnedBuffers, "copy", lambda self, role, array, stream, blocking=True: (
+        log.append(("copy", role, blocking)), np.array(array))[1])
+    traceback = outputs.device_traceback
+    monkeypatch.setattr(outputs, "device_traceback", lambda info, rows, *a, **k: (
+        log.append(("records", rows)), traceback(info, rows, *a, **k))[1])
+    tuning = launch.Tuning(throughput_cases=4, walk_shares=(0.2,))
+    cases = _long_chain_cases(35)
+    want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
+    solver = GpuSolver(poison=True, tuning=tuning)
+    got = solver.solve_many(cases, Scoring(), traceback=True)
+    assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
+    walks = launch.walks(cases, [2, 5], tuning)
+    assert len(walks) == 3
+    steps = [(e[0], e[1][0]) if e[0] == "copy" and e[1] != "finals" else e[:2] for e in log]
+    copies = [("copy", k) for k in range(3)]
+    assert [s for s in steps if s[0] == "copy"] == [("copy", "finals")] + [c for c in copies for _ in range(3)]
+    records = [i for i, s in enumerate(steps) if s[0] == "records"]
+    assert len(records) == 3
+    for k in range(2):  # walk k + 1's copies before walk k's records
+        assert max(i for i, s in enumerate(steps) if s == copies[k + 1]) < records[k]
+    assert all(not e[2] for e in log if e[0] == "copy")
+
+
 def test_long_chains_recorded_by_a_follower(monkeypatch):
     """A throughput launch that records moves computes the strips of its longest chains
     (launch.long_chains) at score speed and a follower records their moves (exactly those

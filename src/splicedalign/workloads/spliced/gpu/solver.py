@@ -28,7 +28,7 @@ import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -179,6 +179,13 @@ class Gather(NamedTuple):
     dst: Any          # its place in the gathered array (device)
     length: Any       # its length: n + 1 (a last row), 1 (a final score) (device)
     host_dst: np.ndarray  # dst with the total at the end (host)
+
+
+class Copied(NamedTuple):
+    """One part of a launch's outputs queued for copying to the host (GpuSolver._copies)."""
+    finals: np.ndarray | None  # the first part's: the final scores
+    traced: tuple | None       # a device walk's (out_case, out_exon, ops, first op)
+    done: Any                  # event after the copies
 
 
 class Gathered(NamedTuple):
@@ -358,6 +365,7 @@ class _Job:
     columns: Any = None
     feeds: tuple = ()  # a fed launch: the event after each step's copies (its tasks ready)
     held: tuple = ()  # device arrays its kernels read that nothing else holds (a fed launch's tasks)
+    copies: dict[int, Copied] = field(default_factory=dict)  # parts' copies queued ahead (GpuSolver._collect)
 
 
 @dataclass
@@ -875,33 +883,49 @@ class GpuSolver:
     def _collect(self, job: _Job, part: int = 0) -> tuple[np.ndarray | None, tuple | None]:
         """Wait for one part of one launch only (not what is queued after it) and copy to the
         host on the collect stream: with the first part the final scores (in input order, valid
-        until the next launch's), then the part's last rows or traced paths. A kernel fault
-        surfaces as CUDARuntimeError; a bounded wait that ran out raises RuntimeError with the
-        last part; after the last part the launch's row storage is given back."""
+        until the next launch's), then the part's last rows or traced paths. The next part's
+        copies are queued behind its walk before this part is waited for, so that they run while
+        the host builds this part's records (a traced paper set's parts: 0.3 ms of the H100 host
+        each, copied after the last one's records were built). A kernel fault surfaces as
+        CUDARuntimeError; a bounded wait that ran out raises RuntimeError with the last part;
+        after the last part the launch's row storage is given back."""
         cp = device.cupy()
         copy = self.streams().collect
-        (a, b), event = job.parts[part].rows, job.parts[part].ready
-        copy.wait_event(event)
-        finals = self._pinned.copy("finals", job.finals, copy) if part == 0 else None
-        last = part == len(job.parts) - 1
-        # the whole (contiguous) counter array: a strided view's copy would be a CuPy kernel
-        error = cp.asnumpy(job.counter, stream=copy)[1::2] if last else None
-        # (last rows, their offsets) or, traced on the device, (out_case, out_exon, ops, first op)
-        exon_rows = None
-        if job.gathered is not None:
-            exon_rows = cp.asnumpy(job.gathered.rows, stream=copy), job.gathered.starts
-        elif job.traced is not None:  # ~9 MB for a data set: through pinned buffers
-            ends = job.inputs.trace.info.ops_end()
-            lo, hi = (int(ends[a - 1]) if a else 0), int(ends[b - 1])
-            t = job.traced
-            exon_rows = tuple(self._pinned.copy((part, i), x, copy) for i, x in enumerate(
-                (t.out_case[2 * a:2 * b], t.out_exon, t.ops[lo:hi]))) + (lo,)
-        copy.synchronize()
-        if last:
-            if error.any():
+        if job.gathered is not None:  # (one part) every exon's last row (host traceback)
+            copy.wait_event(job.parts[part].ready)
+            finals = self._pinned.copy("finals", job.finals, copy)
+            exon_rows: tuple | None = cp.asnumpy(job.gathered.rows, stream=copy), job.gathered.starts
+        else:
+            got = job.copies.pop(part, None) or self._copies(job, part)
+            if part + 1 < len(job.parts):
+                job.copies[part + 1] = self._copies(job, part + 1)
+            got.done.synchronize()
+            finals, exon_rows = got.finals, got.traced
+        if part == len(job.parts) - 1:
+            # the whole (contiguous) counter array: a strided view's copy would be a CuPy kernel
+            if cp.asnumpy(job.counter, stream=copy)[1::2].any():
                 raise RuntimeError("gpu: a wavefront wait ran out of time (a row hand-off never came)")
             self._rows.give(job.storage, job.used)
         return finals, exon_rows
+
+    def _copies(self, job: _Job, part: int) -> Copied:
+        """One part of a launch's outputs (without a host traceback) queued for copying on the
+        collect stream, behind the part's last kernel: with the first part the final scores,
+        with a device walk's its paths (~9 MB for a data set: through pinned buffers, one per
+        part and output)."""
+        copy = self.streams().collect
+        (a, b), event = job.parts[part].rows, job.parts[part].ready
+        copy.wait_event(event)
+        finals = self._pinned.copy("finals", job.finals, copy, blocking=False) if part == 0 else None
+        traced = None
+        if job.traced is not None:
+            assert job.inputs.trace is not None
+            ends = job.inputs.trace.info.ops_end()
+            lo, hi = (int(ends[a - 1]) if a else 0), int(ends[b - 1])
+            t = job.traced
+            traced = tuple(self._pinned.copy((part, i), x, copy, blocking=False) for i, x in enumerate(
+                (t.out_case[2 * a:2 * b], t.out_exon, t.ops[lo:hi]))) + (lo,)
+        return Copied(finals, traced, copy.record())
 
     def _gather(self, pieces: Gather, rows, config: LaunchConfig, defines: dict,
                 threads: int = GATHER_THREADS) -> Gathered:
