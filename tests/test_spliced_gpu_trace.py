@@ -412,6 +412,17 @@ def _long_chain_cases(seed: int) -> list[TestCase]:
     return cases
 
 
+def _traced_as_sequential(seed: int) -> tuple[GpuSolver, list[TestCase], list]:
+    """(a solver, _long_chain_cases(seed), `sequential`'s results): the solver traced the cases
+    as `sequential` does, cases 2 and 5 in a follower (walks in 3 parts)."""
+    cases = _long_chain_cases(seed)
+    want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
+    solver = GpuSolver(poison=True, tuning=launch.Tuning(throughput_cases=4, walk_shares=(0.2,)))
+    got = solver.solve_many(cases, Scoring(), traceback=True)
+    assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
+    return solver, cases, want
+
+
 def test_kernels_start_before_the_rest_is_uploaded(monkeypatch):
     """A planned launch uploads what its kernels read (with a follower: the followed tasks and
     the follower's) in its first copy; the gathers' inputs, the walks' tasks and the plan's tasks
@@ -428,12 +439,7 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch):
     fake_gpu(monkeypatch, logged)
     monkeypatch.setattr(device.PinnedBuffers, "upload", lambda self, role, arrays, stream: (
         log.append(("upload", [a.shape for a in arrays])), [np.array(a) for a in arrays])[1])
-    tuning = launch.Tuning(throughput_cases=4, walk_shares=(0.2,))
-    cases = _long_chain_cases(34)
-    want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
-    solver = GpuSolver(poison=True, tuning=tuning)
-    got = solver.solve_many(cases, Scoring(), traceback=True)
-    assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
+    solver, cases, want = _traced_as_sequential(34)
     inputs = next(iter(solver._cache.values()))
     plan, followed = inputs.plan, inputs.followed
     assert followed is not None and followed.cases == (2, 5)
@@ -465,13 +471,8 @@ def test_next_walks_outputs_copied_before_this_ones_records(monkeypatch):
     traceback = outputs.device_traceback
     monkeypatch.setattr(outputs, "device_traceback", lambda info, rows, *a, **k: (
         log.append(("records", rows)), traceback(info, rows, *a, **k))[1])
-    tuning = launch.Tuning(throughput_cases=4, walk_shares=(0.2,))
-    cases = _long_chain_cases(35)
-    want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
-    solver = GpuSolver(poison=True, tuning=tuning)
-    got = solver.solve_many(cases, Scoring(), traceback=True)
-    assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
-    walks = launch.walks(cases, [2, 5], tuning)
+    solver, cases, _ = _traced_as_sequential(35)
+    walks = launch.walks(cases, [2, 5], solver.tuning)
     assert len(walks) == 3
     steps = [(e[0], e[1][0]) if e[0] == "copy" and e[1] != "finals" else e[:2] for e in log]
     copies = [("copy", k) for k in range(3)]
