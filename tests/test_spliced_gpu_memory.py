@@ -148,8 +148,9 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead)
     """A call without traceback on never-seen cases is split chunk by chunk (GpuSolver._streamed)
     and its first launch queued before its last chunk is split: the launches are those that
     plan_launches makes of the whole call, the answers the sequential solver's; a call that
-    fits one launch may be fed; a replay splits nothing. Planned ahead (Tuning.plan_ahead): every
-    launch of a call of several planned on the planner thread."""
+    fits one launch may be fed; a replay splits nothing. Split ahead (Tuning.split_ahead): every
+    chunk split on the splitter thread, the next launch's while the caller plans the first
+    (its planning waits for that), every launch planned on the caller's thread."""
     import threading
 
     from splicedalign.workloads.spliced.gpu import solver as gpu_solver
@@ -162,10 +163,13 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead)
     cases = cases * 3
     want = [r.score for r in get_solver("sequential").solve_many(cases, Scoring(), traceback=False)]
     steps: list = []
+    beside = threading.Event()  # a chunk split while the caller plans a launch
     real_chunk, real_launch = GpuSolver._split_chunk, GpuSolver._launch
 
     def chunk_(self, cases, a, b):
-        steps.append(("chunk", b - a))
+        if any(s[0] == "plan" for s in steps):
+            beside.set()
+        steps.append(("chunk", b - a, threading.current_thread().name))
         return real_chunk(self, cases, a, b)
 
     def launch_(self, work, flat, scoring, traceback, feed=True, **named):
@@ -175,16 +179,20 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead)
     real_plan = GpuSolver._host_plan
 
     def plan_(flat, config):
-        steps.append(("plan", len(flat), threading.current_thread().name.startswith("planner")))
+        first = not any(s[0] == "plan" for s in steps)
+        steps.append(("plan", len(flat), threading.current_thread() is threading.main_thread()))
+        if ahead and first and len(cases) > len(flat):  # the split goes on meanwhile
+            assert beside.wait(10)
         return real_plan(flat, config)
 
     monkeypatch.setattr(GpuSolver, "_split_chunk", chunk_)
     monkeypatch.setattr(GpuSolver, "_launch", launch_)
     monkeypatch.setattr(GpuSolver, "_host_plan", staticmethod(plan_))
-    tuning = launch.Tuning(first_launch_share=1.0, plan_ahead=ahead)
+    tuning = launch.Tuning(first_launch_share=1.0, split_ahead=ahead)
     for free in (int(sizes.sum()) * 2, 1 << 40):
         free_memory(monkeypatch, free)
         steps.clear()
+        beside.clear()
         solver = GpuSolver(rows_per_lane=2, device_trace=False, tuning=tuning)
         assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == want
         split = solver._works[Scoring(), False][1]
@@ -194,13 +202,15 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead)
         chunks = [i for i, s in enumerate(steps) if s[0] == "chunk"]
         launched = [s for s in steps if s[0] == "launch"]
         assert len(chunks) > 2 and sum(steps[i][1] for i in chunks) == len(cases)
+        assert {steps[i][2] for i in chunks} == ({"splitter"} if ahead else {threading.main_thread().name})
         assert [s[1] for s in launched] == [len(w.sel) for w in split.launches]
         planned = [s for s in steps if s[0] == "plan"]
+        assert all(s[2] for s in planned)  # on the caller's thread
         if len(launched) > 1:  # the first launch queued before the last chunk was split
             assert steps.index(launched[0]) < chunks[-1] and not any(s[2] for s in launched)
-            assert [s[1] for s in planned] == [s[1] for s in launched] and all(s[2] == ahead for s in planned)
-        else:  # one launch: may be fed (this one is too small: chain-bound), not planned ahead
-            assert launched[0][2] and not any(s[2] for s in planned)
+            assert [s[1] for s in planned] == [s[1] for s in launched]
+        else:  # one launch: may be fed (this one is too small: chain-bound)
+            assert launched[0][2]
         for w, sub in zip(split.launches, split.flats):
             assert sub.cases == tuple(w.batch) and all(map(lambda a, b: a is b, sub.cases, w.batch))
         steps.clear()
@@ -208,10 +218,57 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead)
         assert not [s for s in steps if s[0] == "chunk"]  # a replay: the split remembered
 
 
+def test_an_error_of_the_split_ahead_comes_in_the_callers_thread(monkeypatch):
+    """Split ahead (Tuning.split_ahead): an error of the split on the splitter thread (here its
+    third chunk's) is raised in the caller's thread after the launches made before it were
+    queued, as the split on the caller's thread raises it; the splitter has ended, and the
+    caller's numba threads and Python's switch interval are as they were."""
+    import sys
+    import threading
+
+    import numba
+
+    from splicedalign.workloads.spliced.gpu import solver as gpu_solver
+
+    fake_gpu(monkeypatch, _fake_function)
+    monkeypatch.setattr(gpu_solver, "SPLIT_FIRST", 5)
+    monkeypatch.setattr(gpu_solver, "SPLIT_LEAST", 3)
+    monkeypatch.setattr(launch.Cutter, "estimate", lambda self: 4)  # chunks of 4 or 5 cases
+    cases, sizes = cases_and_sizes(5)
+    free_memory(monkeypatch, int(sizes.sum()) * 2)
+    chunks: list = []
+    real_chunk = GpuSolver._split_chunk
+
+    def chunk_(self, cases, a, b):
+        chunks.append(b - a)
+        if len(chunks) == 3:
+            raise RuntimeError("the third chunk")
+        return real_chunk(self, cases, a, b)
+
+    launched: list = []
+    real_launch = GpuSolver._launch
+    monkeypatch.setattr(GpuSolver, "_split_chunk", chunk_)
+    monkeypatch.setattr(GpuSolver, "_launch", lambda self, work, *a, **k: (launched.append(len(work.sel)), real_launch(
+        self, work, *a, **k))[1])
+    threads, switch = numba.get_num_threads(), sys.getswitchinterval()
+    got = {}
+    for ahead in (False, True):
+        launched.clear(), chunks.clear()
+        solver = GpuSolver(rows_per_lane=2, device_trace=False,
+                           tuning=launch.Tuning(first_launch_share=1.0, split_ahead=ahead))
+        with pytest.raises(RuntimeError, match="^the third chunk$"):
+            solver.solve_many(cases * 3, Scoring(), traceback=False)
+        got[ahead] = list(launched)
+        assert len(chunks) == 3
+        assert not [t for t in threading.enumerate() if t.name == "splitter"]
+        assert numba.get_num_threads() == threads and sys.getswitchinterval() == switch
+    assert got[True] == got[False] and got[True]  # the launches made before the error, queued
+
+
 def test_a_later_launch_that_fails_waits_for_the_queued_ones(monkeypatch):
     """A call of several launches whose later launch fails (here a bad letter found while it is
     planned): the one-line error, once the kernels already queued are done (their storage is
-    then free), with the split as it goes and planned ahead alike."""
+    then free), with the split as it goes and split ahead alike."""
     from splicedalign.core.alphabet import LetterError
     from splicedalign.workloads.spliced.records import Exon, TestCase
 
@@ -225,7 +282,7 @@ def test_a_later_launch_that_fails_waits_for_the_queued_ones(monkeypatch):
         self, *a, **k))[1])
     for ahead in (False, True):
         solver = GpuSolver(rows_per_lane=2, device_trace=False,
-                           tuning=launch.Tuning(first_launch_share=1.0, plan_ahead=ahead))
+                           tuning=launch.Tuning(first_launch_share=1.0, split_ahead=ahead))
         streams = solver.streams()
         for stream in (streams.compute, streams.follow):
             monkeypatch.setattr(stream, "synchronize", lambda: waited.append("sync"), raising=False)

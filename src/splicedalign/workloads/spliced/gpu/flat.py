@@ -36,8 +36,8 @@ _LAID_OUT = "_laid_out_arrays"  # where FlatCases keeps its exons laid out (Flat
 # workqueue threading layer, the only one always present, aborts the process when two threads
 # run parallel code at once (one solver per GPU, each in its own thread): callers of the
 # parallel passes hold PARALLEL (re-entrant: build_plan holds it around FlatCases.of). The passes
-# here and in plan.py let go of the GIL (nogil): a planner thread plans a launch while the
-# caller's thread splits the next one (GpuSolver._planned_ahead).
+# here and in plan.py let go of the GIL (nogil): the caller's thread plans a launch while a
+# splitter thread splits the next one (GpuSolver._split_ahead).
 PARALLEL = threading.RLock()
 
 

@@ -125,12 +125,16 @@ class Tuning:
     # call before its first launch (main then) 117.9, 118.6 / 77.1, 79.6.
     first_launch_share: float = 0.35
     launch_growth: float = 0.0
-    # Such a call's launch k is planned on a planner thread while the caller's thread splits
-    # launch k + 1 (GpuSolver._planned_ahead): the split is Python, the planning passes compiled
-    # code that lets go of the GIL, so launch 1 could be ready ~8 ms sooner after kernel 0 starts
-    # (the GPU waited 13.8 ms for it at 0.35, H100). Measured no faster on the H100 (10 never-seen
-    # paper sets, three fresh processes: 110.1 ms against 107.3 off): off.
-    plan_ahead: bool = False
+    # Such a call's cases are split on a splitter thread while the caller's thread plans and queues
+    # the launches made so far (GpuSolver._split_ahead): the split is Python (~1.5-2 us a case on
+    # the H100 host), the planning passes compiled code that lets go of the GIL, so launch 1's split
+    # runs beside launch 0's planning and upload, not after them. The 10 sets' GPU waited 11.6 ms
+    # for launch 1 (H100, 0.35: kernel 0 12.5-26.4 ms, launch 1 split 12.6-20.0 and planned to 37.7);
+    # the timeline model (scripts/model_spliced_launches.py, fitted to those events) predicts ~6 ms
+    # less at this host speed with a first launch of 0.45. (A planner thread planning launch k while
+    # the caller split launch k + 1 was measured no faster, 110.1 ms against 107.3 without it, H100:
+    # launch 0 waited for launch 1's split.)
+    split_ahead: bool = True
     # A call of one never-seen score launch of at least throughput_cases cases starts its kernel
     # at once and has it planned and handed over in steps (feed.py): its long chains and
     # feed_shares[0] of its other cases' cells, then feed_shares[1], ..., then the rest; the GPU

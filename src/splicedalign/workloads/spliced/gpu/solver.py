@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import operator
 import os
+import queue
 import sys
 import threading
 import time
 import weakref
 from collections import OrderedDict, deque
-from collections.abc import Callable, Generator, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
-from functools import cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -96,10 +96,11 @@ MOVES_POISON = 0xFFFFFFFF  # unwritten moves in checked runs: every cell "left",
 UPLOADS = device.PinnedBuffers()
 
 
-# A call planned ahead (Tuning.plan_ahead) plans each launch on one planner thread, with one
-# numba thread fewer than the process has (the caller's thread splits the next launch meanwhile),
-# and has Python switch threads every SWITCH_SECONDS (its default, 5 ms, would hold the planner
-# up to that long at each of its returns from a compiled pass while the split holds the GIL).
+# A call split ahead (Tuning.split_ahead) splits its cases on a splitter thread while the caller's
+# thread plans and queues the launches made so far, with one numba thread fewer while the splitter
+# runs (it would take a core from the planning passes' team), and has Python switch threads every
+# SWITCH_SECONDS (its default, 5 ms, would hold the caller up to that long at each of its returns
+# from a compiled pass while the split holds the GIL).
 SWITCH_SECONDS = 1e-4
 
 
@@ -111,28 +112,12 @@ SWITCH_SECONDS = 1e-4
 _THREAD_STREAMS = threading.local()
 
 
-@cache
-def _planner() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(1, thread_name_prefix="planner")
-
-
-def _plan_on_planner(flat: FlatCases, config: LaunchConfig) -> HostPlan:
-    numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS - 1))  # (this thread's own setting)
-    return GpuSolver._host_plan(flat, config)
-
-
 class HostPlan(NamedTuple):
     """A launch's planning on the host (GpuSolver._host_plan): what its upload sends."""
     plan: Plan
     gathers: list[np.ndarray]  # the gathers' device inputs (_gathers)
     host: tuple[np.ndarray, np.ndarray]  # their places with the total
     followed: Followed | None  # a recording launch's follower tasks
-
-
-class Ahead(NamedTuple):
-    """A launch whose planning started on the planner thread (GpuSolver._planned_ahead)."""
-    config: LaunchConfig
-    host: Future  # its HostPlan
 
 
 class Streams(NamedTuple):
@@ -380,8 +365,8 @@ class _InFlight:
 
 
 # A call's launches as they come (GpuSolver._launches): each one's work, its cases as arrays, its
-# device bytes, whether it is the call's only launch, its planning if started ahead.
-Launches = Generator[tuple[Work, FlatCases, int, bool, Ahead | None], None, None]
+# device bytes, whether it is the call's only launch.
+Launches = Generator[tuple[Work, FlatCases, int, bool], None, None]
 
 
 class GpuSolver:
@@ -436,23 +421,21 @@ class GpuSolver:
         return launch.configure(flat, ctype, use_bytes, traceback, self.on_device(ctype), self.tuning,
                                 self.rows_per_lane, scoring.free_ends)
 
-    def _inputs(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds,
-                ahead: Future | None = None) -> tuple[_Inputs, Callable[[], None]]:
+    def _inputs(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds) -> tuple[_Inputs, Callable[[], None]]:
         """The batch's plan and device inputs, and what queues the rest of its uploads once its
         kernel is queued: from the cache when this very list of case objects was planned before
-        with this shape (a data set solved again; nothing left), else planned (or ``ahead``: being
-        planned on the planner thread, _planned_ahead) and uploaded on the upload stream in two
-        pinned copies: what its kernels read (a recording launch's followed tasks and follower's
-        tasks where its configuration has a follower, else made when a launch first needs them),
-        then (``rest``, _rest) the gathers' inputs, and a recording launch's walks' tasks and plan
-        tasks; cached once ``rest`` ran."""
+        with this shape (a data set solved again; nothing left), else planned and uploaded on the
+        upload stream in two pinned copies: what its kernels read (a recording launch's followed
+        tasks and follower's tasks where its configuration has a follower, else made when a launch
+        first needs them), then (``rest``, _rest) the gathers' inputs, and a recording launch's
+        walks' tasks and plan tasks; cached once ``rest`` ran."""
         key = _batch_key(config, ids)
         hit = self._cache.get(key)
         if hit is not None:
             self._cache.move_to_end(key)
             return hit, _nothing_left
         t0 = time.perf_counter()
-        plan, gathers, host, followed = ahead.result() if ahead is not None else self._host_plan(flat, config)
+        plan, gathers, host, followed = self._host_plan(flat, config)
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
         upload = self.streams().upload
@@ -703,24 +686,22 @@ class GpuSolver:
         return base, tsel
 
     def _launch(self, work: Work, flat: FlatCases, scoring: Scoring, traceback: bool, feed: bool = True,
-                make_room: Callable[[], None] = lambda: None, ahead: Ahead | None = None,
-                early: bool = False) -> _Job:
+                make_room: Callable[[], None] = lambda: None, early: bool = False) -> _Job:
         """Queue one launch on the compute stream: kernel, the gather of its exons' final scores,
         and for traceback either the kernel variant that records moves and trace_chains
         (config.record) or the gather of every exon's last row. Waits for nothing on the device
         (a fed launch: planned and uploaded step by step while its kernel runs, _fed), except in
-        ``make_room``, called once it is planned, before it takes its row storage. ``ahead``: its
-        configuration and planning started on the planner thread (_planned_ahead). ``early``: it
+        ``make_room``, called once it is planned, before it takes its row storage. ``early``: it
         fits beside the launches queued before it, and takes its row storage before it is planned,
         for the most row elements its cases may take (launch.launch_rows: its plan's within ~2%),
         so that the storage's fill runs while the host plans it (the 10 sets' launch 1: its 4.3 GB
         fill came after its planning, and its kernel started 1.1-1.2 ms after it was queued, H100;
         a fill beside a running score kernel at 2 blocks per SM did not slow it: 31.5 against 31.4
         ms without)."""
-        config = ahead.config if ahead is not None else self._configure(flat, work.ctype, scoring, traceback)
+        config = self._configure(flat, work.ctype, scoring, traceback)
         defines = kernel_defines()
         compute = self.streams().compute
-        feeder = self._feeder(flat, config, work.ids) if feed and ahead is None else None
+        feeder = self._feeder(flat, config, work.ids) if feed else None
         if feeder is not None:
             make_room()
             queued = self._fed(feeder, flat, config, work.ids, scoring, defines)
@@ -729,7 +710,7 @@ class GpuSolver:
             elements = launch.launch_rows(flat, config.rows_per_lane)
             storage = self._row_storage(config, elements) if early else None
             try:
-                planned, rest = self._inputs(flat, config, work.ids, ahead.host if ahead is not None else None)
+                planned, rest = self._inputs(flat, config, work.ids)
             except BaseException:
                 if storage is not None:
                     self._rows.give(storage[0], 0)
@@ -998,48 +979,66 @@ class GpuSolver:
     def _launches(self, cases: Sequence[TestCase], scoring: Scoring,
                   traceback: bool) -> tuple[int, Launches]:
         """(the device bytes the call's launches queued at once may take, its launches: each
-        one's work, cases as arrays, device bytes, whether it is the call's only launch, and its
-        planning if started ahead). A call without traceback on cases not split before is split
-        as it goes (_streamed; planned ahead where Tuning.plan_ahead says so), else by _split."""
+        one's work, cases as arrays, device bytes, whether it is the call's only launch). A call
+        without traceback on cases not split before is split as it goes (_streamed; on a splitter
+        thread where Tuning.split_ahead says so, _split_ahead), else by _split."""
         if traceback or self._split_before(cases, scoring, traceback) is not None:
             split = self._split(cases, scoring, traceback)
             only = len(split.launches) == 1
-            return split.room, ((w, f, s, only, None) for w, f, s in zip(split.launches, split.flats, split.sizes))
+            return split.room, ((w, f, s, only) for w, f, s in zip(split.launches, split.flats, split.sizes))
         free = device.memory_budget(self.memory_cap) + self._rows.held_bytes()
         share, in_flight = launch.memory_split(0, free, IN_FLIGHT)
         if self._rows.held_bytes() + min(share * in_flight, free) > free:
             self._rows.clear()  # kept storage would crowd out the launches: let go for them
         streamed = self._streamed(cases, scoring, free, share)
-        if self.tuning.plan_ahead:
-            return share * in_flight, self._planned_ahead(streamed, scoring)
-        return share * in_flight, ((w, sub, size, only, None) for w, sub, size, only in streamed)
+        if self.tuning.split_ahead and len(cases) >= SPLIT_FIRST + SPLIT_LEAST:  # (one chunk: nothing to split ahead)
+            return share * in_flight, self._split_ahead(streamed)
+        return share * in_flight, streamed
 
-    def _planned_ahead(self, launches: Iterator[tuple[Work, FlatCases, int, bool]],
-                       scoring: Scoring) -> Launches:
-        """``launches`` (of a call without traceback), each one's planning started on the planner
-        thread (_planner) as soon as its cases are split, before the host splits the next one
-        (Tuning.plan_ahead): the items with their Ahead (none for a call's only launch: it is
-        fed). Python switches threads every SWITCH_SECONDS meanwhile: the split holds the GIL,
-        and the planner takes it between its compiled passes."""
-        switch = sys.getswitchinterval()
+    @staticmethod
+    def _split_ahead(launches: Launches) -> Launches:
+        """``launches`` (a call's _streamed) made on a splitter thread, which splits the call's
+        cases as fast as it can, while the caller's thread plans and queues each launch as soon
+        as it is made (Tuning.split_ahead): the split of launch k + 1 (Python, ~1.5-2 us a case
+        on the H100 host) runs beside launch k's planning (compiled passes that let go of the GIL)
+        and upload instead of after them. The same launches in the same order; an error of the
+        split is raised in the caller's thread where its launch would have come. One numba thread
+        fewer for the caller while the splitter runs, and Python switching threads every
+        SWITCH_SECONDS (the caller's planning takes the GIL back between its passes)."""
+        made: queue.SimpleQueue = queue.SimpleQueue()
+        stop = threading.Event()
+
+        def split() -> None:
+            try:
+                for item in launches:
+                    made.put(item)
+                    if stop.is_set():  # the caller stopped taking them (an error)
+                        break
+                made.put(None)
+            except BaseException as error:  # (raised in the caller's thread)
+                made.put(error)
+            finally:
+                launches.close()
+
+        threads, switch = numba.get_num_threads(), sys.getswitchinterval()
+        splitter = threading.Thread(target=split, name="splitter", daemon=True)
         sys.setswitchinterval(SWITCH_SECONDS)
+        numba.set_num_threads(max(1, threads - 1))  # (this thread's own setting)
+        splitter.start()
         try:
-            before = None
-            for w, sub, size, only in launches:
-                ahead = None
-                if not only:
-                    config = self._configure(sub, w.ctype, scoring, False)
-                    ahead = Ahead(config, _planner().submit(_plan_on_planner, sub, config))
-                if before is not None:
-                    yield before
-                before = (w, sub, size, only, ahead)
-            if before is not None:
-                yield before
+            while (item := made.get()) is not None:
+                if isinstance(item, BaseException):
+                    raise item
+                if not splitter.is_alive():  # the split is done: every thread plans again
+                    numba.set_num_threads(threads)
+                yield item
         finally:
+            stop.set()
+            splitter.join()
+            numba.set_num_threads(threads)
             sys.setswitchinterval(switch)
 
-    def _streamed(self, cases: Sequence[TestCase], scoring: Scoring, free: int,
-                  share: int) -> Iterator[tuple[Work, FlatCases, int, bool]]:
+    def _streamed(self, cases: Sequence[TestCase], scoring: Scoring, free: int, share: int) -> Launches:
         """The launches of a call without traceback on never-seen cases, each made as soon as
         its last case is split: the cases are split chunk by chunk (_split_chunk) and cut into
         launches as they come (launch.Cutter), so that the first launch is planned and its
@@ -1187,12 +1186,12 @@ class GpuSolver:
                 self.timing["split"] += time.perf_counter() - t0
                 if got is None:
                     break
-                w, sub, size, only, ahead = got
+                w, sub, size, only = got
                 # planned, then queued once it fits: the host plans it while the GPU still runs the
                 # launches before (two of the largest size fit at once)
                 early = not launch.collected_first([q.size for q in queued], size, room)
                 job = self._launch(w, sub, scoring, traceback, feed=only, make_room=lambda s=size: make_room(s),
-                                   ahead=ahead, early=early)
+                                   early=early)
                 events.append(job.events)
                 if queued and queued[-1].made is None:  # the launch before: results made ready while the GPU runs
                     queued[-1].made = pending(queued[-1])
