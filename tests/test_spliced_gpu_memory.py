@@ -163,14 +163,21 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead)
     cases = cases * 3
     want = [r.score for r in get_solver("sequential").solve_many(cases, Scoring(), traceback=False)]
     steps: list = []
-    beside = threading.Event()  # a chunk split while the caller plans a launch
+    planning, beside = threading.Event(), threading.Event()  # the caller plans; a chunk split meanwhile
     real_chunk, real_launch = GpuSolver._split_chunk, GpuSolver._launch
 
     def chunk_(self, cases, a, b):
-        if any(s[0] == "plan" for s in steps):
+        if ahead and any(s[0] == "made" for s in steps):  # the caller plans the first launch meanwhile
+            assert planning.wait(10)
             beside.set()
         steps.append(("chunk", b - a, threading.current_thread().name))
         return real_chunk(self, cases, a, b)
+
+    real_work = GpuSolver._launch_work
+
+    def work_(ctype, sel, cases):
+        steps.append(("made",))
+        return real_work(ctype, sel, cases)
 
     def launch_(self, work, flat, scoring, traceback, feed=True, **named):
         steps.append(("launch", len(work.sel), feed))
@@ -179,20 +186,22 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead)
     real_plan = GpuSolver._host_plan
 
     def plan_(flat, config):
-        first = not any(s[0] == "plan" for s in steps)
         steps.append(("plan", len(flat), threading.current_thread() is threading.main_thread()))
-        if ahead and first and len(cases) > len(flat):  # the split goes on meanwhile
-            assert beside.wait(10)
+        if ahead and not planning.is_set():  # the first launch: the split goes on meanwhile
+            planning.set()
+            while not beside.wait(0.05) and any(t.name == "splitter" for t in threading.enumerate()):
+                pass
         return real_plan(flat, config)
 
     monkeypatch.setattr(GpuSolver, "_split_chunk", chunk_)
     monkeypatch.setattr(GpuSolver, "_launch", launch_)
+    monkeypatch.setattr(GpuSolver, "_launch_work", staticmethod(work_))
     monkeypatch.setattr(GpuSolver, "_host_plan", staticmethod(plan_))
     tuning = launch.Tuning(first_launch_share=1.0, split_ahead=ahead)
     for free in (int(sizes.sum()) * 2, 1 << 40):
         free_memory(monkeypatch, free)
         steps.clear()
-        beside.clear()
+        planning.clear(), beside.clear()
         solver = GpuSolver(rows_per_lane=2, device_trace=False, tuning=tuning)
         assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == want
         split = solver._works[Scoring(), False][1]
@@ -206,9 +215,13 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead)
         assert [s[1] for s in launched] == [len(w.sel) for w in split.launches]
         planned = [s for s in steps if s[0] == "plan"]
         assert all(s[2] for s in planned)  # on the caller's thread
-        if len(launched) > 1:  # the first launch queued before the last chunk was split
-            assert steps.index(launched[0]) < chunks[-1] and not any(s[2] for s in launched)
-            assert [s[1] for s in planned] == [s[1] for s in launched]
+        if len(launched) > 1:
+            assert not any(s[2] for s in launched) and [s[1] for s in planned] == [s[1] for s in launched]
+            after = steps.index(("made",)) < chunks[-1]  # a chunk split after the first launch was made
+            if ahead:  # ... split while the caller planned that launch
+                assert beside.is_set() == after
+            else:  # ... after that launch was queued
+                assert after and steps.index(launched[0]) < chunks[-1]
         else:  # one launch: may be fed (this one is too small: chain-bound)
             assert launched[0][2]
         for w, sub in zip(split.launches, split.flats):
