@@ -122,8 +122,12 @@ class Tuning:
     # Each launch more costs its kernel's tail, replays included. 10 paper sets, H100, one run, two
     # seeds (ms cold / replay): 0.35 104.4, 101.4 / 85.8, 82.1; 0.5 124.1, 114.6 / 93.3, 85.9
     # (slower processes); 1.0 232.3 (a slow first call), 105.0 / 78.3, 82.5; the split of the whole
-    # call before its first launch (main then) 117.9, 118.6 / 77.1, 79.6.
-    first_launch_share: float = 0.35
+    # call before its first launch (main then) 117.9, 118.6 / 77.1, 79.6. With the split ahead
+    # (split_ahead) launch 1 is ready ~7 ms sooner, and a larger first launch keeps the GPU busy
+    # until then: the timeline model (scripts/model_spliced_launches.py, host costs fitted to the
+    # H100 events of round 8) puts 0.45 within ~1 ms of the best share on hosts 0.75-1.3x as fast
+    # (10 sets ~87 ms against 0.35's ~88, without split_ahead ~93): not yet measured on a GPU.
+    first_launch_share: float = 0.45
     launch_growth: float = 0.0
     # Such a call's cases are split on a splitter thread while the caller's thread plans and queues
     # the launches made so far (GpuSolver._split_ahead): the split is Python (~1.5-2 us a case on
