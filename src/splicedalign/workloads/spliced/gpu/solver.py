@@ -1029,7 +1029,7 @@ class GpuSolver:
             while (item := made.get()) is not None:
                 if isinstance(item, BaseException):
                     raise item
-                if not splitter.is_alive():  # the split is done: every thread plans again
+                if item[3] or not splitter.is_alive():  # the split is done (or the call's only launch): all threads
                     numba.set_num_threads(threads)
                 yield item
         finally:
