@@ -13,10 +13,12 @@ from __future__ import annotations
 import operator
 import threading
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
+import numba
 import numpy as np
 from llvmlite import ir
 from numba import njit, prange
@@ -39,6 +41,28 @@ _LAID_OUT = "_laid_out_arrays"  # where FlatCases keeps its exons laid out (Flat
 # here and in plan.py let go of the GIL (nogil): the caller's thread plans a launch while a
 # splitter thread splits the next one (GpuSolver._split_ahead).
 PARALLEL = threading.RLock()
+# A thread marked by unlocked_passes (GpuSolver._split_ahead's splitter) runs the split's passes
+# (sorted_lists) on one numba thread without PARALLEL where numba's layer is thread-safe (omp,
+# tbb): the lock is not fair, the planner beside it takes it again between its passes, and a
+# chunk's split waited for it through whole plannings (5-54 ms, 2-core host).
+_UNLOCKED = threading.local()
+
+
+def unlocked_passes() -> None:
+    """This thread's splits (sorted_lists) run their compiled passes without PARALLEL where the
+    threading layer allows it (the caller sets this thread's numba threads)."""
+    _UNLOCKED.on = True
+
+
+def _split_lock() -> AbstractContextManager:
+    """PARALLEL, or none for a thread marked by unlocked_passes on a thread-safe layer."""
+    if getattr(_UNLOCKED, "on", False):
+        try:
+            if numba.threading_layer() in ("omp", "tbb"):
+                return nullcontext()
+        except ValueError:  # no parallel pass has run yet in this process: no layer chosen
+            pass
+    return PARALLEL
 
 
 class ExonLists(NamedTuple):
@@ -288,12 +312,12 @@ def sorted_lists(start: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.
     list_bits = 63 - first_bits - index_bits
     if list_bits < 0:
         raise ValueError(f"exon lists too long ({index_bits} bits) on bases too long ({first_bits} bits) to sort")
-    with PARALLEL:
+    with _split_lock():
         keys = _pack_exons(start, bounds, first_bits, index_bits, list_bits)
     lists = start.size - 1
     for a in range(0, lists, 1 << list_bits):
         keys[start[a]:start[min(a + (1 << list_bits), lists)]].sort()
-    with PARALLEL:
+    with _split_lock():
         return _unpack_exons(start, bounds, keys, index_bits)
 
 

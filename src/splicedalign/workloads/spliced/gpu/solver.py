@@ -42,7 +42,7 @@ from splicedalign.gpu import device
 from splicedalign.workloads.spliced.base import refuse_free_ends
 from splicedalign.workloads.spliced.gpu import launch, outputs
 from splicedalign.workloads.spliced.gpu.feed import Feeder, Sizes, load_passes
-from splicedalign.workloads.spliced.gpu.flat import PARALLEL, FlatCases
+from splicedalign.workloads.spliced.gpu.flat import PARALLEL, FlatCases, unlocked_passes
 from splicedalign.workloads.spliced.gpu.launch import IN_FLIGHT, TUNING, LaunchConfig, Tuning
 from splicedalign.workloads.spliced.gpu.plan import (
     EMPTY_BYTE,
@@ -1009,6 +1009,8 @@ class GpuSolver:
         stop = threading.Event()
 
         def split() -> None:
+            numba.set_num_threads(1)  # its few short passes, beside the caller's planning
+            unlocked_passes()
             try:
                 for item in launches:
                     made.put(item)
