@@ -173,7 +173,7 @@ VARIANTS = {  # name: (Tuning fields, split ahead)
 
 
 def main() -> int:
-    global CONTENTION
+    global CONTENTION, FEWER
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, nargs="*", default=[8427900, 8427910, 8427920])
     ap.add_argument("--fit", nargs="*", default=None, metavar="LOG")
@@ -181,10 +181,11 @@ def main() -> int:
                     help="the logs' Tuning fields (JSON): their launches are cut as they were")
     ap.add_argument("--costs", default=None, help="Costs fields (JSON) over the defaults")
     ap.add_argument("--contention", type=float, default=CONTENTION, help="the split's slowdown beside planning")
+    ap.add_argument("--fewer", type=float, default=FEWER, help="the planning's slowdown beside the split")
     ap.add_argument("--slow", type=float, nargs="*", default=[1.0, 0.75, 1.3],
                     help="host speed factors: every host cost times this")
     args = ap.parse_args()
-    CONTENTION = args.contention
+    CONTENTION, FEWER = args.contention, args.fewer
     costs = Costs(**json.loads(args.costs)) if args.costs else Costs()
     if args.fit is not None:
         costs = fit(args.fit, launch.Tuning(**json.loads(args.fit_tuning)))
