@@ -440,9 +440,14 @@ class GpuSolver:
         self.timing["plan"] += t1 - t0
         upload = self.streams().upload
         # A recording launch with a follower runs on the followed tasks, not the plan's (uploaded later)
-        (tasks, base_letters, target_letters, letter_cases, codes, *follow) = UPLOADS.upload(
-            "inputs", [plan.tasks if followed is None else followed.tasks, plan.base_letters, plan.target_letters,
-                       plan.letter_cases(), LETTER_CODES] + ([] if followed is None else [followed.follow]), upload)
+        first = [plan.tasks if followed is None else followed.tasks, plan.base_letters, plan.target_letters,
+                 plan.letter_cases(), LETTER_CODES] + ([] if followed is None else [followed.follow])
+        rest = gathers + ([] if followed is None else [plan.tasks, followed.walked])
+        # the staging buffer sized for both copies, as for one: sized by a warm-up's first copies
+        # (30.3 MiB at most: a 32 MiB buffer), it grew to 64 MiB inside a measured 10-set call whose
+        # launch 1's first copy was 33.4 MiB, and the pinned allocation held that upload 20-30 ms (H100)
+        UPLOADS.reserve("inputs", [a.nbytes for a in first + rest])
+        (tasks, base_letters, target_letters, letter_cases, codes, *follow) = UPLOADS.upload("inputs", first, upload)
         base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
         none = Gather(None, None, None, np.empty(0, dtype=np.int64))  # (the gathers: _rest)
         inputs = _Inputs(tuple(flat.cases), outputs.Exons.of(plan), base, tsel, none, none,
@@ -450,21 +455,21 @@ class GpuSolver:
         if followed is not None:
             inputs.followed = followed._replace(tasks=tasks, follow=follow[0], walked=None)
         self.timing["upload"] += time.perf_counter() - t1
-        return inputs, partial(self._rest, key, inputs, gathers, host, followed)
+        return inputs, partial(self._rest, key, inputs, rest, host, followed)
 
-    def _rest(self, key: tuple, inputs: _Inputs, gathers: list[np.ndarray], host: tuple[np.ndarray, np.ndarray],
+    def _rest(self, key: tuple, inputs: _Inputs, arrays: list[np.ndarray], host: tuple[np.ndarray, np.ndarray],
               followed: Followed | None) -> None:
         """A planned batch's uploads that its kernels do not read, queued on the upload stream
         once its kernel is queued (the compute stream waits for them): the gathers' inputs (its
         finals' after the kernel), and with a follower the walks' tasks and the plan's tasks (for
         a launch without one on the same batch); the batch cached. Packing all of a traced paper
         set's inputs (16 MB) before its kernel took the H100 host 2.3-2.4 ms of its ~7 ms from
-        the split to the kernel's start; its kernels read 6.5 MB of them."""
+        the split to the kernel's start; its kernels read 6.5 MB of them. ``arrays``: the gathers'
+        inputs, then with a follower the plan's tasks and the walks' tasks."""
         t0 = time.perf_counter()
         streams = self.streams()
         plan = inputs.plan
-        rest = UPLOADS.upload("inputs", gathers + ([] if followed is None else [plan.tasks, followed.walked]),
-                              streams.upload)
+        rest = UPLOADS.upload("inputs", arrays, streams.upload)
         ready = streams.upload.record()
         streams.compute.wait_event(ready)
         inputs.finals, inputs.gather = _device_gathers(rest[:6], host)
