@@ -4,12 +4,20 @@ FlatCases.select make of it, must be the reference's byte for byte (dtype and va
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 from helpers import random_spliced_case as random_case
 
 from splicedalign.workloads.spliced.gpu import launch
-from splicedalign.workloads.spliced.gpu.flat import ExonLists, FlatCases, sorted_lists
+from splicedalign.workloads.spliced.gpu.flat import (
+    PARALLEL,
+    SMALL_PASS,
+    ExonLists,
+    FlatCases,
+    few_threads,
+    sorted_lists,
+)
 from splicedalign.workloads.spliced.records import Exon, Exons, Scoring, TestCase
 from splicedalign.workloads.spliced.synthetic import Shape, gene_like, paper_set
 
@@ -138,3 +146,18 @@ def test_sorted_lists_in_chunks_equal_lexsort() -> None:
         assert got[1][a:b].tolist() == bounds[a:b, 1][order].tolist()
     with pytest.raises(ValueError, match="too long"):
         sorted_lists(np.array([0, 2], np.int64), np.full((2, 2), 2**62, np.int64))
+
+
+def test_few_threads_runs_small_passes_on_this_thread_alone() -> None:
+    """flat.few_threads: PARALLEL held; fewer items than its bound: numba's threads of this thread
+    set to one and given back after (also when the pass raises); as many or more: left alone."""
+    before = numba.get_num_threads()
+    with few_threads(SMALL_PASS - 1):
+        assert numba.get_num_threads() == 1
+        assert PARALLEL._is_owned()
+    assert numba.get_num_threads() == before
+    with pytest.raises(RuntimeError), few_threads(10, small=11):
+        raise RuntimeError("a bad letter")
+    assert numba.get_num_threads() == before and not PARALLEL._is_owned()
+    with few_threads(SMALL_PASS):
+        assert numba.get_num_threads() == before

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import operator
 import threading
-from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -65,6 +65,33 @@ def _split_lock() -> AbstractContextManager:
     return PARALLEL
 
 
+# A compiled pass over fewer than SMALL_PASS exons, or SMALL_LETTERS letters, runs on the calling
+# thread alone (few_threads): numba's OpenMP team sleeps between regions (core.jit.short_spin), and
+# waking it cost more than such a pass on the dev machine (a paper set's sorted_lists, 13,300
+# exons: 0.37 ms on 2 threads against 0.13 on one; a fed step's letters, 170-540 KB: 0.35-0.57
+# against 0.05-0.28). One thread packs and unpacks an exon in ~7 ns and copies ~3 letters a ns: at
+# these bounds ~0.1-0.2 ms, about what waking a team of 16 threads may take (up to 0.3 ms after
+# 0.3 s idle on the H100 host).
+SMALL_PASS = 1 << 15
+SMALL_LETTERS = 1 << 18
+
+
+@contextmanager
+def few_threads(items: int, small: int | None = None, lock: AbstractContextManager = PARALLEL) -> Iterator[None]:
+    """``lock`` (PARALLEL) held around compiled passes over ``items`` items, run on this thread alone
+    (numba's setting is the thread's own) where they are fewer than ``small`` (default SMALL_PASS)."""
+    with lock:
+        if items >= (SMALL_PASS if small is None else small):
+            yield
+            return
+        before = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            yield
+        finally:
+            numba.set_num_threads(before)
+
+
 class ExonLists(NamedTuple):
     """Each distinct exon list of a batch once (cases of one base share their candidate exons):
     list i's exons at [start[i], start[i + 1]), in (first, last) order."""
@@ -106,20 +133,6 @@ class FlatCases:
         cases = tuple(cases)
         C = len(cases)
         exons, n, ids = _read(cases)
-        # the distinct bases by identity, in first-use order (a sort of their ids: a dict's
-        # loop over 10,000 cases was ~5 ms), sorting only the first id of each run of cases of
-        # one base (a base's targets follow each other: 2,400 ids of the 10 sets' 10,100)
-        head = np.ones(C, dtype=bool)
-        np.not_equal(ids[1:], ids[:-1], out=head[1:])
-        heads = np.flatnonzero(head)
-        _, at, inverse = np.unique(ids[heads], return_index=True, return_inverse=True)
-        at = heads[at]  # a base's first case heads a run
-        by_use = np.argsort(at)
-        rank = np.empty_like(by_use)
-        rank[by_use] = np.arange(by_use.size)
-        base_index = rank[inverse.reshape(-1)[np.cumsum(head) - 1]].astype(np.int64)
-        bases = tuple(map(_BASE, map(cases.__getitem__, at[by_use].tolist())))
-        m = np.fromiter(map(len, bases), dtype=np.int64, count=len(bases))[base_index]
         # A case whose exons are the previous case's (a base's targets share its candidate
         # exons) takes that case's list: each base's exon bounds are read once. The same tuple
         # by its id (no Python per case); the rest by _same_exons.
@@ -133,12 +146,9 @@ class FlatCases:
         lists = list(map(_BOUNDS, map(cases.__getitem__, owners.tolist())))
         K_own = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
         bounds = np.concatenate(lists) if lists else np.zeros((0, 2), dtype=np.int64)
-        own_start = np.zeros(len(lists) + 1, dtype=np.int64)
-        np.cumsum(K_own, out=own_start[1:])
-        source = np.cumsum(own) - 1
-        K = K_own[source]
-        exon_start = np.zeros(C + 1, dtype=np.int64)
-        np.cumsum(K, out=exon_start[1:])
+        base_index, base_first, source, K, exon_start, own_start = _index(ids, own, K_own)
+        bases = tuple(map(_BASE, map(cases.__getitem__, base_first.tolist())))
+        m = np.fromiter(map(len, bases), dtype=np.int64, count=len(bases))[base_index]
         first, last, order = sorted_lists(own_start, bounds)
         return cls(cases, K, m, n, exon_start, base_index, bases, ExonLists(own_start, first, last, order), source)
 
@@ -202,7 +212,7 @@ class FlatCases:
         if _is_run(source):
             a, b = lists.start[source[0]], lists.start[source[-1] + 1]
             return lists.first[a:b], lists.last[a:b], lists.order[a:b]
-        with PARALLEL:
+        with few_threads(int(self.exon_start[-1])):
             return _segments(lists.start, source, self.exon_start, lists.first, lists.last, lists.order)
 
     @property
@@ -264,9 +274,16 @@ class FlatCases:
             cases = self.cases[int(idx[0]):int(idx[-1]) + 1]
         else:
             cases = tuple(map(self.cases.__getitem__, idx.tolist()))
-        used, base_index = np.unique(self.base_index[idx], return_inverse=True)
-        return FlatCases(cases, K, self.m[idx], self.n[idx], exon_start, base_index.astype(np.int64),
-                         tuple(map(self.bases.__getitem__, used.tolist())), self.lists, self.source[idx])
+        # the bases the cases use, numbered in this batch's order (no sort: they are indices)
+        base_index = self.base_index[idx]
+        used = np.zeros(len(self.bases), dtype=bool)
+        used[base_index] = True
+        bases = self.bases
+        if not used.all():
+            base_index = np.cumsum(used, dtype=np.int64)[base_index] - 1
+            bases = tuple(map(bases.__getitem__, np.flatnonzero(used).tolist()))
+        return FlatCases(cases, K, self.m[idx], self.n[idx], exon_start, base_index, bases, self.lists,
+                         self.source[idx])
 
 
 def _read(cases: tuple[TestCase, ...]) -> tuple[list, np.ndarray, np.ndarray]:
@@ -288,6 +305,53 @@ def _same_exons(a, b) -> bool:
     """Whether a case with exons ``b`` takes the exon list of the case before it, with ``a``:
     the same tuple, or an equal one with the same first Exon."""
     return a is b or (len(a) == len(b) and a[0] is b[0] and a == b)
+
+
+# Fibonacci hashing's multiplier (2^64 / golden ratio): _index's table of base ids
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, nogil=True)
+def _index(ids, own, K_own):  # pragma: no cover - compiled
+    """FlatCases.of's indices from each case's base id ``ids``, whether it has its own exon list
+    (``own``) and those lists' sizes ``K_own``: (base_index, each distinct base's first case, in
+    first-use order, source, K, exon_start, the lists' start), in one serial pass (NumPy's dozen
+    calls, a sort of the ids among them, were ~0.1 ms of a paper set's split). The distinct bases
+    by identity: the first case of each run of cases of one base (a base's targets follow each
+    other) looked up in an open-addressing table of ids (Fibonacci hashing: a large string's
+    address is page-aligned), a new one numbered in turn."""
+    C = ids.size
+    bits = 4
+    while (1 << bits) < 2 * C:
+        bits += 1
+    mask, shift = (1 << bits) - 1, np.uint64(64 - bits)
+    slot_base = np.full(1 << bits, -1, np.int64)
+    slot_id = np.empty(1 << bits, np.int64)
+    base_first = np.empty(C, np.int64)
+    base_index = np.empty(C, np.int64)
+    source = np.empty(C, np.int64)
+    K = np.empty(C, np.int64)
+    exon_start = np.empty(C + 1, np.int64)
+    own_start = np.empty(K_own.size + 1, np.int64)
+    own_start[0] = exon_start[0] = 0
+    for i in range(K_own.size):
+        own_start[i + 1] = own_start[i] + K_own[i]
+    B, b, s = 0, -1, -1
+    for c in range(C):
+        if c == 0 or ids[c] != ids[c - 1]:
+            i = np.int64((np.uint64(ids[c]) * _GOLDEN) >> shift)
+            while slot_base[i] >= 0 and slot_id[i] != ids[c]:
+                i = (i + 1) & mask
+            if slot_base[i] < 0:
+                slot_base[i], slot_id[i], base_first[B] = B, ids[c], c
+                B += 1
+            b = slot_base[i]
+        s += own[c]
+        base_index[c] = b
+        source[c] = s
+        K[c] = K_own[s]
+        exon_start[c + 1] = exon_start[c] + K[c]
+    return base_index, base_first[:B], source, K, exon_start, own_start
 
 
 def _is_run(idx: np.ndarray) -> bool:
@@ -312,12 +376,11 @@ def sorted_lists(start: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.
     list_bits = 63 - first_bits - index_bits
     if list_bits < 0:
         raise ValueError(f"exon lists too long ({index_bits} bits) on bases too long ({first_bits} bits) to sort")
-    with _split_lock():
+    with few_threads(bounds.shape[0], lock=_split_lock()):
         keys = _pack_exons(start, bounds, first_bits, index_bits, list_bits)
-    lists = start.size - 1
-    for a in range(0, lists, 1 << list_bits):
-        keys[start[a]:start[min(a + (1 << list_bits), lists)]].sort()
-    with _split_lock():
+        lists = start.size - 1
+        for a in range(0, lists, 1 << list_bits):
+            keys[start[a]:start[min(a + (1 << list_bits), lists)]].sort()
         return _unpack_exons(start, bounds, keys, index_bits)
 
 
@@ -388,7 +451,7 @@ def checked_letters(strings: Sequence[str], which: np.ndarray, lo: np.ndarray, h
     at = str_addresses(strings)
     if at is not None:
         raw = np.empty(int((hi - lo).sum()) + len(lo), np.uint8)  # NumPy's: huge pages where the kernel has them
-        with PARALLEL:
+        with few_threads(raw.size, SMALL_LETTERS):
             bad = _gather_letters(at, which, lo, hi, lut, raw)
     else:  # (rare: a string that is not plain ASCII)
         raw = letters([strings[w][a - 1:b] for w, a, b in zip(which.tolist(), lo.tolist(), hi.tolist())])
