@@ -349,6 +349,8 @@ def cold(args, say) -> tuple[list, list[str]]:
         trees["new+keep"] = mine
     variants = dict(t.split("=", 1) for t in args.cold_tuning)
     trees |= {name: mine for name in variants}
+    envs = {name: json.loads(v) for name, v in (t.split("=", 1) for t in args.cold_env)}
+    trees |= {name: mine for name in envs}
     runs: dict[str, list[dict]] = {k: [] for k in trees}
     failures = []
     base_seed = int(time.time()) % 100_000 * 100
@@ -357,7 +359,7 @@ def cold(args, say) -> tuple[list, list[str]]:
         order = list(trees) if i % 2 == 0 else list(reversed(trees))
         digests = {}
         for name in order:
-            env = dict(os.environ, PYTHONPATH=trees[name])
+            env = dict(os.environ, PYTHONPATH=trees[name], **envs.get(name, {}))
             keep = "keep" if name.endswith("+keep") else "-"
             events = "events" if args.cold_events else "-"
             done = subprocess.run([sys.executable, "-c", COLD_PROBE, str(seed), keep, variants.get(name, ""), events],
@@ -659,6 +661,9 @@ def main() -> int:
                     help="also this tree with glibc keeping freed memory (the cold probe's 'keep')")
     ap.add_argument("--cold-tuning", nargs="*", default=[], metavar="NAME=JSON",
                     help="also this tree with other launch.Tuning fields (JSON): 'r4={\"rows_per_lane\": 4}'")
+    ap.add_argument("--cold-env", nargs="*", default=[], metavar="NAME=JSON",
+                    help="also this tree in processes with these environment variables (JSON): "
+                         "'spin={\"OMP_WAIT_POLICY\": \"ACTIVE\"}'")
     ap.add_argument("--cold-events", action="store_true",
                     help="also the host's steps and the kernels of every tree's and variant's cold calls on one "
                          "clock")
