@@ -65,15 +65,16 @@ def _split_lock() -> AbstractContextManager:
     return PARALLEL
 
 
-# A compiled pass over fewer than SMALL_PASS exons, or SMALL_LETTERS letters, runs on the calling
-# thread alone (few_threads): numba's OpenMP team sleeps between regions (core.jit.short_spin), and
-# waking it cost more than such a pass on the dev machine (a paper set's sorted_lists, 13,300
-# exons: 0.37 ms on 2 threads against 0.13 on one; a fed step's letters, 170-540 KB: 0.35-0.57
-# against 0.05-0.28). One thread packs and unpacks an exon in ~7 ns and copies ~3 letters a ns: at
-# these bounds ~0.1-0.2 ms, about what waking a team of 16 threads may take (up to 0.3 ms after
-# 0.3 s idle on the H100 host).
+# A compiled pass over fewer than SMALL_PASS exons runs on the calling thread alone (few_threads):
+# numba's OpenMP team sleeps once idle for a few thousand spins (core.jit.short_spin), and the split's
+# first pass comes after ~1 ms of Python: waking the team (~0.1 ms a wake on the H100 host, where
+# OMP_WAIT_POLICY=passive, a wake at every region, added 3-5 ms to a fed planning's ~45 regions)
+# plus the regions' start and end cost about what one thread takes for such a pass (7 ns an exon
+# on the dev machine: a paper set's sorted_lists, 13,300 exons, 0.10-0.13 ms on one thread against
+# 0.37 on the dev machine's 2, whose waking team competes with other processes for its cores).
+# The letters' gather (~0.5 ns a letter on one thread: a fed step's 170-220 KB, 0.05-0.14 ms) keeps
+# the team: inside a planning it is awake.
 SMALL_PASS = 1 << 15
-SMALL_LETTERS = 1 << 18
 
 
 @contextmanager
@@ -451,7 +452,7 @@ def checked_letters(strings: Sequence[str], which: np.ndarray, lo: np.ndarray, h
     at = str_addresses(strings)
     if at is not None:
         raw = np.empty(int((hi - lo).sum()) + len(lo), np.uint8)  # NumPy's: huge pages where the kernel has them
-        with few_threads(raw.size, SMALL_LETTERS):
+        with PARALLEL:
             bad = _gather_letters(at, which, lo, hi, lut, raw)
     else:  # (rare: a string that is not plain ASCII)
         raw = letters([strings[w][a - 1:b] for w, a, b in zip(which.tolist(), lo.tolist(), hi.tolist())])
