@@ -67,14 +67,15 @@ def _split_lock() -> AbstractContextManager:
 
 # A compiled pass over fewer than SMALL_PASS exons runs on the calling thread alone (few_threads):
 # numba's OpenMP team sleeps once idle for a few thousand spins (core.jit.short_spin), and the split's
-# first pass comes after ~1 ms of Python: waking the team (~0.1 ms a wake on the H100 host, where
-# OMP_WAIT_POLICY=passive, a wake at every region, added 3-5 ms to a fed planning's ~45 regions)
-# plus the regions' start and end cost about what one thread takes for such a pass (7 ns an exon
-# on the dev machine: a paper set's sorted_lists, 13,300 exons, 0.10-0.13 ms on one thread against
-# 0.37 on the dev machine's 2, whose waking team competes with other processes for its cores).
-# The letters' gather (~0.5 ns a letter on one thread: a fed step's 170-220 KB, 0.05-0.14 ms) keeps
-# the team: inside a planning it is awake.
-SMALL_PASS = 1 << 15
+# first pass comes after ~1 ms of Python. Waking the team costs ~0.1 ms on the H100 host (with
+# OMP_WAIT_POLICY=passive, a wake at every region, a fed planning's ~45 regions took 3-5 ms more),
+# plus each region's start and end; one thread sorts a list's exons in ~7 ns an exon besides the sort
+# (dev machine: a paper set's sorted_lists, 12,000-14,300 exons, 0.10-0.13 ms on one thread against
+# 0.37 on its 2, whose waking team competes with other processes for the cores), so a paper set
+# breaks about even on the H100 host's slower cores and a 10-set call's chunks (~27,000) keep the
+# team. The letters' gather (~0.5 ns a letter on one thread: a fed step's 170-220 KB, 0.05-0.14 ms)
+# keeps it too: inside a planning it is awake.
+SMALL_PASS = 1 << 14
 
 
 @contextmanager
