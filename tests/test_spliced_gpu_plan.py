@@ -458,6 +458,31 @@ def test_fed_recording_launch_matches_planned_whole():
             feeder.sizes().moves
 
 
+def test_long_chains_windows_by_relative_position():
+    """feed._long_windows: each long chain slot's case and window as the NumPy form says (slot k
+    of a chain of t at lead * (2k + 1) / 2t, np.searchsorted side "right" on the edges), edges
+    tied with a slot's position included."""
+    from splicedalign.workloads.spliced.gpu.feed import _long_windows
+
+    seed = int(np.random.SeedSequence().entropy % 2**32)
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    for trial in range(300):
+        chains = int(rng.integers(1, 8))
+        ct = np.concatenate([[0], np.cumsum(rng.integers(1, 700, chains))]).astype(np.int64)
+        edges = np.sort(rng.random(int(rng.integers(0, 5))))
+        if edges.size and trial % 3 == 0:
+            edges[0] = 0.5  # the middle slot of a chain of odd length at lead 1: a tie
+            edges.sort()
+        lead = float(rng.choice([1.0, 0.85, rng.random()]))
+        tc = np.diff(ct)
+        case = np.repeat(np.arange(chains), tc)
+        pos = np.arange(ct[-1]) - np.repeat(ct[:-1], tc)
+        window = np.searchsorted(edges, lead * (2 * pos + 1) / (2 * tc[case]), side="right")
+        got = _long_windows(ct, edges, lead)
+        assert got[0].tolist() == case.tolist() and got[1].tolist() == window.tolist(), trial
+
+
 def test_fed_recording_plan_of_a_paper_set():
     """A paper-shaped set's fed recording launch, planned as the solver plans a traced call
     (feed.host_feed, Tuning.feed_record): its long chains first, the follower's tasks those of

@@ -208,12 +208,8 @@ class Feeder:
                              base[base0:base0 + base_size], tsel[tgt0:tgt0 + tsel_size])
             self._steps.append(got)
             if j == 0 and self.long:  # each long chain slot's window, by its relative position
-                ct = got.case_tasks[:self.long + 1]
-                tc = np.diff(ct)
-                self._long_case = np.repeat(np.arange(self.long), tc)
-                pos = np.arange(ct[-1]) - np.repeat(ct[:-1], tc)
-                self._long_window = np.searchsorted(
-                    self.edges, self.lead * (2 * pos + 1) / (2 * tc[self._long_case]), side="right")
+                self._long_case, self._long_window = _long_windows(got.case_tasks[:self.long + 1], self.edges,
+                                                                   self.lead)
             moves_end = got.moves_units
             if j == 0:
                 self._head = got.tasks
@@ -383,6 +379,26 @@ def fed_on_host(fed: Feeder) -> Plan:
     if fed.follow is not None:
         fed.walked(plan)
     return plan
+
+
+@njit(cache=True, nogil=True)
+def _long_windows(ct, edges, lead):  # pragma: no cover - compiled
+    """(each long chain slot's case, its window) for the long chains whose slots step 0 planned at
+    [ct[i], ct[i + 1]): slot k of a chain of t slots at relative position lead * (2k + 1) / 2t goes
+    to the window after the ``edges`` at or below it (np.searchsorted's side "right"). One serial
+    pass before window 0 (six NumPy passes over a paper set's 5,000-30,000 slots: 0.04-0.4 ms on the
+    dev machine)."""
+    case = np.empty(ct[-1], np.int64)
+    window = np.empty(ct[-1], np.int64)
+    for i in range(ct.size - 1):
+        t = ct[i + 1] - ct[i]
+        for k in range(t):
+            x = lead * (2 * k + 1) / (2 * t)
+            w = 0
+            while w < edges.size and edges[w] <= x:
+                w += 1
+            case[ct[i] + k], window[ct[i] + k] = i, w
+    return case, window
 
 
 @njit(cache=True, parallel=True)
