@@ -483,6 +483,33 @@ def test_long_chains_windows_by_relative_position():
         assert got[0].tolist() == case.tolist() and got[1].tolist() == window.tolist(), trial
 
 
+def test_window_slots_as_numpy_makes_them():
+    """feed._window_slots: a window's case bounds and slots (its long chains' slots of the window
+    first, by chain, then its step's own cases) as the NumPy form makes them (bincount of the
+    window's chain slots, the step's slot counts, cumsum; the slots in order), with and without
+    long chains, window 0 skipping the step's long chains."""
+    from splicedalign.workloads.spliced.gpu.feed import _window_slots
+
+    seed = int(np.random.SeedSequence().entropy % 2**32)
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    for trial in range(300):
+        long = int(rng.integers(0, 6))
+        chain_slots = int(rng.integers(long, 400)) if long else 0
+        long_case = np.sort(rng.integers(0, max(long, 1), chain_slots)).astype(np.int64)
+        long_window = rng.integers(0, 4, chain_slots).astype(np.int64)
+        j = int(rng.integers(0, 4))
+        start = long if j == 0 else 0
+        ct = np.concatenate([[0], np.cumsum(rng.integers(1, 30, start + int(rng.integers(0, 40))))]).astype(np.int64)
+        mine = long_window == j
+        counts = np.concatenate([np.bincount(long_case[mine], minlength=long), np.diff(ct[start:])])
+        seg = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        slots = np.concatenate([np.flatnonzero(mine), np.arange(ct[start], ct[-1])])
+        got = _window_slots(long_window, long_case, long, j, ct, start)
+        assert got[0].tolist() == seg.tolist() and got[1].tolist() == slots.tolist(), trial
+        assert got[2] == int(mine.sum()), trial
+
+
 def test_fed_recording_plan_of_a_paper_set():
     """A paper-shaped set's fed recording launch, planned as the solver plans a traced call
     (feed.host_feed, Tuning.feed_record): its long chains first, the follower's tasks those of
