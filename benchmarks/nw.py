@@ -1,18 +1,19 @@
 """Benchmark of the nw solvers side by side with the peers, same inputs, same run; a markdown
 table last. Per pair case, cost model (linear 0/1/3 = the paper's, affine x=4 o=6 e=2 = WFA2's)
-and solver, score only and with the alignment: --repeats rounds after --warmup, interleaved
+and solver, score only and with the alignment: ours --repeats rounds after --warmup, interleaved
 (each round runs every solver once in turn, in this process, so other load weighs on all
 alike), the medians of wall-clock and CPU time, the algorithm our solver chose, and each time
-divided by pywfa's (below 1: faster than WFA2 on one core; pywfa also runs its repeats back to
-back, where its freed wavefronts are reused rather than faulted in anew, and the ratio is to the
-better of its two medians). All solvers must agree on each
-score (else it stops naming the case); every CIGAR of ours is re-scored.
+divided by pywfa's median (below 1: faster than WFA2 on one core). All solvers must agree on
+each score (else it stops naming the case); every CIGAR (ours and pywfa's) is re-scored.
 
-Peers: pywfa (WFA2-lib on one core in this process: a new aligner and wavefront_align, its
-CIGAR made inside WFA2 and not turned into Python objects; for batches also all cores by
-processes),
-edlib (unit costs 0/1/1 only: a different problem, shown for reference), parasail (affine,
-nw_scan_32; only pairs up to --parasail-max letters: its table is quadratic).
+Peers: pywfa (WFA2-lib on one core, timed by ``peers.time_pywfa``, the one definition shared with
+scripts/device_nw.py's side rows: --pywfa-processes fresh processes, each a warm-up call and then
+enough repeats for 50 ms (at least 5) of ``aligner.wavefront_align(text, pattern)`` with its aligner
+kept, exact (no heuristic), memory mode high, its CIGAR made inside WFA2 and not turned into Python
+objects; the row's wall time is the median of the processes' medians, with their min-max; for
+batches also all cores by processes), edlib (unit costs 0/1/1 only: a different problem, shown for
+reference), parasail (affine, nw_scan_32; only pairs up to --parasail-max letters: its table is
+quadratic).
 
   python benchmarks/nw.py                                         # the issue-26 pairs, CPU solvers
   python benchmarks/nw.py --cases 30368-10 100000-1 --solvers multicore gpu pywfa
@@ -43,10 +44,13 @@ from splicedalign.workloads.nw.cpu import MulticoreSolver
 from splicedalign.workloads.nw.peers import (
     A_LETTERS,
     B_LETTERS,
+    PROCESSES,
+    PywfaJob,
+    PywfaTiming,
     letters,
-    pywfa_aligned,
     pywfa_model,
     pywfa_score,
+    time_pywfa,
 )
 from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.solvers import SOLVERS, solve_pairs
@@ -74,26 +78,6 @@ class Table:
             print("| " + " | ".join(map(str, row)) + " |")
 
 
-def _pywfa_call(pair: Pair, costs: Costs, traceback: bool):
-    """WFA2's own work through pywfa: a new aligner and wavefront_align (its CIGAR made inside
-    WFA2, not turned into Python objects), as a user of pywfa meets it; None without pywfa.
-    The previous call's aligner lives until the next one has aligned: freed first, the next
-    one's memory faulted in anew (30,368 10% affine with CIGAR ~300 ms instead of ~78)."""
-    try:
-        import pywfa  # noqa: F401
-    except ImportError:
-        return None
-    sa, sb, model = letters(pair.a, A_LETTERS), letters(pair.b, B_LETTERS), pywfa_model(costs)
-
-    last: list = []
-
-    def call() -> int:
-        aligner = pywfa_aligned(sa, sb, model, traceback)
-        last[:] = [aligner]  # the previous aligner freed only now: pywfa is then 1-4x faster with
-        return -int(aligner.score)  # a CIGAR (its memory reused, not faulted in anew; the harder bar)
-    return call
-
-
 def _pywfa_bytes(pair: Pair, costs: Costs) -> int:
     """About what pywfa keeps for a CIGAR (WFA2's high-memory mode: 4 bytes a diagonal of each
     of M, I and D, i.e. 4 a visit as wfa counts them): 30,368 unrelated affine ~14 GB, which
@@ -102,10 +86,28 @@ def _pywfa_bytes(pair: Pair, costs: Costs) -> int:
     return 4 * answer.visited
 
 
+def _pywfa_rows(pair: Pair, costs: Costs, args: argparse.Namespace) -> dict[bool, PywfaTiming | str]:
+    """pywfa's timing of the pair, score and with the CIGAR (``peers.time_pywfa``: the benchmarks'
+    one definition, --pywfa-processes fresh processes), or why there is none, by traceback."""
+    try:
+        import pywfa  # noqa: F401
+    except ImportError:
+        return {False: "n/a: not installed", True: "n/a: not installed"}
+    need = _pywfa_bytes(pair, costs)
+    wanted = [tb for tb in (False, True) if not tb or need <= args.pywfa_max_bytes]
+    got: dict[bool, PywfaTiming | str] = {True: f"skipped: its wavefronts ~{need / 2**30:.0f} GiB"}
+    timed = time_pywfa([PywfaJob(pair.a, pair.b, costs, tb) for tb in wanted], processes=args.pywfa_processes)
+    got.update(zip(wanted, timed))
+    return got
+
+
 def run_pair(pair: Pair, cost_name: str, args: argparse.Namespace, table: Table) -> None:
-    """Every solver on the pair, score only and with the alignment, interleaved (each repeat
-    runs every solver once in turn): medians of wall and CPU time, the ratio to pywfa's."""
+    """Every solver on the pair, score only and with the alignment: ours interleaved in this
+    process (each repeat runs every solver once in turn), medians of wall and CPU time; pywfa in
+    fresh processes (``_pywfa_rows``), its median of their medians with their min-max; each
+    time's ratio to pywfa's median."""
     costs = COSTS[cost_name]
+    peer = _pywfa_rows(pair, costs, args) if "pywfa" in args.solvers else {}
     for traceback in (False, True):
         mode = "align" if traceback else "score"
         calls, algorithm = {}, {}
@@ -113,14 +115,7 @@ def run_pair(pair: Pair, cost_name: str, args: argparse.Namespace, table: Table)
             if name == "sequential" and pair.cells > args.dp_max_cells:
                 table.add(pair.name, cost_name, name, mode, f"skipped (> {args.dp_max_cells:.0e} cells)", "", "dp")
             elif name == "pywfa":
-                call = _pywfa_call(pair, costs, traceback)
-                need = _pywfa_bytes(pair, costs) if traceback and call is not None else 0
-                if call is None:
-                    table.add(pair.name, cost_name, name, mode, "n/a: not installed")
-                elif need > args.pywfa_max_bytes:
-                    table.add(pair.name, cost_name, name, mode, f"skipped: its wavefronts ~{need / 2**30:.0f} GiB")
-                else:
-                    calls[name], algorithm[name] = call, "wfa"
+                continue  # (timed apart: peer)
             elif name == "parasail":
                 if pair.n > args.parasail_max or pair.m > args.parasail_max or traceback:
                     continue
@@ -168,15 +163,20 @@ def run_pair(pair: Pair, cost_name: str, args: argparse.Namespace, table: Table)
             scores[name], algorithm[name] = result.score, result.algorithm
         if len(set(scores.values())) > 1:
             sys.exit(f"{pair.name} ({cost_name}, {mode}): solvers disagree: {scores}")
-        if "pywfa" in calls:  # also back to back (alone, its heap left as it left it)
-            alone = "pywfa, repeats back to back"
-            timed[alone] = time_interleaved({alone: calls["pywfa"]}, args.repeats, 1)[alone]
-            algorithm[alone] = "wfa"
-        # the ratios are to pywfa's better median of the two (the harder bar)
-        base = [min(timed[k][i].median for k in timed if k.startswith("pywfa")) for i in (0, 1)] if calls.get(
-            "pywfa") else None
+        timing = peer.get(traceback)
+        if isinstance(timing, str):
+            table.add(pair.name, cost_name, "pywfa", mode, timing)
+            timing = None
+        elif timing is not None:
+            if scores and set(scores.values()) != {timing.score}:
+                sys.exit(f"{pair.name} ({cost_name}, {mode}): pywfa's {timing.score} differs: {scores}")
+            if traceback and cigar_cost(timing.cigar, pair.a, pair.b, costs) != timing.score:
+                sys.exit(f"{pair.name}: pywfa's CIGAR does not cost its score")
+            table.add(pair.name, cost_name, "pywfa", mode,
+                      f"{timing.median * 1e3:.2f} ({timing.low * 1e3:.2f}-{timing.high * 1e3:.2f})",
+                      f"{timing.cpu_median * 1e3:.2f}", "wfa", "1.00", "1.00")
         for name, (wall, cpu, _) in timed.items():
-            ratios = (f"{cpu.median / base[1]:.2f}", f"{wall.median / base[0]:.2f}") if base else ("", "")
+            ratios = (f"{cpu.median / timing.cpu_median:.2f}", f"{wall.median / timing.median:.2f}") if timing else ()
             table.add(pair.name, cost_name, name, mode, f"{wall.median * 1e3:.2f}", f"{cpu.median * 1e3:.2f}",
                       algorithm[name], *ratios)
 
@@ -266,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--dp-max-cells", type=float, default=1e9, help="sequential (the DP) only up to this size")
     ap.add_argument("--parasail-max", type=int, default=10_000)
+    ap.add_argument("--pywfa-processes", type=int, default=PROCESSES,
+                    help="fresh processes timing pywfa on a pair (the median of their medians)")
     ap.add_argument("--pywfa-max-bytes", type=float, default=4 * 2**30,
                     help="skip pywfa with a CIGAR where its wavefronts would take more (default 4 GiB)")
     ap.add_argument("--batch", type=int, default=0, help="also a batch of this many pairs")

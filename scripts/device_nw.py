@@ -32,7 +32,7 @@ from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver, SequentialSolver
 from splicedalign.workloads.nw.gpu.paper import TilesSolver
 from splicedalign.workloads.nw.gpu.solver import ROWS_PER_LANE, TRACES, WFA_SAMPLE_MIN, GpuSolver
-from splicedalign.workloads.nw.peers import PywfaSolver
+from splicedalign.workloads.nw.peers import PROCESSES, PywfaJob, PywfaTiming, time_pywfa
 from splicedalign.workloads.nw.records import MODES, Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.reference import ReferenceSolver
 from splicedalign.workloads.nw.solvers import solve_pairs
@@ -257,75 +257,96 @@ def bench(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
     return rows, skipped
 
 
+def gpu_repeats(first: float) -> int:
+    """A GPU side row's timed repeats after the warm-up (``first``: its seconds): at least 15 and
+    enough for ~0.2 s (more than pywfa's a process: the GPU's row has one process), 3 past 1 s."""
+    return 3 if first > 1.0 else max(15, min(400, math.ceil(0.2 / max(first, 1e-6))))
+
+
 def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
-    """issue 26's GPU single-pair targets: `gpu` (cost-adaptive) and pywfa on one core in this
-    process, same inputs, score and CIGAR, median of repeats (fewer when slow); every score
-    equal, every CIGAR re-scored. `gpu` host to host; pywfa its own work (``Result.seconds``: its
-    aligner, the alignment, its CIGAR as pywfa gives it, the aligner's teardown), not the peer adapter's conversion of
-    that CIGAR into ours (which was counted before: 25-47% of the row at 10^5 on the CPU host).
-    Also `gpu` with the whole table (adaptive=False) for the band's gain."""
+    """issue 26's GPU single-pair targets: `gpu` (cost-adaptive) against pywfa on one core, same
+    inputs, score and CIGAR; every score equal, every CIGAR (ours and pywfa's) re-scored.
+    pywfa: ``peers.time_pywfa`` (the benchmarks' one definition): ``--pywfa-processes`` fresh
+    processes one after another, each a warm-up call and then enough repeats for 50 ms (at least
+    5) of every row, its aligner kept across the calls; a row's time is the median of the
+    processes' medians, its spread their min .. max. `gpu`: host to host in this process, a
+    warm-up then ``gpu_repeats``, the median and the min .. max of the repeats. The ratio is of
+    the two medians. Also `gpu` with the whole table (adaptive=False) for the band's gain."""
     rows: list[dict] = []
     fails: list[str] = []
-    try:
-        peer = PywfaSolver()
-    except SolverUnavailable as exc:
-        log(f"pywfa n/a: {exc}")
-        peer = None
     gpu, whole = GpuSolver(), GpuSolver(adaptive=False, whole_codes=False, use_wfa=False)
     banded = GpuSolver(band_min_cells=0, use_wfa=False)
     banded4 = GpuSolver(band_min_cells=0, band_rows=4, use_wfa=False)  # nw_band with R = 4 (strips of 128 rows)
     forced = ForcedWfa()  # the WFA kernel whatever `gpu` would choose
-    for name in args.side_cases:
-        pair = case_pair(name)
-        for cost_name in args.side_costs:
-            if cost_name != "linear" and max(pair.n, pair.m) > args.side_affine_max:
+    todo = [(name, cost_name, traceback) for name in args.side_cases for cost_name in args.side_costs
+            for traceback in (False, True)
+            if cost_name == "linear" or max(case_pair(name).n, case_pair(name).m) <= args.side_affine_max]
+    pairs = {name: case_pair(name) for name in args.side_cases}
+    peer: dict[tuple[str, str, bool, str], PywfaTiming] = {}
+    kinds = [("pywfa", True)] + ([("pywfa-new", False)] if args.pywfa_new_aligner else [])
+    jobs = [(label, row, PywfaJob(pairs[row[0]].a, pairs[row[0]].b, ISSUE26_COSTS[row[1]], row[2], reuse))
+            for label, reuse in kinds for row in todo]
+    t = time.perf_counter()
+    try:
+        timed = time_pywfa([job for _, _, job in jobs], processes=args.pywfa_processes)
+        peer = {(*row, label): timing for (label, row, _), timing in zip(jobs, timed)}
+        log(f"pywfa: {len(jobs)} rows in {args.pywfa_processes} fresh processes, {time.perf_counter() - t:.1f} s")
+    except SolverUnavailable as exc:
+        log(f"pywfa n/a: {exc}")
+    for name, cost_name, traceback in todo:
+        pair, costs = pairs[name], ISSUE26_COSTS[cost_name]
+        scores = {}
+        for label, _ in kinds:
+            timing = peer.get((name, cost_name, traceback, label))
+            if timing is None:
                 continue
-            costs = ISSUE26_COSTS[cost_name]
-            for traceback in (False, True):
-                runs = [("gpu", gpu), ("pywfa", peer)] + (
-                    [("gpu-whole", whole), ("gpu-band", banded), ("gpu-band-R4", banded4)] if args.whole else []) + (
-                    [("gpu-wfa", forced)] if args.force_wfa and "unrelated" not in name else [])
-                scores = {}
-                for label, solver in runs:
-                    if solver is None or elapsed() > args.budget:
-                        continue
-                    try:
-                        t = time.perf_counter()
-                        result = solver.solve(pair, costs, traceback=traceback)  # warm-up / first
-                        first = time.perf_counter() - t
-                        # (the fast rows' medians of 9: pywfa's CIGAR at 10^5 1% took 4.3 and 9.3 ms
-                        # as medians of 3 in one call)
-                        reps = 1 if first > 1.0 else 3 if first > 0.05 else 9
-                        if label == "pywfa":  # pywfa's own work (Result.seconds: up to its CIGAR as it gives it)
-                            own = [solver.solve(pair, costs, traceback=traceback) for _ in range(reps)]
-                            ms, result = float(np.median([r.seconds for r in own])) * 1e3, own[-1]
-                        else:  # host to host
-                            timing, result = time_repeats(
-                                lambda s=solver, p=pair, c=costs, tb=traceback: s.solve(p, c, traceback=tb), reps, 0)
-                            ms = timing.median * 1e3
-                    except SolverUnavailable as exc:
-                        log(f"  {label} {name} {cost_name}: n/a: {exc}")
-                        continue
-                    scores[label] = result.score
-                    if traceback and cigar_cost(result.cigar, pair.a, pair.b, costs) != result.score:
-                        fails.append(f"{label} {name} {cost_name}: CIGAR does not re-score to {result.score}")
-                    band = getattr(solver, "band", None)
-                    stats_of = solver.solver if isinstance(solver, ForcedWfa) else solver
-                    row = {"case": name, "costs": cost_name, "solver": label, "mode": "align" if traceback else "score",
-                           "ms": ms, "algorithm": result.algorithm, "score": result.score,
-                           "passes": getattr(solver, "passes", None),
-                           "band": None if band is None or band.full else band.hi - band.lo + 1,
-                           "kernel_ms": getattr(solver, "kernel_ms", None),
-                           "pass_ms": [round(x, 2) for x in getattr(solver, "pass_ms", [])],
-                           "walk_ms": getattr(solver, "walk_ms", None) if traceback else None,
-                           "wfa": wfa_stats(stats_of) if result.algorithm == "wfa" else None}
-                    rows.append(row)
-                    log(f"  {label:<9} {name:<16} {cost_name:<6} {row['mode']:<5} {row['ms']:10.2f} ms "
-                        f"{row['algorithm']:<5} passes {row['passes']} {row['pass_ms']} band {row['band']} "
-                        f"kernel {row['kernel_ms']} "
-                        f"walk {row['walk_ms']} score {result.score} wfa {row['wfa']} [{elapsed():.0f} s]")
-                if len(set(scores.values())) > 1:
-                    fails.append(f"{name} {cost_name}: scores differ {scores}")
+            scores[label] = timing.score
+            if traceback and cigar_cost(timing.cigar, pair.a, pair.b, costs) != timing.score:
+                fails.append(f"{label} {name} {cost_name}: CIGAR does not re-score to {timing.score}")
+            rows.append({"case": name, "costs": cost_name, "solver": label, "mode": "align" if traceback else "score",
+                         "ms": timing.median * 1e3, "low_ms": timing.low * 1e3, "high_ms": timing.high * 1e3,
+                         "process_ms": [round(v * 1e3, 3) for v in timing.wall], "repeats": list(timing.repeats),
+                         "cpu_ms": timing.cpu_median * 1e3, "tuples_ms": timing.tuples_seconds * 1e3,
+                         "algorithm": "wfa", "score": timing.score})
+            log(f"  {label:<9} {name:<16} {cost_name:<6} {rows[-1]['mode']:<5} {rows[-1]['ms']:10.3f} ms "
+                f"(processes {rows[-1]['process_ms']}, repeats {rows[-1]['repeats']}, CPU {rows[-1]['cpu_ms']:.3f}, "
+                f"its tuples {rows[-1]['tuples_ms']:.3f} not counted) score {timing.score}")
+        runs = [("gpu", gpu)] + (
+            [("gpu-whole", whole), ("gpu-band", banded), ("gpu-band-R4", banded4)] if args.whole else []) + (
+            [("gpu-wfa", forced)] if args.force_wfa and "unrelated" not in name else [])
+        for label, solver in runs:
+            if elapsed() > args.budget:
+                continue
+            try:
+                t = time.perf_counter()
+                solver.solve(pair, costs, traceback=traceback)  # warm-up
+                first = time.perf_counter() - t
+                timing, result = time_repeats(
+                    lambda s=solver, p=pair, c=costs, tb=traceback: s.solve(p, c, traceback=tb), gpu_repeats(first), 0)
+            except SolverUnavailable as exc:
+                log(f"  {label} {name} {cost_name}: n/a: {exc}")
+                continue
+            scores[label] = result.score
+            if traceback and cigar_cost(result.cigar, pair.a, pair.b, costs) != result.score:
+                fails.append(f"{label} {name} {cost_name}: CIGAR does not re-score to {result.score}")
+            band = getattr(solver, "band", None)
+            stats_of = solver.solver if isinstance(solver, ForcedWfa) else solver
+            row = {"case": name, "costs": cost_name, "solver": label, "mode": "align" if traceback else "score",
+                   "ms": timing.median * 1e3, "low_ms": timing.min * 1e3, "high_ms": timing.max * 1e3,
+                   "repeats": len(timing.runs), "algorithm": result.algorithm, "score": result.score,
+                   "passes": getattr(solver, "passes", None),
+                   "band": None if band is None or band.full else band.hi - band.lo + 1,
+                   "kernel_ms": getattr(solver, "kernel_ms", None),
+                   "pass_ms": [round(x, 2) for x in getattr(solver, "pass_ms", [])],
+                   "walk_ms": getattr(solver, "walk_ms", None) if traceback else None,
+                   "wfa": wfa_stats(stats_of) if result.algorithm == "wfa" else None}
+            rows.append(row)
+            log(f"  {label:<9} {name:<16} {cost_name:<6} {row['mode']:<5} {row['ms']:10.3f} ms "
+                f"({row['low_ms']:.3f}-{row['high_ms']:.3f}, {row['repeats']} repeats) {row['algorithm']:<5} "
+                f"passes {row['passes']} {row['pass_ms']} band {row['band']} kernel {row['kernel_ms']} "
+                f"walk {row['walk_ms']} score {result.score} wfa {row['wfa']} [{elapsed():.0f} s]")
+        if len(set(scores.values())) > 1:
+            fails.append(f"{name} {cost_name}: scores differ {scores}")
     return rows, fails
 
 
@@ -341,25 +362,34 @@ def wfa_stats(solver) -> dict | None:
 
 
 def side_table(rows: list[dict], log) -> None:
-    log("\n| case | costs | gpu score ms (algorithm, passes, band) | gpu CIGAR ms (walk) "
-        "| pywfa 1 core score / CIGAR ms | gpu whole table score / CIGAR ms | gpu bands score / CIGAR ms "
-        "| ratio pywfa / gpu score, CIGAR |")
-    log("|---|---|---|---|---|---|---|---|")
+    """The side rows as a table: each time its median (min-max: gpu's repeats, pywfa's process
+    medians), the ratio of pywfa's median to gpu's."""
+    log("\n| case | costs | gpu score ms (min-max; algorithm, passes, band) | gpu CIGAR ms (min-max; walk) "
+        "| pywfa 1 core score ms (process min-max) | pywfa CIGAR ms (process min-max) "
+        "| gpu whole table score / CIGAR ms | gpu bands score / CIGAR ms | ratio pywfa / gpu score, CIGAR |")
+    log("|---|---|---|---|---|---|---|---|---|")
     keyed = {(r["case"], r["costs"], r["solver"], r["mode"]): r for r in rows}
+    fmt = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
+    ratio = lambda a, b: "-" if a is None or b is None else f"{a / b:.1f}x"  # noqa: E731
     for case, costs in dict.fromkeys((r["case"], r["costs"]) for r in rows):
-        def ms(solver, mode, case=case, costs=costs):
-            r = keyed.get((case, costs, solver, mode))
+        def get(solver, mode, case=case, costs=costs):
+            return keyed.get((case, costs, solver, mode))
+
+        def ms(solver, mode):
+            r = get(solver, mode)
             return r["ms"] if r else None
-        g, ga, p, pa = ms("gpu", "score"), ms("gpu", "align"), ms("pywfa", "score"), ms("pywfa", "align")
-        w, wa = ms("gpu-whole", "score"), ms("gpu-whole", "align")
-        b, ba = ms("gpu-band", "score"), ms("gpu-band", "align")
-        r = keyed.get((case, costs, "gpu", "score"))
-        ra = keyed.get((case, costs, "gpu", "align"))
-        fmt = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
-        ratio = lambda a, b: "-" if a is None or b is None else f"{a / b:.1f}x"  # noqa: E731
-        log(f"| {case} | {costs} | {fmt(g)} ({r['algorithm'] if r else '-'}, {r['passes'] if r else '-'}, "
-            f"{r['band'] if r else '-'}) | {fmt(ga)} ({fmt(ra['walk_ms']) if ra else '-'}) | {fmt(p)} / {fmt(pa)} "
-            f"| {fmt(w)} / {fmt(wa)} | {fmt(b)} / {fmt(ba)} | {ratio(p, g)}, {ratio(pa, ga)} |")
+
+        def spread(solver, mode):
+            r = get(solver, mode)
+            return "-" if r is None else f"{r['ms']:.2f} ({r['low_ms']:.2f}-{r['high_ms']:.2f})"
+
+        r, ra = get("gpu", "score"), get("gpu", "align")
+        log(f"| {case} | {costs} | {spread('gpu', 'score')}; {r['algorithm'] if r else '-'}, "
+            f"{r['passes'] if r else '-'}, {r['band'] if r else '-'} | {spread('gpu', 'align')}; "
+            f"{fmt(ra['walk_ms']) if ra else '-'} | {spread('pywfa', 'score')} | {spread('pywfa', 'align')} "
+            f"| {fmt(ms('gpu-whole', 'score'))} / {fmt(ms('gpu-whole', 'align'))} "
+            f"| {fmt(ms('gpu-band', 'score'))} / {fmt(ms('gpu-band', 'align'))} "
+            f"| {ratio(ms('pywfa', 'score'), ms('gpu', 'score'))}, {ratio(ms('pywfa', 'align'), ms('gpu', 'align'))} |")
 
 
 def main() -> int:
@@ -380,6 +410,10 @@ def main() -> int:
                         help="side by side: longer pairs with linear costs only")
     parser.add_argument("--force-wfa", action="store_true",
                         help="side by side: also the WFA kernel alone (not on unrelated pairs)")
+    parser.add_argument("--pywfa-processes", type=int, default=PROCESSES,
+                        help="side by side: fresh processes timing pywfa (the median of their medians)")
+    parser.add_argument("--pywfa-new-aligner", action="store_true",
+                        help="side by side: also pywfa with a new aligner a call (pywfa-new rows)")
     parser.add_argument("--whole", action="store_true",
                         help="side by side: also gpu with the whole table and with bands at every size")
     args = parser.parse_args()

@@ -163,30 +163,41 @@ def test_pywfa_oracle():
         solve(pair, Costs(-1, 1, 3), "pywfa")
 
 
-@pytest.mark.parametrize("cost_name", ["linear", "affine"])
-def test_benchmark_pywfa_peer(cost_name):
-    """The benchmarks' pywfa peer (peers.pywfa_aligned): the batch rows' pywfa_score and
-    benchmarks/nw.py's single-pair call give sequential's score, with and without the CIGAR."""
+def test_benchmark_pywfa_peer():
+    """The benchmarks' pywfa peer: the batch rows' pywfa_score and the single-pair timing
+    (peers.time_pywfa: fresh processes, the aligner kept or new) give sequential's score, with
+    and without the CIGAR (re-scored); each process times at least MIN_REPEATS calls, and a row's
+    time is the median of the processes' medians."""
     pytest.importorskip("pywfa")
-    import importlib.util
-    from pathlib import Path
-
-    from splicedalign.workloads.nw.peers import A_LETTERS, B_LETTERS, letters, pywfa_model, pywfa_score
+    from splicedalign.workloads.nw.peers import (
+        A_LETTERS,
+        B_LETTERS,
+        MIN_REPEATS,
+        PywfaJob,
+        letters,
+        pywfa_model,
+        pywfa_score,
+        time_pywfa,
+    )
     from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS
 
-    spec = importlib.util.spec_from_file_location("nw_bench", Path(__file__).parents[1] / "benchmarks" / "nw.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    costs = ISSUE26_COSTS[cost_name]
     rng = np.random.default_rng(16)
     print("seed 16")
-    for _ in range(10):
-        pair = random_pair(rng, 300)
-        want = solve(pair, costs, "sequential", traceback=False).score
+    jobs, wants = [], []
+    for k, costs in enumerate(ISSUE26_COSTS.values()):
         for traceback in (False, True):
+            pair = random_pair(rng, 300)
+            wants.append((pair, costs, solve(pair, costs, "sequential", traceback=False).score))
+            jobs.append(PywfaJob(pair.a, pair.b, costs, traceback, reuse=k == 0))
             job = (letters(pair.a, A_LETTERS), letters(pair.b, B_LETTERS), pywfa_model(costs), traceback)
-            call = bench._pywfa_call(pair, costs, traceback)
-            assert pywfa_score(job) == want and call() == want and call() == want
+            assert pywfa_score(job) == wants[-1][2]
+    for job, timing, (pair, costs, want) in zip(jobs, time_pywfa(jobs, processes=2), wants):
+        assert timing.score == want
+        assert (timing.cigar is not None) == job.traceback
+        if job.traceback:
+            assert cigar_cost(timing.cigar, pair.a, pair.b, costs) == want
+        assert len(timing.wall) == 2 and min(timing.repeats) >= MIN_REPEATS
+        assert timing.low <= timing.median <= timing.high and timing.median == sum(timing.wall) / 2
 
 
 def test_edlib_oracle_unit_costs():
