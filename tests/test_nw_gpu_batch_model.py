@@ -317,6 +317,8 @@ class FakeEvent:
 
 
 class FakeStream(FakeEvent):
+    ptr = 0
+
     def __init__(self, null=False, non_blocking=False, priority=None):
         pass
 
@@ -330,6 +332,13 @@ class FakeStream(FakeEvent):
         pass
 
 
+def memcpy_async(dst, src, size, kind, stream):
+    """cudaMemcpyAsync on the host: every fake device array is host memory (its ``data.ptr``)."""
+    import ctypes
+
+    ctypes.memmove(dst, src, size)
+
+
 def fake_cupy():
     from types import SimpleNamespace
 
@@ -339,7 +348,8 @@ def fake_cupy():
     stream = FakeStream()
     cuda = SimpleNamespace(Event=FakeEvent, Stream=FakeStream, get_current_stream=lambda: stream,
                            get_elapsed_time=lambda a, b: 0.0,
-                           runtime=SimpleNamespace(deviceSynchronize=lambda: None))
+                           runtime=SimpleNamespace(deviceSynchronize=lambda: None, memcpyHostToDevice=1,
+                                                   memcpyDeviceToHost=2, memcpyAsync=memcpy_async))
     return SimpleNamespace(
         asarray=wrap, empty=lambda shape, dtype: wrap(np.empty(shape, dtype)),
         zeros=lambda shape, dtype: wrap(np.zeros(shape, dtype)), cumsum=lambda a: wrap(np.cumsum(a)),
