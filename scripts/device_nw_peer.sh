@@ -21,26 +21,26 @@ if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
 fi
 { grep -m1 "model name" /proc/cpuinfo; nproc; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader; } \
     >"$OUT/host.txt" 2>&1
-python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py tests/test_nw_gpu_wfa_cluster.py \
+timeout 100 python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py tests/test_nw_gpu_wfa_cluster.py \
     >"$OUT/pytest.log" 2>&1 &
-timeout 70 python3 scripts/device_nw.py --quick --pairs 150 --mode-pairs 200 --budget 40 --out /tmp/quick \
+timeout 60 python3 scripts/device_nw.py --quick --pairs 150 --mode-pairs 200 --budget 35 --out /tmp/quick \
     >"$OUT/quick.log" 2>&1
 echo "quick rc $?: $(grep -E "failures" "$OUT/quick.log" | tr '\n' ' ')" >"$OUT/summary.txt"
 wait
 echo "pytest: $(tail -1 "$OUT/pytest.log")" >>"$OUT/summary.txt"
 grep -E "^(FAIL|E  )" "$OUT/pytest.log" "$OUT/quick.log" | head >>"$OUT/summary.txt"
 # 2. the side rows, main's then this tree's
-(cd ../.. && PYTHONPATH=$BASE:/tmp/site timeout 60 python3 scripts/device_nw.py --side --skip-check \
-    --side-cases $SIDE_CASES --side-costs linear --budget 50 --out /tmp/side_main) >"$OUT/side_main.log" 2>&1
+(cd ../.. && PYTHONPATH=$BASE:/tmp/site timeout 45 python3 scripts/device_nw.py --side --skip-check \
+    --side-cases $SIDE_CASES --side-costs linear --budget 40 --out /tmp/side_main) >"$OUT/side_main.log" 2>&1
 echo "side main rc $?" >>"$OUT/summary.txt"
-timeout 90 python3 scripts/device_nw.py --side --skip-check --side-cases $SIDE_CASES --side-costs linear \
-    --pywfa-new-aligner --budget 80 --out /tmp/side_this >"$OUT/side_this.log" 2>&1
+timeout 60 python3 scripts/device_nw.py --side --skip-check --side-cases $SIDE_CASES --side-costs linear \
+    --pywfa-new-aligner --budget 55 --out /tmp/side_this >"$OUT/side_this.log" 2>&1
 echo "side this rc $?" >>"$OUT/summary.txt"
 # 3. the host A/B and the cProfiles
 for round in 1 2; do
-    (cd ../.. && PYTHONPATH=$BASE timeout 40 python3 "$HERE/scripts/profile_nw_host.py" --tag main$round \
+    (cd ../.. && PYTHONPATH=$BASE timeout 30 python3 "$HERE/scripts/profile_nw_host.py" --tag main$round \
         $([ $round = 2 ] && echo --cprofile 300)) >>"$OUT/host_ab.log" 2>&1
-    timeout 40 python3 scripts/profile_nw_host.py --tag this$round $([ $round = 2 ] && echo --cprofile 300) \
+    timeout 30 python3 scripts/profile_nw_host.py --tag this$round $([ $round = 2 ] && echo --cprofile 300) \
         >>"$OUT/host_ab.log" 2>&1
 done
 {
