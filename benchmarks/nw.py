@@ -173,10 +173,11 @@ def run_pair(pair: Pair, cost_name: str, args: argparse.Namespace, table: Table)
             if traceback and cigar_cost(timing.cigar, pair.a, pair.b, costs) != timing.score:
                 sys.exit(f"{pair.name}: pywfa's CIGAR does not cost its score")
             table.add(pair.name, cost_name, "pywfa", mode,
-                      f"{timing.median * 1e3:.2f} ({timing.low * 1e3:.2f}-{timing.high * 1e3:.2f})",
-                      f"{timing.cpu_median * 1e3:.2f}", "wfa", "1.00", "1.00")
+                      f"{timing.wall.median * 1e3:.2f} ({timing.wall.min * 1e3:.2f}-{timing.wall.max * 1e3:.2f})",
+                      f"{timing.cpu.median * 1e3:.2f}", "wfa", "1.00", "1.00")
         for name, (wall, cpu, _) in timed.items():
-            ratios = (f"{cpu.median / timing.cpu_median:.2f}", f"{wall.median / timing.median:.2f}") if timing else ()
+            ratios = ((f"{cpu.median / timing.cpu.median:.2f}", f"{wall.median / timing.wall.median:.2f}") if timing
+                      else ())
             table.add(pair.name, cost_name, name, mode, f"{wall.median * 1e3:.2f}", f"{cpu.median * 1e3:.2f}",
                       algorithm[name], *ratios)
 

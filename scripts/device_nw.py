@@ -306,9 +306,11 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
             if traceback and cigar_cost(timing.cigar, pair.a, pair.b, costs) != timing.score:
                 fails.append(f"{label} {name} {cost_name}: CIGAR does not re-score to {timing.score}")
             rows.append({"case": name, "costs": cost_name, "solver": label, "mode": "align" if traceback else "score",
-                         "ms": timing.median * 1e3, "low_ms": timing.low * 1e3, "high_ms": timing.high * 1e3,
-                         "process_ms": [round(v * 1e3, 3) for v in timing.wall], "repeats": list(timing.repeats),
-                         "cpu_ms": timing.cpu_median * 1e3, "tuples_ms": timing.tuples_seconds * 1e3,
+                         "ms": timing.wall.median * 1e3, "low_ms": timing.wall.min * 1e3,
+                         "high_ms": timing.wall.max * 1e3,
+                         "process_ms": [round(v * 1e3, 3) for v in timing.wall.runs],
+                         "repeats": list(timing.repeats), "cpu_ms": timing.cpu.median * 1e3,
+                         "tuples_ms": timing.tuples_seconds * 1e3,
                          "algorithm": "wfa", "score": timing.score})
             log(f"  {label:<9} {name:<16} {cost_name:<6} {rows[-1]['mode']:<5} {rows[-1]['ms']:10.3f} ms "
                 f"(processes {rows[-1]['process_ms']}, repeats {rows[-1]['repeats']}, CPU {rows[-1]['cpu_ms']:.3f}, "

@@ -196,8 +196,8 @@ def test_benchmark_pywfa_peer():
         assert (timing.cigar is not None) == job.traceback
         if job.traceback:
             assert cigar_cost(timing.cigar, pair.a, pair.b, costs) == want
-        assert len(timing.wall) == 2 and min(timing.repeats) >= MIN_REPEATS
-        assert timing.low <= timing.median <= timing.high and timing.median == sum(timing.wall) / 2
+        assert len(timing.wall.runs) == 2 and min(timing.repeats) >= MIN_REPEATS
+        assert timing.wall.median == sum(timing.wall.runs) / 2 and len(timing.cpu.runs) == 2
 
 
 def test_edlib_oracle_unit_costs():

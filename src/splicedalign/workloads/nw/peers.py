@@ -26,6 +26,7 @@ import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.registry import import_peer
+from splicedalign.core.timing import Timing
 from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result, check_mode
 
@@ -153,31 +154,15 @@ class PywfaJob:
 
 @dataclass(frozen=True)
 class PywfaTiming:
-    """A row's pywfa times: per process (seconds a call, wall and CPU) the median of its repeats;
-    the row's time is the median of those medians, its spread their min .. max."""
+    """A row's pywfa times: per process (seconds a call, wall and CPU) the median of its repeats, as
+    ``Timing`` runs: the row's time is their median, its spread their min .. max."""
 
-    wall: tuple[float, ...]
-    cpu: tuple[float, ...]
+    wall: Timing
+    cpu: Timing
     repeats: tuple[int, ...]
     score: int
     cigar: str | None
     tuples_seconds: float  # (pywfa's cigartuples read once after the timing, not counted: its CIGAR as Python)
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.wall)
-
-    @property
-    def cpu_median(self) -> float:
-        return statistics.median(self.cpu)
-
-    @property
-    def low(self) -> float:
-        return min(self.wall)
-
-    @property
-    def high(self) -> float:
-        return max(self.wall)
 
 
 def time_pywfa(jobs: Sequence[PywfaJob], processes: int = PROCESSES, min_repeats: int = MIN_REPEATS,
@@ -209,8 +194,8 @@ def time_pywfa(jobs: Sequence[PywfaJob], processes: int = PROCESSES, min_repeats
         scores = {row["score"] for row in rows}
         if len(scores) != 1:
             raise RuntimeError(f"pywfa gave different scores in its processes: {scores}")
-        timings.append(PywfaTiming(tuple(statistics.median(row["wall"]) for row in rows),
-                                   tuple(statistics.median(row["cpu"]) for row in rows),
+        timings.append(PywfaTiming(Timing(tuple(statistics.median(row["wall"]) for row in rows)),
+                                   Timing(tuple(statistics.median(row["cpu"]) for row in rows)),
                                    tuple(len(row["wall"]) for row in rows), rows[0]["score"], rows[0]["cigar"],
                                    statistics.median(row["tuples"] for row in rows)))
     return timings
