@@ -488,15 +488,6 @@ class GpuSolver:
         return HostPlan(plan, gathers, host, followed_tasks(plan, config.followed, config.least)
                         if config.followed else None)
 
-    def _keep(self, key: tuple, flat: FlatCases, exons: outputs.Exons, base, tsel, gathers: list,
-              host: tuple[np.ndarray, np.ndarray], made: Replayable | None,
-              later: Callable[[], Replayable] | None = None) -> _Inputs:
-        """A planned batch's _Inputs (its uploads queued on the upload stream), cached; its plan
-        and tasks (``made``), or ``later``, what makes them (and uploads the tasks) when first needed."""
-        inputs = _Inputs(tuple(flat.cases), exons, base, tsel, *_device_gathers(gathers, host), made, later)
-        self._cached(key, inputs)
-        return inputs
-
     def _cached(self, key: tuple, inputs: _Inputs) -> None:
         """``inputs`` cached under ``key``, the least recently used batch beyond CACHE_BATCHES let go."""
         self._cache[key] = inputs
@@ -607,11 +598,10 @@ class GpuSolver:
         index = input_index(flat)
         gathers, host = _gathers(flat.exon_start, flat.n, feeder.last_rows(), index)
         t3 = time.perf_counter()
-        gathers_d = UPLOADS.upload("inputs", gathers, upload)
+        gathers_d = _device_gathers(UPLOADS.upload("inputs", gathers, upload), host)
         compute.wait_event(upload.record())
         with compute:
-            finals = self._finals(Gather(*gathers_d[:3], host[0]), Gather(*gathers_d[3:], host[1]), rows, config,
-                                  defines)
+            finals = self._finals(*gathers_d, rows, config, defines)
         self.timing["plan"] += t3 - t2
         self.timing["upload"] += time.perf_counter() - t3
         # The replays' plan (feed.Feeder.plan: every task placed again, ~6 MB packed and uploaded)
@@ -623,8 +613,9 @@ class GpuSolver:
         later = partial(_made_by, replay_plan, feeder)
         made, walked = (self._replay_plan(feeder, follow) if config.record
                         else (None, moves) if self.tuning.lazy_replay_plan else (later(), moves))
-        inputs = self._keep(_batch_key(config, ids), flat, outputs.Exons(flat.exon_start, index, flat.cells), base,
-                            tsel, gathers_d, host, made, None if made is not None else later)
+        inputs = _Inputs(tuple(flat.cases), outputs.Exons(flat.exon_start, index, flat.cells), base, tsel, *gathers_d,
+                         made, None if made is not None else later)
+        self._cached(_batch_key(config, ids), inputs)
         return Queued(inputs, storage, feeder.rows_size() * rows.dtype.itemsize, rows, counter, moves, walked,
                       events, tuple(feeds), (tasks,), finals)
 
