@@ -690,7 +690,7 @@ class WfaSolver:
         if self.cluster_refused is None and wfa_cluster.applies(mode, seqs, self.capability):
             # a long pair's letters in global memory: the cluster's blocks share each step (wfa_cluster.cu)
             # up to the scores whose rings fit; nw_wfa goes on only where they cut the cap (10^6 1% gap-affine)
-            tried, answer = self.solve_cluster(pair, costs, traceback, mode, reach[:cap], budget_ms, expected, t0)
+            tried, answer = self.solve_cluster(pair, costs, traceback, mode, cap, budget_ms, expected, t0)
             if tried:
                 return answer
         if fast:
@@ -741,9 +741,9 @@ class WfaSolver:
                 return answer
         return None
 
-    def solve_cluster(self, pair: Pair, costs: Costs, traceback: bool, mode: str, reach: np.ndarray,
+    def solve_cluster(self, pair: Pair, costs: Costs, traceback: bool, mode: str, cap: int,
                       budget_ms: float, expected: float | None, t0: float) -> tuple[bool, Result | None]:
-        """``solve`` by nw_wfa_cluster: its scores those of ``reach`` (the cap) whose rings fit
+        """``solve`` by nw_wfa_cluster: its scores those of the first ``cap`` whose rings fit
         (``wfa_cluster.fitting_steps``), within ``budget_ms`` by its cost model and, with the
         alignment, the kept wavefronts' memory. (True, the answer or None) where it answered or gave
         up where nw_wfa would too; (False, None) where nw_wfa should go on: the rings cut the cap, or
@@ -751,16 +751,16 @@ class WfaSolver:
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         self.stats = {"choice_ms": (time.perf_counter() - t0) * 1e3}
         arrays = wavefront_arrays(o)
-        top, diagonals = self.cluster_sums(pair, mode, x, o, e, reach.size)
+        top, diagonals = self.cluster_sums(pair, mode, x, o, e, cap)
         fits = wfa_cluster.fitting_steps(top, pair.n, pair.m, x, o, e, self.shared_bytes)
         last = min(fits, wfa_cluster.budget_steps(diagonals[:fits], budget_ms, CLUSTER_DIAG_NS[o > 0], e))
         budget = None
         if traceback:  # the kept wavefronts within their share of the memory (4 bytes a diagonal)
             budget = self.keep_budget()
-            last = min(last, int(np.searchsorted(diagonals[:last], (budget // 4 - 20 * reach.size) // arrays,
+            last = min(last, int(np.searchsorted(diagonals[:last], (budget // 4 - 20 * cap) // arrays,
                                                  side="right")))
         if last < 2 or (expected is not None and expected / g >= last):
-            return last == reach.size, None  # (not even the cluster's cap: nw_wfa's is no further)
+            return last == cap, None  # (not even the cluster's cap: nw_wfa's is no further)
         try:
             answer = self.launch_one(pair, costs, traceback, mode, last - 1, arrays * int(diagonals[last - 1]),
                                      MAX_THREADS, budget, cluster=True).result(pair, time.perf_counter() - t0)
@@ -768,7 +768,7 @@ class WfaSolver:
             self.cluster_refused = str(why)
             logging.getLogger("splicedalign").warning("gpu wfa: %s; nw_wfa instead", why)
             return False, None
-        return answer is not None or last < fits or fits == reach.size, answer
+        return answer is not None or last < fits or fits == cap, answer
 
     def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool, mode: str) -> Columns:
         """A batch in one launch (``BATCH_THREADS`` a block), in input order (``Columns``: a
