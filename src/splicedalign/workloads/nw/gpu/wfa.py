@@ -646,7 +646,7 @@ class WfaSolver:
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         steps = int(score / g) + 1
         seqs = seqs_fit(pair.n, pair.m, self.shared_bytes)
-        if self.cluster_refused is None and wfa_cluster.applies(mode, seqs, self.capability):
+        if self.tries_cluster(mode, seqs):
             top, diagonals = self.cluster_sums(pair, mode, x, o, e, steps + 1)
             if wfa_cluster.fitting_steps(top, pair.n, pair.m, x, o, e,
                                          self.shared_bytes) == top.size:  # (solve's choice: the cluster)
@@ -655,6 +655,11 @@ class WfaSolver:
         if sums.covers(steps, pair.n, pair.m, mode):
             return float(sums.cost_ms[seqs][steps])
         return estimate_ms(pair, costs, mode, score, self.shared_bytes, self.reach(x, o, e, steps))
+
+    def tries_cluster(self, mode: str, seqs_shared: bool) -> bool:
+        """Whether ``solve`` tries nw_wfa_cluster first (``wfa_cluster.applies``, and the driver has not
+        refused it: ``cluster_refused``)."""
+        return self.cluster_refused is None and wfa_cluster.applies(mode, seqs_shared, self.capability)
 
     def cluster_sums(self, pair: Pair, mode: str, x: int, o: int, e: int, steps: int) -> tuple[np.ndarray, np.ndarray]:
         """(the widest reach up to each score, the diagonals up to each score) of the first ``steps``
@@ -687,7 +692,7 @@ class WfaSolver:
         sums = self.sums(x, o, e, cap)
         fast = sums.covers(cap, pair.n, pair.m, mode)  # then the sums' binary searches, else numpy passes
         seqs = seqs_fit(pair.n, pair.m, self.shared_bytes)
-        if self.cluster_refused is None and wfa_cluster.applies(mode, seqs, self.capability):
+        if self.tries_cluster(mode, seqs):
             # a long pair's letters in global memory: the cluster's blocks share each step (wfa_cluster.cu)
             # up to the scores whose rings fit; nw_wfa goes on only where they cut the cap (10^6 1% gap-affine)
             tried, answer = self.solve_cluster(pair, costs, traceback, mode, cap, budget_ms, expected, t0)
