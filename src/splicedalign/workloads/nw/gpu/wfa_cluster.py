@@ -82,6 +82,12 @@ class ClusterLaunch:
         return 4 * (CONTROL_INTS + (self.ring + 2 * self.gap_ring) * self.stride + self.stride // GROUP_INTS)
 
 
+def barrier_steps(e: int) -> int:
+    """Steps between two cluster barriers: min(e, PER_BARRIER), at least one (a step reads its
+    neighbours' diagonals e steps back)."""
+    return max(1, min(e, PER_BARRIER))
+
+
 def configure(reach_max: int, n: int, m: int, x: int, o: int, e: int) -> ClusterLaunch:
     """Diagonals -min(reach_max, n) .. min(reach_max, m) in groups of 32 dealt round robin over the
     cluster's blocks, one group more (the last group's right halo has a place); a warp a local group
@@ -90,7 +96,7 @@ def configure(reach_max: int, n: int, m: int, x: int, o: int, e: int) -> Cluster
     koff = min(reach_max, n)
     groups = -(-(koff + min(reach_max, m) + 1) // 32) + 1
     local = -(-groups // CLUSTER)
-    per = max(1, min(e, PER_BARRIER))
+    per = barrier_steps(e)
     return ClusterLaunch(threads=min(MAX_THREADS, 32 * local), ring=max(x + 1, o + e + per),
                          gap_ring=e + per if o > 0 else 0, stride=GROUP_INTS * local, koff=koff, per=per)
 
@@ -99,7 +105,7 @@ def steps_ms(steps: Any, diagonals: Any, diag_ns: float, e: int) -> Any:
     """The cost model's time of ``steps`` steps of ``diagonals`` diagonals in all (element-wise): each
     step its chain and its share of a barrier, each diagonal ``diag_ns`` on one block (nw_wfa's, its
     letters in global memory) over the CLUSTER blocks."""
-    per = max(1, min(e, PER_BARRIER))
+    per = barrier_steps(e)
     return (steps * (STEP_US + BARRIER_US / per) + diag_ns * 1e-3 * diagonals / CLUSTER) * 1e-3
 
 
