@@ -122,19 +122,12 @@ def fitting_steps(top: np.ndarray, n: int, m: int, x: int, o: int, e: int, share
     launch's rings fit in a block's ``shared_bytes``: 10^6 1% gap-affine (4, 6, 2) needs ~4 times
     linear's diagonals a score (I and D reach one diagonal further every e = 1 reduced score) and 9
     ring rows, so a cap of 4 times its guess would not fit; about twice it does."""
-    fits = [configure(int(r), n, m, x, o, e).smem <= shared_bytes for r in (0, int(top[-1]))] if top.size else []
-    if not fits or not fits[0]:
-        return 0
-    if fits[1]:
+    def too_wide(reach_max: int) -> bool:
+        return configure(int(reach_max), n, m, x, o, e).smem > shared_bytes
+
+    if not top.size or not too_wide(top[-1]):
         return int(top.size)
-    lo, hi = 1, int(top.size)  # top[:lo] fits, top[:hi] does not
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if configure(int(top[mid - 1]), n, m, x, o, e).smem <= shared_bytes:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return bisect.bisect_left(top, True, key=too_wide)  # (the need grows with the reach)
 
 
 def kernel(affine: bool, traceback: bool) -> Any:
