@@ -17,6 +17,7 @@ on the device, one stream, nothing allocated but the kept wavefronts' pool (and 
 
 from __future__ import annotations
 
+import bisect
 import logging
 import statistics
 import struct
@@ -325,14 +326,7 @@ def biwfa_steps(top: np.ndarray, n: int, m: int, x: int, e: int, shared_bytes: i
 
     if not top.size or fits(top.size - 1):
         return int(top.size)
-    lo, hi = 0, int(top.size) - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if fits(mid):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    return bisect.bisect_left(range(top.size - 1), True, key=lambda steps: not fits(steps))
 
 
 def step_ms(width: np.ndarray, affine: bool, seqs_shared: bool) -> np.ndarray:
