@@ -298,7 +298,7 @@ if sys.argv[4] == "events":  # the host's steps and the kernels on one clock (be
             (solver.outputs, "pending"), (solver.outputs, "scores"), (device, "pack"),
             (device.PinnedBuffers, "_staging"), (device.PinnedBuffers, "_send"), (feed.Feeder, "_followed"),
             (solver.GpuSolver, "_follow"), (feed.Feeder, "walked"), (solver.GpuSolver, "_trace_launch"),
-            (solver.GpuSolver, "_split_chunk"))  # (a split ahead's chunks: on the splitter thread)
+            (solver.GpuSolver, "_split_chunk"))
     spliced_profile.STEPS += tuple((o, n) for o, n in more if hasattr(o, n))
     timed_steps(steps, origin)
     keep_jobs(jobs)

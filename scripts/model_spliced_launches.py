@@ -1,7 +1,8 @@
 """A model of a never-seen 10-set score call's timeline (CPU only, no GPU used): how the `gpu`
-solver's launch cutting (launch.Cutter, Tuning.first_launch_share / launch_growth) and the split
-ahead (Tuning.split_ahead) keep the GPU busy, from per-case host costs and per-row kernel costs
-fitted to ``--cold-events`` logs of scripts/device_spliced.py.
+solver's launch cutting (launch.Cutter, Tuning.first_launch_share / launch_growth) keeps the GPU
+busy, from per-case host costs and per-row kernel costs fitted to ``--cold-events`` logs of
+scripts/device_spliced.py. (Its split-ahead variants, a splitter thread the model favoured and the
+H100 measured slower, were removed with the solver's; branch spliced-launch8 keeps both.)
 
 Each variant's launches are the real ones (GpuSolver._streamed on fresh ``paper_sets(10, seed + 2)``,
 H100-sized free memory); their times come from the fitted model:
@@ -9,8 +10,6 @@ H100-sized free memory); their times come from the fitted model:
   split (its cases), then per launch its set-up, planning and upload (per case), its queueing; after
   launch k is queued the Pending of launch k - 1 (per case); the call ends after the last kernel
   (``END_MS``: collection, results) or after the host's own last work, whichever is later;
-- split ahead: the splits run on a splitter thread (each ``CONTENTION`` times slower beside the
-  caller's work), the caller plans launch k as soon as both its split and launch k - 1 are done;
 - GPU: kernels back to back in launch order, each ``a + g * rows`` ms (its row elements; ``a``: the
   launch's chain-bound tail), starting ``START_MS`` after both its queue and the kernel before.
 
@@ -39,8 +38,6 @@ from splicedalign.workloads.spliced.synthetic import paper_sets
 FREE = 79 << 30  # an H100's free device memory at a cold call (the row budget binds, not the memory share)
 START_MS = 0.3   # a kernel's start after its queue or the kernel before
 END_MS = 2.0     # the call's end after its last kernel (the last launch collected, its results)
-CONTENTION = 1.2  # the split on a splitter thread beside the caller's planning (both want the GIL at times)
-FEWER = 16 / 15   # the caller's planning while the splitter runs: one of 16 numba threads fewer
 
 
 @dataclass(frozen=True)
@@ -69,26 +66,20 @@ def launches_of(seed: int, tuning: launch.Tuning) -> list[tuple[int, int]]:
             for w, sub, _, _ in GpuSolver(tuning=tuning)._streamed(cases, Scoring(), FREE, share)]
 
 
-def simulate(launches: list[tuple[int, int]], costs: Costs, ahead: bool) -> dict:
+def simulate(launches: list[tuple[int, int]], costs: Costs) -> dict:
     """The modelled timeline (ms) of a call with these launches: each kernel's (start, end), the
     GPU's idle time between kernels, the call's end."""
     c = costs
-    splits, done = [], 0  # each launch's split (ms of the split thread's work)
+    splits, done = [], 0  # each launch's split (ms)
     for n, _ in launches:
         first = max(0, min(SPLIT_FIRST, done + n) - done) if done < SPLIT_FIRST else 0
         splits.append((first * c.split_first_us + (n - first) * c.split_us) / 1e3)
         done += n
-    host = gpu = split_end = 0.0
+    host = gpu = 0.0
     kernels, idle = [], 0.0
     for k, (n, rows) in enumerate(launches):
-        plan = n * c.plan_us / 1e3
-        if ahead:  # the splitter thread runs ahead; beside the caller's work it is slower, and so is the planning
-            split_end = split_end + splits[k] * (CONTENTION if k else 1.0)
-            plan *= FEWER if split_end > host else 1.0
-            host = max(host, split_end)
-        else:
-            host += splits[k]
-        host += c.setup_ms + plan + c.upload_ms + n * c.upload_us / 1e3 + c.queue_ms
+        host += splits[k]
+        host += c.setup_ms + n * c.plan_us / 1e3 + c.upload_ms + n * c.upload_us / 1e3 + c.queue_ms
         start = max(host, gpu) + START_MS
         if kernels:
             idle += max(0.0, start - START_MS - gpu)
@@ -157,48 +148,40 @@ def fit(paths: list[str], tuning: launch.Tuning) -> Costs:
     return costs
 
 
-VARIANTS = {  # name: (Tuning fields, split ahead)
-    "main (0.35)": ({"first_launch_share": 0.35}, False),
-    "0.45": ({"first_launch_share": 0.45}, False),
-    "0.55": ({"first_launch_share": 0.55}, False),
-    "0.7": ({"first_launch_share": 0.7}, False),
-    "0.85": ({"first_launch_share": 0.85}, False),
-    "0.45 x1.3": ({"first_launch_share": 0.45, "launch_growth": 1.3}, False),
-    "0.55 x1.3": ({"first_launch_share": 0.55, "launch_growth": 1.3}, False),
-    "ahead 0.35": ({"first_launch_share": 0.35}, True),
-    "ahead 0.45": ({"first_launch_share": 0.45}, True),
-    "ahead 0.55": ({"first_launch_share": 0.55}, True),
-    "ahead 0.45 x1.3": ({"first_launch_share": 0.45, "launch_growth": 1.3}, True),
+VARIANTS = {  # name: Tuning fields
+    "main (0.35)": {"first_launch_share": 0.35},
+    "0.45": {"first_launch_share": 0.45},
+    "0.55": {"first_launch_share": 0.55},
+    "0.7": {"first_launch_share": 0.7},
+    "0.85": {"first_launch_share": 0.85},
+    "0.45 x1.3": {"first_launch_share": 0.45, "launch_growth": 1.3},
+    "0.55 x1.3": {"first_launch_share": 0.55, "launch_growth": 1.3},
 }
 
 
 def main() -> int:
-    global CONTENTION, FEWER
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, nargs="*", default=[8427900, 8427910, 8427920])
     ap.add_argument("--fit", nargs="*", default=None, metavar="LOG")
     ap.add_argument("--fit-tuning", default='{"first_launch_share": 0.35}',
                     help="the logs' Tuning fields (JSON): their launches are cut as they were")
     ap.add_argument("--costs", default=None, help="Costs fields (JSON) over the defaults")
-    ap.add_argument("--contention", type=float, default=CONTENTION, help="the split's slowdown beside planning")
-    ap.add_argument("--fewer", type=float, default=FEWER, help="the planning's slowdown beside the split")
     ap.add_argument("--slow", type=float, nargs="*", default=[1.0, 0.75, 1.3],
                     help="host speed factors: every host cost times this")
     args = ap.parse_args()
-    CONTENTION, FEWER = args.contention, args.fewer
     costs = Costs(**json.loads(args.costs)) if args.costs else Costs()
     if args.fit is not None:
         costs = fit(args.fit, launch.Tuning(**json.loads(args.fit_tuning)))
     host = ("split_first_us", "split_us", "setup_ms", "plan_us", "upload_ms", "upload_us", "queue_ms", "pending_us")
     print(f"{'10 sets, model (ms)':<18}" + "".join(f"{f'host x{s:g}':>26}" for s in args.slow))
     print(f"{'':<18}" + f"{'end (idle) launches':>26}" * len(args.slow))
-    for name, (fields, ahead) in VARIANTS.items():
+    for name, fields in VARIANTS.items():
         tuning = launch.Tuning(**fields)
         made = [launches_of(seed, tuning) for seed in args.seeds]
         cells = []
         for s in args.slow:
             c = replace(costs, **{f: getattr(costs, f) * s for f in host})
-            runs = [simulate(m, c, ahead) for m in made]
+            runs = [simulate(m, c) for m in made]
             end, idle = (statistics.median(r[k] for r in runs) for k in ("end", "idle"))
             cells.append(f"{end:6.1f} ({idle:4.1f}) {'/'.join(str(n) for n, _ in made[0]):>12}")
         print(f"{name:<18}" + "".join(f"{x:>26}" for x in cells))

@@ -42,39 +42,3 @@ def test_two_threads_lay_out_batches_at_once():
                           env=dict(os.environ))
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
 
-
-def test_a_splitter_thread_splits_while_the_planner_holds_the_lock():
-    """A thread marked by flat.unlocked_passes (GpuSolver._split_ahead's splitter) splits a batch
-    (FlatCases.of: its compiled passes) while another thread holds PARALLEL, on numba's thread-safe
-    layers; the same arrays as the split on the caller's thread. Unmarked, it waits for the lock."""
-    import threading
-
-    import numba
-    import numpy as np
-
-    from splicedalign.workloads.spliced import synthetic
-    from splicedalign.workloads.spliced.gpu.flat import PARALLEL, FlatCases, unlocked_passes
-
-    cases = synthetic.tiny_set(bases=3)
-    want = FlatCases.of(cases)  # (compiled or loaded, a layer chosen)
-    if numba.threading_layer() not in ("omp", "tbb"):
-        import pytest
-
-        pytest.skip(f"numba's {numba.threading_layer()} layer is not thread-safe: the split takes the lock")
-    for marked in (True, False):
-        got: list = []
-
-        def split(marked=marked, got=got) -> None:
-            numba.set_num_threads(1)
-            if marked:
-                unlocked_passes()
-            got.append(FlatCases.of(cases))
-
-        with PARALLEL:
-            thread = threading.Thread(target=split, daemon=True)
-            thread.start()
-            thread.join(10 if marked else 0.5)
-            assert thread.is_alive() != marked
-        thread.join(30)
-        assert all((np.asarray(getattr(got[0], k)) == np.asarray(getattr(want, k))).all()
-                   for k in ("first", "last", "order", "exon_start", "n"))

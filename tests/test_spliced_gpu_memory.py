@@ -143,14 +143,12 @@ def test_the_pipeline_cap_reaches_every_solver(monkeypatch):
     assert device.memory_budget() == 12 << 30 and device.memory_budget(1 << 30) == 1 << 30
 
 
-@pytest.mark.parametrize("ahead", [False, True])
-def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead):
+def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch):
     """A call without traceback on never-seen cases is split chunk by chunk (GpuSolver._streamed)
     and its first launch queued before its last chunk is split: the launches are those that
     plan_launches makes of the whole call, the answers the sequential solver's; a call that
-    fits one launch may be fed; a replay splits nothing. Split ahead (Tuning.split_ahead): every
-    chunk split on the splitter thread, the next launch's while the caller plans the first
-    (its planning waits for that), every launch planned on the caller's thread."""
+    fits one launch may be fed; a replay splits nothing; every chunk split and every launch
+    planned on the caller's thread."""
     import threading
 
     from splicedalign.workloads.spliced.gpu import solver as gpu_solver
@@ -163,13 +161,9 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead)
     cases = cases * 3
     want = [r.score for r in get_solver("sequential").solve_many(cases, Scoring(), traceback=False)]
     steps: list = []
-    planning, beside = threading.Event(), threading.Event()  # the caller plans; a chunk split meanwhile
     real_chunk, real_launch = GpuSolver._split_chunk, GpuSolver._launch
 
     def chunk_(self, cases, a, b):
-        if ahead and any(s[0] == "made" for s in steps):  # the caller plans the first launch meanwhile
-            assert planning.wait(10)
-            beside.set()
         steps.append(("chunk", b - a, threading.current_thread().name))
         return real_chunk(self, cases, a, b)
 
@@ -187,21 +181,16 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead)
 
     def plan_(flat, config):
         steps.append(("plan", len(flat), threading.current_thread() is threading.main_thread()))
-        if ahead and not planning.is_set():  # the first launch: the split goes on meanwhile
-            planning.set()
-            while not beside.wait(0.05) and any(t.name == "splitter" for t in threading.enumerate()):
-                pass
         return real_plan(flat, config)
 
     monkeypatch.setattr(GpuSolver, "_split_chunk", chunk_)
     monkeypatch.setattr(GpuSolver, "_launch", launch_)
     monkeypatch.setattr(GpuSolver, "_launch_work", staticmethod(work_))
     monkeypatch.setattr(GpuSolver, "_host_plan", staticmethod(plan_))
-    tuning = launch.Tuning(first_launch_share=1.0, split_ahead=ahead)
+    tuning = launch.Tuning(first_launch_share=1.0)
     for free in (int(sizes.sum()) * 2, 1 << 40):
         free_memory(monkeypatch, free)
         steps.clear()
-        planning.clear(), beside.clear()
         solver = GpuSolver(rows_per_lane=2, device_trace=False, tuning=tuning)
         assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == want
         split = solver._works[Scoring(), False][1]
@@ -211,17 +200,14 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead)
         chunks = [i for i, s in enumerate(steps) if s[0] == "chunk"]
         launched = [s for s in steps if s[0] == "launch"]
         assert len(chunks) > 2 and sum(steps[i][1] for i in chunks) == len(cases)
-        assert {steps[i][2] for i in chunks} == ({"splitter"} if ahead else {threading.main_thread().name})
+        assert {steps[i][2] for i in chunks} == {threading.main_thread().name}
         assert [s[1] for s in launched] == [len(w.sel) for w in split.launches]
         planned = [s for s in steps if s[0] == "plan"]
         assert all(s[2] for s in planned)  # on the caller's thread
         if len(launched) > 1:
             assert not any(s[2] for s in launched) and [s[1] for s in planned] == [s[1] for s in launched]
-            after = steps.index(("made",)) < chunks[-1]  # a chunk split after the first launch was made
-            if ahead:  # ... split while the caller planned that launch
-                assert beside.is_set() == after
-            else:  # ... after that launch was queued
-                assert after and steps.index(launched[0]) < chunks[-1]
+            # a chunk split after the first launch was made and queued
+            assert steps.index(("made",)) < chunks[-1] and steps.index(launched[0]) < chunks[-1]
         else:  # one launch: may be fed (this one is too small: chain-bound)
             assert launched[0][2]
         for w, sub in zip(split.launches, split.flats):
@@ -231,16 +217,9 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch, ahead)
         assert not [s for s in steps if s[0] == "chunk"]  # a replay: the split remembered
 
 
-def test_an_error_of_the_split_ahead_comes_in_the_callers_thread(monkeypatch):
-    """Split ahead (Tuning.split_ahead): an error of the split on the splitter thread (here its
-    third chunk's) is raised in the caller's thread after the launches made before it were
-    queued, as the split on the caller's thread raises it; the splitter has ended, and the
-    caller's numba threads and Python's switch interval are as they were."""
-    import sys
-    import threading
-
-    import numba
-
+def test_an_error_of_the_split_as_it_goes_comes_after_the_launches_made_before_it(monkeypatch):
+    """A call split as it goes (GpuSolver._streamed): an error of the split (here its third
+    chunk's) is raised once the launches made before it were queued."""
     from splicedalign.workloads.spliced.gpu import solver as gpu_solver
 
     fake_gpu(monkeypatch, _fake_function)
@@ -263,25 +242,16 @@ def test_an_error_of_the_split_ahead_comes_in_the_callers_thread(monkeypatch):
     monkeypatch.setattr(GpuSolver, "_split_chunk", chunk_)
     monkeypatch.setattr(GpuSolver, "_launch", lambda self, work, *a, **k: (launched.append(len(work.sel)), real_launch(
         self, work, *a, **k))[1])
-    threads, switch = numba.get_num_threads(), sys.getswitchinterval()
-    got = {}
-    for ahead in (False, True):
-        launched.clear(), chunks.clear()
-        solver = GpuSolver(rows_per_lane=2, device_trace=False,
-                           tuning=launch.Tuning(first_launch_share=1.0, split_ahead=ahead))
-        with pytest.raises(RuntimeError, match="^the third chunk$"):
-            solver.solve_many(cases * 3, Scoring(), traceback=False)
-        got[ahead] = list(launched)
-        assert len(chunks) == 3
-        assert not [t for t in threading.enumerate() if t.name == "splitter"]
-        assert numba.get_num_threads() == threads and sys.getswitchinterval() == switch
-    assert got[True] == got[False] and got[True]  # the launches made before the error, queued
+    solver = GpuSolver(rows_per_lane=2, device_trace=False, tuning=launch.Tuning(first_launch_share=1.0))
+    with pytest.raises(RuntimeError, match="^the third chunk$"):
+        solver.solve_many(cases * 3, Scoring(), traceback=False)
+    assert len(chunks) == 3 and launched  # the launches made before the error, queued
 
 
 def test_a_later_launch_that_fails_waits_for_the_queued_ones(monkeypatch):
     """A call of several launches whose later launch fails (here a bad letter found while it is
     planned): the one-line error, once the kernels already queued are done (their storage is
-    then free), with the split as it goes and split ahead alike."""
+    then free), with the split as it goes."""
     from splicedalign.core.alphabet import LetterError
     from splicedalign.workloads.spliced.records import Exon, TestCase
 
@@ -293,16 +263,14 @@ def test_a_later_launch_that_fails_waits_for_the_queued_ones(monkeypatch):
     real_launch = GpuSolver._launch
     monkeypatch.setattr(GpuSolver, "_launch", lambda self, *a, **k: (waited.append("launch"), real_launch(
         self, *a, **k))[1])
-    for ahead in (False, True):
-        solver = GpuSolver(rows_per_lane=2, device_trace=False,
-                           tuning=launch.Tuning(first_launch_share=1.0, split_ahead=ahead))
-        streams = solver.streams()
-        for stream in (streams.compute, streams.follow):
-            monkeypatch.setattr(stream, "synchronize", lambda: waited.append("sync"), raising=False)
-        waited.clear()
-        with pytest.raises(LetterError, match="^bad5: non-nucleotide letter"):
-            solver.solve_many(cases * 2 + [bad], Scoring(), traceback=False)
-        assert waited.count("launch") > 1 and waited[-2:] == ["sync", "sync"]
+    solver = GpuSolver(rows_per_lane=2, device_trace=False, tuning=launch.Tuning(first_launch_share=1.0))
+    streams = solver.streams()
+    for stream in (streams.compute, streams.follow):
+        monkeypatch.setattr(stream, "synchronize", lambda: waited.append("sync"), raising=False)
+    waited.clear()
+    with pytest.raises(LetterError, match="^bad5: non-nucleotide letter"):
+        solver.solve_many(cases * 2 + [bad], Scoring(), traceback=False)
+    assert waited.count("launch") > 1 and waited[-2:] == ["sync", "sync"]
 
 
 def test_the_solvers_of_a_thread_share_its_streams(monkeypatch):

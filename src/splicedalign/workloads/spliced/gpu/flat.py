@@ -13,7 +13,7 @@ from __future__ import annotations
 import operator
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -38,33 +38,8 @@ _LAID_OUT = "_laid_out_arrays"  # where FlatCases keeps its exons laid out (Flat
 # workqueue threading layer, the only one always present, aborts the process when two threads
 # run parallel code at once (one solver per GPU, each in its own thread): callers of the
 # parallel passes hold PARALLEL (re-entrant: build_plan holds it around FlatCases.of). The passes
-# here and in plan.py let go of the GIL (nogil): the caller's thread plans a launch while a
-# splitter thread splits the next one (GpuSolver._split_ahead).
+# here and in plan.py let go of the GIL (nogil): another thread's Python runs meanwhile.
 PARALLEL = threading.RLock()
-# A thread marked by unlocked_passes (GpuSolver._split_ahead's splitter) runs the split's passes
-# (sorted_lists) on one numba thread without PARALLEL where numba's layer is thread-safe (omp,
-# tbb): the lock is not fair, the planner beside it takes it again between its passes, and a
-# chunk's split waited for it through whole plannings (5-54 ms, 2-core host).
-_UNLOCKED = threading.local()
-
-
-def unlocked_passes() -> None:
-    """This thread's splits (sorted_lists) run their compiled passes without PARALLEL where the
-    threading layer allows it (the caller sets this thread's numba threads)."""
-    _UNLOCKED.on = True
-
-
-def _split_lock() -> AbstractContextManager:
-    """PARALLEL, or none for a thread marked by unlocked_passes on a thread-safe layer."""
-    if getattr(_UNLOCKED, "on", False):
-        try:
-            if numba.threading_layer() in ("omp", "tbb"):
-                return nullcontext()
-        except ValueError:  # no parallel pass has run yet in this process: no layer chosen
-            pass
-    return PARALLEL
-
-
 # A compiled pass over fewer than SMALL_PASS exons runs on the calling thread alone (few_threads):
 # numba's OpenMP team sleeps once idle for a few thousand spins (core.jit.short_spin), and the split's
 # first pass comes after ~1 ms of Python. Waking the team costs ~0.1 ms on the H100 host (with
@@ -79,10 +54,10 @@ SMALL_PASS = 1 << 14
 
 
 @contextmanager
-def few_threads(items: int, small: int | None = None, lock: AbstractContextManager = PARALLEL) -> Iterator[None]:
-    """``lock`` (PARALLEL) held around compiled passes over ``items`` items, run on this thread alone
-    (numba's setting is the thread's own) where they are fewer than ``small`` (default SMALL_PASS)."""
-    with lock:
+def few_threads(items: int, small: int | None = None) -> Iterator[None]:
+    """PARALLEL held around compiled passes over ``items`` items, run on this thread alone (numba's
+    setting is the thread's own) where they are fewer than ``small`` (default SMALL_PASS)."""
+    with PARALLEL:
         if items >= (SMALL_PASS if small is None else small):
             yield
             return
@@ -378,7 +353,7 @@ def sorted_lists(start: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.
     list_bits = 63 - first_bits - index_bits
     if list_bits < 0:
         raise ValueError(f"exon lists too long ({index_bits} bits) on bases too long ({first_bits} bits) to sort")
-    with few_threads(bounds.shape[0], lock=_split_lock()):
+    with few_threads(bounds.shape[0]):
         keys = _pack_exons(start, bounds, first_bits, index_bits, list_bits)
         lists = start.size - 1
         for a in range(0, lists, 1 << list_bits):

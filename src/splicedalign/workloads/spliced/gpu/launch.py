@@ -122,20 +122,10 @@ class Tuning:
     # Each launch more costs its kernel's tail, replays included. 10 paper sets, H100, one run, two
     # seeds (ms cold / replay): 0.35 104.4, 101.4 / 85.8, 82.1; 0.5 124.1, 114.6 / 93.3, 85.9
     # (slower processes); 1.0 232.3 (a slow first call), 105.0 / 78.3, 82.5; the split of the whole
-    # call before its first launch (main then) 117.9, 118.6 / 77.1, 79.6. 0.45 (without split_ahead)
-    # measured as 0.35: 87.8, 92.5 against 88.8, 91.5 ms (H100, fresh processes, same seeds).
+    # call before its first launch (main then) 117.9, 118.6 / 77.1, 79.6. 0.45 (without a splitter
+    # thread) measured as 0.35: 87.8, 92.5 against 88.8, 91.5 ms (H100, fresh processes, same seeds).
     first_launch_share: float = 0.35
     launch_growth: float = 0.0
-    # Such a call's cases are split on a splitter thread while the caller's thread plans and queues
-    # the launches made so far (GpuSolver._split_ahead), so that launch 1's split (Python, ~1.5-2 us
-    # a case) runs beside launch 0's planning instead of after it. Measured slower, so off: 10 sets
-    # 93.6, 101.7 ms against 87.8, 92.5 without it (H100, fresh processes, same seeds, first launch
-    # 0.45): the splitter's first chunk took 3.2-5.0 ms instead of 2.2-2.3 (one numba thread) and
-    # the caller's planning of launch 0 10.3-12.5 ms instead of 6.3-7.0 beside the splitter's Python,
-    # so kernel 0 started at 20.5-22.9 ms instead of 10.1-11.8 and kernel 1 at 39.0-40.1 instead of
-    # 30.5-32.9. (A planner thread planning launch k while the caller split launch k + 1 was measured
-    # no faster either, 110.1 ms against 107.3 without it, H100: launch 0 waited for launch 1's split.)
-    split_ahead: bool = False
     # A call of one never-seen score launch of at least throughput_cases cases starts its kernel
     # at once and has it planned and handed over in steps (feed.py): its long chains and
     # feed_shares[0] of its other cases' cells, then feed_shares[1], ..., then the rest; the GPU

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import operator
 import os
-import queue
-import sys
 import threading
 import time
 import weakref
@@ -33,7 +31,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 
 from splicedalign.core import loading
@@ -42,7 +39,7 @@ from splicedalign.gpu import device
 from splicedalign.workloads.spliced.base import refuse_free_ends
 from splicedalign.workloads.spliced.gpu import launch, outputs
 from splicedalign.workloads.spliced.gpu.feed import Feeder, Sizes, load_passes
-from splicedalign.workloads.spliced.gpu.flat import PARALLEL, FlatCases, unlocked_passes
+from splicedalign.workloads.spliced.gpu.flat import PARALLEL, FlatCases
 from splicedalign.workloads.spliced.gpu.launch import IN_FLIGHT, TUNING, LaunchConfig, Tuning
 from splicedalign.workloads.spliced.gpu.plan import (
     EMPTY_BYTE,
@@ -94,14 +91,6 @@ MOVES_POISON = 0xFFFFFFFF  # unwritten moves in checked runs: every cell "left",
 # The staging buffer of every solver's uploads (pinned: one copy of a launch's inputs runs at
 # full PCIe speed): a process's first solve makes it, later solvers find it.
 UPLOADS = device.PinnedBuffers()
-
-
-# A call split ahead (Tuning.split_ahead) splits its cases on a splitter thread while the caller's
-# thread plans and queues the launches made so far, with one numba thread fewer while the splitter
-# runs (it would take a core from the planning passes' team), and has Python switch threads every
-# SWITCH_SECONDS (its default, 5 ms, would hold the caller up to that long at each of its returns
-# from a compiled pass while the split holds the GIL).
-SWITCH_SECONDS = 1e-4
 
 
 # The CUDA streams of the solvers of one thread, by device (GpuSolver.streams), kept for the
@@ -976,8 +965,7 @@ class GpuSolver:
                   traceback: bool) -> tuple[int, Launches]:
         """(the device bytes the call's launches queued at once may take, its launches: each
         one's work, cases as arrays, device bytes, whether it is the call's only launch). A call
-        without traceback on cases not split before is split as it goes (_streamed; on a splitter
-        thread where Tuning.split_ahead says so, _split_ahead), else by _split."""
+        without traceback on cases not split before is split as it goes (_streamed), else by _split."""
         if traceback or self._split_before(cases, scoring, traceback) is not None:
             split = self._split(cases, scoring, traceback)
             only = len(split.launches) == 1
@@ -986,56 +974,7 @@ class GpuSolver:
         share, in_flight = launch.memory_split(0, free, IN_FLIGHT)
         if self._rows.held_bytes() + min(share * in_flight, free) > free:
             self._rows.clear()  # kept storage would crowd out the launches: let go for them
-        streamed = self._streamed(cases, scoring, free, share)
-        if self.tuning.split_ahead and len(cases) >= SPLIT_FIRST + SPLIT_LEAST:  # (one chunk: nothing to split ahead)
-            return share * in_flight, self._split_ahead(streamed)
-        return share * in_flight, streamed
-
-    @staticmethod
-    def _split_ahead(launches: Launches) -> Launches:
-        """``launches`` (a call's _streamed) made on a splitter thread, which splits the call's
-        cases as fast as it can, while the caller's thread plans and queues each launch as soon
-        as it is made (Tuning.split_ahead): the split of launch k + 1 (Python, ~1.5-2 us a case
-        on the H100 host) runs beside launch k's planning (compiled passes that let go of the GIL)
-        and upload instead of after them. The same launches in the same order; an error of the
-        split is raised in the caller's thread where its launch would have come. One numba thread
-        fewer for the caller while the splitter runs, and Python switching threads every
-        SWITCH_SECONDS (the caller's planning takes the GIL back between its passes)."""
-        made: queue.SimpleQueue = queue.SimpleQueue()
-        stop = threading.Event()
-
-        def split() -> None:
-            numba.set_num_threads(1)  # its few short passes, beside the caller's planning
-            unlocked_passes()
-            try:
-                for item in launches:
-                    made.put(item)
-                    time.sleep(0)  # the GIL to the caller, waiting for this launch (2-core host: 0.4-2.6 ms later)
-                    if stop.is_set():  # the caller stopped taking them (an error)
-                        break
-                made.put(None)
-            except BaseException as error:  # (raised in the caller's thread)
-                made.put(error)
-            finally:
-                launches.close()
-
-        threads, switch = numba.get_num_threads(), sys.getswitchinterval()
-        splitter = threading.Thread(target=split, name="splitter", daemon=True)
-        sys.setswitchinterval(SWITCH_SECONDS)
-        numba.set_num_threads(max(1, threads - 1))  # (this thread's own setting)
-        splitter.start()
-        try:
-            while (item := made.get()) is not None:
-                if isinstance(item, BaseException):
-                    raise item
-                if item[3] or not splitter.is_alive():  # the split is done (or the call's only launch): all threads
-                    numba.set_num_threads(threads)
-                yield item
-        finally:
-            stop.set()
-            splitter.join()
-            numba.set_num_threads(threads)
-            sys.setswitchinterval(switch)
+        return share * in_flight, self._streamed(cases, scoring, free, share)
 
     def _streamed(self, cases: Sequence[TestCase], scoring: Scoring, free: int, share: int) -> Launches:
         """The launches of a call without traceback on never-seen cases, each made as soon as
