@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../cuda_emu.h"
+#include "warp_emu.h"
 #define WFA_CLUSTER_EMU
 static unsigned block_threads = 32;
 static dim3 blockDim;
@@ -17,8 +18,6 @@ static dim3 fiber_thread() { return dim3{emu::thread_index.x % block_threads, 0,
 static unsigned fiber_block() { return emu::thread_index.x / block_threads; }
 
 static emu::Barrier cluster_barrier;
-static std::vector<emu::Barrier> warp_barriers;
-static std::vector<unsigned long long> warp_slots;  // one per fiber
 static std::vector<int> shared;  // the blocks' shared memory, one after another
 static size_t shared_ints = 0;  // a block's
 
@@ -27,31 +26,6 @@ static void cluster_sync() { emu::wait(cluster_barrier); }
 static void store_remote(int* local, unsigned rank, int value) {
     const size_t at = size_t(local - shared.data()) % shared_ints;
     shared[rank * shared_ints + at] = value;
-}
-static unsigned long long exchange(unsigned long long value, int from) {  // lane `from`'s value, for every lane
-    const unsigned f = emu::thread_index.x, w = f / 32;
-    warp_slots[f] = value;
-    emu::wait(warp_barriers[w]);
-    const unsigned long long got = warp_slots[32 * w + unsigned(from)];
-    emu::wait(warp_barriers[w]);
-    return got;
-}
-static unsigned __ballot_sync(unsigned, int predicate) {
-    const unsigned f = emu::thread_index.x, w = f / 32;
-    warp_slots[f] = predicate != 0;
-    emu::wait(warp_barriers[w]);
-    unsigned bits = 0;
-    for (unsigned l = 0; l < 32; ++l) bits |= unsigned(warp_slots[32 * w + l]) << l;
-    emu::wait(warp_barriers[w]);
-    return bits;
-}
-static int __shfl_sync(unsigned, int value, int from) {
-    return int(unsigned(exchange(static_cast<unsigned long long>(static_cast<unsigned>(value)), from)));
-}
-static unsigned __shfl_sync(unsigned, unsigned value, int from) { return unsigned(exchange(value, from)); }
-static int __ffs(int v) { return __builtin_ffs(v); }
-static unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
-    return unsigned(((static_cast<unsigned long long>(hi) << 32) | lo) >> (shift & 31));
 }
 using std::max;
 using std::min;
@@ -68,8 +42,7 @@ extern "C" int emu_nw_wfa_cluster(int affine, int keep_on, int threads, int smem
     blockDim = {unsigned(threads), 1, 1};
     const int fibers = WFA_CLUSTER * threads;
     cluster_barrier = emu::Barrier{fibers};
-    warp_barriers.assign(size_t(fibers / 32), emu::Barrier{32});
-    warp_slots.assign(size_t(fibers), 0);
+    warps_for(fibers);
     shared_ints = size_t(smem_bytes + 3) / 4;
     shared.assign(WFA_CLUSTER * shared_ints, poison);
     auto body = [&] {

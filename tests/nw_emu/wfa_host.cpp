@@ -8,34 +8,11 @@
 #include <vector>
 
 #include "../cuda_emu.h"
+#include "warp_emu.h"
 static const dim3& threadIdx = emu::thread_index;
 static dim3 blockIdx, blockDim;
 static emu::Barrier block_barrier;
 static void __syncthreads() { emu::wait(block_barrier); }
-// The warp's lanes exchange values through warp_slots (one per thread) between two waits on the
-// warp's barrier (read after every lane wrote, written again only after every lane read).
-static std::vector<emu::Barrier> warp_barriers;
-static unsigned long long warp_slots[1024];
-static unsigned __ballot_sync(unsigned, int predicate) {
-    const int t = int(threadIdx.x), w = t / 32;
-    warp_slots[t] = predicate != 0;
-    emu::wait(warp_barriers[w]);
-    unsigned bits = 0;
-    for (int l = 0; l < 32; ++l) bits |= unsigned(warp_slots[32 * w + l]) << l;
-    emu::wait(warp_barriers[w]);
-    return bits;
-}
-static int __shfl_sync(unsigned, int value, int from) {
-    const int t = int(threadIdx.x), w = t / 32;
-    warp_slots[t] = static_cast<unsigned long long>(static_cast<unsigned>(value));
-    emu::wait(warp_barriers[w]);
-    const int got = int(static_cast<unsigned>(warp_slots[32 * w + from]));
-    emu::wait(warp_barriers[w]);
-    return got;
-}
-static unsigned __shfl_sync(unsigned, unsigned value, int from) {
-    return static_cast<unsigned>(__shfl_sync(0u, int(value), from));
-}
 // __syncthreads_or: call c's votes in votes[c % 3]; thread 0 clears the slot of call c + 2 once
 // every thread has read call c - 1's (they all passed call c's barrier)
 static std::atomic<int> votes[3];
@@ -64,11 +41,7 @@ static int atomicMax(int* p, int v) {
     return old;
 }
 static int __ffsll(long long v) { return __builtin_ffsll(v); }
-static int __ffs(int v) { return __builtin_ffs(v); }
 static int __clz(int v) { return v == 0 ? 32 : __builtin_clz(unsigned(v)); }
-static unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
-    return unsigned(((static_cast<unsigned long long>(hi) << 32) | lo) >> (shift & 31));
-}
 static unsigned long long atomicMin(unsigned long long* p, unsigned long long v) {
     unsigned long long old = __atomic_load_n(p, __ATOMIC_RELAXED);
     while (v < old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
@@ -83,8 +56,7 @@ alignas(16) int smem[1 << 20];  // the host build's shared memory (4 MiB)
 template <class F>
 static void run_blocks(int blocks, int threads, F body) {
     block_barrier = emu::Barrier{threads};
-    warp_barriers.clear();  // one barrier per warp of 32 threads (threads: a multiple of 32)
-    for (int w = 0; w < (threads + 31) / 32; ++w) warp_barriers.push_back(emu::Barrier{std::min(32, threads - 32 * w)});
+    warps_for(threads);
     blockDim = {(unsigned int)threads, 1, 1};
     for (int blk = 0; blk < blocks; ++blk) {
         blockIdx = {(unsigned int)blk, 0, 0};
