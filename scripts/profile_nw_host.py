@@ -1,9 +1,9 @@
 """The host around `gpu`'s single-pair call (issue 26): `GpuSolver().solve` host to host on a few
-pairs (linear costs, score and CIGAR), a warm-up then --repeats calls, median (min-max) ms with the
-last call's kernel ms and the WFA's host pieces (wfa.py's stats); then, with --cprofile N, N score
-solves of the first case under cProfile (each function's calls and time a solve, top by own
-time): where the host time between the kernel and the caller goes, and how many CuPy / CUDA calls a
-solve makes. Run with either tree's src (the A/B of scripts/device_nw_peer.sh):
+pairs (linear costs, score and CIGAR), a warm-up then --repeats calls (core.timing.time_repeats),
+median (min-max) ms with the last call's kernel ms and the WFA's host pieces (wfa.py's stats);
+then, with --cprofile N, N score solves of the first case under cProfile (each function's calls
+and time a solve, top by own time): where the host time between the kernel and the caller goes,
+and how many CuPy / CUDA calls a solve makes. Run with either tree's src (the A/B of scripts/device_nw_peer.sh):
 
   python3 scripts/profile_nw_host.py --cases 100000-1 30368-10 --cprofile 300
 """
@@ -14,9 +14,8 @@ import argparse
 import cProfile
 import io
 import pstats
-import statistics
-import time
 
+from splicedalign.core.timing import time_repeats
 from splicedalign.workloads.nw.gpu.solver import GpuSolver
 from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, case_pair
 
@@ -33,17 +32,13 @@ def main() -> int:
     for name in args.cases:
         pair = case_pair(name)
         for traceback in (False, True):
-            gpu.solve(pair, costs, traceback=traceback)  # warm-up
-            runs = []
-            for _ in range(args.repeats):
-                t0 = time.perf_counter()
-                gpu.solve(pair, costs, traceback=traceback)
-                runs.append((time.perf_counter() - t0) * 1e3)
+            timing, _ = time_repeats(lambda p=pair, tb=traceback: gpu.solve(p, costs, traceback=tb), args.repeats)
             stats = gpu.wfa.stats if gpu.wfa is not None else {}
             pieces = " ".join(f"{k} {stats[k]:.3f}" for k in ("choice_ms", "host_ms", "upload_ms", "synced_ms", "ms",
                                                                "kernel_ms") if k in stats)
-            print(f"{args.tag} {name:<10} {'cigar' if traceback else 'score'} {statistics.median(runs):.3f} ms "
-                  f"({min(runs):.3f}-{max(runs):.3f}, {len(runs)} calls) kernel {gpu.kernel_ms:.3f} | {pieces}",
+            print(f"{args.tag} {name:<10} {'cigar' if traceback else 'score'} {timing.median * 1e3:.3f} ms "
+                  f"({timing.min * 1e3:.3f}-{timing.max * 1e3:.3f}, {len(timing.runs)} calls) "
+                  f"kernel {gpu.kernel_ms:.3f} | {pieces}",
                   flush=True)
     if args.cprofile:
         pair = case_pair(args.cases[0])
