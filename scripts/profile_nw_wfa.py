@@ -15,6 +15,7 @@ import statistics
 import time
 from pathlib import Path
 
+from splicedalign.core.timing import time_repeats
 from splicedalign.workloads.nw.gpu import wfa
 from splicedalign.workloads.nw.gpu.solver import WFA_SAMPLE_MIN
 from splicedalign.workloads.nw.gpu.wfa import WfaSolver, sampled_score
@@ -95,13 +96,7 @@ def host_pieces(cases: list[str], repeats: int) -> int:
     reps = max(5, 4 * repeats)
 
     def ms(call) -> float:
-        call()
-        times = []
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            call()
-            times.append((time.perf_counter() - t0) * 1e3)
-        return statistics.median(times)
+        return time_repeats(call, reps)[0].median * 1e3
 
     print(f"{'case':<12} {'out':<5} {'fallback':>8} {'sample':>7} {'estimate':>8} {'budget':>7} {'gpu.solve':>9} "
           f"{'choice':>7} {'host':>7} {'upload':>7} {'synced':>7} {'launch':>7} {'kernel':>7}")
