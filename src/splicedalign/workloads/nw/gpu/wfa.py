@@ -1075,7 +1075,7 @@ class WfaSolver:
         name = sweep_name(config, o > 0, traceback)
         kernel = self.kernel(name)
         smem = config.smem
-        device.allow_shared_memory(self.kernel(name), smem)
+        device.allow_shared_memory(kernel, smem)
         host_at["allocated"] = time.perf_counter()
         if staging is None:  # (made here, where this thread waits next: Staging)
             staging = Staging(self.pinned, "wfa-bytes", pairs, n, m, copy, addresses)
