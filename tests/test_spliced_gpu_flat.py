@@ -156,7 +156,7 @@ def test_few_threads_runs_small_passes_on_this_thread_alone() -> None:
         assert numba.get_num_threads() == 1
         assert PARALLEL._is_owned()
     assert numba.get_num_threads() == before
-    with pytest.raises(RuntimeError), few_threads(10, small=11):
+    with pytest.raises(RuntimeError), few_threads(10):
         raise RuntimeError("a bad letter")
     assert numba.get_num_threads() == before and not PARALLEL._is_owned()
     with few_threads(SMALL_PASS):

@@ -54,11 +54,11 @@ SMALL_PASS = 1 << 14
 
 
 @contextmanager
-def few_threads(items: int, small: int | None = None) -> Iterator[None]:
+def few_threads(items: int) -> Iterator[None]:
     """PARALLEL held around compiled passes over ``items`` items, run on this thread alone (numba's
-    setting is the thread's own) where they are fewer than ``small`` (default SMALL_PASS)."""
+    setting is the thread's own) where they are fewer than SMALL_PASS."""
     with PARALLEL:
-        if items >= (SMALL_PASS if small is None else small):
+        if items >= SMALL_PASS:
             yield
             return
         before = numba.get_num_threads()
