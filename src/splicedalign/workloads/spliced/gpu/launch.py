@@ -529,8 +529,7 @@ def long_chains(cases: Sequence[TestCase] | FlatCases | np.ndarray, tuning: Tuni
 def late_folds(cases: Sequence[TestCase] | FlatCases, tuning: Tuning = TUNING) -> np.ndarray:
     """Whether each case of a launch places its folds late (Tuning.late_folds): in a throughput
     launch, every case."""
-    flat = FlatCases.of(cases)
-    return np.full(len(flat), tuning.late_folds and not tuning.chain_bound(len(flat)))
+    return np.full(len(cases), tuning.late_folds and not tuning.chain_bound(len(cases)))
 
 
 def walks(cases: Sequence[TestCase] | FlatCases, followed: Sequence[int] = (),
