@@ -720,7 +720,7 @@ class GpuSolver:
                     queued.held)
 
     def _queue(self, inputs: _Inputs, config: LaunchConfig, scoring: Scoring, defines: dict,
-               storage: tuple | int, rest: Callable[[], None] = _nothing_left) -> Queued:
+               storage: tuple | int, rest: Callable[[], None]) -> Queued:
         """Queue a planned launch's wavefront kernel (and its follower), on its row storage: taken
         before it was planned (_row_storage's, where that holds its plan's rows), or taken now for
         this many row elements; then ``rest``, the batch's uploads its kernels do not read (_rest)."""
