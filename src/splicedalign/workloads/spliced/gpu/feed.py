@@ -104,7 +104,7 @@ class Sizes(NamedTuple):
     tsel: int   # int32 elements
     rows: int   # row elements
     moves: int  # uint32 words (a recording launch's, its follower's included; else 0)
-    follow: int = 0  # the follower's task records (a recording launch's long chains' strips; else 0)
+    follow: int  # the follower's task records (a recording launch's long chains' strips; else 0)
 
 
 def step_bounds(cells: np.ndarray, long: int, shares: Sequence[float]) -> list[int]:
