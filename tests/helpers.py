@@ -23,6 +23,13 @@ from splicedalign.workloads.spliced.records import Exon, TestCase
 REPO = Path(__file__).resolve().parents[1]
 
 
+def fresh_rng() -> np.random.Generator:
+    """A generator from a fresh seed, printed (pytest shows it with a failing test's output)."""
+    seed = int(np.random.SeedSequence().entropy % 2**32)
+    print("seed", seed)
+    return np.random.default_rng(seed)
+
+
 def random_spliced_case(rng: np.random.Generator, name: str) -> TestCase:
     """A small random spliced case (m < 300, n < 80, up to 11 exons, ~4% N in both)."""
     m = int(rng.integers(1, 300))

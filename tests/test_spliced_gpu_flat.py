@@ -7,6 +7,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
+from helpers import fresh_rng
 from helpers import random_spliced_case as random_case
 
 from splicedalign.workloads.spliced.gpu import launch
@@ -98,9 +99,7 @@ def tied_cases(rng: np.random.Generator) -> list[TestCase]:
 
 
 def test_flat_cases_equal_the_plain_reference_and_plan_alike() -> None:
-    seed = int(np.random.SeedSequence().entropy % 2**32)
-    print("seed", seed)
-    rng = np.random.default_rng(seed)
+    rng = fresh_rng()
     sets = {
         "paper": paper_set(int(rng.integers(1 << 30)), bases=6),
         "tied": tied_cases(rng),
@@ -130,9 +129,7 @@ def test_flat_cases_equal_the_plain_reference_and_plan_alike() -> None:
 def test_sorted_lists_in_chunks_equal_lexsort() -> None:
     """flat.sorted_lists where (list, first, index) leave few bits to the list: sorted many lists
     at a time (here 2^4), still each list by (first, last) with ties in input order."""
-    seed = int(np.random.SeedSequence().entropy % 2**32)
-    print("seed", seed)
-    rng = np.random.default_rng(seed)
+    rng = fresh_rng()
     sizes = rng.integers(1, 100, 150)  # up to 7 index bits
     sizes[rng.random(150) < 0.1] = 1
     start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)

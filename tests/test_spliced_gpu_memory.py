@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import fresh_rng
 from helpers import random_spliced_case as random_case
 from test_spliced_gpu_plan import _fake_function, fake_gpu
 
@@ -329,9 +330,7 @@ def test_launch_rows_bound_the_plans_rows():
 
     from splicedalign.workloads.spliced.gpu.plan import build_plan
 
-    seed = int(np.random.SeedSequence().entropy % 2**32)
-    print("seed", seed)
-    rng = np.random.default_rng(seed)
+    rng = fresh_rng()
     solver = GpuSolver()
     for count in (3, 70):
         flat = FlatCases.of([random_case(rng, f"r{i}") for i in range(count)] + tiny_set(int(rng.integers(99))))

@@ -14,6 +14,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from conftest import golden_case
+from helpers import fresh_rng
 from helpers import random_spliced_case as random_case
 
 from splicedalign.workloads.spliced.cpu_kernels import score_dtype
@@ -464,9 +465,7 @@ def test_long_chains_windows_by_relative_position():
     tied with a slot's position included."""
     from splicedalign.workloads.spliced.gpu.feed import _long_windows
 
-    seed = int(np.random.SeedSequence().entropy % 2**32)
-    print("seed", seed)
-    rng = np.random.default_rng(seed)
+    rng = fresh_rng()
     for trial in range(300):
         chains = int(rng.integers(1, 8))
         ct = np.concatenate([[0], np.cumsum(rng.integers(1, 700, chains))]).astype(np.int64)
@@ -490,9 +489,7 @@ def test_window_slots_as_numpy_makes_them():
     long chains, window 0 skipping the step's long chains."""
     from splicedalign.workloads.spliced.gpu.feed import _window_slots
 
-    seed = int(np.random.SeedSequence().entropy % 2**32)
-    print("seed", seed)
-    rng = np.random.default_rng(seed)
+    rng = fresh_rng()
     for trial in range(300):
         long = int(rng.integers(0, 6))
         chain_slots = int(rng.integers(long, 400)) if long else 0
@@ -634,9 +631,7 @@ def test_compiled_passes_equal_the_plain_plan():
     paper-shaped and random batches, launches of a call's split included (their cases share the
     call's exon lists), any rows per lane, lane-row floors, late and entry folds, both orders and
     storage offsets."""
-    seed = int(np.random.SeedSequence().entropy % 2**32)
-    print("seed", seed)
-    rng = np.random.default_rng(seed)
+    rng = fresh_rng()
     whole = FlatCases.of(gpu_plan_paper_cases(int(rng.integers(1 << 30))))
     batches = [whole, whole.select(np.arange(3, len(whole) - 2)), whole.select(rng.permutation(len(whole))[:20])]
     batches += [FlatCases.of([random_case(rng, f"r{i}") for i in range(int(rng.integers(1, 12)))]) for _ in range(5)]
@@ -665,9 +660,7 @@ def gpu_plan_paper_cases(seed: int) -> list[TestCase]:
 def test_launch_order_is_a_stable_sort_by_relative_position():
     """plan._launch_order, in parallel over ranges of buckets (any number of them), is the stable
     sort of the slots by bucket ((2 pos + 1) T) // (2 tc): cases interleaved, each in order."""
-    seed = int(np.random.SeedSequence().entropy % 2**32)
-    print("seed", seed)
-    rng = np.random.default_rng(seed)
+    rng = fresh_rng()
     for _ in range(200):
         per_case = rng.integers(1, int(rng.choice([3, 30, 500])), int(rng.integers(1, 60)))
         case_tasks = np.concatenate([[0], np.cumsum(per_case)])
@@ -1421,9 +1414,7 @@ def test_threads_plan_at_once_under_the_workqueue_layer():
 def test_even_ranges_cover_the_cases_in_runs_of_about_equal_work():
     """plan._even_ranges (the parallel passes' runs of cases): bounds from 0 to C, not
     decreasing, each run's work at most its share plus one case's."""
-    seed = int(np.random.SeedSequence().entropy % 2**32)
-    print("seed", seed)
-    rng = np.random.default_rng(seed)
+    rng = fresh_rng()
     for _ in range(300):
         work = rng.integers(0, int(rng.choice([2, 50, 5_000])), int(rng.integers(0, 80)))
         prefix = np.concatenate([[0], np.cumsum(work)]).astype(np.int64)
@@ -1438,9 +1429,7 @@ def test_even_ranges_cover_the_cases_in_runs_of_about_equal_work():
 
 def test_compiled_passes_equal_the_plain_plan_in_many_runs(monkeypatch):
     """The passes in many more runs of cases than cases or threads (some empty): the same plan."""
-    seed = int(np.random.SeedSequence().entropy % 2**32)
-    print("seed", seed)
-    rng = np.random.default_rng(seed)
+    rng = fresh_rng()
     monkeypatch.setattr(gpu_plan, "ORDER_RANGES_PER_THREAD", int(rng.integers(20, 200)))
     flat = FlatCases.of(gpu_plan_paper_cases(int(rng.integers(1 << 30)))
                         + [random_case(rng, f"r{i}") for i in range(int(rng.integers(1, 12)))])
@@ -1459,9 +1448,7 @@ def test_gathers_inputs_as_defined():
     lands (rows of n + 1 after each other, then their total) and its length; NumPy's types."""
     from splicedalign.workloads.spliced.gpu.solver import _gathers
 
-    seed = int(np.random.SeedSequence().entropy % 2**32)
-    print("seed", seed)
-    rng = np.random.default_rng(seed)
+    rng = fresh_rng()
     flat = FlatCases.of(gpu_plan_paper_cases(int(rng.integers(1 << 30)))
                         + [random_case(rng, f"r{i}") for i in range(int(rng.integers(1, 12)))])
     plan = build_plan(flat, 8)
