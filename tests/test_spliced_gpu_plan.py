@@ -317,10 +317,10 @@ def test_fed_plan_in_steps_matches_sequential():
     assert launch.long_chains(FlatCases.of(cases), launch.Tuning(throughput_cases=4)) == [0, 1]
     flat = FlatCases.of(cases)
     assert step_bounds(flat.cells, 2, (0.1, 0.2))[0] == 0
-    for rows_per_lane, shares in ((2, (0.1, 0.3)), (8, (0.04, 0.1, 0.25)), (1, (0.5,))):
+    for rows_per_lane, shares, ahead in ((2, (0.1, 0.3), 0.0), (8, (0.04, 0.1, 0.25), 0.1), (1, (0.5,), 0.2)):
         floors = np.full(len(cases), min(2, rows_per_lane))
         late = np.arange(len(cases)) % 3 > 0
-        feeder = Feeder(flat, rows_per_lane, floors, late, late, 2, shares)
+        feeder = Feeder(flat, rows_per_lane, floors, late, late, 2, shares, ahead=ahead)
         sizes = feeder.sizes()
         assert len(feeder) == len(shares) + 1
         base_end = tsel_end = 0
@@ -461,8 +461,8 @@ def test_fed_recording_launch_matches_planned_whole():
 
 def test_long_chains_windows_by_relative_position():
     """feed._long_windows: each long chain slot's case and window as the NumPy form says (slot k
-    of a chain of t at lead * (2k + 1) / 2t, np.searchsorted side "right" on the edges), edges
-    tied with a slot's position included."""
+    of a chain of t at x = lead * (2k + 1) / 2t, np.searchsorted side "right" of x - ahead on the
+    edges), edges tied with a slot's position included."""
     from splicedalign.workloads.spliced.gpu.feed import _long_windows
 
     rng = fresh_rng()
@@ -474,11 +474,12 @@ def test_long_chains_windows_by_relative_position():
             edges[0] = 0.5  # the middle slot of a chain of odd length at lead 1: a tie
             edges.sort()
         lead = float(rng.choice([1.0, 0.85, rng.random()]))
+        ahead = float(rng.choice([0.0, 0.1, rng.random()])) if trial % 3 else 0.0
         tc = np.diff(ct)
         case = np.repeat(np.arange(chains), tc)
         pos = np.arange(ct[-1]) - np.repeat(ct[:-1], tc)
-        window = np.searchsorted(edges, lead * (2 * pos + 1) / (2 * tc[case]), side="right")
-        got = _long_windows(ct, edges, lead)
+        window = np.searchsorted(edges, lead * (2 * pos + 1) / (2 * tc[case]) - ahead, side="right")
+        got = _long_windows(ct, edges, lead, ahead)
         assert got[0].tolist() == case.tolist() and got[1].tolist() == window.tolist(), trial
 
 

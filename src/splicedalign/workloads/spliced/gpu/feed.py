@@ -16,7 +16,8 @@ position (``plan._launch_order``) as a launch does, and, spread over every windo
 launch's long chains (``launch.long_chains``, planned in step 0): a chain crammed into one
 window would hold hundreds of warps spinning on its next hand-off, as the paper set's five
 K = 622 chains would (27% of its cells). A long chain's slot at relative position x goes to
-the window whose share of the other cases' cells covers x.
+the window whose share of the other cases' cells covers x - ``Tuning.long_chain_ahead`` (a
+window ahead of the chain's path, which would otherwise use up a window before the next lands).
 
 Memory. Row storage, the tasks, codes and selectors are allocated for the launch at once,
 from bounds (``Feeder.sizes``); each step's codes and selectors start a 128-byte line of their
@@ -132,10 +133,11 @@ class Feeder:
 
     def __init__(self, flat: FlatCases, rows_per_lane: int, floors: np.ndarray, late: np.ndarray,
                  entry: np.ndarray, long: int, shares: Sequence[float], follow_least: int | None = None,
-                 lead: float = 1.0) -> None:
+                 lead: float = 1.0, ahead: float = 0.0) -> None:
         self.flat, self.R, self.floors, self.late, self.entry = flat, rows_per_lane, floors, late, entry
         self.long = long
         self.lead = lead  # the long chains' slots at lead * their relative position (Tuning.long_chain_lead)
+        self.ahead = ahead  # ... in the window of that - ahead (Tuning.long_chain_ahead)
         # a recording launch (follow_least: its follower's fewest rows per lane): its long chains'
         # moves recorded by a follower that starts after window 0 (module doc, "Recording")
         self.follow_least = follow_least
@@ -164,7 +166,8 @@ class Feeder:
         if config.record and (not first or config.followed != tuple(long)):
             return None  # a recording launch is fed with its followed long chains first only
         fed = cls(flat, config.rows_per_lane, config.floors, config.late, config.entry, len(long) if first else 0,
-                  tuning.feed_shares, config.least if config.record else None, tuning.long_chain_lead)
+                  tuning.feed_shares, config.least if config.record else None, tuning.long_chain_lead,
+                  tuning.long_chain_ahead)
         return fed if len(fed) > 1 else None
 
     def __len__(self) -> int:
@@ -209,7 +212,7 @@ class Feeder:
             self._steps.append(got)
             if j == 0 and self.long:  # each long chain slot's window, by its relative position
                 self._long_case, self._long_window = _long_windows(got.case_tasks[:self.long + 1], self.edges,
-                                                                   self.lead)
+                                                                   self.lead, self.ahead)
             moves_end = got.moves_units
             if j == 0:
                 self._head = got.tasks
@@ -370,18 +373,18 @@ def fed_on_host(fed: Feeder) -> Plan:
 
 
 @njit(cache=True, nogil=True)
-def _long_windows(ct, edges, lead):  # pragma: no cover - compiled
+def _long_windows(ct, edges, lead, ahead):  # pragma: no cover - compiled
     """(each long chain slot's case, its window) for the long chains whose slots step 0 planned at
-    [ct[i], ct[i + 1]): slot k of a chain of t slots at relative position lead * (2k + 1) / 2t goes
-    to the window after the ``edges`` at or below it (np.searchsorted's side "right"). One serial
-    pass before window 0 (six NumPy passes over a paper set's 5,000-30,000 slots: 0.04-0.4 ms on the
-    dev machine)."""
+    [ct[i], ct[i + 1]): slot k of a chain of t slots at relative position x = lead * (2k + 1) / 2t
+    goes to the window after the ``edges`` at or below x - ahead (np.searchsorted's side "right").
+    One serial pass before window 0 (six NumPy passes over a paper set's 5,000-30,000 slots:
+    0.04-0.4 ms on the dev machine)."""
     case = np.empty(ct[-1], np.int64)
     window = np.empty(ct[-1], np.int64)
     for i in range(ct.size - 1):
         t = ct[i + 1] - ct[i]
         for k in range(t):
-            x = lead * (2 * k + 1) / (2 * t)
+            x = lead * (2 * k + 1) / (2 * t) - ahead
             w = 0
             while w < edges.size and edges[w] <= x:
                 w += 1

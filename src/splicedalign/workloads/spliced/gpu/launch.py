@@ -145,6 +145,14 @@ class Tuning:
     # long chains' folds late (the default), fed calls of the 15-chain set ran 13-28 ms in 4 of 8
     # rounds (a lead that large may hold the warps on chain tasks): off until measured more.
     long_chain_lead: float = 1.0
+    # A fed launch's long chain slot at relative position x goes to the window of x -
+    # long_chain_ahead (feed._long_windows; inside the window and in the replays' order it keeps
+    # its place). Windows land ~1.2-2.1 ms apart (each step ~0.7 ms of planning whatever its size)
+    # while a K = 622 chain's path crosses its slots in ~8 ms, so at 0 the chain uses up window 0's
+    # 8% in ~0.6 ms and waits for window 1, and again for window 2 where it lands late: 0.7-1.4 ms
+    # of the path idle in a chain-and-windows model (fed kernel after window 0 - replay kernel:
+    # 1.1-1.4 ms, H100). At 0.1 window 0 holds the chains' first 18%, enough for ~1.4 ms.
+    long_chain_ahead: float = 0.1
     # A fed launch's plan for replays (its tasks in a whole launch's order, ~6 MB for a paper set:
     # feed.Feeder.plan and its upload, 2.2-3.3 ms of the H100 host after the last window) is made
     # when a replay of the same cases first needs it, not in the fed call: in 2 of the release
