@@ -17,6 +17,14 @@ H100-sized free memory); their times come from the fitted model:
 lines (launches' cases and rows from their seeds, as above), printed with each launch's numbers.
     PYTHONPATH=src python3 scripts/model_spliced_launches.py --fit /work/.device/14/cold.log --slow 1
     PYTHONPATH=src python3 scripts/model_spliced_launches.py --seeds 8427900 8427910 8427920
+
+``--chain LOG ...``: a second model, of a fed 1-set call's long chains against its windows (feed.py): a chain's
+path crosses its slots at a constant rate (``--chain-ms`` for all of them), a slot at relative position x lies in
+the window of x - ahead (Tuning.long_chain_ahead; the windows' edges at launch.FED_SHARES' sums) and cannot start
+before that window lands. Per event-logged process of the logs (``events 1 set score`` and its ``cold`` line): the
+windows' landings after window 0, the kernel after window 0 minus the process's second replay (host to host), and
+the chain's modelled idle at ahead 0 / 0.1 / 0.2.
+    PYTHONPATH=src python3 scripts/model_spliced_launches.py --chain /work/.device/2/cold.log
 """
 
 from __future__ import annotations
@@ -159,6 +167,40 @@ VARIANTS = {  # name: Tuning fields
 }
 
 
+def chain_idle(landed: list[float], ahead: float, path_ms: float) -> float:
+    """The ms a long chain's path waits for its windows (--chain): window j (landed[j] ms after
+    window 0) holds the chain's slots at relative positions [edge_j + ahead, edge_j+1 + ahead)."""
+    edges = np.cumsum(launch.FED_SHARES)[:len(landed) - 1]
+    bounds = [0.0] + [min(1.0, e + ahead) for e in edges] + [1.0]
+    t = idle = 0.0
+    for j, at in enumerate(landed):
+        if bounds[j + 1] > bounds[j]:
+            idle += max(0.0, at - t)
+            t = max(t, at) + path_ms * (bounds[j + 1] - bounds[j])
+    return idle
+
+
+def chains(paths: list[str], path_ms: float) -> None:
+    """--chain: each event-logged fed 1-set call of the logs against chain_idle."""
+    event = re.compile(r"(\S+) seed (\d+) events 1 set score: .*GPU kernel [\d.]+-([\d.]+) fed ([\d. ]+)$")
+    cold = re.compile(r"cold (\S+) seed (\d+): 1 set score ([\d.]+) ms \(replay [\d.]+, ([\d.]+);")
+    print("tree seed: cold ms | windows after window 0 | kernel after window 0 - 2nd replay"
+          " | chain idle at ahead 0 / 0.1 / 0.2")
+    for path in paths:
+        ends, calls = {}, {}
+        for line in open(path):
+            if m := event.search(line.strip()):
+                fed = [float(x) for x in m[4].split()]
+                ends[m[1], m[2]] = (float(m[3]) - fed[0], [x - fed[0] for x in fed])
+            elif m := cold.search(line):
+                calls[m[1], m[2]] = (float(m[3]), float(m[4]))
+        for key, (after, landed) in ends.items():
+            if key in calls:
+                idle = " / ".join(f"{chain_idle(landed, a, path_ms):.2f}" for a in (0.0, 0.1, 0.2))
+                print(f"{key[0]} {key[1]}: {calls[key][0]:.1f} | {' '.join(f'{x:.1f}' for x in landed)} | "
+                      f"{after - calls[key][1]:+.1f} | {idle}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, nargs="*", default=[8427900, 8427910, 8427920])
@@ -168,7 +210,12 @@ def main() -> int:
     ap.add_argument("--costs", default=None, help="Costs fields (JSON) over the defaults")
     ap.add_argument("--slow", type=float, nargs="*", default=[1.0, 0.75, 1.3],
                     help="host speed factors: every host cost times this")
+    ap.add_argument("--chain", nargs="*", default=None, metavar="LOG", help="the fed 1-set calls' chain model")
+    ap.add_argument("--chain-ms", type=float, default=8.0, help="--chain: a long chain's path over all its slots")
     args = ap.parse_args()
+    if args.chain is not None:
+        chains(args.chain, args.chain_ms)
+        return 0
     costs = Costs(**json.loads(args.costs)) if args.costs else Costs()
     if args.fit is not None:
         costs = fit(args.fit, launch.Tuning(**json.loads(args.fit_tuning)))
