@@ -1,6 +1,8 @@
 """The host around `gpu`'s single-pair call (issue 26): `GpuSolver().solve` host to host on a few
 pairs (linear costs, score and CIGAR), a warm-up then --repeats calls (core.timing.time_repeats),
-median (min-max) ms with the last call's kernel ms and the WFA's host pieces (wfa.py's stats);
+median (min-max) ms with the last call's kernel ms and the WFA's host pieces (wfa.py's stats: the
+choice's, launch_one's host until queued, the device's upload and pack, its idle wait after them for
+the host's choice, the wait's end, the solve);
 then, with --cprofile N, N score solves of the first case under cProfile (each function's calls
 and time a solve, top by own time): where the host time between the kernel and the caller goes,
 and how many CuPy / CUDA calls a solve makes. Run with either tree's src (the A/B of scripts/device_nw_peer.sh):
@@ -34,8 +36,8 @@ def main() -> int:
         for traceback in (False, True):
             timing, _ = time_repeats(lambda p=pair, tb=traceback: gpu.solve(p, costs, traceback=tb), args.repeats)
             stats = gpu.wfa.stats if gpu.wfa is not None else {}
-            pieces = " ".join(f"{k} {stats[k]:.3f}" for k in ("choice_ms", "host_ms", "upload_ms", "synced_ms", "ms",
-                                                               "kernel_ms") if k in stats)
+            pieces = " ".join(f"{k} {stats[k]:.3f}" for k in ("choice_ms", "host_ms", "upload_ms", "idle_ms",
+                                                               "synced_ms", "ms", "kernel_ms") if k in stats)
             print(f"{args.tag} {name:<10} {'cigar' if traceback else 'score'} {timing.median * 1e3:.3f} ms "
                   f"({timing.min * 1e3:.3f}-{timing.max * 1e3:.3f}, {len(timing.runs)} calls) "
                   f"kernel {gpu.kernel_ms:.3f} | {pieces}",

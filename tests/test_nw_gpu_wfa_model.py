@@ -352,6 +352,41 @@ def test_a_launch_just_under_48_kib_raises_the_limit(solver):
                                                              got.end2) == want)
 
 
+def test_staged_pairs_taken_or_declined(solver, monkeypatch):
+    """GpuSolver.try_wfa stages each pair (its letters uploaded and packed) before the sample and the
+    choice: similar pairs then launch from the staged letters (BiWFA, score and alignment), unrelated
+    ones are declined after their stage, and the next stage grows the workspace past a declined one's
+    (waiting for its copy first): every answer the reference's, every CIGAR re-scored."""
+    from splicedalign.workloads.nw.gpu.solver import GpuSolver
+
+    monkeypatch.setattr(wfa, "WORKSPACE_MIN", 256)
+    seed = 2680
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    costs = Costs(0, 1, 3)
+    gpu = GpuSolver(poison=True)
+    gpu.wfa = solver
+    reference = ReferenceSolver()
+    declined = 0
+    for k, size in enumerate((2500, 4000, 5000, 6000)):
+        a = random_codes(size, rng)
+        b = random_codes(size, rng) if k % 2 else mutate(a, rng, 0.1)
+        pair = Pair(f"p{k}", "a", "b", a, b)
+        want = reference.solve(pair, costs, traceback=False, mode="global").score
+        for traceback in (False, True):
+            got = gpu.try_wfa(pair, costs, traceback, "global")
+            assert solver._workspace.size >= wfa.SINGLE_META + pair.n + pair.m
+            if got is None:
+                declined += 1
+                assert k % 2, "a similar pair declined"
+                continue
+            assert got.score == want and solver.stats["bi"], (pair.name, traceback)
+            assert solver.stats["upload_ms"] >= 0 and solver.stats["idle_ms"] >= 0
+            if traceback:
+                assert cigar_cost(got.cigar, pair.a, pair.b, costs) == want
+    assert declined
+
+
 @pytest.mark.parametrize("walk_steps", [wfa.WALK_STEPS, 6, 2])
 @pytest.mark.parametrize("costs", (Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 3, 5), Costs(0, 1, 1)),
                          ids=["c013", "c021", "c035", "c011"])
@@ -407,11 +442,17 @@ def test_biwfa_several_warps_a_half(solver, threads):
 
 
 def test_biwfa_steps_is_the_most_that_fit():
-    """biwfa_steps' binary search: the count of leading steps whose rings, letters and walk table
-    fit (biwfa_smem), as a pass over every step says, for tables cut anywhere."""
-    for n, m, x, e, room in ((100_000, 99_989, 1, 3, 231_424), (30_368, 30_368, 1, 3, 231_424),
-                             (5_000, 7_000, 3, 5, 50_000), (10**6, 10**6, 1, 3, 231_424), (100, 90, 1, 1, 0),
-                             (100_000, 99_989, 1, 3, 150_000)):
+    """biwfa_steps (its two terms solved for their limits): the count of leading steps whose rings,
+    letters and walk table fit (biwfa_smem), as a pass over every step says, for tables cut
+    anywhere, on the issue's pairs and random ones (lengths far apart: a reach past the shorter)."""
+    seed = 2690
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    cases = [(100_000, 99_989, 1, 3, 231_424), (30_368, 30_368, 1, 3, 231_424), (5_000, 7_000, 3, 5, 50_000),
+             (10**6, 10**6, 1, 3, 231_424), (100, 90, 1, 1, 0), (100_000, 99_989, 1, 3, 150_000)]
+    cases += [(int(rng.integers(1, 3000)), int(rng.integers(1, 3000)), int(rng.integers(1, 6)),
+               int(rng.integers(1, 6)), int(rng.integers(0, 60_000))) for _ in range(40)]
+    for n, m, x, e, room in cases:
         top = np.maximum.accumulate(wfa.reach_table(x, 0, e, 30_000).astype(np.int64))
         for size in (0, 1, 2_700, top.size):
             want = sum(1 for s in range(size) if wfa.biwfa_smem(

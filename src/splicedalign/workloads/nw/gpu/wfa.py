@@ -17,7 +17,6 @@ on the device, one stream, nothing allocated but the kept wavefronts' pool (and 
 
 from __future__ import annotations
 
-import bisect
 import logging
 import statistics
 import struct
@@ -121,28 +120,34 @@ BAND_BATCH_PS = {False: 0.55, True: 0.78}  # keyed by gap-affine
 # the divergence sample (sampled_score): both ends of a, against b's with a margin
 SAMPLE_LENGTH, SAMPLE_LONGEST, SAMPLE_MARGIN, SAMPLE_WORK = 512, 4096, 64, 200_000
 SAMPLE_SLACK = 4.0  # a WFA guided by a sample gives up past this many times its guess
-# a single pair's launch (launch_one): one upload whose first SINGLE_META bytes hold its
-# descriptor, the pool's counter and the packing's table (SINGLE_LAYOUT: byte offset, dtype,
-# count), its letters after them
+# a single pair's upload: its first SINGLE_META bytes hold its descriptor and the pool's counter (the
+# head, HEAD_PARTS: uploaded by each launch, ``WfaSolver.launch_one``, once the host has chosen it) and
+# the packing's table (TABLE_PARTS: uploaded with the letters after it as soon as the pair comes,
+# ``WfaSolver.stage``) (SINGLE_LAYOUT: byte offset, dtype, count)
 SINGLE_META = 256
 SINGLE_LAYOUT = {"desc": (0, np.int64, batch.DESCRIPTOR), "pool_top": (56, np.uint64, 1), "from": (64, np.int64, 2),
                  "size": (80, np.int64, 2), "to": (96, np.int64, 2), "words": (112, np.int64, 2),
                  "pad": (128, np.uint8, 2)}
+HEAD_PARTS = ("desc", "pool_top")
+TABLE_PARTS = ("from", "size", "to", "words", "pad")
 
 
-def single_struct() -> struct.Struct:
-    """SINGLE_LAYOUT's parts as one little-endian struct from byte 0 (they lie back to back), so that a
-    launch writes them into its upload in one call (seven NumPy slice assignments took ~10 us)."""
+def single_struct(parts: tuple[str, ...]) -> struct.Struct:
+    """SINGLE_LAYOUT's ``parts`` as one little-endian struct from the first one's byte (they lie back
+    to back), so that the host writes them into its upload in one call (seven NumPy slice assignments
+    took ~10 us)."""
     codes = {np.dtype(np.int64): "q", np.dtype(np.uint64): "Q", np.dtype(np.uint8): "B"}
-    fmt, end = "<", 0
-    for at, dtype, count in SINGLE_LAYOUT.values():
-        assert at == end, "SINGLE_LAYOUT's parts are back to back, in order"
+    fmt, end = "<", SINGLE_LAYOUT[parts[0]][0]
+    for name in parts:
+        at, dtype, count = SINGLE_LAYOUT[name]
+        assert at == end, "the parts lie back to back, in order"
         fmt += f"{count}{codes[np.dtype(dtype)]}"
         end += count * np.dtype(dtype).itemsize
     return struct.Struct(fmt)
 
 
-SINGLE_STRUCT = single_struct()
+HEAD_STRUCT, TABLE_STRUCT = single_struct(HEAD_PARTS), single_struct(TABLE_PARTS)
+TABLE_AT = SINGLE_LAYOUT[TABLE_PARTS[0]][0]
 WORKSPACE_MIN = 1 << 16  # bytes of the first upload buffer
 BIWFA_LETTERS = 1 << 22  # n + m below it (nw_biwfa's breakpoint key)
 BIWFA_RING_MAX = 1 << 17
@@ -249,15 +254,20 @@ def seq_bytes(n: Any, m: Any) -> Any:
 def configure(reach: np.ndarray, n: np.ndarray, m: np.ndarray, mode: str, x: int, o: int, e: int,
               max_steps: int, threads: int, shared_bytes: int = SHARED_BYTES) -> Launch:
     """The launch's threads (up to one a ring column), ring and what goes into shared memory:
-    the sequences first (the extension's loads), the ring too when both fit."""
+    the sequences first (the extension's loads), the ring too when both fit (``fit_launch``)."""
     reach_max = int(reach[:max_steps + 1].max())
-    stride = int(span(reach_max, n, m, mode).max())
-    arrays = wavefront_arrays(o)
-    launch = Launch(threads=max(32, min(threads, -(-stride // 32) * 32)), ring=ring_size(x, o, e),
-                    gap_ring=gap_ring_size(o, e), stride=stride, reach_max=reach_max, max_steps=max_steps,
-                    shared=True, arrays=arrays, seq_bytes=int(seq_bytes(n, m).max()), seqs_shared=True)
-    for shared, seqs in ((True, True), (False, True), (True, False), (False, False)):
-        chosen = replace(launch, shared=shared, seqs_shared=seqs)
+    return fit_launch(reach_max, int(span(reach_max, n, m, mode).max()), int(seq_bytes(n, m).max()), x, o, e,
+                      max_steps, threads, shared_bytes)
+
+
+def fit_launch(reach_max: int, stride: int, seqs: int, x: int, o: int, e: int, max_steps: int, threads: int,
+               shared_bytes: int = SHARED_BYTES) -> Launch:
+    """``configure`` from the widest reach, the widest ring row (``stride``) and the largest pair's packed
+    letters (``seqs`` bytes), in plain integers (a single pair's launch has them without a numpy pass)."""
+    ring, gap_ring, arrays = ring_size(x, o, e), gap_ring_size(o, e), wavefront_arrays(o)
+    threads = max(32, min(threads, -(-stride // 32) * 32))
+    for shared, seqs_shared in ((True, True), (False, True), (True, False), (False, False)):
+        chosen = Launch(threads, ring, gap_ring, stride, reach_max, max_steps, shared, arrays, seqs, seqs_shared)
         if chosen.smem <= shared_bytes:
             return chosen
     raise AssertionError("unreachable")
@@ -316,17 +326,23 @@ def biwfa_applies(costs: Costs, mode: str, n: int, m: int) -> bool:
 
 def biwfa_steps(top: np.ndarray, n: int, m: int, x: int, e: int, shared_bytes: int = SHARED_BYTES) -> int:
     """The most steps (of ``top``, the reach table's running maximum: ReachSums.top) whose nw_biwfa
-    rings fit in shared memory beside both sequences: a binary search (the need grows with the
-    steps; a numpy pass over the table took ~0.1 ms of a 1 ms solve)."""
+    shared memory (``biwfa_smem``) fits: its two terms solved for their limits, the walk's table's on
+    the steps, the rings' on the reach (a ring row's span grows with it), that one a binary search
+    of ``top`` (a numpy pass over the table took ~0.1 ms of a 1 ms solve, a binary search calling
+    biwfa_smem ~0.01)."""
     ring = biwfa_ring(x, e)
-
-    def fits(steps: int) -> bool:
-        r = int(top[steps])
-        return biwfa_smem(ring, min(r, n) + min(r, m) + 1, n, m, steps) <= shared_bytes  # (span, global mode)
-
-    if not top.size or fits(top.size - 1):
-        return int(top.size)
-    return bisect.bisect_left(range(top.size - 1), True, key=lambda steps: not fits(steps))
+    walk_room = shared_bytes - 8 * WALK_STEPS * (2 * WALK_DIAGS + 1)  # (the walk's term: 32 bytes a step past it)
+    by_walk = walk_room // 32  # steps 0 .. by_walk - 1 fit it
+    # the rings' term: 4 ints (an even count) within the room the letters leave, ints = 2 ring stride + 2 (ring + 1)
+    ints = (shared_bytes - 8 * (n // 16 + m // 16 + 2 * PAD_WORDS) - 16) // 4
+    stride = (ints - 2 * (ring + 1)) // (2 * ring)  # the widest ring row that fits
+    # the widest reach whose span (global mode: min(r, n) + min(r, m) + 1) is within it
+    short = min(n, m)
+    reach = (stride - 1) // 2 if stride <= 2 * short + 1 else stride - short - 1
+    if stride > n + m:
+        reach = int(top[-1]) if top.size else 0
+    by_rings = int(np.searchsorted(top, reach, side="right")) if stride >= 1 else 0
+    return max(0, min(int(top.size), by_walk, by_rings))
 
 
 def step_ms(width: np.ndarray, affine: bool, seqs_shared: bool) -> np.ndarray:
@@ -356,12 +372,15 @@ def sampled_score(pair: Pair, costs: Costs) -> float:
     times the longer length. Only the choice of algorithm rests on it (~10-50 us for similar
     pairs; a window past SAMPLE_WORK diagonals, ~0.2 ms, says unrelated: infinite)."""
     a_head, b_head, a_tail, b_tail = sample_ends(pair)
+    g, x, o, e = cpu_wfa.reduced_costs(costs)
     total = 0
     for a, b in ((a_head, b_head), (a_tail, b_tail)):
-        got = cpu_wfa.wfa_align(np.ascontiguousarray(a), np.ascontiguousarray(b), costs, "prefix", False, SAMPLE_WORK)
-        if got is None:
+        # (the compiled WFA called straight, as cpu_wfa.wfa_align in prefix mode without its answer's record)
+        status, score, _, _, _, _ = wfa_align_codes(np.ascontiguousarray(a), np.ascontiguousarray(b), x, o, e, False,
+                                                    True, False, SAMPLE_WORK, cpu_wfa.KEPT_BYTES)
+        if status != DONE:
             return float("inf")
-        total += got.score
+        total += int(score) * g
     return total / (2 * a_head.size) * max(pair.n, pair.m)
 
 
@@ -593,7 +612,8 @@ class WfaSolver:
         self._streams: tuple[Any, list[Any], Any] | None = None
         self._workspace: Workspace | None = None  # a single pair's launch buffers (launch_one)
         self._reach_device: dict[tuple[int, int, int], Any] = {}
-        self._one: tuple[Any, Any, Any, Any] | None = None
+        self._one: tuple[Any, Any, Any, Any, Any] | None = None
+        self._staged_only = False  # a stage's copy and pack queued, no launch's wait after them yet
         self._letter_codes: Any = None
         self.shared_bytes = SHARED_BYTES
         try:  # the device's own limit a block (less the kernel's static 32 bytes)
@@ -666,18 +686,19 @@ class WfaSolver:
         return np.maximum.accumulate(reach), np.cumsum(widths(reach, pair.n, pair.m, mode))
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool, mode: str, budget_ms: float,
-              expected: float | None = None) -> Result | None:
+              expected: float | None = None, staged: bool = False) -> Result | None:
         """One pair within a time budget by the cost model and the device memory (None: the
         WFA would need more, or gave up there; the caller runs another exact algorithm). First
         with the scores whose ring fits in shared memory (its reads then cost ~30 cycles, not an
         L2 round trip of ~250 on every step's critical path), then, if the pair needs more,
         the rest of the budget with the ring in global memory. ``expected``: a guess of the
-        score (``sampled_score``); the WFA then gives up past SAMPLE_SLACK times it."""
+        score (``sampled_score``); the WFA then gives up past SAMPLE_SLACK times it. ``staged``: the
+        caller staged the pair (``stage``: its letters uploaded and packed while it sampled)."""
         t0 = time.perf_counter()
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         arrays = wavefront_arrays(o)
-        if costs.bound(pair.n, pair.m) >= INT32_SAFE:
-            return None
+        if not (staged or self.stage(pair, costs)):
+            return None  # (past the int32 bound)
         steps = min(STEPS_MAX, int(budget_ms * 1e3 / STEP_US), score_bound(costs, pair.n, pair.m) // g + 1)
         if expected is not None:
             steps = min(steps, int(SAMPLE_SLACK * expected / g) + 64)
@@ -727,15 +748,15 @@ class WfaSolver:
                 visits = 2 * (sums_bi.visits_upto(last) if sums_bi.covers(last, pair.n, pair.m, mode) else
                               visits_upto(self.reach(x, o, e, want), pair.n, pair.m, mode, arrays, last))
                 answer = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget,
-                                         bi=True).result(pair, time.perf_counter() - t0)
+                                         bi=True, staged=True).result(pair, time.perf_counter() - t0)
                 if answer is not None:
                     return answer
         if self.cluster_refused is not None:
             self.stats["cluster_refused"] = self.cluster_refused
         for last in ((near, steps) if first else (steps,)):
             visits = sums.visits_upto(last) if fast else visits_upto(reach, pair.n, pair.m, mode, arrays, last)
-            answer = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget).result(
-                pair, time.perf_counter() - t0)
+            answer = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget,
+                                     staged=True).result(pair, time.perf_counter() - t0)
             if answer is not None:
                 return answer
         return None
@@ -762,7 +783,8 @@ class WfaSolver:
             return last == cap, None  # (not even the cluster's cap: nw_wfa's is no further)
         try:
             answer = self.launch_one(pair, costs, traceback, mode, last - 1, arrays * int(diagonals[last - 1]),
-                                     MAX_THREADS, budget, cluster=True).result(pair, time.perf_counter() - t0)
+                                     MAX_THREADS, budget, cluster=True, staged=True).result(
+                pair, time.perf_counter() - t0)
         except wfa_cluster.Refused as why:  # nw_wfa from here on
             self.cluster_refused = str(why)
             logging.getLogger("splicedalign").warning("gpu wfa: %s; nw_wfa instead", why)
@@ -854,7 +876,12 @@ class WfaSolver:
         return int(KEEP_SHARE * (device.memory_budget(self.memory_cap) + held))
 
     def workspace(self, nbytes: int) -> Workspace:
-        """The single-pair launch's buffers, with an upload of at least ``nbytes``."""
+        """The single-pair launch's buffers, with an upload of at least ``nbytes``; the single pair's
+        stream waited for first where a stage's copy or pack may still use them (a pair staged, then
+        not launched: its caller chose another algorithm)."""
+        if self._staged_only:
+            self.one_stream()[0].synchronize()
+            self._staged_only = False
         if self._workspace is None or self._workspace.size < nbytes:
             arrays = self._workspace.arrays if self._workspace is not None else {}
             self._workspace = Workspace(self.cp, nbytes)
@@ -870,23 +897,60 @@ class WfaSolver:
             self._reach_device[(x, o, e)] = have
         return have
 
+    def stage(self, pair: Pair, costs: Costs) -> bool:
+        """A single pair's letters on their way (``launch_one``'s first half): the packing's table and both
+        sequences in one upload into the solver's ``Workspace``, the pack kernel queued behind it on the
+        single pair's stream, so that the device uploads and packs while the host chooses the launch (the
+        divergence sample and the cost models: ~0.1 ms at 10^5 1% on the H100 host, the upload and pack
+        ~0.05). The launches of the pair that follow (``launch_one(staged=True)``; BiWFA, then nw_wfa where
+        it gave up) read its packed letters. False (nothing queued): a pair the WFA does not take
+        (``solve``'s int32 bound)."""
+        n, m = pair.n, pair.m
+        if costs.bound(n, m) >= INT32_SAFE:
+            return False
+        cp = self.cp
+        wa, wb = int(packed_words(n)), int(packed_words(m))
+        ws = self.workspace(SINGLE_META + n + m)
+        TABLE_STRUCT.pack_into(ws.host, TABLE_AT, 0, n, n, m, 0, wa, wa, wb, PAD_A, PAD_B)  # from, size, to, words, pad
+        ws.host[SINGLE_META:SINGLE_META + n] = pair.a
+        ws.host[SINGLE_META + n:SINGLE_META + n + m] = pair.b
+        packed = ws.array("packed", wa + wb, cp.uint64)
+        stream, began, staged, _, _ = self.one_stream()
+        parts = ws.parts
+        began.record(stream)
+        # (the copies by the runtime's own call: CuPy's slice and set / get of an array took more host
+        # time than the copy)
+        cp.cuda.runtime.memcpyAsync(ws.blob.data.ptr + TABLE_AT, ws.host.ctypes.data + TABLE_AT,
+                                    SINGLE_META - TABLE_AT + n + m, cp.cuda.runtime.memcpyHostToDevice, stream.ptr)
+        with stream:
+            self.kernel(PACK)((2,), (PACK_THREADS,), (ws.raw, parts["from"], parts["size"], parts["to"], parts["words"],
+                                                       parts["pad"], ws.array("bad", 2, cp.int32), self.letter_codes(),
+                                                       packed))
+        staged.record(stream)
+        self._staged_only = True
+        return True
+
     def launch_one(self, pair: Pair, costs: Costs, traceback: bool, mode: str, max_steps: int, visits: int,
-                   threads: int, budget: int | None = None, bi: bool = False, cluster: bool = False) -> WfaAnswers:
-        """``launch`` of one non-empty pair, lean: its descriptor, the pool's counter, the
-        packing's table and both sequences in one upload into the solver's ``Workspace`` (nothing
-        allocated once it has grown), the pack and nw_wfa kernels on one stream, then the answer
-        and, with the alignment, the walk's runs back in one wait (the text made from them on the
-        host). ``budget``: ``keep_budget()`` when the caller has it. ``bi``: nw_biwfa
-        (``biwfa_applies``; ``max_steps`` a direction's), which answers None (as if it gave up) also
-        for an alignment whose breakpoint it cannot walk from (wfa.cu). ``cluster``: nw_wfa_cluster
-        (``wfa_cluster.applies``; its ring in the cluster's shared memory, ``threads`` its own; raises
-        ``wfa_cluster.Refused`` where the driver will not run it)."""
+                   threads: int, budget: int | None = None, bi: bool = False, cluster: bool = False,
+                   staged: bool = False) -> WfaAnswers:
+        """``launch`` of one non-empty pair, lean: its letters staged (``stage``; here unless ``staged``
+        says the caller did, for this pair), then its descriptor and the pool's counter in one small
+        upload into the solver's ``Workspace`` (nothing allocated once it has grown), the nw_wfa
+        kernel on the stream of the pack, then the answer and, with the alignment, the walk's runs back
+        in one wait (the text made from them on the host). ``budget``: ``keep_budget()`` when the caller
+        has it. ``bi``: nw_biwfa (``biwfa_applies``; ``max_steps`` a direction's), which answers None
+        (as if it gave up) also for an alignment whose breakpoint it cannot walk from (wfa.cu).
+        ``cluster``: nw_wfa_cluster (``wfa_cluster.applies``; its ring in the cluster's shared memory,
+        ``threads`` its own; raises ``wfa_cluster.Refused`` where the driver will not run it)."""
         cp = self.cp
         t0 = time.perf_counter()
+        if not staged:
+            assert self.stage(pair, costs), "a pair within the int32 bound"
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         n, m = pair.n, pair.m
-        reach = self.reach(x, o, e, max_steps)
-        config = configure(reach, np.array([n]), np.array([m]), mode, x, o, e, max_steps, threads, self.shared_bytes)
+        reach_max = int(self.sums(x, o, e, max_steps).top[max_steps])  # (configure's, without its numpy passes)
+        config = fit_launch(reach_max, int(span(reach_max, n, m, mode)), int(seq_bytes(n, m)), x, o, e, max_steps,
+                            threads, self.shared_bytes)
         ways = 2 if bi else 1  # directions
         smem = config.smem
         if bi:
@@ -912,13 +976,11 @@ class WfaSolver:
             device.require_memory(fixed, budget, f"gpu wfa: a pair of {n:,} x {m:,} up to {max_steps:,} scores")
             if traceback:
                 pool_ints = max(1, min(visits, (budget - fixed) // 4))
-        wa, wb = int(packed_words(n)), int(packed_words(m))
-        ws = self.workspace(SINGLE_META + n + m)
-        SINGLE_STRUCT.pack_into(ws.host, 0, 0, wa, n, m, visits, pool_ints if traceback else 0, 0,  # desc (WfaDesc)
-                                0, 0, n, n, m, 0, wa, wa, wb, PAD_A, PAD_B)  # pool_top, from, size, to, words, pad
-        ws.host[SINGLE_META:SINGLE_META + n] = pair.a
-        ws.host[SINGLE_META + n:SINGLE_META + n + m] = pair.b
-        packed = ws.array("packed", wa + wb, cp.uint64)
+        ws = self._workspace
+        assert ws is not None  # (stage made it)
+        HEAD_STRUCT.pack_into(ws.host, 0, 0, int(packed_words(n)), n, m, visits, pool_ints if traceback else 0, 0,
+                              0)  # desc (WfaDesc), pool_top
+        packed = ws.arrays["packed"]
         # the kept wavefronts and a ring in global memory from CuPy's pool for this launch only (up
         # to GBs at 10^6: held by the workspace they would count as used in every later budget)
         keep = cp.empty(pool_ints, cp.int32) if traceback else None
@@ -934,19 +996,13 @@ class WfaSolver:
         device.allow_shared_memory(kernel, smem)  # (never lowered: both paths)
         if clustered is not None:
             wfa_cluster.check_fits(kernel, clustered)
-        stream, began, start, stop = self.one_stream()
+        stream, began, staged_at, start, stop = self.one_stream()
         parts = ws.parts
+        cp.cuda.runtime.memcpyAsync(ws.blob.data.ptr, ws.host.ctypes.data, TABLE_AT, cp.cuda.runtime.memcpyHostToDevice,
+                                    stream.ptr)
         with stream:
-            began.record(stream)
-            # (the copies by the runtime's own call: CuPy's slice and set / get of an array took
-            # more host time than the copy)
-            cp.cuda.runtime.memcpyAsync(ws.blob.data.ptr, ws.host.ctypes.data, SINGLE_META + n + m,
-                                        cp.cuda.runtime.memcpyHostToDevice, stream.ptr)
             if self.poison:
                 poison(keep, runs, ring, ws.out)
-            self.kernel(PACK)((2,), (PACK_THREADS,), (ws.raw, parts["from"], parts["size"], parts["to"],
-                                                       parts["words"], parts["pad"], ws.array("bad", 2, cp.int32),
-                                                       self.letter_codes(), packed))
             start.record(stream)
             if clustered is not None:
                 wfa_cluster.launch(kernel, clustered, smem, wfa_cluster.args(
@@ -973,17 +1029,21 @@ class WfaSolver:
         if traceback:
             got_runs = self.pinned.copy("wfa-one-runs", runs[:ways * runs_each], stream, blocking=False)
         stream.synchronize()  # (raises a kernel's asynchronous fault: no device-wide synchronize after it)
+        self._staged_only = False
         synced_ms = (time.perf_counter() - t0) * 1e3
         out = ws.answer_host[0]  # (wfa.cu: steps, end column, start column, runs)
         steps, end2 = int(out[0]), int(out[1])
         cigar = None
         if got_runs is not None and steps >= 0:
             cigar = runs_cigar(got_runs[:int(out[3])])
+        # upload_ms: the stage's upload and pack on the device; idle_ms: the device's wait from there to this
+        # kernel (the host's choice and submission past the pack, or an earlier launch of the pair)
         self.stats.update({"pairs": 1, "threads": config.threads if clustered is None else clustered.threads,
                            "shared": config.shared, "max_steps": max_steps, "bi": bi, "cluster": cluster,
                            "kernel_ms": cp.cuda.get_elapsed_time(start, stop), "pool_ints": pool_ints, "chunks": 1,
                            "host_ms": host_ms, "steps": [steps], "ms": (time.perf_counter() - t0) * 1e3,
-                           "upload_ms": cp.cuda.get_elapsed_time(began, start), "synced_ms": synced_ms})
+                           "upload_ms": cp.cuda.get_elapsed_time(began, staged_at),
+                           "idle_ms": cp.cuda.get_elapsed_time(staged_at, start), "synced_ms": synced_ms})
         return WfaAnswers([steps * g if steps >= 0 else None], [end2],
                           [int(out[2]) if traceback and mode == "infix" else 0], cigar,
                           None if cigar is None else [0, len(cigar)])
@@ -995,12 +1055,12 @@ class WfaSolver:
             self._letter_codes = self.cp.asarray(LETTER_CODES)
         return self._letter_codes
 
-    def one_stream(self) -> tuple[Any, Any, Any, Any]:
-        """(stream, began, start, stop): a single pair's stream and the events timing its upload and pack
-        (began .. start) and its nw_wfa (start .. stop), made once."""
+    def one_stream(self) -> tuple[Any, Any, Any, Any, Any]:
+        """(stream, began, staged, start, stop): a single pair's stream and the events timing its upload and
+        pack (began .. staged: ``stage``) and its kernel (start .. stop: ``launch_one``), made once."""
         if self._one is None:
             cuda = self.cp.cuda
-            self._one = (cuda.Stream(non_blocking=True), cuda.Event(), cuda.Event(), cuda.Event())
+            self._one = (cuda.Stream(non_blocking=True), cuda.Event(), cuda.Event(), cuda.Event(), cuda.Event())
         return self._one
 
     def streams(self) -> tuple[Any, list[Any], Any]:
