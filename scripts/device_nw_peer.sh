@@ -8,17 +8,16 @@
 #      this tree's (pywfa in 3 fresh processes, peers.time_pywfa; also a new aligner a call: pywfa-new);
 #   3. GpuSolver.solve host to host, main's src and this tree's in turn (twice each), then a cProfile of
 #      300 score solves of 10^5 1% each (scripts/profile_nw_host.py).
-# pywfa's wheel in .whl/.
+# pywfa's sdist and build wheels in .whl/ (scripts/pywfa_native.sh).
 set -u
 OUT=${OUT:-device_out}
 mkdir -p "$OUT"
 SIDE_CASES=${SIDE_CASES:-100000-1 30368-10}
 BASE=$(realpath ../../src)
 HERE=$PWD
-if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/pywfa-*.whl \
-        && export PYTHONPATH=$PYTHONPATH:/tmp/site
-fi
+# pywfa built on this host, as a user's `pip install pywfa` builds it (-march=native; ~40 s):
+# scripts/pywfa_native.sh, its sdist and build wheels in .whl/ (a wheel built on another CPU ran up to 19% slower)
+scripts/pywfa_native.sh .whl /tmp/site "$OUT/pywfa_build.log" && export PYTHONPATH=$PYTHONPATH:/tmp/site
 { grep -m1 "model name" /proc/cpuinfo; nproc; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader; } \
     >"$OUT/host.txt" 2>&1
 timeout 100 python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py tests/test_nw_gpu_wfa_cluster.py \

@@ -23,16 +23,15 @@
 #                                         pywfa on one core, same process, same inputs (10^6: linear costs
 #                                         only), then the kernel alone (score, linear, 10^5 1% and 5%) with
 #                                         1,024 threads and with an earlier wfa.cu OLD.cu
-# pywfa's wheel in .whl/.
+# pywfa's sdist and build wheels in .whl/ (scripts/pywfa_native.sh).
 set -u
 OUT=${OUT:-device_out}
 WHAT=${1:-final}
 OLD=${2:-}
 mkdir -p "$OUT"
-if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/pywfa-*.whl \
-        && export PYTHONPATH=$PYTHONPATH:/tmp/site
-fi
+# pywfa built on this host, as a user's `pip install pywfa` builds it (-march=native; ~40 s):
+# scripts/pywfa_native.sh, its sdist and build wheels in .whl/ (a wheel built on another CPU ran up to 19% slower)
+scripts/pywfa_native.sh .whl /tmp/site "$OUT/pywfa_build.log" && export PYTHONPATH=$PYTHONPATH:/tmp/site
 cap() {  # seconds a step may take: $1, or what is left of DEADLINE (seconds from the script's start) less 15
     local left=$(( ${DEADLINE:-100000} - SECONDS - 15 ))
     echo $(( $1 < left ? $1 : (left > 1 ? left : 1) ))

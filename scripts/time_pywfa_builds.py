@@ -29,7 +29,7 @@ from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, case_pair
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sites", nargs="+", required=True, help="NAME=DIR: a folder holding a pywfa build")
-    parser.add_argument("--cases", nargs="+", default=["100000-1", "30368-10", "100000-5", "1000000-1"],
+    parser.add_argument("--cases", nargs="*", default=["100000-1", "30368-10", "100000-5", "1000000-1"],
                         help="linear rows")
     parser.add_argument("--affine-cases", nargs="*", default=["100000-1", "30368-10"], help="gap-affine rows")
     parser.add_argument("--processes", type=int, default=PROCESSES)

@@ -186,9 +186,9 @@ class GpuSolver:
         self.kernel_ms = self.walk_ms = 0.0
         self.pass_ms: list[float] = []
         if self.use_wfa and wfa.applies(costs):
-            done = self.try_wfa(pair, costs, traceback, mode)
+            done = self.try_wfa(pair, costs, traceback, mode, t0)
             if done is not None:
-                return replace(done, seconds=time.perf_counter() - t0)
+                return done
         linear_global = not costs.affine and mode == "global"
         adaptive = self.adaptive and pair.cells >= self.band_min_cells
         last: dict[str, Any] = {}  # "strips": nw_strips' result; "pass": the last nw_band pass; "inputs"
@@ -222,9 +222,11 @@ class GpuSolver:
         return Result(score, pair.cells, self.name, time.perf_counter() - t0, cigar_string(ops), start2, done.end2,
                       algorithm)
 
-    def try_wfa(self, pair: Pair, costs: Costs, traceback: bool, mode: str) -> Result | None:
+    def try_wfa(self, pair: Pair, costs: Costs, traceback: bool, mode: str,
+                started: float | None = None) -> Result | None:
         """The wavefront kernel when the pair looks similar enough (WFA_SHARE), within the other
-        path's predicted time; None: not tried, or it gave up."""
+        path's predicted time; None: not tried, or it gave up. ``started``: the solve's clock at its
+        start (``Result.seconds`` counts from it; default: from here)."""
         other = fallback_ms(pair, costs, mode, traceback, self.band_min_cells if self.adaptive else float("inf"))
         if self.wfa is None:
             self.wfa = wfa.WfaSolver(poison=self.poison)
@@ -237,7 +239,7 @@ class GpuSolver:
             expected = wfa.sampled_score(pair, costs)
             if self.wfa.estimate_ms(pair, costs, mode, expected) > WFA_SHARE * other:
                 return None
-        done = self.wfa.solve(pair, costs, traceback, mode, other, expected, staged=True)
+        done = self.wfa.solve(pair, costs, traceback, mode, other, expected, staged=True, started=started)
         self.kernel_ms = self.wfa.stats.get("kernel_ms", 0.0)
         self.passes = 1 if done is not None else 0
         return done

@@ -686,15 +686,17 @@ class WfaSolver:
         return np.maximum.accumulate(reach), np.cumsum(widths(reach, pair.n, pair.m, mode))
 
     def solve(self, pair: Pair, costs: Costs, traceback: bool, mode: str, budget_ms: float,
-              expected: float | None = None, staged: bool = False) -> Result | None:
+              expected: float | None = None, staged: bool = False, started: float | None = None) -> Result | None:
         """One pair within a time budget by the cost model and the device memory (None: the
         WFA would need more, or gave up there; the caller runs another exact algorithm). First
         with the scores whose ring fits in shared memory (its reads then cost ~30 cycles, not an
         L2 round trip of ~250 on every step's critical path), then, if the pair needs more,
         the rest of the budget with the ring in global memory. ``expected``: a guess of the
         score (``sampled_score``); the WFA then gives up past SAMPLE_SLACK times it. ``staged``: the
-        caller staged the pair (``stage``: its letters uploaded and packed while it sampled)."""
+        caller staged the pair (``stage``: its letters uploaded and packed while it sampled). ``started``:
+        the caller's clock (``time.perf_counter``) at its start, that the answer's seconds count from."""
         t0 = time.perf_counter()
+        since = t0 if started is None else started
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         arrays = wavefront_arrays(o)
         if not (staged or self.stage(pair, costs)):
@@ -710,7 +712,7 @@ class WfaSolver:
         if self.tries_cluster(mode, seqs):
             # a long pair's letters in global memory: the cluster's blocks share each step (wfa_cluster.cu)
             # up to the scores whose rings fit; nw_wfa goes on only where they cut the cap (10^6 1% gap-affine)
-            tried, answer = self.solve_cluster(pair, costs, traceback, mode, cap, budget_ms, expected, t0)
+            tried, answer = self.solve_cluster(pair, costs, traceback, mode, cap, budget_ms, expected, t0, since)
             if tried:
                 return answer
         if fast:
@@ -748,7 +750,7 @@ class WfaSolver:
                 visits = 2 * (sums_bi.visits_upto(last) if sums_bi.covers(last, pair.n, pair.m, mode) else
                               visits_upto(self.reach(x, o, e, want), pair.n, pair.m, mode, arrays, last))
                 answer = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget,
-                                         bi=True, staged=True).result(pair, time.perf_counter() - t0)
+                                         bi=True, staged=True).result(pair, time.perf_counter() - since)
                 if answer is not None:
                     return answer
         if self.cluster_refused is not None:
@@ -756,18 +758,20 @@ class WfaSolver:
         for last in ((near, steps) if first else (steps,)):
             visits = sums.visits_upto(last) if fast else visits_upto(reach, pair.n, pair.m, mode, arrays, last)
             answer = self.launch_one(pair, costs, traceback, mode, last - 1, visits, threads, budget,
-                                     staged=True).result(pair, time.perf_counter() - t0)
+                                     staged=True).result(pair, time.perf_counter() - since)
             if answer is not None:
                 return answer
         return None
 
     def solve_cluster(self, pair: Pair, costs: Costs, traceback: bool, mode: str, cap: int,
-                      budget_ms: float, expected: float | None, t0: float) -> tuple[bool, Result | None]:
+                      budget_ms: float, expected: float | None, t0: float,
+                      since: float) -> tuple[bool, Result | None]:
         """``solve`` by nw_wfa_cluster: its scores those of the first ``cap`` whose rings fit
         (``wfa_cluster.fitting_steps``), within ``budget_ms`` by its cost model and, with the
         alignment, the kept wavefronts' memory. (True, the answer or None) where it answered or gave
         up where nw_wfa would too; (False, None) where nw_wfa should go on: the rings cut the cap, or
-        the driver refused the cluster (``wfa_cluster.Refused``: said once, the solver remembers)."""
+        the driver refused the cluster (``wfa_cluster.Refused``: said once, the solver remembers).
+        ``t0``: ``solve``'s start (its choice's time), ``since``: the answer's seconds' start."""
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         self.stats = {"choice_ms": (time.perf_counter() - t0) * 1e3}
         arrays = wavefront_arrays(o)
@@ -784,7 +788,7 @@ class WfaSolver:
         try:
             answer = self.launch_one(pair, costs, traceback, mode, last - 1, arrays * int(diagonals[last - 1]),
                                      MAX_THREADS, budget, cluster=True, staged=True).result(
-                pair, time.perf_counter() - t0)
+                pair, time.perf_counter() - since)
         except wfa_cluster.Refused as why:  # nw_wfa from here on
             self.cluster_refused = str(why)
             logging.getLogger("splicedalign").warning("gpu wfa: %s; nw_wfa instead", why)
