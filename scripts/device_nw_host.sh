@@ -12,7 +12,7 @@
 #   3. both pywfa builds on the side rows (scripts/time_pywfa_builds.py: peers.time_pywfa,
 #      $BUILD_PROCESSES fresh processes a build; linear $BUILD_CASES, gap-affine $BUILD_AFFINE);
 #   4. with SIDE_AFFINE set: device_nw.py --side, gap-affine, on those cases with the native pywfa
-#      (the benchmark's way: `gpu` against pywfa in the same run).
+#      (the benchmark's way: `gpu` against pywfa in the same run; pywfa in $SIDE_PROCESSES processes).
 set -u
 OUT=${OUT:-device_out}
 mkdir -p "$OUT"
@@ -26,6 +26,7 @@ BUILD_CASES=${BUILD_CASES-100000-1 30368-10 100000-5 1000000-1}
 BUILD_AFFINE=${BUILD_AFFINE-100000-1 30368-10}
 BUILD_PROCESSES=${BUILD_PROCESSES:-3}
 SIDE_AFFINE=${SIDE_AFFINE:-}
+SIDE_PROCESSES=${SIDE_PROCESSES:-3}
 { grep -m1 "model name" /proc/cpuinfo; nproc; grep -m1 -o -w "avx512f" /proc/cpuinfo;
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader; } >"$OUT/summary.txt" 2>&1
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site_wheel .whl/pywfa-*.whl \
@@ -66,7 +67,8 @@ fi
 # 4. the side rows with the native build
 if [ $NATIVE = 1 ] && [ -n "$SIDE_AFFINE" ]; then
     PYTHONPATH=$PYTHONPATH:/tmp/site_native timeout 120 python3 scripts/device_nw.py --side --skip-check \
-        --side-cases $SIDE_AFFINE --side-costs affine --budget 100 --out /tmp/side >"$OUT/side.log" 2>&1
+        --side-cases $SIDE_AFFINE --side-costs affine --pywfa-processes "$SIDE_PROCESSES" \
+        --budget 100 --out /tmp/side >"$OUT/side.log" 2>&1
     echo "side rc $?" >>"$OUT/summary.txt"
 fi
 {
