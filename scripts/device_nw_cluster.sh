@@ -1,32 +1,75 @@
 #!/bin/bash
-# One device call for nw_wfa_cluster (issue 26, the 10^6 x 10^6 pair at 1%), logs under $OUT, tables last:
-# the cluster kernel's GPU pytest (single pairs of every size against `sequential`, the CPU WFA and pywfa), fresh
-# random pairs (seed printed) through the cluster against `sequential` (linear and gap-affine),
-# the kernel alone at 10^6 1% with 1, 2 and 3 steps between two cluster barriers (profile_nw_cluster.py; and
-# with 8 blocks a cluster, the portable most),
-# the kernel alone at 10^6 1% gap-affine (4, 6, 2),
-# then device_nw.py --side at 10^6 1% linear and gap-affine: `gpu` against pywfa on one core in the same process,
-# same inputs, score and CIGAR. pywfa's wheel in .whl/.
+# One device call for nw_wfa_cluster (issue 26, the 10^6 x 10^6 pair at 1%), logs under $OUT (3 files), tables last:
+# the kernel alone at 10^6 1% (profile_nw_cluster.py: linear with 1 and 3 steps a barrier, gap-affine (4, 6, 2)),
+# this tree's first (it stops there if that fails), then ALT's (another tree's src, when set) and main's (BASE, when
+# set: e.g. BASE=$(realpath ../../src) with this tree carried under .wt/NAME) in the same call;
+# correctness: the cluster's GPU pytest and fresh random pairs (seed printed) against `sequential` (linear and
+# gap-affine) of this tree and ALT, this tree's GPU pytest of nw_wfa / nw_biwfa and device_nw.py --quick;
+# then device_nw.py --side at 10^6 1% of the tree (this or ALT) whose linear score kernel was the faster: `gpu`
+# against pywfa on one core, same inputs, score and CIGAR (linear: 3 fresh pywfa processes; gap-affine:
+# SIDE_AFFINE_PROCESSES, 1 by default: ~1.8 / 2.5 s a pywfa call). pywfa's wheel in .whl/.
 set -u
 OUT=${OUT:-device_out}
 mkdir -p "$OUT"
+TREE=$PWD/src
+BASE=${BASE:-}
+ALT=${ALT:-}  # another tree's src measured beside this one (its kernels and correctness)
 if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/pywfa-*.whl \
         && export PYTHONPATH=$PYTHONPATH:/tmp/site
 fi
 nvidia-smi --query-gpu=name --format=csv,noheader
-timeout 240 python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa_cluster.py >"$OUT/pytest.log" 2>&1
-echo "pytest rc $?: $(tail -1 "$OUT/pytest.log")"
-grep -E "^(FAIL|E  )" "$OUT/pytest.log" | head -8
-timeout 90 python3 scripts/profile_nw_cluster.py --random 40 >"$OUT/random.log" 2>&1
-echo "fresh random pairs rc $?: $(head -1 "$OUT/random.log"), $(tail -1 "$OUT/random.log")"
-grep "^FAIL" "$OUT/random.log" | head -8
-timeout 60 python3 scripts/profile_nw_cluster.py --per 1 2 3 >"$OUT/per.log" 2>&1
-timeout 60 python3 scripts/profile_nw_cluster.py --per 3 --cluster 8 >"$OUT/per8.log" 2>&1
-timeout 60 python3 scripts/profile_nw_cluster.py --costs affine >"$OUT/affine.log" 2>&1
-timeout 150 python3 scripts/device_nw.py --side --skip-check --side-cases 1000000-1 --side-costs linear affine \
-    --budget 140 --out "$OUT/side" >"$OUT/side.log" 2>&1
-echo "side rc $?"
-echo "== nw_wfa_cluster alone, steps a barrier"; cat "$OUT/per.log"; tail -4 "$OUT/per8.log"; cat "$OUT/affine.log"
-grep -E "^  (gpu|pywfa) |FAIL" "$OUT/side.log" | cut -c1-300
-sed -n '/^| case | costs/,$p' "$OUT/side.log"
+CHECK=$OUT/check.log KERNELS=$OUT/kernels.log SIDE=$OUT/side.log
+kernels() {  # the kernel alone at 10^6 1%, src $1 (linear 1 and 3 steps a barrier, or gap-affine: $2)
+    echo "== $1 $2" >>"$KERNELS"
+    if [ "$2" = affine ]; then
+        PYTHONPATH=$1:/tmp/site timeout 60 python3 scripts/profile_nw_cluster.py --costs affine >>"$KERNELS" 2>&1
+    else
+        PYTHONPATH=$1:/tmp/site timeout 60 python3 scripts/profile_nw_cluster.py --per 1 3 >>"$KERNELS" 2>&1
+    fi
+}
+kernels "$TREE" linear || { echo "this tree's kernel failed: stopping"; tail -20 "$KERNELS"; exit 1; }
+for src in $ALT $BASE; do kernels "$src" linear; done
+for src in $TREE $ALT $BASE; do kernels "$src" affine; done
+correct() {  # the cluster's GPU pytest and fresh random pairs, src $1
+    PYTHONPATH=$1:/tmp/site timeout 100 python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa_cluster.py \
+        >>"$CHECK" 2>&1
+    echo "pytest cluster ($1) rc $?: $(tail -1 "$CHECK")"
+    PYTHONPATH=$1:/tmp/site timeout 90 python3 scripts/profile_nw_cluster.py --random "${RANDOM_PAIRS:-30}" \
+        >"$OUT/random.tmp" 2>&1
+    echo "fresh random pairs ($1) rc $?: $(head -1 "$OUT/random.tmp"), $(tail -1 "$OUT/random.tmp")"
+    grep "^FAIL" "$OUT/random.tmp" | head -8
+    cat "$OUT/random.tmp" >>"$CHECK" && rm "$OUT/random.tmp"
+}
+for src in $TREE $ALT; do correct "$src"; done
+timeout 150 python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa.py >>"$CHECK" 2>&1
+echo "pytest wfa rc $?: $(tail -1 "$CHECK")"
+grep -E "^(FAIL|E  )" "$CHECK" | head -8
+timeout 120 python3 scripts/device_nw.py --quick --pairs 150 --mode-pairs 200 --budget 110 >"$OUT/quick.tmp" 2>&1
+echo "quick rc $?"
+grep -E "checked|correctness failures|^FAIL" "$OUT/quick.tmp" | head -8
+cat "$OUT/quick.tmp" >>"$CHECK" && rm "$OUT/quick.tmp"
+# the side rows of the tree (this or ALT) whose linear score kernel (3 steps a barrier) is the faster
+SIDE_SRC=$(python3 - "$KERNELS" "$TREE" "${ALT:-}" <<'PICK'
+import sys
+times, src = {}, None
+for line in open(sys.argv[1]):
+    if line.startswith("== "):
+        src, kind = line.split()[1:3]
+    elif line.startswith("1000000-1") and kind == "linear" and line.split()[1:3] == ["3", "score"]:
+        times[src] = float(line.split()[5])
+pick = min((s for s in sys.argv[2:] if s in times), key=times.get, default=sys.argv[2])
+print(pick)
+PICK
+)
+echo "side rows of $SIDE_SRC"
+PYTHONPATH=$SIDE_SRC:/tmp/site timeout 60 python3 scripts/device_nw.py --side --skip-check --side-cases 1000000-1 \
+    --side-costs linear --budget 55 --out /tmp/side_linear >"$SIDE" 2>&1
+echo "side linear rc $?"
+PYTHONPATH=$SIDE_SRC:/tmp/site timeout 90 python3 scripts/device_nw.py --side --skip-check --side-cases 1000000-1 \
+    --side-costs affine --pywfa-processes "${SIDE_AFFINE_PROCESSES:-1}" --budget 85 --out /tmp/side_affine >>"$SIDE" 2>&1
+echo "side affine rc $?"
+echo "== nw_wfa_cluster alone (this tree, ALT, main's src)"
+grep -E "^(==|case|1000000|FAIL|failures)" "$KERNELS"
+grep -E "^  (gpu|pywfa) |FAIL" "$SIDE" | cut -c1-300
+grep -E "^\| (case|[0-9])" "$SIDE"

@@ -21,8 +21,10 @@ from test_nw_gpu_wfa_model import EMU, EmuKernel, _pairs, _pointer
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
 from splicedalign.workloads.nw.gpu import batch, wfa, wfa_cluster
+from splicedalign.workloads.nw.gpu.common import WALK_DIAGS
 from splicedalign.workloads.nw.records import Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.reference import ReferenceSolver
+from splicedalign.workloads.nw.synthetic import mutate, random_codes
 
 ROOT = Path(__file__).resolve().parents[1]
 EMU_CLUSTER = ROOT / "tests" / "nw_emu" / "wfa_cluster_host.cpp"
@@ -51,7 +53,7 @@ class EmuClusterKernel:
         assert grid == (wfa_cluster.CLUSTER,) and block[0] % 32 == 0 and block[0] <= wfa_cluster.MAX_THREADS
         assert shared_mem <= max(device.SHARED_MEMORY_DEFAULT, self.max_dynamic_shared_size_bytes)
         seqs, desc, reach, *ints, keep, pool_ints, bases, runs, out = args
-        assert len(ints) == 9
+        assert len(ints) == 10
         self.launches += 1
         affine, keep_on = (flag.strip() == "true" for flag in self.name.split("<")[1].rstrip(">").split(","))
         status = self.lib.emu_nw_wfa_cluster(
@@ -124,6 +126,35 @@ def test_cluster_single_pairs(solver, costs, monkeypatch):
             visits = wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, need)
             got = solver.launch_one(pair, costs, True, "global", need - 1, visits, 32, cluster=True)
             assert got.score[0] is None and got.cigar(0) is None
+
+
+@pytest.mark.parametrize("walk_steps", [wfa_cluster.WALK_STEPS, 9])
+@pytest.mark.parametrize("costs", (Costs(0, 1, 3), Costs(0, 4, 2, 6)), ids=["c013", "a426"])
+def test_cluster_walks_through_windows(solver, costs, walk_steps, monkeypatch):
+    """Pairs wide enough that block 0's rings leave room for windows of the kept values (checked: at
+    least ring_size steps), so the walk back copies windows of WALK_STEPS scores (and of 9: a new window
+    every few operations, and misses past their diagonals); every CIGAR re-scored to the reference's score."""
+    seed = 7300 + walk_steps + int(costs.gap_open)
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    monkeypatch.setattr(wfa_cluster, "WALK_STEPS", walk_steps)
+    reference = ReferenceSolver()
+    g, x, o, e = cpu_wfa.reduced_costs(costs)
+    reach = wfa.reach_table(x, o, e, 6000)
+    arrays = wfa.wavefront_arrays(o)
+    for k in range(2):
+        a = random_codes(int(rng.integers(1500, 2500)), rng)
+        b = mutate(a, rng, 0.08 + 0.08 * k)
+        pair = Pair(f"w{k}", "a", "b", a, b)
+        want = reference.solve(pair, costs, traceback=False, mode="global").score
+        cap = max(want // g, int(np.argmax(reach >= 600)))  # (|k| up to 600: 38 groups, 3 a block)
+        config = wfa_cluster.configure(int(reach[cap]), pair.n, pair.m, x, o, e)
+        room = (config.ring + 2 * config.gap_ring) * config.stride + config.stride // wfa_cluster.GROUP_INTS
+        assert min(walk_steps, room // (4 + arrays * (2 * WALK_DIAGS + 1))) >= config.ring  # (windows, not the pool)
+        visits = wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, cap + 1)
+        got = solver.launch_one(pair, costs, True, "global", cap, visits, 32, cluster=True)
+        assert solver.stats["cluster"] and got.score[0] == want, (pair.name, costs)
+        assert cigar_cost(got.cigar(0), pair.a, pair.b, costs) == want, (pair.name, got.cigar(0))
 
 
 def test_solve_takes_the_cluster_for_long_global_pairs(solver, monkeypatch):

@@ -18,6 +18,8 @@ static dim3 fiber_thread() { return dim3{emu::thread_index.x % block_threads, 0,
 static unsigned fiber_block() { return emu::thread_index.x / block_threads; }
 
 static emu::Barrier cluster_barrier;
+static std::vector<emu::Barrier> block_barriers;  // each block's __syncthreads (block 0's walk)
+static void __syncthreads() { emu::wait(block_barriers[fiber_block()]); }
 static std::vector<int> shared;  // the blocks' shared memory, one after another
 static size_t shared_ints = 0;  // a block's
 
@@ -36,12 +38,13 @@ using std::min;
 extern "C" int emu_nw_wfa_cluster(int affine, int keep_on, int threads, int smem_bytes, int poison,
                                   const u64* seqs, const long long* desc, const int* reach, int x, int o, int e,
                                   int max_steps, int ring_size, int gap_ring, int stride, int koff, int per,
-                                  int* keep, long long pool_ints, long long* bases, unsigned* runs, int* out) {
+                                  int walk_steps, int* keep, long long pool_ints, long long* bases, unsigned* runs, int* out) {
     if (threads % 32) return 1;
     block_threads = unsigned(threads);
     blockDim = {unsigned(threads), 1, 1};
     const int fibers = WFA_CLUSTER * threads;
     cluster_barrier = emu::Barrier{fibers};
+    block_barriers.assign(WFA_CLUSTER, emu::Barrier{threads});
     warps_for(fibers);
     shared_ints = size_t(smem_bytes + 3) / 4;
     shared.assign(WFA_CLUSTER * shared_ints, poison);
@@ -49,8 +52,8 @@ extern "C" int emu_nw_wfa_cluster(int affine, int keep_on, int threads, int smem
         int* smem = shared.data() + fiber_block() * shared_ints;
         auto run = [&](auto affine_v, auto keep_v) {
             wfa_cluster_body<decltype(affine_v)::value, decltype(keep_v)::value>(
-                smem, seqs, desc, reach, x, o, e, max_steps, ring_size, gap_ring, stride, koff, per, keep, pool_ints,
-                bases, runs, out);
+                smem, seqs, desc, reach, x, o, e, max_steps, ring_size, gap_ring, stride, koff, per, walk_steps, keep,
+                pool_ints, bases, runs, out);
         };
         if (affine && keep_on) {
             run(std::true_type{}, std::true_type{});

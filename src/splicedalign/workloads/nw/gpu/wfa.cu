@@ -96,31 +96,6 @@ __device__ __forceinline__ long long pool_take(Planner& pl, long long size, long
     return at;
 }
 
-// reach[s] (-1: no wavefront at s, or s outside 0..last)
-__device__ __forceinline__ int reach_at(const int* __restrict__ reach, int s, int last) {
-    return s < 0 || s > last ? -1 : __ldg(reach + s);
-}
-
-// The diagonals of a wavefront reaching |k| <= r of an n x m pair (wfa.py span).
-__device__ __forceinline__ Range span_of(int r, int n, int m, bool infix) {
-    if (r < 0) return Range{1, 0};
-    return Range{max(-r, -n), infix ? m : min(r, m)};
-}
-
-// A ring slot `back` scores before `slot` (back < size).
-__device__ __forceinline__ int slot_back(int slot, int back, int size) {
-    const int t = slot - back;
-    return t < 0 ? t + size : t;
-}
-
-// The value of (arr, s, k) as kept (for the walk back), NULL outside its wavefront.
-__device__ __forceinline__ int kept_get(const int* kept, const long long* bases, const int* reach, int last, int arr,
-                                        int s, int k, int n, int m, bool infix) {
-    const Range r = span_of(reach_at(reach, s, last), n, m, infix);
-    if (!r.has(k)) return WFA_NULL;
-    return kept[bases[s] + (long long)arr * (r.hi - r.lo + 1) + (k - r.lo)];
-}
-
 }  // namespace
 
 // One block per pair. desc: WFA_DESC int64 fields per pair (wfa.py). out: WFA_OUT int32 per pair:
@@ -315,77 +290,19 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
         o_p[3] = 0;
     }
     if (!KEEP) return;
-    // The walk back (thread 0): state M (0), I (1) or D (2) at (s, k) with offset h. Read straight
-    // from the pool, an operation is three dependent round trips (the reach of its step, the step's
-    // base, the kept value: ~880 cycles at 10^5 1%, 31% of the CIGAR kernel's samples), so with
-    // `walk_steps` the block first copies a window of the kept wavefronts into the shared memory the
-    // ring and letters leave free (steps S0 - W + 1 .. S0, diagonals K0 +- WFA_WALK_DIAGS, anchored
-    // where the walk stands), thread 0 walks in it until it needs a value outside, and the block
-    // copies the window there.
-    constexpr int D = WFA_WALK_DIAGS, SPAN = 2 * D + 1;
+    // The walk back (thread 0; wfa_common.cuh's walk_back: the kept values through windows in the shared
+    // memory the ring and letters leave free)
     const int rows_ints = (SHARED || ring_shared) ? (ring_size + 2 * gap_ring) * stride : 0;
     const int room = ((rows_ints + 1) & ~1) +
                      (SHARED || seqs_shared ? 2 * (n / 16 + m / 16 + 2 * WFA_PAD_WORDS) : 0);  // ints
-    int W = walk_steps > 0 ? min(walk_steps, room / (4 + ARRAYS * SPAN)) : 0;
-    if (W < ring_size) W = 0;  // (an operation reads up to ring_size - 1 steps back: no window serves it)
-    int* const win_lo = smem;  // per window step t (step S0 - t): its diagonals, its base in the pool
-    int* const win_hi = smem + W;
-    long long* const win_base = reinterpret_cast<long long*>(smem + 2 * W);
-    int* const win = smem + 4 * W;  // ARRAYS x W x SPAN values
-    static __shared__ int walk_at[3];  // the window's anchor S0, K0; whether the walk is done
-    if (tid == 0) {
-        walk_at[0] = s;
-        walk_at[1] = k;
-        walk_at[2] = 0;
-    }
     Runs w{runs + d.runs, 0, 4u, 0u};
-    int state = 0;
-    while (true) {
-        __syncthreads();
-        const int S0 = walk_at[0], K0 = walk_at[1], walked = walk_at[2];
-        __syncthreads();  // (read by all before thread 0 writes the next anchor)
-        if (walked) break;
-        if (W) {  // the window at (S0, K0), by the whole block
-            for (int t = tid; t < W; t += threads) {
-                const Range r = span_of(reach_at(reach, S0 - t, max_steps), n, m, infix);
-                win_lo[t] = r.lo;
-                win_hi[t] = r.hi;
-                win_base[t] = r.lo <= r.hi ? base_of[S0 - t] : 0;
-            }
-            __syncthreads();
-            const int total = ARRAYS * W * SPAN;
-            for (int i0 = tid; i0 < total; i0 += 4 * threads) {  // 4 loads in flight a thread
-                int got[4];
-#pragma unroll
-                for (int q = 0; q < 4; ++q) {
-                    const int i = i0 + q * threads;
-                    const int arr = i / (W * SPAN), rest = i - arr * W * SPAN, t = rest / SPAN;
-                    const int j = K0 - D + rest - t * SPAN, lo = win_lo[min(t, W - 1)], hi = win_hi[min(t, W - 1)];
-                    got[q] = i < total && j >= lo && j <= hi
-                                 ? kept[win_base[t] + (long long)arr * (hi - lo + 1) + (j - lo)] : WFA_NULL;
-                }
-#pragma unroll
-                for (int q = 0; q < 4; ++q) {
-                    if (i0 + q * threads < total) win[i0 + q * threads] = got[q];
-                }
-            }
-            __syncthreads();
-        }
-        if (tid != 0) continue;
-        auto at = [&](int arr, int step, int diag, bool& miss) {  // (a value outside the window: a miss)
-            if (!W) return kept_get(kept, base_of, reach, max_steps, arr, step, diag, n, m, infix);
-            const int t = S0 - step, jj = diag - K0 + D;
-            if (unsigned(t) < unsigned(W) && unsigned(jj) < unsigned(SPAN)) return win[(arr * W + t) * SPAN + jj];
-            miss = true;
-            return int(WFA_NULL);
-        };
-        const bool done = walk_wfa<AFFINE>(w, at, x, e, oe, n, m, state, s, k, h);
-        if (done) o_p[2] = k;  // (the start column: row 0's offset is k itself)
-        walk_at[0] = s;  // (the next window's anchor, where the walk stands)
-        walk_at[1] = k;
-        walk_at[2] = done;
+    const KeptPool kept_at{kept, base_of, reach, max_steps, n, m, infix};
+    static __shared__ int walk_at[3];
+    walk_back<AFFINE>(w, kept_at, walk_at, smem, room, walk_steps, ring_size, x, e, oe, s, k, h);
+    if (tid == 0) {
+        o_p[2] = k;  // (the start column: row 0's offset is k itself)
+        o_p[3] = w.close();
     }
-    if (tid == 0) o_p[3] = w.close();
 }
 
 namespace {

@@ -34,7 +34,17 @@ from splicedalign.workloads.nw import wfa as cpu_wfa
 from splicedalign.workloads.nw.batches import PairBatch, letter_tables
 from splicedalign.workloads.nw.cigar import runs_cigar
 from splicedalign.workloads.nw.gpu import batch, wfa_cluster
-from splicedalign.workloads.nw.gpu.common import INT32_SAFE, Columns, Staging, Text, cut_cigars, lengths, pair_sources
+from splicedalign.workloads.nw.gpu.common import (
+    INT32_SAFE,
+    WALK_DIAGS,
+    WALK_STEPS,
+    Columns,
+    Staging,
+    Text,
+    cut_cigars,
+    lengths,
+    pair_sources,
+)
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
 from splicedalign.workloads.nw.wfa_kernels import DONE, NULL, wfa_align_codes
 
@@ -59,13 +69,6 @@ def letter_codes() -> np.ndarray:
 
 
 LETTER_CODES = letter_codes()
-# A single pair's walk back reads the kept wavefronts through windows of up to WALK_STEPS scores
-# (and 2 WALK_DIAGS + 1 diagonals) that the block copies into the shared memory the ring and
-# letters leave free (wfa.cu): one thread's chain of three dependent global loads an operation (~0.43
-# ms of the 1.27 ms CIGAR kernel at 10^5 1% on an H200) becomes shared loads, a window's copy parallel.
-# A batch's blocks (one pair each, many a multiprocessor) walk straight from the pool.
-WALK_STEPS = 128
-WALK_DIAGS = 16
 DEFINES = {"WFA_NULL": NULL, "WFA_DESC": batch.DESCRIPTOR, "WFA_OUT": batch.OUT, "WFA_MAX_THREADS": MAX_THREADS,
            "MODE_GLOBAL": MODES.index("global"), "MODE_PREFIX": MODES.index("prefix"),
            "MODE_INFIX": MODES.index("infix"), "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH, "WFA_OP_D": OP_DEL,

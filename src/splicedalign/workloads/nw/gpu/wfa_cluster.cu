@@ -32,9 +32,9 @@
 //
 // With KEEP every step's M (and I, D) is stored in `keep` (step s's diagonals lo(s)..hi(s) from
 // bases[s], M then I then D, bases written by the cluster's first thread); after the last barrier
-// that thread walks back from the end (wfa_common.cuh's walk_linear, or nw_wfa's walk_wfa through M,
-// I and D, straight from the pool), writing runs (length << 2 | op) from the end backwards, the format
-// batch.cu's nw_band_text reads.
+// block 0 walks back from the end (wfa_common.cuh's walk_back, nw_wfa's: its thread 0 through walk_wfa
+// (M, and I and D) in windows of the kept values that the block copies into its shared memory), writing
+// runs (length << 2 | op) from the end backwards, the format batch.cu's nw_band_text reads.
 
 #include "splicedalign_device.cuh"
 #ifndef __CUDACC_RTC__
@@ -45,7 +45,7 @@
 namespace {
 
 constexpr int GROUP = WFA_GROUP_INTS;  // ints of a group's ring row: its 32 diagonals and a halo on either side
-constexpr int CONTROL = WFA_CONTROL_INTS;  // ints before the ring: the end's flag, padding
+constexpr int CONTROL = WFA_CONTROL_INTS;  // ints before the ring: the end's flag, the walk's anchor (3 ints)
 
 #ifndef WFA_CLUSTER_EMU  // (the host build of the tests gives its own)
 // This block's rank in its cluster.
@@ -95,20 +95,6 @@ __device__ __forceinline__ Range range_at(const int* __restrict__ reach, int s, 
     return r < 0 ? Range{1, 0} : Range{max(-r, -n), min(r, m)};
 }
 
-// Step s's kept array arr (0 M, 1 I, 2 D) at diagonal k, NULL outside its range: the walks' reads,
-// straight from the pool (every step's values are there: never a miss).
-struct KeptPool {
-    const int* keep;
-    const long long* bases;
-    const int* reach;
-    int last, n, m;
-    __device__ int operator()(int arr, int s, int k, bool&) const {
-        const Range r = range_at(reach, s, last, n, m);
-        return r.has(k) ? keep[bases[s] + (long long)arr * (r.hi - r.lo + 1) + (k - r.lo)] : WFA_NULL;
-    }
-    __device__ int operator()(int s, int k, bool& miss) const { return (*this)(0, s, k, miss); }
-};
-
 }  // namespace
 
 // One pair (desc: wfa.py's descriptor; its a, b, n, m, runs), WFA_CLUSTER blocks of `threads` (a
@@ -123,9 +109,9 @@ struct KeptPool {
 template <bool AFFINE, bool KEEP>
 __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const long long* __restrict__ desc,
                                  const int* __restrict__ reach, int x, int o, int e, int max_steps, int ring_size,
-                                 int gap_ring, int stride, int koff, int per, int* __restrict__ keep,
-                                 long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs,
-                                 int* __restrict__ out) {
+                                 int gap_ring, int stride, int koff, int per, int walk_steps,
+                                 int* __restrict__ keep, long long pool_ints, long long* __restrict__ bases,
+                                 unsigned* __restrict__ runs, int* __restrict__ out) {
     constexpr int ARRAYS = AFFINE ? 3 : 1;
     const int tid = threadIdx.x, threads = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = threads >> 5;
     const unsigned rank = cluster_rank();
@@ -286,27 +272,30 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
         }
         if (over) break;
     }
-    if (rank != 0 || tid != 0) return;
+    if (rank != 0 || (tid != 0 && (!KEEP || over))) return;  // (block 0's threads walk, thread 0 answers)
     if (over) {  // gave up
         out[0] = -1;
         out[1] = out[2] = out[3] = 0;
         return;
     }
-    out[0] = s;
-    out[1] = m;
-    out[2] = 0;
-    out[3] = 0;
-    if (!KEEP) return;
-    Runs w{runs + dp[6], 0, 4u, 0u};
-    int k = k_end, h = m;
-    const KeptPool kept{keep, bases, reach, max_steps, n, m};
-    if (AFFINE) {
-        int state = 0;
-        walk_wfa<true>(w, kept, x, e, oe, n, m, state, s, k, h);
-    } else {
-        walk_linear(w, kept, x, e, s, k, h);  // (from the end: a wavefront's offset)
+    if (tid == 0) {
+        out[0] = s;
+        out[1] = m;
+        out[2] = 0;
+        out[3] = 0;
     }
-    out[3] = w.close();
+    if (!KEEP) return;
+    // the walk back from the end by block 0, its kept values seen after the last cluster barrier
+    // (wfa_common.cuh's walk_back: thread 0 walks, the block copies windows of the kept values into the room
+    // of its rings and hints: 10^6 1% linear CIGAR kernel 31.3 -> 27.4 ms, gap-affine 103.4 -> 99.3 on an
+    // H100, where one thread walked straight from the pool, three dependent global loads an operation;
+    // walk_at in CONTROL's padding)
+    Runs w{runs + dp[6], 0, 4u, 0u};
+    int k = k_end;
+    const KeptPool kept{keep, bases, reach, max_steps, n, m, false};
+    walk_back<AFFINE>(w, kept, smem + 1, ring, (ring_size + 2 * gap_ring) * stride + stride / GROUP, walk_steps,
+                      ring_size, x, e, oe, s, k, m);
+    if (tid == 0) out[3] = w.close();
 }
 
 #ifndef WFA_CLUSTER_EMU
@@ -320,11 +309,12 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
 template <bool AFFINE, bool KEEP>
 __global__ void CLUSTER_DIMS __launch_bounds__(WFA_MAX_THREADS, 1) nw_wfa_cluster(
     const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int x, int o,
-    int e, int max_steps, int ring_size, int gap_ring, int stride, int koff, int per, int* __restrict__ keep,
-    long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
+    int e, int max_steps, int ring_size, int gap_ring, int stride, int koff, int per, int walk_steps,
+    int* __restrict__ keep, long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs,
+    int* __restrict__ out) {
     extern __shared__ int smem[];
     wfa_cluster_body<AFFINE, KEEP>(smem, seqs, desc, reach, x, o, e, max_steps, ring_size, gap_ring, stride, koff,
-                                   per, keep, pool_ints, bases, runs, out);
+                                   per, walk_steps, keep, pool_ints, bases, runs, out);
 }
 #endif
 
@@ -332,8 +322,8 @@ __global__ void CLUSTER_DIMS __launch_bounds__(WFA_MAX_THREADS, 1) nw_wfa_cluste
 // nvcc builds instantiate the shipped variants (wfa_cluster.NAMES); NVRTC only the one a launch asks for.
 #define NW_WFA_CLUSTER(AFFINE, KEEP)                                                                              \
     template __global__ void nw_wfa_cluster<AFFINE, KEEP>(const u64*, const long long*, const int*, int, int, int,  \
-                                                          int, int, int, int, int, int, int*, long long, long long*, \
-                                                          unsigned*, int*);
+                                                          int, int, int, int, int, int, int, int*, long long,       \
+                                                          long long*, unsigned*, int*);
 NW_WFA_CLUSTER(false, false)
 NW_WFA_CLUSTER(false, true)
 NW_WFA_CLUSTER(true, false)

@@ -9,3 +9,4 @@
 #define WFA_CLUSTER 16
 #define WFA_GROUP_INTS 34
 #define WFA_CONTROL_INTS 4
+#define WFA_WALK_DIAGS 16

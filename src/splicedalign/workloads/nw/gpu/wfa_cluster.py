@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from splicedalign.gpu import device
+from splicedalign.workloads.nw.gpu.common import WALK_DIAGS, WALK_STEPS
 from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH
 from splicedalign.workloads.nw.wfa_kernels import NULL
 
@@ -32,7 +33,7 @@ KERNEL_FILE = Path(__file__).with_name("wfa_cluster.cu")
 CLUSTER = 16
 MAX_THREADS = 1024
 GROUP_INTS = 34  # a group's ring row: its 32 diagonals and a halo diagonal on either side
-CONTROL_INTS = 4  # before the ring: the end's flag (and padding)
+CONTROL_INTS = 4  # before the ring: the end's flag, the walk's anchor (3 ints: wfa_common.cuh's walk_back)
 COMPUTE_CAPABILITY = 90  # thread-block clusters and distributed shared memory
 # steps between two cluster barriers at most (gap extend e caps it: a step reads its neighbours' diagonals e
 # steps back); each costs a ring row more (ring_size >= e + per). 10^6 1% (e = 3; H100, 8 blocks): 1 / 2
@@ -51,7 +52,7 @@ NAMES = tuple(SWEEP.format(affine=a, keep=k) for a in ("false", "true") for k in
 # wfa_cluster.defines.h (the names and values nw_wfa's wfa.DEFINES gives the same facts)
 DEFINES = {"WFA_NULL": NULL, "WFA_MAX_THREADS": MAX_THREADS, "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH,
            "WFA_OP_D": OP_DEL, "WFA_OP_I": OP_INS, "WFA_CLUSTER": CLUSTER, "WFA_GROUP_INTS": GROUP_INTS,
-           "WFA_CONTROL_INTS": CONTROL_INTS}
+           "WFA_CONTROL_INTS": CONTROL_INTS, "WFA_WALK_DIAGS": WALK_DIAGS}
 
 
 class Refused(RuntimeError):
@@ -196,5 +197,5 @@ def args(packed: Any, desc: Any, reach: Any, x: int, o: int, e: int, max_steps: 
     """nw_wfa_cluster's arguments (an array the score alone does not use, None: ``out``, never read)."""
     return (packed, desc, reach, np.int32(x), np.int32(o), np.int32(e), np.int32(max_steps), np.int32(config.ring),
             np.int32(config.gap_ring), np.int32(config.stride), np.int32(config.koff), np.int32(config.per),
-            out if keep is None else keep, np.int64(pool_ints),
+            np.int32(WALK_STEPS), out if keep is None else keep, np.int64(pool_ints),
             out if bases is None else bases, out if runs is None else runs, out)

@@ -45,6 +45,31 @@ struct Range {
     __device__ __forceinline__ int width() const { return max(hi - lo + 1, 0); }
 };
 
+// reach[s] (-1: no wavefront at s, or s outside 0..last)
+__device__ __forceinline__ int reach_at(const int* __restrict__ reach, int s, int last) {
+    return s < 0 || s > last ? -1 : __ldg(reach + s);
+}
+
+// The diagonals of a wavefront reaching |k| <= r of an n x m pair (wfa.py span).
+__device__ __forceinline__ Range span_of(int r, int n, int m, bool infix) {
+    if (r < 0) return Range{1, 0};
+    return Range{max(-r, -n), infix ? m : min(r, m)};
+}
+
+// A ring slot `back` scores before `slot` (back < size).
+__device__ __forceinline__ int slot_back(int slot, int back, int size) {
+    const int t = slot - back;
+    return t < 0 ? t + size : t;
+}
+
+// The value of (arr, s, k) as kept (for the walk back), NULL outside its wavefront.
+__device__ __forceinline__ int kept_get(const int* kept, const long long* bases, const int* reach, int last, int arr,
+                                        int s, int k, int n, int m, bool infix) {
+    const Range r = span_of(reach_at(reach, s, last), n, m, infix);
+    if (!r.has(k)) return WFA_NULL;
+    return kept[bases[s] + (long long)arr * (r.hi - r.lo + 1) + (k - r.lo)];
+}
+
 // The walk's runs (length << 2 | op), from the end backwards; the open run stays in registers.
 struct Runs {
     unsigned* out;
@@ -146,6 +171,92 @@ __device__ bool walk_wfa(Runs& w, const Kept& kept, int x, int e, int oe, int n,
             }
             k += 1;
         }
+    }
+}
+
+// The kept values in the pool as the walks read them: step s's arrays (0 M, 1 I, 2 D) from bases[s], its
+// diagonals span(s) (NULL outside).
+struct KeptPool {
+    const int* kept;
+    const long long* bases;
+    const int* reach;
+    int last, n, m;
+    bool infix;
+    __device__ Range span(int s) const { return span_of(reach_at(reach, s, last), n, m, infix); }
+    __device__ int operator()(int arr, int s, int k) const {
+        return kept_get(kept, bases, reach, last, arr, s, k, n, m, infix);
+    }
+};
+
+// The walk back of a single pair (nw_wfa's, the cluster's) from (s, k, h) in state M, by thread 0, the
+// block's threads copying windows (every thread of the block calls it; k is thread 0's start column
+// after it; `walk_at`: 3 ints of shared memory apart from the room). Read straight from the pool, an
+// operation is three dependent round trips (the reach of its step, the step's base, the kept value: ~880
+// cycles at 10^5 1%, 31% of nw_wfa's CIGAR kernel's samples; the cluster's 10^6 1% walk ~4 ms), so
+// with `walk_steps` the block first copies a window of the kept wavefronts into `room` ints of shared memory
+// (steps S0 - W + 1 .. S0, diagonals K0 +- WFA_WALK_DIAGS, anchored where the walk stands), thread 0 walks
+// in it until it needs a value outside, and the block copies the window there.
+template <bool AFFINE>
+__device__ void walk_back(Runs& w, const KeptPool& kept, int* walk_at, int* room, int room_ints, int walk_steps,
+                          int ring_size, int x, int e, int oe, int s, int& k, int h) {
+    constexpr int ARRAYS = AFFINE ? 3 : 1;
+    constexpr int D = WFA_WALK_DIAGS, SPAN = 2 * D + 1;
+    const int tid = threadIdx.x, threads = blockDim.x;
+    int W = walk_steps > 0 ? min(walk_steps, room_ints / (4 + ARRAYS * SPAN)) : 0;
+    if (W < ring_size) W = 0;  // (an operation reads up to ring_size - 1 steps back: no window serves it)
+    int* const win_lo = room;  // per window step t (step S0 - t): its diagonals, its base in the pool
+    int* const win_hi = room + W;
+    long long* const win_base = reinterpret_cast<long long*>(room + 2 * W);
+    int* const win = room + 4 * W;  // ARRAYS x W x SPAN values
+    if (tid == 0) {  // walk_at (3 ints of shared memory): the window's anchor S0, K0; whether the walk is done
+        walk_at[0] = s;
+        walk_at[1] = k;
+        walk_at[2] = 0;
+    }
+    int state = 0;
+    while (true) {
+        __syncthreads();
+        const int S0 = walk_at[0], K0 = walk_at[1], walked = walk_at[2];
+        __syncthreads();  // (read by all before thread 0 writes the next anchor)
+        if (walked) break;
+        if (W) {  // the window at (S0, K0), by the whole block
+            for (int t = tid; t < W; t += threads) {
+                const Range r = kept.span(S0 - t);
+                win_lo[t] = r.lo;
+                win_hi[t] = r.hi;
+                win_base[t] = r.lo <= r.hi ? kept.bases[S0 - t] : 0;
+            }
+            __syncthreads();
+            const int total = ARRAYS * W * SPAN;
+            for (int i0 = tid; i0 < total; i0 += 4 * threads) {  // 4 loads in flight a thread
+                int got[4];
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    const int i = i0 + q * threads;
+                    const int arr = i / (W * SPAN), rest = i - arr * W * SPAN, t = rest / SPAN;
+                    const int j = K0 - D + rest - t * SPAN, lo = win_lo[min(t, W - 1)], hi = win_hi[min(t, W - 1)];
+                    got[q] = i < total && j >= lo && j <= hi
+                                 ? kept.kept[win_base[t] + (long long)arr * (hi - lo + 1) + (j - lo)] : WFA_NULL;
+                }
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    if (i0 + q * threads < total) win[i0 + q * threads] = got[q];
+                }
+            }
+            __syncthreads();
+        }
+        if (tid != 0) continue;
+        auto at = [&](int arr, int step, int diag, bool& miss) {  // (a value outside the window: a miss)
+            if (!W) return kept(arr, step, diag);
+            const int t = S0 - step, jj = diag - K0 + D;
+            if (unsigned(t) < unsigned(W) && unsigned(jj) < unsigned(SPAN)) return win[(arr * W + t) * SPAN + jj];
+            miss = true;
+            return int(WFA_NULL);
+        };
+        const bool done = walk_wfa<AFFINE>(w, at, x, e, oe, kept.n, kept.m, state, s, k, h);
+        walk_at[0] = s;  // (the next window's anchor, where the walk stands)
+        walk_at[1] = k;
+        walk_at[2] = done;
     }
 }
 
