@@ -1,6 +1,6 @@
 #!/bin/bash
 # One device call for issue 26's single-pair host time and the pywfa peer's build (nw-host10), run from a
-# tree carried under main's .wt/ (main's own src two folders up, ../../src, for the A/B); logs under $OUT,
+# tree carried under main's .wt/ (main's own src two folders up, ../../src, or BASE_SRC, for the A/B); logs under $OUT,
 # a summary last:
 #   0. pywfa: the carried wheel (.whl/pywfa-*.whl, built on another CPU) installed, and pywfa built on this
 #      host from its sdist (scripts/pywfa_native.sh: -march=native, as a user's `pip install pywfa`) in the
@@ -16,7 +16,7 @@
 set -u
 OUT=${OUT:-device_out}
 mkdir -p "$OUT"
-BASE=$(realpath ../../src)
+BASE=${BASE_SRC:-$(realpath ../../src)}  # (the A/B's other tree: main's src, or BASE_SRC)
 HERE=$PWD
 CASES=${CASES:-100000-1 30368-10 100000-5}
 REPEATS=${REPEATS:-200}
