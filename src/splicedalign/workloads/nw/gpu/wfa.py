@@ -951,8 +951,8 @@ class WfaSolver:
         ``threads`` its own; raises ``wfa_cluster.Refused`` where the driver will not run it)."""
         cp = self.cp
         t0 = time.perf_counter()
-        if not staged:
-            assert self.stage(pair, costs), "a pair within the int32 bound"
+        if not (staged or self.stage(pair, costs)):
+            raise ValueError(f"gpu wfa: a pair of {pair.n:,} x {pair.m:,} is past the kernel's int32 bound")
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         n, m = pair.n, pair.m
         reach_max = int(self.sums(x, o, e, max_steps).top[max_steps])  # (configure's, without its numpy passes)
