@@ -13,7 +13,9 @@ kept, exact (no heuristic), memory mode high, its CIGAR made inside WFA2 and not
 objects; the row's wall time is the median of the processes' medians, with their min-max; for
 batches also all cores by processes), edlib (unit costs 0/1/1 only: a different problem, shown for
 reference), parasail (affine, nw_scan_32; only pairs up to --parasail-max letters: its table is
-quadratic).
+quadratic). pywfa is timed as installed: build it on the host that runs the benchmark, as `pip install
+pywfa` from source does (-march=native; scripts/pywfa_native.sh where the host has no network), not a
+wheel built on another CPU (the H100 host's gap-affine rows ran 5-19% faster natively: docs/gpu-nw.md).
 
   python benchmarks/nw.py                                         # the issue-26 pairs, CPU solvers
   python benchmarks/nw.py --cases 30368-10 100000-1 --solvers multicore gpu pywfa
