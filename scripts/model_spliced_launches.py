@@ -183,7 +183,8 @@ def chain_idle(landed: list[float], ahead: float, path_ms: float) -> float:
 def chains(paths: list[str], path_ms: float) -> None:
     """--chain: each event-logged fed 1-set call of the logs against chain_idle."""
     event = re.compile(r"(\S+) seed (\d+) events 1 set score: .*GPU kernel [\d.]+-([\d.]+) fed ([\d. ]+)$")
-    cold = re.compile(r"cold (\S+) seed (\d+): 1 set score ([\d.]+) ms \(replay [\d.]+, ([\d.]+);")
+    # device_spliced's cold line, with or without its "steal N ticks, window 0 at X ms; " part
+    cold = re.compile(r"cold (\S+) seed (\d+): 1 set score ([\d.]+) ms \((?:steal [^;]*; )?replay [\d.]+, ([\d.]+);")
     print("tree seed: cold ms | windows after window 0 | kernel after window 0 - 2nd replay"
           " | chain idle at ahead 0 / 0.1 / 0.2")
     for path in paths:
