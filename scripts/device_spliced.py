@@ -281,9 +281,9 @@ for traceback in (False, True)[:1 + ("1 set traced" in wanted)]:
 if "10 sets score" in wanted:
     warm.solve_many(paper_sets(10, seed + 7920), traceback=False)
 del warm
-works = {"1 set score": (paper_set(seed), False), "1 set traced": (paper_set(seed + 1), True),
-         "10 sets score": (paper_sets(10, seed + 2), False)}
-works = {k: v for k, v in works.items() if k in wanted}
+works = {"1 set score": lambda: (paper_set(seed), False), "1 set traced": lambda: (paper_set(seed + 1), True),
+         "10 sets score": lambda: (paper_sets(10, seed + 2), False)}  # only the wanted made (10 sets: seconds)
+works = {k: make() for k, make in works.items() if k in wanted}
 def steal():  # the host's steal ticks of every vCPU (/proc/stat's cpu line, 8th field): a KVM guest's
     with open("/proc/stat") as f:
         return int(f.readline().split()[8])
