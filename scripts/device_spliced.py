@@ -35,6 +35,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from splicedalign.core.timing import gcups as gcups_of
 from splicedalign.core.timing import time_repeats
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.gpu.launch import FED_SHARES, Tuning
@@ -412,7 +413,7 @@ def cold(args, say) -> tuple[list, list[str]]:
         rep2 = {k: statistics.median(g[k]["replay2"] for g in got) for k in got[0]}
         # each seed's sets have their own cells (a paper set: 12.8-17.4 Gcells across seeds), so a row is the
         # median of the seeds' own GCUPS, and traced / score compares time per cell (the traced set is another)
-        gcups = {k: statistics.median(g[k]["cells"] / g[k]["cold"] / 1e9 for g in got) for k in got[0]}
+        gcups = {k: statistics.median(gcups_of(g[k]["cells"], g[k]["cold"]) for g in got) for k in got[0]}
         if "1 set score" in med:
             rows.append((f"1 cold 1 set score GCUPS ({name})", gcups["1 set score"], ">=",
                          1_000, f"{med['1 set score'] * 1e3:.1f} ms"))
@@ -516,14 +517,14 @@ def ab(args, say) -> tuple[list, list[str]]:
             gpu.solve_many(cases, traceback=False)
             took = time.perf_counter() - t
             ms[name].append(took * 1e3)
-            gcups[name].append(sum(c.cells for c in cases) / took / 1e9)
+            gcups[name].append(gcups_of(sum(c.cells for c in cases), took))
         cases = paper_set(seed + n)
         n += 1
         t = time.perf_counter()
         GpuSolver().solve_many(cases, traceback=True)
         took = time.perf_counter() - t
         traced.append(took * 1e3)
-        traced_gcups.append(sum(c.cells for c in cases) / took / 1e9)
+        traced_gcups.append(gcups_of(sum(c.cells for c in cases), took))
     cases = paper_set(seed + n)
     want = [(r.score, r.last_row_scores.tolist()) for r in GpuSolver(tuning=Tuning(feed_shares=())).solve_many(
         cases, traceback=False)]
