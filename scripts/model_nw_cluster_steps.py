@@ -23,8 +23,7 @@ from numba import njit
 
 from splicedalign.workloads.nw.gpu import wfa_cluster
 from splicedalign.workloads.nw.synthetic import case_pair
-
-NULL = -(1 << 30)
+from splicedalign.workloads.nw.wfa_kernels import NULL
 
 
 @njit(cache=True)
