@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from splicedalign.core.timing import Timing
 from splicedalign.workloads.nw.peers import PROCESSES, PywfaJob, time_pywfa
 from splicedalign.workloads.nw.records import cigar_cost
 from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, case_pair
@@ -67,12 +68,12 @@ def main() -> int:
     print("|---" * (3 + 2 * len(sites) - 1) + "|")
     table = []
     for k, (case, costs, tb) in enumerate(rows):
-        medians = {name: sorted(times[name][k])[len(times[name][k]) // 2] for name, _ in sites}
-        spread = {name: (min(times[name][k]), max(times[name][k])) for name, _ in sites}
+        timed = {name: Timing(tuple(times[name][k])) for name, _ in sites}
+        medians = {name: timed[name].median for name, _ in sites}
         table.append({"case": case, "costs": costs, "mode": "align" if tb else "score", "median_ms": medians,
                       "process_ms": {name: times[name][k] for name, _ in sites}})
         print(f"| {case} | {costs} | {'CIGAR' if tb else 'score'} | "
-              + " | ".join(f"{medians[name]:.2f} ({spread[name][0]:.2f}-{spread[name][1]:.2f})" for name, _ in sites)
+              + " | ".join(f"{medians[name]:.2f} ({timed[name].min:.2f}-{timed[name].max:.2f})" for name, _ in sites)
               + " | " + " | ".join(f"{medians[name] / medians[first]:.2f}" for name, _ in sites[1:]) + " |")
     if args.out:
         args.out.write_text(json.dumps({"sites": dict(sites), "rows": table, "fails": fails}, indent=1))
