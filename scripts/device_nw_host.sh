@@ -47,13 +47,14 @@ wait $BUILD
 cat /tmp/native_rc >>"$OUT/summary.txt"
 grep -E "^(host|pywfa from|built)" "$OUT/native_build.log" >>"$OUT/summary.txt"
 # 2. the host A/B (nothing else running)
+host_rows() {  # $CASES, then 10^6 1% unless LONG=0, tagged $1, by the src on PYTHONPATH
+    timeout 60 python3 "$HERE/scripts/profile_nw_host.py" --cases $CASES --repeats "$REPEATS" --tag "$1" \
+        && { [ "$LONG" = 0 ] || timeout 30 python3 "$HERE/scripts/profile_nw_host.py" --cases 1000000-1 --repeats 30 \
+        --tag "$1"; }
+}
 for round in $(seq "$ROUNDS"); do
-    (cd ../.. && PYTHONPATH=$BASE timeout 60 python3 "$HERE/scripts/profile_nw_host.py" --cases $CASES \
-        --repeats "$REPEATS" --tag main$round && { [ "$LONG" = 0 ] || PYTHONPATH=$BASE timeout 30 python3 \
-        "$HERE/scripts/profile_nw_host.py" --cases 1000000-1 --repeats 30 --tag main$round; }) >>"$OUT/host_ab.log" 2>&1
-    { timeout 60 python3 scripts/profile_nw_host.py --cases $CASES --repeats "$REPEATS" --tag this$round \
-        && { [ "$LONG" = 0 ] || timeout 30 python3 scripts/profile_nw_host.py --cases 1000000-1 --repeats 30 \
-        --tag this$round; }; } >>"$OUT/host_ab.log" 2>&1
+    (cd ../.. && PYTHONPATH=$BASE host_rows main$round) >>"$OUT/host_ab.log" 2>&1
+    host_rows this$round >>"$OUT/host_ab.log" 2>&1
 done
 NATIVE=0
 grep -q "rc 0" /tmp/native_rc && NATIVE=1
