@@ -314,7 +314,7 @@ def biwfa_smem(ring: int, stride: int, n: int, m: int, steps: int) -> int:
     """nw_biwfa's dynamic shared memory (bytes; ``steps``: a direction's): both directions' rings,
     the range ring (ring + 1 slots, lo and hi), 8-byte aligned, both sequences each after a pad
     word; at least the walk's table (32 bytes a step) and its two windows (WALK_STEPS x 2 WALK_DIAGS + 1
-    ints each). Integers only (biwfa_steps' binary search)."""
+    ints each). Integers only (``launch_one``'s; ``biwfa_steps`` solves its terms for their limits)."""
     ints = 2 * ring * stride + 2 * (ring + 1)
     walk = 32 * (steps + 1) + 8 * WALK_STEPS * (2 * WALK_DIAGS + 1)  # the steps' table, two walkers' windows
     return max(4 * (ints + ints % 2) + 8 * (n // 16 + m // 16 + 2 * PAD_WORDS) + 16, walk)
