@@ -5,7 +5,8 @@ choice's, launch_one's host until queued, the device's upload and pack, its idle
 the host's choice, the wait's end, the solve);
 then, with --cprofile N, N score solves of the first case under cProfile (each function's calls
 and time a solve, top by own time): where the host time between the kernel and the caller goes,
-and how many CuPy / CUDA calls a solve makes. Run with either tree's src (the A/B of scripts/device_nw_peer.sh):
+and how many CuPy / CUDA calls a solve makes. Run with either tree's src (the A/B of
+scripts/device_nw_peer.sh and device_nw_host.sh):
 
   python3 scripts/profile_nw_host.py --cases 100000-1 30368-10 --cprofile 300
 """
