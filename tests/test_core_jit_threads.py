@@ -1,5 +1,6 @@
 """numba's OpenMP threads spin briefly (core.jit.short_spin): the threading layer loads with
-GOMP_SPINCOUNT=3000 unless the process chose its own wait policy or spin, and no one else sees it."""
+GOMP_SPINCOUNT=3000 unless the process chose its own wait policy or spin, and no one else sees it;
+OpenMP is numba's first layer unless the process named its own."""
 
 from __future__ import annotations
 
@@ -19,11 +20,12 @@ def _fake_parallel() -> tuple[types.ModuleType, list]:
     seen: list = []
     parallel = types.ModuleType("fake_parallel")
     parallel._is_initialized = False
+    parallel.config = types.SimpleNamespace(THREADING_LAYER_PRIORITY=["tbb", "omp", "workqueue"])  # numba's default
 
     def _launch_threads() -> None:
         if parallel._is_initialized:
             return
-        seen.append({k: os.environ.get(k) for k in jit.OMP_USER})
+        seen.append({k: os.environ.get(k) for k in jit.OMP_USER} | {"layers": parallel.config.THREADING_LAYER_PRIORITY})
         parallel._is_initialized = True
 
     parallel._launch_threads = _launch_threads
@@ -31,7 +33,7 @@ def _fake_parallel() -> tuple[types.ModuleType, list]:
 
 
 def test_layer_loads_with_a_short_spin_and_the_environment_is_restored(monkeypatch):
-    for key in jit.OMP_USER:
+    for key in jit.OMP_USER + jit.LAYER_USER:
         monkeypatch.delenv(key, raising=False)
     parallel, seen = _fake_parallel()
     jit.short_spin(parallel)
@@ -40,19 +42,32 @@ def test_layer_loads_with_a_short_spin_and_the_environment_is_restored(monkeypat
     assert parallel._launch_threads is wrapped
     parallel._launch_threads()
     parallel._launch_threads()  # loaded once
-    assert seen == [{"OMP_WAIT_POLICY": None, "GOMP_SPINCOUNT": "3000"}]
+    assert seen == [{"OMP_WAIT_POLICY": None, "GOMP_SPINCOUNT": "3000", "layers": ["omp", "tbb", "workqueue"]}]
     assert not any(k in os.environ for k in jit.OMP_USER)
 
 
 @pytest.mark.parametrize("key,value", [("OMP_WAIT_POLICY", "active"), ("GOMP_SPINCOUNT", "300000")])
 def test_a_process_that_chose_its_own_keeps_it(monkeypatch, key, value):
-    for k in jit.OMP_USER:
+    for k in jit.OMP_USER + jit.LAYER_USER:
         monkeypatch.delenv(k, raising=False)
     monkeypatch.setenv(key, value)
     parallel, seen = _fake_parallel()
     jit.short_spin(parallel)
     parallel._launch_threads()
-    assert seen == [{k: (value if k == key else None) for k in jit.OMP_USER}]
+    assert seen == [{k: (value if k == key else None) for k in jit.OMP_USER} | {"layers": ["omp", "tbb", "workqueue"]}]
+
+
+@pytest.mark.parametrize("key,value", [("NUMBA_THREADING_LAYER", "tbb"),
+                                       ("NUMBA_THREADING_LAYER_PRIORITY", "tbb workqueue omp")])
+def test_a_process_that_named_its_threading_layer_keeps_numbas_order(monkeypatch, key, value):
+    """numba reads these itself (into its config, at import); the wrap leaves its order alone."""
+    for k in jit.OMP_USER + jit.LAYER_USER:
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv(key, value)
+    parallel, seen = _fake_parallel()
+    jit.short_spin(parallel)
+    parallel._launch_threads()
+    assert seen == [{"OMP_WAIT_POLICY": None, "GOMP_SPINCOUNT": "3000", "layers": ["tbb", "omp", "workqueue"]}]
 
 
 def test_libgomp_reads_it_in_a_fresh_process():
