@@ -46,28 +46,22 @@ def test_layer_loads_with_a_short_spin_and_the_environment_is_restored(monkeypat
     assert not any(k in os.environ for k in jit.OMP_USER)
 
 
-@pytest.mark.parametrize("key,value", [("OMP_WAIT_POLICY", "active"), ("GOMP_SPINCOUNT", "300000")])
-def test_a_process_that_chose_its_own_keeps_it(monkeypatch, key, value):
-    for k in jit.OMP_USER + jit.LAYER_USER:
-        monkeypatch.delenv(k, raising=False)
-    monkeypatch.setenv(key, value)
-    parallel, seen = _fake_parallel()
-    jit.short_spin(parallel)
-    parallel._launch_threads()
-    assert seen == [{k: (value if k == key else None) for k in jit.OMP_USER} | {"layers": ["omp", "tbb", "workqueue"]}]
-
-
-@pytest.mark.parametrize("key,value", [("NUMBA_THREADING_LAYER", "tbb"),
+@pytest.mark.parametrize("key,value", [("OMP_WAIT_POLICY", "active"), ("GOMP_SPINCOUNT", "300000"),
+                                       ("NUMBA_THREADING_LAYER", "tbb"),
                                        ("NUMBA_THREADING_LAYER_PRIORITY", "tbb workqueue omp")])
-def test_a_process_that_named_its_threading_layer_keeps_numbas_order(monkeypatch, key, value):
-    """numba reads these itself (into its config, at import); the wrap leaves its order alone."""
+def test_a_process_that_chose_its_own_keeps_it(monkeypatch, key, value):
+    """Its own spin or wait policy (libgomp reads it); its own layer or order (numba reads those
+    itself into its config, at import: the wrap leaves numba's order alone)."""
     for k in jit.OMP_USER + jit.LAYER_USER:
         monkeypatch.delenv(k, raising=False)
     monkeypatch.setenv(key, value)
     parallel, seen = _fake_parallel()
     jit.short_spin(parallel)
     parallel._launch_threads()
-    assert seen == [{"OMP_WAIT_POLICY": None, "GOMP_SPINCOUNT": "3000", "layers": ["tbb", "omp", "workqueue"]}]
+    spin = ({k: (value if k == key else None) for k in jit.OMP_USER} if key in jit.OMP_USER
+            else {"OMP_WAIT_POLICY": None, "GOMP_SPINCOUNT": "3000"})
+    layers = ["tbb", "omp", "workqueue"] if key in jit.LAYER_USER else jit.LAYER_PRIORITY
+    assert seen == [spin | {"layers": layers}]
 
 
 def test_libgomp_reads_it_in_a_fresh_process():
