@@ -39,7 +39,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 VARIANTS = {
-    "default": {},  # splicedalign's: GOMP_SPINCOUNT=3000 (core.jit.short_spin)
+    "default": {},  # splicedalign's: GOMP_SPINCOUNT=3000 (core.jit.openmp_team)
     "old": {"GOMP_SPINCOUNT": "300000"},  # libgomp's own default spin
     "workqueue": {"NUMBA_THREADING_LAYER": "workqueue"},
     "omp-passive": {"OMP_WAIT_POLICY": "passive"},

@@ -1,4 +1,4 @@
-"""numba's OpenMP threads spin briefly (core.jit.short_spin): the threading layer loads with
+"""numba's OpenMP threads spin briefly (core.jit.openmp_team): the threading layer loads with
 GOMP_SPINCOUNT=3000 unless the process chose its own wait policy or spin, and no one else sees it;
 OpenMP is numba's first layer unless the process named its own."""
 
@@ -36,9 +36,9 @@ def test_layer_loads_with_a_short_spin_and_the_environment_is_restored(monkeypat
     for key in jit.OMP_USER + jit.LAYER_USER:
         monkeypatch.delenv(key, raising=False)
     parallel, seen = _fake_parallel()
-    jit.short_spin(parallel)
+    jit.openmp_team(parallel)
     wrapped = parallel._launch_threads
-    jit.short_spin(parallel)  # idempotent: not wrapped twice
+    jit.openmp_team(parallel)  # idempotent: not wrapped twice
     assert parallel._launch_threads is wrapped
     parallel._launch_threads()
     parallel._launch_threads()  # loaded once
@@ -56,7 +56,7 @@ def test_a_process_that_chose_its_own_keeps_it(monkeypatch, key, value):
         monkeypatch.delenv(k, raising=False)
     monkeypatch.setenv(key, value)
     parallel, seen = _fake_parallel()
-    jit.short_spin(parallel)
+    jit.openmp_team(parallel)
     parallel._launch_threads()
     spin = ({k: (value if k == key else None) for k in jit.OMP_USER} if key in jit.OMP_USER
             else {"OMP_WAIT_POLICY": None, "GOMP_SPINCOUNT": "3000"})

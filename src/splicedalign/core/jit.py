@@ -354,10 +354,10 @@ def _after_import(name: str, then: Callable[[types.ModuleType], None]) -> None:
 
 def recover_stale_caches() -> None:
     """Stale numba cache files recompiled instead of failing (see the module's docstring), from
-    numba's first import on (now, where it is imported already); numba's OpenMP threads made to
-    spin briefly (``short_spin``). Imports nothing itself."""
+    numba's first import on (now, where it is imported already); numba's OpenMP layer tried first and its
+    threads made to spin briefly (``openmp_team``). Imports nothing itself."""
     _after_import(CACHING_MODULE, _tolerant_cache_files)
-    _after_import(PARALLEL_MODULE, short_spin)
+    _after_import(PARALLEL_MODULE, openmp_team)
 
 
 # ---- how long the parallel passes' idle threads spin (every process that imports splicedalign) ----
@@ -383,14 +383,14 @@ LAYER_PRIORITY = ["omp", "tbb", "workqueue"]
 LAYER_USER = ("NUMBA_THREADING_LAYER", "NUMBA_THREADING_LAYER_PRIORITY")  # a process's own choice
 
 
-def short_spin(parallel: types.ModuleType) -> None:
+def openmp_team(parallel: types.ModuleType) -> None:
     """numba's ``_launch_threads`` of ``parallel`` wrapped so that the threading layer loads
     with OMP_SPIN in the environment (libgomp reads it once, when loaded), restored afterwards:
     no other library or child process sees it. Not where the process sets OMP_USER itself, nor
     after the layer was loaded (idempotent). The layers are tried in LAYER_PRIORITY's order
     unless the process named its own (LAYER_USER)."""
     launch = getattr(parallel, "_launch_threads", None)
-    if launch is None or getattr(launch, "_short_spin", False):
+    if launch is None or getattr(launch, "_openmp_team", False):
         return
 
     def _launch_threads() -> None:
@@ -407,5 +407,5 @@ def short_spin(parallel: types.ModuleType) -> None:
             for k in OMP_SPIN:
                 os.environ.pop(k, None)
 
-    _launch_threads._short_spin = True  # type: ignore[attr-defined]
+    _launch_threads._openmp_team = True  # type: ignore[attr-defined]
     parallel._launch_threads = _launch_threads  # type: ignore[attr-defined]

@@ -41,7 +41,7 @@ _LAID_OUT = "_laid_out_arrays"  # where FlatCases keeps its exons laid out (Flat
 # here and in plan.py let go of the GIL (nogil): another thread's Python runs meanwhile.
 PARALLEL = threading.RLock()
 # A compiled pass over fewer than SMALL_PASS exons runs on the calling thread alone (few_threads):
-# numba's OpenMP team sleeps once idle for a few thousand spins (core.jit.short_spin), and the split's
+# numba's OpenMP team sleeps once idle for a few thousand spins (core.jit.openmp_team), and the split's
 # first pass comes after ~1 ms of Python. Waking the team costs ~0.1 ms on the H100 host (with
 # OMP_WAIT_POLICY=passive, a wake at every region, a fed planning's ~45 regions took 3-5 ms more),
 # plus each region's start and end; one thread sorts a list's exons in ~7 ns an exon besides the sort
