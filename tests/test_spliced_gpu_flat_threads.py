@@ -41,4 +41,3 @@ def test_two_threads_lay_out_batches_at_once():
     done = subprocess.run([sys.executable, "-c", SCENARIO], capture_output=True, text=True, timeout=240,
                           env=dict(os.environ))
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
-
