@@ -657,7 +657,7 @@ class WfaSolver:
     def estimate_ms(self, pair: Pair, costs: Costs, mode: str, score: float) -> float:
         """``estimate_ms`` with the costs' ReachSums where they cover the pair (one lookup, not numpy
         passes over the reach table up to the score); nw_wfa_cluster's model where ``solve`` would
-        run it (``wfa_cluster.step_ms``)."""
+        run it (``wfa_cluster.steps_ms``)."""
         if score > score_bound(costs, pair.n, pair.m):
             return float("inf")
         g, x, o, e = cpu_wfa.reduced_costs(costs)
