@@ -13,6 +13,8 @@ import pytest
 
 from splicedalign.core import jit
 
+NUMBA_ORDER = ["tbb", "omp", "workqueue"]  # numba's own order of its threading layers
+
 
 def _fake_parallel() -> tuple[types.ModuleType, list]:
     """A stand-in for numba.np.ufunc.parallel whose _launch_threads records the environment
@@ -20,7 +22,7 @@ def _fake_parallel() -> tuple[types.ModuleType, list]:
     seen: list = []
     parallel = types.ModuleType("fake_parallel")
     parallel._is_initialized = False
-    parallel.config = types.SimpleNamespace(THREADING_LAYER_PRIORITY=["tbb", "omp", "workqueue"])  # numba's default
+    parallel.config = types.SimpleNamespace(THREADING_LAYER_PRIORITY=list(NUMBA_ORDER))
 
     def _launch_threads() -> None:
         if parallel._is_initialized:
@@ -60,7 +62,7 @@ def test_a_process_that_chose_its_own_keeps_it(monkeypatch, key, value):
     parallel._launch_threads()
     spin = ({k: (value if k == key else None) for k in jit.OMP_USER} if key in jit.OMP_USER
             else {"OMP_WAIT_POLICY": None, "GOMP_SPINCOUNT": "3000"})
-    layers = ["tbb", "omp", "workqueue"] if key in jit.LAYER_USER else jit.LAYER_PRIORITY
+    layers = NUMBA_ORDER if key in jit.LAYER_USER else jit.LAYER_PRIORITY
     assert seen == [spin | {"layers": layers}]
 
 
