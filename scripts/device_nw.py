@@ -280,10 +280,10 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
     banded = GpuSolver(band_min_cells=0, use_wfa=False)
     banded4 = GpuSolver(band_min_cells=0, band_rows=4, use_wfa=False)  # nw_band with R = 4 (strips of 128 rows)
     forced = ForcedWfa()  # the WFA kernel whatever `gpu` would choose
+    pairs = {name: case_pair(name) for name in args.side_cases}
     todo = [(name, cost_name, traceback) for name in args.side_cases for cost_name in args.side_costs
             for traceback in (False, True)
-            if cost_name == "linear" or max(case_pair(name).n, case_pair(name).m) <= args.side_affine_max]
-    pairs = {name: case_pair(name) for name in args.side_cases}
+            if cost_name == "linear" or max(pairs[name].n, pairs[name].m) <= args.side_affine_max]
     peer: dict[tuple[str, str, bool, str], PywfaTiming] = {}
     kinds = [("pywfa", True)] + ([("pywfa-new", False)] if args.pywfa_new_aligner else [])
     jobs = [(label, row, PywfaJob(pairs[row[0]].a, pairs[row[0]].b, ISSUE26_COSTS[row[1]], row[2], reuse))
