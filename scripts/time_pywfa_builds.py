@@ -40,7 +40,7 @@ def main() -> int:
     sites = [site.split("=", 1) for site in args.sites]
     rows = [(case, "linear", tb) for case in args.cases for tb in (False, True)]
     rows += [(case, "affine", tb) for case in args.affine_cases for tb in (False, True)]
-    pairs = {case: case_pair(case) for case, _, _ in rows}
+    pairs = {case: case_pair(case) for case in dict.fromkeys(args.cases + args.affine_cases)}
     jobs = [PywfaJob(pairs[case].a, pairs[case].b, ISSUE26_COSTS[costs], tb) for case, costs, tb in rows]
     base = os.environ.get("PYTHONPATH", "")
     times: dict[str, list[list[float]]] = {name: [[] for _ in rows] for name, _ in sites}  # process medians, ms
