@@ -4,8 +4,9 @@
 # summary last:
 #   1. this tree's GPU pytest of the WFA (tests/test_nw_gpu_wfa*.py) beside device_nw.py --quick (fresh random
 #      pairs of every mode and cost model against the CPU solvers);
-#   2. the side rows (device_nw.py --side, linear, $SIDE_CASES): main's (pywfa in its process, as before) and
-#      this tree's (pywfa in 3 fresh processes, peers.time_pywfa; also a new aligner a call: pywfa-new);
+#   2. the side rows (device_nw.py --side, linear, $SIDE_CASES): main's and this tree's, both timing pywfa in
+#      3 fresh processes (peers.time_pywfa; written when main still timed it in its own process), this tree's
+#      also with a new aligner a call (pywfa-new);
 #   3. GpuSolver.solve host to host, main's src and this tree's in turn (twice each), then a cProfile of
 #      300 score solves of 10^5 1% each (scripts/profile_nw_host.py).
 # pywfa's sdist and build wheels in .whl/ (scripts/pywfa_native.sh).
