@@ -21,12 +21,10 @@ fi
 nvidia-smi --query-gpu=name --format=csv,noheader
 CHECK=$OUT/check.log KERNELS=$OUT/kernels.log SIDE=$OUT/side.log
 kernels() {  # the kernel alone at 10^6 1%, src $1 (linear 1 and 3 steps a barrier, or gap-affine: $2)
+    local what="--per 1 3"
+    [ "$2" = affine ] && what="--costs affine"
     echo "== $1 $2" >>"$KERNELS"
-    if [ "$2" = affine ]; then
-        PYTHONPATH=$1:/tmp/site timeout 60 python3 scripts/profile_nw_cluster.py --costs affine >>"$KERNELS" 2>&1
-    else
-        PYTHONPATH=$1:/tmp/site timeout 60 python3 scripts/profile_nw_cluster.py --per 1 3 >>"$KERNELS" 2>&1
-    fi
+    PYTHONPATH=$1:/tmp/site timeout 60 python3 scripts/profile_nw_cluster.py $what >>"$KERNELS" 2>&1
 }
 kernels "$TREE" linear || { echo "this tree's kernel failed: stopping"; tail -20 "$KERNELS"; exit 1; }
 for src in $ALT $BASE; do kernels "$src" linear; done
