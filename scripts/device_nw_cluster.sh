@@ -1,5 +1,5 @@
 #!/bin/bash
-# One device call for nw_wfa_cluster (issue 26, the 10^6 x 10^6 pair at 1%), logs under $OUT (3 files), tables last:
+# One device call for nw_wfa_cluster (issue 26, the 10^6 x 10^6 pair at 1%), logs under $OUT (4 files), tables last:
 # the kernel alone at 10^6 1% (profile_nw_cluster.py: linear with 1 and 3 steps a barrier, gap-affine (4, 6, 2)),
 # this tree's first (it stops there if that fails), then ALT's (another tree's src, when set) and main's (BASE, when
 # set: e.g. BASE=$(realpath ../../src) with this tree carried under .wt/NAME) in the same call;
@@ -7,17 +7,16 @@
 # gap-affine) of this tree and ALT, this tree's GPU pytest of nw_wfa / nw_biwfa and device_nw.py --quick;
 # then device_nw.py --side at 10^6 1% of the tree (this or ALT) whose linear score kernel was the faster: `gpu`
 # against pywfa on one core, same inputs, score and CIGAR (linear: 3 fresh pywfa processes; gap-affine:
-# SIDE_AFFINE_PROCESSES, 1 by default: ~1.8 / 2.5 s a pywfa call). pywfa's wheel in .whl/.
+# SIDE_AFFINE_PROCESSES, 1 by default: ~1.3 / 1.9 s a pywfa call). pywfa's sdist and build wheels in .whl/.
 set -u
 OUT=${OUT:-device_out}
 mkdir -p "$OUT"
 TREE=$PWD/src
 BASE=${BASE:-}
 ALT=${ALT:-}  # another tree's src measured beside this one (its kernels and correctness)
-if ls .whl/pywfa-*.whl >/dev/null 2>&1; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/pywfa-*.whl \
-        && export PYTHONPATH=$PYTHONPATH:/tmp/site
-fi
+# pywfa built on this host, as a user's `pip install pywfa` builds it (-march=native; ~40 s): scripts/pywfa_native.sh
+# (a wheel built on another CPU ran the gap-affine rows up to 19% slower)
+scripts/pywfa_native.sh .whl /tmp/site "$OUT/pywfa_build.log" && export PYTHONPATH=$PYTHONPATH:/tmp/site
 nvidia-smi --query-gpu=name --format=csv,noheader
 CHECK=$OUT/check.log KERNELS=$OUT/kernels.log SIDE=$OUT/side.log
 kernels() {  # the kernel alone at 10^6 1%, src $1 (linear 1 and 3 steps a barrier, or gap-affine: $2)
