@@ -22,7 +22,7 @@ import statistics
 
 from splicedalign.core.timing import time_repeats
 from splicedalign.gpu import device
-from splicedalign.workloads.spliced.gpu.launch import Tuning
+from splicedalign.workloads.spliced.gpu.launch import Tuning, tuning_of
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.synthetic import il1rapl1_case, paper_set, paper_sets
 
@@ -96,7 +96,7 @@ def main() -> None:
     for change in sweep:
         label = ", ".join(f"{k}={v}" for k, v in change.items()) or "shipped"
         try:
-            rows = measure(args.repeats, paper, sets10, il1, Tuning(**change))
+            rows = measure(args.repeats, paper, sets10, il1, tuning_of(change))
         except Exception as exc:  # one configuration failing must not hide the others
             print(f"{label:<44}{type(exc).__name__}: {exc}")
             continue

@@ -38,7 +38,7 @@ import numpy as np
 from splicedalign.core.timing import gcups as gcups_of
 from splicedalign.core.timing import time_repeats
 from splicedalign.gpu import device
-from splicedalign.workloads.spliced.gpu.launch import FED_SHARES, Tuning
+from splicedalign.workloads.spliced.gpu.launch import FED_SHARES, Tuning, tuning_of
 from splicedalign.workloads.spliced.gpu.paper import Accel1Solver, Accel2Solver
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.oracle import alignment_problems
@@ -271,8 +271,8 @@ from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.synthetic import paper_set, paper_sets
 seed = int(sys.argv[1])
 if sys.argv[3]:  # Tuning fields (JSON) of this variant
-    from splicedalign.workloads.spliced.gpu.launch import Tuning
-    tuning = Tuning(**{k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(sys.argv[3]).items()})
+    from splicedalign.workloads.spliced.gpu.launch import tuning_of
+    tuning = tuning_of(sys.argv[3])
     _solver = GpuSolver
     GpuSolver = lambda: _solver(tuning=tuning)
 wanted = json.loads(sys.argv[5])  # the works measured (COLD_WORKS' names); the warm-up of their shapes only
@@ -361,7 +361,7 @@ def cold(args, say) -> tuple[list, list[str]]:
     trees = {"new": mine} | {name: str(Path(path).resolve()) for name, path in (t.split("=", 1) for t in args.cold)}
     if args.cold_keep:
         trees["new+keep"] = mine
-    variants = dict(t.split("=", 1) for t in args.cold_tuning)
+    variants = dict(args.cold_tuning)
     trees |= {name: mine for name in variants}
     envs = {name: json.loads(v) for name, v in (t.split("=", 1) for t in args.cold_env)}
     trees |= {name: mine for name in envs}
@@ -497,7 +497,7 @@ def ab(args, say) -> tuple[list, list[str]]:
     call its own fresh set: a set's case objects cache arrays once asked), then the default's
     traced call on a fresh set; median ms and GCUPS; the answers of each variant are checked
     against the default's on one shared set at the end."""
-    variants = {"default": Tuning()} | {k: Tuning(**json.loads(v)) for k, v in (t.split("=", 1) for t in args.ab)}
+    variants = {"default": Tuning()} | {k: tuning_of(v) for k, v in args.ab}
     seed = int(time.time()) % 10_000 * 100 + 11
     for tuning in variants.values():  # kernels compiled, pools grown, compiled passes loaded
         GpuSolver(tuning=tuning).solve_many(paper_set(seed), traceback=False)
@@ -674,6 +674,17 @@ def threading_layers() -> list[str]:
     return out
 
 
+def named_tuning(text: str) -> tuple[str, str]:
+    """(NAME, JSON) of a --cold-tuning / --ab variant, its Tuning fields checked here
+    (launch.tuning_of) rather than in the device call's processes."""
+    name, _, fields = text.partition("=")
+    try:
+        tuning_of(fields)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+    return name, fields
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path, default=Path("device_out"))
@@ -691,7 +702,7 @@ def main() -> int:
                     help="the cold works measured (default all; a process warms up the shapes of these only)")
     ap.add_argument("--cold-keep", action="store_true",
                     help="also this tree with glibc keeping freed memory (the cold probe's 'keep')")
-    ap.add_argument("--cold-tuning", nargs="*", default=[], metavar="NAME=JSON",
+    ap.add_argument("--cold-tuning", nargs="*", type=named_tuning, default=[], metavar="NAME=JSON",
                     help="also this tree with other launch.Tuning fields (JSON): 'r4={\"rows_per_lane\": 4}'")
     ap.add_argument("--cold-env", nargs="*", default=[], metavar="NAME=JSON",
                     help="also this tree in processes with these environment variables (JSON): "
@@ -700,7 +711,7 @@ def main() -> int:
                     help="also the host's steps and the kernels of every tree's and variant's cold calls on one "
                          "clock")
     ap.add_argument("--shared-gpu", action="store_true", help="also the shared-GPU check (issue 22 target 4)")
-    ap.add_argument("--ab", nargs="*", default=None, metavar="NAME=JSON",
+    ap.add_argument("--ab", nargs="*", type=named_tuning, default=None, metavar="NAME=JSON",
                     help="also the 1-set first call in one process: the default against these Tuning variants")
     ap.add_argument("--ab-rounds", type=int, default=5)
     ap.add_argument("--orders", nargs="*", type=float, default=None, metavar="A",

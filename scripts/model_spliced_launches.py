@@ -219,12 +219,16 @@ def main() -> int:
         return 0
     costs = Costs(**json.loads(args.costs)) if args.costs else Costs()
     if args.fit is not None:
-        costs = fit(args.fit, launch.Tuning(**json.loads(args.fit_tuning)))
+        try:
+            fitted = launch.tuning_of(args.fit_tuning)
+        except ValueError as exc:
+            ap.error(f"--fit-tuning: {exc}")
+        costs = fit(args.fit, fitted)
     host = ("split_first_us", "split_us", "setup_ms", "plan_us", "upload_ms", "upload_us", "queue_ms", "pending_us")
     print(f"{'10 sets, model (ms)':<18}" + "".join(f"{f'host x{s:g}':>26}" for s in args.slow))
     print(f"{'':<18}" + f"{'end (idle) launches':>26}" * len(args.slow))
     for name, fields in VARIANTS.items():
-        tuning = launch.Tuning(**fields)
+        tuning = launch.tuning_of(fields)
         made = [launches_of(seed, tuning) for seed in args.seeds]
         cells = []
         for s in args.slow:

@@ -252,8 +252,6 @@ def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only
     ``variants``: also this kernel with other launch.Tuning values ({name: {field: value}}; the
     field "chain_folds": false keeps the long chains' fold tasks where their exons put them (not
     late, none written by entry rows: launch.late_folds before round 8), true places them late)."""
-    import dataclasses
-
     from splicedalign.workloads.spliced.gpu import launch, solver
     from splicedalign.workloads.spliced.gpu.flat import FlatCases
     from splicedalign.workloads.spliced.gpu.solver import GpuSolver
@@ -272,7 +270,7 @@ def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only
         values = dict(values)
         folds = values.pop("chain_folds", None)
         files[name], plans[name] = ours, not_long_chains if folds is not None and not folds else late_folds
-        tunings[name] = dataclasses.replace(launch.TUNING, **values)
+        tunings[name] = launch.tuning_of(values)
     names = tuple(files)
 
     def use(name: str) -> None:

@@ -857,6 +857,20 @@ def test_walks_short_paths_first_followed_last():
     assert launch.walks(cases, followed, one) == [rest, followed]
 
 
+def test_tuning_of_json_fields():
+    """The scripts' Tuning fields (launch.tuning_of): JSON lists become tuples, so that the
+    launches cached by their Tuning can hash it; a field Tuning lacks is an error naming it."""
+    tuning = launch.tuning_of('{"walk_shares": [0.2], "late_folds": false}')
+    assert tuning == launch.Tuning(walk_shares=(0.2,), late_folds=False)
+    assert hash(tuning) == hash(launch.Tuning(walk_shares=(0.2,), late_folds=False))
+    assert launch.tuning_of({"first_launch_share": 0.5}) == launch.Tuning(first_launch_share=0.5)
+    assert launch.tuning_of("{}") == launch.TUNING
+    with pytest.raises(ValueError, match="not a Tuning field: walk_share "):
+        launch.tuning_of('{"walk_share": [0.2]}')
+    with pytest.raises(ValueError, match="JSON object"):
+        launch.tuning_of("[0.2]")
+
+
 def test_paper_tiling_parameters():
     # The strip of exon rows fills what shared memory leaves after the entry row.
     strip = paper.strip_rows(n=2_359, itemsize=4, smem_bytes=227 * 1024)

@@ -6,8 +6,9 @@ docs/experiments/spliced-gpu.md has the measurements behind every default of ``T
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -181,6 +182,19 @@ class Tuning:
 
 
 TUNING = Tuning()
+
+
+def tuning_of(values: str | Mapping[str, object]) -> Tuning:
+    """A Tuning of ``values`` (fields over the defaults), given as a mapping or as JSON text (the
+    scripts' NAME=JSON tunings): JSON lists become tuples (launches are cached by their hashed
+    Tuning). A field Tuning lacks, or JSON that is not an object, is a ValueError naming it."""
+    given = json.loads(values) if isinstance(values, str) else values
+    if not isinstance(given, Mapping):
+        raise ValueError(f"Tuning fields must be a JSON object, got {values!r}")
+    known = [f.name for f in fields(Tuning)]
+    if unknown := [k for k in given if k not in known]:
+        raise ValueError(f"not a Tuning field: {', '.join(map(str, unknown))} (fields: {', '.join(known)})")
+    return Tuning(**{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()})
 
 
 @dataclass(frozen=True)
