@@ -285,9 +285,7 @@ del warm
 works = {"1 set score": lambda: (paper_set(seed), False), "1 set traced": lambda: (paper_set(seed + 1), True),
          "10 sets score": lambda: (paper_sets(10, seed + 2), False)}  # only the wanted made (10 sets: seconds)
 works = {k: make() for k, make in works.items() if k in wanted}
-def steal():  # the host's steal ticks of every vCPU (/proc/stat's cpu line, 8th field): a KVM guest's
-    with open("/proc/stat") as f:
-        return int(f.readline().split()[8])
+from splicedalign.core.machine import cpu_ticks  # the host's "steal" ticks of every vCPU: a KVM guest's
 out = {}
 steps, origin, jobs = [], [0.0], []
 if sys.argv[4] == "events":  # the host's steps and the kernels on one clock (benchmarks/spliced_profile.py)
@@ -314,11 +312,11 @@ for key, (cases, traceback) in works.items():
     steps.clear(), jobs.clear()
     if sys.argv[4] == "events":
         ref = gpu.streams().compute.record()
-    stolen = steal()
+    stolen = cpu_ticks()["steal"]
     t = origin[0] = time.perf_counter()
     results = gpu.solve_many(cases, traceback=traceback)
     cold = time.perf_counter() - t
-    stolen = steal() - stolen
+    stolen = cpu_ticks()["steal"] - stolen
     fed0 = None
     if sys.argv[4] == "events":
         import cupy

@@ -151,13 +151,7 @@ def throttled():
             continue
     return None
 
-def host_cpu():
-    # the host's CPU ticks by kind since boot (/proc/stat "cpu" line): user nice system idle iowait irq softirq steal
-    try:
-        with open("/proc/stat") as f:
-            return [int(x) for x in f.readline().split()[1:9]]
-    except (OSError, ValueError):
-        return None
+from splicedalign.core.machine import cpu_ticks  # the host's CPU ticks by kind since boot
 
 MAIN_TID = str(threading.get_native_id())
 scoring = Scoring()
@@ -191,16 +185,15 @@ def measured(label, cases):
     n_calls, n_loads = len(calls), len(loads)
     cpu0, thr0, gc0 = task_cpu(), throttled(), gc.get_stats()[2]["collections"]
     r0 = resource.getrusage(resource.RUSAGE_THREAD)
-    p0, h0 = resource.getrusage(resource.RUSAGE_SELF), host_cpu()
+    p0, h0 = resource.getrusage(resource.RUSAGE_SELF), cpu_ticks()
     c0, t = time.thread_time(), time.perf_counter()
     stages = call(cases)
     wall = time.perf_counter() - t
     c1 = time.thread_time()
     r1 = resource.getrusage(resource.RUSAGE_THREAD)
     cpu1, thr1 = task_cpu(), throttled()
-    p1, h1 = resource.getrusage(resource.RUSAGE_SELF), host_cpu()
-    host = None if h0 is None or h1 is None else dict(zip(
-        ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"), (b - a for a, b in zip(h0, h1))))
+    p1, h1 = resource.getrusage(resource.RUSAGE_SELF), cpu_ticks()
+    host = {k: h1[k] - a for k, a in h0.items()} if h0 and h1 else None
     mine = calls[n_calls:]
     par = [c for c in mine if c[1]]
     others = sum(v - cpu0.get(k, 0) for k, v in cpu1.items() if k != MAIN_TID) / 1e6 if cpu1 else None

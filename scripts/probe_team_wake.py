@@ -30,6 +30,7 @@ PROBE = r"""
 import json, sys, threading, time
 import splicedalign  # noqa: F401  (core.jit's short spin for numba's OpenMP team)
 import numba
+from splicedalign.core.machine import cpu_ticks
 import numpy as np
 from numba import njit, prange
 
@@ -56,10 +57,6 @@ def count(n):  # the caller's busy gap, without the GIL (helpers start at once)
         x = (x * 7 + i) & 0xFFFF
     return x
 
-def steal():
-    with open("/proc/stat") as f:
-        return int(f.readline().split()[8])
-
 a = np.ones(WORK, np.int64)
 flag, counts = np.zeros(1, np.int64), np.zeros(64, np.int64)
 for _ in range(200):
@@ -80,7 +77,7 @@ time.sleep(0.05)
 def busy(seconds):
     count(int(seconds * PER_S))
 
-out, s0 = {}, steal()
+out, s0 = {}, cpu_ticks()["steal"]
 for way in WAYS:
     for gap in GAPS:
         steps = []
@@ -102,7 +99,7 @@ for way in WAYS:
                 times.append((time.perf_counter() - t) * 1e3)
             steps.append(times)
         out[f"{way} {gap * 1e3:g}"] = steps
-print(json.dumps({"steal": steal() - s0, "threads": numba.get_num_threads(),
+print(json.dumps({"steal": cpu_ticks()["steal"] - s0, "threads": numba.get_num_threads(),
                   "layer": numba.threading_layer(), "steps": out}))
 """
 
