@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
-from splicedalign.core.timing import gcups, time_repeats
+from splicedalign.core.timing import gcups, repeats_for, time_repeats
 from splicedalign.gpu import device
 from splicedalign.workloads.nw.cpu import MulticoreSolver, SequentialSolver
 from splicedalign.workloads.nw.gpu.paper import TilesSolver
@@ -262,7 +262,7 @@ def gpu_repeats(one: float) -> int:
     and enough for ~0.2 s (more than pywfa's a process: the GPU's row has one process), 3 past 1 s.
     (Sized from the warm-up call, which loads kernels, 10^5 1% got 15 repeats, median 0.98 ms, against
     0.76 ms over 200 calls in another process of the same H100 call: the host's first calls ran slower.)"""
-    return 3 if one > 1.0 else max(15, min(400, math.ceil(0.2 / max(one, 1e-6))))
+    return 3 if one > 1.0 else repeats_for(0.2, one, 15, 400)
 
 
 def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:

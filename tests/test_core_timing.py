@@ -8,7 +8,7 @@ import weakref
 import pytest
 
 from splicedalign.core import timing as timing_module
-from splicedalign.core.timing import Timing, time_repeats
+from splicedalign.core.timing import Timing, repeats_for, time_repeats
 
 
 class _Records:
@@ -47,6 +47,15 @@ def test_timing_is_the_median_of_the_runs_and_keeps_their_spread():
     assert timing.as_dict() == {"seconds": 1.0, "seconds_min": 1.0, "seconds_max": 10.0,
                                 "seconds_runs": [1.0, 1.0, 10.0]}
     assert Timing((3.0, 1.0, 2.0, 10.0)).median == 2.5  # even count: the middle two's mean
+
+
+def test_repeats_for_fills_the_seconds_within_the_bounds():
+    """The benchmarks' repeat count: enough calls of the first call's time for the seconds asked
+    (rounded up), never fewer than least nor more than most; a call timed at 0 s takes most."""
+    assert repeats_for(0.2, 0.01, 15, 400) == 20
+    assert repeats_for(0.2, 0.03, 15, 400) == 15  # 7 would fill the seconds: least
+    assert repeats_for(0.05, 0.003, 5, 500) == 17  # 16.7 rounded up
+    assert repeats_for(0.2, 1e-5, 15, 400) == repeats_for(0.2, 0.0, 15, 400) == 400
 
 
 def test_time_repeats_reports_the_median_run():

@@ -3,6 +3,7 @@ repeats, with the spread kept so a table can flag unreliable timings."""
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from collections.abc import Callable
@@ -43,6 +44,12 @@ class Timing:
 def gcups(cells: int, seconds: float) -> float:
     """Giga cell updates per second."""
     return cells / seconds / 1e9 if seconds > 0 else float("inf")
+
+
+def repeats_for(seconds: float, first: float, least: int, most: int) -> int:
+    """Timed repeats of a call that took ``first`` seconds (a warm-up or sizing call): enough for
+    ``seconds`` in all, at least ``least``, at most ``most``."""
+    return max(least, min(most, math.ceil(seconds / max(first, 1e-9))))
 
 
 def time_repeats(fn: Callable[[], T], repeats: int, warmup: int = 1,

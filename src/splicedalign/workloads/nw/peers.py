@@ -11,7 +11,6 @@ distance only, so it is not a solver for these costs; the tests use it as a unit
 
 from __future__ import annotations
 
-import math
 import os
 import pickle
 import statistics
@@ -26,7 +25,7 @@ import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.registry import import_peer
-from splicedalign.core.timing import Timing
+from splicedalign.core.timing import Timing, repeats_for
 from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result, check_mode
 
@@ -225,7 +224,7 @@ def _time_job(job: PywfaJob, min_repeats: int, min_seconds: float) -> dict:
     t0 = time.perf_counter()
     score = call()  # the warm-up
     first = time.perf_counter() - t0
-    repeats = max(min_repeats, min(MAX_REPEATS, math.ceil(min_seconds / max(first, 1e-9))))
+    repeats = repeats_for(min_seconds, first, min_repeats, MAX_REPEATS)
     wall, cpu = [], []
     for _ in range(repeats):
         c0, t0 = time.process_time(), time.perf_counter()
