@@ -172,8 +172,6 @@ def run_pair(pair: Pair, cost_name: str, args: argparse.Namespace, table: Table)
         elif timing is not None:
             if scores and set(scores.values()) != {timing.score}:
                 sys.exit(f"{pair.name} ({cost_name}, {mode}): pywfa's {timing.score} differs: {scores}")
-            if traceback and cigar_cost(timing.cigar, pair.a, pair.b, costs) != timing.score:
-                sys.exit(f"{pair.name}: pywfa's CIGAR does not cost its score")
             table.add(pair.name, cost_name, "pywfa", mode,
                       f"{timing.wall.median * 1e3:.2f} ({timing.wall.min * 1e3:.2f}-{timing.wall.max * 1e3:.2f})",
                       f"{timing.cpu.median * 1e3:.2f}", "wfa", "1.00", "1.00")

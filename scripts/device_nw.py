@@ -295,6 +295,8 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
         log(f"pywfa: {len(jobs)} rows in {args.pywfa_processes} fresh processes, {time.perf_counter() - t:.1f} s")
     except SolverUnavailable as exc:
         log(f"pywfa n/a: {exc}")
+    except RuntimeError as exc:  # a process failed, disagreed on a score, or a CIGAR did not cost its score
+        fails.append(f"pywfa: {exc}")
     for name, cost_name, traceback in todo:
         pair, costs = pairs[name], ISSUE26_COSTS[cost_name]
         scores = {}
@@ -303,8 +305,6 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
             if timing is None:
                 continue
             scores[label] = timing.score
-            if traceback and cigar_cost(timing.cigar, pair.a, pair.b, costs) != timing.score:
-                fails.append(f"{label} {name} {cost_name}: CIGAR does not re-score to {timing.score}")
             rows.append({"case": name, "costs": cost_name, "solver": label, "mode": "align" if traceback else "score",
                          "ms": timing.wall.median * 1e3, "low_ms": timing.wall.min * 1e3,
                          "high_ms": timing.wall.max * 1e3,

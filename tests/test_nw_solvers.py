@@ -200,6 +200,24 @@ def test_benchmark_pywfa_peer():
         assert timing.wall.median == sum(timing.wall.runs) / 2 and len(timing.cpu.runs) == 2
 
 
+def test_time_pywfa_rescores_its_cigar(monkeypatch):
+    """peers.time_pywfa re-scores each CIGAR row (cigar_cost) and raises when it does not cost the
+    score the processes agreed on: the benchmarks' and device scripts' one check of pywfa's CIGAR."""
+    pytest.importorskip("pywfa")
+    from splicedalign.workloads.nw import peers
+
+    rng = np.random.default_rng(17)
+    print("seed 17")
+    pair = random_pair(rng, 200)
+    jobs = [peers.PywfaJob(pair.a, pair.b, Costs(), traceback) for traceback in (False, True)]
+    monkeypatch.setattr(peers, "cigar_cost", lambda cigar, a, b, costs: -1)
+    with pytest.raises(RuntimeError, match="re-scores to -1, not its score"):
+        peers.time_pywfa(jobs, processes=1, min_repeats=1, min_seconds=0.0)
+    monkeypatch.setattr(peers, "cigar_cost", cigar_cost)
+    score, cigar = peers.time_pywfa(jobs, processes=1, min_repeats=1, min_seconds=0.0)
+    assert score.cigar is None and cigar_cost(cigar.cigar, pair.a, pair.b, Costs()) == cigar.score == score.score
+
+
 def test_edlib_oracle_unit_costs():
     edlib = pytest.importorskip("edlib")
     rng = np.random.default_rng(15)

@@ -27,7 +27,17 @@ from splicedalign.core.errors import SolverUnavailable
 from splicedalign.core.registry import import_peer
 from splicedalign.core.timing import Timing, repeats_for
 from splicedalign.workloads.nw.cigar import cigar_string
-from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result, check_mode
+from splicedalign.workloads.nw.records import (
+    OP_DEL,
+    OP_INS,
+    OP_MATCH,
+    OP_MISMATCH,
+    Costs,
+    Pair,
+    Result,
+    check_mode,
+    cigar_cost,
+)
 
 A_LETTERS = np.frombuffer(b"ACGTN", dtype=np.uint8)
 B_LETTERS = np.frombuffer(b"ACGTNR", dtype=np.uint8)
@@ -173,9 +183,10 @@ def time_pywfa(jobs: Sequence[PywfaJob], processes: int = PROCESSES, min_repeats
     max(min_repeats, min_seconds / the warm-up's time) calls, each timed alone:
     ``aligner.wavefront_align(b, a)`` (pywfa encodes both texts, WFA2 aligns and, with the CIGAR,
     backtraces it into its own CIGAR), its status and score read. Not timed: the CIGAR as Python
-    tuples (``tuples_seconds``) and their conversion into ours, made once after the repeats for
-    the caller's checks. Raises RuntimeError on a failed alignment or process; SolverUnavailable
-    without pywfa."""
+    tuples (``tuples_seconds``) and their conversion into ours, made once after the repeats and
+    re-scored here (``cigar_cost``: the benchmarks' one check of pywfa's CIGAR). Raises RuntimeError
+    on a failed alignment or process, on processes that disagree on a score, or on a CIGAR that does
+    not cost its score; SolverUnavailable without pywfa."""
     import_peer("pywfa")
     source = str(Path(__file__).resolve().parents[3])  # (this tree's package, whatever PYTHONPATH says)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([source, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
@@ -188,11 +199,14 @@ def time_pywfa(jobs: Sequence[PywfaJob], processes: int = PROCESSES, min_repeats
             raise RuntimeError(f"pywfa timing process failed: {done.stderr.decode(errors='replace')[-2000:]}")
         runs.append(pickle.loads(done.stdout))
     timings = []
-    for k in range(len(jobs)):
+    for k, job in enumerate(jobs):
         rows = [run[k] for run in runs]
         scores = {row["score"] for row in rows}
         if len(scores) != 1:
             raise RuntimeError(f"pywfa gave different scores in its processes: {scores}")
+        if job.traceback and (cost := cigar_cost(rows[0]["cigar"], job.a, job.b, job.costs)) != rows[0]["score"]:
+            raise RuntimeError(f"pywfa's CIGAR of a {job.a.size} x {job.b.size} pair ({job.costs}) re-scores to "
+                               f"{cost}, not its score {rows[0]['score']}")
         timings.append(PywfaTiming(Timing(tuple(statistics.median(row["wall"]) for row in rows)),
                                    Timing(tuple(statistics.median(row["cpu"]) for row in rows)),
                                    tuple(len(row["wall"]) for row in rows), rows[0]["score"], rows[0]["cigar"],
