@@ -393,7 +393,7 @@ def cold(args, say) -> tuple[list, list[str]]:
             digests[name] = {k: v["digest"] for k, v in got.items()}
             say(f"  cold {name} seed {seed}: " + "; ".join(
                 f"{k} {v['cold'] * 1e3:.1f} ms (steal {v.get('steal')} ticks, window 0 at "
-                f"{v.get('fed0') or float('nan'):.1f} ms; replay {v['replay'] * 1e3:.1f}, "
+                f"{float('nan') if v.get('fed0') is None else v['fed0']:.1f} ms; replay {v['replay'] * 1e3:.1f}, "
                 f"{v.get('replay2', float('nan')) * 1e3:.1f}; GPU span {v.get('span', 0):.1f} ms, "
                 f"kernels {v.get('kernels')}; host ms "
                 + ", ".join(f"{s} {t * 1e3:.1f}" for s, t in v["stages"].items()) + ")" for k, v in got.items()))
