@@ -930,13 +930,6 @@ def test_kernel_reads_every_task_field():
     assert "__launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM)" in source
 
 
-class _FakeEvent:
-    """A recorded event: the work before it ran when it was queued."""
-
-    def synchronize(self) -> None:
-        pass
-
-
 class _FakeCupy:
     """The few CuPy calls of gpu/solver.py, on NumPy arrays (the 'device' is host memory, work
     runs when queued)."""
@@ -961,8 +954,8 @@ class _FakeCupy:
             def __exit__(self, *exc):
                 return False
 
-            def record(self):
-                return _FakeEvent()
+            def record(self):  # an event: the work before it ran when it was queued
+                return SimpleNamespace(synchronize=lambda: None)
 
             def wait_event(self, event):
                 pass
