@@ -6,6 +6,7 @@ against the CPU solvers on random pairs of every mode and cost model, every CIGA
 from __future__ import annotations
 
 import ctypes
+import time
 from pathlib import Path
 
 import numpy as np
@@ -347,7 +348,7 @@ def test_a_launch_just_under_48_kib_raises_the_limit(solver):
     gpu = GpuSolver(poison=True)
     gpu.wfa = solver  # (its try_wfa, as `gpu` ran it: the sample's guess, the bands' time as the budget)
     want = ReferenceSolver().solve(pair, costs, traceback=False, mode="infix").score
-    got = gpu.try_wfa(pair, costs, True, "infix")
+    got = gpu.try_wfa(pair, costs, True, "infix", time.perf_counter())
     assert got is None or (got.score == want and cigar_cost(got.cigar, pair.a, pair.b, costs, got.start2,
                                                              got.end2) == want)
 
@@ -374,7 +375,7 @@ def test_staged_pairs_taken_or_declined(solver, monkeypatch):
         pair = Pair(f"p{k}", "a", "b", a, b)
         want = reference.solve(pair, costs, traceback=False, mode="global").score
         for traceback in (False, True):
-            got = gpu.try_wfa(pair, costs, traceback, "global")
+            got = gpu.try_wfa(pair, costs, traceback, "global", time.perf_counter())
             assert solver._workspace.size >= wfa.SINGLE_META + pair.n + pair.m
             if got is None:
                 declined += 1

@@ -222,11 +222,10 @@ class GpuSolver:
         return Result(score, pair.cells, self.name, time.perf_counter() - t0, cigar_string(ops), start2, done.end2,
                       algorithm)
 
-    def try_wfa(self, pair: Pair, costs: Costs, traceback: bool, mode: str,
-                started: float | None = None) -> Result | None:
+    def try_wfa(self, pair: Pair, costs: Costs, traceback: bool, mode: str, started: float) -> Result | None:
         """The wavefront kernel when the pair looks similar enough (WFA_SHARE), within the other
         path's predicted time; None: not tried, or it gave up. ``started``: the solve's clock at its
-        start (``Result.seconds`` counts from it; default: from here)."""
+        start (time.perf_counter; ``Result.seconds`` counts from it)."""
         other = fallback_ms(pair, costs, mode, traceback, self.band_min_cells if self.adaptive else float("inf"))
         if self.wfa is None:
             self.wfa = wfa.WfaSolver(poison=self.poison)
