@@ -285,7 +285,7 @@ del warm
 works = {"1 set score": lambda: (paper_set(seed), False), "1 set traced": lambda: (paper_set(seed + 1), True),
          "10 sets score": lambda: (paper_sets(10, seed + 2), False)}  # only the wanted made (10 sets: seconds)
 works = {k: make() for k, make in works.items() if k in wanted}
-from splicedalign.core.machine import cpu_ticks  # the host's "steal" ticks of every vCPU: a KVM guest's
+from splicedalign.core.machine import cpu_ticks  # "steal": ticks this KVM guest's vCPUs were ready, not run
 out = {}
 steps, origin, jobs = [], [0.0], []
 if sys.argv[4] == "events":  # the host's steps and the kernels on one clock (benchmarks/spliced_profile.py)
