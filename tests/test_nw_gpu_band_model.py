@@ -14,7 +14,7 @@ import pytest
 from splicedalign.workloads.nw import Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.gpu import band as bands
-from splicedalign.workloads.nw.gpu.solver import GROUP, KEY_BIAS, PAD_A, PAD_B
+from splicedalign.workloads.nw.gpu.solver import GROUP, KEY_BIAS, PAD_A, PAD_B, WALK_RUN
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS
 from splicedalign.workloads.nw.reference import end_column, gotoh_tables
 
@@ -148,33 +148,48 @@ def model_band(a, b, costs, mode, band, R):
     return score, end2, bits, gmax
 
 
-def model_walk(a, b, lo, bits, i, j, R):
-    """nw_band_walk: (ops, i, j) where it stopped."""
+def model_walk(a, b, lo, bits, i, j, R, run_cells=WALK_RUN):
+    """nw_band_walk: (ops, i, j) where it stopped; each tile's cell (r, c) read by its strip row r
+    and tile column c (tile_code), a run of ``run_cells`` diagonal cells read together in state H."""
     S = 32 * R
     st, ops = 0, []
     while i > 0 and j > 0:
         s, u = (i - 1) // S, (j - 1) // GROUP
         g0 = first_group(s, lo, R)
         u0 = max(g0, u - TILE_GROUPS + 1)
-        tile = {(uu - u0, lane): bits[(s, uu - g0, lane)] for uu in range(u0, u + 1) for lane in range(32)}
-        r0 = s * S
-        while i > r0 and j > GROUP * u0:
-            r = i - 1 - r0
-            code = tile[((j - 1) // GROUP - u0, r // R)][(r % R, (j - 1) % GROUP)]
+
+        def tile_code(r, c, s=s, u=u, u0=u0, g0=g0):
+            assert 0 <= r < S and 0 <= c < GROUP * (u - u0 + 1), (r, c)  # inside the copied tile
+            return bits[(s, u0 + c // GROUP - g0, r // R)][(r % R, c % GROUP)]
+
+        r, c = i - 1 - s * S, j - 1 - GROUP * u0
+        while r >= 0 and c >= 0:
             if st == 0:
-                if code & 3 == 0:
-                    ops.append(0 if a[i - 1] == b[j - 1] else 1)
-                    i, j = i - 1, j - 1
-                else:
-                    st = code & 3
-            elif st == 1:
-                ops.append(2)
-                st = 1 if code & 8 else 0
-                i -= 1
+                reach = min(min(r, c) + 1, run_cells)
+                run_codes = [tile_code(max(r - k, 0), max(c - k, 0)) for k in range(run_cells)]
+                diagonal = sum(1 << k for k in range(run_cells) if k < reach and run_codes[k] & 3 == 0)
+                run = (~diagonal & -~diagonal).bit_length() - 1  # __ffs(~diagonal) - 1
+                code = 0
+                for k in range(run_cells):
+                    if k < run:
+                        ops.append(0 if a[s * S + r - k] == b[GROUP * u0 + c - k] else 1)
+                    if k == run:
+                        code = run_codes[k]
+                r, c = r - run, c - run
+                if run == reach:
+                    continue
+                st = code & 3
             else:
-                ops.append(3)
+                code = tile_code(r, c)
+            if st == 1:
+                ops.append(OP_DEL)
+                st = 1 if code & 8 else 0
+                r -= 1
+            else:
+                ops.append(OP_INS)
                 st = 2 if code & 4 else 0
-                j -= 1
+                c -= 1
+        i, j = s * S + r + 1, GROUP * u0 + c + 1
     return ops, i, j
 
 
@@ -224,10 +239,30 @@ def test_band_kernel_model_equals_the_band_model_and_walks_optimally(mode, R):
                 continue
             assert (score, end2) == (want, want_end), (k, band, costs)
             assert score >= optimum
-            ops, i, j = model_walk(pair.a, pair.b, band.lo, bits, pair.n, end2, R)
+            ops, i, j = model_walk(pair.a, pair.b, band.lo, bits, pair.n, end2, R, (WALK_RUN, 3, 1)[k % 3])
             head = [OP_DEL] * i if i else ([] if mode == "infix" else [OP_INS] * j)
             start2 = j if (i == 0 and mode == "infix") else 0
             cigar = cigar_string(np.array(head + ops[::-1], dtype=np.int8))
             assert cigar_cost(cigar, pair.a, pair.b, costs, start2, end2) == score, (k, band, costs, cigar)
             compared += 1
     assert compared >= 14
+
+
+@pytest.mark.parametrize("R", [2, 8, 16])
+def test_walk_tile_reads_the_codes_where_nw_band_wrote_them(R):
+    """strips.cu tile_code (word (c / 4) 16 R + r / 2, nibble (r % 2) 4 + c % 4 of a tile's cell
+    (r, c)) against nw_band's writes (lane l's R / 2 words of group g at (32 g + l) R / 2, its row
+    k in word k / 2 at nibble (k % 2) 4 + column), every cell of a 3-group tile."""
+    words = R // 2
+    tile = np.zeros(3 * 32 * words, dtype=np.uint64)
+    for g in range(3):
+        for lane in range(32):
+            for k in range(R):
+                for col in range(GROUP):
+                    cell = (g * 32 + lane) * R * GROUP + k * GROUP + col  # a distinct code a cell, mod 16
+                    tile[(g * 32 + lane) * words + k // 2] |= (cell % 16) << (((k % 2) * GROUP + col) * 4)
+    for r in range(32 * R):
+        for c in range(3 * GROUP):
+            read = (int(tile[(c >> 2) * (16 * R) + (r >> 1)]) >> (((r & 1) << 4) | ((c & 3) << 2))) & 15
+            lane, k, g, col = r // R, r % R, c // GROUP, c % GROUP
+            assert read == ((g * 32 + lane) * R * GROUP + k * GROUP + col) % 16, (r, c)

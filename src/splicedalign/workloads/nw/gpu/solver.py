@@ -35,14 +35,18 @@ GROUP = 4  # columns per step (an int4 of a boundary row)
 PAD_A, PAD_B = 6, 7  # codes of padding rows / columns: equal to nothing
 ROWS_PER_LANE = (4, 8, 16)
 BAND_ROWS = 8  # rows per lane of nw_band (strips of 256 rows; R / 2 words of 4-bit codes a group)
-TILE_GROUPS = 64  # groups of one strip nw_band_walk holds in shared memory (32 KiB at R = 8)
+# groups of one strip nw_band_walk holds in shared memory (40 KiB at R = 8): a path crossing a strip
+# of 256 rows spans ~64 groups, and 16 more keep a strip with some net insertions in one tile
+TILE_GROUPS = 80
+WALK_RUN = 8  # cells of a diagonal nw_band_walk reads together in state H (its moves in one step)
 VARIANTS = tuple(f"nw_strips<{r}, {p}>" for r in ROWS_PER_LANE for p in ("true", "false")) + tuple(
     f"nw_walk<{r}>" for r in ROWS_PER_LANE) + tuple(
     f"nw_band<{a}, {t}>" for a in ("true", "false") for t in ("true", "false")) + ("nw_band_walk",)
 # hand-off between strips (strips.cu): publish every PUBLISH groups, wait for WINDOW_MIN
 HANDOFF = {"PUBLISH": 16, "WINDOW_MIN": 16}
 # strips.defines.h; other hand-offs (tests) compile with NVRTC
-DEFINES = {"GROUP": GROUP, **HANDOFF, "BAND_R": BAND_ROWS, "TILE_GROUPS": TILE_GROUPS}
+DEFINES = {"GROUP": GROUP, **HANDOFF, "BAND_R": BAND_ROWS, "TILE_GROUPS": TILE_GROUPS,
+           "WALK_RUN": WALK_RUN}
 TRACES = ("device", "host")
 THREADS = 128
 CHECKPOINT_SHARE = 0.6  # of free device memory the alignment's checkpoints (or band codes) may take

@@ -550,54 +550,107 @@ __global__ void __launch_bounds__(128) nw_band(const unsigned char* __restrict__
     }
 }
 
-// The alignment from nw_band's codes, by one warp: from (i, j) in state H, the warp loads the
-// codes of strip (i-1)/S, groups u0..u (u = (j-1)/4, at most TILE_GROUPS of them) into shared
-// memory, lane 0 follows them (H: diagonal, or switch to F or E; F: 'D' up, staying in F while
-// its extend bit is set; E: 'I' left, likewise) until the path leaves the tile, and so on, to
-// row 0 or column 0. ops[] gets the moves (last first); state = {moves, i, j} at the end.
+namespace {
+
+// Copies global -> shared in flight together (cp.async: no registers held while they travel),
+// completed by copy_done for the lane's own copies; a __syncwarp after it gives them to the warp.
+__device__ __forceinline__ void copy16(void* dst, const void* src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+                 "l"(src) : "memory");
+}
+
+__device__ __forceinline__ void copy4(void* dst, const void* src) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+                 "l"(src) : "memory");
+}
+
+__device__ __forceinline__ void copy_done() {
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+}
+
+// The 4-bit code of a walk tile's cell (r, c): r from the strip's first row, c from the tile's
+// first column. nw_band writes lane l's R / 2 words of group g at (g * 32 + l) * R / 2, row k of
+// the lane in word k / 2 at nibble (k % 2) * 4 + column; with r = l R + k (R even) that is word
+// g * 16 R + r / 2, nibble (r % 2) * 4 + c % 4.
+__device__ __forceinline__ unsigned tile_code(const unsigned* tile, int r, int c) {
+    return (tile[(c >> 2) * (16 * BAND_R) + (r >> 1)] >> (((r & 1) << 4) | ((c & 3) << 2))) & 15u;
+}
+
+}  // namespace
+
+// The alignment from nw_band's codes, by one warp: from (i, j) in state H, the warp copies the
+// codes of strip (i-1)/S, groups u0..u (u = (j-1)/4, at most TILE_GROUPS of them), and the tile's
+// letters into shared memory, all in flight at once (cp.async), then lane 0 follows the codes
+// (H: diagonal, or F or E; F: 'D' up, staying in F while its extend bit is set; E: 'I' left,
+// likewise) until the path leaves the tile, and so on, to row 0 or column 0. In state H lane 0
+// reads the codes of the next WALK_RUN cells of the diagonal together and takes every diagonal
+// move before the first cell whose H comes from a gap at once: the path is mostly diagonal, and
+// the run's loads are independent, so a diagonal move costs a fraction of a shared-memory round
+// trip, not one (the loop-carried chain is the codes' load). A cell whose H comes from F (E)
+// takes its 'D' ('I') at once, with the cell's extend bit. ops[] gets the moves (last first);
+// state = {moves, i, j} at the end.
 __global__ void __launch_bounds__(32) nw_band_walk(const unsigned char* __restrict__ a,
                                                    const unsigned char* __restrict__ b, int lo, int gmax,
                                                    const unsigned* __restrict__ bits, int i, int j,
                                                    signed char* __restrict__ ops, int* state) {
     constexpr int R = BAND_R;
     constexpr int S = 32 * R;
-    constexpr int W = R / 2;  // words of codes a lane and group
-    __shared__ unsigned tile[TILE_GROUPS * 32 * W];
-    __shared__ unsigned char ta[S], tb[TILE_GROUPS * GROUP];  // the tile's letters of a and b
+    constexpr int QUADS = 8 * R / 2;  // 16-byte pieces of one group's codes (32 lanes x R / 2 words)
+    static_assert(R % 2 == 0 && S % 16 == 0 && WALK_RUN <= 31, "tile_code's layout, the letters' copies, run masks");
+    __shared__ __align__(16) unsigned tile[TILE_GROUPS * 4 * QUADS];
+    __shared__ __align__(16) unsigned char ta[S];
+    __shared__ __align__(16) unsigned char tb[TILE_GROUPS * GROUP];  // the tile's letters of a and b
     const int lane = static_cast<int>(threadIdx.x);
     int st = 0, count = 0;  // 0 H, 1 F, 2 E
     while (i > 0 && j > 0) {
         const int s = (i - 1) / S, g0 = band_first_group(s, lo), u = (j - 1) / GROUP;
         const int u0 = max(g0, u - TILE_GROUPS + 1);
-        const long long base = (static_cast<long long>(s) * gmax + (u0 - g0)) * 32 * W;
-        for (int k = lane; k < (u - u0 + 1) * 32 * W; k += 32) tile[k] = __ldcg(bits + base + k);
-        for (int k = lane; k < S; k += 32) ta[k] = a[s * S + k];
-        for (int k = lane; k < (u - u0 + 1) * GROUP; k += 32) tb[k] = b[GROUP * u0 + k];
+        const uint4* from = reinterpret_cast<const uint4*>(bits) + (static_cast<long long>(s) * gmax + (u0 - g0)) * QUADS;
+        for (int k = lane; k < (u - u0 + 1) * QUADS; k += 32) copy16(tile + 4 * k, from + k);
+        if (lane < S / 16) copy16(ta + 16 * lane, a + static_cast<long long>(s) * S + 16 * lane);
+        for (int k = lane; k <= u - u0; k += 32) copy4(tb + GROUP * k, b + GROUP * (u0 + k));
+        copy_done();
         __syncwarp();
         if (lane == 0) {
-            const int r0 = s * S;
-            while (i > r0 && j > GROUP * u0) {
-                const int r = i - 1 - r0, l = r / R, k = r % R;
-                const unsigned word = tile[(((j - 1) / GROUP - u0) * 32 + l) * W + k / 2];
-                const unsigned code = (word >> (((k % 2) * GROUP + (j - 1) % GROUP) * 4)) & 15u;
+            int r = i - 1 - s * S, c = j - 1 - GROUP * u0;  // the cell in the tile
+            while (r >= 0 && c >= 0) {
+                unsigned code;
                 if (st == 0) {
-                    if ((code & 3u) == 0) {
-                        ops[count++] = ta[i - 1 - r0] == tb[j - 1 - GROUP * u0] ? 0 : 1;
-                        --i;
-                        --j;
-                    } else {
-                        st = static_cast<int>(code & 3u);
+                    const int reach = min(min(r, c) + 1, WALK_RUN);  // cells of the diagonal left in the tile
+                    unsigned run_codes[WALK_RUN], diagonal = 0;
+#pragma unroll
+                    for (int k = 0; k < WALK_RUN; ++k) {
+                        run_codes[k] = tile_code(tile, max(r - k, 0), max(c - k, 0));
+                        if (k < reach && (run_codes[k] & 3u) == 0) diagonal |= 1u << k;
                     }
-                } else if (st == 1) {
+                    const int run = __ffs(~diagonal) - 1;  // diagonal moves before the first gap cell
+                    code = 0;
+#pragma unroll
+                    for (int k = 0; k < WALK_RUN; ++k) {
+                        if (k < run) ops[count + k] = static_cast<signed char>(ta[r - k] == tb[c - k] ? 0 : 1);
+                        if (k == run) code = run_codes[k];
+                    }
+                    count += run;
+                    r -= run;
+                    c -= run;
+                    if (run == reach) continue;
+                    st = static_cast<int>(code & 3u);  // H of (r, c) from F or E: its gap move below
+                } else {
+                    code = tile_code(tile, r, c);
+                }
+                if (st == 1) {
                     ops[count++] = 2;
                     st = code & 8u ? 1 : 0;
-                    --i;
+                    --r;
                 } else {
                     ops[count++] = 3;
                     st = code & 4u ? 2 : 0;
-                    --j;
+                    --c;
                 }
             }
+            i = s * S + r + 1;
+            j = GROUP * u0 + c + 1;
         }
         i = __shfl_sync(0xffffffffu, i, 0);
         j = __shfl_sync(0xffffffffu, j, 0);

@@ -4,4 +4,5 @@
 #define PUBLISH 16
 #define WINDOW_MIN 16
 #define BAND_R 8
-#define TILE_GROUPS 64
+#define TILE_GROUPS 80
+#define WALK_RUN 8
