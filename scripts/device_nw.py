@@ -344,12 +344,14 @@ def side_by_side(args: argparse.Namespace, log) -> tuple[list[dict], list[str]]:
                    "kernel_ms": getattr(solver, "kernel_ms", None),
                    "pass_ms": [round(x, 2) for x in getattr(solver, "pass_ms", [])],
                    "walk_ms": getattr(solver, "walk_ms", None) if traceback else None,
+                   "codes_ms": getattr(solver, "codes_ms", None) if traceback else None,
                    "wfa": wfa_stats(stats_of) if result.algorithm == "wfa" else None}
             rows.append(row)
             log(f"  {label:<9} {name:<16} {cost_name:<6} {row['mode']:<5} {row['ms']:10.3f} ms "
                 f"({row['low_ms']:.3f}-{row['high_ms']:.3f}, {row['repeats']} repeats) {row['algorithm']:<5} "
                 f"passes {row['passes']} {row['pass_ms']} band {row['band']} kernel {row['kernel_ms']} "
-                f"walk {row['walk_ms']} score {result.score} wfa {row['wfa']} [{elapsed():.0f} s]")
+                f"codes {row['codes_ms']} walk {row['walk_ms']} score {result.score} wfa {row['wfa']} "
+                f"[{elapsed():.0f} s]")
         if len(set(scores.values())) > 1:
             fails.append(f"{name} {cost_name}: scores differ {scores}")
     return rows, fails

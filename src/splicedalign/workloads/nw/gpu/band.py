@@ -143,6 +143,22 @@ def certified(score: int, costs: Costs, mode: str, band: Band) -> bool:
     return bound is None or score <= bound
 
 
+def optimal_paths_band(score: int, costs: Costs, mode: str, band: Band) -> Band:
+    """The diagonals of ``band`` that hold every alignment of cost ``score`` or less (``score``: the
+    least cost in ``band``'s table, so they hold every optimal path of that table): ``band`` cut to
+    the band of the least w whose escape bound exceeds ``score``, or ``band`` itself where no band
+    certifies (``applies``) or that one is not narrower. Any path touching a diagonal outside costs
+    at least the escape bound (``escape_between``), more than ``score``."""
+    if not applies(costs, mode):
+        return band
+    narrow = band_for(band.n, band.m, mode, width_needed(score + 1, costs, mode, band.n, band.m))
+    bound = escape(costs, mode, narrow)
+    lo, hi = max(band.lo, narrow.lo), min(band.hi, narrow.hi)
+    if (bound is not None and bound <= score) or (lo, hi) == (band.lo, band.hi):
+        return band
+    return Band(lo, hi, band.n, band.m, narrow.width)
+
+
 def next_band(score: int, costs: Costs, mode: str, band: Band) -> Band:
     """The band after an uncertified ``band`` whose score was ``score``."""
     need = width_needed(score, costs, mode, band.n, band.m)

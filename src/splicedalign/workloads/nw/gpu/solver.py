@@ -7,8 +7,10 @@ Linear costs, global mode, whole table: ``nw_strips`` (score only: two boundary 
 every strip's bottom row and the cost columns every C columns kept, then one warp walks the
 path back block by block, recomputing each block (nw_walk), or, with ``trace="host"``, the host
 does the same (traceback.trace_checkpoints)). Everything else (gap-affine costs, prefix and
-infix modes, bands): ``nw_band`` (two boundary-row slots; with the alignment, a 4-bit code per
-cell of the band, which ``nw_band_walk`` follows back)."""
+infix modes, bands): ``nw_band`` (two boundary-row slots; with the alignment, every strip's
+bottom row and checkpoint columns kept, from which ``nw_band_codes`` recomputes a 4-bit code per
+cell of the diagonals holding every optimal path, all blocks at once, and ``nw_band_walk`` follows
+them back)."""
 
 from __future__ import annotations
 
@@ -39,14 +41,18 @@ BAND_ROWS = 8  # rows per lane of nw_band (strips of 256 rows; R / 2 words of 4-
 # of 256 rows spans ~64 groups, and 16 more keep a strip with some net insertions in one tile
 TILE_GROUPS = 80
 WALK_RUN = 8  # cells of a diagonal nw_band_walk reads together in state H (its moves in one step)
+# groups between the checkpoint columns an alignment's nw_band pass keeps (H and E of every row; 512 columns):
+# nw_band_codes recomputes blocks of that many groups, each swept with 31 steps of lanes filling in
+CKPT_GROUPS = 128
 VARIANTS = tuple(f"nw_strips<{r}, {p}>" for r in ROWS_PER_LANE for p in ("true", "false")) + tuple(
     f"nw_walk<{r}>" for r in ROWS_PER_LANE) + tuple(
-    f"nw_band<{a}, {t}>" for a in ("true", "false") for t in ("true", "false")) + ("nw_band_walk",)
+    f"nw_band<{a}, {c}>" for a in ("true", "false") for c in ("true", "false")) + tuple(
+    f"nw_band_codes<{a}>" for a in ("true", "false")) + ("nw_band_walk",)
 # hand-off between strips (strips.cu): publish every PUBLISH groups, wait for WINDOW_MIN
 HANDOFF = {"PUBLISH": 16, "WINDOW_MIN": 16}
 # strips.defines.h; other hand-offs (tests) compile with NVRTC
 DEFINES = {"GROUP": GROUP, **HANDOFF, "BAND_R": BAND_ROWS, "TILE_GROUPS": TILE_GROUPS,
-           "WALK_RUN": WALK_RUN}
+           "WALK_RUN": WALK_RUN, "CKPT_GROUPS": CKPT_GROUPS}
 TRACES = ("device", "host")
 THREADS = 128
 CHECKPOINT_SHARE = 0.6  # of free device memory the alignment's checkpoints (or band codes) may take
@@ -114,12 +120,21 @@ def band_windows(n: int, m: int, band: bands.Band, rows: int = BAND_ROWS) -> tup
 @dataclass
 class BandPass:
     """One nw_band launch: the band's score, the column of row n it ends at and, with the
-    alignment, the device's codes (kept for nw_band_walk)."""
+    alignment, what nw_band_codes recomputes the codes from (every strip's bottom row, H and F,
+    and the checkpoint columns: ``cmax`` a strip)."""
 
     score: int
     end2: int
     gmax: int
-    bits: Any = None
+    rows: Any = None
+    cols: Any = None
+    cmax: int = 0
+
+
+def checkpoint_columns(first: np.ndarray, last: np.ndarray) -> int:
+    """Checkpoint columns a strip of nw_band<., true> keeps at most (strips.cu band_column: those
+    at a multiple of CKPT_GROUPS groups inside its window first..last)."""
+    return max(1, int(((last + 1) // CKPT_GROUPS - first // CKPT_GROUPS).max()))
 
 
 class GpuSolver:
@@ -146,6 +161,7 @@ class GpuSolver:
         self.defines = {**DEFINES, **(handoff or {}), "BAND_R": band_rows}
         self.kernel_ms = 0.0  # the sweeps (nw_strips, or every nw_band pass) of the last solve
         self.walk_ms = 0.0  # the alignment walk (nw_walk or nw_band_walk) of the last solve
+        self.codes_ms = 0.0  # nw_band_codes (the walk's codes from nw_band's checkpoints) of the last solve
         self.band = None  # the band that certified the last solve (bands.full_band: the whole table)
         self.passes = 0  # nw_band (or nw_strips) launches of the last solve
         self.pass_ms: list[float] = []  # each nw_band launch's time
@@ -187,7 +203,7 @@ class GpuSolver:
         if answer is not None:
             return answer
         t0 = time.perf_counter()
-        self.kernel_ms = self.walk_ms = 0.0
+        self.kernel_ms = self.walk_ms = self.codes_ms = 0.0
         self.pass_ms: list[float] = []
         if self.use_wfa and wfa.applies(costs):
             done = self.try_wfa(pair, costs, traceback, mode, t0)
@@ -222,7 +238,7 @@ class GpuSolver:
         algorithm = bands.algorithm_name(band)
         if not traceback:
             return Result(score, pair.cells, self.name, time.perf_counter() - t0, end2=done.end2, algorithm=algorithm)
-        ops, start2 = self.band_walk(pair, mode, band, done, last["inputs"])
+        ops, start2 = self.band_walk(pair, costs, mode, band, done, last["inputs"])
         return Result(score, pair.cells, self.name, time.perf_counter() - t0, cigar_string(ops), start2, done.end2,
                       algorithm)
 
@@ -258,9 +274,15 @@ class GpuSolver:
         return self.cp.asarray(a), self.cp.asarray(b)
 
     def codes_bytes(self, pair: Pair, band: bands.Band) -> int:
-        """Device memory of nw_band's 4-bit codes over ``band`` (R / 2 words a lane and group)."""
+        """Device memory of an alignment in ``band``, at most: nw_band's checkpoints (every strip's
+        bottom row, H and F; the checkpoint columns, H and E) and the 4-bit codes of the band (R / 2
+        words a lane and group; nw_band_codes writes those of a narrower band where one holds every
+        optimal path)."""
         first, last = band_windows(pair.n, pair.m, band, self.band_rows)
-        return first.size * (int((last - first).max()) + 1) * 32 * (self.band_rows // 2) * 4
+        gmax = int((last - first).max()) + 1
+        span = 32 * self.band_rows
+        return first.size * (gmax * 32 * (self.band_rows // 2) * 4 + 2 * gmax * GROUP * 4 * 2
+                             + checkpoint_columns(first, last) * 2 * span * 4)
 
     def codes_fit(self, pair: Pair, band: bands.Band) -> bool:
         return self.codes_bytes(pair, band) <= CHECKPOINT_SHARE * device.free_memory()
@@ -268,27 +290,27 @@ class GpuSolver:
     def band_pass(self, pair: Pair, costs: Costs, mode: str, band: bands.Band, traceback: bool,
                   inputs: tuple[Any, Any]) -> BandPass:
         """nw_band over ``band``: its least cost (global: at (n, m); prefix, infix: the least of
-        row n, column 0 included) and where it ends."""
+        row n, column 0 included) and where it ends; with the alignment, its checkpoints too."""
         cp = self.cp
         a_dev, b_dev = inputs
         n, m = pair.n, pair.m
         first, last = band_windows(n, m, band, self.band_rows)
         strips, groups = first.size, -(-m // GROUP)
         gmax = int((last - first).max()) + 1
-        bits = None
+        cmax = 0
         if traceback:
-            need = self.codes_bytes(pair, band)
             if not self.codes_fit(pair, band):
                 raise SolverUnavailable(
                     f"gpu: the alignment of {n:,} x {m:,} in a band of {band.hi - band.lo + 1:,} diagonals needs "
-                    f"{gib(need)} of codes, {gib(device.free_memory())} free on the device; "
-                    "use --score-only or multicore")
-            bits = cp.empty(need // 4, dtype=cp.uint32)
-            if self.poison:
-                bits.fill(0xFFFFFFFF)
-        rows = cp.empty((2, 2, gmax * GROUP), dtype=cp.int32)  # (H, F) x slot
+                    f"{gib(self.codes_bytes(pair, band))} of checkpoints and codes, {gib(device.free_memory())} "
+                    "free on the device; use --score-only or multicore")
+            cmax = checkpoint_columns(first, last)
+        slots = strips if traceback else 2  # every strip's bottom row kept for nw_band_codes
+        rows = cp.empty((2, slots, gmax * GROUP), dtype=cp.int32)  # (H, F) x slot
+        cols = cp.empty(max(1, strips * cmax * 2 * 32 * self.band_rows), dtype=cp.int32)
         if self.poison:
             rows.fill(device.POISON)
+            cols.fill(device.POISON)
         flags = cp.zeros(strips + 2, dtype=cp.int32)  # [strips] = the ticket, [strips + 1] = the error word
         best = cp.full(1, np.iinfo(np.uint64).max, dtype=cp.uint64)
         match, mismatch, o, e = costs.as_affine()
@@ -299,8 +321,8 @@ class GpuSolver:
         kernel((blocks,), (THREADS,), (
             a_dev, b_dev, np.int32(n), np.int32(m), np.int32(groups), np.int32(strips), np.int32(match),
             np.int32(mismatch), np.int32(o + e), np.int32(e), np.int32(band.lo), np.int32(band.hi),
-            np.int32(MODES.index(mode)), rows[0], rows[1], np.int32(gmax), flags, flags[strips:],
-            bits if bits is not None else flags, best, flags[strips + 1:]))
+            np.int32(MODES.index(mode)), rows[0], rows[1], np.int32(gmax), np.int32(slots), flags, flags[strips:],
+            cols, np.int32(cmax), best, flags[strips + 1:]))
         stop.record()
         stop.synchronize()
         device.check(cp)
@@ -314,19 +336,52 @@ class GpuSolver:
             score, end2 = 1 << 62, m  # no cell of row n inside the band (a narrow prefix band)
         if mode != "global" and band.lo <= -n and costs.gap(n) <= score:  # column 0 of row n
             score, end2 = costs.gap(n), 0
-        return BandPass(score, end2, gmax, bits)
+        return BandPass(score, end2, gmax, rows if traceback else None, cols if traceback else None, cmax)
 
-    def band_walk(self, pair: Pair, mode: str, band: bands.Band, done: BandPass,
-                  inputs: tuple[Any, Any]) -> tuple[np.ndarray, int]:
-        """(the alignment's operations, its first column of b) by nw_band_walk from (n, end2)."""
+    def band_codes(self, pair: Pair, costs: Costs, mode: str, band: bands.Band, done: BandPass,
+                   inputs: tuple[Any, Any]) -> tuple[bands.Band, int, Any]:
+        """(the walk's band, its codes' groups a strip, the codes): nw_band_codes over the diagonals of
+        ``band`` that hold every optimal path (band.optimal_paths_band), from ``done``'s checkpoints."""
         cp = self.cp
         a_dev, b_dev = inputs
+        n, m = pair.n, pair.m
+        walk = bands.optimal_paths_band(done.score, costs, mode, band)
+        first, last = band_windows(n, m, walk, self.band_rows)
+        strips, groups = first.size, -(-m // GROUP)
+        wmax = max(1, int((last - first).max()) + 1)
+        per_strip = max(1, int((last // CKPT_GROUPS - first // CKPT_GROUPS).max()) + 1)
+        bits = cp.empty(strips * wmax * 32 * (self.band_rows // 2), dtype=cp.uint32)
+        if self.poison:
+            bits.fill(0xFFFFFFFF)
+        match, mismatch, o, e = costs.as_affine()
+        kernel = self.kernel(f"nw_band_codes<{'true' if costs.affine else 'false'}>")
+        blocks = -(-strips * per_strip // (THREADS // 32))
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        kernel((blocks,), (THREADS,), (
+            a_dev, b_dev, np.int32(n), np.int32(groups), np.int32(strips), np.int32(match), np.int32(mismatch),
+            np.int32(o + e), np.int32(e), np.int32(band.lo), np.int32(band.hi), np.int32(MODES.index(mode)),
+            done.rows[0], done.rows[1], np.int32(done.gmax), done.cols, np.int32(done.cmax), np.int32(walk.lo),
+            np.int32(walk.hi), np.int32(wmax), np.int32(per_strip), bits))
+        stop.record()
+        stop.synchronize()
+        device.check(cp)
+        self.codes_ms = cp.cuda.get_elapsed_time(start, stop)
+        return walk, wmax, bits
+
+    def band_walk(self, pair: Pair, costs: Costs, mode: str, band: bands.Band, done: BandPass,
+                  inputs: tuple[Any, Any]) -> tuple[np.ndarray, int]:
+        """(the alignment's operations, its first column of b): the codes (band_codes), then
+        nw_band_walk from (n, end2)."""
+        cp = self.cp
+        a_dev, b_dev = inputs
+        walk_band, wmax, bits = self.band_codes(pair, costs, mode, band, done, inputs)
         walk = self.kernel("nw_band_walk")
         ops = cp.empty(pair.n + pair.m, dtype=cp.int8)
         state = cp.full(3, -1, dtype=cp.int32)
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         start.record()
-        walk((1,), (32,), (a_dev, b_dev, np.int32(band.lo), np.int32(done.gmax), done.bits, np.int32(pair.n),
+        walk((1,), (32,), (a_dev, b_dev, np.int32(walk_band.lo), np.int32(wmax), bits, np.int32(pair.n),
                            np.int32(done.end2), ops, state))
         stop.record()
         stop.synchronize()

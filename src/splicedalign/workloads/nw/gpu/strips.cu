@@ -414,17 +414,51 @@ __device__ __forceinline__ void band_group(int (&hcol)[R], int (&ecol)[R], const
 
 }  // namespace
 
+namespace {
+
+// Row 0 of the table at group g (H; F is infinite there): gap(j), or 0 in infix mode (2).
+__device__ __forceinline__ int4 band_row0(int g, int hi, int mode, int open, int ext) {
+    const int j = GROUP * g + 1;
+    return make_int4(j <= hi ? (mode == 2 ? 0 : open + ext * j) : BAND_INF,
+                     j + 1 <= hi ? (mode == 2 ? 0 : open + ext * (j + 1)) : BAND_INF,
+                     j + 2 <= hi ? (mode == 2 ? 0 : open + ext * (j + 2)) : BAND_INF,
+                     j + 3 <= hi ? (mode == 2 ? 0 : open + ext * (j + 3)) : BAND_INF);
+}
+
+// A strip window's left edge (its first group g0): column 0 (H = gap(row), E infinite) where g0 = 0 and the
+// row's diagonal -row is in the band, else infinite; returns H of the lane's row first - 1 at that column.
+template <int R>
+__device__ __forceinline__ int band_left_edge(int first, int g0, int lo, int open, int ext, int (&hcol)[R],
+                                              int (&ecol)[R]) {
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        hcol[k] = g0 == 0 && -(first + k) >= lo ? open + ext * (first + k) : BAND_INF;
+        ecol[k] = BAND_INF;
+    }
+    return g0 == 0 && -(first - 1) >= lo ? (first == 1 ? 0 : open + ext * (first - 1)) : BAND_INF;
+}
+
+// Checkpoint column q (column q * CKPT_GROUPS * GROUP, inside strip s's window from g0) of strip s: H of its S
+// rows, then E, at cols + (s * cmax + q - q0) * 2 S, q0 = g0 / CKPT_GROUPS + 1 (the window's first).
+__device__ __forceinline__ long long band_column(int s, int q, int g0, int cmax) {
+    return (static_cast<long long>(s) * cmax + q - (g0 / CKPT_GROUPS + 1)) * 2 * (32 * BAND_R);
+}
+
+}  // namespace
+
 // a: codes of seq1 padded with PAD_A to strips * S; b4: seq2 in groups of 4 padded with PAD_B;
-// (hrows, frows): 2 slots x BAND_GROUPS (= gmax) int4 of H and F (F unused when linear);
-// flags (strips ints) and ticket zeroed; oe = gap open + extend, ext = gap extend (linear:
-// oe = ext = indel); mode 0 global, 1 prefix, 2 infix; bits: strips x gmax x 32 uint4 when
-// TRACE; best: ~0 (the least key, see above); error: 0.
-template <bool AFFINE, bool TRACE>
+// (hrows, frows): `slots` slots x BAND_GROUPS (= gmax) int4 of H and F (F unused when linear): 2 (the strip
+// above's bottom row, linear memory) or strips (every strip's bottom row kept, with CKPT); flags (strips ints)
+// and ticket zeroed; oe = gap open + extend, ext = gap extend (linear: oe = ext = indel); mode 0 global, 1
+// prefix, 2 infix; CKPT: also the checkpoint columns every CKPT_GROUPS groups of each strip's window (H and E
+// of its rows, band_column; cmax columns a strip), from which nw_band_codes recomputes the alignment's codes;
+// best: ~0 (the least key, see above); error: 0.
+template <bool AFFINE, bool CKPT>
 __global__ void __launch_bounds__(128) nw_band(const unsigned char* __restrict__ a, const uchar4* __restrict__ b4,
                                                int n, int m, int groups, int strips, int match, int mismatch,
                                                int oe, int ext, int lo, int hi, int mode, int4* hrows, int4* frows,
-                                               int gmax, int* flags, int* ticket, unsigned* __restrict__ bits,
-                                               unsigned long long* best, int* error) {
+                                               int gmax, int slots, int* flags, int* ticket, int* __restrict__ cols,
+                                               int cmax, unsigned long long* best, int* error) {
     constexpr int R = BAND_R;
     constexpr int S = 32 * R;
     const int lane = static_cast<int>(threadIdx.x) & 31;
@@ -442,19 +476,15 @@ __global__ void __launch_bounds__(128) nw_band(const unsigned char* __restrict__
         int hcol[R], ecol[R];
         unsigned char ak[R];
 #pragma unroll
-        for (int k = 0; k < R; ++k) {
-            ak[k] = a[first - 1 + k];
-            hcol[k] = g0 == 0 && -(first + k) >= lo ? open + ext * (first + k) : BAND_INF;  // column 0
-            ecol[k] = BAND_INF;
-        }
-        int diag = g0 == 0 && -(first - 1) >= lo ? (first == 1 ? 0 : open + ext * (first - 1)) : BAND_INF;
+        for (int k = 0; k < R; ++k) ak[k] = a[first - 1 + k];
+        int diag = band_left_edge<R>(first, g0, lo, open, ext, hcol, ecol);
         const bool last_strip = s == strips - 1;
         const int rn = n - first < R && n >= first ? n - first : -1;
         unsigned long long mine = ~0ull;
         int4 hbot = make_int4(0, 0, 0, 0), fbot = hbot, win_h = hbot, win_f = hbot;
         int win_base = 0, win_end = 0;
-        const long long prev = static_cast<long long>((s + 1) % 2) * gmax - pg0;  // + absolute group
-        const long long here = static_cast<long long>(s % 2) * gmax - g0;
+        const long long prev = static_cast<long long>((s + slots - 1) % slots) * gmax - pg0;  // + absolute group
+        const long long here = static_cast<long long>(s % slots) * gmax - g0;
         const bool publish = s + 1 < strips;
         // b's group for the next step, loaded a step ahead (off the step's critical path)
         uchar4 bg_next = __ldg(b4 + min(max(g0 - lane, 0), groups - 1));
@@ -471,11 +501,7 @@ __global__ void __launch_bounds__(128) nw_band(const unsigned char* __restrict__
                 const int g = g0 + t;
                 int4 eh, ef = make_int4(BAND_INF, BAND_INF, BAND_INF, BAND_INF);
                 if (s == 0) {
-                    const int j = GROUP * g + 1;
-                    eh = make_int4(j <= hi ? (mode == 2 ? 0 : open + ext * j) : BAND_INF,
-                                   j + 1 <= hi ? (mode == 2 ? 0 : open + ext * (j + 1)) : BAND_INF,
-                                   j + 2 <= hi ? (mode == 2 ? 0 : open + ext * (j + 2)) : BAND_INF,
-                                   j + 3 <= hi ? (mode == 2 ? 0 : open + ext * (j + 3)) : BAND_INF);
+                    eh = band_row0(g, hi, mode, open, ext);
                 } else if (g > pg1) {
                     eh = ef;
                 } else {
@@ -502,26 +528,25 @@ __global__ void __launch_bounds__(128) nw_band(const unsigned char* __restrict__
                 unsigned dirs[R / 2] = {};
                 int last[GROUP] = {BAND_INF, BAND_INF, BAND_INF, BAND_INF};
                 if (last_strip)
-                    band_group<R, AFFINE, TRACE, true, true>(hcol, ecol, ak, htop, ftop, diag, bg, match, mismatch, oe,
+                    band_group<R, AFFINE, false, true, true>(hcol, ecol, ak, htop, ftop, diag, bg, match, mismatch, oe,
                                                              ext, x, lo, hi, rn, last, dirs);
                 else if (inside)
-                    band_group<R, AFFINE, TRACE, false, false>(hcol, ecol, ak, htop, ftop, diag, bg, match, mismatch,
+                    band_group<R, AFFINE, false, false, false>(hcol, ecol, ak, htop, ftop, diag, bg, match, mismatch,
                                                                oe, ext, x, lo, hi, rn, last, dirs);
                 else
-                    band_group<R, AFFINE, TRACE, true, false>(hcol, ecol, ak, htop, ftop, diag, bg, match, mismatch,
+                    band_group<R, AFFINE, false, true, false>(hcol, ecol, ak, htop, ftop, diag, bg, match, mismatch,
                                                               oe, ext, x, lo, hi, rn, last, dirs);
                 diag = next_diag;
                 hbot = htop;
                 fbot = ftop;
-                if (TRACE) {  // R / 2 words a lane and group, vector stores (R = 4: uint2, 8: uint4, 16: 2 x uint4)
-                    unsigned* out = bits + ((static_cast<long long>(s) * gmax + (u - g0)) * 32 + lane) * (R / 2);
-                    if (R / 2 == 2) {
-                        *reinterpret_cast<uint2*>(out) = make_uint2(dirs[0], dirs[1 % (R / 2)]);
-                    } else {
+                if (CKPT && (u + 1) % CKPT_GROUPS == 0) {  // H and E of column 4 (u + 1): two int4 stores a row quad
+                    int* out = cols + band_column(s, (u + 1) / CKPT_GROUPS, g0, cmax) + lane * R;
 #pragma unroll
-                        for (int w = 0; w + 3 < R / 2; w += 4)
-                            *reinterpret_cast<uint4*>(out + w) =
-                                make_uint4(dirs[w], dirs[w + 1], dirs[w + 2], dirs[w + 3]);
+                    for (int k = 0; k < R; k += 4) {
+                        *reinterpret_cast<int4*>(out + k) = make_int4(hcol[k], hcol[k + 1], hcol[k + 2], hcol[k + 3]);
+                        if (AFFINE)
+                            *reinterpret_cast<int4*>(out + S + k) =
+                                make_int4(ecol[k], ecol[k + 1], ecol[k + 2], ecol[k + 3]);
                     }
                 }
                 if (rn >= 0) {
@@ -547,6 +572,115 @@ __global__ void __launch_bounds__(128) nw_band(const unsigned char* __restrict__
             }
         }
         if (rn >= 0 && mine != ~0ull) atomicMin(best, mine);
+    }
+}
+
+// The alignment's 4-bit codes (band_group's, as a traced pass would write them) over the walk's band wlo..whi,
+// recomputed from what an nw_band<AFFINE, true> pass over lo..hi kept (every strip's bottom row, slots =
+// strips; the checkpoint columns): off the strips' chain, every block at once. One warp per block of a strip's
+// rows and <= CKPT_GROUPS groups (per_strip blocks a strip from the one holding the walk window's first group
+// wg0; a block starts at a checkpoint column or at the pass window's left edge), swept as nw_band sweeps a
+// strip (lane l one group behind lane l-1) from the pass's own values, so each cell's code is the pass's; the
+// codes of groups wg0..wg1 go to bits (strips x wmax x 32 lanes x R / 2 words, from wg0: nw_band_walk's
+// layout with lo = wlo). Every optimal path of the pass's table lies in wlo..whi (the host's certificate), so
+// the walk reads no other code.
+template <bool AFFINE>
+__global__ void __launch_bounds__(128) nw_band_codes(const unsigned char* __restrict__ a,
+                                                     const uchar4* __restrict__ b4, int n, int groups, int strips,
+                                                     int match, int mismatch, int oe, int ext, int lo, int hi,
+                                                     int mode, const int4* __restrict__ hrows,
+                                                     const int4* __restrict__ frows, int gmax,
+                                                     const int* __restrict__ cols, int cmax, int wlo, int whi,
+                                                     int wmax, int per_strip, unsigned* __restrict__ bits) {
+    constexpr int R = BAND_R;
+    constexpr int S = 32 * R;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    const int s = warp / per_strip;
+    if (s >= strips) return;
+    const int g0 = band_first_group(s, lo), g1 = band_last_group(s, n, hi, groups);
+    const int wg0 = band_first_group(s, wlo), wg1 = band_last_group(s, n, whi, groups);
+    const int b0 = max(g0, (wg0 / CKPT_GROUPS + warp % per_strip) * CKPT_GROUPS);  // the block's first group
+    const int b1 = min(min(wg1, g1), (b0 / CKPT_GROUPS + 1) * CKPT_GROUPS - 1);
+    if (b0 > b1) return;
+    const int open = oe - ext;
+    const int first = s * S + lane * R + 1;
+    const int pg1 = s > 0 ? band_last_group(s - 1, n, hi, groups) : -1;
+    const long long prev = (static_cast<long long>(s) - 1) * gmax - (s > 0 ? band_first_group(s - 1, lo) : 0);
+    // the row above at group g (lane 0's entry): row 0, the strip above's kept bottom row, or infinite past it
+    auto entry = [&](int g, int4& eh, int4& ef) {
+        ef = make_int4(BAND_INF, BAND_INF, BAND_INF, BAND_INF);
+        if (s == 0) {
+            eh = band_row0(g, hi, mode, open, ext);
+        } else if (g > pg1) {
+            eh = ef;
+        } else {
+            eh = __ldg(hrows + prev + g);
+            if (AFFINE) ef = __ldg(frows + prev + g);
+        }
+    };
+    int hcol[R], ecol[R];
+    unsigned char ak[R];
+#pragma unroll
+    for (int k = 0; k < R; ++k) ak[k] = a[first - 1 + k];
+    int diag;
+    if (b0 == g0) {
+        diag = band_left_edge<R>(first, g0, lo, open, ext, hcol, ecol);
+    } else {  // checkpoint column b0 / CKPT_GROUPS; H above-left of lane 0: the row above at column 4 b0
+        const int* col = cols + band_column(s, b0 / CKPT_GROUPS, g0, cmax);
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            hcol[k] = __ldg(col + lane * R + k);
+            ecol[k] = AFFINE ? __ldg(col + S + lane * R + k) : BAND_INF;
+        }
+        int4 eh, ef;
+        entry(b0 - 1, eh, ef);
+        diag = lane > 0 ? __ldg(col + lane * R - 1) : eh.w;
+    }
+    const int nb = b1 - b0 + 1;
+    int4 hbot = make_int4(0, 0, 0, 0), fbot = hbot, win_h = hbot, win_f = hbot;
+    uchar4 bg_next = __ldg(b4 + min(max(b0 - lane, 0), groups - 1));
+    for (int t = 0; t < nb + 31; ++t) {
+        const int u = b0 + t - lane;
+        const uchar4 bg = bg_next;
+        bg_next = __ldg(b4 + min(max(u + 1, 0), groups - 1));
+        const int x = GROUP * u + 1 - first;
+        const bool inside = __all_sync(0xffffffffu, u < b0 || u > b1 || (x - (R - 1) >= lo && x + GROUP - 1 <= hi));
+        int4 htop = shfl_up4(hbot);
+        int4 ftop = AFFINE ? shfl_up4(fbot) : hbot;
+        if (t < nb) {  // lane 0 enters group b0 + t; the row above read 32 groups at a time
+            if (t % 32 == 0 && t + lane < nb) entry(b0 + t + lane, win_h, win_f);
+            const int4 eh = shfl4(win_h, t % 32);
+            const int4 ef = shfl4(win_f, t % 32);
+            if (lane == 0) {
+                htop = eh;
+                ftop = ef;
+            }
+        }
+        if (u >= b0 && u <= b1) {
+            const int next_diag = htop.w;
+            unsigned dirs[R / 2] = {};
+            int last[GROUP];
+            if (inside)
+                band_group<R, AFFINE, true, false, false>(hcol, ecol, ak, htop, ftop, diag, bg, match, mismatch, oe,
+                                                          ext, x, lo, hi, -1, last, dirs);
+            else
+                band_group<R, AFFINE, true, true, false>(hcol, ecol, ak, htop, ftop, diag, bg, match, mismatch, oe,
+                                                         ext, x, lo, hi, -1, last, dirs);
+            diag = next_diag;
+            hbot = htop;
+            fbot = ftop;
+            if (u >= wg0) {  // R / 2 words a lane and group, vector stores (R = 4: uint2, 8: uint4, 16: 2 x uint4)
+                unsigned* out = bits + ((static_cast<long long>(s) * wmax + (u - wg0)) * 32 + lane) * (R / 2);
+                if (R / 2 == 2) {
+                    *reinterpret_cast<uint2*>(out) = make_uint2(dirs[0], dirs[1 % (R / 2)]);
+                } else {
+#pragma unroll
+                    for (int w = 0; w + 3 < R / 2; w += 4)
+                        *reinterpret_cast<uint4*>(out + w) = make_uint4(dirs[w], dirs[w + 1], dirs[w + 2], dirs[w + 3]);
+                }
+            }
+        }
     }
 }
 
@@ -680,12 +814,18 @@ NW_STRIPS(16, false)
 NW_WALK(4)
 NW_WALK(8)
 NW_WALK(16)
-#define NW_BAND(AFFINE, TRACE)                                                                           \
-    template __global__ void nw_band<AFFINE, TRACE>(const unsigned char*, const uchar4*, int, int, int, int, int, \
-                                                    int, int, int, int, int, int, int4*, int4*, int, int*, int*,   \
-                                                    unsigned*, unsigned long long*, int*);
+#define NW_BAND(AFFINE, CKPT)                                                                            \
+    template __global__ void nw_band<AFFINE, CKPT>(const unsigned char*, const uchar4*, int, int, int, int, int, \
+                                                   int, int, int, int, int, int, int4*, int4*, int, int, int*,    \
+                                                   int*, int*, int, unsigned long long*, int*);
 NW_BAND(true, true)
 NW_BAND(true, false)
 NW_BAND(false, true)
 NW_BAND(false, false)
+#define NW_BAND_CODES(AFFINE)                                                                                  \
+    template __global__ void nw_band_codes<AFFINE>(const unsigned char*, const uchar4*, int, int, int, int, int,   \
+                                                   int, int, int, int, int, const int4*, const int4*, int,         \
+                                                   const int*, int, int, int, int, int, unsigned*);
+NW_BAND_CODES(true)
+NW_BAND_CODES(false)
 #endif

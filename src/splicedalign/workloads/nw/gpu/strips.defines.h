@@ -6,3 +6,4 @@
 #define BAND_R 8
 #define TILE_GROUPS 80
 #define WALK_RUN 8
+#define CKPT_GROUPS 128
