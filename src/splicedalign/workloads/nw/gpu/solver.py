@@ -67,11 +67,13 @@ BAND_MIN_CELLS = 2 * 10**11
 # table 2.5 ps a cell with linear costs, 3.4 with affine ones (10^5 x 10^5: 25.3 / 33.7 ms), but
 # no less than its chain of strips, ~145 / 170 ns a letter of n + m (30,368 x 30,368: 8.8 /
 # 10.3 ms); a band pass 9.7 / 12.2 ps a cell of the first band (10^6 x 10^6 in 31,264
-# diagonals: 302 / 381 ms); the alignment ~2.4x the score; a launch and its copies ~0.05 ms.
+# diagonals: 302 / 381 ms); the alignment ~1.3x the score (the pass keeping checkpoints, then
+# nw_band_codes and the walk: 10^5 5% / 30,368 10% gap-affine 42.5 / 12.7 ms against 33.3 / 10.0;
+# 2.4x while the pass wrote the codes itself); a launch and its copies ~0.05 ms.
 DP_PS = {False: 2.5, True: 3.4}  # keyed by Costs.affine
 CHAIN_NS = {False: 145.0, True: 170.0}
 BAND_PS = {False: 9.7, True: 12.2}
-ALIGN_FACTOR = 2.4
+ALIGN_FACTOR = 1.3
 FIXED_MS = 0.05
 # The WFA runs when the cost model (wfa.py) predicts it within WFA_SHARE of that time from the
 # pair's sampled divergence (wfa.sampled_score; +-25% on 10^6 1%, so not 0.5: there the WFA's
