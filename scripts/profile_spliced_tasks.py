@@ -90,11 +90,11 @@ class Clocked:
 
 
 def measure(seeds: list[int], repeats: int, out: Path) -> None:
+    import cupy as cp
+
     from splicedalign.workloads.spliced.gpu import launch
     from splicedalign.workloads.spliced.gpu.solver import GpuSolver
     from splicedalign.workloads.spliced.synthetic import paper_set
-
-    cp = __import__("cupy")
     clock = Clocked()
     saved: dict[str, np.ndarray] = {}
     for seed in seeds:
@@ -175,10 +175,10 @@ class FedCall:
 def measure_fed(seeds: list[int], repeats: int, out: Path) -> None:
     """Per seed: fed calls of fresh solvers (shipped kernel, then clocked), then the clocked
     replay of the last one's cached plan; the last clocked fed call's and the replay's clocks."""
+    import cupy as cp
+
     from splicedalign.workloads.spliced.gpu import launch
     from splicedalign.workloads.spliced.synthetic import paper_set
-
-    cp = __import__("cupy")
     clock = Clocked()
     saved: dict[str, np.ndarray] = {}
     for seed in seeds:
