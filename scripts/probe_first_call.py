@@ -22,7 +22,10 @@ the longest), numba cache loads (count, ms), the CPU ms of the process's other t
 workers, CUDA's, ...: /proc/self/task), cgroup CPU throttling, and full garbage collections.
 With ``--hog N``, N busy processes run beside each measured one (a loaded host: another job, a
 neighbour). Prints the medians per variant last. CPU only without --gpu (runs on the 2-core
-machine).
+machine). Needs the tree's numba cache filled first (``python -m splicedalign.kernels host``, as
+scripts/device_first_call.sh runs it): the timed wrappers stand in for the modules' dispatchers, so
+a pass that calls another (plan._exon_union calls _prefix) cannot compile here (numba's TypingError
+"Untyped global name").
 """
 
 from __future__ import annotations
