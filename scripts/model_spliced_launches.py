@@ -20,10 +20,10 @@ lines (launches' cases and rows from their seeds, as above), printed with each l
 
 ``--chain LOG ...``: a second model, of a fed 1-set call's long chains against its windows (feed.py): a chain's
 path crosses its slots at a constant rate (``--chain-ms`` for all of them), a slot at relative position x lies in
-the window of x - ahead (Tuning.long_chain_ahead; the windows' edges at launch.FED_SHARES' sums) and cannot start
-before that window lands. Per event-logged process of the logs (``events 1 set score`` and its ``cold`` line): the
-windows' landings after window 0, the kernel after window 0 minus the process's second replay (host to host), and
-the chain's modelled idle at ahead 0 / 0.1 / 0.2.
+the window of x - ahead (Tuning.long_chain_ahead; the windows' edges at the sums of ``--chain-tuning``'s
+feed_shares, the defaults' without it) and cannot start before that window lands. Per event-logged process
+of the logs (``events 1 set score`` and its ``cold`` line): the windows' landings after window 0, the kernel after
+window 0 minus the process's second replay (host to host), and the chain's modelled idle at ahead 0 / 0.1 / 0.2.
     PYTHONPATH=src python3 scripts/model_spliced_launches.py --chain /work/.device/2/cold.log
 """
 
@@ -167,10 +167,20 @@ VARIANTS = {  # name: Tuning fields
 }
 
 
-def chain_idle(landed: list[float], ahead: float, path_ms: float) -> float:
+def chain_edges(tuning: launch.Tuning) -> np.ndarray:
+    """The windows' edges of a long chain's relative positions as feed.Feeder sets them, the
+    steps' shares standing for their cells: the other cases' share before each step after the
+    first."""
+    return np.cumsum(tuning.feed_shares)
+
+
+def chain_idle(landed: list[float], ahead: float, path_ms: float, tuning: launch.Tuning = launch.TUNING) -> float:
     """The ms a long chain's path waits for its windows (--chain): window j (landed[j] ms after
     window 0) holds the chain's slots at relative positions [edge_j + ahead, edge_j+1 + ahead)."""
-    edges = np.cumsum(launch.FED_SHARES)[:len(landed) - 1]
+    edges = chain_edges(tuning)[:len(landed) - 1]
+    if edges.size < len(landed) - 1:
+        raise SystemExit(f"a logged fed call has {len(landed)} windows, the Tuning's feed_shares {edges.size + 1} "
+                         "at most: give the logs' as --chain-tuning")
     bounds = [0.0] + [min(1.0, e + ahead) for e in edges] + [1.0]
     t = idle = 0.0
     for j, at in enumerate(landed):
@@ -180,8 +190,8 @@ def chain_idle(landed: list[float], ahead: float, path_ms: float) -> float:
     return idle
 
 
-def chains(paths: list[str], path_ms: float) -> None:
-    """--chain: each event-logged fed 1-set call of the logs against chain_idle."""
+def chains(paths: list[str], path_ms: float, tuning: launch.Tuning) -> None:
+    """--chain: each event-logged fed 1-set call of the logs (fed with ``tuning``'s windows) against chain_idle."""
     event = re.compile(r"(\S+) seed (\d+) events 1 set score: .*GPU kernel [\d.]+-([\d.]+) fed ([\d. ]+)$")
     # device_spliced's cold line, with or without its "steal N ticks, window 0 at X ms; " part
     cold = re.compile(r"cold (\S+) seed (\d+): 1 set score ([\d.]+) ms \((?:steal [^;]*; )?replay [\d.]+, ([\d.]+);")
@@ -197,7 +207,7 @@ def chains(paths: list[str], path_ms: float) -> None:
                 calls[m[1], m[2]] = (float(m[3]), float(m[4]))
         for key, (after, landed) in ends.items():
             if key in calls:
-                idle = " / ".join(f"{chain_idle(landed, a, path_ms):.2f}" for a in (0.0, 0.1, 0.2))
+                idle = " / ".join(f"{chain_idle(landed, a, path_ms, tuning):.2f}" for a in (0.0, 0.1, 0.2))
                 print(f"{key[0]} {key[1]}: {calls[key][0]:.1f} | {' '.join(f'{x:.1f}' for x in landed)} | "
                       f"{after - calls[key][1]:+.1f} | {idle}")
 
@@ -213,9 +223,11 @@ def main() -> int:
                     help="host speed factors: every host cost times this")
     ap.add_argument("--chain", nargs="*", default=None, metavar="LOG", help="the fed 1-set calls' chain model")
     ap.add_argument("--chain-ms", type=float, default=8.0, help="--chain: a long chain's path over all its slots")
+    ap.add_argument("--chain-tuning", default="{}",
+                    help="--chain: the Tuning fields of the logs' fed calls (JSON), e.g. '{\"feed_shares\": [0.1, 0.3]}'")
     args = ap.parse_args()
     if args.chain is not None:
-        chains(args.chain, args.chain_ms)
+        chains(args.chain, args.chain_ms, launch.tuning_of(args.chain_tuning))
         return 0
     costs = Costs(**json.loads(args.costs)) if args.costs else Costs()
     if args.fit is not None:
