@@ -224,7 +224,8 @@ def main() -> int:
     ap.add_argument("--chain", nargs="*", default=None, metavar="LOG", help="the fed 1-set calls' chain model")
     ap.add_argument("--chain-ms", type=float, default=8.0, help="--chain: a long chain's path over all its slots")
     ap.add_argument("--chain-tuning", default="{}",
-                    help="--chain: the Tuning fields of the logs' fed calls (JSON), e.g. '{\"feed_shares\": [0.1, 0.3]}'")
+                    help="--chain: the Tuning fields of the logs' fed calls (JSON), "
+                         "e.g. '{\"feed_shares\": [0.1, 0.3]}'")
     args = ap.parse_args()
     if args.chain is not None:
         chains(args.chain, args.chain_ms, launch.tuning_of(args.chain_tuning))
