@@ -330,9 +330,10 @@ __global__ void __launch_bounds__(32) nw_walk(const unsigned char* __restrict__ 
 //   (prefix, infix; the least j on ties), one 64-bit key (H + 2^30) << 32 | j by atomicMin. The
 //   host adds column 0's candidate.
 // A group's cells are written in anti-diagonal order (cell (k, c) at k + c): the cells of one
-// anti-diagonal are independent. TRACE: each cell's 4-bit code goes to `bits` (bit 0-1: where
-// H came from: 0 diagonal, 1 F, 2 E; bit 2: E extends E of the cell left; bit 3: F extends F
-// of the cell above), BAND_R / 2 words per lane and group, for nw_band_walk.
+// anti-diagonal are independent. TRACE (band_group in nw_band_codes, off the strips' chain, where
+// they cost 3x a group's instructions): each cell's 4-bit code (bit 0-1: where H came from: 0
+// diagonal, 1 F, 2 E; bit 2: E extends E of the cell left; bit 3: F extends F of the cell above),
+// BAND_R / 2 words per lane and group, for nw_band_walk.
 
 constexpr int BAND_INF = 1 << 30;  // |every finite score| < 2^30 (common.INT32_SAFE)
 
