@@ -28,6 +28,15 @@ kernels() {  # the kernel alone at 10^6 1%, src $1 (linear 1 and 3 steps a barri
 kernels "$TREE" linear || { echo "this tree's kernel failed: stopping"; tail -20 "$KERNELS"; exit 1; }
 for src in $ALT $BASE; do kernels "$src" linear; done
 for src in $TREE $ALT $BASE; do kernels "$src" affine; done
+# MORE_CASES (e.g. "100000-5 30368-10"): this tree's linear rows of pairs whose letters fit one block, as solve
+# chooses (nw_biwfa) and through the cluster (--letters-global), kernel and host to host
+if [ -n "${MORE_CASES:-}" ]; then
+    for flag in "" --letters-global; do
+        echo "== $TREE linear-more $flag" >>"$KERNELS"
+        PYTHONPATH=$TREE:/tmp/site timeout 60 python3 scripts/profile_nw_cluster.py --cases $MORE_CASES $flag \
+            >>"$KERNELS" 2>&1
+    done
+fi
 correct() {  # the cluster's GPU pytest and fresh random pairs, src $1
     PYTHONPATH=$1:/tmp/site timeout 100 python3 -m pytest -q -x -p no:cacheprovider tests/test_nw_gpu_wfa_cluster.py \
         >>"$CHECK" 2>&1
@@ -63,10 +72,13 @@ echo "side rows of $SIDE_SRC"
 PYTHONPATH=$SIDE_SRC:/tmp/site timeout 60 python3 scripts/device_nw.py --side --skip-check --side-cases 1000000-1 \
     --side-costs linear --budget 55 --out /tmp/side_linear >"$SIDE" 2>&1
 echo "side linear rc $?"
-PYTHONPATH=$SIDE_SRC:/tmp/site timeout 90 python3 scripts/device_nw.py --side --skip-check --side-cases 1000000-1 \
-    --side-costs affine --pywfa-processes "${SIDE_AFFINE_PROCESSES:-1}" --budget 85 --out /tmp/side_affine >>"$SIDE" 2>&1
-echo "side affine rc $?"
+if [ "${SIDE_AFFINE:-1}" = 1 ]; then  # (SIDE_AFFINE=0: the gap-affine kernels alone above, no side row)
+    PYTHONPATH=$SIDE_SRC:/tmp/site timeout 90 python3 scripts/device_nw.py --side --skip-check --side-cases \
+        1000000-1 --side-costs affine --pywfa-processes "${SIDE_AFFINE_PROCESSES:-1}" --budget 85 \
+        --out /tmp/side_affine >>"$SIDE" 2>&1
+    echo "side affine rc $?"
+fi
 echo "== nw_wfa_cluster alone (this tree, ALT, main's src)"
-grep -E "^(==|case|1000000|FAIL|failures)" "$KERNELS"
+grep -E "^(==|case|[0-9]+-[0-9]+ |FAIL|failures|Traceback|[A-Za-z]*Error)" "$KERNELS"
 grep -E "^  (gpu|pywfa) |FAIL" "$SIDE" | cut -c1-300
 grep -E "^\| (case|[0-9])" "$SIDE"

@@ -2,7 +2,8 @@
 every size (tiny to 10^5 letters, similar, unrelated, wildcards, lengths far apart), linear and
 gap-affine costs,
 against `sequential` (short pairs) or the CPU WFA and pywfa where installed (long ones), score and
-CIGAR re-scored, caps just enough and short by one (gave up); skipped without a GPU with clusters."""
+CIGAR re-scored, caps (a direction's scores: BiWFA's with linear costs) just enough and short by one (gave
+up); skipped without a GPU with clusters."""
 
 from __future__ import annotations
 
@@ -32,11 +33,12 @@ def solver():
 
 
 def _launch(solver, pair, costs, traceback, cap):
-    from splicedalign.workloads.nw.gpu import wfa
+    from splicedalign.workloads.nw.gpu import wfa, wfa_cluster
 
     _, x, o, e = cpu_wfa.reduced_costs(costs)
-    visits = wfa.visits_upto(solver.reach(x, o, e, cap + 1), pair.n, pair.m, "global", wfa.wavefront_arrays(o),
-                             cap + 1)
+    ways = 2 if wfa_cluster.bidirectional(o) else 1  # (BiWFA keeps both directions' wavefronts)
+    visits = ways * wfa.visits_upto(solver.reach(x, o, e, cap + 1), pair.n, pair.m, "global",
+                                    wfa.wavefront_arrays(o), cap + 1)
     got = solver.launch_one(pair, costs, traceback, "global", cap, visits, 32, cluster=True)
     assert solver.stats["cluster"]
     return got
@@ -55,22 +57,28 @@ def _fitting_cap(solver, pair, costs, cap):
 def test_cluster_equals_sequential(solver, costs):
     seed = 4260 + int(costs.mismatch) + 10 * int(costs.gap_open)
     print(f"seed {seed}")
+    from splicedalign.workloads.nw.gpu import wfa_cluster
+
     pairs = random_batch(np.random.default_rng(seed), 30, 3000, flank=150)
-    g = cpu_wfa.reduced_costs(costs)[0]
+    g, x, o, e = cpu_wfa.reduced_costs(costs)
     for pair in pairs:
         want = solve(pair, costs, "sequential", False, "global").score
+        enough, short = wfa_cluster.exact_caps(want // g, x, o, e)
         for traceback in (False, True):
-            got = _launch(solver, pair, costs, traceback, want // g + 40)
-            assert got.score[0] == want, (pair.name, costs, traceback)
-            if traceback:
-                assert cigar_cost(got.cigar(0), pair.a, pair.b, costs) == want, pair.name
-        if want > 0:
-            assert _launch(solver, pair, costs, True, want // g - 1).score[0] is None, pair.name
+            for cap in (enough, enough + 40):
+                got = _launch(solver, pair, costs, traceback, cap)
+                assert got.score[0] == want, (pair.name, costs, traceback, cap)
+                if traceback:
+                    assert cigar_cost(got.cigar(0), pair.a, pair.b, costs) == want, pair.name
+        if short >= 0:
+            assert _launch(solver, pair, costs, True, short).score[0] is None, pair.name
 
 
 @pytest.mark.parametrize("costs", (Costs(0, 1, 3), Costs(0, 4, 2, 6)), ids=["linear", "affine"])
 def test_cluster_long_pairs_equal_the_cpu_wfa_and_pywfa(solver, costs):
-    g = cpu_wfa.reduced_costs(costs)[0]
+    from splicedalign.workloads.nw.gpu import wfa_cluster
+
+    g, x, o, e = cpu_wfa.reduced_costs(costs)
     try:
         from splicedalign.workloads.nw.peers import PywfaSolver
 
@@ -83,7 +91,8 @@ def test_cluster_long_pairs_equal_the_cpu_wfa_and_pywfa(solver, costs):
         if peer is not None:
             assert peer.solve(pair, costs, traceback=False).score == want, pair.name
         for traceback in (False, True):
-            got = _launch(solver, pair, costs, traceback, _fitting_cap(solver, pair, costs, 4 * want // g + 64))
+            cap = wfa_cluster.direction_steps(4 * want // g + 64, x, o, e)
+            got = _launch(solver, pair, costs, traceback, _fitting_cap(solver, pair, costs, cap))
             assert got.score[0] == want, (pair.name, traceback)
             if traceback:
                 assert cigar_cost(got.cigar(0), pair.a, pair.b, costs) == want, pair.name

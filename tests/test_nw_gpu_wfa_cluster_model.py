@@ -99,7 +99,9 @@ def _more_pairs(pairs):
 def test_cluster_single_pairs(solver, costs, monkeypatch):
     """Every score the reference's, every CIGAR re-scored, up to the cap and past it (gave up);
     with a warp a group and with warps taking several groups (MAX_THREADS 32), 1 to e steps between
-    two cluster barriers; linear and gap-affine costs (M, I and D, their halos and rings)."""
+    two cluster barriers; linear costs (BiWFA: both directions, their halos, the breakpoint and both
+    walks; caps in a direction's scores, just enough and one short by the stop rule) and gap-affine
+    (M, I and D, their halos and rings)."""
     seed = 2690 + int(costs.mismatch) * 10 + int(costs.indel) + 100 * int(costs.gap_open)
     print(f"seed {seed}")
     rng = np.random.default_rng(seed)
@@ -108,32 +110,36 @@ def test_cluster_single_pairs(solver, costs, monkeypatch):
     g, x, o, e = cpu_wfa.reduced_costs(costs)  # (caps in scores divided by g)
     reach = wfa.reach_table(x, o, e, 3000)
     arrays = wfa.wavefront_arrays(o)
+    bi = wfa_cluster.bidirectional(o)
+    ways = 2 if bi else 1  # (BiWFA keeps both directions' wavefronts)
     for k, pair in enumerate(pairs):
         want = reference.solve(pair, costs, traceback=False, mode="global").score
-        # caps: just enough (the narrowest ring), then a wide one (more groups than warps with 32 threads)
-        need = want // g
-        for cap, threads, per in ((need, wfa_cluster.MAX_THREADS, 3), (need + 300, 32 if k % 2 else 64, 1 + k % 3)):
+        # a direction's caps: just enough (the narrowest ring) and one short (gave up)
+        enough, short = wfa_cluster.exact_caps(want // g, x, o, e)
+        # then a wide cap (more groups than warps with 32 threads)
+        for cap, threads, per in ((enough, wfa_cluster.MAX_THREADS, 3), (enough + 300, 32 if k % 2 else 64, 1 + k % 3)):
             monkeypatch.setattr(wfa_cluster, "MAX_THREADS", threads)
             monkeypatch.setattr(wfa_cluster, "PER_BARRIER", per)
             for traceback in (False, True):
-                visits = wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, cap + 1)
+                visits = ways * wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, cap + 1)
                 got = solver.launch_one(pair, costs, traceback, "global", cap, visits, 32, cluster=True)
                 assert solver.stats["cluster"] and got.score[0] == want, (pair.name, costs, cap, traceback)
                 assert got.end2[0] == pair.m and got.start2[0] == 0
                 if traceback:
                     assert cigar_cost(got.cigar(0), pair.a, pair.b, costs) == want, (pair.name, got.cigar(0))
-        if want > 0:  # one score short: gave up
-            visits = wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, need)
-            got = solver.launch_one(pair, costs, True, "global", need - 1, visits, 32, cluster=True)
-            assert got.score[0] is None and got.cigar(0) is None
+        if short >= 0:
+            visits = ways * wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, short + 1)
+            got = solver.launch_one(pair, costs, True, "global", short, visits, 32, cluster=True)
+            assert got.score[0] is None and got.cigar(0) is None, (pair.name, costs, short)
 
 
 @pytest.mark.parametrize("walk_steps", [wfa_cluster.WALK_STEPS, 9])
 @pytest.mark.parametrize("costs", (Costs(0, 1, 3), Costs(0, 4, 2, 6)), ids=["c013", "a426"])
 def test_cluster_walks_through_windows(solver, costs, walk_steps, monkeypatch):
-    """Pairs wide enough that block 0's rings leave room for windows of the kept values (checked: at
-    least ring_size steps), so the walk back copies windows of WALK_STEPS scores (and of 9: a new window
-    every few operations, and misses past their diagonals); every CIGAR re-scored to the reference's score."""
+    """Pairs wide enough that the walking blocks' rings (block 0's; BiWFA's blocks 0 and 1, both walks)
+    leave room for windows of the kept values (checked: at least ring_size steps), so the walks back copy
+    windows of WALK_STEPS scores (and of 9: a new window every few operations, and misses past their
+    diagonals); every CIGAR re-scored to the reference's score."""
     seed = 7300 + walk_steps + int(costs.gap_open)
     print(f"seed {seed}")
     rng = np.random.default_rng(seed)
@@ -149,9 +155,9 @@ def test_cluster_walks_through_windows(solver, costs, walk_steps, monkeypatch):
         want = reference.solve(pair, costs, traceback=False, mode="global").score
         cap = max(want // g, int(np.argmax(reach >= 600)))  # (|k| up to 600: 38 groups, 3 a block)
         config = wfa_cluster.configure(int(reach[cap]), pair.n, pair.m, x, o, e)
-        room = (config.ring + 2 * config.gap_ring) * config.stride + config.stride // wfa_cluster.GROUP_INTS
+        room = config.rows * config.stride + (1 + config.bi) * config.stride // wfa_cluster.GROUP_INTS
         assert min(walk_steps, room // (4 + arrays * (2 * WALK_DIAGS + 1))) >= config.ring  # (windows, not the pool)
-        visits = wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, cap + 1)
+        visits = (1 + config.bi) * wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, cap + 1)
         got = solver.launch_one(pair, costs, True, "global", cap, visits, 32, cluster=True)
         assert solver.stats["cluster"] and got.score[0] == want, (pair.name, costs)
         assert cigar_cost(got.cigar(0), pair.a, pair.b, costs) == want, (pair.name, got.cigar(0))
@@ -250,18 +256,23 @@ def test_solve_falls_back_to_nw_wfa_where_the_driver_refuses_the_cluster(solver,
 
 
 def test_configure():
-    # 10^6 at 1% (linear 0/1/3, ~14,200 scores) capped at 4x: |k| <= 18,933, 1,184 groups and one, 75 a block
-    # of 16; 3 steps a barrier: rows s - 3 .. s + 2
+    # 10^6 at 1% (linear 0/1/3, ~14,200 scores) capped at 4x: |k| <= 18,933, the reverse's diagonals (forward
+    # -100 - k') too: -19,033 .. 18,933, 1,187 groups and one, 75 a block of 16; 3 steps a barrier: rows
+    # s - 3 .. s + 2 a direction, and both running maxima; two hints a local group, the tail
     assert wfa_cluster.CLUSTER == 16
     config = wfa_cluster.configure(18_933, 1_000_000, 999_900, 1, 0, 3)
-    assert config.koff == 18_933 and config.ring == 6 and config.gap_ring == 0 and config.threads == 1024
-    assert config.per == 3 and config.stride == wfa_cluster.GROUP_INTS * 75
-    assert config.smem == 4 * (4 + 6 * 34 * 75 + 75)
-    small = wfa_cluster.configure(10, 5, 300, 2, 0, 1)  # e = 1: a barrier a step
-    assert small.koff == 5 and small.ring == 3 and small.per == 1 and small.threads == 32 and small.stride == 34
+    assert config.koff == 19_033 and config.ring == 6 and config.gap_ring == 0 and config.threads == 1024
+    assert config.per == 3 and config.stride == wfa_cluster.GROUP_INTS * 75 and config.bi and config.rows == 14
+    assert config.smem == 4 * (4 + 14 * 34 * 75 + 2 * 75 + 4)
+    assert wfa_cluster.direction_steps(14_191, 1, 0, 3) == 7_099  # ((14,191 + 4) // 2 + 2: nw_biwfa's)
+    small = wfa_cluster.configure(10, 5, 300, 2, 0, 1)  # e = 1: a barrier a step; the reverse's k = 295 - k'
+    assert small.koff == 5 and small.ring == 3 and small.per == 1 and small.stride == 34 * 1 and small.threads == 32
+    assert wfa_cluster.diagonal_span(10, 5, 300, True) == (-5, 300)
+    assert wfa_cluster.diagonal_span(10, 5, 300, False) == (-5, 10)
     # gap-affine 4/6/2 (2/3/1 reduced): a barrier a step; M read o + e = 4 back by the neighbours, I and D 1
     affine = wfa_cluster.configure(40_000, 1_000_000, 999_900, 2, 3, 1)
-    assert affine.per == 1 and affine.ring == 5 and affine.gap_ring == 2
+    assert affine.per == 1 and affine.ring == 5 and affine.gap_ring == 2 and not affine.bi and affine.koff == 40_000
+    assert wfa_cluster.direction_steps(24_317, 2, 3, 1) == 24_317
     assert affine.smem == 4 * (4 + 9 * affine.stride + affine.stride // 34)
 
 

@@ -38,6 +38,7 @@ static int __shfl_sync(unsigned, int value, int from) {
 }
 static unsigned __shfl_sync(unsigned, unsigned value, int from) { return unsigned(exchange(value, from)); }
 static int __ffs(int v) { return __builtin_ffs(v); }
+static int __clz(int v) { return v == 0 ? 32 : __builtin_clz(unsigned(v)); }
 static unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
     return unsigned(((static_cast<unsigned long long>(hi) << 32) | lo) >> (shift & 31));
 }

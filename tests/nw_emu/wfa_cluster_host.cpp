@@ -25,9 +25,12 @@ static size_t shared_ints = 0;  // a block's
 
 static unsigned cluster_rank() { return fiber_block(); }
 static void cluster_sync() { emu::wait(cluster_barrier); }
-static void store_remote(int* local, unsigned rank, int value) {
-    const size_t at = size_t(local - shared.data()) % shared_ints;
-    shared[rank * shared_ints + at] = value;
+static int& remote(int* local, unsigned rank) {  // the place `local` has in this block's, in block `rank`'s
+    return shared[rank * shared_ints + size_t(local - shared.data()) % shared_ints];
+}
+static void store_remote(int* local, unsigned rank, int value) { remote(local, rank) = value; }
+static void min_remote(int* local, unsigned rank, int value) {  // (the fibers run one at a time)
+    remote(local, rank) = std::min(remote(local, rank), value);
 }
 using std::max;
 using std::min;

@@ -41,7 +41,6 @@ static int atomicMax(int* p, int v) {
     return old;
 }
 static int __ffsll(long long v) { return __builtin_ffsll(v); }
-static int __clz(int v) { return v == 0 ? 32 : __builtin_clz(unsigned(v)); }
 static unsigned long long atomicMin(unsigned long long* p, unsigned long long v) {
     unsigned long long old = __atomic_load_n(p, __ATOMIC_RELAXED);
     while (v < old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {

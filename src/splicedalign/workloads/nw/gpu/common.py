@@ -26,6 +26,9 @@ INT32_SAFE = 1 << 30  # device scores are int32: every |D| and every sum of two 
 # from the pool.
 WALK_STEPS = 128
 WALK_DIAGS = 16
+# the packed letters past a single pair's ends (4-bit codes; wfa.cu's and wfa_cluster.cu's): equal to nothing and
+# to each other
+PAD_A, PAD_B = 6, 7
 
 
 def linear_global_only(costs: Costs, mode: str, solver: str) -> None:

@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
             const int mv = on ? sources(k, iv, dv) : WFA_NULL;
             const int kc = on ? k : st.hi;  // a lane past the range probes inside both sequences
             bool more;
-            int h = probe8(a, b, mv >= 0 ? mv : max(kc, 0), kc, more);
+            int h = probe8(a, b, mv >= 0 ? mv : max(kc, 0), kc, n, m, more);
             for (unsigned longer = __ballot_sync(FULL_WARP, mv >= 0 && more); longer; longer &= longer - 1) {
                 const int from = __ffs(int(longer)) - 1;
                 const int got = extend_warp(a, b, __shfl_sync(FULL_WARP, h, from), __shfl_sync(FULL_WARP, k, from),
@@ -307,32 +307,9 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
 
 namespace {
 
-// BiWFA's letters read backwards: the 8 letters ending at `pos` (pos - 7 .. pos, pos at the top
-// nibble; a pad word precedes each sequence, so pos >= -1 reads pad letters below 0).
-__device__ __forceinline__ unsigned window8_back(const u64* s, int pos) { return window8(s, pos - 7); }
-
-// The reverse wavefront's run from (h, v = h - k) of the reversed pair: the letters a[n - 1 - v]
-// and b[m - 1 - h] downwards; the offset after the first 8 (`more`: all matched).
-__device__ __forceinline__ int probe8_back(const u64* a, const u64* b, int h, int k, int n, int m, bool& more) {
-    const unsigned x = window8_back(a, n - 1 - (h - k)) ^ window8_back(b, m - 1 - h);
-    more = x == 0;
-    return h + (x ? __clz(int(x)) >> 2 : 8);
-}
-
-// extend_warp on the reversed pair: lane l compares the 8 letters ending 8 l below the run's
-// start, clamped at -1 (the pad word: a mismatch), 256 a round.
-__device__ __forceinline__ int extend_warp_back(const u64* a, const u64* b, int h, int k, int lane, int n, int m) {
-    while (true) {
-        const unsigned x = window8_back(a, max(n - 1 - (h - k) - 8 * lane, -1)) ^
-                           window8_back(b, max(m - 1 - h - 8 * lane, -1));
-        const unsigned differ = __ballot_sync(FULL_WARP, x != 0);
-        if (differ) {
-            const int first = __ffs(int(differ)) - 1;
-            return h + 8 * first + (__clz(int(__shfl_sync(FULL_WARP, x, first))) >> 2);
-        }
-        h += 256;
-    }
-}
+// BiWFA's letters read backwards (wfa_common.cuh): a pad word precedes each sequence in shared memory, so
+// pos >= -1 reads pad letters below 0.
+__device__ __forceinline__ unsigned window8_back(const u64* s, int pos, unsigned) { return window8(s, pos - 7); }
 
 // A direction's kept M values as the walk back reads them: step s's diagonals and base (less its
 // lowest diagonal) from a table in shared memory, the value from the pool (one global load, where
@@ -527,11 +504,11 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
                 const int kc = on ? k : st.hi;
                 const int h0 = mv >= 0 ? mv : max(kc, 0);
                 bool more;
-                int h = rev ? probe8_back(a, b, h0, kc, n, m, more) : probe8(a, b, h0, kc, more);
+                int h = rev ? probe8<true>(a, b, h0, kc, n, m, more) : probe8(a, b, h0, kc, n, m, more);
                 for (unsigned longer = __ballot_sync(FULL_WARP, mv >= 0 && more); longer; longer &= longer - 1) {
                     const int from = __ffs(int(longer)) - 1;
                     const int hf = __shfl_sync(FULL_WARP, h, from), kf = __shfl_sync(FULL_WARP, k, from);
-                    const int got = rev ? extend_warp_back(a, b, hf, kf, lane, n, m)
+                    const int got = rev ? extend_warp<true>(a, b, hf, kf, lane, n, m)
                                         : extend_warp(a, b, hf, kf, lane, n, m);
                     if (lane == from) h = got;
                 }

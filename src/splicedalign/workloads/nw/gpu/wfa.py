@@ -36,6 +36,8 @@ from splicedalign.workloads.nw.cigar import runs_cigar
 from splicedalign.workloads.nw.gpu import batch, wfa_cluster
 from splicedalign.workloads.nw.gpu.common import (
     INT32_SAFE,
+    PAD_A,
+    PAD_B,
     WALK_DIAGS,
     WALK_STEPS,
     Columns,
@@ -55,7 +57,6 @@ MAX_THREADS = 1024
 # with 32 warps, whose idle half still runs each step's set-up); wider ones MAX_THREADS (10^5 at 5%,
 # ~2,250: 1.40 us a step against 1.58 with 16 warps; more loads in flight)
 SHARED_THREADS = 512
-PAD_A, PAD_B = 6, 7  # letters past the ends (4-bit codes): equal to nothing and to each other
 PAD_WORDS = 4  # words of pad letters after each packed sequence
 
 
@@ -663,11 +664,12 @@ class WfaSolver:
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         steps = int(score / g) + 1
         seqs = seqs_fit(pair.n, pair.m, self.shared_bytes)
-        if self.tries_cluster(mode, seqs):
-            top, diagonals = self.cluster_sums(pair, mode, x, o, e, steps + 1)
+        if self.tries_cluster(mode, seqs):  # (BiWFA with linear costs: a direction's steps, both directions' diagonals)
+            ways = 2 if wfa_cluster.bidirectional(o) else 1
+            top, diagonals = self.cluster_sums(pair, mode, x, o, e, wfa_cluster.direction_steps(steps + 1, x, o, e))
             if wfa_cluster.fitting_steps(top, pair.n, pair.m, x, o, e,
                                          self.shared_bytes) == top.size:  # (solve's choice: the cluster)
-                return float(wfa_cluster.steps_ms(top.size, int(diagonals[-1]), CLUSTER_DIAG_NS[o > 0], e))
+                return float(wfa_cluster.steps_ms(top.size, ways * int(diagonals[-1]), CLUSTER_DIAG_NS[o > 0], e))
         sums = self.sums(x, o, e, steps)
         if sums.covers(steps, pair.n, pair.m, mode):
             return float(sums.cost_ms[seqs][steps])
@@ -777,17 +779,20 @@ class WfaSolver:
         ``t0``: ``solve``'s start (its choice's time), ``since``: the answer's seconds' start."""
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         self.stats = {"choice_ms": (time.perf_counter() - t0) * 1e3}
-        arrays = wavefront_arrays(o)
-        top, diagonals = self.cluster_sums(pair, mode, x, o, e, cap)
+        # kept ints a diagonal: M, I and D; BiWFA (linear costs) both directions' M, a direction's steps
+        arrays = wavefront_arrays(o) * (2 if wfa_cluster.bidirectional(o) else 1)
+        want = wfa_cluster.direction_steps(cap, x, o, e)
+        top, diagonals = self.cluster_sums(pair, mode, x, o, e, want)
         fits = wfa_cluster.fitting_steps(top, pair.n, pair.m, x, o, e, self.shared_bytes)
-        last = min(fits, wfa_cluster.budget_steps(diagonals[:fits], budget_ms, CLUSTER_DIAG_NS[o > 0], e))
+        last = min(fits, wfa_cluster.budget_steps(diagonals[:fits] * (arrays // wavefront_arrays(o)), budget_ms,
+                                                  CLUSTER_DIAG_NS[o > 0], e))
         budget = None
         if traceback:  # the kept wavefronts within their share of the memory (4 bytes a diagonal)
             budget = self.keep_budget()
-            last = min(last, int(np.searchsorted(diagonals[:last], (budget // 4 - 20 * cap) // arrays,
+            last = min(last, int(np.searchsorted(diagonals[:last], (budget // 4 - 20 * want) // arrays,
                                                  side="right")))
-        if last < 2 or (expected is not None and expected / g >= last):
-            return last == cap, None  # (not even the cluster's cap: nw_wfa's is no further)
+        if last < 2 or (expected is not None and wfa_cluster.direction_steps(int(expected / g), x, o, e) >= last):
+            return last == want, None  # (not even the cluster's cap: nw_wfa's is no further)
         try:
             answer = self.launch_one(pair, costs, traceback, mode, last - 1, arrays * int(diagonals[last - 1]),
                                      MAX_THREADS, budget, cluster=True, staged=True).result(
@@ -796,7 +801,7 @@ class WfaSolver:
             self.cluster_refused = str(why)
             logging.getLogger("splicedalign").warning("gpu wfa: %s; nw_wfa instead", why)
             return False, None
-        return answer is not None or last < fits or fits == cap, answer
+        return answer is not None or last < fits or fits == want, answer
 
     def solve_many(self, pairs: Sequence[Pair], costs: Costs, traceback: bool, mode: str) -> Columns:
         """A batch in one launch (``BATCH_THREADS`` a block), in input order (``Columns``: a
@@ -958,7 +963,7 @@ class WfaSolver:
         reach_max = int(self.sums(x, o, e, max_steps).top[max_steps])  # (configure's, without its numpy passes)
         config = fit_launch(reach_max, int(span(reach_max, n, m, mode)), int(seq_bytes(n, m)), x, o, e, max_steps,
                             threads, self.shared_bytes)
-        ways = 2 if bi else 1  # directions
+        ways = 2 if bi or (cluster and wfa_cluster.bidirectional(o)) else 1  # directions
         smem = config.smem
         if bi:
             config = replace(config, ring=biwfa_ring(x, e), shared=True, seqs_shared=True,
@@ -971,9 +976,9 @@ class WfaSolver:
         # no step is wider than the table
         visits = min(visits, ways * (n + m + 1) * config.arrays * (max_steps + 1))
         runs_each = 2 * max_steps + 4  # a direction's walk
-        # the runs' room: nw_biwfa joins both directions' runs at runs[0..2 * runs_each), each direction's
-        # own runs after them (wfa.cu); nw_wfa's walk one direction's
-        run_slots = (4 if bi else 1) * runs_each
+        # the runs' room: BiWFA (nw_biwfa, the linear cluster) joins both directions' runs at runs[0..2 * runs_each),
+        # each direction's own runs after them (wfa.cu, wfa_cluster.cu); nw_wfa's walk one direction's
+        run_slots = (4 if ways == 2 else 1) * runs_each
         ring_ints = config.rows * config.stride
         pool_ints = 1
         if traceback or not config.shared:

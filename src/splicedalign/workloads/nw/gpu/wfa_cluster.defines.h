@@ -10,3 +10,6 @@
 #define WFA_GROUP_INTS 34
 #define WFA_CONTROL_INTS 4
 #define WFA_WALK_DIAGS 16
+#define WFA_TAIL_INTS 4
+#define WFA_PAD_A 6
+#define WFA_PAD_B 7

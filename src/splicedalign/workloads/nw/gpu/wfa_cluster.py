@@ -1,5 +1,6 @@
-"""The forward WFA of one long pair on a thread-block cluster (wfa_cluster.cu, sm_90): linear or
-gap-affine costs, global mode, pairs whose letters do not fit one block's shared memory (10^6 x 10^6), where nw_wfa's
+"""The WFA of one long pair on a thread-block cluster (wfa_cluster.cu, sm_90): BiWFA with linear costs
+(both directions a step, half the forward's steps), the forward WFA with gap-affine costs, global mode,
+pairs whose letters do not fit one block's shared memory (10^6 x 10^6), where nw_wfa's
 one block takes ~5 diagonals a thread a step, each an L2 round trip for its letters. Here
 ``CLUSTER`` blocks share each step's diagonals (32 at a time, round robin) and step together, a
 cluster barrier every ``per`` steps (``configure``); each block's share of the ring lives in its own
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from splicedalign.gpu import device
-from splicedalign.workloads.nw.gpu.common import WALK_DIAGS, WALK_STEPS
+from splicedalign.workloads.nw.gpu.common import PAD_A, PAD_B, WALK_DIAGS, WALK_STEPS
 from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH
 from splicedalign.workloads.nw.wfa_kernels import NULL
 
@@ -33,7 +34,8 @@ KERNEL_FILE = Path(__file__).with_name("wfa_cluster.cu")
 CLUSTER = 16
 MAX_THREADS = 1024
 GROUP_INTS = 34  # a group's ring row: its 32 diagonals and a halo diagonal on either side
-CONTROL_INTS = 4  # before the ring: the end's flag, the walk's anchor (3 ints: wfa_common.cuh's walk_back)
+CONTROL_INTS = 4  # before the ring: the end's flag, the walk's anchor (3 ints: wfa_common.cuh's walk_windows)
+TAIL_INTS = 4  # BiWFA, after the hints: the breakpoint's diagonal and forward score, both walks' runs
 COMPUTE_CAPABILITY = 90  # thread-block clusters and distributed shared memory
 # steps between two cluster barriers at most (gap extend e caps it: a step reads its neighbours' diagonals e
 # steps back); each costs a ring row more (ring_size >= e + per). 10^6 1% (e = 3; H100, 8 blocks): 1 / 2
@@ -52,7 +54,8 @@ NAMES = tuple(SWEEP.format(affine=a, keep=k) for a in ("false", "true") for k in
 # wfa_cluster.defines.h (the names and values nw_wfa's wfa.DEFINES gives the same facts)
 DEFINES = {"WFA_NULL": NULL, "WFA_MAX_THREADS": MAX_THREADS, "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH,
            "WFA_OP_D": OP_DEL, "WFA_OP_I": OP_INS, "WFA_CLUSTER": CLUSTER, "WFA_GROUP_INTS": GROUP_INTS,
-           "WFA_CONTROL_INTS": CONTROL_INTS, "WFA_WALK_DIAGS": WALK_DIAGS}
+           "WFA_CONTROL_INTS": CONTROL_INTS, "WFA_WALK_DIAGS": WALK_DIAGS, "WFA_TAIL_INTS": TAIL_INTS,
+           "WFA_PAD_A": PAD_A, "WFA_PAD_B": PAD_B}
 
 
 class Refused(RuntimeError):
@@ -71,16 +74,24 @@ class ClusterLaunch:
     """One nw_wfa_cluster launch's configuration (decided in ``configure`` alone)."""
 
     threads: int  # a block's
-    ring: int  # M's rows: scores s - max(x, o + e + per - 1) .. s
+    ring: int  # M's rows (BiWFA: each direction's): scores s - max(x, o + e + per - 1) .. s
     gap_ring: int  # I's and D's rows each: scores s - (e + per - 1) .. s (none with linear costs)
     stride: int  # ints a ring row: GROUP_INTS a block's group
     koff: int  # group G holds diagonals 32 G - koff .. + 31
     per: int  # steps between two cluster barriers
+    bi: bool  # linear costs: BiWFA (the reverse's rows, each direction's running maximum, a hint a direction)
+
+    @property
+    def rows(self) -> int:
+        """Rows of ``stride`` ints a block: M's (BiWFA: and the reverse's, and the two running maxima), I's, D's."""
+        return 2 * self.ring + 2 if self.bi else self.ring + 2 * self.gap_ring
 
     @property
     def smem(self) -> int:
-        """Dynamic shared memory a block: the control ints, the rings and an int a local group (its hint)."""
-        return 4 * (CONTROL_INTS + (self.ring + 2 * self.gap_ring) * self.stride + self.stride // GROUP_INTS)
+        """Dynamic shared memory a block: the control ints, the rings, an int a local group and direction (its
+        hint) and (BiWFA) the tail's ints."""
+        local = self.stride // GROUP_INTS
+        return 4 * (CONTROL_INTS + self.rows * self.stride + (2 * local + TAIL_INTS if self.bi else local))
 
 
 def barrier_steps(e: int) -> int:
@@ -89,31 +100,64 @@ def barrier_steps(e: int) -> int:
     return max(1, min(e, PER_BARRIER))
 
 
+def bidirectional(o: int) -> bool:
+    """Whether the cluster runs BiWFA: linear costs (gap-open 0)."""
+    return o == 0
+
+
+def direction_steps(steps: int, x: int, o: int, e: int) -> int:
+    """A direction's scores that cover the forward WFA's first ``steps``: BiWFA's (steps + W) // 2 + 2 with
+    W = max(x, e) + 1 (nw_biwfa's rule: the optimum's split has |f - r| <= max(x, e)); the forward's own."""
+    return (steps + max(x, e) + 1) // 2 + 2 if bidirectional(o) else steps
+
+
+def exact_caps(steps: int, x: int, o: int, e: int) -> tuple[int, int]:
+    """A direction's fewest scores that find an alignment of ``steps`` (its score over the costs' gcd) and the
+    most that give up on it: BiWFA's (c + d) // 2 and (c + d - 1) // 2 - 1 with d = max(x, e) (the optimum's
+    split has |f - r| <= d, found by step max(f, r); past a direction's cap B the least overlap is proven
+    optimal where it is at most 2 B + 2 - d); the forward's c and c - 1."""
+    if not bidirectional(o):
+        return steps, steps - 1
+    d = max(x, e)
+    return (steps + d) // 2, (steps + d - 1) // 2 - 1
+
+
+def diagonal_span(reach_max: int, n: int, m: int, bi: bool) -> tuple[int, int]:
+    """The lowest and highest forward diagonal of wavefronts reaching |k| <= reach_max: BiWFA's reverse
+    wavefronts' too (reverse diagonal k' is forward m - n - k')."""
+    lo, hi = max(-reach_max, -n), min(reach_max, m)
+    if bi:
+        lo, hi = min(lo, max(m - n - reach_max, -n)), max(hi, min(m - n + reach_max, m))
+    return lo, hi
+
+
 def configure(reach_max: int, n: int, m: int, x: int, o: int, e: int) -> ClusterLaunch:
-    """Diagonals -min(reach_max, n) .. min(reach_max, m) in groups of 32 dealt round robin over the
-    cluster's blocks, one group more (the last group's right halo has a place); a warp a local group
-    up to MAX_THREADS a block (then warps take several); min(e, PER_BARRIER) steps a barrier (a
-    thread up to per - 1 steps ahead of its neighbours: M's rows past o + e of them, I's and D's past e)."""
-    koff = min(reach_max, n)
-    groups = -(-(koff + min(reach_max, m) + 1) // 32) + 1
+    """Diagonals ``diagonal_span`` in groups of 32 dealt round robin over the cluster's blocks, one group more
+    (the last group's right halo has a place); a warp a local group up to MAX_THREADS a block (then warps take
+    several); min(e, PER_BARRIER) steps a barrier (a thread up to per - 1 steps ahead of its neighbours: M's
+    rows past o + e of them, I's and D's past e; BiWFA's check reads its own max(x, e) back)."""
+    bi = bidirectional(o)
+    lo, hi = diagonal_span(reach_max, n, m, bi)
+    groups = -(-(hi - lo + 1) // 32) + 1
     local = -(-groups // CLUSTER)
     per = barrier_steps(e)
     return ClusterLaunch(threads=min(MAX_THREADS, 32 * local), ring=max(x + 1, o + e + per),
-                         gap_ring=e + per if o > 0 else 0, stride=GROUP_INTS * local, koff=koff, per=per)
+                         gap_ring=e + per if o > 0 else 0, stride=GROUP_INTS * local, koff=-lo, per=per, bi=bi)
 
 
 def steps_ms(steps: Any, diagonals: Any, diag_ns: float, e: int) -> Any:
-    """The cost model's time of ``steps`` steps of ``diagonals`` diagonals in all (element-wise): each
-    step its chain and its share of a barrier, each diagonal ``diag_ns`` on one block (nw_wfa's, its
-    letters in global memory) over the CLUSTER blocks."""
+    """The cost model's time of ``steps`` steps of ``diagonals`` diagonals in all (both directions' with
+    BiWFA; element-wise): each step its chain and its share of a barrier, each diagonal ``diag_ns`` on one
+    block (nw_wfa's, its letters in global memory) over the CLUSTER blocks."""
     per = barrier_steps(e)
     return (steps * (STEP_US + BARRIER_US / per) + diag_ns * 1e-3 * diagonals / CLUSTER) * 1e-3
 
 
 def budget_steps(diagonals: np.ndarray, budget_ms: float, diag_ns: float, e: int) -> int:
     """The most steps of a prefix within ``budget_ms`` by ``steps_ms`` (``diagonals``: the running sum
-    of the prefix's widths): a binary search, not numpy passes over the cap's scores (up to 4 times the
-    guess: ~0.6 ms at 10^6 1% on the CPU host, ~1.7 ms in the H100 host's side-by-side process)."""
+    of the prefix's widths, both directions' with BiWFA): a binary search, not numpy passes over the cap's
+    scores (up to 4 times the guess: ~0.6 ms at 10^6 1% on the CPU host, ~1.7 ms in the H100 host's
+    side-by-side process)."""
     return bisect.bisect_right(range(diagonals.size), budget_ms,
                                key=lambda i: steps_ms(i + 1, int(diagonals[i]), diag_ns, e))
 

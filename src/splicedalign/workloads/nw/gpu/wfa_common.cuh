@@ -13,27 +13,51 @@ constexpr unsigned FULL_WARP = 0xffffffffu;
 // Each kernel file defines it: wfa.cu with plain loads (its letters are in shared memory where they
 // fit), wfa_cluster.cu through the read-only path.
 __device__ __forceinline__ unsigned window8(const u64* s, int pos);
+// BiWFA's reverse reads: the 8 letters ending at `pos` (pos - 7 .. pos, pos at the top nibble; pos >= -1,
+// the letters below 0 the sequence's pad `pad`, 8 pad letters). Each kernel file defines it: wfa.cu's
+// shared copies have a pad word before each sequence, wfa_cluster.cu's global ones do not (`pad` then).
+__device__ __forceinline__ unsigned window8_back(const u64* s, int pos, unsigned pad);
+constexpr unsigned PAD8_A = WFA_PAD_A * 0x11111111u, PAD8_B = WFA_PAD_B * 0x11111111u;
 
-// The first 8 letters of the run of matches from (h, v = h - k), without a branch (most diagonals
-// of a step stop within a few letters: ~12 instructions): the offset after the run, or h + 8 with
-// `more` when all 8 matched (extend_warp goes on from there).
-__device__ __forceinline__ int probe8(const u64* a, const u64* b, int h, int k, bool& more) {
-    const unsigned x = window8(a, h - k) ^ window8(b, h);
-    more = x == 0;
-    return h + (x ? (__ffs(int(x)) - 1) >> 2 : 8);
+// The letters of a and b `ahead` letters past cell (h, v = h - k) of a direction (REV: the reversed pair's,
+// a[n - 1 - v] and b[m - 1 - h] downwards), 8 of each xor'ed, read at their positions clamped to the
+// sequences' ends (a pad letter there: a mismatch); run_of: the matches before the first mismatch of x != 0.
+template <bool REV>
+__device__ __forceinline__ unsigned xor8(const u64* a, const u64* b, int h, int k, int ahead, int n, int m) {
+    if (REV) {
+        return window8_back(a, max(n - 1 - (h - k) - ahead, -1), PAD8_A) ^
+               window8_back(b, max(m - 1 - h - ahead, -1), PAD8_B);
+    }
+    return window8(a, min(h - k + ahead, n)) ^ window8(b, min(h + ahead, m));
+}
+template <bool REV>
+__device__ __forceinline__ int run_of(unsigned x) {
+    return REV ? __clz(int(x)) >> 2 : (__ffs(int(x)) - 1) >> 2;
 }
 
-// The offset after the run of matching letters from (h, v = h - k), by the whole warp (called by
-// all its lanes with the same h and k): lane l compares the 8 letters at h + 8 l, 256 a round. A
-// lane's window is read at its position clamped to the sequences' ends: a lane past an end comes
-// after the lane whose window holds that end, whose pad letter is a mismatch.
+// The first 8 letters of the run of matches from (h, v = h - k) of a direction, without a branch (most
+// diagonals of a step stop within a few letters: ~12 instructions): the offset after the run, or h + 8 with
+// `more` when all 8 matched (extend_warp goes on from there). (The cell lies inside both sequences: no clamp.)
+template <bool REV = false>
+__device__ __forceinline__ int probe8(const u64* a, const u64* b, int h, int k, int n, int m, bool& more) {
+    const unsigned x = REV ? window8_back(a, n - 1 - (h - k), PAD8_A) ^ window8_back(b, m - 1 - h, PAD8_B)
+                           : window8(a, h - k) ^ window8(b, h);
+    more = x == 0;
+    return h + (x ? run_of<REV>(x) : 8);
+}
+
+// The offset after the run of matching letters from (h, v = h - k) of a direction, by the whole warp (called
+// by all its lanes with the same h and k): lane l compares the 8 letters 8 l past h, 256 a round. A lane's
+// window is read at its position clamped to the sequences' ends: a lane past an end comes after the lane
+// whose window holds that end, whose pad letter is a mismatch.
+template <bool REV = false>
 __device__ __forceinline__ int extend_warp(const u64* a, const u64* b, int h, int k, int lane, int n, int m) {
     while (true) {
-        const unsigned x = window8(a, min(h - k + 8 * lane, n)) ^ window8(b, min(h + 8 * lane, m));
+        const unsigned x = xor8<REV>(a, b, h, k, 8 * lane, n, m);
         const unsigned differ = __ballot_sync(FULL_WARP, x != 0);
         if (differ) {
             const int first = __ffs(int(differ)) - 1;
-            return h + 8 * first + ((__ffs(int(__shfl_sync(FULL_WARP, x, first))) - 1) >> 2);
+            return h + 8 * first + run_of<REV>(__shfl_sync(FULL_WARP, x, first));
         }
         h += 256;
     }
@@ -147,29 +171,22 @@ __device__ bool walk_wfa(Runs& w, const Kept& kept, int x, int e, int oe, int n,
                 s -= e;
                 k += 1;
             }
-        } else if (state == 1) {  // I[s][k] = h: opened from M[s-o-e][k-1] + 1, or I[s-e][k-1] + 1
-            const int opened = valid_h(kept(0, s - oe, k - 1, miss) + 1, m);
+        } else {  // I[s][k] = h (state 1): opened from M[s-o-e][k-1] + 1, or I[s-e][k-1] + 1; D[s][k] = h (state 2):
+            // opened from M[s-o-e][k+1], or D[s-e][k+1]
+            const bool ins = state == 1;
+            const int to = ins ? -1 : 1;  // the source's diagonal, k + to
+            const int from = kept(0, s - oe, k + to, miss) + int(ins);
+            const int opened = ins ? valid_h(from, m) : valid_v(from, n + k);
             if (miss) return false;
-            w.emit(WFA_OP_I, 1);
+            w.emit(ins ? WFA_OP_I : WFA_OP_D, 1);
             if (opened == h) {
                 s -= oe;
                 state = 0;
             } else {
                 s -= e;
             }
-            k -= 1;
-            h -= 1;
-        } else {  // D[s][k] = h: opened from M[s-o-e][k+1], or D[s-e][k+1]
-            const int opened = valid_v(kept(0, s - oe, k + 1, miss), n + k);
-            if (miss) return false;
-            w.emit(WFA_OP_D, 1);
-            if (opened == h) {
-                s -= oe;
-                state = 0;
-            } else {
-                s -= e;
-            }
-            k += 1;
+            k += to;
+            h -= int(ins);
         }
     }
 }
@@ -188,22 +205,23 @@ struct KeptPool {
     }
 };
 
-// The walk back of a single pair (nw_wfa's, the cluster's) from (s, k, h) in state M, by thread 0, the
-// block's threads copying windows (every thread of the block calls it; k is thread 0's start column
-// after it; `walk_at`: 3 ints of shared memory apart from the room). Read straight from the pool, an
-// operation is three dependent round trips (the reach of its step, the step's base, the kept value: ~880
-// cycles at 10^5 1%, 31% of nw_wfa's CIGAR kernel's samples; the cluster's 10^6 1% walk ~4 ms), so
-// with `walk_steps` the block first copies a window of the kept wavefronts into `room` ints of shared memory
-// (steps S0 - W + 1 .. S0, diagonals K0 +- WFA_WALK_DIAGS, anchored where the walk stands), thread 0 walks
-// in it until it needs a value outside, and the block copies the window there.
-template <bool AFFINE>
-__device__ void walk_back(Runs& w, const KeptPool& kept, int* walk_at, int* room, int room_ints, int walk_steps,
-                          int ring_size, int x, int e, int oe, int s, int& k, int h) {
-    constexpr int ARRAYS = AFFINE ? 3 : 1;
+// A walk back (`step`) of a single pair from (s, k) by thread 0, the block's threads copying windows of the
+// kept values (every thread of the block calls it; `walk_at`: 3 ints of shared memory apart from the room).
+// Read straight from the pool, an operation is three dependent round trips (the reach of its step, the step's
+// base, the kept value: ~880 cycles at 10^5 1%, 31% of nw_wfa's CIGAR kernel's samples; the cluster's 10^6 1%
+// walk ~4 ms), so with `walk_steps` the block first copies a window of the kept wavefronts' arrays arr0 ..
+// arr0 + ARRAYS - 1 into `room` ints of shared memory (steps S0 - W + 1 .. S0, diagonals K0 +- WFA_WALK_DIAGS,
+// anchored where the walk stands), thread 0 walks in it until it needs a value outside, and the block copies
+// the window there. step(at, s, k): thread 0's walk from (s, k) through at(arr, step, diagonal, miss) (arr from
+// arr0; a value outside the window: `miss`), resumable as walk_wfa; true once it is done. `back`: the most
+// steps an operation reads back (no window shorter serves it).
+template <int ARRAYS, class Step>
+__device__ void walk_windows(const KeptPool& kept, int arr0, int* walk_at, int* room, int room_ints, int walk_steps,
+                             int back, int s, int k, Step step) {
     constexpr int D = WFA_WALK_DIAGS, SPAN = 2 * D + 1;
     const int tid = threadIdx.x, threads = blockDim.x;
     int W = walk_steps > 0 ? min(walk_steps, room_ints / (4 + ARRAYS * SPAN)) : 0;
-    if (W < ring_size) W = 0;  // (an operation reads up to ring_size - 1 steps back: no window serves it)
+    if (W < back) W = 0;
     int* const win_lo = room;  // per window step t (step S0 - t): its diagonals, its base in the pool
     int* const win_hi = room + W;
     long long* const win_base = reinterpret_cast<long long*>(room + 2 * W);
@@ -213,7 +231,6 @@ __device__ void walk_back(Runs& w, const KeptPool& kept, int* walk_at, int* room
         walk_at[1] = k;
         walk_at[2] = 0;
     }
-    int state = 0;
     while (true) {
         __syncthreads();
         const int S0 = walk_at[0], K0 = walk_at[1], walked = walk_at[2];
@@ -236,7 +253,8 @@ __device__ void walk_back(Runs& w, const KeptPool& kept, int* walk_at, int* room
                     const int arr = i / (W * SPAN), rest = i - arr * W * SPAN, t = rest / SPAN;
                     const int j = K0 - D + rest - t * SPAN, lo = win_lo[min(t, W - 1)], hi = win_hi[min(t, W - 1)];
                     got[q] = i < total && j >= lo && j <= hi
-                                 ? kept.kept[win_base[t] + (long long)arr * (hi - lo + 1) + (j - lo)] : WFA_NULL;
+                                 ? kept.kept[win_base[t] + (long long)(arr0 + arr) * (hi - lo + 1) + (j - lo)]
+                                 : WFA_NULL;
                 }
 #pragma unroll
                 for (int q = 0; q < 4; ++q) {
@@ -246,18 +264,35 @@ __device__ void walk_back(Runs& w, const KeptPool& kept, int* walk_at, int* room
             __syncthreads();
         }
         if (tid != 0) continue;
-        auto at = [&](int arr, int step, int diag, bool& miss) {  // (a value outside the window: a miss)
-            if (!W) return kept(arr, step, diag);
-            const int t = S0 - step, jj = diag - K0 + D;
+        auto at = [&](int arr, int st, int diag, bool& miss) {  // (a value outside the window: a miss)
+            if (!W) return kept(arr0 + arr, st, diag);
+            const int t = S0 - st, jj = diag - K0 + D;
             if (unsigned(t) < unsigned(W) && unsigned(jj) < unsigned(SPAN)) return win[(arr * W + t) * SPAN + jj];
             miss = true;
             return int(WFA_NULL);
         };
-        const bool done = walk_wfa<AFFINE>(w, at, x, e, oe, kept.n, kept.m, state, s, k, h);
+        const bool done = step(at, s, k);
         walk_at[0] = s;  // (the next window's anchor, where the walk stands)
         walk_at[1] = k;
         walk_at[2] = done;
     }
+}
+
+// The walk back of a single pair (nw_wfa's, the gap-affine cluster's) from a wavefront's offset h on diagonal k
+// at score s, in state M, through walk_wfa (M, and I and D) in windows (walk_windows); k is thread 0's start
+// column after it.
+template <bool AFFINE>
+__device__ void walk_back(Runs& w, const KeptPool& kept, int* walk_at, int* room, int room_ints, int walk_steps,
+                          int ring_size, int x, int e, int oe, int s, int& k, int h) {
+    int state = 0;
+    // (an operation reads up to ring_size - 1 steps back)
+    walk_windows<AFFINE ? 3 : 1>(kept, 0, walk_at, room, room_ints, walk_steps, ring_size, s, k,
+                                 [&](auto& at, int& ws, int& wk) {
+                                     const bool done = walk_wfa<AFFINE>(w, at, x, e, oe, kept.n, kept.m, state, ws,
+                                                                        wk, h);
+                                     k = wk;
+                                     return done;
+                                 });
 }
 
 // The walk back of one direction (linear costs, global mode) from a cell (k, h) whose least cost
