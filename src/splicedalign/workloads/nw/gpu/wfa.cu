@@ -643,23 +643,7 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_biwfa(
     }
     if (mine_w >= 0) walk_from[2 + mine_w] = (mine_w ? wr : wf).close();
     __syncthreads();
-    // runs[0..]: the reverse half's runs last first, then the forward's (both start at the breakpoint;
-    // two runs of one operation there become one)
-    const unsigned* const F = runs + 2 * rmax;
-    const unsigned* const R = runs + 3 * rmax;
-    const int cf = walk_from[2], cr = walk_from[3];
-    const int joined = cr > 0 && cf > 0 && (R[0] & 3u) == (F[0] & 3u);
-    const int total = cr + cf - joined;
-    for (int i = tid; i < total; i += threads) {
-        unsigned u;
-        if (i < cr) {
-            u = R[cr - 1 - i];
-            if (joined && i == cr - 1) u += F[0] & ~3u;
-        } else {
-            u = F[i - cr + joined];
-        }
-        runs[i] = u;
-    }
+    const int total = join_runs(runs, runs + 2 * rmax, walk_from[2], runs + 3 * rmax, walk_from[3]);  // (runs[0..])
     if (tid == 0) out[3] = total;
 }
 

@@ -697,13 +697,16 @@ class WfaSolver:
         with the scores whose ring fits in shared memory (its reads then cost ~30 cycles, not an
         L2 round trip of ~250 on every step's critical path), then, if the pair needs more,
         the rest of the budget with the ring in global memory. ``expected``: a guess of the
-        score (``sampled_score``); the WFA then gives up past SAMPLE_SLACK times it. ``staged``: the
-        caller staged the pair (``stage``: its letters uploaded and packed while it sampled). ``started``:
-        the caller's clock (``time.perf_counter``) at its start, that the answer's seconds count from."""
+        score (``sampled_score``; infinite: None at once); the WFA then gives up past SAMPLE_SLACK
+        times it. ``staged``: the caller staged the pair (``stage``: its letters uploaded and packed
+        while it sampled). ``started``: the caller's clock (``time.perf_counter``) at its start, that
+        the answer's seconds count from."""
         t0 = time.perf_counter()
         since = t0 if started is None else started
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         arrays = wavefront_arrays(o)
+        if expected is not None and not np.isfinite(expected):
+            return None  # (the sample says unrelated: past any cap)
         if not (staged or self.stage(pair, costs)):
             return None  # (past the int32 bound)
         steps = min(STEPS_MAX, int(budget_ms * 1e3 / STEP_US), score_bound(costs, pair.n, pair.m) // g + 1)

@@ -207,19 +207,19 @@ struct GroupRun {
     }
 };
 
-// A lane's value (NULL where `on` is false or it has none) into its ring row and into the neighbouring
-// groups' halos (their blocks' rings: lane 0's to the left group's last place, lane 31's to the right group's
-// first); `left`, `right`: whether it goes that way (gap-affine: D's only left, I's only right).
-__device__ __forceinline__ void halo_stores(int* row, int at, int g, int lane, int v, bool left, bool right) {
+// The group's edges into the neighbouring groups' halos (their blocks' rings): lane 0's value of `row` and of
+// `left` to the left group's last place, lane 31's of `row` and of `right` to the right group's first.
+__device__ __forceinline__ void edge_stores(int* row, int v, int* left, int lv, int* right, int rv, int g, int lane) {
     constexpr int C = WFA_CLUSTER;
-    row[at] = v;
-    if (left && lane == 0 && g > 0) {
-        const int gl = g - 1;
-        store_remote(row + GROUP * (gl / C) + GROUP - 1, unsigned(gl % C), v);
+    if (lane == 0 && g > 0) {
+        const int gl = g - 1, to = GROUP * (gl / C) + GROUP - 1;
+        store_remote(row + to, unsigned(gl % C), v);
+        store_remote(left + to, unsigned(gl % C), lv);
     }
-    if (right && lane == 31) {
-        const int gr = g + 1;
-        store_remote(row + GROUP * (gr / C), unsigned(gr % C), v);
+    if (lane == 31) {
+        const int gr = g + 1, to = GROUP * (gr / C);
+        store_remote(row + to, unsigned(gr % C), v);
+        store_remote(right + to, unsigned(gr % C), rv);
     }
 }
 
@@ -306,7 +306,8 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
             const int* const src_d = src_i + d_rows;
             int* const out_r = gaps + slot * stride;  // (BI) the reverse's rows
             // the step's diagonals, BI the forward's and the reverse's (forward k = k_end - k', k' in cur)
-            const Range all = !BI || cur.lo > cur.hi ? cur : Range{min(cur.lo, k_end - cur.hi), max(cur.hi, k_end - cur.lo)};
+            const Range all = !BI || cur.lo > cur.hi ? cur
+                                                     : Range{min(cur.lo, k_end - cur.hi), max(cur.hi, k_end - cur.lo)};
             // this block's groups of the step: G = rank + C j, G from (lo + koff) / 32 to (hi + koff) / 32
             const int g_lo = (all.lo + koff) >> 5, g_hi = (all.hi + koff) >> 5;
             const int j_first = g_lo <= int(rank) ? 0 : (g_lo - int(rank) + C - 1) / C;
@@ -358,25 +359,22 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
                 int* const hint = hints + j;
                 fw.probe(a, b, hint, lane, n, m);
                 if (BI) rv.probe(a, b, hint + locals, lane, n, m);
-                const int h = fw.run(a, b, hint, lane, n, m);
+                const int h = fw.run(a, b, hint, lane, n, m);  // (the whole warp)
                 const int v = fw.mv >= 0 ? h : WFA_NULL;
-                if (on) {
-                    // the group's edges into the neighbouring groups' halos: M both ways, D to the left (read at
-                    // k + 1), I to the right (read at k - 1)
-                    halo_stores(out_m, at, g, lane, v, true, true);
-                    if (AFFINE) {
-                        halo_stores(out_d, at, g, lane, dv, true, false);
-                        halo_stores(out_i, at, g, lane, iv, false, true);
-                    }
+                if (AFFINE && on) {
+                    out_m[at] = v;
+                    out_i[at] = iv;
+                    out_d[at] = dv;
                     if (KEEP) {
                         int* const row = keep + base + (k - cur.lo);
                         row[0] = v;
-                        if (AFFINE) {
-                            row[width] = iv;
-                            row[2 * width] = dv;
-                        }
+                        row[width] = iv;
+                        row[2 * width] = dv;
                     }
-                    if (AFFINE && k == k_end && v == m && !ended) {  // the end: its step + 1 into every block
+                    // the group's edges into the neighbouring groups' halos: M both ways, D to the left (read at
+                    // k + 1), I to the right (read at k - 1)
+                    edge_stores(out_m, v, out_d, dv, out_i, iv, g, lane);
+                    if (k == k_end && v == m && !ended) {  // the end: its step + 1 into every block
                         ended = true;
                         for (int q = 0; q < C; ++q) store_remote(const_cast<int*>(found), unsigned(q), s + 1);
                     }
@@ -384,10 +382,13 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
                 if (BI) {
                     const int hr = rv.run(a, b, hint + locals, lane, n, m);
                     const int vr = rv.mv >= 0 ? hr : WFA_NULL;
-                    if (on_r) {
-                        halo_stores(out_r, at, g, lane, vr, true, true);
-                        if (KEEP) keep[base + width + (kr - cur.lo)] = vr;
-                    }
+                    // both directions' values into the ring and the neighbouring groups' halos, NULL outside
+                    // their ranges (never read there: a read outside a source's range is NULL)
+                    out_m[at] = v;
+                    out_r[at] = vr;
+                    if (KEEP && on) keep[base + (k - cur.lo)] = v;
+                    if (KEEP && on_r) keep[base + width + (kr - cur.lo)] = vr;
+                    edge_stores(out_m, v, out_r, vr, out_r, vr, g, lane);
                     // the breakpoint check: each direction's new value against the other's running maximum on the
                     // diagonal first, then against its rows of s - d .. s (the reverse's) or .. s - 1 (the forward's)
                     const int most_f = max(fronts[at], on ? v : WFA_NULL);
@@ -405,7 +406,8 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
                                 cost = s + t;
                                 fwd = s;
                             }
-                            if (check_r && t < s && rt.has(k) && ring[row] >= 0 && ring[row] + vr >= m && t + s < cost) {
+                            if (check_r && t < s && rt.has(k) && ring[row] >= 0 && ring[row] + vr >= m &&
+                                t + s < cost) {
                                 cost = t + s;
                                 fwd = t;
                             }
@@ -508,21 +510,7 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
     }
     cluster_sync();
     if (rank != 0) return;
-    // runs[0..]: the reverse's runs last first, then the forward's (both start at the breakpoint; two runs of one
-    // operation there become one)
-    const int cf = tail[3], cr = tail[2];
-    const int join = cr > 0 && cf > 0 && (rruns[0] & 3u) == (fruns[0] & 3u);
-    const int total = cr + cf - join;
-    for (int i = tid; i < total; i += threads) {
-        unsigned u;
-        if (i < cr) {
-            u = rruns[cr - 1 - i];
-            if (join && i == cr - 1) u += fruns[0] & ~3u;
-        } else {
-            u = fruns[i - cr + join];
-        }
-        joined[i] = u;
-    }
+    const int total = join_runs(joined, fruns, tail[3], rruns, tail[2]);  // (runs[0..])
     if (tid == 0) out[3] = total;
 }
 

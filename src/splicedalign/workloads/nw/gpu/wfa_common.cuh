@@ -113,6 +113,26 @@ struct Runs {
     }
 };
 
+// BiWFA's runs joined at `joined` by the block: the reverse walk's `cr` runs (from the breakpoint on) last first,
+// then the forward's `cf` (from the breakpoint back); two runs of one operation at the breakpoint become one.
+// The count.
+__device__ __forceinline__ int join_runs(unsigned* joined, const unsigned* fruns, int cf, const unsigned* rruns,
+                                         int cr) {
+    const int join = cr > 0 && cf > 0 && (rruns[0] & 3u) == (fruns[0] & 3u);
+    const int total = cr + cf - join;
+    for (int i = threadIdx.x; i < total; i += blockDim.x) {
+        unsigned u;
+        if (i < cr) {
+            u = rruns[cr - 1 - i];
+            if (join && i == cr - 1) u += fruns[0] & ~3u;
+        } else {
+            u = fruns[i - cr + join];
+        }
+        joined[i] = u;
+    }
+    return total;
+}
+
 __device__ __forceinline__ int valid_h(int h, int m) { return h <= m ? h : WFA_NULL; }
 __device__ __forceinline__ int valid_v(int h, int lim) { return h <= lim ? h : WFA_NULL; }
 __device__ __forceinline__ int non_negative(int h) { return h >= 0 ? h : WFA_NULL; }
