@@ -290,21 +290,24 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
     const int oe = o + e;
     int s = 0;
     bool ended = false;  // (the end's thread) found it already
-    int ahead_s = reach_of(reach, 0, max_steps), ahead_x = -1, ahead_e = -1;  // (BI: step 0's)
+    // the reach of the step and its sources loaded a step before, in registers across the barrier (which empties
+    // L1: the first step of an interval read them from L2 on its chain before its sources): BiWFA's 10^6 1% kernel
+    // 15.65 -> 14.69 ms, the gap-affine alignment's 106.9 -> 98.0 (that variant's schedule; main's 97.3) on an
+    // H100; not the gap-affine score's, 90.9 without it, 96.2 with it (56 registers, not 64)
+    constexpr bool AHEAD = BI || KEEP;
+    int ahead_s = reach_of(reach, 0, max_steps), ahead_x = -1, ahead_e = -1, ahead_o = -1;  // (step 0's)
     while (true) {  // `per` steps between two cluster barriers
         for (int sub = 0; sub < per; ++sub, ++s) {
-            // BiWFA: the reach of the step and its sources loaded a step before, in registers across the barrier
-            // (which empties L1: the first step of an interval read them from L2 on its chain before its sources;
-            // 10^6 1% kernel 15.65 -> 14.69 ms on an H100; the gap-affine step, a barrier a step, went from 56 to
-            // 64 registers and 3.7% slower with it)
-            const Range cur = BI ? clamped(ahead_s, n, m) : range_at(reach, s, max_steps, n, m);
-            const Range rx = BI ? clamped(ahead_x, n, m) : range_at(reach, s - x, max_steps, n, m);
-            const Range re = BI ? clamped(ahead_e, n, m) : range_at(reach, s - e, max_steps, n, m);
-            const Range ro = AFFINE ? range_at(reach, s - oe, max_steps, n, m) : Range{1, 0};
-            if (BI) {
+            const Range cur = AHEAD ? clamped(ahead_s, n, m) : range_at(reach, s, max_steps, n, m);
+            const Range rx = AHEAD ? clamped(ahead_x, n, m) : range_at(reach, s - x, max_steps, n, m);
+            const Range re = AHEAD ? clamped(ahead_e, n, m) : range_at(reach, s - e, max_steps, n, m);
+            const Range ro = !AFFINE ? Range{1, 0}
+                             : AHEAD ? clamped(ahead_o, n, m) : range_at(reach, s - oe, max_steps, n, m);
+            if (AHEAD) {
                 ahead_s = reach_of(reach, s + 1, max_steps);
                 ahead_x = reach_of(reach, s + 1 - x, max_steps);
                 ahead_e = reach_of(reach, s + 1 - e, max_steps);
+                if (AFFINE) ahead_o = reach_of(reach, s + 1 - oe, max_steps);
             }
             const int width = cur.hi - cur.lo + 1;
             if (s > max_steps || (KEEP && base + ARRAYS * width > pool_ints)) {  // the same for every thread
