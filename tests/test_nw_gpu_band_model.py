@@ -286,6 +286,31 @@ def random_case(rng, most):
     return Pair("r", "a", "b", a, b)
 
 
+def check_alignment(pair, costs, mode, band, R, cg, run):
+    """The models of one alignment in ``band`` against band.py's banded table: the pass with checkpoints
+    every ``cg`` groups (its score and end column), nw_band_codes over the optimal paths' band (each code the
+    pass's own), the walk over those codes (runs of ``run`` cells; its CIGAR costs the score). (score, the
+    walk's band), or None where no cell of row n lies in ``band``."""
+    h = bands.banded_tables(pair.a, pair.b, costs, mode, band)[0]
+    want_end = end_column(h, mode)
+    want = int(h[-1, want_end])
+    score, end2, bits, gmax, kept = model_band(pair.a, pair.b, costs, mode, band, R, cg)
+    if want >= INF:
+        assert score >= INF
+        return None
+    assert (score, end2) == (want, want_end), (band, costs)
+    walk = bands.optimal_paths_band(score, costs, mode, band)
+    codes = model_codes(pair.a, pair.b, costs, mode, band, walk, kept, R, cg)
+    for (s, w, lane), cell_codes in codes.items():  # the pass's own codes, cell by cell
+        assert bits[(s, w + first_group(s, walk.lo, R) - first_group(s, band.lo, R), lane)] == cell_codes
+    ops, i, j = model_walk(pair.a, pair.b, walk.lo, codes, pair.n, end2, R, run)
+    head = [OP_DEL] * i if i else ([] if mode == "infix" else [OP_INS] * j)
+    start2 = j if (i == 0 and mode == "infix") else 0
+    cigar = cigar_string(np.array(head + ops[::-1], dtype=np.int8))
+    assert cigar_cost(cigar, pair.a, pair.b, costs, start2, end2) == score, (band, costs, cigar)
+    return score, walk
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("R", [1, 3])
 def test_band_kernel_model_equals_the_band_model_and_walks_optimally(mode, R):
@@ -306,26 +331,13 @@ def test_band_kernel_model_equals_the_band_model_and_walks_optimally(mode, R):
         if bands.applies(costs, mode):
             widths += [bands.band_for(pair.n, pair.m, mode, w) for w in (0, 3, 9)]
         for band in widths:
-            h = bands.banded_tables(pair.a, pair.b, costs, mode, band)[0]
-            want_end = end_column(h, mode)
-            want = int(h[-1, want_end])
-            cg = (2, 3, 5)[k % 3]  # small checkpoint blocks: many a strip
-            score, end2, bits, gmax, kept = model_band(pair.a, pair.b, costs, mode, band, R, cg)
-            if want >= INF:
-                assert score >= INF
+            # small checkpoint blocks (many a strip), runs of 8, 3 and 1 cells
+            done = check_alignment(pair, costs, mode, band, R, (2, 3, 5)[k % 3], (WALK_RUN, 3, 1)[k % 3])
+            if done is None:
                 continue
-            assert (score, end2) == (want, want_end), (k, band, costs)
+            score, walk = done
             assert score >= optimum
-            walk = bands.optimal_paths_band(score, costs, mode, band)
             narrowed += walk != band
-            codes = model_codes(pair.a, pair.b, costs, mode, band, walk, kept, R, cg)
-            for (s, w, lane), cell_codes in codes.items():  # the pass's own codes, cell by cell
-                assert bits[(s, w + first_group(s, walk.lo, R) - first_group(s, band.lo, R), lane)] == cell_codes
-            ops, i, j = model_walk(pair.a, pair.b, walk.lo, codes, pair.n, end2, R, (WALK_RUN, 3, 1)[k % 3])
-            head = [OP_DEL] * i if i else ([] if mode == "infix" else [OP_INS] * j)
-            start2 = j if (i == 0 and mode == "infix") else 0
-            cigar = cigar_string(np.array(head + ops[::-1], dtype=np.int8))
-            assert cigar_cost(cigar, pair.a, pair.b, costs, start2, end2) == score, (k, band, costs, cigar)
             compared += 1
     assert compared >= 14 and (narrowed >= 1 or mode == "infix"), (compared, narrowed)  # infix: no band
 
@@ -348,3 +360,32 @@ def test_walk_tile_reads_the_codes_where_nw_band_wrote_them(R):
             read = (int(tile[(c >> 2) * (16 * R) + (r >> 1)]) >> (((r & 1) << 4) | ((c & 3) << 2))) & 15
             lane, k, g, col = r // R, r % R, c // GROUP, c % GROUP
             assert read == ((g * 32 + lane) * R * GROUP + k * GROUP + col) % 16, (r, c)
+
+
+@pytest.mark.parametrize("R", [1, 3])
+def test_band_codes_and_walk_at_the_table_edges(R):
+    """The edges the random pairs above seldom reach: a prefix alignment of a short a against a longer b
+    whose optimal paths' band reaches column 0 (lo = -n: every strip's codes from the left edge,
+    band_left_edge) but not column m (its score near gap(n), the cost of column 0's path); n a whole
+    number of strips (the last lane's last row is row n); both cost models; checkpoint blocks of 1 and 2
+    groups (a block at every group, CKPT_GROUPS' smallest)."""
+    seed = 4343 + R
+    rng = np.random.default_rng(seed)
+    print(f"seed {seed}")
+    S = 32 * R
+    edge = exact = 0
+    for k in range(8):
+        costs = (Costs(0, 4, 2, 6), Costs(0, int(rng.integers(1, 5)), int(rng.integers(1, 4))))[k % 2]
+        n = int(rng.integers(4, 2 * S))
+        a = rng.integers(0, 2, n).astype(np.uint8)  # b's letters mostly others: a dear alignment, near gap(n)
+        b = rng.integers(1, 4, n + int(rng.integers(20, 80))).astype(np.uint8)
+        done = check_alignment(Pair("p", "a", "b", a, b), costs, "prefix", bands.full_band(a.size, b.size), R,
+                               1 + k % 2, WALK_RUN)
+        edge += done is not None and done[1].lo == -n and done[1].hi < b.size
+        a = rng.integers(0, 4, S * (1 + k % 2)).astype(np.uint8)
+        b = a[rng.random(a.size) > 0.05].copy()
+        b[rng.random(b.size) < 0.05] = int(rng.integers(0, 4))
+        for mode in ("global", "prefix"):
+            band = bands.band_for(a.size, b.size, mode, int(rng.integers(2, 12)))
+            exact += check_alignment(Pair("q", "a", "b", a, b), costs, mode, band, R, 1 + k % 2, 3) is not None
+    assert edge >= 2 and exact == 16, (edge, exact)
