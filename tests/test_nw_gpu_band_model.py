@@ -107,12 +107,35 @@ def padded(a, b, R):
     return n, m, S, strips, groups, ap, bp
 
 
+def row_above(s, g, slot, pg0, pg1, rows, costs, mode, hi):
+    """Lane 0's entry at group g of strip s, (H, F) of the row above: row 0 (strips.cu band_row0: gap(j), 0
+    in infix mode; F infinite), infinite past the strip above's window (pg1), else that strip's bottom row
+    kept in ``slot`` of ``rows`` (H rows, F rows)."""
+    if s == 0:
+        _, _, o, ext = costs.as_affine()
+        js = [GROUP * g + 1 + c for c in range(GROUP)]
+        return [(0 if mode == "infix" else o + ext * j) if j <= hi else INF for j in js], [INF] * GROUP
+    if g > pg1:
+        return [INF] * GROUP, [INF] * GROUP
+    hrows, frows = rows
+    return list(hrows[slot][g - pg0]), list(frows[slot][g - pg0]) if costs.affine else [INF] * GROUP
+
+
+def left_edge(first, g0, lo, costs, R):
+    """strips.cu band_left_edge: (hcol, ecol, diag) of the lane whose first row is ``first`` at its strip
+    window's left edge (group g0): column 0 where g0 = 0 and the row's diagonal is in the band, else
+    infinite."""
+    _, _, o, ext = costs.as_affine()
+    hcol = [o + ext * (first + k) if g0 == 0 and -(first + k) >= lo else INF for k in range(R)]
+    diag = (0 if first == 1 else o + ext * (first - 1)) if g0 == 0 and -(first - 1) >= lo else INF
+    return hcol, [INF] * R, diag
+
+
 def model_band(a, b, costs, mode, band, R, cg=0):
     """nw_band (cg: CKPT_GROUPS of nw_band<., true>, 0: nw_band<., false>): (score, end column, codes by
     (strip, group, lane) (band_group's, what nw_band_codes recomputes), gmax, checkpoints: (H rows, F rows)
     by slot (every strip's own with cg), checkpoint columns by (strip, q): (H, E) of the strip's rows)."""
     affine = costs.affine
-    match, mismatch, o, ext = costs.as_affine()
     n, m, S, strips, groups, ap, bp = padded(a, b, R)
     lo, hi = band.lo, band.hi
     gmax = max(last_group(s, n, hi, groups, R) - first_group(s, lo, R) + 1 for s in range(strips))
@@ -131,22 +154,11 @@ def model_band(a, b, costs, mode, band, R, cg=0):
         for lane in range(32):
             first = s * S + lane * R + 1
             ak = [int(ap[first - 1 + k]) for k in range(R)]
-            hcol = [o + ext * (first + k) if g0 == 0 and -(first + k) >= lo else INF for k in range(R)]
-            ecol = [INF] * R
-            diag = (0 if first == 1 else o + ext * (first - 1)) if g0 == 0 and -(first - 1) >= lo else INF
+            hcol, ecol, diag = left_edge(first, g0, lo, costs, R)
             rn = n - first if first <= n < first + R else -1
             for u in range(g0, g1 + 1):
-                top = None
-                if lane == 0:
-                    if s == 0:
-                        js = [GROUP * u + 1 + c for c in range(GROUP)]
-                        top = [(0 if mode_code == 2 else o + ext * j) if j <= hi else INF for j in js], [INF] * GROUP
-                    elif u > pg1:
-                        top = [INF] * GROUP, [INF] * GROUP
-                    else:
-                        slot = (s + slots - 1) % slots
-                        top = (list(hrows[slot][u - pg0]),
-                               list(frows[slot][u - pg0]) if affine else [INF] * GROUP)
+                top = row_above(s, u, (s + slots - 1) % slots, pg0, pg1, (hrows, frows), costs, mode,
+                                hi) if lane == 0 else None
                 diag, hb, fb, last, codes = lane_group(bottom, lane, u, top, hcol, ecol, ak, diag, bp, costs, first,
                                                        lo, hi, rn, R)
                 bits[(s, u - g0, lane)] = codes
@@ -175,8 +187,6 @@ def model_band(a, b, costs, mode, band, R, cg=0):
 def model_codes(a, b, costs, mode, band, walk, kept, R, cg):
     """nw_band_codes: the codes of walk's windows by (strip, group - its first, lane), each block recomputed
     from nw_band<., true>'s kept rows and checkpoint columns (``kept``, model_band's with cg)."""
-    affine = costs.affine
-    match, mismatch, o, ext = costs.as_affine()
     n, m, S, strips, groups, ap, bp = padded(a, b, R)
     hrows, frows, cols = kept
     lo, hi = band.lo, band.hi
@@ -196,21 +206,14 @@ def model_codes(a, b, costs, mode, band, walk, kept, R, cg):
         pg1 = last_group(s - 1, n, hi, groups, R) if s > 0 else -1
 
         def entry(g, s=s, pg0=pg0, pg1=pg1):
-            if s == 0:
-                js = [GROUP * g + 1 + c for c in range(GROUP)]
-                return [(0 if mode == "infix" else o + ext * j) if j <= hi else INF for j in js], [INF] * GROUP
-            if g > pg1:
-                return [INF] * GROUP, [INF] * GROUP
-            return list(hrows[s - 1][g - pg0]), list(frows[s - 1][g - pg0]) if affine else [INF] * GROUP
+            return row_above(s, g, s - 1, pg0, pg1, (hrows, frows), costs, mode, hi)
 
         bottom = {}
         for lane in range(32):
             first = s * S + lane * R + 1
             ak = [int(ap[first - 1 + k]) for k in range(R)]
             if b0 == g0:
-                hcol = [o + ext * (first + k) if g0 == 0 and -(first + k) >= lo else INF for k in range(R)]
-                ecol = [INF] * R
-                diag = (0 if first == 1 else o + ext * (first - 1)) if g0 == 0 and -(first - 1) >= lo else INF
+                hcol, ecol, diag = left_edge(first, g0, lo, costs, R)
             else:
                 column = cols[(s, b0 // cg)]
                 hcol = [column[lane * R + k][0] for k in range(R)]
