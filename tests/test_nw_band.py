@@ -119,3 +119,35 @@ def test_bounds_and_schedule_by_hand():
     assert nxt.width == bands.width_needed(76, costs, "global", 10**6, 10**6) == 15
     assert bands.first_band(costs, "infix", 100, 100).full
     assert bands.algorithm_name(bands.full_band(3, 3)) == "dp"
+
+
+def test_optimal_paths_band_holds_every_optimal_path():
+    """band.optimal_paths_band (nw_band_codes' diagonals) holds every cell on an optimal path: each
+    (i, j) where an optimal alignment of a[:i], b[:j] and one of a[i:], b[j:] (global; prefix: b's end
+    free) add up to the optimum. (With gap-affine costs those are some of the optimal paths' cells: a
+    gap through (i, j) costs its open once, not twice.) Widths 0 and 1 come from identical and
+    one-letter-apart pairs."""
+    rng = np.random.default_rng(SEED + 3)
+    print(f"seed {SEED + 3}")
+    narrowed = thin = 0
+    for k in range(90):
+        pair = related_pair(rng, 40)
+        if k % 10 == 0:  # the optimum 0 or one substitution or indel away: the narrowest bands
+            b = pair.a.copy()
+            b = b if k % 20 == 0 else np.delete(b, b.size // 2) if b.size > 1 else (b + 1) % 4
+            pair = Pair("r", "a", "b", pair.a, b)
+        costs = random_costs(rng)
+        mode = ("global", "prefix")[k % 2]
+        if not bands.applies(costs, mode):
+            continue
+        ahead = gotoh_tables(pair.a, pair.b, costs, mode)[0]
+        behind = gotoh_tables(pair.a[::-1], pair.b[::-1], costs, "global" if mode == "global" else "infix")[0]
+        through = ahead + behind[::-1, ::-1]
+        best = int(ahead[-1, end_column(ahead, mode)])
+        full = bands.full_band(pair.n, pair.m)
+        band = bands.optimal_paths_band(best, costs, mode, full)
+        i, j = np.nonzero(through == best)
+        assert i.size and band.lo <= (j - i).min() and (j - i).max() <= band.hi, (k, costs, mode, band)
+        narrowed += band != full
+        thin += band != full and band.hi - band.lo <= abs(pair.m - pair.n) + 1
+    assert narrowed >= 30 and thin >= 3, (narrowed, thin)
