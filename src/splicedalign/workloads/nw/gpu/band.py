@@ -152,9 +152,8 @@ def optimal_paths_band(score: int, costs: Costs, mode: str, band: Band) -> Band:
     if not applies(costs, mode):
         return band
     narrow = band_for(band.n, band.m, mode, width_needed(score + 1, costs, mode, band.n, band.m))
-    bound = escape(costs, mode, narrow)
     lo, hi = max(band.lo, narrow.lo), min(band.hi, narrow.hi)
-    if (bound is not None and bound <= score) or (lo, hi) == (band.lo, band.hi):
+    if not certified(score + 1, costs, mode, narrow) or (lo, hi) == (band.lo, band.hi):  # escape(narrow) <= score
         return band
     return Band(lo, hi, band.n, band.m, narrow.width)
 
