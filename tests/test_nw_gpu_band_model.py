@@ -1,8 +1,9 @@
-"""A Python model of nw_band and nw_band_walk (workloads/nw/gpu/strips.cu), checked on the CPU
-against band.py's NumPy model and the reference: strips run one after another (every flag wait
-already satisfied), lane after lane, each lane's groups in the kernel's window, the two
-boundary-row slots indexed from each strip's first group, the cells of a group in anti-diagonal
-order with the 4-bit codes, the answer key, and the walk over tiles of codes. It mirrors the
+"""A Python model of nw_band, nw_band_codes and nw_band_walk (workloads/nw/gpu/strips.cu), checked on
+the CPU against band.py's NumPy model and the reference: strips run one after another (every flag wait
+already satisfied), lane after lane, each lane's groups in the kernel's window, the boundary-row slots
+indexed from each strip's first group, the cells of a group in anti-diagonal order with the 4-bit codes,
+the answer key, the checkpoints and the codes recomputed from them block by block, and the walk over
+tiles of codes. It mirrors the
 kernels' indexing statement by statement (with R rows per lane as a parameter: small strips
 give many strips on small inputs); the kernels themselves run on the device."""
 
@@ -346,9 +347,9 @@ def test_band_kernel_model_equals_the_band_model_and_walks_optimally(mode, R):
 
 
 @pytest.mark.parametrize("R", [2, 8, 16])
-def test_walk_tile_reads_the_codes_where_nw_band_wrote_them(R):
+def test_walk_tile_reads_the_codes_where_nw_band_codes_wrote_them(R):
     """strips.cu tile_code (word (c / 4) 16 R + r / 2, nibble (r % 2) 4 + c % 4 of a tile's cell
-    (r, c)) against nw_band's writes (lane l's R / 2 words of group g at (32 g + l) R / 2, its row
+    (r, c)) against nw_band_codes' writes (lane l's R / 2 words of group g at (32 g + l) R / 2, its row
     k in word k / 2 at nibble (k % 2) 4 + column), every cell of a 3-group tile."""
     words = R // 2
     tile = np.zeros(3 * 32 * words, dtype=np.uint64)

@@ -156,7 +156,7 @@ class GpuSolver:
         self.trace_on = trace
         self.adaptive = adaptive  # False: always the whole table (for comparisons)
         self.band_min_cells = band_min_cells  # smaller pairs: the whole table
-        # the whole table's alignment (linear, global) by nw_band's codes when they fit; False:
+        # the whole table's alignment (linear, global) by nw_band_codes' codes when they fit; False:
         # always nw_strips' checkpoints (nw_walk or the host trace)
         self.whole_codes = whole_codes
         self.band_rows = band_rows  # nw_band's R (other than BAND_ROWS: compiled by NVRTC)

@@ -705,8 +705,8 @@ __device__ __forceinline__ void copy_done() {
 }
 
 // The 4-bit code of a walk tile's cell (r, c): r from the strip's first row, c from the tile's
-// first column. nw_band writes lane l's R / 2 words of group g at (g * 32 + l) * R / 2, row k of
-// the lane in word k / 2 at nibble (k % 2) * 4 + column; with r = l R + k (R even) that is word
+// first column. nw_band_codes writes lane l's R / 2 words of group g at (g * 32 + l) * R / 2, row k
+// of the lane in word k / 2 at nibble (k % 2) * 4 + column; with r = l R + k (R even) that is word
 // g * 16 R + r / 2, nibble (r % 2) * 4 + c % 4.
 __device__ __forceinline__ unsigned tile_code(const unsigned* tile, int r, int c) {
     return (tile[(c >> 2) * (16 * BAND_R) + (r >> 1)] >> (((r & 1) << 4) | ((c & 3) << 2))) & 15u;
@@ -714,7 +714,7 @@ __device__ __forceinline__ unsigned tile_code(const unsigned* tile, int r, int c
 
 }  // namespace
 
-// The alignment from nw_band's codes, by one warp: from (i, j) in state H, the warp copies the
+// The alignment from nw_band_codes' codes, by one warp: from (i, j) in state H, the warp copies the
 // codes of strip (i-1)/S, groups u0..u (u = (j-1)/4, at most TILE_GROUPS of them), and the tile's
 // letters into shared memory, all in flight at once (cp.async), then lane 0 follows the codes
 // (H: diagonal, or F or E; F: 'D' up, staying in F while its extend bit is set; E: 'I' left,
