@@ -303,3 +303,39 @@ def test_budget_steps_is_the_running_sum_of_the_model():
         assert np.allclose(wfa_cluster.steps_ms(np.arange(1, width.size + 1), diagonals, 1.4, e), spent)
         for budget in (0.0, float(spent[0]), *rng.uniform(0, 1.2 * spent[-1], 30)):
             assert wfa_cluster.budget_steps(diagonals, budget, 1.4, e) == np.searchsorted(spent, budget, side="right")
+
+
+@pytest.mark.parametrize("costs", (Costs(0, 1, 3), Costs(0, 2, 1)), ids=["c013", "c021"])
+def test_cluster_biwfa_warps_take_several_groups_of_lengths_far_apart(solver, costs, monkeypatch):
+    """BiWFA with a warp a block (MAX_THREADS 32) over several local groups, on pairs whose lengths lie ~650
+    letters apart either way (m - n far from 0: BiWFA's reverse diagonals k' = m - n - k in other groups
+    than the forward's, the groups between them skipped early on, diagonals in a block's second group): each
+    warp's hints, running maxima, ring places and breakpoint candidates of several groups a step, 1 to e steps
+    a barrier; the alignment with caps just enough and one short, every CIGAR re-scored
+    (test_cluster_single_pairs' pairs span at most 13 groups: a group a block; the walks' test a warp a group)."""
+    seed = 2750 + int(costs.mismatch) * 10 + int(costs.indel) + 100 * int(costs.gap_open)
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    reference = ReferenceSolver()
+    g, x, o, e = cpu_wfa.reduced_costs(costs)
+    reach = wfa.reach_table(x, o, e, 6000)
+    arrays = wfa.wavefront_arrays(o)
+    ways = 2  # (BiWFA keeps both directions' wavefronts)
+    monkeypatch.setattr(wfa_cluster, "MAX_THREADS", 32)
+    for k in range(2):
+        a = random_codes(int(rng.integers(100, 150)), rng)
+        flanks = [random_codes(int(rng.integers(300, 350)), rng) for _ in range(2)]
+        b = np.concatenate([flanks[0], mutate(a, rng, 0.05), flanks[1]])
+        pair = Pair(f"far{k}", "a", "b", *((a, b) if k == 0 else (b, a)))
+        want = reference.solve(pair, costs, traceback=False, mode="global").score
+        enough, short = wfa_cluster.exact_caps(want // g, x, o, e)
+        monkeypatch.setattr(wfa_cluster, "PER_BARRIER", 1 + (k + int(costs.indel)) % 3)
+        config = wfa_cluster.configure(int(reach[enough]), pair.n, pair.m, x, o, e)
+        assert config.threads == 32 and config.stride // wfa_cluster.GROUP_INTS >= 2, (pair.name, config)
+        visits = ways * wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, enough + 1)
+        got = solver.launch_one(pair, costs, True, "global", enough, visits, 32, cluster=True)
+        assert solver.stats["cluster"] and got.score[0] == want, (pair.name, costs)
+        assert cigar_cost(got.cigar(0), pair.a, pair.b, costs) == want, (pair.name, got.cigar(0))
+        visits = ways * wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, short + 1)
+        got = solver.launch_one(pair, costs, True, "global", short, visits, 32, cluster=True)
+        assert got.score[0] is None and got.cigar(0) is None, (pair.name, costs, short)
