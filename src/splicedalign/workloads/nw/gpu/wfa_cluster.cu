@@ -36,7 +36,10 @@
 // against each direction's running maximum on the diagonal (two rows: most steps check nothing). A thread's
 // least overlap goes into every block's `found` by a 32-bit remote atomicMin (64-bit remote atomics did not
 // land in nw-next9's tries), read after the barrier, so every block stops at the same barrier: once the least
-// overlap is at most 2 t + 2 - d after step t (an unfound split has max(f, r) > t).
+// overlap is at most 2 t + 2 - d after step t (an unfound split has max(f, r) > t). (The same barrier by timing,
+// not by the memory model: a block that goes on past a barrier may reduce into another block's `found` before a
+// late thread there reads it, a step later, after an L2 round trip of letters; the end's flag of the gap-affine
+// kernel alike. Strictly ordered: the flag in two ints by the interval's parity, each thread keeping the least.)
 //
 // The letters stay in global memory (4 bits each, packed by wfa.cu's nw_wfa_pack), read through
 // the read-only path (L1): each thread's diagonals move a letter or two a step, so their lines stay
