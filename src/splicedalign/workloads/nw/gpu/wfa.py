@@ -783,12 +783,12 @@ class WfaSolver:
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         self.stats = {"choice_ms": (time.perf_counter() - t0) * 1e3}
         # kept ints a diagonal: M, I and D; BiWFA (linear costs) both directions' M, a direction's steps
-        arrays = wavefront_arrays(o) * (2 if wfa_cluster.bidirectional(o) else 1)
+        ways = 2 if wfa_cluster.bidirectional(o) else 1
+        arrays = wavefront_arrays(o) * ways
         want = wfa_cluster.direction_steps(cap, x, o, e)
         top, diagonals = self.cluster_sums(pair, mode, x, o, e, want)
         fits = wfa_cluster.fitting_steps(top, pair.n, pair.m, x, o, e, self.shared_bytes)
-        last = min(fits, wfa_cluster.budget_steps(diagonals[:fits] * (arrays // wavefront_arrays(o)), budget_ms,
-                                                  CLUSTER_DIAG_NS[o > 0], e))
+        last = min(fits, wfa_cluster.budget_steps(diagonals[:fits] * ways, budget_ms, CLUSTER_DIAG_NS[o > 0], e))
         budget = None
         if traceback:  # the kept wavefronts within their share of the memory (4 bytes a diagonal)
             budget = self.keep_budget()
