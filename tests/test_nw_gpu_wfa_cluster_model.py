@@ -46,6 +46,7 @@ class EmuClusterKernel:
         self.max_dynamic_shared_size_bytes = 0
         self.launches = 0
         self.refuse = None  # called with no arguments at each launch (it may raise what the driver would)
+        self.late = -1  # the launch's late block (wfa_cluster_host.cpp: -1 none)
 
     def __call__(self, grid, block, args, shared_mem=0):
         if self.refuse is not None:
@@ -55,6 +56,7 @@ class EmuClusterKernel:
         seqs, desc, reach, *ints, keep, pool_ints, bases, runs, out = args
         assert len(ints) == 10
         self.launches += 1
+        self.lib.emu_wfa_cluster_late(ctypes.c_int(self.late))
         affine, keep_on = (flag.strip() == "true" for flag in self.name.split("<")[1].rstrip(">").split(","))
         status = self.lib.emu_nw_wfa_cluster(
             ctypes.c_int(affine), ctypes.c_int(keep_on), ctypes.c_int(block[0]), ctypes.c_int(shared_mem),
@@ -258,12 +260,13 @@ def test_solve_falls_back_to_nw_wfa_where_the_driver_refuses_the_cluster(solver,
 def test_configure():
     # 10^6 at 1% (linear 0/1/3, ~14,200 scores) capped at 4x: |k| <= 18,933, the reverse's diagonals (forward
     # -100 - k') too: -19,033 .. 18,933, 1,187 groups and one, 75 a block of 16; 3 steps a barrier: rows
-    # s - 3 .. s + 2 a direction, and both running maxima; two hints a local group, the tail
+    # s - 3 .. s + 2 a direction, and both running maxima; two hints a local group, the tail; before the ring the
+    # stop's flag (two ints, by the interval's parity) and the walk's anchor (3)
     assert wfa_cluster.CLUSTER == 16
     config = wfa_cluster.configure(18_933, 1_000_000, 999_900, 1, 0, 3)
     assert config.koff == 19_033 and config.ring == 6 and config.gap_ring == 0 and config.threads == 1024
     assert config.per == 3 and config.stride == wfa_cluster.GROUP_INTS * 75 and config.bi and config.rows == 14
-    assert config.smem == 4 * (4 + 14 * 34 * 75 + 2 * 75 + 4)
+    assert config.smem == 4 * (5 + 14 * 34 * 75 + 2 * 75 + 4)
     assert wfa_cluster.direction_steps(14_191, 1, 0, 3) == 7_099  # ((14,191 + 4) // 2 + 2: nw_biwfa's)
     small = wfa_cluster.configure(10, 5, 300, 2, 0, 1)  # e = 1: a barrier a step; the reverse's k = 295 - k'
     assert small.koff == 5 and small.ring == 3 and small.per == 1 and small.stride == 34 * 1 and small.threads == 32
@@ -273,7 +276,7 @@ def test_configure():
     affine = wfa_cluster.configure(40_000, 1_000_000, 999_900, 2, 3, 1)
     assert affine.per == 1 and affine.ring == 5 and affine.gap_ring == 2 and not affine.bi and affine.koff == 40_000
     assert wfa_cluster.direction_steps(24_317, 2, 3, 1) == 24_317
-    assert affine.smem == 4 * (4 + 9 * affine.stride + affine.stride // 34)
+    assert affine.smem == 4 * (5 + 9 * affine.stride + affine.stride // 34)
 
 
 def test_fitting_steps():
@@ -339,3 +342,35 @@ def test_cluster_biwfa_warps_take_several_groups_of_lengths_far_apart(solver, co
         visits = ways * wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, short + 1)
         got = solver.launch_one(pair, costs, True, "global", short, visits, 32, cluster=True)
         assert got.score[0] is None and got.cigar(0) is None, (pair.name, costs, short)
+
+
+@pytest.mark.parametrize("costs", (Costs(0, 1, 3), Costs(0, 4, 2, 6)), ids=["c013", "a426"])
+def test_cluster_stops_at_one_barrier_with_a_late_block(solver, costs, monkeypatch):
+    """One block late after every cluster barrier (wfa_cluster_host.cpp: its threads read the stop's flag only
+    once every other block has run its next interval, reducing into every block's flag): every block still stops
+    at the same barrier, the score the reference's, the CIGAR re-scored (a single flag fails this: the late
+    block reads the next interval's overlap or end and stops a barrier early, and the emulator aborts on the
+    barrier the others wait at, or the walk meets values never written)."""
+    seed = 2810 + int(costs.indel) + 100 * int(costs.gap_open)
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    reference = ReferenceSolver()
+    pairs = _pairs(rng, 6, 400)
+    g, x, o, e = cpu_wfa.reduced_costs(costs)
+    reach = wfa.reach_table(x, o, e, 3000)
+    ways = 2 if wfa_cluster.bidirectional(o) else 1
+    arrays = wfa.wavefront_arrays(o)
+    kernels = [device.function(None, name, None, None) for name in wfa_cluster.NAMES]
+    for k, pair in enumerate(pairs):
+        want = reference.solve(pair, costs, traceback=False, mode="global").score
+        enough, _ = wfa_cluster.exact_caps(want // g, x, o, e)
+        monkeypatch.setattr(wfa_cluster, "PER_BARRIER", 1 + k % 3)
+        for late in (0, 1 + k, wfa_cluster.CLUSTER - 1):
+            for kernel in kernels:
+                kernel.late = late
+            for traceback in (False, True):
+                visits = ways * wfa.visits_upto(reach, pair.n, pair.m, "global", arrays, enough + 1)
+                got = solver.launch_one(pair, costs, traceback, "global", enough, visits, 32, cluster=True)
+                assert solver.stats["cluster"] and got.score[0] == want, (pair.name, costs, late, traceback)
+                if traceback:
+                    assert cigar_cost(got.cigar(0), pair.a, pair.b, costs) == want, (pair.name, late, got.cigar(0))

@@ -3,7 +3,9 @@
 // (emu::run_block, tests/cuda_emu.h; fiber f is thread f % threads of block f / threads), the
 // cluster barrier a wait of all of them, a shuffle or ballot its warp's; each block has its own
 // shared memory, and a store into another block's (distributed shared memory) lands at the same
-// place in that block's. The kernel's defines come as -D flags (as NVRTC gets them).
+// place in that block's. The kernel's defines come as -D flags (as NVRTC gets them). A late block
+// (emu_wfa_cluster_late) has its threads go on after each cluster barrier only once every other block
+// has run its next interval up to the next barrier (or ended): the most a block can run ahead.
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -23,8 +25,26 @@ static void __syncthreads() { emu::wait(block_barriers[fiber_block()]); }
 static std::vector<int> shared;  // the blocks' shared memory, one after another
 static size_t shared_ints = 0;  // a block's
 
+static int late_block = -1;  // (none)
+static emu::Barrier gate;  // passes once every late thread has passed barrier i and every other one barrier i + 1
+static std::vector<char> synced;  // a fiber's: passed a cluster barrier
+static void arrive(emu::Barrier& b) {  // at `b` without waiting
+    if (++b.arrived == b.count) {
+        b.arrived = 0;
+        ++b.generation;
+    }
+}
+static void ahead_done() {  // (another block's thread) its interval after the last barrier run
+    if (late_block >= 0 && int(fiber_block()) != late_block && synced[emu::thread_index.x]) arrive(gate);
+}
+
 static unsigned cluster_rank() { return fiber_block(); }
-static void cluster_sync() { emu::wait(cluster_barrier); }
+static void cluster_sync() {
+    ahead_done();
+    emu::wait(cluster_barrier);
+    synced[emu::thread_index.x] = 1;
+    if (int(fiber_block()) == late_block) emu::wait(gate);
+}
 static int& remote(int* local, unsigned rank) {  // the place `local` has in this block's, in block `rank`'s
     return shared[rank * shared_ints + size_t(local - shared.data()) % shared_ints];
 }
@@ -35,6 +55,9 @@ static void min_remote(int* local, unsigned rank, int value) {  // (the fibers r
 using std::max;
 using std::min;
 #include "../../src/splicedalign/workloads/nw/gpu/wfa_cluster.cu"
+
+// The late block of the next launches (-1: none).
+extern "C" void emu_wfa_cluster_late(int block) { late_block = block; }
 
 // One launch of WFA_CLUSTER blocks of `threads`, `smem_bytes` of shared memory each (filled with
 // `poison` first, so that a read of a value never written shows); `affine` and `keep_on` pick the variant.
@@ -48,6 +71,8 @@ extern "C" int emu_nw_wfa_cluster(int affine, int keep_on, int threads, int smem
     const int fibers = WFA_CLUSTER * threads;
     cluster_barrier = emu::Barrier{fibers};
     block_barriers.assign(WFA_CLUSTER, emu::Barrier{threads});
+    gate = emu::Barrier{fibers};
+    synced.assign(fibers, 0);
     warps_for(fibers);
     shared_ints = size_t(smem_bytes + 3) / 4;
     shared.assign(WFA_CLUSTER * shared_ints, poison);
@@ -67,6 +92,7 @@ extern "C" int emu_nw_wfa_cluster(int affine, int keep_on, int threads, int smem
         } else {
             run(std::false_type{}, std::false_type{});
         }
+        ahead_done();  // (a late thread may wait on the gate after the last barrier)
     };
     emu::run_block(fibers, body);
     return 0;

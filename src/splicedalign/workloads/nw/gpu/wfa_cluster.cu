@@ -36,10 +36,12 @@
 // against each direction's running maximum on the diagonal (two rows: most steps check nothing). A thread's
 // least overlap goes into every block's `found` by a 32-bit remote atomicMin (64-bit remote atomics did not
 // land in nw-next9's tries), read after the barrier, so every block stops at the same barrier: once the least
-// overlap is at most 2 t + 2 - d after step t (an unfound split has max(f, r) > t). (The same barrier by timing,
-// not by the memory model: a block that goes on past a barrier may reduce into another block's `found` before a
-// late thread there reads it, a step later, after an L2 round trip of letters; the end's flag of the gap-affine
-// kernel alike. Strictly ordered: the flag in two ints by the interval's parity, each thread keeping the least.)
+// overlap is at most 2 t + 2 - d after step t (an unfound split has max(f, r) > t). `found` is two ints, the
+// interval's parity picks one: interval i's reductions go into found[i & 1], read after barrier i, and each thread
+// keeps the least it has read. A block past barrier i reduces into found[(i + 1) & 1] only, and none reaches
+// interval i + 2 before every thread has passed barrier i + 1, i.e. has read found[i & 1]: every thread reads the
+// same values, so every block stops at the same barrier by the memory model, not by timing (values only fall: a
+// slot is never reset). The gap-affine kernel's end flag alike (the end's step + 1, stored once).
 //
 // The letters stay in global memory (4 bits each, packed by wfa.cu's nw_wfa_pack), read through
 // the read-only path (L1): each thread's diagonals move a letter or two a step, so their lines stay
@@ -66,8 +68,8 @@
 namespace {
 
 constexpr int GROUP = WFA_GROUP_INTS;  // ints of a group's ring row: its 32 diagonals and a halo on either side
-constexpr int CONTROL = WFA_CONTROL_INTS;  // ints before the ring: the end's flag (BiWFA: the least overlap), the
-                                           // walk's anchor (3 ints)
+constexpr int CONTROL = WFA_CONTROL_INTS;  // ints before the ring: the end's flag (BiWFA: the least overlap) by
+                                           // the interval's parity (2 ints), the walk's anchor (3 ints)
 constexpr int NONE = 0x7fffffff;  // (BiWFA) no overlap found
 // BiWFA: ints after the hints: the breakpoint's diagonal + koff, its forward score, the reverse walk's runs, the
 // forward's
@@ -275,10 +277,12 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
         for (int i = tid; i < 2 * stride; i += threads) fronts[i] = WFA_NULL;
     }
     // AFFINE: 1 + the end's step once it is reached (stored by the end's thread in every block); BI: the least
-    // overlap's cost found (remote atomicMin by the thread that found it, into every block)
+    // overlap's cost found (remote atomicMin by the thread that found it, into every block). Two ints: interval
+    // i's into found[i & 1] (the top's comment); NONE: nothing yet
     volatile int* const found = smem;
     if (tid == 0) {
-        *found = BI ? NONE : 0;
+        found[0] = NONE;
+        found[1] = NONE;
         if (BI) tail[0] = NONE;
     }
     cluster_sync();  // (every block started and cleared its flag before any store into it)
@@ -293,6 +297,8 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
     const int oe = o + e;
     int s = 0;
     bool ended = false;  // (the end's thread) found it already
+    int parity = 0;  // the interval's: its flag found[parity]
+    int seen = NONE;  // the least of found this thread has read
     // the reach of the step and its sources loaded a step before, in registers across the barrier (which empties
     // L1: the first step of an interval read them from L2 on its chain before its sources): BiWFA's 10^6 1% kernel
     // 15.65 -> 14.69 ms, the gap-affine alignment's 106.9 -> 98.0 (that variant's schedule; main's 97.3) on an
@@ -400,7 +406,7 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
                     edge_stores(out_m, v, out_d, dv, out_i, iv, g, lane);
                     if (k == k_end && v == m && !ended) {  // the end: its step + 1 into every block
                         ended = true;
-                        for (int q = 0; q < C; ++q) store_remote(const_cast<int*>(found), unsigned(q), s + 1);
+                        for (int q = 0; q < C; ++q) store_remote(const_cast<int*>(found + parity), unsigned(q), s + 1);
                     }
                 }
                 if (BI) {
@@ -438,7 +444,7 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
                             const unsigned long long key = (unsigned long long)(k + koff) << 32 | unsigned(fwd);
                             if (cost != NONE && (cost < least || (cost == least && key < where))) {
                                 if (cost < least) {
-                                    for (int q = 0; q < C; ++q) min_remote(const_cast<int*>(found), unsigned(q), cost);
+                                    for (int q = 0; q < C; ++q) min_remote(const_cast<int*>(found + parity), unsigned(q), cost);
                                 }
                                 least = cost;
                                 where = key;
@@ -452,8 +458,10 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
             if (AFFINE) gslot = gslot + 1 == gap_ring ? 0 : gslot + 1;
         }
         cluster_sync();
-        if (BI ? *found <= 2 * s - d : *found != 0) {  // (steps after the end's in its interval are not read)
-            if (AFFINE) s = *found - 1;
+        seen = min(seen, int(found[parity]));
+        parity ^= 1;
+        if (BI ? seen <= 2 * s - d : seen != NONE) {  // (steps after the end's in its interval are not read)
+            if (AFFINE) s = seen - 1;
             over = false;
             break;
         }
@@ -467,7 +475,7 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
         return;
     }
     if (rank == 0 && tid == 0) {
-        out[0] = BI ? *found : s;
+        out[0] = BI ? seen : s;
         out[1] = m;
         out[2] = 0;
         out[3] = 0;
@@ -481,16 +489,16 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
         // (wfa_common.cuh's walk_back: thread 0 walks, the block copies windows of the kept values into the room
         // of its rings and hints: 10^6 1% linear CIGAR kernel 31.3 -> 27.4 ms, gap-affine 103.4 -> 99.3 on an
         // H100, where one thread walked straight from the pool, three dependent global loads an operation;
-        // walk_at in CONTROL's padding)
+        // walk_at in CONTROL's last 3 ints)
         Runs w{runs + dp[6], 0, 4u, 0u};
         int k = k_end;
-        walk_back<AFFINE>(w, kept, smem + 1, ring, room, walk_steps, ring_size, x, e, oe, s, k, m);
+        walk_back<AFFINE>(w, kept, smem + 2, ring, room, walk_steps, ring_size, x, e, oe, s, k, m);
         if (tid == 0) out[3] = w.close();
         return;
     }
     // BiWFA: the breakpoint (its lowest diagonal + koff into every block, then its forward score from that
     // diagonal's thread into blocks 0 and 1), every block at both barriers
-    const int best = *found;
+    const int best = seen;
     const int kk = int(where >> 32);
     if (least == best) {
         for (int q = 0; q < C; ++q) min_remote(tail, unsigned(q), kk);
@@ -518,7 +526,7 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
         }
         Runs w{rev ? rruns : fruns, 0, 4u, 0u};
         int h = rev ? m - bf : bf;
-        walk_windows<1>(kept, int(rev), smem + 1, ring, room, walk_steps, d + 1, rev ? best - f : f,
+        walk_windows<1>(kept, int(rev), smem + 2, ring, room, walk_steps, d + 1, rev ? best - f : f,
                         rev ? k_end - k : k, [&](auto& at, int& ws, int& wk) {
                             auto one = [&](int st, int diag, bool& miss) { return at(0, st, diag, miss); };
                             return walk_linear(w, one, x, e, ws, wk, h);
