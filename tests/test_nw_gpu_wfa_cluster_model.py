@@ -351,15 +351,14 @@ def test_cluster_stops_at_one_barrier_with_a_late_block(solver, costs, monkeypat
     at the same barrier, the score the reference's, the CIGAR re-scored (a single flag fails this: the late
     block reads the next interval's overlap or end and stops a barrier early, and the emulator aborts on the
     barrier the others wait at, or the walk meets values never written)."""
-    seed = 2810 + int(costs.indel) + 100 * int(costs.gap_open)
-    print(f"seed {seed}")
-    rng = np.random.default_rng(seed)
-    reference = ReferenceSolver()
-    pairs = _pairs(rng, 6, 400)
     g, x, o, e = cpu_wfa.reduced_costs(costs)
     reach = wfa.reach_table(x, o, e, 3000)
     ways = 2 if wfa_cluster.bidirectional(o) else 1
     arrays = wfa.wavefront_arrays(o)
+    seed = 2810 + int(costs.indel) + 100 * int(costs.gap_open)
+    print(f"seed {seed}")
+    pairs = _pairs(np.random.default_rng(seed), 6, 400)  # (one flag: linear p5 with block 0 late aborts)
+    reference = ReferenceSolver()
     kernels = [device.function(None, name, None, None) for name in wfa_cluster.NAMES]
     for k, pair in enumerate(pairs):
         want = reference.solve(pair, costs, traceback=False, mode="global").score
