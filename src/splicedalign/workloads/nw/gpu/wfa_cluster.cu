@@ -70,6 +70,7 @@ namespace {
 constexpr int GROUP = WFA_GROUP_INTS;  // ints of a group's ring row: its 32 diagonals and a halo on either side
 constexpr int CONTROL = WFA_CONTROL_INTS;  // ints before the ring: the end's flag (BiWFA: the least overlap) by
                                            // the interval's parity (2 ints), the walk's anchor (3 ints)
+static_assert(CONTROL % 2 == 0, "the ring's room holds the walk's 8-byte window bases (walk_windows)");
 constexpr int NONE = 0x7fffffff;  // (BiWFA) no overlap found
 // BiWFA: ints after the hints: the breakpoint's diagonal + koff, its forward score, the reverse walk's runs, the
 // forward's
