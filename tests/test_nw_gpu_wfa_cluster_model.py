@@ -261,12 +261,12 @@ def test_configure():
     # 10^6 at 1% (linear 0/1/3, ~14,200 scores) capped at 4x: |k| <= 18,933, the reverse's diagonals (forward
     # -100 - k') too: -19,033 .. 18,933, 1,187 groups and one, 75 a block of 16; 3 steps a barrier: rows
     # s - 3 .. s + 2 a direction, and both running maxima; two hints a local group, the tail; before the ring the
-    # stop's flag (two ints, by the interval's parity), the walk's anchor (3) and an int spare
+    # stop's flag (two ints, by the interval's parity) and the walk's anchor (3) from the second int
     assert wfa_cluster.CLUSTER == 16
     config = wfa_cluster.configure(18_933, 1_000_000, 999_900, 1, 0, 3)
     assert config.koff == 19_033 and config.ring == 6 and config.gap_ring == 0 and config.threads == 1024
     assert config.per == 3 and config.stride == wfa_cluster.GROUP_INTS * 75 and config.bi and config.rows == 14
-    assert config.smem == 4 * (6 + 14 * 34 * 75 + 2 * 75 + 4)
+    assert config.smem == 4 * (4 + 14 * 34 * 75 + 2 * 75 + 4)
     assert wfa_cluster.direction_steps(14_191, 1, 0, 3) == 7_099  # ((14,191 + 4) // 2 + 2: nw_biwfa's)
     small = wfa_cluster.configure(10, 5, 300, 2, 0, 1)  # e = 1: a barrier a step; the reverse's k = 295 - k'
     assert small.koff == 5 and small.ring == 3 and small.per == 1 and small.stride == 34 * 1 and small.threads == 32
@@ -276,7 +276,7 @@ def test_configure():
     affine = wfa_cluster.configure(40_000, 1_000_000, 999_900, 2, 3, 1)
     assert affine.per == 1 and affine.ring == 5 and affine.gap_ring == 2 and not affine.bi and affine.koff == 40_000
     assert wfa_cluster.direction_steps(24_317, 2, 3, 1) == 24_317
-    assert affine.smem == 4 * (6 + 9 * affine.stride + affine.stride // 34)
+    assert affine.smem == 4 * (4 + 9 * affine.stride + affine.stride // 34)
 
 
 def test_fitting_steps():

@@ -69,7 +69,9 @@ namespace {
 
 constexpr int GROUP = WFA_GROUP_INTS;  // ints of a group's ring row: its 32 diagonals and a halo on either side
 constexpr int CONTROL = WFA_CONTROL_INTS;  // ints before the ring: the end's flag (BiWFA: the least overlap) by
-                                           // the interval's parity (2 ints), the walk's anchor (3 ints)
+                                           // the interval's parity (2 ints), the walk's anchor (3 ints from the
+                                           // second: written only after the steps, once every thread has read
+                                           // the flags)
 static_assert(CONTROL % 2 == 0, "the ring's room holds the walk's 8-byte window bases (walk_windows)");
 constexpr int NONE = 0x7fffffff;  // (BiWFA) no overlap found
 // BiWFA: ints after the hints: the breakpoint's diagonal + koff, its forward score, the reverse walk's runs, the
@@ -493,7 +495,8 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
         // walk_at in CONTROL's last 3 ints)
         Runs w{runs + dp[6], 0, 4u, 0u};
         int k = k_end;
-        walk_back<AFFINE>(w, kept, smem + 2, ring, room, walk_steps, ring_size, x, e, oe, s, k, m);
+        __syncthreads();  // (every thread has read found[1] before thread 0 writes the walk's anchor over it)
+        walk_back<AFFINE>(w, kept, smem + 1, ring, room, walk_steps, ring_size, x, e, oe, s, k, m);
         if (tid == 0) out[3] = w.close();
         return;
     }
@@ -527,7 +530,7 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
         }
         Runs w{rev ? rruns : fruns, 0, 4u, 0u};
         int h = rev ? m - bf : bf;
-        walk_windows<1>(kept, int(rev), smem + 2, ring, room, walk_steps, d + 1, rev ? best - f : f,
+        walk_windows<1>(kept, int(rev), smem + 1, ring, room, walk_steps, d + 1, rev ? best - f : f,
                         rev ? k_end - k : k, [&](auto& at, int& ws, int& wk) {
                             auto one = [&](int st, int diag, bool& miss) { return at(0, st, diag, miss); };
                             return walk_linear(w, one, x, e, ws, wk, h);

@@ -8,7 +8,7 @@
 #define WFA_OP_I 3
 #define WFA_CLUSTER 16
 #define WFA_GROUP_INTS 34
-#define WFA_CONTROL_INTS 6
+#define WFA_CONTROL_INTS 4
 #define WFA_WALK_DIAGS 16
 #define WFA_TAIL_INTS 4
 #define WFA_PAD_A 6
