@@ -300,8 +300,9 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
     const int oe = o + e;
     int s = 0;
     bool ended = false;  // (the end's thread) found it already
-    int parity = 0;  // the interval's: its flag found[parity]
-    int seen = NONE;  // the least of found this thread has read
+    // the least of found this thread has read << 1 | the interval's parity (its flag: found[stop & 1]), one register
+    // (flags are never negative)
+    unsigned stop = unsigned(NONE) << 1;
     // the reach of the step and its sources loaded a step before, in registers across the barrier (which empties
     // L1: the first step of an interval read them from L2 on its chain before its sources): BiWFA's 10^6 1% kernel
     // 15.65 -> 14.69 ms, the gap-affine alignment's 106.9 -> 98.0 (that variant's schedule; main's 97.3) on an
@@ -409,7 +410,7 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
                     edge_stores(out_m, v, out_d, dv, out_i, iv, g, lane);
                     if (k == k_end && v == m && !ended) {  // the end: its step + 1 into every block
                         ended = true;
-                        for (int q = 0; q < C; ++q) store_remote(const_cast<int*>(found + parity), unsigned(q), s + 1);
+                        for (int q = 0; q < C; ++q) store_remote(const_cast<int*>(found + (stop & 1)), unsigned(q), s + 1);
                     }
                 }
                 if (BI) {
@@ -447,7 +448,7 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
                             const unsigned long long key = (unsigned long long)(k + koff) << 32 | unsigned(fwd);
                             if (cost != NONE && (cost < least || (cost == least && key < where))) {
                                 if (cost < least) {
-                                    for (int q = 0; q < C; ++q) min_remote(const_cast<int*>(found + parity), unsigned(q), cost);
+                                    for (int q = 0; q < C; ++q) min_remote(const_cast<int*>(found + (stop & 1)), unsigned(q), cost);
                                 }
                                 least = cost;
                                 where = key;
@@ -461,8 +462,8 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
             if (AFFINE) gslot = gslot + 1 == gap_ring ? 0 : gslot + 1;
         }
         cluster_sync();
-        seen = min(seen, int(found[parity]));
-        parity ^= 1;
+        stop = min(stop >> 1, unsigned(found[stop & 1])) << 1 | (~stop & 1);
+        const int seen = int(stop >> 1);
         if (BI ? seen <= 2 * s - d : seen != NONE) {  // (steps after the end's in its interval are not read)
             if (AFFINE) s = seen - 1;
             over = false;
@@ -478,7 +479,7 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
         return;
     }
     if (rank == 0 && tid == 0) {
-        out[0] = BI ? seen : s;
+        out[0] = BI ? int(stop >> 1) : s;
         out[1] = m;
         out[2] = 0;
         out[3] = 0;
@@ -502,7 +503,7 @@ __device__ void wfa_cluster_body(int* smem, const u64* __restrict__ seqs, const 
     }
     // BiWFA: the breakpoint (its lowest diagonal + koff into every block, then its forward score from that
     // diagonal's thread into blocks 0 and 1), every block at both barriers
-    const int best = seen;
+    const int best = int(stop >> 1);
     const int kk = int(where >> 32);
     if (least == best) {
         for (int q = 0; q < C; ++q) min_remote(tail, unsigned(q), kk);
