@@ -35,8 +35,8 @@ CLUSTER = 16
 MAX_THREADS = 1024
 GROUP_INTS = 34  # a group's ring row: its 32 diagonals and a halo diagonal on either side
 CONTROL_INTS = 4  # before the ring: the end's flag by the interval's parity (2 ints), the walk's anchor (3 ints:
-# wfa_common.cuh's walk_windows) from the second on, written only once the steps are over (the ring's offset stays
-# 16 bytes: 24 made the 10^6 1% linear score kernel 12% slower on an H100)
+# wfa_common.cuh's walk_windows) from the second on, written only once the steps are over (an even count: the walk's
+# 8-byte window bases lie in the ring's room)
 TAIL_INTS = 4  # BiWFA, after the hints: the breakpoint's diagonal and forward score, both walks' runs
 COMPUTE_CAPABILITY = 90  # thread-block clusters and distributed shared memory
 # steps between two cluster barriers at most (gap extend e caps it: a step reads its neighbours' diagonals e
