@@ -53,12 +53,16 @@ constexpr size_t STACK = 256 << 10;  // each fiber's stack (touched pages only),
 inline char* stacks = nullptr;
 inline int have = 0;  // stacks mapped
 
+// Arrives at `b` without waiting; true for the last one in, which lets them all go on.
+inline bool arrive(Barrier& b) {
+    if (++b.arrived < b.count) return false;
+    b.arrived = 0;
+    ++b.generation;
+    return true;
+}
+
 inline void wait(Barrier& b) {
-    if (++b.arrived == b.count) {  // the last one in lets them all go on
-        b.arrived = 0;
-        ++b.generation;
-        return;
-    }
+    if (arrive(b)) return;
     Fiber& self = fibers[running];
     self.waits = &b;
     self.generation = b.generation;

@@ -28,14 +28,8 @@ static size_t shared_ints = 0;  // a block's
 static int late_block = -1;  // (none)
 static emu::Barrier gate;  // passes once every late thread has passed barrier i and every other one barrier i + 1
 static std::vector<char> synced;  // a fiber's: passed a cluster barrier
-static void arrive(emu::Barrier& b) {  // at `b` without waiting
-    if (++b.arrived == b.count) {
-        b.arrived = 0;
-        ++b.generation;
-    }
-}
 static void ahead_done() {  // (another block's thread) its interval after the last barrier run
-    if (late_block >= 0 && int(fiber_block()) != late_block && synced[emu::thread_index.x]) arrive(gate);
+    if (late_block >= 0 && int(fiber_block()) != late_block && synced[emu::thread_index.x]) emu::arrive(gate);
 }
 
 static unsigned cluster_rank() { return fiber_block(); }
