@@ -167,17 +167,12 @@ VARIANTS = {  # name: Tuning fields
 }
 
 
-def chain_edges(tuning: launch.Tuning) -> np.ndarray:
-    """The windows' edges of a long chain's relative positions as feed.Feeder sets them, the
-    steps' shares standing for their cells: the other cases' share before each step after the
-    first."""
-    return np.cumsum(tuning.feed_shares)
-
-
-def chain_idle(landed: list[float], ahead: float, path_ms: float, tuning: launch.Tuning = launch.TUNING) -> float:
+def chain_idle(landed: list[float], ahead: float, path_ms: float, tuning: launch.Tuning) -> float:
     """The ms a long chain's path waits for its windows (--chain): window j (landed[j] ms after
-    window 0) holds the chain's slots at relative positions [edge_j + ahead, edge_j+1 + ahead)."""
-    edges = chain_edges(tuning)[:len(landed) - 1]
+    window 0) holds the chain's slots at relative positions [edge_j + ahead, edge_j+1 + ahead),
+    the edges as feed.Feeder sets them with the steps' shares standing for their cells (the other
+    cases' share before each step after the first)."""
+    edges = np.cumsum(tuning.feed_shares)[:len(landed) - 1]
     if edges.size < len(landed) - 1:
         raise SystemExit(f"a logged fed call has {len(landed)} windows, the Tuning's feed_shares {edges.size + 1} "
                          "at most: give the logs' as --chain-tuning")
