@@ -28,7 +28,7 @@ import sys
 
 PROBE = r"""
 import json, sys, threading, time
-import splicedalign  # noqa: F401  (core.jit's short spin for numba's OpenMP team)
+import splicedalign  # noqa: F401  (core.jit.openmp_team: numba's OpenMP layer first, its team's short spin)
 import numba
 from splicedalign.core.machine import cpu_ticks
 import numpy as np
