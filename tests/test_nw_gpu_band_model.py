@@ -393,3 +393,33 @@ def test_band_codes_and_walk_at_the_table_edges(R):
             band = bands.band_for(a.size, b.size, mode, int(rng.integers(2, 12)))
             exact += check_alignment(Pair("q", "a", "b", a, b), costs, mode, band, R, 1 + k % 2, 3) is not None
     assert edge >= 2 and exact == 16, (edge, exact)
+
+
+@pytest.mark.parametrize("R", [1, 3])
+def test_band_codes_and_walk_over_an_optimal_paths_band_of_one_or_two_diagonals(R):
+    """The narrowest walks: a pair equal to its b, or one substitution or one deletion off it, has its
+    optimal paths on one or two diagonals (an optimal-paths band of width 0 or 1, nw_band_codes' window a
+    single group of a strip); n below a strip, a whole strip, one past it; both cost models, global and
+    prefix, the pass over the full table and over band_for's narrowest."""
+    seed = 4444 + R
+    rng = np.random.default_rng(seed)
+    print(f"seed {seed}")
+    S = 32 * R
+    widths = {0: 0, 1: 0}
+    for k, n in enumerate((1, 2, S - 1, S, S + 1, 2 * S + 3)):
+        a = rng.integers(0, 4, n).astype(np.uint8)
+        off = int(rng.integers(0, n))
+        changed = a.copy()
+        changed[off] = (changed[off] + 1) % 4
+        shorter = np.delete(a, off) if n > 1 else a
+        for b in (a.copy(), changed, shorter):
+            for costs in (Costs(0, 1, 3), Costs(0, 4, 2, 6)):
+                for mode in ("global", "prefix"):
+                    for band in (bands.full_band(n, b.size), bands.band_for(n, b.size, mode, 0)):
+                        done = check_alignment(Pair("e", "a", "b", a, b), costs, mode, band, R, 1 + k % 2,
+                                               (WALK_RUN, 1)[k % 2])
+                        assert done is not None, (n, costs, mode, band)
+                        width = done[1].hi - done[1].lo
+                        if width in widths:
+                            widths[width] += 1
+    assert min(widths.values()) >= 12, widths
