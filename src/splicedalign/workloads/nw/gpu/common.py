@@ -26,8 +26,9 @@ INT32_SAFE = 1 << 30  # device scores are int32: every |D| and every sum of two 
 # from the pool.
 WALK_STEPS = 128
 WALK_DIAGS = 16
-# the packed letters past a single pair's ends (4-bit codes; wfa.cu's and wfa_cluster.cu's): equal to nothing and
-# to each other
+# the letters past a pair's ends: equal to nothing and to each other (4-bit codes: wfa.cu's and wfa_cluster.cu's
+# packed letters past a single pair's ends; strips.cu's padding rows and columns, b's below 8: its byte costs of
+# b codes 0..7)
 PAD_A, PAD_B = 6, 7
 
 

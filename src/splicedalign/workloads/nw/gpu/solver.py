@@ -29,12 +29,11 @@ from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.gpu import band as bands
 from splicedalign.workloads.nw.gpu import wfa
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
-from splicedalign.workloads.nw.gpu.common import Columns, gib, screen
+from splicedalign.workloads.nw.gpu.common import PAD_A, PAD_B, Columns, gib, screen
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, Costs, Pair, Result, check_mode
 
 KERNEL_FILE = Path(__file__).with_name("strips.cu")
 GROUP = 4  # columns per step (an int4 of a boundary row)
-PAD_A, PAD_B = 6, 7  # codes of padding rows / columns: equal to nothing
 ROWS_PER_LANE = (4, 8, 16)
 BAND_ROWS = 8  # rows per lane of nw_band (strips of 256 rows; R / 2 words of 4-bit codes a group)
 # groups of one strip nw_band_walk holds in shared memory (40 KiB at R = 8): a path crossing a strip
