@@ -10,11 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from splicedalign.workloads.nw.cigar import cigar_string
+from splicedalign.workloads.nw.gpu.solver import GROUP, PAD_A, PAD_B
 from splicedalign.workloads.nw.records import Costs, cigar_cost
 from splicedalign.workloads.nw.reference import cost_table
-
-GROUP = 4
-PAD_A, PAD_B = 6, 7
 
 
 def _padded(a, b, R):
