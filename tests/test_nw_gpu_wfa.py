@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import fresh_rng
+from test_nw_modes import late_start_pair
 
 from splicedalign.gpu.device import unavailable_reason
 from splicedalign.workloads.nw import Costs, Pair, cigar_cost, solve
+from splicedalign.workloads.nw import wfa as cpu_wfa
 from splicedalign.workloads.nw.records import MODES
 from splicedalign.workloads.nw.synthetic import divergent_pair, random_batch
 
@@ -73,3 +76,33 @@ def test_gpu_chooses_the_wfa_for_similar_pairs_and_stays_exact(mode):
         for pair, r in zip((similar, unrelated, similar), batch):
             want = solve(pair, costs, "multicore", False, mode).score
             assert r.score == want and cigar_cost(r.cigar, pair.a, pair.b, costs, r.start2, r.end2) == want
+
+
+def test_wfa_kernel_infix_with_and_without_the_gap_start():
+    """Infix mode with and without the gap start (``launch(gap_start=...)``) on fresh random pairs
+    whose best start often lies inside a gap of a's letters (a's head cut off in b), one launch a
+    batch: every score and end column the CPU WFA's, every CIGAR re-scored (under the gap start's
+    rule with it); linear costs the same answers either way."""
+    rng = fresh_rng()
+    pairs = [late_start_pair(rng, 2000 if k % 3 else 40) for k in range(60)]
+    solver = wfa_solver()
+    from splicedalign.workloads.nw.gpu.wfa import score_bound
+
+    visits = np.full(len(pairs), 1 << 28, np.int64)
+    for costs in COSTS:
+        g = cpu_wfa.reduced_costs(costs)[0]
+        steps = max(score_bound(costs, p.n, p.m) for p in pairs) // g + 1  # (no pair gives up)
+        for traceback in (True, False):
+            got = {gap: solver.launch(pairs, costs, traceback, "infix", steps, visits, 64, gap_start=gap)
+                   for gap in (False, True)}
+            for gap, answers in got.items():
+                for k, pair in enumerate(pairs):
+                    want = cpu_wfa.wfa_align(pair.a, pair.b, costs, "infix", False, 1 << 40, gap_start=gap)
+                    assert (answers.score[k], answers.end2[k]) == (want.score, want.end2), (k, costs, gap)
+                    if traceback:
+                        assert cigar_cost(answers.cigars[k], pair.a, pair.b, costs, answers.start2[k],
+                                          answers.end2[k], gap_start=gap) == want.score, (k, costs, gap)
+            if costs.gap_open == 0:
+                assert got[True].score == got[False].score and got[True].cigars == got[False].cigars
+            else:
+                assert sum(g < p for g, p in zip(got[True].score, got[False].score)) >= 5, costs

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from helpers import kernel_host_build
 from test_nw_gpu_batch_model import fake_gpu_host, fake_kernel
+from test_nw_modes import gap_start_reference, late_start_pair
 
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
@@ -61,7 +62,7 @@ class EmuKernel:
         assert shared_mem <= max(device.SHARED_MEMORY_DEFAULT - STATIC_SHARED, self.max_dynamic_shared_size_bytes), (
             f"{self.name}: {shared_mem} bytes of shared memory, allowed {self.max_dynamic_shared_size_bytes}")
         affine, keep, shared = (flag.strip() == "true" for flag in self.name.split("<")[1].rstrip(">").split(","))
-        seqs, desc, reach, *ints, ring, keep_arr, pool_top, pool_ints, bases, runs, out = args
+        seqs, desc, reach, *ints, ring, keep_arr, pool_top, pool_ints, bases, runs, out, gap_start = args
         assert len(ints) == 11
         if shared:  # the variant for the ring and both sequences in shared memory
             assert ints[8] and ints[9], "nw_wfa<..., true> with the ring or the sequences in global memory"
@@ -70,7 +71,7 @@ class EmuKernel:
             ctypes.c_int(block[0]),
             _pointer(seqs), _pointer(desc), _pointer(reach), *(ctypes.c_int(int(v)) for v in ints),
             _pointer(ring), _pointer(keep_arr), _pointer(pool_top), ctypes.c_longlong(int(pool_ints)),
-            _pointer(bases), _pointer(runs), _pointer(out))
+            _pointer(bases), _pointer(runs), _pointer(out), ctypes.c_int(int(gap_start)))
         assert status == 0
 
 
@@ -99,20 +100,23 @@ def _pairs(rng, count, most):
     return pairs
 
 
-def test_reach_table_is_the_cpu_wfas_ranges():
+@pytest.mark.parametrize("gap_start", [False, True])
+def test_reach_table_is_the_cpu_wfas_ranges(gap_start):
     for x, o, e in ((1, 0, 3), (2, 3, 1), (3, 5, 2), (5, 1, 3), (1, 0, 1)):
-        reach = wfa.reach_table(x, o, e, 200)
+        reach = wfa.reach_table(x, o, e, 200, gap_start)
         # the CPU's rule (wfa_kernels.wfa_forward) on unclamped ranges: M[s-x], M[s-o-e] +- 1,
-        # and with o > 0 I / D at s - e (absent at score 0)
+        # and with o > 0 I / D at s - e (absent at score 0 but for the gap start's D[0])
         want = [0]
         for s in range(1, 201):
             cands = [want[s - x]] if s >= x and want[s - x] >= 0 else []
             if s >= o + e and want[s - o - e] >= 0:
                 cands.append(want[s - o - e] + 1)
-            if o > 0 and s > e and want[s - e] >= 0:
+            if o > 0 and (s > e or (gap_start and s == e)) and want[s - e] >= 0:
                 cands.append(want[s - e] + 1)
             want.append(max(cands) if cands else -1)
         assert reach.tolist() == want, (x, o, e)
+        if o == 0:  # linear costs: no D state, the gap start changes nothing
+            assert reach.tolist() == wfa.reach_table(x, o, e, 200).tolist()
 
 
 @pytest.mark.parametrize("costs", COSTS, ids=[f"costs{i}" for i in range(len(COSTS))])  # spread over xdist workers
@@ -137,6 +141,40 @@ def test_wfa_kernel_on_host_every_cost_model(solver, mode, costs):
                 assert cigar_cost(got.cigars[k], pair.a, pair.b, costs, got.start2[k], got.end2[k]) == want.score
             cpu = cpu_wfa.wfa_align(pair.a, pair.b, costs, mode, False, 1 << 40)
             assert got.end2[k] == cpu.end2, (pair.name, costs, mode)
+
+
+@pytest.mark.parametrize("costs", COSTS, ids=[f"costs{i}" for i in range(len(COSTS))])
+def test_gap_start_on_host_every_cost_model(solver, costs):
+    """Infix mode's gap start (``launch(gap_start=True)``: D[0] = M[0], the walk back may end in D)
+    on pairs whose best start is often inside a gap of a's letters: every score the CPU WFA's and the
+    reference's with the gap start, every CIGAR re-scored under its rule, the end column the CPU's;
+    the ring and sequences in shared memory, the sequences alone, neither. Linear costs: the plain
+    infix launch's answers."""
+    seed = 2617
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    pairs = [late_start_pair(rng, 200 if k % 4 else 10) for k in range(12)]
+    _, x, o, e = cpu_wfa.reduced_costs(costs)
+    reach = wfa.reach_table(x, o, e, 2000, True)
+    visits = np.array([wfa.visits_upto(reach, p.n, p.m, "infix", 3 if o else 1, 2001) for p in pairs])
+    wants = [gap_start_reference(p, costs)[0] for p in pairs]
+    for traceback, shared_bytes in ((True, 1 << 20), (False, 1 << 20), (True, 3000), (True, 0)):
+        solver.shared_bytes = shared_bytes
+        got = solver.launch(pairs, costs, traceback, "infix", 2000, visits, 32, gap_start=True)
+        plain = solver.launch(pairs, costs, traceback, "infix", 2000, visits, 32) if o == 0 else None
+        for k, pair in enumerate(pairs):
+            cpu = cpu_wfa.wfa_align(pair.a, pair.b, costs, "infix", False, 1 << 40, gap_start=True)
+            assert got.score[k] == cpu.score == wants[k], (k, costs, traceback)
+            assert got.end2[k] == cpu.end2, (k, costs)
+            if traceback:
+                assert cigar_cost(got.cigars[k], pair.a, pair.b, costs, got.start2[k], got.end2[k],
+                                  gap_start=True) == wants[k], (k, costs, got.cigars[k])
+            if plain is not None:
+                assert (got.score[k], got.end2[k], got.start2[k]) == (plain.score[k], plain.end2[k], plain.start2[k])
+                assert not traceback or got.cigars[k] == plain.cigars[k]
+    if o:  # the leading D runs paid: pairs the plain start scores higher
+        plain = solver.launch(pairs, costs, False, "infix", 2000, visits, 32)
+        assert sum(g < p for g, p in zip(got.score, plain.score)) >= 2
 
 
 def test_wfa_gives_up_past_its_visits_and_solve_budget(solver):

@@ -17,15 +17,17 @@ from splicedalign.core.errors import InputError
 from splicedalign.workloads.nw import Costs, Pair, backtrack, cigar_cost, cpu, solve
 from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.records import MODES, ops_cost
+from splicedalign.workloads.nw.reference import end_column, gotoh_tables, trace_tables
 from splicedalign.workloads.nw.wfa import wfa_align
 
 CPU = ("reference", "sequential", "multicore")
 
 
-def brute_force(a: str, b: str, costs: Costs, mode: str) -> int:
+def brute_force(a: str, b: str, costs: Costs, mode: str, gap_start: bool = False) -> int:
     """Least cost over every alignment path (pair, gap in b, gap in a), a gap opened whenever
     the previous step was not the same kind of gap; infix starts anywhere in b, prefix and infix
-    end anywhere in b."""
+    end anywhere in b; with ``gap_start`` a start may also come as if after a D step (a leading
+    D run then opens no gap)."""
     @functools.cache
     def best(i: int, j: int, last: str) -> int:
         options = [0] if i == len(a) and (j == len(b) or mode != "global") else []
@@ -38,7 +40,7 @@ def brute_force(a: str, b: str, costs: Costs, mode: str) -> int:
             options.append(costs.indel + (0 if last == "I" else costs.gap_open) + best(i, j + 1, "I"))
         return min(options)
     starts = range(len(b) + 1) if mode == "infix" else [0]
-    return min(best(0, j, "M") for j in starts)
+    return min(best(0, j, state) for j in starts for state in ("MD" if gap_start else "M"))
 
 
 def check(pair: Pair, costs: Costs, mode: str, want: int, solvers=CPU) -> None:
@@ -135,6 +137,74 @@ def test_wfa_against_reference_and_its_caps():
     pair = random_pair(rng, 400)
     assert wfa_align(pair.a, pair.b, Costs(0, 4, 2, 6), "global", True, 10) is None  # over the work cap
     assert wfa_align(pair.a, pair.b, Costs(0, 4, 2, 6), "global", True, 1 << 40, kept_bytes=50) is None
+
+
+def gap_start_reference(pair: Pair, costs: Costs) -> tuple[int, str, int, int]:
+    """(score, CIGAR, start2, end2) of infix mode with the gap start, by the reference's tables."""
+    h, d, ins = gotoh_tables(pair.a, pair.b, costs, "infix", gap_start=True)
+    end2 = end_column(h, "infix")
+    ops, start2 = trace_tables(h, d, ins, pair.a, pair.b, costs, "infix", end2)
+    return int(h[-1, end2]), cigar_string(ops), start2, end2
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(a=letters, b=letters, costs=affine_costs)
+def test_brute_force_infix_gap_start(a, b, costs):
+    """Infix mode's gap start (a start on row 0 inside a gap of a's letters): the reference's
+    tables and the WFA (where it applies) against every path, each CIGAR re-scored under the
+    rule (a leading D run costs no gap-open)."""
+    pair = Pair.from_strings(a, b)
+    want = brute_force(a, b, costs, "infix", gap_start=True)
+    score, cigar, start2, end2 = gap_start_reference(pair, costs)
+    assert score == want == cigar_cost(cigar, pair.a, pair.b, costs, start2, end2, gap_start=True)
+    if costs.match == 0 and costs.mismatch > 0 and costs.indel > 0:
+        got = wfa_align(pair.a, pair.b, costs, "infix", True, 1 << 40, gap_start=True)
+        assert got.score == want
+        assert cigar_cost(cigar_string(got.ops), pair.a, pair.b, costs, got.start2, got.end2, gap_start=True) == want
+
+
+def late_start_pair(rng: np.random.Generator, most: int) -> Pair:
+    """a against b holding a copy of a with its first letters cut off (a leading D run pays
+    there), substitutions, gaps inside, flanks; sometimes unrelated or tiny."""
+    n = int(rng.integers(1, most))
+    a = rng.integers(0, 4, n).astype(np.uint8)
+    if rng.random() < 0.15:
+        return Pair("u", "a", "b", a, rng.integers(0, 4, int(rng.integers(1, most))).astype(np.uint8))
+    body = a[int(rng.integers(0, n // 2 + 1)):].copy()
+    body[rng.random(body.size) < 0.05] = int(rng.integers(0, 4))
+    if body.size > 2 and rng.random() < 0.5:
+        at = int(rng.integers(1, body.size))
+        body = np.delete(body, range(at, min(body.size, at + int(rng.integers(1, 20)))))
+    flanks = [rng.integers(0, 4, int(rng.integers(0, 40))).astype(np.uint8) for _ in range(2)]
+    b = np.concatenate([flanks[0], body, flanks[1]])
+    return Pair("l", "a", "b", a, b if b.size else np.array([1], np.uint8))
+
+
+def test_wfa_gap_start_against_the_reference():
+    """The WFA's gap start on seeded random pairs up to 300 letters, long leading D runs (a's head
+    cut off in b), every WFA cost model: the reference's score, the CIGAR re-scored under the rule,
+    never above the plain infix optimum; with linear costs (no D state) the flag changes nothing."""
+    seed = 2608
+    rng = np.random.default_rng(seed)
+    print(f"seed {seed}")
+    below = 0
+    for k in range(120):
+        pair = late_start_pair(rng, 300 if k % 4 else 12)
+        costs = Costs(0, 4, 2, 6) if k % 3 == 0 else random_costs(rng)
+        if costs.match != 0 or costs.mismatch <= 0 or costs.indel <= 0:
+            costs = Costs(0, 3, 2, 5)
+        want, _, _, _ = gap_start_reference(pair, costs)
+        plain = wfa_align(pair.a, pair.b, costs, "infix", True, 1 << 40)
+        got = wfa_align(pair.a, pair.b, costs, "infix", True, 1 << 40, gap_start=True)
+        assert got.score == want <= plain.score, (k, costs)
+        assert cigar_cost(cigar_string(got.ops), pair.a, pair.b, costs, got.start2, got.end2, gap_start=True) == want
+        assert wfa_align(pair.a, pair.b, costs, "infix", False, 1 << 40, gap_start=True).score == want
+        if costs.gap_open == 0:
+            assert want == plain.score and got.end2 == plain.end2, (k, costs)
+        below += want < plain.score
+    assert below > 10  # the leading D runs paid: a test that can see the rule
+    with pytest.raises(ValueError, match="infix"):
+        wfa_align(pair.a, pair.b, Costs(0, 4, 2, 6), "global", False, 1 << 40, gap_start=True)
 
 
 def gapped_pair(rng: np.random.Generator) -> Pair:

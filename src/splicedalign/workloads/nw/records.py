@@ -75,9 +75,13 @@ class Costs:
         return max(abs(self.match), abs(self.mismatch), abs(self.indel)) * (n + m) + 2 * abs(self.gap_open) * (n + m)
 
 
-def check_mode(mode: str) -> str:
+def check_mode(mode: str, gap_start: bool = False) -> str:
+    """``mode``, one of MODES; ``gap_start`` (a start on row 0 inside a gap of a's letters: a
+    leading D run costs no gap-open) is an option of infix mode alone (ValueError)."""
     if mode not in MODES:
         raise InputError("--mode", f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
+    if gap_start and mode != "infix":
+        raise ValueError(f"the gap start is an option of infix mode, not of {mode!r}")
     return mode
 
 
@@ -175,11 +179,13 @@ def cigar_counts(cigar: str) -> dict[str, int]:
 
 
 def cigar_cost(cigar: str, a: np.ndarray, b: np.ndarray, costs: Costs, start2: int = 0,
-               end2: int | None = None) -> int:
+               end2: int | None = None, gap_start: bool = False) -> int:
     """Re-score a CIGAR of ``a`` against ``b[start2:end2]`` (default: all of b). Raises ValueError
     when the CIGAR does not consume both exactly or calls a pair '=' that is not a match (or 'X'
     one that is). Each run of D or I letters is one gap (gap_open + length * indel); two runs
-    of the same letter next to each other would be one gap, so a CIGAR never has them."""
+    of the same letter next to each other would be one gap, so a CIGAR never has them.
+    ``gap_start``: the alignment started inside a gap of a's letters (infix mode's gap start), so
+    a leading D run costs length * indel alone."""
     end2 = b.size if end2 is None else end2
     if not 0 <= start2 <= end2 <= b.size:
         raise ValueError(f"region {start2}..{end2} is outside seq2 (length {b.size})")
@@ -201,8 +207,8 @@ def cigar_cost(cigar: str, a: np.ndarray, b: np.ndarray, costs: Costs, start2: i
             i += length
             j += length
         elif letter == "D":
+            total += length * int(costs.indel) if gap_start and i == j == 0 else costs.gap(length)
             i += length
-            total += costs.gap(length)
         else:
             j += length
             total += costs.gap(length)

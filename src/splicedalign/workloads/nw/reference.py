@@ -5,6 +5,8 @@ are vector operations; the horizontal gap state is the prefix minimum
 ``I[i][j] = min_{k<j} (T[k] + o + e * (j - k))`` of ``T = min(M, D)``, i.e.
 ``o + e*j + minimum.accumulate(T - e*k)`` shifted by one column. Row 0 is ``H[0][j] = gap(j)``
 (global, prefix) or 0 (infix: leading letters of b free); column 0 is ``gap(i)`` in every mode.
+Infix mode's gap start (``gap_start``: a start on row 0 may lie inside a gap of a's letters) sets
+row 0 of D to 0 as well, so a leading D run costs e a letter (column 0: ``e * i``).
 The score is ``H[n][m]`` (global) or ``min_j H[n][j]`` (prefix, infix; the first such j ends
 the alignment). The traceback walks the tables from there, preferring the diagonal, then a gap
 in b ('D'), then a gap in a ('I'). For tests and small inputs (memory: 3 (n+1)(m+1) int64).
@@ -31,9 +33,10 @@ def first_row_costs(m: int, costs: Costs, mode: str) -> np.ndarray:
     return row
 
 
-def gotoh_tables(a: np.ndarray, b: np.ndarray, costs: Costs, mode: str = "global"
+def gotoh_tables(a: np.ndarray, b: np.ndarray, costs: Costs, mode: str = "global", gap_start: bool = False
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The full tables (H, D, I), each (n+1) x (m+1) int64 (INF where a state cannot be)."""
+    check_mode(mode, gap_start)
     match, mismatch, o, e = costs.as_affine()
     n, m = a.size, b.size
     h = np.empty((n + 1, m + 1), dtype=np.int64)
@@ -42,13 +45,13 @@ def gotoh_tables(a: np.ndarray, b: np.ndarray, costs: Costs, mode: str = "global
     h[0] = first_row_costs(m, costs, mode)
     if mode != "infix":
         ins[0, 1:] = h[0, 1:]
+    if gap_start:
+        d[0] = 0
     steps = e * np.arange(m + 1, dtype=np.int64)
     for i in range(1, n + 1):
-        column0 = o + e * i
-        d[i, 0] = h[i, 0] = column0
-        d[i, 1:] = np.minimum(h[i - 1, 1:] + o + e, d[i - 1, 1:] + e)
+        d[i] = np.minimum(h[i - 1] + o + e, d[i - 1] + e)  # (column 0: gap(i), or e * i from the gap start)
         t = np.empty(m + 1, dtype=np.int64)
-        t[0] = column0
+        t[0] = d[i, 0]
         t[1:] = np.minimum(h[i - 1, :-1] + np.where(b == a[i - 1], match, mismatch), d[i, 1:])
         ins[i, 1:] = o + steps[1:] + np.minimum.accumulate(t - steps)[:-1]
         h[i] = np.minimum(t, ins[i])
@@ -67,7 +70,8 @@ def end_column(h: np.ndarray, mode: str) -> int:
 
 def trace_tables(h: np.ndarray, d: np.ndarray, ins: np.ndarray, a: np.ndarray, b: np.ndarray, costs: Costs,
                  mode: str, j_end: int) -> tuple[np.ndarray, int]:
-    """(operation codes of one optimal alignment ending at (n, j_end), the column it starts at)."""
+    """(operation codes of one optimal alignment ending at (n, j_end), the column it starts at). A D
+    run extended back to row 0 starts there in D (the gap start's tables alone have D[0] finite)."""
     match, mismatch, o, e = costs.as_affine()
     i, j = a.size, j_end
     state = "H"
@@ -88,7 +92,7 @@ def trace_tables(h: np.ndarray, d: np.ndarray, ins: np.ndarray, a: np.ndarray, b
                 state = "I"
         elif state == "D":
             ops.append(OP_DEL)
-            if not (i > 1 and d[i, j] == d[i - 1, j] + e):
+            if d[i, j] != d[i - 1, j] + e:
                 state = "H"
             i -= 1
         else:

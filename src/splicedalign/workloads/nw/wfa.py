@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from splicedalign.workloads.nw.records import Costs
+from splicedalign.workloads.nw.records import Costs, check_mode
 from splicedalign.workloads.nw.wfa_kernels import DONE, wfa_align_codes
 
 KEPT_BYTES = 1 << 31  # the kept source bytes (one a diagonal) of one traceback, at most
@@ -40,13 +40,15 @@ def reduced_costs(costs: Costs) -> tuple[int, int, int, int]:
 
 
 def wfa_align(a: np.ndarray, b: np.ndarray, costs: Costs, mode: str, traceback: bool, work_cap: int,
-              kept_bytes: int = KEPT_BYTES) -> WfaAnswer | None:
+              kept_bytes: int = KEPT_BYTES, gap_start: bool = False) -> WfaAnswer | None:
     """The optimal score (and alignment) of a and b in ``mode``, or None when the work or the
-    memory would exceed the caps."""
+    memory would exceed the caps. ``gap_start`` (infix mode only): a start on row 0 may also lie
+    inside a gap of a's letters, a leading D run then costing no gap-open (wfa_kernels' doc)."""
+    check_mode(mode, gap_start)
     g, x, o, e = reduced_costs(costs)
     infix = mode == "infix"
     status, score, end_h, visited, ops, start = wfa_align_codes(
-        a, b, x, o, e, infix, mode != "global", traceback, work_cap, kept_bytes)
+        a, b, x, o, e, infix, gap_start, mode != "global", traceback, work_cap, kept_bytes)
     if status != DONE:
         return None
     return WfaAnswer(int(score) * g, int(start), int(end_h), ops if traceback else None, int(visited))

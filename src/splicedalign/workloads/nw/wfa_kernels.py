@@ -19,6 +19,14 @@ it. These alone give the path back from the end as steps (operation, length), as
 three-state traceback; the offsets are then replayed forward from the start (a step's offset is
 its source's plus the step's shift, then the run of matches), as the forward pass computed them.
 No offset is kept: 1 byte a diagonal where WFA2 keeps 4 for each of M, I and D.
+
+The gap start (``gap_start``, infix mode): a path may also start on row 0 inside a gap of a's
+letters (D, the vertical gap: it goes down the rows; I's gap runs along row 0 and cannot come
+from above it), so ``D[0][k] = M[0][k] = k`` on every diagonal (before the extension) and a
+leading run of D letters costs e a letter, no o. It is the start of a piece of a's rows cut out
+of a longer alignment (a gap across the cut row has paid its open cost above it): with it the
+pieces' optima sum to a lower bound of the whole alignment's under gap-affine costs. The walk
+back that reaches score 0 still inside a D gap ends there, in D.
 """
 
 from __future__ import annotations
@@ -208,11 +216,12 @@ def _grown(values, size):
 
 
 @njit(cache=True, nogil=True)
-def wfa_forward(ap, bp, n, m, x, o, e, infix_start, ends_free, keep, work_cap, memory_cap):
+def wfa_forward(ap, bp, n, m, x, o, e, infix_start, gap_start, ends_free, keep, work_cap, memory_cap):
     """Scores s = 0, 1, ... until the end is reached; ``ap``, ``bp``: a (n letters) and b (m)
-    ``padded``. ``infix_start``: every column of row 0 is a
-    start (infix); ``ends_free``: the end is any cell of the last row (prefix, infix), else
-    (n, m). ``keep``: keep the source byte of every M entry for the traceback. Linear costs
+    ``padded``. ``infix_start``: every column of row 0 is a start (infix); ``gap_start`` (with
+    it): also in D at score 0 (the module doc; nothing with linear costs); ``ends_free``: the end
+    is any cell of the last row (prefix, infix), else (n, m). ``keep``: keep the source byte of
+    every M entry for the traceback. Linear costs
     (o = 0) need no I and D (they are M[s-e] shifted). Stops early with OVER_WORK when the
     diagonals visited exceed ``work_cap`` or OVER_MEMORY when the kept bytes exceed
     ``memory_cap``. Returns (status, score, end k, end h, visited, Trail): the source bytes of
@@ -271,6 +280,8 @@ def wfa_forward(ap, bp, n, m, x, o, e, infix_start, ends_free, keep, work_cap, m
                 offsets[k - lo] = k
             if keep:
                 origins[:] = SRC_MISMATCH
+            if affine and gap_start:  # D[0] = M[0] before the extension (module doc)
+                dv[_take(d_s, d_lo, d_hi, ring, 0, lo, hi), j0:j1] = offsets
         elif affine:
             _pad(mv, so, mo_lo, mo_hi, lo - 1, hi + 1, c)
             _pad(mv, sx, mx_lo, mx_hi, lo, hi, c)
@@ -327,12 +338,15 @@ def wfa_traceback(ap, bp, n, m, x, o, e, infix_start, score, end_k, end_h, trail
     b it starts at. The source bytes alone give the path's steps back from the end (score,
     diagonal, operation, length); the offsets are then replayed forward from the start: each
     step's offset is its source's plus the step's shift, then the run of matches (``_run``), as
-    the forward pass computed them, so no offset was kept."""
+    the forward pass computed them, so no offset was kept. A D gap extended back to score 0 is
+    the gap start's D[0] (none exists without it): the path starts there, in D, with no run of
+    matches before the gap."""
     steps_op = np.empty(score + 1, dtype=np.int8)  # a step costs 1 or more (costs divided by their gcd)
     steps_len = np.empty(score + 1, dtype=np.int64)
     count = 0
     s, k = score, end_k
     held, block = -1, np.empty(0, np.uint8)
+    in_gap = False  # the path starts in D (the gap start)
     while s > 0:  # back: the steps, last first
         origin, held, block = _source(trail, s, k, held, block)
         origin &= SOURCE
@@ -348,11 +362,14 @@ def wfa_traceback(ap, bp, n, m, x, o, e, infix_start, score, end_k, end_h, trail
                 s, k = s - (o + e if was_open else e), k + dk
                 if was_open:
                     break
+                if s == 0:  # D[0]: the gap start
+                    in_gap = True
+                    break
         steps_op[count], steps_len[count] = op, length
         count += 1
     start = k if infix_start else 0  # s = 0: the start on diagonal k, row 0
     ops = np.empty(n + m + 1, dtype=np.int8)
-    h = _run(ap, bp, start, start - k)
+    h = start if in_gap else _run(ap, bp, start, start - k)
     ops[:h - start] = OP_MATCH
     total = h - start
     for step in range(count - 1, -1, -1):  # forward: the offsets again
@@ -376,14 +393,14 @@ def wfa_traceback(ap, bp, n, m, x, o, e, infix_start, score, end_k, end_h, trail
 
 
 @njit(cache=True, nogil=True)
-def wfa_align_codes(a, b, x, o, e, infix_start, ends_free, keep, work_cap, memory_cap):
+def wfa_align_codes(a, b, x, o, e, infix_start, gap_start, ends_free, keep, work_cap, memory_cap):
     """``wfa_forward`` and, with ``keep`` and once the end is reached, ``wfa_traceback``, in one
     call: the kept bytes never cross into Python (a batch's threads hold the interpreter lock
     only to enter). Returns (status, score, end h, visited, operation codes, start column)."""
     n, m = a.size, b.size
     ap, bp = padded(a, PAD_A), padded(b, PAD_B)
-    status, score, end_k, end_h, visited, trail = wfa_forward(ap, bp, n, m, x, o, e, infix_start, ends_free, keep,
-                                                              work_cap, memory_cap)
+    status, score, end_k, end_h, visited, trail = wfa_forward(ap, bp, n, m, x, o, e, infix_start, gap_start,
+                                                              ends_free, keep, work_cap, memory_cap)
     ops, start = np.empty(0, np.int8), 0
     if status == DONE and keep:
         ops, start = wfa_traceback(ap, bp, n, m, x, o, e, infix_start, score, end_k, end_h, trail)

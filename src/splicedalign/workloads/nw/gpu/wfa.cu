@@ -1,8 +1,9 @@
 // The wavefront algorithm (WFA, diagonal transition; Marco-Sola et al. 2021) on the GPU: one
 // thread block per pair (a single pair is a batch of one), exact for gap-affine costs with
-// match 0 (linear costs: gap-open 0, no I or D), global, prefix and infix modes. The
-// recurrences, ranges and source rules are those of the CPU WFA (wfa_kernels.py), which is the
-// oracle of the tests.
+// match 0 (linear costs: gap-open 0, no I or D), global, prefix and infix modes, and infix mode's
+// gap start (gap_start: D[0] = M[0] = k on every diagonal of row 0, a start inside a gap of a's
+// letters; the reach table is then the gap start's, wfa.py reach_table). The recurrences, ranges
+// and source rules are those of the CPU WFA (wfa_kernels.py), which is the oracle of the tests.
 //
 // Diagonal k = h - v, offsets h (letters of b consumed). For each score s (costs divided by
 // their gcd on the host), the block computes M[s] (and I[s], D[s]) over diagonals lo(s)..hi(s),
@@ -99,7 +100,10 @@ __device__ __forceinline__ long long pool_take(Planner& pl, long long size, long
 }  // namespace
 
 // One block per pair. desc: WFA_DESC int64 fields per pair (wfa.py). out: WFA_OUT int32 per pair:
-// steps (-1: gave up at the pair's cap), end column of b, start column of b, runs.
+// steps (-1: gave up at the pair's cap), end column of b, start column of b, runs. gap_start: infix
+// mode's gap start (gap-affine: D[0] is M[0]; the walk back may end in D); the last parameter, so the
+// others keep their places (nvcc 13 sm_90: as the 2nd-last, the linear score variant with its ring in
+// global memory went from 48 registers to 32 and 8 bytes of spills).
 // A score step: every thread takes the step's ranges from registers (the reach table read a step
 // ahead), the ring's rows by slots kept without a division, then its diagonals (one each while
 // the wavefront is narrower than the block); __syncthreads_or ends the step and says whether any
@@ -111,7 +115,8 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int mode,
     int x, int o, int e, int max_steps, int ring_size, int stride, int reach_max, int ring_shared, int seqs_shared,
     int walk_steps, int* __restrict__ ring_global, int* __restrict__ keep, unsigned long long* __restrict__ pool_top,
-    long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out) {
+    long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out,
+    int gap_start) {
     extern __shared__ int smem[];
     static __shared__ u64 found;  // the end: (k + n) << 32 | offset, the lowest diagonal of the step that ends
     static __shared__ Step plans[2];  // step s's plan in plans[s & 1]
@@ -211,7 +216,10 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
         // diagonal k's M before the extension (and its I, D)
         auto sources = [&](int k, int& iv, int& dv) -> int {
             iv = dv = WFA_NULL;
-            if (s == 0) return k;  // row 0: global and prefix start at k = 0; infix anywhere on row 0
+            if (s == 0) {  // row 0: global and prefix start at k = 0; infix anywhere on row 0 (and in D: gap_start)
+                if (AFFINE && gap_start) dv = k;
+                return k;
+            }
             const int lim = n + k;  // offsets past it leave the table (v > n)
             int g = rx.has(k) ? ring[src_x + k] + 1 : WFA_NULL;
             g = g <= min(m, lim) ? g : WFA_NULL;
@@ -686,7 +694,8 @@ __global__ void nw_wfa_pack(const unsigned char* __restrict__ bytes, const long 
 #define NW_WFA(AFFINE, KEEP, SHARED)                                                                        \
     template __global__ void nw_wfa<AFFINE, KEEP, SHARED>(const u64*, const long long*, const int*, int, int, int, \
                                                           int, int, int, int, int, int, int, int, int*, int*,      \
-                                                          unsigned long long*, long long, long long*, unsigned*, int*);
+                                                          unsigned long long*, long long, long long*, unsigned*, int*, \
+                                                          int);
 NW_WFA(false, false, false)
 NW_WFA(false, true, false)
 NW_WFA(true, false, false)

@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit, prange
 
 from splicedalign.gpu import device
+from splicedalign.workloads.nw import records
 from splicedalign.workloads.nw import wfa as cpu_wfa
 from splicedalign.workloads.nw.batches import PairBatch, letter_tables
 from splicedalign.workloads.nw.cigar import runs_cigar
@@ -162,20 +163,21 @@ def applies(costs: Costs) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def reach_table(x: int, o: int, e: int, steps: int) -> np.ndarray:
+def reach_table(x: int, o: int, e: int, steps: int, gap_start: bool = False) -> np.ndarray:
     """reach[s]: the furthest diagonal |k| score s reaches from k = 0 (-1: no wavefront at s),
     the CPU WFA's ranges before the table's edges clamp them (wfa_kernels.wfa_forward): M from
     M[s-x] (same range), gaps from M[s-o-e] one diagonal out and, with gap-affine costs, from
-    I and D at s-e (none at score 0)."""
+    I and D at s-e (none at score 0, but for infix mode's gap start: D[0] is M[0])."""
     out = np.full(steps + 1, -1, np.int32)
     out[0] = 0
+    first_gap = e if gap_start else e + 1  # the first score with I and D at s - e
     for s in range(1, steps + 1):
         r = -1
         if s >= x and out[s - x] >= 0:
             r = out[s - x]
         if s >= o + e and out[s - o - e] >= 0:
             r = max(r, out[s - o - e] + 1)
-        if o > 0 and s > e and out[s - e] >= 0:
+        if o > 0 and s >= first_gap and out[s - e] >= 0:
             r = max(r, out[s - e] + 1)
         out[s] = r
     return out
@@ -381,7 +383,7 @@ def sampled_score(pair: Pair, costs: Costs) -> float:
     for a, b in ((a_head, b_head), (a_tail, b_tail)):
         # (the compiled WFA called straight, as cpu_wfa.wfa_align in prefix mode without its answer's record)
         status, score, _, _, _, _ = wfa_align_codes(np.ascontiguousarray(a), np.ascontiguousarray(b), x, o, e, False,
-                                                    True, False, SAMPLE_WORK, cpu_wfa.KEPT_BYTES)
+                                                    False, True, False, SAMPLE_WORK, cpu_wfa.KEPT_BYTES)
         if status != DONE:
             return float("inf")
         total += int(score) * g
@@ -443,7 +445,7 @@ def _prefix_scores(codes, sizes, x, o, e, work_cap, memory_cap):
     for j in prange(sizes.size // 2):
         a = codes[starts[2 * j]:starts[2 * j + 1]]
         b = codes[starts[2 * j + 1]:starts[2 * j + 2]]
-        status, score, _, _, _, _ = wfa_align_codes(a, b, x, o, e, False, True, False, work_cap, memory_cap)
+        status, score, _, _, _, _ = wfa_align_codes(a, b, x, o, e, False, False, True, False, work_cap, memory_cap)
         out[j] = score if status == DONE else -1
     return out
 
@@ -504,16 +506,17 @@ class ReachSums:
 
 def sweep_args(packed: Any, desc: Any, reach: Any, mode: str, x: int, o: int, e: int, max_steps: int,
                config: Launch, ring: Any, keep: Any, pool_top: Any, pool_ints: int, bases: Any, runs: Any,
-               out: Any, walk_steps: int = 0) -> tuple[Any, ...]:
+               out: Any, walk_steps: int = 0, gap_start: bool = False) -> tuple[Any, ...]:
     """nw_wfa's arguments (wfa.cu), in one place for both launch paths; an array a launch does
     not use (``ring`` with the ring in shared memory; ``keep``, ``bases``, ``runs`` for the score
     alone: None) is passed as ``out`` (never read). ``walk_steps``: the walk back's windows in
-    shared memory (WALK_STEPS; 0: straight from the pool; read by the alignment's variant alone)."""
+    shared memory (WALK_STEPS; 0: straight from the pool; read by the alignment's variant alone).
+    ``gap_start``: infix mode's gap start (``reach`` then the gap start's table: reach_table)."""
     return (packed, desc, reach, np.int32(MODES.index(mode)), np.int32(x), np.int32(o), np.int32(e),
             np.int32(max_steps), np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max),
             np.int32(config.shared), np.int32(config.seqs_shared), np.int32(walk_steps), out if ring is None else ring,
             out if keep is None else keep, pool_top, np.int64(pool_ints), out if bases is None else bases,
-            out if runs is None else runs, out)
+            out if runs is None else runs, out, np.int32(gap_start))
 
 
 def sweep_name(config: Launch, affine: bool, traceback: bool) -> str:
@@ -610,7 +613,7 @@ class WfaSolver:
         self.memory_cap = memory_cap
         self.pinned = device.PinnedBuffers()
         self.stats: dict[str, Any] = {}
-        self._reach: dict[tuple[int, int, int], np.ndarray] = {}
+        self._reach: dict[tuple[int, int, int, bool], np.ndarray] = {}
         self._sums: dict[tuple[int, int, int], ReachSums] = {}
         self._kernels: dict[str, Any] = {}
         self._streams: tuple[Any, list[Any], Any] | None = None
@@ -637,13 +640,15 @@ class WfaSolver:
             self._kernels[name] = device.function(KERNEL_FILE, name, (name,), DEFINES)
         return self._kernels[name]
 
-    def reach(self, x: int, o: int, e: int, steps: int) -> np.ndarray:
-        """The reach table of (x, o, e) for at least ``steps`` scores (kept per process)."""
-        have = self._reach.get((x, o, e))
+    def reach(self, x: int, o: int, e: int, steps: int, gap_start: bool = False) -> np.ndarray:
+        """The reach table of (x, o, e) (and infix mode's gap start) for at least ``steps`` scores
+        (kept per process)."""
+        have = self._reach.get((x, o, e, gap_start))
         if have is None or have.size <= steps:
-            have = reach_table(x, o, e, max(steps, 1024))
-            self._reach[(x, o, e)] = have
-            self._sums.pop((x, o, e), None)
+            have = reach_table(x, o, e, max(steps, 1024), gap_start)
+            self._reach[(x, o, e, gap_start)] = have
+            if not gap_start:  # (the sums are the plain table's)
+                self._sums.pop((x, o, e), None)
         return have[:steps + 1]
 
     def sums(self, x: int, o: int, e: int, steps: int) -> ReachSums:
@@ -651,7 +656,7 @@ class WfaSolver:
         self.reach(x, o, e, steps)
         have = self._sums.get((x, o, e))
         if have is None:
-            have = ReachSums(self._reach[(x, o, e)], wavefront_arrays(o))
+            have = ReachSums(self._reach[(x, o, e, False)], wavefront_arrays(o))
             self._sums[(x, o, e)] = have
         return have
 
@@ -1090,7 +1095,8 @@ class WfaSolver:
 
     def launch(self, pairs: Sequence[Pair], costs: Costs, traceback: bool, mode: str, max_steps: int,
                visits: np.ndarray, threads: int, n: np.ndarray | None = None, m: np.ndarray | None = None,
-               staging: Staging | None = None, addresses: np.ndarray | None = None) -> WfaAnswers:
+               staging: Staging | None = None, addresses: np.ndarray | None = None,
+               gap_start: bool = False) -> WfaAnswers:
         """nw_wfa over ``pairs`` (each non-empty; lengths ``n``, ``m`` when the caller has them),
         pair p giving up past visits[p] diagonals or max_steps scores. The pairs go in chunks
         (``common.Staging``, made here or by the caller, ``staging``: a chunk's sequences copied
@@ -1098,12 +1104,15 @@ class WfaSolver:
         wavefronts' pool and the answers are the launch's, each chunk's kernels take their slice
         of them; the answers and CIGAR texts come back once, for all. Letters (a ``PairBatch``'s)
         become codes in the pack kernel; a bad one raises InputError naming its record.
-        ``addresses``: each sequence's (``common.pair_sources``) when the caller has them."""
+        ``addresses``: each sequence's (``common.pair_sources``) when the caller has them.
+        ``gap_start``: infix mode's gap start (a start on row 0 inside a gap of a's letters: a leading
+        D run costs no gap-open; wfa_kernels' doc), for pieces of a longer alignment."""
+        records.check_mode(mode, gap_start)
         cp = self.cp
         t0 = time.perf_counter()
         count = len(pairs)
         g, x, o, e = cpu_wfa.reduced_costs(costs)
-        reach = self.reach(x, o, e, max_steps)
+        reach = self.reach(x, o, e, max_steps, gap_start)
         if n is None or m is None:
             n, m = lengths(pairs)
         config = configure(reach, n, m, mode, x, o, e, max_steps, threads, self.shared_bytes)
@@ -1172,7 +1181,7 @@ class WfaSolver:
                 desc_c, ring_c, bases_c, out_c = (None if a is None else item_at(a, c0 * each) for a, each in per_pair)
                 kernel((c1 - c0,), (config.threads,), sweep_args(
                     packed, desc_c, reach_dev, mode, x, o, e, max_steps, config, ring_c, keep, pool_top, pool_ints,
-                    bases_c, runs, out_c), shared_mem=smem)
+                    bases_c, runs, out_c, gap_start=gap_start), shared_mem=smem)
             done.append(stream.record())
             if c == 0:
                 host_at["queued"] = time.perf_counter()

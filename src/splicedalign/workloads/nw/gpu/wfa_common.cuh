@@ -145,17 +145,18 @@ __device__ __forceinline__ int non_negative(int h) { return h >= 0 ? h : WFA_NUL
 // s's array arr (0 M, 1 I, 2 D) at diagonal k, NULL outside its wavefront. Resumable: it stops before an
 // operation whose reads `kept` misses (false; state, s, k, h where it stands) and says true once it has
 // written the run from the start (at s = 0 the start offset is k itself: the start column where the
-// mode leaves it free).
+// mode leaves it free). A D gap extended back to s = 0 is infix mode's gap start (D[0] = M[0], none
+// without it): the path starts there, inside the gap, with no run of matches before it.
 template <bool AFFINE, class Kept>
 __device__ bool walk_wfa(Runs& w, const Kept& kept, int x, int e, int oe, int n, int m, int& state, int& s, int& k,
                          int& h) {
     while (true) {
         bool miss = false;
+        if (s == 0) {  // the run from the start (none from the gap start's D[0]: h = k there)
+            w.emit(WFA_OP_M, h - k);
+            return true;
+        }
         if (state == 0) {
-            if (s == 0) {
-                w.emit(WFA_OP_M, h - k);
-                return true;
-            }
             const int lim = n + k;
             int g = kept(0, s - x, k, miss) + 1;
             g = g <= m && g <= lim ? g : WFA_NULL;
