@@ -4,8 +4,10 @@ A never-seen data set's planning came before its kernel: on the H100 host the pa
 11 ms of host work (split, planning, upload) preceded a 10.6 ms kernel. A fed launch starts
 its persistent kernel on an empty task list and hands it the tasks step by step: the host plans
 a step's cases (``plan.plan_tasks``, in slot order), encodes their letters itself (the kernel
-holds every SM, so no encoding kernel could run beside it), and uploads that step's window of
-the launch order; after each window a small copy raises the count of tasks ready, which the
+holds every SM, so no encoding kernel could run beside it) and uploads the codes, then that
+step's window of the launch order (the codes' copy runs while the window is placed: a window
+reached the kernel ~0.2 ms after the host wrote it, against ~0.3 with both copied after it, H100);
+after each window a small copy raises the count of tasks ready, which the
 kernel's warps poll before they read a task (wavefront.cu, ``wavefront``'s feed).
 
 Order. Warps take tasks in launch order and a task's producers come before it, so a warp spins
@@ -47,7 +49,7 @@ them), and the install step (``python -m splicedalign.kernels host``) runs it to
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from functools import cache
 from typing import NamedTuple
@@ -194,11 +196,14 @@ class Feeder:
                      int(target_stride(flat.n).sum()) + steps * (TARGET_MARGIN + FEED_ALIGN // 4),
                      launch.launch_rows(flat, self.R), moves, follow)
 
-    def steps(self, tasks: np.ndarray, base: np.ndarray, tsel: np.ndarray) -> Iterator[Window]:
+    def steps(self, tasks: np.ndarray, base: np.ndarray, tsel: np.ndarray,
+              coded: Callable[[int, int, int, int], None] | None = None) -> Iterator[Window]:
         """Each step planned and its window written, in order, into ``tasks`` (records by launch
         index), ``base`` (codes) and ``tsel`` (selectors), arrays of at least ``sizes`` (the
         caller's pinned staging: written in place, no copy); a generator: the caller uploads a
-        step's part before the next is planned."""
+        step's part before the next is planned. ``coded(base_at, base_size, tsel_at, tsel_size)``
+        is called once a step's codes and selectors are written, before its window's records
+        are placed: their copy (most of a window's bytes) runs meanwhile."""
         rows0 = base0 = tgt0 = moves0 = first = 0
         for j, (a, b) in enumerate(zip(self.bounds[:-1], self.bounds[1:])):
             sub = self.flat.select(np.arange(a, b))
@@ -209,6 +214,8 @@ class Feeder:
             with PARALLEL:
                 _encode_step(got.base_letters, got.target_letters, got.tgt_off - tgt0, sub.n, LETTER_CODES,
                              base[base0:base0 + base_size], tsel[tgt0:tgt0 + tsel_size])
+            if coded is not None:
+                coded(base0, base_size, tgt0, tsel_size)
             self._steps.append(got)
             if j == 0 and self.long:  # each long chain slot's window, by its relative position
                 self._long_case, self._long_window = _long_windows(got.case_tasks[:self.long + 1], self.edges,

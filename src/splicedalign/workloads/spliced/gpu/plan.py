@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -193,9 +193,11 @@ def _check_offsets(*sizes: int) -> None:
         raise ValueError("batch too large for 32-bit offsets; split it (see launch.batches)")
 
 
+@cache
 def kernel_defines() -> dict[str, int]:
     """The -D macros wavefront.cu is compiled with: the facts above, one definition each (nvcc
-    builds read them from wavefront.defines.h: ``python -m splicedalign.kernels headers``)."""
+    builds read them from wavefront.defines.h: ``python -m splicedalign.kernels headers``).
+    Made once (every launch asks for them before its kernel; callers do not change them)."""
     out = {f"TASK_{name.upper()}": i for i, name in enumerate(TASK_FIELDS)}
     out.update(TASK_FIELDS=len(TASK_FIELDS), TASK_NONE=NONE, KIND_FOLD=KIND_FOLD, COLS=COLS,
                THREADS=THREADS, MIN_BLOCKS_PER_SM=MIN_BLOCKS_PER_SM, DENSE_LANE_ROWS=DENSE_LANE_ROWS,

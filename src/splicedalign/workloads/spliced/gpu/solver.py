@@ -526,19 +526,22 @@ class GpuSolver:
         t0 = time.perf_counter()
         sizes = feeder.sizes()
         storage, bound, rows = self._row_storage(config, sizes.rows)
-        with upload:  # one allocation (on a fresh solver's stream each one was a cudaMalloc)
-            tasks, base, tsel, follow_d = device.empty_packed([
+        # one allocation (on a fresh solver's stream each one was a cudaMalloc): the tasks, codes, selectors,
+        # follower's records, the feed (tasks ready, final) and each kernel's task counter and error word (each
+        # count on a line of its own), the counts zeroed where they are
+        with upload:
+            tasks, base, tsel, follow_d, feed, counter = device.empty_packed([
                 ((sizes.tasks, NFIELDS), np.int32), ((sizes.base,), np.uint8), ((sizes.tsel,), np.int32),
-                ((sizes.follow, NFIELDS), np.int32)])
-            feed = cp.zeros(2, dtype=cp.int32)  # tasks ready, final (its own line: not the task counter's)
+                ((sizes.follow, NFIELDS), np.int32), ((2,), np.int32), ((2 * len(config.kernels),), np.int32)])
+        for count in (feed, counter):
+            device.fill_bytes(count, 0, upload)
         with compute:
-            counter = cp.zeros(2 * len(config.kernels), dtype=cp.int32)
             moves = self._moves_none()
             if config.record:
                 moves = cp.empty(sizes.moves, dtype=cp.uint32)
                 if self.poison:
                     moves.fill(MOVES_POISON)
-        compute.wait_event(upload.record())  # the feed zeroed
+        compute.wait_event(upload.record())  # the counts zeroed
         staging = self._staging(sizes)
         follower = device.function(KERNEL_FILE, config.kernels[1], config.names, defines) if sizes.follow else None
         grid = launch.grid(sizes.tasks, device.device_info()["sms"], config.blocks_per_sm)
@@ -552,15 +555,26 @@ class GpuSolver:
         feeds: list = []
         follow = False  # the follower queued
         handed = 0  # tasks handed over
+        sent = [0.0]  # host seconds of a step's codes' copies (upload, not plan)
+
+        def coded(base_at: int, base_size: int, tsel_at: int, tsel_size: int) -> None:
+            # a step's codes and selectors copied while its window's records are placed (their
+            # order is built after them): the window's copy after them is its records' alone
+            t = time.perf_counter()
+            for device_array, host, at, size in ((base, staging.base, base_at, base_size),
+                                                 (tsel, staging.tsel, tsel_at, tsel_size)):
+                send(device_array[at:at + size], host[at:at + size], upload)
+            sent[0] += time.perf_counter() - t
+
         try:
             t1 = time.perf_counter()
-            for window in feeder.steps(staging.tasks, staging.base, staging.tsel):
+            for window in feeder.steps(staging.tasks, staging.base, staging.tsel, coded):
                 t2 = time.perf_counter()
-                self.timing["plan"] += t2 - t1
-                for device_array, host, at, size in ((tasks, staging.tasks, window.first, window.count),
-                                                     (base, staging.base, window.base_at, window.base_size),
-                                                     (tsel, staging.tsel, window.tsel_at, window.tsel_size)):
-                    send(device_array[at:at + size], host[at:at + size], upload)
+                self.timing["plan"] += t2 - t1 - sent[0]
+                self.timing["upload"] += sent[0]
+                sent[0] = 0.0
+                send(tasks[window.first:window.first + window.count],
+                     staging.tasks[window.first:window.first + window.count], upload)
                 handed = window.first + window.count
                 device.write_word(feed, 0, handed, upload)  # after the window's copies, fenced
                 feeds.append(upload.record())
