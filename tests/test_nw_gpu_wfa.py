@@ -59,7 +59,7 @@ def test_wfa_kernel_equals_sequential_every_cost_model(mode):
 def test_gpu_chooses_the_wfa_for_similar_pairs_and_stays_exact(mode):
     from splicedalign.workloads.nw.gpu.solver import GpuSolver
 
-    gpu = GpuSolver(poison=True)
+    gpu = GpuSolver(poison=True, use_segments=False)  # (the one-block WFA's choice; segments': test_nw_gpu_segments)
     rng = np.random.default_rng(4210)
     print("seed 4210")
     similar = divergent_pair(20_000, 1.0, index=3)

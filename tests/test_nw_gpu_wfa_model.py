@@ -403,7 +403,7 @@ def test_staged_pairs_taken_or_declined(solver, monkeypatch):
     print(f"seed {seed}")
     rng = np.random.default_rng(seed)
     costs = Costs(0, 1, 3)
-    gpu = GpuSolver(poison=True)
+    gpu = GpuSolver(poison=True, use_segments=False)  # (the one-block WFA's stage and launch; segments: below)
     gpu.wfa = solver
     reference = ReferenceSolver()
     declined = 0
@@ -424,6 +424,39 @@ def test_staged_pairs_taken_or_declined(solver, monkeypatch):
             if traceback:
                 assert cigar_cost(got.cigar, pair.a, pair.b, costs) == want
     assert declined
+
+
+@pytest.mark.parametrize("mode", ("global", "prefix"))
+def test_segments_on_host(solver, mode, monkeypatch):
+    """GpuSolver.try_wfa's segments (segments.py's rounds through WfaSolver.solve_pieces: the upload written by
+    fill_pieces, the pack and nw_wfa launches on the host build, the answers and runs back) on similar pairs
+    of 9-13 pieces: each score the sequential DP's, each CIGAR re-scored, the pieces' answer taken (merged
+    seams included) or handed on to the one-block WFA, exact either way."""
+    from splicedalign.workloads.nw import segments
+    from splicedalign.workloads.nw.gpu.solver import SEGMENTS_MIN, GpuSolver
+    from splicedalign.workloads.nw.solvers import solve
+
+    monkeypatch.setattr(wfa, "PIECE_THREADS", 64)  # (a std::thread a CUDA thread: fewer, sooner)
+    monkeypatch.setattr(wfa, "MAX_THREADS", 128)
+    seed = 2690 + segments.MODES.index(mode)
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    gpu = GpuSolver(poison=True)
+    gpu.wfa = solver
+    taken = merged = 0
+    for k, costs in enumerate((Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 3, 2))):
+        a = random_codes(int(rng.integers(SEGMENTS_MIN, SEGMENTS_MIN + 1500)), rng)
+        pair = Pair(f"s{k}", "a", "b", a, mutate(a, rng, 0.1 * (k + 1)))
+        want = solve(pair, costs, "sequential", False, mode).score
+        for traceback in (False, True):
+            got = gpu.try_wfa(pair, costs, traceback, mode, time.perf_counter())
+            assert got is not None and got.score == want, (pair.name, traceback, gpu.stats_segments)
+            if traceback:
+                assert cigar_cost(got.cigar, pair.a, pair.b, costs, got.start2, got.end2) == want
+            taken += got.algorithm == segments.ALGORITHM
+            merged += gpu.stats_segments.merges if got.algorithm == segments.ALGORITHM else 0
+    print("taken", taken, "merged", merged)
+    assert taken >= 4
 
 
 @pytest.mark.parametrize("walk_steps", [wfa.WALK_STEPS, 6, 2])

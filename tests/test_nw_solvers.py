@@ -70,10 +70,11 @@ def test_runs_cigar_is_the_ops_cigar():
     rng = np.random.default_rng(2611)
     print("seed 2611")
     for size in (0, 1, 7, 300):
-        ops = np.cumsum(rng.integers(1, 4, size)) % 4  # no two runs of one operation in a row
-        lengths = rng.choice([1, 2, 9, 10, 11, 99, 100, 12345, 1 << 20], size)
-        runs = ((lengths << 2) | ops).astype(np.uint32)[::-1].copy()
-        assert runs_cigar(runs) == cigar_string(np.repeat(ops, lengths))
+        for steps in ((1, 4), (0, 4)):  # (0: runs of one operation in a row too, as joined pieces' walks have)
+            ops = np.cumsum(rng.integers(*steps, size)) % 4
+            lengths = rng.choice([1, 2, 9, 10, 11, 99, 100, 12345, 1 << 20], size)
+            runs = ((lengths << 2) | ops).astype(np.uint32)[::-1].copy()
+            assert runs_cigar(runs) == cigar_string(np.repeat(ops, lengths))
 
 
 def test_empty_sequence():

@@ -42,11 +42,18 @@ def _cigar_bytes(ops, letters):
 @njit(cache=True, nogil=True)
 def _runs_bytes(runs, letters):
     """The CIGAR of a walk's runs (length << 2 | op each, written from the alignment's end
-    backwards, as batch.cu's nw_band_text reads them) as ASCII codes."""
-    out = np.empty(11 * runs.size, dtype=np.uint8)  # 10 digits and the letter a run at most
+    backwards, as batch.cu's nw_band_text reads them) as ASCII codes; runs of the same operation
+    next to each other are one (walks joined end to end: segments.py's pieces)."""
+    out = np.empty(11 * runs.size, dtype=np.uint8)  # 10 digits and the letter a run at most (merged: fewer runs)
     size = 0
-    for r in range(runs.size - 1, -1, -1):
-        size = _put_run(out, size, np.int64(runs[r] >> 2), letters[runs[r] & 3])
+    r = runs.size - 1
+    while r >= 0:
+        op = runs[r] & 3
+        length = np.int64(0)
+        while r >= 0 and runs[r] & 3 == op:
+            length += np.int64(runs[r] >> 2)
+            r -= 1
+        size = _put_run(out, size, length, letters[op])
     return out[:size]
 
 
@@ -55,7 +62,8 @@ _OP_CODES = np.frombuffer(OP_LETTERS.encode("ascii"), dtype=np.uint8)
 
 def runs_cigar(runs: np.ndarray) -> str:
     """The CIGAR of a walk's runs (uint32: length << 2 | op, the alignment's last run first):
-    nw_band_text's text on the host (a single pair's, whose runs come back with its answer)."""
+    nw_band_text's text on the host (a single pair's, whose runs come back with its answer, or
+    the runs of segments' pieces one after another, last piece first)."""
     return _runs_bytes(runs, _OP_CODES).tobytes().decode("ascii") if runs.size else ""
 
 

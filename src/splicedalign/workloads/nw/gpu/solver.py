@@ -10,7 +10,9 @@ does the same (traceback.trace_checkpoints)). Everything else (gap-affine costs,
 infix modes, bands): ``nw_band`` (two boundary-row slots; with the alignment, every strip's
 bottom row and checkpoint columns kept, from which ``nw_band_codes`` recomputes a 4-bit code per
 cell of the diagonals holding every optimal path, all blocks at once, and ``nw_band_walk`` follows
-them back)."""
+them back). Similar pairs under the WFA's costs go first to the wavefront kernel (gpu/wfa.py): linear
+costs in global and prefix modes to ``segments`` (segments.py: many short pieces, one block each,
+certified exact), else one block's WFA / BiWFA (or a cluster's), each falling back to what follows."""
 
 from __future__ import annotations
 
@@ -24,13 +26,15 @@ import numpy as np
 
 from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
+from splicedalign.workloads.nw import segments
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
-from splicedalign.workloads.nw.cigar import cigar_string
+from splicedalign.workloads.nw.cigar import cigar_string, runs_cigar
 from splicedalign.workloads.nw.gpu import band as bands
 from splicedalign.workloads.nw.gpu import wfa
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
 from splicedalign.workloads.nw.gpu.common import PAD_A, PAD_B, Columns, gib, screen
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, Costs, Pair, Result, check_mode
+from splicedalign.workloads.nw.wfa import reduced_costs
 
 KERNEL_FILE = Path(__file__).with_name("strips.cu")
 GROUP = 4  # columns per step (an int4 of a boundary row)
@@ -81,6 +85,12 @@ FIXED_MS = 0.05
 # stays exact).
 WFA_SHARE = 0.8
 WFA_SAMPLE_MIN = 4 * wfa.SAMPLE_LENGTH
+# segments.py's pieces (linear costs, global and prefix modes) for pairs of SEGMENTS_MIN rows up, their
+# band sized for SEGMENTS_SLACK times the sampled score (widened once where the pieces' sum needs it),
+# where that band's w is at most SEGMENTS_WIDTH_MAX (the sampled scores of 10^5 5% and 10^6 1%: w ~1,600, ~3,500)
+SEGMENTS_MIN = 8 * segments.ROWS
+SEGMENTS_SLACK = 1.5
+SEGMENTS_WIDTH_MAX = 4096
 
 
 def fallback_ms(pair: Pair, costs: Costs, mode: str, traceback: bool, band_min_cells: float) -> float:
@@ -144,7 +154,7 @@ class GpuSolver:
     def __init__(self, rows_per_lane: int | None = None, prmt: bool | None = None, poison: bool = False,
                  cols_every: int | None = None, trace: str = "device", handoff: dict[str, int] | None = None,
                  adaptive: bool = True, band_min_cells: int = BAND_MIN_CELLS, band_rows: int = BAND_ROWS,
-                 whole_codes: bool = True, use_wfa: bool = True) -> None:
+                 whole_codes: bool = True, use_wfa: bool = True, use_segments: bool = True) -> None:
         if trace not in TRACES:
             raise ValueError(f"trace must be one of {TRACES}")
         self.cp = device.cupy()
@@ -169,6 +179,8 @@ class GpuSolver:
         self.batch: BatchSolver | None = None
         self.use_wfa = use_wfa  # False: never the wavefront kernel (the band / whole table only)
         self.wfa: wfa.WfaSolver | None = None
+        self.use_segments = use_segments  # False: never segments.py's pieces (the one-block WFA's path)
+        self.stats_segments: segments.Trace | None = None  # what the last try of segments did
 
     def kernel(self, name: str) -> Any:
         """A shipped kernel instance (VARIANTS), compiled alone on first use."""
@@ -205,6 +217,7 @@ class GpuSolver:
             return answer
         t0 = time.perf_counter()
         self.kernel_ms = self.walk_ms = self.codes_ms = 0.0
+        self.stats_segments = None
         self.pass_ms: list[float] = []
         if self.use_wfa and wfa.applies(costs):
             done = self.try_wfa(pair, costs, traceback, mode, t0)
@@ -258,12 +271,53 @@ class GpuSolver:
         expected = None
         if min(pair.n, pair.m) >= WFA_SAMPLE_MIN:
             expected = wfa.sampled_score(pair, costs)
+            if self.use_segments and pair.n >= SEGMENTS_MIN and segments.applies(costs, mode) and np.isfinite(expected):
+                done = self.try_segments(pair, costs, traceback, mode, expected, started)
+                if done is not None:
+                    return done
             if self.wfa.estimate_ms(pair, costs, mode, expected) > WFA_SHARE * other:
                 return None
         done = self.wfa.solve(pair, costs, traceback, mode, other, expected, staged=True, started=started)
         self.kernel_ms = self.wfa.stats.get("kernel_ms", 0.0)
         self.passes = 1 if done is not None else 0
         return done
+
+    def try_segments(self, pair: Pair, costs: Costs, traceback: bool, mode: str, expected: float,
+                     started: float) -> Result | None:
+        """segments.py's certified pieces on the wavefront kernel (``WfaSolver.solve_pieces``), the band
+        sized for SEGMENTS_SLACK times the sampled score ``expected``; None where they do not certify (the
+        caller goes on to the one-block WFA, on the same staged letters)."""
+        assert self.wfa is not None  # (try_wfa made it and staged the pair)
+        t0 = time.perf_counter()
+        g = reduced_costs(costs)[0]
+        rate = expected / max(pair.n, pair.m)  # cost a row, about
+        width = bands.width_needed(int(SEGMENTS_SLACK * expected) + 1, costs, mode, pair.n, pair.m)
+        if width > SEGMENTS_WIDTH_MAX:
+            return None  # (windows of many times a piece's rows: not the similar pairs this is for)
+        solver = self.wfa
+
+        def solve(r0: np.ndarray, r1: np.ndarray, c0: np.ndarray, c1: np.ndarray) -> segments.Pieces:
+            rows = int((r1 - r0).max())
+            steps = int(segments.PIECE_SLACK * rate * rows / g) + segments.PIECE_STEPS
+            pool = int(segments.POOL_SLACK * rate * rows / g) + segments.POOL_STEPS
+            threads = wfa.MAX_THREADS if r0.size <= solver.multiprocessors else wfa.PIECE_THREADS
+            return solver.solve_pieces(pair, costs, r0, r1, c0, c1, steps, pool, threads)
+
+        trace = segments.Trace()
+        solver.stats = {}
+        got = segments.segmented(pair.n, pair.m, costs, mode, width, solve, segments.ROWS, trace=trace)
+        self.stats_segments = trace
+        t1 = time.perf_counter()
+        # (host ms: from the solve's start to here, the rounds, the CIGAR's text)
+        solver.stats.update(segments_from_ms=(t0 - started) * 1e3, segments_ms=(t1 - t0) * 1e3)
+        if got is None:
+            return None
+        cigar = runs_cigar(got.runs()) if traceback else None
+        solver.stats["text_ms"] = (time.perf_counter() - t1) * 1e3
+        self.passes = got.rounds
+        self.kernel_ms = sum(r[3] for r in solver.stats.get("pieces", []))  # (the rounds' pack and sweep)
+        return Result(got.score, pair.cells, self.name, time.perf_counter() - started, cigar, 0, got.end2,
+                      segments.ALGORITHM)
 
     def upload(self, pair: Pair, r: int) -> tuple[Any, Any]:
         """a padded to whole strips of 32 r rows, b to whole groups, on the device."""

@@ -13,6 +13,8 @@ single pair's runs come back with its answer and are formatted on the host, ``ci
 A batch goes in chunks (``launch``); a single pair (``solve``) takes a lean path
 (``launch_one``): one upload into buffers the solver keeps (``Workspace``), the reach table kept
 on the device, one stream, nothing allocated but the kept wavefronts' pool (and a ring in global memory).
+segments.py's pieces of a staged pair (``solve_pieces``) go the same way: one upload, one pack launch for
+all pieces, one nw_wfa launch in infix mode (a block a piece), one copy back.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from splicedalign.workloads.nw.gpu.common import (
     pair_sources,
 )
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
+from splicedalign.workloads.nw.segments import Pieces
 from splicedalign.workloads.nw.wfa_kernels import DONE, NULL, wfa_align_codes
 
 KERNEL_FILE = Path(__file__).with_name("wfa.cu")
@@ -58,6 +61,11 @@ MAX_THREADS = 1024
 # with 32 warps, whose idle half still runs each step's set-up); wider ones MAX_THREADS (10^5 at 5%,
 # ~2,250: 1.40 us a step against 1.58 with 16 warps; more loads in flight)
 SHARED_THREADS = 512
+# a block of segments.py's pieces (H100, 384 rows a piece: 10^5 at 1% / 5% and 30,368 at 10% 0.75 / 1.46 /
+# 1.19 ms host to host at 512 threads, 0.78 / 1.69 / 1.44 at 256; 1,024 with 768 rows no faster than 512);
+# MAX_THREADS where a round's pieces are no more than the multiprocessors (the merged pieces of a second
+# round, twice as long: 768 rows at 5% and 10%, 0.45 / 0.67 ms on the device at 1,024, 0.54 / 0.73 at 512)
+PIECE_THREADS = 512
 PAD_WORDS = 4  # words of pad letters after each packed sequence
 
 
@@ -130,6 +138,7 @@ SAMPLE_SLACK = 4.0  # a WFA guided by a sample gives up past this many times its
 # the packing's table (TABLE_PARTS: uploaded with the letters after it as soon as the pair comes,
 # ``WfaSolver.stage``) (SINGLE_LAYOUT: byte offset, dtype, count)
 SINGLE_META = 256
+PIECE_PARTS = ("desc", "pool_top", "from", "size", "to", "words", "pad")  # solve_pieces' upload (piece_layout)
 SINGLE_LAYOUT = {"desc": (0, np.int64, batch.DESCRIPTOR), "pool_top": (56, np.uint64, 1), "from": (64, np.int64, 2),
                  "size": (80, np.int64, 2), "to": (96, np.int64, 2), "words": (112, np.int64, 2),
                  "pad": (128, np.uint8, 2)}
@@ -539,6 +548,47 @@ def poison(*arrays: Any) -> None:
             array.fill(device.POISON if array.dtype == np.int32 else 0xA5A5A5A5)
 
 
+def piece_layout(count: int) -> dict[str, int]:
+    """``solve_pieces``' upload as int64 offsets (PIECE_PARTS): each piece's descriptor, the pool's counter,
+    the packing's table (from, size, to, words of each sequence: a piece, its window) and its pad letters
+    (bytes); "end": its length."""
+    ints = np.cumsum([0, batch.DESCRIPTOR * count, 1, 2 * count, 2 * count, 2 * count, 2 * count, -(-2 * count // 8)])
+    return {**dict(zip(PIECE_PARTS, ints[:-1].tolist())), "end": int(ints[-1])}
+
+
+@njit(cache=True, nogil=True)
+def fill_pieces(host, r0, r1, c0, c1, n_pair, max_steps, pool_steps, runs_each, at_desc, at_top, at_from, at_size,
+                at_to, at_words, at_pad):
+    """``solve_pieces``' upload written into ``host`` (int64, ``piece_layout``'s parts at those offsets): each
+    piece's descriptor (its cap (max_steps + 1) (n + m + 1) diagonals: no step is wider; its room in the pool
+    taken in chunks of its share / POOL_CHUNKS), the pool's counter, the packing's table (a piece from row r0
+    of the staged bytes, its window from n_pair + c0) and pad letters. Returns (pool ints: every piece's share,
+    (pool_steps + 1) (n + m + 1); packed words; the widest window; the longest piece; the most bytes of a
+    piece's packed letters)."""
+    count = r0.size
+    pads = host[at_pad:].view(np.uint8)
+    to = 0
+    pool = 0
+    widest, longest, seqs = 0, 0, 0
+    for k in range(count):
+        n, m = r1[k] - r0[k], c1[k] - c0[k]
+        wa, wb = n // 16 + PAD_WORDS, m // 16 + PAD_WORDS
+        cap, share = (max_steps + 1) * (n + m + 1), (pool_steps + 1) * (n + m + 1)
+        d = at_desc + 7 * k
+        host[d], host[d + 1], host[d + 2], host[d + 3] = to, to + wa, n, m
+        host[d + 4], host[d + 5], host[d + 6] = cap, max(1, share // POOL_CHUNKS), k * runs_each
+        host[at_from + 2 * k], host[at_from + 2 * k + 1] = r0[k], n_pair + c0[k]
+        host[at_size + 2 * k], host[at_size + 2 * k + 1] = n, m
+        host[at_to + 2 * k], host[at_to + 2 * k + 1] = to, to + wa
+        host[at_words + 2 * k], host[at_words + 2 * k + 1] = wa, wb
+        pads[2 * k], pads[2 * k + 1] = PAD_A, PAD_B
+        to += wa + wb
+        pool += share
+        widest, longest, seqs = max(widest, m), max(longest, n), max(seqs, 8 * (wa + wb))
+    host[at_top] = 0
+    return pool, to, widest, longest, seqs
+
+
 def _layout(buffer: Any) -> dict[str, Any]:
     """The views of a single pair's upload (its device bytes) that SINGLE_LAYOUT names."""
     return {name: buffer[at:at + count * np.dtype(dtype).itemsize].view(dtype)
@@ -622,9 +672,14 @@ class WfaSolver:
         self._one: tuple[Any, Any, Any, Any, Any] | None = None
         self._staged_only = False  # a stage's copy and pack queued, no launch's wait after them yet
         self._letter_codes: Any = None
+        self._piece_host: np.ndarray | None = None  # solve_pieces' upload (piece_meta)
+        self._piece_got: np.ndarray | None = None  # solve_pieces' copy back (piece_back)
         self.shared_bytes = SHARED_BYTES
+        self.multiprocessors = 132  # (an H100's; the device's own below)
         try:  # the device's own limit a block (less the kernel's static 32 bytes)
-            self.shared_bytes = int(self.cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]) - 1024
+            attributes = self.cp.cuda.Device().attributes
+            self.shared_bytes = int(attributes["MaxSharedMemoryPerBlockOptin"]) - 1024
+            self.multiprocessors = int(attributes["MultiProcessorCount"])
         except (AttributeError, KeyError, TypeError):
             pass
         self.capability = 0  # the GPU's compute capability (90: thread-block clusters, wfa_cluster)
@@ -1067,6 +1122,93 @@ class WfaSolver:
         return WfaAnswers([steps * g if steps >= 0 else None], [end2],
                           [int(out[2]) if traceback and mode == "infix" else 0], cigar,
                           None if cigar is None else [0, len(cigar)])
+
+    def solve_pieces(self, pair: Pair, costs: Costs, r0: np.ndarray, r1: np.ndarray, c0: np.ndarray,
+                     c1: np.ndarray, max_steps: int, pool_steps: int, threads: int = PIECE_THREADS) -> Pieces:
+        """segments.py's pieces of a staged pair (``stage``: its bytes on the device, a at 0, b after it)
+        in infix mode, one block a piece, each with its path (the walk's runs, last first): a[r0[k]:r1[k]]
+        against b[c0[k]:c1[k]], each giving up past ``max_steps`` scores (its score -1) or when the kept
+        wavefronts' pool is full (room for ``pool_steps`` scores of every piece, shared). On the pair's
+        stream: one upload (the descriptors and the packing's table, ``piece_meta``), one pack launch for all
+        the pieces' letters (from the staged bytes), one nw_wfa launch, one copy back (the answers, then
+        the runs), one wait; every buffer the workspace's, grown on demand."""
+        cp = self.cp
+        t0 = time.perf_counter()
+        g, x, o, e = cpu_wfa.reduced_costs(costs)
+        count = r0.size
+        runs_each = 2 * max_steps + 4
+        at = piece_layout(count)
+        host, meta = self.piece_meta(at["end"])
+        # the descriptors and the packing's table straight into the pinned upload (one compiled pass)
+        pool_ints, words, widest, longest, seqs = fill_pieces(host, r0, r1, c0, c1, pair.n, max_steps, pool_steps,
+                                                              runs_each, *(at[k] for k in PIECE_PARTS))
+        reach_max = int(self.sums(x, o, e, max_steps).top[max_steps])
+        config = fit_launch(reach_max, widest + min(reach_max, longest) + 1,  # (span in infix mode)
+                            seqs, x, o, e, max_steps, threads, self.shared_bytes)
+        ws = self._workspace
+        assert ws is not None  # (stage made it)
+        pool = ws.arrays.get("pieces-pool")
+        if pool is None or pool.size < pool_ints:  # (a larger pool than the workspace holds: within the budget)
+            device.require_memory(4 * pool_ints, self.keep_budget(), f"gpu segments: {count} pieces' kept wavefronts")
+        pool = ws.array("pieces-pool", pool_ints, cp.int32)
+        stream, _, _, start, stop = self.one_stream()
+        t1 = time.perf_counter()
+        cp.cuda.runtime.memcpyAsync(meta.data.ptr, host.ctypes.data, 8 * at["end"], cp.cuda.runtime.memcpyHostToDevice,
+                                    stream.ptr)
+        packed = ws.array("pieces-packed", words, cp.uint64)
+        bases = ws.array("pieces-bases", count * (max_steps + 1), cp.int64)
+        back = ws.array("pieces-back", count * (batch.OUT + runs_each), cp.int32)  # the answers, then the runs
+        ring = None if config.shared else ws.array("pieces-ring", count * config.rows * config.stride, cp.int32)
+        kernel = self.kernel(sweep_name(config, False, True))
+        device.allow_shared_memory(kernel, config.smem)
+        pointer = {name: np.uint64(meta.data.ptr + 8 * at[name]) for name in PIECE_PARTS}
+        runs = np.uint64(back.data.ptr + 4 * count * batch.OUT)
+        t2 = time.perf_counter()
+        with stream:
+            if self.poison:
+                poison(pool, back, bases, ring)
+            start.record(stream)
+            self.kernel(PACK)((2 * count,), (PACK_THREADS,), (
+                ws.raw, pointer["from"], pointer["size"], pointer["to"], pointer["words"], pointer["pad"],
+                ws.array("bad", 2 * count, cp.int32), self.letter_codes(), packed))
+            kernel((count,), (config.threads,), sweep_args(
+                packed, pointer["desc"], self.reach_device(x, o, e, max_steps), "infix", x, o, e, max_steps, config,
+                ring, pool, pointer["pool_top"], pool_ints, bases, runs, back), shared_mem=config.smem)
+            stop.record(stream)
+        got = self.piece_back(count * (batch.OUT + runs_each))
+        cp.cuda.runtime.memcpyAsync(got.ctypes.data, back.data.ptr, got.nbytes, cp.cuda.runtime.memcpyDeviceToHost,
+                                    stream.ptr)
+        t3 = time.perf_counter()
+        stream.synchronize()  # (raises a kernel's asynchronous fault)
+        self._staged_only = False
+        answers = got[:count * batch.OUT].reshape(count, batch.OUT).astype(np.int64)
+        steps = answers[:, 0]
+        t4 = time.perf_counter()
+        # per round: host ms to the plan, the uploads and allocations, the launches; the pack and sweep on the
+        # device; the whole round
+        self.stats.setdefault("pieces", []).append(
+            [round(v, 3) for v in ((t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3,
+                                   cp.cuda.get_elapsed_time(start, stop), (t4 - t0) * 1e3)])
+        return Pieces(np.where(steps >= 0, steps * g, -1), c0 + answers[:, 2], c0 + answers[:, 1],
+                      got[count * batch.OUT:].view(np.uint32).copy(),  # (the runs outlive the buffer's next copy)
+                      np.arange(count, dtype=np.int64) * runs_each, answers[:, 3])
+
+    def piece_back(self, ints: int) -> np.ndarray:
+        """``solve_pieces``' copy back (the answers, then the runs): ``ints`` int32 of a pinned buffer, grown on
+        demand, read only after the round's wait."""
+        if self._piece_got is None or self._piece_got.size < ints:
+            self._piece_got = device.empty_pinned(max(ints, 2 * (0 if self._piece_got is None else
+                                                                 self._piece_got.size)), np.int32)
+        return self._piece_got[:ints]
+
+    def piece_meta(self, ints: int) -> tuple[np.ndarray, Any]:
+        """``solve_pieces``' upload of ``ints`` int64 (``piece_layout``): a pinned host buffer, written only
+        after the last round's wait, and its device twin (the workspace's), both grown on demand."""
+        if self._piece_host is None or self._piece_host.size < ints:
+            self._piece_host = device.empty_pinned(max(ints, 2 * (0 if self._piece_host is None else
+                                                                  self._piece_host.size)), np.int64)
+        assert self._workspace is not None
+        return self._piece_host, self._workspace.array("pieces-meta", ints, self.cp.int64)
 
     def letter_codes(self) -> Any:
         """LETTER_CODES on the device, uploaded once (a single pair's pack kernel: its bytes are

@@ -1,0 +1,274 @@
+"""A segmented, certified exact alignment of one similar pair (linear costs, global and prefix
+modes): a's rows cut into pieces, each piece aligned in infix mode against a window of b around
+a band, the pieces' optima summed into a lower bound and their paths joined into an upper bound.
+Where both meet the answer is exact; where they do not, pieces are merged, the band widened or
+the caller runs another exact algorithm. Many short independent alignments replace one long
+chain of score steps (the GPU: one block a piece, ``gpu/wfa.py``'s ``WfaSolver.solve_pieces``).
+
+Notation: an n x m pair, d = m - n; a band of diagonals lo..hi (``band.band_for``: global
+min(0, d) - w .. max(0, d) + w, prefix min(0, d) - w .. w); cuts 0 = r_0 < r_1 < ... < r_P = n;
+piece k is a[r_k:r_{k+1}] against the window b[c0_k:c1_k], c0_k = max(0, r_k + lo), c1_k =
+min(m, r_{k+1} + hi). Its infix optimum L_k (all of the piece, any start column of the window
+in its first row, any end column in its last) comes with a path from (r_k, s_k) to (r_{k+1},
+t_k) in the pair's coordinates. Costs are linear (gap-open 0), every step costs >= 0 and a gap
+letter e > 0 (``band.applies``): a path's cost is the sum of its steps' costs.
+
+Lower bound. Every global (prefix) path visits every row, so it has a last cell in each row r_k.
+Split it there: segment k runs from its last cell in row r_k (segment 0 from (0, 0)) to its
+last cell in row r_{k+1} (the last segment: the path's end). The step out of a row's last cell
+goes down, so segment k holds every letter of a[r_k:r_{k+1}] and consumes b from its first
+cell's column to its last's: it is an infix alignment of piece k against b, with the same
+steps, so the same cost. If the path lies inside the band, its cells of rows r_k .. r_{k+1}
+lie in columns r_k + lo .. r_{k+1} + hi (and 0 .. m): inside the window, so segment k costs
+>= L_k, and the path >= sum L_k. A path touching a diagonal outside the band costs >= the
+band's escape bound E (``band.escape_between``). So the optimum >= min(sum L_k, E).
+
+Upper bound and certificate. If s_0 = 0, t_k = s_{k+1} at every seam and (global mode) t_{P-1}
+= m, the pieces' paths join into one alignment of the pair in the mode (from (0, 0); each piece
+ends where the next starts; to (n, m), or anywhere in row n for prefix) of cost U = sum L_k (the
+steps' costs add up), so the optimum <= U. With U <= E (or no cell outside the band: E = None)
+the lower bound is min(U, E) = U: U is the optimum and the joined path an optimal alignment.
+
+Merges. A seam disagrees (t_k != s_{k+1}) where an indel lies near the cut (a piece's free start
+or end skips the letters of b it would pay for: then sum L_k is below the optimum) or a tie is
+broken differently on the two sides. The argument above holds for any cuts, each piece's window
+taken by the same formula, so the cuts may change between rounds: a disagreeing seam's cut is
+removed (pieces k and k + 1 merged, solved again), every piece whose two cuts stay keeps its
+answer, and the certificate is checked on the new cuts. After ``ROUNDS`` rounds (or where s_0 !=
+0, or t_{P-1} != m in global mode: no cut changes those) the caller runs another exact algorithm.
+(Splitting the cut in two, halfway into the pieces on either side, keeps the next round's pieces
+short but leaves two new seams that disagree as often: at 5% and 10% divergence a third round,
+slower than the merged pieces' longer chain in the second.)
+
+Widening. If the pieces' sum L_k exceeds E, nothing is certified at this band (the optimum is
+>= E, perhaps outside); the band is widened once to ``band.width_needed(sum L_k)`` (escape then
+>= that sum >= the wider band's sum, since every window grows) and every piece solved again.
+
+Infix mode has no band around a known diagonal (its start is free): not segmented. Gap-affine
+costs: not a lower bound as above (a gap across a seam pays its open cost once, a fresh piece
+again), so not segmented either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from splicedalign.workloads.nw import wfa
+from splicedalign.workloads.nw.gpu import band as bands
+from splicedalign.workloads.nw.records import Costs, Pair
+
+# rows of a piece (about: n cut into round(n / ROWS) equal pieces; H100, 10^5 at 1% / 5% and 30,368 at 10%:
+# 384 rows 0.75 / 1.46 / 1.19 ms host to host, 512 rows 0.85 / 2.0 / 1.4, 768 rows 0.86 / 1.71 / 1.69)
+ROWS = 384
+ROUNDS = 4  # rounds of merges before giving up
+# a piece's scores at most (its solver gives up past them): PIECE_SLACK times its share of the pair's
+# expected score, plus PIECE_STEPS (a piece of ~770 rows at 1% holds ~8 differences, a Poisson count)
+PIECE_SLACK, PIECE_STEPS = 4.0, 32
+# the kept wavefronts' room (the GPU's pool, shared by a round's pieces): POOL_SLACK times a piece's share of
+# the expected score, plus POOL_STEPS, on average (10^6 1%: 2,600 pieces, each window ~7,400 columns)
+POOL_SLACK, POOL_STEPS = 2.0, 8
+WIDENINGS = 1  # band widenings before giving up
+MODES = ("global", "prefix")
+ALGORITHM = "segments"
+
+
+@dataclass
+class Pieces:
+    """Answers of some pieces (arrays over them): scores (-1 where the solver gave up), start and end
+    columns of b (the pair's coordinates), and each piece's path as runs (length << 2 | op, its last
+    run first: the GPU walk's form, ``cigar.runs_cigar``'s input): runs[first[k]:first[k] + used[k]]."""
+
+    score: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    runs: np.ndarray
+    first: np.ndarray
+    used: np.ndarray
+
+
+# solve(r0, r1, c0, c1): pieces a[r0[k]:r1[k]] against b[c0[k]:c1[k]] in infix mode
+SolvePieces = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], Pieces]
+
+
+@dataclass(frozen=True)
+class Segmented:
+    """A certified answer: the optimal score, its end column, the pieces' runs one after another (last
+    piece first: an optimal alignment's runs, ``runs``), and how it was reached."""
+
+    score: int
+    end2: int
+    round_runs: list[np.ndarray]  # each round's runs
+    first: np.ndarray  # each final piece's first run in round_runs concatenated, in piece order
+    used: np.ndarray
+    pieces: int  # pieces at the end
+    rounds: int  # rounds of pieces solved (the first included)
+    merges: int  # disagreeing seams merged
+    width: int  # the band's w that certified it
+
+    def runs(self) -> np.ndarray:
+        """The alignment's runs, its last first (the pieces' runs, the last piece's first)."""
+        return gather_runs(np.concatenate(self.round_runs), self.first, self.used)
+
+
+@dataclass
+class Trace:
+    """What a segmented solve did (also when it gave up): for the stats and the docs."""
+
+    rounds: int = 0
+    merges: int = 0  # disagreeing seams merged
+    widened: int = 0
+    solved: int = 0  # pieces solved, all rounds
+    why: str = ""  # why it gave up ("": it did not)
+
+
+def applies(costs: Costs, mode: str) -> bool:
+    """Linear costs the WFA takes (``wfa.applicable``), global or prefix mode."""
+    return mode in MODES and not costs.affine and wfa.applicable(costs)
+
+
+def limits(n: int, m: int, mode: str, width: int) -> tuple[int, int]:
+    """The band's diagonals lo, hi (``band.band_for``)."""
+    band = bands.band_for(n, m, mode, width)
+    return band.lo, band.hi
+
+
+def first_cuts(n: int, rows: int = ROWS) -> np.ndarray:
+    """0 = r_0 < ... < r_P = n: round(n / rows) pieces (at least one) of equal rows, to one."""
+    count = max(1, min(n, round(n / rows)))
+    return (np.arange(count + 1, dtype=np.int64) * n) // count
+
+
+def windows(cuts: np.ndarray, lo: int, hi: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each piece's window of b: c0 = max(0, r_k + lo), c1 = min(m, r_{k+1} + hi)."""
+    return np.maximum(0, cuts[:-1] + lo), np.minimum(m, cuts[1:] + hi)
+
+
+def disagreeing(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """The seams k (between pieces k and k + 1) whose paths do not meet: t_k != s_{k+1}."""
+    return np.flatnonzero(end[:-1] != start[1:])
+
+
+def merged(cuts: np.ndarray, seams: np.ndarray) -> np.ndarray:
+    """The cuts without those of ``seams`` (seam k: cut k + 1): pieces k and k + 1 become one."""
+    return np.delete(cuts, seams + 1)
+
+
+def kept(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """For each piece of the ``new`` cuts, the piece of the ``old`` cuts with the same two cuts (its
+    answer holds: the same piece and window), or -1 (to be solved)."""
+    at = np.minimum(np.searchsorted(old, new[:-1]), old.size - 2)
+    same = (old[at] == new[:-1]) & (old[at + 1] == new[1:])
+    return np.where(same, at, -1)
+
+
+def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolvePieces, rows: int = ROWS,
+              rounds: int = ROUNDS, trace: Trace | None = None) -> Segmented | None:
+    """The optimum of an n x m pair (``applies``: its costs and mode) by certified pieces (module
+    docstring), starting from the band of half-width ``width``; None where it gives up (a piece's
+    solver gave up, the ends do not meet, the seams still disagree after ``rounds`` rounds, or the
+    band's escape bound is still below the pieces' sum after ``WIDENINGS`` widenings). ``trace``:
+    filled with what it did."""
+    assert applies(costs, mode) and n > 0 and m > 0
+    trace = Trace() if trace is None else trace
+    widenings = 0
+    while True:
+        lo, hi = limits(n, m, mode, width)
+        bound = bands.escape_between(costs, mode, n, m, lo, hi)
+        cuts = first_cuts(n, rows)
+        count = cuts.size - 1
+        score = np.zeros(count, np.int64)
+        start, end = np.zeros(count, np.int64), np.zeros(count, np.int64)
+        first, used = np.zeros(count, np.int64), np.zeros(count, np.int64)  # (in all rounds' runs)
+        round_runs: list[np.ndarray] = []
+        base = 0  # runs of the rounds before
+        todo = np.arange(count)
+        for round_ in range(1, rounds + 1):
+            c0, c1 = windows(cuts, lo, hi, m)
+            got = solve(cuts[todo], cuts[todo + 1], c0[todo], c1[todo])
+            trace.rounds += 1
+            trace.solved += todo.size
+            if (got.score < 0).any():
+                trace.why = "a piece gave up"
+                return None
+            score[todo], start[todo], end[todo] = got.score, got.start, got.end
+            first[todo], used[todo] = base + got.first, got.used
+            round_runs.append(got.runs)
+            base += got.runs.size
+            total = int(score.sum())
+            if bound is not None and total > bound:
+                break  # (widen)
+            if start[0] != 0 or (mode == "global" and end[-1] != m):
+                trace.why = "the ends do not meet the pair's"
+                return None
+            seams = disagreeing(start, end)
+            if not seams.size:
+                return Segmented(total, int(end[-1]), round_runs, first, used, count, round_, trace.merges, width)
+            if round_ == rounds:
+                trace.why = f"seams disagree after {rounds} rounds"
+                return None
+            trace.merges += int(seams.size)
+            new = merged(cuts, seams)
+            old = kept(cuts, new)
+            cuts, count = new, new.size - 1
+            keep = old >= 0
+            score, start, end, first, used = (np.where(keep, v[np.maximum(old, 0)], 0)
+                                              for v in (score, start, end, first, used))
+            todo = np.flatnonzero(~keep)
+        if widenings == WIDENINGS:
+            trace.why = "the band's escape bound is below the pieces' sum"
+            return None
+        widenings += 1
+        trace.widened += 1
+        width = max(width + 1, bands.width_needed(total, costs, mode, n, m))
+
+
+def cpu_pieces(pair: Pair, costs: Costs) -> SolvePieces:
+    """The pieces by the CPU WFA in infix mode, one after another (the reference)."""
+    def solve(r0: np.ndarray, r1: np.ndarray, c0: np.ndarray, c1: np.ndarray) -> Pieces:
+        score, start, end, runs = [], [], [], []
+        for a0, a1, b0, b1 in zip(r0.tolist(), r1.tolist(), c0.tolist(), c1.tolist()):
+            got = wfa.wfa_align(pair.a[a0:a1], pair.b[b0:b1], costs, "infix", True, 1 << 62)
+            assert got is not None and got.ops is not None  # (no cap)
+            score.append(got.score)
+            start.append(b0 + got.start2)
+            end.append(b0 + got.end2)
+            runs.append(ops_runs(got.ops))
+        used = np.array([r.size for r in runs], np.int64)
+        return Pieces(np.array(score, np.int64), np.array(start, np.int64), np.array(end, np.int64),
+                      np.concatenate(runs).astype(np.uint32), np.cumsum(used) - used, used)
+    return solve
+
+
+def ops_runs(ops: np.ndarray) -> np.ndarray:
+    """An alignment's operation codes as runs (length << 2 | op), its last run first."""
+    if not ops.size:
+        return np.zeros(0, np.uint32)
+    edges = np.flatnonzero(np.diff(ops.astype(np.int64))) + 1
+    starts = np.concatenate([[0], edges])
+    lengths = np.diff(np.concatenate([starts, [ops.size]]))
+    return ((lengths << 2) | ops[starts].astype(np.int64)).astype(np.uint32)[::-1]
+
+
+@njit(cache=True, nogil=True)
+def gather_runs(runs, first, used):
+    """The pieces' runs (runs[first[k]:first[k] + used[k]] each) one after another, the last piece's
+    first."""
+    out = np.empty(used.sum(), np.uint32)
+    at = 0
+    for k in range(first.size - 1, -1, -1):
+        out[at:at + used[k]] = runs[first[k]:first[k] + used[k]]
+        at += used[k]
+    return out
+
+
+def cpu_segmented(pair: Pair, costs: Costs, mode: str, width: int, rows: int = ROWS,
+                  rounds: int = ROUNDS, trace: Trace | None = None) -> tuple[int, int, np.ndarray] | None:
+    """``segmented`` with ``cpu_pieces``: (score, end column, the alignment's runs) or None."""
+    got = segmented(pair.n, pair.m, costs, mode, width, cpu_pieces(pair, costs), rows, rounds, trace)
+    if got is None:
+        return None
+    return got.score, got.end2, got.runs()

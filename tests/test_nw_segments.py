@@ -1,0 +1,235 @@
+"""The segmented certificate (segments.py) on the CPU: whenever the pieces certify, their score is
+the reference's optimum and the joined alignment re-scores to it; seams that disagree are merged,
+bands widened, and what cannot be certified is given up (None), never answered wrong."""
+
+from __future__ import annotations
+
+import numpy as np
+from helpers import fresh_rng
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from splicedalign.workloads.nw import Costs, Pair, cigar_cost
+from splicedalign.workloads.nw import segments as seg
+from splicedalign.workloads.nw.cigar import cigar_string, runs_cigar
+from splicedalign.workloads.nw.gpu import band as bands
+from splicedalign.workloads.nw.reference import ReferenceSolver
+
+REFERENCE = ReferenceSolver()
+
+
+def mutated(rng: np.random.Generator, a: np.ndarray, rate: float) -> np.ndarray:
+    """a with substitutions, deletions and insertions, each at about ``rate`` a letter."""
+    out = []
+    for x in a.tolist():
+        roll = rng.random()
+        if roll < rate:
+            continue
+        out.append(int(rng.integers(0, 4)) if roll < 2 * rate else x)
+        if roll > 1 - rate:
+            out.append(int(rng.integers(0, 4)))
+    return np.array(out or [0], np.uint8)
+
+
+def linear_costs(rng: np.random.Generator) -> Costs:
+    return Costs(0, int(rng.integers(1, 5)), int(rng.integers(1, 5)))
+
+
+def check(pair: Pair, costs: Costs, mode: str, width: int, rows: int, rounds: int = seg.ROUNDS,
+          trace: seg.Trace | None = None) -> bool:
+    """Segments' answer against the reference when it certifies one; whether it did."""
+    got = seg.cpu_segmented(pair, costs, mode, width, rows, rounds, trace)
+    if got is None:
+        return False
+    score, end2, runs = got
+    want = REFERENCE.solve(pair, costs, False, mode)
+    assert score == want.score, (score, want.score)
+    assert cigar_cost(runs_cigar(runs), pair.a, pair.b, costs, 0, end2) == score
+    if mode == "global":
+        assert end2 == pair.m
+    return True
+
+
+def test_certified_pieces_are_optimal():
+    """The certificate's claim over random similar and unrelated pairs, widths, piece sizes and modes."""
+    rng = fresh_rng()
+    certified = 0
+    for _ in range(300):
+        n = int(rng.integers(1, 300))
+        a = rng.integers(0, 4, n).astype(np.uint8)
+        b = mutated(rng, a, float(rng.choice([0.01, 0.03, 0.08]))) if rng.random() < 0.85 else \
+            rng.integers(0, 4, int(rng.integers(1, 300))).astype(np.uint8)
+        costs = linear_costs(rng)
+        mode = str(rng.choice(seg.MODES))
+        certified += check(Pair("r", "a", "b", a, b), costs, mode, int(rng.integers(0, 40)), int(rng.integers(1, 80)))
+    print("certified", certified)
+    assert certified >= 100  # (most similar pairs certify: the test checks something)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=40), st.lists(st.integers(0, 3), min_size=1, max_size=40),
+       st.integers(1, 4), st.integers(1, 4), st.sampled_from(seg.MODES), st.integers(0, 12), st.integers(1, 8))
+def test_certificate_on_tiny_pairs(a, b, mismatch, indel, mode, width, rows):
+    """Tiny pairs (n or m of 1 included), pieces of 1..8 rows: a certified answer is the optimum."""
+    check(Pair("t", "a", "b", np.array(a, np.uint8), np.array(b, np.uint8)), Costs(0, mismatch, indel), mode,
+          width, rows)
+
+
+def test_indels_at_the_cuts_are_merged():
+    """A deletion and an insertion placed at the cuts: the seams there disagree or not, but every piece is
+    solved, merged where needed, and the answer exact; over many such pairs some seams merge."""
+    rng = fresh_rng()
+    merges = certified = 0
+    for _ in range(40):
+        rows = int(rng.integers(1, 40))
+        a = rng.integers(0, 4, int(rng.integers(3 * rows, 12 * rows + 3))).astype(np.uint8)
+        cuts = seg.first_cuts(a.size, rows)
+        b = list(a.tolist())
+        for c in sorted(rng.choice(cuts[1:-1], min(3, cuts.size - 2), replace=False).tolist() if cuts.size > 2 else [],
+                        reverse=True):
+            if rng.random() < 0.5:
+                del b[c]
+            else:
+                b[c:c] = [int(rng.integers(0, 4))] * int(rng.integers(1, 3))
+        trace = seg.Trace()
+        costs = linear_costs(rng)
+        mode = str(rng.choice(seg.MODES))
+        certified += check(Pair("c", "a", "b", a, np.array(b or [0], np.uint8)), costs, mode, 8, rows, trace=trace)
+        merges += trace.merges
+    print("merges", merges, "certified", certified)
+    assert merges > 0 and certified > 20
+
+
+def test_tandem_repeats():
+    """A repeat unit copied many times, one copy deleted in b: the deletion may sit in any copy (ties), so the
+    pieces' choices disagree; certified answers are still the optimum."""
+    rng = fresh_rng()
+    for _ in range(20):
+        unit = rng.integers(0, 4, int(rng.integers(1, 5))).astype(np.uint8)
+        a = np.concatenate([rng.integers(0, 4, 20), np.tile(unit, int(rng.integers(10, 40))),
+                            rng.integers(0, 4, 20)]).astype(np.uint8)
+        at = 20 + unit.size * int(rng.integers(0, 8))
+        b = np.concatenate([a[:at], a[at + unit.size:]])
+        for mode in seg.MODES:
+            check(Pair("t", "a", "b", a, b), Costs(0, 1, 3), mode, 6, int(rng.integers(1, 12)))
+
+
+def test_lengths_apart():
+    """d = m - n far from 0 (either sign): the band follows it."""
+    rng = fresh_rng()
+    certified = 0
+    for _ in range(30):
+        a = rng.integers(0, 4, int(rng.integers(50, 200))).astype(np.uint8)
+        b = mutated(rng, a, 0.02)
+        extra = rng.integers(0, 4, int(rng.integers(1, 30))).astype(np.uint8)
+        b = np.concatenate([b[:b.size // 2], extra, b[b.size // 2:]]) if rng.random() < 0.5 else b[:-extra.size or None]
+        for mode in seg.MODES:
+            certified += check(Pair("d", "a", "b", a, b), Costs(0, 1, 2), mode, 10, 16)
+    assert certified > 0
+
+
+def test_gives_up_where_it_cannot_certify():
+    """The fallbacks: the ends do not meet (b starts with a letter a lacks, so piece 0's best start is
+    column 1), seams still disagreeing after the last round, and a band too narrow after its widening."""
+    a = np.array([0, 1, 2, 3] * 10, np.uint8)
+    trace = seg.Trace()
+    shifted = Pair("s", "a", "b", a, np.concatenate([[3], a]).astype(np.uint8))
+    assert seg.cpu_segmented(shifted, Costs(0, 1, 3), "global", 4, 8, trace=trace) is None
+    assert trace.why == "the ends do not meet the pair's"
+    # an insertion at the cut: piece 0 ends at column 8, piece 1 starts at 9 (or the other way)
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, 4, 32).astype(np.uint8)
+    b = np.concatenate([a[:16], [int(a[15]) ^ 1, int(a[16]) ^ 2], a[16:]]).astype(np.uint8)
+    pair = Pair("i", "a", "b", a, b)
+    trace = seg.Trace()
+    once = seg.cpu_segmented(pair, Costs(0, 1, 3), "global", 6, 16, rounds=1, trace=trace)
+    if once is None:
+        assert trace.why == "seams disagree after 1 rounds"
+    trace = seg.Trace()
+    assert check(pair, Costs(0, 1, 3), "global", 6, 16, trace=trace)
+    assert trace.merges == (0 if once is not None else 1)
+    # width 0 for an unrelated pair: widened once (its pieces' sum is far past the escape bound), then
+    # certified exact or given up with a reason
+    far = Pair("u", "a", "b", rng.integers(0, 4, 60).astype(np.uint8), rng.integers(0, 4, 60).astype(np.uint8))
+    trace = seg.Trace()
+    if not check(far, Costs(0, 1, 1), "global", 0, 10, trace=trace):
+        assert trace.why
+    assert trace.widened == 1
+
+
+def test_widening_certifies():
+    """A band too narrow for the pair's indels: its pieces' sum exceeds the escape bound, the band is widened
+    to the width that sum needs, and the answer is exact."""
+    rng = np.random.default_rng(11)
+    a = rng.integers(0, 4, 200).astype(np.uint8)
+    b = np.concatenate([a[:50], a[70:150], rng.integers(0, 4, 20), a[150:]]).astype(np.uint8)
+    trace = seg.Trace()
+    assert check(Pair("w", "a", "b", a, b), Costs(0, 1, 1), "global", 0, 25, trace=trace)
+    assert trace.widened == 1
+
+
+def test_merges_keep_the_pieces_they_can():
+    cuts = np.array([0, 10, 20, 30, 40, 50])
+    new = seg.merged(cuts, np.array([1, 2]))
+    assert new.tolist() == [0, 10, 40, 50] and seg.kept(cuts, new).tolist() == [0, -1, 4]
+    new = seg.merged(cuts, np.array([0, 3]))
+    assert new.tolist() == [0, 20, 30, 50] and seg.kept(cuts, new).tolist() == [-1, 2, -1]
+
+
+def test_windows_hold_the_band():
+    """Each piece's window holds every band cell of its rows (the lower bound's premise)."""
+    rng = fresh_rng()
+    for _ in range(50):
+        n, m = int(rng.integers(1, 500)), int(rng.integers(1, 500))
+        mode = str(rng.choice(seg.MODES))
+        lo, hi = seg.limits(n, m, mode, int(rng.integers(0, 50)))
+        cuts = seg.first_cuts(n, int(rng.integers(1, 100)))
+        c0, c1 = seg.windows(cuts, lo, hi, m)
+        assert cuts[0] == 0 and cuts[-1] == n and (np.diff(cuts) > 0).all()
+        for k in range(cuts.size - 1):
+            rows = np.arange(cuts[k], cuts[k + 1] + 1)
+            assert (np.maximum(0, rows + lo) >= c0[k]).all() and (np.minimum(m, rows + hi) <= c1[k]).all()
+        band = bands.band_for(n, m, mode, 0)
+        assert lo <= band.lo and hi >= band.hi
+
+
+def test_fill_pieces_writes_the_upload():
+    """The GPU's piece upload (gpu/wfa.py fill_pieces, piece_layout), each field against its definition."""
+    from splicedalign.workloads.nw.gpu import wfa as gpu_wfa
+
+    rng = fresh_rng()
+    cuts = seg.first_cuts(1000, int(rng.integers(1, 200)))
+    c0, c1 = seg.windows(cuts, -30, 40, 1010)
+    count, steps = cuts.size - 1, int(rng.integers(1, 100))
+    at = gpu_wfa.piece_layout(count)
+    host = np.full(at["end"], -7, np.int64)
+    pool, words, widest, longest, seqs = gpu_wfa.fill_pieces(host, cuts[:-1], cuts[1:], c0, c1, 1000, steps, 5, 9,
+                                                             *(at[k] for k in gpu_wfa.PIECE_PARTS))
+    n, m = np.diff(cuts), c1 - c0
+    sizes = np.stack([n, m], axis=1).reshape(-1)
+    w = gpu_wfa.packed_words(sizes)
+    to = np.cumsum(w) - w
+    desc = host[at["desc"]:at["desc"] + 7 * count].reshape(count, 7)
+    caps, shares = (steps + 1) * (n + m + 1), 6 * (n + m + 1)
+    assert (desc.T == [to[0::2], to[1::2], n, m, caps, np.maximum(1, shares // gpu_wfa.POOL_CHUNKS),
+                       np.arange(count) * 9]).all()
+    assert host[at["pool_top"]] == 0
+    assert host[at["from"]:at["from"] + 2 * count].tolist() == np.stack([cuts[:-1], 1000 + c0], 1).reshape(-1).tolist()
+    assert (host[at["size"]:at["size"] + 2 * count] == sizes).all()
+    assert (host[at["to"]:at["to"] + 2 * count] == to).all()
+    assert (host[at["words"]:at["words"] + 2 * count] == w).all()
+    assert host[at["pad"]:].view(np.uint8)[:2 * count].tolist() == [gpu_wfa.PAD_A, gpu_wfa.PAD_B] * count
+    assert (pool, words, widest, longest) == (shares.sum(), w.sum(), m.max(), n.max())
+    assert seqs == int(gpu_wfa.seq_bytes(n, m).max())
+
+
+def test_ops_runs_and_gather():
+    """ops_runs spells the operations' CIGAR; gather_runs joins pieces' runs, the last piece's first."""
+    rng = fresh_rng()
+    pieces = [rng.integers(0, 4, int(rng.integers(0, 30))).astype(np.int8) for _ in range(6)]
+    runs = [seg.ops_runs(p) for p in pieces]
+    for p, r in zip(pieces, runs):
+        assert runs_cigar(r) == cigar_string(p)
+    used = np.array([r.size for r in runs])
+    joined = seg.gather_runs(np.concatenate(runs).astype(np.uint32), np.cumsum(used) - used, used)
+    assert runs_cigar(joined) == cigar_string(np.concatenate(pieces))
