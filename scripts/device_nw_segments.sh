@@ -41,7 +41,8 @@ for v in ${VARIANTS:-""}; do
     [ "$v" = skip ] && break  # (a variant's flags joined by commas: --threads=512,--rows=384)
     echo "== $v" >>"$PROBE_LOG"
     PYTHONPATH=$TREE timeout 200 python3 scripts/probe_nw_segments.py --cases ${PROBE_CASES:-$CASES} \
-        --modes ${MODES:-global prefix} --repeats "${REPEATS:-30}" ${v//,/ } >>"$PROBE_LOG" 2>&1
+        --modes ${MODES:-global prefix} --repeats "${REPEATS:-30}" --costs "${COSTS:-linear}" ${v//,/ } \
+        >>"$PROBE_LOG" 2>&1
     echo "probe $v rc $?"
 done
 if [ "${SIDE:-0}" = 1 ]; then
@@ -50,7 +51,7 @@ if [ "${SIDE:-0}" = 1 ]; then
     for src in $TREE $BASE; do
         echo "== side $src" >>"$SIDE_LOG"
         PYTHONPATH=$src:/tmp/site timeout 220 python3 scripts/device_nw.py --side --skip-check --side-cases $CASES \
-            --side-costs linear --budget "${SIDE_BUDGET:-150}" --out /tmp/side_$$ >>"$SIDE_LOG" 2>&1
+            --side-costs "${COSTS:-linear}" --budget "${SIDE_BUDGET:-150}" --out /tmp/side_$$ >>"$SIDE_LOG" 2>&1
         echo "side $src rc $?"
     done
 fi

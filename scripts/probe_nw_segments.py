@@ -28,6 +28,7 @@ def main() -> int:
     parser.add_argument("--cases", nargs="+", default=["100000-1", "30368-10", "100000-5", "1000000-1"])
     parser.add_argument("--modes", nargs="+", default=["global"], choices=segments.MODES)
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--costs", default="linear", choices=sorted(ISSUE26_COSTS))
     parser.add_argument("--threads", type=int, help="a piece's block (default: wfa.PIECE_THREADS)")
     parser.add_argument("--rows", type=int, help="rows of a piece (default: segments.ROWS)")
     args = parser.parse_args()
@@ -35,7 +36,7 @@ def main() -> int:
         wfa.PIECE_THREADS = args.threads  # (read by GpuSolver.try_segments at each call)
     if args.rows:
         segments.ROWS = args.rows
-    costs = ISSUE26_COSTS["linear"]
+    costs = ISSUE26_COSTS[args.costs]
     ours, base = GpuSolver(), GpuSolver(use_segments=False)
     print(f"{'case':<16} {'mode':<6} {'out':<5} {'chose':<9} {'base':<9} {'score':>7} {'ms':>8} {'base ms':>8} "
           f"{'x':>5}  rounds merges solved  pieces_ms")
@@ -56,7 +57,7 @@ def main() -> int:
                         times[key].append((time.perf_counter() - t0) * 1e3)
                 trace, stats = ours.stats_segments, (ours.wfa.stats if ours.wfa else {})
                 pieces_ms = [stats.get("pieces", [])] + [round(stats.get(k, 0.0), 3) for k in (
-                    "segments_from_ms", "segments_ms", "text_ms")]
+                    "segments_from_ms", "segments_ms", "text_ms")] if trace is not None else "-"
                 mine, theirs = statistics.median(times["ours"]), statistics.median(times["base"])
                 rounds = "-" if trace is None else f"{trace.rounds} {trace.merges} {trace.solved} {trace.why}"
                 print(f"{name:<16} {mode:<6} {'cigar' if traceback else 'score':<5} {got.algorithm:<9} "

@@ -1,6 +1,6 @@
 """segments.py's pieces on the device (``WfaSolver.solve_pieces``, ``GpuSolver.try_segments``) against the
 CPU: each piece's infix score equals the CPU WFA's and its walk re-scores to it; whole pairs (fresh
-seeded random pairs, linear costs, global and prefix modes) equal ``sequential`` with every CIGAR
+seeded random pairs, linear and gap-affine costs, global and prefix modes) equal ``sequential`` with every CIGAR
 re-scored, most of them answered by ``segments``; skipped without a usable GPU (the reason is shown)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from splicedalign.workloads.nw.wfa import reduced_costs
 REASON = unavailable_reason()
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(REASON is not None, reason=f"no GPU: {REASON}")]
 
-COSTS = [Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 3, 2), Costs(0, 4, 4)]
+COSTS = [Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 3, 2), Costs(0, 4, 4), Costs(0, 4, 2, 6), Costs(0, 3, 1, 2)]
 
 
 def similar_pair(rng: np.random.Generator, n: int, rate: float, name: str = "s") -> Pair:
@@ -51,7 +51,7 @@ def test_pieces_equal_the_cpu_wfa():
         for k in range(cuts.size - 1):
             cigar = runs_cigar(got.runs[got.first[k]:got.first[k] + got.used[k]])
             a = pair.a[cuts[k]:cuts[k + 1]]
-            assert cigar_cost(cigar, a, pair.b, costs, got.start[k], got.end[k]) == want.score[k]
+            assert cigar_cost(cigar, a, pair.b, costs, got.start[k], got.end[k], costs.affine) == want.score[k]
         # caps: a piece past 3 scores gives up (-1), and so do pieces past a pool with room for 2 scores a piece
         # (every piece needing more); the rest exact
         g = reduced_costs(costs)[0]

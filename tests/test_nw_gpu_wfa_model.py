@@ -444,7 +444,7 @@ def test_segments_on_host(solver, mode, monkeypatch):
     gpu = GpuSolver(poison=True)
     gpu.wfa = solver
     taken = merged = 0
-    for k, costs in enumerate((Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 3, 2))):
+    for k, costs in enumerate((Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 4, 2, 6))):  # (gap-affine: the gap start)
         a = random_codes(int(rng.integers(SEGMENTS_MIN, SEGMENTS_MIN + 1500)), rng)
         pair = Pair(f"s{k}", "a", "b", a, mutate(a, rng, 0.1 * (k + 1)))
         want = solve(pair, costs, "sequential", False, mode).score

@@ -1,5 +1,5 @@
-"""A segmented, certified exact alignment of one similar pair (linear costs, global and prefix
-modes): a's rows cut into pieces, each piece aligned in infix mode against a window of b around
+"""A segmented, certified exact alignment of one similar pair (linear and gap-affine costs, global
+and prefix modes): a's rows cut into pieces, each piece aligned in infix mode against a window of b around
 a band, the pieces' optima summed into a lower bound and their paths joined into an upper bound.
 Where both meet the answer is exact; where they do not, pieces are merged, the band widened or
 the caller runs another exact algorithm. Many short independent alignments replace one long
@@ -10,24 +10,35 @@ min(0, d) - w .. max(0, d) + w, prefix min(0, d) - w .. w); cuts 0 = r_0 < r_1 <
 piece k is a[r_k:r_{k+1}] against the window b[c0_k:c1_k], c0_k = max(0, r_k + lo), c1_k =
 min(m, r_{k+1} + hi). Its infix optimum L_k (all of the piece, any start column of the window
 in its first row, any end column in its last) comes with a path from (r_k, s_k) to (r_{k+1},
-t_k) in the pair's coordinates. Costs are linear (gap-open 0), every step costs >= 0 and a gap
-letter e > 0 (``band.applies``): a path's cost is the sum of its steps' costs.
+t_k) in the pair's coordinates. Costs are the WFA's (match 0, mismatch and gap extend e > 0, gap
+open o >= 0; a gap of L letters costs o + L e): every step costs >= 0. With o > 0 each piece is
+aligned with infix mode's gap start (``wfa.wfa_align(..., gap_start=True)``): it may start on its
+first row inside a gap of a's letters (a leading D run costs L e, no o).
 
 Lower bound. Every global (prefix) path visits every row, so it has a last cell in each row r_k.
 Split it there: segment k runs from its last cell in row r_k (segment 0 from (0, 0)) to its
 last cell in row r_{k+1} (the last segment: the path's end). The step out of a row's last cell
 goes down, so segment k holds every letter of a[r_k:r_{k+1}] and consumes b from its first
 cell's column to its last's: it is an infix alignment of piece k against b, with the same
-steps, so the same cost. If the path lies inside the band, its cells of rows r_k .. r_{k+1}
+steps. Its cost within the path (each gap's o counted where the path opens it) is the piece's
+cost of those steps: with linear costs step by step; with o > 0 the one gap that may cross row
+r_k is a gap of a's letters (D: a horizontal gap cannot, the step out of the row's last cell
+going down), which the segment continues at e a letter, as the piece's gap start does (a D run
+opened at the segment's first step pays o + e in both). If the path lies inside the band, its
+cells of rows r_k .. r_{k+1}
 lie in columns r_k + lo .. r_{k+1} + hi (and 0 .. m): inside the window, so segment k costs
 >= L_k, and the path >= sum L_k. A path touching a diagonal outside the band costs >= the
 band's escape bound E (``band.escape_between``). So the optimum >= min(sum L_k, E).
 
 Upper bound and certificate. If s_0 = 0, t_k = s_{k+1} at every seam and (global mode) t_{P-1}
 = m, the pieces' paths join into one alignment of the pair in the mode (from (0, 0); each piece
-ends where the next starts; to (n, m), or anywhere in row n for prefix) of cost U = sum L_k (the
-steps' costs add up), so the optimum <= U. With U <= E (or no cell outside the band: E = None)
-the lower bound is min(U, E) = U: U is the optimum and the joined path an optimal alignment.
+ends where the next starts; to (n, m), or anywhere in row n for prefix). Its cost is U = sum
+L_k where, with o > 0, no piece k + 1 starts in a D run its piece k does not end in (there the
+joined path opens a gap the piece did not pay for; where both are D runs they join into one, its
+o paid once, by piece k); so the optimum <= U. With U <= E (or no cell outside the band: E =
+None) the lower bound is min(U, E) = U: U is the optimum and the joined path an optimal
+alignment. A seam where piece k + 1 starts in an unpaid D run counts as disagreeing (below); piece
+0 starting in one (the pair's path starts at (0, 0) in M: its first gap pays o) is not certified.
 
 Merges. A seam disagrees (t_k != s_{k+1}) where an indel lies near the cut (a piece's free start
 or end skips the letters of b it would pay for: then sum L_k is below the optimum) or a tie is
@@ -35,7 +46,8 @@ broken differently on the two sides. The argument above holds for any cuts, each
 taken by the same formula, so the cuts may change between rounds: a disagreeing seam's cut is
 removed (pieces k and k + 1 merged, solved again), every piece whose two cuts stay keeps its
 answer, and the certificate is checked on the new cuts. After ``ROUNDS`` rounds (or where s_0 !=
-0, or t_{P-1} != m in global mode: no cut changes those) the caller runs another exact algorithm.
+0, piece 0 starts in a D run, or t_{P-1} != m in global mode: no cut changes those) the caller
+runs another exact algorithm.
 (Splitting the cut in two, halfway into the pieces on either side, keeps the next round's pieces
 short but leaves two new seams that disagree as often: at 5% and 10% divergence a third round,
 slower than the merged pieces' longer chain in the second.)
@@ -44,9 +56,7 @@ Widening. If the pieces' sum L_k exceeds E, nothing is certified at this band (t
 >= E, perhaps outside); the band is widened once to ``band.width_needed(sum L_k)`` (escape then
 >= that sum >= the wider band's sum, since every window grows) and every piece solved again.
 
-Infix mode has no band around a known diagonal (its start is free): not segmented. Gap-affine
-costs: not a lower bound as above (a gap across a seam pays its open cost once, a fresh piece
-again), so not segmented either.
+Infix mode has no band around a known diagonal (its start is free): not segmented.
 """
 
 from __future__ import annotations
@@ -59,7 +69,7 @@ from numba import njit
 
 from splicedalign.workloads.nw import wfa
 from splicedalign.workloads.nw.gpu import band as bands
-from splicedalign.workloads.nw.records import Costs, Pair
+from splicedalign.workloads.nw.records import OP_DEL, Costs, Pair
 
 # rows of a piece (about: n cut into round(n / ROWS) equal pieces; H100, 10^5 at 1% / 5% and 30,368 at 10%:
 # 384 rows 0.75 / 1.46 / 1.19 ms host to host, 512 rows 0.85 / 2.0 / 1.4, 768 rows 0.86 / 1.71 / 1.69)
@@ -126,8 +136,8 @@ class Trace:
 
 
 def applies(costs: Costs, mode: str) -> bool:
-    """Linear costs the WFA takes (``wfa.applicable``), global or prefix mode."""
-    return mode in MODES and not costs.affine and wfa.applicable(costs)
+    """Costs the WFA takes (``wfa.applicable``), global or prefix mode."""
+    return mode in MODES and wfa.applicable(costs)
 
 
 def limits(n: int, m: int, mode: str, width: int) -> tuple[int, int]:
@@ -147,9 +157,22 @@ def windows(cuts: np.ndarray, lo: int, hi: int, m: int) -> tuple[np.ndarray, np.
     return np.maximum(0, cuts[:-1] + lo), np.minimum(m, cuts[1:] + hi)
 
 
-def disagreeing(start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """The seams k (between pieces k and k + 1) whose paths do not meet: t_k != s_{k+1}."""
-    return np.flatnonzero(end[:-1] != start[1:])
+def disagreeing(start: np.ndarray, end: np.ndarray, opens: np.ndarray, closes: np.ndarray) -> np.ndarray:
+    """The seams k (between pieces k and k + 1) whose paths do not meet (t_k != s_{k+1}) or where piece
+    k + 1's path starts in a D run that piece k's does not end in (``opens``, ``closes``: each piece's
+    path starts, ends with a D run; all False for linear costs, where a D run's letters cost e each
+    wherever it starts)."""
+    return np.flatnonzero((end[:-1] != start[1:]) | (opens[1:] & ~closes[:-1]))
+
+
+def end_ops(pieces: Pieces) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each piece's path starts with a D run, and whether it ends with one (its runs: last
+    first)."""
+    has = pieces.used > 0
+    runs = pieces.runs if pieces.runs.size else np.zeros(1, np.uint32)
+    first = runs[np.where(has, pieces.first + pieces.used - 1, 0)] & 3
+    last = runs[np.where(has, pieces.first, 0)] & 3
+    return has & (first == OP_DEL), has & (last == OP_DEL)
 
 
 def merged(cuts: np.ndarray, seams: np.ndarray) -> np.ndarray:
@@ -183,6 +206,7 @@ def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolveP
         score = np.zeros(count, np.int64)
         start, end = np.zeros(count, np.int64), np.zeros(count, np.int64)
         first, used = np.zeros(count, np.int64), np.zeros(count, np.int64)  # (in all rounds' runs)
+        opens, closes = np.zeros(count, bool), np.zeros(count, bool)  # (D runs at a path's ends: o > 0)
         round_runs: list[np.ndarray] = []
         base = 0  # runs of the rounds before
         todo = np.arange(count)
@@ -196,15 +220,17 @@ def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolveP
                 return None
             score[todo], start[todo], end[todo] = got.score, got.start, got.end
             first[todo], used[todo] = base + got.first, got.used
+            if costs.affine:
+                opens[todo], closes[todo] = end_ops(got)
             round_runs.append(got.runs)
             base += got.runs.size
             total = int(score.sum())
             if bound is not None and total > bound:
                 break  # (widen)
-            if start[0] != 0 or (mode == "global" and end[-1] != m):
+            if start[0] != 0 or opens[0] or (mode == "global" and end[-1] != m):
                 trace.why = "the ends do not meet the pair's"
                 return None
-            seams = disagreeing(start, end)
+            seams = disagreeing(start, end, opens, closes)
             if not seams.size:
                 return Segmented(total, int(end[-1]), round_runs, first, used, count, round_, trace.merges, width)
             if round_ == rounds:
@@ -215,8 +241,9 @@ def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolveP
             old = kept(cuts, new)
             cuts, count = new, new.size - 1
             keep = old >= 0
-            score, start, end, first, used = (np.where(keep, v[np.maximum(old, 0)], 0)
-                                              for v in (score, start, end, first, used))
+            score, start, end, first, used, opens, closes = (
+                np.where(keep, v[np.maximum(old, 0)], 0).astype(v.dtype)
+                for v in (score, start, end, first, used, opens, closes))
             todo = np.flatnonzero(~keep)
         if widenings == WIDENINGS:
             trace.why = "the band's escape bound is below the pieces' sum"
@@ -227,11 +254,13 @@ def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolveP
 
 
 def cpu_pieces(pair: Pair, costs: Costs) -> SolvePieces:
-    """The pieces by the CPU WFA in infix mode, one after another (the reference)."""
+    """The pieces by the CPU WFA in infix mode (with the gap start where o > 0), one after another (the
+    reference)."""
     def solve(r0: np.ndarray, r1: np.ndarray, c0: np.ndarray, c1: np.ndarray) -> Pieces:
         score, start, end, runs = [], [], [], []
         for a0, a1, b0, b1 in zip(r0.tolist(), r1.tolist(), c0.tolist(), c1.tolist()):
-            got = wfa.wfa_align(pair.a[a0:a1], pair.b[b0:b1], costs, "infix", True, 1 << 62)
+            got = wfa.wfa_align(pair.a[a0:a1], pair.b[b0:b1], costs, "infix", True, 1 << 62,
+                                gap_start=costs.affine)
             assert got is not None and got.ops is not None  # (no cap)
             score.append(got.score)
             start.append(b0 + got.start2)

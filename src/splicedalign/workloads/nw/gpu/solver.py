@@ -10,9 +10,9 @@ does the same (traceback.trace_checkpoints)). Everything else (gap-affine costs,
 infix modes, bands): ``nw_band`` (two boundary-row slots; with the alignment, every strip's
 bottom row and checkpoint columns kept, from which ``nw_band_codes`` recomputes a 4-bit code per
 cell of the diagonals holding every optimal path, all blocks at once, and ``nw_band_walk`` follows
-them back). Similar pairs under the WFA's costs go first to the wavefront kernel (gpu/wfa.py): linear
-costs in global and prefix modes to ``segments`` (segments.py: many short pieces, one block each,
-certified exact), else one block's WFA / BiWFA (or a cluster's), each falling back to what follows."""
+them back). Similar pairs under the WFA's costs go first to the wavefront kernel (gpu/wfa.py): in
+global and prefix modes to ``segments`` (segments.py: many short pieces, one block each, certified
+exact), else one block's WFA / BiWFA (or a cluster's), each falling back to what follows."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ FIXED_MS = 0.05
 # stays exact).
 WFA_SHARE = 0.8
 WFA_SAMPLE_MIN = 4 * wfa.SAMPLE_LENGTH
-# segments.py's pieces (linear costs, global and prefix modes) for pairs of SEGMENTS_MIN rows up, their
+# segments.py's pieces (WFA costs, global and prefix modes) for pairs of SEGMENTS_MIN rows up, their
 # band sized for SEGMENTS_SLACK times the sampled score (widened once where the pieces' sum needs it),
 # where that band's w is at most SEGMENTS_WIDTH_MAX (the sampled scores of 10^5 5% and 10^6 1%: w ~1,600, ~3,500)
 SEGMENTS_MIN = 8 * segments.ROWS

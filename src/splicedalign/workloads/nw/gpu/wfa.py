@@ -557,14 +557,14 @@ def piece_layout(count: int) -> dict[str, int]:
 
 
 @njit(cache=True, nogil=True)
-def fill_pieces(host, r0, r1, c0, c1, n_pair, max_steps, pool_steps, runs_each, at_desc, at_top, at_from, at_size,
-                at_to, at_words, at_pad):
+def fill_pieces(host, r0, r1, c0, c1, n_pair, max_steps, pool_steps, arrays, runs_each, at_desc, at_top, at_from,
+                at_size, at_to, at_words, at_pad):
     """``solve_pieces``' upload written into ``host`` (int64, ``piece_layout``'s parts at those offsets): each
-    piece's descriptor (its cap (max_steps + 1) (n + m + 1) diagonals: no step is wider; its room in the pool
-    taken in chunks of its share / POOL_CHUNKS), the pool's counter, the packing's table (a piece from row r0
-    of the staged bytes, its window from n_pair + c0) and pad letters. Returns (pool ints: every piece's share,
-    (pool_steps + 1) (n + m + 1); packed words; the widest window; the longest piece; the most bytes of a
-    piece's packed letters)."""
+    piece's descriptor (its cap (max_steps + 1) (n + m + 1) diagonals of each of ``arrays`` wavefronts: no step
+    is wider; its room in the pool taken in chunks of its share / POOL_CHUNKS), the pool's counter, the packing's
+    table (a piece from row r0 of the staged bytes, its window from n_pair + c0) and pad letters. Returns (pool
+    ints: every piece's share, (pool_steps + 1) (n + m + 1) arrays; packed words; the widest window; the longest
+    piece; the most bytes of a piece's packed letters)."""
     count = r0.size
     pads = host[at_pad:].view(np.uint8)
     to = 0
@@ -573,7 +573,7 @@ def fill_pieces(host, r0, r1, c0, c1, n_pair, max_steps, pool_steps, runs_each, 
     for k in range(count):
         n, m = r1[k] - r0[k], c1[k] - c0[k]
         wa, wb = n // 16 + PAD_WORDS, m // 16 + PAD_WORDS
-        cap, share = (max_steps + 1) * (n + m + 1), (pool_steps + 1) * (n + m + 1)
+        cap, share = (max_steps + 1) * (n + m + 1) * arrays, (pool_steps + 1) * (n + m + 1) * arrays
         d = at_desc + 7 * k
         host[d], host[d + 1], host[d + 2], host[d + 3] = to, to + wa, n, m
         host[d + 4], host[d + 5], host[d + 6] = cap, max(1, share // POOL_CHUNKS), k * runs_each
@@ -668,7 +668,7 @@ class WfaSolver:
         self._kernels: dict[str, Any] = {}
         self._streams: tuple[Any, list[Any], Any] | None = None
         self._workspace: Workspace | None = None  # a single pair's launch buffers (launch_one)
-        self._reach_device: dict[tuple[int, int, int], Any] = {}
+        self._reach_device: dict[tuple[int, int, int, bool], Any] = {}
         self._one: tuple[Any, Any, Any, Any, Any] | None = None
         self._staged_only = False  # a stage's copy and pack queued, no launch's wait after them yet
         self._letter_codes: Any = None
@@ -963,13 +963,13 @@ class WfaSolver:
             self._workspace.arrays = arrays
         return self._workspace
 
-    def reach_device(self, x: int, o: int, e: int, steps: int) -> Any:
-        """The reach table of (x, o, e) on the device, at least ``steps`` + 1 scores (kept per
-        solver: a longer table's prefix is the shorter one)."""
-        have = self._reach_device.get((x, o, e))
+    def reach_device(self, x: int, o: int, e: int, steps: int, gap_start: bool = False) -> Any:
+        """The reach table of (x, o, e) (and infix mode's gap start) on the device, at least ``steps`` + 1
+        scores (kept per solver: a longer table's prefix is the shorter one)."""
+        have = self._reach_device.get((x, o, e, gap_start))
         if have is None or have.size <= steps:
-            have = self.cp.asarray(self.reach(x, o, e, steps))
-            self._reach_device[(x, o, e)] = have
+            have = self.cp.asarray(self.reach(x, o, e, steps, gap_start))
+            self._reach_device[(x, o, e, gap_start)] = have
         return have
 
     def stage(self, pair: Pair, costs: Costs) -> bool:
@@ -1126,7 +1126,8 @@ class WfaSolver:
     def solve_pieces(self, pair: Pair, costs: Costs, r0: np.ndarray, r1: np.ndarray, c0: np.ndarray,
                      c1: np.ndarray, max_steps: int, pool_steps: int, threads: int = PIECE_THREADS) -> Pieces:
         """segments.py's pieces of a staged pair (``stage``: its bytes on the device, a at 0, b after it)
-        in infix mode, one block a piece, each with its path (the walk's runs, last first): a[r0[k]:r1[k]]
+        in infix mode (with its gap start for gap-affine costs: segments.py), one block a piece, each with its
+        path (the walk's runs, last first): a[r0[k]:r1[k]]
         against b[c0[k]:c1[k]], each giving up past ``max_steps`` scores (its score -1) or when the kept
         wavefronts' pool is full (room for ``pool_steps`` scores of every piece, shared). On the pair's
         stream: one upload (the descriptors and the packing's table, ``piece_meta``), one pack launch for all
@@ -1140,9 +1141,12 @@ class WfaSolver:
         at = piece_layout(count)
         host, meta = self.piece_meta(at["end"])
         # the descriptors and the packing's table straight into the pinned upload (one compiled pass)
+        gap_start = o > 0
         pool_ints, words, widest, longest, seqs = fill_pieces(host, r0, r1, c0, c1, pair.n, max_steps, pool_steps,
-                                                              runs_each, *(at[k] for k in PIECE_PARTS))
-        reach_max = int(self.sums(x, o, e, max_steps).top[max_steps])
+                                                              wavefront_arrays(o), runs_each,
+                                                              *(at[k] for k in PIECE_PARTS))
+        reach = self.reach(x, o, e, max_steps, gap_start)
+        reach_max = int(reach.max())
         config = fit_launch(reach_max, widest + min(reach_max, longest) + 1,  # (span in infix mode)
                             seqs, x, o, e, max_steps, threads, self.shared_bytes)
         ws = self._workspace
@@ -1159,7 +1163,7 @@ class WfaSolver:
         bases = ws.array("pieces-bases", count * (max_steps + 1), cp.int64)
         back = ws.array("pieces-back", count * (batch.OUT + runs_each), cp.int32)  # the answers, then the runs
         ring = None if config.shared else ws.array("pieces-ring", count * config.rows * config.stride, cp.int32)
-        kernel = self.kernel(sweep_name(config, False, True))
+        kernel = self.kernel(sweep_name(config, o > 0, True))
         device.allow_shared_memory(kernel, config.smem)
         pointer = {name: np.uint64(meta.data.ptr + 8 * at[name]) for name in PIECE_PARTS}
         runs = np.uint64(back.data.ptr + 4 * count * batch.OUT)
@@ -1172,8 +1176,9 @@ class WfaSolver:
                 ws.raw, pointer["from"], pointer["size"], pointer["to"], pointer["words"], pointer["pad"],
                 ws.array("bad", 2 * count, cp.int32), self.letter_codes(), packed))
             kernel((count,), (config.threads,), sweep_args(
-                packed, pointer["desc"], self.reach_device(x, o, e, max_steps), "infix", x, o, e, max_steps, config,
-                ring, pool, pointer["pool_top"], pool_ints, bases, runs, back), shared_mem=config.smem)
+                packed, pointer["desc"], self.reach_device(x, o, e, max_steps, gap_start), "infix", x, o, e, max_steps,
+                config, ring, pool, pointer["pool_top"], pool_ints, bases, runs, back, gap_start=gap_start),
+                shared_mem=config.smem)
             stop.record(stream)
         got = self.piece_back(count * (batch.OUT + runs_each))
         cp.cuda.runtime.memcpyAsync(got.ctypes.data, back.data.ptr, got.nbytes, cp.cuda.runtime.memcpyDeviceToHost,
