@@ -1152,9 +1152,13 @@ class WfaSolver:
         ws = self._workspace
         assert ws is not None  # (stage made it)
         pool = ws.arrays.get("pieces-pool")
-        if pool is None or pool.size < pool_ints:  # (a larger pool than the workspace holds: within the budget)
-            device.require_memory(4 * pool_ints, self.keep_budget(), f"gpu segments: {count} pieces' kept wavefronts")
-        pool = ws.array("pieces-pool", pool_ints, cp.int32)
+        if pool is None or pool.size < pool_ints:  # a larger pool than the workspace holds, within the kept
+            # wavefronts' budget (less 4 MB for the round's other arrays): the pieces it cannot serve give up
+            ws.arrays.pop("pieces-pool", None)
+            del pool
+            ws.arrays["pieces-pool"] = cp.empty(max(1, min(pool_ints, self.keep_budget() // 4 - (1 << 20))), cp.int32)
+        pool = ws.arrays["pieces-pool"]
+        pool_ints = int(pool.size)
         stream, _, _, start, stop = self.one_stream()
         t1 = time.perf_counter()
         cp.cuda.runtime.memcpyAsync(meta.data.ptr, host.ctypes.data, 8 * at["end"], cp.cuda.runtime.memcpyHostToDevice,
