@@ -25,10 +25,10 @@ cost of those steps: with linear costs step by step; with o > 0 the one gap that
 r_k is a gap of a's letters (D: a horizontal gap cannot, the step out of the row's last cell
 going down), which the segment continues at e a letter, as the piece's gap start does (a D run
 opened at the segment's first step pays o + e in both). If the path lies inside the band, its
-cells of rows r_k .. r_{k+1}
-lie in columns r_k + lo .. r_{k+1} + hi (and 0 .. m): inside the window, so segment k costs
->= L_k, and the path >= sum L_k. A path touching a diagonal outside the band costs >= the
-band's escape bound E (``band.escape_between``). So the optimum >= min(sum L_k, E).
+cells of rows r_k .. r_{k+1} lie in columns r_k + lo .. r_{k+1} + hi (and 0 .. m): inside the
+window, so segment k costs >= L_k, and the path >= sum L_k. A path touching a diagonal outside
+the band costs >= the band's escape bound E (``band.escape_between``). So the optimum >=
+min(sum L_k, E).
 
 Upper bound and certificate. If s_0 = 0, t_k = s_{k+1} at every seam and (global mode) t_{P-1}
 = m, the pieces' paths join into one alignment of the pair in the mode (from (0, 0); each piece
