@@ -322,3 +322,17 @@ def test_a_gap_across_a_seam_is_certified_as_one():
                 i += length if letter != "I" else 0
     print("certified with a D run across the seam", across)
     assert across >= 4
+
+
+def test_ends_that_do_not_meet_give_up_though_a_merge_could_move_them():
+    """segments.py's docstring: piece 0 starting past column 0 gives up at once, though merging it with piece 1
+    can move its start (a tie broken otherwise): a = 0130, b = 300 (linear 0/3/1, pieces of 2 rows)."""
+    pair, costs = Pair("e", "a", "b", np.array([0, 1, 3, 0], np.uint8), np.array([3, 0, 0], np.uint8)), Costs(0, 3, 1)
+    lo, hi = seg.limits(pair.n, pair.m, "global", 6)
+    solve = seg.cpu_pieces(pair, costs)
+    for cuts, start in (([0, 2, 4], 1), ([0, 4], 0)):
+        c0, c1 = seg.windows(np.array(cuts), lo, hi, pair.m)
+        assert solve(np.array(cuts[:-1]), np.array(cuts[1:]), c0, c1).start[0] == start
+    trace = seg.Trace()
+    assert seg.cpu_segmented(pair, costs, "global", 6, 2, trace=trace) is None
+    assert trace.why == "the ends do not meet the pair's" and trace.rounds == 1
