@@ -447,10 +447,12 @@ def test_segments_on_host(solver, mode, monkeypatch):
     for k, costs in enumerate((Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 4, 2, 6))):  # (gap-affine: the gap start)
         a = random_codes(int(rng.integers(SEGMENTS_MIN, SEGMENTS_MIN + 1500)), rng)
         pair = Pair(f"s{k}", "a", "b", a, mutate(a, rng, 0.1 * (k + 1)))
-        want = solve(pair, costs, "sequential", False, mode).score
+        done = solve(pair, costs, "sequential", False, mode)
+        want = done.score
         for traceback in (False, True):
             got = gpu.try_wfa(pair, costs, traceback, mode, time.perf_counter())
             assert got is not None and got.score == want, (pair.name, traceback, gpu.stats_segments)
+            assert got.end2 == done.end2  # (prefix: the first tie, as the pieces' infix ends are)
             if traceback:
                 assert cigar_cost(got.cigar, pair.a, pair.b, costs, got.start2, got.end2) == want
             taken += got.algorithm == segments.ALGORITHM
