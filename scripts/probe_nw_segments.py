@@ -5,7 +5,8 @@ solved, and host-to-host ms (median of --repeats after a warm-up, the two solver
 ``WfaSolver.solve_pieces``' own ms per round (of the last timed call: host to the plan, uploads and
 allocations, launches; the pack and sweep on the device; the round; then the solve's host ms before the
 pieces (the stage, the sample), in them (every round and the seams), and the CIGAR's text).
---threads: a piece's block (wfa.PIECE_THREADS); --rows: a piece's rows (segments.ROWS).
+--threads: a piece's block (wfa.PIECE_THREADS); --rows: a piece's rows (segments.ROWS); --speculate-max:
+the pieces up to which the first round also solves every two neighbours as one.
 
   python3 scripts/probe_nw_segments.py --cases 100000-1 30368-10 100000-5 1000000-1 30368-unrelated
 """
@@ -17,6 +18,7 @@ import statistics
 import time
 
 from splicedalign.workloads.nw import segments
+from splicedalign.workloads.nw.gpu import solver as solver_module
 from splicedalign.workloads.nw.gpu import wfa
 from splicedalign.workloads.nw.gpu.solver import GpuSolver
 from splicedalign.workloads.nw.records import cigar_cost
@@ -31,11 +33,15 @@ def main() -> int:
     parser.add_argument("--costs", default="linear", choices=sorted(ISSUE26_COSTS))
     parser.add_argument("--threads", type=int, help="a piece's block (default: wfa.PIECE_THREADS)")
     parser.add_argument("--rows", type=int, help="rows of a piece (default: segments.ROWS)")
+    parser.add_argument("--speculate-max", type=int, help="pieces up to which the first round speculates "
+                        "(default: solver.SEGMENTS_SPECULATE; 0: never)")
     args = parser.parse_args()
     if args.threads:
         wfa.PIECE_THREADS = args.threads  # (read by GpuSolver.try_segments at each call)
     if args.rows:
         segments.ROWS = args.rows
+    if args.speculate_max is not None:
+        solver_module.SEGMENTS_SPECULATE = args.speculate_max  # (read by GpuSolver.try_segments at each call)
     costs = ISSUE26_COSTS[args.costs]
     ours, base = GpuSolver(), GpuSolver(use_segments=False)
     print(f"{'case':<16} {'mode':<6} {'out':<5} {'chose':<9} {'base':<9} {'score':>7} {'ms':>8} {'base ms':>8} "

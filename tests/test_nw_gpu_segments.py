@@ -44,7 +44,7 @@ def test_pieces_equal_the_cpu_wfa():
         assert solver.stage(pair, costs)
         lo, hi = seg.limits(pair.n, pair.m, "global", int(rng.integers(0, 400)))
         cuts = seg.first_cuts(pair.n, int(rng.integers(1, 1500)))
-        c0, c1 = seg.windows(cuts, lo, hi, pair.m)
+        c0, c1 = seg.windows(cuts[:-1], cuts[1:], lo, hi, pair.m)
         got = solver.solve_pieces(pair, costs, cuts[:-1], cuts[1:], c0, c1, 2000, 2000)
         want = seg.cpu_pieces(pair, costs)(cuts[:-1], cuts[1:], c0, c1)
         assert got.score.tolist() == want.score.tolist(), costs

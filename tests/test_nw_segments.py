@@ -15,6 +15,7 @@ from splicedalign.workloads.nw.cigar import cigar_string, runs_cigar
 from splicedalign.workloads.nw.gpu import band as bands
 from splicedalign.workloads.nw.records import parse_cigar
 from splicedalign.workloads.nw.reference import ReferenceSolver
+from splicedalign.workloads.nw.wfa import wfa_align
 
 REFERENCE = ReferenceSolver()
 
@@ -43,9 +44,9 @@ def wfa_costs(rng: np.random.Generator) -> Costs:
 
 
 def check(pair: Pair, costs: Costs, mode: str, width: int, rows: int, rounds: int = seg.ROUNDS,
-          trace: seg.Trace | None = None) -> bool:
+          trace: seg.Trace | None = None, speculate: bool = False) -> bool:
     """Segments' answer against the reference when it certifies one; whether it did."""
-    got = seg.cpu_segmented(pair, costs, mode, width, rows, rounds, trace)
+    got = seg.cpu_segmented(pair, costs, mode, width, rows, rounds, trace, speculate)
     if got is None:
         return False
     score, end2, runs = got
@@ -67,7 +68,8 @@ def test_certified_pieces_are_optimal():
             rng.integers(0, 4, int(rng.integers(1, 300))).astype(np.uint8)
         costs = wfa_costs(rng)
         mode = str(rng.choice(seg.MODES))
-        certified += check(Pair("r", "a", "b", a, b), costs, mode, int(rng.integers(0, 40)), int(rng.integers(1, 80)))
+        certified += check(Pair("r", "a", "b", a, b), costs, mode, int(rng.integers(0, 40)), int(rng.integers(1, 80)),
+                           speculate=bool(rng.random() < 0.5))
     print("certified", certified)
     assert certified >= 100  # (most similar pairs certify: the test checks something)
 
@@ -75,12 +77,12 @@ def test_certified_pieces_are_optimal():
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(0, 3), min_size=1, max_size=40), st.lists(st.integers(0, 3), min_size=1, max_size=40),
        st.integers(1, 4), st.integers(1, 4), st.integers(0, 6), st.sampled_from(seg.MODES), st.integers(0, 12),
-       st.integers(1, 8))
-def test_certificate_on_tiny_pairs(a, b, mismatch, indel, gap_open, mode, width, rows):
-    """Tiny pairs (n or m of 1 included), pieces of 1..8 rows, linear and gap-affine: a certified answer is
-    the optimum."""
+       st.integers(1, 8), st.booleans())
+def test_certificate_on_tiny_pairs(a, b, mismatch, indel, gap_open, mode, width, rows, speculate):
+    """Tiny pairs (n or m of 1 included), pieces of 1..8 rows, linear and gap-affine, with and without the
+    speculative merged pieces: a certified answer is the optimum."""
     check(Pair("t", "a", "b", np.array(a, np.uint8), np.array(b, np.uint8)), Costs(0, mismatch, indel, gap_open),
-          mode, width, rows)
+          mode, width, rows, speculate=speculate)
 
 
 def test_narrow_bands_the_optimum_leaves():
@@ -134,7 +136,8 @@ def test_indels_at_the_cuts_are_merged():
         trace = seg.Trace()
         costs = wfa_costs(rng)
         mode = str(rng.choice(seg.MODES))
-        certified += check(Pair("c", "a", "b", a, np.array(b or [0], np.uint8)), costs, mode, 8, rows, trace=trace)
+        certified += check(Pair("c", "a", "b", a, np.array(b or [0], np.uint8)), costs, mode, 8, rows, trace=trace,
+                           speculate=bool(rng.random() < 0.5))
         merges += trace.merges
     print("merges", merges, "certified", certified)
     assert merges > 0 and certified > 20
@@ -208,12 +211,20 @@ def test_widening_certifies():
     assert trace.widened == 1
 
 
-def test_merges_keep_the_pieces_they_can():
+def test_merged_and_the_solved_pieces():
+    """merged removes a seam's cut; Solved finds a piece by its two cuts (a merged piece solved before, e.g. by
+    speculation, is found; a new one is not; a piece that gave up is not kept)."""
     cuts = np.array([0, 10, 20, 30, 40, 50])
-    new = seg.merged(cuts, np.array([1, 2]))
-    assert new.tolist() == [0, 10, 40, 50] and seg.kept(cuts, new).tolist() == [0, -1, 4]
-    new = seg.merged(cuts, np.array([0, 3]))
-    assert new.tolist() == [0, 20, 30, 50] and seg.kept(cuts, new).tolist() == [-1, 2, -1]
+    assert seg.merged(cuts, np.array([1, 2])).tolist() == [0, 10, 40, 50]
+    assert seg.merged(cuts, np.array([0, 3])).tolist() == [0, 20, 30, 50]
+    solved = seg.Solved(50)
+    assert solved.find(cuts[:-1], cuts[1:]).tolist() == [-1] * 5
+    r0, r1 = np.array([0, 10, 20, 10]), np.array([10, 20, 30, 30])
+    got = seg.Pieces(np.array([1, 2, 3, -1]), np.array([0, 5, 9, 5]), np.array([5, 9, 14, 14]),
+                     np.array([4, 8, 12], np.uint32), np.array([0, 1, 2, 3]), np.array([1, 1, 1, 0]))
+    solved.add(r0, r1, got, False, got.score >= 0)
+    assert solved.find(np.array([10, 0, 10, 20, 30]), np.array([30, 10, 20, 30, 40])).tolist() == [-1, 0, 1, 2, -1]
+    assert solved.values["score"].tolist() == [1, 2, 3] and solved.runs == 3
 
 
 def test_windows_hold_the_band():
@@ -224,7 +235,7 @@ def test_windows_hold_the_band():
         mode = str(rng.choice(seg.MODES))
         lo, hi = seg.limits(n, m, mode, int(rng.integers(0, 50)))
         cuts = seg.first_cuts(n, int(rng.integers(1, 100)))
-        c0, c1 = seg.windows(cuts, lo, hi, m)
+        c0, c1 = seg.windows(cuts[:-1], cuts[1:], lo, hi, m)
         assert cuts[0] == 0 and cuts[-1] == n and (np.diff(cuts) > 0).all()
         for k in range(cuts.size - 1):
             rows = np.arange(cuts[k], cuts[k + 1] + 1)
@@ -239,7 +250,7 @@ def test_fill_pieces_writes_the_upload():
 
     rng = fresh_rng()
     cuts = seg.first_cuts(1000, int(rng.integers(1, 200)))
-    c0, c1 = seg.windows(cuts, -30, 40, 1010)
+    c0, c1 = seg.windows(cuts[:-1], cuts[1:], -30, 40, 1010)
     count, steps = cuts.size - 1, int(rng.integers(1, 100))
     at = gpu_wfa.piece_layout(count)
     host = np.full(at["end"], -7, np.int64)
@@ -331,8 +342,32 @@ def test_ends_that_do_not_meet_give_up_though_a_merge_could_move_them():
     lo, hi = seg.limits(pair.n, pair.m, "global", 6)
     solve = seg.cpu_pieces(pair, costs)
     for cuts, start in (([0, 2, 4], 1), ([0, 4], 0)):
-        c0, c1 = seg.windows(np.array(cuts), lo, hi, pair.m)
+        c0, c1 = seg.windows(np.array(cuts[:-1]), np.array(cuts[1:]), lo, hi, pair.m)
         assert solve(np.array(cuts[:-1]), np.array(cuts[1:]), c0, c1).start[0] == start
     trace = seg.Trace()
     assert seg.cpu_segmented(pair, costs, "global", 6, 2, trace=trace) is None
     assert trace.why == "the ends do not meet the pair's" and trace.rounds == 1
+
+
+def test_speculation_saves_the_second_round():
+    """A ~1% pair of 20,000 rows (indels near some cuts): without speculation a second round solves the merged
+    pieces; with it the first round's merged pieces are found and the second check solves nothing; both the
+    optimum."""
+    rng = np.random.default_rng(2612)
+    print("seed 2612")
+    a = rng.integers(0, 4, 20_000).astype(np.uint8)
+    cuts = seg.first_cuts(a.size, 384)
+    b = mutated(rng, np.delete(a, cuts[[5, 20, 40]] + 1), 0.004)  # (deletions by 3 cuts, far apart)
+    pair, costs = Pair("s", "a", "b", a, b), Costs(0, 1, 3)
+    want = wfa_align(a, b, costs, "global", False, 1 << 62).score
+    answers = {}
+    for speculate in (False, True):
+        trace = seg.Trace()
+        width = bands.width_needed(want + 1, costs, "global", a.size, b.size)
+        got = seg.cpu_segmented(pair, costs, "global", width, 384, trace=trace, speculate=speculate)
+        assert got is not None and got[0] == want
+        assert cigar_cost(runs_cigar(got[2]), a, b, costs) == want
+        answers[speculate] = trace
+    print(answers)
+    assert answers[False].merges > 0 and answers[False].rounds == 2
+    assert answers[True].merges == answers[False].merges and answers[True].rounds == 1

@@ -51,6 +51,9 @@ algorithm. (Merging pieces 0 and 1, or the last two, can move those ends too whe
 otherwise: of 1,529 tiny random pairs whose first piece did not start at (0, 0), 130 did once merged
 with the second. Not tried: where the optimum starts with an insertion, piece 0 however long skips
 its letters for free, and those rounds would be spent for nothing.)
+With ``speculate`` the first round also solves every two neighbouring pieces as one: a disagreeing
+seam's merged piece is then known already (the same two cuts, the same window), and the next check
+needs no solve where no two neighbouring seams disagree.
 (Splitting the cut in two, halfway into the pieces on either side, keeps the next round's pieces
 short but leaves two new seams that disagree as often: at 5% and 10% divergence a third round,
 slower than the merged pieces' longer chain in the second.)
@@ -117,7 +120,7 @@ class Segmented:
     round_runs: list[np.ndarray]  # each round's runs
     first: np.ndarray  # each final piece's first run in round_runs concatenated, in piece order
     used: np.ndarray
-    rounds: int  # rounds of pieces solved (the first included)
+    rounds: int  # checks of the seams (the first included; a round whose pieces were solved before solves none)
 
     def runs(self) -> np.ndarray:
         """The alignment's runs, its last first (the pieces' runs, the last piece's first)."""
@@ -128,7 +131,7 @@ class Segmented:
 class Trace:
     """What a segmented solve did (also when it gave up): for the stats and the docs."""
 
-    rounds: int = 0
+    rounds: int = 0  # rounds of pieces solved (launches)
     merges: int = 0  # disagreeing seams merged
     widened: int = 0
     solved: int = 0  # pieces solved, all rounds
@@ -152,9 +155,9 @@ def first_cuts(n: int, rows: int = ROWS) -> np.ndarray:
     return (np.arange(count + 1, dtype=np.int64) * n) // count
 
 
-def windows(cuts: np.ndarray, lo: int, hi: int, m: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each piece's window of b: c0 = max(0, r_k + lo), c1 = min(m, r_{k+1} + hi)."""
-    return np.maximum(0, cuts[:-1] + lo), np.minimum(m, cuts[1:] + hi)
+def windows(r0: np.ndarray, r1: np.ndarray, lo: int, hi: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The windows of b of pieces a[r0:r1]: c0 = max(0, r0 + lo), c1 = min(m, r1 + hi)."""
+    return np.maximum(0, r0 + lo), np.minimum(m, r1 + hi)
 
 
 def disagreeing(start: np.ndarray, end: np.ndarray, opens: np.ndarray, closes: np.ndarray) -> np.ndarray:
@@ -180,21 +183,49 @@ def merged(cuts: np.ndarray, seams: np.ndarray) -> np.ndarray:
     return np.delete(cuts, seams + 1)
 
 
-def kept(old: np.ndarray, new: np.ndarray) -> np.ndarray:
-    """For each piece of the ``new`` cuts, the piece of the ``old`` cuts with the same two cuts (its
-    answer holds: the same piece and window), or -1 (to be solved)."""
-    at = np.minimum(np.searchsorted(old, new[:-1]), old.size - 2)
-    same = (old[at] == new[:-1]) & (old[at + 1] == new[1:])
-    return np.where(same, at, -1)
+class Solved:
+    """The pieces solved so far at one band (a piece's answer depends on its two cuts alone: its window
+    follows from them), by (r0, r1): their answers' arrays (``FIELDS``) and every round's runs."""
+
+    FIELDS = ("score", "start", "end", "first", "used", "opens", "closes")
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.keys = np.zeros(0, np.int64)
+        self.values = {name: np.zeros(0, bool if name in ("opens", "closes") else np.int64) for name in self.FIELDS}
+        self.round_runs: list[np.ndarray] = []
+        self.runs = 0  # runs of the rounds before
+
+    def find(self, r0: np.ndarray, r1: np.ndarray) -> np.ndarray:
+        """Each piece's row among the solved, or -1."""
+        key = r0 * (self.n + 1) + r1
+        if not self.keys.size:
+            return np.full(key.size, -1, np.int64)
+        order = np.argsort(self.keys)
+        row = order[np.minimum(np.searchsorted(self.keys, key, sorter=order), self.keys.size - 1)]
+        return np.where(self.keys[row] == key, row, -1)
+
+    def add(self, r0: np.ndarray, r1: np.ndarray, got: Pieces, affine: bool, keep: np.ndarray) -> None:
+        """The answers of pieces a[r0:r1] in ``got`` where ``keep`` (the others gave up)."""
+        opens, closes = end_ops(got) if affine else (np.zeros(r0.size, bool), np.zeros(r0.size, bool))
+        fresh = {"score": got.score, "start": got.start, "end": got.end, "first": self.runs + got.first,
+                 "used": got.used, "opens": opens, "closes": closes}
+        for name in self.FIELDS:
+            self.values[name] = np.concatenate([self.values[name], fresh[name][keep]])
+        self.keys = np.concatenate([self.keys, (r0 * (self.n + 1) + r1)[keep]])
+        self.round_runs.append(got.runs)
+        self.runs += got.runs.size
 
 
 def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolvePieces, rows: int = ROWS,
-              rounds: int = ROUNDS, trace: Trace | None = None) -> Segmented | None:
+              rounds: int = ROUNDS, trace: Trace | None = None, speculate: bool = False) -> Segmented | None:
     """The optimum of an n x m pair (``applies``: its costs and mode) by certified pieces (module
     docstring), starting from the band of half-width ``width``; None where it gives up (a piece's
     solver gave up, the ends do not meet, the seams still disagree after ``rounds`` rounds, or the
-    band's escape bound is still below the pieces' sum after ``WIDENINGS`` widenings). ``trace``:
-    filled with what it did."""
+    band's escape bound is still below the pieces' sum after ``WIDENINGS`` widenings). ``speculate``:
+    the first round also solves every two neighbouring pieces as one (the merge a disagreeing seam
+    asks for, ready without a second round where its neighbours' seams agree). ``trace``: filled with
+    what it did."""
     assert applies(costs, mode) and n > 0 and m > 0
     trace = Trace() if trace is None else trace
     widenings = 0
@@ -202,28 +233,24 @@ def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolveP
         lo, hi = limits(n, m, mode, width)
         bound = bands.escape_between(costs, mode, n, m, lo, hi)
         cuts = first_cuts(n, rows)
-        count = cuts.size - 1
-        score = np.zeros(count, np.int64)
-        start, end = np.zeros(count, np.int64), np.zeros(count, np.int64)
-        first, used = np.zeros(count, np.int64), np.zeros(count, np.int64)  # (in all rounds' runs)
-        opens, closes = np.zeros(count, bool), np.zeros(count, bool)  # (D runs at a path's ends: o > 0)
-        round_runs: list[np.ndarray] = []
-        base = 0  # runs of the rounds before
-        todo = np.arange(count)
+        solved = Solved(n)
         for round_ in range(1, rounds + 1):
-            c0, c1 = windows(cuts, lo, hi, m)
-            got = solve(cuts[todo], cuts[todo + 1], c0[todo], c1[todo])
-            trace.rounds += 1
-            trace.solved += todo.size
-            if (got.score < 0).any():
-                trace.why = "a piece gave up"
-                return None
-            score[todo], start[todo], end[todo] = got.score, got.start, got.end
-            first[todo], used[todo] = base + got.first, got.used
-            if costs.affine:
-                opens[todo], closes[todo] = end_ops(got)
-            round_runs.append(got.runs)
-            base += got.runs.size
+            r0, r1 = cuts[:-1], cuts[1:]
+            row = solved.find(r0, r1)
+            if (row < 0).any():
+                ask0, ask1 = r0[row < 0], r1[row < 0]
+                wanted = ask0.size
+                if speculate and round_ == 1 and cuts.size > 2:
+                    ask0, ask1 = np.concatenate([ask0, cuts[:-2]]), np.concatenate([ask1, cuts[2:]])
+                got = solve(ask0, ask1, *windows(ask0, ask1, lo, hi, m))
+                trace.rounds += 1
+                trace.solved += ask0.size
+                if (got.score[:wanted] < 0).any():
+                    trace.why = "a piece gave up"
+                    return None
+                solved.add(ask0, ask1, got, costs.affine, got.score >= 0)
+                row = solved.find(r0, r1)
+            score, start, end, first, used, opens, closes = (solved.values[name][row] for name in Solved.FIELDS)
             total = int(score.sum())
             if bound is not None and total > bound:
                 break  # (widen)
@@ -232,19 +259,12 @@ def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolveP
                 return None
             seams = disagreeing(start, end, opens, closes)
             if not seams.size:
-                return Segmented(total, int(end[-1]), round_runs, first, used, round_)
+                return Segmented(total, int(end[-1]), solved.round_runs, first, used, round_)
             if round_ == rounds:
                 trace.why = f"seams disagree after {rounds} rounds"
                 return None
             trace.merges += int(seams.size)
-            new = merged(cuts, seams)
-            old = kept(cuts, new)
-            cuts, count = new, new.size - 1
-            keep = old >= 0
-            score, start, end, first, used, opens, closes = (
-                np.where(keep, v[np.maximum(old, 0)], 0).astype(v.dtype)
-                for v in (score, start, end, first, used, opens, closes))
-            todo = np.flatnonzero(~keep)
+            cuts = merged(cuts, seams)
         if widenings == WIDENINGS:
             trace.why = "the band's escape bound is below the pieces' sum"
             return None
@@ -294,10 +314,10 @@ def gather_runs(runs, first, used):
     return out
 
 
-def cpu_segmented(pair: Pair, costs: Costs, mode: str, width: int, rows: int = ROWS,
-                  rounds: int = ROUNDS, trace: Trace | None = None) -> tuple[int, int, np.ndarray] | None:
+def cpu_segmented(pair: Pair, costs: Costs, mode: str, width: int, rows: int = ROWS, rounds: int = ROUNDS,
+                  trace: Trace | None = None, speculate: bool = False) -> tuple[int, int, np.ndarray] | None:
     """``segmented`` with ``cpu_pieces``: (score, end column, the alignment's runs) or None."""
-    got = segmented(pair.n, pair.m, costs, mode, width, cpu_pieces(pair, costs), rows, rounds, trace)
+    got = segmented(pair.n, pair.m, costs, mode, width, cpu_pieces(pair, costs), rows, rounds, trace, speculate)
     if got is None:
         return None
     return got.score, got.end2, got.runs()
