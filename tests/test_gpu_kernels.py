@@ -142,6 +142,50 @@ def test_shipped_binaries_load_on_this_gpu():
             module.get_function(binary.symbols[kernels.normal_name(name)])
 
 
+# PTX features that need sm_90 (thread-block clusters: ptxas refuses them for sm_80 with "Feature '::cluster'
+# requires .target sm_90 or higher", which stopped the whole package build)
+SM90_FEATURES = re.compile(r"barrier\.cluster|__cluster_dims__|\bmapa\b|%cluster|shared::cluster")
+
+
+@pytest.mark.parametrize("k", FILES, ids=lambda k: f"{k.source.parents[1].name}/{k.source.name}")
+def test_a_file_built_for_sm80_uses_no_sm90_feature(k: shipped.KernelFile):
+    """The package build compiles each kernel file for its archs (``source_archs``: ARCHS unless the
+    file names its own): a file whose code (or a header beside it that it includes) uses thread-block
+    clusters names sm_90 alone, so the build for ARCHS[0] never sees them (the test suite's nvcc
+    builds are for sm_90 only and would not catch it)."""
+    archs = kernels.source_archs(k.source)
+    assert list(archs) == sorted(archs, key=int) and set(archs) <= set(kernels.ARCHS), archs
+    text = "".join(p.read_text() for p in (k.source, *kernels.local_headers(k.source)))
+    if SM90_FEATURES.search(text):
+        assert min(map(int, archs)) >= 90, f"{k.source.name} uses sm_90 features but is built for {archs}"
+
+
+def test_nvcc_builds_a_file_for_the_archs_it_names(tmp_path, monkeypatch):
+    """A file that names its archs gets SASS for those and PTX for the last; the others get ARCHS; the
+    digest (what a shipped binary was built from) follows the archs a file is built for."""
+    marked, plain = tmp_path / "marked.cu", tmp_path / "plain.cu"
+    marked.write_text("// splicedalign: archs 90 (clusters)\n__global__ void k() {}\n")
+    plain.write_text("__global__ void k() {}\n")
+    gencode = [a for a in kernels._nvcc_command("nvcc", marked, tmp_path / "o", tmp_path) if a.startswith("-gencode")]
+    assert gencode == ["-gencode=arch=compute_90,code=sm_90", "-gencode=arch=compute_90,code=compute_90"]
+    assert kernels.source_archs(plain) == kernels.ARCHS
+    before = kernels.source_digest(marked), kernels.source_digest(plain)
+    monkeypatch.setattr(kernels, "ARCHS", ("90",))
+    assert kernels.source_digest(marked) == before[0] and kernels.source_digest(plain) != before[1]
+    plain.write_text("// splicedalign: archs 80 90\n__global__ void k() {}\n")
+    assert kernels.source_archs(plain) == ("80", "90")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not NVCC, reason="nvcc and c++filt not on PATH (the package then ships no binaries)")
+def test_package_build_of_the_cluster_kernel(tmp_path):
+    """The package's own archs (not the suite's sm_90 alone) for the file that names sm_90: it builds, for
+    sm_90 alone (before it named its archs, the sm_80 build failed and with it the whole install step)."""
+    source = kernels.PACKAGE_DIR / "workloads/nw/gpu/wfa_cluster.cu"
+    (entry,) = kernels.build(tmp_path, [source])
+    assert entry["archs"] == ["90"] and (tmp_path / entry["binary"]).stat().st_size > 0
+
+
 def test_build_without_nvcc_compiles_the_host_code_and_says_why_no_binaries(monkeypatch, tmp_path, capsys):
     """``python -m splicedalign.kernels build`` where the CUDA toolkit is missing: the numba host
     code still goes into numba's cache, one line says the kernels come from NVRTC, exit 0."""

@@ -7,7 +7,7 @@ from the generated header ``<stem>.defines.h`` beside the ``.cu`` (written by ``
 kept current by a test), which the file includes under ``#ifndef __CUDACC_RTC__``.
 
 Shipped binaries (no compile stall on a fresh machine): ``build`` compiles each kernel file that
-follows this convention with nvcc into one fatbin (SASS for ARCHS, PTX of the last for newer
+follows this convention with nvcc into one fatbin (SASS for its archs, PTX of the last for newer
 GPUs) holding the template instances its nvcc-only block instantiates, and writes ``index.json``
 (per file: the digest of the sources it was built from, its defines, the lowered symbol of each
 kernel). ``shipped_binary`` finds the binary a request may use: same sources, same defines.
@@ -33,6 +33,9 @@ INCLUDE_DIR = Path(__file__).resolve().parent / "include"  # device helpers ever
 SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"  # built binaries and their index.json
 CXX_STD = "-std=c++17"
 ARCHS = ("80", "90")  # SASS shipped for these; the last one's PTX for newer GPUs (JIT once by the driver)
+# A kernel file that needs a newer GPU than ARCHS[0] names its archs in a line of its own, e.g.
+# "// splicedalign: archs 90" (thread-block clusters: sm_90); its solver asks for it only on such GPUs.
+ARCHS_MARK = re.compile(r"^// splicedalign: archs ((?:\d+ ?)+)", re.M)
 HEADER_SUFFIX = ".defines.h"
 ENV_SWITCH = "SPLICEDALIGN_SHIPPED_KERNELS"  # "0": ignore shipped binaries, compile with NVRTC
 
@@ -89,10 +92,16 @@ def local_headers(source: Path) -> list[Path]:
     return [source.with_name(name) for name in names if source.with_name(name).exists()]
 
 
+def source_archs(source: Path) -> tuple[str, ...]:
+    """The archs ``source`` is built for: those its ARCHS_MARK line names, else ARCHS."""
+    mark = ARCHS_MARK.search(source.read_text())
+    return tuple(mark[1].split()) if mark else ARCHS
+
+
 def source_digest(source: Path) -> str:
     """What a binary of ``source`` was built from: the file, its generated header, the device
     headers beside it that it includes, the shared device headers and the compiler options."""
-    h = hashlib.sha256(" ".join((CXX_STD, *ARCHS)).encode())
+    h = hashlib.sha256(" ".join((CXX_STD, *source_archs(source))).encode())
     for path in (source, header_path(source), *local_headers(source), *sorted(INCLUDE_DIR.glob("*"))):
         h.update(path.name.encode())
         h.update(path.read_bytes() if path.exists() else b"")
@@ -106,8 +115,9 @@ def normal_name(expression: str) -> str:
 
 
 def _nvcc_command(nvcc: str, source: Path, out: Path, keep: Path) -> list[str]:
-    gencode = [f"-gencode=arch=compute_{a},code=sm_{a}" for a in ARCHS]
-    gencode.append(f"-gencode=arch=compute_{ARCHS[-1]},code=compute_{ARCHS[-1]}")
+    archs = source_archs(source)
+    gencode = [f"-gencode=arch=compute_{a},code=sm_{a}" for a in archs]
+    gencode.append(f"-gencode=arch=compute_{archs[-1]},code=compute_{archs[-1]}")
     return [nvcc, CXX_STD, f"-I{INCLUDE_DIR}", "-fatbin", *gencode, "-keep", f"-keep-dir={keep}",
             "-o", str(out), str(source)]
 
@@ -141,7 +151,8 @@ def _build_one(source: Path, out_dir: Path, nvcc: str, cxxfilt: str) -> dict:
             raise RuntimeError(f"nvcc failed on {source}:\n{done.stderr}")
         symbols = _lowered_names(Path(keep), cxxfilt)
     return {"source": source.relative_to(PACKAGE_DIR).as_posix(), "digest": digest,
-            "defines": header_defines(source) or {}, "binary": binary.name, "archs": list(ARCHS), "symbols": symbols}
+            "defines": header_defines(source) or {}, "binary": binary.name, "archs": list(source_archs(source)),
+            "symbols": symbols}
 
 
 def build(out_dir: Path = SHIPPED_DIR, sources: list[Path] | None = None, nvcc: str | None = None,

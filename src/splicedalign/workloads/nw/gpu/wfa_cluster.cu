@@ -59,6 +59,7 @@
 // nw_biwfa's walks), and block 0 joins their runs. Runs (length << 2 | op) from the end backwards, the
 // format batch.cu's nw_band_text reads.
 
+// splicedalign: archs 90 (clusters and their barriers need sm_90; wfa_cluster.applies asks for it only there)
 #include "splicedalign_device.cuh"
 #ifndef __CUDACC_RTC__
 #include "wfa_cluster.defines.h"
