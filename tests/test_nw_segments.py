@@ -211,20 +211,109 @@ def test_widening_certifies():
     assert trace.widened == 1
 
 
-def test_merged_and_the_solved_pieces():
-    """merged removes a seam's cut; Solved finds a piece by its two cuts (a merged piece solved before, e.g. by
-    speculation, is found; a new one is not; a piece that gave up is not kept)."""
+def test_solved_pieces_and_settle():
+    """Solved keeps a piece by its two cuts (a merged piece solved before, e.g. by speculation, is found; a new
+    one is not; a piece that gave up is not kept and is reported where it was asked for); settle names the
+    missing pieces, then certifies the cuts whose seams agree."""
     cuts = np.array([0, 10, 20, 30, 40, 50])
-    assert seg.merged(cuts, np.array([1, 2])).tolist() == [0, 10, 40, 50]
-    assert seg.merged(cuts, np.array([0, 3])).tolist() == [0, 20, 30, 50]
     solved = seg.Solved(50)
-    assert solved.find(cuts[:-1], cuts[1:]).tolist() == [-1] * 5
+    verdict, total, missing = seg.settle(cuts, solved.table, 50, 14, True, bands.NO_ESCAPE)
+    assert (verdict, total, missing.tolist()) == (seg.MISSING, 0, [0, 1, 2, 3, 4])
     r0, r1 = np.array([0, 10, 20, 10]), np.array([10, 20, 30, 30])
     got = seg.Pieces(np.array([1, 2, 3, -1]), np.array([0, 5, 9, 5]), np.array([5, 9, 14, 14]),
                      np.array([4, 8, 12], np.uint32), np.array([0, 1, 2, 3]), np.array([1, 1, 1, 0]))
-    solved.add(r0, r1, got, False, got.score >= 0)
-    assert solved.find(np.array([10, 0, 10, 20, 30]), np.array([30, 10, 20, 30, 40])).tolist() == [-1, 0, 1, 2, -1]
-    assert solved.values["score"].tolist() == [1, 2, 3] and solved.runs == 3
+    assert not solved.add(r0, r1, got, False, 3)  # (the piece that gave up was speculative)
+    assert solved.table[:, seg.SCORE].tolist() == [1, 2, 3] and len(solved.solve_runs) == 1
+    assert seg.Solved(50).add(r0, r1, got, False, 4)
+    verdict, total, missing = seg.settle(np.array([0, 10, 30, 40]), solved.table, 50, 14, True, bands.NO_ESCAPE)
+    assert (verdict, missing.tolist()) == (seg.MISSING, [1, 2])
+    verdict, total, rows = seg.settle(np.array([0, 10, 20, 30]), solved.table, 50, 14, True, bands.NO_ESCAPE)
+    assert (verdict, total, solved.table[rows, seg.KEY].tolist()) == (seg.CERTIFIED, 6, [10, 51 * 10 + 20,
+                                                                                          51 * 20 + 30])
+    assert seg.settle(np.array([0, 10, 20, 30]), solved.table, 50, 14, True, 5)[:2] == (seg.WIDEN, 6)
+    assert seg.settle(np.array([0, 10, 20, 30]), solved.table, 50, 15, True, 6)[0] == seg.ENDS
+    assert seg.settle(np.array([0, 10, 20, 30]), solved.table, 50, 15, False, 6)[0] == seg.CERTIFIED
+
+
+def plain_settle(cuts: list[int], pieces: dict[tuple[int, int], tuple[int, int, int, bool, bool]], m: int,
+                 whole: bool, bound: int | None) -> tuple[int, int, list[int]]:
+    """settle re-stated plainly (the module docstring's certificate, one piece at a time): (verdict, the
+    pieces' sum, the missing pieces, the pieces' keys (r0, r1) or the cuts kept)."""
+    missing = [k for k in range(len(cuts) - 1) if (cuts[k], cuts[k + 1]) not in pieces]
+    if missing:
+        return seg.MISSING, 0, missing
+    got = [pieces[(cuts[k], cuts[k + 1])] for k in range(len(cuts) - 1)]
+    total = sum(score for score, *_ in got)
+    if bound is not None and total > bound:
+        return seg.WIDEN, total, []
+    score, start, end, opens, closes = got[0]
+    if start != 0 or opens or (whole and got[-1][2] != m):
+        return seg.ENDS, total, []
+    seams = [k for k in range(len(got) - 1) if got[k][2] != got[k + 1][1] or (got[k + 1][3] and not got[k][4])]
+    if not seams:
+        return seg.CERTIFIED, total, [0]
+    return seg.MERGE, total, [c for i, c in enumerate(cuts) if i - 1 not in seams]
+
+
+def test_settle_equals_its_plain_statement():
+    """The compiled round (Solved.add: the pieces' table; settle: lookup, sum, escape bound, ends, seams,
+    merges) against plain_settle on random seam layouts: pieces of every cut pair solved or not (some gave
+    up), seams agreeing or not (paths, and gap-affine D runs at their ends), neighbouring seams disagreeing
+    (three pieces merged into one), global and prefix ends, every escape bound."""
+    rng = fresh_rng()
+    verdicts = set()
+    for _ in range(400):
+        n = int(rng.integers(1, 400))
+        m = int(rng.integers(1, 400))
+        first = seg.first_cuts(n, int(rng.integers(1, 60)))
+        columns = np.sort(rng.integers(0, m + 1, first.size))
+        columns[0] = 0 if rng.random() < 0.9 else columns[0]
+        columns[-1] = m if rng.random() < 0.9 else columns[-1]
+        affine = bool(rng.random() < 0.5)
+        solved, pieces, shown = seg.Solved(n), {}, {}
+        for _ in range(int(rng.integers(1, 4))):  # solves
+            i = rng.integers(0, first.size - 1, int(rng.integers(1, 2 * first.size)))
+            j = np.minimum(first.size - 1, i + rng.integers(1, 4, i.size))
+            keys = {(int(first[x]), int(first[y])): (int(x), int(y)) for x, y in zip(i, j)}
+            keys = {k: v for k, v in keys.items() if k not in shown}
+            if not keys:
+                continue
+            r0, r1 = np.array([k[0] for k in keys], np.int64), np.array([k[1] for k in keys], np.int64)
+            score = np.where(rng.random(r0.size) < 0.1, -1, rng.integers(0, 20, r0.size))
+            ends = [v for v in keys.values()]
+            start = np.array([columns[x] if rng.random() < 0.85 else rng.integers(0, m + 1) for x, _ in ends])
+            end = np.array([columns[y] if rng.random() < 0.85 else rng.integers(0, m + 1) for _, y in ends])
+            ops = [rng.integers(0, 4, int(rng.integers(0, 4))) for _ in range(r0.size)]
+            runs = [seg.ops_runs(o.astype(np.int8)) for o in ops]
+            used = np.array([r.size for r in runs], np.int64)
+            got = seg.Pieces(score, start, end, np.concatenate(runs).astype(np.uint32), np.cumsum(used) - used, used)
+            wanted = int(rng.integers(0, r0.size + 1))
+            assert solved.add(r0, r1, got, affine, wanted) == bool((score[:wanted] < 0).any())
+            for k, key in enumerate(keys):
+                shown[key] = True
+                if score[k] >= 0:
+                    opens = affine and ops[k].size > 0 and ops[k][0] == seg.OP_DEL
+                    closes = affine and ops[k].size > 0 and ops[k][-1] == seg.OP_DEL
+                    pieces[key] = (int(score[k]), int(start[k]), int(end[k]), bool(opens), bool(closes))
+        for _ in range(5):
+            cuts = first[np.concatenate([[True], rng.random(first.size - 2) < 0.8, [True]])] if first.size > 2 \
+                else first
+            whole = bool(rng.random() < 0.5)
+            bound = None if rng.random() < 0.3 else int(rng.integers(0, 20 * cuts.size))
+            verdict, total, out = seg.settle(cuts, solved.table, n, m, whole, bands.NO_ESCAPE if bound is None
+                                             else bound)
+            want, want_total, want_out = plain_settle(cuts.tolist(), pieces, m, whole, bound)
+            assert (verdict, total) == (want, want_total)
+            verdicts.add(verdict)
+            if verdict in (seg.MISSING, seg.MERGE):
+                assert out.tolist() == want_out
+            if verdict == seg.CERTIFIED:
+                table = solved.table[out]
+                assert table[:, seg.KEY].tolist() == (cuts[:-1] * (n + 1) + cuts[1:]).tolist()
+                assert [tuple(int(v) for v in row) for row in table[:, [seg.SCORE, seg.START, seg.END, seg.OPENS,
+                                                                     seg.CLOSES]]] \
+                    == [pieces[(int(a), int(b))] for a, b in zip(cuts[:-1], cuts[1:])]
+    assert verdicts == {seg.MISSING, seg.WIDEN, seg.ENDS, seg.CERTIFIED, seg.MERGE}
 
 
 def test_windows_hold_the_band():
@@ -275,14 +364,21 @@ def test_fill_pieces_writes_the_upload():
 
 
 def test_ops_runs_and_gather():
-    """ops_runs spells the operations' CIGAR; gather_runs joins pieces' runs, the last piece's first."""
+    """ops_runs spells the operations' CIGAR; gather_runs joins pieces' runs from their solves, the last
+    piece's first."""
     rng = fresh_rng()
     pieces = [rng.integers(0, 4, int(rng.integers(0, 30))).astype(np.int8) for _ in range(6)]
     runs = [seg.ops_runs(p) for p in pieces]
     for p, r in zip(pieces, runs):
         assert runs_cigar(r) == cigar_string(p)
-    used = np.array([r.size for r in runs])
-    joined = seg.gather_runs(np.concatenate(runs).astype(np.uint32), np.cumsum(used) - used, used)
+    solve = rng.integers(0, 2, len(runs))  # (each piece's runs from one of two solves)
+    first, used = np.zeros(len(runs), np.int64), np.array([r.size for r in runs])
+    joined = np.full(used.sum(), 7, np.uint32)
+    for k in (0, 1):
+        mine = [r for r, s in zip(runs, solve) if s == k]
+        first[solve == k] = np.cumsum(used[solve == k]) - used[solve == k]
+        seg.gather_runs(joined, np.concatenate(mine or [np.zeros(0, np.uint32)]).astype(np.uint32), solve, k, first,
+                        used)
     assert runs_cigar(joined) == cigar_string(np.concatenate(pieces))
 
 

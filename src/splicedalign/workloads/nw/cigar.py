@@ -14,9 +14,9 @@ from splicedalign.workloads.nw.records import OP_LETTERS, cigar_counts
 @njit(cache=True, nogil=True)
 def _put_run(out, size, length, letter):
     """One run's text (its length's digits, then its letter) at out[size:]; the size after it."""
-    digits = 1
-    while length >= 10 ** digits:
-        digits += 1
+    digits, power = 1, 10
+    while length >= power:
+        digits, power = digits + 1, 10 * power
     for d in range(digits):  # the digits, last first, from the right
         out[size + digits - 1 - d] = 48 + length % 10
         length //= 10

@@ -117,14 +117,18 @@ class Segmented:
 
     score: int
     end2: int
-    round_runs: list[np.ndarray]  # each round's runs
-    first: np.ndarray  # each final piece's first run in round_runs concatenated, in piece order
+    solve_runs: list[np.ndarray]  # each solve's runs
+    solve: np.ndarray  # each final piece's solve (its runs: solve_runs[solve]), in piece order
+    first: np.ndarray  # each final piece's first run there
     used: np.ndarray
     rounds: int  # checks of the seams (the first included; a round whose pieces were solved before solves none)
 
     def runs(self) -> np.ndarray:
         """The alignment's runs, its last first (the pieces' runs, the last piece's first)."""
-        return gather_runs(np.concatenate(self.round_runs), self.first, self.used)
+        out = np.empty(int(self.used.sum()), np.uint32)
+        for k, runs in enumerate(self.solve_runs):
+            gather_runs(out, runs, self.solve, k, self.first, self.used)
+        return out
 
 
 @dataclass
@@ -155,66 +159,113 @@ def first_cuts(n: int, rows: int = ROWS) -> np.ndarray:
     return (np.arange(count + 1, dtype=np.int64) * n) // count
 
 
-def windows(r0: np.ndarray, r1: np.ndarray, lo: int, hi: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+@njit(cache=True, nogil=True)
+def windows(r0, r1, lo, hi, m):
     """The windows of b of pieces a[r0:r1]: c0 = max(0, r0 + lo), c1 = min(m, r1 + hi)."""
     return np.maximum(0, r0 + lo), np.minimum(m, r1 + hi)
 
 
-def disagreeing(start: np.ndarray, end: np.ndarray, opens: np.ndarray, closes: np.ndarray) -> np.ndarray:
-    """The seams k (between pieces k and k + 1) whose paths do not meet (t_k != s_{k+1}) or where piece
-    k + 1's path starts in a D run that piece k's does not end in (``opens``, ``closes``: each piece's
-    path starts, ends with a D run; all False for linear costs, where a D run's letters cost e each
-    wherever it starts)."""
-    return np.flatnonzero((end[:-1] != start[1:]) | (opens[1:] & ~closes[:-1]))
+# a round's verdict (``settle``)
+MISSING, WIDEN, ENDS, CERTIFIED, MERGE = range(5)
+# the solved pieces' table (``Solved.table``): a row a piece, sorted by KEY = r0 (n + 1) + r1
+KEY, SCORE, START, END, SOLVE, FIRST, USED, OPENS, CLOSES, COLUMNS = range(10)
 
 
-def end_ops(pieces: Pieces) -> tuple[np.ndarray, np.ndarray]:
-    """Whether each piece's path starts with a D run, and whether it ends with one (its runs: last
-    first)."""
-    has = pieces.used > 0
-    runs = pieces.runs if pieces.runs.size else np.zeros(1, np.uint32)
-    first = runs[np.where(has, pieces.first + pieces.used - 1, 0)] & 3
-    last = runs[np.where(has, pieces.first, 0)] & 3
-    return has & (first == OP_DEL), has & (last == OP_DEL)
+@njit(cache=True, nogil=True)
+def settle(cuts, table, n, m, whole, bound):
+    """One round's check of the pieces between ``cuts`` against the solved ``table`` (``Solved``), in the
+    module docstring's order: (MISSING, pieces k not solved yet), (WIDEN: their sum > ``bound``, NO_ESCAPE
+    for none), (ENDS: s_0 != 0, piece 0 starts in a D run, or ``whole`` (global mode) and t_{P-1} != m),
+    (CERTIFIED, each piece's row of ``table``), or (MERGE, the cuts without those of the disagreeing
+    seams: t_k != s_{k+1}, or piece k + 1 starts in a D run piece k does not end in); with the pieces'
+    sum (0 while some are missing)."""
+    count = cuts.size - 1
+    rows = np.empty(count, np.int64)
+    missing = 0
+    for k in range(count):
+        key = cuts[k] * (n + 1) + cuts[k + 1]
+        at = np.searchsorted(table[:, KEY], key)
+        if at < table.shape[0] and table[at, KEY] == key:
+            rows[k] = at
+        else:
+            rows[k] = -1
+            missing += 1
+    if missing:
+        return MISSING, 0, np.flatnonzero(rows < 0)
+    total = 0
+    for k in range(count):
+        total += table[rows[k], SCORE]
+    if total > bound:
+        return WIDEN, total, rows
+    first, last = table[rows[0]], table[rows[count - 1]]
+    if first[START] != 0 or first[OPENS] != 0 or (whole and last[END] != m):
+        return ENDS, total, rows
+    keep = np.ones(cuts.size, np.bool_)
+    for k in range(count - 1):
+        left, right = table[rows[k]], table[rows[k + 1]]
+        keep[k + 1] = left[END] == right[START] and not (right[OPENS] != 0 and left[CLOSES] == 0)
+    if keep.all():
+        return CERTIFIED, total, rows
+    return MERGE, total, cuts[keep]
 
 
-def merged(cuts: np.ndarray, seams: np.ndarray) -> np.ndarray:
-    """The cuts without those of ``seams`` (seam k: cut k + 1): pieces k and k + 1 become one."""
-    return np.delete(cuts, seams + 1)
+@njit(cache=True, nogil=True)
+def stored(table, r0, r1, score, start, end, runs, first, used, affine, n, solve, wanted):
+    """``table`` with the solved pieces a[r0:r1] (those whose score >= 0; each one's runs:
+    runs[first:first + used], last first; ``solve``: the solve's index among the solves' runs), sorted by
+    KEY, and whether one of the first ``wanted`` gave up (score < 0)."""
+    gave_up = False
+    fresh = 0
+    for k in range(r0.size):
+        if score[k] >= 0:
+            fresh += 1
+        elif k < wanted:
+            gave_up = True
+    out = np.empty((table.shape[0] + fresh, COLUMNS), np.int64)
+    out[:table.shape[0]] = table
+    at = table.shape[0]
+    for k in range(r0.size):
+        if score[k] < 0:
+            continue
+        row = out[at]
+        row[KEY], row[SCORE], row[START], row[END] = r0[k] * (n + 1) + r1[k], score[k], start[k], end[k]
+        row[SOLVE], row[FIRST], row[USED] = solve, first[k], used[k]
+        # (gap-affine: whether the path starts, ends with a D run; runs last first)
+        row[OPENS] = affine and used[k] > 0 and runs[first[k] + used[k] - 1] & 3 == OP_DEL
+        row[CLOSES] = affine and used[k] > 0 and runs[first[k]] & 3 == OP_DEL
+        at += 1
+    return out[np.argsort(out[:, KEY])], gave_up  # (keys are unique: a piece is asked for once)
+
+
+@njit(cache=True, nogil=True)
+def asks(cuts, missing, speculate, lo, hi, m):
+    """The pieces to solve (r0, r1 and their windows, ``windows``): those of ``missing`` (pieces k), then
+    with ``speculate`` every two neighbours as one."""
+    extra = cuts.size - 2 if speculate and cuts.size > 2 else 0
+    r0 = np.empty(missing.size + extra, np.int64)
+    r1 = np.empty_like(r0)
+    r0[:missing.size], r1[:missing.size] = cuts[missing], cuts[missing + 1]
+    r0[missing.size:], r1[missing.size:] = cuts[:extra], cuts[2:2 + extra]
+    c0, c1 = windows(r0, r1, lo, hi, m)
+    return r0, r1, c0, c1
 
 
 class Solved:
     """The pieces solved so far at one band (a piece's answer depends on its two cuts alone: its window
-    follows from them), by (r0, r1): their answers' arrays (``FIELDS``) and every round's runs."""
-
-    FIELDS = ("score", "start", "end", "first", "used", "opens", "closes")
+    follows from them): their answers (``table``, a row a piece: KEY .. CLOSES) and every solve's runs."""
 
     def __init__(self, n: int) -> None:
         self.n = n
-        self.keys = np.zeros(0, np.int64)
-        self.values = {name: np.zeros(0, bool if name in ("opens", "closes") else np.int64) for name in self.FIELDS}
-        self.round_runs: list[np.ndarray] = []
-        self.runs = 0  # runs of the rounds before
+        self.table = np.zeros((0, COLUMNS), np.int64)
+        self.solve_runs: list[np.ndarray] = []
 
-    def find(self, r0: np.ndarray, r1: np.ndarray) -> np.ndarray:
-        """Each piece's row among the solved, or -1."""
-        key = r0 * (self.n + 1) + r1
-        if not self.keys.size:
-            return np.full(key.size, -1, np.int64)
-        order = np.argsort(self.keys)
-        row = order[np.minimum(np.searchsorted(self.keys, key, sorter=order), self.keys.size - 1)]
-        return np.where(self.keys[row] == key, row, -1)
-
-    def add(self, r0: np.ndarray, r1: np.ndarray, got: Pieces, affine: bool, keep: np.ndarray) -> None:
-        """The answers of pieces a[r0:r1] in ``got`` where ``keep`` (the others gave up)."""
-        opens, closes = end_ops(got) if affine else (np.zeros(r0.size, bool), np.zeros(r0.size, bool))
-        fresh = {"score": got.score, "start": got.start, "end": got.end, "first": self.runs + got.first,
-                 "used": got.used, "opens": opens, "closes": closes}
-        for name in self.FIELDS:
-            self.values[name] = np.concatenate([self.values[name], fresh[name][keep]])
-        self.keys = np.concatenate([self.keys, (r0 * (self.n + 1) + r1)[keep]])
-        self.round_runs.append(got.runs)
-        self.runs += got.runs.size
+    def add(self, r0: np.ndarray, r1: np.ndarray, got: Pieces, affine: bool, wanted: int) -> bool:
+        """The answers of pieces a[r0:r1] in ``got`` (those with a score); whether one of the first
+        ``wanted`` gave up."""
+        self.table, gave_up = stored(self.table, r0, r1, got.score, got.start, got.end, got.runs, got.first, got.used,
+                                     affine, self.n, len(self.solve_runs), wanted)
+        self.solve_runs.append(got.runs)
+        return bool(gave_up)
 
 
 def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolvePieces, rows: int = ROWS,
@@ -225,52 +276,48 @@ def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolveP
     band's escape bound is still below the pieces' sum after ``WIDENINGS`` widenings). ``speculate``:
     the first round also solves every two neighbouring pieces as one (the merge a disagreeing seam
     asks for, ready without a second round where its neighbours' seams agree). ``trace``: filled with
-    what it did."""
+    what it did. Each round's check is one compiled call (``settle``), each solve's bookkeeping one
+    (``stored``)."""
     assert applies(costs, mode) and n > 0 and m > 0
     trace = Trace() if trace is None else trace
     widenings = 0
     while True:
         lo, hi = limits(n, m, mode, width)
-        bound = bands.escape_between(costs, mode, n, m, lo, hi)
+        escape = bands.escape_between(costs, mode, n, m, lo, hi)
+        bound = bands.NO_ESCAPE if escape is None else escape
         cuts = first_cuts(n, rows)
         solved = Solved(n)
         for round_ in range(1, rounds + 1):
-            r0, r1 = cuts[:-1], cuts[1:]
-            row = solved.find(r0, r1)
-            if (row < 0).any():
-                ask0, ask1 = r0[row < 0], r1[row < 0]
-                wanted = ask0.size
-                if speculate and round_ == 1 and cuts.size > 2:
-                    ask0, ask1 = np.concatenate([ask0, cuts[:-2]]), np.concatenate([ask1, cuts[2:]])
-                got = solve(ask0, ask1, *windows(ask0, ask1, lo, hi, m))
+            verdict, total, out = settle(cuts, solved.table, n, m, mode == "global", bound)
+            if verdict == MISSING:
+                ask0, ask1, c0, c1 = asks(cuts, out, speculate and round_ == 1, lo, hi, m)
+                got = solve(ask0, ask1, c0, c1)
                 trace.rounds += 1
                 trace.solved += ask0.size
-                if (got.score[:wanted] < 0).any():
+                if solved.add(ask0, ask1, got, costs.affine, out.size):
                     trace.why = "a piece gave up"
                     return None
-                solved.add(ask0, ask1, got, costs.affine, got.score >= 0)
-                row = solved.find(r0, r1)
-            score, start, end, first, used, opens, closes = (solved.values[name][row] for name in Solved.FIELDS)
-            total = int(score.sum())
-            if bound is not None and total > bound:
-                break  # (widen)
-            if start[0] != 0 or opens[0] or (mode == "global" and end[-1] != m):
+                verdict, total, out = settle(cuts, solved.table, n, m, mode == "global", bound)
+            if verdict == WIDEN:
+                break
+            if verdict == ENDS:
                 trace.why = "the ends do not meet the pair's"
                 return None
-            seams = disagreeing(start, end, opens, closes)
-            if not seams.size:
-                return Segmented(total, int(end[-1]), solved.round_runs, first, used, round_)
+            if verdict == CERTIFIED:
+                found = solved.table[out]
+                return Segmented(int(total), int(found[-1, END]), solved.solve_runs, found[:, SOLVE],
+                                 found[:, FIRST], found[:, USED], round_)
             if round_ == rounds:
                 trace.why = f"seams disagree after {rounds} rounds"
                 return None
-            trace.merges += int(seams.size)
-            cuts = merged(cuts, seams)
+            trace.merges += cuts.size - out.size
+            cuts = out
         if widenings == WIDENINGS:
             trace.why = "the band's escape bound is below the pieces' sum"
             return None
         widenings += 1
         trace.widened += 1
-        width = max(width + 1, bands.width_needed(total, costs, mode, n, m))
+        width = max(width + 1, bands.width_needed(int(total), costs, mode, n, m))
 
 
 def cpu_pieces(pair: Pair, costs: Costs) -> SolvePieces:
@@ -303,15 +350,14 @@ def ops_runs(ops: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def gather_runs(runs, first, used):
-    """The pieces' runs (runs[first[k]:first[k] + used[k]] each) one after another, the last piece's
-    first."""
-    out = np.empty(used.sum(), np.uint32)
+def gather_runs(out, runs, solve_of, solve, first, used):
+    """Into ``out``, the pieces' runs one after another, the last piece's first: those of the pieces
+    whose ``solve_of`` is ``solve`` (runs[first[k]:first[k] + used[k]]; the others' places skipped)."""
     at = 0
     for k in range(first.size - 1, -1, -1):
-        out[at:at + used[k]] = runs[first[k]:first[k] + used[k]]
+        if solve_of[k] == solve:
+            out[at:at + used[k]] = runs[first[k]:first[k] + used[k]]
         at += used[k]
-    return out
 
 
 def cpu_segmented(pair: Pair, costs: Costs, mode: str, width: int, rows: int = ROWS, rounds: int = ROUNDS,
