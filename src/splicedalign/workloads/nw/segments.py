@@ -153,9 +153,14 @@ def limits(n: int, m: int, mode: str, width: int) -> tuple[int, int]:
     return band.lo, band.hi
 
 
+def piece_count(n: int, rows: int = ROWS) -> int:
+    """The pieces of ``first_cuts``: round(n / rows), at least one, at most n."""
+    return max(1, min(n, round(n / rows)))
+
+
 def first_cuts(n: int, rows: int = ROWS) -> np.ndarray:
-    """0 = r_0 < ... < r_P = n: round(n / rows) pieces (at least one) of equal rows, to one."""
-    count = max(1, min(n, round(n / rows)))
+    """0 = r_0 < ... < r_P = n: ``piece_count`` pieces of equal rows, to one."""
+    count = piece_count(n, rows)
     return (np.arange(count + 1, dtype=np.int64) * n) // count
 
 

@@ -311,7 +311,7 @@ class GpuSolver:
 
         trace = segments.Trace()
         solver.stats = {}
-        speculate = (segments.first_cuts(pair.n, segments.ROWS).size - 1 <= SEGMENTS_SPECULATE
+        speculate = (segments.piece_count(pair.n, segments.ROWS) <= SEGMENTS_SPECULATE
                      and rate * segments.ROWS / g <= SPECULATE_COST)
         got = segments.segmented(pair.n, pair.m, costs, mode, width, solve, segments.ROWS, trace=trace,
                                  speculate=speculate)

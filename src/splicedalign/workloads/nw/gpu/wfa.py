@@ -589,6 +589,14 @@ def fill_pieces(host, r0, r1, c0, c1, n_pair, max_steps, pool_steps, arrays, run
     return pool, to, widest, longest, seqs
 
 
+def grown_pinned(buffer: np.ndarray | None, count: int, dtype: Any) -> np.ndarray:
+    """``buffer`` if it holds ``count`` items, else a page-locked one of at least twice its size (a buffer a
+    solver keeps for its rounds' copies)."""
+    if buffer is not None and buffer.size >= count:
+        return buffer
+    return device.empty_pinned(max(count, 2 * (0 if buffer is None else buffer.size)), dtype)
+
+
 def _layout(buffer: Any) -> dict[str, Any]:
     """The views of a single pair's upload (its device bytes) that SINGLE_LAYOUT names."""
     return {name: buffer[at:at + count * np.dtype(dtype).itemsize].view(dtype)
@@ -1205,17 +1213,13 @@ class WfaSolver:
     def piece_back(self, ints: int) -> np.ndarray:
         """``solve_pieces``' copy back (the answers, then the runs): ``ints`` int32 of a pinned buffer, grown on
         demand, read only after the round's wait."""
-        if self._piece_got is None or self._piece_got.size < ints:
-            self._piece_got = device.empty_pinned(max(ints, 2 * (0 if self._piece_got is None else
-                                                                 self._piece_got.size)), np.int32)
+        self._piece_got = grown_pinned(self._piece_got, ints, np.int32)
         return self._piece_got[:ints]
 
     def piece_meta(self, ints: int) -> tuple[np.ndarray, Any]:
         """``solve_pieces``' upload of ``ints`` int64 (``piece_layout``): a pinned host buffer, written only
         after the last round's wait, and its device twin (the workspace's), both grown on demand."""
-        if self._piece_host is None or self._piece_host.size < ints:
-            self._piece_host = device.empty_pinned(max(ints, 2 * (0 if self._piece_host is None else
-                                                                  self._piece_host.size)), np.int64)
+        self._piece_host = grown_pinned(self._piece_host, ints, np.int64)
         assert self._workspace is not None
         return self._piece_host, self._workspace.array("pieces-meta", ints, self.cp.int64)
 
