@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import kernel_host_build
+from helpers import fresh_rng, kernel_host_build
 from test_nw_gpu_batch_model import fake_gpu_host, fake_kernel
 from test_nw_modes import gap_start_reference, late_start_pair
 
@@ -48,6 +48,14 @@ class EmuKernel:
     def __call__(self, grid, block, args, shared_mem=0):
         if self.name == wfa.PACK:
             self.lib.emu_nw_wfa_pack(ctypes.c_int(grid[0]), *(_pointer(a) for a in args))
+            return
+        if self.name == wfa.SETTLE:
+            out, runs, runs_each, table_from, n_pair, *ints, bound, result = args
+            assert grid[0] == 1 and len(ints) == 6 and shared_mem == 8 * int(ints[0])
+            self.lib.emu_nw_pieces_settle(ctypes.c_int(block[0]), _pointer(out), _pointer(runs),
+                                          ctypes.c_longlong(int(runs_each)), _pointer(table_from),
+                                          ctypes.c_longlong(int(n_pair)), *(ctypes.c_int(int(v)) for v in ints),
+                                          ctypes.c_longlong(int(bound)), _pointer(result))
             return
         assert shared_mem <= 4 << 20, "more shared memory than the host build has"
         if self.name.startswith("nw_biwfa"):
@@ -426,6 +434,20 @@ def test_staged_pairs_taken_or_declined(solver, monkeypatch):
     assert declined
 
 
+def segments_gpu(solver, monkeypatch, seed):
+    """A GpuSolver on the host build's WfaSolver (fewer threads a piece: a fiber a CUDA thread) and the seeded
+    random generator of a segments test (the seed printed)."""
+    from splicedalign.workloads.nw.gpu.solver import GpuSolver
+
+    monkeypatch.setattr(wfa, "PIECE_THREADS", 64)
+    monkeypatch.setattr(wfa, "MAX_THREADS", 128)
+    monkeypatch.setattr(wfa, "SETTLE_THREADS", 64)
+    print(f"seed {seed}")
+    gpu = GpuSolver(poison=True)
+    gpu.wfa = solver
+    return gpu, np.random.default_rng(seed)
+
+
 @pytest.mark.parametrize("mode", ("global", "prefix"))
 def test_segments_on_host(solver, mode, monkeypatch):
     """GpuSolver.try_wfa's segments (segments.py's rounds through WfaSolver.solve_pieces: the upload written by
@@ -433,16 +455,10 @@ def test_segments_on_host(solver, mode, monkeypatch):
     of 9-13 pieces: each score the sequential DP's, each CIGAR re-scored, the pieces' answer taken (merged
     seams included) or handed on to the one-block WFA, exact either way."""
     from splicedalign.workloads.nw import segments
-    from splicedalign.workloads.nw.gpu.solver import SEGMENTS_MIN, GpuSolver
+    from splicedalign.workloads.nw.gpu.solver import SEGMENTS_MIN
     from splicedalign.workloads.nw.solvers import solve
 
-    monkeypatch.setattr(wfa, "PIECE_THREADS", 64)  # (a std::thread a CUDA thread: fewer, sooner)
-    monkeypatch.setattr(wfa, "MAX_THREADS", 128)
-    seed = 2690 + segments.MODES.index(mode)
-    print(f"seed {seed}")
-    rng = np.random.default_rng(seed)
-    gpu = GpuSolver(poison=True)
-    gpu.wfa = solver
+    gpu, rng = segments_gpu(solver, monkeypatch, 2690 + segments.MODES.index(mode))
     taken = merged = 0
     for k, costs in enumerate((Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 4, 2, 6))):  # (gap-affine: the gap start)
         a = random_codes(int(rng.integers(SEGMENTS_MIN, SEGMENTS_MIN + 1500)), rng)
@@ -459,6 +475,140 @@ def test_segments_on_host(solver, mode, monkeypatch):
             merged += gpu.stats_segments.merges if got.algorithm == segments.ALGORITHM else 0
     print("taken", taken, "merged", merged)
     assert taken >= 4
+
+
+@pytest.mark.parametrize("mode", ("global", "prefix"))
+def test_segments_checked_on_the_device_on_host(solver, mode, monkeypatch):
+    """try_segments' first round checked on the device (check_pieces: nw_pieces_settle on the host build) for
+    ~1% pairs (speculated): certified there, nothing but its result back (pieces_back never called), the score,
+    end column and CIGAR exact; and with the device's verdict forced to "not certified", segments.segmented goes
+    on from the same round's answers (no second launch) to the same answer; a pair whose optimum starts with an
+    insertion is certified by neither and answered by the one-block WFA."""
+    from splicedalign.workloads.nw import segments
+    from splicedalign.workloads.nw.gpu.solver import SEGMENTS_MIN
+    from splicedalign.workloads.nw.solvers import solve
+
+    gpu, rng = segments_gpu(solver, monkeypatch, 2696 + segments.MODES.index(mode))
+    backs = []
+    pieces_back = solver.pieces_back
+    monkeypatch.setattr(solver, "pieces_back", lambda *args: backs.append(1) or pieces_back(*args))
+    settle = EmuKernel(solver.kernel(wfa.SETTLE).lib, wfa.SETTLE)
+    refuse = []
+
+    def check(grid, block, args, shared_mem=0):
+        settle(grid, block, args, shared_mem)
+        if refuse:
+            args[-1][0] = 0
+
+    monkeypatch.setitem(solver._kernels, wfa.SETTLE, check)
+    checks = []
+    check_pieces = solver.check_pieces
+    monkeypatch.setattr(solver, "check_pieces", lambda *args: checks.append(1) or check_pieces(*args))
+    checked = 0
+    for k, costs in enumerate((Costs(0, 1, 3), Costs(0, 4, 2, 6))):
+        a = random_codes(int(rng.integers(SEGMENTS_MIN, SEGMENTS_MIN + 1500)), rng)
+        b = mutate(a, rng, 0.1)
+        for name, pair in ((f"c{k}", Pair(f"c{k}", "a", "b", a, b)),
+                           (f"i{k}", Pair(f"i{k}", "a", "b", a, np.concatenate([[(a[0] + 1) % 4] * 3, b])))):
+            done = solve(pair, costs, "sequential", False, mode)
+            for forced in (False, True):
+                refuse[:] = [1] if forced else []
+                for traceback in (False, True):
+                    backs.clear()
+                    checks.clear()
+                    got = gpu.try_wfa(pair, costs, traceback, mode, time.perf_counter())
+                    assert got is not None and (got.score, got.end2) == (done.score, done.end2), (name, forced)
+                    if traceback:
+                        assert cigar_cost(got.cigar, pair.a, pair.b, costs, got.start2, got.end2) == done.score
+                    trace = gpu.stats_segments
+                    if name[0] == "i":  # (an insertion first: piece 0 starts past column 0)
+                        assert got.algorithm != segments.ALGORITHM and trace.why, (name, trace)
+                        continue
+                    assert got.algorithm == segments.ALGORITHM, (name, forced, trace)
+                    if checks:  # (speculated: the sample's cost a piece <= SPECULATE_COST)
+                        assert trace.rounds == 1 and len(backs) == forced, (name, forced, traceback, trace)
+                        checked += 1
+    assert checked >= 4
+
+
+def host_check(cuts, n, m, got, count, affine, whole, bound, runs_each):
+    """segments.segmented's first two checks on the host (Solved.add, settle; the second on the merged cuts where
+    the first merges), for a round of ``got`` pieces (the first cuts', then every two neighbours as one): (score,
+    end column, checks, each final piece's index in the round) where certified without another solve, else None."""
+    from splicedalign.workloads.nw import segments as seg
+
+    spec = got.score.size - count
+    r0 = np.concatenate([cuts[:-1], cuts[:spec]])
+    r1 = np.concatenate([cuts[1:], cuts[2:2 + spec]])
+    solved = seg.Solved(n)
+    if solved.add(r0, r1, got, affine, count):
+        return None  # (a first piece gave up)
+    verdict, total, out = seg.settle(cuts, solved.table, n, m, whole, bound)
+    rounds = 1
+    if verdict == seg.MERGE:
+        verdict, total, out = seg.settle(out, solved.table, n, m, whole, bound)
+        rounds = 2
+    if verdict != seg.CERTIFIED:
+        return None
+    found = solved.table[out]
+    return int(total), int(found[-1, seg.END]), rounds, (found[:, seg.FIRST] // runs_each).tolist()
+
+
+@pytest.mark.parametrize("threads", [32, 7 * 32])
+def test_pieces_settle_equals_the_host_check(emu, threads):
+    """nw_pieces_settle (the device's check of a first round, WfaSolver.check_pieces) on the host build against
+    segments.py's own check (host_check: Solved.add and settle, as segmented runs them) on random rounds: pieces
+    given up (first or speculative), seams agreeing or not (columns, gap-affine D runs at the ends), neighbouring
+    seams disagreeing, ends off (first start, a leading D run, global end), sums about the escape bound, with and
+    without the speculative pieces; more pieces than threads. Every verdict and both checks reached."""
+    from splicedalign.workloads.nw import segments as seg
+    from splicedalign.workloads.nw.gpu import band as bands
+
+    rng = fresh_rng()
+    kernel = EmuKernel(emu, wfa.SETTLE)
+    reached = {"none": 0, "1": 0, "2": 0}
+    for case in range(600):
+        count = int(rng.integers(1, 3 * threads // 16 if case % 4 == 0 else 14))
+        spec = count - 1 if rng.random() < 0.8 else 0
+        n, rows_each = 10 * count, 10
+        cuts = np.arange(count + 1, dtype=np.int64) * rows_each
+        columns = np.cumsum(np.concatenate([[0], rng.integers(5, 15, count)]))
+        m = int(columns[-1]) if rng.random() < 0.9 else int(columns[-1]) + 1
+        slip = 0.04 if count > 20 else 0.15
+        pieces = [(k, k + 1) for k in range(count)] + [(k, k + 2) for k in range(spec)]
+        size = len(pieces)
+        start = np.array([columns[i] + (rng.integers(-2, 3) if rng.random() < slip else 0) for i, _ in pieces])
+        end = np.array([columns[j] + (rng.integers(-2, 3) if rng.random() < slip else 0) for _, j in pieces])
+        steps = np.where(rng.random(size) < 0.03, -1, rng.integers(0, 6, size))
+        g = int(rng.integers(1, 3))
+        affine, whole = bool(rng.random() < 0.5), bool(rng.random() < 0.5)
+        runs_each = 6
+        used = rng.integers(0, 4, size)
+        runs = np.zeros(size * runs_each, np.uint32)
+        for q in range(size):  # (ops drawn with D often, so that D runs meet at seams)
+            ops = rng.choice([seg.OP_DEL, 0, 1, 3], int(used[q]), p=[0.5, 0.3, 0.1, 0.1])
+            runs[q * runs_each:q * runs_each + used[q]] = (rng.integers(1, 5, used[q]) << 2) | ops
+        total = int(np.where(steps[:count] >= 0, steps[:count] * g, 0).sum())
+        bound = bands.NO_ESCAPE if rng.random() < 0.3 else int(total + rng.integers(-3, 6))
+        c0 = np.minimum(start, end) - rng.integers(0, 3, size)
+        out = np.stack([steps, end - c0, start - c0, used], axis=1).astype(np.int32)
+        table_from = np.stack([cuts[[i for i, _ in pieces]], n + c0], axis=1).reshape(-1).astype(np.int64)
+        result = np.full(4 + count, -7, np.int64)
+        kernel((1,), (threads,), (out, runs, np.int64(runs_each), table_from, np.int64(n), np.int32(count),
+                                  np.int32(spec), np.int32(g), np.int32(affine), np.int32(whole), np.int32(m),
+                                  np.int64(bound), result), shared_mem=8 * count)
+        got = seg.Pieces(np.where(steps >= 0, steps * g, -1), start, end, runs, np.arange(size) * runs_each,
+                         used.astype(np.int64))
+        want = host_check(cuts, n, m, got, count, affine, whole, bound, runs_each)
+        assert bool(result[0]) == (want is not None), (case, want, result[:4])
+        if want is None:
+            reached["none"] += 1
+            continue
+        final = result[4:][result[4:] >= 0].tolist()
+        assert (int(result[1]), int(result[2]), int(result[3]), final) == want, case
+        reached[str(want[2])] += 1
+    print(reached)
+    assert min(reached.values()) >= 30
 
 
 def test_segments_pool_within_the_budget(solver, monkeypatch):

@@ -117,3 +117,11 @@ extern "C" void emu_nw_wfa_pack(int blocks, const unsigned char* bytes, const lo
                                 const unsigned char* table, u64* packed) {
     run_blocks(blocks, 4, [&] { nw_wfa_pack(bytes, from, size, to, words, pad, bad, table, packed); });
 }
+
+extern "C" void emu_nw_pieces_settle(int threads, const int* out, const unsigned* runs, long long runs_each,
+                                     const long long* from, long long n_pair, int count, int spec, int g, int affine,
+                                     int whole, int m, long long bound, long long* result) {
+    run_blocks(1, threads, [&] {
+        nw_pieces_settle(out, runs, runs_each, from, n_pair, count, spec, g, affine, whole, m, bound, result);
+    });
+}

@@ -113,7 +113,8 @@ SolvePieces = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], Pieces]
 @dataclass(frozen=True)
 class Segmented:
     """A certified answer: the optimal score, its end column, the pieces' runs one after another (last
-    piece first: an optimal alignment's runs, ``runs``), and the rounds it took."""
+    piece first: an optimal alignment's runs, ``runs``; none, each piece's ``used`` 0, where a device's check
+    was asked for the score only: ``WfaSolver.check_pieces``), and the rounds it took."""
 
     score: int
     end2: int
@@ -162,6 +163,22 @@ def first_cuts(n: int, rows: int = ROWS) -> np.ndarray:
     """0 = r_0 < ... < r_P = n: ``piece_count`` pieces of equal rows, to one."""
     count = piece_count(n, rows)
     return (np.arange(count + 1, dtype=np.int64) * n) // count
+
+
+def band_bound(costs: Costs, mode: str, n: int, m: int, width: int) -> tuple[int, int, int]:
+    """The band's diagonals lo, hi (``limits``) and its escape bound (``band.escape_between``; NO_ESCAPE where
+    no cell lies outside it)."""
+    lo, hi = limits(n, m, mode, width)
+    escape = bands.escape_between(costs, mode, n, m, lo, hi)
+    return lo, hi, bands.NO_ESCAPE if escape is None else escape
+
+
+def first_asks(n: int, m: int, lo: int, hi: int, rows: int = ROWS,
+               speculate: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(cuts, r0, r1, c0, c1): the first cuts and the pieces ``segmented``'s first round asks for at the band
+    lo..hi (``asks``: every piece of the first cuts, then with ``speculate`` every two neighbours as one)."""
+    cuts = first_cuts(n, rows)
+    return (cuts, *asks(cuts, np.arange(cuts.size - 1), speculate, lo, hi, m))
 
 
 @njit(cache=True, nogil=True)
@@ -274,29 +291,31 @@ class Solved:
 
 
 def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolvePieces, rows: int = ROWS,
-              rounds: int = ROUNDS, trace: Trace | None = None, speculate: bool = False) -> Segmented | None:
+              rounds: int = ROUNDS, trace: Trace | None = None, speculate: bool = False,
+              first: Pieces | None = None) -> Segmented | None:
     """The optimum of an n x m pair (``applies``: its costs and mode) by certified pieces (module
     docstring), starting from the band of half-width ``width``; None where it gives up (a piece's
     solver gave up, the ends do not meet, the seams still disagree after ``rounds`` rounds, or the
     band's escape bound is still below the pieces' sum after ``WIDENINGS`` widenings). ``speculate``:
     the first round also solves every two neighbouring pieces as one (the merge a disagreeing seam
-    asks for, ready without a second round where its neighbours' seams agree). ``trace``: filled with
+    asks for, ready without a second round where its neighbours' seams agree). ``first``: the answers
+    of the first round's asks (``first_asks`` at this band), solved by the caller already (a device's
+    check that did not certify: ``WfaSolver.check_pieces``). ``trace``: filled with
     what it did. Each round's check is one compiled call (``settle``), each solve's bookkeeping one
     (``stored``)."""
     assert applies(costs, mode) and n > 0 and m > 0
     trace = Trace() if trace is None else trace
     widenings = 0
     while True:
-        lo, hi = limits(n, m, mode, width)
-        escape = bands.escape_between(costs, mode, n, m, lo, hi)
-        bound = bands.NO_ESCAPE if escape is None else escape
+        lo, hi, bound = band_bound(costs, mode, n, m, width)
         cuts = first_cuts(n, rows)
         solved = Solved(n)
         for round_ in range(1, rounds + 1):
             verdict, total, out = settle(cuts, solved.table, n, m, mode == "global", bound)
             if verdict == MISSING:
                 ask0, ask1, c0, c1 = asks(cuts, out, speculate and round_ == 1, lo, hi, m)
-                got = solve(ask0, ask1, c0, c1)
+                got, first = (solve(ask0, ask1, c0, c1), None) if first is None else (first, None)
+                assert got.score.size == ask0.size  # (``first``: this band's first asks)
                 trace.rounds += 1
                 trace.solved += ask0.size
                 if solved.add(ask0, ask1, got, costs.affine, out.size):

@@ -266,7 +266,6 @@ class GpuSolver:
         """The wavefront kernel when the pair looks similar enough (WFA_SHARE), within the other
         path's predicted time; None: not tried, or it gave up. ``started``: the solve's clock at its
         start (time.perf_counter; ``Result.seconds`` counts from it)."""
-        other = fallback_ms(pair, costs, mode, traceback, self.band_min_cells if self.adaptive else float("inf"))
         if self.wfa is None:
             self.wfa = wfa.WfaSolver(poison=self.poison)
         # the letters uploaded and packed while the host samples and chooses (H100 host, 10^5 1%: the
@@ -281,8 +280,10 @@ class GpuSolver:
                 done = self.try_segments(pair, costs, traceback, mode, expected, started)
                 if done is not None:
                     return done
-            if self.wfa.estimate_ms(pair, costs, mode, expected) > WFA_SHARE * other:
-                return None
+        # (the other path's predicted time after segments: a certified pair never needs it)
+        other = fallback_ms(pair, costs, mode, traceback, self.band_min_cells if self.adaptive else float("inf"))
+        if expected is not None and self.wfa.estimate_ms(pair, costs, mode, expected) > WFA_SHARE * other:
+            return None
         done = self.wfa.solve(pair, costs, traceback, mode, other, expected, staged=True, started=started)
         self.kernel_ms = self.wfa.stats.get("kernel_ms", 0.0)
         self.passes = 1 if done is not None else 0
@@ -302,19 +303,35 @@ class GpuSolver:
             return None  # (windows of many times a piece's rows: not the similar pairs this is for)
         solver = self.wfa
 
-        def solve(r0: np.ndarray, r1: np.ndarray, c0: np.ndarray, c1: np.ndarray) -> segments.Pieces:
+        def caps(r0: np.ndarray, r1: np.ndarray) -> tuple[int, int, int]:
+            """A round's cap of a piece's scores, the pool's scores a piece, threads a block."""
             rows = int((r1 - r0).max())
-            steps = int(segments.PIECE_SLACK * rate * rows / g) + segments.PIECE_STEPS
-            pool = int(segments.POOL_SLACK * rate * rows / g) + segments.POOL_STEPS
-            threads = wfa.MAX_THREADS if r0.size <= solver.multiprocessors else wfa.PIECE_THREADS
-            return solver.solve_pieces(pair, costs, r0, r1, c0, c1, steps, pool, threads)
+            return (int(segments.PIECE_SLACK * rate * rows / g) + segments.PIECE_STEPS,
+                    int(segments.POOL_SLACK * rate * rows / g) + segments.POOL_STEPS,
+                    wfa.MAX_THREADS if r0.size <= solver.multiprocessors else wfa.PIECE_THREADS)
+
+        def solve(r0: np.ndarray, r1: np.ndarray, c0: np.ndarray, c1: np.ndarray) -> segments.Pieces:
+            return solver.solve_pieces(pair, costs, r0, r1, c0, c1, *caps(r0, r1))
 
         trace = segments.Trace()
         solver.stats = {}
         speculate = (segments.piece_count(pair.n, segments.ROWS) <= SEGMENTS_SPECULATE
                      and rate * segments.ROWS / g <= SPECULATE_COST)
-        got = segments.segmented(pair.n, pair.m, costs, mode, width, solve, segments.ROWS, trace=trace,
-                                 speculate=speculate)
+        got: segments.Segmented | None = None
+        first = None
+        if speculate:  # (where one round is expected to certify: its check on the device, WfaSolver.check_pieces)
+            lo, hi, bound = segments.band_bound(costs, mode, pair.n, pair.m, width)
+            cuts, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
+            checked = solver.check_pieces(pair, costs, mode, cuts.size - 1, r0, r1, c0, c1, *caps(r0, r1), bound,
+                                          traceback)
+            if isinstance(checked, segments.Segmented):
+                got = checked
+                trace.rounds, trace.solved, trace.merges = 1, r0.size, cuts.size - 1 - checked.solve.size
+            else:
+                first = checked
+        if got is None:
+            got = segments.segmented(pair.n, pair.m, costs, mode, width, solve, segments.ROWS, trace=trace,
+                                     speculate=speculate, first=first)
         self.stats_segments = trace
         t1 = time.perf_counter()
         # (host ms: from the solve's start to here, the rounds, the CIGAR's text)

@@ -689,6 +689,112 @@ __global__ void nw_wfa_pack(const unsigned char* __restrict__ bytes, const long 
     }
 }
 
+namespace {
+
+// A piece's answer as segments.py's check reads it (nw_wfa's out row, infix mode, with its walk's runs).
+struct PieceEnd {
+    long long score;  // -1: it gave up
+    int start, end;  // its path's first and last column of b (the pair's)
+    bool opens, closes;  // (gap-affine) its path starts, ends with a D run
+};
+
+// The answers of a round of pieces: out (WFA_OUT a piece), each piece's runs (runs_each apart, last first), its
+// window's first column (the pack table's from[2 q + 1], less the pair's n: the staged b follows a).
+struct PieceAnswers {
+    const int* out;
+    const unsigned* runs;
+    long long runs_each;
+    const long long* from;
+    long long n_pair;
+    int g, affine;
+    __device__ PieceEnd operator()(int q) const {
+        const int* o = out + (long long)WFA_OUT * q;
+        const int c0 = int(from[2 * q + 1] - n_pair), used = o[3];
+        const unsigned* r = runs + runs_each * q;
+        const bool walked = affine && used > 0;
+        return PieceEnd{o[0] >= 0 ? (long long)o[0] * g : -1, c0 + o[2], c0 + o[1],
+                        walked && (r[used - 1] & 3u) == WFA_OP_D, walked && (r[0] & 3u) == WFA_OP_D};
+    }
+};
+
+// A seam where two pieces' paths join into one of their summed cost (segments.settle's).
+__device__ __forceinline__ bool joins(const PieceEnd& left, const PieceEnd& right) {
+    return left.end == right.start && !(right.opens && !left.closes);
+}
+
+}  // namespace
+
+// segments.py's check of a first round of pieces, where it was solved (one block, behind the round's nw_wfa on its
+// stream, so that a certified pair needs nothing else back): segments.settle on the first cuts (pieces 0 .. count - 1
+// of the round), then, where seams disagree and the round also solved every two neighbouring first pieces as one
+// (spec = count - 1 pieces; piece count + k is pieces k and k + 1), on the cuts without the disagreeing seams, whose
+// pieces the round then holds unless two neighbouring seams disagree: segments.segmented's first two checks when the
+// second needs no solve. Anything else (a piece gave up, the sum past `bound`, the ends, a merged piece missing,
+// seams still disagreeing) is "not certified": the host's segmented goes on from the same answers.
+// result: certified (1 / 0), the score, the end column, the checks (1, 2), then for each first piece k the round's
+// piece that starts at its cut in the certified cuts (k, count + k, or -1 where it is merged into the one before).
+// Dynamic shared memory: 2 count ints.
+__global__ void nw_pieces_settle(const int* __restrict__ out, const unsigned* __restrict__ runs, long long runs_each,
+                                 const long long* __restrict__ from, long long n_pair, int count, int spec, int g,
+                                 int affine, int whole, int m, long long bound, long long* __restrict__ result) {
+    extern __shared__ int smem[];
+    int* const split = smem;  // split[k]: the seam of first pieces k and k + 1 disagrees
+    int* const sel = smem + count;  // the round's piece starting at first piece k in the merged cuts (-1: none)
+    static __shared__ unsigned long long sums[2];  // the pieces' sums: the first cuts', the merged cuts'
+    const int tid = threadIdx.x, threads = blockDim.x;
+    const PieceAnswers at{out, runs, runs_each, from, n_pair, g, affine};
+    if (tid == 0) sums[0] = sums[1] = 0;
+    __syncthreads();
+    int bad = 0, splits = 0;
+    for (int k = tid; k < count; k += threads) {
+        const PieceEnd p = at(k);
+        bad |= p.score < 0 || (k == 0 && (p.start != 0 || p.opens)) || (k == count - 1 && whole && p.end != m);
+        if (p.score >= 0) atomicAdd(&sums[0], (unsigned long long)p.score);
+        split[k] = k + 1 < count && !joins(p, at(k + 1));
+        splits |= split[k];
+    }
+    bad = __syncthreads_or(bad) || (long long)sums[0] > bound;
+    splits = __syncthreads_or(splits);
+    int certified = !bad && !splits, rounds = 1;
+    long long total = (long long)sums[0];
+    int last = count - 1;  // the round's last piece in the certified cuts
+    if (!bad && splits && spec == count - 1) {  // the second check, on the merged cuts
+        rounds = 2;
+        int off = 0;  // a merged piece missing (then nothing else is read), the sum, the ends, a seam
+        for (int k = tid; k < count; k += threads) {
+            sel[k] = -1;
+            if (k > 0 && split[k - 1]) continue;  // (first piece k is merged into the one before)
+            if (split[k] && split[k + 1]) {  // (split[count - 1] is 0) three pieces as one: not solved
+                off = 1;
+                continue;
+            }
+            sel[k] = split[k] ? count + k : k;
+            const long long score = at(sel[k]).score;
+            off |= score < 0;
+            if (score >= 0) atomicAdd(&sums[1], (unsigned long long)score);
+        }
+        off = __syncthreads_or(off);
+        for (int k = tid; k < count && !off; k += threads) {
+            if (sel[k] < 0) continue;
+            const PieceEnd p = at(sel[k]);
+            const int end = sel[k] >= count ? k + 1 : k;  // its last first piece
+            off |= k == 0 && (p.start != 0 || p.opens);
+            off |= end == count - 1 ? whole && p.end != m : !joins(p, at(sel[end + 1]));
+        }
+        off = __syncthreads_or(off);
+        total = (long long)sums[1];
+        certified = !off && total <= bound;
+        if (certified) last = sel[count - 1] >= 0 ? count - 1 : sel[count - 2];
+    }
+    if (tid == 0) {
+        result[0] = certified;
+        result[1] = total;
+        result[2] = certified ? at(last).end : 0;
+        result[3] = rounds;
+    }
+    for (int k = tid; k < count; k += threads) result[4 + k] = rounds == 1 ? k : sel[k];
+}
+
 #ifndef __CUDACC_RTC__
 // nvcc builds instantiate the shipped variants (wfa.NAMES); NVRTC only the one a launch asks for.
 #define NW_WFA(AFFINE, KEEP, SHARED)                                                                        \

@@ -19,6 +19,7 @@ all pieces, one nw_wfa launch in infix mode (a block a piece), one copy back.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import statistics
 import struct
@@ -51,7 +52,7 @@ from splicedalign.workloads.nw.gpu.common import (
     pair_sources,
 )
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
-from splicedalign.workloads.nw.segments import Pieces
+from splicedalign.workloads.nw.segments import Pieces, Segmented
 from splicedalign.workloads.nw.wfa_kernels import DONE, NULL, wfa_align_codes
 
 KERNEL_FILE = Path(__file__).with_name("wfa.cu")
@@ -89,8 +90,13 @@ PACK = "nw_wfa_pack"
 # BiWFA (a single pair, linear costs, global mode, its rings and letters in shared memory): the
 # forward and the reverse wavefronts at once, each on half the block, about half the steps
 BIWFA = "nw_biwfa<{keep}>"
+# segments.py's check of a first round of pieces on the device (check_pieces): one block of SETTLE_THREADS, a thread
+# a piece, for rounds of up to SETTLE_PIECES first pieces (its shared memory: 8 bytes a piece)
+SETTLE = "nw_pieces_settle"
+SETTLE_THREADS = 512
+SETTLE_PIECES = 4096
 NAMES = tuple(SWEEP.format(affine=a, keep=k, shared=h) for a in ("false", "true") for k in ("false", "true")
-              for h in ("false", "true")) + tuple(BIWFA.format(keep=k) for k in ("false", "true")) + (PACK,)
+              for h in ("false", "true")) + tuple(BIWFA.format(keep=k) for k in ("false", "true")) + (PACK, SETTLE)
 ALGORITHM = "wfa"
 PACK_THREADS = 256
 # a launch's chunks take these in turn (a stream a chunk: 6 for 40 MB copied by pieces, common.chunk_bounds;
@@ -552,8 +558,9 @@ def piece_layout(count: int) -> dict[str, int]:
     """``solve_pieces``' upload as int64 offsets (PIECE_PARTS): each piece's descriptor, the pool's counter,
     the packing's table (from, size, to, words of each sequence: a piece, its window) and its pad letters
     (bytes); "end": its length."""
-    ints = np.cumsum([0, batch.DESCRIPTOR * count, 1, 2 * count, 2 * count, 2 * count, 2 * count, -(-2 * count // 8)])
-    return {**dict(zip(PIECE_PARTS, ints[:-1].tolist())), "end": int(ints[-1])}
+    ints = list(itertools.accumulate((0, batch.DESCRIPTOR * count, 1, 2 * count, 2 * count, 2 * count, 2 * count,
+                                      -(-2 * count // 8))))
+    return {**dict(zip(PIECE_PARTS, ints[:-1])), "end": ints[-1]}
 
 
 @njit(cache=True, nogil=True)
@@ -601,6 +608,23 @@ def _layout(buffer: Any) -> dict[str, Any]:
     """The views of a single pair's upload (its device bytes) that SINGLE_LAYOUT names."""
     return {name: buffer[at:at + count * np.dtype(dtype).itemsize].view(dtype)
             for name, (at, dtype, count) in SINGLE_LAYOUT.items()}
+
+
+@dataclass(frozen=True)
+class QueuedPieces:
+    """A round of pieces queued on the pair's stream (``WfaSolver.queue_pieces``): what its copy back and check
+    read. ``back``: the answers (batch.OUT int32 a piece), then the runs (at ``runs``, ``runs_each`` a piece);
+    ``table_from``: the pack table's sources (a window's at 2 k + 1: n + its first column); ``times``: the host's
+    clock at the round's start, its plan's end, its allocations' end, its launches' end."""
+
+    count: int
+    runs_each: int
+    g: int
+    c0: np.ndarray
+    back: Any
+    runs: Any
+    table_from: Any
+    times: tuple[float, float, float, float]
 
 
 class Workspace:
@@ -682,6 +706,7 @@ class WfaSolver:
         self._letter_codes: Any = None
         self._piece_host: np.ndarray | None = None  # solve_pieces' upload (piece_meta)
         self._piece_got: np.ndarray | None = None  # solve_pieces' copy back (piece_back)
+        self._piece_checked: np.ndarray | None = None  # check_pieces' copy back of nw_pieces_settle's result
         self.shared_bytes = SHARED_BYTES
         self.multiprocessors = 132  # (an H100's; the device's own below)
         try:  # the device's own limit a block (less the kernel's static 32 bytes)
@@ -1141,6 +1166,52 @@ class WfaSolver:
         stream: one upload (the descriptors and the packing's table, ``piece_meta``), one pack launch for all
         the pieces' letters (from the staged bytes), one nw_wfa launch, one copy back (the answers, then
         the runs), one wait; every buffer the workspace's, grown on demand."""
+        return self.pieces_back(self.queue_pieces(pair, costs, r0, r1, c0, c1, max_steps, pool_steps, threads))
+
+    def check_pieces(self, pair: Pair, costs: Costs, mode: str, count: int, r0: np.ndarray, r1: np.ndarray,
+                     c0: np.ndarray, c1: np.ndarray, max_steps: int, pool_steps: int, threads: int, bound: int,
+                     traceback: bool) -> Segmented | Pieces:
+        """``solve_pieces`` of a first round (``segments.first_asks``: the ``count`` pieces of the first cuts,
+        then with speculation every two neighbours as one) with its check on the device behind it (``nw_pieces_settle``:
+        segments.settle on the first cuts, then on the merged cuts where the round holds their pieces; ``bound``:
+        the band's escape bound, band.NO_ESCAPE for none): where it certifies, the answer (one small copy back and
+        one wait; with the alignment the answers and runs in the same wait, the final pieces' runs taken from
+        them), else the round's Pieces for segments.segmented to go on from (their copy back, a second wait where
+        the alignment did not bring them)."""
+        queued = self.queue_pieces(pair, costs, r0, r1, c0, c1, max_steps, pool_steps, threads)
+        cp = self.cp
+        stream = self.one_stream()[0]
+        ws = self._workspace
+        assert ws is not None and count <= SETTLE_PIECES
+        found = ws.array("pieces-checked", 4 + count, cp.int64)
+        g = cpu_wfa.reduced_costs(costs)[0]
+        with stream:
+            self.kernel(SETTLE)((1,), (SETTLE_THREADS,), (
+                queued.back, queued.runs, np.int64(queued.runs_each), queued.table_from, np.int64(pair.n),
+                np.int32(count), np.int32(r0.size - count), np.int32(g), np.int32(costs.affine),
+                np.int32(mode == "global"), np.int32(pair.m), np.int64(bound), found), shared_mem=8 * count)
+        self._piece_checked = grown_pinned(self._piece_checked, 4 + count, np.int64)
+        checked = self._piece_checked[:4 + count]
+        cp.cuda.runtime.memcpyAsync(checked.ctypes.data, found.data.ptr, checked.nbytes,
+                                    cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+        got = self.copy_back(queued) if traceback else None
+        stream.synchronize()  # (raises a kernel's asynchronous fault)
+        if not checked[0]:
+            return self.pieces_back(queued, got)
+        self.round_stats(queued)
+        rounds = int(checked[3])
+        final = checked[4:][checked[4:] >= 0]
+        if got is None:  # (the score only: no runs, each final piece's used 0)
+            return Segmented(int(checked[1]), int(checked[2]), [np.zeros(0, np.uint32)], np.zeros(final.size, np.int64),
+                             final * queued.runs_each, np.zeros(final.size, np.int64), rounds)
+        answers = got[:queued.count * batch.OUT].reshape(queued.count, batch.OUT)
+        return Segmented(int(checked[1]), int(checked[2]), [got[queued.count * batch.OUT:].view(np.uint32)],
+                         np.zeros(final.size, np.int64), final * queued.runs_each, answers[final, 3].astype(np.int64),
+                         rounds)
+
+    def queue_pieces(self, pair: Pair, costs: Costs, r0: np.ndarray, r1: np.ndarray, c0: np.ndarray,
+                     c1: np.ndarray, max_steps: int, pool_steps: int, threads: int) -> QueuedPieces:
+        """``solve_pieces``' upload and launches, queued on the pair's stream (nothing waited for)."""
         cp = self.cp
         t0 = time.perf_counter()
         g, x, o, e = cpu_wfa.reduced_costs(costs)
@@ -1192,23 +1263,39 @@ class WfaSolver:
                 config, ring, pool, pointer["pool_top"], pool_ints, bases, runs, back, gap_start=gap_start),
                 shared_mem=config.smem)
             stop.record(stream)
-        got = self.piece_back(count * (batch.OUT + runs_each))
-        cp.cuda.runtime.memcpyAsync(got.ctypes.data, back.data.ptr, got.nbytes, cp.cuda.runtime.memcpyDeviceToHost,
-                                    stream.ptr)
-        t3 = time.perf_counter()
-        stream.synchronize()  # (raises a kernel's asynchronous fault)
-        self._staged_only = False
+        return QueuedPieces(count, runs_each, g, c0, back, runs, pointer["from"], (t0, t1, t2, time.perf_counter()))
+
+    def copy_back(self, queued: QueuedPieces) -> np.ndarray:
+        """The round's answers, then its runs, copied back on the pair's stream into ``piece_back``'s buffer
+        (read after a wait)."""
+        got = self.piece_back(queued.count * (batch.OUT + queued.runs_each))
+        self.cp.cuda.runtime.memcpyAsync(got.ctypes.data, queued.back.data.ptr, got.nbytes,
+                                         self.cp.cuda.runtime.memcpyDeviceToHost, self.one_stream()[0].ptr)
+        return got
+
+    def pieces_back(self, queued: QueuedPieces, got: np.ndarray | None = None) -> Pieces:
+        """A queued round's Pieces: its copy back (unless ``got`` holds it, queued before) and the wait."""
+        if got is None:
+            got = self.copy_back(queued)
+        self.one_stream()[0].synchronize()  # (raises a kernel's asynchronous fault)
+        count = queued.count
         answers = got[:count * batch.OUT].reshape(count, batch.OUT).astype(np.int64)
         steps = answers[:, 0]
-        t4 = time.perf_counter()
-        # per round: host ms to the plan, the uploads and allocations, the launches; the pack and sweep on the
-        # device; the whole round
+        self.round_stats(queued)
+        c0 = queued.c0
+        return Pieces(np.where(steps >= 0, steps * queued.g, -1), c0 + answers[:, 2], c0 + answers[:, 1],
+                      got[count * batch.OUT:].view(np.uint32).copy(),  # (the runs outlive the buffer's next copy)
+                      np.arange(count, dtype=np.int64) * queued.runs_each, answers[:, 3])
+
+    def round_stats(self, queued: QueuedPieces) -> None:
+        """A round's times, after its wait: host ms to the plan, the uploads and allocations, the launches;
+        the pack and sweep on the device; the whole round."""
+        self._staged_only = False
+        t0, t1, t2, t3 = queued.times
+        _, _, _, start, stop = self.one_stream()
         self.stats.setdefault("pieces", []).append(
             [round(v, 3) for v in ((t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3,
-                                   cp.cuda.get_elapsed_time(start, stop), (t4 - t0) * 1e3)])
-        return Pieces(np.where(steps >= 0, steps * g, -1), c0 + answers[:, 2], c0 + answers[:, 1],
-                      got[count * batch.OUT:].view(np.uint32).copy(),  # (the runs outlive the buffer's next copy)
-                      np.arange(count, dtype=np.int64) * runs_each, answers[:, 3])
+                                   self.cp.cuda.get_elapsed_time(start, stop), (time.perf_counter() - t0) * 1e3)])
 
     def piece_back(self, ints: int) -> np.ndarray:
         """``solve_pieces``' copy back (the answers, then the runs): ``ints`` int32 of a pinned buffer, grown on
