@@ -2,7 +2,8 @@
 host / device timeline of ``GpuSolver.solve``, the first call in this fresh process and then warm (median of
 --repeats), score and CIGAR; and the floors of this host and device: an empty kernel's launch and wait, an upload
 of --upload-kb from pinned memory, a copy back of a few bytes, the CPU divergence sample alone, the pieces'
-kernels with other threads a block.
+kernels alone with other threads a block (the pack and the sweep apart; the sweep's registers and resident blocks a
+multiprocessor). --rows: a piece's rows (segments.ROWS).
 
 Steps (host ms, perf_counter, by wrapping the functions the solve calls): `stage` (WfaSolver.stage), `sample`
 (wfa.sampled_score), each round of pieces (WfaSolver.solve_pieces' own split: plan = fill_pieces and the launch's
@@ -122,34 +123,79 @@ def floors(repeats: int, upload_kb: int) -> dict[str, float]:
     return {k: statistics.median(v) for k, v in out.items()}
 
 
-def kernel_threads(pair, costs, expected: float, repeats: int) -> dict[int, float]:
+class Timed:
+    """A loaded kernel whose launches are timed by events on the current stream (``ms``: the last launch's,
+    read after a wait); its attributes are the kernel's."""
+
+    def __init__(self, kernel: Any) -> None:
+        self.kernel, self.events = kernel, None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        cuda = device.cupy().cuda
+        stream = cuda.get_current_stream()
+        self.events = (cuda.Event(), cuda.Event())
+        self.events[0].record(stream)
+        self.kernel(*args, **kwargs)
+        self.events[1].record(stream)
+
+    @property
+    def ms(self) -> float:
+        return device.cupy().cuda.get_elapsed_time(*self.events) if self.events else 0.0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.kernel, name)
+
+
+def blocks_a_multiprocessor(kernel: Any, threads: int, smem: int) -> tuple[int, int]:
+    """(registers a thread, resident blocks a multiprocessor) of a launch on an sm_90 GPU (65,536 registers,
+    2,048 threads, 228 KB of shared memory a multiprocessor; registers allocated 8 a thread at a time)."""
+    regs = int(getattr(kernel, "num_regs", 0))
+    by_regs = 65536 // max(1, -(-regs // 8) * 8 * threads)
+    return regs, min(2048 // threads, by_regs, (228 * 1024) // (smem + 1024), 32)
+
+
+def kernel_threads(pair, costs, expected: float, repeats: int) -> None:
     """The first round's pieces (as try_segments asks them: the band, speculation) on their own with other
-    threads a block: median device ms of the pack + sweep."""
+    threads a block: median device ms of the pack and the sweep each, the sweep's registers and blocks a
+    multiprocessor."""
     from splicedalign.workloads.nw.gpu import band as bands
     from splicedalign.workloads.nw.gpu.solver import SEGMENTS_SLACK
     from splicedalign.workloads.nw.wfa import reduced_costs
     g = reduced_costs(costs)[0]
     width = bands.width_needed(int(SEGMENTS_SLACK * expected) + 1, costs, "global", pair.n, pair.m)
-    lo, hi = segments.limits(pair.n, pair.m, "global", width)
-    cuts = segments.first_cuts(pair.n)
-    r0, r1, c0, c1 = segments.asks(cuts, np.arange(cuts.size - 1), True, lo, hi, pair.m)
+    lo, hi, _ = segments.band_bound(costs, "global", pair.n, pair.m, width)
+    _, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
     rate = expected / max(pair.n, pair.m)
     rows = int((r1 - r0).max())
     steps = int(segments.PIECE_SLACK * rate * rows / g) + segments.PIECE_STEPS
     pool = int(segments.POOL_SLACK * rate * rows / g) + segments.POOL_STEPS
     solver = wfa.WfaSolver()
     solver.stage(pair, costs)
-    out = {}
+    print(f"kernel alone: {r0.size} pieces (rows <= {rows}, windows <= {int((c1 - c0).max())} columns, w {width}, "
+          f"cap {steps} steps)")
     for threads in (128, 256, 512, 1024):
-        times = []
+        solver.solve_pieces(pair, costs, r0, r1, c0, c1, steps, pool, threads)  # (loads, shared memory allowed)
+        solver._kernels = {name: k if isinstance(k, Timed) else Timed(k) for name, k in solver._kernels.items()}
+        times: dict[str, list[float]] = {"pack + sweep": [], "pack": [], "sweep": []}
         for _ in range(repeats):
             solver.stats = {}
             solver.solve_pieces(pair, costs, r0, r1, c0, c1, steps, pool, threads)
-            times.append(solver.stats["pieces"][0][3])
-        out[threads] = statistics.median(times)
-    print(f"kernel alone: {r0.size} pieces (rows <= {rows}, windows <= {int((c1 - c0).max())} columns, w {width}, "
-          f"cap {steps} steps)")
-    return out
+            times["pack + sweep"].append(solver.stats["pieces"][0][3])
+            times["pack"].append(solver._kernels[wfa.PACK].ms)
+            times["sweep"].append(max(k.ms for name, k in solver._kernels.items() if name.startswith("nw_wfa<")
+                                      and k.events))
+        sweep = [k for name, k in solver._kernels.items() if name.startswith("nw_wfa<") and k.events][0]
+        _, x, o, e = reduced_costs(costs)
+        reach_max = int(solver.reach(x, o, e, steps, o > 0).max())  # (queue_pieces' launch, as it sizes it)
+        smem = wfa.fit_launch(reach_max, int((c1 - c0).max()) + min(reach_max, rows) + 1,
+                              int(wfa.seq_bytes(r1 - r0, c1 - c0).max()), x, o, e, steps, threads,
+                              solver.shared_bytes).smem
+        regs, blocks = blocks_a_multiprocessor(sweep, threads, smem)
+        print(f"kernel alone {threads:>5} threads a piece: " + ", ".join(
+            f"{k} {statistics.median(v):.4f}" for k, v in times.items()) + f" ms device; sweep {regs} registers, "
+            f"{smem} B of shared memory, {blocks} blocks a multiprocessor")
+        for k in solver._kernels.values():
+            k.events = None
 
 
 def main() -> int:
@@ -158,7 +204,10 @@ def main() -> int:
     parser.add_argument("--costs", default="linear", choices=sorted(ISSUE26_COSTS))
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--upload-kb", type=int, default=200)
+    parser.add_argument("--rows", type=int, help="a piece's rows (default: segments.ROWS)")
     args = parser.parse_args()
+    if args.rows:
+        segments.ROWS = args.rows  # (read by try_segments at each call)
     t_import = time.perf_counter()
     pair, costs = case_pair(args.case), ISSUE26_COSTS[args.costs]
     clock = Clock()
@@ -199,8 +248,7 @@ def main() -> int:
     print(f"\nsample alone: {statistics.median(sample):.3f} ms (expected score {expected:.0f})")
     for name, ms in floors(args.repeats, args.upload_kb).items():
         print(f"floor {name:<20} {ms:.4f} ms")
-    for threads, ms in kernel_threads(pair, costs, expected, 50).items():
-        print(f"kernel alone {threads:>5} threads a piece: {ms:.4f} ms device (pack + sweep)")
+    kernel_threads(pair, costs, expected, 50)
     return 0
 
 
