@@ -365,6 +365,7 @@ def cold(args, say) -> tuple[list, list[str]]:
     trees |= {name: mine for name in envs}
     runs: dict[str, list[dict]] = {k: [] for k in trees}
     failures = []
+    failed: set[str] = set()  # trees whose process failed: not run again
     works = list(args.cold_works)
     base_seed = int(time.time()) % 100_000 * 100
     for i in range(args.cold_seeds):
@@ -372,16 +373,25 @@ def cold(args, say) -> tuple[list, list[str]]:
         order = list(trees) if i % 2 == 0 else list(reversed(trees))
         digests = {}
         for name in order:
+            if name in failed:
+                continue
             env = dict(os.environ, PYTHONPATH=trees[name], **envs.get(name, {}))
             keep = "keep" if name.endswith("+keep") else "-"
             events = "events" if args.cold_events else "-"
-            done = subprocess.run([sys.executable, "-c", COLD_PROBE, str(seed), keep, variants.get(name, ""), events,
-                                   json.dumps(works)], env=env, capture_output=True, text=True)
+            try:
+                done = subprocess.run([sys.executable, "-c", COLD_PROBE, str(seed), keep, variants.get(name, ""),
+                                       events, json.dumps(works)], env=env, capture_output=True, text=True,
+                                      timeout=args.cold_timeout)
+            except subprocess.TimeoutExpired as exc:  # (its output as bytes, even with text=True)
+                said = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr or ""
+                done = subprocess.CompletedProcess(exc.cmd, -9, "", f"{said}\nprocess cut off after "
+                                                   f"{args.cold_timeout:g} s")
             if done.returncode:  # said at once (a call cut off by its time limit keeps it), with its traceback
                 failures.append(f"cold {name} seed {seed}: {done.stderr.strip().splitlines()[-1:]}")
-                say(f"  FAIL {failures[-1]}")
+                say(f"  FAIL {failures[-1]} (no more processes of {name})")
                 for line in done.stderr.strip().splitlines()[-12:]:
                     say(f"    {line[:300]}")
+                failed.add(name)  # a hang or failure costs its wait once, not every seed's
                 continue
             for line in done.stderr.splitlines():
                 if line.startswith("events "):
@@ -696,6 +706,8 @@ def main() -> int:
                     help="also the cold-call measurement (issue 22 target 1), against the baseline trees' src given")
     ap.add_argument("--host", action="store_true", help="also time the host planning's parts (no GPU needed)")
     ap.add_argument("--cold-seeds", type=int, default=3)
+    ap.add_argument("--cold-timeout", type=float, default=60.0,
+                    help="seconds a --cold process may run; one that fails or runs out is not run again")
     ap.add_argument("--cold-works", nargs="+", choices=COLD_WORKS, default=list(COLD_WORKS),
                     help="the cold works measured (default all; a process warms up the shapes of these only)")
     ap.add_argument("--cold-keep", action="store_true",
