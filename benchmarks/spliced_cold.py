@@ -68,8 +68,8 @@ from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.solvers import get_solver
 warm_seed, seed, bases, name = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 scoring = Scoring()
-def sets_of(count, first):
-    return [c for s in range(count) for c in synthetic.paper_set(first + s, bases)]
+def sets_of(count, first):  # as the generator hands them over (with their columns: records.CaseSet)
+    return synthetic.paper_sets(count, first, bases)
 warm = (sets_of(1, warm_seed), sets_of(10, warm_seed + 1))
 sets = {"paper score": sets_of(1, seed), "paper traced": sets_of(1, seed + 1),
         "10 sets score": sets_of(10, seed + 2), "10 sets traced": sets_of(10, seed + 12),

@@ -4,6 +4,8 @@ FlatCases.select make of it, must be the reference's byte for byte (dtype and va
 
 from __future__ import annotations
 
+import pickle
+
 import numba
 import numpy as np
 import pytest
@@ -19,8 +21,8 @@ from splicedalign.workloads.spliced.gpu.flat import (
     few_threads,
     sorted_lists,
 )
-from splicedalign.workloads.spliced.records import Exon, Exons, Scoring, TestCase
-from splicedalign.workloads.spliced.synthetic import Shape, gene_like, paper_set
+from splicedalign.workloads.spliced.records import CaseSet, Exon, Exons, Scoring, TestCase
+from splicedalign.workloads.spliced.synthetic import PAPER_BASES, Shape, gene_like, paper_set, paper_sets
 
 
 def reference_flat(cases: list[TestCase]) -> FlatCases:
@@ -109,7 +111,7 @@ def test_flat_cases_equal_the_plain_reference_and_plan_alike() -> None:
         "one": [random_case(rng, "single")],
         "none": [],
     }
-    sets["mixed"] = [sets["tied"][i] for i in rng.permutation(len(sets["tied"]))] + sets["paper"][:9]
+    sets["mixed"] = [sets["tied"][i] for i in rng.permutation(len(sets["tied"]))] + list(sets["paper"][:9])
     for what, cases in sets.items():
         got, want = FlatCases.of(cases), reference_flat(cases)
         assert_same(got, want, what)
@@ -124,6 +126,28 @@ def test_flat_cases_equal_the_plain_reference_and_plan_alike() -> None:
                 assert plan == launch.plan_launches(want, Scoring(), traceback, free, lambda ctype: ctype == "int")
                 for _, sel in plan[1]:
                     assert_same(got.select(sel), want.select(sel), f"{what} launch")
+
+
+def test_case_sets_columns_make_the_flat_cases_of_their_objects() -> None:
+    """FlatCases.of of a CaseSet (the generator's columns, no case object read) is what it makes
+    of the same cases as a list, array by array: a paper set, three of them joined, windows as a
+    streamed split cuts them (the first case, the last, across sets), and a pickled one."""
+    rng = fresh_rng()
+    seed = int(rng.integers(1 << 30))
+    print("seed", seed)
+    one, three = paper_set(seed, bases=9), paper_sets(3, seed)
+    assert isinstance(one, CaseSet) and isinstance(three, CaseSet) and len(three.columns.bases) == 3 * PAPER_BASES
+    for what, cases in (("one", one), ("three", three), ("pickled", pickle.loads(pickle.dumps(one)))):
+        assert isinstance(cases, CaseSet)
+        assert_same(FlatCases.of(cases), FlatCases.of(list(cases)), what)
+    C = len(three)
+    cuts = [(0, 1), (C - 1, C), (0, C), (len(one), 2 * len(one) + 3), *sorted(rng.integers(0, C, (3, 2)).tolist())]
+    for a, b in ((a, b + 1) for a, b in cuts if a <= b):
+        window = three.window(a, b)
+        assert window == three[a:b] and isinstance(window, CaseSet)
+        assert_same(FlatCases.of(window), FlatCases.of(list(three[a:b])), f"window {a} {b}")
+    with pytest.raises(ValueError, match="columns of another number"):
+        CaseSet(one[:-1], one.columns)
 
 
 def test_sorted_lists_in_chunks_equal_lexsort() -> None:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
 from functools import cached_property
-from typing import Any, TypeVar, overload
+from typing import Any, NamedTuple, TypeVar, overload
 
 import numpy as np
 
@@ -358,6 +358,77 @@ class TestCase:
     def cells(self) -> int:
         """n * Σ|b_k| (SPEC §2)."""
         return self.n * self.exon_length_sum
+
+
+class CaseColumns(NamedTuple):
+    """What a solver reads of each case of a data set, as arrays (CaseSet): each case's target
+    length, base and exon list; the exon lists once each, in input order."""
+    n: np.ndarray           # (C,) target lengths
+    base_index: np.ndarray  # (C,) each case's base in ``bases``
+    bases: tuple[str, ...]  # the bases, each used
+    source: np.ndarray      # (C,) each case's exon list, not decreasing
+    list_start: np.ndarray  # (U+1,) list i's exons at bounds[list_start[i]:list_start[i + 1]]
+    bounds: np.ndarray      # (X, 2) int64: the lists' exons' (first, last), each list in its input order
+
+
+def used_bases(base_index: np.ndarray, bases: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...]]:
+    """(``base_index`` renumbered, the bases it uses) of cases whose bases are ``bases[base_index]``:
+    the unused bases left out, the others in their order."""
+    used = np.zeros(len(bases), dtype=bool)
+    used[base_index] = True
+    if used.all():
+        return base_index, bases
+    return np.cumsum(used, dtype=np.int64)[base_index] - 1, tuple(map(bases.__getitem__, np.flatnonzero(used).tolist()))
+
+
+class CaseSet(tuple):
+    """Test cases, an immutable sequence (a tuple), with their CaseColumns, made by what made the
+    cases (``synthetic.paper_set``) from what it had at hand: a solver's split of a never-seen
+    data set (gpu.flat.FlatCases.of) reads the columns instead of the case objects (the paper-shaped
+    set's 1,010 objects and their exon lists' detection: that split 1.3 -> 0.5 ms on the H200 host,
+    what is left is the lists' sort). The columns must be the cases': only their makers build a
+    CaseSet. A slice of it is a plain tuple; ``window`` keeps the columns."""
+
+    columns: CaseColumns
+
+    def __new__(cls, cases: Sequence[TestCase], columns: CaseColumns) -> CaseSet:
+        self = super().__new__(cls, cases)
+        C = len(self)
+        if not (columns.n.shape == columns.base_index.shape == columns.source.shape == (C,)
+                and columns.list_start.size == (int(columns.source[-1]) + 2 if C else 1)
+                and columns.bounds.shape == (int(columns.list_start[-1]), 2)):
+            raise ValueError("CaseSet: columns of another number of cases or exons")
+        self.columns = columns
+        return self
+
+    def __reduce__(self):
+        return CaseSet, (tuple(self), self.columns)
+
+    def window(self, a: int, b: int) -> CaseSet:
+        """Cases [a, b) (0 <= a < b <= len) with their columns."""
+        if a == 0 and b == len(self):
+            return self
+        c = self.columns
+        source = c.source[a:b]
+        lo, hi = int(source[0]), int(source[-1]) + 1
+        start = c.list_start[lo:hi + 1]
+        base_index, bases = used_bases(c.base_index[a:b], c.bases)
+        return CaseSet(tuple.__getitem__(self, slice(a, b)), CaseColumns(
+            c.n[a:b], base_index, bases, source - lo, start - start[0], c.bounds[start[0]:start[-1]]))
+
+    @staticmethod
+    def join(parts: Sequence[CaseSet]) -> CaseSet:
+        """The cases of ``parts`` (at least one), part after part, with their columns (each
+        part's lists and bases its own)."""
+        columns = [p.columns for p in parts]
+        lists = np.cumsum([0] + [c.list_start.size - 1 for c in columns])
+        exons = np.cumsum([0] + [int(c.list_start[-1]) for c in columns])
+        bases = np.cumsum([0] + [len(c.bases) for c in columns])
+        return CaseSet([case for p in parts for case in p], CaseColumns(
+            np.concatenate([c.n for c in columns]), np.concatenate([c.base_index + o for c, o in zip(columns, bases)]),
+            sum((c.bases for c in columns), ()), np.concatenate([c.source + o for c, o in zip(columns, lists)]),
+            np.concatenate([[0]] + [c.list_start[1:] + o for c, o in zip(columns, exons)]).astype(np.int64),
+            np.concatenate([c.bounds for c in columns]).reshape(-1, 2)))
 
 
 # Alignment op codes (one byte per aligned column) and their CIGAR letters.

@@ -27,7 +27,7 @@ from numba.extending import intrinsic
 
 from splicedalign.core.alphabet import _lut_base, _lut_target
 from splicedalign.core.strmem import str_addresses
-from splicedalign.workloads.spliced.records import TestCase
+from splicedalign.workloads.spliced.records import CaseSet, TestCase, used_bases
 
 _EXONS, _TARGET, _BASE, _BOUNDS = map(operator.attrgetter, ("exons", "target", "base", "bounds"))
 # Cases read in blocks of READ_BLOCK by _read: each block's objects are read while in cache.
@@ -107,6 +107,8 @@ class FlatCases:
     def of(cls, cases: Sequence[TestCase] | FlatCases) -> FlatCases:
         if isinstance(cases, FlatCases):
             return cases
+        if isinstance(cases, CaseSet):
+            return cls._of_columns(cases)
         cases = tuple(cases)
         C = len(cases)
         exons, n, ids = _read(cases)
@@ -128,6 +130,18 @@ class FlatCases:
         m = np.fromiter(map(len, bases), dtype=np.int64, count=len(bases))[base_index]
         first, last, order = sorted_lists(own_start, bounds)
         return cls(cases, K, m, n, exon_start, base_index, bases, ExonLists(own_start, first, last, order), source)
+
+    @classmethod
+    def _of_columns(cls, cases: CaseSet) -> FlatCases:
+        """``of`` of cases with their columns: no case object read (records.CaseSet)."""
+        c = cases.columns
+        K = np.diff(c.list_start)[c.source]
+        exon_start = np.zeros(K.size + 1, dtype=np.int64)
+        np.cumsum(K, out=exon_start[1:])
+        m = np.fromiter(map(len, c.bases), dtype=np.int64, count=len(c.bases))[c.base_index]
+        first, last, order = sorted_lists(c.list_start, c.bounds)
+        return cls(cases, K, m, c.n, exon_start, c.base_index, c.bases, ExonLists(c.list_start, first, last, order),
+                   c.source)
 
     @classmethod
     def join(cls, parts: Sequence[FlatCases]) -> FlatCases:
@@ -252,13 +266,7 @@ class FlatCases:
         else:
             cases = tuple(map(self.cases.__getitem__, idx.tolist()))
         # the bases the cases use, numbered in this batch's order (no sort: they are indices)
-        base_index = self.base_index[idx]
-        used = np.zeros(len(self.bases), dtype=bool)
-        used[base_index] = True
-        bases = self.bases
-        if not used.all():
-            base_index = np.cumsum(used, dtype=np.int64)[base_index] - 1
-            bases = tuple(map(bases.__getitem__, np.flatnonzero(used).tolist()))
+        base_index, bases = used_bases(self.base_index[idx], self.bases)
         return FlatCases(cases, K, self.m[idx], self.n[idx], exon_start, base_index, bases, self.lists,
                          self.source[idx])
 

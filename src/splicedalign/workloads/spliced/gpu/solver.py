@@ -64,7 +64,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     kernel_defines,
     trace_inputs,
 )
-from splicedalign.workloads.spliced.records import Result, Scoring, TestCase
+from splicedalign.workloads.spliced.records import CaseSet, Result, Scoring, TestCase
 
 KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
 GATHER_THREADS = 256
@@ -1050,8 +1050,9 @@ class GpuSolver:
                                                             min(launch.queued_at_most(sizes_made, room), free)))
 
     def _split_chunk(self, cases: Sequence[TestCase], a: int, b: int) -> FlatCases:
-        """Cases [a, b) of a call as arrays (a step of _streamed)."""
-        return FlatCases.of(cases[a:b])
+        """Cases [a, b) of a call as arrays (a step of _streamed): from their columns where the
+        call's cases have them (records.CaseSet)."""
+        return FlatCases.of(cases.window(a, b) if isinstance(cases, CaseSet) else cases[a:b])
 
     @staticmethod
     def _launch_work(ctype: str, sel: list[int], cases: Sequence[TestCase]) -> Work:
