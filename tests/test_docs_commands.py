@@ -35,6 +35,17 @@ def test_readme_example_prints_what_the_readme_shows():
     assert cut == shown.strip().splitlines()
 
 
+def test_readme_python_api_example_runs(monkeypatch, capsys):
+    """The README's Python API example, run as written in resources/bundled: the loaded cases (a
+    CaseSet) solved, one line per case naming it, its strand and score."""
+    block = re.search(r"## Python API\n\n```python\n(.*?)```", README, re.S)
+    assert block, "README's Python API example not found"
+    monkeypatch.chdir(REPO / "resources" / "bundled")
+    exec(compile(block.group(1), "README.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(re.match(r"hs_FAU~\S+ [+-] -?\d+ \[Exon\(", line) for line in lines), lines
+
+
 def _config_examples() -> list[list[str]]:
     """Every `--config` example of README's pipeline section and config/README.md, as
     argument lists (README's sw line names a second data set by its bare name: `scaleup`)."""

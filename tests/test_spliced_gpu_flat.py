@@ -4,7 +4,9 @@ FlatCases.select make of it, must be the reference's byte for byte (dtype and va
 
 from __future__ import annotations
 
+import argparse
 import pickle
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -12,6 +14,10 @@ import pytest
 from helpers import fresh_rng
 from helpers import random_spliced_case as random_case
 
+from splicedalign.workloads.spliced import pipeline
+from splicedalign.workloads.spliced.cli import _cases
+from splicedalign.workloads.spliced.datasets import bundled_manifest, read_manifest, write_synthetic
+from splicedalign.workloads.spliced.exons.strand import STRAND_CHOICES
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.flat import (
     PARALLEL,
@@ -21,7 +27,8 @@ from splicedalign.workloads.spliced.gpu.flat import (
     few_threads,
     sorted_lists,
 )
-from splicedalign.workloads.spliced.records import CaseSet, Exon, Exons, Scoring, TestCase
+from splicedalign.workloads.spliced.load import load_cases
+from splicedalign.workloads.spliced.records import CaseSet, CaseSetMaker, Exon, Exons, Scoring, TestCase
 from splicedalign.workloads.spliced.synthetic import PAPER_BASES, Shape, gene_like, paper_set, paper_sets
 
 
@@ -182,3 +189,100 @@ def test_few_threads_runs_small_passes_on_this_thread_alone() -> None:
     assert numba.get_num_threads() == before and not PARALLEL._is_owned()
     with few_threads(SMALL_PASS):
         assert numba.get_num_threads() == before
+
+
+def _rows_shuffled(manifest: Path, rng: np.random.Generator) -> Path:
+    """Another manifest beside ``manifest`` (its paths stay right) with its rows in a random
+    order: a base's rows apart, a base recurring after others."""
+    header, *rows = manifest.read_text().splitlines()
+    out = manifest.with_name("shuffled.tsv")
+    out.write_text("\n".join([header, *(rows[i] for i in rng.permutation(len(rows)))]) + "\n")
+    return out
+
+
+def assert_columns_of_cases(cases: CaseSet, what: str) -> None:
+    """``cases`` came with columns that make what their objects make as a list, byte for byte
+    (assert_same, and against the plain reference), their cells TestCase.cells."""
+    assert isinstance(cases, CaseSet) and len(cases), what
+    assert_same(FlatCases.of(cases), FlatCases.of(list(cases)), what)
+    assert_same(FlatCases.of(cases), reference_flat(list(cases)), f"{what} (reference)")
+    cells = cases.columns.cells()
+    assert cells.dtype == np.int64 and cells.tolist() == [c.cells for c in cases], what
+
+
+def test_case_set_maker_takes_the_columns_flat_cases_of_takes() -> None:
+    """records.CaseSetMaker, the loaders' columns: tied cases (bases shared out of order and
+    equal but distinct, exon tuples the same, equal, or a loader's Exons) added in runs of any
+    size make the columns of FlatCases.of of the list; none added: an empty set."""
+    rng = fresh_rng()
+    cases = tied_cases(rng)
+    made = CaseSetMaker()
+    cuts = sorted(set(rng.integers(0, len(cases), 4).tolist()) | {0, len(cases)})
+    for a, b in zip(cuts, cuts[1:]):
+        made.add(iter(cases[a:b]))
+    got = made.made()
+    assert list(got) == cases and all(map(lambda a, b: a is b, got, cases))
+    assert_columns_of_cases(got, "tied")
+    assert_columns_of_cases(pickle.loads(pickle.dumps(got)), "tied, pickled")
+    empty = CaseSetMaker().made()
+    assert len(empty) == 0 and empty.columns.cells().size == 0
+
+
+def _both_strands(bundled: Path, out: Path, rng: np.random.Generator) -> Path:
+    """A manifest in ``out`` of bundled bases and targets whose exon tables have exons on both
+    strands (a random third on '-'), the first a GFF3 file (Exon records; the others TSV, read
+    as columns): rows of one base apart (its strand views made anew), rows of each exon_strand
+    (+, -, not stated), and a last row whose base is a copy of the row's before it (the same
+    exon records in another tuple: a list shared, not a base)."""
+    entries = read_manifest(bundled)[:3]
+    lines = ["case\tbase\ttarget\texons\texon_format\texon_strand"]
+    tables = []
+    for i, e in enumerate(entries):
+        bounds = [tuple(map(int, r.split("\t")[:2])) for r in e.exons.read_text().splitlines()[1:]]
+        strands = ["-" if rng.random() < 1 / 3 else "+" for _ in bounds]
+        if i == 0:
+            table, fmt = out / "exons0.gff3", "gff3"
+            table.write_text("##gff-version 3\n" + "".join(f"s\tt\tCDS\t{f}\t{la}\t.\t{st}\t.\tID=e{k}\n"
+                                                           for k, ((f, la), st) in enumerate(zip(bounds, strands))))
+        else:
+            table, fmt = out / f"exons{i}.tsv", "tsv"
+            table.write_text("first\tlast\tstrand\n" + "".join(f"{f}\t{la}\t{st}\n"
+                                                              for (f, la), st in zip(bounds, strands)))
+        tables.append((e.base, e.target, table, fmt))
+    copy = out / "base0.fa"  # another base of the same length: its exon table read once
+    copy.write_text(entries[0].base.read_text())
+    tables.append((copy, *tables[0][1:]))
+    for j, (i, strand) in enumerate([(0, ""), (1, ""), (0, "-"), (2, "+"), (0, ""), (0, "+"), (3, "+")]):
+        lines.append("\t".join([f"c{j}", *map(str, tables[i]), strand]))
+    manifest = out / "both.tsv"
+    manifest.write_text("\n".join(lines) + "\n")
+    return manifest
+
+
+def test_loaded_data_sets_come_with_their_cases_columns(tmp_path) -> None:
+    """A data set read from files reaches the solver with its columns, those of its cases as a
+    list: the bundled set through the CLI's --manifest reader, the pipeline's and one set of files
+    (a target FASTA of two records); a manifest of exons on both strands through the CLI's reader
+    (each --strand choice); a written paper set (a fresh seed) as written and its rows shuffled."""
+    rng = fresh_rng()
+    bundled = bundled_manifest()
+    args = argparse.Namespace(manifest=str(bundled), base=None, exons=None, target=None)
+    assert_columns_of_cases(_cases(args, STRAND_CHOICES["both"]), "bundled, cli")
+    loaded = pipeline.load_cases(bundled)
+    assert_columns_of_cases(loaded, "bundled, pipeline")
+    entries = read_manifest(bundled)
+    assert [c.name for c in loaded] == [e.case for e in entries]
+    target = tmp_path / "targets.fa"
+    target.write_text(entries[0].target.read_text() + entries[1].target.read_text())
+    assert_columns_of_cases(load_cases(entries[0].base, entries[0].exons, target), "bundled, one set of files")
+    args.manifest = str(_both_strands(bundled, tmp_path, rng))
+    for strand, strands in STRAND_CHOICES.items():
+        cases = _cases(args, strands)
+        assert {c.strand for c in cases} == set(strands), strand
+        assert_columns_of_cases(cases, f"both strands, cli {strand}")
+    manifest = write_synthetic("paper", tmp_path / "paper", int(rng.integers(1 << 30)))
+    for what, path in (("written", manifest), ("shuffled", _rows_shuffled(manifest, rng))):
+        args.manifest = str(path)
+        cases = _cases(args, STRAND_CHOICES["both"])
+        assert len(cases) == 1010
+        assert_columns_of_cases(cases, f"paper set, {what}")

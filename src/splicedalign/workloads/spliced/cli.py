@@ -29,7 +29,7 @@ from splicedalign.workloads.spliced.exons import exon_formats
 from splicedalign.workloads.spliced.exons.strand import STRAND_CHOICES, best_per_strand_set
 from splicedalign.workloads.spliced.load import CaseFiles, load_cases
 from splicedalign.workloads.spliced.output import FORMATTERS, Solved
-from splicedalign.workloads.spliced.records import TARGET_ENDS, Scoring, TestCase
+from splicedalign.workloads.spliced.records import TARGET_ENDS, CaseSet, CaseSetMaker, Scoring
 from splicedalign.workloads.spliced.solvers import SOLVERS, solve_many
 
 
@@ -107,23 +107,24 @@ def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
     syn.set_defaults(run=_synthetic)
 
 
-def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> list[TestCase]:
-    """The cases named on the command line: --manifest, or --base/--exons/--target."""
+def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> CaseSet:
+    """The cases named on the command line: --manifest, or --base/--exons/--target, with their
+    columns (records.CaseSetMaker: the solver's split reads no case object)."""
     files = {"--base": args.base, "--exons": args.exons, "--target": args.target}
     if getattr(args, "manifest", None):
         given = [flag for flag, value in files.items() if value]
         if given:
             raise InputError("align", f"give --manifest or {', '.join(files)}, not both ({given[0]} given)")
-        cases, reader = [], CaseFiles()  # each base and exon table read once
+        made, reader = CaseSetMaker(), CaseFiles()  # each base and exon table read once
         rows, shift = manifest_rows(args.manifest), getattr(args, "shift_window", 0)
         for case, base, exons, target, exon_format, strand in zip(rows.cases, rows.base, rows.exons, rows.target,
                                                                    rows.formats, rows.strands):
             on = strands if strand is None else tuple(s for s in strands if s == strand)
             if on:
-                cases += reader.cases(base, exons, target, exon_format, case, on, shift)
-        if not cases:
+                made.add(reader.cases(base, exons, target, exon_format, case, on, shift))
+        if not len(made):
             raise InputError(args.manifest, f"no case with candidate exons on strand(s) {', '.join(strands)}")
-        return cases
+        return made.made()
     missing = [flag for flag, value in files.items() if not value]
     if missing:
         raise InputError(args.command, f"missing {', '.join(missing)} (or give --manifest)"
@@ -132,7 +133,7 @@ def _cases(args: argparse.Namespace, strands: tuple[str, ...]) -> list[TestCase]
                       getattr(args, "shift_window", 0))
 
 
-def _read_beside(args: argparse.Namespace, strands: tuple[str, ...]) -> Callable[[], list[TestCase]]:
+def _read_beside(args: argparse.Namespace, strands: tuple[str, ...]) -> Callable[[], CaseSet]:
     """The cases: for a manifest in a fresh process (numba not imported yet), read in a forked
     child process while this one loads its solver (core.forked); on the H100 host the reading
     took 0.19-0.23 s and numba's import with its registries 0.48-0.51 s, each holding the
@@ -187,7 +188,7 @@ def _align(args: argparse.Namespace) -> int:
         log.log(each, "%s (%s strand): m=%d n=%d K=%d cells=%d", case.name, case.strand, case.m, case.n, case.K,
                 case.cells)
     if log.isEnabledFor(logging.INFO):
-        log.info("%d case(s), %d cells, solver %s", len(cases), sum(c.cells for c in cases), args.solver)
+        log.info("%d case(s), %d cells, solver %s", len(cases), cases.columns.cells().sum(), args.solver)
     if args.devices is None:
         results = solver.solve_many(cases, scoring, traceback=not args.score_only)
     else:  # the cases split across GPUs, a solver on each

@@ -4,7 +4,9 @@ on its own orientation; a target FASTA may hold many records (one case per recor
 
 ``CaseFiles`` reads each file once however many cases name it: a data set's cases share
 their base and exon table (the paper-shaped set: 1,010 cases, 240 bases), so a manifest
-reads each base once and says each exon table's warnings once."""
+reads each base once and says each exon table's warnings once. A load's cases go to the solver
+with their columns (records.CaseSetMaker, taken as the cases are made): its split of the set
+reads no case object (gpu.flat.FlatCases.of)."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from splicedalign.workloads.spliced.exons.strand import (
     strand_index,
     strand_view,
 )
-from splicedalign.workloads.spliced.records import Exon, TestCase, exon_bounds
+from splicedalign.workloads.spliced.records import CaseSet, CaseSetMaker, Exon, TestCase, exon_bounds
 
 log = logging.getLogger("splicedalign")
 
@@ -147,7 +149,9 @@ class CaseFiles:
 
 
 def load_cases(base: str | Path, exons: str | Path, target: str | Path, exon_format: str = "tsv",
-               name: str | None = None, strands: Sequence[str] = ("+", "-"), shift: int = 0) -> list[TestCase]:
-    """``CaseFiles.cases`` of one set of files."""
-    return CaseFiles().cases(base, exons, target, exon_format, name, strands, shift)
+               name: str | None = None, strands: Sequence[str] = ("+", "-"), shift: int = 0) -> CaseSet:
+    """``CaseFiles.cases`` of one set of files, with their columns (records.CaseSetMaker)."""
+    made = CaseSetMaker()
+    made.add(CaseFiles().cases(base, exons, target, exon_format, name, strands, shift))
+    return made.made()
 

@@ -47,7 +47,7 @@ from splicedalign.workloads.spliced.datasets import (
     write_manifest,
 )
 from splicedalign.workloads.spliced.load import CaseFiles
-from splicedalign.workloads.spliced.records import Scoring, TestCase
+from splicedalign.workloads.spliced.records import CaseSet, CaseSetMaker, Scoring
 from splicedalign.workloads.spliced.solvers import SOLVERS
 
 log = logging.getLogger("splicedalign")
@@ -208,12 +208,14 @@ def plan(rows: Iterable[dict[str, Any]], solvers: Sequence[str], auto: bool,
             for s in solvers}
 
 
-def load_cases(manifest: str | Path, names: Iterable[str] | None = None) -> list[TestCase]:
-    """The manifest's cases (only ``names``, in manifest order, when given). The manifest is
-    read once per version of the file: the pipeline's jobs load one case each from it."""
+def load_cases(manifest: str | Path, names: Iterable[str] | None = None) -> CaseSet:
+    """The manifest's cases (only ``names``, in manifest order, when given), with their columns
+    (records.CaseSetMaker: a batch job's split reads no case object). The manifest is read once
+    per version of the file: the pipeline's jobs load one case each from it."""
     wanted = None if names is None else set(names)
-    files = CaseFiles()  # a shared base read once
-    return [e.load(files) for e in _entries(*_modified(manifest)).values() if wanted is None or e.case in wanted]
+    files, made = CaseFiles(), CaseSetMaker()  # a shared base read once
+    made.add(e.load(files) for e in _entries(*_modified(manifest)).values() if wanted is None or e.case in wanted)
+    return made.made()
 
 
 def case_json(root: str | Path, case: str, solver: str) -> Path:
@@ -262,7 +264,7 @@ def solve_batch(manifest: str | Path, cases: Sequence[str], solver: str, scoring
                 traceback: bool, out: str | Path) -> dict[str, Any]:
     """Time the whole set (``cases``) through the solver's batch API and write the record."""
     loaded = load_cases(manifest, cases)
-    log.info("batch %s: %d case(s), %d cells", solver, len(loaded), sum(c.cells for c in loaded))
+    log.info("batch %s: %d case(s), %d cells", solver, len(loaded), loaded.columns.cells().sum())
     rec = _with_device(timed_batch(solver, loaded, scoring, repeats, traceback), solver)
     write_json(rec, out)
     return rec

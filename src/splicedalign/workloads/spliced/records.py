@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple, TypeVar, overload
@@ -370,6 +370,19 @@ class CaseColumns(NamedTuple):
     list_start: np.ndarray  # (U+1,) list i's exons at bounds[list_start[i]:list_start[i + 1]]
     bounds: np.ndarray      # (X, 2) int64: the lists' exons' (first, last), each list in its input order
 
+    def cells(self) -> np.ndarray:
+        """(C,) each case's TestCase.cells, n * Σ|b_k|: the sums once per list."""
+        if not self.n.size:
+            return np.zeros(0, np.int64)
+        lengths = self.bounds[:, 1] - self.bounds[:, 0] + 1
+        return self.n * np.add.reduceat(lengths, self.list_start[:-1])[self.source]
+
+
+def same_exons(a: tuple[Exon, ...] | Exons, b: tuple[Exon, ...] | Exons) -> bool:
+    """Whether a case with exons ``b`` takes the exon list of the case before it, with ``a``
+    (gpu.flat.FlatCases.of, CaseSetMaker): the same tuple, or an equal one with the same first Exon."""
+    return a is b or (len(a) == len(b) and a[0] is b[0] and a == b)
+
 
 def used_bases(base_index: np.ndarray, bases: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...]]:
     """(``base_index`` renumbered, the bases it uses) of cases whose bases are ``bases[base_index]``:
@@ -383,8 +396,9 @@ def used_bases(base_index: np.ndarray, bases: tuple[str, ...]) -> tuple[np.ndarr
 
 class CaseSet(tuple):
     """Test cases, an immutable sequence (a tuple), with their CaseColumns, made by what made the
-    cases (``synthetic.paper_set``) from what it had at hand: a solver's split of a never-seen
-    data set (gpu.flat.FlatCases.of) reads the columns instead of the case objects (the paper-shaped
+    cases from what it had at hand (``synthetic.paper_set`` and the loaders, by CaseSetMaker): a
+    solver's split of a never-seen data set (gpu.flat.FlatCases.of) reads the columns instead of
+    the case objects (the paper-shaped
     set's 1,010 objects and their exon lists' detection: that split 1.3 -> 0.5 ms on the H200 host,
     what is left is the lists' sort). The columns must be the cases': only their makers build a
     CaseSet. A slice of it is a plain tuple; ``window`` keeps the columns."""
@@ -429,6 +443,52 @@ class CaseSet(tuple):
             sum((c.bases for c in columns), ()), np.concatenate([c.source + o for c, o in zip(columns, lists)]),
             np.concatenate([[0]] + [c.list_start[1:] + o for c, o in zip(columns, exons)]).astype(np.int64),
             np.concatenate([c.bounds for c in columns]).reshape(-1, 2)))
+
+
+class CaseSetMaker:
+    """A CaseSet made by a loader as it makes its cases (load.CaseFiles' callers): each case's
+    columns taken when it is made, its objects still in cache, as gpu.flat.FlatCases.of would
+    take them of the cases as a list: the bases by identity in first-use order, a case sharing the
+    exon list of the case before it where ``same_exons``, each list's bounds read once. A loaded
+    paper-shaped set then reaches the solver's split with its columns, as the generator's does."""
+
+    def __init__(self) -> None:
+        self._cases: list[TestCase] = []
+        self._n: list[int] = []
+        self._base: list[int] = []
+        self._source: list[int] = []
+        self._index: dict[int, int] = {}  # id(base) -> its number (the cases hold the bases)
+        self._bases: list[str] = []
+        self._lists: list[np.ndarray] = []  # each exon list's bounds
+        self._exons: tuple[Exon, ...] | Exons | None = None  # the last case's
+
+    def add(self, cases: Iterable[TestCase]) -> None:
+        """Cases made, in order, after those added before."""
+        for case in cases:
+            exons, base = case.exons, case.base
+            if self._exons is None or not same_exons(self._exons, exons):
+                self._lists.append(case.bounds)
+            self._exons = exons
+            b = self._index.get(id(base))
+            if b is None:
+                b = self._index[id(base)] = len(self._bases)
+                self._bases.append(base)
+            self._cases.append(case)
+            self._n.append(len(case.target))
+            self._base.append(b)
+            self._source.append(len(self._lists) - 1)
+
+    def __len__(self) -> int:
+        return len(self._cases)
+
+    def made(self) -> CaseSet:
+        """The cases added, with their columns."""
+        start = np.zeros(len(self._lists) + 1, dtype=np.int64)
+        np.cumsum([len(x) for x in self._lists], out=start[1:])
+        bounds = np.concatenate(self._lists) if self._lists else np.zeros((0, 2), np.int64)
+        return CaseSet(self._cases, CaseColumns(
+            np.array(self._n, dtype=np.int64), np.array(self._base, dtype=np.int64), tuple(self._bases),
+            np.array(self._source, dtype=np.int64), start, bounds))
 
 
 # Alignment op codes (one byte per aligned column) and their CIGAR letters.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from splicedalign.workloads.spliced.records import CaseColumns, CaseSet, Exon, TestCase
+from splicedalign.workloads.spliced.records import CaseSet, CaseSetMaker, Exon, TestCase
 
 LETTERS = np.frombuffer(b"ACGT", dtype=np.uint8)
 
@@ -203,22 +203,11 @@ def paper_shapes(seed: int = 2012, bases: int = PAPER_BASES) -> list[tuple[Shape
 def paper_set(seed: int = 2012, bases: int = PAPER_BASES) -> CaseSet:
     """The paper-shaped data set: 240 bases, 1,010 cases (fewer with ``bases``), with its
     columns (records.CaseSet; the cases of a base share its base and exon list)."""
-    cases: list[TestCase] = []
-    n: list[int] = []
-    per_base, base, bounds = [], [], []
+    made = CaseSetMaker()
     for b, (shape, targets) in enumerate(paper_shapes(seed, bases)):
         rng = np.random.default_rng([seed, b])
-        made = gene_like(rng, shape, name=f"p{b:03d}", targets=targets)
-        cases += made
-        n += [len(c.target) for c in made]
-        per_base.append(len(made))
-        base.append(made[0].base)
-        bounds.append(made[0].bounds)
-    index = np.repeat(np.arange(len(per_base), dtype=np.int64), per_base)
-    start = np.zeros(len(bounds) + 1, dtype=np.int64)
-    np.cumsum([len(x) for x in bounds], out=start[1:])
-    return CaseSet(cases, CaseColumns(np.array(n, dtype=np.int64), index, tuple(base), index, start,
-                                      np.concatenate(bounds) if bounds else np.zeros((0, 2), np.int64)))
+        made.add(gene_like(rng, shape, name=f"p{b:03d}", targets=targets))
+    return made.made()
 
 
 def paper_sets(count: int, seed: int = 2012, bases: int = PAPER_BASES) -> CaseSet:

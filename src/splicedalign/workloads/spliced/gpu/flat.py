@@ -27,7 +27,7 @@ from numba.extending import intrinsic
 
 from splicedalign.core.alphabet import _lut_base, _lut_target
 from splicedalign.core.strmem import str_addresses
-from splicedalign.workloads.spliced.records import CaseSet, TestCase, used_bases
+from splicedalign.workloads.spliced.records import CaseSet, TestCase, same_exons, used_bases
 
 _EXONS, _TARGET, _BASE, _BOUNDS = map(operator.attrgetter, ("exons", "target", "base", "bounds"))
 # Cases read in blocks of READ_BLOCK by _read: each block's objects are read while in cache.
@@ -114,13 +114,13 @@ class FlatCases:
         exons, n, ids = _read(cases)
         # A case whose exons are the previous case's (a base's targets share its candidate
         # exons) takes that case's list: each base's exon bounds are read once. The same tuple
-        # by its id (no Python per case); the rest by _same_exons.
+        # by its id (no Python per case); the rest by same_exons.
         eid = np.fromiter(map(id, exons), dtype=np.int64, count=C)
         own = np.ones(C, dtype=bool)
         np.not_equal(eid[1:], eid[:-1], out=own[1:])
         maybe = np.flatnonzero(own[1:]) + 1
         if maybe.size:
-            own[maybe] = [not _same_exons(exons[i - 1], exons[i]) for i in maybe.tolist()]
+            own[maybe] = [not same_exons(exons[i - 1], exons[i]) for i in maybe.tolist()]
         owners = np.flatnonzero(own)
         lists = list(map(_BOUNDS, map(cases.__getitem__, owners.tolist())))
         K_own = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
@@ -165,7 +165,7 @@ class FlatCases:
             bases.extend(b for b, j in zip(p.bases, remap.tolist()) if j == len(bases))
             base_index.append(remap[p.base_index])
             lo, hi = int(p.source[0]), int(p.source[-1]) + 1
-            shared = i and _same_exons(parts[i - 1].cases[-1].exons, p.cases[0].exons)
+            shared = i and same_exons(parts[i - 1].cases[-1].exons, p.cases[0].exons)
             source.append(p.source - lo + lists - shared)
             a, b = int(p.lists.start[lo + shared]), int(p.lists.start[hi])
             starts.append(p.lists.start[lo + shared + 1:hi + 1] - a + exons)
@@ -284,12 +284,6 @@ def _read(cases: tuple[TestCase, ...]) -> tuple[list, np.ndarray, np.ndarray]:
         n[a:a + len(block)] = np.fromiter(map(len, map(_TARGET, block)), dtype=np.int64, count=len(block))
         ids[a:a + len(block)] = np.fromiter(map(id, map(_BASE, block)), dtype=np.int64, count=len(block))
     return exons, n, ids
-
-
-def _same_exons(a, b) -> bool:
-    """Whether a case with exons ``b`` takes the exon list of the case before it, with ``a``:
-    the same tuple, or an equal one with the same first Exon."""
-    return a is b or (len(a) == len(b) and a[0] is b[0] and a == b)
 
 
 # Fibonacci hashing's multiplier (2^64 / golden ratio): _index's table of base ids
