@@ -16,10 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from snakemake_runs import SNAKEMAKE, snakemake
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text()
-SNAKEMAKE = shutil.which("snakemake")
 
 
 def test_readme_example_prints_what_the_readme_shows():
@@ -75,10 +75,9 @@ def test_every_config_example_plans_or_names_what_is_missing(tmp_path):
     def plan(i_values):
         i, values = i_values
         workloads = sorted({v.split("=")[0] for v in values} & {"spliced", "primer", "nw", "sw"})
-        return values, subprocess.run(
-            [SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(tmp_path / str(i)), "--configfile",
-             str(REPO / "config" / "config.yaml"), "-n", "--config", f"workloads=[{', '.join(workloads)}]", *values],
-            capture_output=True, text=True)
+        return values, snakemake("-s", str(REPO / "Snakefile"), "-d", str(tmp_path / str(i)), "--configfile",
+                                 str(REPO / "config" / "config.yaml"), "-n", "--config",
+                                 f"workloads=[{', '.join(workloads)}]", *values)
 
     with ThreadPoolExecutor(2) as pool:
         for values, proc in pool.map(plan, enumerate(examples)):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from snakemake_runs import SNAKEMAKE, snakemake
 
 from splicedalign.report.tables import read_table
 from splicedalign.workloads.spliced import estimate as model
@@ -24,7 +25,6 @@ from splicedalign.workloads.spliced.datasets import read_manifest
 from splicedalign.workloads.spliced.report.names import plot_names
 
 REPO = Path(__file__).resolve().parents[1]
-SNAKEMAKE = shutil.which("snakemake")
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(SNAKEMAKE is None, reason="snakemake not installed (pip install .[pipeline])")]
 yaml = pytest.importorskip("yaml", reason="PyYAML comes with snakemake (pip install .[pipeline])")
@@ -42,16 +42,15 @@ def _config(tmp: Path, **over) -> Path:
 
 
 def _snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    cmd = [SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(workdir / "config.yaml"), *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
+    proc = snakemake("-s", str(REPO / "Snakefile"), "--directory", str(workdir),
+                     "--configfile", str(workdir / "config.yaml"), *args, cwd=workdir)
     if check and proc.returncode != 0:
-        pytest.fail(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
+        pytest.fail(f"{' '.join(proc.args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
     return proc
 
 
 def test_lint_and_format():
-    lint = subprocess.run([SNAKEMAKE, "--lint"], capture_output=True, text=True, cwd=REPO)
+    lint = snakemake("--lint", cwd=REPO)
     assert lint.returncode == 0, lint.stdout + lint.stderr
     assert "Congratulations" in lint.stdout + lint.stderr
     snakefmt = shutil.which("snakefmt")
@@ -103,6 +102,7 @@ def test_planning_neither_compiles_nor_solves(tmp_path):
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text('raise ImportError("numba imported while planning")\n')
     _config(tmp_path, dataset="synthetic", synthetic={"set": "tiny", "seed": None})
+    # (the console script itself: a fresh process's sys.path, where snakemake_runs' forks keep their server's)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(fake.parent), os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run([SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path), "--configfile",
                            str(tmp_path / "config.yaml"), "-n"], capture_output=True, text=True, cwd=tmp_path, env=env)

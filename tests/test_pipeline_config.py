@@ -5,16 +5,15 @@ configuration or planning input stops before any job with one line naming the ke
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from snakemake_runs import SNAKEMAKE, snakemake
 
 from splicedalign.core.pipeline_config import ConfigError, check, coerce
 
 REPO = Path(__file__).resolve().parents[1]
-SNAKEMAKE = shutil.which("snakemake")
 yaml = pytest.importorskip("yaml", reason="PyYAML comes with snakemake (pip install .[pipeline])")
 SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
 
@@ -69,8 +68,8 @@ def test_a_bad_value_is_one_line_naming_its_key(change, line):
 def _snakemake(tmp: Path, *args: str) -> subprocess.CompletedProcess:
     if SNAKEMAKE is None:
         pytest.skip("snakemake not installed (pip install .[pipeline])")
-    return subprocess.run([SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(tmp), "--configfile",
-                           str(REPO / "config" / "config.yaml"), "-n", *args], capture_output=True, text=True)
+    return snakemake("-s", str(REPO / "Snakefile"), "-d", str(tmp), "--configfile",
+                     str(REPO / "config" / "config.yaml"), "-n", *args)
 
 
 @pytest.mark.slow

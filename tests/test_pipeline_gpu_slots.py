@@ -5,24 +5,21 @@ solver's job declares gpu=1 and one bench unit, a CPU solver's timing job every 
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from snakemake_runs import SNAKEMAKE, snakemake
 
 REPO = Path(__file__).resolve().parents[1]
-SNAKEMAKE = shutil.which("snakemake")
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(SNAKEMAKE is None, reason="snakemake not installed (pip install .[pipeline])")]
 
 
 def planned(tmp_path: Path, *args: str) -> list[tuple[str, str, dict[str, int]]]:
     """(rule, solver, resources) of every job of ``snakemake -n ARGS`` (nw on its bundled pairs)."""
-    cmd = [SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path), "-n",
-           "--configfile", str(REPO / "config" / "config.yaml"),
-           "--config", "workloads=[nw]", "nw={solvers: [sequential, gpu]}", *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+    proc = snakemake("-s", str(REPO / "Snakefile"), "--directory", str(tmp_path), "-n",
+                     "--configfile", str(REPO / "config" / "config.yaml"),
+                     "--config", "workloads=[nw]", "nw={solvers: [sequential, gpu]}", *args, cwd=REPO)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     jobs = []
     for block in proc.stdout.split("\nrule ")[1:]:

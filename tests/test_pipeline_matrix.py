@@ -6,24 +6,22 @@ for real: the README's main command, its closing message and its report command.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from snakemake_runs import SNAKEMAKE, snakemake
 
 REPO = Path(__file__).resolve().parents[1]
-SNAKEMAKE = shutil.which("snakemake")
 pytestmark = pytest.mark.skipif(SNAKEMAKE is None, reason="snakemake not installed (pip install .[pipeline])")
 yaml = pytest.importorskip("yaml", reason="PyYAML comes with snakemake (pip install .[pipeline])")
 MATRIX = sorted((REPO / ".test").glob("*/config.yaml"))
 
 
 def _snakemake(workdir: Path, config: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--configfile",
-                           str(REPO / "config" / "config.yaml"), str(config), *args],
-                          capture_output=True, text=True, cwd=REPO)
+    return snakemake("-s", str(REPO / "Snakefile"), "-d", str(workdir), "--configfile",
+                     str(REPO / "config" / "config.yaml"), str(config), *args, cwd=REPO)
 
 
 def test_every_workload_and_data_set_kind_has_a_config():

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from snakemake_runs import SNAKEMAKE, snakemake
 
 from splicedalign.cli import main
 from splicedalign.core.errors import EXIT_INPUT
@@ -192,13 +193,10 @@ REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
 
 
 def _snakemake(workdir, *args):
-    import shutil
-
-    exe = shutil.which("snakemake")
-    if exe is None:
+    if SNAKEMAKE is None:
         pytest.skip("snakemake not installed (pip install -e .[pipeline])")
-    return subprocess.run([exe, "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--configfile",
-                           str(REPO / "config" / "config.yaml"), *args], capture_output=True, text=True)
+    return snakemake("-s", str(REPO / "Snakefile"), "-d", str(workdir), "--configfile",
+                     str(REPO / "config" / "config.yaml"), *args)
 
 
 @pytest.mark.slow

@@ -9,14 +9,13 @@ that solve use the NumPy reference solver, which needs no numba start-up.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from helpers import console
+from snakemake_runs import SNAKEMAKE, snakemake
 
 from splicedalign.workloads.spliced.datasets import bundled_manifest
 
@@ -150,7 +149,7 @@ def test_cli_habits(ran):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed (pip install .[pipeline])")
+@pytest.mark.skipif(SNAKEMAKE is None, reason="snakemake not installed (pip install .[pipeline])")
 def test_pipeline_manifest_row_with_missing_file(tmp_path):
     """Planning names the config key, the row and the file in one line (exit 2), no traceback,
     before any job runs."""
@@ -159,10 +158,8 @@ def test_pipeline_manifest_row_with_missing_file(tmp_path):
                                       f"\t{BUNDLED}/exons/hs_FAU.tsv\ttsv\t\n")
     (tmp_path / "over.yaml").write_text(f"workloads: [spliced]\nspliced:\n  bundled:\n"
                                         f"    manifest: {tmp_path / 'bad.tsv'}\n")
-    proc = subprocess.run([shutil.which("snakemake"), "-s", str(repo / "Snakefile"), "-d", str(tmp_path),
-                           "--cores", "1", "--configfile", str(repo / "config" / "config.yaml"),
-                           str(tmp_path / "over.yaml")],
-                          capture_output=True, text=True)
+    proc = snakemake("-s", str(repo / "Snakefile"), "-d", str(tmp_path), "--cores", "1", "--configfile",
+                     str(repo / "config" / "config.yaml"), str(tmp_path / "over.yaml"))
     assert proc.returncode == 2 and "Traceback" not in proc.stdout + proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == (
         f"splicedalign: config key spliced.bundled.manifest: {tmp_path / 'bad.tsv'}:line 2: case fau: target file "

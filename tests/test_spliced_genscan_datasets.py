@@ -7,12 +7,11 @@ printing the real GENSCAN 1.0 report of HSBA536C5 (tests/data/genscan) for that 
 from __future__ import annotations
 
 import gzip
-import shutil
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
+from snakemake_runs import SNAKEMAKE, snakemake
 
 from splicedalign.core.errors import InputError
 from splicedalign.workloads.spliced.datasets import read_manifest
@@ -90,7 +89,7 @@ def test_genscan_failure_is_reported(tmp_path, fake_genscan):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed (pip install .[pipeline])")
+@pytest.mark.skipif(SNAKEMAKE is None, reason="snakemake not installed (pip install .[pipeline])")
 def test_pipeline_dry_run_with_genscan(tmp_path, fake_genscan):
     yaml = pytest.importorskip("yaml")
     repo = Path(__file__).resolve().parents[1]
@@ -100,7 +99,7 @@ def test_pipeline_dry_run_with_genscan(tmp_path, fake_genscan):
                                    "subopt": 0.5})
     cfg["spliced"]["bundled"]["manifest"] = str(repo / cfg["spliced"]["bundled"]["manifest"])
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
-    proc = subprocess.run([shutil.which("snakemake"), "-s", str(repo / "Snakefile"), "--directory", str(tmp_path),
-                           "--configfile", str(tmp_path / "config.yaml"), "-n"], capture_output=True, text=True)
+    proc = snakemake("-s", str(repo / "Snakefile"), "--directory", str(tmp_path), "--configfile",
+                     str(tmp_path / "config.yaml"), "-n")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "spliced_genscan" in proc.stdout

@@ -3,12 +3,12 @@ saying what is missing (and how to get it) when neither is there. No test touche
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from snakemake_runs import SNAKEMAKE, snakemake
 
 from splicedalign.core.errors import InputError
 from splicedalign.core.seqio import read_single_fasta
@@ -49,14 +49,13 @@ def test_missing_homologene_one_line(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed (pip install .[pipeline])")
+@pytest.mark.skipif(SNAKEMAKE is None, reason="snakemake not installed (pip install .[pipeline])")
 def test_pipeline_ncbi_without_homologene_stops_at_planning(tmp_path):
     (tmp_path / "ncbi.yaml").write_text(f"spliced:\n  dataset: ncbi\n  ncbi:\n    genes: [IL10]\n"
                                         f"    homologene: {tmp_path / 'h.data'}\n"
                                         "    base_url: x\n    flank: 10\n    max_targets: 1\n")
-    proc = subprocess.run([shutil.which("snakemake"), "-s", str(REPO / "Snakefile"), "-d", str(REPO), "-n",
-                           "--configfile", str(REPO / "config" / "config.yaml"), str(tmp_path / "ncbi.yaml")],
-                          capture_output=True, text=True)
+    proc = snakemake("-s", str(REPO / "Snakefile"), "-d", str(REPO), "-n", "--configfile",
+                     str(REPO / "config" / "config.yaml"), str(tmp_path / "ncbi.yaml"))
     assert proc.returncode != 0
     assert "the NCBI data set needs HomoloGene build 68" in proc.stdout + proc.stderr
     assert "invalid choice" not in proc.stdout + proc.stderr
