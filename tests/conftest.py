@@ -32,7 +32,7 @@ def golden_case(g: dict) -> tuple[TestCase, Scoring]:
 
 
 # The compiled code most test modules share, compiled into numba's on-disk cache by two
-# processes at once before the workers start: the GPU solver's host planning (the install
+# processes at once before any test runs: the GPU solver's host planning (the install
 # step's run) and the spliced CPU solvers. Otherwise each worker, and the subprocesses tests
 # start, compiled whatever the cache lacked when they first called it, the same function
 # often in two processes at once (cold clone, -n 2: ~15-20 CPU s each, part twice).
@@ -47,16 +47,29 @@ NUMBA_WARM_UP = (
 
 
 def pytest_configure(config):
-    """On a whole-suite run with xdist workers (CI's), before they start: NUMBA_WARM_UP."""
+    """On a whole-suite run with xdist workers (CI's): NUMBA_WARM_UP started before the workers,
+    which collect the tests beside it (~5 s each; collection calls no compiled code); no test runs
+    before it has ended (pytest_xdist_node_collection_finished)."""
     whole = [Path(a).resolve() for a in config.args] in ([], [REPO / "tests"])
     if hasattr(config, "workerinput") or not whole or (getattr(config.option, "numprocesses", 0) or 0) < 2:
         return
-    runs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                             text=True) for code in NUMBA_WARM_UP]
-    for run in runs:
+    config.stash[WARM_UP] = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.PIPE, text=True) for code in NUMBA_WARM_UP]
+
+
+WARM_UP = pytest.StashKey[list]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """In xdist's controller, as a worker has collected (before any test is sent to a worker): the
+    warm-up's end waited for (once; the tests that use its code fail with the reason if it failed)."""
+    runs = node.config.stash.get(WARM_UP, [])
+    while runs:
+        run = runs.pop()
         _, err = run.communicate()
-        if run.returncode:  # the tests that use this code fail with the reason
-            config.issue_config_time_warning(pytest.PytestWarning(f"numba warm-up failed: {err[-300:]}"), 2)
+        if run.returncode:
+            node.config.issue_config_time_warning(pytest.PytestWarning(f"numba warm-up failed: {err[-300:]}"), 2)
 
 
 @pytest.fixture(scope="session")
