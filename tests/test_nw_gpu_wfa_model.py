@@ -560,33 +560,35 @@ def test_pieces_settle_equals_the_host_check(emu, threads):
     segments.py's own check (host_check: Solved.add and settle, as segmented runs them) on random rounds: pieces
     given up (first or speculative), seams agreeing or not (columns, gap-affine D runs at the ends), neighbouring
     seams disagreeing, ends off (first start, a leading D run, global end), sums about the escape bound, with and
-    without the speculative pieces; more pieces than threads. Every verdict and both checks reached."""
+    without the speculative pieces; rounds of fewer and of more pieces than threads, every verdict and both checks
+    reached by each."""
     from splicedalign.workloads.nw import segments as seg
     from splicedalign.workloads.nw.gpu import band as bands
 
     rng = fresh_rng()
     kernel = EmuKernel(emu, wfa.SETTLE)
-    reached = {"none": 0, "1": 0, "2": 0}
+    reached = {(verdict, many): 0 for verdict in ("none", "1", "2") for many in (False, True)}
     for case in range(600):
-        count = int(rng.integers(1, 3 * threads // 16 if case % 4 == 0 else 14))
+        count = int(rng.integers(threads + 1, 3 * threads) if case % 4 == 0 else rng.integers(1, 14))
         spec = count - 1 if rng.random() < 0.8 else 0
         n, rows_each = 10 * count, 10
         cuts = np.arange(count + 1, dtype=np.int64) * rows_each
         columns = np.cumsum(np.concatenate([[0], rng.integers(5, 15, count)]))
         m = int(columns[-1]) if rng.random() < 0.9 else int(columns[-1]) + 1
-        slip = 0.04 if count > 20 else 0.15
+        rare = min(1.0, float(rng.uniform(1, 10)) / count)  # (a few pieces off in a round of many, or none)
+        slip = 0.15 * rare
         pieces = [(k, k + 1) for k in range(count)] + [(k, k + 2) for k in range(spec)]
         size = len(pieces)
         start = np.array([columns[i] + (rng.integers(-2, 3) if rng.random() < slip else 0) for i, _ in pieces])
         end = np.array([columns[j] + (rng.integers(-2, 3) if rng.random() < slip else 0) for _, j in pieces])
-        steps = np.where(rng.random(size) < 0.03, -1, rng.integers(0, 6, size))
+        steps = np.where(rng.random(size) < 0.03 * rare, -1, rng.integers(0, 6, size))
         g = int(rng.integers(1, 3))
         affine, whole = bool(rng.random() < 0.5), bool(rng.random() < 0.5)
         runs_each = 6
         used = rng.integers(0, 4, size)
         runs = np.zeros(size * runs_each, np.uint32)
         for q in range(size):  # (ops drawn with D often, so that D runs meet at seams)
-            ops = rng.choice([seg.OP_DEL, 0, 1, 3], int(used[q]), p=[0.5, 0.3, 0.1, 0.1])
+            ops = rng.choice([seg.OP_DEL, 0, 1, 3], int(used[q]), p=np.array([5 * rare, 3, 1, 1]) / (5 * rare + 5))
             runs[q * runs_each:q * runs_each + used[q]] = (rng.integers(1, 5, used[q]) << 2) | ops
         total = int(np.where(steps[:count] >= 0, steps[:count] * g, 0).sum())
         bound = bands.NO_ESCAPE if rng.random() < 0.3 else int(total + rng.integers(-3, 6))
@@ -602,14 +604,97 @@ def test_pieces_settle_equals_the_host_check(emu, threads):
         want = host_check(cuts, n, m, got, count, affine, whole, bound, runs_each)
         assert bool(result[0]) == (want is not None), (case, want, result[:4])
         if want is None:
-            reached["none"] += 1
+            reached["none", count > threads] += 1
             continue
         final = result[4:][result[4:] >= 0].tolist()
         assert (int(result[1]), int(result[2]), int(result[3]), final) == want, case
-        reached[str(want[2])] += 1
+        reached[str(want[2]), count > threads] += 1
     print(reached)
-    assert min(reached.values()) >= 30
+    assert min(reached.values()) >= 5
 
+
+# hand-made rounds for nw_pieces_settle (cuts 10 rows apart, the pair's m 10 a piece): each piece's start and end
+# columns, the first pieces' then the merges' (pieces k, k + 1 as one); scores 1, 2, .. and 10, 11, ..
+JOINED = ((0, 10), (10, 20), (20, 30), (30, 40)), ((0, 20), (10, 30), (20, 40))  # certified on the first cuts
+ONE_SEAM = ((0, 10), (11, 20), (20, 30), (30, 40)), ((0, 20), (11, 30), (20, 40))  # seam 0|1: its merge certifies
+LAST_SEAM = ((0, 10), (10, 20), (20, 30), (31, 40)), ((0, 20), (10, 30), (20, 40))  # seam 2|3
+TRIPLE = ((0, 10), (11, 20), (21, 30), (30, 40)), ((0, 20), (11, 30), (21, 40))  # seams 0|1, 1|2: 3 pieces as one
+LAST_TRIPLE = ((0, 10), (11, 20), (21, 30)), ((0, 20), (11, 30))  # the same, the round's last three
+# (name, round, changes {piece: (start, end, score, opens, closes), None: a field kept}, spec (None: all merges
+# asked for), whole, the bound less the first cuts' sum, the verdict: 0 not certified, else the checks)
+SETTLE_CASES = (
+    ("joined", JOINED, {}, None, True, 0, 1),
+    ("gave-up", JOINED, {2: (None, None, -1, 0, 0)}, None, True, 0, 0),
+    ("merge-gave-up-unused", JOINED, {4: (None, None, -1, 0, 0)}, None, True, 0, 1),
+    ("start", JOINED, {0: (1, None, None, 0, 0)}, None, True, 0, 0),
+    ("opens", JOINED, {0: (None, None, None, 1, 0)}, None, True, 0, 0),
+    ("end", JOINED, {3: (None, 39, None, 0, 0)}, None, True, 0, 0),
+    ("end-prefix", JOINED, {3: (None, 39, None, 0, 0)}, None, False, 0, 1),
+    ("bound", JOINED, {}, None, True, -1, 0),
+    ("d-run-unpaid", JOINED, {2: (None, None, None, 1, 0)}, None, True, 100, 2),
+    ("d-run-joined", JOINED, {1: (None, None, None, 0, 1), 2: (None, None, None, 1, 0)}, None, True, 0, 1),
+    ("merge", ONE_SEAM, {}, None, True, 100, 2),
+    ("merge-bound", ONE_SEAM, {}, None, True, 6, 0),
+    ("merge-at-bound", ONE_SEAM, {}, None, True, 7, 2),
+    ("merge-gave-up", ONE_SEAM, {4: (None, None, -1, 0, 0)}, None, True, 100, 0),
+    ("merge-start", ONE_SEAM, {4: (1, None, None, 0, 0)}, None, True, 100, 0),
+    ("merge-opens", ONE_SEAM, {4: (None, None, None, 1, 0)}, None, True, 100, 0),
+    ("merge-seam", ONE_SEAM, {4: (None, 19, None, 0, 0)}, None, True, 100, 0),
+    ("merge-d-run", ONE_SEAM, {2: (None, None, None, 1, 0)}, None, True, 100, 0),
+    ("last-merge", LAST_SEAM, {}, None, True, 100, 2),
+    ("last-merge-end", LAST_SEAM, {6: (None, 39, None, 0, 0)}, None, True, 100, 0),
+    ("last-merge-prefix", LAST_SEAM, {6: (None, 39, None, 0, 0)}, None, False, 100, 2),
+    ("no-merges", ONE_SEAM, {}, 0, True, 100, 0),
+    ("triple", TRIPLE, {}, None, True, 100, 0),
+    ("last-triple", LAST_TRIPLE, {}, None, True, 100, 0),
+)
+
+
+@pytest.mark.parametrize("name, pieces, changes, spec, whole, over, verdict", SETTLE_CASES,
+                         ids=[c[0] for c in SETTLE_CASES])
+def test_pieces_settle_clauses(emu, name, pieces, changes, spec, whole, over, verdict):
+    """nw_pieces_settle on hand-made rounds, one clause of segments.settle each (both checks: a piece given up, the
+    ends, the sum against the bound, the seams' columns and D runs, the merged cuts), against host_check and the
+    verdict expected; gap-affine (each piece's path a run ending and one starting it, M or D); 2 threads, fewer than
+    the pieces. Beside the round's arrays a piece that would certify what the host does not, wrongly (a sum without
+    a piece), if the kernel read past the round: before them, joining the first two pieces' merge (three first
+    pieces as one: no piece solved for it; a kernel without that check reads piece -1), after them the merges
+    where none are asked for (``spec`` 0)."""
+    from splicedalign.workloads.nw import segments as seg
+    from splicedalign.workloads.nw.records import OP_DEL, OP_MATCH
+
+    first, merges = pieces
+    count, runs_each, n_pair = len(first), 2, 1000
+    spec = count - 1 if spec is None else spec
+    rows = [(20, 30, 0, 0, 0)]  # (the guard before the round: joins the merge of first pieces 0 and 1)
+    rows += [(s, e, k + 1, 0, 0) for k, (s, e) in enumerate(first)] + [(s, e, 10 + k, 0, 0)
+                                                                        for k, (s, e) in enumerate(merges)]
+    for q, change in changes.items():
+        rows[1 + q] = tuple(old if new is None else new for old, new in zip(rows[1 + q], change))
+    size = len(rows) - 1
+    out = np.zeros((size + 1, batch.OUT), np.int32)
+    out[:, 0], out[:, 1], out[:, 2], out[:, 3] = [r[2] for r in rows], [r[1] for r in rows], [r[0] for r in rows], 2
+    table_from = np.zeros(2 * (size + 1), np.int64)
+    table_from[1::2] = n_pair  # (each window from column 0: start and end are the pair's columns)
+    runs = np.array([[(1 << 2) | (OP_DEL if r[4] else OP_MATCH), (1 << 2) | (OP_DEL if r[3] else OP_MATCH)]
+                     for r in rows], np.uint32).reshape(-1)  # (last run first)
+    bound = sum(max(0, r[2]) for r in rows[1:1 + count]) + over  # (the first cuts' pieces that did not give up)
+    result = np.full(4 + count, -7, np.int64)
+    EmuKernel(emu, wfa.SETTLE)((1,), (2,), (out[1:], runs[runs_each:], np.int64(runs_each), table_from[2:],
+                                             np.int64(n_pair), np.int32(count), np.int32(spec), np.int32(1),
+                                             np.int32(1), np.int32(whole), np.int32(10 * count), np.int64(bound),
+                                             result), shared_mem=8 * count)
+    asked = rows[1:1 + count + spec]
+    got = seg.Pieces(np.array([r[2] for r in asked], np.int64), np.array([r[0] for r in asked]),
+                     np.array([r[1] for r in asked]), runs[runs_each:][:len(asked) * runs_each],
+                     np.arange(len(asked)) * runs_each, np.full(len(asked), 2, np.int64))
+    cuts = np.arange(count + 1, dtype=np.int64) * 10
+    want = host_check(cuts, 10 * count, 10 * count, got, count, True, whole, bound, runs_each)
+    assert (0 if want is None else want[2]) == verdict, (name, want)  # (the case is what it says)
+    assert result[0] == (want is not None), (name, result[:4])
+    if want is not None:
+        final = result[4:][result[4:] >= 0].tolist()
+        assert (int(result[1]), int(result[2]), int(result[3]), final) == want, name
 
 def test_segments_pool_within_the_budget(solver, monkeypatch):
     """solve_pieces' pool of kept wavefronts is cut to the memory budget: with room for almost nothing the
