@@ -1198,7 +1198,8 @@ from splicedalign.workloads.spliced.synthetic import paper_set
 
 record = sys.argv[3] == "1"
 feed.load_passes(record)
-held = {f"{m.__name__}.{k}": f for m in list(sys.modules.values()) if m.__name__.startswith("splicedalign")
+# (by sys.modules' keys: an entry need not be a module with a __name__, e.g. Cython's shadow cython.parallel)
+held = {f"{name}.{k}": f for name, m in list(sys.modules.items()) if name.startswith("splicedalign")
         for k, f in vars(m).items() if isinstance(f, CPUDispatcher)}
 loaded = {k: len(f.signatures) for k, f in held.items()}
 print(sum(map(bool, loaded.values())))
