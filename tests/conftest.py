@@ -35,7 +35,11 @@ def golden_case(g: dict) -> tuple[TestCase, Scoring]:
 # processes at once before any test runs: the GPU solver's host planning (the install
 # step's run) and the spliced CPU solvers. Otherwise each worker, and the subprocesses tests
 # start, compiled whatever the cache lacked when they first called it, the same function
-# often in two processes at once (cold clone, -n 2: ~15-20 CPU s each, part twice).
+# often in two processes at once (cold clone, -n 2: ~15-20 CPU s each, part twice). nw's
+# kernels are left out: under --dist worksteal (each worker starts on its own half of the
+# files) no nw function was compiled by both workers, and a third warm-up process compiling
+# them (trace_block, _blocks_wavefront, _prefix_scores: ~18 CPU s) only moved that work
+# before the first test (fresh clone, two runs each: 364-369 -> 374-382 CPU s, 198-200 -> 200-210 s).
 NUMBA_WARM_UP = (
     "from splicedalign.kernels import compile_host_code\ncompile_host_code()\n",
     "from splicedalign.workloads.spliced.records import Scoring\n"
