@@ -314,7 +314,8 @@ def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolveP
             verdict, total, out = settle(cuts, solved.table, n, m, mode == "global", bound)
             if verdict == MISSING:
                 ask0, ask1, c0, c1 = asks(cuts, out, speculate and round_ == 1, lo, hi, m)
-                got, first = (solve(ask0, ask1, c0, c1), None) if first is None else (first, None)
+                got = solve(ask0, ask1, c0, c1) if first is None else first
+                first = None
                 assert got.score.size == ask0.size  # (``first``: this band's first asks)
                 trace.rounds += 1
                 trace.solved += ask0.size
