@@ -46,7 +46,7 @@ def measure(name: str, pair: Pair, costs: Costs, mode: str, repeats: int) -> str
     g = wfa.reduced_costs(costs)[0]
     width = bands.width_needed(int(solver_module.SEGMENTS_SLACK * best.score) + 1, costs, mode, pair.n, pair.m)
     rate = best.score / max(pair.n, pair.m)
-    speculate = (segments.first_cuts(pair.n).size - 1 <= solver_module.SEGMENTS_SPECULATE
+    speculate = (segments.piece_count(pair.n) <= solver_module.SEGMENTS_SPECULATE
                  and rate * segments.ROWS / g <= solver_module.SPECULATE_COST)
     solve = segments.cpu_pieces(pair, costs)
     recorded: list[tuple[np.ndarray, segments.Pieces]] = []
