@@ -104,8 +104,7 @@ def escape_between(costs: Costs, mode: str, n: int, m: int, lo: int, hi: int) ->
     kind present is at least one gap. The diagonal steps, at most min(n, m), cost at least
     min(0, match, mismatch) each. For the bands of ``band_for`` this is the docstring's bound
     or more (prefix: the side of the longer sequence)."""
-    bound = _escape(int(costs.gap_open), int(costs.indel), min(0, int(costs.match), int(costs.mismatch)),
-                    ESCAPE_MODES[mode], n, m, lo, hi)
+    bound = _escape(*_escape_terms(costs, mode), n, m, lo, hi)
     return None if bound == NO_ESCAPE else int(bound)
 
 
@@ -113,12 +112,16 @@ NO_ESCAPE = np.iinfo(np.int64).max  # escape_bounds of a band with no cell outsi
 ESCAPE_MODES = {"global": 0, "prefix": 1, "infix": 2}  # _escape's mode codes
 
 
+def _escape_terms(costs: Costs, mode: str) -> tuple[int, int, int, int]:
+    """``_escape``'s first arguments: gap open, extend, a diagonal step's least cost, the mode's code."""
+    return int(costs.gap_open), int(costs.indel), min(0, int(costs.match), int(costs.mismatch)), ESCAPE_MODES[mode]
+
+
 def escape_bounds(costs: Costs, mode: str, n: np.ndarray, m: np.ndarray, lo: np.ndarray,
                   hi: np.ndarray) -> np.ndarray:
     """``escape_between`` of many pairs and bands at once (int64 arrays; NO_ESCAPE for None)."""
     every = np.broadcast_arrays(*(np.asarray(x, dtype=np.int64) for x in (n, m, lo, hi)))
-    return _escapes(int(costs.gap_open), int(costs.indel), min(0, int(costs.match), int(costs.mismatch)),
-                    ESCAPE_MODES[mode], *(np.ravel(x) for x in every)).reshape(every[0].shape)
+    return _escapes(*_escape_terms(costs, mode), *(np.ravel(x) for x in every)).reshape(every[0].shape)
 
 
 @njit(cache=True, nogil=True)
