@@ -33,10 +33,6 @@ def mutated(rng: np.random.Generator, a: np.ndarray, rate: float) -> np.ndarray:
     return np.array(out or [0], np.uint8)
 
 
-def linear_costs(rng: np.random.Generator) -> Costs:
-    return Costs(0, int(rng.integers(1, 5)), int(rng.integers(1, 5)))
-
-
 def wfa_costs(rng: np.random.Generator) -> Costs:
     """Linear or gap-affine costs the WFA takes (half each)."""
     gap_open = int(rng.integers(1, 7)) if rng.random() < 0.5 else 0
