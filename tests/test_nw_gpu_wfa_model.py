@@ -696,21 +696,17 @@ def test_pieces_settle_clauses(emu, name, pieces, changes, spec, whole, over, ve
         final = result[4:][result[4:] >= 0].tolist()
         assert (int(result[1]), int(result[2]), int(result[3]), final) == want, name
 
+
 def test_segments_pool_within_the_budget(solver, monkeypatch):
     """solve_pieces' pool of kept wavefronts is cut to the memory budget: with room for almost nothing the
     pieces give up (-1), nothing raises, and the solve goes on to the one-block WFA, exact."""
     from splicedalign.workloads.nw import segments
-    from splicedalign.workloads.nw.gpu.solver import SEGMENTS_MIN, GpuSolver
+    from splicedalign.workloads.nw.gpu.solver import SEGMENTS_MIN
 
-    monkeypatch.setattr(wfa, "PIECE_THREADS", 64)
-    monkeypatch.setattr(wfa, "MAX_THREADS", 128)
-    rng = np.random.default_rng(2695)
-    print("seed 2695")
+    gpu, rng = segments_gpu(solver, monkeypatch, 2695)
     a = random_codes(SEGMENTS_MIN + 500, rng)
     pair, costs = Pair("b", "a", "b", a, mutate(a, rng, 0.2)), Costs(0, 1, 3)
     monkeypatch.setattr(device, "memory_budget", lambda cap=None: 2 * 4 * ((1 << 20) + 64))  # (64 ints of pool)
-    gpu = GpuSolver(poison=True)
-    gpu.wfa = solver
     got = gpu.try_wfa(pair, costs, True, "global", time.perf_counter())
     assert gpu.stats_segments is not None and gpu.stats_segments.why == "a piece gave up"
     want = ReferenceSolver().solve(pair, costs, False, "global").score
