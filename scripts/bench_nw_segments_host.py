@@ -29,7 +29,7 @@ from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, case_pair
 def gpu_shaped(pieces: segments.Pieces, r0: np.ndarray, r1: np.ndarray, rate: float, g: int) -> segments.Pieces:
     """``pieces`` with their runs laid out as ``WfaSolver.solve_pieces`` returns them: room for 2 max_steps + 4
     runs a piece (max_steps as ``GpuSolver.try_segments`` sets it), piece k's at k times that."""
-    steps = int(segments.PIECE_SLACK * rate * int((r1 - r0).max()) / g) + segments.PIECE_STEPS
+    steps = segments.piece_caps(rate, int((r1 - r0).max()), g)[0]
     each = 2 * steps + 4
     assert int(pieces.used.max()) <= each
     runs = np.zeros(pieces.score.size * each, np.uint32)
@@ -46,8 +46,7 @@ def measure(name: str, pair: Pair, costs: Costs, mode: str, repeats: int) -> str
     g = wfa.reduced_costs(costs)[0]
     width = bands.width_needed(int(solver_module.SEGMENTS_SLACK * best.score) + 1, costs, mode, pair.n, pair.m)
     rate = best.score / max(pair.n, pair.m)
-    speculate = (segments.piece_count(pair.n) <= solver_module.SEGMENTS_SPECULATE
-                 and rate * segments.ROWS / g <= solver_module.SPECULATE_COST)
+    speculate = solver_module.speculates(pair.n, rate, g)
     solve = segments.cpu_pieces(pair, costs)
     recorded: list[tuple[np.ndarray, segments.Pieces]] = []
     at = [0]

@@ -167,8 +167,7 @@ def kernel_threads(pair, costs, expected: float, repeats: int) -> None:
     _, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
     rate = expected / max(pair.n, pair.m)
     rows = int((r1 - r0).max())
-    steps = int(segments.PIECE_SLACK * rate * rows / g) + segments.PIECE_STEPS
-    pool = int(segments.POOL_SLACK * rate * rows / g) + segments.POOL_STEPS
+    steps, pool = segments.piece_caps(rate, rows, g)
     solver = wfa.WfaSolver()
     solver.stage(pair, costs)
     print(f"kernel alone: {r0.size} pieces (rows <= {rows}, windows <= {int((c1 - c0).max())} columns, w {width}, "

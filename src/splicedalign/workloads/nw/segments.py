@@ -143,6 +143,13 @@ class Trace:
     why: str = ""  # why it gave up ("": it did not)
 
 
+def piece_caps(rate: float, rows: int, g: int) -> tuple[int, int]:
+    """(a piece's score cap in steps, the kept wavefronts' room in steps a piece) of a round whose
+    longest piece has ``rows`` rows, on a pair whose cost a row is about ``rate`` (``g``: the reduced
+    costs' factor; PIECE_SLACK and POOL_SLACK)."""
+    return (int(PIECE_SLACK * rate * rows / g) + PIECE_STEPS, int(POOL_SLACK * rate * rows / g) + POOL_STEPS)
+
+
 def applies(costs: Costs, mode: str) -> bool:
     """Costs the WFA takes (``wfa.applicable``), global or prefix mode."""
     return mode in MODES and wfa.applicable(costs)

@@ -99,6 +99,12 @@ SEGMENTS_WIDTH_MAX = 4096
 SEGMENTS_SPECULATE, SPECULATE_COST = 600, 10.0
 
 
+def speculates(n: int, rate: float, g: int) -> bool:
+    """Whether segments' first round of an n-row pair whose cost a row is about ``rate`` (``g``: the
+    reduced costs' factor) also solves the neighbouring pieces as one (SEGMENTS_SPECULATE, SPECULATE_COST)."""
+    return segments.piece_count(n, segments.ROWS) <= SEGMENTS_SPECULATE and rate * segments.ROWS / g <= SPECULATE_COST
+
+
 def fallback_ms(pair: Pair, costs: Costs, mode: str, traceback: bool, band_min_cells: float) -> float:
     """The predicted time of the band or whole-table path (the constants above)."""
     band = bands.first_band(costs, mode, pair.n, pair.m)
@@ -305,9 +311,7 @@ class GpuSolver:
 
         def caps(r0: np.ndarray, r1: np.ndarray) -> tuple[int, int, int]:
             """A round's cap of a piece's scores, the pool's scores a piece, threads a block."""
-            rows = int((r1 - r0).max())
-            return (int(segments.PIECE_SLACK * rate * rows / g) + segments.PIECE_STEPS,
-                    int(segments.POOL_SLACK * rate * rows / g) + segments.POOL_STEPS,
+            return (*segments.piece_caps(rate, int((r1 - r0).max()), g),
                     wfa.MAX_THREADS if r0.size <= solver.multiprocessors else wfa.PIECE_THREADS)
 
         def solve(r0: np.ndarray, r1: np.ndarray, c0: np.ndarray, c1: np.ndarray) -> segments.Pieces:
@@ -315,8 +319,7 @@ class GpuSolver:
 
         trace = segments.Trace()
         solver.stats = {}
-        speculate = (segments.piece_count(pair.n, segments.ROWS) <= SEGMENTS_SPECULATE
-                     and rate * segments.ROWS / g <= SPECULATE_COST)
+        speculate = speculates(pair.n, rate, g)
         got: segments.Segmented | None = None
         first = None
         if speculate:  # (where one round is expected to certify: its check on the device, WfaSolver.check_pieces)
