@@ -372,10 +372,16 @@ class CaseColumns(NamedTuple):
 
     def cells(self) -> np.ndarray:
         """(C,) each case's TestCase.cells, n * Σ|b_k|: the sums once per list."""
-        if not self.n.size:
-            return np.zeros(0, np.int64)
-        lengths = self.bounds[:, 1] - self.bounds[:, 0] + 1
-        return self.n * np.add.reduceat(lengths, self.list_start[:-1])[self.source]
+        return self.n * list_sums(self.bounds[:, 1] - self.bounds[:, 0] + 1, self.list_start, self.source)
+
+
+def list_sums(values: np.ndarray, start: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """(C,) the sum of ``values`` (one per exon of lists laid out at ``start``: list i's at
+    [start[i], start[i + 1])) over the exons of each case, whose list is ``source``: summed once
+    per list, not per case (CaseColumns, gpu.flat.ExonLists)."""
+    if not source.size:
+        return np.zeros(0, values.dtype)
+    return np.add.reduceat(values, start[:-1])[source]
 
 
 def same_exons(a: tuple[Exon, ...] | Exons, b: tuple[Exon, ...] | Exons) -> bool:

@@ -27,7 +27,7 @@ from numba.extending import intrinsic
 
 from splicedalign.core.alphabet import _lut_base, _lut_target
 from splicedalign.core.strmem import str_addresses
-from splicedalign.workloads.spliced.records import CaseSet, TestCase, same_exons, used_bases
+from splicedalign.workloads.spliced.records import CaseSet, TestCase, list_sums, same_exons, used_bases
 
 _EXONS, _TARGET, _BASE, _BOUNDS = map(operator.attrgetter, ("exons", "target", "base", "bounds"))
 # Cases read in blocks of READ_BLOCK by _read: each block's objects are read while in cache.
@@ -79,10 +79,8 @@ class ExonLists(NamedTuple):
 
     def sums(self, values: np.ndarray, source: np.ndarray) -> np.ndarray:
         """(C,) the sum of ``values`` (one per exon of the lists) over the exons of each case,
-        whose list is ``source``: summed once per list, not per case."""
-        if not source.size:
-            return np.zeros(0, values.dtype)
-        return np.add.reduceat(values, self.start[:-1])[source]
+        whose list is ``source`` (records.list_sums)."""
+        return list_sums(values, self.start, source)
 
 
 @dataclass(frozen=True)
