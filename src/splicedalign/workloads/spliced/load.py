@@ -151,7 +151,5 @@ class CaseFiles:
 def load_cases(base: str | Path, exons: str | Path, target: str | Path, exon_format: str = "tsv",
                name: str | None = None, strands: Sequence[str] = ("+", "-"), shift: int = 0) -> CaseSet:
     """``CaseFiles.cases`` of one set of files, with their columns (records.CaseSetMaker)."""
-    made = CaseSetMaker()
-    made.add(CaseFiles().cases(base, exons, target, exon_format, name, strands, shift))
-    return made.made()
+    return CaseSetMaker(CaseFiles().cases(base, exons, target, exon_format, name, strands, shift)).made()
 

@@ -213,9 +213,9 @@ def load_cases(manifest: str | Path, names: Iterable[str] | None = None) -> Case
     (records.CaseSetMaker: a batch job's split reads no case object). The manifest is read once
     per version of the file: the pipeline's jobs load one case each from it."""
     wanted = None if names is None else set(names)
-    files, made = CaseFiles(), CaseSetMaker()  # a shared base read once
-    made.add(e.load(files) for e in _entries(*_modified(manifest)).values() if wanted is None or e.case in wanted)
-    return made.made()
+    files = CaseFiles()  # a shared base read once
+    return CaseSetMaker(e.load(files) for e in _entries(*_modified(manifest)).values()
+                        if wanted is None or e.case in wanted).made()
 
 
 def case_json(root: str | Path, case: str, solver: str) -> Path:

@@ -458,7 +458,7 @@ class CaseSetMaker:
     exon list of the case before it where ``same_exons``, each list's bounds read once. A loaded
     paper-shaped set then reaches the solver's split with its columns, as the generator's does."""
 
-    def __init__(self) -> None:
+    def __init__(self, cases: Iterable[TestCase] = ()) -> None:
         self._cases: list[TestCase] = []
         self._n: list[int] = []
         self._base: list[int] = []
@@ -467,6 +467,7 @@ class CaseSetMaker:
         self._bases: list[str] = []
         self._lists: list[np.ndarray] = []  # each exon list's bounds
         self._exons: tuple[Exon, ...] | Exons | None = None  # the last case's
+        self.add(cases)
 
     def add(self, cases: Iterable[TestCase]) -> None:
         """Cases made, in order, after those added before."""
