@@ -7,6 +7,7 @@ byte for byte, and pass the oracle. Only the CUDA transcription is left to the d
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -675,3 +676,20 @@ def test_fed_recording_launch_takes_nothing_new_while_its_kernel_waits(monkeypat
     during = log[start + 1:end]
     assert [e[:2] for e in during if e[0] == "launch"] == [("launch", gpu_plan.MODE_FOLLOW)]
     assert not [e for e in during if e[0] in ("lookup", "alloc", "upload")], during
+
+
+def test_profiled_jobs_keep_no_storage(monkeypatch):
+    """benchmarks/spliced_profile.keep_jobs (the cold probe's events) keeps each queued launch's
+    job without its row and move storage, which the solver gives back once it collects the
+    launch (kept whole, a 10-set traced call's jobs filled an H100); its events and parts stay."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    monkeypatch.setattr(GpuSolver, "_launch", GpuSolver._launch)  # keep_jobs' wrapper undone afterwards
+    monkeypatch.delitem(sys.modules, "spliced_profile", raising=False)
+    from spliced_profile import keep_jobs
+
+    fake_gpu(monkeypatch, _fake_function_with_trace)
+    jobs: list = []
+    keep_jobs(jobs)
+    solver, cases, want = _traced_as_sequential(39)
+    assert jobs and all(j.storage is None and j.moves is None for j in jobs)
+    assert all(j.events and j.parts and j.traced is not None for j in jobs)
