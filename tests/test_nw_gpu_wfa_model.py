@@ -479,7 +479,7 @@ def test_segments_on_host(solver, mode, monkeypatch):
 
 @pytest.mark.parametrize("mode", ("global", "prefix"))
 def test_segments_checked_on_the_device_on_host(solver, mode, monkeypatch):
-    """try_segments' first round checked on the device (check_pieces: nw_pieces_settle on the host build) for
+    """try_segments' first round checked on the device (queue_check: nw_pieces_settle on the host build) for
     ~1% pairs (speculated): certified there, nothing but its result back (pieces_back never called), the score,
     end column and CIGAR exact; and with the device's verdict forced to "not certified", segments.segmented goes
     on from the same round's answers (no second launch) to the same answer; a pair whose optimum starts with an
@@ -502,8 +502,8 @@ def test_segments_checked_on_the_device_on_host(solver, mode, monkeypatch):
 
     monkeypatch.setitem(solver._kernels, wfa.SETTLE, check)
     checks = []
-    check_pieces = solver.check_pieces
-    monkeypatch.setattr(solver, "check_pieces", lambda *args: checks.append(1) or check_pieces(*args))
+    checked_of = solver.checked
+    monkeypatch.setattr(solver, "checked", lambda *args: checks.append(1) or checked_of(*args))
     checked = 0
     for k, costs in enumerate((Costs(0, 1, 3), Costs(0, 4, 2, 6))):
         a = random_codes(int(rng.integers(SEGMENTS_MIN, SEGMENTS_MIN + 1500)), rng)
@@ -531,6 +531,105 @@ def test_segments_checked_on_the_device_on_host(solver, mode, monkeypatch):
     assert checked >= 4
 
 
+@pytest.mark.parametrize("mode", ("global", "prefix"))
+def test_guessed_first_round_on_host(solver, mode, monkeypatch):
+    """try_wfa's guessed first round (GpuSolver.guess_round: queued on a band from n and m alone, before the
+    sample): on ~1% pairs it is the round segments answer from (queued before the sample, checked once, no other
+    round, never aborted); with the guess's band too narrow (GUESS_DIVERGENCE tiny) segments go on from that
+    round and widen; where only the head is similar (the sample does not speculate) it is aborted, the abort's copy
+    landing on that round's pool counter, and the sample's band answers; divergent pairs (their head) get none.
+    Every score and end the sequential DP's, every CIGAR re-scored."""
+    import ctypes
+
+    from splicedalign.workloads.nw import segments
+    from splicedalign.workloads.nw.gpu import solver as gpu_solver
+    from splicedalign.workloads.nw.gpu.solver import SEGMENTS_MIN
+    from splicedalign.workloads.nw.solvers import solve
+
+    gpu, rng = segments_gpu(solver, monkeypatch, 2710 + segments.MODES.index(mode))
+    order = []
+
+    def logger(name, inner):
+        def logged(*args, _name=name, _inner=inner):
+            got = _inner(*args)
+            order.append((_name, got if _name == "queue_check" else args[0]))
+            if _name == "abort":  # (the round's pool counter as the abort left it: a later round uploads its own)
+                order.append(("counter", ctypes.c_uint64.from_address(int(args[0].queued.pool_top)).value))
+            return got
+        return logged
+
+    for name in ("queue_check", "checked", "abort"):
+        monkeypatch.setattr(solver, name, logger(name, getattr(solver, name)))
+    sampled_score = wfa.sampled_score
+    monkeypatch.setattr(wfa, "sampled_score", lambda *args: order.append(("sample", None)) or sampled_score(*args))
+    seen = set()
+    for k, costs in enumerate((Costs(0, 1, 3), Costs(0, 4, 2, 6))):
+        a = random_codes(int(rng.integers(SEGMENTS_MIN, SEGMENTS_MIN + 1500)), rng)
+        similar = mutate(a, rng, 0.06)
+        head = np.concatenate([mutate(a[:gpu_solver.GUESS_HEAD + 100], rng, 0.06),
+                               mutate(a[gpu_solver.GUESS_HEAD + 100:], rng, 1.0)])
+        for kind, b in (("similar", similar), ("narrow", similar), ("head", head), ("divergent", mutate(a, rng, 1.0))):
+            pair = Pair(f"{kind}{k}", "a", "b", a, b)
+            monkeypatch.setattr(gpu_solver, "GUESS_DIVERGENCE", 1e-5 if kind == "narrow" else 0.015)
+            monkeypatch.setattr(gpu_solver, "GUESS_HEAD_SLACK", 1e9 if kind == "narrow" else 2.0)
+            done = solve(pair, costs, "sequential", False, mode)
+            for traceback in (False, True):
+                order.clear()
+                got = gpu.try_wfa(pair, costs, traceback, mode, time.perf_counter())
+                assert got is not None or kind in ("head", "divergent"), pair.name  # (the WFA may decline: to the band)
+                assert got is None or (got.score, got.end2) == (done.score, done.end2), (pair.name, traceback)
+                if got is not None and traceback:
+                    assert cigar_cost(got.cigar, pair.a, pair.b, costs, got.start2, got.end2) == done.score
+                names = [name for name, _ in order]
+                if kind == "divergent":
+                    assert names[:1] == ["sample"] and "abort" not in names and "checked" not in names, names
+                    seen.add(kind)
+                    continue
+                assert names[:2] == ["queue_check", "sample"], (pair.name, names)
+                guess = order[0][1]
+                trace = gpu.stats_segments
+                if kind == "head":
+                    assert names[2] == "abort" and order[2][1] is guess and "checked" not in names, names
+                    assert order[3] == ("counter", solver.abort_parts()[1][0])
+                    assert trace.rounds >= 1, trace  # (the sample's band, not speculated)
+                else:
+                    assert names[2:] == ["checked"] and order[2][1] is guess, (pair.name, names)
+                    if kind == "similar":
+                        assert got.algorithm == segments.ALGORITHM and trace.rounds == 1, (pair.name, trace)
+                    else:  # (segments went on from the guess's round, then widened: certified or handed on)
+                        assert trace.widened == 1 and trace.rounds >= 2, (pair.name, trace)
+                seen.add(kind)
+    assert seen == {"similar", "narrow", "head", "divergent"}
+
+
+def test_a_spent_pool_counter_makes_every_piece_give_up(solver, monkeypatch):
+    """WfaSolver.abort's mechanism on the host build: the round's pool counter set to abort's value before the
+    sweep (as abort's copy lands) and every piece gives up (score -1), where the same round without it answers
+    every piece."""
+    import ctypes
+
+    from splicedalign.workloads.nw import segments
+
+    rng = np.random.default_rng(2714)
+    print("seed 2714")
+    monkeypatch.setattr(wfa, "PIECE_THREADS", 64)
+    costs = Costs(0, 1, 3)
+    a = random_codes(3000, rng)
+    pair = Pair("spent", "a", "b", a, mutate(a, rng, 0.1))
+    assert solver.stage(pair, costs)
+    lo, hi, _ = segments.band_bound(costs, "global", pair.n, pair.m, 60)
+    _, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
+    sweep = solver.kernel(wfa.SWEEP.format(affine="false", keep="true", shared="true"))
+    for spent in (False, True):
+        def launched(grid, block, args, shared_mem=0, _spent=spent):
+            if _spent:  # (nw_wfa's pool_top: sweep_args' 17th)
+                ctypes.c_uint64.from_address(int(args[16])).value = int(solver.abort_parts()[1][0])
+            sweep(grid, block, args, shared_mem)
+        monkeypatch.setitem(solver._kernels, wfa.SWEEP.format(affine="false", keep="true", shared="true"), launched)
+        got = solver.solve_pieces(pair, costs, r0, r1, c0, c1, 40, 20, 64)
+        assert (got.score < 0).all() if spent else (got.score >= 0).all(), (spent, got.score)
+
+
 def host_check(cuts, n, m, got, count, affine, whole, bound, runs_each):
     """segments.segmented's first two checks on the host (Solved.add, settle; the second on the merged cuts where
     the first merges), for a round of ``got`` pieces (the first cuts', then every two neighbours as one): (score,
@@ -556,7 +655,7 @@ def host_check(cuts, n, m, got, count, affine, whole, bound, runs_each):
 
 @pytest.mark.parametrize("threads", [32, 7 * 32])
 def test_pieces_settle_equals_the_host_check(emu, threads):
-    """nw_pieces_settle (the device's check of a first round, WfaSolver.check_pieces) on the host build against
+    """nw_pieces_settle (the device's check of a first round, WfaSolver.queue_check) on the host build against
     segments.py's own check (host_check: Solved.add and settle, as segmented runs them) on random rounds: pieces
     given up (first or speculative), seams agreeing or not (columns, gap-affine D runs at the ends), neighbouring
     seams disagreeing, ends off (first start, a leading D run, global end), sums about the escape bound, with and

@@ -114,7 +114,7 @@ SolvePieces = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], Pieces]
 class Segmented:
     """A certified answer: the optimal score, its end column, the pieces' runs one after another (last
     piece first: an optimal alignment's runs, ``runs``; none, each piece's ``used`` 0, where a device's check
-    was asked for the score only: ``WfaSolver.check_pieces``), and the rounds it took."""
+    was asked for the score only: ``WfaSolver.checked``), and the rounds it took."""
 
     score: int
     end2: int
@@ -307,7 +307,7 @@ def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolveP
     the first round also solves every two neighbouring pieces as one (the merge a disagreeing seam
     asks for, ready without a second round where its neighbours' seams agree). ``first``: the answers
     of the first round's asks (``first_asks`` at this band), solved by the caller already (a device's
-    check that did not certify: ``WfaSolver.check_pieces``). ``trace``: filled with
+    check that did not certify: ``WfaSolver.checked``). ``trace``: filled with
     what it did. Each round's check is one compiled call (``settle``), each solve's bookkeeping one
     (``stored``)."""
     assert applies(costs, mode) and n > 0 and m > 0

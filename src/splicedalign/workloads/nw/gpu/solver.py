@@ -99,6 +99,36 @@ SEGMENTS_WIDTH_MAX = 4096
 SEGMENTS_SPECULATE, SPECULATE_COST = 600, 10.0
 
 
+# A pair whose size, costs and mode would take segments' speculated first round has that round queued right
+# behind its letters, on a band guessed from n and m alone, while the host samples (H100 host, 10^5 1% linear:
+# the sample, the choice and the round's plan were ~0.1 ms of host before the round's launches): the band for a
+# cost a row of GUESS_DIVERGENCE times the mismatch cost (that share of a's letters mismatched; the linear 1%
+# pairs' ~0.0128 a row then within 0.015: w 244 at 10^5, where the sample's 1.5x gave 314), at most the speculation
+# limit's (SPECULATE_COST a piece). Where the
+# sample speculates too, segments go on from that round at its band (certified on the device, else by the host:
+# exact either way); else the round is aborted (WfaSolver.abort: each piece gives up within a few steps) and the
+# sample's band taken. No guess where a's first GUESS_HEAD letters against b's start (the sample's prefix WFA,
+# wfa.end_score, ~3-6 us at 1%) cost more than GUESS_HEAD_SLACK times the guessed rate a letter, or visit more than
+# GUESS_HEAD_WORK diagonals: 30,368 10%, 10^5 5% and unrelated pairs, whose guess the sample would abort (~0.1 ms
+# of host for nothing: the round's plan and launches); a few 1% pairs skip it too (their heads' 99th percentile:
+# linear 16 against 15.4, gap-affine 52 against 53).
+GUESS_DIVERGENCE = 0.015
+GUESS_HEAD, GUESS_HEAD_SLACK, GUESS_HEAD_WORK = 512, 2.0, 4096
+
+
+@dataclass(frozen=True)
+class Guess:
+    """A first round queued on a guessed band (``GpuSolver.guess_round``): the band's half-width, the round."""
+
+    width: int
+    queued: wfa.QueuedCheck
+
+
+def guessed_rate(costs: Costs, g: int) -> float:
+    """The cost a row a guessed band is sized for (GUESS_DIVERGENCE; ``g``: the reduced costs' factor)."""
+    return min(SPECULATE_COST * g / segments.ROWS, GUESS_DIVERGENCE * costs.mismatch)
+
+
 def speculates(n: int, rate: float, g: int) -> bool:
     """Whether segments' first round of an n-row pair whose cost a row is about ``rate`` (``g``: the
     reduced costs' factor) also solves the neighbouring pieces as one (SEGMENTS_SPECULATE, SPECULATE_COST)."""
@@ -279,13 +309,16 @@ class GpuSolver:
         # declines had its stage for nothing)
         if not self.wfa.stage(pair, costs):
             return None
+        guess = self.guess_round(pair, costs, traceback, mode)  # (its device round under the sample)
         expected = None
         if min(pair.n, pair.m) >= WFA_SAMPLE_MIN:
             expected = wfa.sampled_score(pair, costs)
             if self.use_segments and pair.n >= SEGMENTS_MIN and segments.applies(costs, mode) and np.isfinite(expected):
-                done = self.try_segments(pair, costs, traceback, mode, expected, started)
+                done, guess = self.try_segments(pair, costs, traceback, mode, expected, started, guess), None
                 if done is not None:
                     return done
+        if guess is not None:
+            self.wfa.abort(guess.queued)
         # (the other path's predicted time after segments: a certified pair never needs it)
         other = fallback_ms(pair, costs, mode, traceback, self.band_min_cells if self.adaptive else float("inf"))
         if expected is not None and self.wfa.estimate_ms(pair, costs, mode, expected) > WFA_SHARE * other:
@@ -295,41 +328,75 @@ class GpuSolver:
         self.passes = 1 if done is not None else 0
         return done
 
+    def guess_round(self, pair: Pair, costs: Costs, traceback: bool, mode: str) -> Guess | None:
+        """segments' first round with its check on the device (``queue_first``), queued on the band guessed from n
+        and m alone (GUESS_DIVERGENCE); None where the pair's size, costs and mode would not take it there, or its
+        head says it is not similar enough (GUESS_HEAD)."""
+        if not (self.use_segments and pair.n >= SEGMENTS_MIN and min(pair.n, pair.m) >= WFA_SAMPLE_MIN
+                and segments.applies(costs, mode)):
+            return None
+        g = reduced_costs(costs)[0]
+        rate = guessed_rate(costs, g)
+        width = bands.width_needed(int(rate * max(pair.n, pair.m)) + 1, costs, mode, pair.n, pair.m)
+        if not speculates(pair.n, rate, g) or width > SEGMENTS_WIDTH_MAX:
+            return None
+        head = wfa.end_score(pair.a[:GUESS_HEAD], pair.b[:GUESS_HEAD + wfa.SAMPLE_MARGIN], costs, GUESS_HEAD_WORK)
+        if head > GUESS_HEAD_SLACK * rate * GUESS_HEAD:
+            return None
+        return Guess(width, self.queue_first(pair, costs, traceback, mode, rate, width))
+
+    def queue_first(self, pair: Pair, costs: Costs, traceback: bool, mode: str, rate: float,
+                    width: int) -> wfa.QueuedCheck:
+        """segments' first round at the band of half-width ``width`` (``segments.first_asks`` with speculation),
+        its caps for a cost ``rate`` a row, and its check on the device, queued (``WfaSolver.queue_check``)."""
+        assert self.wfa is not None
+        lo, hi, bound = segments.band_bound(costs, mode, pair.n, pair.m, width)
+        cuts, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
+        return self.wfa.queue_check(pair, costs, mode, cuts.size - 1, r0, r1, c0, c1,
+                                    *self.round_caps(rate, r0, r1, reduced_costs(costs)[0]), bound, traceback)
+
+    def round_caps(self, rate: float, r0: np.ndarray, r1: np.ndarray, g: int) -> tuple[int, int, int]:
+        """A round's cap of a piece's scores, the pool's scores a piece (``segments.piece_caps`` for a cost
+        ``rate`` a row), threads a block."""
+        assert self.wfa is not None
+        return (*segments.piece_caps(rate, int((r1 - r0).max()), g),
+                wfa.MAX_THREADS if r0.size <= self.wfa.multiprocessors else wfa.PIECE_THREADS)
+
     def try_segments(self, pair: Pair, costs: Costs, traceback: bool, mode: str, expected: float,
-                     started: float) -> Result | None:
+                     started: float, guess: Guess | None = None) -> Result | None:
         """segments.py's certified pieces on the wavefront kernel (``WfaSolver.solve_pieces``), the band
-        sized for SEGMENTS_SLACK times the sampled score ``expected``; None where they do not certify (the
-        caller goes on to the one-block WFA, on the same staged letters)."""
+        sized for SEGMENTS_SLACK times the sampled score ``expected``, or, where the sample speculates, the
+        band of ``guess`` (``guess_round``: its first round on the device already; aborted where the sample does
+        not speculate); None where they do not certify (the caller goes on to the one-block WFA, on the same
+        staged letters)."""
         assert self.wfa is not None  # (try_wfa made it and staged the pair)
         t0 = time.perf_counter()
+        solver = self.wfa
         g = reduced_costs(costs)[0]
         rate = expected / max(pair.n, pair.m)  # cost a row, about
-        width = bands.width_needed(int(SEGMENTS_SLACK * expected) + 1, costs, mode, pair.n, pair.m)
+        speculate = speculates(pair.n, rate, g)
+        if guess is not None and not speculate:
+            solver.abort(guess.queued)
+            guess = None
+        width = guess.width if guess is not None else bands.width_needed(int(SEGMENTS_SLACK * expected) + 1, costs,
+                                                                          mode, pair.n, pair.m)
         if width > SEGMENTS_WIDTH_MAX:
             return None  # (windows of many times a piece's rows: not the similar pairs this is for)
-        solver = self.wfa
-
-        def caps(r0: np.ndarray, r1: np.ndarray) -> tuple[int, int, int]:
-            """A round's cap of a piece's scores, the pool's scores a piece, threads a block."""
-            return (*segments.piece_caps(rate, int((r1 - r0).max()), g),
-                    wfa.MAX_THREADS if r0.size <= solver.multiprocessors else wfa.PIECE_THREADS)
 
         def solve(r0: np.ndarray, r1: np.ndarray, c0: np.ndarray, c1: np.ndarray) -> segments.Pieces:
-            return solver.solve_pieces(pair, costs, r0, r1, c0, c1, *caps(r0, r1))
+            return solver.solve_pieces(pair, costs, r0, r1, c0, c1, *self.round_caps(rate, r0, r1, g))
 
         trace = segments.Trace()
         solver.stats = {}
-        speculate = speculates(pair.n, rate, g)
         got: segments.Segmented | None = None
         first = None
-        if speculate:  # (where one round is expected to certify: its check on the device, WfaSolver.check_pieces)
-            lo, hi, bound = segments.band_bound(costs, mode, pair.n, pair.m, width)
-            cuts, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
-            checked = solver.check_pieces(pair, costs, mode, cuts.size - 1, r0, r1, c0, c1, *caps(r0, r1), bound,
-                                          traceback)
+        if speculate:  # (where one round is expected to certify: its check on the device, WfaSolver.queue_check)
+            queued = guess.queued if guess is not None else self.queue_first(pair, costs, traceback, mode, rate, width)
+            checked = solver.checked(queued)
             if isinstance(checked, segments.Segmented):
                 got = checked
-                trace.rounds, trace.solved, trace.merges = 1, r0.size, cuts.size - 1 - checked.solve.size
+                trace.rounds, trace.solved = 1, queued.queued.count
+                trace.merges = segments.piece_count(pair.n, segments.ROWS) - checked.solve.size
             else:
                 first = checked
         if got is None:

@@ -27,7 +27,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -90,7 +90,7 @@ PACK = "nw_wfa_pack"
 # BiWFA (a single pair, linear costs, global mode, its rings and letters in shared memory): the
 # forward and the reverse wavefronts at once, each on half the block, about half the steps
 BIWFA = "nw_biwfa<{keep}>"
-# segments.py's check of a first round of pieces on the device (check_pieces): one block of SETTLE_THREADS, a thread
+# segments.py's check of a first round of pieces on the device (queue_check): one block of SETTLE_THREADS, a thread
 # a piece, for rounds of up to SETTLE_PIECES first pieces (its shared memory: 8 bytes a piece)
 SETTLE = "nw_pieces_settle"
 SETTLE_THREADS = 512
@@ -393,16 +393,20 @@ def sampled_score(pair: Pair, costs: Costs) -> float:
     times the longer length. Only the choice of algorithm rests on it (~10-50 us for similar
     pairs; a window past SAMPLE_WORK diagonals, ~0.2 ms, says unrelated: infinite)."""
     a_head, b_head, a_tail, b_tail = sample_ends(pair)
-    g, x, o, e = cpu_wfa.reduced_costs(costs)
-    total = 0
+    total = 0.0
     for a, b in ((a_head, b_head), (a_tail, b_tail)):
-        # (the compiled WFA called straight, as cpu_wfa.wfa_align in prefix mode without its answer's record)
-        status, score, _, _, _, _ = wfa_align_codes(np.ascontiguousarray(a), np.ascontiguousarray(b), x, o, e, False,
-                                                    False, True, False, SAMPLE_WORK, cpu_wfa.KEPT_BYTES)
-        if status != DONE:
-            return float("inf")
-        total += int(score) * g
+        total += end_score(a, b, costs, SAMPLE_WORK)
     return total / (2 * a_head.size) * max(pair.n, pair.m)
+
+
+def end_score(a: np.ndarray, b: np.ndarray, costs: Costs, work: int) -> float:
+    """The cost of all of ``a`` against a start of ``b`` (prefix mode) by the CPU WFA; inf past ``work``
+    diagonals (``sampled_score``'s ends)."""
+    g, x, o, e = cpu_wfa.reduced_costs(costs)
+    # (the compiled WFA called straight, as cpu_wfa.wfa_align in prefix mode without its answer's record)
+    status, score, _, _, _, _ = wfa_align_codes(np.ascontiguousarray(a), np.ascontiguousarray(b), x, o, e, False,
+                                                False, True, False, work, cpu_wfa.KEPT_BYTES)
+    return float(score) * g if status == DONE else float("inf")
 
 
 def sample_lengths(n: int) -> tuple[int, int]:
@@ -625,6 +629,17 @@ class QueuedPieces:
     runs: Any
     table_from: Any
     times: tuple[float, float, float, float]
+    pool_top: Any  # the pool's counter on the device (its address: ``WfaSolver.abort`` writes it)
+    uploaded: Any  # an event after the round's upload (of the descriptors and that counter)
+
+
+class QueuedCheck(NamedTuple):
+    """A first round and its check queued (``WfaSolver.queue_check``): the round, the pinned buffer the check's
+    result comes back into, and the one of the answers and runs (the alignment's; else None)."""
+
+    queued: QueuedPieces
+    checked: np.ndarray
+    got: np.ndarray | None
 
 
 class Workspace:
@@ -706,7 +721,8 @@ class WfaSolver:
         self._letter_codes: Any = None
         self._piece_host: np.ndarray | None = None  # solve_pieces' upload (piece_meta)
         self._piece_got: np.ndarray | None = None  # solve_pieces' copy back (piece_back)
-        self._piece_checked: np.ndarray | None = None  # check_pieces' copy back of nw_pieces_settle's result
+        self._piece_checked: np.ndarray | None = None  # queue_check's copy back of nw_pieces_settle's result
+        self._aborts: tuple[Any, np.ndarray, Any] | None = None  # abort_parts
         self.shared_bytes = SHARED_BYTES
         self.multiprocessors = 132  # (an H100's; the device's own below)
         try:  # the device's own limit a block (less the kernel's static 32 bytes)
@@ -1168,34 +1184,39 @@ class WfaSolver:
         the runs), one wait; every buffer the workspace's, grown on demand."""
         return self.pieces_back(self.queue_pieces(pair, costs, r0, r1, c0, c1, max_steps, pool_steps, threads))
 
-    def check_pieces(self, pair: Pair, costs: Costs, mode: str, count: int, r0: np.ndarray, r1: np.ndarray,
-                     c0: np.ndarray, c1: np.ndarray, max_steps: int, pool_steps: int, threads: int, bound: int,
-                     traceback: bool) -> Segmented | Pieces:
+    def queue_check(self, pair: Pair, costs: Costs, mode: str, count: int, r0: np.ndarray, r1: np.ndarray,
+                    c0: np.ndarray, c1: np.ndarray, max_steps: int, pool_steps: int, threads: int, bound: int,
+                    traceback: bool) -> QueuedCheck:
         """``solve_pieces`` of a first round (``segments.first_asks``: the ``count`` pieces of the first cuts,
         then with speculation every two neighbours as one) with its check on the device behind it (``nw_pieces_settle``:
         segments.settle on the first cuts, then on the merged cuts where the round holds their pieces; ``bound``:
-        the band's escape bound, band.NO_ESCAPE for none): where it certifies, the answer (one small copy back and
-        one wait; with the alignment the answers and runs in the same wait, the final pieces' runs taken from
-        them), else the round's Pieces for segments.segmented to go on from (their copy back, a second wait where
-        the alignment did not bring them)."""
+        the band's escape bound, band.NO_ESCAPE for none) and the check's copy back (with the alignment the answers
+        and runs too), all queued on the pair's stream, nothing waited for: ``checked`` reads it, ``abort`` ends it
+        early."""
         queued = self.queue_pieces(pair, costs, r0, r1, c0, c1, max_steps, pool_steps, threads)
         cp = self.cp
         stream = self.one_stream()[0]
         ws = self._workspace
         assert ws is not None and count <= SETTLE_PIECES
         found = ws.array("pieces-checked", 4 + count, cp.int64)
-        g = cpu_wfa.reduced_costs(costs)[0]
         with stream:
             self.kernel(SETTLE)((1,), (SETTLE_THREADS,), (
                 queued.back, queued.runs, np.int64(queued.runs_each), queued.table_from, np.int64(pair.n),
-                np.int32(count), np.int32(r0.size - count), np.int32(g), np.int32(costs.affine),
+                np.int32(count), np.int32(r0.size - count), np.int32(queued.g), np.int32(costs.affine),
                 np.int32(mode == "global"), np.int32(pair.m), np.int64(bound), found), shared_mem=8 * count)
         self._piece_checked = grown_pinned(self._piece_checked, 4 + count, np.int64)
         checked = self._piece_checked[:4 + count]
         cp.cuda.runtime.memcpyAsync(checked.ctypes.data, found.data.ptr, checked.nbytes,
                                     cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
-        got = self.copy_back(queued) if traceback else None
-        stream.synchronize()  # (raises a kernel's asynchronous fault)
+        return QueuedCheck(queued, checked, self.copy_back(queued) if traceback else None)
+
+    def checked(self, queued_check: QueuedCheck) -> Segmented | Pieces:
+        """A queued first round's result after one wait: where the device certified it, the answer (the final
+        pieces' runs, with the alignment, taken from the answers and runs copied back in the same wait), else the
+        round's Pieces for segments.segmented to go on from (their copy back, a second wait where the alignment
+        did not bring them)."""
+        queued, checked, got = queued_check
+        self.one_stream()[0].synchronize()  # (raises a kernel's asynchronous fault)
         if not checked[0]:
             return self.pieces_back(queued, got)
         self.round_stats(queued)
@@ -1208,6 +1229,21 @@ class WfaSolver:
         return Segmented(int(checked[1]), int(checked[2]), [got[queued.count * batch.OUT:].view(np.uint32)],
                          np.zeros(final.size, np.int64), final * queued.runs_each, answers[final, 3].astype(np.int64),
                          rounds)
+
+    def abort(self, queued_check: QueuedCheck) -> None:
+        """Ends a queued round early, its answers unread: the pool's counter (on the device, uploaded with the
+        round's descriptors) set past the pool by a copy on a stream of its own, after that upload, so that each
+        piece gives up at its next chunk of the pool (a chunk is an eighth of its share: a few steps) and those
+        not begun at their first step; then the wait for the round and that copy (a later round's upload and
+        pinned buffers come after both)."""
+        cp = self.cp
+        side, spent, _ = self.abort_parts()
+        side.wait_event(queued_check.queued.uploaded)
+        cp.cuda.runtime.memcpyAsync(int(queued_check.queued.pool_top), spent.ctypes.data, spent.nbytes,
+                                    cp.cuda.runtime.memcpyHostToDevice, side.ptr)
+        side.synchronize()
+        self.one_stream()[0].synchronize()
+        self._staged_only = False
 
     def queue_pieces(self, pair: Pair, costs: Costs, r0: np.ndarray, r1: np.ndarray, c0: np.ndarray,
                      c1: np.ndarray, max_steps: int, pool_steps: int, threads: int) -> QueuedPieces:
@@ -1239,9 +1275,11 @@ class WfaSolver:
         pool = ws.arrays["pieces-pool"]
         pool_ints = int(pool.size)
         stream, _, _, start, stop = self.one_stream()
+        uploaded = self.abort_parts()[2]
         t1 = time.perf_counter()
         cp.cuda.runtime.memcpyAsync(meta.data.ptr, host.ctypes.data, 8 * at["end"], cp.cuda.runtime.memcpyHostToDevice,
                                     stream.ptr)
+        uploaded.record(stream)
         packed = ws.array("pieces-packed", words, cp.uint64)
         bases = ws.array("pieces-bases", count * (max_steps + 1), cp.int64)
         back = ws.array("pieces-back", count * (batch.OUT + runs_each), cp.int32)  # the answers, then the runs
@@ -1263,7 +1301,8 @@ class WfaSolver:
                 config, ring, pool, pointer["pool_top"], pool_ints, bases, runs, back, gap_start=gap_start),
                 shared_mem=config.smem)
             stop.record(stream)
-        return QueuedPieces(count, runs_each, g, c0, back, runs, pointer["from"], (t0, t1, t2, time.perf_counter()))
+        return QueuedPieces(count, runs_each, g, c0, back, runs, pointer["from"], (t0, t1, t2, time.perf_counter()),
+                            pointer["pool_top"], uploaded)
 
     def copy_back(self, queued: QueuedPieces) -> np.ndarray:
         """The round's answers, then its runs, copied back on the pair's stream into ``piece_back``'s buffer
@@ -1309,6 +1348,15 @@ class WfaSolver:
         self._piece_host = grown_pinned(self._piece_host, ints, np.int64)
         assert self._workspace is not None
         return self._piece_host, self._workspace.array("pieces-meta", ints, self.cp.int64)
+
+    def abort_parts(self) -> tuple[Any, np.ndarray, Any]:
+        """(stream, spent, uploaded): ``abort``'s stream, its pinned value (past any pool) and the event each round
+        records after its upload (``queue_pieces``), made once."""
+        if self._aborts is None:
+            spent = device.empty_pinned(1, np.uint64)
+            spent[0] = np.uint64(1 << 62)
+            self._aborts = (self.cp.cuda.Stream(non_blocking=True), spent, self.cp.cuda.Event())
+        return self._aborts
 
     def letter_codes(self) -> Any:
         """LETTER_CODES on the device, uploaded once (a single pair's pack kernel: its bytes are
