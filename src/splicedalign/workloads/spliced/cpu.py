@@ -144,10 +144,11 @@ class MulticoreSolver(LastRowSolver):
 
 
 def solve_batch(cases: Sequence[TestCase], scoring: Scoring, traceback: bool, dtype: type, solver: str) -> list[Result]:
-    """The cases in one compiled parallel call (cpu_kernels.solve_cases) on numba's threads,
-    packed into flat arrays (each distinct base and target once), progress reported from here
-    while it runs; then the chains and alignments of the whole batch in one pass
-    (backtrack.chains_and_alignments) and a Result per case. Each case's seconds are its own
+    """The cases packed into flat arrays (each distinct base and target once) and solved by
+    numba.get_num_threads() threads at once, each running the compiled cpu_kernels.solve_cases
+    with the GIL released, progress reported from here while they run; then the chains and
+    alignments of the whole batch in one pass (backtrack.chains_and_alignments) and a Result
+    per case. Each case's seconds are its own
     (a clock inside the compiled call), kernel loading left out."""
     C = len(cases)
 
@@ -181,25 +182,28 @@ def solve_batch(cases: Sequence[TestCase], scoring: Scoring, traceback: bool, dt
     seconds = np.zeros((C, 2), dtype=np.float64)
     claimed, done = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
     failed: list[BaseException] = []
+    order = np.argsort(-cells, kind="stable")
 
     def run() -> None:
         try:
-            solve_cases(numba.get_num_threads(), np.argsort(-cells, kind="stable"), claimed, done, cells, bases,
-                        base_at, targets, target_at, firsts, lasts, by_lasts, exon_at, dtype(scoring.match),
-                        dtype(scoring.mismatch), dtype(scoring.gap), dtype(scoring.lead), scoring.free_ends,
-                        traceback, finals, chain_length, positions, entered, ends, counts, ops, ops_at, ops_count,
-                        seconds)
+            solve_cases(order, claimed, done, cells, bases, base_at, targets, target_at, firsts, lasts, by_lasts,
+                        exon_at, dtype(scoring.match), dtype(scoring.mismatch), dtype(scoring.gap), dtype(scoring.lead),
+                        scoring.free_ends, traceback, finals, chain_length, positions, entered, ends, counts, ops,
+                        ops_at, ops_count, seconds)
         except BaseException as exc:  # noqa: BLE001 - raised again in the calling thread
             failed.append(exc)
 
     progress = Progress(f"align [{solver}]", int(cells.sum()), C)
-    worker = threading.Thread(target=run, name="spliced-multicore")
-    worker.start()
+    workers = [threading.Thread(target=run, name=f"spliced-multicore-{t}")
+               for t in range(min(numba.get_num_threads(), C))]
+    for worker in workers:
+        worker.start()
     while True:  # from the start: a run that turns out long reports from its first seconds on
         progress.update(int(done[0]), done_items=int(done[1]))
-        if not worker.is_alive():
+        alive = [worker for worker in workers if worker.is_alive()]
+        if not alive:
             break
-        worker.join(PROGRESS_POLL_S)
+        alive[0].join(PROGRESS_POLL_S)
     if failed:
         raise failed[0]
     progress.finish()
