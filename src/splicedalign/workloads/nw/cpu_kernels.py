@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from splicedalign.core.arraycopy import copy_into
 from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH
 
 
@@ -55,7 +56,7 @@ def _block(a, b, top, left, out_bottom, out_right, match, mismatch, indel):
             row[j] = v
             lv = v
         out_right[r] = lv
-    out_bottom[:] = row
+    copy_into(out_bottom, row)
 
 
 @njit(cache=True, nogil=True)
@@ -66,7 +67,7 @@ def trace_block(a, b, top, left, match, mismatch, indel):
     block's first row or column. Returns (ops in reverse alignment order, stop i, stop j)."""
     h, w = a.size, b.size
     table = np.empty((h + 1, w + 1), dtype=top.dtype)
-    table[0, :] = top
+    copy_into(table[0], top)
     for r in range(1, h + 1):
         table[r, 0] = left[r]
         ai = a[r - 1]
@@ -217,8 +218,8 @@ def _block_affine(a, b, top_h, top_d, left_h, left_i, out_bh, out_bd, out_rh, ou
             left = v
         out_rh[r] = left
         out_ri[r] = ins
-    out_bh[:] = hrow
-    out_bd[:] = drow
+    copy_into(out_bh, hrow)
+    copy_into(out_bd, drow)
 
 
 @njit(cache=True, parallel=True)
@@ -249,7 +250,7 @@ def _blocks_wavefront(a, b, h, d, i0, match, mismatch, gap_open, extend, block_r
             c0, c1 = bounds[s], bounds[s + 1]
             p = r & 1
             top_h = np.empty(c1 - c0 + 1, dtype=h.dtype)
-            top_h[1:] = h[c0 + 1:c1 + 1]
+            copy_into(top_h[1:], h[c0 + 1:c1 + 1])
             left_h = np.empty(r1 - r0, dtype=h.dtype)
             left_i = np.empty(r1 - r0, dtype=h.dtype)
             if s == 0:
@@ -259,9 +260,9 @@ def _blocks_wavefront(a, b, h, d, i0, match, mismatch, gap_open, extend, block_r
                     left_i[k] = BIG
             else:
                 top_h[0] = edge_h[p, s, 0]
-                left_h[:] = edge_h[p, s, 1:r1 - r0 + 1]
+                copy_into(left_h, edge_h[p, s, 1:r1 - r0 + 1])
                 if affine:
-                    left_i[:] = edge_i[p, s, 1:r1 - r0 + 1]
+                    copy_into(left_i, edge_i[p, s, 1:r1 - r0 + 1])
             bottom_h = np.empty(c1 - c0, dtype=h.dtype)
             right_h = np.empty(r1 - r0, dtype=h.dtype)
             if affine:
@@ -270,13 +271,13 @@ def _blocks_wavefront(a, b, h, d, i0, match, mismatch, gap_open, extend, block_r
                 right_i = np.empty(r1 - r0, dtype=h.dtype)
                 _block_affine(a[r0:r1], b[c0:c1], top_h, top_d, left_h, left_i, bottom_h, bottom_d, right_h,
                               right_i, match, mismatch, gap_open, extend)
-                edge_i[p, s + 1, 1:r1 - r0 + 1] = right_i
-                d[c0 + 1:c1 + 1] = bottom_d
+                copy_into(edge_i[p, s + 1, 1:r1 - r0 + 1], right_i)
+                copy_into(d[c0 + 1:c1 + 1], bottom_d)
             else:
                 _block(a[r0:r1], b[c0:c1], top_h, left_h, bottom_h, right_h, match, mismatch, extend)
             edge_h[p, s + 1, 0] = h[c1]
-            edge_h[p, s + 1, 1:r1 - r0 + 1] = right_h
-            h[c0 + 1:c1 + 1] = bottom_h
+            copy_into(edge_h[p, s + 1, 1:r1 - r0 + 1], right_h)
+            copy_into(h[c0 + 1:c1 + 1], bottom_h)
     h[0] = gap_open + (i0 + n) * extend
     if affine:
         d[0] = h[0]

@@ -73,6 +73,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from splicedalign.core.arraycopy import copy_into
 from splicedalign.workloads.nw import wfa
 from splicedalign.workloads.nw.gpu import band as bands
 from splicedalign.workloads.nw.records import OP_DEL, Costs, Pair
@@ -251,7 +252,8 @@ def stored(table, r0, r1, score, start, end, runs, first, used, affine, n, solve
         elif k < wanted:
             gave_up = True
     out = np.empty((table.shape[0] + fresh, COLUMNS), np.int64)
-    out[:table.shape[0]] = table
+    for r in range(table.shape[0]):
+        copy_into(out[r], table[r])
     at = table.shape[0]
     for k in range(r0.size):
         if score[k] < 0:
@@ -273,8 +275,10 @@ def asks(cuts, missing, speculate, lo, hi, m):
     extra = cuts.size - 2 if speculate and cuts.size > 2 else 0
     r0 = np.empty(missing.size + extra, np.int64)
     r1 = np.empty_like(r0)
-    r0[:missing.size], r1[:missing.size] = cuts[missing], cuts[missing + 1]
-    r0[missing.size:], r1[missing.size:] = cuts[:extra], cuts[2:2 + extra]
+    copy_into(r0[:missing.size], cuts[missing])
+    copy_into(r1[:missing.size], cuts[missing + 1])
+    copy_into(r0[missing.size:], cuts[:extra])
+    copy_into(r1[missing.size:], cuts[2:2 + extra])
     c0, c1 = windows(r0, r1, lo, hi, m)
     return r0, r1, c0, c1
 
@@ -388,7 +392,7 @@ def gather_runs(out, runs, solve_of, solve, first, used):
     at = 0
     for k in range(first.size - 1, -1, -1):
         if solve_of[k] == solve:
-            out[at:at + used[k]] = runs[first[k]:first[k] + used[k]]
+            copy_into(out[at:at + used[k]], runs[first[k]:first[k] + used[k]])
         at += used[k]
 
 

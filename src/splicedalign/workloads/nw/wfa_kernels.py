@@ -40,6 +40,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 from numba.typed import List
 
+from splicedalign.core.arraycopy import copy_into
 from splicedalign.workloads.nw.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH
 
 NULL = -(1 << 30)
@@ -168,7 +169,7 @@ def _load8(typingctx, codes, index):
 def padded(codes, pad):
     """codes followed by eight ``pad`` bytes (so an 8-byte load at any index 0..len stays inside)."""
     out = np.full(codes.size + 8, pad, dtype=np.uint8)
-    out[:codes.size] = codes
+    copy_into(out[:codes.size], codes)
     return out
 
 
@@ -211,7 +212,7 @@ def _grown(values, size):
     if size <= values.size:
         return values
     out = np.empty(max(size, 2 * values.size), values.dtype)
-    out[:values.size] = values
+    copy_into(out[:values.size], values)
     return out
 
 
@@ -281,7 +282,7 @@ def wfa_forward(ap, bp, n, m, x, o, e, infix_start, gap_start, ends_free, keep, 
             if keep:
                 origins[:] = SRC_MISMATCH
             if affine and gap_start:  # D[0] = M[0] before the extension (module doc)
-                dv[_take(d_s, d_lo, d_hi, ring, 0, lo, hi), j0:j1] = offsets
+                copy_into(dv[_take(d_s, d_lo, d_hi, ring, 0, lo, hi), j0:j1], offsets)
         elif affine:
             _pad(mv, so, mo_lo, mo_hi, lo - 1, hi + 1, c)
             _pad(mv, sx, mx_lo, mx_hi, lo, hi, c)

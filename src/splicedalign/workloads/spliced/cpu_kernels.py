@@ -13,6 +13,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from splicedalign.core import simd
+from splicedalign.core.arraycopy import copy_into
 from splicedalign.core.atomics import fetch_add, load_acquire, store_release
 from splicedalign.workloads.spliced.records import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Scoring
 
@@ -216,7 +217,7 @@ def sequential_last_rows(base, scores, first, last, by_last, last_rows, R, p, k0
             fold_max(R, last_rows[by_last[p]])
             p += 1
         H = last_rows[k]
-        H[:] = R
+        copy_into(H, R)
         sweep_exon(base, scores, first[k], last[k], H)
     return p
 
@@ -291,7 +292,7 @@ def sweep_strip(base, scores, first, last, by_last, last_rows, k0, k1, lo, hi, b
         while q < K and last[by_last[q]] < first[k]:
             fold_max(R, last_rows[by_last[q], lo - 1:hi + 1])
             q += 1
-        H[lo:hi + 1] = R[1:]
+        copy_into(H[lo:hi + 1], R[1:])
         rows = last[k] - first[k] + 1
         if s == 0:
             column_zero(R[0], scores[3], rows, L[0, g:g + rows])
@@ -304,7 +305,7 @@ def sweep_strip(base, scores, first, last, by_last, last_rows, k0, k1, lo, hi, b
                        L[s, g + a:g + z], L[s + 1, g + a:g + z])
             corner = L[s, g + z - 1]
             if a + block >= rows:  # the exon's last row, before the count says it is done
-                last_rows[k, lo:hi + 1] = H[lo:hi + 1]
+                copy_into(last_rows[k, lo:hi + 1], H[lo:hi + 1])
                 if s == 0:
                     last_rows[k, 0] = L[0, g + rows - 1]
             store_release(done, s * COUNTER_STRIDE, g + z)
@@ -346,7 +347,7 @@ def fold_checkpoints(by_last, lead, last_rows, stride):
     start_row(n, lead, R)
     for p in range(K + 1):
         if p % stride == 0:
-            C[p // stride, :] = R
+            copy_into(C[p // stride], R)
         if p < K:
             fold_max(R, last_rows[by_last[p]])
     return C
@@ -356,7 +357,7 @@ def fold_checkpoints(by_last, lead, last_rows, stride):
 def entry_row(by_last, folded, last_rows, C, stride, P):
     """P_k, the fold of the first ``folded`` exons by last (those whose last < first(k))."""
     c = folded // stride
-    P[:] = C[c]
+    copy_into(P, C[c])
     for p in range(c * stride, folded):
         fold_max(P, last_rows[by_last[p]])
 
@@ -386,7 +387,7 @@ def trace_exon(base, target, scores, first, last, P, j_end):
     above = np.empty((blocks, j_end + 1), dtype=P.dtype)  # the row above each block
     H = P[:j_end + 1].copy()
     for k in range(blocks):
-        above[k] = H
+        copy_into(above[k], H)
         b = min(lanes, rows - k * lanes)
         if j_end > 0:
             sweep_block(base, codes, first + k * lanes, b, 1, j_end, M, X, G, H, H[0], left, k * lanes, right, None)
@@ -398,7 +399,7 @@ def trace_exon(base, target, scores, first, last, P, j_end):
     for k in range(blocks - 1, -1, -1):
         top = k * lanes + 1
         if j > 0:
-            H[:j + 1] = above[k, :j + 1]
+            copy_into(H[:j + 1], above[k, :j + 1])
             sweep_block(base, codes, first + k * lanes, min(lanes, rows - k * lanes), 1, j, M, X, G, H[:j + 1],
                         H[0], left, k * lanes, right, D)
         while r >= top:
@@ -467,7 +468,7 @@ def trace_path(base, target, scores, first, last, by_last, last_rows, lead, k, j
                 hi = mid
         entry_row(by_last, folded, last_rows, checkpoints, stride, P)
         ops, j0 = trace_exon(base, target, scores, first[k], last[k], P, j)
-        rev[total:total + ops.size] = ops
+        copy_into(rev[total:total + ops.size], ops)
         total += ops.size
         positions[c], entered[c], ends[c], counts[c] = k, j0, j, ops.size
         c += 1
@@ -519,12 +520,12 @@ def solve_case(c, bases, base_at, targets, target_at, firsts, lasts, by_lasts, e
     path = trace_path(base, target, scores, first, last, by_last, rows, lead, k, j, not free_ends)
     length = path[0].shape[0]
     chain_length[c] = length
-    positions[e0:e0 + length] = path[0]
-    entered[e0:e0 + length] = path[1]
-    ends[e0:e0 + length] = path[2]
-    counts[e0:e0 + length] = path[3]
+    copy_into(positions[e0:e0 + length], path[0])
+    copy_into(entered[e0:e0 + length], path[1])
+    copy_into(ends[e0:e0 + length], path[2])
+    copy_into(counts[e0:e0 + length], path[3])
     ops_count[c] = path[4].shape[0]
-    ops[ops_at[c]:ops_at[c] + ops_count[c]] = path[4]
+    copy_into(ops[ops_at[c]:ops_at[c] + ops_count[c]], path[4])
     seconds[c, 1] = monotonic() - t1
 
 
