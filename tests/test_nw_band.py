@@ -51,7 +51,8 @@ def band_score(pair: Pair, costs: Costs, mode: str, band: bands.Band) -> int:
 
 
 def test_every_certified_band_is_optimal():
-    """The certificate's claim itself, over all widths: S_w <= escape(w) implies S_w = optimum."""
+    """The certificate's claim itself, over all widths: S_w <= escape(w) implies S_w = optimum, and (prefix) the
+    band's first end column is the table's: no path outside the band ties with an earlier end."""
     rng = np.random.default_rng(SEED)
     print(f"seed {SEED}")
     checked = 0
@@ -61,14 +62,16 @@ def test_every_certified_band_is_optimal():
         mode = ("global", "prefix")[k % 2]
         if not bands.applies(costs, mode):
             continue
-        best = int(gotoh_tables(pair.a, pair.b, costs, mode)[0][-1].min() if mode != "global"
-                   else gotoh_tables(pair.a, pair.b, costs, mode)[0][-1, -1])
+        full = gotoh_tables(pair.a, pair.b, costs, mode)[0]
+        best = int(full[-1, end_column(full, mode)])
         for width in range(0, max(pair.n, pair.m) + 2):
             band = bands.band_for(pair.n, pair.m, mode, width)
-            score = band_score(pair, costs, mode, band)
+            h = bands.banded_tables(pair.a, pair.b, costs, mode, band)[0]
+            score = int(h[-1, end_column(h, mode)])
             assert score >= best
             if bands.certified(score, costs, mode, band):
                 assert score == best, (k, width, band, costs, mode)
+                assert end_column(h, mode) == end_column(full, mode), (k, width, band, costs, mode)
                 checked += 1
             # the band S_w asks for (at least as wide) certifies itself
             if score < INF // 2:
@@ -76,6 +79,22 @@ def test_every_certified_band_is_optimal():
                                       max(width, bands.width_needed(score, costs, mode, pair.n, pair.m)))
                 assert bands.certified(band_score(pair, costs, mode, need), costs, mode, need)
     assert checked > 100
+
+
+def test_a_prefix_tie_outside_the_band_is_not_certified():
+    """Golden: prefix, w = 0. The band's best path (10 matches, 2 mismatches: cost 2, ending at column 12) ties
+    with the optimum outside it (10=1D1=: cost 2, ending at 11), which costs exactly the band's least escape
+    cost. The first end column is the answer (docs/nw.md), so the band must not certify its score."""
+    a = np.array([2, 2, 3, 3, 2, 0, 2, 1, 1, 2, 3, 2], np.uint8)
+    b = np.array([2, 2, 3, 3, 2, 0, 2, 1, 1, 2, 2, 3, 2], np.uint8)
+    costs = Costs(0, 1, 2)
+    band = bands.band_for(a.size, b.size, "prefix", 0)
+    h = bands.banded_tables(a, b, costs, "prefix", band)[0]
+    full = gotoh_tables(a, b, costs, "prefix")[0]
+    assert int(h[-1, end_column(h, "prefix")]) == int(full[-1, end_column(full, "prefix")]) == 2
+    assert (end_column(h, "prefix"), end_column(full, "prefix")) == (12, 11)
+    assert not bands.certified(2, costs, "prefix", band)
+    assert bands.certified(2, costs, "prefix", bands.band_for(a.size, b.size, "prefix", 1))
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -107,8 +126,9 @@ def test_bounds_and_schedule_by_hand():
     assert bands.width_needed(77, costs, "global", 1000, 1010) == 11
     prefix = bands.band_for(1000, 900, "prefix", 10)
     assert (prefix.lo, prefix.hi) == (-110, 10)
-    # below: 111 deletions (seq1 is 100 letters longer); above: 11 insertions and 111 deletions
-    assert bands.escape(costs, "prefix", prefix) == 6 + 2 * 111
+    # below: 111 deletions (seq1 is 100 letters longer); above: 11 insertions and 111 deletions; one less, so
+    # that a certified score is strictly below any path outside (which could tie and end in an earlier column)
+    assert bands.escape(costs, "prefix", prefix) == 6 + 2 * 111 - 1
     assert bands.full_band(5, 7).full and bands.escape(costs, "global", bands.full_band(5, 7)) is None
     assert not bands.applies(Costs(-1, 2, 3), "global") and not bands.applies(costs, "infix")
     assert not bands.applies(Costs(0, 1, 0, 2), "global")

@@ -113,6 +113,16 @@ def test_pieces_agreeing_inside_a_band_the_optimum_leaves():
     assert trace.widened == 1
 
 
+def test_a_prefix_tie_outside_the_band_is_not_certified():
+    """Golden (a fresh seed's failure, 2249044741): prefix, w = 0, one-row pieces. The band's path (10 matches and 2
+    mismatches: cost 2, ending at column 12) ties with an optimum outside the band (10=1D1=: cost 2, ending at
+    11). The first end column is the answer (docs/nw.md), so a sum equal to the band's least escape cost must
+    not certify (band.escape_between is one less in the ends-free modes)."""
+    a = np.array([2, 2, 3, 3, 2, 0, 2, 1, 1, 2, 3, 2], np.uint8)
+    b = np.array([2, 2, 3, 3, 2, 0, 2, 1, 1, 2, 2, 3, 2], np.uint8)
+    check(Pair("tie", "a", "b", a, b), Costs(0, 1, 2), "prefix", 0, 1)
+
+
 def test_indels_at_the_cuts_are_merged():
     """A deletion and an insertion placed at the cuts: the seams there disagree or not, but every piece is
     solved, merged where needed, and the answer exact; over many such pairs some seams merge."""

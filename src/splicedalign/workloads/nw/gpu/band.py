@@ -103,7 +103,12 @@ def escape_between(costs: Costs, mode: str, n: int, m: int, lo: int, hi: int) ->
     takes max(0, 1 - lo) deletions and, in global mode, max(0, m - n - lo + 1) insertions. Each
     kind present is at least one gap. The diagonal steps, at most min(n, m), cost at least
     min(0, match, mismatch) each. For the bands of ``band_for`` this is the docstring's bound
-    or more (prefix: the side of the longer sequence)."""
+    or more (prefix: the side of the longer sequence).
+
+    In the ends-free modes (prefix, infix) it is one less: a band's answer is reported with the
+    first end column of an optimal alignment (docs/nw.md), and a path outside the band costing
+    exactly the bound could tie with it and end in an earlier column, so a band's score certifies
+    its end column only strictly below that path's least cost (one less is still a lower bound)."""
     bound = _escape(*_escape_terms(costs, mode), n, m, lo, hi)
     return None if bound == NO_ESCAPE else int(bound)
 
@@ -136,7 +141,9 @@ def _escape(o, e, floor, mode, n, m, lo, hi):
     if lo - 1 >= -n:  # diagonal lo - 1
         ins, dels = (max(0, delta - lo + 1) if mode == 0 else 0), max(0, 1 - lo)
         bound = min(bound, o * (int(ins > 0) + int(dels > 0)) + e * (ins + dels))
-    return bound if bound == NO_ESCAPE else bound + floor * min(n, m)
+    if bound == NO_ESCAPE:
+        return bound
+    return bound + floor * min(n, m) - int(mode != 0)  # (ends-free: strictly below a tie, see escape_between)
 
 
 @njit(cache=True, nogil=True)
@@ -154,7 +161,7 @@ def width_needed(score: int, costs: Costs, mode: str, n: int, m: int) -> int:
     if mode == "global":
         rest = score - 2 * o - e * (abs(m - n) + 2)
         return max(0, -(-rest // (2 * e)))
-    rest = score - o - e
+    rest = score + 1 - o - e  # (the ends-free bound is one less: escape_between)
     return max(0, -(-rest // e))
 
 
