@@ -313,7 +313,7 @@ class GpuSolver:
         expected = None
         if min(pair.n, pair.m) >= WFA_SAMPLE_MIN:
             expected = wfa.sampled_score(pair, costs)
-            if self.use_segments and pair.n >= SEGMENTS_MIN and segments.applies(costs, mode) and np.isfinite(expected):
+            if self.takes_segments(pair, costs, mode) and np.isfinite(expected):
                 done, guess = self.try_segments(pair, costs, traceback, mode, expected, started, guess), None
                 if done is not None:
                     return done
@@ -328,12 +328,16 @@ class GpuSolver:
         self.passes = 1 if done is not None else 0
         return done
 
+    def takes_segments(self, pair: Pair, costs: Costs, mode: str) -> bool:
+        """Whether a pair of this size, costs and mode goes to segments (where its sampled score is finite)."""
+        return (self.use_segments and pair.n >= SEGMENTS_MIN and min(pair.n, pair.m) >= WFA_SAMPLE_MIN
+                and segments.applies(costs, mode))
+
     def guess_round(self, pair: Pair, costs: Costs, traceback: bool, mode: str) -> Guess | None:
         """segments' first round with its check on the device (``queue_first``), queued on the band guessed from n
         and m alone (GUESS_DIVERGENCE); None where the pair's size, costs and mode would not take it there, or its
         head says it is not similar enough (GUESS_HEAD)."""
-        if not (self.use_segments and pair.n >= SEGMENTS_MIN and min(pair.n, pair.m) >= WFA_SAMPLE_MIN
-                and segments.applies(costs, mode)):
+        if not self.takes_segments(pair, costs, mode):
             return None
         g = reduced_costs(costs)[0]
         rate = guessed_rate(costs, g)
@@ -343,17 +347,18 @@ class GpuSolver:
         head = wfa.end_score(pair.a[:GUESS_HEAD], pair.b[:GUESS_HEAD + wfa.SAMPLE_MARGIN], costs, GUESS_HEAD_WORK)
         if head > GUESS_HEAD_SLACK * rate * GUESS_HEAD:
             return None
-        return Guess(width, self.queue_first(pair, costs, traceback, mode, rate, width))
+        return Guess(width, self.queue_first(pair, costs, traceback, mode, rate, width, g))
 
-    def queue_first(self, pair: Pair, costs: Costs, traceback: bool, mode: str, rate: float,
-                    width: int) -> wfa.QueuedCheck:
+    def queue_first(self, pair: Pair, costs: Costs, traceback: bool, mode: str, rate: float, width: int,
+                    g: int) -> wfa.QueuedCheck:
         """segments' first round at the band of half-width ``width`` (``segments.first_asks`` with speculation),
-        its caps for a cost ``rate`` a row, and its check on the device, queued (``WfaSolver.queue_check``)."""
+        its caps for a cost ``rate`` a row (``g``: the reduced costs' factor), and its check on the device, queued
+        (``WfaSolver.queue_check``)."""
         assert self.wfa is not None
         lo, hi, bound = segments.band_bound(costs, mode, pair.n, pair.m, width)
         cuts, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
         return self.wfa.queue_check(pair, costs, mode, cuts.size - 1, r0, r1, c0, c1,
-                                    *self.round_caps(rate, r0, r1, reduced_costs(costs)[0]), bound, traceback)
+                                    *self.round_caps(rate, r0, r1, g), bound, traceback)
 
     def round_caps(self, rate: float, r0: np.ndarray, r1: np.ndarray, g: int) -> tuple[int, int, int]:
         """A round's cap of a piece's scores, the pool's scores a piece (``segments.piece_caps`` for a cost
@@ -391,7 +396,8 @@ class GpuSolver:
         got: segments.Segmented | None = None
         first = None
         if speculate:  # (where one round is expected to certify: its check on the device, WfaSolver.queue_check)
-            queued = guess.queued if guess is not None else self.queue_first(pair, costs, traceback, mode, rate, width)
+            queued = (guess.queued if guess is not None
+                      else self.queue_first(pair, costs, traceback, mode, rate, width, g))
             checked = solver.checked(queued)
             if isinstance(checked, segments.Segmented):
                 got = checked
