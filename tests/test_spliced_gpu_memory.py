@@ -339,3 +339,25 @@ def test_launch_rows_bound_the_plans_rows():
             config = solver._configure(flat, ctype, scoring, traceback)
             plan = build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
             assert launch.launch_rows(flat, config.rows_per_lane) >= plan.rows_size, (count, ctype, traceback)
+
+
+def test_recording_launches_sized_at_their_width():
+    """A traced call's recording launches count each case's device bytes at the rows per lane
+    the launch holds: a throughput launch at rows_per_lane, a chain launch (fewer than
+    throughput_cases cases) at chain_rows_per_lane; so the call's room holds more of the
+    throughput ones than a bound at the wider of both widths would let in."""
+    rng = fresh_rng()
+    cases = [random_case(rng, f"r{i}") for i in range(40)]
+    flat = FlatCases.of(cases)
+    tuning = launch.Tuning(throughput_cases=8, move_budget=int(launch.move_words_many(cases, 8).sum()) // 5)
+    narrow = launch.case_bytes(flat, tuning.rows_per_lane, 4, True, False)
+    wide = launch.case_bytes(flat, tuning.chain_rows_per_lane, 4, True, False)
+    assert (wide > narrow).any()  # (a bound at the wider width would count more)
+    room, work, sizes = launch.plan_launches(flat, Scoring(), True, 1 << 40, lambda ctype: ctype == "int", tuning)
+    assert sorted(i for _, sel in work for i in sel) == list(range(len(cases)))
+    kinds = set()
+    for (_, sel), size in zip(work, sizes):
+        chain = tuning.chain_bound(len(sel))
+        kinds.add(chain)
+        assert size == int((wide if chain else narrow)[sel].sum()), (len(sel), size)
+    assert False in kinds, "no throughput launch: the test's budgets need more cases a launch"

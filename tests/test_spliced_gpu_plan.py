@@ -945,8 +945,8 @@ class _FakeCupy:
 
     class cuda:  # noqa: N801 - mirrors cupy.cuda
         class Stream:
-            def __init__(self, non_blocking=False):
-                pass
+            def __init__(self, non_blocking=False, priority=0):
+                self.priority = priority
 
             def __enter__(self):
                 return self

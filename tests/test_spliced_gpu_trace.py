@@ -14,13 +14,14 @@ import numpy as np
 import pytest
 from conftest import golden_case
 from helpers import random_spliced_case as random_case
-from test_spliced_gpu_plan import _fake_function, fake_gpu, model_run
+from test_spliced_gpu_plan import _fake_function, _FakeCupy, fake_gpu, model_run
 
 from splicedalign.workloads.spliced.backtrack import trace_chain
 from splicedalign.workloads.spliced.base import final_scores
 from splicedalign.workloads.spliced.cpu_kernels import score_dtype
 from splicedalign.workloads.spliced.gpu import launch, outputs
 from splicedalign.workloads.spliced.gpu import plan as gpu_plan
+from splicedalign.workloads.spliced.gpu import solver as solver_module
 from splicedalign.workloads.spliced.gpu.flat import FlatCases
 from splicedalign.workloads.spliced.gpu.plan import (
     COLS,
@@ -457,6 +458,117 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch):
     again = solver.solve_many(cases, Scoring(), traceback=True)
     assert [(g.score, g.chain, g.alignment) for g in again] == [(w.score, w.chain, w.alignment) for w in want]
     assert not [e for e in log if e[0] == "upload"] and log.count(("kernel", "wavefront")) == 2
+
+
+def _streams_entered(monkeypatch) -> list:
+    """The fake GPU's streams entered as current (``with stream:``), innermost last, as they go."""
+    current: list = []
+    monkeypatch.setattr(_FakeCupy.cuda.Stream, "__enter__", lambda self: (current.append(self), self)[1])
+    monkeypatch.setattr(_FakeCupy.cuda.Stream, "__exit__", lambda self, *exc: (current.pop(), False)[1])
+    return current
+
+
+def test_moves_taken_in_the_fill_streams_arena(monkeypatch):
+    """Every recording launch's move storage is allocated with the fill stream current (CuPy's
+    pool keeps free blocks per stream: there only launch-sized storage lives, rows and moves,
+    so no small array splits a freed one), traced and fed; answers as `sequential`'s."""
+    current = _streams_entered(monkeypatch)
+    made: list = []  # (dtype, size, the current stream) of each uint32 array made
+    monkeypatch.setattr(_FakeCupy, "empty", staticmethod(lambda shape, dtype=float: (
+        made.append((np.dtype(dtype), shape, current[-1] if current else None)) if np.dtype(dtype) == np.uint32
+        else None, np.empty(shape, dtype))[1]))
+    fake_gpu(monkeypatch, _fake_function_with_trace)
+    fed, feed = [], GpuSolver._fed
+    monkeypatch.setattr(GpuSolver, "_fed", lambda self, *a: (fed.append(1), feed(self, *a))[1])
+    for tuning in (launch.Tuning(throughput_cases=4), launch.Tuning(throughput_cases=4, feed_record=True)):
+        made.clear()
+        cases = _long_chain_cases(38)
+        want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
+        solver = GpuSolver(poison=True, tuning=tuning)
+        got = solver.solve_many(cases, Scoring(), traceback=True)
+        assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
+        assert made and all(stream is solver.streams().fill for _, _, stream in made), made
+        assert len(fed) == tuning.feed_record  # (the second: a fed recording launch)
+
+
+def test_no_kernel_on_the_upload_stream(monkeypatch):
+    """The upload stream carries copies only: a kernel there (the inputs' encoding) waits for SMs
+    while the launch before runs, and every later copy of the stream and the host's next packing
+    with it (GpuSolver._encode). Traced and score calls of several launches: every kernel queued
+    on another stream, the encoding on the compute stream; answers as `sequential`'s."""
+    current = _streams_entered(monkeypatch)
+    log: list = []
+
+    def logged(file, name, all_names, defines):
+        kernel = _fake_function_with_trace(file, name, all_names, defines)
+        return lambda grid, block, args: (log.append((name.split("<")[0], current[-1] if current else None)),
+                                          kernel(grid, block, args))[1]
+
+    fake_gpu(monkeypatch, logged)
+    cases = _long_chain_cases(36)
+    rows = max(launch.launch_rows(FlatCases.of([c]), 2) for c in cases)  # budgets of a few cases a launch
+    solver = GpuSolver(rows_per_lane=2, tuning=launch.Tuning(
+        throughput_cases=1, move_budget=int(launch.move_words_many(cases, 2).max()), row_budget=2 * rows))
+    for traceback in (True, False):
+        want = get_solver("sequential").solve_many(cases, Scoring(), traceback=traceback)
+        log.clear()
+        got = solver.solve_many(cases, Scoring(), traceback=traceback)
+        assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in want]
+        streams = solver.streams()
+        encodes = [s for name, s in log if name == gpu_plan.ENCODE_KERNEL]
+        # (a score launch of a batch that a traced launch planned finds it cached: no encoding)
+        assert len(solver.kernel_ms) > 2 and len(encodes) > 1 and all(s is streams.compute for s in encodes)
+        assert not [name for name, s in log if s is streams.upload]
+
+
+def test_walks_beside_the_next_kernel(monkeypatch):
+    """A recording launch's walks run each on a walk stream of its own (the device's highest
+    priority), behind an event of the compute stream recorded after the launch's wavefront and
+    finals, so that the next launch's kernel (compute stream) does not wait for them and none
+    waits for another; the followed cases' walk on the follower's stream. Answers as
+    `sequential`'s."""
+    current = _streams_entered(monkeypatch)
+    log: list = []  # ("kernel", name, stream), ("record", stream, event), ("wait", stream, event)
+    record, wait = _FakeCupy.cuda.Stream.record, _FakeCupy.cuda.Stream.wait_event
+    monkeypatch.setattr(_FakeCupy.cuda.Stream, "record",
+                        lambda self: (e := record(self), log.append(("record", self, e)))[0])
+    monkeypatch.setattr(_FakeCupy.cuda.Stream, "wait_event",
+                        lambda self, e: (log.append(("wait", self, e)), wait(self, e))[1])
+
+    def logged(file, name, all_names, defines):
+        kernel = _fake_function_with_trace(file, name, all_names, defines)
+        return lambda grid, block, args: (log.append(("kernel", name.split("<")[0], current[-1] if current else None)),
+                                          kernel(grid, block, args))[1]
+
+    fake_gpu(monkeypatch, logged)
+    cases = _long_chain_cases(37)
+    rows = max(launch.launch_rows(FlatCases.of([c]), 2) for c in cases)  # budgets of a few cases a launch
+    solver = GpuSolver(rows_per_lane=2, tuning=launch.Tuning(  # launches of a few cases, walks of a few each
+        throughput_cases=1, move_budget=int(launch.move_words_many(cases, 2).max()), row_budget=2 * rows,
+        walk_shares=(0.3, 0.6)))
+    want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
+    got = solver.solve_many(cases, Scoring(), traceback=True)
+    assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
+    streams = solver.streams()
+    assert all(s.priority == solver_module.HIGHEST for s in streams.walks) and streams.compute.priority == 0
+    walks = [i for i, e in enumerate(log) if e[:2] == ("kernel", "trace_chains")]
+    assert len(solver.kernel_ms) > 2 and len(walks) >= len(solver.kernel_ms)
+    assert {log[i][2] for i in walks} <= set(streams.walks) | {streams.follow}
+    most = 0
+    for kernel in [i for i, e in enumerate(log) if e[:2] == ("kernel", "wavefront")]:
+        mine = [log[i][2] for i in walks if i > kernel and not any(
+            e[:2] == ("kernel", "wavefront") for e in log[kernel + 1:i])]  # this launch's walks
+        assert len(mine) == len(set(mine)), mine  # each on a stream of its own
+        most = max(most, len(mine))
+    assert most > 1  # (a launch of several walks)
+    recorded = {id(e[2]): i for i, e in enumerate(log) if e[0] == "record" and e[1] is streams.compute}
+    for i in walks:
+        stream = log[i][2]
+        kernel = max(j for j in range(i) if log[j][:2] == ("kernel", "wavefront"))  # this launch's
+        finals = max(j for j in range(i) if log[j][:2] == ("kernel", "gather_rows"))
+        waited = [recorded.get(id(e[2]), -1) for e in log[:i] if e[0] == "wait" and e[1] is stream]
+        assert waited and waited[-1] > max(kernel, finals)  # behind the launch's wavefront and finals
+        assert not [e for e in log[kernel:i] if e[0] == "kernel" and e[2] is streams.compute and e[1] == "trace_chains"]
 
 
 def test_next_walks_outputs_copied_before_this_ones_records(monkeypatch):

@@ -380,19 +380,25 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
             record = traceback and on_device(ctype)
             part = flat.select(idx)
             sizes = launch_sizes(part, ctype, record, traceback and not record, free, tuning, rows_per_lane)
-            groups.append((ctype, idx, part, record, sizes))
-    share, in_flight = memory_split(max((int(g[4].max()) for g in groups), default=0), free, IN_FLIGHT)
+            # a recording launch of few cases holds chain_rows_per_lane (configure): its cases' bytes at that width
+            chain = (chain_sizes(part, ctype, free, tuning) if record and rows_per_lane is None
+                     and tuning.chain_rows_per_lane != R else None)
+            groups.append((ctype, idx, part, record, sizes, chain))
+    # (a case alone is a chain launch: its device bytes at the chain width decide the split too)
+    largest = max((int(max(g[4].max(), g[5].max() if g[5] is not None else 0)) for g in groups), default=0)
+    share, in_flight = memory_split(largest, free, IN_FLIGHT)
     work = []
-    for ctype, idx, part, record, sizes in groups:
+    for ctype, idx, part, record, sizes, at_chain in groups:
         budget = tuning.move_budget if record else None
         runs = batches(part, R, tuning.row_budget, budget, sizes, share)
         for run in runs:
             sel = idx[run]
-            if record and rows_per_lane is None and tuning.chain_bound(len(sel)):
+            if at_chain is not None and tuning.chain_bound(len(sel)):
                 # a chain launch holds more rows per lane than the batches assumed: its move
-                # storage checked again at that width
-                work += [(ctype, sel[sub], sizes[np.asarray(run)[sub]]) for sub in batches(
-                    flat.select(sel), tuning.chain_rows_per_lane, tuning.row_budget, budget, sizes[run], share)]
+                # storage and device bytes checked again at that width
+                held = at_chain[run]
+                work += [(ctype, sel[sub], held[sub]) for sub in batches(
+                    flat.select(sel), tuning.chain_rows_per_lane, tuning.row_budget, budget, held, share)]
             else:
                 work.append((ctype, sel, sizes[run]))
     fed = tuning.feed_shares and (not traceback or tuning.feed_record)
@@ -412,16 +418,29 @@ def wide_scores(flat: FlatCases, scoring: Scoring, tuning: Tuning = TUNING,
 def launch_sizes(flat: FlatCases, ctype: str, record: bool, gather: bool, free: int, tuning: Tuning = TUNING,
                  rows_per_lane: int | None = None) -> np.ndarray:
     """(C,) the device bytes each case takes at most in a launch of score type ``ctype`` (``record``,
-    ``gather``: case_bytes'), at any rows per lane its launch may hold; GpuMemoryError (one line)
-    when a case cannot fit in ``free`` bytes."""
-    itemsize = score_dtype(ctype).itemsize
-    sizes = case_bytes(flat, rows_per_lane or tuning.rows_per_lane, itemsize, record, gather)
-    if record and rows_per_lane is None:
-        sizes = np.maximum(sizes, case_bytes(flat, tuning.chain_rows_per_lane, itemsize, True, False))
+    ``gather``: case_bytes') at ``rows_per_lane`` (default: a throughput launch's; a recording
+    chain launch's: chain_sizes); GpuMemoryError (one line) when a case cannot fit in ``free`` bytes."""
+    sizes = case_bytes(flat, rows_per_lane or tuning.rows_per_lane, score_dtype(ctype).itemsize, record, gather)
+    _fits(flat, sizes, free)
+    return sizes
+
+
+def chain_sizes(flat: FlatCases, ctype: str, free: int, tuning: Tuning = TUNING) -> np.ndarray:
+    """(C,) the device bytes each case takes at most in a recording chain launch (fewer than
+    throughput_cases cases: chain_rows_per_lane rows per lane, its moves recorded by a follower);
+    GpuMemoryError (one line) when a case cannot fit in ``free`` bytes. Only such a launch is sized
+    by them: a throughput launch's bound at the chain width took ~31 GB for the ~19 GB a 10-set
+    recording launch holds (H100), and two of them filled the call's room where three fit."""
+    sizes = case_bytes(flat, tuning.chain_rows_per_lane, score_dtype(ctype).itemsize, True, False)
+    _fits(flat, sizes, free)
+    return sizes
+
+
+def _fits(flat: FlatCases, sizes: np.ndarray, free: int) -> None:
+    """GpuMemoryError (one line) naming the largest case where it cannot fit in ``free`` bytes."""
     if sizes.size:
         big = int(np.argmax(sizes))
         device.require_memory(int(sizes[big]), int(free * MEMORY_USE), f"case {flat.cases[big].name!r}")
-    return sizes
 
 
 def score_sizes(flat: FlatCases, free: int, tuning: Tuning = TUNING,

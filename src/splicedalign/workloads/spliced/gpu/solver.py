@@ -88,6 +88,12 @@ OP_POISON = 0xFF  # what unwritten op bytes hold in checked runs (no op has this
 MOVES_POISON = 0xFFFFFFFF  # unwritten moves in checked runs: every cell "left", a wrong path
 
 
+# A stream priority above every device's range: CUDA clamps it to the highest (H100: -5).
+HIGHEST = -1_000
+# The walk streams (Streams.walks): one per walk of a recording launch as Tuning.walk_shares cuts them
+# (the followed cases' on the follow stream); a tuning of more walks shares them in turn.
+WALK_STREAMS = len(TUNING.walk_shares) + 1
+
 # The staging buffer of every solver's uploads (pinned: one copy of a launch's inputs runs at
 # full PCIe speed): a process's first solve makes it, later solvers find it.
 UPLOADS = device.PinnedBuffers()
@@ -111,14 +117,21 @@ class HostPlan(NamedTuple):
 
 class Streams(NamedTuple):
     """A solver's CUDA streams (GpuSolver.streams: those of its thread and device)."""
-    compute: Any  # the wavefront, gathers and walks
-    upload: Any   # inputs of the next launch: they do not wait for the kernel (its encode does)
+    compute: Any  # the wavefront and gathers (a recording launch's walks: Streams.walks)
+    upload: Any   # inputs of the next launch: copies only, which do not wait for the kernel (_encode)
     follow: Any   # a follower beside its score kernel, and the followed cases' walk
     fill: Any     # row storage filled beside kernels
     # Copies back of finished launches, on a stream of their own: on the upload stream a launch's
     # collection queued behind the next launch's input encoding (a kernel) waited for the
     # persistent kernel running then (10 sets, H200: launch 0 collected 14-16 ms after it ended)
     collect: Any
+    # A recording launch's device walks (but the followed cases'), one stream each, behind its
+    # kernel and finals, beside the next launch's kernel, at the device's highest priority: every
+    # walk's blocks are waiting when the kernel ends, and are placed before the next persistent
+    # grid fills every SM. On the compute stream the next kernel started only after them; on
+    # one walk stream only the first walk got SMs, the third ran after the next kernel's end
+    # (10 sets traced, H100: its walks ended 2.0, 14.1 and 32.7 ms after their kernel).
+    walks: tuple
 
 
 class CaseIds:
@@ -401,7 +414,9 @@ class GpuSolver:
             kept = vars(_THREAD_STREAMS).setdefault("by_device", {})
             key = (id(cp), cp.cuda.runtime.getDevice())
             if key not in kept:  # (cp held beside them: its id stays its own)
-                kept[key] = cp, Streams(*(cp.cuda.Stream(non_blocking=True) for _ in Streams._fields))
+                stream = partial(cp.cuda.Stream, non_blocking=True)
+                kept[key] = cp, Streams(*(tuple(stream(priority=HIGHEST) for _ in range(WALK_STREAMS))
+                                          if name == "walks" else stream() for name in Streams._fields))
             self._streams = kept[key][1]
         return self._streams
 
@@ -514,7 +529,6 @@ class GpuSolver:
         kernel's first load may wait for the running ones) and its records' storage allocated
         with the tasks' before the kernel starts (every cold paper-set process with it queued
         as fresh work, H100: failed)."""
-        cp = device.cupy()
         streams = self.streams()
         compute, upload = streams.compute, streams.upload
         t0 = time.perf_counter()
@@ -536,11 +550,7 @@ class GpuSolver:
         for count in (feed, counter):
             device.fill_bytes(count, 0, upload)
         with compute:
-            moves = self._moves_none()
-            if config.record:
-                moves = cp.empty(sizes.moves, dtype=cp.uint32)
-                if self.poison:
-                    moves.fill(MOVES_POISON)
+            moves = self._moves(sizes.moves) if config.record else self._moves_none()
         compute.wait_event(upload.record())  # the counts zeroed
         staging = self._staging(sizes)
         follower = device.function(KERNEL_FILE, config.kernels[1], config.names, defines) if sizes.follow else None
@@ -670,12 +680,17 @@ class GpuSolver:
                       follow.view(np.int32).reshape(-1, NFIELDS))
 
     def _encode(self, plan: Plan, config: LaunchConfig, base_letters, target_letters, letter_cases, codes) -> tuple:
-        """(base codes, target selectors) on the device, made from the uploaded letters on the
-        upload stream (plan.py, "Letters"; encode_inputs)."""
+        """(base codes, target selectors) on the device, made from the uploaded letters (plan.py,
+        "Letters"; encode_inputs) on the compute stream, behind their copy: on the upload stream
+        the encoding waited for SMs while the launch before ran (a recording kernel takes every
+        block an SM holds), and every later copy of the stream with it, so the host's next
+        packing of the staging buffer (PinnedBuffers._staging) waited for that kernel's end."""
         cp = device.cupy()
-        upload = self.streams().upload
+        streams = self.streams()
+        compute = streams.compute
+        compute.wait_event(streams.upload.record())
         size, C = plan.base_letters.size, plan.n.size
-        with upload:
+        with compute:
             base = cp.empty(size, dtype=cp.uint8)
             tsel = cp.empty(plan.target_size, dtype=cp.int32)
             blocks = max(1, min(ENCODE_BLOCKS, max(C, -(-size // ENCODE_THREADS))))
@@ -767,12 +782,7 @@ class GpuSolver:
                                                  walked=cp.asarray(f.walked))
                 tasks, follow_tasks = inputs.followed.tasks, inputs.followed.follow
                 moves_size = inputs.followed.moves_size
-            if config.record:
-                moves = cp.empty(moves_size, dtype=cp.uint32)
-                if self.poison:
-                    moves.fill(MOVES_POISON)
-            else:
-                moves = self._moves_none()
+            moves = self._moves(moves_size) if config.record else self._moves_none()
             ntasks = plan.tasks.shape[0]
             # (the last argument, a fed launch's count of tasks ready, is not read: any pointer)
             args = (tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
@@ -810,6 +820,23 @@ class GpuSolver:
         streams.compute.wait_event(filled)
         return storage, nbytes, storage[:nbytes].view(dtype)
 
+    def _moves(self, words: int) -> Any:
+        """A recording launch's move storage of ``words`` (poisoned on the current stream in checked
+        runs), taken from the fill stream's arena of CuPy's pool (its free blocks are kept per
+        stream), where only launch-sized storage lives: row storage and moves. In the compute
+        stream's arena a freed ~16 GB move storage was split by the small arrays taken there
+        (counters, outputs, a cached batch's codes), so that the next launch's moves found no
+        block and a new one (cudaMalloc); such a split block is freed by no free_all_blocks
+        while its small part lives, but device.free_memory counts its rest as free. The job
+        holds the moves until it is collected, when the host has waited for every kernel that
+        uses them."""
+        cp = device.cupy()
+        with self.streams().fill:
+            moves = cp.empty(words, dtype=cp.uint32)
+        if self.poison:
+            moves.fill(MOVES_POISON)
+        return moves
+
     def _moves_none(self):
         """The moves argument of launches that record none."""
         if self._no_moves is None:
@@ -819,8 +846,9 @@ class GpuSolver:
     def _trace_launch(self, inputs: _Inputs, flat: FlatCases, rows, moves, tasks, config: LaunchConfig,
                       defines: dict, scoring: Scoring, best: tuple | None) -> tuple[Traced, tuple]:
         """Queue trace_chains, one launch per walk of ``launch.walks``: one warp per case walks
-        the moves (their strips' lane rows and move offsets in ``tasks``). The walks run on the
-        compute stream after the wavefront, except the followed cases', whose moves a follower
+        the moves (their strips' lane rows and move offsets in ``tasks``). The walks run after the
+        wavefront and its finals, each on a walk stream of its own (Streams.walks), beside one
+        another and the next launch's kernel, except the followed cases', whose moves a follower
         records: theirs runs on the follower's stream right after it, beside the others' walks.
         Its records are planned once per cached batch while the wavefront runs, and uploaded in
         a pinned copy on the upload stream that the walks wait for (a pageable copy on the
@@ -847,11 +875,11 @@ class GpuSolver:
         # global ends: the kernel reads no final scores (any pointers of the right types)
         best_score, best_col = best if best is not None else (rows, traced.out_case)
         parts = []
-        for a, b in zip(info.bounds[:-1], info.bounds[1:]):
-            stream = streams.compute
-            if long and b == C:  # the followed cases, walked last: after the follower and `made`
+        for k, (a, b) in enumerate(zip(info.bounds[:-1], info.bounds[1:])):
+            stream = streams.walks[k % WALK_STREAMS]
+            if long and b == C:  # the followed cases, walked last: after the follower
                 stream = streams.follow
-                stream.wait_event(made)
+            stream.wait_event(made)
             with stream:
                 kernel(((b - a + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
                        (table[a:b], np.int32(b - a), exons, strips, tasks, rows, inputs.base, inputs.tsel,
@@ -1153,7 +1181,7 @@ class GpuSolver:
             # a later launch failed (a bad letter found planning it, a case found too large as the
             # split goes): the queued kernels end before their storage goes back to CuPy's pool
             launches.close()
-            for stream in (self.streams().compute, self.streams().follow):
+            for stream in (self.streams().compute, self.streams().follow, *self.streams().walks):
                 stream.synchronize()
             raise
         if queued and queued[-1].made is None:  # the last launch's too, before the collector's pass
