@@ -1058,6 +1058,7 @@ def fake_gpu(monkeypatch, function) -> None:
     monkeypatch.setattr(device.PinnedBuffers, "upload",
                         lambda self, role, arrays, stream: [np.array(a) for a in arrays])
     monkeypatch.setattr(device, "memory_budget", lambda cap=None: min(FAKE_FREE_MEMORY, cap or FAKE_FREE_MEMORY))
+    monkeypatch.setattr(device, "settle_pool", lambda needed: None)  # (the fake device has no pool)
     monkeypatch.setattr(device, "empty_pinned", lambda shape, dtype: np.empty(shape, dtype))
     from splicedalign.workloads.spliced.gpu import solver
 
@@ -1073,6 +1074,40 @@ def recorded_fills(monkeypatch) -> list:
     fills: list = []
     monkeypatch.setattr(device, "fill_bytes", lambda a, byte, stream: (fills.append(a.size), a.fill(byte)))
     return fills
+
+
+def test_unfilled_buffers_and_the_pool_settled(monkeypatch):
+    """device.FilledBuffers without a byte (move storage): handed out unfilled, a new one
+    ``grow`` times the bytes asked, so that a larger request later finds it kept.
+    device.settle_pool frees CuPy's free blocks only where the bytes needed exceed what the
+    device has free outside the pool."""
+    from splicedalign.gpu import device
+
+    settle_pool = device.settle_pool  # (fake_gpu stands in for it)
+    fake_gpu(monkeypatch, _fake_function)
+    fills = recorded_fills(monkeypatch)
+    stream = _FakeCupy.cuda.Stream()
+    store = device.FilledBuffers(None, keep=2, grow=1.5)
+    a, ready = store.take(100, stream)
+    assert a.size == 150 and ready is not None and not fills
+    store.give(a, 0)
+    b, _ = store.take(140, stream)  # fits the kept one
+    c, _ = store.take(200, stream)  # none kept: a new one
+    assert b is a and c.size == 300 and not fills and store.held_bytes() == 0
+    store.give(b, 140)
+    store.give(c, 200)
+    store.refill(stream)
+    assert not fills and store.held_bytes() == 450
+
+    freed: list = []
+    pool = SimpleNamespace(free_all_blocks=lambda: freed.append(1))
+    fake = SimpleNamespace(cuda=SimpleNamespace(runtime=SimpleNamespace(memGetInfo=lambda: (1_000, 80_000))),
+                           get_default_memory_pool=lambda: pool)
+    monkeypatch.setattr(device, "cupy", lambda: fake)
+    settle_pool(1_000)
+    assert not freed
+    settle_pool(1_001)
+    assert freed == [1]
 
 
 def test_filled_buffers_hand_out_filled_storage(monkeypatch):

@@ -468,27 +468,39 @@ def _streams_entered(monkeypatch) -> list:
     return current
 
 
-def test_moves_taken_in_the_fill_streams_arena(monkeypatch):
-    """Every recording launch's move storage is allocated with the fill stream current (CuPy's
-    pool keeps free blocks per stream: there only launch-sized storage lives, rows and moves,
-    so no small array splits a freed one), traced and fed; answers as `sequential`'s."""
+def test_move_storage_kept_and_reused(monkeypatch):
+    """A recording launch's move storage comes from the solver's kept buffers (GpuSolver._moves),
+    made with the fill stream current (CuPy's pool keeps free blocks per stream: there only
+    launch-sized storage lives), MOVES_GROW times the first request, and given back when the
+    launch is collected: a later launch reuses those that fit it, and a second call makes none;
+    planned and fed; answers as `sequential`'s."""
     current = _streams_entered(monkeypatch)
-    made: list = []  # (dtype, size, the current stream) of each uint32 array made
+    made: list = []  # (dtype, size, the current stream) of each device array made
     monkeypatch.setattr(_FakeCupy, "empty", staticmethod(lambda shape, dtype=float: (
-        made.append((np.dtype(dtype), shape, current[-1] if current else None)) if np.dtype(dtype) == np.uint32
-        else None, np.empty(shape, dtype))[1]))
+        made.append((np.dtype(dtype), shape, current[-1] if current else None)), np.empty(shape, dtype))[1]))
     fake_gpu(monkeypatch, _fake_function_with_trace)
     fed, feed = [], GpuSolver._fed
     monkeypatch.setattr(GpuSolver, "_fed", lambda self, *a: (fed.append(1), feed(self, *a))[1])
-    for tuning in (launch.Tuning(throughput_cases=4), launch.Tuning(throughput_cases=4, feed_record=True)):
-        made.clear()
-        cases = _long_chain_cases(38)
-        want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
-        solver = GpuSolver(poison=True, tuning=tuning)
-        got = solver.solve_many(cases, Scoring(), traceback=True)
-        assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
-        assert made and all(stream is solver.streams().fill for _, _, stream in made), made
-        assert len(fed) == tuning.feed_record  # (the second: a fed recording launch)
+    cases = _long_chain_cases(38)
+    want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
+    rows = max(launch.launch_rows(FlatCases.of([c]), 2) for c in cases)
+    words = int(launch.move_words_many(cases, 2).max())
+    for tuning in (launch.Tuning(throughput_cases=1, move_budget=3 * words, row_budget=4 * rows),  # a few launches
+                   launch.Tuning(throughput_cases=4, feed_record=True)):  # one fed launch
+        solver = GpuSolver(rows_per_lane=2 if not tuning.feed_record else None, poison=True, tuning=tuning)
+        for call in range(2):
+            made.clear()
+            got = solver.solve_many(cases, Scoring(), traceback=True)
+            assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
+            assert not [m for m in made if m[0] == np.uint32]  # moves: views of kept uint8 buffers
+            kept = [size for _, size, stream in made if stream is solver.streams().fill]  # rows and moves
+            launches = len(solver.kernel_ms)
+            if call == 0:  # each launch's rows and moves at most (fewer where a collected launch's fit)
+                assert kept and len(kept) <= 2 * launches
+            else:
+                assert launches <= solver_module.ROW_STORAGE_KEPT and not kept  # every buffer kept
+        assert not solver._move_buffers and solver._move_storage.held_bytes() > 0
+    assert len(fed) == 1  # (the second tuning's first call: a fed recording launch; its second finds it planned)
 
 
 def test_no_kernel_on_the_upload_stream(monkeypatch):

@@ -169,6 +169,19 @@ def free_memory() -> int:
     return int(free) + int(pool.total_bytes() - pool.used_bytes())
 
 
+def settle_pool(needed: int) -> None:
+    """Free the free blocks of CuPy's pool now where ``needed`` bytes of new allocations would not
+    fit in what the device has free outside it: a call's start, while its kernels have not begun.
+    ``free_memory`` counts those blocks as free, but a block serves only requests no larger than
+    itself; an allocation that finds none and no device memory makes CuPy free them itself, in
+    the middle of a call, where cudaFree waits for the running kernels (a 10-set traced call's
+    third launch queued 116 ms after the second's kernel ended, H100)."""
+    cp = cupy()
+    free, _total = cp.cuda.runtime.memGetInfo()
+    if needed > free:
+        cp.get_default_memory_pool().free_all_blocks()
+
+
 def memory_budget(cap: int | None = None) -> int:
     """Bytes of device memory one solve may take now: ``free_memory`` less MEMORY_HEADROOM, and
     at most ``cap`` (``--gpu-memory``; default: the process's, default_memory_cap). Callers size
@@ -406,10 +419,13 @@ class FilledBuffers:
     slows that kernel for its whole length: the 10 sets' kernels 67.3 -> 73.8 ms); a buffer is only ever filled
     where a user may have written (its dirty prefix). ``take`` hands out the buffer that fits
     with the least to fill now (the smallest of those), else a new one. At most ``keep`` are
-    kept (the smallest go); they stay allocated until ``clear``."""
+    kept (the smallest go); they stay allocated until ``clear``. ``byte`` None: buffers handed out
+    as they are, never filled (storage its user writes before it reads it); ``grow``: a new buffer
+    is made that many times the bytes asked, so that a later, somewhat larger request finds it
+    kept (launches' sizes vary: a CuPy pool block fits only requests no larger than itself)."""
 
-    def __init__(self, byte: int, keep: int) -> None:
-        self.byte, self.keep = byte, keep
+    def __init__(self, byte: int | None, keep: int, grow: float = 1.0) -> None:
+        self.byte, self.keep, self.grow = byte, keep, grow
         # [uint8 buffer, dirty prefix (bytes that may not hold `byte`), event: its last fill
         # is done, order: when it was first taken since its last refill]
         self._kept: list[list] = []
@@ -426,10 +442,12 @@ class FilledBuffers:
         else:
             cp = cupy()
             with stream:
-                buffer = cp.empty(max(1, nbytes), dtype=cp.uint8)
-            dirty, order = buffer.size, None
-        if min(dirty, nbytes):
+                buffer = cp.empty(max(1, int(nbytes * self.grow)), dtype=cp.uint8)
+            dirty, order, filled = buffer.size if self.byte is not None else 0, None, None
+        if self.byte is not None and min(dirty, nbytes):
             fill_bytes(buffer[:min(dirty, nbytes)], self.byte, stream)
+            filled = stream.record()
+        elif filled is None:  # a new buffer that is not filled: ready once made
             filled = stream.record()
         self._dirty[id(buffer)] = (0 if dirty <= nbytes else dirty, self._taken if order is None else order, filled)
         self._taken += 1
@@ -439,7 +457,7 @@ class FilledBuffers:
         """Take ``buffer`` back once no queued work uses it any more; its user may have written
         its first ``used`` bytes."""
         dirty, order, filled = self._dirty.pop(id(buffer))
-        self._kept.append([buffer, max(dirty, used), filled, order])
+        self._kept.append([buffer, max(dirty, used) if self.byte is not None else 0, filled, order])
         while len(self._kept) > self.keep:
             del self._kept[min(range(len(self._kept)), key=lambda i: self._kept[i][0].size)]
 
@@ -447,6 +465,7 @@ class FilledBuffers:
         """Fill every given-back buffer's dirty prefix on ``stream``, those taken first first
         (the next calls likely take them in the same order)."""
         for kept in sorted((k for k in self._kept if k[1]), key=lambda k: k[3]):
+            assert self.byte is not None  # (``give`` keeps unfilled buffers clean)
             fill_bytes(kept[0][:kept[1]], self.byte, stream)
             kept[1:] = [0, stream.record(), None]
         self._taken = 0

@@ -305,12 +305,18 @@ def move_words_many(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int) -
     return _storage(FlatCases.of(cases), rows_per_lane)[1]
 
 
+# A solver's move storage is made this much larger than the launch that first asks (GpuSolver._moves:
+# kept and reused by its later launches, whose moves vary: a 10-set traced call's full launches
+# 16.3-17.6 GB, H100); launches count it.
+MOVES_GROW = 1.1
+
+
 def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool, gather: bool) -> np.ndarray:
     """Device bytes each case takes in a launch at most: its row storage, its moves when the
-    launch records them, its exons' last rows when they are gathered, and its inputs (tasks,
-    bases, selectors, trace records; generously)."""
+    launch records them (MOVES_GROW times), its exons' last rows when they are gathered, and its
+    inputs (tasks, bases, selectors, trace records; generously)."""
     rows, words = _storage(flat, rows_per_lane)
-    out = rows * itemsize + (words * 4 if record else 0)
+    out = rows * itemsize + ((words * 4 * MOVES_GROW).astype(np.int64) if record else 0)
     if gather:
         out = out + flat.K * (flat.n + 1) * itemsize
     exons = flat.K

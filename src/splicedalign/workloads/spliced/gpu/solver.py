@@ -396,6 +396,13 @@ class GpuSolver:
         # (a launch of 4 GB waited 1.6 ms for its fill). A call of up to ROW_STORAGE_KEPT
         # launches fills none while its kernels run.
         self._rows = device.FilledBuffers(EMPTY_BYTE, ROW_STORAGE_KEPT)
+        # Move storage kept likewise, never filled (_moves), and each handed-out buffer by its
+        # moves' id: a call's launches reuse the buffers of the launches it collected, where a
+        # fresh cp.empty each took a new ~17 GB block whenever none of the pool's free ones was
+        # large enough, and with three queued CuPy's fallback freed the pool mid-call (cudaFree
+        # waits for the device): 116 ms between two kernels of a 10-set traced call (H100)
+        self._move_storage = device.FilledBuffers(None, ROW_STORAGE_KEPT, launch.MOVES_GROW)
+        self._move_buffers: dict[int, Any] = {}
 
     def on_device(self, ctype: str) -> bool:
         """Whether a launch with scores of ``ctype`` traces back on the device."""
@@ -405,7 +412,17 @@ class GpuSolver:
         """Forget planned batches (the next call plans and uploads again)."""
         self._cache.clear()
         self._works.clear()
+        self._let_go()
+
+    def _held(self) -> int:
+        """Device bytes of the row and move storage kept between launches (counted as free)."""
+        return self._rows.held_bytes() + self._move_storage.held_bytes()
+
+    def _let_go(self) -> None:
+        """The kept row and move storage freed (to CuPy's pool)."""
         self._rows.clear()
+        self._move_storage.clear()
+        self._move_buffers.clear()
 
     def streams(self) -> Streams:
         """The streams of this thread's solvers on the current device (_THREAD_STREAMS)."""
@@ -822,17 +839,14 @@ class GpuSolver:
 
     def _moves(self, words: int) -> Any:
         """A recording launch's move storage of ``words`` (poisoned on the current stream in checked
-        runs), taken from the fill stream's arena of CuPy's pool (its free blocks are kept per
-        stream), where only launch-sized storage lives: row storage and moves. In the compute
-        stream's arena a freed ~16 GB move storage was split by the small arrays taken there
-        (counters, outputs, a cached batch's codes), so that the next launch's moves found no
-        block and a new one (cudaMalloc); such a split block is freed by no free_all_blocks
-        while its small part lives, but device.free_memory counts its rest as free. The job
-        holds the moves until it is collected, when the host has waited for every kernel that
-        uses them."""
-        cp = device.cupy()
-        with self.streams().fill:
-            moves = cp.empty(words, dtype=cp.uint32)
+        runs): a kept buffer (self._move_storage) where one is large enough, else a new one taken
+        from the fill stream's arena of CuPy's pool (its free blocks are kept per stream), where
+        only launch-sized storage lives (row storage and moves), so that no small array splits a
+        freed one. The job holds the moves until it is collected (then _collect gives the buffer
+        back), when the host has waited for every kernel that uses them."""
+        buffer, _ = self._move_storage.take(4 * words, self.streams().fill)
+        moves = buffer[:4 * words].view(np.uint32)
+        self._move_buffers[id(moves)] = buffer
         if self.poison:
             moves.fill(MOVES_POISON)
         return moves
@@ -914,6 +928,8 @@ class GpuSolver:
             if cp.asnumpy(job.counter, stream=copy)[1::2].any():
                 raise RuntimeError("gpu: a wavefront wait ran out of time (a row hand-off never came)")
             self._rows.give(job.storage, job.used)
+            if job.config.record:
+                self._move_storage.give(self._move_buffers.pop(id(job.moves)), 0)
         return finals, exon_rows
 
     def _copies(self, job: _Job, part: int) -> Copied:
@@ -983,15 +999,17 @@ class GpuSolver:
     def _split(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool) -> Split:
         """``_work``'s launches, with what they need of the device memory free now (kept row
         storage counted as free: it is let go when the launches would not fit beside it)."""
-        free = device.memory_budget(self.memory_cap) + self._rows.held_bytes()
+        free = device.memory_budget(self.memory_cap) + self._held()
         last = self._split_before(cases, scoring, traceback)
         if last is not None and last.needs <= free:
             split = last
         else:
             split = self._plan_launches(FlatCases.of(cases), scoring, traceback, free)
             self._works[scoring, traceback] = (tuple(cases), split)
-        if self._rows.held_bytes() + split.needs > free:
-            self._rows.clear()  # kept storage would crowd out the launches: let go for them
+        if self._held() + split.needs > free:
+            self._let_go()  # kept storage would crowd out the launches: let go for them
+        # what the launches take anew, freed in CuPy's pool now, not by its fallback mid-call
+        device.settle_pool(split.needs - self._held())
         return split
 
     def _split_before(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool) -> Split | None:
@@ -1012,10 +1030,10 @@ class GpuSolver:
             split = self._split(cases, scoring, traceback)
             only = len(split.launches) == 1
             return split.room, ((w, f, s, only) for w, f, s in zip(split.launches, split.flats, split.sizes))
-        free = device.memory_budget(self.memory_cap) + self._rows.held_bytes()
+        free = device.memory_budget(self.memory_cap) + self._held()
         share, in_flight = launch.memory_split(0, free, IN_FLIGHT)
-        if self._rows.held_bytes() + min(share * in_flight, free) > free:
-            self._rows.clear()  # kept storage would crowd out the launches: let go for them
+        if self._held() + min(share * in_flight, free) > free:
+            self._let_go()  # kept storage would crowd out the launches: let go for them
         return share * in_flight, self._streamed(cases, scoring, free, share)
 
     def _streamed(self, cases: Sequence[TestCase], scoring: Scoring, free: int, share: int) -> Launches:
@@ -1183,6 +1201,7 @@ class GpuSolver:
             launches.close()
             for stream in (self.streams().compute, self.streams().follow, *self.streams().walks):
                 stream.synchronize()
+            self._move_buffers.clear()  # (the queued launches' move storage goes with them)
             raise
         if queued and queued[-1].made is None:  # the last launch's too, before the collector's pass
             queued[-1].made = pending(queued[-1])
