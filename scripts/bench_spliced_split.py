@@ -51,7 +51,7 @@ def split(cases):
     gc.disable()
     t, c = time.perf_counter(), time.process_time()
     flat = FlatCases.of(cases)
-    _, work, _ = launch.plan_launches(flat, Scoring(), not planned, 80 << 30, lambda ctype: True)
+    _, work, _, _ = launch.plan_launches(flat, Scoring(), not planned, 80 << 30, lambda ctype: True)
     flats = [flat.select(sel) for _, sel in work]
     out = {"wall": (time.perf_counter() - t) * 1e3, "cpu": (time.process_time() - c) * 1e3, "launches": len(flats)}
     if planned:

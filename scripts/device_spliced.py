@@ -492,7 +492,7 @@ def host_parts(args, say) -> tuple[list, list[str]]:
 
     def first_launch(cases):
         flat = FlatCases.of(cases)
-        _, work, _ = launch.plan_launches(flat, Scoring(), False, 60 << 30, lambda ctype: True)
+        _, work, _, _ = launch.plan_launches(flat, Scoring(), False, 60 << 30, lambda ctype: True)
         return [flat.cases[i] for i in work[0][1]]
 
     parts(paper_set(int(time.time()) % 1000 + 5, bases=40))  # compiled code loaded

@@ -44,7 +44,7 @@ def planned(cases, first_launch):
     t = time.perf_counter()
     flat = FlatCases.of(cases)
     if first_launch:
-        _, work, _ = launch.plan_launches(flat, Scoring(), False, 60 << 30, lambda ctype: True)
+        _, work, _, _ = launch.plan_launches(flat, Scoring(), False, 60 << 30, lambda ctype: True)
         flat = flat.select(work[0][1])
     split = (time.perf_counter() - t) * 1e3
     _ = flat.first

@@ -164,7 +164,7 @@ def host_call(cases):
     timing = {}
     t = time.perf_counter()
     every = FlatCases.of(cases)
-    _, work, _ = launch.plan_launches(every, scoring, False, 1 << 40, lambda c: True)
+    _, work, _, _ = launch.plan_launches(every, scoring, False, 1 << 40, lambda c: True)
     (ctype, sel), = work
     sub = every.select(sel)
     timing["split"] = time.perf_counter() - t
@@ -223,7 +223,7 @@ if args["warm"]:
         solvermod.GpuSolver().solve_many(paper_sets(10, seed + 7920), traceback=False)
     else:
         every = FlatCases.of(paper_sets(10, seed + 7920))
-        _, work, _ = launch.plan_launches(every, scoring, False, 1 << 40, lambda c: True)
+        _, work, _, _ = launch.plan_launches(every, scoring, False, 1 << 40, lambda c: True)
         ctype, sel = work[0]
         sub = every.select(sel)
         config = launch.configure(sub, ctype, byte_profile_ok(scoring), False, True)

@@ -195,7 +195,8 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch):
         solver = GpuSolver(rows_per_lane=2, device_trace=False, tuning=tuning)
         assert [r.score for r in solver.solve_many(cases, Scoring(), traceback=False)] == want
         split = solver._works[Scoring(), False][1]
-        whole = launch.plan_launches(FlatCases.of(cases), Scoring(), False, free, solver.on_device, solver.tuning, 2)
+        whole = launch.plan_launches(FlatCases.of(cases), Scoring(), False, free, solver.on_device, solver.tuning,
+                                     2)[:3]
         assert [("int", w.sel) for w in split.launches] == whole[1] and split.sizes == whole[2]
         assert split.room == whole[0]
         chunks = [i for i, s in enumerate(steps) if s[0] == "chunk"]
@@ -342,22 +343,24 @@ def test_launch_rows_bound_the_plans_rows():
 
 
 def test_recording_launches_sized_at_their_width():
-    """A traced call's recording launches count each case's device bytes at the rows per lane
-    the launch holds: a throughput launch at rows_per_lane, a chain launch (fewer than
-    throughput_cases cases) at chain_rows_per_lane; so the call's room holds more of the
-    throughput ones than a bound at the wider of both widths would let in."""
+    """A traced call's recording launches count each case's rows and inputs at rows_per_lane (a
+    chain launch's wider strips take fewer rows) and the call's move storage, which each takes:
+    its largest launch's moves as planned (launch_move_words), not a bound at the wider width of
+    both kinds of launches, so the call's room holds more of them."""
     rng = fresh_rng()
     cases = [random_case(rng, f"r{i}") for i in range(40)]
     flat = FlatCases.of(cases)
     tuning = launch.Tuning(throughput_cases=8, move_budget=int(launch.move_words_many(cases, 8).sum()) // 5)
-    narrow = launch.case_bytes(flat, tuning.rows_per_lane, 4, True, False)
+    bare = launch.case_bytes(flat, tuning.rows_per_lane, 4, False, False)
     wide = launch.case_bytes(flat, tuning.chain_rows_per_lane, 4, True, False)
-    assert (wide > narrow).any()  # (a bound at the wider width would count more)
-    room, work, sizes = launch.plan_launches(flat, Scoring(), True, 1 << 40, lambda ctype: ctype == "int", tuning)
+    room, work, sizes, moves = launch.plan_launches(flat, Scoring(), True, 1 << 40, lambda ctype: ctype == "int",
+                                                    tuning)
     assert sorted(i for _, sel in work for i in sel) == list(range(len(cases)))
+    words = [launch.launch_move_words(flat.select(sel), "int", tuning) for _, sel in work]
+    assert moves == 4 * max(words) and max(words) <= tuning.move_budget
     kinds = set()
     for (_, sel), size in zip(work, sizes):
-        chain = tuning.chain_bound(len(sel))
-        kinds.add(chain)
-        assert size == int((wide if chain else narrow)[sel].sum()), (len(sel), size)
+        kinds.add(tuning.chain_bound(len(sel)))
+        assert size == int(bare[sel].sum()) + moves, (len(sel), size)
     assert False in kinds, "no throughput launch: the test's budgets need more cases a launch"
+    assert sum(sizes) < int(wide.sum())  # (the bound at the wider width counts more)

@@ -1077,27 +1077,29 @@ def recorded_fills(monkeypatch) -> list:
 
 
 def test_unfilled_buffers_and_the_pool_settled(monkeypatch):
-    """device.FilledBuffers without a byte (move storage): handed out unfilled, a new one
-    ``grow`` times the bytes asked, so that a larger request later finds it kept.
-    device.settle_pool frees CuPy's free blocks only where the bytes needed exceed what the
-    device has free outside the pool."""
+    """device.FilledBuffers without a byte (move storage): handed out unfilled, reused where
+    one kept fits; drop_below lets go of the kept ones smaller than a size, largest tells the
+    largest kept. device.settle_pool frees CuPy's free blocks only where the bytes needed
+    exceed what the device has free outside the pool."""
     from splicedalign.gpu import device
 
     settle_pool = device.settle_pool  # (fake_gpu stands in for it)
     fake_gpu(monkeypatch, _fake_function)
     fills = recorded_fills(monkeypatch)
     stream = _FakeCupy.cuda.Stream()
-    store = device.FilledBuffers(None, keep=2, grow=1.5)
-    a, ready = store.take(100, stream)
+    store = device.FilledBuffers(None, keep=2)
+    a, ready = store.take(150, stream)
     assert a.size == 150 and ready is not None and not fills
     store.give(a, 0)
     b, _ = store.take(140, stream)  # fits the kept one
-    c, _ = store.take(200, stream)  # none kept: a new one
+    c, _ = store.take(300, stream)  # none kept: a new one
     assert b is a and c.size == 300 and not fills and store.held_bytes() == 0
     store.give(b, 140)
     store.give(c, 200)
     store.refill(stream)
-    assert not fills and store.held_bytes() == 450
+    assert not fills and store.held_bytes() == 450 and store.largest() == 300
+    store.drop_below(200)
+    assert store.held_bytes() == 300 and store.take(200, stream)[0] is c
 
     freed: list = []
     pool = SimpleNamespace(free_all_blocks=lambda: freed.append(1))

@@ -335,7 +335,7 @@ def test_gpu_solver_device_trace_host_path(monkeypatch):
             assert g.alignment[0].cigar == w.alignment[0].cigar
     solver = GpuSolver(rows_per_lane=2, device_trace=True,
                        tuning=launch.Tuning(throughput_cases=1,
-                                            move_budget=int(launch.move_words_many(cases, 2).max())))
+                                            move_budget=most_moves(cases)))
     got = solver.solve_many(cases, Scoring(), traceback=True)
     assert len(solver.kernel_ms) > 2
     assert [(g.score, g.chain) for g in got] == [(w.score, w.chain) for w in
@@ -388,14 +388,15 @@ def test_chain_launches_keep_their_move_budget(monkeypatch):
     assume: its move storage is checked again at that width and split to fit the budget."""
     fake_gpu(monkeypatch, _fake_function)
     cases = tiny_set(bases=2)  # 4 cases: a chain launch
-    wide = launch.move_words_many(cases, launch.TUNING.chain_rows_per_lane)
-    narrow = launch.move_words_many(cases, launch.TUNING.rows_per_lane)
-    assert wide.sum() > narrow.sum()
-    tuning = launch.Tuning(move_budget=int(narrow.sum()))  # fits at 8 rows, not at 16
+    flat = FlatCases.of(cases)
+    wide = launch.launch_move_words(flat, "int")
+    narrow = launch.launch_move_words(flat, "int", launch.Tuning(throughput_cases=1))
+    assert wide > narrow
+    tuning = launch.Tuning(move_budget=narrow)  # fits at 8 rows, not at 16
     work = GpuSolver(tuning=tuning)._work(cases, Scoring(), traceback=True)
     assert len(work) > 1 and sorted(i for _, part, _, _ in work for i in part) == list(range(len(cases)))
     for _, part, batch, ids in work:
-        assert len(part) == 1 or wide[part].sum() <= tuning.move_budget
+        assert len(part) == 1 or launch.launch_move_words(flat.select(part), "int", tuning) <= tuning.move_budget
         assert batch == [cases[i] for i in part] and ids == CaseIds(batch)  # the launch's cases, keyed
         assert hash(ids) == hash(CaseIds(list(batch))) and (len(batch) == 1 or ids != CaseIds(batch[::-1]))
     assert len(GpuSolver(tuning=tuning)._work(cases, Scoring(), traceback=False)) == 1
@@ -468,12 +469,19 @@ def _streams_entered(monkeypatch) -> list:
     return current
 
 
+def most_moves(cases, rows_per_lane: int = 2, throughput_cases: int = 1) -> int:
+    """The most move words a recording launch of one of ``cases`` takes (launch.launch_move_words):
+    a budget of a few cases a launch."""
+    tuning = launch.Tuning(throughput_cases=throughput_cases)
+    return max(launch.launch_move_words(FlatCases.of([c]), "int", tuning, rows_per_lane) for c in cases)
+
+
 def test_move_storage_kept_and_reused(monkeypatch):
     """A recording launch's move storage comes from the solver's kept buffers (GpuSolver._moves),
-    made with the fill stream current (CuPy's pool keeps free blocks per stream: there only
-    launch-sized storage lives), MOVES_GROW times the first request, and given back when the
-    launch is collected: a later launch reuses those that fit it, and a second call makes none;
-    planned and fed; answers as `sequential`'s."""
+    made with the moves' stream current (CuPy's pool keeps free blocks per stream: there only
+    move storage lives), each of the call's size (Split.moves), and given back when the launch
+    is collected: a later launch reuses them, and a second call makes none; planned and fed;
+    answers as `sequential`'s."""
     current = _streams_entered(monkeypatch)
     made: list = []  # (dtype, size, the current stream) of each device array made
     monkeypatch.setattr(_FakeCupy, "empty", staticmethod(lambda shape, dtype=float: (
@@ -484,7 +492,7 @@ def test_move_storage_kept_and_reused(monkeypatch):
     cases = _long_chain_cases(38)
     want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
     rows = max(launch.launch_rows(FlatCases.of([c]), 2) for c in cases)
-    words = int(launch.move_words_many(cases, 2).max())
+    words = most_moves(cases)
     for tuning in (launch.Tuning(throughput_cases=1, move_budget=3 * words, row_budget=4 * rows),  # a few launches
                    launch.Tuning(throughput_cases=4, feed_record=True)):  # one fed launch
         solver = GpuSolver(rows_per_lane=2 if not tuning.feed_record else None, poison=True, tuning=tuning)
@@ -493,7 +501,7 @@ def test_move_storage_kept_and_reused(monkeypatch):
             got = solver.solve_many(cases, Scoring(), traceback=True)
             assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
             assert not [m for m in made if m[0] == np.uint32]  # moves: views of kept uint8 buffers
-            kept = [size for _, size, stream in made if stream is solver.streams().fill]  # rows and moves
+            kept = [size for _, size, stream in made if stream in (solver.streams().fill, solver.streams().moves)]
             launches = len(solver.kernel_ms)
             if call == 0:  # each launch's rows and moves at most (fewer where a collected launch's fit)
                 assert kept and len(kept) <= 2 * launches
@@ -520,7 +528,7 @@ def test_no_kernel_on_the_upload_stream(monkeypatch):
     cases = _long_chain_cases(36)
     rows = max(launch.launch_rows(FlatCases.of([c]), 2) for c in cases)  # budgets of a few cases a launch
     solver = GpuSolver(rows_per_lane=2, tuning=launch.Tuning(
-        throughput_cases=1, move_budget=int(launch.move_words_many(cases, 2).max()), row_budget=2 * rows))
+        throughput_cases=1, move_budget=most_moves(cases), row_budget=2 * rows))
     for traceback in (True, False):
         want = get_solver("sequential").solve_many(cases, Scoring(), traceback=traceback)
         log.clear()
@@ -556,7 +564,7 @@ def test_walks_beside_the_next_kernel(monkeypatch):
     cases = _long_chain_cases(37)
     rows = max(launch.launch_rows(FlatCases.of([c]), 2) for c in cases)  # budgets of a few cases a launch
     solver = GpuSolver(rows_per_lane=2, tuning=launch.Tuning(  # launches of a few cases, walks of a few each
-        throughput_cases=1, move_budget=int(launch.move_words_many(cases, 2).max()), row_budget=2 * rows,
+        throughput_cases=1, move_budget=most_moves(cases), row_budget=2 * rows,
         walk_shares=(0.3, 0.6)))
     want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
     got = solver.solve_many(cases, Scoring(), traceback=True)

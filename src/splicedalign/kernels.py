@@ -143,7 +143,7 @@ def _spliced_host() -> None:
     cases = synthetic.tiny_set(bases=launch.TUNING.throughput_cases // 2)
     for batch, traceback in itertools.product((cases, cases[:4]), (False, True)):
         flat = FlatCases.of(batch)
-        _, work, _ = launch.plan_launches(flat, scoring, traceback, 1 << 40, lambda ctype: True)
+        _, work, _, _ = launch.plan_launches(flat, scoring, traceback, 1 << 40, lambda ctype: True)
         for ctype, sel in work:
             sub = flat.select(sel)
             config = launch.configure(sub, ctype, byte_profile_ok(scoring), traceback, True)

@@ -419,13 +419,11 @@ class FilledBuffers:
     slows that kernel for its whole length: the 10 sets' kernels 67.3 -> 73.8 ms); a buffer is only ever filled
     where a user may have written (its dirty prefix). ``take`` hands out the buffer that fits
     with the least to fill now (the smallest of those), else a new one. At most ``keep`` are
-    kept (the smallest go); they stay allocated until ``clear``. ``byte`` None: buffers handed out
-    as they are, never filled (storage its user writes before it reads it); ``grow``: a new buffer
-    is made that many times the bytes asked, so that a later, somewhat larger request finds it
-    kept (launches' sizes vary: a CuPy pool block fits only requests no larger than itself)."""
+    kept (the smallest go); they stay allocated until ``clear`` or ``drop_below``. ``byte`` None:
+    buffers handed out as they are, never filled (storage its user writes before it reads it)."""
 
-    def __init__(self, byte: int | None, keep: int, grow: float = 1.0) -> None:
-        self.byte, self.keep, self.grow = byte, keep, grow
+    def __init__(self, byte: int | None, keep: int) -> None:
+        self.byte, self.keep = byte, keep
         # [uint8 buffer, dirty prefix (bytes that may not hold `byte`), event: its last fill
         # is done, order: when it was first taken since its last refill]
         self._kept: list[list] = []
@@ -442,7 +440,7 @@ class FilledBuffers:
         else:
             cp = cupy()
             with stream:
-                buffer = cp.empty(max(1, int(nbytes * self.grow)), dtype=cp.uint8)
+                buffer = cp.empty(max(1, nbytes), dtype=cp.uint8)
             dirty, order, filled = buffer.size if self.byte is not None else 0, None, None
         if self.byte is not None and min(dirty, nbytes):
             fill_bytes(buffer[:min(dirty, nbytes)], self.byte, stream)
@@ -473,6 +471,14 @@ class FilledBuffers:
     def held_bytes(self) -> int:
         """Bytes of the buffers kept (given back, not handed out): what ``clear`` frees."""
         return sum(k[0].size for k in self._kept)
+
+    def largest(self) -> int:
+        """Bytes of the largest buffer kept (0: none)."""
+        return max((k[0].size for k in self._kept), default=0)
+
+    def drop_below(self, nbytes: int) -> None:
+        """Let go of the kept buffers smaller than ``nbytes`` (requests of that size cannot use them)."""
+        self._kept = [k for k in self._kept if k[0].size >= nbytes]
 
     def clear(self) -> None:
         self._kept.clear()

@@ -340,7 +340,7 @@ def host_feed(cases: Sequence[TestCase], tuning: Tuning, scoring: Scoring = Scor
     recorded on the device), with room for them in one launch, as the solver plans it (its long
     chains first): None where it would be one step."""
     every = FlatCases.of(cases)
-    _, [(ctype, sel)], _ = launch.plan_launches(every, scoring, record, 1 << 40, lambda ctype: True, tuning)
+    _, [(ctype, sel)], _, _ = launch.plan_launches(every, scoring, record, 1 << 40, lambda ctype: True, tuning)
     flat = every.select(sel)
     return Feeder.of(flat, launch.configure(flat, ctype, byte_profile_ok(scoring), record, True, tuning), tuning)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from functools import partial
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     NEG_SHIFT_INT,
     THREADS,
     WARP,
+    case_move_words,
     entry_folds,
     least_lane_rows,
     move_words,
@@ -255,13 +257,8 @@ def configure(flat: FlatCases, ctype: str, byte_profile: bool, traceback: bool, 
     ``free_ends``: free target ends (Scoring.target_ends), the kernels' FREE flag."""
     cases = len(flat)
     chain = tuning.chain_bound(cases)
-    R = rows_per_lane or tuning.launch_rows_per_lane(cases)
-    if ctype != "int":
-        R = tuning.wide_rows_per_lane
-    least = least_lane_rows(ctype)
     record = traceback and on_device
-    # the recording kernel exists for throughput widths only: wider ones always follow
-    follow = record and (chain or R > DENSE_LANE_ROWS)
+    R, least, follow = launch_widths(cases, ctype, record, tuning, rows_per_lane)
     followed = tuple(long_chains(flat, tuning)) if record and not follow else ()
     floors = lane_rows_floor(flat, R, least, tuning)
     late = late_folds(flat, tuning)
@@ -275,6 +272,17 @@ def configure(flat: FlatCases, ctype: str, byte_profile: bool, traceback: bool, 
                         min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm,
                         tuning.follow_blocks_per_sm if followed else min(per_sm, MIN_BLOCKS_PER_SM // 2), least,
                         free_ends)
+
+
+def launch_widths(cases: int, ctype: str, record: bool, tuning: Tuning = TUNING,
+                  rows_per_lane: int | None = None) -> tuple[int, int, bool]:
+    """(rows per lane, the fewest its strips sweep, whether a follower records its moves: every
+    strip's where ``record``) of a launch of ``cases`` cases of score type ``ctype`` (configure)."""
+    R = rows_per_lane or tuning.launch_rows_per_lane(cases)
+    if ctype != "int":
+        R = tuning.wide_rows_per_lane
+    # the recording kernel exists for throughput widths only: wider ones always follow
+    return R, least_lane_rows(ctype), record and (tuning.chain_bound(cases) or R > DENSE_LANE_ROWS)
 
 
 def score_dtype(ctype: str) -> np.dtype:
@@ -305,18 +313,13 @@ def move_words_many(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int) -
     return _storage(FlatCases.of(cases), rows_per_lane)[1]
 
 
-# A solver's move storage is made this much larger than the launch that first asks (GpuSolver._moves:
-# kept and reused by its later launches, whose moves vary: a 10-set traced call's full launches
-# 16.3-17.6 GB, H100); launches count it.
-MOVES_GROW = 1.1
-
-
 def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool, gather: bool) -> np.ndarray:
     """Device bytes each case takes in a launch at most: its row storage, its moves when the
-    launch records them (MOVES_GROW times), its exons' last rows when they are gathered, and its
+    launch records them (move_words_many's bound: the share a split cuts by; plan_launches counts
+    each launch's as planned, MoveWords), its exons' last rows when they are gathered, and its
     inputs (tasks, bases, selectors, trace records; generously)."""
     rows, words = _storage(flat, rows_per_lane)
-    out = rows * itemsize + ((words * 4 * MOVES_GROW).astype(np.int64) if record else 0)
+    out = rows * itemsize + (words * 4 if record else 0)
     if gather:
         out = out + flat.K * (flat.n + 1) * itemsize
     exons = flat.K
@@ -325,11 +328,12 @@ def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool,
 
 def batches(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, budget: int = TUNING.row_budget,
             move_budget: int | None = None, byte_sizes: np.ndarray | None = None,
-            byte_budget: int | None = None) -> list[list[int]]:
+            byte_budget: int | None = None, fits: Callable[[int, int], bool] | None = None,
+            tuning: Tuning = TUNING) -> list[list[int]]:
     """Consecutive runs of case indices whose row storage fits ``budget`` and, for launches
-    that record moves, whose move storage fits ``move_budget``, and whose device bytes
-    (``byte_sizes``, each case's case_bytes) fit ``byte_budget`` (a case that alone exceeds
-    them gets a launch of its own)."""
+    that record moves, whose move storage fits ``move_budget`` (each case's bound), and whose device bytes
+    (``byte_sizes``, each case's case_bytes) fit ``byte_budget``, and where given for which
+    ``fits(a, b)`` holds (longest_fitting; a case that alone exceeds them gets a launch of its own)."""
     flat = FlatCases.of(cases)
     rows, words = _storage(flat, rows_per_lane)
     limits = [(np.cumsum(rows), budget)]  # each budget over the running sums of what cases take
@@ -343,6 +347,8 @@ def batches(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, budget: i
         end = min(int(np.searchsorted(total, (total[start - 1] if start else 0) + cap, side="right"))
                   for total, cap in limits)
         end = max(end, start + 1)
+        if fits is not None:
+            end = longest_fitting(start, end, partial(fits, start), tuning)
         out.append(list(range(start, end)))
         start = end
     return out
@@ -368,15 +374,19 @@ IN_FLIGHT = 2
 
 
 def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int, on_device: Callable[[str], bool],
-                  tuning: Tuning = TUNING,
-                  rows_per_lane: int | None = None) -> tuple[int, list[tuple[str, list[int]]], list[int]]:
+                  tuning: Tuning = TUNING, rows_per_lane: int | None = None,
+                  moves_at_least: int = 0) -> tuple[int, list[tuple[str, list[int]]], list[int], int]:
     """(the device bytes the launches queued at once may take, each launch's (score type, case
-    indices), the device bytes each launch takes at most) of a call on the cases ``flat`` with
-    ``free`` bytes of device memory: cases grouped by score type, each group in consecutive runs
-    within the row and move budgets and a share of the free memory (memory_split; a call split
-    as it goes, GpuSolver._streamed, cuts its own with Cutter). GpuMemoryError (one line) when a case
-    cannot fit alone. ``on_device(ctype)``: whether launches of that score type trace back on
-    the device; ``rows_per_lane``: a fixed width (default: by launch, Tuning)."""
+    indices), the device bytes each launch takes at most, the bytes of move storage each recording
+    launch takes: the largest launch's, or ``moves_at_least`` bytes, storage kept from earlier
+    calls) of a call on the cases ``flat`` with ``free`` bytes of device memory: cases
+    grouped by score type, each group in consecutive runs within the row and move budgets and a
+    share of the free memory (memory_split; a call split as it goes, GpuSolver._streamed, cuts its
+    own with Cutter). A recording launch's moves are counted exactly (launch_move_words: its plan's
+    and its follower's), and every one takes storage for the call's largest (GpuSolver._moves:
+    one size, reused by each launch after the first ones). GpuMemoryError (one line) when a case
+    cannot fit alone. ``on_device(ctype)``: whether launches of that score type trace back on the
+    device; ``rows_per_lane``: a fixed width (default: by launch, Tuning)."""
     R = rows_per_lane or tuning.rows_per_lane
     wide = wide_scores(flat, scoring, tuning, rows_per_lane)
     groups = []
@@ -395,22 +405,88 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
     share, in_flight = memory_split(largest, free, IN_FLIGHT)
     work = []
     for ctype, idx, part, record, sizes, at_chain in groups:
-        budget = tuning.move_budget if record else None
-        runs = batches(part, R, tuning.row_budget, budget, sizes, share)
-        for run in runs:
-            sel = idx[run]
-            if at_chain is not None and tuning.chain_bound(len(sel)):
-                # a chain launch holds more rows per lane than the batches assumed: its move
-                # storage and device bytes checked again at that width
-                held = at_chain[run]
-                work += [(ctype, sel[sub], held[sub]) for sub in batches(
-                    flat.select(sel), tuning.chain_rows_per_lane, tuning.row_budget, budget, held, share)]
-            else:
-                work.append((ctype, sel, sizes[run]))
+        # a recording launch's moves counted as its plan takes them (MoveWords: the 8-row bound put
+        # a launch's above the budget)
+        moves = MoveWords(part, ctype, tuning, rows_per_lane) if record else None
+        fits = partial(_moves_fit, moves, tuning.move_budget) if moves is not None else None
+        for run in batches(part, R, tuning.row_budget, None, sizes, share, fits, tuning):
+            subs = [run]
+            if at_chain is not None and tuning.chain_bound(len(run)):
+                # a chain launch holds more rows per lane than the batches assumed: its row
+                # storage and device bytes checked again at that width (its moves were: a part
+                # of a chain launch takes part of its moves)
+                subs = [[run[i] for i in sub] for sub in batches(
+                    flat.select(idx[run]), tuning.chain_rows_per_lane, tuning.row_budget, None, at_chain[run], share)]
+            work += [(ctype, idx[sub], moves.of(sub[0], sub[-1] + 1) if moves is not None else 0) for sub in subs]
     fed = tuning.feed_shares and (not traceback or tuning.feed_record)
     if fed and len(work) == 1:  # a fed launch: its long chains first (feed.py)
-        work = [(ctype, long_chains_first(flat, sel, tuning), s) for ctype, sel, s in work]
-    return share * in_flight, [(ctype, sel.tolist()) for ctype, sel, _ in work], [int(s.sum()) for _, _, s in work]
+        work = [(ctype, long_chains_first(flat, sel, tuning), r) for ctype, sel, r in work]
+    # each launch's device bytes: its rows (at the throughput width: a chain launch's wider strips
+    # take fewer rows), inputs and gathers, and the call's move storage
+    most = max(4 * max(w for _, _, w in work), moves_at_least) if any(w for _, _, w in work) else 0
+    bare = np.empty(len(flat), dtype=np.int64)  # each case's bytes but moves
+    for ctype, idx, part, record, _, _ in groups:
+        bare[idx] = launch_sizes(part, ctype, False, traceback and not record, free, tuning, rows_per_lane)
+    held = [int(bare[sel].sum()) + (most if w else 0) for _, sel, w in work]
+    return share * in_flight, [(ctype, sel.tolist()) for ctype, sel, _ in work], held, most
+
+
+class MoveWords:
+    """The uint32 words of move storage a recording launch of consecutive cases of ``flat`` (of
+    score type ``ctype``) takes, as its plan and follower take them (``of``): each case's moves at
+    its floor (plan.case_move_words; lane_rows_floor's floors: a throughput launch's long chains,
+    and a chain launch's every case, at the launch's rows per lane, the others at the least), and
+    where a follower records the long chains (configure), their copy at the follower's widths
+    (plan.followed_tasks: the least). Per case and width once, summed per launch (a split tries
+    many). The 8-row bound (move_words_many) is not one: a 10-set launch's followed chains took
+    18.42 GB of moves against its 16.92 (the follower's copy comes on top of the plan's)."""
+
+    def __init__(self, flat: FlatCases, ctype: str, tuning: Tuning = TUNING, rows_per_lane: int | None = None) -> None:
+        self.flat, self.ctype, self.tuning, self.rows_per_lane = flat, ctype, tuning, rows_per_lane
+        self._sums: dict[tuple[int, int], np.ndarray] = {}
+
+    def _sum(self, floor: int, R: int) -> np.ndarray:
+        """(C+1,) running sums of each case's moves at ``floor`` in a launch of ``R`` rows per lane."""
+        if (floor, R) not in self._sums:
+            words = case_move_words(self.flat, R, floor)
+            self._sums[floor, R] = np.concatenate([[0], np.cumsum(words)])
+        return self._sums[floor, R]
+
+    def of(self, a: int, b: int) -> int:
+        """Words of a launch of cases [a, b)."""
+        t = self.tuning
+        R, least, follow = launch_widths(b - a, self.ctype, True, t, self.rows_per_lane)
+        if t.chain_bound(b - a):
+            return int(self._sum(R, R)[b] - self._sum(R, R)[a])
+        floor = min(least, R)
+        long = a + np.asarray(long_chains(self.flat.K[a:b], t), dtype=np.int64)
+        at = lambda f: self._sum(f, R)[long + 1] - self._sum(f, R)[long]  # noqa: E731
+        words = self._sum(floor, R)[b] - self._sum(floor, R)[a] + (at(R) - at(floor)).sum()
+        return int(words + (0 if follow else at(least).sum()))
+
+
+def launch_move_words(flat: FlatCases, ctype: str, tuning: Tuning = TUNING, rows_per_lane: int | None = None) -> int:
+    """uint32 words of move storage a recording launch of the cases ``flat`` takes (MoveWords)."""
+    return MoveWords(flat, ctype, tuning, rows_per_lane).of(0, len(flat))
+
+
+def _moves_fit(moves: MoveWords, budget: int, a: int, b: int) -> bool:
+    """Whether a recording launch of cases [a, b) keeps its moves within ``budget`` words."""
+    return moves.of(a, b) <= budget
+
+
+def longest_fitting(a: int, b: int, fits: Callable[[int], bool], tuning: Tuning = TUNING) -> int:
+    """The end e in (a, b] of the longest run [a, e) that ``fits`` (a case alone always), found
+    by bisection among throughput launches first (a chain launch's wider strips take more than
+    the same cases' in a throughput launch, so a run's fitting is not monotone across them)."""
+    if fits(b):
+        return b
+    least = a + tuning.throughput_cases
+    lo, hi = (least, b - 1) if least < b and fits(least) else (a + 1, min(b, least) - 1)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    return max(lo, a + 1)
 
 
 def wide_scores(flat: FlatCases, scoring: Scoring, tuning: Tuning = TUNING,

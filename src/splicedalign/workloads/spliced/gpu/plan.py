@@ -174,6 +174,38 @@ def strip_move_units(n: int, rows: int, lane_rows: int) -> int:
     return (n // COLS + 1 + WARP - 1 - (WARP * lane_rows - rows) // lane_rows) * move_words(lane_rows)
 
 
+@njit(cache=True, nogil=True)
+def exon_move_units(n: int, rows: int, P: int, floor: int) -> int:
+    """MOVE_UNIT words of the moves of an exon of ``rows`` rows against a target of ``n`` in
+    strips of up to ``P`` rows (the first one the rest: its head), each at the fewest rows per lane
+    from ``floor`` that hold it (strip_lane_rows)."""
+    widest = P // WARP
+    strips = (rows + P - 1) // P
+    head = rows - (strips - 1) * P
+    return (strip_move_units(n, head, strip_lane_rows(head, floor, widest))
+            + (strips - 1) * strip_move_units(n, P, strip_lane_rows(P, floor, widest)))
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _case_move_units(exon_start, first, last, n, floors, P):  # pragma: no cover - compiled
+    C = n.size
+    out = np.zeros(C, np.int64)
+    for c in prange(C):
+        for k in range(exon_start[c], exon_start[c + 1]):
+            out[c] += exon_move_units(n[c], last[k] - first[k] + 1, P, floors[c])
+    return out
+
+
+def case_move_words(flat: FlatCases, rows_per_lane: int, floors) -> np.ndarray:
+    """(C,) uint32 words of each case's moves in a plan whose strips hold up to ``rows_per_lane``
+    rows per lane and at least ``floors`` (one or one per case): what build_plan's moves_size
+    counts of it (a follower's copy of a case's moves, followed_tasks: the same at its ``least``)."""
+    floors = np.broadcast_to(np.asarray(floors, dtype=np.int64), (len(flat),)).copy()
+    with PARALLEL:
+        units = _case_move_units(flat.exon_start, flat.first, flat.last, flat.n, floors, WARP * rows_per_lane)
+    return units * MOVE_UNIT
+
+
 def least_lane_rows(ctype: str) -> int:
     """The fewest rows per lane the kernel of score type ``ctype`` sweeps a strip with."""
     return MIN_LANE_ROWS if ctype == "int" else WIDE_MIN_LANE_ROWS
@@ -489,7 +521,6 @@ def _case_counts(exon_start, first, last, n, p, S, folds, entry, floors, stride,
     first row after the tasks' rows (each fold a row of the case's ``stride``)). In ``parts``
     runs of cases of about equal exons (_even_ranges)."""
     C = folds.size
-    widest = P // WARP
     fold_base = _prefix(folds)
     fold_exon = np.empty(fold_base[C], np.int64)
     tasks, strips = np.empty(C, np.int64), np.empty(C, np.int64)
@@ -499,13 +530,10 @@ def _case_counts(exon_start, first, last, n, p, S, folds, entry, floors, stride,
         for c in range(edges[g], edges[g + 1]):
             a, b = exon_start[c], exon_start[c + 1]
             fold_exon[fold_base[c]:fold_base[c + 1]] = -1
-            # a strip of P rows (every strip but an exon's first) and its moves
-            full = strip_move_units(n[c], P, strip_lane_rows(P, floors[c], widest))
             strips_c = units_c = 0
             for k in range(a, b):
-                head = last[k] - first[k] + 1 - (S[k] - 1) * P
                 strips_c += S[k]
-                units_c += strip_move_units(n[c], head, strip_lane_rows(head, floors[c], widest)) + (S[k] - 1) * full
+                units_c += exon_move_units(n[c], last[k] - first[k] + 1, P, floors[c])
                 if entry[c] and 0 < p[k] <= folds[c] and fold_exon[fold_base[c] + p[k] - 1] < 0:
                     fold_exon[fold_base[c] + p[k] - 1] = k
             written = 0

@@ -132,6 +132,12 @@ class Streams(NamedTuple):
     # one walk stream only the first walk got SMs, the third ran after the next kernel's end
     # (10 sets traced, H100: its walks ended 2.0, 14.1 and 32.7 ms after their kernel).
     walks: tuple
+    # No work: the arena of CuPy's pool (its free blocks are kept per stream) where move storage
+    # alone is allocated. In the fill stream's a call's row storage split a dead solver's freed
+    # ~17 GB move blocks, and what it left of them, free but not whole, no free_all_blocks gives
+    # back to the device: the next solver's traced call planned on them and ran out of memory (pool
+    # model, an H100's 84.4 GB: tests/test_spliced_gpu_pool.py)
+    moves: Any
 
 
 class CaseIds:
@@ -210,6 +216,7 @@ class Split(NamedTuple):
     flats: list[FlatCases]    # each launch's cases as arrays
     sizes: list[int]          # device bytes each launch takes at most
     needs: int                # device bytes they take at most at once (launch.queued_at_most)
+    moves: int = 0            # bytes of move storage each recording launch takes (launch.plan_launches)
 
 
 class Replayable(NamedTuple):
@@ -400,8 +407,13 @@ class GpuSolver:
         # moves' id: a call's launches reuse the buffers of the launches it collected, where a
         # fresh cp.empty each took a new ~17 GB block whenever none of the pool's free ones was
         # large enough, and with three queued CuPy's fallback freed the pool mid-call (cudaFree
-        # waits for the device): 116 ms between two kernels of a 10-set traced call (H100)
-        self._move_storage = device.FilledBuffers(None, ROW_STORAGE_KEPT, launch.MOVES_GROW)
+        # waits for the device): 116 ms between two kernels of a 10-set traced call (H100). Every
+        # launch of a call takes one size (Split.moves, its largest launch's): a kept buffer
+        # smaller than the next launch's moves would stay allocated beside that launch's new one,
+        # which the call's sizing does not count (a 10-set traced call after a score call ran out
+        # of an H100's memory so, each buffer made 1.1 times its first launch's moves).
+        self._move_storage = device.FilledBuffers(None, ROW_STORAGE_KEPT)
+        self._moves_each = 0  # bytes: the call's Split.moves
         self._move_buffers: dict[int, Any] = {}
 
     def on_device(self, ctype: str) -> bool:
@@ -839,12 +851,12 @@ class GpuSolver:
 
     def _moves(self, words: int) -> Any:
         """A recording launch's move storage of ``words`` (poisoned on the current stream in checked
-        runs): a kept buffer (self._move_storage) where one is large enough, else a new one taken
-        from the fill stream's arena of CuPy's pool (its free blocks are kept per stream), where
-        only launch-sized storage lives (row storage and moves), so that no small array splits a
-        freed one. The job holds the moves until it is collected (then _collect gives the buffer
-        back), when the host has waited for every kernel that uses them."""
-        buffer, _ = self._move_storage.take(4 * words, self.streams().fill)
+        runs), in a buffer of the call's size (Split.moves) or more: a kept buffer
+        (self._move_storage) where one is large enough, else a new one from the moves' own arena
+        of CuPy's pool (Streams.moves: no other storage splits a freed one). The job holds the
+        moves until it is collected (then _collect gives the buffer back), when the host has
+        waited for every kernel that uses them."""
+        buffer, _ = self._move_storage.take(max(4 * words, self._moves_each), self.streams().moves)
         moves = buffer[:4 * words].view(np.uint32)
         self._move_buffers[id(moves)] = buffer
         if self.poison:
@@ -1001,11 +1013,15 @@ class GpuSolver:
         storage counted as free: it is let go when the launches would not fit beside it)."""
         free = device.memory_budget(self.memory_cap) + self._held()
         last = self._split_before(cases, scoring, traceback)
-        if last is not None and last.needs <= free:
+        kept = self._move_storage.largest()  # (launches take these where they fit: counted)
+        if last is not None and last.needs <= free and (not last.moves or kept <= last.moves):
             split = last
         else:
-            split = self._plan_launches(FlatCases.of(cases), scoring, traceback, free)
+            split = self._plan_launches(FlatCases.of(cases), scoring, traceback, free, kept)
             self._works[scoring, traceback] = (tuple(cases), split)
+        if split.moves:  # kept move storage its launches cannot use goes (freed by settle_pool, not mid-call)
+            self._move_storage.drop_below(split.moves)
+            self._moves_each = split.moves
         if self._held() + split.needs > free:
             self._let_go()  # kept storage would crowd out the launches: let go for them
         # what the launches take anew, freed in CuPy's pool now, not by its fallback mid-call
@@ -1106,12 +1122,13 @@ class GpuSolver:
         batch = list(map(cases.__getitem__, sel))
         return Work(ctype, sel, batch, CaseIds(batch))
 
-    def _plan_launches(self, flat: FlatCases, scoring: Scoring, traceback: bool, free: int) -> Split:
-        room, work, sizes = launch.plan_launches(flat, scoring, traceback, free, self.on_device, self.tuning,
-                                                 self.rows_per_lane)
+    def _plan_launches(self, flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
+                       moves_at_least: int = 0) -> Split:
+        room, work, sizes, moves = launch.plan_launches(flat, scoring, traceback, free, self.on_device, self.tuning,
+                                                        self.rows_per_lane, moves_at_least)
         launches = [self._launch_work(ctype, sel, flat.cases) for ctype, sel in work]
         return Split(room, launches, [flat.select(w.sel) for w in launches], sizes,
-                     min(launch.queued_at_most(sizes, room), free))
+                     min(launch.queued_at_most(sizes, room), free), moves)
 
     def solve_many(self, cases: Sequence[TestCase], scoring: Scoring = Scoring(),
                    traceback: bool = True) -> list[Result]:

@@ -1,0 +1,71 @@
+"""The `gpu` solver's device memory at the paper sets' real sizes, on a model of an H100 and CuPy's
+pool (gpu_pool_model: no kernels, every allocation counted): launches' moves counted as their
+plans take them, and a process's sequence of calls and solvers within the card."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+from gpu_pool_model import CONTEXT, H100_TOTAL, Pool, model_gpu
+
+from splicedalign.workloads.spliced.gpu import launch
+from splicedalign.workloads.spliced.gpu.flat import FlatCases
+from splicedalign.workloads.spliced.gpu.plan import build_plan, followed_tasks
+from splicedalign.workloads.spliced.gpu.solver import GpuSolver
+from splicedalign.workloads.spliced.records import Scoring
+from splicedalign.workloads.spliced.synthetic import paper_sets
+
+
+def planned_moves(flat: FlatCases, ctype: str = "int", tuning: launch.Tuning = launch.TUNING) -> int:
+    """uint32 words of moves the solver allocates for a recording launch of ``flat`` (_queue): its
+    plan's, or with a follower the followed tasks' (the plan's and the follower's copy)."""
+    config = launch.configure(flat, ctype, False, True, True, tuning)
+    plan = build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
+    return followed_tasks(plan, config.followed, config.least).moves_size if config.followed else plan.moves_size
+
+
+@pytest.mark.parametrize("seed", [12, 14])
+def test_launch_moves_are_the_plans_and_within_the_budget(seed):
+    """launch_move_words is what a recording launch's plan and follower take, to the word; every
+    launch of a traced call keeps within Tuning.move_budget (the 8-row bound did not: 2 paper sets
+    of seed 12 planned at a quarter of the budget put a launch above it), and takes the call's
+    largest launch's moves."""
+    print("seed", seed)
+    flat = FlatCases.of(paper_sets(2, seed))
+    tuning = launch.Tuning(move_budget=int(launch.move_words_many(flat, 8).sum()) // 4)
+    room, work, sizes, moves = launch.plan_launches(flat, Scoring(), True, 1 << 40, lambda c: c == "int", tuning)
+    words = []
+    for ctype, sel in work:
+        sub = flat.select(sel)
+        words.append(planned_moves(sub, ctype, tuning))
+        assert launch.launch_move_words(sub, ctype, tuning) == words[-1]
+    print("launches", [len(sel) for _, sel in work], "moves", words, "budget", tuning.move_budget)
+    assert len(work) > 3 and max(words) <= tuning.move_budget
+    assert moves == 4 * max(words)
+    assert sorted(np.concatenate([sel for _, sel in work]).tolist()) == list(range(len(flat)))
+
+
+@pytest.mark.slow
+def test_two_solvers_of_ten_paper_sets_fit_an_h100():
+    """The lead's two_solvers.py on the model of an H100 (84.4 GB for the process): a solver's 10
+    paper sets without traceback, then 10 others traced; deleted, a second solver the same. On
+    the levers branch's kept move storage (MOVES_GROW = 1.1 of each launch's own moves) the
+    first traced call ran out of memory (its 4th launch's 18.8 GB of moves beside a collected
+    launch's kept 17.0 GB; on the H100 a 6.5 MB upload failed); with the row storage in the
+    moves' arena the second solver's traced call did (a dead solver's move blocks split, not
+    freeable). Neither now, and no CuPy fallback (free_all_blocks mid-call) either."""
+    pool = Pool(H100_TOTAL - CONTEXT)
+    with pytest.MonkeyPatch.context() as mp:
+        model_gpu(mp, pool)
+        first = GpuSolver()
+        first.solve_many(paper_sets(10, 11), traceback=False)
+        first.solve_many(paper_sets(10, 12), traceback=True)
+        del first
+        gc.collect()
+        second = GpuSolver()
+        second.solve_many(paper_sets(10, 13), traceback=False)
+        second.solve_many(paper_sets(10, 14), traceback=True)
+    print(f"most used {pool.most_used / 1e9:.2f} GB of {pool.capacity / 1e9:.2f}; fallbacks {pool.fallbacks}")
+    assert pool.fallbacks == 0
