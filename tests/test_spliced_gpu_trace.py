@@ -511,6 +511,30 @@ def test_move_storage_kept_and_reused(monkeypatch):
     assert len(fed) == 1  # (the second tuning's first call: a fed recording launch; its second finds it planned)
 
 
+def test_move_storage_sized_by_the_call(monkeypatch):
+    """A traced call's launches take one move-storage size (Split.moves): its largest launch's
+    moves as planned, or the kept buffers' where they are larger (they are reused, so counted);
+    where the kept storage is let go for the call's launches, its own."""
+    from splicedalign.gpu import device
+
+    fake_gpu(monkeypatch, _fake_function_with_trace)
+    cases = _long_chain_cases(39)
+    tuning = launch.Tuning(throughput_cases=1, move_budget=3 * most_moves(cases))
+    solver = GpuSolver(rows_per_lane=2, tuning=tuning)
+    solver.solve_many(cases, Scoring(), traceback=True)
+    kept = solver._move_storage.largest()
+    small = [min(cases, key=lambda c: launch.launch_move_words(FlatCases.of([c]), "int", tuning, 2))]
+    own = 4 * launch.launch_move_words(FlatCases.of(small), "int", tuning, 2)
+    assert kept == solver._moves_each > own
+    solver.solve_many(small, Scoring(), traceback=True)  # the kept buffers reused: their size counted
+    assert solver._moves_each == kept and solver._move_storage.largest() == kept
+    monkeypatch.setattr(device, "memory_budget", lambda cap=None: 0)  # no room but the kept storage's
+    got = solver.solve_many(small, Scoring(), traceback=True)  # let go: the call's own size
+    assert solver._moves_each == own and solver._move_storage.largest() == own
+    want = get_solver("sequential").solve_many(small, Scoring(), traceback=True)
+    assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
+
+
 def test_no_kernel_on_the_upload_stream(monkeypatch):
     """The upload stream carries copies only: a kernel there (the inputs' encoding) waits for SMs
     while the launch before runs, and every later copy of the stream and the host's next packing

@@ -1014,16 +1014,23 @@ class GpuSolver:
         free = device.memory_budget(self.memory_cap) + self._held()
         last = self._split_before(cases, scoring, traceback)
         kept = self._move_storage.largest()  # (launches take these where they fit: counted)
+
+        def planned(moves_at_least: int) -> Split:
+            split = self._plan_launches(FlatCases.of(cases), scoring, traceback, free, moves_at_least)
+            self._works[scoring, traceback] = (tuple(cases), split)
+            return split
+
         if last is not None and last.needs <= free and (not last.moves or kept <= last.moves):
             split = last
         else:
-            split = self._plan_launches(FlatCases.of(cases), scoring, traceback, free, kept)
-            self._works[scoring, traceback] = (tuple(cases), split)
+            split = planned(kept)
         if split.moves:  # kept move storage its launches cannot use goes (freed by settle_pool, not mid-call)
             self._move_storage.drop_below(split.moves)
-            self._moves_each = split.moves
         if self._held() + split.needs > free:
             self._let_go()  # kept storage would crowd out the launches: let go for them
+            if split.moves > 0 < kept:  # its move size counted kept buffers, gone now: the launches' own
+                split = planned(0)
+        self._moves_each = split.moves
         # what the launches take anew, freed in CuPy's pool now, not by its fallback mid-call
         device.settle_pool(split.needs - self._held())
         return split
