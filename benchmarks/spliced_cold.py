@@ -306,9 +306,11 @@ def main() -> int:
     data = Path(tempfile.mkdtemp(prefix="spliced_cold_"))
     reason = "--cpu-only" if args.cpu_only else None if args.assume_gpu else gpu_reason()
     gpu = reason is None
-    print(f"# seed {seed}; {os.cpu_count()} CPUs; GPU: {'yes' if gpu else reason}; data in {data}", flush=True)
+    # the probes import this checkout's src first (env): an A/B runs each tree's own copy of this file
+    print(f"# seed {seed}; {os.cpu_count()} CPUs; GPU: {'yes' if gpu else reason}; code {SRC}; data in {data}",
+          flush=True)
     table = Table()
-    record: dict = {"seed": seed, "cpus": os.cpu_count()}
+    record: dict = {"seed": seed, "cpus": os.cpu_count(), "code": str(SRC)}
 
     from splicedalign.workloads.spliced import synthetic
     from splicedalign.workloads.spliced.datasets import write_dataset
@@ -333,7 +335,7 @@ def main() -> int:
         from splicedalign.gpu.device import device_info
 
         device = device_info()["name"]
-    table.print(f"issue 22 targets 1-4 ({device}, {os.cpu_count()} CPUs, seed {seed}; fresh processes)")
+    table.print(f"issue 22 targets 1-4 ({device}, {os.cpu_count()} CPUs, seed {seed}; fresh processes; code {SRC})")
     return 0
 
 
