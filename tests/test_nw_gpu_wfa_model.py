@@ -538,6 +538,8 @@ def test_guessed_first_round_on_host(solver, mode, monkeypatch):
     round, never aborted); with the guess's band too narrow (GUESS_DIVERGENCE tiny) segments go on from that
     round and widen; where only the head is similar (the sample does not speculate) it is aborted, the abort's copy
     landing on that round's pool counter, and the sample's band answers; divergent pairs (their head) get none.
+    The pair's letters are packed for the one-block WFA under the sample where no round is guessed, and not at all
+    where the guessed round answers.
     Every score and end the sequential DP's, every CIGAR re-scored."""
     import ctypes
 
@@ -560,6 +562,10 @@ def test_guessed_first_round_on_host(solver, mode, monkeypatch):
 
     for name in ("queue_check", "checked", "abort"):
         monkeypatch.setattr(solver, name, logger(name, getattr(solver, name)))
+    packs = []  # each pack launch's blocks (the stage's letters: 2; a round's pieces: 2 a piece)
+    pack = solver.kernel(wfa.PACK)
+    monkeypatch.setitem(solver._kernels, wfa.PACK,
+                        lambda grid, block, args, shared_mem=0: packs.append(grid[0]) or pack(grid, block, args))
     sampled_score = wfa.sampled_score
     monkeypatch.setattr(wfa, "sampled_score", lambda *args: order.append(("sample", None)) or sampled_score(*args))
     seen = set()
@@ -575,14 +581,16 @@ def test_guessed_first_round_on_host(solver, mode, monkeypatch):
             done = solve(pair, costs, "sequential", False, mode)
             for traceback in (False, True):
                 order.clear()
+                packs.clear()
                 got = gpu.try_wfa(pair, costs, traceback, mode, time.perf_counter())
                 assert got is not None or kind in ("head", "divergent"), pair.name  # (the WFA may decline: to the band)
                 assert got is None or (got.score, got.end2) == (done.score, done.end2), (pair.name, traceback)
                 if got is not None and traceback:
                     assert cigar_cost(got.cigar, pair.a, pair.b, costs, got.start2, got.end2) == done.score
                 names = [name for name, _ in order]
-                if kind == "divergent":
+                if kind == "divergent":  # (the letters packed under the sample, for the one-block WFA)
                     assert names[:1] == ["sample"] and "abort" not in names and "checked" not in names, names
+                    assert packs[:1] == [2], packs
                     seen.add(kind)
                     continue
                 assert names[:2] == ["queue_check", "sample"], (pair.name, names)
@@ -594,8 +602,9 @@ def test_guessed_first_round_on_host(solver, mode, monkeypatch):
                     assert trace.rounds >= 1, trace  # (the sample's band, not speculated)
                 else:
                     assert names[2:] == ["checked"] and order[2][1] is guess, (pair.name, names)
-                    if kind == "similar":
+                    if kind == "similar":  # (the round's pieces packed, not the pair's letters)
                         assert got.algorithm == segments.ALGORITHM and trace.rounds == 1, (pair.name, trace)
+                        assert len(packs) == 1 and packs[0] > 2, packs
                     else:  # (segments went on from the guess's round, then widened: certified or handed on)
                         assert trace.widened == 1 and trace.rounds >= 2, (pair.name, trace)
                 seen.add(kind)

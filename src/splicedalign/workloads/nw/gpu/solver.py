@@ -306,10 +306,12 @@ class GpuSolver:
             self.wfa = wfa.WfaSolver(poison=self.poison)
         # the letters uploaded and packed while the host samples and chooses (H100 host, 10^5 1%: the
         # stage ~0.05 ms of host, the device's upload and pack ~0.05 then under the sample; a pair the WFA
-        # declines had its stage for nothing)
+        # declines had its stage for nothing); a guessed round's pieces pack their own (WfaSolver.pack_staged)
         if not self.wfa.stage(pair, costs):
             return None
         guess = self.guess_round(pair, costs, traceback, mode)  # (its device round under the sample)
+        if guess is None:
+            self.wfa.pack_staged()
         expected = None
         if min(pair.n, pair.m) >= WFA_SAMPLE_MIN:
             expected = wfa.sampled_score(pair, costs)

@@ -718,6 +718,7 @@ class WfaSolver:
         self._reach_device: dict[tuple[int, int, int, bool], Any] = {}
         self._one: tuple[Any, Any, Any, Any, Any] | None = None
         self._staged_only = False  # a stage's copy and pack queued, no launch's wait after them yet
+        self._unpacked = 0  # the staged pair's packed words, while its pack is not queued (pack_staged)
         self._letter_codes: Any = None
         self._piece_host: np.ndarray | None = None  # solve_pieces' upload (piece_meta)
         self._piece_got: np.ndarray | None = None  # solve_pieces' copy back (piece_back)
@@ -1023,12 +1024,12 @@ class WfaSolver:
 
     def stage(self, pair: Pair, costs: Costs) -> bool:
         """A single pair's letters on their way (``launch_one``'s first half): the packing's table and both
-        sequences in one upload into the solver's ``Workspace``, the pack kernel queued behind it on the
-        single pair's stream, so that the device uploads and packs while the host chooses the launch (the
-        divergence sample and the cost models: ~0.1 ms at 10^5 1% on the H100 host, the upload and pack
-        ~0.05). The launches of the pair that follow (``launch_one(staged=True)``; BiWFA, then nw_wfa where
-        it gave up) read its packed letters. False (nothing queued): a pair the WFA does not take
-        (``solve``'s int32 bound)."""
+        sequences in one upload into the solver's ``Workspace`` on the single pair's stream, so that the device
+        uploads (and packs: ``pack_staged``) while the host chooses the launch (the divergence sample and the cost
+        models: ~0.1 ms at 10^5 1% on the H100 host, the upload and pack ~0.05). segments' pieces pack their own
+        letters from these bytes (``queue_pieces``); the launches of the pair's one-block WFA (``launch_one``;
+        BiWFA, then nw_wfa where it gave up) read them packed. False (nothing queued): a pair the WFA does not
+        take (``solve``'s int32 bound)."""
         n, m = pair.n, pair.m
         if costs.bound(n, m) >= INT32_SAFE:
             return False
@@ -1038,21 +1039,36 @@ class WfaSolver:
         TABLE_STRUCT.pack_into(ws.host, TABLE_AT, 0, n, n, m, 0, wa, wa, wb, PAD_A, PAD_B)  # from, size, to, words, pad
         ws.host[SINGLE_META:SINGLE_META + n] = pair.a
         ws.host[SINGLE_META + n:SINGLE_META + n + m] = pair.b
-        packed = ws.array("packed", wa + wb, cp.uint64)
         stream, began, staged, _, _ = self.one_stream()
-        parts = ws.parts
         began.record(stream)
         # (the copies by the runtime's own call: CuPy's slice and set / get of an array took more host
         # time than the copy)
         cp.cuda.runtime.memcpyAsync(ws.blob.data.ptr + TABLE_AT, ws.host.ctypes.data + TABLE_AT,
                                     SINGLE_META - TABLE_AT + n + m, cp.cuda.runtime.memcpyHostToDevice, stream.ptr)
+        staged.record(stream)  # (again after the pack, where it is queued)
+        self._staged_only = True
+        self._unpacked = wa + wb
+        return True
+
+    def pack_staged(self) -> None:
+        """The staged pair's letters packed for its one-block WFA: the pack kernel queued behind the stage's upload
+        on the single pair's stream, once a stage (the words it packs: ``_unpacked``, 0 once queued). A pair whose
+        first round of segments is queued at once (``GpuSolver.guess_round``) packs only where that round does not
+        answer: its launches then go right behind the upload (10^5 1%: the pack of its 2 x 10^5 letters by 2 blocks
+        was ahead of the round on the stream, and its launch call on the host's path to the round's)."""
+        if not self._unpacked:
+            return
+        cp = self.cp
+        ws = self._workspace
+        assert ws is not None  # (stage made it)
+        stream, _, staged, _, _ = self.one_stream()
+        parts = ws.parts
         with stream:
             self.kernel(PACK)((2,), (PACK_THREADS,), (ws.raw, parts["from"], parts["size"], parts["to"], parts["words"],
                                                        parts["pad"], ws.array("bad", 2, cp.int32), self.letter_codes(),
-                                                       packed))
+                                                       ws.array("packed", self._unpacked, cp.uint64)))
         staged.record(stream)
-        self._staged_only = True
-        return True
+        self._unpacked = 0
 
     def launch_one(self, pair: Pair, costs: Costs, traceback: bool, mode: str, max_steps: int, visits: int,
                    threads: int, budget: int | None = None, bi: bool = False, cluster: bool = False,
@@ -1070,6 +1086,7 @@ class WfaSolver:
         t0 = time.perf_counter()
         if not (staged or self.stage(pair, costs)):
             raise ValueError(f"gpu wfa: a pair of {pair.n:,} x {pair.m:,} is past the kernel's int32 bound")
+        self.pack_staged()
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         n, m = pair.n, pair.m
         reach_max = int(self.sums(x, o, e, max_steps).top[max_steps])  # (configure's, without its numpy passes)
