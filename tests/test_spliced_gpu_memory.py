@@ -357,7 +357,7 @@ def test_recording_launches_sized_at_their_width():
                                                     tuning)
     assert sorted(i for _, sel in work for i in sel) == list(range(len(cases)))
     words = [launch.launch_move_words(flat.select(sel), "int", tuning) for _, sel in work]
-    assert moves == 4 * max(words) and max(words) <= tuning.move_budget
+    assert moves == launch.move_storage(4 * max(words), tuning) and max(words) <= tuning.move_budget
     kinds = set()
     for (_, sel), size in zip(work, sizes):
         kinds.add(tuning.chain_bound(len(sel)))

@@ -826,12 +826,29 @@ def test_launches_grow_from_a_small_first_one():
 
 def test_queued_launches_keep_within_their_room():
     """launch.queued_at_most: launches queued in order, the oldest collected until the next
-    fits beside the rest in the room."""
+    fits beside the rest in the room; with counts, the most of them the launches held at once
+    count (the recording ones: their move buffers)."""
     assert launch.queued_at_most([4, 4, 4], 8) == 8
     assert launch.queued_at_most([1, 2, 3, 4, 4], 8) == 8  # 1+2+3, then 3+4, then 4+4
     assert launch.queued_at_most([1, 2, 3, 3], 7) == 6
     assert launch.queued_at_most([1, 2, 3, 4, 4], 100) == 14
     assert launch.queued_at_most([], 8) == 0
+    assert launch.queued_at_most([1, 2, 3, 4, 4], 8, [1] * 5) == 3  # 1+2+3
+    assert launch.queued_at_most([1, 2, 3, 4, 4], 8, [0, 0, 1, 1, 1]) == 2  # 3+4, 4+4
+    assert launch.queued_at_most([4, 4, 4], 8, [1, 0, 1]) == 1
+
+
+def test_move_storage_near_the_budget_is_the_budgets():
+    """launch.move_storage: a call's move storage within 1/16 of the move budget below it is the
+    budget's bytes (calls split by the budget take one size: CuPy's pool's blocks reused), else
+    its own."""
+    tuning = launch.Tuning(move_budget=1 << 20)
+    budget = 4 << 20
+    assert launch.move_storage(budget - budget // 16, tuning) == budget
+    assert launch.move_storage(budget - 1, tuning) == budget
+    assert launch.move_storage(budget - budget // 16 - 1, tuning) == budget - budget // 16 - 1
+    assert launch.move_storage(budget + 4, tuning) == budget + 4  # (one case above the budget: its own)
+    assert launch.move_storage(4, tuning) == 4
 
 
 def test_walks_short_paths_first_followed_last():
@@ -1079,8 +1096,8 @@ def recorded_fills(monkeypatch) -> list:
 def test_unfilled_buffers_and_the_pool_settled(monkeypatch):
     """device.FilledBuffers without a byte (move storage): handed out unfilled, reused where
     one kept fits; drop_below lets go of the kept ones smaller than a size, largest tells the
-    largest kept. device.settle_pool frees CuPy's free blocks only where the bytes needed
-    exceed what the device has free outside the pool."""
+    largest kept, reserve keeps a count of a size. device.settle_pool frees CuPy's free blocks
+    only where the bytes needed exceed what the device has free outside the pool."""
     from splicedalign.gpu import device
 
     settle_pool = device.settle_pool  # (fake_gpu stands in for it)
@@ -1100,6 +1117,11 @@ def test_unfilled_buffers_and_the_pool_settled(monkeypatch):
     assert not fills and store.held_bytes() == 450 and store.largest() == 300
     store.drop_below(200)
     assert store.held_bytes() == 300 and store.take(200, stream)[0] is c
+    store.give(c, 0)
+    store.reserve(3, 250, stream)  # the kept one that fits, two made; keep raised to 3
+    assert store.held_bytes() == 800 and store.largest() == 300 and not fills
+    store.reserve(2, 250, stream)  # as many kept already: none made
+    assert store.held_bytes() == 800
 
     freed: list = []
     pool = SimpleNamespace(free_all_blocks=lambda: freed.append(1))

@@ -451,6 +451,14 @@ class FilledBuffers:
         self._taken += 1
         return buffer, filled
 
+    def reserve(self, count: int, nbytes: int, stream: Any) -> None:
+        """``count`` buffers of at least ``nbytes`` kept (``keep`` raised to ``count`` where lower),
+        for a caller that takes them in turn later: those kept that fit, the others made now on
+        ``stream``."""
+        self.keep = max(self.keep, count)
+        for buffer in [self.take(nbytes, stream)[0] for _ in range(count)]:
+            self.give(buffer, 0)
+
     def give(self, buffer: Any, used: int) -> None:
         """Take ``buffer`` back once no queued work uses it any more; its user may have written
         its first ``used`` bytes."""

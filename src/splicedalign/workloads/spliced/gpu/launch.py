@@ -423,7 +423,8 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
         work = [(ctype, long_chains_first(flat, sel, tuning), r) for ctype, sel, r in work]
     # each launch's device bytes: its rows (at the throughput width: a chain launch's wider strips
     # take fewer rows), inputs and gathers, and the call's move storage
-    most = max(4 * max(w for _, _, w in work), moves_at_least) if any(w for _, _, w in work) else 0
+    words = max((w for _, _, w in work), default=0)
+    most = max(move_storage(4 * words, tuning), moves_at_least) if words else 0
     bare = np.empty(len(flat), dtype=np.int64)  # each case's bytes but moves
     for ctype, idx, part, record, _, _ in groups:
         bare[idx] = launch_sizes(part, ctype, False, traceback and not record, free, tuning, rows_per_lane)
@@ -463,6 +464,23 @@ class MoveWords:
         at = lambda f: self._sum(f, R)[long + 1] - self._sum(f, R)[long]  # noqa: E731
         words = self._sum(floor, R)[b] - self._sum(floor, R)[a] + (at(R) - at(floor)).sum()
         return int(words + (0 if follow else at(least).sum()))
+
+
+# A call's move storage within this share of Tuning.move_budget below it is made the budget's
+# size: launches split by the budget take nearly all of it (10 paper sets: 17.13-17.18 GB of moves,
+# the budget 2^34 bytes), and a call's moves a few MB above the last one's found no free block of
+# CuPy's pool that large (its move arena held the last call's): its fallback freed ~65 GB and made
+# ~71 GB at the call's start (pool model, an H100). Raised at most budget/16 where the launch's
+# moves alone take 15/16 of it: within the 10% of the free memory a call leaves (MEMORY_USE).
+MOVES_NEAR_BUDGET = 1 / 16
+
+
+def move_storage(nbytes: int, tuning: Tuning = TUNING) -> int:
+    """Bytes of move storage for a call whose largest recording launch records ``nbytes`` of
+    moves: the move budget's bytes where ``nbytes`` lies within MOVES_NEAR_BUDGET of it below,
+    else ``nbytes``."""
+    budget = 4 * tuning.move_budget
+    return budget if budget * (1 - MOVES_NEAR_BUDGET) <= nbytes < budget else nbytes
 
 
 def launch_move_words(flat: FlatCases, ctype: str, tuning: Tuning = TUNING, rows_per_lane: int | None = None) -> int:
@@ -615,15 +633,17 @@ def collected_first(held: Sequence[int], size: int, room: int) -> int:
     return k
 
 
-def queued_at_most(sizes: Sequence[int], room: int) -> int:
+def queued_at_most(sizes: Sequence[int], room: int, counts: Sequence[int] | None = None) -> int:
     """The most device bytes that launches of ``sizes`` bytes take at once, queued in order,
-    the oldest collected first as ``collected_first`` says."""
-    held: list[int] = []
+    the oldest collected first as ``collected_first`` says; with ``counts`` (one per launch), the
+    most that the launches held at once count (GpuSolver._split: the recording ones, each holding
+    a move buffer)."""
+    held: list[int] = []  # the launches held, by index
     most = 0
-    for size in sizes:
-        del held[:collected_first(held, size, room)]
-        held.append(size)
-        most = max(most, sum(held))
+    for i, size in enumerate(sizes):
+        del held[:collected_first([sizes[j] for j in held], size, room)]
+        held.append(i)
+        most = max(most, sum(sizes[j] if counts is None else counts[j] for j in held))
     return most
 
 
