@@ -69,13 +69,17 @@ class EmuKernel:
             return
         assert shared_mem <= max(device.SHARED_MEMORY_DEFAULT - STATIC_SHARED, self.max_dynamic_shared_size_bytes), (
             f"{self.name}: {shared_mem} bytes of shared memory, allowed {self.max_dynamic_shared_size_bytes}")
-        affine, keep, shared = (flag.strip() == "true" for flag in self.name.split("<")[1].rstrip(">").split(","))
+        assert self.name in wfa.NAMES, self.name
+        affine, keep, shared, staged = (flag.strip() == "true"
+                                        for flag in self.name.split("<")[1].rstrip(">").split(","))
         seqs, desc, reach, *ints, ring, keep_arr, pool_top, pool_ints, bases, runs, out, gap_start = args
         assert len(ints) == 11
         if shared:  # the variant for the ring and both sequences in shared memory
-            assert ints[8] and ints[9], "nw_wfa<..., true> with the ring or the sequences in global memory"
+            assert ints[8] and ints[9], "nw_wfa<..., true, ...> with the ring or the sequences in global memory"
+        if staged:  # the variant packing its letters from the staged bytes into shared memory
+            assert seqs.dtype == np.uint8 and ints[9], "nw_wfa<..., true> on packed words or without shared letters"
         status = self.lib.emu_nw_wfa(
-            ctypes.c_int(affine), ctypes.c_int(keep), ctypes.c_int(shared), ctypes.c_int(grid[0]),
+            ctypes.c_int(affine), ctypes.c_int(keep), ctypes.c_int(shared), ctypes.c_int(staged), ctypes.c_int(grid[0]),
             ctypes.c_int(block[0]),
             _pointer(seqs), _pointer(desc), _pointer(reach), *(ctypes.c_int(int(v)) for v in ints),
             _pointer(ring), _pointer(keep_arr), _pointer(pool_top), ctypes.c_longlong(int(pool_ints)),
@@ -448,17 +452,25 @@ def segments_gpu(solver, monkeypatch, seed):
     return gpu, np.random.default_rng(seed)
 
 
+@pytest.mark.parametrize("letters_shared", (True, False))
 @pytest.mark.parametrize("mode", ("global", "prefix"))
-def test_segments_on_host(solver, mode, monkeypatch):
+def test_segments_on_host(solver, mode, letters_shared, monkeypatch):
     """GpuSolver.try_wfa's segments (segments.py's rounds through WfaSolver.solve_pieces: the upload written by
-    fill_pieces, the pack and nw_wfa launches on the host build, the answers and runs back) on similar pairs
-    of 9-13 pieces: each score the sequential DP's, each CIGAR re-scored, the pieces' answer taken (merged
-    seams included) or handed on to the one-block WFA, exact either way."""
+    fill_pieces, the nw_wfa launches on the host build, the answers and runs back) on similar pairs of 9-13
+    pieces: each score the sequential DP's, each CIGAR re-scored, the pieces' answer taken (merged seams included)
+    or handed on to the one-block WFA, exact either way. With the letters in shared memory every round's blocks
+    pack their own from the staged bytes (nw_wfa's BYTES variant, byte_sources' descriptors); without, a pack
+    launch for the round's pieces goes before the sweep on packed words."""
     from splicedalign.workloads.nw import segments
     from splicedalign.workloads.nw.gpu.solver import SEGMENTS_MIN
     from splicedalign.workloads.nw.solvers import solve
 
-    gpu, rng = segments_gpu(solver, monkeypatch, 2690 + segments.MODES.index(mode))
+    gpu, rng = segments_gpu(solver, monkeypatch, 2690 + segments.MODES.index(mode) + 2 * letters_shared)
+    if not letters_shared:
+        solver.shared_bytes = 0
+    looked_up = []
+    kernel_of = solver.kernel
+    monkeypatch.setattr(solver, "kernel", lambda name: looked_up.append(name) or kernel_of(name))
     taken = merged = 0
     for k, costs in enumerate((Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 4, 2, 6))):  # (gap-affine: the gap start)
         a = random_codes(int(rng.integers(SEGMENTS_MIN, SEGMENTS_MIN + 1500)), rng)
@@ -475,6 +487,8 @@ def test_segments_on_host(solver, mode, monkeypatch):
             merged += gpu.stats_segments.merges if got.algorithm == segments.ALGORITHM else 0
     print("taken", taken, "merged", merged)
     assert taken >= 4
+    staged = [name for name in looked_up if name.startswith("nw_wfa<") and name.endswith(", true>")]
+    assert bool(staged) == letters_shared, sorted(set(looked_up))
 
 
 @pytest.mark.parametrize("mode", ("global", "prefix"))
@@ -562,7 +576,7 @@ def test_guessed_first_round_on_host(solver, mode, monkeypatch):
 
     for name in ("queue_check", "checked", "abort"):
         monkeypatch.setattr(solver, name, logger(name, getattr(solver, name)))
-    packs = []  # each pack launch's blocks (the stage's letters: 2; a round's pieces: 2 a piece)
+    packs = []  # each pack launch's blocks (the stage's letters: 2; a round's pieces where not in shared memory)
     pack = solver.kernel(wfa.PACK)
     monkeypatch.setitem(solver._kernels, wfa.PACK,
                         lambda grid, block, args, shared_mem=0: packs.append(grid[0]) or pack(grid, block, args))
@@ -602,9 +616,9 @@ def test_guessed_first_round_on_host(solver, mode, monkeypatch):
                     assert trace.rounds >= 1, trace  # (the sample's band, not speculated)
                 else:
                     assert names[2:] == ["checked"] and order[2][1] is guess, (pair.name, names)
-                    if kind == "similar":  # (the round's pieces packed, not the pair's letters)
+                    if kind == "similar":  # (no pack launch: the round's blocks pack their own letters)
                         assert got.algorithm == segments.ALGORITHM and trace.rounds == 1, (pair.name, trace)
-                        assert len(packs) == 1 and packs[0] > 2, packs
+                        assert packs == [], packs
                     else:  # (segments went on from the guess's round, then widened: certified or handed on)
                         assert trace.widened == 1 and trace.rounds >= 2, (pair.name, trace)
                 seen.add(kind)
@@ -628,13 +642,14 @@ def test_a_spent_pool_counter_makes_every_piece_give_up(solver, monkeypatch):
     assert solver.stage(pair, costs)
     lo, hi, _ = segments.band_bound(costs, "global", pair.n, pair.m, 60)
     _, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
-    sweep = solver.kernel(wfa.SWEEP.format(affine="false", keep="true", shared="true"))
+    name = wfa.SWEEP.format(affine="false", keep="true", shared="true", bytes="true")  # (its letters from the bytes)
+    sweep = solver.kernel(name)
     for spent in (False, True):
         def launched(grid, block, args, shared_mem=0, _spent=spent):
             if _spent:  # (nw_wfa's pool_top: sweep_args' 17th)
                 ctypes.c_uint64.from_address(int(args[16])).value = int(solver.abort_parts()[1][0])
             sweep(grid, block, args, shared_mem)
-        monkeypatch.setitem(solver._kernels, wfa.SWEEP.format(affine="false", keep="true", shared="true"), launched)
+        monkeypatch.setitem(solver._kernels, name, launched)
         got = solver.solve_pieces(pair, costs, r0, r1, c0, c1, 40, 20, 64)
         assert (got.score < 0).all() if spent else (got.score >= 0).all(), (spent, got.score)
 

@@ -65,29 +65,33 @@ static void run_blocks(int blocks, int threads, F body) {
     }
 }
 
-template <bool AFFINE, bool KEEP, bool SHARED>
+template <bool AFFINE, bool KEEP, bool SHARED, bool BYTES>
 static void nw_wfa_call(const u64* seqs, const long long* desc, const int* reach, int mode, int x, int o, int e,
                         int max_steps, int ring_size, int stride, int reach_max, int ring_shared, int seqs_shared,
                         int walk_steps, int* ring_global, int* keep, unsigned long long* pool_top, long long pool_ints,
                         long long* bases, unsigned* runs, int* out, int gap_start) {
-    nw_wfa<AFFINE, KEEP, SHARED>(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max, ring_shared,
-                                 seqs_shared, walk_steps, ring_global, keep, pool_top, pool_ints, bases, runs, out,
-                                 gap_start);
+    nw_wfa<AFFINE, KEEP, SHARED, BYTES>(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max,
+                                        ring_shared, seqs_shared, walk_steps, ring_global, keep, pool_top, pool_ints,
+                                        bases, runs, out, gap_start);
 }
 
-extern "C" int emu_nw_wfa(int affine, int keep_on, int shared, int blocks, int threads, const u64* seqs,
+extern "C" int emu_nw_wfa(int affine, int keep_on, int shared, int bytes, int blocks, int threads, const u64* seqs,
                           const long long* desc, const int* reach, int mode, int x, int o, int e, int max_steps,
                           int ring_size, int stride, int reach_max, int ring_shared, int seqs_shared,
                           int walk_steps, int* ring_global, int* keep, unsigned long long* pool_top, long long pool_ints,
                           long long* bases, unsigned* runs, int* out, int gap_start) {
-    // the 8 instances, indexed affine * 4 + keep * 2 + shared
+    // the shipped instances (wfa.NAMES), indexed affine * 8 + keep * 4 + shared * 2 + bytes (BYTES: keep only)
     using Call = void (*)(const u64*, const long long*, const int*, int, int, int, int, int, int, int, int, int, int, int,
                           int*, int*, unsigned long long*, long long, long long*, unsigned*, int*, int);
-    static const Call calls[8] = {nw_wfa_call<false, false, false>, nw_wfa_call<false, false, true>,
-                                  nw_wfa_call<false, true, false>,  nw_wfa_call<false, true, true>,
-                                  nw_wfa_call<true, false, false>,  nw_wfa_call<true, false, true>,
-                                  nw_wfa_call<true, true, false>,   nw_wfa_call<true, true, true>};
-    const Call call = calls[(affine ? 4 : 0) + (keep_on ? 2 : 0) + (shared ? 1 : 0)];
+    static const Call calls[16] = {
+        nw_wfa_call<false, false, false, false>, nullptr, nw_wfa_call<false, false, true, false>, nullptr,
+        nw_wfa_call<false, true, false, false>,  nw_wfa_call<false, true, false, true>,
+        nw_wfa_call<false, true, true, false>,   nw_wfa_call<false, true, true, true>,
+        nw_wfa_call<true, false, false, false>,  nullptr, nw_wfa_call<true, false, true, false>, nullptr,
+        nw_wfa_call<true, true, false, false>,   nw_wfa_call<true, true, false, true>,
+        nw_wfa_call<true, true, true, false>,    nw_wfa_call<true, true, true, true>};
+    const Call call = calls[(affine ? 8 : 0) + (keep_on ? 4 : 0) + (shared ? 2 : 0) + (bytes ? 1 : 0)];
+    if (call == nullptr) return 1;  // (no such instance ships)
     run_blocks(blocks, threads, [&] {
         call(seqs, desc, reach, mode, x, o, e, max_steps, ring_size, stride, reach_max, ring_shared, seqs_shared,
              walk_steps, ring_global, keep, pool_top, pool_ints, bases, runs, out, gap_start);

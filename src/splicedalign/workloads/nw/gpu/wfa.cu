@@ -40,7 +40,7 @@ namespace {
 
 
 struct WfaDesc {
-    long long a, b;  // word offsets of the packed sequences in `seqs`
+    long long a, b;  // word offsets of the packed sequences in `seqs` (BYTES: byte offsets of the staged codes)
     int n, m;
     long long visits;  // the pair's most diagonals visited (I, D and M count one each) before it gives up
     long long chunk;  // ints its kept wavefronts take from the pool at a time (KEEP)
@@ -110,7 +110,11 @@ __device__ __forceinline__ long long pool_take(Planner& pl, long long size, long
 // diagonal reached the end.
 // SHARED: the ring and both sequences in shared memory (the host's first choice): every ring and
 // letter access a 32-bit shared load, not a generic one with 64-bit address arithmetic.
-template <bool AFFINE, bool KEEP, bool SHARED>
+// BYTES (segments' pieces, whose letters fit in shared memory: seqs_shared): `seqs` holds the staged pair's codes,
+// a byte a letter, and the descriptor's a, b their byte offsets; the block packs its piece's letters into shared
+// memory itself, so a round needs no pack launch before it (H100, 10^5 1%: its launch call ~0.015 ms of host on the
+// path to the sweep's, its 2 blocks a piece 0.014 ms of device ahead of the sweep).
+template <bool AFFINE, bool KEEP, bool SHARED, bool BYTES>
 __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int mode,
     int x, int o, int e, int max_steps, int ring_size, int stride, int reach_max, int ring_shared, int seqs_shared,
@@ -125,16 +129,32 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     const int tid = threadIdx.x, threads = blockDim.x, lane = tid & 31;  // threads: a multiple of 32
     const WfaDesc d = wfa_desc(desc, p);
     const int n = d.n, m = d.m;
-    const u64* a = seqs + d.a;
-    const u64* b = seqs + d.b;
-    if (SHARED || seqs_shared) {  // both sequences into shared memory, after the ring: every extension load
+    const u64* a = BYTES ? nullptr : seqs + d.a;
+    const u64* b = BYTES ? nullptr : seqs + d.b;
+    if (SHARED || BYTES || seqs_shared) {  // both sequences into shared memory, after the ring: every extension load
         // then costs ~30 cycles where the wavefront's spread of offsets made them L2 round trips
         const int rows_ints = ring_shared ? (ring_size + 2 * (AFFINE ? e + 1 : 0)) * stride : 0;
         u64* sa = reinterpret_cast<u64*>(smem + ((rows_ints + 1) & ~1));
         const int wa = n / 16 + WFA_PAD_WORDS, wb = m / 16 + WFA_PAD_WORDS;
         u64* sb = sa + wa;
-        for (int w = tid; w < wa; w += threads) sa[w] = a[w];
-        for (int w = tid; w < wb; w += threads) sb[w] = b[w];
+        if (BYTES) {  // nw_wfa_pack's words (the staged bytes are codes, which stand for themselves)
+            const unsigned char* bytes = reinterpret_cast<const unsigned char*>(seqs);
+            for (int w = tid; w < wa + wb; w += threads) {
+                const bool in_a = w < wa;
+                const unsigned char* src = bytes + (in_a ? d.a : d.b);
+                const int q = in_a ? w : w - wa, count = in_a ? n : m;
+                const u64 fill = in_a ? WFA_PAD_A : WFA_PAD_B;
+                u64 word = 0;
+                for (int j = 0; j < 16; ++j) {
+                    const int at = 16 * q + j;
+                    word |= (at < count ? u64(src[at]) : fill) << (4 * j);
+                }
+                sa[w] = word;  // (sb = sa + wa)
+            }
+        } else {
+            for (int w = tid; w < wa; w += threads) sa[w] = a[w];
+            for (int w = tid; w < wb; w += threads) sb[w] = b[w];
+        }
         a = sa;
         b = sb;
     }
@@ -797,19 +817,23 @@ __global__ void nw_pieces_settle(const int* __restrict__ out, const unsigned* __
 
 #ifndef __CUDACC_RTC__
 // nvcc builds instantiate the shipped variants (wfa.NAMES); NVRTC only the one a launch asks for.
-#define NW_WFA(AFFINE, KEEP, SHARED)                                                                        \
-    template __global__ void nw_wfa<AFFINE, KEEP, SHARED>(const u64*, const long long*, const int*, int, int, int, \
+#define NW_WFA(AFFINE, KEEP, SHARED, BYTES)                                                                 \
+    template __global__ void nw_wfa<AFFINE, KEEP, SHARED, BYTES>(const u64*, const long long*, const int*, int, int, int, \
                                                           int, int, int, int, int, int, int, int, int*, int*,      \
                                                           unsigned long long*, long long, long long*, unsigned*, int*, \
                                                           int);
-NW_WFA(false, false, false)
-NW_WFA(false, true, false)
-NW_WFA(true, false, false)
-NW_WFA(true, true, false)
-NW_WFA(false, false, true)
-NW_WFA(false, true, true)
-NW_WFA(true, false, true)
-NW_WFA(true, true, true)
+NW_WFA(false, false, false, false)
+NW_WFA(false, true, false, false)
+NW_WFA(true, false, false, false)
+NW_WFA(true, true, false, false)
+NW_WFA(false, false, true, false)
+NW_WFA(false, true, true, false)
+NW_WFA(true, false, true, false)
+NW_WFA(true, true, true, false)
+NW_WFA(false, true, false, true)
+NW_WFA(true, true, false, true)
+NW_WFA(false, true, true, true)
+NW_WFA(true, true, true, true)
 template __global__ void nw_biwfa<false>(const u64*, const long long*, const int*, int, int, int, int, int, int, int,
                                          int*, unsigned long long*, long long, long long*, unsigned*, int*);
 template __global__ void nw_biwfa<true>(const u64*, const long long*, const int*, int, int, int, int, int, int, int,

@@ -13,8 +13,9 @@ single pair's runs come back with its answer and are formatted on the host, ``ci
 A batch goes in chunks (``launch``); a single pair (``solve``) takes a lean path
 (``launch_one``): one upload into buffers the solver keeps (``Workspace``), the reach table kept
 on the device, one stream, nothing allocated but the kept wavefronts' pool (and a ring in global memory).
-segments.py's pieces of a staged pair (``solve_pieces``) go the same way: one upload, one pack launch for
-all pieces, one nw_wfa launch in infix mode (a block a piece), one copy back.
+segments.py's pieces of a staged pair (``solve_pieces``) go the same way: one upload, one nw_wfa launch in infix
+mode (a block a piece, which packs its letters from the staged bytes into shared memory; where they do not fit
+there, a pack launch for all pieces before it), one copy back.
 """
 
 from __future__ import annotations
@@ -85,7 +86,9 @@ DEFINES = {"WFA_NULL": NULL, "WFA_DESC": batch.DESCRIPTOR, "WFA_OUT": batch.OUT,
            "MODE_INFIX": MODES.index("infix"), "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH, "WFA_OP_D": OP_DEL,
            "WFA_OP_I": OP_INS, "WFA_PAD_WORDS": PAD_WORDS, "WFA_WALK_DIAGS": WALK_DIAGS, "WFA_PAD_A": PAD_A,
            "WFA_PAD_B": PAD_B}  # wfa.defines.h
-SWEEP = "nw_wfa<{affine}, {keep}, {shared}>"  # shared: the ring and both sequences in shared memory
+# shared: the ring and both sequences in shared memory; bytes: segments' pieces packed by their own blocks from the
+# staged pair's bytes (queue_pieces, where the letters fit in shared memory: no pack launch; with the alignment only)
+SWEEP = "nw_wfa<{affine}, {keep}, {shared}, {bytes}>"
 PACK = "nw_wfa_pack"
 # BiWFA (a single pair, linear costs, global mode, its rings and letters in shared memory): the
 # forward and the reverse wavefronts at once, each on half the block, about half the steps
@@ -95,8 +98,9 @@ BIWFA = "nw_biwfa<{keep}>"
 SETTLE = "nw_pieces_settle"
 SETTLE_THREADS = 512
 SETTLE_PIECES = 4096
-NAMES = tuple(SWEEP.format(affine=a, keep=k, shared=h) for a in ("false", "true") for k in ("false", "true")
-              for h in ("false", "true")) + tuple(BIWFA.format(keep=k) for k in ("false", "true")) + (PACK, SETTLE)
+NAMES = (tuple(SWEEP.format(affine=a, keep=k, shared=h, bytes=b) for a in ("false", "true") for k in ("false", "true")
+               for h in ("false", "true") for b in ("false", "true") if b == "false" or k == "true")
+         + tuple(BIWFA.format(keep=k) for k in ("false", "true")) + (PACK, SETTLE))
 ALGORITHM = "wfa"
 PACK_THREADS = 256
 # a launch's chunks take these in turn (a stream a chunk: 6 for 40 MB copied by pieces, common.chunk_bounds;
@@ -538,10 +542,13 @@ def sweep_args(packed: Any, desc: Any, reach: Any, mode: str, x: int, o: int, e:
             out if runs is None else runs, out, np.int32(gap_start))
 
 
-def sweep_name(config: Launch, affine: bool, traceback: bool) -> str:
-    """The nw_wfa instance of a launch (NAMES)."""
+def sweep_name(config: Launch, affine: bool, traceback: bool, staged: bool = False) -> str:
+    """The nw_wfa instance of a launch (NAMES); ``staged``: its blocks pack their letters from the staged bytes
+    (segments' pieces whose letters fit in shared memory)."""
+    assert not staged or (traceback and config.seqs_shared)
     return SWEEP.format(affine="true" if affine else "false", keep="true" if traceback else "false",
-                        shared="true" if config.shared and config.seqs_shared else "false")
+                        shared="true" if config.shared and config.seqs_shared else "false",
+                        bytes="true" if staged else "false")
 
 
 def item_at(array: Any, first: int) -> Any:
@@ -598,6 +605,15 @@ def fill_pieces(host, r0, r1, c0, c1, n_pair, max_steps, pool_steps, arrays, run
         widest, longest, seqs = max(widest, m), max(longest, n), max(seqs, 8 * (wa + wb))
     host[at_top] = 0
     return pool, to, widest, longest, seqs
+
+
+@njit(cache=True, nogil=True)
+def byte_sources(host, count, at_desc, at_from):
+    """``fill_pieces``' descriptors pointed at the staged bytes (nw_wfa's BYTES variant): each piece's a and b at
+    its pack table's sources (its rows' first byte, its window's), not at its packed words."""
+    for k in range(count):
+        host[at_desc + 7 * k] = host[at_from + 2 * k]
+        host[at_desc + 7 * k + 1] = host[at_from + 2 * k + 1]
 
 
 def grown_pinned(buffer: np.ndarray | None, count: int, dtype: Any) -> np.ndarray:
@@ -1196,9 +1212,10 @@ class WfaSolver:
         path (the walk's runs, last first): a[r0[k]:r1[k]]
         against b[c0[k]:c1[k]], each giving up past ``max_steps`` scores (its score -1) or when the kept
         wavefronts' pool is full (room for ``pool_steps`` scores of every piece, shared). On the pair's
-        stream: one upload (the descriptors and the packing's table, ``piece_meta``), one pack launch for all
-        the pieces' letters (from the staged bytes), one nw_wfa launch, one copy back (the answers, then
-        the runs), one wait; every buffer the workspace's, grown on demand."""
+        stream: one upload (the descriptors and the packing's table, ``piece_meta``), one nw_wfa launch whose
+        blocks pack their letters from the staged bytes (a pack launch for all the pieces' letters before it,
+        where they do not fit in shared memory), one copy back (the answers, then the runs), one wait; every
+        buffer the workspace's, grown on demand."""
         return self.pieces_back(self.queue_pieces(pair, costs, r0, r1, c0, c1, max_steps, pool_steps, threads))
 
     def queue_check(self, pair: Pair, costs: Costs, mode: str, count: int, r0: np.ndarray, r1: np.ndarray,
@@ -1281,6 +1298,9 @@ class WfaSolver:
         reach_max = int(reach.max())
         config = fit_launch(reach_max, widest + min(reach_max, longest) + 1,  # (span in infix mode)
                             seqs, x, o, e, max_steps, threads, self.shared_bytes)
+        staged = config.seqs_shared  # (each block packs its piece's letters: no pack launch)
+        if staged:
+            byte_sources(host, count, at["desc"], at["from"])
         ws = self._workspace
         assert ws is not None  # (stage made it)
         pool = ws.arrays.get("pieces-pool")
@@ -1297,11 +1317,11 @@ class WfaSolver:
         cp.cuda.runtime.memcpyAsync(meta.data.ptr, host.ctypes.data, 8 * at["end"], cp.cuda.runtime.memcpyHostToDevice,
                                     stream.ptr)
         uploaded.record(stream)
-        packed = ws.array("pieces-packed", words, cp.uint64)
+        packed = ws.raw if staged else ws.array("pieces-packed", words, cp.uint64)
         bases = ws.array("pieces-bases", count * (max_steps + 1), cp.int64)
         back = ws.array("pieces-back", count * (batch.OUT + runs_each), cp.int32)  # the answers, then the runs
         ring = None if config.shared else ws.array("pieces-ring", count * config.rows * config.stride, cp.int32)
-        kernel = self.kernel(sweep_name(config, o > 0, True))
+        kernel = self.kernel(sweep_name(config, o > 0, True, staged))
         device.allow_shared_memory(kernel, config.smem)
         pointer = {name: np.uint64(meta.data.ptr + 8 * at[name]) for name in PIECE_PARTS}
         runs = np.uint64(back.data.ptr + 4 * count * batch.OUT)
@@ -1310,9 +1330,10 @@ class WfaSolver:
             if self.poison:
                 poison(pool, back, bases, ring)
             start.record(stream)
-            self.kernel(PACK)((2 * count,), (PACK_THREADS,), (
-                ws.raw, pointer["from"], pointer["size"], pointer["to"], pointer["words"], pointer["pad"],
-                ws.array("bad", 2 * count, cp.int32), self.letter_codes(), packed))
+            if not staged:
+                self.kernel(PACK)((2 * count,), (PACK_THREADS,), (
+                    ws.raw, pointer["from"], pointer["size"], pointer["to"], pointer["words"], pointer["pad"],
+                    ws.array("bad", 2 * count, cp.int32), self.letter_codes(), packed))
             kernel((count,), (config.threads,), sweep_args(
                 packed, pointer["desc"], self.reach_device(x, o, e, max_steps, gap_start), "infix", x, o, e, max_steps,
                 config, ring, pool, pointer["pool_top"], pool_ints, bases, runs, back, gap_start=gap_start),
