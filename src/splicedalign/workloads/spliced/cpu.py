@@ -199,7 +199,8 @@ def solve_batch(cases: Sequence[TestCase], scoring: Scoring, traceback: bool, dt
     for worker in workers:
         worker.start()
     while True:  # from the start: a run that turns out long reports from its first seconds on
-        progress.update(int(done[0]), done_items=int(done[1]))
+        cells_done = int(done[0])  # before the cases (solve_cases counts a case, then its cells)
+        progress.update(cells_done, done_items=int(done[1]))
         alive = [worker for worker in workers if worker.is_alive()]
         if not alive:
             break
