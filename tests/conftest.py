@@ -1,14 +1,17 @@
 """Shared test fixtures: the golden cases of SPEC §7, vendored in tests/data/golden; the
-package's nvcc build for sm_90, once per session; numba's cache filled before xdist's workers
-start (whole-suite runs)."""
+package's nvcc build for sm_90, once per session; numba's cache filled by warm-up processes
+beside xdist's workers (whole-suite runs), which the tests that use their code wait for."""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -32,48 +35,88 @@ def golden_case(g: dict) -> tuple[TestCase, Scoring]:
 
 
 # The compiled code most test modules share, compiled into numba's on-disk cache by two
-# processes at once before any test runs: the GPU solver's host planning (the install
-# step's run) and the spliced CPU solvers. Otherwise each worker, and the subprocesses tests
-# start, compiled whatever the cache lacked when they first called it, the same function
-# often in two processes at once (cold clone, -n 2: ~15-20 CPU s each, part twice). nw's
-# kernels are left out: under --dist worksteal (each worker starts on its own half of the
-# files) no nw function was compiled by both workers, and a third warm-up process compiling
-# them (trace_block, _blocks_wavefront, _prefix_scores: ~18 CPU s) only moved that work
-# before the first test (fresh clone, two runs each: 364-369 -> 374-382 CPU s, 198-200 -> 200-210 s).
-NUMBA_WARM_UP = (
-    "from splicedalign.kernels import compile_host_code\ncompile_host_code()\n",
-    "from splicedalign.workloads.spliced.records import Scoring\n"
-    "from splicedalign.workloads.spliced.solvers import get_solver\n"
-    "from splicedalign.workloads.spliced.synthetic import tiny_set\n"
-    "for name in ('sequential', 'multicore'):\n"
-    "    get_solver(name).solve_many(tiny_set(0, bases=12), Scoring(), True)\n",
-)
+# processes started before xdist's workers: the spliced CPU solvers, which every worker waits
+# for before its first test, and the GPU solver's host planning (the install step's run), which
+# only the tests that run that code wait for (the fixture gpu_host_code): it is the longer one
+# (30-32 CPU s against 11), and while every test waited for it both workers idled from the CPU
+# one's end to its own (37 -> 58 s into a fresh-clone run at load 6; house14: 36 -> 62 s); now
+# the first worker to need it had run ~35 s of tests by then (the other never waited). Otherwise
+# each worker, and the subprocesses tests start, compiled whatever the cache lacked when they
+# first called it, the same function often in two processes at once (cold clone, -n 2: ~15-20
+# CPU s each, part twice). nw's kernels are left out: under --dist worksteal (each worker
+# starts on its own half of the files) no nw function was compiled by both workers, and a third
+# warm-up process compiling them (trace_block, _blocks_wavefront, _prefix_scores: ~18 CPU s)
+# only moved that work before the first test (fresh clone, two runs each: 364-369 -> 374-382
+# CPU s, 198-200 -> 200-210 s).
+NUMBA_WARM_UP = {
+    "spliced_cpu": "from splicedalign.workloads.spliced.records import Scoring\n"
+                   "from splicedalign.workloads.spliced.solvers import get_solver\n"
+                   "from splicedalign.workloads.spliced.synthetic import tiny_set\n"
+                   "for name in ('sequential', 'multicore'):\n"
+                   "    get_solver(name).solve_many(tiny_set(0, bases=12), Scoring(), True)\n",
+    "gpu_host_code": "from splicedalign.kernels import compile_host_code\ncompile_host_code()\n",
+}
+WARM_UP = pytest.StashKey[dict]()
 
 
 def pytest_configure(config):
-    """On a whole-suite run with xdist workers (CI's): NUMBA_WARM_UP started before the workers,
-    which collect the tests beside it (~5 s each; collection calls no compiled code); no test runs
-    before it has ended (pytest_xdist_node_collection_finished)."""
+    """On a whole-suite run with xdist workers (CI's), in the controller: each NUMBA_WARM_UP
+    started before the workers, which collect the tests beside them (~5 s each; collection calls
+    no compiled code). A warm-up holds an exclusive lock on a file of its own until it ends
+    (however it ends); the workers wait for it by taking that lock (_wait_for_warm_up)."""
     whole = [Path(a).resolve() for a in config.args] in ([], [REPO / "tests"])
     if hasattr(config, "workerinput") or not whole or (getattr(config.option, "numprocesses", 0) or 0) < 2:
         return
-    config.stash[WARM_UP] = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
-                                              stderr=subprocess.PIPE, text=True) for code in NUMBA_WARM_UP]
-
-
-WARM_UP = pytest.StashKey[list]()
+    runs = {}
+    for name, code in NUMBA_WARM_UP.items():
+        fd, lock = tempfile.mkstemp(prefix=f"splicedalign-warm-up-{name}-")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        err = tempfile.TemporaryFile("w+")  # not a pipe: nobody reads it before the warm-up ends
+        runs[name] = (subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=err,
+                                       pass_fds=(fd,)), lock, err)
+        os.close(fd)  # the warm-up's copy holds the lock
+    config.stash[WARM_UP] = runs
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_xdist_node_collection_finished(node, ids):
-    """In xdist's controller, as a worker has collected (before any test is sent to a worker): the
-    warm-up's end waited for (once; the tests that use its code fail with the reason if it failed)."""
-    runs = node.config.stash.get(WARM_UP, [])
-    while runs:
-        run = runs.pop()
-        _, err = run.communicate()
-        if run.returncode:
-            node.config.issue_config_time_warning(pytest.PytestWarning(f"numba warm-up failed: {err[-300:]}"), 2)
+def pytest_configure_node(node):
+    """xdist's controller, as it starts a worker: the warm-ups' lock files passed on."""
+    runs = node.config.stash.get(WARM_UP, {})
+    node.workerinput["numba_warm_up"] = {name: lock for name, (_, lock, _) in runs.items()}
+
+
+def pytest_sessionfinish(session):
+    """In the controller: each warm-up's end waited for (the tests that use its code fail with the
+    reason if it failed; this says so once) and its lock file removed."""
+    for name, (run, lock, err) in session.config.stash.get(WARM_UP, {}).items():
+        if run.wait():
+            err.seek(0)
+            session.config.issue_config_time_warning(
+                pytest.PytestWarning(f"numba warm-up {name} failed: {err.read()[-300:]}"), 2)
+        err.close()
+        os.unlink(lock)
+
+
+def _wait_for_warm_up(config, name: str) -> None:
+    """In an xdist worker of a whole-suite run: until warm-up ``name`` has ended (its lock free)."""
+    lock = getattr(config, "workerinput", {}).get("numba_warm_up", {}).get(name)
+    if lock:
+        with open(lock) as held:
+            fcntl.flock(held, fcntl.LOCK_SH)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def spliced_cpu_compiled(request) -> None:
+    """Every test: the spliced CPU solvers' warm-up ended (whole-suite xdist runs)."""
+    _wait_for_warm_up(request.config, "spliced_cpu")
+
+
+@pytest.fixture(scope="session")
+def gpu_host_code(request) -> None:
+    """The spliced GPU solver's host planning (kernels.compile_host_code) in numba's cache where a
+    whole-suite xdist run's warm-up compiles it: its end waited for. For tests that run that
+    code; any other test runs beside the warm-up."""
+    _wait_for_warm_up(request.config, "gpu_host_code")
 
 
 @pytest.fixture(scope="session")

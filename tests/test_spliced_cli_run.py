@@ -350,6 +350,7 @@ print(json.dumps([len(cpu_target.target_context._registries), "numba.np.arrayobj
 """
 
 
+@pytest.mark.usefixtures("gpu_host_code")  # conftest: the warm-up's planning code
 def test_numba_set_up_loads_cached_code_without_the_registries(tiny):
     """After core.jit.start, numba's cache loads skip its implementation registries (none is
     installed) and the modules of the cached code's environments (numba.np.arrayobj & co. not
@@ -603,6 +604,7 @@ def test_cuda_driver_thread_loads_the_libraries_cupy_loads(tmp_path):
     assert found() == [[], []]
 
 
+@pytest.mark.usefixtures("gpu_host_code")  # conftest: the warm-up's planning code
 def test_host_code_covers_every_compiled_function_of_the_gpu_solver():
     """``python -m splicedalign.kernels host`` (and ``build``) runs every numba function the
     spliced gpu solver's host code has, a fed launch's (feed.py) included: a function added there

@@ -31,6 +31,8 @@ from splicedalign.workloads.spliced.load import load_cases
 from splicedalign.workloads.spliced.records import CaseSet, CaseSetMaker, Exon, Exons, Scoring, TestCase
 from splicedalign.workloads.spliced.synthetic import PAPER_BASES, Shape, gene_like, paper_set, paper_sets
 
+pytestmark = pytest.mark.usefixtures("gpu_host_code")  # conftest: the warm-up's planning code
+
 
 def reference_flat(cases: list[TestCase]) -> FlatCases:
     """FlatCases.of made the plain way: distinct bases by identity in first-use order, a case

@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 SCENARIO = r"""
 import threading, time
 import numpy as np
@@ -37,6 +39,7 @@ print("ok")
 """
 
 
+@pytest.mark.usefixtures("gpu_host_code")  # conftest: the warm-up's planning code
 def test_two_threads_lay_out_batches_at_once():
     done = subprocess.run([sys.executable, "-c", SCENARIO], capture_output=True, text=True, timeout=240,
                           env=dict(os.environ))

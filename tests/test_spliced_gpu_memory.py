@@ -19,6 +19,8 @@ from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import tiny_set
 
+pytestmark = pytest.mark.usefixtures("gpu_host_code")  # conftest: the warm-up's planning code
+
 
 def free_memory(monkeypatch, free: int) -> None:
     """The fake device has ``free`` bytes free (memory_budget's cudaMemGetInfo), capped as the

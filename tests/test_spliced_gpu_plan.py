@@ -39,6 +39,8 @@ from splicedalign.workloads.spliced.records import Exon, Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import Shape, gene_like, tiny_set
 
+pytestmark = pytest.mark.usefixtures("gpu_host_code")  # conftest: the warm-up's planning code
+
 F = {name: i for i, name in enumerate(TASK_FIELDS)}
 
 

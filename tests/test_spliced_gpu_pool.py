@@ -17,6 +17,8 @@ from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.synthetic import paper_sets
 
+pytestmark = pytest.mark.usefixtures("gpu_host_code")  # conftest: the warm-up's planning code
+
 
 def planned_moves(flat: FlatCases, ctype: str = "int", tuning: launch.Tuning = launch.TUNING) -> int:
     """uint32 words of moves the solver allocates for a recording launch of ``flat`` (_queue): its

@@ -34,7 +34,8 @@ def _gpu_reason() -> str | None:
 
 
 REASON = _gpu_reason()
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(REASON is not None, reason=REASON or "")]
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(REASON is not None, reason=REASON or ""),
+              pytest.mark.usefixtures("gpu_host_code")]  # conftest: the warm-up's planning code
 
 
 @pytest.mark.parametrize("name", GPU_SOLVERS)

@@ -58,6 +58,8 @@ from splicedalign.workloads.spliced.records import (
 from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import Shape, gene_like, tiny_set
 
+pytestmark = pytest.mark.usefixtures("gpu_host_code")  # conftest: the warm-up's planning code
+
 E = {name: i for i, name in enumerate(TRACE_EXON_FIELDS)}
 CF = {name: i for i, name in enumerate(TRACE_CASE_FIELDS)}
 F = {name: i for i, name in enumerate(TASK_FIELDS)}
