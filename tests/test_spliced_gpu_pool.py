@@ -5,6 +5,7 @@ plans take them, and a process's sequence of calls and solvers within the card."
 from __future__ import annotations
 
 import gc
+import pickle
 
 import numpy as np
 import pytest
@@ -14,10 +15,27 @@ from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu.flat import FlatCases
 from splicedalign.workloads.spliced.gpu.plan import build_plan, followed_tasks
 from splicedalign.workloads.spliced.gpu.solver import GpuSolver
-from splicedalign.workloads.spliced.records import Scoring
-from splicedalign.workloads.spliced.synthetic import paper_sets
+from splicedalign.workloads.spliced.records import CaseSet, Scoring
+from splicedalign.workloads.spliced.synthetic import paper_set
 
 pytestmark = pytest.mark.usefixtures("gpu_host_code")  # conftest: the warm-up's planning code
+
+
+@pytest.fixture(scope="module")
+def paper_sets():
+    """synthetic.paper_sets(count, seed), new objects on every call (a pickled copy of each set:
+    the same cases, a base's cases sharing its string and exon list as the generator's do), each
+    set generated once for the module: the slow test asks for 40 sets of 13 seeds (11-23), and the
+    generator's ~0.5 s a set were ~19 of its ~21 CPU s (2-core machine)."""
+    made: dict[int, bytes] = {}
+
+    def sets(count: int, seed: int) -> CaseSet:
+        for s in range(seed, seed + count):
+            if s not in made:
+                made[s] = pickle.dumps(paper_set(s), protocol=pickle.HIGHEST_PROTOCOL)
+        return CaseSet.join([pickle.loads(made[s]) for s in range(seed, seed + count)])
+
+    return sets
 
 
 def planned_moves(flat: FlatCases, ctype: str = "int", tuning: launch.Tuning = launch.TUNING) -> int:
@@ -29,7 +47,7 @@ def planned_moves(flat: FlatCases, ctype: str = "int", tuning: launch.Tuning = l
 
 
 @pytest.mark.parametrize("seed", [12, 14])
-def test_launch_moves_are_the_plans_and_within_the_budget(seed):
+def test_launch_moves_are_the_plans_and_within_the_budget(seed, paper_sets):
     """launch_move_words is what a recording launch's plan and follower take, to the word; every
     launch of a traced call keeps within Tuning.move_budget (the 8-row bound did not: 2 paper sets
     of seed 12 planned at a quarter of the budget put a launch above it), and takes the call's
@@ -50,7 +68,7 @@ def test_launch_moves_are_the_plans_and_within_the_budget(seed):
 
 
 @pytest.mark.slow
-def test_two_solvers_of_ten_paper_sets_fit_an_h100():
+def test_two_solvers_of_ten_paper_sets_fit_an_h100(paper_sets):
     """The lead's two_solvers.py on the model of an H100 (84.4 GB for the process): a solver's 10
     paper sets without traceback, then 10 others traced; deleted, a second solver the same. On
     the levers branch's kept move storage (MOVES_GROW = 1.1 of each launch's own moves) the
@@ -76,7 +94,7 @@ def test_two_solvers_of_ten_paper_sets_fit_an_h100():
 @pytest.mark.parametrize("seeds, tuning", [((1506001, 1505000), launch.TUNING),
                                            # each set's largest launch's moves 4.2942 and 4.2949 GB of 4.2950
                                            ((1506001, 1506007), launch.Tuning(move_budget=2**30))])
-def test_a_traced_call_reuses_the_pools_move_blocks(seeds, tuning):
+def test_a_traced_call_reuses_the_pools_move_blocks(seeds, tuning, paper_sets):
     """A traced paper set, a score call (which lets the kept storage go to CuPy's pool), then
     another traced set once the device has less free outside the pool than its launches take
     (another process took the rest): its move storage is made from the pool's free blocks of the
