@@ -25,8 +25,10 @@ pytestmark = pytest.mark.usefixtures("gpu_host_code")  # conftest: the warm-up's
 def paper_sets():
     """synthetic.paper_sets(count, seed), new objects on every call (a pickled copy of each set:
     the same cases, a base's cases sharing its string and exon list as the generator's do), each
-    set generated once for the module: the slow test asks for 40 sets of 13 seeds (11-23), and the
-    generator's ~0.5 s a set were ~19 of its ~21 CPU s (2-core machine)."""
+    set generated once for the module: the slow test asks for 40 sets of 13 seeds (11-23). Its CPU
+    in fresh-clone suite runs 21.7-22.5 -> 7.9-9.0 s, alone in a fresh process 20 -> 14.4 s (the
+    generator's many small objects cost more where the heap is large: the garbage collector walks
+    it; 2-core machine)."""
     made: dict[int, bytes] = {}
 
     def sets(count: int, seed: int) -> CaseSet:
