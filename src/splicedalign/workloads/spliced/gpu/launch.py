@@ -327,18 +327,14 @@ def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool,
 
 
 def batches(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, budget: int = TUNING.row_budget,
-            move_budget: int | None = None, byte_sizes: np.ndarray | None = None,
-            byte_budget: int | None = None, fits: Callable[[int, int], bool] | None = None,
-            tuning: Tuning = TUNING) -> list[list[int]]:
-    """Consecutive runs of case indices whose row storage fits ``budget`` and, for launches
-    that record moves, whose move storage fits ``move_budget`` (each case's bound), and whose device bytes
+            byte_sizes: np.ndarray | None = None, byte_budget: int | None = None,
+            fits: Callable[[int, int], bool] | None = None, tuning: Tuning = TUNING) -> list[list[int]]:
+    """Consecutive runs of case indices whose row storage fits ``budget``, whose device bytes
     (``byte_sizes``, each case's case_bytes) fit ``byte_budget``, and where given for which
-    ``fits(a, b)`` holds (longest_fitting; a case that alone exceeds them gets a launch of its own)."""
+    ``fits(a, b)`` holds (longest_fitting: a recording launch's moves, MoveWords; a case that alone
+    exceeds them gets a launch of its own)."""
     flat = FlatCases.of(cases)
-    rows, words = _storage(flat, rows_per_lane)
-    limits = [(np.cumsum(rows), budget)]  # each budget over the running sums of what cases take
-    if move_budget:
-        limits.append((np.cumsum(words), move_budget))
+    limits = [(np.cumsum(_rows(flat, rows_per_lane)), budget)]  # each budget over the running sums of what cases take
     if byte_budget:
         limits.append((np.cumsum(byte_sizes), byte_budget))
     out: list[list[int]] = []
@@ -409,14 +405,14 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
         # a launch's above the budget)
         moves = MoveWords(part, ctype, tuning, rows_per_lane) if record else None
         fits = partial(_moves_fit, moves, tuning.move_budget) if moves is not None else None
-        for run in batches(part, R, tuning.row_budget, None, sizes, share, fits, tuning):
+        for run in batches(part, R, tuning.row_budget, sizes, share, fits, tuning):
             subs = [run]
             if at_chain is not None and tuning.chain_bound(len(run)):
                 # a chain launch holds more rows per lane than the batches assumed: its row
                 # storage and device bytes checked again at that width (its moves were: a part
                 # of a chain launch takes part of its moves)
                 subs = [[run[i] for i in sub] for sub in batches(
-                    flat.select(idx[run]), tuning.chain_rows_per_lane, tuning.row_budget, None, at_chain[run], share)]
+                    flat.select(idx[run]), tuning.chain_rows_per_lane, tuning.row_budget, at_chain[run], share)]
             work += [(ctype, idx[sub], moves.of(sub[0], sub[-1] + 1) if moves is not None else 0) for sub in subs]
     fed = tuning.feed_shares and (not traceback or tuning.feed_record)
     if fed and len(work) == 1:  # a fed launch: its long chains first (feed.py)
