@@ -222,7 +222,8 @@ def main() -> int:
     clock.wrap(wfa.WfaSolver, "stage", "stage")
     clock.wrap(wfa, "sampled_score", "sample")
     clock.wrap(segments, "segmented", "segmented")
-    for name in ("queue_check", "checked", "abort"):  # (the first round checked on the device, its guess aborted)
+    for name in ("queue_round", "queue_check", "checked", "abort"):  # (the first round checked on the device, its
+        # guess aborted)
         if hasattr(wfa.WfaSolver, name):
             clock.wrap(wfa.WfaSolver, name, "check")
     solver = GpuSolver()

@@ -11,6 +11,8 @@ struct dim3 { unsigned int x, y, z; };
 #define __shared__
 #define __restrict__
 template <class T> static inline T __ldg(const T* p) { return *p; }
+template <class T> static inline T __ldcg(const T* p) { return *p; }
+static inline void __threadfence() {}  // (a block's threads run one at a time, blocks in turn)
 static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }

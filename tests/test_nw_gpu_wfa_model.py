@@ -58,6 +58,23 @@ class EmuKernel:
                                           ctypes.c_longlong(int(bound)), _pointer(result))
             return
         assert shared_mem <= 4 << 20, "more shared memory than the host build has"
+        if self.name.startswith("nw_wfa_round"):
+            affine, shared = (flag.strip() == "true" for flag in self.name.split("<")[1].rstrip(">").split(","))
+            seqs, reach, *ints, ring, keep_arr, pool_top, pool_ints, bases, runs, out = args[:17]
+            n_pair, m_pair, count, spec, lo, hi, pool_steps, runs_each, table_from, done, g, whole = args[17:29]
+            bound, result = args[29:]
+            assert len(ints) == 8 and seqs.dtype == np.uint8 and grid[0] == int(count) + int(spec)
+            assert shared_mem >= 8 * int(count), "no room for the last block's check"
+            status = self.lib.emu_nw_wfa_round(
+                ctypes.c_int(affine), ctypes.c_int(shared), ctypes.c_int(grid[0]), ctypes.c_int(block[0]),
+                _pointer(seqs), _pointer(reach), *(ctypes.c_int(int(v)) for v in ints), _pointer(ring),
+                _pointer(keep_arr), _pointer(pool_top), ctypes.c_longlong(int(pool_ints)), _pointer(bases),
+                _pointer(runs), _pointer(out), ctypes.c_longlong(int(n_pair)),
+                *(ctypes.c_int(int(v)) for v in (m_pair, count, spec, lo, hi, pool_steps)),
+                ctypes.c_longlong(int(runs_each)), _pointer(table_from), _pointer(done), ctypes.c_int(int(g)),
+                ctypes.c_int(int(whole)), ctypes.c_longlong(int(bound)), _pointer(result))
+            assert status == 0
+            return
         if self.name.startswith("nw_biwfa"):
             seqs, desc, reach, *ints, keep_arr, pool_top, pool_ints, bases, runs, out = args
             assert len(ints) == 7 and grid[0] == 1 and block[0] % 64 == 0
@@ -493,11 +510,12 @@ def test_segments_on_host(solver, mode, letters_shared, monkeypatch):
 
 @pytest.mark.parametrize("mode", ("global", "prefix"))
 def test_segments_checked_on_the_device_on_host(solver, mode, monkeypatch):
-    """try_segments' first round checked on the device (queue_check: nw_pieces_settle on the host build) for
-    ~1% pairs (speculated): certified there, nothing but its result back (pieces_back never called), the score,
-    end column and CIGAR exact; and with the device's verdict forced to "not certified", segments.segmented goes
-    on from the same round's answers (no second launch) to the same answer; a pair whose optimum starts with an
-    insertion is certified by neither and answered by the one-block WFA."""
+    """try_segments' first round checked on the device (queue_round: nw_wfa_round's last block on the host build;
+    queue_check's nw_pieces_settle where it is not taken) for ~1% pairs (speculated): certified there, nothing but
+    its result back (pieces_back never called), the score, end column and CIGAR exact; and with the device's verdict
+    forced to "not certified", segments.segmented goes on from the same round's answers (no second launch; the
+    windows' columns from first_asks) to the same answer; a pair whose optimum starts with an insertion is certified
+    by neither and answered by the one-block WFA."""
     from splicedalign.workloads.nw import segments
     from splicedalign.workloads.nw.gpu.solver import SEGMENTS_MIN
     from splicedalign.workloads.nw.solvers import solve
@@ -506,15 +524,20 @@ def test_segments_checked_on_the_device_on_host(solver, mode, monkeypatch):
     backs = []
     pieces_back = solver.pieces_back
     monkeypatch.setattr(solver, "pieces_back", lambda *args: backs.append(1) or pieces_back(*args))
-    settle = EmuKernel(solver.kernel(wfa.SETTLE).lib, wfa.SETTLE)
     refuse = []
+    lib = solver.kernel(wfa.SETTLE).lib
 
-    def check(grid, block, args, shared_mem=0):
-        settle(grid, block, args, shared_mem)
-        if refuse:
-            args[-1][0] = 0
+    def checking(name):  # (the check's kernel: nw_pieces_settle, or nw_wfa_round's last block; its result last)
+        kernel = EmuKernel(lib, name)
 
-    monkeypatch.setitem(solver._kernels, wfa.SETTLE, check)
+        def check(grid, block, args, shared_mem=0):
+            kernel(grid, block, args, shared_mem)
+            if refuse:
+                args[-1][0] = 0
+        return check
+
+    for name in [wfa.SETTLE] + [n for n in wfa.NAMES if n.startswith("nw_wfa_round")]:
+        monkeypatch.setitem(solver._kernels, name, checking(name))
     checks = []
     checked_of = solver.checked
     monkeypatch.setattr(solver, "checked", lambda *args: checks.append(1) or checked_of(*args))
@@ -553,7 +576,7 @@ def test_guessed_first_round_on_host(solver, mode, monkeypatch):
     round and widen; where only the head is similar (the sample does not speculate) it is aborted, the abort's copy
     landing on that round's pool counter, and the sample's band answers; divergent pairs (their head) get none.
     The pair's letters are packed for the one-block WFA under the sample where no round is guessed, and not at all
-    where the guessed round answers.
+    where the guessed round answers. Every guessed round is one launch (queue_round: its pieces made on the device).
     Every score and end the sequential DP's, every CIGAR re-scored."""
     import ctypes
 
@@ -568,13 +591,14 @@ def test_guessed_first_round_on_host(solver, mode, monkeypatch):
     def logger(name, inner):
         def logged(*args, _name=name, _inner=inner):
             got = _inner(*args)
-            order.append((_name, got if _name == "queue_check" else args[0]))
+            if _name != "queue_round" or got is not None:  # (queue_round: the round in one launch, else queue_check)
+                order.append((_name, got if _name.startswith("queue_") else args[0]))
             if _name == "abort":  # (the round's pool counter as the abort left it: a later round uploads its own)
                 order.append(("counter", ctypes.c_uint64.from_address(int(args[0].queued.pool_top)).value))
             return got
         return logged
 
-    for name in ("queue_check", "checked", "abort"):
+    for name in ("queue_round", "queue_check", "checked", "abort"):
         monkeypatch.setattr(solver, name, logger(name, getattr(solver, name)))
     packs = []  # each pack launch's blocks (the stage's letters: 2; a round's pieces where not in shared memory)
     pack = solver.kernel(wfa.PACK)
@@ -607,7 +631,7 @@ def test_guessed_first_round_on_host(solver, mode, monkeypatch):
                     assert packs[:1] == [2], packs
                     seen.add(kind)
                     continue
-                assert names[:2] == ["queue_check", "sample"], (pair.name, names)
+                assert names[:2] == ["queue_round", "sample"], (pair.name, names)
                 guess = order[0][1]
                 trace = gpu.stats_segments
                 if kind == "head":
@@ -652,6 +676,67 @@ def test_a_spent_pool_counter_makes_every_piece_give_up(solver, monkeypatch):
         monkeypatch.setitem(solver._kernels, name, launched)
         got = solver.solve_pieces(pair, costs, r0, r1, c0, c1, 40, 20, 64)
         assert (got.score < 0).all() if spent else (got.score >= 0).all(), (spent, got.score)
+
+
+@pytest.mark.parametrize("shared_ring", (True, False))
+def test_a_round_planned_on_the_device_equals_the_hosts(solver, shared_ring, monkeypatch):
+    """WfaSolver.queue_round (nw_wfa_round on the host build: each block's piece from its index, the last block's
+    check) against queue_check (the host's plan, fill_pieces and byte_sources, uploaded; nw_wfa's BYTES variant, then
+    nw_pieces_settle) on the same first rounds of random pairs, every cost model that takes segments, both modes,
+    random bands and caps: the same pieces' sources (first_asks' rows and windows), the same answers and runs, the same
+    pool taken (each piece's chunk), the same check (certified or not, score, end, checks, final pieces); with the
+    ring in global memory too."""
+    from splicedalign.workloads.nw import segments
+    from splicedalign.workloads.nw.gpu.solver import GpuSolver
+
+    seed = 2733 + shared_ring
+    rng = np.random.default_rng(seed)
+    print(f"seed {seed}")
+    monkeypatch.setattr(wfa, "MAX_THREADS", 128)
+    gpu = GpuSolver(poison=True)
+    gpu.wfa = solver
+    if not shared_ring:  # (room for the pieces' letters, not for their rings)
+        solver.shared_bytes = 4096
+    taken = certified = rings = 0
+    for trial in range(24):
+        costs = (Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 4, 2, 6), Costs(0, 3, 2, 5))[trial % 4]
+        mode = ("global", "prefix")[trial // 4 % 2]
+        a = random_codes(int(rng.integers(2 * segments.ROWS, 6 * segments.ROWS)), rng)
+        b = mutate(a, rng, float(rng.choice([0.01, 0.03, 0.1])))
+        pair = Pair(f"r{trial}", "a", "b", a, b)
+        width = int(rng.integers(8, 120))
+        lo, hi, bound = segments.band_bound(costs, mode, pair.n, pair.m, width)
+        shape = segments.first_shape(pair.n, pair.m, lo, hi, segments.ROWS, True)
+        g = cpu_wfa.reduced_costs(costs)[0]
+        caps = gpu.round_caps(float(rng.uniform(0.005, 0.05)) * costs.mismatch, shape[2], shape[1], g)
+        cuts, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
+        answers = []
+        for on_device in (False, True):
+            assert solver.stage(pair, costs)
+            queued = (solver.queue_round(pair, costs, mode, lo, hi, shape, *caps, bound, True) if on_device
+                      else solver.queue_check(pair, costs, mode, cuts.size - 1, r0, r1, c0, c1, *caps, bound, True))
+            assert queued is not None
+            solver.one_stream()[0].synchronize()
+            round_ = queued.queued
+            at = _pointer(round_.table_from).value  # (the host's plan: a pointer into its upload)
+            table = np.ctypeslib.as_array((ctypes.c_longlong * (2 * r0.size)).from_address(at)).reshape(-1, 2)
+            assert (table[:, 0] == r0).all() and (table[:, 1] == pair.n + c0).all(), (pair.name, on_device)
+            out = queued.got[:r0.size * batch.OUT].reshape(-1, batch.OUT)
+            runs = queued.got[r0.size * batch.OUT:].reshape(r0.size, -1)
+            taken_pool = ctypes.c_uint64.from_address(int(round_.pool_top)).value  # (the chunks the pieces took)
+            answers.append((queued.checked.copy(), out.copy(), [runs[k, :max(0, out[k, 3])].copy()
+                                                                  for k in range(r0.size)], taken_pool))
+            solver.checked(queued)  # (the round's stats, its wait)
+        (check_h, out_h, runs_h, pool_h), (check_d, out_d, runs_d, pool_d) = answers
+        assert (out_h == out_d).all() and all((x == y).all() for x, y in zip(runs_h, runs_d)), pair.name
+        assert pool_h == pool_d, (pair.name, pool_h, pool_d)  # (each piece's cap and chunk: the same descriptors)
+        assert (check_h == check_d).all(), (pair.name, check_h[:4], check_d[:4])
+        taken += 1
+        certified += int(check_d[0])
+        rings += "pieces-ring" in solver._workspace.arrays
+    print("rounds", taken, "certified", certified, "rings in global memory", rings)
+    assert bool(rings) != shared_ring
+    assert 4 <= certified < taken
 
 
 def host_check(cuts, n, m, got, count, affine, whole, bound, runs_each):

@@ -339,6 +339,24 @@ def test_windows_hold_the_band():
         assert lo <= band.lo and hi >= band.hi
 
 
+def test_first_shape_is_the_first_asks_sizes():
+    """first_shape (a round the device plans: gpu/wfa.py's queue_round) gives first_asks' pieces by their sizes: the
+    first cuts' pieces, the asks, the longest ask's rows, its widest window, the asks' rows + columns + 1 summed, on
+    random pairs and bands, with and without speculation."""
+    rng = np.random.default_rng(2731)
+    print("seed 2731")
+    for _ in range(400):
+        n, m = (int(v) for v in rng.integers(1, 20_000, 2))
+        rows = int(rng.choice([7, 64, 384]))
+        w = int(rng.integers(0, 500))
+        lo, hi = min(0, m - n) - w, max(0, m - n) + w
+        speculate = bool(rng.integers(2))
+        cuts, r0, r1, c0, c1 = seg.first_asks(n, m, lo, hi, rows, speculate)
+        want = (cuts.size - 1, r0.size, int((r1 - r0).max()), int((c1 - c0).max()),
+                int((r1 - r0 + c1 - c0 + 1).sum()))
+        assert seg.first_shape(n, m, lo, hi, rows, speculate) == want, (n, m, lo, hi, rows, speculate)
+
+
 def test_fill_pieces_writes_the_upload():
     """The GPU's piece upload (gpu/wfa.py fill_pieces, piece_layout), each field against its definition."""
     from splicedalign.workloads.nw.gpu import wfa as gpu_wfa
@@ -371,9 +389,11 @@ def test_fill_pieces_writes_the_upload():
 
 def test_ops_runs_and_gather():
     """ops_runs spells the operations' CIGAR; gather_runs joins pieces' runs from their solves, the last
-    piece's first."""
+    piece's first; Segmented.cigar spells the joined pieces' CIGAR from one solve's runs in place or from several
+    solves' (equal operations across a seam one run)."""
     rng = fresh_rng()
-    pieces = [rng.integers(0, 4, int(rng.integers(0, 30))).astype(np.int8) for _ in range(6)]
+    pieces = [rng.integers(0, 4, int(rng.integers(1 if k < 2 else 0, 30))).astype(np.int8) for k in range(6)]
+    pieces[1][0] = pieces[0][-1]  # (a seam inside a run)
     runs = [seg.ops_runs(p) for p in pieces]
     for p, r in zip(pieces, runs):
         assert runs_cigar(r) == cigar_string(p)
@@ -386,6 +406,18 @@ def test_ops_runs_and_gather():
         seg.gather_runs(joined, np.concatenate(mine or [np.zeros(0, np.uint32)]).astype(np.uint32), solve, k, first,
                         used)
     assert runs_cigar(joined) == cigar_string(np.concatenate(pieces))
+    # Segmented.cigar: the same text read in place, from one solve's runs (each piece in its own room, as the GPU
+    # lays them out, a piece's order apart from its room's) and from two solves' (gathered)
+    want = cigar_string(np.concatenate(pieces))
+    room, order = 40, rng.permutation(len(runs))
+    one = np.full(room * len(runs), 7, np.uint32)
+    for k, r in enumerate(runs):
+        one[room * order[k]:room * order[k] + r.size] = r
+    single = seg.Segmented(0, 0, [one], np.zeros(len(runs), np.int64), room * order, used, 1)
+    two = seg.Segmented(0, 0, [np.concatenate(mine or [np.zeros(0, np.uint32)]).astype(np.uint32)
+                               for mine in ([r for r, s in zip(runs, solve) if s == k] for k in (0, 1))],
+                        solve, first, used, 2)
+    assert single.cigar() == two.cigar() == want, (single.cigar(), two.cigar(), want)
 
 
 def test_gap_affine_gaps_across_cuts():

@@ -10,7 +10,7 @@
 #include "../cuda_emu.h"
 #include "warp_emu.h"
 static const dim3& threadIdx = emu::thread_index;
-static dim3 blockIdx, blockDim;
+static dim3 blockIdx, blockDim, gridDim;
 static emu::Barrier block_barrier;
 static void __syncthreads() { emu::wait(block_barrier); }
 // __syncthreads_or: call c's votes in votes[c % 3]; thread 0 clears the slot of call c + 2 once
@@ -57,6 +57,7 @@ static void run_blocks(int blocks, int threads, F body) {
     block_barrier = emu::Barrier{threads};
     warps_for(threads);
     blockDim = {(unsigned int)threads, 1, 1};
+    gridDim = {(unsigned int)blocks, 1, 1};
     for (int blk = 0; blk < blocks; ++blk) {
         blockIdx = {(unsigned int)blk, 0, 0};
         for (auto& v : votes) v.store(0);
@@ -128,4 +129,25 @@ extern "C" void emu_nw_pieces_settle(int threads, const int* out, const unsigned
     run_blocks(1, threads, [&] {
         nw_pieces_settle(out, runs, runs_each, from, n_pair, count, spec, g, affine, whole, m, bound, result);
     });
+}
+
+extern "C" int emu_nw_wfa_round(int affine, int shared, int blocks, int threads, const u64* seqs, const int* reach,
+                                int x, int o, int e, int max_steps, int ring_size, int stride, int reach_max,
+                                int walk_steps, int* ring_global, int* keep, unsigned long long* pool_top,
+                                long long pool_ints, long long* bases, unsigned* runs, int* out, long long n_pair,
+                                int m_pair, int count, int spec, int lo, int hi, int pool_steps, long long runs_each,
+                                long long* from, unsigned long long* done, int g, int whole, long long bound,
+                                long long* result) {
+    using Call = void (*)(const u64*, const int*, int, int, int, int, int, int, int, int, int*, int*,
+                          unsigned long long*, long long, long long*, unsigned*, int*, long long, int, int, int, int,
+                          int, int, long long, long long*, unsigned long long*, int, int, long long, long long*);
+    static const Call calls[4] = {nw_wfa_round<false, false>, nw_wfa_round<false, true>, nw_wfa_round<true, false>,
+                                  nw_wfa_round<true, true>};
+    const Call call = calls[(affine ? 2 : 0) + (shared ? 1 : 0)];
+    run_blocks(blocks, threads, [&] {
+        call(seqs, reach, x, o, e, max_steps, ring_size, stride, reach_max, walk_steps, ring_global, keep, pool_top,
+             pool_ints, bases, runs, out, n_pair, m_pair, count, spec, lo, hi, pool_steps, runs_each, from, done, g,
+             whole, bound, result);
+    });
+    return 0;
 }

@@ -40,21 +40,30 @@ def _cigar_bytes(ops, letters):
 
 
 @njit(cache=True, nogil=True)
-def _runs_bytes(runs, letters):
-    """The CIGAR of a walk's runs (length << 2 | op each, written from the alignment's end
-    backwards, as batch.cu's nw_band_text reads them) as ASCII codes; runs of the same operation
-    next to each other are one (walks joined end to end: segments.py's pieces)."""
-    out = np.empty(11 * runs.size, dtype=np.uint8)  # 10 digits and the letter a run at most (merged: fewer runs)
+def _pieces_bytes(runs, first, used, letters):
+    """The CIGAR of walks joined end to end as ASCII codes: walk k's runs (length << 2 | op each, written from its
+    end backwards, as batch.cu's nw_band_text reads them) runs[first[k]:first[k] + used[k]], walks in alignment
+    order (segments.py's pieces, read in place: ``Segmented.cigar``); runs of the same operation next to each
+    other are one, across walks too."""
+    out = np.empty(11 * used.sum(), dtype=np.uint8)  # 10 digits and the letter a run at most (merged: fewer runs)
     size = 0
-    r = runs.size - 1
-    while r >= 0:
-        op = runs[r] & 3
-        length = np.int64(0)
-        while r >= 0 and runs[r] & 3 == op:
+    op, length = -1, np.int64(0)
+    for k in range(first.size):
+        for r in range(first[k] + used[k] - 1, first[k] - 1, -1):
+            if runs[r] & 3 != op:
+                if op >= 0:
+                    size = _put_run(out, size, length, letters[op])
+                op, length = runs[r] & 3, np.int64(0)
             length += np.int64(runs[r] >> 2)
-            r -= 1
+    if op >= 0:
         size = _put_run(out, size, length, letters[op])
     return out[:size]
+
+
+@njit(cache=True, nogil=True)
+def _runs_bytes(runs, letters):
+    """``_pieces_bytes`` of one walk's runs (its alignment's last run first)."""
+    return _pieces_bytes(runs, np.zeros(1, np.int64), np.full(1, runs.size, np.int64), letters)
 
 
 _OP_CODES = np.frombuffer(OP_LETTERS.encode("ascii"), dtype=np.uint8)
@@ -65,6 +74,11 @@ def runs_cigar(runs: np.ndarray) -> str:
     nw_band_text's text on the host (a single pair's, whose runs come back with its answer, or
     the runs of segments' pieces one after another, last piece first)."""
     return _runs_bytes(runs, _OP_CODES).tobytes().decode("ascii") if runs.size else ""
+
+
+def pieces_cigar(runs: np.ndarray, first: np.ndarray, used: np.ndarray) -> str:
+    """The CIGAR of walks joined end to end, each one's runs in place (``_pieces_bytes``), in one compiled pass."""
+    return _pieces_bytes(runs, first, used, _OP_CODES).tobytes().decode("ascii")
 
 
 def cigar_string(ops: np.ndarray) -> str:

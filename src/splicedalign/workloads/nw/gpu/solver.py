@@ -28,7 +28,7 @@ from splicedalign.core.errors import SolverUnavailable
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import segments
 from splicedalign.workloads.nw.backtrack import trace_checkpoints
-from splicedalign.workloads.nw.cigar import cigar_string, runs_cigar
+from splicedalign.workloads.nw.cigar import cigar_string
 from splicedalign.workloads.nw.gpu import band as bands
 from splicedalign.workloads.nw.gpu import wfa
 from splicedalign.workloads.nw.gpu.batch import BatchSolver
@@ -354,20 +354,25 @@ class GpuSolver:
     def queue_first(self, pair: Pair, costs: Costs, traceback: bool, mode: str, rate: float, width: int,
                     g: int) -> wfa.QueuedCheck:
         """segments' first round at the band of half-width ``width`` (``segments.first_asks`` with speculation),
-        its caps for a cost ``rate`` a row (``g``: the reduced costs' factor), and its check on the device, queued
+        its caps for a cost ``rate`` a row (``g``: the reduced costs' factor), and its check on the device, queued:
+        in one launch that makes the pieces itself (``WfaSolver.queue_round``), else planned on the host
         (``WfaSolver.queue_check``)."""
         assert self.wfa is not None
         lo, hi, bound = segments.band_bound(costs, mode, pair.n, pair.m, width)
+        shape = segments.first_shape(pair.n, pair.m, lo, hi, segments.ROWS, True)
+        caps = self.round_caps(rate, shape[2], shape[1], g)
+        queued = self.wfa.queue_round(pair, costs, mode, lo, hi, shape, *caps, bound, traceback)
+        if queued is not None:
+            return queued
         cuts, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
-        return self.wfa.queue_check(pair, costs, mode, cuts.size - 1, r0, r1, c0, c1,
-                                    *self.round_caps(rate, r0, r1, g), bound, traceback)
+        return self.wfa.queue_check(pair, costs, mode, cuts.size - 1, r0, r1, c0, c1, *caps, bound, traceback)
 
-    def round_caps(self, rate: float, r0: np.ndarray, r1: np.ndarray, g: int) -> tuple[int, int, int]:
+    def round_caps(self, rate: float, longest: int, pieces: int, g: int) -> tuple[int, int, int]:
         """A round's cap of a piece's scores, the pool's scores a piece (``segments.piece_caps`` for a cost
-        ``rate`` a row), threads a block."""
+        ``rate`` a row, its longest piece's rows), threads a block (of its ``pieces`` blocks)."""
         assert self.wfa is not None
-        return (*segments.piece_caps(rate, int((r1 - r0).max()), g),
-                wfa.MAX_THREADS if r0.size <= self.wfa.multiprocessors else wfa.PIECE_THREADS)
+        return (*segments.piece_caps(rate, longest, g),
+                wfa.MAX_THREADS if pieces <= self.wfa.multiprocessors else wfa.PIECE_THREADS)
 
     def try_segments(self, pair: Pair, costs: Costs, traceback: bool, mode: str, expected: float,
                      started: float, guess: Guess | None = None) -> Result | None:
@@ -391,7 +396,8 @@ class GpuSolver:
             return None  # (windows of many times a piece's rows: not the similar pairs this is for)
 
         def solve(r0: np.ndarray, r1: np.ndarray, c0: np.ndarray, c1: np.ndarray) -> segments.Pieces:
-            return solver.solve_pieces(pair, costs, r0, r1, c0, c1, *self.round_caps(rate, r0, r1, g))
+            return solver.solve_pieces(pair, costs, r0, r1, c0, c1, *self.round_caps(rate, int((r1 - r0).max()),
+                                                                                      r0.size, g))
 
         trace = segments.Trace()
         solver.stats = {}
@@ -416,7 +422,7 @@ class GpuSolver:
         solver.stats.update(segments_from_ms=(t0 - started) * 1e3, segments_ms=(t1 - t0) * 1e3)
         if got is None:
             return None
-        cigar = runs_cigar(got.runs()) if traceback else None
+        cigar = got.cigar() if traceback else None
         solver.stats["text_ms"] = (time.perf_counter() - t1) * 1e3
         self.passes = got.rounds
         self.kernel_ms = sum(r[3] for r in solver.stats.get("pieces", []))  # (the rounds' pack and sweep)

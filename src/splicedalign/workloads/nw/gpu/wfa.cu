@@ -114,9 +114,11 @@ __device__ __forceinline__ long long pool_take(Planner& pl, long long size, long
 // a byte a letter, and the descriptor's a, b their byte offsets; the block packs its piece's letters into shared
 // memory itself, so a round needs no pack launch before it (H100, 10^5 1%: its launch call ~0.015 ms of host on the
 // path to the sweep's, its 2 blocks a piece 0.014 ms of device ahead of the sweep).
+// (The block's work, wfa_block, is nw_wfa's body and nw_wfa_round's, which takes its descriptor from its own
+// block index: inlined into both, nw_wfa's registers as they were.)
 template <bool AFFINE, bool KEEP, bool SHARED, bool BYTES>
-__global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
-    const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int mode,
+__device__ __forceinline__ void wfa_block(
+    const WfaDesc d, const u64* __restrict__ seqs, const int* __restrict__ reach, int mode,
     int x, int o, int e, int max_steps, int ring_size, int stride, int reach_max, int ring_shared, int seqs_shared,
     int walk_steps, int* __restrict__ ring_global, int* __restrict__ keep, unsigned long long* __restrict__ pool_top,
     long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out,
@@ -127,7 +129,6 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     constexpr int ARRAYS = AFFINE ? 3 : 1;
     const int p = blockIdx.x;
     const int tid = threadIdx.x, threads = blockDim.x, lane = tid & 31;  // threads: a multiple of 32
-    const WfaDesc d = wfa_desc(desc, p);
     const int n = d.n, m = d.m;
     const u64* a = BYTES ? nullptr : seqs + d.a;
     const u64* b = BYTES ? nullptr : seqs + d.b;
@@ -331,6 +332,18 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
         o_p[2] = k;  // (the start column: row 0's offset is k itself)
         o_p[3] = w.close();
     }
+}
+
+template <bool AFFINE, bool KEEP, bool SHARED, bool BYTES>
+__global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
+    const u64* __restrict__ seqs, const long long* __restrict__ desc, const int* __restrict__ reach, int mode,
+    int x, int o, int e, int max_steps, int ring_size, int stride, int reach_max, int ring_shared, int seqs_shared,
+    int walk_steps, int* __restrict__ ring_global, int* __restrict__ keep, unsigned long long* __restrict__ pool_top,
+    long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out,
+    int gap_start) {
+    wfa_block<AFFINE, KEEP, SHARED, BYTES>(wfa_desc(desc, blockIdx.x), seqs, reach, mode, x, o, e, max_steps,
+                                           ring_size, stride, reach_max, ring_shared, seqs_shared, walk_steps,
+                                           ring_global, keep, pool_top, pool_ints, bases, runs, out, gap_start);
 }
 
 namespace {
@@ -727,13 +740,14 @@ struct PieceAnswers {
     const long long* from;
     long long n_pair;
     int g, affine;
+    // (loads through L2, __ldcg: in nw_wfa_round other blocks of the same launch wrote them)
     __device__ PieceEnd operator()(int q) const {
         const int* o = out + (long long)WFA_OUT * q;
-        const int c0 = int(from[2 * q + 1] - n_pair), used = o[3];
+        const int c0 = int(__ldcg(from + 2 * q + 1) - n_pair), used = __ldcg(o + 3), steps = __ldcg(o);
         const unsigned* r = runs + runs_each * q;
         const bool walked = affine && used > 0;
-        return PieceEnd{o[0] >= 0 ? (long long)o[0] * g : -1, c0 + o[2], c0 + o[1],
-                        walked && (r[used - 1] & 3u) == WFA_OP_D, walked && (r[0] & 3u) == WFA_OP_D};
+        return PieceEnd{steps >= 0 ? (long long)steps * g : -1, c0 + __ldcg(o + 2), c0 + __ldcg(o + 1),
+                        walked && (__ldcg(r + used - 1) & 3u) == WFA_OP_D, walked && (__ldcg(r) & 3u) == WFA_OP_D};
     }
 };
 
@@ -754,15 +768,14 @@ __device__ __forceinline__ bool joins(const PieceEnd& left, const PieceEnd& righ
 // result: certified (1 / 0), the score, the end column, the checks (1, 2), then for each first piece k the round's
 // piece that starts at its cut in the certified cuts (k, count + k, or -1 where it is merged into the one before).
 // Dynamic shared memory: 2 count ints.
-__global__ void nw_pieces_settle(const int* __restrict__ out, const unsigned* __restrict__ runs, long long runs_each,
-                                 const long long* __restrict__ from, long long n_pair, int count, int spec, int g,
-                                 int affine, int whole, int m, long long bound, long long* __restrict__ result) {
+// (pieces_settle: its body, also run by nw_wfa_round's last block)
+__device__ __forceinline__ void pieces_settle(const PieceAnswers at, int count, int spec, int whole, int m,
+                                              long long bound, long long* __restrict__ result) {
     extern __shared__ int smem[];
     int* const split = smem;  // split[k]: the seam of first pieces k and k + 1 disagrees
     int* const sel = smem + count;  // the round's piece starting at first piece k in the merged cuts (-1: none)
     static __shared__ unsigned long long sums[2];  // the pieces' sums: the first cuts', the merged cuts'
     const int tid = threadIdx.x, threads = blockDim.x;
-    const PieceAnswers at{out, runs, runs_each, from, n_pair, g, affine};
     if (tid == 0) sums[0] = sums[1] = 0;
     __syncthreads();
     int bad = 0, splits = 0;
@@ -815,6 +828,67 @@ __global__ void nw_pieces_settle(const int* __restrict__ out, const unsigned* __
     for (int k = tid; k < count; k += threads) result[4 + k] = rounds == 1 ? k : sel[k];
 }
 
+__global__ void nw_pieces_settle(const int* __restrict__ out, const unsigned* __restrict__ runs, long long runs_each,
+                                 const long long* __restrict__ from, long long n_pair, int count, int spec, int g,
+                                 int affine, int whole, int m, long long bound, long long* __restrict__ result) {
+    pieces_settle(PieceAnswers{out, runs, runs_each, from, n_pair, g, affine}, count, spec, whole, m, bound, result);
+}
+
+namespace {
+
+// segments.first_asks' piece q of a first round on the pair's n rows: pieces 0 .. count - 1 of the first cuts
+// (segments.first_cuts: r_k = k n / count), then with spec every two neighbours as one (piece count + k: first
+// pieces k and k + 1); its window of b at the band lo..hi (segments.windows). The descriptor nw_wfa's BYTES variant
+// reads (wfa.py's fill_pieces and byte_sources: the staged a at byte 0, b at n_pair), each piece's share of the
+// pool (pool_steps + 1 scores of its n + m + 1 diagonals, taken in WFA_POOL_CHUNKS chunks) and its cap (max_steps).
+__device__ __forceinline__ WfaDesc first_piece(int q, long long n_pair, int m_pair, int count, int lo, int hi,
+                                               int max_steps, int pool_steps, int arrays, long long runs_each) {
+    const int k = q < count ? q : q - count, span = q < count ? 1 : 2;
+    const long long r0 = k * n_pair / count, r1 = (k + span) * n_pair / count;
+    const long long c0 = max(0ll, r0 + lo), c1 = min((long long)m_pair, r1 + hi);
+    const long long diagonals = (r1 - r0) + (c1 - c0) + 1;
+    const long long share = (long long)(pool_steps + 1) * diagonals * arrays;
+    return WfaDesc{r0, n_pair + c0, int(r1 - r0), int(c1 - c0), (long long)(max_steps + 1) * diagonals * arrays,
+                   max(1ll, share / WFA_POOL_CHUNKS), q * runs_each};
+}
+
+}  // namespace
+
+// A guessed first round of segments in one launch (wfa.py's queue_round): block q solves segments.first_asks'
+// piece q (first_piece: its descriptor from its own index, no plan uploaded), as nw_wfa<AFFINE, true, SHARED, true>
+// in infix mode (gap-affine: with the gap start) with its letters packed from the staged bytes, and writes its pack
+// table's sources (from[2 q], from[2 q + 1]: n_pair + its window's first column, which the check reads); the last
+// block to finish (a ticket from `done`, zero before the launch: the stage's upload) then runs nw_pieces_settle's
+// check of the round into `result`, so that nothing on the host comes between the round and its check.
+// Its shared memory holds the piece's and, after it, the check's 8 bytes a first piece.
+template <bool AFFINE, bool SHARED>
+__global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa_round(
+    const u64* __restrict__ seqs, const int* __restrict__ reach, int x, int o, int e, int max_steps, int ring_size,
+    int stride, int reach_max, int walk_steps, int* __restrict__ ring_global, int* __restrict__ keep,
+    unsigned long long* __restrict__ pool_top, long long pool_ints, long long* __restrict__ bases,
+    unsigned* __restrict__ runs, int* __restrict__ out, long long n_pair, int m_pair, int count, int spec, int lo,
+    int hi, int pool_steps, long long runs_each, long long* __restrict__ from, unsigned long long* __restrict__ done,
+    int g, int whole, long long bound, long long* __restrict__ result) {
+    const int q = blockIdx.x;
+    const WfaDesc d = first_piece(q, n_pair, m_pair, count, lo, hi, max_steps, pool_steps, AFFINE ? 3 : 1, runs_each);
+    if (threadIdx.x == 0) {
+        from[2 * q] = d.a;
+        from[2 * q + 1] = d.b;
+    }
+    wfa_block<AFFINE, true, SHARED, true>(d, seqs, reach, MODE_INFIX, x, o, e, max_steps, ring_size, stride, reach_max,
+                                          SHARED, 1, walk_steps, ring_global, keep, pool_top, pool_ints, bases, runs,
+                                          out, AFFINE);
+    static __shared__ unsigned long long ticket;
+    __threadfence();  // (every thread's writes: its answer, runs, sources, before the block's ticket)
+    __syncthreads();
+    if (threadIdx.x == 0) ticket = atomicAdd(done, 1ull);
+    __syncthreads();
+    if (ticket != gridDim.x - 1ull) return;
+    __threadfence();
+    pieces_settle(PieceAnswers{out, runs, runs_each, from, n_pair, g, AFFINE}, count, spec, whole, m_pair, bound,
+                  result);
+}
+
 #ifndef __CUDACC_RTC__
 // nvcc builds instantiate the shipped variants (wfa.NAMES); NVRTC only the one a launch asks for.
 #define NW_WFA(AFFINE, KEEP, SHARED, BYTES)                                                                 \
@@ -822,6 +896,10 @@ __global__ void nw_pieces_settle(const int* __restrict__ out, const unsigned* __
                                                           int, int, int, int, int, int, int, int, int*, int*,      \
                                                           unsigned long long*, long long, long long*, unsigned*, int*, \
                                                           int);
+#define NW_WFA_ROUND_ARGS                                                                                      \
+    const u64*, const int*, int, int, int, int, int, int, int, int, int*, int*, unsigned long long*, long long,      \
+        long long*, unsigned*, int*, long long, int, int, int, int, int, int, long long, long long*,                 \
+        unsigned long long*, int, int, long long, long long*
 NW_WFA(false, false, false, false)
 NW_WFA(false, true, false, false)
 NW_WFA(true, false, false, false)
@@ -834,6 +912,10 @@ NW_WFA(false, true, false, true)
 NW_WFA(true, true, false, true)
 NW_WFA(false, true, true, true)
 NW_WFA(true, true, true, true)
+template __global__ void nw_wfa_round<false, false>(NW_WFA_ROUND_ARGS);
+template __global__ void nw_wfa_round<false, true>(NW_WFA_ROUND_ARGS);
+template __global__ void nw_wfa_round<true, false>(NW_WFA_ROUND_ARGS);
+template __global__ void nw_wfa_round<true, true>(NW_WFA_ROUND_ARGS);
 template __global__ void nw_biwfa<false>(const u64*, const long long*, const int*, int, int, int, int, int, int, int,
                                          int*, unsigned long long*, long long, long long*, unsigned*, int*);
 template __global__ void nw_biwfa<true>(const u64*, const long long*, const int*, int, int, int, int, int, int, int,

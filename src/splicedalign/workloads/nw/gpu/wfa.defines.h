@@ -15,3 +15,4 @@
 #define WFA_WALK_DIAGS 16
 #define WFA_PAD_A 6
 #define WFA_PAD_B 7
+#define WFA_POOL_CHUNKS 8

@@ -53,7 +53,7 @@ from splicedalign.workloads.nw.gpu.common import (
     pair_sources,
 )
 from splicedalign.workloads.nw.records import MODES, OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, Costs, Pair, Result
-from splicedalign.workloads.nw.segments import Pieces, Segmented
+from splicedalign.workloads.nw.segments import ROWS, Pieces, Segmented, first_asks
 from splicedalign.workloads.nw.wfa_kernels import DONE, NULL, wfa_align_codes
 
 KERNEL_FILE = Path(__file__).with_name("wfa.cu")
@@ -81,11 +81,15 @@ def letter_codes() -> np.ndarray:
 
 
 LETTER_CODES = letter_codes()
+# A pair's kept wavefronts take the pool's room a chunk at a time (one atomicAdd a chunk): a single
+# pair its whole cap at once, a batch's pairs 1/POOL_CHUNKS of theirs (what a pair holds stays
+# near what it uses)
+POOL_CHUNKS = 8
 DEFINES = {"WFA_NULL": NULL, "WFA_DESC": batch.DESCRIPTOR, "WFA_OUT": batch.OUT, "WFA_MAX_THREADS": MAX_THREADS,
            "MODE_GLOBAL": MODES.index("global"), "MODE_PREFIX": MODES.index("prefix"),
            "MODE_INFIX": MODES.index("infix"), "WFA_OP_M": OP_MATCH, "WFA_OP_X": OP_MISMATCH, "WFA_OP_D": OP_DEL,
            "WFA_OP_I": OP_INS, "WFA_PAD_WORDS": PAD_WORDS, "WFA_WALK_DIAGS": WALK_DIAGS, "WFA_PAD_A": PAD_A,
-           "WFA_PAD_B": PAD_B}  # wfa.defines.h
+           "WFA_PAD_B": PAD_B, "WFA_POOL_CHUNKS": POOL_CHUNKS}  # wfa.defines.h
 # shared: the ring and both sequences in shared memory; bytes: segments' pieces packed by their own blocks from the
 # staged pair's bytes (queue_pieces, where the letters fit in shared memory: no pack launch; with the alignment only)
 SWEEP = "nw_wfa<{affine}, {keep}, {shared}, {bytes}>"
@@ -98,9 +102,14 @@ BIWFA = "nw_biwfa<{keep}>"
 SETTLE = "nw_pieces_settle"
 SETTLE_THREADS = 512
 SETTLE_PIECES = 4096
+# a guessed first round of segments in one launch (queue_round): its blocks make their own descriptors
+# (segments.first_shape's pieces), pack their letters from the staged bytes (as SWEEP's bytes variant), and its last
+# block checks the round (as SETTLE); shared: the ring in shared memory too
+ROUND = "nw_wfa_round<{affine}, {shared}>"
 NAMES = (tuple(SWEEP.format(affine=a, keep=k, shared=h, bytes=b) for a in ("false", "true") for k in ("false", "true")
                for h in ("false", "true") for b in ("false", "true") if b == "false" or k == "true")
-         + tuple(BIWFA.format(keep=k) for k in ("false", "true")) + (PACK, SETTLE))
+         + tuple(BIWFA.format(keep=k) for k in ("false", "true")) + (PACK, SETTLE)
+         + tuple(ROUND.format(affine=a, shared=h) for a in ("false", "true") for h in ("false", "true")))
 ALGORITHM = "wfa"
 PACK_THREADS = 256
 # a launch's chunks take these in turn (a stream a chunk: 6 for 40 MB copied by pieces, common.chunk_bounds;
@@ -113,10 +122,6 @@ BATCH_THREADS = 128
 # own limit, when CuPy can tell it, replaces it)
 SHARED_BYTES = 160 * 1024
 KEEP_SHARE = 0.5  # of the device memory budget the kept wavefronts may take
-# A pair's kept wavefronts take the pool's room a chunk at a time (one atomicAdd a chunk): a single
-# pair its whole cap at once, a batch's pairs 1/POOL_CHUNKS of theirs (what a pair holds stays
-# near what it uses)
-POOL_CHUNKS = 8
 # The cost model (measured on an H100, the kernel alone):
 # one block is one SM, so a score step costs STEP_US (its chain: plan, sources, the first
 # extension probe, the barrier) plus DIAG_NS a diagonal of its wavefront (I, D and M of a
@@ -146,12 +151,13 @@ SAMPLE_SLACK = 4.0  # a WFA guided by a sample gives up past this many times its
 # a single pair's upload: its first SINGLE_META bytes hold its descriptor and the pool's counter (the
 # head, HEAD_PARTS: uploaded by each launch, ``WfaSolver.launch_one``, once the host has chosen it) and
 # the packing's table (TABLE_PARTS: uploaded with the letters after it as soon as the pair comes,
-# ``WfaSolver.stage``) (SINGLE_LAYOUT: byte offset, dtype, count)
+# ``WfaSolver.stage``), then a guessed round's pool counter and its blocks' tickets (``WfaSolver.queue_round``: zero,
+# uploaded by the stage) (SINGLE_LAYOUT: byte offset, dtype, count)
 SINGLE_META = 256
 PIECE_PARTS = ("desc", "pool_top", "from", "size", "to", "words", "pad")  # solve_pieces' upload (piece_layout)
 SINGLE_LAYOUT = {"desc": (0, np.int64, batch.DESCRIPTOR), "pool_top": (56, np.uint64, 1), "from": (64, np.int64, 2),
                  "size": (80, np.int64, 2), "to": (96, np.int64, 2), "words": (112, np.int64, 2),
-                 "pad": (128, np.uint8, 2)}
+                 "pad": (128, np.uint8, 2), "round": (136, np.uint64, 2)}
 HEAD_PARTS = ("desc", "pool_top")
 TABLE_PARTS = ("from", "size", "to", "words", "pad")
 
@@ -635,18 +641,21 @@ class QueuedPieces:
     """A round of pieces queued on the pair's stream (``WfaSolver.queue_pieces``): what its copy back and check
     read. ``back``: the answers (batch.OUT int32 a piece), then the runs (at ``runs``, ``runs_each`` a piece);
     ``table_from``: the pack table's sources (a window's at 2 k + 1: n + its first column); ``times``: the host's
-    clock at the round's start, its plan's end, its allocations' end, its launches' end."""
+    clock at the round's start, its plan's end, its allocations' end, its launches' end. ``c0``: each piece's
+    window's first column; None for a round planned on the device (``queue_round``), whose ``band`` (n, m, lo, hi)
+    gives them (segments.first_asks, where the host reads its answers)."""
 
     count: int
     runs_each: int
     g: int
-    c0: np.ndarray
+    c0: np.ndarray | None
     back: Any
     runs: Any
     table_from: Any
     times: tuple[float, float, float, float]
     pool_top: Any  # the pool's counter on the device (its address: ``WfaSolver.abort`` writes it)
     uploaded: Any  # an event after the round's upload (of the descriptors and that counter)
+    band: tuple[int, int, int, int] | None = None
 
 
 class QueuedCheck(NamedTuple):
@@ -675,6 +684,8 @@ class Workspace:
         self.out = cp.zeros((1, batch.OUT), cp.int32)  # (as a batch of one)
         self.parts["desc"] = self.parts["desc"].reshape(1, batch.DESCRIPTOR)
         self.answer_host = device.empty_pinned((1, batch.OUT), np.int32)
+        at, _, count = SINGLE_LAYOUT["round"]
+        self.host[at:at + 8 * count] = 0  # (a guessed round's counters: each stage uploads them zero)
         self.arrays: dict[str, Any] = {}
 
     def array(self, name: str, count: int, dtype: Any) -> Any:
@@ -735,6 +746,7 @@ class WfaSolver:
         self._one: tuple[Any, Any, Any, Any, Any] | None = None
         self._staged_only = False  # a stage's copy and pack queued, no launch's wait after them yet
         self._unpacked = 0  # the staged pair's packed words, while its pack is not queued (pack_staged)
+        self._round_counters = False  # the stage's round counters still zero (queue_round)
         self._letter_codes: Any = None
         self._piece_host: np.ndarray | None = None  # solve_pieces' upload (piece_meta)
         self._piece_got: np.ndarray | None = None  # solve_pieces' copy back (piece_back)
@@ -1027,6 +1039,7 @@ class WfaSolver:
             arrays = self._workspace.arrays if self._workspace is not None else {}
             self._workspace = Workspace(self.cp, nbytes)
             self._workspace.arrays = arrays
+            self._round_counters = False  # (the new upload's counters are not on the device)
         return self._workspace
 
     def reach_device(self, x: int, o: int, e: int, steps: int, gap_start: bool = False) -> Any:
@@ -1064,6 +1077,7 @@ class WfaSolver:
         staged.record(stream)  # (again after the pack, where it is queued)
         self._staged_only = True
         self._unpacked = wa + wb
+        self._round_counters = True
         return True
 
     def pack_staged(self) -> None:
@@ -1238,11 +1252,7 @@ class WfaSolver:
                 queued.back, queued.runs, np.int64(queued.runs_each), queued.table_from, np.int64(pair.n),
                 np.int32(count), np.int32(r0.size - count), np.int32(queued.g), np.int32(costs.affine),
                 np.int32(mode == "global"), np.int32(pair.m), np.int64(bound), found), shared_mem=8 * count)
-        self._piece_checked = grown_pinned(self._piece_checked, 4 + count, np.int64)
-        checked = self._piece_checked[:4 + count]
-        cp.cuda.runtime.memcpyAsync(checked.ctypes.data, found.data.ptr, checked.nbytes,
-                                    cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
-        return QueuedCheck(queued, checked, self.copy_back(queued) if traceback else None)
+        return QueuedCheck(queued, self.check_back(found, count), self.copy_back(queued) if traceback else None)
 
     def checked(self, queued_check: QueuedCheck) -> Segmented | Pieces:
         """A queued first round's result after one wait: where the device certified it, the answer (the final
@@ -1303,13 +1313,7 @@ class WfaSolver:
             byte_sources(host, count, at["desc"], at["from"])
         ws = self._workspace
         assert ws is not None  # (stage made it)
-        pool = ws.arrays.get("pieces-pool")
-        if pool is None or pool.size < pool_ints:  # a larger pool than the workspace holds, within the kept
-            # wavefronts' budget (less 4 MB for the round's other arrays): the pieces it cannot serve give up
-            ws.arrays.pop("pieces-pool", None)
-            del pool
-            ws.arrays["pieces-pool"] = cp.empty(max(1, min(pool_ints, self.keep_budget() // 4 - (1 << 20))), cp.int32)
-        pool = ws.arrays["pieces-pool"]
+        pool = self.pieces_pool(pool_ints)
         pool_ints = int(pool.size)
         stream, _, _, start, stop = self.one_stream()
         uploaded = self.abort_parts()[2]
@@ -1342,6 +1346,89 @@ class WfaSolver:
         return QueuedPieces(count, runs_each, g, c0, back, runs, pointer["from"], (t0, t1, t2, time.perf_counter()),
                             pointer["pool_top"], uploaded)
 
+    def pieces_pool(self, ints: int) -> Any:
+        """The kept wavefronts' pool of a round of pieces (the workspace's), grown to ``ints`` within their budget
+        (less 4 MB for the round's other arrays): the pieces it cannot serve give up."""
+        ws = self._workspace
+        assert ws is not None  # (stage made it)
+        pool = ws.arrays.get("pieces-pool")
+        if pool is None or pool.size < ints:
+            ws.arrays.pop("pieces-pool", None)
+            del pool
+            ws.arrays["pieces-pool"] = self.cp.empty(max(1, min(ints, self.keep_budget() // 4 - (1 << 20))),
+                                                     self.cp.int32)
+        return ws.arrays["pieces-pool"]
+
+    def queue_round(self, pair: Pair, costs: Costs, mode: str, lo: int, hi: int, shape: tuple[int, int, int, int, int],
+                    max_steps: int, pool_steps: int, threads: int, bound: int, traceback: bool) -> QueuedCheck | None:
+        """``queue_check``'s round and check in one launch, nothing planned or uploaded by the host: the first round
+        at the band lo..hi (``segments.first_asks`` with speculation; ``shape``: its sizes, segments.first_shape),
+        each block making its piece's descriptor from its own index and packing its letters from the staged bytes, the
+        last block checking the round (nw_wfa_round), its pool counter and tickets the stage's (uploaded zero), then
+        the check's copy back (with the alignment the answers and runs too), queued behind the stage's upload on the
+        pair's stream. None (nothing queued): the pieces' letters do not fit in shared memory, or the stage's
+        counters were taken by a round already (``queue_check`` plans it on the host)."""
+        count, asked, longest, widest, diagonals = shape
+        if not self._round_counters or count > SETTLE_PIECES:
+            return None
+        cp = self.cp
+        t0 = time.perf_counter()
+        g, x, o, e = cpu_wfa.reduced_costs(costs)
+        runs_each = 2 * max_steps + 4
+        gap_start = o > 0
+        reach = self.reach(x, o, e, max_steps, gap_start)
+        reach_max = int(reach.max())
+        # (the most letters of a piece: the longest ask's rows and the widest window, which the longest asks have)
+        config = fit_launch(reach_max, widest + min(reach_max, longest) + 1, int(seq_bytes(longest, widest)), x, o, e,
+                            max_steps, threads, self.shared_bytes)
+        smem = max(config.smem, 8 * count)  # (the check's, after the piece's)
+        if not config.seqs_shared or smem > self.shared_bytes:
+            return None
+        self._round_counters = False
+        ws = self._workspace
+        assert ws is not None  # (stage made it)
+        pool = self.pieces_pool((pool_steps + 1) * diagonals * wavefront_arrays(o))
+        stream, _, _, start, stop = self.one_stream()
+        uploaded = self.abort_parts()[2]
+        uploaded.record(stream)  # (after the stage's upload of the round's counters)
+        t1 = time.perf_counter()
+        bases = ws.array("pieces-bases", asked * (max_steps + 1), cp.int64)
+        back = ws.array("pieces-back", asked * (batch.OUT + runs_each), cp.int32)  # the answers, then the runs
+        ring = None if config.shared else ws.array("pieces-ring", asked * config.rows * config.stride, cp.int32)
+        table_from = ws.array("pieces-from", 2 * asked, cp.int64)
+        found = ws.array("pieces-checked", 4 + count, cp.int64)
+        kernel = self.kernel(ROUND.format(affine="true" if gap_start else "false",
+                                          shared="true" if config.shared else "false"))
+        device.allow_shared_memory(kernel, smem)
+        counters = ws.parts["round"].data.ptr
+        runs = np.uint64(back.data.ptr + 4 * asked * batch.OUT)
+        t2 = time.perf_counter()
+        with stream:
+            if self.poison:
+                poison(pool, back, bases, ring, table_from, found)
+            start.record(stream)
+            kernel((asked,), (config.threads,), (
+                ws.raw, self.reach_device(x, o, e, max_steps, gap_start), np.int32(x), np.int32(o), np.int32(e),
+                np.int32(max_steps), np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max),
+                np.int32(0), back if ring is None else ring, pool, np.uint64(counters), np.int64(pool.size), bases,
+                runs, back, np.int64(pair.n), np.int32(pair.m), np.int32(count), np.int32(asked - count),
+                np.int32(lo), np.int32(hi), np.int32(pool_steps), np.int64(runs_each), table_from,
+                np.uint64(counters + 8), np.int32(g), np.int32(mode == "global"), np.int64(bound), found),
+                shared_mem=smem)
+            stop.record(stream)
+        queued = QueuedPieces(asked, runs_each, g, None, back, runs, table_from, (t0, t1, t2, time.perf_counter()),
+                              np.uint64(counters), uploaded, (pair.n, pair.m, lo, hi))
+        return QueuedCheck(queued, self.check_back(found, count), self.copy_back(queued) if traceback else None)
+
+    def check_back(self, found: Any, count: int) -> np.ndarray:
+        """A first round's check (4 + ``count`` int64 on the device) copied back on the pair's stream into a pinned
+        buffer, read after the wait."""
+        self._piece_checked = grown_pinned(self._piece_checked, 4 + count, np.int64)
+        checked = self._piece_checked[:4 + count]
+        self.cp.cuda.runtime.memcpyAsync(checked.ctypes.data, found.data.ptr, checked.nbytes,
+                                         self.cp.cuda.runtime.memcpyDeviceToHost, self.one_stream()[0].ptr)
+        return checked
+
     def copy_back(self, queued: QueuedPieces) -> np.ndarray:
         """The round's answers, then its runs, copied back on the pair's stream into ``piece_back``'s buffer
         (read after a wait)."""
@@ -1360,6 +1447,10 @@ class WfaSolver:
         steps = answers[:, 0]
         self.round_stats(queued)
         c0 = queued.c0
+        if c0 is None:  # (a round planned on the device: queue_round)
+            assert queued.band is not None
+            c0 = first_asks(*queued.band, ROWS, True)[3]
+            assert c0.size == queued.count
         return Pieces(np.where(steps >= 0, steps * queued.g, -1), c0 + answers[:, 2], c0 + answers[:, 1],
                       got[count * batch.OUT:].view(np.uint32).copy(),  # (the runs outlive the buffer's next copy)
                       np.arange(count, dtype=np.int64) * queued.runs_each, answers[:, 3])
