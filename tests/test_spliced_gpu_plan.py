@@ -1056,6 +1056,12 @@ def _fake_send(device_array, host, stream) -> None:
     device_array[...] = host
 
 
+def _fake_send_packed(self, role, packed, lo, hi, stream) -> list:
+    """PinnedBuffers.send on the fake GPU: copies of the packed bytes of arrays [lo, hi)."""
+    return [packed.buffer[at:at + a.nbytes].view(a.dtype).reshape(a.shape).copy()
+            for a, at in zip(packed.arrays[lo:hi], packed.offsets[lo:hi])]
+
+
 def _fake_write_word(array, index, value, stream) -> None:
     """device.write_word on the fake device; a fed kernel's final count runs it."""
     array[index] = value
@@ -1076,6 +1082,7 @@ def fake_gpu(monkeypatch, function) -> None:
     monkeypatch.setattr(device, "fill_bytes", lambda array, byte, stream: array.view(np.uint8).fill(byte))
     monkeypatch.setattr(device.PinnedBuffers, "upload",
                         lambda self, role, arrays, stream: [np.array(a) for a in arrays])
+    monkeypatch.setattr(device.PinnedBuffers, "send", _fake_send_packed)
     monkeypatch.setattr(device, "memory_budget", lambda cap=None: min(FAKE_FREE_MEMORY, cap or FAKE_FREE_MEMORY))
     monkeypatch.setattr(device, "settle_pool", lambda needed: None)  # (the fake device has no pool)
     monkeypatch.setattr(device, "empty_pinned", lambda shape, dtype: np.empty(shape, dtype))

@@ -430,9 +430,10 @@ def _traced_as_sequential(seed: int) -> tuple[GpuSolver, list[TestCase], list]:
 
 def test_kernels_start_before_the_rest_is_uploaded(monkeypatch):
     """A planned launch uploads what its kernels read (with a follower: the followed tasks and
-    the follower's) in its first copy; the gathers' inputs, the walks' tasks and the plan's tasks
-    only once its kernels are queued, before its finals' gather and its walks. A replay finds it
-    cached: nothing uploaded again."""
+    the follower's) in its first copy; the gathers' inputs, the walks' tasks, the plan's tasks and
+    the walks' records (trace_inputs: planned with the launch) in a second, the last, only once
+    its kernels are queued, before its finals' gather and its walks. A replay finds it cached:
+    nothing uploaded again."""
     from splicedalign.gpu import device
 
     log: list = []
@@ -442,17 +443,23 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch):
         return lambda grid, block, args: (log.append(("kernel", name.split("<")[0])), kernel(grid, block, args))
 
     fake_gpu(monkeypatch, logged)
+    upload, send = device.PinnedBuffers.upload, device.PinnedBuffers.send
     monkeypatch.setattr(device.PinnedBuffers, "upload", lambda self, role, arrays, stream: (
-        log.append(("upload", [a.shape for a in arrays])), [np.array(a) for a in arrays])[1])
+        log.append(("upload", [a.shape for a in arrays])), upload(self, role, arrays, stream))[1])
+    monkeypatch.setattr(device.PinnedBuffers, "send", lambda self, role, packed, lo, hi, stream: (
+        log.append(("upload", [a.shape for a in packed.arrays[lo:hi]])), send(self, role, packed, lo, hi, stream))[1])
     solver, cases, want = _traced_as_sequential(34)
     inputs = next(iter(solver._cache.values()))
     plan, followed = inputs.plan, inputs.followed
     assert followed is not None and followed.cases == (2, 5)
     events = [e[1] if e[0] == "kernel" else tuple(e[1]) for e in log]
-    first, rest = [e for e in events if isinstance(e, tuple)][:2]
+    first, rest = [e for e in events if isinstance(e, tuple)]  # (one launch: two copies)
     assert first[0] == followed.tasks.shape == plan.tasks.shape and first[-1] == followed.follow.shape
-    assert len(first) == 6 and len(rest) == 8  # (tasks, letters, cases, codes, follow); 6 gathers, plan tasks, walks'
-    assert rest[-2:] == (plan.tasks.shape, followed.walked.shape)
+    # (tasks, letters, cases, codes, follow); 6 gathers, plan tasks, walks' tasks, the walks' records
+    assert len(first) == 6 and len(rest) == 11
+    info = inputs.trace.info
+    assert rest[6:] == (plan.tasks.shape, followed.walked.shape, info.exons.shape, info.cases.shape,
+                        info.strips.shape)
     at = events.index
     assert at(first) < at("wavefront") < at("wavefront", at("wavefront") + 1) < at(rest) < at("gather_rows")
     assert at(rest) < at("trace_chains")
@@ -461,6 +468,63 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch):
     again = solver.solve_many(cases, Scoring(), traceback=True)
     assert [(g.score, g.chain, g.alignment) for g in again] == [(w.score, w.chain, w.alignment) for w in want]
     assert not [e for e in log if e[0] == "upload"] and log.count(("kernel", "wavefront")) == 2
+
+
+def test_a_launch_packed_on_the_packer_while_older_ones_are_collected(monkeypatch):
+    """A traced call of several launches: each launch's uploads are packed on the call's packer
+    thread (device.pack_part; none on the caller's thread, which runs every compiled pass), laid
+    out before the caller's thread collects the older launches it makes room for, and its
+    kernels' part sent after them; the batches the cache lets go of are freed on the packer
+    thread, which has ended once the call returns. Answers as `sequential`'s (the fake GPU's
+    copies read the packed bytes). On the code before, the caller's thread packed and sent each
+    launch's first copy before it collected, and freed the batches let go."""
+    import threading
+    import weakref
+
+    from splicedalign.gpu import device
+
+    fake_gpu(monkeypatch, _fake_function_with_trace)
+    monkeypatch.setattr(solver_module, "CACHE_BATCHES", 2)
+    log: list = []  # ("layout" | "collect" | ("send", lo)) on the caller's thread, in order
+    packers: list = []  # the thread of each pack_part
+    freed: list = []  # the thread that let go of each batch the cache let go of
+    layout, send, collect, cached = (device.PinnedBuffers.layout, device.PinnedBuffers.send, GpuSolver._collect,
+                                     GpuSolver._cached)
+    part, launches_of = device.pack_part, GpuSolver._launches
+    # (one launch queued at a time: each later one collects the one before it first)
+    monkeypatch.setattr(GpuSolver, "_launches", lambda self, *a: (1, launches_of(self, *a)[1]))
+    monkeypatch.setattr(device, "pack_part", lambda *a: (packers.append(threading.current_thread().name),
+                                                         part(*a))[1])
+    monkeypatch.setattr(device.PinnedBuffers, "layout", lambda self, role, arrays: (
+        log.append("layout"), layout(self, role, arrays))[1])
+    monkeypatch.setattr(device.PinnedBuffers, "send", lambda self, role, packed, lo, hi, stream: (
+        log.append(("send", lo)), send(self, role, packed, lo, hi, stream))[1])
+    monkeypatch.setattr(GpuSolver, "_collect", lambda self, job, part=0: (
+        log.append("collect") if part == 0 else None, collect(self, job, part))[1])
+    monkeypatch.setattr(GpuSolver, "_cached", lambda self, key, inputs: (
+        weakref.finalize(inputs, lambda: freed.append(threading.current_thread().name)), cached(self, key, inputs))[1])
+    cases = _long_chain_cases(38)
+    rows = max(launch.launch_rows(FlatCases.of([c]), 2) for c in cases)
+    solver = GpuSolver(rows_per_lane=2, tuning=launch.Tuning(  # launches of a few cases
+        throughput_cases=1, move_budget=most_moves(cases), row_budget=2 * rows))
+    laid_out = 0
+    for call in (cases, _long_chain_cases(39)):  # the second call lets go of the first's batches
+        log.clear()
+        want = get_solver("sequential").solve_many(call, Scoring(), traceback=True)
+        got = solver.solve_many(call, Scoring(), traceback=True)
+        assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
+        launches = len(solver.kernel_ms)
+        assert launches > 3 and log.count("layout") == launches == log.count(("send", 0))
+        assert not [t for t in threading.enumerate() if t.name.startswith(solver_module.PACKER)]
+        # each launch: laid out, then the launch before it collected to make room (but the first's),
+        # then its first copy sent
+        sent = [i for i, e in enumerate(log) if e == ("send", 0)]
+        laid = [i for i, e in enumerate(log) if e == "layout"]
+        between = [log[a:b].count("collect") for a, b in zip(laid, sent)]
+        assert between == [0] + [1] * (launches - 1) and log.count("collect") == launches
+        laid_out += launches
+    assert len(packers) == 2 * laid_out and all(name.startswith(solver_module.PACKER) for name in packers)
+    assert len(freed) >= 2 and all(name.startswith(solver_module.PACKER) for name in freed)
 
 
 def _streams_entered(monkeypatch) -> list:

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -270,6 +270,15 @@ def empty_pinned(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
     return np.ndarray(shape, dtype=dtype, buffer=cupy().cuda.alloc_pinned_memory(nbytes))
 
 
+class Packed(NamedTuple):
+    """Where arrays go in a role's pinned buffer (PinnedBuffers.layout): packed there in parts
+    (``pack_part``, any thread: NumPy copies that let go of the GIL), each part then sent
+    (PinnedBuffers.send) by its user."""
+    buffer: np.ndarray  # the role's buffer, as long as the packed arrays
+    offsets: list[int]  # where each array starts in it, then its end
+    arrays: list[np.ndarray]  # the arrays (their bytes, shapes and types)
+
+
 class PinnedBuffers:
     """Reusable page-locked host buffers, one per role: a copy from the device into one runs at
     full PCIe speed, where a pageable copy is staged through a driver buffer at a fraction of
@@ -300,7 +309,24 @@ class PinnedBuffers:
         (256-byte aligned; it waits for the role's previous copy first), copied as one block
         into one device allocation; the device arrays are views of it, in order."""
         with self._lock:
-            return self._upload(role, arrays, stream)
+            packed = self._layout(role, arrays)
+            pack_part(packed, 0, len(arrays))
+            return self.send(role, packed, 0, len(arrays), stream)
+
+    def layout(self, role: Any, arrays: list[np.ndarray]) -> Packed:
+        """Where ``arrays`` go in the role's buffer, as ``upload`` packs them (once its last copy is
+        done), for a caller that packs them later (pack_part, on any thread) and sends them in
+        parts (``send``): the role's user's, who packs it again only once they are sent."""
+        with self._lock:
+            return self._layout(role, arrays)
+
+    def send(self, role: Any, packed: Packed, lo: int, hi: int, stream: Any) -> list[Any]:
+        """Arrays [lo, hi) of ``packed`` (packed into the role's buffer) in one copy on ``stream``
+        into one device allocation; the device arrays are views of it, in order."""
+        a, b = packed.offsets[lo], packed.offsets[hi]
+        block = self._send(role, packed.buffer[a:b], stream)
+        return [block[at - a:at - a + x.nbytes].view(x.dtype).reshape(x.shape)
+                for x, at in zip(packed.arrays[lo:hi], packed.offsets[lo:hi])]
 
     def fill(self, role: Any, nbytes: int, write: Callable[[np.ndarray], None], stream: Any, into: Any = None) -> Any:
         """``nbytes`` of the role's buffer, written by ``write(view)`` (a uint8 view of them: e.g. many
@@ -354,12 +380,15 @@ class PinnedBuffers:
         self._uploaded[role] = stream.record()
         return block
 
-    def _upload(self, role: Any, arrays: list[np.ndarray], stream: Any) -> list[Any]:
+    def _layout(self, role: Any, arrays: list[np.ndarray]) -> Packed:
         offsets, end = _packed([a.nbytes for a in arrays])
-        buffer = self._staging(role, end)
-        pack(buffer, [np.ascontiguousarray(a).reshape(-1).view(np.uint8) for a in arrays], offsets)
-        block = self._send(role, buffer[:end], stream)
-        return [block[at:at + a.nbytes].view(a.dtype).reshape(a.shape) for a, at in zip(arrays, offsets)]
+        return Packed(self._staging(role, end)[:end], offsets + [end], arrays)
+
+
+def pack_part(packed: Packed, lo: int, hi: int) -> None:
+    """Arrays [lo, hi) of ``packed`` copied into their places in its buffer (``pack``)."""
+    pack(packed.buffer, [np.ascontiguousarray(a).reshape(-1).view(np.uint8) for a in packed.arrays[lo:hi]],
+         packed.offsets[lo:hi])
 
 
 # Packing a launch's inputs into pinned memory is a memcpy of tens of MB (a 10-paper-set call's

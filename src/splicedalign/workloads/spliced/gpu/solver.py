@@ -25,7 +25,9 @@ import threading
 import time
 import weakref
 from collections import OrderedDict, deque
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -78,6 +80,15 @@ SPLIT_FIRST = 2_048
 SPLIT_LEAST = 256
 ROW_STORAGE_KEPT = IN_FLIGHT + 1  # launches' row storage kept filled between calls (GpuSolver._rows)
 CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recently used
+# A call's packer thread (GpuSolver._packing) packs each planned launch's uploads into pinned
+# memory (NumPy copies that let go of the GIL: ~206 MB in a 10-set traced call) and frees the
+# batches the cache lets go of (their host plans: ~5 ms a launch, H100 host), while the caller's
+# thread collects older launches and queues this one. It runs no compiled pass: numba's parallel
+# passes stay on the caller's thread and its one OpenMP team (a planner thread's second team made
+# libgomp count more threads than CPUs and throttle every team's idle spin to 100 rounds, and
+# shared flat.PARALLEL with the caller's passes: ~90 ms of planning and packing took it 115-127 ms
+# beside the caller's, which waited for it, H100 host). It lives for its call alone.
+PACKER = "spliced-pack"
 STAGES = ("split", "plan", "upload", "launch", "finals", "traceback", "results")  # host seconds of a call, by stage
 # Default traceback: on the device (moves recorded by the wavefront, trace_chains) for int
 # scores, which the device check compares with the host traceback on every case (docs/gpu.md);
@@ -97,6 +108,10 @@ WALK_STREAMS = len(TUNING.walk_shares) + 1
 # The staging buffer of every solver's uploads (pinned: one copy of a launch's inputs runs at
 # full PCIe speed): a process's first solve makes it, later solvers find it.
 UPLOADS = device.PinnedBuffers()
+# A planned launch's uploads (GpuSolver._inputs: packed on the packer thread, sent by the caller's
+# thread in two copies), in a staging buffer of the caller's thread (one per thread: the solvers of
+# several GPUs, a thread each, pack theirs at once), packed again only once its last copy is queued.
+_THREAD_STAGING = threading.local()
 
 
 # The CUDA streams of the solvers of one thread, by device (GpuSolver.streams), kept for the
@@ -325,6 +340,29 @@ def _device_gathers(gathers: list, host: tuple[np.ndarray, np.ndarray]) -> tuple
     return Gather(at, places, ones, host[0]), Gather(src, dst, length, host[1])
 
 
+def _uploads(host: HostPlan, walks: TraceInputs | None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """A planned launch's uploads (GpuSolver._inputs): what its kernels read (a recording launch
+    with a follower runs on the followed tasks, not the plan's, and the follower's), then the
+    rest (_rest): the gathers' inputs, with a follower the plan's tasks and the walks' tasks, and
+    a recording launch's walks' records."""
+    plan, followed = host.plan, host.followed
+    first = [plan.tasks if followed is None else followed.tasks, plan.base_letters, plan.target_letters,
+             plan.letter_cases(), LETTER_CODES] + ([] if followed is None else [followed.follow])
+    rest = host.gathers + ([] if followed is None else [plan.tasks, followed.walked])
+    return first, rest + ([] if walks is None else [walks.exons, walks.cases, walks.strips])
+
+
+def _sent(packing: Future, staging: device.PinnedBuffers, packed: device.Packed, lo: int, stream: Any) -> list:
+    """Arrays ``lo`` on of ``packed`` sent on ``stream`` once ``packing`` has packed them (_rest)."""
+    packing.result()
+    return staging.send("launch", packed, lo, len(packed.arrays), stream)
+
+
+def _launch_staging() -> device.PinnedBuffers:
+    """The staging of this thread's planned launches (_THREAD_STAGING)."""
+    return vars(_THREAD_STAGING).setdefault("launches", device.PinnedBuffers())
+
+
 def _nothing_left() -> None:
     """The rest of a cached batch's uploads (GpuSolver._inputs): none."""
 
@@ -415,6 +453,7 @@ class GpuSolver:
         self._move_storage = device.FilledBuffers(None, ROW_STORAGE_KEPT)
         self._moves_each = 0  # bytes: the call's Split.moves
         self._move_buffers: dict[int, Any] = {}
+        self._packer: ThreadPoolExecutor | None = None  # the call's packer thread (_packing)
 
     def on_device(self, ctype: str) -> bool:
         """Whether a launch with scores of ``ctype`` traces back on the device."""
@@ -454,33 +493,45 @@ class GpuSolver:
         return launch.configure(flat, ctype, use_bytes, traceback, self.on_device(ctype), self.tuning,
                                 self.rows_per_lane, scoring.free_ends)
 
-    def _inputs(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds) -> tuple[_Inputs, Callable[[], None]]:
+    def _inputs(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds,
+                make_room: Callable[[], None]) -> tuple[_Inputs, Callable[[], None]]:
         """The batch's plan and device inputs, and what queues the rest of its uploads once its
         kernel is queued: from the cache when this very list of case objects was planned before
-        with this shape (a data set solved again; nothing left), else planned and uploaded on the
-        upload stream in two pinned copies: what its kernels read (a recording launch's followed
-        tasks and follower's tasks where its configuration has a follower, else made when a launch
-        first needs them), then (``rest``, _rest) the gathers' inputs, and a recording launch's
-        walks' tasks and plan tasks; cached once ``rest`` ran."""
+        with this shape (a data set solved again; nothing left), else planned on the caller's
+        thread (a recording launch's walks' records, trace_inputs, with it), packed on the call's
+        packer thread (_packing) while the caller's thread runs ``make_room`` (collects older
+        launches), and uploaded on the upload stream in two pinned copies: what its kernels read
+        (a recording launch's followed tasks and follower's tasks where its configuration has a
+        follower, else made when a launch first needs them), then (``rest``, _rest) the gathers'
+        inputs, a recording launch's walks' tasks and plan tasks, and its walks' records; cached
+        once ``rest`` ran."""
         key = _batch_key(config, ids)
         hit = self._cache.get(key)
         if hit is not None:
             self._cache.move_to_end(key)
+            make_room()
             return hit, _nothing_left
         t0 = time.perf_counter()
-        plan, gathers, host, followed = self._host_plan(flat, config)
+        host = self._host_plan(flat, config)
+        walks = (trace_inputs(host.plan, None, launch.walks(flat, config.followed, self.tuning))
+                 if config.record else None)
+        plan, followed = host.plan, host.followed
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
+        first, rest = _uploads(host, walks)
+        staging = _launch_staging()
+        # (both copies' places in one buffer: grown here, by cudaHostAlloc, before the packer packs)
+        packed = staging.layout("launch", first + rest)
+        packing = self._packer_of_call()
+        kernels_read = packing.submit(device.pack_part, packed, 0, len(first))
+        others = packing.submit(device.pack_part, packed, len(first), len(packed.arrays))
+        self.timing["upload"] += time.perf_counter() - t1
+        make_room()
+        t1 = time.perf_counter()
         upload = self.streams().upload
-        # A recording launch with a follower runs on the followed tasks, not the plan's (uploaded later)
-        first = [plan.tasks if followed is None else followed.tasks, plan.base_letters, plan.target_letters,
-                 plan.letter_cases(), LETTER_CODES] + ([] if followed is None else [followed.follow])
-        rest = gathers + ([] if followed is None else [plan.tasks, followed.walked])
-        # the staging buffer sized for both copies, as for one: sized by a warm-up's first copies
-        # (30.3 MiB at most: a 32 MiB buffer), it grew to 64 MiB inside a measured 10-set call whose
-        # launch 1's first copy was 33.4 MiB, and the pinned allocation held that upload 20-30 ms (H100)
-        UPLOADS.reserve("inputs", [a.nbytes for a in first + rest])
-        (tasks, base_letters, target_letters, letter_cases, codes, *follow) = UPLOADS.upload("inputs", first, upload)
+        kernels_read.result()
+        (tasks, base_letters, target_letters, letter_cases, codes, *follow) = staging.send(
+            "launch", packed, 0, len(first), upload)
         base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
         none = Gather(None, None, None, np.empty(0, dtype=np.int64))  # (the gathers: _rest)
         inputs = _Inputs(tuple(flat.cases), outputs.Exons.of(plan), base, tsel, none, none,
@@ -488,21 +539,23 @@ class GpuSolver:
         if followed is not None:
             inputs.followed = followed._replace(tasks=tasks, follow=follow[0], walked=None)
         self.timing["upload"] += time.perf_counter() - t1
-        return inputs, partial(self._rest, key, inputs, rest, host, followed)
+        return inputs, partial(self._rest, key, inputs, partial(_sent, others, staging, packed, len(first)),
+                               host.host, followed, config.followed, walks)
 
-    def _rest(self, key: tuple, inputs: _Inputs, arrays: list[np.ndarray], host: tuple[np.ndarray, np.ndarray],
-              followed: Followed | None) -> None:
+    def _rest(self, key: tuple, inputs: _Inputs, send: Callable[[Any], list], host: tuple[np.ndarray, np.ndarray],
+              followed: Followed | None, long: tuple[int, ...], walks: TraceInputs | None) -> None:
         """A planned batch's uploads that its kernels do not read, queued on the upload stream
         once its kernel is queued (the compute stream waits for them): the gathers' inputs (its
-        finals' after the kernel), and with a follower the walks' tasks and the plan's tasks (for
-        a launch without one on the same batch); the batch cached. Packing all of a traced paper
-        set's inputs (16 MB) before its kernel took the H100 host 2.3-2.4 ms of its ~7 ms from
-        the split to the kernel's start; its kernels read 6.5 MB of them. ``arrays``: the gathers'
-        inputs, then with a follower the plan's tasks and the walks' tasks."""
+        finals' after the kernel), with a follower the walks' tasks and the plan's tasks (for a
+        launch without one on the same batch), and a recording launch's walks' records
+        (``walks``, for its long chains ``long``: in this copy, not a third one behind it); the
+        batch cached. Packing all of a traced paper set's inputs (16 MB) before its kernel took
+        the H100 host 2.3-2.4 ms of its ~7 ms from the split to the kernel's start; its kernels
+        read 6.5 MB of them. ``send``: what uploads them on a stream once packed (_sent)."""
         t0 = time.perf_counter()
         streams = self.streams()
         plan = inputs.plan
-        rest = UPLOADS.upload("inputs", arrays, streams.upload)
+        rest = send(streams.upload)
         ready = streams.upload.record()
         streams.compute.wait_event(ready)
         inputs.finals, inputs.gather = _device_gathers(rest[:6], host)
@@ -510,6 +563,8 @@ class GpuSolver:
         if followed is not None:
             assert inputs.followed is not None
             inputs.followed = inputs.followed._replace(walked=rest[7])
+        if walks is not None:
+            inputs.trace = DeviceTrace(long, walks, *rest[-3:])
         self._cached(key, inputs)
         self.timing["upload"] += time.perf_counter() - t0
 
@@ -522,10 +577,30 @@ class GpuSolver:
                         if config.followed else None)
 
     def _cached(self, key: tuple, inputs: _Inputs) -> None:
-        """``inputs`` cached under ``key``, the least recently used batch beyond CACHE_BATCHES let go."""
+        """``inputs`` cached under ``key``, the least recently used batch beyond CACHE_BATCHES let go
+        (freed on the call's packer thread: _packing)."""
         self._cache[key] = inputs
+        gone = []
         while len(self._cache) > CACHE_BATCHES:
-            self._cache.popitem(last=False)
+            gone.append(self._cache.popitem(last=False)[1])
+        if gone:
+            self._packer_of_call().submit(gone.clear)
+
+    @contextmanager
+    def _packing(self) -> Iterator[None]:
+        """A call's packer thread (PACKER), made when the call first needs it (_packer_of_call),
+        ended with the call once its work is done."""
+        try:
+            yield
+        finally:
+            packer, self._packer = self._packer, None
+            if packer is not None:
+                packer.shutdown()
+
+    def _packer_of_call(self) -> ThreadPoolExecutor:
+        if self._packer is None:
+            self._packer = ThreadPoolExecutor(1, thread_name_prefix=PACKER)
+        return self._packer
 
     def _feeder(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds) -> Feeder | None:
         """A fed launch (feed.py) where the batch was not planned before and the launch computes
@@ -734,7 +809,8 @@ class GpuSolver:
         and for traceback either the kernel variant that records moves and trace_chains
         (config.record) or the gather of every exon's last row. Waits for nothing on the device
         (a fed launch: planned and uploaded step by step while its kernel runs, _fed), except in
-        ``make_room``, called once it is planned, before it takes its row storage. ``early``: it
+        ``make_room``, called once it is planned (while its uploads are packed: _inputs), before
+        it takes its row storage. ``early``: it
         fits beside the launches queued before it, and takes its row storage before it is planned,
         for the most row elements its cases may take (launch.launch_rows: its plan's within ~2%),
         so that the storage's fill runs while the host plans it (the 10 sets' launch 1: its 4.3 GB
@@ -753,12 +829,11 @@ class GpuSolver:
             elements = launch.launch_rows(flat, config.rows_per_lane)
             storage = self._row_storage(config, elements) if early else None
             try:
-                planned, rest = self._inputs(flat, config, work.ids)
+                planned, rest = self._inputs(flat, config, work.ids, make_room)
             except BaseException:
                 if storage is not None:
                     self._rows.give(storage[0], 0)
                 raise
-            make_room()
             t0 = time.perf_counter()
             queued = self._queue(planned, config, scoring, defines, storage or elements, rest)
         inputs, rows = queued.inputs, queued.rows
@@ -1162,7 +1237,7 @@ class GpuSolver:
         i, collecting older launches only when launch i+1 would not fit beside them
         (Split.room), and builds launch i's results while the GPU runs the next."""
         refuse_free_ends(scoring, self.name)  # only where switched off: solvers.GLOBAL_ENDS_ONLY
-        with collection_paused() as settle:
+        with collection_paused() as settle, self._packing():
             return self._solve_many(cases, scoring, traceback, settle)
 
     def _solve_many(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool,
