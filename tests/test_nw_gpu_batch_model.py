@@ -332,6 +332,13 @@ class FakeStream(FakeEvent):
         pass
 
 
+class FakePointer:
+    """CuPy's CPointer (cupy.cuda.function): a launch argument's host address, passed to the driver as it is."""
+
+    def __init__(self, p=0):
+        self.ptr = p
+
+
 def memcpy_async(dst, src, size, kind, stream):
     """cudaMemcpyAsync on the host: every fake device array is host memory (its ``data.ptr``)."""
     import ctypes
@@ -347,6 +354,7 @@ def fake_cupy():
 
     stream = FakeStream()
     cuda = SimpleNamespace(Event=FakeEvent, Stream=FakeStream, get_current_stream=lambda: stream,
+                           function=SimpleNamespace(CPointer=FakePointer),
                            get_elapsed_time=lambda a, b: 0.0,
                            runtime=SimpleNamespace(deviceSynchronize=lambda: None, memcpyHostToDevice=1,
                                                    memcpyDeviceToHost=2, memcpyAsync=memcpy_async))

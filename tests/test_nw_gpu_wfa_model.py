@@ -37,6 +37,12 @@ def _pointer(value):
     return ctypes.c_void_p(value.ctypes.data) if isinstance(value, np.ndarray) else ctypes.c_longlong(int(value))
 
 
+def slot_values(args):
+    """A launch's arguments passed by value (device.ArgumentSlots: each a CPointer to its 8-byte slot) as the ints
+    in their slots (the device addresses among them)."""
+    return [ctypes.c_int64.from_address(arg.ptr).value for arg in args]
+
+
 class EmuKernel:
     """An nw_wfa / nw_wfa_pack launch on the host build, with wfa.py's arguments."""
 
@@ -58,21 +64,23 @@ class EmuKernel:
                                           ctypes.c_longlong(int(bound)), _pointer(result))
             return
         assert shared_mem <= 4 << 20, "more shared memory than the host build has"
-        if self.name.startswith("nw_wfa_round"):
+        if self.name.startswith("nw_wfa_round"):  # (its arguments by value: queue_round's ArgumentSlots)
             affine, shared = (flag.strip() == "true" for flag in self.name.split("<")[1].rstrip(">").split(","))
-            seqs, reach, *ints, ring, keep_arr, pool_top, pool_ints, bases, runs, out = args[:17]
-            n_pair, m_pair, count, spec, lo, hi, pool_steps, runs_each, table_from, done, g, whole = args[17:29]
-            bound, result = args[29:]
-            assert len(ints) == 8 and seqs.dtype == np.uint8 and grid[0] == int(count) + int(spec)
-            assert shared_mem >= 8 * int(count), "no room for the last block's check"
+            assert len(args) == wfa.ROUND_ARGUMENTS
+            seqs, reach, *ints, ring, keep_arr, pool_top, pool_ints, bases, runs, out = slot_values(args[:17])
+            n_pair, m_pair, count, spec, lo, hi, pool_steps, runs_each, table_from, done, g, whole = slot_values(
+                args[17:29])
+            bound, result = slot_values(args[29:])
+            assert len(ints) == 8 and grid[0] == count + spec
+            assert shared_mem >= 8 * count, "no room for the last block's check"
             status = self.lib.emu_nw_wfa_round(
                 ctypes.c_int(affine), ctypes.c_int(shared), ctypes.c_int(grid[0]), ctypes.c_int(block[0]),
-                _pointer(seqs), _pointer(reach), *(ctypes.c_int(int(v)) for v in ints), _pointer(ring),
-                _pointer(keep_arr), _pointer(pool_top), ctypes.c_longlong(int(pool_ints)), _pointer(bases),
-                _pointer(runs), _pointer(out), ctypes.c_longlong(int(n_pair)),
-                *(ctypes.c_int(int(v)) for v in (m_pair, count, spec, lo, hi, pool_steps)),
-                ctypes.c_longlong(int(runs_each)), _pointer(table_from), _pointer(done), ctypes.c_int(int(g)),
-                ctypes.c_int(int(whole)), ctypes.c_longlong(int(bound)), _pointer(result))
+                ctypes.c_void_p(seqs), ctypes.c_void_p(reach), *(ctypes.c_int(v) for v in ints),
+                ctypes.c_void_p(ring), ctypes.c_void_p(keep_arr), ctypes.c_void_p(pool_top),
+                ctypes.c_longlong(pool_ints), ctypes.c_void_p(bases), ctypes.c_void_p(runs), ctypes.c_void_p(out),
+                ctypes.c_longlong(n_pair), *(ctypes.c_int(v) for v in (m_pair, count, spec, lo, hi, pool_steps)),
+                ctypes.c_longlong(runs_each), ctypes.c_void_p(table_from), ctypes.c_void_p(done), ctypes.c_int(g),
+                ctypes.c_int(whole), ctypes.c_longlong(bound), ctypes.c_void_p(result))
             assert status == 0
             return
         if self.name.startswith("nw_biwfa"):
@@ -532,8 +540,9 @@ def test_segments_checked_on_the_device_on_host(solver, mode, monkeypatch):
 
         def check(grid, block, args, shared_mem=0):
             kernel(grid, block, args, shared_mem)
-            if refuse:
-                args[-1][0] = 0
+            if refuse:  # (nw_wfa_round's result by value: its address in a slot)
+                result = args[-1] if name == wfa.SETTLE else slot_values(args[-1:])[0]
+                ctypes.c_int64.from_address(_pointer(result).value).value = 0
         return check
 
     for name in [wfa.SETTLE] + [n for n in wfa.NAMES if n.startswith("nw_wfa_round")]:
@@ -737,6 +746,21 @@ def test_a_round_planned_on_the_device_equals_the_hosts(solver, shared_ring, mon
     print("rounds", taken, "certified", certified, "rings in global memory", rings)
     assert bool(rings) != shared_ring
     assert 4 <= certified < taken
+
+
+def test_argument_slots_pass_each_launchs_values(monkeypatch):
+    """device.ArgumentSlots (queue_round's arguments by value): the same CPointers every launch, each at its own
+    8-byte slot holding that launch's value, an int32 (a negative one too) in its low 4 bytes as the driver reads
+    it, a device address whole."""
+    fake_gpu_host(monkeypatch, 1 << 20)
+    slots = device.ArgumentSlots(3)
+    first = slots(-255, 1 << 40, 7)
+    assert [ctypes.c_int32.from_address(p.ptr).value for p in first] == [-255, 0, 7]
+    assert slot_values(first) == [-255, 1 << 40, 7]
+    again = slots(3, 0x7F00_1234_5678, -1)
+    assert again is first and len({p.ptr for p in again}) == 3
+    assert [ctypes.c_int32.from_address(p.ptr).value for p in again] == [3, 0x1234_5678, -1]
+    assert slot_values(again) == [3, 0x7F00_1234_5678, -1]
 
 
 def host_check(cuts, n, m, got, count, affine, whole, bound, runs_each):

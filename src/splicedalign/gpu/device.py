@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import struct
 import threading
 from collections.abc import Callable, Mapping
 from functools import cache
@@ -122,6 +123,26 @@ def allow_shared_memory(kernel: Any, nbytes: int) -> None:
     if nbytes > SHARED_MEMORY_DEFAULT - static[1]:
         kernel.max_dynamic_shared_size_bytes = nbytes
         _ALLOWED[id(kernel)] = (kernel, nbytes)
+
+
+class ArgumentSlots:
+    """A kernel's arguments by value from one host buffer, handed to CuPy's launch as its CPointers (a launch passes a
+    CPointer to the driver as it is, where it converts each NumPy scalar into one of its own first: nw_wfa_round's 31
+    arguments, 20 of them scalars, took ~0.03 ms of the H100 host's launch call). Each argument has an 8-byte slot: a
+    device pointer or int64 whole, an int32 in its low 4 bytes (the driver reads a parameter's own size from its
+    address; little-endian). ``__call__`` rewrites the slots: the driver has copied them by the time a launch call
+    returns, so one set of slots serves every launch of its owner's thread."""
+
+    def __init__(self, count: int) -> None:
+        self.slots = (ctypes.c_int64 * count)()
+        self.layout = struct.Struct(f"<{count}q")
+        pointer = cupy().cuda.function.CPointer
+        self.pointers = tuple(pointer(ctypes.addressof(self.slots) + 8 * k) for k in range(count))
+
+    def __call__(self, *values: int) -> tuple[Any, ...]:
+        """The launch's arguments: ``values`` (ints, device addresses among them) in their slots."""
+        self.layout.pack_into(self.slots, 0, *values)
+        return self.pointers
 
 
 # Thread-block clusters (sm_90): the most blocks a cluster every such GPU schedules; more (an H100 up to 16)

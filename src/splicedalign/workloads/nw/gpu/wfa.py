@@ -106,6 +106,7 @@ SETTLE_PIECES = 4096
 # (segments.first_shape's pieces), pack their letters from the staged bytes (as SWEEP's bytes variant), and its last
 # block checks the round (as SETTLE); shared: the ring in shared memory too
 ROUND = "nw_wfa_round<{affine}, {shared}>"
+ROUND_ARGUMENTS = 31  # its parameters (queue_round passes them by value: device.ArgumentSlots)
 NAMES = (tuple(SWEEP.format(affine=a, keep=k, shared=h, bytes=b) for a in ("false", "true") for k in ("false", "true")
                for h in ("false", "true") for b in ("false", "true") if b == "false" or k == "true")
          + tuple(BIWFA.format(keep=k) for k in ("false", "true")) + (PACK, SETTLE)
@@ -752,6 +753,7 @@ class WfaSolver:
         self._piece_got: np.ndarray | None = None  # solve_pieces' copy back (piece_back)
         self._piece_checked: np.ndarray | None = None  # queue_check's copy back of nw_pieces_settle's result
         self._aborts: tuple[Any, np.ndarray, Any] | None = None  # abort_parts
+        self._round_args: device.ArgumentSlots | None = None  # queue_round's launch arguments, by value
         self.shared_bytes = SHARED_BYTES
         self.multiprocessors = 132  # (an H100's; the device's own below)
         try:  # the device's own limit a block (less the kernel's static 32 bytes)
@@ -1401,22 +1403,24 @@ class WfaSolver:
                                           shared="true" if config.shared else "false"))
         device.allow_shared_memory(kernel, smem)
         counters = ws.parts["round"].data.ptr
-        runs = np.uint64(back.data.ptr + 4 * asked * batch.OUT)
+        runs = back.data.ptr + 4 * asked * batch.OUT
+        if self._round_args is None:
+            self._round_args = device.ArgumentSlots(ROUND_ARGUMENTS)
+        # (nw_wfa_round's parameters in order, by value: ints and device addresses)
+        arguments = self._round_args(
+            ws.raw.data.ptr, self.reach_device(x, o, e, max_steps, gap_start).data.ptr, x, o, e, max_steps, config.ring,
+            config.stride, config.reach_max, 0, (back if ring is None else ring).data.ptr, pool.data.ptr, counters,
+            pool.size, bases.data.ptr, runs, back.data.ptr, pair.n, pair.m, count, asked - count, lo, hi, pool_steps,
+            runs_each, table_from.data.ptr, counters + 8, g, mode == "global", bound, found.data.ptr)
         t2 = time.perf_counter()
         with stream:
             if self.poison:
                 poison(pool, back, bases, ring, table_from, found)
             start.record(stream)
-            kernel((asked,), (config.threads,), (
-                ws.raw, self.reach_device(x, o, e, max_steps, gap_start), np.int32(x), np.int32(o), np.int32(e),
-                np.int32(max_steps), np.int32(config.ring), np.int32(config.stride), np.int32(config.reach_max),
-                np.int32(0), back if ring is None else ring, pool, np.uint64(counters), np.int64(pool.size), bases,
-                runs, back, np.int64(pair.n), np.int32(pair.m), np.int32(count), np.int32(asked - count),
-                np.int32(lo), np.int32(hi), np.int32(pool_steps), np.int64(runs_each), table_from,
-                np.uint64(counters + 8), np.int32(g), np.int32(mode == "global"), np.int64(bound), found),
-                shared_mem=smem)
+            kernel((asked,), (config.threads,), arguments, shared_mem=smem)
             stop.record(stream)
-        queued = QueuedPieces(asked, runs_each, g, None, back, runs, table_from, (t0, t1, t2, time.perf_counter()),
+        queued = QueuedPieces(asked, runs_each, g, None, back, np.uint64(runs), table_from,
+                              (t0, t1, t2, time.perf_counter()),
                               np.uint64(counters), uploaded, (pair.n, pair.m, lo, hi))
         return QueuedCheck(queued, self.check_back(found, count), self.copy_back(queued) if traceback else None)
 
