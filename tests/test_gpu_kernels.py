@@ -28,9 +28,20 @@ def test_every_kernel_file_is_listed_once():
 @pytest.mark.parametrize("k", WITH_DEFINES, ids=lambda k: f"{k.source.parents[1].name}/{k.source.name}")
 def test_generated_header_is_current(k: shipped.KernelFile):
     header = kernels.header_path(k.source)
-    assert header.exists() and header.read_text() == kernels.header_text(k.defines, k.origin), \
+    assert header.exists() and header.read_text() == kernels.header_text(k.defines, k.origin, k.header_instances), \
         "regenerate: python -m splicedalign.kernels headers"
     assert kernels.header_defines(k.source) == dict(k.defines)
+
+
+def test_header_lists_each_template_kernels_instances_in_order():
+    """A file with listed_instances (nw's wfa.cu) instantiates its shipped variants from its
+    header: one list macro a template kernel, its instances' template arguments in the given order."""
+    text = kernels.header_text({"A": 1}, "here", ("k<1, true>", "plain", "j<int>", "k<2, false>"))
+    assert text.splitlines()[2:] == ["#define A 1", "#define K_INSTANCES(X) \\", "    X(1, true) \\",
+                                     "    X(2, false)", "#define J_INSTANCES(X) \\", "    X(int)"]
+    wfa = next(k for k in FILES if k.source.name == "wfa.cu")
+    assert wfa.listed_instances and "NW_WFA_INSTANCES(NW_WFA)" in wfa.source.read_text()
+    assert not re.search(r"^NW_WFA\(", wfa.source.read_text(), re.M)  # no list of its own
 
 
 @pytest.mark.parametrize("k", WITH_DEFINES, ids=lambda k: f"{k.source.parents[1].name}/{k.source.name}")

@@ -8,9 +8,10 @@ this module sits above the workloads, as the CLI does, because it names their ke
                                              # and the package's Python bytecode
     python -m splicedalign.kernels build     # both, and the shipped binaries with nvcc
 
-A kernel file listed here with defines has a generated header; tests check that each header
-is current, that each listed name is instantiated by the file's nvcc build (so it ships), and
-that the lists match what the solvers ask for.
+A kernel file listed here with defines has a generated header (with ``listed_instances``, also
+the template instances of its names, which the file's nvcc build instantiates from there); tests
+check that each header is current, that each listed name is instantiated by the file's nvcc build
+(so it ships), and that the lists match what the solvers ask for.
 
 A GPU solver's host code may be compiled too: the spliced ``gpu`` solver plans its launches with
 numba functions (spliced/gpu/flat.py and plan.py), which numba compiles on their first call in a
@@ -60,6 +61,14 @@ class KernelFile:
     defines: Mapping[str, int]  # -D macros for NVRTC; the generated header for nvcc
     origin: str  # the Python definition of the defines, named in the header
     names: tuple[str, ...]  # every kernel its solvers ask for (name expressions)
+    # its nvcc-only block instantiates the template kernels of names from the header's lists
+    # (<KERNEL>_INSTANCES), not from its own
+    listed_instances: bool = False
+
+    @property
+    def header_instances(self) -> tuple[str, ...]:
+        """The names its generated header lists for its nvcc-only block (none without listed_instances)."""
+        return self.names if self.listed_instances else ()
 
 
 def _spliced() -> list[KernelFile]:
@@ -108,7 +117,8 @@ def _nw() -> list[KernelFile]:
 
     return [KernelFile(paper.KERNEL_FILE, paper.DEFINES, "splicedalign.workloads.nw.gpu.paper.DEFINES", paper.NAMES),
             KernelFile(batch.KERNEL_FILE, batch.DEFINES, "splicedalign.workloads.nw.gpu.batch.DEFINES", batch.NAMES),
-            KernelFile(wfa.KERNEL_FILE, wfa.DEFINES, "splicedalign.workloads.nw.gpu.wfa.DEFINES", wfa.NAMES),
+            KernelFile(wfa.KERNEL_FILE, wfa.DEFINES, "splicedalign.workloads.nw.gpu.wfa.DEFINES", wfa.NAMES,
+                       listed_instances=True),
             KernelFile(wfa_cluster.KERNEL_FILE, wfa_cluster.DEFINES,
                        "splicedalign.workloads.nw.gpu.wfa_cluster.DEFINES", wfa_cluster.NAMES),
             KernelFile(solver.KERNEL_FILE, solver.DEFINES, "splicedalign.workloads.nw.gpu.solver.DEFINES",
@@ -211,7 +221,8 @@ def compile_library_bytecode(modules: list[types.ModuleType] | None = None) -> t
 
 def write_headers() -> list[Path]:
     """Rewrite the generated header of every kernel file with defines; returns those changed."""
-    return [k.source for k in kernel_files() if k.defines and kernels.write_header(k.source, k.defines, k.origin)]
+    return [k.source for k in kernel_files()
+            if k.defines and kernels.write_header(k.source, k.defines, k.origin, k.header_instances)]
 
 
 def main(argv: list[str] | None = None) -> int:

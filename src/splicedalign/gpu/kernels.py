@@ -4,7 +4,9 @@ so the package build can load this file by path without the package's dependenci
 Constants the host and a kernel share are defined once, in Python, as a kernel file's
 *defines*. NVRTC gets them as ``-D`` macros (``gpu.device.function``); nvcc builds read them
 from the generated header ``<stem>.defines.h`` beside the ``.cu`` (written by ``write_header``,
-kept current by a test), which the file includes under ``#ifndef __CUDACC_RTC__``.
+kept current by a test), which the file includes under ``#ifndef __CUDACC_RTC__``. The header
+may also list the template instances the host asks for (``<KERNEL>_INSTANCES(X)``), which the
+file's nvcc-only block then instantiates from there rather than from a list of its own.
 
 Shipped binaries (no compile stall on a fresh machine): ``build`` compiles each kernel file that
 follows this convention with nvcc into one fatbin (SASS for its archs, PTX of the last for newer
@@ -22,7 +24,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
@@ -51,11 +53,26 @@ def header_path(source: Path) -> Path:
     return source.with_name(source.stem + HEADER_SUFFIX)
 
 
-def header_text(defines: Mapping[str, int], origin: str) -> str:
-    """``defines`` as a C header; ``origin`` names the Python definition they come from."""
+def template_instances(names: Iterable[str]) -> dict[str, list[str]]:
+    """{template kernel: the template arguments of each of its instances, in order} of the name
+    expressions ``names`` (``nw_biwfa<true>``; plain kernels left out)."""
+    out: dict[str, list[str]] = {}
+    for name in names:
+        if m := re.fullmatch(r"(\w+)<(.+)>", name):
+            out.setdefault(m[1], []).append(m[2])
+    return out
+
+
+def header_text(defines: Mapping[str, int], origin: str, instances: Iterable[str] = ()) -> str:
+    """``defines`` as a C header; ``origin`` names the Python definition they come from. With
+    ``instances`` (name expressions) also, for each template kernel among them, the list macro
+    ``<KERNEL>_INSTANCES(X)``: ``X(template arguments)`` an instance, for the nvcc-only block."""
     lines = [f"// Generated from {origin} by `python -m splicedalign.kernels headers`; do not edit.",
              "#pragma once"]
     lines += [f"#define {k} {int(v)}" for k, v in defines.items()]
+    for kernel, arguments in template_instances(instances).items():
+        lines.append(f"#define {kernel.upper()}_INSTANCES(X) \\")
+        lines += [f"    X({a})" + (" \\" if i + 1 < len(arguments) else "") for i, a in enumerate(arguments)]
     return "\n".join(lines) + "\n"
 
 
@@ -74,9 +91,9 @@ def follows_convention(source: Path) -> bool:
     return header_path(source).exists() or not re.search(r"#ifndef (\w+)\s*\n\s*#define \1\b", source.read_text())
 
 
-def write_header(source: Path, defines: Mapping[str, int], origin: str) -> bool:
-    """Write ``source``'s generated header; True when it changed."""
-    path, text = header_path(source), header_text(defines, origin)
+def write_header(source: Path, defines: Mapping[str, int], origin: str, instances: Iterable[str] = ()) -> bool:
+    """Write ``source``'s generated header (header_text); True when it changed."""
+    path, text = header_path(source), header_text(defines, origin, instances)
     if path.exists() and path.read_text() == text:
         return False
     path.write_text(text)

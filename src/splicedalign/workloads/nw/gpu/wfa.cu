@@ -890,34 +890,22 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa_round(
 }
 
 #ifndef __CUDACC_RTC__
-// nvcc builds instantiate the shipped variants (wfa.NAMES); NVRTC only the one a launch asks for.
+// nvcc builds instantiate the shipped variants, wfa.NAMES as the generated header lists them (NW_WFA_INSTANCES,
+// NW_WFA_ROUND_INSTANCES, NW_BIWFA_INSTANCES); NVRTC only the one a launch asks for.
 #define NW_WFA(AFFINE, KEEP, SHARED, BYTES)                                                                 \
     template __global__ void nw_wfa<AFFINE, KEEP, SHARED, BYTES>(const u64*, const long long*, const int*, int, int, int, \
                                                           int, int, int, int, int, int, int, int, int*, int*,      \
                                                           unsigned long long*, long long, long long*, unsigned*, int*, \
                                                           int);
-#define NW_WFA_ROUND_ARGS                                                                                      \
-    const u64*, const int*, int, int, int, int, int, int, int, int, int*, int*, unsigned long long*, long long,      \
+NW_WFA_INSTANCES(NW_WFA)
+#define NW_WFA_ROUND(AFFINE, SHARED)                                                                           \
+    template __global__ void nw_wfa_round<AFFINE, SHARED>(                                                     \
+        const u64*, const int*, int, int, int, int, int, int, int, int, int*, int*, unsigned long long*, long long, \
         long long*, unsigned*, int*, long long, int, int, int, int, int, int, long long, long long*,                 \
-        unsigned long long*, int, int, long long, long long*
-NW_WFA(false, false, false, false)
-NW_WFA(false, true, false, false)
-NW_WFA(true, false, false, false)
-NW_WFA(true, true, false, false)
-NW_WFA(false, false, true, false)
-NW_WFA(false, true, true, false)
-NW_WFA(true, false, true, false)
-NW_WFA(true, true, true, false)
-NW_WFA(false, true, false, true)
-NW_WFA(true, true, false, true)
-NW_WFA(false, true, true, true)
-NW_WFA(true, true, true, true)
-template __global__ void nw_wfa_round<false, false>(NW_WFA_ROUND_ARGS);
-template __global__ void nw_wfa_round<false, true>(NW_WFA_ROUND_ARGS);
-template __global__ void nw_wfa_round<true, false>(NW_WFA_ROUND_ARGS);
-template __global__ void nw_wfa_round<true, true>(NW_WFA_ROUND_ARGS);
-template __global__ void nw_biwfa<false>(const u64*, const long long*, const int*, int, int, int, int, int, int, int,
-                                         int*, unsigned long long*, long long, long long*, unsigned*, int*);
-template __global__ void nw_biwfa<true>(const u64*, const long long*, const int*, int, int, int, int, int, int, int,
-                                        int*, unsigned long long*, long long, long long*, unsigned*, int*);
+        unsigned long long*, int, int, long long, long long*);
+NW_WFA_ROUND_INSTANCES(NW_WFA_ROUND)
+#define NW_BIWFA(KEEP)                                                                                       \
+    template __global__ void nw_biwfa<KEEP>(const u64*, const long long*, const int*, int, int, int, int, int, int, int, \
+                                            int*, unsigned long long*, long long, long long*, unsigned*, int*);
+NW_BIWFA_INSTANCES(NW_BIWFA)
 #endif

@@ -16,3 +16,24 @@
 #define WFA_PAD_A 6
 #define WFA_PAD_B 7
 #define WFA_POOL_CHUNKS 8
+#define NW_WFA_INSTANCES(X) \
+    X(false, false, false, false) \
+    X(false, false, true, false) \
+    X(false, true, false, false) \
+    X(false, true, false, true) \
+    X(false, true, true, false) \
+    X(false, true, true, true) \
+    X(true, false, false, false) \
+    X(true, false, true, false) \
+    X(true, true, false, false) \
+    X(true, true, false, true) \
+    X(true, true, true, false) \
+    X(true, true, true, true)
+#define NW_BIWFA_INSTANCES(X) \
+    X(false) \
+    X(true)
+#define NW_WFA_ROUND_INSTANCES(X) \
+    X(false, false) \
+    X(false, true) \
+    X(true, false) \
+    X(true, true)
