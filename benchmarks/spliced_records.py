@@ -1,6 +1,6 @@
 """Host cost of turning a batch's device traceback into Python records: per-case conversion
 (one frozen ``ExonAlignment`` per chain exon, the path ``GpuSolver._traced`` took before) against
-``backtrack.chain_alignments_many`` (array work once per batch, records made on first access).
+``gpu.outputs.chain_alignments_many`` (array work once per batch, records made on first access).
 
     python benchmarks/spliced_records.py [--cases 1010] [--solved 60] [--repeats 9]
 
@@ -24,7 +24,8 @@ import numpy as np
 
 from splicedalign.core.timing import time_interleaved
 from splicedalign.workloads.spliced import synthetic
-from splicedalign.workloads.spliced.backtrack import Traced, chain_alignments_many, exon_records
+from splicedalign.workloads.spliced.backtrack import Traced, exon_records
+from splicedalign.workloads.spliced.gpu.outputs import chain_alignments_many
 from splicedalign.workloads.spliced.records import OP_INS, ExonAlignment, Result, Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import get_solver
 
@@ -89,7 +90,8 @@ def new_conversion(cases: Sequence[TestCase], heads: np.ndarray, ends: np.ndarra
     """What ``GpuSolver._traced`` calls now, with the batch's exon records made here on every
     call (GpuSolver makes them once per planned batch)."""
     lengths, totals = out_case.reshape(-1, 2).T
-    return chain_alignments_many(exon_records(cases), heads, lengths, totals, out_exon.reshape(-1, 4), ends, ops)
+    return list(zip(*chain_alignments_many(exon_records(cases), heads, lengths, totals, out_exon.reshape(-1, 4), ends,
+                                           ops)))
 
 
 def results(cases: Sequence[TestCase], traced: Sequence[tuple]) -> list[Result]:

@@ -613,10 +613,11 @@ def test_host_code_covers_every_compiled_function_of_the_gpu_solver():
     from numba.core.registry import CPUDispatcher
 
     from splicedalign import kernels
-    from splicedalign.workloads.spliced.gpu import feed, flat, plan
+    from splicedalign.workloads.spliced.gpu import feed, flat, outputs, plan
 
     kernels.compile_host_code("splicedalign.workloads.spliced.gpu.solver")
-    functions = {name: f for m in (feed, flat, plan) for name, f in vars(m).items() if isinstance(f, CPUDispatcher)}
+    functions = {name: f for m in (feed, flat, outputs, plan) for name, f in vars(m).items()
+                 if isinstance(f, CPUDispatcher)}
     # one called only by other compiled functions is compiled into them (loaded from the cache
     # with them: no signature of its own)
     callees = {name for f in functions.values() for name in f.py_func.__code__.co_names if name in functions}

@@ -222,7 +222,7 @@ def traced_by_model(cases, scoring, rows_per_lane=2, stats=None):
 
 def check_against_cpu(cases, scoring, rows_per_lane=2, stats=None):
     got = traced_by_model(cases, scoring, rows_per_lane, stats)
-    for case, (chain, alignment, _) in zip(cases, got):
+    for case, chain, alignment, _ in zip(cases, *got):
         dtype = score_dtype(case.m, case.n, scoring)
         rows = get_solver("sequential").last_rows(case, scoring, dtype)
         want_chain, want_alignment = trace_chain(case, scoring, rows)

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from helpers import random_spliced_case
 
-from splicedalign.workloads.spliced.backtrack import chain_alignments_many, exon_records
+from splicedalign.workloads.spliced.backtrack import exon_records
+from splicedalign.workloads.spliced.gpu.outputs import chain_alignments_many
 from splicedalign.workloads.spliced.records import (
     OP_INS,
     OP_LETTERS,
@@ -167,7 +168,7 @@ def test_chain_alignments_many_takes_device_dtypes(batch):
     got = chain_alignments_many(exon_records(cases), out["heads"], lengths, totals,
                                 out["out_exon"].astype(np.int32).reshape(-1, 4),
                                 out["ends"], out["ops"])
-    assert got == new
+    assert list(zip(*got)) == new
 
 
 def test_cigar_of_spells_runs():
@@ -221,3 +222,50 @@ def test_exon_length_sum_and_cells_are_the_spec_sums():
         total = sum(e.last - e.first + 1 for e in case.exons)
         assert case.exon_length_sum == total
         assert case.cells == len(case.target) * total
+
+
+def test_device_traceback_records_wait_for_other_threads_parallel_passes(batch):
+    """outputs.device_traceback's compiled pass runs on numba's threads: it takes flat.PARALLEL,
+    so it never runs beside another thread's parallel pass (a solver per GPU, each in its own
+    thread), and a walk's rows of the trace table give those cases' records."""
+    import threading
+
+    from splicedalign.workloads.spliced.gpu import outputs
+    from splicedalign.workloads.spliced.gpu.flat import PARALLEL
+    from splicedalign.workloads.spliced.gpu.plan import TRACE_CASE_FIELDS, TraceInputs
+
+    cases, _, out, _, new = batch
+    table = np.zeros((len(cases), len(TRACE_CASE_FIELDS)), dtype=np.int64)
+    table[:, TRACE_CASE_FIELDS.index("exon0")] = out["heads"]
+    table[:, TRACE_CASE_FIELDS.index("ops")] = out["ends"]
+    info = TraceInputs(np.zeros((0, 0), np.int32), table, np.zeros(0, np.int32), int(out["ends"][-1]),
+                       np.arange(len(cases)), (0, len(cases)), exon_records(cases))
+    a, b = 7, len(cases) - 5  # a walk's rows
+    got: list = []
+    with PARALLEL:
+        worker = threading.Thread(target=lambda: got.append(outputs.device_traceback(
+            info, (a, b), out["out_case"][2 * a:2 * b], out["out_exon"], out["ops"], 0)))
+        worker.start()
+        worker.join(0.5)
+        assert worker.is_alive() and not got, "the records' pass ran beside a parallel pass of another thread"
+    worker.join(120)
+    chains, alignments, seconds = got[0]
+    assert list(zip(chains, alignments)) == new[a:b] and len(seconds) == b - a
+
+
+@pytest.mark.parametrize("where", ["exon row", "slot", "path"])
+def test_walks_outside_their_outputs_are_caught(batch, where):
+    """A walk's output that points outside the batch's exons, its slots or its ops is refused
+    (AssertionError naming the cases), never read: chain_alignments_many's compiled pass reads
+    without bounds checks."""
+    cases, _, out, _, _ = batch
+    out = {k: v.copy() for k, v in out.items()}
+    slots = out["out_exon"].reshape(-1, 4)
+    if where == "exon row":
+        slots[int(out["heads"][3]), 0] = len(slots) + 10
+    elif where == "slot":
+        out["heads"][-1] = len(slots)
+    else:
+        out["ends"][-1] = len(out["ops"]) + 1
+    with pytest.raises(AssertionError, match="1 traced cases' ops and per-exon counts disagree"):
+        bench.new_conversion(cases, **out)

@@ -141,9 +141,12 @@ def kernel_files() -> list[KernelFile]:
 def _spliced_host() -> None:
     """The spliced ``gpu`` solver's host passes (GpuSolver: flatten, split into launches, plan,
     followed strips, device-traceback tables), score and traced, on a throughput launch (64
-    cases, long chains followed) and a chain-bound one (4 cases); and a fed launch's (feed.py)."""
+    cases, long chains followed) and a chain-bound one (4 cases); a fed launch's (feed.py); and
+    the records' pass of a device traceback (outputs.walked_exons: of no case, its kernel's types)."""
+    import numpy as np
+
     from splicedalign.workloads.spliced import synthetic
-    from splicedalign.workloads.spliced.gpu import launch
+    from splicedalign.workloads.spliced.gpu import launch, outputs
     from splicedalign.workloads.spliced.gpu.feed import load_passes
     from splicedalign.workloads.spliced.gpu.flat import FlatCases
     from splicedalign.workloads.spliced.gpu.plan import build_plan, byte_profile_ok, followed_tasks, trace_inputs
@@ -163,6 +166,9 @@ def _spliced_host() -> None:
             if config.record:
                 trace_inputs(plan, None, launch.walks(sub, config.followed))
     load_passes()
+    none = np.zeros(0, dtype=np.int64)
+    outputs.walked_exons(none.reshape(0, 3), none, none, none, np.zeros((0, 4), np.int32), none, np.zeros(0, np.uint8),
+                         True)
 
 
 # Each GPU solver module whose host code numba compiles: what runs that code (compile_host_code).

@@ -2,13 +2,15 @@
 
 Memory stays linear-ish: besides the K last rows the solvers keep anyway, only the exons of
 the chosen chain are recomputed, one at a time, with their full matrix. The `gpu` solver's
-device traceback (wavefront.cu, ``trace_chains``) makes the same choices and hands a whole
-batch's outcome to ``chain_alignments_many``; both end in ``chains_and_alignments``.
+device traceback (wavefront.cu, ``trace_chains``) makes the same choices; its batch's outcome
+(gpu.outputs.chain_alignments_many) and the CPU solvers' (``chains_and_alignments``) are made
+records by ``traced_records``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -16,6 +18,12 @@ from splicedalign.workloads.spliced import cpu_kernels as kernels
 from splicedalign.workloads.spliced.records import ExonAlignments, Scoring, TestCase
 
 Traced = tuple[tuple[int, ...], ExonAlignments]  # (chain: input exon indices, its alignments)
+
+
+class Chains(NamedTuple):
+    """A batch's traced cases as columns: each case's chain (input exon indices) and alignments."""
+    chains: list[tuple[int, ...]]
+    alignments: list[ExonAlignments]
 
 
 def exon_records(cases: Sequence[TestCase]) -> np.ndarray:
@@ -58,9 +66,17 @@ def chains_and_alignments(exons: np.ndarray, lengths: np.ndarray, totals: np.nda
     np.cumsum(sizes, out=bounds[1:])
     assert bounds[-1] == len(ops) and (np.add.reduceat(sizes, heads) == totals).all(), \
         "ops and per-exon counts disagree"
+    return list(zip(*traced_records(fields, bounds, ops, np.append(heads, g.size))))
+
+
+def traced_records(fields: np.ndarray, bounds: np.ndarray, ops: bytes, firsts: np.ndarray) -> Chains:
+    """Each case's chain and ``ExonAlignments`` (one object each, windows on the batch's arrays):
+    case c's chain exons are rows ``firsts[c]..firsts[c + 1]`` of ``fields`` (index, first, last,
+    target start, target end), exon i's ops ``ops[bounds[i]:bounds[i + 1]]``."""
     index = fields[:, 0].tolist()
-    cuts = np.append(heads, g.size).tolist()
-    return [(tuple(index[a:b]), ExonAlignments(fields, bounds, ops, a, b)) for a, b in zip(cuts[:-1], cuts[1:])]
+    cuts = firsts.tolist()
+    return Chains([tuple(index[a:b]) for a, b in zip(cuts, cuts[1:])],
+                  [ExonAlignments(fields, bounds, ops, a, b) for a, b in zip(cuts, cuts[1:])])
 
 
 def chain_alignment(case: TestCase, positions: Sequence[int], entered: Sequence[int], ends: Sequence[int],
@@ -69,33 +85,6 @@ def chain_alignment(case: TestCase, positions: Sequence[int], entered: Sequence[
     ``chains_and_alignments`` for a batch of one (``positions`` in (first, last) order)."""
     return chains_and_alignments(exon_records([case]), [len(positions)], [len(ops)], positions, entered, ends, counts,
                                  ops, leading)[0]
-
-
-def chain_alignments_many(exons: np.ndarray, heads: np.ndarray, lengths: np.ndarray, totals: np.ndarray,
-                          slots: np.ndarray, ends: np.ndarray, ops: np.ndarray, leading: bool = True) -> list[Traced]:
-    """Chain and alignments of each case from a batch's device traceback (wavefront.cu,
-    ``trace_chains``), with one pass of array work for the whole batch.
-
-    ``exons`` is the batch's ``exon_records``. Case c's ``lengths[c]`` chain exons are in trace
-    order (last exon first) at rows ``heads[c]..`` of ``slots`` ((E, 4): exon row in ``exons``,
-    j entered, j end, op count); its ``totals[c]`` ops lie forward in ``ops`` (uint8) ending at
-    ``ends[c]``. The results keep a compact copy of the used ops, not ``ops`` itself, which may
-    be reused. ``leading`` False: free target ends (chains_and_alignments).
-    """
-    heads = np.asarray(heads, dtype=np.int64)
-    lengths = np.asarray(lengths, dtype=np.int64)
-    ends = np.asarray(ends, dtype=np.int64)
-    totals = np.asarray(totals, dtype=np.int64)
-    case_of = np.repeat(np.arange(len(heads)), lengths)
-    firsts = np.zeros(len(heads), dtype=np.int64)
-    np.cumsum(lengths[:-1], out=firsts[1:])
-    # Chain order reverses each case's trace order: row heads + (length - 1 - rank in case).
-    rank = np.arange(case_of.size) - firsts[case_of]
-    rows = np.asarray(slots)[(heads + lengths - 1)[case_of] - rank]
-    view = memoryview(np.ascontiguousarray(ops, dtype=np.uint8)).cast("B")
-    used = b"".join([view[a:b] for a, b in zip((ends - totals).tolist(), ends.tolist())])
-    return chains_and_alignments(exons, lengths, totals, rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3], used,
-                                 leading)
 
 
 def final_scores(rows: np.ndarray, scoring: Scoring) -> np.ndarray:
