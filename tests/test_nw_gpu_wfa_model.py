@@ -748,6 +748,36 @@ def test_a_round_planned_on_the_device_equals_the_hosts(solver, shared_ring, mon
     assert 4 <= certified < taken
 
 
+def test_a_rounds_merged_pieces_run_first(solver, monkeypatch):
+    """nw_wfa_round's blocks take the merged pieces first (the longest, so that they start in the first wave and the
+    first pieces fill in behind them): on the host build, which runs blocks in turn, every merged piece takes its
+    first room in the pool (bases: each piece's step 0) before any first piece does; the answers are still each
+    piece's at its own index (test_a_round_planned_on_the_device_equals_the_hosts)."""
+    from splicedalign.workloads.nw import segments
+    from splicedalign.workloads.nw.gpu.solver import GpuSolver
+
+    rng = np.random.default_rng(2760)
+    print("seed 2760")
+    monkeypatch.setattr(wfa, "MAX_THREADS", 128)
+    gpu = GpuSolver(poison=True)
+    gpu.wfa = solver
+    costs = Costs(0, 1, 3)
+    a = random_codes(5 * segments.ROWS, rng)
+    pair = Pair("order", "a", "b", a, mutate(a, rng, 0.01))
+    lo, hi, bound = segments.band_bound(costs, "global", pair.n, pair.m, 40)
+    shape = segments.first_shape(pair.n, pair.m, lo, hi, segments.ROWS, True)
+    count, asked = shape[0], shape[1]
+    max_steps, pool_steps, threads = gpu.round_caps(0.02, shape[2], asked, 1)
+    assert solver.stage(pair, costs)
+    queued = solver.queue_round(pair, costs, "global", lo, hi, shape, max_steps, pool_steps, threads, bound, False)
+    assert queued is not None and asked > count
+    solver.checked(queued)
+    first_room = np.asarray(solver._workspace.arrays["pieces-bases"])[:asked * (max_steps + 1)].reshape(
+        asked, max_steps + 1)[:, 0]
+    assert first_room[count:].max() < first_room[:count].min(), first_room
+    assert first_room[count] == 0
+
+
 def test_argument_slots_pass_each_launchs_values(monkeypatch):
     """device.ArgumentSlots (queue_round's arguments by value): the same CPointers every launch, each at its own
     8-byte slot holding that launch's value, an int32 (a negative one too) in its low 4 bytes as the driver reads
@@ -887,8 +917,9 @@ SETTLE_CASES = (
 def test_pieces_settle_clauses(emu, name, pieces, changes, spec, whole, over, verdict):
     """nw_pieces_settle on hand-made rounds, one clause of segments.settle each (both checks: a piece given up, the
     ends, the sum against the bound, the seams' columns and D runs, the merged cuts), against host_check and the
-    verdict expected; gap-affine (each piece's path a run ending and one starting it, M or D); 2 threads, fewer than
-    the pieces. Beside the round's arrays a piece that would certify what the host does not, wrongly (a sum without
+    verdict expected; gap-affine (each piece's path a run ending and one starting it, M or D); one warp (the
+    kernel's threads are whole warps: its sums go through warp shuffles; test_pieces_settle_equals_the_host_check
+    has rounds of more pieces than threads). Beside the round's arrays a piece that would certify what the host does not, wrongly (a sum without
     a piece), if the kernel read past the round: before them, joining the first two pieces' merge (three first
     pieces as one: no piece solved for it; a kernel without that check reads piece -1), after them the merges
     where none are asked for (``spec`` 0)."""
@@ -912,7 +943,7 @@ def test_pieces_settle_clauses(emu, name, pieces, changes, spec, whole, over, ve
                      for r in rows], np.uint32).reshape(-1)  # (last run first)
     bound = sum(max(0, r[2]) for r in rows[1:1 + count]) + over  # (the first cuts' pieces that did not give up)
     result = np.full(4 + count, -7, np.int64)
-    EmuKernel(emu, wfa.SETTLE)((1,), (2,), (out[1:], runs[runs_each:], np.int64(runs_each), table_from[2:],
+    EmuKernel(emu, wfa.SETTLE)((1,), (32,), (out[1:], runs[runs_each:], np.int64(runs_each), table_from[2:],
                                              np.int64(n_pair), np.int32(count), np.int32(spec), np.int32(1),
                                              np.int32(1), np.int32(whole), np.int32(10 * count), np.int64(bound),
                                              result), shared_mem=8 * count)

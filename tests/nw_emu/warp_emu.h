@@ -37,6 +37,10 @@ static int __shfl_sync(unsigned, int value, int from) {
     return int(unsigned(exchange(static_cast<unsigned long long>(static_cast<unsigned>(value)), from)));
 }
 static unsigned __shfl_sync(unsigned, unsigned value, int from) { return unsigned(exchange(value, from)); }
+static long long __shfl_xor_sync(unsigned, long long value, int lanes) {  // (the lane `lanes` bits away)
+    const int from = int((emu::thread_index.x & 31u) ^ unsigned(lanes));
+    return static_cast<long long>(exchange(static_cast<unsigned long long>(value), from));
+}
 static int __ffs(int v) { return __builtin_ffs(v); }
 static int __clz(int v) { return v == 0 ? 32 : __builtin_clz(unsigned(v)); }
 static unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {

@@ -115,10 +115,11 @@ __device__ __forceinline__ long long pool_take(Planner& pl, long long size, long
 // memory itself, so a round needs no pack launch before it (H100, 10^5 1%: its launch call ~0.015 ms of host on the
 // path to the sweep's, its 2 blocks a piece 0.014 ms of device ahead of the sweep).
 // (The block's work, wfa_block, is nw_wfa's body and nw_wfa_round's, which takes its descriptor from its own
-// block index: inlined into both, nw_wfa's registers as they were.)
+// block index: inlined into both, nw_wfa's registers as they were. p: the pair or piece, whose rows of out, bases
+// and the ring in global memory the block takes.)
 template <bool AFFINE, bool KEEP, bool SHARED, bool BYTES>
 __device__ __forceinline__ void wfa_block(
-    const WfaDesc d, const u64* __restrict__ seqs, const int* __restrict__ reach, int mode,
+    const int p, const WfaDesc d, const u64* __restrict__ seqs, const int* __restrict__ reach, int mode,
     int x, int o, int e, int max_steps, int ring_size, int stride, int reach_max, int ring_shared, int seqs_shared,
     int walk_steps, int* __restrict__ ring_global, int* __restrict__ keep, unsigned long long* __restrict__ pool_top,
     long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out,
@@ -127,7 +128,6 @@ __device__ __forceinline__ void wfa_block(
     static __shared__ u64 found;  // the end: (k + n) << 32 | offset, the lowest diagonal of the step that ends
     static __shared__ Step plans[2];  // step s's plan in plans[s & 1]
     constexpr int ARRAYS = AFFINE ? 3 : 1;
-    const int p = blockIdx.x;
     const int tid = threadIdx.x, threads = blockDim.x, lane = tid & 31;  // threads: a multiple of 32
     const int n = d.n, m = d.m;
     const u64* a = BYTES ? nullptr : seqs + d.a;
@@ -341,9 +341,10 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa(
     int walk_steps, int* __restrict__ ring_global, int* __restrict__ keep, unsigned long long* __restrict__ pool_top,
     long long pool_ints, long long* __restrict__ bases, unsigned* __restrict__ runs, int* __restrict__ out,
     int gap_start) {
-    wfa_block<AFFINE, KEEP, SHARED, BYTES>(wfa_desc(desc, blockIdx.x), seqs, reach, mode, x, o, e, max_steps,
-                                           ring_size, stride, reach_max, ring_shared, seqs_shared, walk_steps,
-                                           ring_global, keep, pool_top, pool_ints, bases, runs, out, gap_start);
+    wfa_block<AFFINE, KEEP, SHARED, BYTES>(blockIdx.x, wfa_desc(desc, blockIdx.x), seqs, reach, mode, x, o, e,
+                                           max_steps, ring_size, stride, reach_max, ring_shared, seqs_shared,
+                                           walk_steps, ring_global, keep, pool_top, pool_ints, bases, runs, out,
+                                           gap_start);
 }
 
 namespace {
@@ -751,6 +752,14 @@ struct PieceAnswers {
     }
 };
 
+// v summed over the calling warp (every lane of it), added to *sum by its first lane: one 64-bit add on shared
+// memory a warp, where one a thread retried (sm_90 runs it as a CAS loop, ATOMS.CAST.SPIN.64: a round's 260 first
+// pieces' adds took ~15 us of the check's 17 on an H100, 10^5 1% linear).
+__device__ __forceinline__ void warp_add(unsigned long long* sum, long long v) {
+    for (int lanes = 16; lanes > 0; lanes >>= 1) v += __shfl_xor_sync(FULL_WARP, v, lanes);
+    if ((threadIdx.x & 31) == 0) atomicAdd(sum, (unsigned long long)v);
+}
+
 // A seam where two pieces' paths join into one of their summed cost (segments.settle's).
 __device__ __forceinline__ bool joins(const PieceEnd& left, const PieceEnd& right) {
     return left.end == right.start && !(right.opens && !left.closes);
@@ -779,13 +788,15 @@ __device__ __forceinline__ void pieces_settle(const PieceAnswers at, int count, 
     if (tid == 0) sums[0] = sums[1] = 0;
     __syncthreads();
     int bad = 0, splits = 0;
+    long long mine = 0;  // this thread's pieces' scores
     for (int k = tid; k < count; k += threads) {
         const PieceEnd p = at(k);
         bad |= p.score < 0 || (k == 0 && (p.start != 0 || p.opens)) || (k == count - 1 && whole && p.end != m);
-        if (p.score >= 0) atomicAdd(&sums[0], (unsigned long long)p.score);
+        if (p.score >= 0) mine += p.score;
         split[k] = k + 1 < count && !joins(p, at(k + 1));
         splits |= split[k];
     }
+    warp_add(&sums[0], mine);  // (every thread: the block's warps whole)
     bad = __syncthreads_or(bad) || (long long)sums[0] > bound;
     splits = __syncthreads_or(splits);
     int certified = !bad && !splits, rounds = 1;
@@ -794,6 +805,7 @@ __device__ __forceinline__ void pieces_settle(const PieceAnswers at, int count, 
     if (!bad && splits && spec == count - 1) {  // the second check, on the merged cuts
         rounds = 2;
         int off = 0;  // a merged piece missing (then nothing else is read), the sum, the ends, a seam
+        mine = 0;
         for (int k = tid; k < count; k += threads) {
             sel[k] = -1;
             if (k > 0 && split[k - 1]) continue;  // (first piece k is merged into the one before)
@@ -804,8 +816,9 @@ __device__ __forceinline__ void pieces_settle(const PieceAnswers at, int count, 
             sel[k] = split[k] ? count + k : k;
             const long long score = at(sel[k]).score;
             off |= score < 0;
-            if (score >= 0) atomicAdd(&sums[1], (unsigned long long)score);
+            if (score >= 0) mine += score;
         }
+        warp_add(&sums[1], mine);  // (the whole block is here: bad, splits and spec are the block's)
         off = __syncthreads_or(off);
         for (int k = tid; k < count && !off; k += threads) {
             if (sel[k] < 0) continue;
@@ -854,8 +867,9 @@ __device__ __forceinline__ WfaDesc first_piece(int q, long long n_pair, int m_pa
 
 }  // namespace
 
-// A guessed first round of segments in one launch (wfa.py's queue_round): block q solves segments.first_asks'
-// piece q (first_piece: its descriptor from its own index, no plan uploaded), as nw_wfa<AFFINE, true, SHARED, true>
+// A guessed first round of segments in one launch (wfa.py's queue_round): each block solves one of
+// segments.first_asks' pieces, the merged ones (pieces count ..) on the first blocks (first_piece: its descriptor
+// from its piece's index, no plan uploaded), as nw_wfa<AFFINE, true, SHARED, true>
 // in infix mode (gap-affine: with the gap start) with its letters packed from the staged bytes, and writes its pack
 // table's sources (from[2 q], from[2 q + 1]: n_pair + its window's first column, which the check reads); the last
 // block to finish (a ticket from `done`, zero before the launch: the stage's upload) then runs nw_pieces_settle's
@@ -869,15 +883,18 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa_round(
     unsigned* __restrict__ runs, int* __restrict__ out, long long n_pair, int m_pair, int count, int spec, int lo,
     int hi, int pool_steps, long long runs_each, long long* __restrict__ from, unsigned long long* __restrict__ done,
     int g, int whole, long long bound, long long* __restrict__ result) {
-    const int q = blockIdx.x;
+    // the merged pieces (twice a first piece's rows) on the first blocks, so that the longest start in the first
+    // wave and the first pieces fill in behind them (H100, 10^5 1% linear, 519 pieces on 264 resident blocks: a
+    // merged piece 21 us median, the slowest 55, which started in the second wave and ended at 64 us)
+    const int q = int(blockIdx.x) < spec ? count + int(blockIdx.x) : int(blockIdx.x) - spec;
     const WfaDesc d = first_piece(q, n_pair, m_pair, count, lo, hi, max_steps, pool_steps, AFFINE ? 3 : 1, runs_each);
     if (threadIdx.x == 0) {
         from[2 * q] = d.a;
         from[2 * q + 1] = d.b;
     }
-    wfa_block<AFFINE, true, SHARED, true>(d, seqs, reach, MODE_INFIX, x, o, e, max_steps, ring_size, stride, reach_max,
-                                          SHARED, 1, walk_steps, ring_global, keep, pool_top, pool_ints, bases, runs,
-                                          out, AFFINE);
+    wfa_block<AFFINE, true, SHARED, true>(q, d, seqs, reach, MODE_INFIX, x, o, e, max_steps, ring_size, stride,
+                                          reach_max, SHARED, 1, walk_steps, ring_global, keep, pool_top, pool_ints,
+                                          bases, runs, out, AFFINE);
     static __shared__ unsigned long long ticket;
     __threadfence();  // (every thread's writes: its answer, runs, sources, before the block's ticket)
     __syncthreads();
