@@ -919,10 +919,10 @@ def test_pieces_settle_clauses(emu, name, pieces, changes, spec, whole, over, ve
     ends, the sum against the bound, the seams' columns and D runs, the merged cuts), against host_check and the
     verdict expected; gap-affine (each piece's path a run ending and one starting it, M or D); one warp (the
     kernel's threads are whole warps: its sums go through warp shuffles; test_pieces_settle_equals_the_host_check
-    has rounds of more pieces than threads). Beside the round's arrays a piece that would certify what the host does not, wrongly (a sum without
-    a piece), if the kernel read past the round: before them, joining the first two pieces' merge (three first
-    pieces as one: no piece solved for it; a kernel without that check reads piece -1), after them the merges
-    where none are asked for (``spec`` 0)."""
+    has rounds of more pieces than threads). Beside the round's arrays a piece that would certify what the host
+    does not, wrongly (a sum without a piece), if the kernel read past the round: before them, joining the first
+    two pieces' merge (three first pieces as one: no piece solved for it; a kernel without that check reads piece
+    -1), after them the merges where none are asked for (``spec`` 0)."""
     from splicedalign.workloads.nw import segments as seg
     from splicedalign.workloads.nw.records import OP_DEL, OP_MATCH
 
