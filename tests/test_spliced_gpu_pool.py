@@ -121,3 +121,45 @@ def test_a_traced_call_reuses_the_pools_move_blocks(seeds, tuning, paper_sets):
     print(f"moves {first / 1e9:.2f} then {solver._moves_each / 1e9:.2f} GB; made {sum(made) / 1e9:.3f} GB")
     assert len(got) == len(cases) and solver._moves_each > 1 << 30
     assert not freed and pool.fallbacks == fallbacks and sum(made) < 1 << 30
+
+
+def test_a_fed_call_takes_its_inputs_from_a_block_an_earlier_one_freed(paper_sets, monkeypatch):
+    """Cold paper sets' fed score calls, one after another (each the call's only launch; one
+    planned batch cached, so each call's caching lets the call before's inputs go): a fed
+    launch's device inputs come from their own arena of CuPy's pool (Streams.feeds), their block
+    rounded up to a power of two, so the third set's, larger than the first's, takes the first's
+    freed block: no cudaMalloc before its kernel. Before: on the upload stream's arena at their
+    own size, every set larger than any freed block was a cudaMalloc of ~20 MB before its kernel
+    (the cold benchmark's paper set after its warm-up's, SOLVE_PROBE: its only one)."""
+    from splicedalign.gpu import device
+    from splicedalign.workloads.spliced.gpu import solver as gpu_solver
+
+    pool = Pool(H100_TOTAL - CONTEXT)
+    model_gpu(monkeypatch, pool)
+    monkeypatch.setattr(device, "can_write_words", lambda: True)  # (the model's kernels ignore the feed)
+    monkeypatch.setattr(device, "write_word", lambda array, index, value, stream: None)
+    monkeypatch.setattr(gpu_solver, "CACHE_BATCHES", 1)
+    fed, made = gpu_solver.GpuSolver._fed, []
+
+    def fed_(self, *a, **k):  # the cudaMallocs before the fed kernel starts
+        mallocs = len(pool.mallocs)
+        launched = device.function
+
+        def function(*f, **g):
+            if f[1].startswith("wavefront"):
+                made.append(pool.mallocs[mallocs:])
+            return launched(*f, **g)
+        monkeypatch.setattr(device, "function", function)
+        try:
+            return fed(self, *a, **k)
+        finally:
+            monkeypatch.setattr(device, "function", launched)
+
+    monkeypatch.setattr(gpu_solver.GpuSolver, "_fed", fed_)
+    solver = gpu_solver.GpuSolver()
+    for seed in (16, 13, 18):  # fed inputs of 18.3, 19.9 and 22.0 MB
+        solver.solve_many(paper_sets(1, seed), traceback=False)
+    rows = solver.streams().fill.ptr  # (row storage: kept, made where none kept is as large)
+    made = [[size for size, arena in m if arena != rows] for m in made]
+    print("cudaMallocs before each fed kernel but the row storage's (bytes):", made)
+    assert len(made) == 3 and made[0] and not made[2]

@@ -153,6 +153,7 @@ class Streams(NamedTuple):
     # back to the device: the next solver's traced call planned on them and ran out of memory (pool
     # model, an H100's 84.4 GB: tests/test_spliced_gpu_pool.py)
     moves: Any
+    fed_inputs: Any  # no work: the arena of fed launches' device inputs (GpuSolver._fed)
 
 
 class CaseIds:
@@ -646,11 +647,16 @@ class GpuSolver:
         storage, bound, rows = self._row_storage(config, sizes.rows)
         # one allocation (on a fresh solver's stream each one was a cudaMalloc): the tasks, codes, selectors,
         # follower's records, the feed (tasks ready, final) and each kernel's task counter and error word (each
-        # count on a line of its own), the counts zeroed where they are
-        with upload:
+        # count on a line of its own), the counts zeroed where they are. In the fed launches' own arena, its
+        # size a power of two: the cache keeps a fed batch's codes (its replays' inputs), so a cold call
+        # finds its block only among those of evicted batches, where on the upload stream's arena at its
+        # own size a paper set larger than any freed one (or than their rest, split by other uploads) was a
+        # ~20 MB cudaMalloc before its kernel (pool model: SOLVE_PROBE's cold paper set after its warm-up)
+        with streams.fed_inputs:
             tasks, base, tsel, follow_d, feed, counter = device.empty_packed([
                 ((sizes.tasks, NFIELDS), np.int32), ((sizes.base,), np.uint8), ((sizes.tsel,), np.int32),
-                ((sizes.follow, NFIELDS), np.int32), ((2,), np.int32), ((2 * len(config.kernels),), np.int32)])
+                ((sizes.follow, NFIELDS), np.int32), ((2,), np.int32), ((2 * len(config.kernels),), np.int32)],
+                power_of_two=True)
         for count in (feed, counter):
             device.fill_bytes(count, 0, upload)
         with compute:
