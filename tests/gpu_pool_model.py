@@ -3,10 +3,11 @@ the device's capacity, cudaMalloc failing when it has no room, and the pool's ru
 (cupy/cuda/memory.pyx, SingleDeviceMemoryPool): sizes rounded up to 512 bytes; free blocks kept
 per stream (an arena each); a request served by the smallest free block of its stream's arena at
 least its size, split (the rest stays free), else a new cudaMalloc; a block freed merges with its
-free neighbours of the same allocation; free_all_blocks gives back whole free allocations only;
-an allocation that finds no room frees all blocks and tries again (then collects garbage and
-tries once more) before OutOfMemoryError. Device arrays are views of no memory (``DeviceArray``):
-what a solver allocates is counted at its real size, and its last view's death frees its block.
+free neighbours of the same allocation; free_all_blocks gives back whole free allocations only
+(of one stream's arena, or of all); an allocation that finds no room frees all blocks and tries
+again (then collects garbage and tries once more) before OutOfMemoryError. Device arrays are
+views of no memory (``DeviceArray``): what a solver allocates is counted at its real size, and
+its last view's death frees its block.
 
 ``model_gpu`` puts it under the GPU layer (gpu.device) of the `gpu` spliced solver, its kernels
 queued as nothing, its outputs not read: a call runs its whole sequence of allocations at the
@@ -133,8 +134,8 @@ class Pool:
                 chunk = first
         arena.append(chunk)
 
-    def free_all_blocks(self) -> None:
-        for arena in self.arenas.values():
+    def free_all_blocks(self, stream: Any = None) -> None:
+        for arena in self.arenas.values() if stream is None else [self.arenas.get(id(stream), [])]:
             for chunk in [c for c in arena if c.prev is None and c.next is None]:  # a whole allocation
                 arena.remove(chunk)
                 self.device_used -= -(-self.allocs.pop(chunk.alloc) // PAGE) * PAGE

@@ -987,6 +987,7 @@ class _FakeCupy:
         class runtime:  # noqa: N801
             deviceSynchronize = staticmethod(lambda: None)
             getDevice = staticmethod(lambda: 0)
+            memGetInfo = staticmethod(lambda: (1 << 40, 1 << 40))  # (the host's memory: room for any buffer)
 
 
 def _fake_function(file, name, all_names, defines):

@@ -93,6 +93,69 @@ def test_two_solvers_of_ten_paper_sets_fit_an_h100(paper_sets):
     assert pool.fallbacks == 0
 
 
+def test_a_new_buffer_frees_only_the_loose_blocks_of_its_arena():
+    """device.FilledBuffers on the model's pool: a buffer larger than every block let go into its
+    arena, where the device has no room for it, frees that arena's free blocks first, not CuPy's
+    fallback every arena's (a row block here); a block split by a smaller buffer and merged back
+    when it goes is taken whole. Before: the fallback freed the row block too (spliced_cold's
+    sequence, seed 1613000: its 10-set traced call's fourth 17 GB move buffer beside three the
+    score call let go and a 6.7 GB one from a 1-set call; the row storage made again)."""
+    from splicedalign.gpu import device
+
+    G = 1 << 30
+    pool = Pool(40 * G)
+    with pytest.MonkeyPatch.context() as mp:
+        model_gpu(mp, pool)
+        cp = device.cupy()
+        moves, rows = cp.cuda.Stream(), cp.cuda.Stream()
+        with rows:
+            cp.empty(5 * G, dtype=np.uint8)  # freed at once: a free row block
+        store = device.FilledBuffers(None, keep=1)
+        small, _ = store.take(6 * G, moves)
+        store.give(small, 0)
+        del small
+        store.reserve(2, 10 * G, moves)  # keep 2: the 6 GiB one let go
+        store.clear()  # the two 10 GiB ones too
+        part, _ = store.take(9 * G, moves)  # from a 10 GiB block, split
+        store.give(part, 0)
+        del part
+        store.clear()  # merged back
+        assert pool.capacity - pool.device_used == 9 * G and not pool.fallbacks
+        mallocs = len(pool.mallocs)
+        store.reserve(3, 10 * G, moves)
+        free_rows = [c.size for c in pool.arenas[id(rows)]]
+    print("made (GiB):", [size / G for size, _ in pool.mallocs[mallocs:]], "free row blocks:", free_rows)
+    assert not pool.fallbacks and free_rows == [5 * G]
+    assert [size for size, _ in pool.mallocs[mallocs:]] == [10 * G]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1613000, 1615000])
+def test_the_cold_benchmarks_timed_calls_make_no_fallback(seed, paper_sets):
+    """benchmarks/spliced_cold.py's target-1 sequence (one process: its warm-up's 1 and 10 sets
+    score then traced, then the timed calls) on the model of an H100: no CuPy fallback
+    (free_all_blocks by an allocation that found no room) in a timed call. Before: seed
+    1613000's 10-set traced call hit it reserving its fourth 17 GB move buffer (a 6.7 GB one of
+    the warm-up's 1-set call left in the moves' arena); seed 1615000's 10-set score call, its row
+    storage larger than the row blocks the warm-up's fallback left (and it freed the three move
+    blocks the traced call after took again)."""
+    pool = Pool(H100_TOTAL - CONTEXT)
+    fallbacks = []
+    with pytest.MonkeyPatch.context() as mp:
+        model_gpu(mp, pool)
+        solver = GpuSolver()
+        for count, at in ((1, 1000), (10, 1001)):
+            solver.solve_many(paper_sets(count, seed + at), traceback=False)
+            solver.solve_many(paper_sets(count, seed + at), traceback=True)
+        for count, at, traced in ((1, 2000, False), (1, 2001, True), (10, 2002, False), (10, 2012, True),
+                                  (1, 2022, False)):
+            before = pool.fallbacks
+            solver.solve_many(paper_sets(count, seed + at), traceback=traced)
+            fallbacks.append(pool.fallbacks - before)
+    print("fallbacks of the timed calls:", fallbacks)
+    assert fallbacks == [0] * 5
+
+
 @pytest.mark.parametrize("seeds, tuning", [((1506001, 1505000), launch.TUNING),
                                            # each set's largest launch's moves 4.2942 and 4.2949 GB of 4.2950
                                            ((1506001, 1506007), launch.Tuning(move_budget=2**30))])

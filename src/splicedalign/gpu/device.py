@@ -190,17 +190,18 @@ def free_memory() -> int:
     return int(free) + int(pool.total_bytes() - pool.used_bytes())
 
 
-def settle_pool(needed: int) -> None:
+def settle_pool(needed: int) -> bool:
     """Free the free blocks of CuPy's pool now where ``needed`` bytes of new allocations would not
     fit in what the device has free outside it: a call's start, while its kernels have not begun.
     ``free_memory`` counts those blocks as free, but a block serves only requests no larger than
     itself; an allocation that finds none and no device memory makes CuPy free them itself, in
     the middle of a call, where cudaFree waits for the running kernels (a 10-set traced call's
-    third launch queued 116 ms after the second's kernel ended, H100)."""
+    third launch queued 116 ms after the second's kernel ended, H100). Whether it freed them."""
     cp = cupy()
     free, _total = cp.cuda.runtime.memGetInfo()
     if needed > free:
         cp.get_default_memory_pool().free_all_blocks()
+    return needed > free
 
 
 def memory_budget(cap: int | None = None) -> int:
@@ -457,6 +458,11 @@ def empty_packed(shapes: list[tuple[tuple[int, ...], Any]], power_of_two: bool =
     return [v if len(shape) == 1 else v.reshape(shape) for v, (shape, _) in zip(views, shapes)]
 
 
+def _block(nbytes: int) -> int:
+    """Bytes of the block CuPy's pool gives a request of ``nbytes`` (a multiple of 512)."""
+    return -(-max(1, nbytes) // 512) * 512
+
+
 def _packed(sizes: list[int]) -> tuple[list[int], int]:
     """Where blocks of ``sizes`` bytes start when packed one after another, each 256-byte
     aligned, and their packed size."""
@@ -475,7 +481,16 @@ class FilledBuffers:
     where a user may have written (its dirty prefix). ``take`` hands out the buffer that fits
     with the least to fill now (the smallest of those), else a new one. At most ``keep`` are
     kept (the smallest go); they stay allocated until ``clear`` or ``drop_below``. ``byte`` None:
-    buffers handed out as they are, never filled (storage its user writes before it reads it)."""
+    buffers handed out as they are, never filled (storage its user writes before it reads it).
+
+    The buffers let go (``give`` beyond ``keep``, ``drop_below``, ``clear``) become free blocks of
+    CuPy's pool in their stream's arena (one stream an object), loose: only buffers of this
+    object take them again. Their sizes are remembered as the pool keeps them (a buffer made from
+    part of a larger one splits it; the part merges back when it goes). A new buffer larger than
+    every loose block, where the device has no room for it, frees that arena's free blocks
+    first, where CuPy's fallback would free every arena's: spliced_cold's sequence, seed 1613000
+    (pool model), freed a row block with the loose ones for a 10-set traced call's fourth 17 GB
+    move buffer, and the call made its row storage again."""
 
     def __init__(self, byte: int | None, keep: int) -> None:
         self.byte, self.keep = byte, keep
@@ -484,6 +499,8 @@ class FilledBuffers:
         self._kept: list[list] = []
         self._dirty: dict[int, tuple] = {}  # buffers handed out: (dirty prefix, order, event)
         self._taken = 0
+        self._loose: list[int] = []  # blocks (bytes) of the buffers let go: free in the pool, as far as known
+        self._parts: dict[int, int] = {}  # a buffer made from part of a loose block: that block's bytes
 
     def take(self, nbytes: int, stream: Any) -> tuple[Any, Any]:
         """(a uint8 buffer of at least ``nbytes`` whose first ``nbytes`` are ``byte``, the event
@@ -493,9 +510,7 @@ class FilledBuffers:
             buffer, dirty, filled, order = self._kept.pop(
                 min(fits, key=lambda i: (min(self._kept[i][1], nbytes), self._kept[i][0].size)))
         else:
-            cp = cupy()
-            with stream:
-                buffer = cp.empty(max(1, nbytes), dtype=cp.uint8)
+            buffer = self._made(nbytes, stream)
             dirty, order, filled = buffer.size if self.byte is not None else 0, None, None
         if self.byte is not None and min(dirty, nbytes):
             fill_bytes(buffer[:min(dirty, nbytes)], self.byte, stream)
@@ -520,7 +535,42 @@ class FilledBuffers:
         dirty, order, filled = self._dirty.pop(id(buffer))
         self._kept.append([buffer, max(dirty, used) if self.byte is not None else 0, filled, order])
         while len(self._kept) > self.keep:
-            del self._kept[min(range(len(self._kept)), key=lambda i: self._kept[i][0].size)]
+            self._loosen([self._kept.pop(min(range(len(self._kept)), key=lambda i: self._kept[i][0].size))[0]])
+
+    def _made(self, nbytes: int, stream: Any) -> Any:
+        """A new buffer of ``nbytes`` on ``stream``: from the smallest loose block that holds it
+        (as CuPy's pool takes it), else from the device, where, with no room there, the arena's
+        free blocks (all smaller) go first."""
+        cp = cupy()
+        size = _block(nbytes)
+        fits = [b for b in self._loose if b >= size]
+        if not fits and self._loose and cp.cuda.runtime.memGetInfo()[0] < size:
+            cp.get_default_memory_pool().free_all_blocks(stream=stream)
+            self._loose.clear()
+        with stream:
+            buffer = cp.empty(max(1, nbytes), dtype=cp.uint8)
+        if fits:
+            block = min(fits)
+            self._loose.remove(block)
+            if block > size:
+                self._loose.append(block - size)
+                self._parts[id(buffer)] = block
+        return buffer
+
+    def _loosen(self, buffers: list) -> None:
+        """``buffers`` given back to CuPy's pool (their last reference here): their blocks loose."""
+        for buffer in buffers:
+            size = _block(buffer.size)
+            block = self._parts.pop(id(buffer), 0)
+            if block - size in self._loose:  # merged with the rest of its block
+                self._loose.remove(block - size)
+                size = block
+            self._loose.append(size)
+
+    def forget_loose(self) -> None:
+        """The loose blocks freed (CuPy's free_all_blocks: device.settle_pool)."""
+        self._loose.clear()
+        self._parts.clear()
 
     def refill(self, stream: Any) -> None:
         """Fill every given-back buffer's dirty prefix on ``stream``, those taken first first
@@ -541,8 +591,10 @@ class FilledBuffers:
 
     def drop_below(self, nbytes: int) -> None:
         """Let go of the kept buffers smaller than ``nbytes`` (requests of that size cannot use them)."""
+        self._loosen([k[0] for k in self._kept if k[0].size < nbytes])
         self._kept = [k for k in self._kept if k[0].size >= nbytes]
 
     def clear(self) -> None:
+        self._loosen([k[0] for k in self._kept])
         self._kept.clear()
         self._dirty.clear()

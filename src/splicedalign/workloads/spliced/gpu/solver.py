@@ -1114,20 +1114,23 @@ class GpuSolver:
         self._moves_each = split.moves
         self._keep_moves(split, traceback)
         # what the launches take anew, freed in CuPy's pool now, not by its fallback mid-call
-        device.settle_pool(split.needs - self._held())
+        if device.settle_pool(split.needs - self._held()):
+            self._rows.forget_loose()
+            self._move_storage.forget_loose()
         return split
 
     def _keep_moves(self, split: Split, traceback: bool) -> None:
         """The call's move storage made now, before its first kernel: a buffer of Split.moves for
         each recording launch held at once (launch.queued_at_most), kept ones reused, the others
         from the free blocks of the moves' arena of CuPy's pool where one is large enough, else
-        from the device (CuPy frees its free blocks first where the device has no room: here, not
-        mid-call). Made as each launch came (_moves), they counted as bytes the device must have
-        free, and settle_pool freed the whole pool where it had less: a 1-set traced call after a
-        score call (which let the kept storage go) freed 73 GB, the last traced call's free 17 GB
-        move blocks among them, and made 11.9 GB again (SOLVE_PROBE seed 1504000, pool model; 132
-        against ~29 ms, H100). A fed recording launch (Tuning.feed_record: a call's only launch)
-        takes the feed's bound instead (feed.Sizes): none made for it."""
+        from the device (where it has no room, the arena's free blocks, all smaller, go first:
+        FilledBuffers; here, not mid-call). Made as each launch came (_moves), they counted as
+        bytes the device must have free, and settle_pool freed the whole pool where it had less:
+        a 1-set traced call after a score call (which let the kept storage go) freed 73 GB, the
+        last traced call's free 17 GB move blocks among them, and made 11.9 GB again (SOLVE_PROBE
+        seed 1504000, pool model; 132 against ~29 ms, H100). A fed recording launch
+        (Tuning.feed_record: a call's only launch) takes the feed's bound instead (feed.Sizes):
+        none made for it."""
         if not split.moves or (self.tuning.feed_record and len(split.launches) == 1):
             return
         recording = [int(traceback and self.on_device(w.ctype)) for w in split.launches]
