@@ -17,6 +17,7 @@ from splicedalign.cli import main
 from splicedalign.workloads.sw.datasets import cases, read_manifest
 from splicedalign.workloads.sw.load import looks_nucleotide, nucleotide_like
 from splicedalign.workloads.sw.matrices import encode
+from splicedalign.workloads.sw.prepared import open_db
 from splicedalign.workloads.sw.records import Database
 
 REPO = Path(__file__).resolve().parents[1]
@@ -199,6 +200,7 @@ def test_gzip_and_prepared_database(capsys, fig2):
     code2, gz, _ = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa.gz", "--format", "tsv")
     code3, out, _ = run(capsys, "sw-makedb", fig2 / "db.fa")
     assert code == code2 == code3 == 0 and Path(out.strip()) == fig2 / "db.fa.swdb"
+    assert open_db(fig2 / "db.fa.swdb").codes.flags.writeable  # numba: the FASTA's compiled kernels, no others
     code, prep, _ = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa.swdb", "--format", "tsv")
     code2, beside, _ = run(capsys, "sw", "--query", fig2 / "q.fa", "--db", fig2 / "db.fa", "--format", "tsv")
     assert code == code2 == 0 and plain == gz == prep == beside

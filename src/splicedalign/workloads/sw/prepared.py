@@ -94,7 +94,9 @@ def open_db(folder: Path) -> Database:
     if meta is None:
         raise InputError(str(folder), "not a prepared database")
     try:
-        codes = np.load(folder / "codes.npy", mmap_mode="r")
+        # copy-on-write, not "r": nothing writes the codes, but numba types a read-only array apart, and
+        # a search of a prepared database compiled its kernels again beside a FASTA's (~4 s on first use)
+        codes = np.load(folder / "codes.npy", mmap_mode="c")
         offsets = np.load(folder / "offsets.npy")
         order = np.load(folder / "order.npy")
         ids = tuple((folder / "ids.txt").read_text().split("\n")[: meta["sequences"]])
