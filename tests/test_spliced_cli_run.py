@@ -87,6 +87,21 @@ def test_align_progress_on_stderr_silenced_by_q(tiny, monkeypatch):
         assert code == 0 and err == "", err
 
 
+def test_multicore_on_one_thread_says_its_progress(tiny, monkeypatch):
+    """`multicore` where numba has one thread (a 1-CPU machine, NUMBA_NUM_THREADS=1) runs its cases one
+    after another: its progress line and its final line as on more threads. Before: no line at all
+    (the loop went round the base class's progress)."""
+    from splicedalign.workloads.spliced import cpu
+
+    monkeypatch.setattr(logs.time, "perf_counter", Clock(3.0))
+    monkeypatch.setattr(cpu.numba, "get_num_threads", lambda: 1)
+    code, out, err = run_cli("align", "--manifest", str(tiny), "--solver", "multicore", "--score-only")
+    assert code == 0, err
+    progress = [line for line in err.splitlines() if line.startswith("splicedalign: align [multicore]: ")]
+    assert progress and "/8 cases" in progress[0] and "ETA" in progress[0], err
+    assert "done, 8/8 cases" in progress[-1]
+
+
 def test_duplicate_warning_once_per_file(tmp_path):
     cases = synthetic.tiny_set(bases=1)  # one base, two targets: two cases share the exon table
     root = write_dataset(cases, tmp_path).parent

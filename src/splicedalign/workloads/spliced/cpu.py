@@ -131,8 +131,8 @@ class MulticoreSolver(LastRowSolver):
         """Cases are independent: a compiled batch per score type (``solve_batch``), each case
         on one thread, largest first, every thread drawing the next case as it finishes one."""
         cases = list(cases)
-        if min(numba.get_num_threads(), len(cases)) <= 1:
-            return [self.solve(c, scoring, traceback) for c in cases]
+        if min(numba.get_num_threads(), len(cases)) <= 1:  # one case after another, with progress
+            return super().solve_many(cases, scoring, traceback)
         results: list[Result | None] = [None] * len(cases)
         groups: dict[type, list[int]] = {}
         for i, c in enumerate(cases):
