@@ -561,8 +561,8 @@ class FilledBuffers:
         """``buffers`` given back to CuPy's pool (their last reference here): their blocks loose."""
         for buffer in buffers:
             size = _block(buffer.size)
-            block = self._parts.pop(id(buffer), 0)
-            if block - size in self._loose:  # merged with the rest of its block
+            block = self._parts.pop(id(buffer), 0)  # (0: a block of its own)
+            if block and block - size in self._loose:  # merged with the rest of its block
                 self._loose.remove(block - size)
                 size = block
             self._loose.append(size)
