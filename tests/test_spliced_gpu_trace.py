@@ -527,6 +527,69 @@ def test_a_launch_packed_on_the_packer_while_older_ones_are_collected(monkeypatc
     assert len(freed) >= 2 and all(name.startswith(solver_module.PACKER) for name in freed)
 
 
+@pytest.mark.parametrize("at_once", [1, 2])
+def test_collected_launches_built_once_the_next_is_queued(monkeypatch, at_once):
+    """A traced call of several launches that collects ``at_once`` older launches to make room
+    for each later one: the last collected launch's records and Results (outputs.device_traceback,
+    outputs.results) are built after that launch's kernels are queued (GpuSolver._launch has
+    returned); one collected before another is built before the next collection, whose copies
+    reuse the pinned buffers (the fake ones here are reused per role as GpuSolver._copies' are):
+    answers as `sequential`'s. On the code before, make_room built each collected launch's
+    records before the launch it made room for was sent and queued."""
+    from splicedalign.gpu import device
+
+    fake_gpu(monkeypatch, _fake_function_with_trace)
+    held: dict = {}  # (buffers, role): the fake pinned buffer, reused by the role's next copy
+
+    def pinned_copy(self, role, array, stream, blocking=True):
+        array = np.asarray(array)
+        buffer = held.get((id(self), role))
+        if buffer is None or buffer.size < array.size or buffer.dtype != array.dtype:
+            buffer = held[id(self), role] = np.empty(array.size, array.dtype)
+        out = buffer[:array.size].reshape(array.shape)
+        out[...] = array
+        return out
+
+    monkeypatch.setattr(device.PinnedBuffers, "copy", pinned_copy)
+    # the oldest queued launches collected, all of them, once ``at_once`` are queued
+    monkeypatch.setattr(launch, "collected_first", lambda held, size, room: len(held) if len(held) >= at_once else 0)
+    log: list = []  # ("planning", i) .. ("queued", i) around launch i's _launch; ("collected" | "built", launch)
+    walks: dict = {}  # id of a launch's walks' records: its launch
+    launch_of, traceback, collect = GpuSolver._launch, outputs.device_traceback, GpuSolver._collect
+
+    def launched(self, *a, **k):
+        i = len(walks)
+        log.append(("planning", i))
+        job = launch_of(self, *a, **k)
+        walks[id(job.inputs.trace.info)] = i
+        log.append(("queued", i))
+        return job
+
+    monkeypatch.setattr(GpuSolver, "_launch", launched)
+    monkeypatch.setattr(outputs, "device_traceback", lambda info, *a, **k: (
+        log.append(("built", walks[id(info)])), traceback(info, *a, **k))[1])
+    monkeypatch.setattr(GpuSolver, "_collect", lambda self, job, part=0: (
+        log.append(("collected", walks[id(job.inputs.trace.info)])) if part == 0 else None,
+        collect(self, job, part))[1])
+    cases = _long_chain_cases(40)
+    rows = max(launch.launch_rows(FlatCases.of([c]), 2) for c in cases)
+    solver = GpuSolver(rows_per_lane=2, tuning=launch.Tuning(  # launches of a few cases
+        throughput_cases=1, move_budget=most_moves(cases), row_budget=2 * rows))
+    want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
+    got = solver.solve_many(cases, Scoring(), traceback=True)
+    assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
+    launches = len(walks)
+    assert launches >= 4 and {e for e in log if e[0] == "built"} == {("built", i) for i in range(launches)}
+    windows = [(log.index(("planning", i)), log.index(("queued", i))) for i in range(launches)]
+    collected = []  # how many launches each launch's make_room collected
+    for a, b in windows:  # nothing built after the window's last collection (none: nothing built)
+        window = log[a + 1:b]
+        last = max((j for j, e in enumerate(window) if e[0] == "collected"), default=-1)
+        assert not [e for e in window[last + 1:] if e[0] == "built"], window
+        collected.append(sum(e[0] == "collected" for e in window))
+    assert max(collected) == at_once and sum(collected) >= 2
+
+
 def _streams_entered(monkeypatch) -> list:
     """The fake GPU's streams entered as current (``with stream:``), innermost last, as they go."""
     current: list = []

@@ -1260,14 +1260,17 @@ class GpuSolver:
         events = []
         t_prev, l_prev = time.perf_counter(), loading.seconds()
 
-        def finish() -> None:
+        later: list[Callable[[], None]] = []  # a collected launch's parts' records and Results, to build
+
+        def finish(now: bool = True) -> None:
             # A launch's score time is the wall time since the previous launch's scores
             # arrived, so the launches' times add up to the call's. A launch in parts (its
             # device walks) gives the host each part's results while the GPU still walks the next.
+            # Not ``now`` (collected to make room for a launch): its parts' records and Results
+            # are left in ``later``, built once that launch is queued (built_later).
             nonlocal t_prev, l_prev
             q = queued.popleft()
-            job, w = q.job, q.work
-            exons = job.inputs.exons
+            job = q.job
             made = q.made if q.made is not None else pending(q)
             for part, rows in enumerate(p.rows for p in job.parts):
                 t1 = time.perf_counter()
@@ -1276,21 +1279,36 @@ class GpuSolver:
                 if part == 0:
                     l2 = loading.seconds()  # kernels compiled or loaded meanwhile: not the launch's time
                     t_score, t_prev, l_prev = t2 - t_prev - (l2 - l_prev), t2, l2
-                    scored = outputs.scores(exons, made, got, t_score, job.config.free_ends)
-                which: Sequence[int] = range(*rows)
-                if exon_rows is None:
-                    traced = None
-                elif job.traced is not None:
-                    info = job.inputs.trace.info
-                    which = info.order[rows[0]:rows[1]].tolist()
-                    traced = outputs.device_traceback(info, rows, *exon_rows, leading=not scoring.free_ends)
-                else:
-                    traced = outputs.host_traceback(w.batch, exons, *exon_rows, scoring)
-                t3 = time.perf_counter()
-                outputs.results(made, scored, t_score, traced, which)  # (in ``results`` since ``pending``)
+                    scored = outputs.scores(job.inputs.exons, made, got, t_score, job.config.free_ends)
                 self.timing["finals"] += t2 - t1
-                self.timing["traceback"] += t3 - t2
-                self.timing["results"] += time.perf_counter() - t3
+                self.timing["traceback"] += time.perf_counter() - t2
+                step = partial(build, q, made, scored, t_score, rows, exon_rows)
+                if now:
+                    step()
+                else:
+                    later.append(step)
+
+        def build(q: _InFlight, made: outputs.Pending, scored: tuple, t_score: float, rows: tuple[int, int],
+                  exon_rows: tuple | None) -> None:  # one collected part's records and Results
+            t2 = time.perf_counter()
+            job = q.job
+            which: Sequence[int] = range(*rows)
+            if exon_rows is None:
+                traced = None
+            elif job.traced is not None:
+                info = job.inputs.trace.info
+                which = info.order[rows[0]:rows[1]].tolist()
+                traced = outputs.device_traceback(info, rows, *exon_rows, leading=not scoring.free_ends)
+            else:
+                traced = outputs.host_traceback(q.work.batch, job.inputs.exons, *exon_rows, scoring)
+            t3 = time.perf_counter()
+            outputs.results(made, scored, t_score, traced, which)  # (in ``results`` since ``pending``)
+            self.timing["traceback"] += t3 - t2
+            self.timing["results"] += time.perf_counter() - t3
+
+        def built_later() -> None:
+            while later:
+                later.pop(0)()
 
         def pending(q: _InFlight) -> outputs.Pending:
             t0 = time.perf_counter()
@@ -1300,9 +1318,14 @@ class GpuSolver:
             self.timing["results"] += time.perf_counter() - t0
             return made
 
-        def make_room(size: int) -> None:  # older launches collected until this one fits beside the rest
+        def make_room(size: int) -> None:
+            # older launches collected until this one fits beside the rest (their storage given
+            # back), their records and Results built once it is queued: its kernels wait for no
+            # Python objects. A part's outputs are read from pinned buffers that the next
+            # collection reuses (GpuSolver._copies): what an earlier one left is built first.
             for _ in range(launch.collected_first([q.size for q in queued], size, room)):
-                finish()
+                built_later()
+                finish(now=False)
 
         try:
             while True:
@@ -1318,6 +1341,7 @@ class GpuSolver:
                 job = self._launch(w, sub, scoring, traceback, feed=only, make_room=lambda s=size: make_room(s),
                                    early=early)
                 events.append(job.events)
+                built_later()  # (what make_room collected for it)
                 if queued and queued[-1].made is None:  # the launch before: results made ready while the GPU runs
                     queued[-1].made = pending(queued[-1])
                 queued.append(_InFlight(job, w, size))
@@ -1325,6 +1349,7 @@ class GpuSolver:
             # a later launch failed (a bad letter found planning it, a case found too large as the
             # split goes): the queued kernels end before their storage goes back to CuPy's pool
             launches.close()
+            later.clear()
             for stream in (self.streams().compute, self.streams().follow, *self.streams().walks):
                 stream.synchronize()
             self._move_buffers.clear()  # (the queued launches' move storage goes with them)
