@@ -8,7 +8,11 @@ command line end to end. Prints one table last: target, what, value, threshold, 
    shapes (score and traced, 1 and 10 paper-shaped sets), then solves never-seen sets once
    each, in this order: paper set score, another paper set traced, 10 sets score, 10 other
    sets traced (``GpuSolver.solve_many``; one first call each). GCUPS = cells / seconds. Then
-   another never-seen paper set: the first call's time over this later one's is a row too.
+   another never-seen paper set: the first call's time over this later one's is a row too; then
+   the first paper set again (its cached plan: the kernel without the feed). Each paper score
+   call's fed launch is printed on one clock (``GpuSolver.fed_ms``: set-up, kernel queued and
+   started, each window written and ready, kernel ended), with the host's stolen ticks, the
+   process's page faults and context switches over the call (read outside its timing).
 2. The CLI end to end: ``python -m splicedalign.cli -q align --manifest`` on a written paper
    set (1,010 cases), wall time of fresh processes after the install step (``python -m
    splicedalign.kernels host``: numba's host code, the package's bytecode and the bytecode of the
@@ -62,7 +66,8 @@ READ_MB_S, CLI_OVERHEAD_S, COLD_CACHE_S = 100.0, 1.0, 1.0
 FIRST_CALL_MS = 2.0  # a fresh process's first solve over a later one's (issue 22's first-call work)
 
 SOLVE_PROBE = r"""
-import dataclasses, json, sys, time
+import dataclasses, json, resource, sys, time
+from splicedalign.core.machine import cpu_ticks
 from splicedalign.workloads.spliced import synthetic
 from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.solvers import get_solver
@@ -80,12 +85,21 @@ for cases in warm:  # kernels compiled or loaded, memory pools grown: the proces
     solver.solve_many(cases, scoring, False)
     solver.solve_many(cases, scoring, True)
 out = {"warm-up": time.perf_counter() - t}
+def usage():  # the host's stolen ticks (all CPUs), this process's page faults and context switches
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return [cpu_ticks().get("steal", 0), u.ru_minflt, u.ru_majflt, u.ru_nvcsw, u.ru_nivcsw]
+sets["paper score replay"] = sets["paper score"]  # last: its cached plan again (the kernel without the feed)
 for name, cases in sets.items():
+    before = usage()  # (read outside the timed call)
     t = time.perf_counter()
     results = solver.solve_many(cases, scoring, name.endswith("traced"))
     seconds = time.perf_counter() - t
+    fed = getattr(solver, "fed_ms", None)
     out[name] = {"seconds": seconds, "cells": sum(c.cells for c in cases), "cases": len(cases),
-                 "stages": dict(getattr(solver, "timing", {})), "kernel_ms": sum(getattr(solver, "kernel_ms", []))}
+                 "stages": dict(getattr(solver, "timing", {})), "kernel_ms": sum(getattr(solver, "kernel_ms", [])),
+                 "fed_ms": None if fed is None else fed._asdict(),
+                 "usage": dict(zip(("steal", "minflt", "majflt", "nvcsw", "nivcsw"),
+                                   (b - a for a, b in zip(before, usage()))))}
 print(json.dumps(out))
 """
 
@@ -361,6 +375,12 @@ def target1(args, seed: int, gpu: bool, table: Table, record: dict) -> None:
         print("  target 1 stages of the first process: "
               + "; ".join(f"{k}: {json.dumps({s: round(v, 4) for s, v in runs[0][k]['stages'].items()})}"
                           f" kernels {runs[0][k]['kernel_ms']:.1f} ms" for k in med), flush=True)
+        for p, run in enumerate(runs):
+            for key in ("paper score", "paper score later"):
+                print(f"  target 1 process {p}, {key}: {fed_timeline(run[key])}", flush=True)
+            again = run["paper score replay"]
+            print(f"  target 1 process {p}, the paper set again (its cached plan): kernels {again['kernel_ms']:.2f} "
+                  f"ms, call {again['seconds'] * 1e3:.2f} ms", flush=True)
         for key, goal in (("paper score", COLD_GCUPS_PAPER), ("10 sets score", COLD_GCUPS_TEN)):
             g = gcups[key]
             table.add("1", f"cold {key}: GCUPS ({med[key]:.3f} s)", g, f">= {goal:,}", g >= goal, "{:,.0f}")
@@ -377,6 +397,20 @@ def target1(args, seed: int, gpu: bool, table: Table, record: dict) -> None:
     else:
         table.add("1", "cold paper / 10 sets (score, traced)", None, f">= {COLD_GCUPS_PAPER:,} GCUPS", None)
 
+
+
+def fed_timeline(call: dict) -> str:
+    """A cold call's fed launch on one clock (GpuSolver.fed_ms, ms from the call's start), with what
+    the host took from the process meanwhile: where its time went."""
+    u, f = call["usage"], call.get("fed_ms")
+    took = (f"call {call['seconds'] * 1e3:.2f} ms; steal {u['steal']} ticks, page faults {u['minflt']}, "
+            f"switches {u['nvcsw']} / {u['nivcsw']} involuntary")
+    if f is None:
+        return took + " (not fed)"
+    ready, written = f["ready"], f["written"]
+    times = " ".join(f"{w:.2f}" for w in written) + ", ready " + " ".join(f"{r:.2f}" for r in ready)
+    return (f"{took}; set-up at {f['set_up']:.2f}, kernel queued {f['queued']:.2f}, started {f['started']:.2f}; "
+            f"windows written {times}; kernel ended {f['ended']:.2f} ({f['ended'] - ready[0]:.2f} after window 0)")
 
 
 def target2(args, manifest: Path, small: Path, mb: float, gpu: bool, table: Table, record: dict) -> None:

@@ -1361,6 +1361,40 @@ def test_fed_launch_host_path_with_model_kernel(monkeypatch):
     assert not _FED and _WORDS[-1] == (1, 1) and len(_WORDS) == 3  # two steps' counts, then final
 
 
+def test_fed_timeline_places_the_host_and_device_times_of_a_fed_call(monkeypatch):
+    """GpuSolver.fed_ms: a fed call's host times (set-up, kernel queued, each window's count
+    queued) and device times (kernel start and end, each window's count written), ms from the
+    call's start on one clock. The fake device runs work as it is queued, so each device time is
+    its event's host time: the kernel starts after the set-up begins and before it is queued, and
+    each window's count is written before the host's call that queued it returns. A replay (not
+    fed) has none."""
+    import time
+
+    from splicedalign.workloads.spliced.gpu import solver as gpu_solver
+    from splicedalign.workloads.spliced.gpu.solver import GpuSolver
+
+    fake_gpu(monkeypatch, _fake_function)
+    monkeypatch.setattr(gpu_solver, "load_passes", lambda: None)
+    monkeypatch.setattr(_FakeCupy.cuda.Stream, "record",
+                        lambda self: SimpleNamespace(synchronize=lambda: None, at=time.perf_counter()))
+    monkeypatch.setattr(_FakeCupy.cuda, "get_elapsed_time", lambda a, b: (b.at - a.at) * 1e3)
+    rng = np.random.default_rng(47)
+    print("seed 47")
+    long = gene_like(rng, Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
+    cases = [random_case(rng, f"f{i}") for i in range(10)] + long + [random_case(rng, f"g{i}") for i in range(10)]
+    solver = GpuSolver(rows_per_lane=2, tuning=launch.Tuning(throughput_cases=4, feed_shares=(0.2, 0.3)))
+    t = time.perf_counter()
+    solver.solve_many(cases, Scoring(), traceback=False)
+    wall = (time.perf_counter() - t) * 1e3
+    f = solver.fed_ms
+    assert f is not None and len(f.written) == len(f.ready) == 3  # three steps
+    assert 0 < f.set_up <= f.started <= f.ended <= f.queued <= f.ready[0] <= f.written[0] < wall
+    assert all(r <= w for r, w in zip(f.ready, f.written)) and list(f.written) == sorted(f.written)
+    assert all(a <= b for a, b in zip(f.written[:-1], f.ready[1:]))  # window i + 1's after window i's
+    solver.solve_many(cases, Scoring(), traceback=False)  # the cached plan: not fed
+    assert solver.fed_ms is None
+
+
 def test_fed_replay_plan_made_when_a_replay_first_needs_it(monkeypatch):
     """Tuning.lazy_replay_plan: a fed call makes no plan for replays (no Feeder.plan, no upload
     of its tasks); the first replay of the same cases makes it once, byte for byte the plan, the

@@ -281,6 +281,38 @@ class _Inputs:
         return self.replayable().ready
 
 
+class FedTimeline(NamedTuple):
+    """A call's fed launch on one clock, ms from the call's start (GpuSolver.fed_ms): when the
+    host queued its kernel and each window's count (after the window's copies), and when the
+    device started the kernel, wrote each count (the window's tasks ready) and ended the kernel.
+    The device's times are placed by an event recorded as the fed launch's set-up starts, on the
+    compute stream with nothing queued before it (a fed launch is its call's only one)."""
+    set_up: float                # host: the fed launch's set-up began
+    queued: float                # host: its kernel queued
+    written: tuple[float, ...]   # host: each window's count queued
+    started: float               # device: the kernel began
+    ready: tuple[float, ...]     # device: each window's count written
+    ended: float                 # device: the kernel ended
+
+
+class _FedClock(NamedTuple):
+    """What a fed launch records for its FedTimeline (GpuSolver._fed): the host's times
+    (perf_counter seconds) and the origin event recorded at ``set_up``."""
+    origin: Any
+    set_up: float
+    queued: float
+    written: list[float]
+
+    def timeline(self, call_start: float, events: tuple, feeds: tuple) -> FedTimeline:
+        """The timeline of a call begun at ``call_start``, its kernel's (start, end) ``events`` and
+        its windows' ``feeds`` done (the call has waited for its kernels)."""
+        gpu = device.cupy().cuda.get_elapsed_time
+        at = (self.set_up - call_start) * 1e3
+        return FedTimeline(at, (self.queued - call_start) * 1e3, tuple((t - call_start) * 1e3 for t in self.written),
+                           at + gpu(self.origin, events[0]), tuple(at + gpu(self.origin, e) for e in feeds),
+                           at + gpu(self.origin, events[1]))
+
+
 class Queued(NamedTuple):
     """A launch's kernels queued (GpuSolver._queue; _fed for a fed launch): what the rest of
     the launch and its collection need."""
@@ -295,6 +327,7 @@ class Queued(NamedTuple):
     feeds: tuple = ()  # a fed launch: the event after each step's copies (its tasks ready)
     held: tuple = ()  # device arrays its kernels read that nothing else holds (a fed launch's tasks)
     finals: tuple | None = None  # GpuSolver._finals' outputs where already queued (a fed launch's)
+    clock: _FedClock | None = None  # a fed launch's host times and origin event (its FedTimeline)
 
 
 class Staged(NamedTuple):
@@ -398,6 +431,7 @@ class _Job:
     columns: Any = None
     feeds: tuple = ()  # a fed launch: the event after each step's copies (its tasks ready)
     held: tuple = ()  # device arrays its kernels read that nothing else holds (a fed launch's tasks)
+    clock: _FedClock | None = None  # a fed launch's host times and origin event (its FedTimeline)
     copies: dict[int, Copied] = field(default_factory=dict)  # parts' copies queued ahead (GpuSolver._collect)
 
 
@@ -431,6 +465,7 @@ class GpuSolver:
         self.memory_cap = memory_cap  # bytes of device memory a call may take at most (--gpu-memory)
         self.kernel_ms: list[float] = []  # device time of each launch of the last call
         self.span_ms = 0.0  # from the last call's first kernel start to its last kernel's end
+        self.fed_ms: FedTimeline | None = None  # the last call's fed launch on one clock (None: none fed)
         self.timing: dict[str, float] = {}  # host seconds of the last call, by stage
         self._cache: OrderedDict[tuple, _Inputs] = OrderedDict()
         self._works: dict[tuple, tuple] = {}  # (scoring, traceback): (the last list of cases, its Split)
@@ -636,7 +671,8 @@ class GpuSolver:
         as fresh work, H100: failed)."""
         streams = self.streams()
         compute, upload = streams.compute, streams.upload
-        t0 = time.perf_counter()
+        set_up = t0 = time.perf_counter()
+        origin = compute.record()  # FedTimeline's clock (nothing queued before it)
         if config.record:  # nothing compiles while the kernel waits for the host (feed.py)
             load_passes(True)
         else:
@@ -671,8 +707,10 @@ class GpuSolver:
             device.function(KERNEL_FILE, config.kernels[0], config.names, defines)((grid,), (THREADS,), (
                 tasks, np.int32(-1), counter, base, tsel) + args + (feed,))
             events = (start, compute.record())
-        self.timing["launch"] += time.perf_counter() - t0
+        queued_at = time.perf_counter()
+        self.timing["launch"] += queued_at - t0
         feeds: list = []
+        written: list[float] = []  # host times of the windows' counts
         follow = False  # the follower queued
         handed = 0  # tasks handed over
         sent = [0.0]  # host seconds of a step's codes' copies (upload, not plan)
@@ -698,6 +736,7 @@ class GpuSolver:
                 handed = window.first + window.count
                 device.write_word(feed, 0, handed, upload)  # after the window's copies, fenced
                 feeds.append(upload.record())
+                written.append(time.perf_counter())
                 if feeder.follow is not None and not follow:  # its tasks read rows and step 0's codes only
                     self._follow(follower, feeder.follow, follow_d, staging.follow, config, start,
                                  (counter[2:], base, tsel) + args)
@@ -740,7 +779,7 @@ class GpuSolver:
                          made, None if made is not None else later)
         self._cached(_batch_key(config, ids), inputs)
         return Queued(inputs, storage, feeder.rows_size() * rows.dtype.itemsize, rows, counter, moves, walked,
-                      events, tuple(feeds), (tasks,), finals)
+                      events, tuple(feeds), (tasks,), finals, _FedClock(origin, set_up, queued_at, written))
 
     def _follow(self, kernel, records: np.ndarray, follow, staged: np.ndarray, config: LaunchConfig, start,
                 args: tuple) -> None:
@@ -856,7 +895,7 @@ class GpuSolver:
         self.timing["launch"] += time.perf_counter() - t0
         return _Job(work.sel, inputs, config, queued.storage, queued.used, queued.moves, finals, queued.counter,
                     gathered, traced, queued.events, parts, best[1] if best is not None else None, queued.feeds,
-                    queued.held)
+                    queued.held, queued.clock)
 
     def _queue(self, inputs: _Inputs, config: LaunchConfig, scoring: Scoring, defines: dict,
                storage: tuple | int, rest: Callable[[], None]) -> Queued:
@@ -1252,12 +1291,14 @@ class GpuSolver:
     def _solve_many(self, cases: Sequence[TestCase], scoring: Scoring, traceback: bool,
                     settle: Callable[[], None]) -> list[Result]:
         self.timing = dict.fromkeys(STAGES, 0.0)
-        t0 = time.perf_counter()
+        self.fed_ms = None
+        t0 = called = time.perf_counter()
         room, launches = self._launches(cases, scoring, traceback)
         self.timing["split"] += time.perf_counter() - t0
         results: list[Result | None] = [None] * len(cases)
         queued: deque[_InFlight] = deque()
         events = []
+        fed: list[tuple] = []  # a fed launch's clock, kernel events and windows' events (its FedTimeline)
         t_prev, l_prev = time.perf_counter(), loading.seconds()
 
         later: list[Callable[[], None]] = []  # a collected launch's parts' records and Results, to build
@@ -1342,6 +1383,8 @@ class GpuSolver:
                                    early=early)
                 events.append(job.events)
                 built_later()  # (what make_room collected for it)
+                if job.clock is not None:
+                    fed.append((job.clock, job.events, job.feeds))
                 if queued and queued[-1].made is None:  # the launch before: results made ready while the GPU runs
                     queued[-1].made = pending(queued[-1])
                 queued.append(_InFlight(job, w, size))
@@ -1371,6 +1414,7 @@ class GpuSolver:
         self._rows.refill(self.streams().fill)  # beside the caller's next steps
         settle()  # what the last parts made (traced records): no collection due after the call
         self.kernel_ms = [cp.cuda.get_elapsed_time(*pair[:2]) for pair in events]
+        self.fed_ms = fed[0][0].timeline(called, *fed[0][1:]) if fed else None
         self.span_ms = max(cp.cuda.get_elapsed_time(events[0][0], e[-1]) for e in events) if events else 0.0
         return results  # type: ignore[return-value]
 
