@@ -70,7 +70,7 @@ class EmuKernel:
             seqs, reach, *ints, ring, keep_arr, pool_top, pool_ints, bases, runs, out = slot_values(args[:17])
             n_pair, m_pair, count, spec, lo, hi, pool_steps, runs_each, table_from, done, g, whole = slot_values(
                 args[17:29])
-            bound, result = slot_values(args[29:])
+            bound, result, mirror = slot_values(args[29:])
             assert len(ints) == 8 and grid[0] == count + spec
             assert shared_mem >= 8 * count, "no room for the last block's check"
             status = self.lib.emu_nw_wfa_round(
@@ -80,7 +80,7 @@ class EmuKernel:
                 ctypes.c_longlong(pool_ints), ctypes.c_void_p(bases), ctypes.c_void_p(runs), ctypes.c_void_p(out),
                 ctypes.c_longlong(n_pair), *(ctypes.c_int(v) for v in (m_pair, count, spec, lo, hi, pool_steps)),
                 ctypes.c_longlong(runs_each), ctypes.c_void_p(table_from), ctypes.c_void_p(done), ctypes.c_int(g),
-                ctypes.c_int(whole), ctypes.c_longlong(bound), ctypes.c_void_p(result))
+                ctypes.c_int(whole), ctypes.c_longlong(bound), ctypes.c_void_p(result), ctypes.c_void_p(mirror))
             assert status == 0
             return
         if self.name.startswith("nw_biwfa"):
@@ -535,13 +535,13 @@ def test_segments_checked_on_the_device_on_host(solver, mode, monkeypatch):
     refuse = []
     lib = solver.kernel(wfa.SETTLE).lib
 
-    def checking(name):  # (the check's kernel: nw_pieces_settle, or nw_wfa_round's last block; its result last)
+    def checking(name):  # (the check's kernel: nw_pieces_settle, its result last, or nw_wfa_round's last block)
         kernel = EmuKernel(lib, name)
 
         def check(grid, block, args, shared_mem=0):
             kernel(grid, block, args, shared_mem)
-            if refuse:  # (nw_wfa_round's result by value: its address in a slot)
-                result = args[-1] if name == wfa.SETTLE else slot_values(args[-1:])[0]
+            if refuse:  # (nw_wfa_round's result by value, before its mirror: its address in a slot)
+                result = args[-1] if name == wfa.SETTLE else slot_values(args[-2:-1])[0]
                 ctypes.c_int64.from_address(_pointer(result).value).value = 0
         return check
 
@@ -694,7 +694,8 @@ def test_a_round_planned_on_the_device_equals_the_hosts(solver, shared_ring, mon
     nw_pieces_settle) on the same first rounds of random pairs, every cost model that takes segments, both modes,
     random bands and caps: the same pieces' sources (first_asks' rows and windows), the same answers and runs, the same
     pool taken (each piece's chunk), the same check (certified or not, score, end, checks, final pieces); with the
-    ring in global memory too."""
+    ring in global memory too. The round's check and its answers and runs come back with no copy from the device:
+    its pieces and last block write them into pinned memory themselves (wfa.cu mirror_piece)."""
     from splicedalign.workloads.nw import segments
     from splicedalign.workloads.nw.gpu.solver import GpuSolver
 
@@ -707,6 +708,10 @@ def test_a_round_planned_on_the_device_equals_the_hosts(solver, shared_ring, mon
     if not shared_ring:  # (room for the pieces' letters, not for their rings)
         solver.shared_bytes = 4096
     taken = certified = rings = 0
+    runtime = solver.cp.cuda.runtime
+    copies = []  # (each copy's kind)
+    copy = runtime.memcpyAsync
+    monkeypatch.setattr(runtime, "memcpyAsync", lambda *args: copies.append(args[3]) or copy(*args))
     for trial in range(24):
         costs = (Costs(0, 1, 3), Costs(0, 2, 1), Costs(0, 4, 2, 6), Costs(0, 3, 2, 5))[trial % 4]
         mode = ("global", "prefix")[trial // 4 % 2]
@@ -722,9 +727,11 @@ def test_a_round_planned_on_the_device_equals_the_hosts(solver, shared_ring, mon
         answers = []
         for on_device in (False, True):
             assert solver.stage(pair, costs)
+            copies.clear()
             queued = (solver.queue_round(pair, costs, mode, lo, hi, shape, *caps, bound, True) if on_device
                       else solver.queue_check(pair, costs, mode, cuts.size - 1, r0, r1, c0, c1, *caps, bound, True))
             assert queued is not None
+            assert (runtime.memcpyDeviceToHost in copies) != on_device, (pair.name, on_device, copies)
             solver.one_stream()[0].synchronize()
             round_ = queued.queued
             at = _pointer(round_.table_from).value  # (the host's plan: a pointer into its upload)

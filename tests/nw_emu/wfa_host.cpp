@@ -137,17 +137,17 @@ extern "C" int emu_nw_wfa_round(int affine, int shared, int blocks, int threads,
                                 long long pool_ints, long long* bases, unsigned* runs, int* out, long long n_pair,
                                 int m_pair, int count, int spec, int lo, int hi, int pool_steps, long long runs_each,
                                 long long* from, unsigned long long* done, int g, int whole, long long bound,
-                                long long* result) {
+                                long long* result, int* mirror) {
     using Call = void (*)(const u64*, const int*, int, int, int, int, int, int, int, int, int*, int*,
                           unsigned long long*, long long, long long*, unsigned*, int*, long long, int, int, int, int,
-                          int, int, long long, long long*, unsigned long long*, int, int, long long, long long*);
+                          int, int, long long, long long*, unsigned long long*, int, int, long long, long long*, int*);
     static const Call calls[4] = {nw_wfa_round<false, false>, nw_wfa_round<false, true>, nw_wfa_round<true, false>,
                                   nw_wfa_round<true, true>};
     const Call call = calls[(affine ? 2 : 0) + (shared ? 1 : 0)];
     run_blocks(blocks, threads, [&] {
         call(seqs, reach, x, o, e, max_steps, ring_size, stride, reach_max, walk_steps, ring_global, keep, pool_top,
              pool_ints, bases, runs, out, n_pair, m_pair, count, spec, lo, hi, pool_steps, runs_each, from, done, g,
-             whole, bound, result);
+             whole, bound, result, mirror);
     });
     return 0;
 }

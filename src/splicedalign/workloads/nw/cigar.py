@@ -13,8 +13,27 @@ from splicedalign.workloads.nw.records import OP_LETTERS, cigar_counts
 
 @njit(cache=True, nogil=True)
 def _put_run(out, size, length, letter):
-    """One run's text (its length's digits, then its letter) at out[size:]; the size after it."""
-    digits, power = 1, 10
+    """One run's text (its length's digits, then its letter) at out[size:]; the size after it. Lengths of up to
+    three digits (a similar pair's runs) without the digit loop: 10^5 1%'s ~3,000 runs' text XX us where the loop
+    took YY (the 2-core development host)."""
+    if length < 10:
+        out[size] = 48 + length
+        out[size + 1] = letter
+        return size + 2
+    if length < 100:
+        tens = length // 10
+        out[size] = 48 + tens
+        out[size + 1] = 48 + length - 10 * tens
+        out[size + 2] = letter
+        return size + 3
+    if length < 1000:
+        hundreds, tens = length // 100, length // 10
+        out[size] = 48 + hundreds
+        out[size + 1] = 48 + tens - 10 * hundreds
+        out[size + 2] = 48 + length - 10 * tens
+        out[size + 3] = letter
+        return size + 4
+    digits, power = 4, 10000
     while length >= power:
         digits, power = digits + 1, 10 * power
     for d in range(digits):  # the digits, last first, from the right
@@ -50,11 +69,12 @@ def _pieces_bytes(runs, first, used, letters):
     op, length = -1, np.int64(0)
     for k in range(first.size):
         for r in range(first[k] + used[k] - 1, first[k] - 1, -1):
-            if runs[r] & 3 != op:
+            run = np.int64(runs[r])
+            if run & 3 != op:
                 if op >= 0:
                     size = _put_run(out, size, length, letters[op])
-                op, length = runs[r] & 3, np.int64(0)
-            length += np.int64(runs[r] >> 2)
+                op, length = run & 3, np.int64(0)
+            length += run >> 2
     if op >= 0:
         size = _put_run(out, size, length, letters[op])
     return out[:size]

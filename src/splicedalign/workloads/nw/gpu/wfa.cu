@@ -865,6 +865,22 @@ __device__ __forceinline__ WfaDesc first_piece(int q, long long n_pair, int m_pa
                    max(1ll, share / WFA_POOL_CHUNKS), q * runs_each};
 }
 
+// A round's piece q's answer (its out row) and its walk's runs copied into `mirror`: page-locked host memory laid out
+// as the round's out and runs (the answers of its gridDim.x pieces, then runs_each runs a piece), which the device
+// writes across the bus as each piece ends, so that the host reads a certified round's runs there after its wait,
+// where a copy back of out and runs (room for runs_each runs a piece: 340 KB at 10^5 1% linear, ~3,000 runs used)
+// waited for the last block and took the bus after it. (One address space with the host: a page-locked allocation's
+// host address is its device address.)
+__device__ __forceinline__ void mirror_piece(int q, const int* out, const unsigned* runs, long long runs_each,
+                                             int* mirror) {
+    const int* const o = out + (long long)WFA_OUT * q;  // (thread 0 wrote it, before the block's barriers)
+    if (threadIdx.x < WFA_OUT) mirror[(long long)WFA_OUT * q + threadIdx.x] = o[threadIdx.x];
+    const int used = o[3];
+    const unsigned* const from = runs + runs_each * q;
+    unsigned* const to = reinterpret_cast<unsigned*>(mirror + (long long)WFA_OUT * gridDim.x) + runs_each * q;
+    for (int i = threadIdx.x; i < used; i += blockDim.x) to[i] = from[i];
+}
+
 }  // namespace
 
 // A guessed first round of segments in one launch (wfa.py's queue_round): each block solves one of
@@ -873,7 +889,8 @@ __device__ __forceinline__ WfaDesc first_piece(int q, long long n_pair, int m_pa
 // in infix mode (gap-affine: with the gap start) with its letters packed from the staged bytes, and writes its pack
 // table's sources (from[2 q], from[2 q + 1]: n_pair + its window's first column, which the check reads); the last
 // block to finish (a ticket from `done`, zero before the launch: the stage's upload) then runs nw_pieces_settle's
-// check of the round into `result`, so that nothing on the host comes between the round and its check.
+// check of the round into `result`, so that nothing on the host comes between the round and its check. `result` (and
+// `mirror`, with the alignment; else null: mirror_piece) are page-locked host memory: no copy back after the kernel.
 // Its shared memory holds the piece's and, after it, the check's 8 bytes a first piece.
 template <bool AFFINE, bool SHARED>
 __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa_round(
@@ -882,7 +899,7 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa_round(
     unsigned long long* __restrict__ pool_top, long long pool_ints, long long* __restrict__ bases,
     unsigned* __restrict__ runs, int* __restrict__ out, long long n_pair, int m_pair, int count, int spec, int lo,
     int hi, int pool_steps, long long runs_each, long long* __restrict__ from, unsigned long long* __restrict__ done,
-    int g, int whole, long long bound, long long* __restrict__ result) {
+    int g, int whole, long long bound, long long* __restrict__ result, int* __restrict__ mirror) {
     // the merged pieces (twice a first piece's rows) on the first blocks, so that the longest start in the first
     // wave and the first pieces fill in behind them (H100, 10^5 1% linear, 519 pieces on 264 resident blocks: a
     // merged piece 21 us median, the slowest 55, which started in the second wave and ended at 64 us)
@@ -900,6 +917,7 @@ __global__ void __launch_bounds__(WFA_MAX_THREADS) nw_wfa_round(
     __syncthreads();
     if (threadIdx.x == 0) ticket = atomicAdd(done, 1ull);
     __syncthreads();
+    if (mirror != nullptr) mirror_piece(q, out, runs, runs_each, mirror);  // (after the ticket: off its fence)
     if (ticket != gridDim.x - 1ull) return;
     __threadfence();
     pieces_settle(PieceAnswers{out, runs, runs_each, from, n_pair, g, AFFINE}, count, spec, whole, m_pair, bound,
@@ -919,7 +937,7 @@ NW_WFA_INSTANCES(NW_WFA)
     template __global__ void nw_wfa_round<AFFINE, SHARED>(                                                     \
         const u64*, const int*, int, int, int, int, int, int, int, int, int*, int*, unsigned long long*, long long, \
         long long*, unsigned*, int*, long long, int, int, int, int, int, int, long long, long long*,                 \
-        unsigned long long*, int, int, long long, long long*);
+        unsigned long long*, int, int, long long, long long*, int*);
 NW_WFA_ROUND_INSTANCES(NW_WFA_ROUND)
 #define NW_BIWFA(KEEP)                                                                                       \
     template __global__ void nw_biwfa<KEEP>(const u64*, const long long*, const int*, int, int, int, int, int, int, int, \

@@ -106,7 +106,7 @@ SETTLE_PIECES = 4096
 # (segments.first_shape's pieces), pack their letters from the staged bytes (as SWEEP's bytes variant), and its last
 # block checks the round (as SETTLE); shared: the ring in shared memory too
 ROUND = "nw_wfa_round<{affine}, {shared}>"
-ROUND_ARGUMENTS = 31  # its parameters (queue_round passes them by value: device.ArgumentSlots)
+ROUND_ARGUMENTS = 32  # its parameters (queue_round passes them by value: device.ArgumentSlots)
 NAMES = (tuple(SWEEP.format(affine=a, keep=k, shared=h, bytes=b) for a in ("false", "true") for k in ("false", "true")
                for h in ("false", "true") for b in ("false", "true") if b == "false" or k == "true")
          + tuple(BIWFA.format(keep=k) for k in ("false", "true")) + (PACK, SETTLE)
@@ -623,6 +623,33 @@ def byte_sources(host, count, at_desc, at_from):
         host[at_desc + 7 * k + 1] = host[at_from + 2 * k + 1]
 
 
+PIECE_OUT = batch.OUT  # (a module constant, for final_pieces' compiled code)
+NO_ANSWERS = np.zeros(0, np.int32)  # final_pieces' answers where the round's runs were not asked for
+NO_RUNS = np.zeros(0, np.uint32)
+
+
+@njit(cache=True, nogil=True)
+def final_pieces(checked, answers, runs_each):
+    """A certified round's final pieces as ``Segmented`` takes them from the round's one solve, in one compiled call
+    (its NumPy selections took ~6 us of the 2-core development host): from nw_pieces_settle's result ``checked``
+    (from checked[4]: each first piece's round piece, -1 where merged into the one before), each final piece's solve
+    (0), first run (its index times ``runs_each``) and runs used (its row of ``answers``, PIECE_OUT int32 a piece;
+    none where ``answers`` is empty: the score only)."""
+    count = 0
+    for k in range(4, checked.size):
+        count += checked[k] >= 0
+    solve, first, used = np.zeros(count, np.int64), np.empty(count, np.int64), np.zeros(count, np.int64)
+    j = 0
+    for k in range(4, checked.size):
+        q = checked[k]
+        if q >= 0:
+            first[j] = q * runs_each
+            if answers.size:
+                used[j] = answers[PIECE_OUT * q + 3]
+            j += 1
+    return solve, first, used
+
+
 def grown_pinned(buffer: np.ndarray | None, count: int, dtype: Any) -> np.ndarray:
     """``buffer`` if it holds ``count`` items, else a page-locked one of at least twice its size (a buffer a
     solver keeps for its rounds' copies)."""
@@ -660,8 +687,9 @@ class QueuedPieces:
 
 
 class QueuedCheck(NamedTuple):
-    """A first round and its check queued (``WfaSolver.queue_check``): the round, the pinned buffer the check's
-    result comes back into, and the one of the answers and runs (the alignment's; else None)."""
+    """A first round and its check queued (``WfaSolver.queue_check``, ``queue_round``): the round, the pinned buffer
+    the device writes the check's result into (``check_room``), and the one of the answers and runs (the alignment's:
+    copied back after the round, or written by its pieces, ``queue_round``; else None)."""
 
     queued: QueuedPieces
     checked: np.ndarray
@@ -751,7 +779,7 @@ class WfaSolver:
         self._letter_codes: Any = None
         self._piece_host: np.ndarray | None = None  # solve_pieces' upload (piece_meta)
         self._piece_got: np.ndarray | None = None  # solve_pieces' copy back (piece_back)
-        self._piece_checked: np.ndarray | None = None  # queue_check's copy back of nw_pieces_settle's result
+        self._piece_checked: np.ndarray | None = None  # a first round's check, written there by the device (check_room)
         self._aborts: tuple[Any, np.ndarray, Any] | None = None  # abort_parts
         self._round_args: device.ArgumentSlots | None = None  # queue_round's launch arguments, by value
         self.shared_bytes = SHARED_BYTES
@@ -1240,25 +1268,26 @@ class WfaSolver:
         """``solve_pieces`` of a first round (``segments.first_asks``: the ``count`` pieces of the first cuts,
         then with speculation every two neighbours as one) with its check on the device behind it (``nw_pieces_settle``:
         segments.settle on the first cuts, then on the merged cuts where the round holds their pieces; ``bound``:
-        the band's escape bound, band.NO_ESCAPE for none) and the check's copy back (with the alignment the answers
-        and runs too), all queued on the pair's stream, nothing waited for: ``checked`` reads it, ``abort`` ends it
+        the band's escape bound, band.NO_ESCAPE for none), its result written into pinned memory (``check_room``), and
+        with the alignment the answers' and runs' copy back, all queued on the pair's stream, nothing waited for: ``checked`` reads it, ``abort`` ends it
         early."""
         queued = self.queue_pieces(pair, costs, r0, r1, c0, c1, max_steps, pool_steps, threads)
         cp = self.cp
         stream = self.one_stream()[0]
         ws = self._workspace
         assert ws is not None and count <= SETTLE_PIECES
-        found = ws.array("pieces-checked", 4 + count, cp.int64)
+        checked = self.check_room(count)
         with stream:
             self.kernel(SETTLE)((1,), (SETTLE_THREADS,), (
                 queued.back, queued.runs, np.int64(queued.runs_each), queued.table_from, np.int64(pair.n),
                 np.int32(count), np.int32(r0.size - count), np.int32(queued.g), np.int32(costs.affine),
-                np.int32(mode == "global"), np.int32(pair.m), np.int64(bound), found), shared_mem=8 * count)
-        return QueuedCheck(queued, self.check_back(found, count), self.copy_back(queued) if traceback else None)
+                np.int32(mode == "global"), np.int32(pair.m), np.int64(bound), np.uint64(checked.ctypes.data)),
+                shared_mem=8 * count)
+        return QueuedCheck(queued, checked, self.copy_back(queued) if traceback else None)
 
     def checked(self, queued_check: QueuedCheck) -> Segmented | Pieces:
         """A queued first round's result after one wait: where the device certified it, the answer (the final
-        pieces' runs, with the alignment, taken from the answers and runs copied back in the same wait), else the
+        pieces' runs, with the alignment, taken from the answers and runs that came back in the same wait), else the
         round's Pieces for segments.segmented to go on from (their copy back, a second wait where the alignment
         did not bring them)."""
         queued, checked, got = queued_check
@@ -1266,15 +1295,10 @@ class WfaSolver:
         if not checked[0]:
             return self.pieces_back(queued, got)
         self.round_stats(queued)
-        rounds = int(checked[3])
-        final = checked[4:][checked[4:] >= 0]
-        if got is None:  # (the score only: no runs, each final piece's used 0)
-            return Segmented(int(checked[1]), int(checked[2]), [np.zeros(0, np.uint32)], np.zeros(final.size, np.int64),
-                             final * queued.runs_each, np.zeros(final.size, np.int64), rounds)
-        answers = got[:queued.count * batch.OUT].reshape(queued.count, batch.OUT)
-        return Segmented(int(checked[1]), int(checked[2]), [got[queued.count * batch.OUT:].view(np.uint32)],
-                         np.zeros(final.size, np.int64), final * queued.runs_each, answers[final, 3].astype(np.int64),
-                         rounds)
+        score, end2, rounds = checked[1:4].tolist()
+        runs = NO_RUNS if got is None else got[queued.count * batch.OUT:].view(np.uint32)  # (score only: used 0)
+        return Segmented(score, end2, [runs], *final_pieces(checked, NO_ANSWERS if got is None else got,
+                                                             queued.runs_each), rounds)
 
     def abort(self, queued_check: QueuedCheck) -> None:
         """Ends a queued round early, its answers unread: the pool's counter (on the device, uploaded with the
@@ -1366,9 +1390,9 @@ class WfaSolver:
         """``queue_check``'s round and check in one launch, nothing planned or uploaded by the host: the first round
         at the band lo..hi (``segments.first_asks`` with speculation; ``shape``: its sizes, segments.first_shape),
         each block making its piece's descriptor from its own index and packing its letters from the staged bytes, the
-        last block checking the round (nw_wfa_round), its pool counter and tickets the stage's (uploaded zero), then
-        the check's copy back (with the alignment the answers and runs too), queued behind the stage's upload on the
-        pair's stream. None (nothing queued): the pieces' letters do not fit in shared memory, or the stage's
+        last block checking the round (nw_wfa_round), its pool counter and tickets the stage's (uploaded zero), queued
+        behind the stage's upload on the pair's stream; nothing is copied back: the check's result and, with the
+        alignment, each piece's answer and runs are written by the device into pinned memory. None (nothing queued): the pieces' letters do not fit in shared memory, or the stage's
         counters were taken by a round already (``queue_check`` plans it on the host)."""
         count, asked, longest, widest, diagonals = shape
         if not self._round_counters or count > SETTLE_PIECES:
@@ -1398,7 +1422,10 @@ class WfaSolver:
         back = ws.array("pieces-back", asked * (batch.OUT + runs_each), cp.int32)  # the answers, then the runs
         ring = None if config.shared else ws.array("pieces-ring", asked * config.rows * config.stride, cp.int32)
         table_from = ws.array("pieces-from", 2 * asked, cp.int64)
-        found = ws.array("pieces-checked", 4 + count, cp.int64)
+        checked = self.check_room(count)
+        # with the alignment, the answers and runs in a pinned copy of back the round's pieces write themselves
+        # (wfa.cu mirror_piece), where a copy back after the kernel took the bus after its last block
+        got = self.piece_back(asked * (batch.OUT + runs_each)) if traceback else None
         kernel = self.kernel(ROUND.format(affine="true" if gap_start else "false",
                                           shared="true" if config.shared else "false"))
         device.allow_shared_memory(kernel, smem)
@@ -1411,27 +1438,26 @@ class WfaSolver:
             ws.raw.data.ptr, self.reach_device(x, o, e, max_steps, gap_start).data.ptr, x, o, e, max_steps, config.ring,
             config.stride, config.reach_max, 0, (back if ring is None else ring).data.ptr, pool.data.ptr, counters,
             pool.size, bases.data.ptr, runs, back.data.ptr, pair.n, pair.m, count, asked - count, lo, hi, pool_steps,
-            runs_each, table_from.data.ptr, counters + 8, g, mode == "global", bound, found.data.ptr)
+            runs_each, table_from.data.ptr, counters + 8, g, mode == "global", bound, checked.ctypes.data,
+            0 if got is None else got.ctypes.data)
         t2 = time.perf_counter()
         with stream:
             if self.poison:
-                poison(pool, back, bases, ring, table_from, found)
+                poison(pool, back, bases, ring, table_from, checked, got)  # (the host's two at once)
             start.record(stream)
             kernel((asked,), (config.threads,), arguments, shared_mem=smem)
             stop.record(stream)
         queued = QueuedPieces(asked, runs_each, g, None, back, np.uint64(runs), table_from,
                               (t0, t1, t2, time.perf_counter()),
                               np.uint64(counters), uploaded, (pair.n, pair.m, lo, hi))
-        return QueuedCheck(queued, self.check_back(found, count), self.copy_back(queued) if traceback else None)
+        return QueuedCheck(queued, checked, got)
 
-    def check_back(self, found: Any, count: int) -> np.ndarray:
-        """A first round's check (4 + ``count`` int64 on the device) copied back on the pair's stream into a pinned
-        buffer, read after the wait."""
+    def check_room(self, count: int) -> np.ndarray:
+        """Where a first round's check (4 + ``count`` int64: nw_pieces_settle's result) goes: a pinned buffer the
+        device writes itself (a page-locked allocation's host address is its device address), read after the wait,
+        so that no copy back follows the check on the stream."""
         self._piece_checked = grown_pinned(self._piece_checked, 4 + count, np.int64)
-        checked = self._piece_checked[:4 + count]
-        self.cp.cuda.runtime.memcpyAsync(checked.ctypes.data, found.data.ptr, checked.nbytes,
-                                         self.cp.cuda.runtime.memcpyDeviceToHost, self.one_stream()[0].ptr)
-        return checked
+        return self._piece_checked[:4 + count]
 
     def copy_back(self, queued: QueuedPieces) -> np.ndarray:
         """The round's answers, then its runs, copied back on the pair's stream into ``piece_back``'s buffer
