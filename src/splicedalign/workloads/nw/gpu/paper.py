@@ -1,7 +1,7 @@
 """``nw-tiles``: paper 002's CUDA design (paper.cu): the whole cost table in device memory,
 16 x 16 tiles, one launch per anti-diagonal of tiles, one thread per tile row. The traceback,
 serial in the paper, walks the table from the corner on the host, a 256 x 256 block of it at a
-time (traceback.trace_checkpoints reading the table's rows and columns)."""
+time (backtrack.trace_checkpoints reading the table's rows and columns)."""
 
 from __future__ import annotations
 

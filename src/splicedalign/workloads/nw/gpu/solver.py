@@ -6,7 +6,7 @@ else the whole table; ``Result.algorithm`` says ``band`` or ``dp``.
 Linear costs, global mode, whole table: ``nw_strips`` (score only: two boundary rows; alignment:
 every strip's bottom row and the cost columns every C columns kept, then one warp walks the
 path back block by block, recomputing each block (nw_walk), or, with ``trace="host"``, the host
-does the same (traceback.trace_checkpoints)). Everything else (gap-affine costs, prefix and
+does the same (backtrack.trace_checkpoints)). Everything else (gap-affine costs, prefix and
 infix modes, bands): ``nw_band`` (two boundary-row slots; with the alignment, every strip's
 bottom row and checkpoint columns kept, from which ``nw_band_codes`` recomputes a 4-bit code per
 cell of the diagonals holding every optimal path, all blocks at once, and ``nw_band_walk`` follows
