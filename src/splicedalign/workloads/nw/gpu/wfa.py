@@ -1269,13 +1269,11 @@ class WfaSolver:
         then with speculation every two neighbours as one) with its check on the device behind it (``nw_pieces_settle``:
         segments.settle on the first cuts, then on the merged cuts where the round holds their pieces; ``bound``:
         the band's escape bound, band.NO_ESCAPE for none), its result written into pinned memory (``check_room``), and
-        with the alignment the answers' and runs' copy back, all queued on the pair's stream, nothing waited for: ``checked`` reads it, ``abort`` ends it
-        early."""
+        with the alignment the answers' and runs' copy back, all queued on the pair's stream, nothing waited for:
+        ``checked`` reads it, ``abort`` ends it early."""
         queued = self.queue_pieces(pair, costs, r0, r1, c0, c1, max_steps, pool_steps, threads)
-        cp = self.cp
         stream = self.one_stream()[0]
-        ws = self._workspace
-        assert ws is not None and count <= SETTLE_PIECES
+        assert count <= SETTLE_PIECES
         checked = self.check_room(count)
         with stream:
             self.kernel(SETTLE)((1,), (SETTLE_THREADS,), (
@@ -1392,8 +1390,9 @@ class WfaSolver:
         each block making its piece's descriptor from its own index and packing its letters from the staged bytes, the
         last block checking the round (nw_wfa_round), its pool counter and tickets the stage's (uploaded zero), queued
         behind the stage's upload on the pair's stream; nothing is copied back: the check's result and, with the
-        alignment, each piece's answer and runs are written by the device into pinned memory. None (nothing queued): the pieces' letters do not fit in shared memory, or the stage's
-        counters were taken by a round already (``queue_check`` plans it on the host)."""
+        alignment, each piece's answer and runs are written by the device into pinned memory. None (nothing queued):
+        the pieces' letters do not fit in shared memory, or the stage's counters were taken by a round already
+        (``queue_check`` plans it on the host)."""
         count, asked, longest, widest, diagonals = shape
         if not self._round_counters or count > SETTLE_PIECES:
             return None
