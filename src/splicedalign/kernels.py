@@ -4,7 +4,7 @@ convention itself (generated headers, shipped binaries, their loading) is ``gpu.
 this module sits above the workloads, as the CLI does, because it names their kernels.
 
     python -m splicedalign.kernels headers   # rewrite each file's generated <stem>.defines.h
-    python -m splicedalign.kernels host      # compile the GPU solvers' numba host code (its cache)
+    python -m splicedalign.kernels host      # compile the spliced and nw GPU solvers' numba host code
                                              # and the package's Python bytecode
     python -m splicedalign.kernels build     # both, and the shipped binaries with nvcc
 
@@ -17,8 +17,11 @@ A GPU solver's host code may be compiled too: the spliced ``gpu`` solver plans i
 numba functions (spliced/gpu/flat.py and plan.py), which numba compiles on their first call in a
 process and keeps in its on-disk cache (``cache=True``). On a machine whose cache lacks them
 the first ``align --solver gpu`` compiled them for 18.7 s (H100 host; 34.5 s on a slower one
-with the parallel planning passes). ``compile_host_code`` runs that host code once on small
-synthetic cases, so that numba's cache holds it: ``build`` does it, or ``host`` alone. A numba
+with the parallel planning passes). The nw ``gpu`` solver's host code is compiled too (its
+sample's CPU WFA, segments' rounds, the pieces' upload, the CIGAR texts, a batch's copies: ~34
+CPU s on the 2-core development machine; its first CIGAR's text alone took 0.78 s on the H100
+host). ``compile_host_code`` runs that host code once on small synthetic cases, so that numba's
+cache holds it: ``build`` does it, or ``host`` alone. A numba
 cache entry is valid for the same numba version, the same source (its content) and the same
 CPU model and features (NUMBA_CPU_NAME=generic, set both when compiling and when running,
 makes it portable across x86-64 CPUs, at the cost of the host's vector extensions).
@@ -47,7 +50,7 @@ import os
 import sys
 import time
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -171,8 +174,87 @@ def _spliced_host() -> None:
                          True)
 
 
+def _device_pieces(cpu: Callable[..., Any]) -> Callable[..., Any]:
+    """segments' pieces by ``cpu`` (``segments.cpu_pieces``) in the form the device's come back in
+    (``WfaSolver.pieces_back``: each piece's runs used, a column of the round's answers)."""
+    import numpy as np
+
+    from splicedalign.workloads.nw.segments import Pieces
+
+    def solve(*asks: Any) -> Pieces:
+        got = cpu(*asks)
+        answers = np.stack([got.score, got.start, got.end, got.used], 1)
+        return Pieces(got.score, got.start, got.end, got.runs, got.first, answers[:, 3])
+    return solve
+
+
+def _nw_host() -> None:
+    """The nw ``gpu`` solver's compiled host code, each function as the solver calls it (same argument
+    types: another signature compiles again), on a tiny pair and batch, both cost models: the sample's
+    CPU WFA (one pair, and a batch's on numba's threads), the reach table, the bands' escape bounds,
+    segments' first round planned on the host (first_shape, first_asks, the pieces' upload) and its
+    rounds' bookkeeping (``segmented``, with pieces shaped as the device's come back), a certified
+    round's final pieces, the CIGAR texts (a walk's operations, its runs, pieces joined in place or
+    gathered from several rounds), a batch's copies by address (a list of pairs' arrays, a
+    ``PairBatch`` of strings) and the output formats' CIGAR counter."""
+    import numpy as np
+
+    from splicedalign.workloads.nw import batch_copy, segments
+    from splicedalign.workloads.nw import wfa as cpu_wfa
+    from splicedalign.workloads.nw.batches import PairBatch
+    from splicedalign.workloads.nw.cigar import cigar_string, op_counts_many, runs_cigar
+    from splicedalign.workloads.nw.gpu import band, common, solver, wfa
+    from splicedalign.workloads.nw.records import Pair
+    from splicedalign.workloads.nw.synthetic import ISSUE26_COSTS, mutate, random_codes
+
+    rng = np.random.default_rng(0)
+    a = random_codes(4 * segments.ROWS // 8, rng)
+    pair = Pair("host", "a", "b", a, mutate(a, rng, 0.02))
+    rows = segments.ROWS // 8  # (small pieces: the same types)
+    for costs in ISSUE26_COSTS.values():
+        g, x, o, e = cpu_wfa.reduced_costs(costs)
+        expected = wfa.sampled_score(pair, costs)
+        wfa.sampled_scores([pair, pair], [0, 1], costs)
+        wfa.reach_table(x, o, e, 16, o > 0)
+        band.escape_bounds(costs, "global", *(np.array([v]) for v in (pair.n, pair.m, -8, 8)))
+        solver.speculates(pair.n, expected / pair.n, g)
+        lo, hi, bound = segments.band_bound(costs, "global", pair.n, pair.m, 16)
+        segments.first_shape(pair.n, pair.m, lo, hi, rows, True)
+        cuts, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, rows, True)
+        at = wfa.piece_layout(r0.size)
+        host = np.zeros(at["end"], np.int64)
+        wfa.fill_pieces(host, r0, r1, c0, c1, pair.n, 8, 8, wfa.wavefront_arrays(o), 20,
+                        *(at[k] for k in wfa.PIECE_PARTS))
+        wfa.byte_sources(host, r0.size, at["desc"], at["from"])
+        for speculate in (False, True):
+            segments.segmented(pair.n, pair.m, costs, "global", 16, _device_pieces(segments.cpu_pieces(pair, costs)),
+                               rows, speculate=speculate)
+    runs = np.array([5 << 2, 3 << 2 | 1], np.uint32)
+    table = np.zeros((2, segments.COLUMNS), np.int64)  # (a certified table's final pieces: segmented's)
+    for solves in (1, 2):
+        segments.Segmented(0, 0, [runs] * solves, table[:, segments.SOLVE], table[:, segments.FIRST],
+                           table[:, segments.USED], solves).cigar()
+    checked = np.array([1, 0, 0, 1, 0, -1], np.int64)  # (nw_pieces_settle's result: certified, one final piece)
+    solve, first, used = wfa.final_pieces(checked, np.zeros(wfa.PIECE_OUT, np.int32), 8)
+    segments.Segmented(0, 0, [runs], solve, first, used, 1).cigar()
+    op_counts_many([cigar_string(np.array([2, 0, 0, 1, 3], np.int8)), runs_cigar(runs)])
+    n, m, addresses = common.pair_sources([pair, pair])
+    if addresses is not None:  # (where the arrays are read by address: the copying threads' pieces)
+        sizes = np.stack([n, m], 1).ravel()
+        pieces = common.piece_rows(sizes, np.cumsum(sizes) - sizes, [(0, 2)], 1)
+        done = np.zeros(len(pieces), np.int64)
+        batch_copy.copy_pieces(addresses, sizes, np.empty(int(sizes.sum()), np.uint8), pieces, np.zeros(1, np.int64),
+                               done)
+        batch_copy.wait_pieces(done, 0, 1, 1)
+    batch_copy.array_addresses([pair.a.astype(np.int8)], np.array([pair.n]))
+    strings = PairBatch.from_strings(["ACGT"], ["ACGA"])
+    strings.unfilled_addresses()
+    strings.filled(1)
+
+
 # Each GPU solver module whose host code numba compiles: what runs that code (compile_host_code).
-HOST_CODE = {"splicedalign.workloads.spliced.gpu.solver": _spliced_host}
+HOST_CODE = {"splicedalign.workloads.spliced.gpu.solver": _spliced_host,
+             "splicedalign.workloads.nw.gpu.solver": _nw_host}
 
 
 def compile_host_code(module: str | None = None) -> None:
