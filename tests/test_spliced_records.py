@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from helpers import random_spliced_case
 
-from splicedalign.workloads.spliced.backtrack import exon_records
+from splicedalign.workloads.spliced.backtrack import chains_and_alignments, exon_records
 from splicedalign.workloads.spliced.gpu.outputs import chain_alignments_many
 from splicedalign.workloads.spliced.records import (
     OP_INS,
@@ -169,6 +169,54 @@ def test_chain_alignments_many_takes_device_dtypes(batch):
                                 out["out_exon"].astype(np.int32).reshape(-1, 4),
                                 out["ends"], out["ops"])
     assert list(zip(*got)) == new
+
+
+def _cpu_walks(out: dict, leading: bool = True) -> tuple:
+    """The device outputs' walks as the CPU solvers hand them to ``chains_and_alignments``: each
+    case's chain exons in chain order, back to back, and its path's ops joined (``leading``
+    False: without the first exon's leading 'I's, as a free-ends path has none)."""
+    lengths, totals = out["out_case"].reshape(-1, 2).T.astype(np.int64)
+    slots = out["out_exon"].reshape(-1, 4)
+    rows = np.concatenate([slots[h:h + n][::-1] for h, n in zip(out["heads"], lengths)]).astype(np.int64)
+    if not leading:
+        totals = totals - rows[np.cumsum(lengths) - lengths, 1]
+    ops = b"".join(out["ops"][e - t:e].tobytes() for e, t in zip(out["ends"], totals))
+    return lengths, totals, rows, ops
+
+
+@pytest.mark.parametrize("leading", [True, False])
+def test_cpu_and_device_records_from_one_walk_are_equal(batch, leading):
+    """The CPU solvers' records (``chains_and_alignments``, chain order) and the device
+    traceback's (``chain_alignments_many``, trace order) from the same walks are equal: one
+    definition of a chain exon's fields (backtrack.chain_exons), with and without the leading
+    'I's (free target ends: the first exon starts where its path enters the target)."""
+    cases, _, out, _, new = batch
+    lengths, totals, rows, ops = _cpu_walks(out, leading)
+    cpu = chains_and_alignments(exon_records(cases), lengths, totals, *rows.T, ops, leading)
+    device = chain_alignments_many(exon_records(cases), out["heads"], lengths, totals, out["out_exon"].reshape(-1, 4),
+                                   out["ends"], out["ops"], leading)
+    assert cpu == list(zip(*device))
+    firsts = np.cumsum(lengths) - lengths
+    if leading:
+        assert cpu == new
+    else:
+        assert [a[0].target_start for _, a in cpu] == (rows[firsts, 1] + 1).tolist()
+        assert [a[0].ops for _, a in cpu] == [a[0].ops[rows[f, 1]:] for (_, a), f in zip(new, firsts)]
+        assert [a[1:] for _, a in cpu] == [a[1:] for _, a in new] and (rows[firsts, 1] > 0).any()
+
+
+@pytest.mark.parametrize("where", ["counts", "exon row", "negative exon row"])
+def test_cpu_records_refuse_walks_that_disagree(batch, where):
+    """``chains_and_alignments`` refuses exon op counts that do not add up to a path and exon
+    rows outside the batch's exons (a negative one too, which a NumPy gather would wrap)."""
+    cases, _, out, _, _ = batch
+    lengths, totals, rows, ops = _cpu_walks(out)
+    if where == "counts":
+        rows[0, 3] -= 1
+    else:
+        rows[int(lengths[:5].sum()), 0] = len(exon_records(cases)) if where == "exon row" else -1
+    with pytest.raises(AssertionError, match="ops and per-exon counts disagree"):
+        chains_and_alignments(exon_records(cases), lengths, totals, *rows.T, ops)
 
 
 def test_cigar_of_spells_runs():

@@ -4,7 +4,7 @@ Memory stays linear-ish: besides the K last rows the solvers keep anyway, only t
 the chosen chain are recomputed, one at a time, with their full matrix. The `gpu` solver's
 device traceback (wavefront.cu, ``trace_chains``) makes the same choices; its batch's outcome
 (gpu.outputs.chain_alignments_many) and the CPU solvers' (``chains_and_alignments``) are made
-records by ``traced_records``.
+records by ``traced_records``, each chain exon's fields by ``chain_exons`` (both compiled passes').
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from splicedalign.workloads.spliced import cpu_kernels as kernels
 from splicedalign.workloads.spliced.records import ExonAlignments, Scoring, TestCase
@@ -36,7 +37,8 @@ def exon_records(cases: Sequence[TestCase]) -> np.ndarray:
 def chains_and_alignments(exons: np.ndarray, lengths: np.ndarray, totals: np.ndarray, slots: np.ndarray,
                           entered: np.ndarray, ends: np.ndarray, counts: np.ndarray, ops: bytes,
                           leading: bool = True) -> list[Traced]:
-    """Chain and alignments of each traced path of a batch: the one place their records are made.
+    """Chain and alignments of each traced path of a CPU solvers' batch (or of one case:
+    ``chain_alignment``), their array work one compiled pass (``chain_fields``).
 
     ``exons`` is the batch's ``exon_records``. Case c's chain has ``lengths[c]`` exons; the
     arrays hold the batch's chain exons case by case, each case's in chain order: exon i is
@@ -47,26 +49,77 @@ def chains_and_alignments(exons: np.ndarray, lengths: np.ndarray, totals: np.nda
     exon starts at target column 1), then its exons' ops in turn. With ``leading`` False (free
     target ends) there are no leading 'I's: the first exon starts at target column entered + 1.
     """
-    lengths = np.asarray(lengths, dtype=np.int64)
-    C = len(lengths)
+    lengths = np.ascontiguousarray(lengths, dtype=np.int64)
     assert (lengths > 0).all(), "every traced case has a chain"
-    heads = np.zeros(C, dtype=np.int64)  # each case's first chain exon
-    np.cumsum(lengths[:-1], out=heads[1:])
-    g = np.asarray(slots, dtype=np.int64)
-    entered = np.asarray(entered, dtype=np.int64)
-    fields = np.empty((g.size, 5), dtype=np.int64)
-    fields[:, :3] = exons[g]  # input index, first, last
-    fields[:, 3] = entered + 1
-    fields[:, 4] = ends
-    sizes = np.asarray(counts, dtype=np.int64).copy()
-    if leading:
-        fields[heads, 3] = 1
-        sizes[heads] += entered[heads]
-    bounds = np.zeros(g.size + 1, dtype=np.int64)
-    np.cumsum(sizes, out=bounds[1:])
-    assert bounds[-1] == len(ops) and (np.add.reduceat(sizes, heads) == totals).all(), \
-        "ops and per-exon counts disagree"
-    return list(zip(*traced_records(fields, bounds, ops, np.append(heads, g.size))))
+    columns = [np.ascontiguousarray(a, dtype=np.int64) for a in (totals, slots, entered, ends, counts)]
+    assert all(len(a) == len(columns[1]) for a in columns[2:]) and lengths.sum() == len(columns[1]), \
+        "chain exons and chain lengths disagree"
+    fields, bounds, firsts, bad = chain_fields(np.ascontiguousarray(exons, dtype=np.int64), lengths, *columns,
+                                               leading)
+    assert bad == 0 and bounds[-1] == len(ops), "ops and per-exon counts disagree"
+    return list(zip(*traced_records(fields, bounds, ops, firsts)))
+
+
+@njit(cache=True, nogil=True)
+def chain_fields(exons, lengths, totals, slots, entered, ends, counts, leading):  # pragma: no cover - compiled
+    """chains_and_alignments' array work, case after case (``chain_exons``): (fields, bounds,
+    firsts, bad) as ``traced_records`` reads them, with ``bad`` the cases whose exons' ops do
+    not add up to their totals or whose exon rows lie outside ``exons``."""
+    firsts, starts, fields, bounds = chain_layout(lengths, totals)
+    bad = 0
+    for c in range(lengths.shape[0]):
+        a, b = firsts[c], firsts[c + 1]
+        end = chain_exons(exons, slots[a:b], entered[a:b], ends[a:b], counts[a:b], leading, fields[a:b], bounds[a:b],
+                          starts[c])
+        if end < 0 or end != starts[c + 1]:
+            bad += 1
+    return fields, bounds, firsts, bad
+
+
+# chain_layout and chain_exons are inlined into their callers (chain_fields, gpu.outputs.walked_exons),
+# not compiled as functions of their own: a fresh clone compiles the CPU solvers' pass in 0.65-0.68
+# CPU s against 0.86-1.09 (5 fresh caches each, dev machine).
+@njit(inline='always')
+def chain_layout(lengths, totals):  # pragma: no cover - compiled
+    """Where a batch's chain exons and ops go: each case's first chain exon (``firsts``, then
+    the total), each case's first op (``starts``, then the total), and the arrays to fill:
+    fields (G, 5) and bounds (G + 1, its last the ops' total) for the batch's G chain exons.
+    Plain loops, not np.cumsum: see cpu_kernels.trace_path on the modules a cached kernel loads."""
+    C = lengths.shape[0]
+    firsts = np.empty(C + 1, np.int64)
+    starts = np.empty(C + 1, np.int64)
+    firsts[0] = starts[0] = 0
+    for c in range(C):
+        firsts[c + 1] = firsts[c] + lengths[c]
+        starts[c + 1] = starts[c] + totals[c]
+    bounds = np.empty(firsts[C] + 1, np.int64)
+    bounds[firsts[C]] = starts[C]
+    return firsts, starts, np.empty((firsts[C], 5), np.int64), bounds
+
+
+@njit(inline='always')
+def chain_exons(exons, slots, entered, ends, counts, leading, fields, bounds, at):  # pragma: no cover - compiled
+    """One case's chain exons, in chain order, as records: exon i (row ``slots[i]`` of ``exons``,
+    its path entering at target column ``entered[i]`` and ending at ``ends[i]`` with ``counts[i]``
+    ops) as row i of ``fields`` (input index, first, last, target start, target end) and the
+    start of its ops, the case's from op ``at`` on, as ``bounds[i]``. ``leading``: the first
+    exon starts at target column 1, its path's leading 'I's (``entered[0]``) its ops too.
+    Returns the op after the case's last, or -1 where an exon row lies outside ``exons`` (the
+    rows from it on left unfilled). The one definition of these fields: every solver's records
+    (chain_fields; gpu.outputs.walked_exons, from the device's walks)."""
+    for i in range(slots.shape[0]):
+        g, j = slots[i], entered[i]
+        if g < 0 or g >= exons.shape[0]:
+            return -1
+        fields[i, 0], fields[i, 1], fields[i, 2] = exons[g, 0], exons[g, 1], exons[g, 2]
+        fields[i, 3], fields[i, 4] = j + 1, ends[i]
+        size = counts[i]
+        if i == 0 and leading:
+            fields[i, 3] = 1
+            size += j
+        bounds[i] = at
+        at += size
+    return at
 
 
 def traced_records(fields: np.ndarray, bounds: np.ndarray, ops: bytes, firsts: np.ndarray) -> Chains:

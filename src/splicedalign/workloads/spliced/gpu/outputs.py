@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from splicedalign.core.arraycopy import copy_into
-from splicedalign.workloads.spliced.backtrack import Chains, trace_chain, traced_records
+from splicedalign.workloads.spliced.backtrack import Chains, chain_exons, chain_layout, trace_chain, traced_records
 from splicedalign.workloads.spliced.cpu_kernels import score_dtype
 from splicedalign.workloads.spliced.gpu.flat import few_threads
 from splicedalign.workloads.spliced.gpu.plan import Plan, TraceInputs
@@ -109,45 +109,26 @@ def walked_exons(exons, heads, lengths, totals, slots, ends, ops, leading):  # p
     ``exons``, the bounds of each exon's ops in ``used`` (the cases' paths, each case's
     ``totals[c]`` ops ending at ``ends[c]`` in ``ops``, gathered back to back) and each case's
     first row (then the total). ``leading``: the first exon starts at target column 1, its path's
-    leading 'I's included. Returns (fields, bounds, used, firsts, bad): ``bad`` counts the cases
+    leading 'I's included. Each case's exons are backtrack.chain_exons' (the CPU solvers' records
+    too) on its walk reversed. Returns (fields, bounds, used, firsts, bad): ``bad`` counts the cases
     whose exons' op counts do not add up to their totals, or whose slots, exon rows or path lie
     outside ``slots``, ``exons`` or ``ops`` (their rows left unfilled). As NumPy passes over the
     batch and a join of each case's ops, this work took ~12-23 CPU ms of a 10-set traced call's
     10,100 cases (2-core machine; ~5-6 now, on one thread), ~5 more for the records."""
     C = heads.shape[0]
-    firsts = np.empty(C + 1, np.int64)
-    starts = np.empty(C + 1, np.int64)
-    firsts[0] = starts[0] = 0
-    for c in range(C):
-        firsts[c + 1] = firsts[c] + lengths[c]
-        starts[c + 1] = starts[c] + totals[c]
-    G = firsts[C]
-    fields = np.empty((G, 5), np.int64)
-    bounds = np.empty(G + 1, np.int64)
-    bounds[G] = starts[C]
+    firsts, starts, fields, bounds = chain_layout(lengths, totals)
     used = np.empty(starts[C], np.uint8)
     bad = np.zeros(C, np.int64)
     for c in prange(C):
-        at, top = starts[c], heads[c] + lengths[c] - 1
-        if heads[c] < 0 or top >= slots.shape[0]:
+        if heads[c] < 0 or heads[c] + lengths[c] > slots.shape[0]:
             bad[c] = 1
             continue
-        for i in range(lengths[c]):
-            s, k = top - i, firsts[c] + i
-            g, entered = slots[s, 0], slots[s, 1]
-            if g < 0 or g >= exons.shape[0]:
-                bad[c] = 1
-                break
-            fields[k, 0], fields[k, 1], fields[k, 2] = exons[g, 0], exons[g, 1], exons[g, 2]
-            fields[k, 3], fields[k, 4] = entered + 1, slots[s, 2]
-            size = slots[s, 3]
-            if i == 0 and leading:
-                fields[k, 3] = 1
-                size += entered
-            bounds[k] = at
-            at += size
+        walk = slots[heads[c]:heads[c] + lengths[c]][::-1]  # in chain order
+        a, b = firsts[c], firsts[c + 1]
+        end = chain_exons(exons, walk[:, 0], walk[:, 1], walk[:, 2], walk[:, 3], leading, fields[a:b], bounds[a:b],
+                          starts[c])
         src = ends[c] - totals[c]
-        if bad[c] or at != starts[c + 1] or src < 0 or ends[c] > ops.shape[0]:
+        if end < 0 or end != starts[c + 1] or src < 0 or ends[c] > ops.shape[0]:
             bad[c] = 1
         else:
             copy_into(used[starts[c]:starts[c + 1]], ops[src:ends[c]])
