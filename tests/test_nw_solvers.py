@@ -136,8 +136,9 @@ def test_trace_checkpoints_from_table():
         costs = Costs()
         table = cost_table(pair.a, pair.b, costs)
         s, c = int(rng.integers(1, 20)), int(rng.integers(1, 20))
+        # (a column as the solvers give it: an array of its own, C-contiguous, not a strided view of the table)
         ops = trace_checkpoints(pair.a, pair.b, costs, s, lambda k, c0, c1, table=table, s=s: table[k * s, c0:c1 + 1],
-                                c, lambda q, r0, r1, table=table, c=c: table[r0:r1 + 1, q * c])
+                                c, lambda q, r0, r1, table=table, c=c: table[r0:r1 + 1, q * c].copy())
         assert cigar_cost(cigar_string(ops), pair.a, pair.b, costs) == table[-1, -1]
 
 
