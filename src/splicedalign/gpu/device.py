@@ -199,9 +199,10 @@ def settle_pool(needed: int) -> bool:
     third launch queued 116 ms after the second's kernel ended, H100). Whether it freed them."""
     cp = cupy()
     free, _total = cp.cuda.runtime.memGetInfo()
-    if needed > free:
+    freed = needed > free
+    if freed:
         cp.get_default_memory_pool().free_all_blocks()
-    return needed > free
+    return freed
 
 
 def memory_budget(cap: int | None = None) -> int:

@@ -1298,7 +1298,7 @@ class GpuSolver:
         results: list[Result | None] = [None] * len(cases)
         queued: deque[_InFlight] = deque()
         events = []
-        fed: list[tuple] = []  # a fed launch's clock, kernel events and windows' events (its FedTimeline)
+        fed: tuple[_FedClock, tuple, tuple] | None = None  # the call's fed launch (its only one): clock, events, feeds
         t_prev, l_prev = time.perf_counter(), loading.seconds()
 
         later: list[Callable[[], None]] = []  # a collected launch's parts' records and Results, to build
@@ -1384,7 +1384,7 @@ class GpuSolver:
                 events.append(job.events)
                 built_later()  # (what make_room collected for it)
                 if job.clock is not None:
-                    fed.append((job.clock, job.events, job.feeds))
+                    fed = (job.clock, job.events, job.feeds)
                 if queued and queued[-1].made is None:  # the launch before: results made ready while the GPU runs
                     queued[-1].made = pending(queued[-1])
                 queued.append(_InFlight(job, w, size))
@@ -1414,7 +1414,7 @@ class GpuSolver:
         self._rows.refill(self.streams().fill)  # beside the caller's next steps
         settle()  # what the last parts made (traced records): no collection due after the call
         self.kernel_ms = [cp.cuda.get_elapsed_time(*pair[:2]) for pair in events]
-        self.fed_ms = fed[0][0].timeline(called, *fed[0][1:]) if fed else None
+        self.fed_ms = fed[0].timeline(called, *fed[1:]) if fed is not None else None
         self.span_ms = max(cp.cuda.get_elapsed_time(events[0][0], e[-1]) for e in events) if events else 0.0
         return results  # type: ignore[return-value]
 
