@@ -42,6 +42,7 @@ import numpy as np
 from splicedalign.workloads.spliced.gpu.plan import (
     F_ENTRY_ROW,
     F_IN2_ROW,
+    F_IN3_ROW,
     F_IN_ROW,
     F_KIND,
     F_LANE_ROWS,
@@ -458,7 +459,8 @@ def critical_path(tasks, take, ready, end, fold, long, windows, waited, fed_wind
     path = [int(np.argmax(end))]
     while True:
         t = tasks[path[-1]]
-        inputs = [producer[r] for r in (int(t[F_IN_ROW]), int(t[F_IN2_ROW])) if r >= 0 and r in producer]
+        inputs = [producer[r] for r in (int(t[F_IN_ROW]), int(t[F_IN2_ROW]), int(t[F_IN3_ROW]))
+                  if r >= 0 and r in producer]
         if not inputs:
             break
         path.append(max(inputs, key=lambda p: ready[p]))

@@ -88,13 +88,16 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | No
         j = np.arange(n + 1)
         if follower and t["kind"] == KIND_FOLD:
             continue
-        for row in (t["in_row"], t["in2_row"]):  # written whole by a task earlier in launch order
+        for row in (t["in_row"], t["in2_row"], t["in3_row"]):  # written whole by a task earlier in launch order
             assert row == NONE or (rows[row: row + n + 1] != EMPTY).all(), "task reads a row not produced before it"
         assert follower or (rows[t["out_row"]: t["out_row"] + n + 1] == EMPTY).all(), "a row written twice"
-        # entry = max(in, in2); no `in`: the chain-start row (-gap*j; free ends 0); no `in2`: `in` alone
+        # entry = max(in, in2, in3); no `in`: the chain-start row (-gap*j; free ends 0); no `in2`,
+        # `in3`: no such row (in3 only beside in2)
+        assert t["in3_row"] == NONE or t["in2_row"] != NONE
         entry = -scoring.lead * j if t["in_row"] == NONE else rows[t["in_row"] : t["in_row"] + n + 1]
-        if t["in2_row"] != NONE:
-            entry = np.maximum(entry, rows[t["in2_row"] : t["in2_row"] + n + 1])
+        for extra in (t["in2_row"], t["in3_row"]):
+            if extra != NONE:
+                entry = np.maximum(entry, rows[extra : extra + n + 1])
         # Shifted entry rows are non-decreasing: padding rows (prefix max) are the identity on
         # them, which lets the kernel skip lanes holding only padding rows.
         assert np.all(np.diff(entry + gap * j) >= 0)
@@ -192,23 +195,28 @@ def test_plan_shapes_and_order():
     # every input row is the output (or entry) row of a task earlier in launch order
     writer = row_writers(t)
     assert len(writer) == t.shape[0] + (t[:, F["entry_row"]] != NONE).sum()
-    for row in ("in_row", "in2_row"):
+    for row in ("in_row", "in2_row", "in3_row"):
         for i in np.flatnonzero(t[:, F[row]] != NONE):
             assert writer[int(t[i, F[row]])] < i
     folds = t[:, F["kind"]] == KIND_FOLD
     assert (t[folds, F["in2_row"]] != NONE).all()
+    # a third input only beside the second; both exons' first strips and folds read three rows
+    three = t[:, F["in3_row"]] != NONE
+    assert (t[three, F["in2_row"]] != NONE).all() and three[folds].any() and three[~folds].any()
     # every fold, a task's or an entry row, is read (by a later fold or an exon's first strip):
     # none is computed for nothing
-    read = set(t[:, F["in_row"]].tolist()) | set(t[:, F["in2_row"]].tolist())
+    read = set(t[:, [F["in_row"], F["in2_row"], F["in3_row"]]].ravel().tolist())
     entries = t[t[:, F["entry_row"]] != NONE]
     assert folds.any() and all(int(r) in read for r in t[folds, F["out_row"]])
     assert len(entries) and all(int(r) in read for r in entries[:, F["entry_row"]])
     # only an exon's first strip writes its entry row (it reads the fused fold entry, in2)
     assert (entries[:, F["kind"]] == KIND_STRIP).all() and (entries[:, F["in2_row"]] != NONE).all()
-    # without entry folds, every fold is a task, and the rows are the same rows
+    # without entry folds every fold is a task, each of two inputs; with them, of each run of g
+    # folds that no entry row writes floor(g / 2) are tasks (here 12 of the 54 such folds, on
+    # main all 54: the readers of the others read three rows)
     every = build_plan(cases, 8, entry_folds=False).tasks
-    assert (every[:, F["entry_row"]] == NONE).all()
-    assert (every[:, F["kind"]] == KIND_FOLD).sum() == folds.sum() + len(entries)
+    assert (every[:, F["entry_row"]] == NONE).all() and (every[:, F["in3_row"]] == NONE).all()
+    assert (every[:, F["kind"]] == KIND_FOLD).sum() == 111 and len(entries) == 57 and folds.sum() == 12
     assert gpu_plan.entry_folds("int", 8) and not gpu_plan.entry_folds("long long", 4)
     assert not gpu_plan.entry_folds("int", launch.TUNING.chain_rows_per_lane)
     # the selectors a strip's lanes read, blocks -31 .. n // COLS + 31, lie in the array and
@@ -347,7 +355,8 @@ def test_fed_plan_in_steps_matches_sequential():
         base, tsel = staged[1][:base_end], staged[2][:tsel_end]
         # the plan holds the windows' records in a whole launch's order (for replays)
         fed = staged[0][:plan.tasks.shape[0]]
-        assert np.array_equal(np.sort(plan.tasks.view("V44").ravel()), np.sort(fed.view("V44").ravel()))
+        record = f"V{4 * len(TASK_FIELDS)}"  # a task record as one value
+        assert np.array_equal(np.sort(plan.tasks.view(record).ravel()), np.sort(fed.view(record).ravel()))
         assert not np.array_equal(plan.tasks, fed)
         assert (plan.tasks[plan.strip_task, F["kind"]] == KIND_STRIP).all()  # strip_task in that order
         assert np.array_equal(plan.tasks[plan.strip_task[plan.strip_start[1:] - 1], F["out_row"]], plan.last_row)
@@ -565,13 +574,21 @@ def reference_tasks(flat: FlatCases, rows_per_lane: int, floors, late, entry, in
             if entry[c] and 0 < p[k] <= folds and p[k] - 1 not in writer:
                 writer[p[k] - 1] = k
         entry_folds += [(c, q) for q in range(folds) if q in writer]
+        # the folds with a row: -1 (the chain-start row), those entry rows write, and tasks: with
+        # entry folds a fold whose nearest fold below with a row is two below (its readers could
+        # not skip it), else every one
+        kept = [-1]
+        for q in range(folds):
+            if q in writer or not entry[c] or q - kept[-1] == 2:
+                kept.append(q)
+        below = {q: max(x for x in kept if x < q) for q in range(folds + 1)}
         q = 0
         for k in range(a, b):
             while q < min(p[k] - late[c], folds):
-                if q not in writer:
-                    slots.append((c, "fold", q, writer))
+                if q not in writer and q in kept:
+                    slots.append((c, "fold", q, (writer, below)))
                 q += 1
-            slots += [(c, "strip", (k, s), writer) for s in range(S[k])]
+            slots += [(c, "strip", (k, s), (writer, below)) for s in range(S[k])]
     case_of = np.array([x[0] for x in slots], dtype=np.int64)
     case_tasks = np.searchsorted(case_of, np.arange(C + 1))
     T = len(slots)
@@ -596,25 +613,30 @@ def reference_tasks(flat: FlatCases, rows_per_lane: int, floors, late, entry, in
     stride_t = gpu_plan.target_stride(n)
     tgt_off = tgt0 + gpu_plan.TARGET_MARGIN + np.cumsum(stride_t) - stride_t
     row_of = {}
-    for i, (c, kind, what, writer) in enumerate(slots):
+    def inputs(c, q, below):
+        """Fold q's inputs: the nearest fold below with a row, the last rows by last after it."""
+        a, b = start[c], below[q]
+        return {"in_row": fold_row_of[c, b] if b >= 0 else NONE, "in2_row": last_row[by_last[a + b + 1]],
+                "in3_row": last_row[by_last[a + q]] if b == q - 2 else NONE}
+
+    for i, (c, kind, what, (writer, below)) in enumerate(slots):
         t, a = launch[i], start[c]
         rec = dict.fromkeys(TASK_FIELDS, 0) | {"n": n[c], "out_row": row_at[i], "entry_row": NONE}
         if kind == "fold":
-            rec |= {"kind": KIND_FOLD, "in_row": fold_row_of[c, what - 1] if what else NONE,
-                    "in2_row": last_row[by_last[a + what]]}
+            rec |= {"kind": KIND_FOLD} | inputs(c, what, below)
         else:
             k, s = what
             head = last[k] - first[k] + 1 - (S[k] - 1) * P
             rows = head if s == 0 else P
             lane_rows = gpu_plan.strip_lane_rows(rows, floors[c], rows_per_lane)
             rec |= {"kind": KIND_STRIP, "tgt": tgt_off[c], "base": exon_base[k] + (0 if s == 0 else head + (s - 1) * P),
-                    "rows": rows, "lane_rows": lane_rows, "moves": moves, "in_row": NONE, "in2_row": NONE}
+                    "rows": rows, "lane_rows": lane_rows, "moves": moves, "in_row": NONE, "in2_row": NONE,
+                    "in3_row": NONE}
             moves += gpu_plan.strip_move_units(n[c], rows, lane_rows)
             if s:
                 rec["in_row"] = row_of[k, s - 1]
             elif p[k]:
-                rec["in2_row"] = last_row[by_last[a + p[k] - 1]]
-                rec["in_row"] = fold_row_of[c, p[k] - 2] if p[k] > 1 else NONE
+                rec |= inputs(c, p[k] - 1, below)
                 rec["entry_row"] = fold_row_of[c, p[k] - 1] if writer.get(p[k] - 1) == k else NONE
             row_of[k, s] = row_at[i]
             last_row[k] = row_at[i]

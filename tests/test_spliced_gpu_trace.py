@@ -69,10 +69,11 @@ def predecessor(exons, rows, a, k, j0, gap, free=False) -> int:
     """The exon the path came from into exon k's entry row at column j0 (largest last, then the
     lowest position, among exons a..k-1 with last < first(k) whose last row reaches the entry
     row's value there), or -1: the path began at the chain-start row (-gap*j, free ends 0)."""
-    first, _, _, _, in_, in2 = (int(v) for v in exons[k][:6])
+    first, in_ = int(exons[k, E["first"]]), int(exons[k, E["in"]])
     value = (0 if free else -gap * j0) if in_ == NONE else int(rows[in_ + j0])
-    if in2 != NONE:
-        value = max(value, int(rows[in2 + j0]))
+    for extra in (int(exons[k, E["in2"]]), int(exons[k, E["in3"]])):
+        if extra != NONE:
+            value = max(value, int(rows[extra + j0]))
     best, pred = -1, -1
     for e in range(a, k):
         last = int(exons[e, E["last"]])
@@ -141,7 +142,7 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
         g, length = 0, 0
         held = np.full(WARP, -1, dtype=np.int64)
         while True:
-            first, last, bo, row, in_, in2, s0, s = (int(v) for v in exons[k][:8])
+            first, last, bo, s0, s = (int(exons[k, E[name]]) for name in ("first", "last", "base", "strip0", "strips"))
             r, jj, g0 = last - first + 1, j, g
             st = None
             lo = r

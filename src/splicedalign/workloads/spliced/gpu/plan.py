@@ -16,13 +16,18 @@ Compiled (numba) passes over a whole batch of test cases, each linear in its exo
   (its ``entry_row``; for the cases ``build_plan``'s ``entry_folds`` names), so that no warp
   slot waits on the fold's inputs for it (the 10 sets' kernels 68.8 -> 66.0 ms; a chain-bound
   launch's fold would come one entry-row window late, so those keep theirs: launch.Tuning.late_folds).
-* two inputs per task, ``in`` and ``in2``, each a row of an earlier task or none: a task's
-  entry row is max(in, in2), ``in`` = none meaning the chain-start row -gap*j and ``in2`` = none
-  meaning no second row. A later strip of an exon reads the strip above it (``in``); an exon's
-  first strip reads M_{p_k - 2} (``in``) and the last row of the (p_k - 1)-th exon by ``last``
-  (``in2``), whose max is M_{p_k - 1}: it does not wait for fold p_k - 1, so on a dependent chain
-  the hand-off is strip -> strip; a fold q reads M_{q-1} (``in``) and the q-th exon's last row
-  (``in2``).
+* up to three inputs per task, ``in``, ``in2`` and ``in3``, each a row of an earlier task or
+  none: a task's entry row is max(in, in2, in3), ``in`` = none meaning the chain-start row
+  -gap*j and ``in2``, ``in3`` = none meaning no such row. A later strip of an exon reads the
+  strip above it (``in``); an exon's first strip reads M_{p_k - 2} (``in``) and the last row of
+  the (p_k - 1)-th exon by ``last`` (``in2``), whose max is M_{p_k - 1}: it does not wait for
+  fold p_k - 1, so on a dependent chain the hand-off is strip -> strip; a fold q reads M_{q-1}
+  (``in``) and the q-th exon's last row (``in2``).
+* a fold q that no entry row equals, where M_{q-1} has a row (entry folds only), need have no
+  row at all: its readers (exons with p_k = q + 2, fold q + 1) read M_{q-1} and the last rows of
+  the q-th and (q + 1)-th exons by ``last`` instead (``in``, ``in2``, ``in3``), the max of the
+  three being M_{q+1}. So of a run of g folds that no entry row equals, floor(g / 2) are tasks
+  (the paper set's fold tasks: see _case_counts and docs/gpu.md).
 
 Tasks are listed in an order consistent with every case's dependencies (a producer before its
 consumers); interleaving cases by relative position keeps many independent tasks in flight.
@@ -58,9 +63,9 @@ BLOCKS_PER_SM = 2_048 // THREADS
 
 # The task record: TASK_FIELDS int32 per task, field f at offset TASK_<F> (the kernel gets the
 # offsets as -D macros, see kernel_defines). None (no input row) is NONE.
-TASK_FIELDS = ("kind", "n", "tgt", "base", "rows", "lane_rows", "in_row", "in2_row", "out_row", "moves",
+TASK_FIELDS = ("kind", "n", "tgt", "base", "rows", "lane_rows", "in_row", "in2_row", "in3_row", "out_row", "moves",
                "entry_row")
-(F_KIND, F_N, F_TGT, F_BASE, F_ROWS, F_LANE_ROWS, F_IN_ROW, F_IN2_ROW, F_OUT_ROW, F_MOVES,
+(F_KIND, F_N, F_TGT, F_BASE, F_ROWS, F_LANE_ROWS, F_IN_ROW, F_IN2_ROW, F_IN3_ROW, F_OUT_ROW, F_MOVES,
  F_ENTRY_ROW) = range(len(TASK_FIELDS))
 NONE = -1
 NFIELDS = len(TASK_FIELDS)
@@ -69,12 +74,13 @@ KIND_STRIP, KIND_FOLD = 0, 1
 # tgt + j); base (strip): offset of the strip's first exon row in the packed bases; rows
 # (strip): exon rows in the strip, 1..32*lane_rows; lane_rows (strip): rows each lane holds for
 # this strip, the least power of two >= MIN_LANE_ROWS that fits the strip (up to the launch's
-# rows_per_lane); in_row, in2_row: the inputs' row offsets (rows of tasks earlier in launch
-# order), NONE if absent; out_row: offset of the row
+# rows_per_lane); in_row, in2_row, in3_row: the inputs' row offsets (rows of tasks earlier in
+# launch order), NONE if absent (in3_row only beside in2_row, only in plans with entry folds);
+# out_row: offset of the row
 # this task writes; moves (strip): offset of the strip's moves, in MOVE_UNIT words, in the
 # move storage of a launch that records them (see below), NONE in a recording launch's copy
 # for the strips a follower records (followed_tasks); entry_row (strip): where an exon's first
-# strip writes its entry row max(in, in2), the fold M_{p_k - 1} it stands in for, else NONE.
+# strip writes its entry row max(in, in2, in3), the fold M_{p_k - 1} it stands in for, else NONE.
 # Fields a kind does not use are 0.
 
 # PRMT selectors: t_j's code c (0..7) becomes c * SEL_SPREAD | SEL_SIGN: byte c of a row's
@@ -130,15 +136,15 @@ MOVE_UNIT = WARP
 TR_DIAG, TR_UP, TR_LEFT = 0, 1, 2  # trace_chains' decoded moves
 # trace_chains (one warp per case) walks the moves; its inputs: per exon TRACE_EXON_FIELDS
 # int32 (first, last in the case's base; base: packed offset of its first row; row: its last
-# row in row storage; in/in2: the entry-row inputs of its first strip, NONE if absent;
+# row in row storage; in/in2/in3: the entry-row inputs of its first strip, NONE if absent;
 # strip0/strips: its strips' launch indices at strip_task[strip0 .. strip0 + strips - 1], top
 # to bottom; p: p_k, its case's exons with last < first; and, not about this exon, the case's
 # exon by ``last`` at this row's rank in the case, for the predecessor search: by_last (its row
 # in this table), by_last_last and by_last_row (its last and last row)), per case
 # TRACE_CASE_FIELDS int64 (its exons exon0..exon1-1; n; tgt: selector offset; ops: end of its op
 # region).
-TRACE_EXON_FIELDS = ("first", "last", "base", "row", "in", "in2", "strip0", "strips", "p", "by_last", "by_last_last",
-                     "by_last_row")
+TRACE_EXON_FIELDS = ("first", "last", "base", "row", "in", "in2", "in3", "strip0", "strips", "p", "by_last",
+                     "by_last_last", "by_last_row")
 TRACE_CASE_FIELDS = ("exon0", "exon1", "n", "tgt", "ops")
 TRACE_BLOCK_THREADS = 128
 # trace_chains' predecessor search: candidates per lane in flight (rounds of WARP * PRED_UNROLL).
@@ -213,9 +219,10 @@ def least_lane_rows(ctype: str) -> int:
 
 def entry_folds(ctype: str, rows_per_lane: int) -> bool:
     """Whether the plans of score type ``ctype`` and ``rows_per_lane`` may let exons' first strips
-    write the folds their entry rows equal (module doc): only the throughput kernels (int scores,
-    at most DENSE_LANE_ROWS) carry that store (wavefront.cu, ENTRY): an int64 sweep, at its
-    register bound, would spill with it."""
+    write the folds their entry rows equal, and give the folds right above those no row (their
+    readers read three rows: module doc): only the throughput kernels (int scores, at most
+    DENSE_LANE_ROWS) carry that store and a third input (wavefront.cu, ENTRY and THREE): an int64
+    sweep, at its register bound, would spill with them."""
     return ctype == "int" and rows_per_lane <= DENSE_LANE_ROWS
 
 
@@ -515,7 +522,9 @@ def _prefix(counts):  # pragma: no cover - compiled
 def _case_counts(exon_start, first, last, n, p, S, folds, entry, floors, stride, P,
                  parts):  # pragma: no cover - compiled
     """(fold_base: each case's first fold; fold_exon: the exon whose first strip writes fold q
-    (the first with p_k = q + 1, where the case's ``entry`` allows), else -1: a task; and, case
+    (the first with p_k = q + 1, where the case's ``entry`` allows), else FOLD_TASK, or, where
+    ``entry`` allows and fold q - 1 has a row, FOLD_SKIPPED (no row: its readers read three
+    rows, module doc); and, case
     after case from 0 (C+1,): case_tasks (each case's first slot, case-major), its first strip,
     its strips' first move unit (MOVE_UNIT words, strips in exon order) and its entry folds'
     first row after the tasks' rows (each fold a row of the case's ``stride``)). In ``parts``
@@ -529,17 +538,26 @@ def _case_counts(exon_start, first, last, n, p, S, folds, entry, floors, stride,
     for g in prange(parts):
         for c in range(edges[g], edges[g + 1]):
             a, b = exon_start[c], exon_start[c + 1]
-            fold_exon[fold_base[c]:fold_base[c + 1]] = -1
+            fold_exon[fold_base[c]:fold_base[c + 1]] = FOLD_TASK
             strips_c = units_c = 0
             for k in range(a, b):
                 strips_c += S[k]
                 units_c += exon_move_units(n[c], last[k] - first[k] + 1, P, floors[c])
                 if entry[c] and 0 < p[k] <= folds[c] and fold_exon[fold_base[c] + p[k] - 1] < 0:
                     fold_exon[fold_base[c] + p[k] - 1] = k
-            written = 0
+            written = folded = 0
+            kept = -1  # the highest fold below q with a row (-1: the chain-start row)
             for q in range(folds[c]):
-                written += fold_exon[fold_base[c] + q] >= 0
-            tasks[c] = strips_c + folds[c] - written
+                f = fold_base[c] + q
+                if fold_exon[f] >= 0:
+                    written += 1
+                    kept = q
+                elif entry[c] and q == kept + 1:
+                    fold_exon[f] = FOLD_SKIPPED  # its readers read fold q - 1 and two last rows
+                else:
+                    folded += 1
+                    kept = q
+            tasks[c] = strips_c + folded
             strips[c], units[c], entries[c] = strips_c, units_c, written * stride[c]
     return fold_base, fold_exon, _prefix(tasks), _prefix(strips), _prefix(units), _prefix(entries)
 
@@ -685,6 +703,22 @@ def _in_slot_order(case_tasks, stride, launch, row):  # pragma: no cover - compi
     return start[C]
 
 
+# fold_exon's marks (_case_counts) of a fold no exon's first strip writes: a task, or no row at all.
+FOLD_TASK, FOLD_SKIPPED = -1, -2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fold_inputs(tasks, t, q, fold_exon, fold_row, fb, last_row, by_last, a):  # pragma: no cover - compiled
+    """Task t's inputs for fold q of the case whose folds start at fold_exon[fb] (its exons from
+    ``a``): the highest fold below q with a row (``in``: none for -1, the chain-start row) and
+    the last rows of the exons by last after it up to the q-th (``in2``, and ``in3`` where fold
+    q - 1 has none); q = -1 (an exon with p_k = 0): none at all."""
+    below = q - 1 if q <= 0 or fold_exon[fb + q - 1] != FOLD_SKIPPED else q - 2
+    tasks[t, F_IN_ROW] = fold_row[fb + below] if below >= 0 else NONE
+    tasks[t, F_IN2_ROW] = last_row[by_last[a + below + 1]] if q >= 0 else NONE
+    tasks[t, F_IN3_ROW] = last_row[by_last[a + q]] if below == q - 2 else NONE
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def _write_tasks(tasks, exon_start, first, last, n, tgt_off, exon_base, P, floors, late, by_last, p, S, folds,
                  fold_base, fold_exon, case_tasks, case_strips, case_units, entry_rows, stride, launch, row, rows0,
@@ -718,15 +752,14 @@ def _write_tasks(tasks, exon_start, first, last, n, tgt_off, exon_base, P, floor
             q = 0
             for k in range(a, b):
                 while q < min(p[k] - late[c], folds[c]):
-                    if fold_exon[fb + q] < 0:
+                    if fold_exon[fb + q] == FOLD_TASK:
                         t = launch[slot]
                         fold_row[fb + q] = rows0 + row[slot]
                         tasks[t, F_KIND] = KIND_FOLD
                         tasks[t, F_N] = n[c]
                         tasks[t, F_TGT] = tasks[t, F_BASE] = tasks[t, F_ROWS] = tasks[t, F_LANE_ROWS] = 0
                         tasks[t, F_MOVES] = 0
-                        tasks[t, F_IN_ROW] = fold_row[fb + q - 1] if q > 0 else NONE
-                        tasks[t, F_IN2_ROW] = last_row[by_last[a + q]]  # the added exon's last row
+                        _fold_inputs(tasks, t, q, fold_exon, fold_row, fb, last_row, by_last, a)
                         tasks[t, F_OUT_ROW] = rows0 + row[slot]
                         tasks[t, F_ENTRY_ROW] = NONE
                         slot += 1
@@ -736,14 +769,13 @@ def _write_tasks(tasks, exon_start, first, last, n, tgt_off, exon_base, P, floor
                 for s in range(S[k]):
                     t = launch[slot]
                     rows = head if s == 0 else P
-                    in_row = in2_row = entry_row = NONE
+                    entry_row = NONE
                     if s > 0:  # the strip above
-                        in_row = rows0 + row[slot - 1]
-                    elif p[k] > 0:  # M_{p_k - 2} and the last row of the (p_k - 1)-th exon by last
-                        in2_row = last_row[by_last[a + p[k] - 1]]
-                        if p[k] > 1:
-                            in_row = fold_row[fb + p[k] - 2]
-                        if p[k] <= folds[c] and fold_exon[fb + p[k] - 1] == k:
+                        tasks[t, F_IN_ROW] = rows0 + row[slot - 1]
+                        tasks[t, F_IN2_ROW] = tasks[t, F_IN3_ROW] = NONE
+                    else:  # fold p_k - 1's inputs (none for p_k = 0: the chain-start row)
+                        _fold_inputs(tasks, t, p[k] - 1, fold_exon, fold_row, fb, last_row, by_last, a)
+                        if 0 < p[k] <= folds[c] and fold_exon[fb + p[k] - 1] == k:
                             entry_row = fold_row[fb + p[k] - 1]
                     lane_rows = strip_lane_rows(rows, floors[c], widest)
                     tasks[t, F_KIND] = KIND_STRIP
@@ -752,8 +784,6 @@ def _write_tasks(tasks, exon_start, first, last, n, tgt_off, exon_base, P, floor
                     tasks[t, F_BASE] = exon_base[k] + (0 if s == 0 else head + (s - 1) * P)
                     tasks[t, F_ROWS] = rows
                     tasks[t, F_LANE_ROWS] = lane_rows
-                    tasks[t, F_IN_ROW] = in_row
-                    tasks[t, F_IN2_ROW] = in2_row
                     tasks[t, F_OUT_ROW] = rows0 + row[slot]
                     tasks[t, F_MOVES] = moves
                     tasks[t, F_ENTRY_ROW] = entry_row
@@ -1007,7 +1037,7 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase] | None = None,
                        bounds, records)
 
 
-(TE_FIRST, TE_LAST, TE_BASE, TE_ROW, TE_IN, TE_IN2, TE_STRIP0, TE_STRIPS, TE_P, TE_BY_LAST, TE_BY_LAST_LAST,
+(TE_FIRST, TE_LAST, TE_BASE, TE_ROW, TE_IN, TE_IN2, TE_IN3, TE_STRIP0, TE_STRIPS, TE_P, TE_BY_LAST, TE_BY_LAST_LAST,
  TE_BY_LAST_ROW) = range(len(TRACE_EXON_FIELDS))
 
 
@@ -1020,7 +1050,7 @@ def _trace_exons(first, last, tasks, strip_task, strip_start, last_row, p, by_la
         b = by_last[k]
         out[k, TE_FIRST], out[k, TE_LAST] = first[k], last[k]
         out[k, TE_BASE], out[k, TE_ROW] = tasks[t, F_BASE], last_row[k]
-        out[k, TE_IN], out[k, TE_IN2] = tasks[t, F_IN_ROW], tasks[t, F_IN2_ROW]
+        out[k, TE_IN], out[k, TE_IN2], out[k, TE_IN3] = tasks[t, F_IN_ROW], tasks[t, F_IN2_ROW], tasks[t, F_IN3_ROW]
         out[k, TE_STRIP0], out[k, TE_STRIPS], out[k, TE_P] = strip_start[k], strip_start[k + 1] - strip_start[k], p[k]
         out[k, TE_BY_LAST], out[k, TE_BY_LAST_LAST], out[k, TE_BY_LAST_ROW] = b, last[b], last_row[b]
     return out

@@ -13,12 +13,14 @@
 //  * fold: M_q = max(M_{q-1}, last row of the q-th exon by `last`) (SPEC section 2, running
 //    max), M_{-1} being the chain-start row: -gap*j, or 0 with free target ends (FREE, a
 //    template flag: the global kernels are compiled as without it).
-// A task's entry row is max(in, in2) of its two input rows (in absent: the chain-start row;
-// in2 absent: in alone), so an exon's first strip combines M_{p-2} with the last row of the
-// (p-1)-th exon by `last` itself instead of waiting for fold p-1: on a dependent chain the row
-// that arrives last is that exon's, and the hand-off is strip -> strip. That entry row is fold
-// p-1 itself: where the plan says so (Task::entry_row), the strip writes it, and that fold is no
-// task (no warp slot spent trailing its inputs).
+// A task's entry row is max(in, in2, in3) of its input rows (in absent: the chain-start row;
+// in2, in3 absent: no such row), so an exon's first strip combines M_{p-2} with the last row of
+// the (p-1)-th exon by `last` itself instead of waiting for fold p-1: on a dependent chain the
+// row that arrives last is that exon's, and the hand-off is strip -> strip. That entry row is
+// fold p-1 itself: where the plan says so (Task::entry_row), the strip writes it, and that fold
+// is no task (no warp slot spent trailing its inputs). Where fold p-2 is neither such a row nor
+// worth a task (plan.py: the plans with entry folds, THREE below), the strip (or fold) reads
+// M_{p-3} and the last rows of the (p-2)-th and (p-1)-th exons by `last` instead.
 // Rows validate themselves: row storage starts as EMPTY (every byte EMPTY_BYTE: far below any
 // score; the host sets it with a memset before the launch) and each word is written once, so a
 // word other than EMPTY is final. Producers store with relaxed stores and no fence; a consumer
@@ -40,7 +42,7 @@
 // in flight while the warp computes this one (shared memory, strip_task); (2) the entry row
 // enters at the first lane holding an exon row: lanes above it hold only padding rows, which
 // are the identity on entry rows (below), so a short exon's strip has less skew and fewer
-// steps; (3) a fold folds whatever both inputs have written (1 to 32 column blocks) instead of
+// steps; (3) a fold folds whatever its inputs have written (1 to 32 column blocks) instead of
 // waiting for a fixed width. Waits are bounded: a wait that exceeds WAIT_LIMIT_CYCLES sets the
 // error word (the host raises) instead of hanging.
 // Padding rows as identity: a shifted entry row e'(j) = e(j) + gap*j is non-decreasing in j
@@ -144,11 +146,12 @@ __device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_gr
 __device__ __forceinline__ void copy_wait() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
 
 // Each warp's shared memory for its strip's entry row: the poll in flight (one block of each
-// input row per lane), the window (block b at b & 31), and where the strip writes its entry
-// row (Task::entry_row; kept here, not in a register through the sweep).
-template <typename T> struct EntryBuffers {
-    Vec<T> in[32], in2[32], window[32];
-    int entry_row;
+// input row per lane; the third input's in kernels whose plans have them, THREE), the window
+// (block b at b & 31), where the strip writes its entry row (Task::entry_row) and its third
+// input row (Task::in3_row; both kept here, not in registers through the sweep).
+template <typename T, bool THREE> struct EntryBuffers {
+    Vec<T> in[32], in2[32], in3[THREE ? 32 : 1], window[32];
+    int entry_row, in3_row;
     TASK_CLOCK(unsigned long long ready, waited, windows;)  // task clocks (lane 0 writes them)
 };
 
@@ -165,7 +168,7 @@ __device__ constexpr int move_words(int lane_rows) { return (lane_rows * COLS * 
 
 // The task record (plan.TASK_FIELDS), read field by field at the offsets the host defines.
 struct Task {
-    int kind, n, tgt, base, rows, lane_rows, in_row, in2_row, out_row, moves, entry_row;
+    int kind, n, tgt, base, rows, lane_rows, in_row, in2_row, in3_row, out_row, moves, entry_row;
 };
 // Loads through L2 only (ld.global.cg): a fed launch's tasks are copied in while it runs, and
 // the non-coherent or L1 copy of a line could predate them (feed.py).
@@ -180,6 +183,7 @@ __device__ __forceinline__ Task load_task(const int* __restrict__ tasks, int i) 
     t.lane_rows = __ldcg(r + TASK_LANE_ROWS);
     t.in_row = __ldcg(r + TASK_IN_ROW);
     t.in2_row = __ldcg(r + TASK_IN2_ROW);
+    t.in3_row = __ldcg(r + TASK_IN3_ROW);
     t.out_row = __ldcg(r + TASK_OUT_ROW);
     t.moves = __ldcg(r + TASK_MOVES);
     t.entry_row = __ldcg(r + TASK_ENTRY_ROW);
@@ -213,10 +217,10 @@ __device__ __forceinline__ void row_profile(int b, int match2, int mismatch2, un
     hi = (unsigned)(mismatch2 & 0xff) * 0x01010101u;
 }
 
-template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool FREE, bool EARLY>
+template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool THREE, bool FREE, bool EARLY>
 __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
                            const int* __restrict__ tsel, T* rows, unsigned* moves,
-                           int match, int mismatch, int gap, int* error, EntryBuffers<T>& eb) {
+                           int match, int mismatch, int gap, int* error, EntryBuffers<T, THREE>& eb) {
     constexpr int MW = move_words(R);
     const int lane = threadIdx.x & 31;
     const int n = t.n, exon_rows = t.rows;
@@ -270,17 +274,28 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     // paper set's score kernel took 10.51 ms against 10.60). Block u not written: its lane alone polls until it is.
     const bool has_entry = has_in || has_in2;  // warp-uniform
     if (ENTRY && lane == 0) eb.entry_row = t.entry_row;  // read after a window's __syncwarp
+    if constexpr (THREE) {  // (only beside in2: has_entry)
+        if (lane == 0) eb.in3_row = t.in3_row;
+        __syncwarp();
+    }
+    // the third input's block b into the poll's buffer, if the task has that input
+    auto copy3 = [&](int b) {
+        if constexpr (THREE) {
+            if (eb.in3_row != TASK_NONE) copy_async(&eb.in3[lane], rows + eb.in3_row + b * COLS);
+        }
+    };
     auto poll = [&](int from) {
         const int b = from + ((lane - from) & 31);
         if (b < blocks) {
             if (has_in) copy_async(&eb.in[lane], in + b * COLS);
             if (has_in2) copy_async(&eb.in2[lane], in2 + b * COLS);
+            copy3(b);
         }
         copy_commit();
     };
     // the shifted entry of block b = jp / COLS from the polled inputs (no `in`: the chain-start
-    // row -gap*j, shifted: 0; FREE: 0, shifted: gap*j); whether both inputs had written it
-    auto entry = [&](const Vec<T>& a, const Vec<T>& a2, int jp, Vec<T>& e) {
+    // row -gap*j, shifted: 0; FREE: 0, shifted: gap*j); whether every input had written it
+    auto entry = [&](const Vec<T>& a, const Vec<T>& a2, const Vec<T>& a3, int jp, Vec<T>& e) {
         bool ok = true;
         if constexpr (FREE) {  // max(in or 0, in2), shifted (fewer live registers: int64 spilled)
             ok = (!has_in || written(a)) && (!has_in2 || written(a2));
@@ -302,6 +317,13 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
                 ok &= written(a2);
 #pragma unroll
                 for (int q = 0; q < COLS; ++q) e.v[q] = max(e.v[q], a2.v[q] + (T)gap * (jp + q));
+            }
+        }
+        if constexpr (THREE) {
+            if (eb.in3_row != TASK_NONE) {
+                ok &= written(a3);
+#pragma unroll
+                for (int q = 0; q < COLS; ++q) e.v[q] = max(e.v[q], a3.v[q] + (T)gap * (jp + q));
             }
         }
         return ok;
@@ -329,7 +351,8 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
                 while (true) {
                     copy_wait();
                     Vec<T> e;
-                    const bool ok = entry(eb.in[lane], eb.in2[lane], b * COLS, e) || b >= blocks;
+                    const bool ok = entry(eb.in[lane], eb.in2[lane], eb.in3[THREE ? lane : 0], b * COLS, e) ||
+                                    b >= blocks;
                     // blocks written in a row from block u (lane u & 31 on): bit 0 is block u. A
                     // block's copy that showed it written holds its final scores, so after a
                     // probe of block u the other lanes' copies from the last poll still count.
@@ -349,6 +372,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
                     if (lane == (u & 31)) {  // block u not written yet: its lane polls it alone
                         if (has_in) copy_async(&eb.in[lane], in + b * COLS);
                         if (has_in2) copy_async(&eb.in2[lane], in2 + b * COLS);
+                        copy3(b);
                     }
                     copy_commit();
                 }
@@ -449,29 +473,32 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 // ENTRY: the sweeps write entry rows standing in for folds (Task::entry_row), compiled only into
 // the kernels whose plans can have them (plan.entry_folds: int scores, the throughput kernels; an
 // int64 sweep would spill, and a chain kernel with the store was 2-3% slower: IL1RAPL1 8.07 -> 8.26 ms).
-template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool FREE, bool EARLY>
+template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool THREE, bool FREE, bool EARLY>
 __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __restrict__ base,
                                           const int* __restrict__ tsel, T* rows, unsigned* moves,
-                                          int match, int mismatch, int gap, int* error, EntryBuffers<T>& eb) {
+                                          int match, int mismatch, int gap, int* error, EntryBuffers<T, THREE>& eb) {
     if constexpr (R > (sizeof(T) == sizeof(int) ? MIN_LANE_ROWS : WIDE_MIN_LANE_ROWS)) {
         if (t.lane_rows < R) {
-            strip_any<T, R / 2, BYTES, MODE, ENTRY, FREE, EARLY>(t, base, tsel, rows, moves, match, mismatch, gap, error,
-                                                                 eb);
+            strip_any<T, R / 2, BYTES, MODE, ENTRY, THREE, FREE, EARLY>(t, base, tsel, rows, moves, match, mismatch, gap,
+                                                                        error, eb);
             return;
         }
     }
-    strip_task<T, R, BYTES, MODE, ENTRY, FREE, EARLY>(t, base, tsel, rows, moves, match, mismatch, gap, error, eb);
+    strip_task<T, R, BYTES, MODE, ENTRY, THREE, FREE, EARLY>(t, base, tsel, rows, moves, match, mismatch, gap, error,
+                                                             eb);
 }
 
-template <typename T, bool FREE>
-__device__ void fold_task(const Task& t, T* rows, int gap, int* error, EntryBuffers<T>& eb) {
+template <typename T, bool THREE, bool FREE>
+__device__ void fold_task(const Task& t, T* rows, int gap, int* error, EntryBuffers<T, THREE>& eb) {
     const int lane = threadIdx.x & 31;
     const int n = t.n;
-    const bool has_in = t.in_row != TASK_NONE;  // M_{q-1}; absent for fold 0
+    const bool has_in = t.in_row != TASK_NONE;  // the fold below with a row; absent: the chain-start row
+    const bool has_in3 = THREE && t.in3_row != TASK_NONE;
     const T* prev = rows + t.in_row;
-    const T* L = rows + t.in2_row;  // the q-th exon's last row, always present
+    const T* L = rows + t.in2_row;  // the next exon's last row by `last`, always present
+    const T* L3 = rows + t.in3_row;  // where the fold below has no row: the q-th exon's
     T* out = rows + t.out_row;
-    // Per pass the 32 blocks from c0, one per lane; the blocks both inputs have written without
+    // Per pass the 32 blocks from c0, one per lane; the blocks all inputs have written without
     // a gap from c0 (at least one) are folded (a fold on the critical path lags its inputs by a
     // round trip only).
     for (int c0 = 0; c0 <= n;) {
@@ -483,8 +510,14 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error, EntryBuff
             bool ok = true;
             Vec<T> m;
             if (j0 <= n && (!probe || lane == 0)) {
-                const Vec<T> a = load_poll(L + j0);
+                Vec<T> a = load_poll(L + j0);
                 ok = written(a);
+                if (has_in3) {
+                    const Vec<T> a3 = load_poll(L3 + j0);
+                    ok &= written(a3);
+#pragma unroll
+                    for (int q = 0; q < COLS; ++q) a.v[q] = max(a.v[q], a3.v[q]);
+                }
                 if (has_in) {
                     const Vec<T> b = load_poll(prev + j0);
                     ok &= written(b);
@@ -533,6 +566,9 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
                                                      const int* feed) {
     static_assert(MODE != MODE_RECORD || R <= DENSE_LANE_ROWS, "wider launches record in a follower (solver._launch)");
     constexpr bool ENTRY = sizeof(T) == sizeof(int) && R <= DENSE_LANE_ROWS && MODE != MODE_FOLLOW;
+    // Entry rows and folds of three inputs: in the plans with entry folds (plan.entry_folds), whose
+    // followers read them too.
+    constexpr bool THREE = sizeof(T) == sizeof(int) && R <= DENSE_LANE_ROWS;
     // The score kernels (int) load each step's selectors a step early (strip_task). Measured on the
     // paper set's replays (H100, 5 seeds): at the 2 blocks per SM of a score launch (launch.Tuning.
     // score_blocks_per_sm) 4-7% faster than loading them at the step's start (10 sets: 74.0 ->
@@ -542,8 +578,8 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
     // every other warp ready more often. So not in the recording kernel.
     constexpr bool EARLY = MODE == MODE_SCORE && sizeof(T) == sizeof(int);
     const int lane = threadIdx.x & 31;
-    __shared__ EntryBuffers<T> entry_buffers[THREADS / 32];
-    EntryBuffers<T>& eb = entry_buffers[threadIdx.x / 32];
+    __shared__ EntryBuffers<T, THREE> entry_buffers[THREADS / 32];
+    EntryBuffers<T, THREE>& eb = entry_buffers[threadIdx.x / 32];
     TASK_CLOCK(if (blockIdx.x == 0 && threadIdx.x == 0) task_start = clock_ns();)
     while (true) {
         int i = 0;
@@ -554,13 +590,13 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
         TASK_CLOCK(const unsigned long long taken = clock_ns();
                    if (lane == 0) { eb.ready = taken; eb.waited = 0; eb.windows = 0; })
         if (t.kind == KIND_FOLD) {
-            if (MODE != MODE_FOLLOW) fold_task<T, FREE>(t, rows, gap, next_task + 1, eb);
+            if (MODE != MODE_FOLLOW) fold_task<T, THREE, FREE>(t, rows, gap, next_task + 1, eb);
         } else if (MODE == MODE_RECORD && t.moves == TASK_NONE) {
             // a long chain's strip, its moves recorded by a follower: at score speed on the chain
-            strip_any<T, R, BYTES, MODE_SCORE, ENTRY, FREE, false>(t, base, tsel, rows, moves, match, mismatch, gap,
-                                                                  next_task + 1, eb);
-        } else strip_any<T, R, BYTES, MODE, ENTRY, FREE, EARLY>(t, base, tsel, rows, moves, match, mismatch, gap,
-                                                                next_task + 1, eb);
+            strip_any<T, R, BYTES, MODE_SCORE, ENTRY, THREE, FREE, false>(t, base, tsel, rows, moves, match, mismatch,
+                                                                         gap, next_task + 1, eb);
+        } else strip_any<T, R, BYTES, MODE, ENTRY, THREE, FREE, EARLY>(t, base, tsel, rows, moves, match, mismatch, gap,
+                                                                       next_task + 1, eb);
         __syncwarp();
         TASK_CLOCK(if (lane == 0 && i < TASK_TIMES) {
             unsigned sm;
@@ -717,7 +753,8 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
     unsigned cur_word = 0;  // the word the path is in, in every lane (the word loop below)
     while (true) {
         const int* ek = ex + (long long)k * TE_FIELDS;
-        const int first = ek[TE_FIRST], last = ek[TE_LAST], bo = ek[TE_BASE], in = ek[TE_IN], in2 = ek[TE_IN2];
+        const int first = ek[TE_FIRST], last = ek[TE_LAST], bo = ek[TE_BASE], in = ek[TE_IN], in2 = ek[TE_IN2],
+                  in3 = ek[TE_IN3];
         const int s0 = ek[TE_STRIP0];
         int s = ek[TE_STRIPS];
         int r = last - first + 1, jj = j;
@@ -795,6 +832,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
         const int j0 = jj;
         T pv = in == TASK_NONE ? (FREE ? (T)0 : -(T)gap * j0) : __ldg(rows + in + j0);
         if (in2 != TASK_NONE) pv = max(pv, __ldg(rows + in2 + j0));
+        if (in3 != TASK_NONE) pv = max(pv, __ldg(rows + in3 + j0));
         // The candidates are the case's first p_k exons by last (TE_P; table rows a.. hold them,
         // TE_BY_LAST*), scanned from the largest last down, 32 * PRED_UNROLL at a time with their
         // loads in flight; the first round with a hit holds the predecessor, unless exons of the
