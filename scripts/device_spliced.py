@@ -146,15 +146,18 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
                "gpu": GpuSolver(poison=True, device_trace=False),
                "gpu-compare": GpuSolver(poison=True, byte_profile=False, device_trace=False),
                "gpu-trace": GpuSolver(poison=True, device_trace=True),
-               "gpu-trace-compare": GpuSolver(poison=True, byte_profile=False, device_trace=True)}
+               "gpu-trace-compare": GpuSolver(poison=True, byte_profile=False, device_trace=True),
+               # the recording kernel's moves (Tuning.recompute off: walks that read every strip's)
+               "gpu-trace-record": GpuSolver(poison=True, device_trace=True, tuning=Tuning(recompute=False))}
     # fed launches (score only, never-seen cases: feed.py), then the same cases again (the fed
     # plan replayed as a planned launch), then traced (the fed plan recording moves, walked)
     fed = GpuSolver(poison=True, device_trace=True, tuning=Tuning(feed_shares=FED_SHARES))
     # traced calls on never-seen cases fed too (Tuning.feed_record: the recording launch, its
     # follower after window 0, the walks behind): the device traceback's choices, exactly
-    fed_record = GpuSolver(poison=True, device_trace=True, tuning=Tuning(feed_shares=FED_SHARES, feed_record=True))
+    fed_record = GpuSolver(poison=True, device_trace=True,
+                           tuning=Tuning(feed_shares=FED_SHARES, feed_record=True, recompute=False))
     # the device traceback must make exactly the host traceback's choices
-    same_as = {"gpu-trace": "gpu", "gpu-trace-compare": "gpu-compare"}
+    same_as = {"gpu-trace": "gpu", "gpu-trace-compare": "gpu-compare", "gpu-trace-record": "gpu"}
     sequential = get_solver("sequential")
     t0 = time.perf_counter()
     rand = random_cases(rng, args.random)

@@ -63,10 +63,12 @@ def test_shared_limits_are_defined_once():
 def test_spliced_variants_are_the_shipped_instances():
     """What the spliced solver asks for (every launch configuration) is exactly what
     wavefront.cu's nvcc block instantiates: 16 wavefront kernels per target-end mode, trace per
-    type and mode, gather and the free ends' finals per type, the inputs' encoding."""
+    wavefront shape (type, rows per lane, profile: a walk recomputes moves as its launch's kernel
+    computes them) and mode, gather and the free ends' finals per type, the inputs' encoding."""
     names = next(k.names for k in FILES if k.source.name == "wavefront.cu")
-    assert len(names) == 41 and "encode_inputs" in names and sum(n.startswith("wavefront<") for n in names) == 32
-    assert sum(n.endswith(", true>") for n in names) == 16 + 2
+    assert len(names) == 49 and "encode_inputs" in names and sum(n.startswith("wavefront<") for n in names) == 32
+    assert sum(n.startswith("trace_chains<") for n in names) == 12
+    assert sum(n.endswith(", true>") for n in names) == 16 + 6
 
 
 def _fake_index(tmp_path: Path, source: Path, defines: dict, digest: str | None = None) -> Path:

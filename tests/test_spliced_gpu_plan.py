@@ -8,6 +8,7 @@ and the kernel's score algebra are right; only the CUDA transcription is left to
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -72,6 +73,42 @@ def record_moves(moves: np.ndarray, t: dict, ups: list[np.ndarray], w_rows: list
         np.bitwise_or.at(moves, idx, (field.astype(np.uint64) << bit.astype(np.uint64)).astype(np.uint32))
 
 
+def entry_row(t: dict, rows: np.ndarray, scoring: Scoring) -> np.ndarray:
+    """A task's entry row max(in, in2, in3) over columns 0..n; no `in`: the chain-start row
+    (-gap*j; free ends 0); no `in2`, `in3`: no such row (in3 only beside in2)."""
+    n = t["n"]
+    assert t["in3_row"] == NONE or t["in2_row"] != NONE
+    entry = -scoring.lead * np.arange(n + 1) if t["in_row"] == NONE else rows[t["in_row"]: t["in_row"] + n + 1]
+    for extra in (t["in2_row"], t["in3_row"]):
+        if extra != NONE:
+            entry = np.maximum(entry, rows[extra: extra + n + 1])
+    return entry
+
+
+def strip_sweep(t: dict, entry: np.ndarray, base: np.ndarray, target: np.ndarray,
+                scoring: Scoring) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """A strip's shifted rows (ups[rho]: the row above strip row rho, ups[P] its last) and its
+    rows' shifted letter scores over columns 0..n from its entry row: exon rows at the bottom,
+    padding rows (which copy the entry row) on top."""
+    n, b, gap = t["n"], t["rows"], scoring.gap
+    P = WARP * t["lane_rows"]
+    codes = target[t["tgt"] + 1: t["tgt"] + n + 1]
+    up = entry + gap * np.arange(n + 1)  # shifted: h' = h + gap * (rows so far + j)
+    ups, w_rows = [up], []
+    for rho in range(P):
+        if rho < P - b:
+            w = np.zeros(n, dtype=np.int64)  # padding row copies its entry row
+        else:
+            bc = base[t["base"] + rho - (P - b)]
+            w = np.where(codes == bc, scoring.match, scoring.mismatch) + 2 * gap
+        cand = up.copy()
+        cand[1:] = np.maximum(up[:-1] + w, up[1:])
+        up = np.maximum.accumulate(cand)  # the horizontal term is a running max
+        ups.append(up)
+        w_rows.append(w)
+    return ups, w_rows
+
+
 def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | None = None,
               written: np.ndarray | None = None) -> np.ndarray:
     """Row storage after running every task in launch order, as the kernel defines them; with
@@ -91,13 +128,7 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | No
         for row in (t["in_row"], t["in2_row"], t["in3_row"]):  # written whole by a task earlier in launch order
             assert row == NONE or (rows[row: row + n + 1] != EMPTY).all(), "task reads a row not produced before it"
         assert follower or (rows[t["out_row"]: t["out_row"] + n + 1] == EMPTY).all(), "a row written twice"
-        # entry = max(in, in2, in3); no `in`: the chain-start row (-gap*j; free ends 0); no `in2`,
-        # `in3`: no such row (in3 only beside in2)
-        assert t["in3_row"] == NONE or t["in2_row"] != NONE
-        entry = -scoring.lead * j if t["in_row"] == NONE else rows[t["in_row"] : t["in_row"] + n + 1]
-        for extra in (t["in2_row"], t["in3_row"]):
-            if extra != NONE:
-                entry = np.maximum(entry, rows[extra : extra + n + 1])
+        entry = entry_row(t, rows, scoring)
         # Shifted entry rows are non-decreasing: padding rows (prefix max) are the identity on
         # them, which lets the kernel skip lanes holding only padding rows.
         assert np.all(np.diff(entry + gap * j) >= 0)
@@ -118,24 +149,10 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | No
             assert t["kind"] == KIND_STRIP and 1 <= b <= WARP * lane_rows <= WARP * rows_per_lane
             assert lane_rows & (lane_rows - 1) == 0
             assert lane_rows >= min(max(MIN_LANE_ROWS, 1 << max(0, (b - 1) // WARP).bit_length()), rows_per_lane)
-            P = WARP * lane_rows  # rows of this strip: exon rows at the bottom, padding on top
-            codes = plan.target[t["tgt"] + 1 : t["tgt"] + n + 1]
-            up = entry + gap * j  # shifted: h' = h + gap * (rows so far + j)
-            ups, w_rows = [up], []
-            for rho in range(P):
-                if rho < P - b:
-                    w = np.zeros(n, dtype=np.int64)  # padding row copies its entry row
-                else:
-                    bc = plan.base[t["base"] + rho - (P - b)]
-                    w = np.where(codes == bc, scoring.match, scoring.mismatch) + 2 * gap
-                cand = up.copy()
-                cand[1:] = np.maximum(up[:-1] + w, up[1:])
-                up = np.maximum.accumulate(cand)  # the horizontal term is a running max
-                ups.append(up)
-                w_rows.append(w)
+            ups, w_rows = strip_sweep(t, entry, plan.base, plan.target, scoring)
             if moves is not None and t["moves"] != NONE:
                 record_moves(moves, t, ups, w_rows)
-            out = up - gap * (b + j)
+            out = ups[-1] - gap * (b + j)
             if follower:
                 np.testing.assert_array_equal(rows[t["out_row"] : t["out_row"] + n + 1], out)
             else:
@@ -524,14 +541,13 @@ def test_fed_recording_plan_of_a_paper_set():
     (feed.host_feed, Tuning.feed_record): its long chains first, the follower's tasks those of
     the launch planned whole (plan.followed_tasks of its Plan: the same strips, rows per lane),
     its moves within the bound, the walks' tasks the Plan's but for the followed strips."""
-    from dataclasses import replace
 
     from splicedalign.workloads.spliced.gpu import feed
     from splicedalign.workloads.spliced.synthetic import paper_set
 
     print("seed 4")
     cases = paper_set(4, bases=60)
-    tuning = replace(launch.TUNING, feed_record=True)
+    tuning = replace(launch.TUNING, feed_record=True, recompute=False)
     fed = feed.host_feed(cases, tuning, record=True)
     assert fed is not None and fed.long > 0 and fed.follow_least == MIN_LANE_ROWS
     plan = feed.fed_on_host(fed)
@@ -743,8 +759,8 @@ def test_follower_leaves_its_kernel_room():
 
 def test_blocks_per_sm_by_launch():
     """A throughput launch's int score kernel (selectors loaded a step early) runs at
-    Tuning.score_blocks_per_sm, fewer than fit; a recording or int64 one at all that fit; a
-    chain-bound one at chain_blocks_per_sm."""
+    Tuning.score_blocks_per_sm, fewer than fit, also where its walks recompute moves; a recording
+    or int64 one at all that fit; a chain-bound one at chain_blocks_per_sm."""
     throughput = launch.Tuning(throughput_cases=1)
     flat = FlatCases.of(tiny_set(bases=1))  # 2 cases
 
@@ -753,7 +769,9 @@ def test_blocks_per_sm_by_launch():
 
     assert 1 <= throughput.score_blocks_per_sm < gpu_plan.MIN_BLOCKS_PER_SM
     assert per_sm("int", False) == throughput.score_blocks_per_sm
-    assert per_sm("int", True) == per_sm("long long", False) == gpu_plan.BLOCKS_PER_SM
+    assert per_sm("int", True) == throughput.score_blocks_per_sm
+    recording = replace(throughput, recompute=False)
+    assert per_sm("int", True, recording) == per_sm("long long", False) == gpu_plan.BLOCKS_PER_SM
     assert per_sm("int", False, launch.TUNING) == launch.TUNING.chain_blocks_per_sm  # 2 cases: chain-bound
 
 
@@ -945,16 +963,21 @@ def test_kernel_variant():
 
     c = config("int", 8, True)
     assert (c.rows_per_lane, c.kernels, c.names) == (8, ("wavefront<int, 8, true, 0, false>",), (
-        "wavefront<int, 8, true, 0, false>", "encode_inputs", "gather_rows<int>", "trace_chains<int, false>"))
+        "wavefront<int, 8, true, 0, false>", "encode_inputs", "gather_rows<int>", "trace_chains<int, 8, true, false>"))
     # free target ends: the FREE kernels and the finals kernel
     c = launch.configure(flat, "int", True, True, True, rows_per_lane=8, free_ends=True)
     assert c.free_ends and c.names == ("wavefront<int, 8, true, 0, true>", "wavefront<int, 8, true, 2, true>",
                                        "last_row_max<int>", "encode_inputs", "gather_rows<int>",
-                                       "trace_chains<int, true>")
+                                       "trace_chains<int, 8, true, true>")
     assert c.finals_kernel == "last_row_max<int>"
     throughput = launch.Tuning(throughput_cases=1)
-    c = config("int", 2, False, True, throughput)
+    c = config("int", 2, False, True, replace(throughput, recompute=False))
     assert (c.rows_per_lane, c.kernels, c.mode) == (2, ("wavefront<int, 2, false, 1, false>",), gpu_plan.MODE_RECORD)
+    # walks that recompute moves (Tuning.recompute): the score kernel, the walk at the kernel's shape
+    c = config("int", 2, False, True, throughput)
+    assert (c.kernels, c.mode, c.record, c.recompute) == (("wavefront<int, 2, false, 0, false>",),
+                                                          gpu_plan.MODE_SCORE, True, True)
+    assert c.names[-1] == "trace_chains<int, 2, false, false>"
     # a follower launch runs the score kernel and the follower
     assert config("int", 8, True, True).kernels == ("wavefront<int, 8, true, 0, false>",
                                                     "wavefront<int, 8, true, 2, false>")

@@ -14,7 +14,15 @@ import numpy as np
 import pytest
 from conftest import golden_case
 from helpers import random_spliced_case as random_case
-from test_spliced_gpu_plan import _fake_function, _FakeCupy, fake_gpu, model_run
+from test_spliced_gpu_plan import (
+    _fake_function,
+    _FakeCupy,
+    entry_row,
+    fake_gpu,
+    model_run,
+    record_moves,
+    strip_sweep,
+)
 
 from splicedalign.workloads.spliced.backtrack import trace_chain
 from splicedalign.workloads.spliced.base import final_scores
@@ -39,10 +47,11 @@ from splicedalign.workloads.spliced.gpu.plan import (
     build_plan,
     move_shift,
     move_words,
+    scratch_layout,
     selectors,
     trace_inputs,
 )
-from splicedalign.workloads.spliced.gpu.solver import CaseIds, GpuSolver
+from splicedalign.workloads.spliced.gpu.solver import MOVES_POISON, CaseIds, GpuSolver
 from splicedalign.workloads.spliced.oracle import alignment_problems
 from splicedalign.workloads.spliced.records import (
     OP_DEL,
@@ -119,17 +128,21 @@ class Strip:
         return self.at + (u * WARP + lane) * self.mw + rr // 4, move_shift(self.lr, rr, j % COLS)
 
 
-def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, gap, stats=None,
+def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, scoring, stats=None,
                 best=None):
     """What trace_chains writes (ops, out_case, out_exon), case by case, with its word cache:
     the 32 lanes' held word indices, reloaded in the last move's direction on a miss (asserts
-    that lane 0 then holds the word). ``stats`` (a dict) counts moves and reloads. ``best``:
-    free target ends (trace_chains<T, true>): each exon's final score and its first column
-    (last_row_max), where the walk starts; no leading target letters against gaps."""
+    that lane 0 then holds the word). ``stats`` (a dict) counts moves, reloads and strips swept.
+    ``best``: free target ends (trace_chains<T, R, BYTES, true>): each exon's final score and its
+    first column (last_row_max), where the walk starts; no leading target letters against gaps.
+    A case with a scratch region recomputes each strip's moves as it enters it, up to its column
+    (the region poisoned first: a word the sweep did not write reads as a wrong move)."""
+    gap = scoring.gap
     free = best is not None
     lanes = np.arange(WARP)
+    target = (tsel & SEL_CODE_MASK).astype(np.int64)
     for c in range(table.shape[0]):
-        a, b, n, tgt, ops_end = (int(v) for v in table[c])
+        a, b, n, tgt, ops_end, scratch = (int(v) for v in table[c])
         ops_cap = ops_end - (int(table[c - 1, CF["ops"]]) if c else 0)
         codes = (tsel[tgt: tgt + n + 1] & SEL_CODE_MASK).astype(np.int64)
         if free:
@@ -148,13 +161,24 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
             lo = r
             direction = TR_DIAG
             inside = None  # the kernel's walk inside a word: (word, its next cell's bit)
+            swept = True
             while r > 0:
                 while r <= lo:
                     s -= 1
                     st = Strip(tasks, int(strips[s0 + s]), lo)
                     lo = st.lo
+                    swept = scratch == NONE
                 mv = TR_UP
                 if jj > 0:
+                    if not swept:  # the strip's sweep up to column jj into the case's scratch
+                        t = {name: int(v) for name, v in zip(TASK_FIELDS, tasks[int(strips[s0 + s])])}
+                        region = gpu_plan.strip_move_units(t["n"], t["rows"], t["lane_rows"]) * MOVE_UNIT
+                        moves[scratch * MOVE_UNIT: scratch * MOVE_UNIT + region] = MOVES_POISON
+                        t.update(n=jj, moves=scratch)
+                        record_moves(moves, t, *strip_sweep(t, entry_row(t, rows, scoring), base, target, scoring))
+                        st.at, held[:], swept = scratch * MOVE_UNIT, -1, True
+                        if stats is not None:
+                            stats["swept"] = stats.get("swept", 0) + 1
                     want, bit = st.index(r, jj)
                     assert inside is None or inside == (want, bit), "the in-word walk lost its cell"
                     if not (held == want).any():
@@ -204,11 +228,14 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
         out_case[2 * c: 2 * c + 2] = (length, g)
 
 
-def traced_by_model(cases, scoring, rows_per_lane=2, stats=None):
+def traced_by_model(cases, scoring, rows_per_lane=2, stats=None, recompute=False):
+    """The walks' chains and alignments on the models; ``recompute``: the kernel records no moves
+    and every walk recomputes its strips' (plan.py, "Recomputed moves")."""
     plan = build_plan(cases, rows_per_lane)
-    moves = np.zeros(plan.moves_size, dtype=np.uint32)
-    rows = model_run(plan, scoring, rows_per_lane, moves)
-    info = trace_inputs(plan, cases)
+    scratch, end = scratch_layout(plan.n, (), rows_per_lane, 0) if recompute else (None, plan.moves_size // MOVE_UNIT)
+    moves = np.full(end * MOVE_UNIT, MOVES_POISON, dtype=np.uint32)
+    rows = model_run(plan, scoring, rows_per_lane, None if recompute else moves)
+    info = trace_inputs(plan, cases, scratch=scratch)
     ops = np.full(info.ops_size, 0xFF, dtype=np.uint8)
     out_case = np.full(2 * len(cases), -1, dtype=np.int32)
     out_exon = np.full(4 * info.exons.shape[0], -1, dtype=np.int32)
@@ -217,12 +244,12 @@ def traced_by_model(cases, scoring, rows_per_lane=2, stats=None):
         last = [rows[o: o + plan.n[c] + 1] for o, c in zip(plan.last_row, plan.exon_case)]
         best = np.array([r.max() for r in last]), np.array([np.argmax(r) for r in last])
     model_trace(info.cases, info.exons, info.strips, plan.tasks, rows, plan.base, selectors(plan.target), moves, ops,
-                out_case, out_exon, scoring.gap, stats, best)
+                out_case, out_exon, scoring, stats, best)
     return outputs.device_traceback(info, (0, len(cases)), out_case, out_exon, ops, 0, leading=not scoring.free_ends)
 
 
-def check_against_cpu(cases, scoring, rows_per_lane=2, stats=None):
-    got = traced_by_model(cases, scoring, rows_per_lane, stats)
+def check_against_cpu(cases, scoring, rows_per_lane=2, stats=None, recompute=False):
+    got = traced_by_model(cases, scoring, rows_per_lane, stats, recompute)
     for case, chain, alignment, _ in zip(cases, *got):
         dtype = score_dtype(case.m, case.n, scoring)
         rows = get_solver("sequential").last_rows(case, scoring, dtype)
@@ -240,15 +267,18 @@ def test_model_trace_matches_cpu_trace_random():
     cases = [random_case(rng, f"t{i}") for i in range(20)] + tiny_set(bases=2)
     for scoring in (Scoring(), Scoring(2, -3, 1), Scoring(1, -1, 0)):
         for ends in TARGET_ENDS:
-            check_against_cpu(cases, Scoring(scoring.match, scoring.mismatch, scoring.gap, ends))
+            for recompute in (False, True):
+                check_against_cpu(cases, Scoring(scoring.match, scoring.mismatch, scoring.gap, ends),
+                                  recompute=recompute)
 
 
 def test_model_trace_golden(golden):
     pairs = [golden_case(g) for g in golden]
     for scoring in {s for _, s in pairs}:
         for ends in TARGET_ENDS:
-            check_against_cpu([c for c, s in pairs if s == scoring],
-                              Scoring(scoring.match, scoring.mismatch, scoring.gap, ends))
+            for recompute in (False, True):
+                check_against_cpu([c for c, s in pairs if s == scoring],
+                                  Scoring(scoring.match, scoring.mismatch, scoring.gap, ends), recompute=recompute)
 
 
 def long_exon_case(rng) -> TestCase:
@@ -271,6 +301,10 @@ def test_model_trace_long_exons_and_wide_targets():
     check_against_cpu(cases, Scoring(), rows_per_lane=8, stats=stats)
     assert stats["moves"] > 20 * stats["reloads"], stats
     check_against_cpu(cases, Scoring(target_ends="free"), rows_per_lane=8)
+    swept: dict[str, int] = {}  # recomputed: every strip a path enters off column 0 swept once
+    for ends in TARGET_ENDS:
+        check_against_cpu(cases, Scoring(target_ends=ends), rows_per_lane=8, stats=swept, recompute=True)
+    assert swept["swept"] > len(cases), swept
 
 
 def test_trace_sizes():
@@ -306,12 +340,14 @@ def _fake_function_with_trace(file, name, all_names, defines):
         return _fake_function(file, name, all_names, defines)
     assert name in all_names and defines == gpu_plan.kernel_defines()
 
-    free = {"true>": True, "false>": False}[name.split(",")[1].strip()]
+    free = {"true>": True, "false>": False}[name.split(",")[3].strip()]
 
     def trace(grid, block, args):
-        table, ncases, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, gap, score, col = args
-        assert int(ncases) == table.shape[0] and grid[0] * block[0] >= 32 * int(ncases)
-        model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, int(gap),
+        (table, ncases, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, match, mismatch, gap,
+         score, col, error) = args
+        assert int(ncases) == table.shape[0] and grid[0] * block[0] >= 32 * int(ncases) and error.size == 1
+        model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon,
+                    Scoring(int(match), int(mismatch), int(gap), "free" if free else "global"),
                     best=(score, col) if free else None)
     return trace
 
@@ -599,10 +635,10 @@ def _streams_entered(monkeypatch) -> list:
     return current
 
 
-def most_moves(cases, rows_per_lane: int = 2, throughput_cases: int = 1) -> int:
-    """The most move words a recording launch of one of ``cases`` takes (launch.launch_move_words):
-    a budget of a few cases a launch."""
-    tuning = launch.Tuning(throughput_cases=throughput_cases)
+def most_moves(cases, rows_per_lane: int = 2, throughput_cases: int = 1, recompute: bool = True) -> int:
+    """The most move words a recording launch of one of ``cases`` takes (launch.launch_move_words;
+    ``recompute``: Tuning.recompute): a budget of a few cases a launch."""
+    tuning = launch.Tuning(throughput_cases=throughput_cases, recompute=recompute)
     return max(launch.launch_move_words(FlatCases.of([c]), "int", tuning, rows_per_lane) for c in cases)
 
 
@@ -622,9 +658,10 @@ def test_move_storage_kept_and_reused(monkeypatch):
     cases = _long_chain_cases(38)
     want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
     rows = max(launch.launch_rows(FlatCases.of([c]), 2) for c in cases)
-    words = most_moves(cases)
-    for tuning in (launch.Tuning(throughput_cases=1, move_budget=3 * words, row_budget=4 * rows),  # a few launches
-                   launch.Tuning(throughput_cases=4, feed_record=True)):  # one fed launch
+    words = most_moves(cases, recompute=False)
+    for tuning in (launch.Tuning(throughput_cases=1, move_budget=3 * words, row_budget=4 * rows,  # a few launches
+                                 recompute=False),
+                   launch.Tuning(throughput_cases=4, feed_record=True, recompute=False)):  # one fed launch
         solver = GpuSolver(rows_per_lane=2 if not tuning.feed_record else None, poison=True, tuning=tuning)
         for call in range(2):
             made.clear()
@@ -718,7 +755,7 @@ def test_walks_beside_the_next_kernel(monkeypatch):
     cases = _long_chain_cases(37)
     rows = max(launch.launch_rows(FlatCases.of([c]), 2) for c in cases)  # budgets of a few cases a launch
     solver = GpuSolver(rows_per_lane=2, tuning=launch.Tuning(  # launches of a few cases, walks of a few each
-        throughput_cases=1, move_budget=most_moves(cases), row_budget=2 * rows,
+        throughput_cases=1, move_budget=2 * most_moves(cases), row_budget=2 * rows,
         walk_shares=(0.3, 0.6)))
     want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
     got = solver.solve_many(cases, Scoring(), traceback=True)
@@ -771,24 +808,31 @@ def test_next_walks_outputs_copied_before_this_ones_records(monkeypatch):
     assert all(not e[2] for e in log if e[0] == "copy")
 
 
-def test_long_chains_recorded_by_a_follower(monkeypatch):
-    """A throughput launch that records moves computes the strips of its longest chains
-    (launch.long_chains) at score speed and a follower records their moves (exactly those
+@pytest.mark.parametrize("recompute", [True, False])
+def test_long_chains_recorded_by_a_follower(monkeypatch, recompute):
+    """A throughput launch that traces back on the device computes the strips of its longest
+    chains (launch.long_chains) at score speed and a follower records their moves (exactly those
     strips, in launch order); the other cases are walked first, those after the follower;
-    chains and alignments stay `sequential`'s."""
+    chains and alignments stay `sequential`'s. Tuning.recompute: its kernel is the score kernel,
+    and the move storage holds the follower's moves from 0 and then only each other case's walk
+    scratch (plan.scratch_layout), every walk of those cases recomputing (the walks' case table);
+    off: the kernel records the other strips' moves, the follower's after the plan's."""
     calls = []
 
     def recording(file, name, all_names, defines):
         kernel = _fake_function_with_trace(file, name, all_names, defines)
 
         def run(grid, block, args):
-            if name.startswith(("wavefront", "trace_chains")):
-                calls.append((name, args[0].copy() if name.startswith("wavefront") else int(args[1])))
+            if name.startswith("wavefront"):
+                calls.append((name, args[0].copy(), args[6].size))
+            elif name.startswith("trace_chains"):
+                calls.append((name, int(args[1]), args[0][:, gpu_plan.TRACE_CASE_FIELDS.index("scratch")].copy()))
             kernel(grid, block, args)
         return run
 
     fake_gpu(monkeypatch, recording)
-    tuning = launch.Tuning(throughput_cases=4, walk_shares=(0.2,))  # a share that splits these cases' paths
+    # a share that splits these cases' paths
+    tuning = launch.Tuning(throughput_cases=4, walk_shares=(0.2,), recompute=recompute)
     cases = _long_chain_cases(33)
     assert launch.long_chains(cases, tuning) == [2, 5]
     want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
@@ -798,12 +842,13 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
         got = solver.solve_many(cases, Scoring(), traceback=traceback)
         assert [(g.score, g.chain, g.alignment) for g in got] == [
             (w.score, w.chain, w.alignment) if traceback else (w.score, None, None) for w in want]
-        waves = [(name, tasks) for name, tasks in calls if name.startswith("wavefront")]
+        waves = [call for call in calls if call[0].startswith("wavefront")]
         if not traceback:
-            assert [n.split(",")[3].strip(" >") for n, _ in waves] == [str(gpu_plan.MODE_SCORE)]
+            assert [n.split(",")[3].strip(" >") for n, _, _ in waves] == [str(gpu_plan.MODE_SCORE)]
             continue
-        (record, tasks), (follow, followed) = waves
-        assert record.endswith(f"{gpu_plan.MODE_RECORD}, false>") and follow.endswith(f"{gpu_plan.MODE_FOLLOW}, false>")
+        (record, tasks, words), (follow, followed, _) = waves
+        mode = gpu_plan.MODE_SCORE if recompute else gpu_plan.MODE_RECORD
+        assert record.endswith(f"{mode}, false>") and follow.endswith(f"{gpu_plan.MODE_FOLLOW}, false>")
         plan = solver._cache[next(iter(solver._cache))].plan
         exons = [e for c in (2, 5) for e in range(plan.exon_start[c], plan.exon_start[c + 1])]
         ids = sorted(t for e in exons for t in plan.strip_task[plan.strip_start[e]:plan.strip_start[e + 1]])
@@ -814,15 +859,23 @@ def test_long_chains_recorded_by_a_follower(monkeypatch):
         assert ((lr == gpu_plan.MIN_LANE_ROWS) | (gpu_plan.WARP * lr // 2 < rows)).all()
         assert (gpu_plan.WARP * lr >= rows).all() and (lr <= plan.tasks[ids][:, F["lane_rows"]]).all()
         at = followed[:, F["moves"]].astype(np.int64) * gpu_plan.MOVE_UNIT
-        assert at[0] == plan.moves_size and (np.diff(at) > 0).all()
+        assert at[0] == (0 if recompute else plan.moves_size) and (np.diff(at) > 0).all()
         unrecorded = np.flatnonzero(tasks[:, gpu_plan.TASK_FIELDS.index("moves")] == gpu_plan.NONE)
         assert unrecorded.tolist() == ids
+        follower_end = int(at[-1]) + gpu_plan.MOVE_UNIT * gpu_plan.strip_move_units(
+            *(int(followed[-1, F[f]]) for f in ("n", "rows", "lane_rows")))
+        scratch, end = gpu_plan.scratch_layout(plan.n, [2, 5], 8, follower_end // gpu_plan.MOVE_UNIT)
+        assert words == (gpu_plan.MOVE_UNIT * end if recompute else follower_end)
+        assert not recompute or words < plan.moves_size  # fewer words than the plan's strips' moves
         # the others' paths walked first, short ones before long ones (the host builds their
-        # records meanwhile), then the followed ones
+        # records meanwhile), then the followed ones (their moves recorded, not recomputed)
         walks = launch.walks(cases, [2, 5], tuning)
         assert len(walks) == 3 and walks[-1] == [2, 5]
         assert sorted(i for w in walks[:-1] for i in w) == [0, 1, 3, 4, 6, 7, 8, 9]
-        assert [count for name, count in calls if name.startswith("trace_chains")] == [len(w) for w in walks]
+        traces = [call for call in calls if call[0].startswith("trace_chains")]
+        assert [count for _, count, _ in traces] == [len(w) for w in walks]
+        for (_, _, got), walk in zip(traces, walks):
+            np.testing.assert_array_equal(got, scratch[walk] if recompute else gpu_plan.NONE)
 
 
 def test_followed_tasks_equal_a_plain_reading():
@@ -885,7 +938,7 @@ def test_fed_recording_launch_host_path(monkeypatch):
     print("seed 43")
     long = gene_like(rng, Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
     cases = [random_case(rng, f"f{i}") for i in range(10)] + long + [random_case(rng, f"g{i}") for i in range(10)]
-    tuning = launch.Tuning(throughput_cases=4, feed_shares=(0.2, 0.3), feed_record=True)
+    tuning = launch.Tuning(throughput_cases=4, feed_shares=(0.2, 0.3), feed_record=True, recompute=False)
     for scoring in (Scoring(), Scoring(2, -3, 1, "free")):
         want = get_solver("sequential").solve_many(cases, scoring, traceback=True)
         whole = GpuSolver(poison=True, tuning=replace(tuning, feed_record=False)).solve_many(cases, scoring, True)
@@ -953,7 +1006,7 @@ def test_fed_recording_launch_takes_nothing_new_while_its_kernel_waits(monkeypat
     print("seed 47")
     long = gene_like(rng, Shape(m=6_000, K=200, n=120, exon_mean=40), name="long", targets=2)
     cases = long + [random_case(rng, f"f{i}") for i in range(24)]
-    tuning = launch.Tuning(throughput_cases=4, feed_shares=(0.2, 0.3), feed_record=True)
+    tuning = launch.Tuning(throughput_cases=4, feed_shares=(0.2, 0.3), feed_record=True, recompute=False)
     got = GpuSolver(tuning=tuning).solve_many(cases, Scoring(), traceback=True)
     want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
     assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]

@@ -24,6 +24,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     MODE_FOLLOW,
     MODE_RECORD,
     MODE_SCORE,
+    MOVE_UNIT,
     NEG_SHIFT_INT,
     THREADS,
     WARP,
@@ -33,6 +34,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     move_words,
     round_up,
     shifted_bound,
+    strip_scratch_units,
 )
 from splicedalign.workloads.spliced.records import Scoring, TestCase
 
@@ -169,6 +171,14 @@ class Tuning:
     # (paper set cold: traced 26-29 ms, as planned whole: its recording kernel ran 17.4 ms against
     # 13.6-15.9 planned, its follower ended 3.3 ms after it): off.
     feed_record: bool = False
+    # A traced throughput launch runs its score kernel (no moves recorded but its followed long
+    # chains', by their follower) and each other case's walk recomputes the moves of the strips
+    # it enters from row storage (plan.py, "Recomputed moves"): a walk reads only its chain's
+    # exons (11.5% of synthetic.paper_set(2012)'s cells beside its followed chains), while the
+    # recording kernel paid ~4 more instructions a cell on every cell, and its move storage
+    # shrinks to one strip's per case (2 paper sets: 0.19x the recording kernel's). False: the
+    # kernel records every strip's moves (MODE_RECORD; a fed recording launch, feed_record, does).
+    recompute: bool = True
 
     def chain_bound(self, cases: int) -> bool:
         """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""
@@ -216,6 +226,7 @@ class LaunchConfig:
     follow_blocks_per_sm: int  # of the follower, if any
     least: int                # the fewest rows per lane the kernels sweep (plan.least_lane_rows)
     free_ends: bool = False   # free target ends (Scoring.target_ends): the kernels' FREE flag
+    recompute: bool = False   # a recording launch whose walks recompute moves (Tuning.recompute): a score kernel
 
     @property
     def kernels(self) -> tuple[str, ...]:
@@ -243,7 +254,8 @@ class LaunchConfig:
         inputs' encoding, the gather and the trace kernel."""
         finals = (self.finals_kernel,) if self.free_ends else ()
         return self.kernels + finals + (ENCODE_KERNEL, f"gather_rows<{self.ctype}>",
-                                        f"trace_chains<{self.ctype}, {self._free}>")
+                                        f"trace_chains<{self.ctype}, {self.rows_per_lane}, "
+                                        f"{'true' if self.byte_profile else 'false'}, {self._free}>")
 
 
 def configure(flat: FlatCases, ctype: str, byte_profile: bool, traceback: bool, on_device: bool,
@@ -253,25 +265,29 @@ def configure(flat: FlatCases, ctype: str, byte_profile: bool, traceback: bool, 
     strip at that width, one block per SM, and records moves (device traceback) in a follower on
     the SMs the chain leaves idle; a throughput-bound one holds rows_per_lane, its short strips
     narrower, its folds late, and records in its score kernel, except its longest chains', which
-    it computes at score speed and a follower records. ``rows_per_lane`` overrides the width;
-    ``free_ends``: free target ends (Scoring.target_ends), the kernels' FREE flag."""
+    it computes at score speed and a follower records (Tuning.recompute: its kernel is the score
+    kernel, recording no moves, and its walks recompute them but the long chains').
+    ``rows_per_lane`` overrides the width; ``free_ends``: free target ends (Scoring.target_ends),
+    the kernels' FREE flag."""
     cases = len(flat)
     chain = tuning.chain_bound(cases)
     record = traceback and on_device
     R, least, follow = launch_widths(cases, ctype, record, tuning, rows_per_lane)
     followed = tuple(long_chains(flat, tuning)) if record and not follow else ()
+    recompute = record and not follow and tuning.recompute
     floors = lane_rows_floor(flat, R, least, tuning)
     late = late_folds(flat, tuning)
     # (the int score kernels load selectors early, wavefront.cu: at 3 blocks per SM that was slower)
-    per_sm = (tuning.chain_blocks_per_sm if chain else tuning.score_blocks_per_sm if ctype == "int" and not record
-              else BLOCKS_PER_SM)
+    per_sm = (tuning.chain_blocks_per_sm if chain else tuning.score_blocks_per_sm
+              if ctype == "int" and (not record or recompute) else BLOCKS_PER_SM)
+    mode = MODE_FOLLOW if follow else MODE_RECORD if record and not recompute else MODE_SCORE
     # A follower beside a chain-bound kernel and the kernel must both be resident (the follower
     # waits on rows only the kernel writes): together at most the MIN_BLOCKS_PER_SM that fit.
-    return LaunchConfig(ctype, R, byte_profile, MODE_FOLLOW if follow else MODE_RECORD if record else MODE_SCORE,
+    return LaunchConfig(ctype, R, byte_profile, mode,
                         record, traceback and not record, followed, floors, late, late & entry_folds(ctype, R),
                         min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm,
                         tuning.follow_blocks_per_sm if followed else min(per_sm, MIN_BLOCKS_PER_SM // 2), least,
-                        free_ends)
+                        free_ends, recompute)
 
 
 def launch_widths(cases: int, ctype: str, record: bool, tuning: Tuning = TUNING,
@@ -313,12 +329,19 @@ def move_words_many(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int) -
     return _storage(FlatCases.of(cases), rows_per_lane)[1]
 
 
-def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool, gather: bool) -> np.ndarray:
+def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool, gather: bool,
+               recompute: Tuning | None = None) -> np.ndarray:
     """Device bytes each case takes in a launch at most: its row storage, its moves when the
     launch records them (move_words_many's bound: the share a split cuts by; plan_launches counts
     each launch's as planned, MoveWords), its exons' last rows when they are gathered, and its
-    inputs (tasks, bases, selectors, trace records; generously)."""
+    inputs (tasks, bases, selectors, trace records; generously). ``recompute``: the tuning of a
+    recording throughput launch whose walks recompute moves (Tuning.recompute): a case's moves are
+    its walk's scratch, and the bound only for the cases a follower may record (K at least
+    long_chain_share of the most)."""
     rows, words = _storage(flat, rows_per_lane)
+    if record and recompute is not None and recompute.recompute and len(flat):
+        long = flat.K >= recompute.long_chain_share * flat.K.max()
+        words = np.where(long, words, 0) + strip_scratch_units(flat.n.astype(np.int64), rows_per_lane) * MOVE_UNIT
     out = rows * itemsize + (words * 4 if record else 0)
     if gather:
         out = out + flat.K * (flat.n + 1) * itemsize
@@ -458,8 +481,18 @@ class MoveWords:
         floor = min(least, R)
         long = a + np.asarray(long_chains(self.flat.K[a:b], t), dtype=np.int64)
         at = lambda f: self._sum(f, R)[long + 1] - self._sum(f, R)[long]  # noqa: E731
+        if t.recompute and not follow:  # the followed copies, then each other case's scratch
+            scratch = self._scratch(R)
+            return int(at(least).sum() + (scratch[b] - scratch[a]) - (scratch[long + 1] - scratch[long]).sum())
         words = self._sum(floor, R)[b] - self._sum(floor, R)[a] + (at(R) - at(floor)).sum()
         return int(words + (0 if follow else at(least).sum()))
+
+    def _scratch(self, R: int) -> np.ndarray:
+        """(C+1,) running sums of each case's scratch words (plan.strip_scratch_units)."""
+        if (0, R) not in self._sums:
+            words = strip_scratch_units(self.flat.n.astype(np.int64), R) * MOVE_UNIT
+            self._sums[0, R] = np.concatenate([[0], np.cumsum(words)])
+        return self._sums[0, R]
 
 
 # A call's move storage within this share of Tuning.move_budget below it is made the budget's
@@ -516,7 +549,8 @@ def launch_sizes(flat: FlatCases, ctype: str, record: bool, gather: bool, free: 
     """(C,) the device bytes each case takes at most in a launch of score type ``ctype`` (``record``,
     ``gather``: case_bytes') at ``rows_per_lane`` (default: a throughput launch's; a recording
     chain launch's: chain_sizes); GpuMemoryError (one line) when a case cannot fit in ``free`` bytes."""
-    sizes = case_bytes(flat, rows_per_lane or tuning.rows_per_lane, score_dtype(ctype).itemsize, record, gather)
+    R = rows_per_lane or tuning.rows_per_lane
+    sizes = case_bytes(flat, R, score_dtype(ctype).itemsize, record, gather, tuning if R <= DENSE_LANE_ROWS else None)
     _fits(flat, sizes, free)
     return sizes
 

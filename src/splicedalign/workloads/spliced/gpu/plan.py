@@ -142,10 +142,15 @@ TR_DIAG, TR_UP, TR_LEFT = 0, 1, 2  # trace_chains' decoded moves
 # exon by ``last`` at this row's rank in the case, for the predecessor search: by_last (its row
 # in this table), by_last_last and by_last_row (its last and last row)), per case
 # TRACE_CASE_FIELDS int64 (its exons exon0..exon1-1; n; tgt: selector offset; ops: end of its op
-# region).
+# region; scratch: where its walk recomputes moves, NONE where they were recorded: see below).
+# Recomputed moves (launch.Tuning.recompute): a traced throughput launch runs its score kernel and
+# records no moves but its followed long chains' (a follower's); the walk of every other case
+# recomputes the moves of each strip it enters from the strip's input rows in row storage (the
+# strip's sweep of a follower, wavefront.cu, up to the walk's column only) into its case's scratch
+# region of strip_scratch_units, then walks them as recorded ones.
 TRACE_EXON_FIELDS = ("first", "last", "base", "row", "in", "in2", "in3", "strip0", "strips", "p", "by_last",
                      "by_last_last", "by_last_row")
-TRACE_CASE_FIELDS = ("exon0", "exon1", "n", "tgt", "ops")
+TRACE_CASE_FIELDS = ("exon0", "exon1", "n", "tgt", "ops", "scratch")
 TRACE_BLOCK_THREADS = 128
 # trace_chains' predecessor search: candidates per lane in flight (rounds of WARP * PRED_UNROLL).
 PRED_UNROLL = 4
@@ -200,6 +205,24 @@ def _case_move_units(exon_start, first, last, n, floors, P):  # pragma: no cover
         for k in range(exon_start[c], exon_start[c + 1]):
             out[c] += exon_move_units(n[c], last[k] - first[k] + 1, P, floors[c])
     return out
+
+
+def strip_scratch_units(n, rows_per_lane: int):
+    """MOVE_UNIT words of the moves of any strip of a case with target length(s) ``n`` in a
+    launch of ``rows_per_lane`` (its walk's scratch: strip_move_units at most, head 0)."""
+    return (n // COLS + WARP) * move_words(rows_per_lane)
+
+
+def scratch_layout(n: np.ndarray, followed: Sequence[int], rows_per_lane: int, start: int) -> tuple[np.ndarray, int]:
+    """(C,) each case's scratch region (MOVE_UNIT words, from ``start``; NONE for the ``followed``
+    cases, whose moves a follower records) of a launch whose walks recompute moves, and its end."""
+    units = strip_scratch_units(np.asarray(n, dtype=np.int64), rows_per_lane)
+    units[np.asarray(followed, dtype=np.int64)] = 0
+    at = start + np.cumsum(units) - units
+    at[np.asarray(followed, dtype=np.int64)] = NONE
+    end = start + int(units.sum())
+    _check_offsets(end)
+    return at, end
 
 
 def case_move_words(flat: FlatCases, rows_per_lane: int, floors) -> np.ndarray:
@@ -932,18 +955,20 @@ class Followed(NamedTuple):
     moves_size: int         # uint32 words of move storage, the follower's included
 
 
-def followed_tasks(plan: Plan, cases: Sequence[int], least: int) -> Followed:
+def followed_tasks(plan: Plan, cases: Sequence[int], least: int, start: int | None = None) -> Followed:
     """The tasks when a follower records the moves of the strips of ``cases`` (indices in the
     plan's batch): the launch's copy marks those strips' moves NONE (it computes them as score
     strips at the launch's rows per lane, at score speed on their chains); the follower lists
     them in launch order (a subsequence of a dependency-consistent order), each at the fewest
     rows per lane that fit it, down to ``least`` (the kernel's sweeps): it reads their rows
     instead of handing them on, so a narrower strip costs it cheaper steps, not a longer chain;
-    their moves go to regions after the plan's. The walks read the strips' lane rows and moves
-    from the third copy."""
+    their moves go to regions after the plan's (or from ``start``, in MOVE_UNIT words: a launch
+    whose walks recompute the others' moves stores none of the plan's). The walks read the strips'
+    lane rows and moves from the third copy."""
     with PARALLEL:
         tasks, walked, ids, end = _followed(plan.tasks, plan.exon_start, plan.strip_start, plan.strip_task,
-                                            np.asarray(cases, dtype=np.int64), least, plan.moves_size // MOVE_UNIT)
+                                            np.asarray(cases, dtype=np.int64), least,
+                                            plan.moves_size // MOVE_UNIT if start is None else start)
     _check_offsets(end)
     return Followed(tuple(cases), tasks, walked[ids], walked, int(end) * MOVE_UNIT)
 
@@ -1012,12 +1037,13 @@ class TraceInputs:
 
 
 def trace_inputs(plan: Plan, cases: Sequence[TestCase] | None = None,
-                 walks: Sequence[Sequence[int]] = ()) -> TraceInputs:
+                 walks: Sequence[Sequence[int]] = (), scratch: np.ndarray | None = None) -> TraceInputs:
     """Per exon and per case records of the device traceback of the plan's batch (``cases``,
     if given, must be it). ``walks`` (batch indices, a partition of the batch; default: one
     walk of all cases in batch order) are the trace launches in order: each takes the table's
     next rows and the next op regions, so that the host can turn one walk's output into records
-    while the GPU walks the next."""
+    while the GPU walks the next. ``scratch``: each case's scratch region where its walk recomputes
+    moves (scratch_layout), default none (every strip's moves recorded)."""
     flat = plan.flat
     assert cases is None or len(cases) == len(flat), "trace_inputs of another batch"
     records = flat.records()
@@ -1029,7 +1055,8 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase] | None = None,
     walks = [list(w) for w in walks] or [list(range(C))]
     order = np.concatenate(walks).astype(np.int64)
     assert np.array_equal(np.sort(order), np.arange(C)), "walks must partition the batch"
-    table = np.stack([heads, plan.exon_start[1:], plan.n, plan.tgt_off, np.zeros_like(plan.n)], axis=1)[order]
+    at = np.full(C, NONE, dtype=np.int64) if scratch is None else scratch
+    table = np.stack([heads, plan.exon_start[1:], plan.n, plan.tgt_off, np.zeros_like(plan.n), at], axis=1)[order]
     ops = flat.longest_paths()
     table[:, TRACE_CASE_FIELDS.index("ops")] = np.cumsum(ops[order])
     bounds = tuple(np.cumsum([0] + [len(w) for w in walks]).tolist())

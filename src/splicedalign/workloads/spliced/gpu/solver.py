@@ -51,6 +51,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     LETTER_CODES,
     MODE_RECORD,
     MODE_SCORE,
+    MOVE_UNIT,
     NFIELDS,
     THREADS,
     TRACE_BLOCK_THREADS,
@@ -64,6 +65,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     gather_places,
     input_index,
     kernel_defines,
+    scratch_layout,
     trace_inputs,
 )
 from splicedalign.workloads.spliced.records import CaseSet, Result, Scoring, TestCase
@@ -350,6 +352,22 @@ def send(device_array, host: np.ndarray, stream) -> None:
     device_array.set(host, stream=stream)
 
 
+def _followed(plan: Plan, config: LaunchConfig) -> Followed:
+    """A recording launch's followed tasks (plan.followed_tasks): where its walks recompute the
+    other cases' moves (config.recompute), the follower's moves from 0 (no plan's before them)."""
+    return followed_tasks(plan, config.followed, config.least, 0 if config.recompute else None)
+
+
+def _scratch(plan: Plan, config: LaunchConfig, followed: Followed | None) -> tuple[np.ndarray | None, int]:
+    """(each case's scratch region, the end of move storage in MOVE_UNIT words) of a launch whose
+    walks recompute moves (plan.scratch_layout, after its follower's ``followed`` moves); else
+    (None, 0)."""
+    if not config.recompute:
+        return None, 0
+    return scratch_layout(plan.n, config.followed, config.rows_per_lane,
+                          followed.moves_size // MOVE_UNIT if followed is not None else 0)
+
+
 def _batch_key(config: LaunchConfig, ids: CaseIds) -> tuple:
     """The key of a batch's cached plan and device inputs (GpuSolver._cache): its very case
     objects and the launch's shape (each case's lane-rows floor follows from these)."""
@@ -549,8 +567,8 @@ class GpuSolver:
             return hit, _nothing_left
         t0 = time.perf_counter()
         host = self._host_plan(flat, config)
-        walks = (trace_inputs(host.plan, None, launch.walks(flat, config.followed, self.tuning))
-                 if config.record else None)
+        walks = (trace_inputs(host.plan, None, launch.walks(flat, config.followed, self.tuning),
+                              _scratch(host.plan, config, host.followed)[0]) if config.record else None)
         plan, followed = host.plan, host.followed
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
@@ -609,8 +627,7 @@ class GpuSolver:
         """A launch's planning on the host: its plan, the gathers' inputs, the follower's tasks."""
         plan = build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
         gathers, host = _gathers(plan.exon_start, plan.n, plan.last_row, plan.input_index)
-        return HostPlan(plan, gathers, host, followed_tasks(plan, config.followed, config.least)
-                        if config.followed else None)
+        return HostPlan(plan, gathers, host, _followed(plan, config) if config.followed else None)
 
     def _cached(self, key: tuple, inputs: _Inputs) -> None:
         """``inputs`` cached under ``key``, the least recently used batch beyond CACHE_BATCHES let go
@@ -646,7 +663,8 @@ class GpuSolver:
         a call of one launch is fed (_solve_many): in a call of several the host feeding the first
         plans the next one late (10 sets, H200: 137-148 ms against 130-133 planned whole)."""
         mode = (MODE_SCORE, MODE_RECORD) if self.tuning.feed_record else (MODE_SCORE,)
-        if (not self.tuning.feed_shares or config.mode not in mode or config.gather or not device.can_write_words()
+        if (not self.tuning.feed_shares or config.mode not in mode or config.gather or config.recompute
+                or not device.can_write_words()
                 or self.tuning.chain_bound(len(flat)) or _batch_key(config, ids) in self._cache):
             return None
         return Feeder.of(flat, config, self.tuning)
@@ -887,7 +905,7 @@ class GpuSolver:
             gathered = traced = None
             if config.record:
                 traced, parts = self._trace_launch(inputs, flat, rows, queued.moves, queued.walked, config, defines,
-                                                   scoring, best)
+                                                   scoring, best, queued.counter[1:2])
             else:
                 if config.gather:
                     gathered = self._gather(inputs.gather, rows, config, defines)
@@ -926,11 +944,13 @@ class GpuSolver:
                 tasks = follow_tasks = inputs.tasks
             else:
                 if inputs.followed is None or inputs.followed.cases != config.followed:
-                    f = followed_tasks(plan, config.followed, config.least)
+                    f = _followed(plan, config)
                     inputs.followed = f._replace(tasks=cp.asarray(f.tasks), follow=cp.asarray(f.follow),
                                                  walked=cp.asarray(f.walked))
                 tasks, follow_tasks = inputs.followed.tasks, inputs.followed.follow
                 moves_size = inputs.followed.moves_size
+            if config.recompute:  # no plan's moves: the follower's, then the walks' scratch
+                moves_size = MOVE_UNIT * _scratch(plan, config, inputs.followed if config.followed else None)[1]
             moves = self._moves(moves_size) if config.record else self._moves_none()
             ntasks = plan.tasks.shape[0]
             # (the last argument, a fed launch's count of tasks ready, is not read: any pointer)
@@ -990,12 +1010,14 @@ class GpuSolver:
         return self._no_moves
 
     def _trace_launch(self, inputs: _Inputs, flat: FlatCases, rows, moves, tasks, config: LaunchConfig,
-                      defines: dict, scoring: Scoring, best: tuple | None) -> tuple[Traced, tuple]:
+                      defines: dict, scoring: Scoring, best: tuple | None, error) -> tuple[Traced, tuple]:
         """Queue trace_chains, one launch per walk of ``launch.walks``: one warp per case walks
         the moves (their strips' lane rows and move offsets in ``tasks``). The walks run after the
         wavefront and its finals, each on a walk stream of its own (Streams.walks), beside one
         another and the next launch's kernel, except the followed cases', whose moves a follower
         records: theirs runs on the follower's stream right after it, beside the others' walks.
+        A walk that recomputes moves (config.recompute) sweeps strips, waits bounded by the
+        wavefront's error word ``error`` (none: every row it reads is written before it starts).
         Its records are planned once per cached batch while the wavefront runs, and uploaded in
         a pinned copy on the upload stream that the walks wait for (a pageable copy on the
         compute stream would hold the host until the wavefront ends). Returns the outputs and
@@ -1004,7 +1026,8 @@ class GpuSolver:
         long = config.followed
         streams = self.streams()
         if inputs.trace is None or inputs.trace.followed != long:
-            info = trace_inputs(inputs.plan, None, launch.walks(flat, long, self.tuning))
+            info = trace_inputs(inputs.plan, None, launch.walks(flat, long, self.tuning),
+                                _scratch(inputs.plan, config, inputs.followed if long else None)[0])
             inputs.trace = DeviceTrace(long, info, *UPLOADS.upload("inputs", [info.exons, info.cases, info.strips],
                                                                    streams.upload))
             streams.compute.wait_event(streams.upload.record())
@@ -1029,8 +1052,8 @@ class GpuSolver:
             with stream:
                 kernel(((b - a + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
                        (table[a:b], np.int32(b - a), exons, strips, tasks, rows, inputs.base, inputs.tsel,
-                        moves, traced.ops, traced.out_case[2 * a:2 * b], traced.out_exon, np.int32(scoring.gap),
-                        best_score, best_col))
+                        moves, traced.ops, traced.out_case[2 * a:2 * b], traced.out_exon, np.int32(scoring.match),
+                        np.int32(scoring.mismatch), np.int32(scoring.gap), best_score, best_col, error))
                 parts.append(Part((a, b), stream.record()))
         return traced, tuple(parts)
 

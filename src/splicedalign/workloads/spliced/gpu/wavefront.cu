@@ -674,7 +674,11 @@ __global__ void last_row_max(const T* __restrict__ rows, const long long* __rest
 }
 
 // Device traceback (solver.GpuSolver, device_trace): one warp per case walks back over the
-// moves a recording wavefront (MODE_RECORD or MODE_FOLLOW) wrote (plan.py, "Moves"), making backtrack.trace_chain's choices:
+// moves a recording wavefront (MODE_RECORD or MODE_FOLLOW) wrote (plan.py, "Moves"), or that it
+// recomputes itself (plan.py, "Recomputed moves": a case whose scratch region is not TASK_NONE:
+// on entering a strip, at its first move off column 0, the warp sweeps the strip as a follower
+// does, R rows per lane and BYTES as its launch's kernel, from its input rows up to the walk's
+// column jj only, into the scratch), making backtrack.trace_chain's choices:
 //  * best exon: the first (by position) whose last row reaches max S(last, n), column n; FREE
 //    (free target ends): the first whose final score best[e] (last_row_max) reaches the max,
 //    at the first column col[e] of its last row reaching it;
@@ -723,13 +727,17 @@ __device__ __forceinline__ long long move_index(const MoveStrip& st, int r, int 
     return st.at + ((long long)u * 32 + l) * st.mw + (rr >> 2);
 }
 
-template <typename T, bool FREE>
+template <typename T, int R, bool BYTES, bool FREE>
 __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
         const long long* __restrict__ cases, int ncases, const int* __restrict__ exons,
         const int* __restrict__ strips, const int* __restrict__ tasks, const T* __restrict__ rows,
-        const unsigned char* __restrict__ base, const int* __restrict__ tsel, const unsigned* __restrict__ moves,
-        unsigned char* ops, int* out_case, int* out_exon, int gap, const T* __restrict__ best_score,
-        const int* __restrict__ best_col) {
+        const unsigned char* __restrict__ base, const int* __restrict__ tsel, unsigned* moves,
+        unsigned char* ops, int* out_case, int* out_exon, int match, int mismatch, int gap,
+        const T* __restrict__ best_score, const int* __restrict__ best_col, int* error) {
+    // the plans of the kernels whose walks recompute have entry rows of three inputs (wavefront's THREE)
+    constexpr bool THREE = sizeof(T) == sizeof(int) && R <= DENSE_LANE_ROWS;
+    __shared__ EntryBuffers<T, THREE> entry_buffers[TRACE_BLOCK_THREADS / 32];  // a recomputing sweep's
+    EntryBuffers<T, THREE>& eb = entry_buffers[threadIdx.x / 32];
     const int lane = threadIdx.x & 31;
     const int c = (int)(((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
     if (c >= ncases) return;
@@ -737,6 +745,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
     const int a = (int)cr[TC_EXON0], b = (int)cr[TC_EXON1], n = (int)cr[TC_N];
     const long long tgt = cr[TC_TGT];
     const long long ops_end = cr[TC_OPS];
+    const int scratch = (int)cr[TC_SCRATCH];  // MOVE_UNIT words; TASK_NONE: the moves were recorded
     const int* ex = exons;
     // best exon: max S(last, n) (FREE: max best_score), lowest position among equals
     T best = 0;
@@ -780,12 +789,31 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
             if ((g & 31) == 0) flush();
             dir = mv;
         };
+        bool swept = true;  // the strip's moves are there (recomputing: swept since it was entered)
         while (r > 0) {
-            while (r <= st.lo) load_strip(st, tasks, strips[s0 + --s]);  // warp-uniform
+            while (r <= st.lo) {  // warp-uniform
+                load_strip(st, tasks, strips[s0 + --s]);
+                swept = scratch == TASK_NONE;
+            }
             if (jj == 0) {  // column 0 only moves up
                 take(TR_UP);
                 --r;
                 continue;
+            }
+            // the strip's moves up to column jj into the scratch (a follower's sweep; only
+            // throughput launches recompute: wider ones' walks read what a follower recorded)
+            if constexpr (R <= DENSE_LANE_ROWS) {
+                if (!swept) {
+                    Task t = load_task(tasks, strips[s0 + s]);
+                    t.n = jj;
+                    t.moves = scratch;
+                    strip_any<T, R, BYTES, MODE_FOLLOW, false, THREE, FREE, false>(
+                        t, base, tsel, const_cast<T*>(rows), moves, match, mismatch, gap, error, eb);
+                    __syncwarp();  // every lane's words stored before any lane reads them
+                    st.at = (long long)scratch * MOVE_UNIT;
+                    held = -1;  // the words held were another strip's
+                    swept = true;
+                }
             }
             int bit;
             const long long want = move_index(st, r, jj, bit);
@@ -799,7 +827,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
                 if (rt > st.lo && jt >= 1) {
                     int unused;
                     held = move_index(st, rt, jt, unused);
-                    word = __ldg(moves + held);
+                    word = __ldcg(moves + held);  // (L2: a recomputing walk's own stores)
                 }
                 hit = __ballot_sync(0xffffffffu, held == want);  // lane 0 holds it
             }
@@ -895,16 +923,22 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
     THROUGHPUT_WAVEFRONTS(MODE, FREE)           \
     WAVEFRONT(int, 16, true, MODE, FREE)        \
     WAVEFRONT(int, 16, false, MODE, FREE)
-#define TRACE(T, FREE)                                                                                     \
-    template __global__ void trace_chains<T, FREE>(const long long*, int, const int*, const int*, const int*, \
-                                                   const T*, const unsigned char*, const int*, const unsigned*, \
-                                                   unsigned char*, int*, int*, int, const T*, const int*);
+#define TRACE(T, R, BYTES, FREE)                                                                         \
+    template __global__ void trace_chains<T, R, BYTES, FREE>(                                           \
+        const long long*, int, const int*, const int*, const int*, const T*, const unsigned char*, const int*, \
+        unsigned*, unsigned char*, int*, int*, int, int, int, const T*, const int*, int*);
+#define TRACES(FREE)                    \
+    TRACE(int, 8, true, FREE)           \
+    TRACE(int, 8, false, FREE)          \
+    TRACE(int, 16, true, FREE)          \
+    TRACE(int, 16, false, FREE)         \
+    TRACE(long long, 4, true, FREE)     \
+    TRACE(long long, 4, false, FREE)
 #define ENDS(FREE)                         \
     WAVEFRONTS(MODE_SCORE, FREE)           \
     THROUGHPUT_WAVEFRONTS(MODE_RECORD, FREE) \
     WAVEFRONTS(MODE_FOLLOW, FREE)          \
-    TRACE(int, FREE)                       \
-    TRACE(long long, FREE)
+    TRACES(FREE)
 ENDS(false)
 ENDS(true)
 template __global__ void last_row_max<int>(const int*, const long long*, const int*, int, int*, int*);

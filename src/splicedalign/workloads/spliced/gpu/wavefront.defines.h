@@ -51,8 +51,9 @@
 #define TC_N 2
 #define TC_TGT 3
 #define TC_OPS 4
+#define TC_SCRATCH 5
 #define TE_FIELDS 13
-#define TC_FIELDS 5
+#define TC_FIELDS 6
 #define MOVE_UNIT 32
 #define TR_DIAG 0
 #define TR_UP 1
