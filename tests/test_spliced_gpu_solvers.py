@@ -84,18 +84,24 @@ def test_gpu_writes_every_row():
 
 @pytest.mark.parametrize("byte_profile", [True, False], ids=["byte", "compare"])
 def test_device_trace_equals_host_trace(byte_profile):
-    """trace_chains makes the host traceback's choices: identical chains and ops, valid."""
+    """trace_chains makes the host traceback's choices: identical chains and ops, valid; in a
+    chain-bound launch (a follower records every move) and in throughput launches whose walks
+    recompute moves (launch.Tuning.recompute) or read the recording kernel's."""
+    from splicedalign.workloads.spliced.gpu import launch
     from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 
     print(f"seed {SEED} (SPLICEDALIGN_TEST_SEED={SEED} reproduces it)")
     rng = np.random.default_rng([SEED, 1])
     cases = [random_spliced_case(rng, f"t{i}") for i in range(40)] + tiny_set(bases=2)
+    tunings = (launch.TUNING, launch.Tuning(throughput_cases=8), launch.Tuning(throughput_cases=8, recompute=False))
     for scoring in (Scoring(), Scoring(2, -3, 1), Scoring(target_ends="free"), Scoring(2, -3, 1, "free")):
         host = GpuSolver(byte_profile=byte_profile, device_trace=False).solve_many(cases, scoring)
-        dev = GpuSolver(byte_profile=byte_profile, device_trace=True, poison=True).solve_many(cases, scoring)
-        for c, h, d in zip(cases, host, dev):
-            assert (d.score, d.chain, d.alignment) == (h.score, h.chain, h.alignment), (c.name, SEED)
-            assert alignment_problems(c, d, scoring) == [], c.name
+        for tuning in tunings:
+            dev = GpuSolver(byte_profile=byte_profile, device_trace=True, poison=True, tuning=tuning).solve_many(
+                cases, scoring)
+            for c, h, d in zip(cases, host, dev):
+                assert (d.score, d.chain, d.alignment) == (h.score, h.chain, h.alignment), (c.name, SEED, tuning)
+                assert alignment_problems(c, d, scoring) == [], c.name
 
 
 @pytest.mark.parametrize("device_trace", [True, False], ids=["device-trace", "host-trace"])
