@@ -454,23 +454,26 @@ def _long_chain_cases(seed: int) -> list[TestCase]:
     return cases
 
 
-def _traced_as_sequential(seed: int) -> tuple[GpuSolver, list[TestCase], list]:
+def _traced_as_sequential(seed: int, recompute: bool = True) -> tuple[GpuSolver, list[TestCase], list]:
     """(a solver, _long_chain_cases(seed), `sequential`'s results): the solver traced the cases
-    as `sequential` does, cases 2 and 5 in a follower (walks in 3 parts)."""
+    as `sequential` does, cases 2 and 5 in a follower (walks in 3 parts); ``recompute``:
+    Tuning.recompute."""
     cases = _long_chain_cases(seed)
     want = get_solver("sequential").solve_many(cases, Scoring(), traceback=True)
-    solver = GpuSolver(poison=True, tuning=launch.Tuning(throughput_cases=4, walk_shares=(0.2,)))
+    solver = GpuSolver(poison=True, tuning=launch.Tuning(throughput_cases=4, walk_shares=(0.2,), recompute=recompute))
     got = solver.solve_many(cases, Scoring(), traceback=True)
     assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
     return solver, cases, want
 
 
-def test_kernels_start_before_the_rest_is_uploaded(monkeypatch):
+@pytest.mark.parametrize("recompute", [True, False])
+def test_kernels_start_before_the_rest_is_uploaded(monkeypatch, recompute):
     """A planned launch uploads what its kernels read (with a follower: the followed tasks and
-    the follower's) in its first copy; the gathers' inputs, the walks' tasks, the plan's tasks and
-    the walks' records (trace_inputs: planned with the launch) in a second, the last, only once
-    its kernels are queued, before its finals' gather and its walks. A replay finds it cached:
-    nothing uploaded again."""
+    the follower's; where its walks recompute, the plan's tasks and the follower's) in its first
+    copy; the gathers' inputs, the walks' tasks and the plan's tasks (not where the walks
+    recompute: they read the plan's and the follower's) and the walks' records (trace_inputs:
+    planned with the launch) in a second, the last, only once its kernels are queued, before its
+    finals' gather and its walks. A replay finds it cached: nothing uploaded again."""
     from splicedalign.gpu import device
 
     log: list = []
@@ -485,7 +488,7 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch):
         log.append(("upload", [a.shape for a in arrays])), upload(self, role, arrays, stream))[1])
     monkeypatch.setattr(device.PinnedBuffers, "send", lambda self, role, packed, lo, hi, stream: (
         log.append(("upload", [a.shape for a in packed.arrays[lo:hi]])), send(self, role, packed, lo, hi, stream))[1])
-    solver, cases, want = _traced_as_sequential(34)
+    solver, cases, want = _traced_as_sequential(34, recompute)
     inputs = next(iter(solver._cache.values()))
     plan, followed = inputs.plan, inputs.followed
     assert followed is not None and followed.cases == (2, 5)
@@ -493,10 +496,10 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch):
     first, rest = [e for e in events if isinstance(e, tuple)]  # (one launch: two copies)
     assert first[0] == followed.tasks.shape == plan.tasks.shape and first[-1] == followed.follow.shape
     # (tasks, letters, cases, codes, follow); 6 gathers, plan tasks, walks' tasks, the walks' records
-    assert len(first) == 6 and len(rest) == 11
     info = inputs.trace.info
-    assert rest[6:] == (plan.tasks.shape, followed.walked.shape, info.exons.shape, info.cases.shape,
-                        info.strips.shape)
+    copies = () if recompute else (plan.tasks.shape, followed.walked.shape)
+    assert len(first) == 6 and rest[6:] == copies + (info.exons.shape, info.cases.shape, info.strips.shape)
+    assert recompute == (followed.walked is None) and recompute == (followed.tasks is inputs.tasks)
     at = events.index
     assert at(first) < at("wavefront") < at("wavefront", at("wavefront") + 1) < at(rest) < at("gather_rows")
     assert at(rest) < at("trace_chains")
@@ -826,7 +829,8 @@ def test_long_chains_recorded_by_a_follower(monkeypatch, recompute):
             if name.startswith("wavefront"):
                 calls.append((name, args[0].copy(), args[6].size))
             elif name.startswith("trace_chains"):
-                calls.append((name, int(args[1]), args[0][:, gpu_plan.TRACE_CASE_FIELDS.index("scratch")].copy()))
+                calls.append((name, int(args[1]), args[0][:, gpu_plan.TRACE_CASE_FIELDS.index("scratch")].copy(),
+                              args[4].shape))
             kernel(grid, block, args)
         return run
 
@@ -860,8 +864,11 @@ def test_long_chains_recorded_by_a_follower(monkeypatch, recompute):
         assert (gpu_plan.WARP * lr >= rows).all() and (lr <= plan.tasks[ids][:, F["lane_rows"]]).all()
         at = followed[:, F["moves"]].astype(np.int64) * gpu_plan.MOVE_UNIT
         assert at[0] == (0 if recompute else plan.moves_size) and (np.diff(at) > 0).all()
-        unrecorded = np.flatnonzero(tasks[:, gpu_plan.TASK_FIELDS.index("moves")] == gpu_plan.NONE)
-        assert unrecorded.tolist() == ids
+        if recompute:  # the score kernel on the plan's tasks
+            np.testing.assert_array_equal(tasks, plan.tasks)
+        else:
+            unrecorded = np.flatnonzero(tasks[:, gpu_plan.TASK_FIELDS.index("moves")] == gpu_plan.NONE)
+            assert unrecorded.tolist() == ids
         follower_end = int(at[-1]) + gpu_plan.MOVE_UNIT * gpu_plan.strip_move_units(
             *(int(followed[-1, F[f]]) for f in ("n", "rows", "lane_rows")))
         scratch, end = gpu_plan.scratch_layout(plan.n, [2, 5], 8, follower_end // gpu_plan.MOVE_UNIT)
@@ -873,9 +880,11 @@ def test_long_chains_recorded_by_a_follower(monkeypatch, recompute):
         assert len(walks) == 3 and walks[-1] == [2, 5]
         assert sorted(i for w in walks[:-1] for i in w) == [0, 1, 3, 4, 6, 7, 8, 9]
         traces = [call for call in calls if call[0].startswith("trace_chains")]
-        assert [count for _, count, _ in traces] == [len(w) for w in walks]
-        for (_, _, got), walk in zip(traces, walks):
+        assert [count for _, count, _, _ in traces] == [len(w) for w in walks]
+        for (_, _, got, shape), walk in zip(traces, walks):
             np.testing.assert_array_equal(got, scratch[walk] if recompute else gpu_plan.NONE)
+            # recomputing: the followed walk reads the follower's tasks, the others the plan's
+            assert shape == (followed.shape if recompute and walk == walks[-1] else plan.tasks.shape)
 
 
 def test_followed_tasks_equal_a_plain_reading():

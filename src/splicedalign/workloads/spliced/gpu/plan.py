@@ -953,6 +953,7 @@ class Followed(NamedTuple):
     follow: Any             # the follower's tasks: those strips, in launch order
     walked: Any             # the tasks the walks read (lane rows and moves of every strip)
     moves_size: int         # uint32 words of move storage, the follower's included
+    ids: Any = None         # the followed strips' launch indices, in launch order (host)
 
 
 def followed_tasks(plan: Plan, cases: Sequence[int], least: int, start: int | None = None) -> Followed:
@@ -970,7 +971,7 @@ def followed_tasks(plan: Plan, cases: Sequence[int], least: int, start: int | No
                                             np.asarray(cases, dtype=np.int64), least,
                                             plan.moves_size // MOVE_UNIT if start is None else start)
     _check_offsets(end)
-    return Followed(tuple(cases), tasks, walked[ids], walked, int(end) * MOVE_UNIT)
+    return Followed(tuple(cases), tasks, walked[ids], walked, int(end) * MOVE_UNIT, ids)
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -1037,13 +1038,17 @@ class TraceInputs:
 
 
 def trace_inputs(plan: Plan, cases: Sequence[TestCase] | None = None,
-                 walks: Sequence[Sequence[int]] = (), scratch: np.ndarray | None = None) -> TraceInputs:
+                 walks: Sequence[Sequence[int]] = (), scratch: np.ndarray | None = None,
+                 follow: Followed | None = None) -> TraceInputs:
     """Per exon and per case records of the device traceback of the plan's batch (``cases``,
     if given, must be it). ``walks`` (batch indices, a partition of the batch; default: one
     walk of all cases in batch order) are the trace launches in order: each takes the table's
     next rows and the next op regions, so that the host can turn one walk's output into records
     while the GPU walks the next. ``scratch``: each case's scratch region where its walk recomputes
-    moves (scratch_layout), default none (every strip's moves recorded)."""
+    moves (scratch_layout), default none (every strip's moves recorded). ``follow``: the followed
+    cases' strips are read from the follower's tasks (Followed.follow, their walk's tasks: the
+    strips by rank in Followed.ids), the others' from the plan's (a launch whose walks recompute:
+    no third copy of its tasks)."""
     flat = plan.flat
     assert cases is None or len(cases) == len(flat), "trace_inputs of another batch"
     records = flat.records()
@@ -1060,8 +1065,12 @@ def trace_inputs(plan: Plan, cases: Sequence[TestCase] | None = None,
     ops = flat.longest_paths()
     table[:, TRACE_CASE_FIELDS.index("ops")] = np.cumsum(ops[order])
     bounds = tuple(np.cumsum([0] + [len(w) for w in walks]).tolist())
-    return TraceInputs(exons, table.astype(np.int64), plan.strip_task.astype(np.int32), int(ops.sum()), order,
-                       bounds, records)
+    strips = plan.strip_task.astype(np.int32)
+    if follow is not None:
+        for c in follow.cases:
+            lo, hi = plan.strip_start[plan.exon_start[c]], plan.strip_start[plan.exon_start[c + 1]]
+            strips[lo:hi] = np.searchsorted(follow.ids, plan.strip_task[lo:hi])
+    return TraceInputs(exons, table.astype(np.int64), strips, int(ops.sum()), order, bounds, records)
 
 
 (TE_FIRST, TE_LAST, TE_BASE, TE_ROW, TE_IN, TE_IN2, TE_IN3, TE_STRIP0, TE_STRIPS, TE_P, TE_BY_LAST, TE_BY_LAST_LAST,

@@ -358,14 +358,17 @@ def _followed(plan: Plan, config: LaunchConfig) -> Followed:
     return followed_tasks(plan, config.followed, config.least, 0 if config.recompute else None)
 
 
-def _scratch(plan: Plan, config: LaunchConfig, followed: Followed | None) -> tuple[np.ndarray | None, int]:
-    """(each case's scratch region, the end of move storage in MOVE_UNIT words) of a launch whose
-    walks recompute moves (plan.scratch_layout, after its follower's ``followed`` moves); else
-    (None, 0)."""
+def _scratch(plan: Plan, config: LaunchConfig,
+             followed: Followed | None) -> tuple[np.ndarray | None, int, Followed | None]:
+    """(each case's scratch region, the end of move storage in MOVE_UNIT words, the follower's
+    tasks its walk reads: trace_inputs' ``scratch`` and ``follow`` are the first and the last) of
+    a launch whose walks recompute moves (plan.scratch_layout, after its follower's ``followed``
+    moves); else (None, 0, None)."""
     if not config.recompute:
-        return None, 0
-    return scratch_layout(plan.n, config.followed, config.rows_per_lane,
-                          followed.moves_size // MOVE_UNIT if followed is not None else 0)
+        return None, 0, None
+    at, end = scratch_layout(plan.n, config.followed, config.rows_per_lane,
+                             followed.moves_size // MOVE_UNIT if followed is not None else 0)
+    return at, end, followed
 
 
 def _batch_key(config: LaunchConfig, ids: CaseIds) -> tuple:
@@ -392,15 +395,19 @@ def _device_gathers(gathers: list, host: tuple[np.ndarray, np.ndarray]) -> tuple
     return Gather(at, places, ones, host[0]), Gather(src, dst, length, host[1])
 
 
-def _uploads(host: HostPlan, walks: TraceInputs | None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def _uploads(host: HostPlan, walks: TraceInputs | None,
+             recompute: bool) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """A planned launch's uploads (GpuSolver._inputs): what its kernels read (a recording launch
     with a follower runs on the followed tasks, not the plan's, and the follower's), then the
     rest (_rest): the gathers' inputs, with a follower the plan's tasks and the walks' tasks, and
-    a recording launch's walks' records."""
+    a recording launch's walks' records. A launch whose walks recompute (``recompute``) runs the
+    score kernel on the plan's tasks, and its walks read them and the follower's: no other copy
+    (three copies of a 4,660-case launch's tasks, 53 of its 89 MiB, grew the pinned staging)."""
     plan, followed = host.plan, host.followed
-    first = [plan.tasks if followed is None else followed.tasks, plan.base_letters, plan.target_letters,
+    copies = followed is not None and not recompute
+    first = [followed.tasks if copies else plan.tasks, plan.base_letters, plan.target_letters,
              plan.letter_cases(), LETTER_CODES] + ([] if followed is None else [followed.follow])
-    rest = host.gathers + ([] if followed is None else [plan.tasks, followed.walked])
+    rest = host.gathers + ([plan.tasks, followed.walked] if copies else [])
     return first, rest + ([] if walks is None else [walks.exons, walks.cases, walks.strips])
 
 
@@ -568,11 +575,11 @@ class GpuSolver:
         t0 = time.perf_counter()
         host = self._host_plan(flat, config)
         walks = (trace_inputs(host.plan, None, launch.walks(flat, config.followed, self.tuning),
-                              _scratch(host.plan, config, host.followed)[0]) if config.record else None)
+                              *_scratch(host.plan, config, host.followed)[::2]) if config.record else None)
         plan, followed = host.plan, host.followed
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
-        first, rest = _uploads(host, walks)
+        first, rest = _uploads(host, walks, config.recompute)
         staging = _launch_staging()
         # (both copies' places in one buffer: grown here, by cudaHostAlloc, before the packer packs)
         packed = staging.layout("launch", first + rest)
@@ -588,20 +595,21 @@ class GpuSolver:
             "launch", packed, 0, len(first), upload)
         base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
         none = Gather(None, None, None, np.empty(0, dtype=np.int64))  # (the gathers: _rest)
+        copies = followed is not None and not config.recompute  # (_uploads)
         inputs = _Inputs(tuple(flat.cases), outputs.Exons.of(plan), base, tsel, none, none,
-                         Replayable(plan, tasks if followed is None else None, upload.record()))
+                         Replayable(plan, None if copies else tasks, upload.record()))
         if followed is not None:
             inputs.followed = followed._replace(tasks=tasks, follow=follow[0], walked=None)
         self.timing["upload"] += time.perf_counter() - t1
         return inputs, partial(self._rest, key, inputs, partial(_sent, others, staging, packed, len(first)),
-                               host.host, followed, config.followed, walks)
+                               host.host, followed if copies else None, config.followed, walks)
 
     def _rest(self, key: tuple, inputs: _Inputs, send: Callable[[Any], list], host: tuple[np.ndarray, np.ndarray],
               followed: Followed | None, long: tuple[int, ...], walks: TraceInputs | None) -> None:
         """A planned batch's uploads that its kernels do not read, queued on the upload stream
         once its kernel is queued (the compute stream waits for them): the gathers' inputs (its
-        finals' after the kernel), with a follower the walks' tasks and the plan's tasks (for a
-        launch without one on the same batch), and a recording launch's walks' records
+        finals' after the kernel), with a follower's task copies (``followed``: _uploads) the walks' tasks and the
+        plan's tasks (for a launch without one on the same batch), and a recording launch's walks' records
         (``walks``, for its long chains ``long``: in this copy, not a third one behind it); the
         batch cached. Packing all of a traced paper set's inputs (16 MB) before its kernel took
         the H100 host 2.3-2.4 ms of its ~7 ms from the split to the kernel's start; its kernels
@@ -944,9 +952,10 @@ class GpuSolver:
                 tasks = follow_tasks = inputs.tasks
             else:
                 if inputs.followed is None or inputs.followed.cases != config.followed:
-                    f = _followed(plan, config)
-                    inputs.followed = f._replace(tasks=cp.asarray(f.tasks), follow=cp.asarray(f.follow),
-                                                 walked=cp.asarray(f.walked))
+                    f = _followed(plan, config)  # (recomputing walks: the kernel's and the walks' are the plan's)
+                    inputs.followed = f._replace(
+                        tasks=inputs.tasks if config.recompute else cp.asarray(f.tasks), follow=cp.asarray(f.follow),
+                        walked=None if config.recompute else cp.asarray(f.walked))
                 tasks, follow_tasks = inputs.followed.tasks, inputs.followed.follow
                 moves_size = inputs.followed.moves_size
             if config.recompute:  # no plan's moves: the follower's, then the walks' scratch
@@ -973,7 +982,8 @@ class GpuSolver:
                     compute.wait_event(events[-1])
         rest()
         # the walks' tasks (with a follower: uploaded by ``rest``)
-        walked = inputs.followed.walked if config.followed and inputs.followed is not None else inputs.tasks
+        walked = (inputs.followed.walked if config.followed and not config.recompute and inputs.followed is not None
+                  else inputs.tasks)
         return Queued(inputs, storage, used, rows, counter, moves, walked, events)
 
     def _row_storage(self, config: LaunchConfig, elements: int) -> tuple[Any, int, Any]:
@@ -1027,7 +1037,7 @@ class GpuSolver:
         streams = self.streams()
         if inputs.trace is None or inputs.trace.followed != long:
             info = trace_inputs(inputs.plan, None, launch.walks(flat, long, self.tuning),
-                                _scratch(inputs.plan, config, inputs.followed if long else None)[0])
+                                *_scratch(inputs.plan, config, inputs.followed if long else None)[::2])
             inputs.trace = DeviceTrace(long, info, *UPLOADS.upload("inputs", [info.exons, info.cases, info.strips],
                                                                    streams.upload))
             streams.compute.wait_event(streams.upload.record())
@@ -1046,12 +1056,16 @@ class GpuSolver:
         parts = []
         for k, (a, b) in enumerate(zip(info.bounds[:-1], info.bounds[1:])):
             stream = streams.walks[k % WALK_STREAMS]
+            walk_tasks = tasks
             if long and b == C:  # the followed cases, walked last: after the follower
                 stream = streams.follow
+                if config.recompute:  # their strips by rank in the follower's tasks (trace_inputs)
+                    assert inputs.followed is not None
+                    walk_tasks = inputs.followed.follow
             stream.wait_event(made)
             with stream:
                 kernel(((b - a + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
-                       (table[a:b], np.int32(b - a), exons, strips, tasks, rows, inputs.base, inputs.tsel,
+                       (table[a:b], np.int32(b - a), exons, strips, walk_tasks, rows, inputs.base, inputs.tsel,
                         moves, traced.ops, traced.out_case[2 * a:2 * b], traced.out_exon, np.int32(scoring.match),
                         np.int32(scoring.mismatch), np.int32(scoring.gap), best_score, best_col, error))
                 parts.append(Part((a, b), stream.record()))
