@@ -168,17 +168,9 @@ def test_the_cold_benchmarks_timed_calls_make_no_fallback(seed, paper_sets):
     assert fallbacks == [0] * 5
 
 
-# A traced set whose walks recompute moves (Tuning.recompute) takes ~2.9 GB of moves in one launch,
-# mostly its followed long chains' (every exon of theirs recorded), and split in two launches (the
-# room here) 2 x 1.48 GB: the first call's freed block does not hold both, and CuPy's fallback frees
-# the pool (seeds 1506001 then 1505000). Not solved yet: xfail until it is.
-RECOMPUTE_SPLIT = pytest.mark.xfail(strict=True, reason="recomputing walks: a split call's moves exceed the "
-                                                        "freed block of the call before (pool fallback)")
-
-
 @pytest.mark.parametrize("seeds, tuning", [
     ((1506001, 1505000), launch.Tuning(recompute=False)),
-    pytest.param((1506001, 1505000), launch.TUNING, marks=RECOMPUTE_SPLIT),
+    ((1506001, 1505000), launch.TUNING),
     # each set's largest launch's moves 4.2942 and 4.2949 GB of 4.2950
     ((1506001, 1506007), launch.Tuning(move_budget=2**30, recompute=False))])
 def test_a_traced_call_reuses_the_pools_move_blocks(seeds, tuning, paper_sets):
@@ -189,7 +181,12 @@ def test_a_traced_call_reuses_the_pools_move_blocks(seeds, tuning, paper_sets):
     freed the whole pool at the call's start (SOLVE_PROBE, seed 1504000's 1-set traced call: 73
     GB freed, 11.9 GB made: 132 against ~29 ms, H100). With a move budget of 2^30 words each
     call's launches take nearly all of it, the second set's a little more than the first's: its
-    storage the budget's size (launch.move_storage), else CuPy's fallback."""
+    storage the budget's size (launch.move_storage), else CuPy's fallback. Where walks recompute
+    moves (Tuning.recompute) the first set's one launch takes 2.86 GB of moves, and the second set,
+    2.71 GB in one launch, was split by its cases' bounds into four launches, two of them chain
+    launches of its long chains recording all their moves: 2 x 1.48 GB held at once, not both in
+    the freed 2.86 GB block (launch._one_launch: one launch now); and its row storage, from the
+    row block let go, was counted as new, so settle_pool freed the pool (FilledBuffers.loose_serves)."""
     pool = Pool(H100_TOTAL - CONTEXT)
     with pytest.MonkeyPatch.context() as mp:
         model_gpu(mp, pool)

@@ -568,6 +568,20 @@ class FilledBuffers:
                 size = block
             self._loose.append(size)
 
+    def loose_serves(self, sizes: list[int]) -> int:
+        """Bytes of the buffers of ``sizes`` bytes, taken in turn (none given back), that the loose
+        blocks hold, not a kept buffer: made from CuPy's pool as ``_made`` takes them, not from the
+        device (device.settle_pool need not find room for them)."""
+        kept, loose, served = [k[0].size for k in self._kept], list(self._loose), 0
+        for nbytes in sizes:
+            if fits := [b for b in kept if b >= nbytes]:
+                kept.remove(min(fits))
+            elif fits := [b for b in loose if b >= _block(nbytes)]:
+                loose.remove(block := min(fits))
+                loose.append(block - _block(nbytes))
+                served += _block(nbytes)
+        return served
+
     def forget_loose(self) -> None:
         """The loose blocks freed (CuPy's free_all_blocks: device.settle_pool)."""
         self._loose.clear()

@@ -403,7 +403,8 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
     share of the free memory (memory_split; a call split as it goes, GpuSolver._streamed, cuts its
     own with Cutter). A recording launch's moves are counted exactly (launch_move_words: its plan's
     and its follower's), and every one takes storage for the call's largest (GpuSolver._moves:
-    one size, reused by each launch after the first ones). GpuMemoryError (one line) when a case
+    one size, reused by each launch after the first ones); a recording group that fits the call's
+    room as one launch, counted so, is one launch (_one_launch). GpuMemoryError (one line) when a case
     cannot fit alone. ``on_device(ctype)``: whether launches of that score type trace back on the
     device; ``rows_per_lane``: a fixed width (default: by launch, Tuning)."""
     R = rows_per_lane or tuning.rows_per_lane
@@ -418,17 +419,23 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
             # a recording launch of few cases holds chain_rows_per_lane (configure): its cases' bytes at that width
             chain = (chain_sizes(part, ctype, free, tuning) if record and rows_per_lane is None
                      and tuning.chain_rows_per_lane != R else None)
-            groups.append((ctype, idx, part, record, sizes, chain))
+            # each case's bytes but moves
+            bare = launch_sizes(part, ctype, False, traceback and not record, free, tuning, rows_per_lane)
+            groups.append((ctype, idx, part, record, sizes, chain, bare))
     # (a case alone is a chain launch: its device bytes at the chain width decide the split too)
     largest = max((int(max(g[4].max(), g[5].max() if g[5] is not None else 0)) for g in groups), default=0)
     share, in_flight = memory_split(largest, free, IN_FLIGHT)
     work = []
-    for ctype, idx, part, record, sizes, at_chain in groups:
+    for ctype, idx, part, record, sizes, at_chain, bare in groups:
         # a recording launch's moves counted as its plan takes them (MoveWords: the 8-row bound put
         # a launch's above the budget)
         moves = MoveWords(part, ctype, tuning, rows_per_lane) if record else None
         fits = partial(_moves_fit, moves, tuning.move_budget) if moves is not None else None
-        for run in batches(part, R, tuning.row_budget, sizes, share, fits, tuning):
+        runs = batches(part, R, tuning.row_budget, sizes, share, fits, tuning)
+        if len(runs) > 1 and moves is not None and _one_launch(part, moves, int(bare.sum()), share * in_flight,
+                                                               R, tuning):
+            runs = [list(range(len(part)))]
+        for run in runs:
             subs = [run]
             if at_chain is not None and tuning.chain_bound(len(run)):
                 # a chain launch holds more rows per lane than the batches assumed: its row
@@ -444,9 +451,9 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
     # take fewer rows), inputs and gathers, and the call's move storage
     words = max((w for _, _, w in work), default=0)
     most = max(move_storage(4 * words, tuning), moves_at_least) if words else 0
-    bare = np.empty(len(flat), dtype=np.int64)  # each case's bytes but moves
-    for ctype, idx, part, record, _, _ in groups:
-        bare[idx] = launch_sizes(part, ctype, False, traceback and not record, free, tuning, rows_per_lane)
+    bare = np.empty(len(flat), dtype=np.int64)
+    for g in groups:
+        bare[g[1]] = g[6]
     held = [int(bare[sel].sum()) + (most if w else 0) for _, sel, w in work]
     return share * in_flight, [(ctype, sel.tolist()) for ctype, sel, _ in work], held, most
 
@@ -515,6 +522,23 @@ def move_storage(nbytes: int, tuning: Tuning = TUNING) -> int:
 def launch_move_words(flat: FlatCases, ctype: str, tuning: Tuning = TUNING, rows_per_lane: int | None = None) -> int:
     """uint32 words of move storage a recording launch of the cases ``flat`` takes (MoveWords)."""
     return MoveWords(flat, ctype, tuning, rows_per_lane).of(0, len(flat))
+
+
+def _one_launch(flat: FlatCases, moves: MoveWords, bare: int, room: int, rows_per_lane: int, tuning: Tuning) -> bool:
+    """Whether a recording throughput launch of all of ``flat`` fits the call's ``room`` (bytes: its
+    ``bare`` bytes but moves and its move storage, MoveWords' exact count) and the row and move
+    budgets. Split by the cases' bounds (case_bytes: each long chain's moves at the 8-row bound)
+    where its walks recompute moves (Tuning.recompute), a paper set whose one launch takes 2.71 GB
+    of moves became two chain launches of its long chains, each recording all of theirs (1.48 GB),
+    and two throughput launches: a call's move buffers of 2 x 1.48 GB held at once, where the call
+    before had left one free block of 2.86 GB (seeds 1506001 then 1505000, 1 GiB free outside
+    CuPy's pool: its fallback freed the pool mid-call), and four launches' kernels for one."""
+    C = len(flat)
+    if tuning.chain_bound(C):
+        return False
+    words = moves.of(0, C)
+    return (words <= tuning.move_budget and launch_rows(flat, rows_per_lane) <= tuning.row_budget
+            and bare + move_storage(4 * words, tuning) <= room)
 
 
 def _moves_fit(moves: MoveWords, budget: int, a: int, b: int) -> bool:
