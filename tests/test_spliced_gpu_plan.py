@@ -882,15 +882,42 @@ def test_queued_launches_keep_within_their_room():
 
 def test_move_storage_near_the_budget_is_the_budgets():
     """launch.move_storage: a call's move storage within 1/16 of the move budget below it is the
-    budget's bytes (calls split by the budget take one size: CuPy's pool's blocks reused), else
-    its own."""
+    budget's bytes (calls split by the budget take one size: CuPy's pool's blocks reused), below
+    a quarter of the budget that quarter (MOVES_FLOOR: calls recomputing moves take one size),
+    else its own."""
     tuning = launch.Tuning(move_budget=1 << 20)
     budget = 4 << 20
     assert launch.move_storage(budget - budget // 16, tuning) == budget
     assert launch.move_storage(budget - 1, tuning) == budget
     assert launch.move_storage(budget - budget // 16 - 1, tuning) == budget - budget // 16 - 1
     assert launch.move_storage(budget + 4, tuning) == budget + 4  # (one case above the budget: its own)
-    assert launch.move_storage(4, tuning) == 4
+    assert launch.move_storage(budget // 4 + 4, tuning) == budget // 4 + 4
+    for nbytes in (4, budget // 8, budget // 4):
+        assert launch.move_storage(nbytes, tuning) == budget // 4
+
+
+def test_move_storage_the_calls_own_where_the_least_does_not_fit():
+    """plan_launches: a traced call takes the least move storage (launch.move_storage: a quarter
+    of the move budget) where it keeps its launches within their share of the free memory, else
+    its launches' own moves."""
+    rng = fresh_rng()
+    flat = FlatCases.of([random_case(rng, f"r{i}") for i in range(40)])
+    words = launch.launch_move_words(flat, "int", launch.TUNING)
+    tuning = launch.Tuning(move_budget=64 * words)  # the least storage: a quarter of it, 16 times the call's moves
+    least = launch.move_storage(4 * words, tuning)
+    assert least == 64 * words
+    room, work, sizes, moves = launch.plan_launches(flat, Scoring(), True, 1 << 40, lambda c: c == "int", tuning)
+    assert len(work) == 1 and moves == least
+    bare = sizes[0] - moves
+    # each share: the cases' bounds (one launch) but not the least storage
+    bound = max(int(launch.launch_sizes(flat, "int", True, False, 1 << 40, tuning).sum()),
+                int(launch.chain_sizes(flat, "int", 1 << 40, tuning).sum()))
+    assert bare + 4 * words <= bound < bare + least
+    free = int(2 * (bound + 64) / launch.MEMORY_USE)
+    room, work, sizes, moves = launch.plan_launches(flat, Scoring(), True, free, lambda c: c == "int", tuning)
+    assert len(work) == 1 and moves == 4 * words and sizes == [bare + moves]
+
+
 
 
 def test_walks_short_paths_first_followed_last():

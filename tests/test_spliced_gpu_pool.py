@@ -140,32 +140,39 @@ def test_a_new_buffer_frees_only_the_loose_blocks_of_its_arena():
 
 
 @pytest.mark.slow
-# (seed 1613000's fallback, a stale move block in the moves' arena, is the hand-made sequence above: one
-# seed here keeps the suite ~20 CPU s shorter)
-@pytest.mark.parametrize("seed", [1615000])
+# (seed 1613000's fallback, a stale move block in the moves' arena, is the hand-made sequence above: few
+# seeds here keep the suite shorter: ~25 CPU s a seed)
+@pytest.mark.parametrize("seed", [1615000, 1830000, 1832000])
 def test_the_cold_benchmarks_timed_calls_make_no_fallback(seed, paper_sets):
     """benchmarks/spliced_cold.py's target-1 sequence (one process: its warm-up's 1 and 10 sets
     score then traced, then the timed calls) on the model of an H100: no CuPy fallback
-    (free_all_blocks by an allocation that found no room) in a timed call. Before: seed
-    1613000's 10-set traced call hit it reserving its fourth 17 GB move buffer (a 6.7 GB one of
-    the warm-up's 1-set call left in the moves' arena); seed 1615000's 10-set score call, its row
-    storage larger than the row blocks the warm-up's fallback left (and it freed the three move
-    blocks the traced call after took again)."""
+    (free_all_blocks by an allocation that found no room) in a timed call, and no cudaMalloc of
+    move storage in a timed traced call. Before: seed 1613000's 10-set traced call hit it
+    reserving its fourth 17 GB move buffer (a 6.7 GB one of the warm-up's 1-set call left in the
+    moves' arena); seed 1615000's 10-set score call, its row storage larger than the row blocks
+    the warm-up's fallback left (and it freed the three move blocks the traced call after took
+    again). Where walks recompute moves (Tuning.recompute) each call's move storage was its own
+    size (0.5-3.2 GB for a paper set): seeds 1830000 and 1832000's timed paper sets (1.76 and 3.17
+    GB) and 10 sets (3 x 1.92 and 2 x 3.17 GB) made theirs, larger than the calls' before
+    (launch.move_storage: one coarse size now, 4.3 GB)."""
     pool = Pool(H100_TOTAL - CONTEXT)
-    fallbacks = []
+    fallbacks, made = [], []
     with pytest.MonkeyPatch.context() as mp:
         model_gpu(mp, pool)
         solver = GpuSolver()
         for count, at in ((1, 1000), (10, 1001)):
             solver.solve_many(paper_sets(count, seed + at), traceback=False)
             solver.solve_many(paper_sets(count, seed + at), traceback=True)
+        moves = id(solver.streams().moves)
         for count, at, traced in ((1, 2000, False), (1, 2001, True), (10, 2002, False), (10, 2012, True),
                                   (1, 2022, False)):
-            before = pool.fallbacks
+            before, mallocs = pool.fallbacks, len(pool.mallocs)
             solver.solve_many(paper_sets(count, seed + at), traceback=traced)
             fallbacks.append(pool.fallbacks - before)
-    print("fallbacks of the timed calls:", fallbacks)
-    assert fallbacks == [0] * 5
+            if traced:
+                made.append([size for size, stream in pool.mallocs[mallocs:] if stream == moves])
+    print("fallbacks of the timed calls:", fallbacks, "move storage made by the traced ones:", made)
+    assert fallbacks == [0] * 5 and made == [[], []]
 
 
 @pytest.mark.parametrize("seeds, tuning", [

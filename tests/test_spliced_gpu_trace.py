@@ -684,7 +684,8 @@ def test_move_storage_kept_and_reused(monkeypatch):
 def test_move_storage_sized_by_the_call(monkeypatch):
     """A traced call's launches take one move-storage size (Split.moves): its largest launch's
     moves as planned, or the kept buffers' where they are larger (they are reused, so counted);
-    where the kept storage is let go for the call's launches, its own."""
+    where the kept storage is let go for the call's launches, its own (launch.move_storage: at
+    least a quarter of the move budget)."""
     from splicedalign.gpu import device
 
     fake_gpu(monkeypatch, _fake_function_with_trace)
@@ -694,7 +695,7 @@ def test_move_storage_sized_by_the_call(monkeypatch):
     solver.solve_many(cases, Scoring(), traceback=True)
     kept = solver._move_storage.largest()
     small = [min(cases, key=lambda c: launch.launch_move_words(FlatCases.of([c]), "int", tuning, 2))]
-    own = 4 * launch.launch_move_words(FlatCases.of(small), "int", tuning, 2)
+    own = launch.move_storage(4 * launch.launch_move_words(FlatCases.of(small), "int", tuning, 2), tuning)
     assert kept == solver._moves_each > own
     solver.solve_many(small, Scoring(), traceback=True)  # the kept buffers reused: their size counted
     assert solver._moves_each == kept and solver._move_storage.largest() == kept

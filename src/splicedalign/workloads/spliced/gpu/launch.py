@@ -450,11 +450,17 @@ def plan_launches(flat: FlatCases, scoring: Scoring, traceback: bool, free: int,
     # each launch's device bytes: its rows (at the throughput width: a chain launch's wider strips
     # take fewer rows), inputs and gathers, and the call's move storage
     words = max((w for _, _, w in work), default=0)
-    most = max(move_storage(4 * words, tuning), moves_at_least) if words else 0
     bare = np.empty(len(flat), dtype=np.int64)
     for g in groups:
         bare[g[1]] = g[6]
-    held = [int(bare[sel].sum()) + (most if w else 0) for _, sel, w in work]
+    bares = [int(bare[sel].sum()) for _, sel, _ in work]
+    most = 4 * words
+    if words:  # the floor where it keeps each recording launch within its share (or its own bytes)
+        storage = move_storage(most, tuning)
+        if all(b + storage <= max(share, b + most) for b, (_, _, w) in zip(bares, work) if w):
+            most = storage
+        most = max(most, moves_at_least)
+    held = [b + (most if w else 0) for b, (_, _, w) in zip(bares, work)]
     return share * in_flight, [(ctype, sel.tolist()) for ctype, sel, _ in work], held, most
 
 
@@ -502,6 +508,19 @@ class MoveWords:
         return self._sums[0, R]
 
 
+# A call's move storage is at least this share of the move budget (Tuning.move_budget: 2^34 bytes,
+# so 2^32): nearby calls take one size, so each reuses the storage (kept buffers, or CuPy's free
+# blocks) of the calls before. Where walks recompute moves (Tuning.recompute) a paper set's traced
+# call takes 0.55-3.17 GB of moves (24 seeds) and a 10-set call's launches 0.49-2.18 GB each (13
+# seeds, 3 held at once): at their own sizes spliced_cold's paper set (seed 1830001, 2.28 GB, after
+# the warm-up's 0.71 GB and 3 x 1.25 GB) made its move storage mid-call (a 2.28 GB cudaMalloc; pool
+# model). The cost: a paper set's call holds 4.3 GB of move storage, a 10-set call's 3 x 4.3 = 12.9
+# GB (against 1.5-5.4 GB). Where the floor would put a launch above its share of the free memory,
+# the call's own (plan_launches). Larger storage keeps its own size (a paper set recording every
+# move, 10.9 GB, rounded up to 12.9 left a larger free block in the moves' arena, which a later
+# call with 1 GiB free outside CuPy's pool counted as free for its rows: out of memory).
+MOVES_FLOOR = 1 / 4
+
 # A call's move storage within this share of Tuning.move_budget below it is made the budget's
 # size: launches split by the budget take nearly all of it (10 paper sets: 17.13-17.18 GB of moves,
 # the budget 2^34 bytes), and a call's moves a few MB above the last one's found no free block of
@@ -513,10 +532,12 @@ MOVES_NEAR_BUDGET = 1 / 16
 
 def move_storage(nbytes: int, tuning: Tuning = TUNING) -> int:
     """Bytes of move storage for a call whose largest recording launch records ``nbytes`` of
-    moves: the move budget's bytes where ``nbytes`` lies within MOVES_NEAR_BUDGET of it below,
-    else ``nbytes``."""
+    moves: at least MOVES_FLOOR of the move budget's bytes, the budget's bytes where ``nbytes``
+    lies within MOVES_NEAR_BUDGET of it below, else ``nbytes``."""
     budget = 4 * tuning.move_budget
-    return budget if budget * (1 - MOVES_NEAR_BUDGET) <= nbytes < budget else nbytes
+    if budget * (1 - MOVES_NEAR_BUDGET) <= nbytes < budget:
+        return budget
+    return max(int(budget * MOVES_FLOOR), nbytes)
 
 
 def launch_move_words(flat: FlatCases, ctype: str, tuning: Tuning = TUNING, rows_per_lane: int | None = None) -> int:
@@ -538,7 +559,7 @@ def _one_launch(flat: FlatCases, moves: MoveWords, bare: int, room: int, rows_pe
         return False
     words = moves.of(0, C)
     return (words <= tuning.move_budget and launch_rows(flat, rows_per_lane) <= tuning.row_budget
-            and bare + move_storage(4 * words, tuning) <= room)
+            and bare + 4 * words <= room)
 
 
 def _moves_fit(moves: MoveWords, budget: int, a: int, b: int) -> bool:
