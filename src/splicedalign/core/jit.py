@@ -57,17 +57,25 @@ compiled again (its index rewritten on save). numba unpickles an index before it
 index's stamp, and its ``save`` reads the index too: an index whose signatures name a module
 that an upgrade in place removed or renamed (seen when ``sw.cpu_simd`` moved to ``core.simd``:
 ``ModuleNotFoundError`` from ``_load_index`` in every process, forever) failed every call of
-that function until someone deleted the ``.nbi`` files by hand.
+that function until someone deleted the ``.nbi`` files by hand. And a cached function's stamp
+covers the package modules it may inline, not only its own file (``package_stamps``): numba
+compares a cache with its function's own file alone, so a checkout that changed ``plan.py``'s
+task fields but not ``feed.py`` loaded feed's compiled passes with the old field offsets (the
+fed plans' tasks lost their last field: wrong launches, seen in a development checkout after
+``git pull`` of round 18's three-input entries).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib
 import os
 import struct
 import sys
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 NUMBA_CONFIG_FILE = ".numba_config.yaml"  # numba.core.config._config_fname, read from the working folder
@@ -311,6 +319,62 @@ def _tolerant_cache_files(caching: types.ModuleType) -> None:
     files._stale_taken = True
 
 
+PACKAGE = Path(__file__).resolve().parent.parent  # splicedalign/
+
+
+@functools.cache
+def stamp_folders(py_file: str) -> tuple[Path, ...] | None:
+    """The package folders whose modules a compiled function of ``py_file`` may inline or read
+    constants of: its workload's (for a file under ``workloads/NAME``) and the shared layers'
+    (``core``, ``gpu``); None for a file outside splicedalign. The package's top-level modules
+    count too (``folder_digest``)."""
+    try:
+        rel = Path(py_file).resolve().relative_to(PACKAGE)
+    except (ValueError, OSError):
+        return None
+    own = (PACKAGE / "workloads" / rel.parts[1],) if len(rel.parts) > 2 and rel.parts[0] == "workloads" else ()
+    return own + (PACKAGE / "core", PACKAGE / "gpu")
+
+
+@functools.cache
+def folder_digest(folders: tuple[Path, ...]) -> bytes:
+    """SHA-256 over the names and contents of the ``.py`` files under ``folders`` and of the
+    package's top-level ones, once a process (~3 ms for the spliced workload's: 65 files)."""
+    files = sorted({p for folder in folders for p in folder.rglob("*.py")} | set(PACKAGE.glob("*.py")))
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(str(path.relative_to(PACKAGE)).encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.digest()
+
+
+def package_stamps(caching: types.ModuleType) -> None:
+    """numba's source stamp of a cached splicedalign function (its own file's hash) made to
+    cover its ``stamp_folders`` too (``folder_digest``): an index written for other sources of
+    those modules is stale, compiled again and rewritten, as numba does for its own file."""
+    mixin = getattr(caching, "_SourceFileBackedLocatorMixin", None)
+    stamp = getattr(mixin, "get_source_stamp", None)
+    if mixin is None or stamp is None or getattr(mixin, "_package_stamps", False):
+        return  # another numba, or done already
+
+    def get_source_stamp(self):  # noqa: ANN001, ANN202 - numba's method
+        own = stamp(self)
+        folders = stamp_folders(getattr(self, "_py_file", ""))
+        try:
+            return own if folders is None else (own, folder_digest(folders))
+        except OSError:  # a module of the folders unreadable: a stamp no index has (compiled, not loaded)
+            return (own, None)
+
+    mixin.get_source_stamp = get_source_stamp
+    mixin._package_stamps = True
+
+
+def _caching(caching: types.ModuleType) -> None:
+    """Both of this module's changes to numba's caching (module docstring)."""
+    _tolerant_cache_files(caching)
+    package_stamps(caching)
+
+
 class _AfterImport:
     """A meta-path finder for one module: the module found and loaded as usual by the finders
     after it, then ``then(module)`` called; it takes itself off sys.meta_path when used."""
@@ -353,10 +417,11 @@ def _after_import(name: str, then: Callable[[types.ModuleType], None]) -> None:
 
 
 def recover_stale_caches() -> None:
-    """Stale numba cache files recompiled instead of failing (see the module's docstring), from
+    """Stale numba cache files recompiled instead of failing, and cached functions' stamps
+    covering the modules they inline (see the module's docstring), from
     numba's first import on (now, where it is imported already); numba's OpenMP layer tried first and its
     threads made to spin briefly (``openmp_team``). Imports nothing itself."""
-    _after_import(CACHING_MODULE, _tolerant_cache_files)
+    _after_import(CACHING_MODULE, _caching)
     _after_import(PARALLEL_MODULE, openmp_team)
 
 
