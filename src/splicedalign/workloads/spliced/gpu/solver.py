@@ -358,17 +358,28 @@ def _followed(plan: Plan, config: LaunchConfig) -> Followed:
     return followed_tasks(plan, config.followed, config.least, 0 if config.recompute else None)
 
 
-def _scratch(plan: Plan, config: LaunchConfig,
-             followed: Followed | None) -> tuple[np.ndarray | None, int, Followed | None]:
-    """(each case's scratch region, the end of move storage in MOVE_UNIT words, the follower's
-    tasks its walk reads: trace_inputs' ``scratch`` and ``follow`` are the first and the last) of
-    a launch whose walks recompute moves (plan.scratch_layout, after its follower's ``followed``
-    moves); else (None, 0, None)."""
+def _scratch(plan: Plan, config: LaunchConfig, followed: Followed | None) -> tuple[np.ndarray, int]:
+    """(each case's scratch region, the end of move storage in MOVE_UNIT words) of a launch whose
+    walks recompute moves (config.recompute; plan.scratch_layout, after its follower's
+    ``followed`` moves)."""
+    return scratch_layout(plan.n, config.followed, config.rows_per_lane,
+                          followed.moves_size // MOVE_UNIT if followed is not None else 0)
+
+
+def _walk_records(plan: Plan, flat: FlatCases, config: LaunchConfig, followed: Followed | None,
+                  tuning: launch.Tuning) -> TraceInputs:
+    """A recording launch's walks' records (plan.trace_inputs, walks by launch.walks): where they
+    recompute moves, each case's scratch and the follower's tasks (``followed``) for its cases."""
+    walks = launch.walks(flat, config.followed, tuning)
     if not config.recompute:
-        return None, 0, None
-    at, end = scratch_layout(plan.n, config.followed, config.rows_per_lane,
-                             followed.moves_size // MOVE_UNIT if followed is not None else 0)
-    return at, end, followed
+        return trace_inputs(plan, None, walks)
+    return trace_inputs(plan, None, walks, _scratch(plan, config, followed)[0], followed)
+
+
+def _task_copies(followed: Followed | None, config: LaunchConfig) -> bool:
+    """Whether a launch uploads its follower's copies of its tasks (for its kernel and its walks):
+    with a follower, unless its walks recompute (they and the score kernel read the plan's)."""
+    return followed is not None and not config.recompute
 
 
 def _batch_key(config: LaunchConfig, ids: CaseIds) -> tuple:
@@ -396,15 +407,15 @@ def _device_gathers(gathers: list, host: tuple[np.ndarray, np.ndarray]) -> tuple
 
 
 def _uploads(host: HostPlan, walks: TraceInputs | None,
-             recompute: bool) -> tuple[list[np.ndarray], list[np.ndarray]]:
+             copies: bool) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """A planned launch's uploads (GpuSolver._inputs): what its kernels read (a recording launch
     with a follower runs on the followed tasks, not the plan's, and the follower's), then the
     rest (_rest): the gathers' inputs, with a follower the plan's tasks and the walks' tasks, and
-    a recording launch's walks' records. A launch whose walks recompute (``recompute``) runs the
-    score kernel on the plan's tasks, and its walks read them and the follower's: no other copy
-    (three copies of a 4,660-case launch's tasks, 53 of its 89 MiB, grew the pinned staging)."""
+    a recording launch's walks' records. ``copies``: _task_copies (without them a launch whose
+    walks recompute runs the score kernel on the plan's tasks, and its walks read them and the
+    follower's: three copies of a 4,660-case launch's tasks, 53 of its 89 MiB, grew the pinned
+    staging)."""
     plan, followed = host.plan, host.followed
-    copies = followed is not None and not recompute
     first = [followed.tasks if copies else plan.tasks, plan.base_letters, plan.target_letters,
              plan.letter_cases(), LETTER_CODES] + ([] if followed is None else [followed.follow])
     rest = host.gathers + ([plan.tasks, followed.walked] if copies else [])
@@ -574,12 +585,12 @@ class GpuSolver:
             return hit, _nothing_left
         t0 = time.perf_counter()
         host = self._host_plan(flat, config)
-        walks = (trace_inputs(host.plan, None, launch.walks(flat, config.followed, self.tuning),
-                              *_scratch(host.plan, config, host.followed)[::2]) if config.record else None)
+        walks = _walk_records(host.plan, flat, config, host.followed, self.tuning) if config.record else None
         plan, followed = host.plan, host.followed
+        copies = _task_copies(followed, config)
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
-        first, rest = _uploads(host, walks, config.recompute)
+        first, rest = _uploads(host, walks, copies)
         staging = _launch_staging()
         # (both copies' places in one buffer: grown here, by cudaHostAlloc, before the packer packs)
         packed = staging.layout("launch", first + rest)
@@ -595,7 +606,6 @@ class GpuSolver:
             "launch", packed, 0, len(first), upload)
         base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
         none = Gather(None, None, None, np.empty(0, dtype=np.int64))  # (the gathers: _rest)
-        copies = followed is not None and not config.recompute  # (_uploads)
         inputs = _Inputs(tuple(flat.cases), outputs.Exons.of(plan), base, tsel, none, none,
                          Replayable(plan, None if copies else tasks, upload.record()))
         if followed is not None:
@@ -1036,8 +1046,7 @@ class GpuSolver:
         long = config.followed
         streams = self.streams()
         if inputs.trace is None or inputs.trace.followed != long:
-            info = trace_inputs(inputs.plan, None, launch.walks(flat, long, self.tuning),
-                                *_scratch(inputs.plan, config, inputs.followed if long else None)[::2])
+            info = _walk_records(inputs.plan, flat, config, inputs.followed if long else None, self.tuning)
             inputs.trace = DeviceTrace(long, info, *UPLOADS.upload("inputs", [info.exons, info.cases, info.strips],
                                                                    streams.upload))
             streams.compute.wait_event(streams.upload.record())
