@@ -149,6 +149,10 @@ __device__ __forceinline__ void copy_wait() { asm volatile("cp.async.wait_group 
 // input row per lane; the third input's in kernels whose plans have them, THREE), the window
 // (block b at b & 31), where the strip writes its entry row (Task::entry_row) and its third
 // input row (Task::in3_row; both kept here, not in registers through the sweep).
+// Entry rows and folds of three inputs (THREE): in the plans with entry folds (plan.entry_folds: int
+// scores, the throughput kernels), whose followers and recomputing walks read them too.
+template <typename T, int R> constexpr bool three_inputs = sizeof(T) == sizeof(int) && R <= DENSE_LANE_ROWS;
+
 template <typename T, bool THREE> struct EntryBuffers {
     Vec<T> in[32], in2[32], in3[THREE ? 32 : 1], window[32];
     int entry_row, in3_row;
@@ -566,9 +570,7 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
                                                      const int* feed) {
     static_assert(MODE != MODE_RECORD || R <= DENSE_LANE_ROWS, "wider launches record in a follower (solver._launch)");
     constexpr bool ENTRY = sizeof(T) == sizeof(int) && R <= DENSE_LANE_ROWS && MODE != MODE_FOLLOW;
-    // Entry rows and folds of three inputs: in the plans with entry folds (plan.entry_folds), whose
-    // followers read them too.
-    constexpr bool THREE = sizeof(T) == sizeof(int) && R <= DENSE_LANE_ROWS;
+    constexpr bool THREE = three_inputs<T, R>;
     // The score kernels (int) load each step's selectors a step early (strip_task). Measured on the
     // paper set's replays (H100, 5 seeds): at the 2 blocks per SM of a score launch (launch.Tuning.
     // score_blocks_per_sm) 4-7% faster than loading them at the step's start (10 sets: 74.0 ->
@@ -734,8 +736,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
         const unsigned char* __restrict__ base, const int* __restrict__ tsel, unsigned* moves,
         unsigned char* ops, int* out_case, int* out_exon, int match, int mismatch, int gap,
         const T* __restrict__ best_score, const int* __restrict__ best_col, int* error) {
-    // the plans of the kernels whose walks recompute have entry rows of three inputs (wavefront's THREE)
-    constexpr bool THREE = sizeof(T) == sizeof(int) && R <= DENSE_LANE_ROWS;
+    constexpr bool THREE = three_inputs<T, R>;
     __shared__ EntryBuffers<T, THREE> entry_buffers[TRACE_BLOCK_THREADS / 32];  // a recomputing sweep's
     EntryBuffers<T, THREE>& eb = entry_buffers[threadIdx.x / 32];
     const int lane = threadIdx.x & 31;
