@@ -329,6 +329,12 @@ def move_words_many(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int) -
     return _storage(FlatCases.of(cases), rows_per_lane)[1]
 
 
+def scratch_words(flat: FlatCases, rows_per_lane: int) -> np.ndarray:
+    """(C,) uint32 words of each case's walk scratch where its walk recomputes moves
+    (plan.strip_scratch_units: one strip's moves)."""
+    return strip_scratch_units(flat.n.astype(np.int64), rows_per_lane) * MOVE_UNIT
+
+
 def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool, gather: bool,
                recompute: Tuning | None = None) -> np.ndarray:
     """Device bytes each case takes in a launch at most: its row storage, its moves when the
@@ -341,7 +347,7 @@ def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool,
     rows, words = _storage(flat, rows_per_lane)
     if record and recompute is not None and recompute.recompute and len(flat):
         long = flat.K >= recompute.long_chain_share * flat.K.max()
-        words = np.where(long, words, 0) + strip_scratch_units(flat.n.astype(np.int64), rows_per_lane) * MOVE_UNIT
+        words = np.where(long, words, 0) + scratch_words(flat, rows_per_lane)
     out = rows * itemsize + (words * 4 if record else 0)
     if gather:
         out = out + flat.K * (flat.n + 1) * itemsize
@@ -503,8 +509,7 @@ class MoveWords:
     def _scratch(self, R: int) -> np.ndarray:
         """(C+1,) running sums of each case's scratch words (plan.strip_scratch_units)."""
         if (0, R) not in self._sums:
-            words = strip_scratch_units(self.flat.n.astype(np.int64), R) * MOVE_UNIT
-            self._sums[0, R] = np.concatenate([[0], np.cumsum(words)])
+            self._sums[0, R] = np.concatenate([[0], np.cumsum(scratch_words(self.flat, R))])
         return self._sums[0, R]
 
 

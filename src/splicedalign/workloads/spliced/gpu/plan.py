@@ -217,9 +217,10 @@ def scratch_layout(n: np.ndarray, followed: Sequence[int], rows_per_lane: int, s
     """(C,) each case's scratch region (MOVE_UNIT words, from ``start``; NONE for the ``followed``
     cases, whose moves a follower records) of a launch whose walks recompute moves, and its end."""
     units = strip_scratch_units(np.asarray(n, dtype=np.int64), rows_per_lane)
-    units[np.asarray(followed, dtype=np.int64)] = 0
+    long = np.asarray(followed, dtype=np.int64)
+    units[long] = 0
     at = start + np.cumsum(units) - units
-    at[np.asarray(followed, dtype=np.int64)] = NONE
+    at[long] = NONE
     end = start + int(units.sum())
     _check_offsets(end)
     return at, end
