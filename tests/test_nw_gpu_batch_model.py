@@ -354,7 +354,6 @@ def fake_cupy():
 
     stream = FakeStream()
     cuda = SimpleNamespace(Event=FakeEvent, Stream=FakeStream, get_current_stream=lambda: stream,
-                           function=SimpleNamespace(CPointer=FakePointer),
                            get_elapsed_time=lambda a, b: 0.0,
                            runtime=SimpleNamespace(deviceSynchronize=lambda: None, memcpyHostToDevice=1,
                                                    memcpyDeviceToHost=2, memcpyAsync=memcpy_async))
@@ -373,7 +372,14 @@ def fake_gpu_host(monkeypatch, budget: int):
     monkeypatch.setattr(device, "cupy", lambda: cp)
     monkeypatch.setattr(device, "empty_pinned", lambda n, dtype: np.empty(n, dtype))
     monkeypatch.setattr(device, "memory_budget", lambda cap=None: budget)
+    monkeypatch.setattr(device, "launch", fake_launch)
     return cp
+
+
+def fake_launch(kernel, blocks, threads, arguments, shared_mem, stream):
+    """device.launch on the host: ``kernel`` (a fake one) called as CuPy calls it, each argument a CPointer to its
+    slot (device.ArgumentSlots.params)."""
+    kernel((blocks,), (threads,), tuple(FakePointer(p) for p in arguments.params), shared_mem=shared_mem)
 
 
 def fake_kernel(name, launches):

@@ -38,7 +38,8 @@ def _pointer(value):
 
 
 def slot_values(args):
-    """A launch's arguments passed by value (device.ArgumentSlots: each a CPointer to its 8-byte slot) as the ints
+    """A launch's arguments passed by value (device.ArgumentSlots through fake_launch: each a CPointer to its 8-byte
+    slot) as the ints
     in their slots (the device addresses among them)."""
     return [ctypes.c_int64.from_address(arg.ptr).value for arg in args]
 
@@ -755,26 +756,33 @@ def test_a_round_planned_on_the_device_equals_the_hosts(solver, shared_ring, mon
     assert 4 <= certified < taken
 
 
-def test_a_rounds_merged_pieces_run_first(solver, monkeypatch):
-    """nw_wfa_round's blocks take the merged pieces first (the longest, so that they start in the first wave and the
-    first pieces fill in behind them): on the host build, which runs blocks in turn, every merged piece takes its
-    first room in the pool (bases: each piece's step 0) before any first piece does; the answers are still each
-    piece's at its own index (test_a_round_planned_on_the_device_equals_the_hosts)."""
+def guessed_round(solver, monkeypatch, seed):
+    """A 1% pair of five pieces' rows and its guessed round's plan at band 40 (GpuSolver.queue_first's: band_bound,
+    first_shape, round_caps) for ``solver`` on the host build: (costs, pair, lo, hi, bound, shape, caps)."""
     from splicedalign.workloads.nw import segments
     from splicedalign.workloads.nw.gpu.solver import GpuSolver
 
-    rng = np.random.default_rng(2760)
-    print("seed 2760")
+    rng = np.random.default_rng(seed)
+    print(f"seed {seed}")
     monkeypatch.setattr(wfa, "MAX_THREADS", 128)
     gpu = GpuSolver(poison=True)
     gpu.wfa = solver
     costs = Costs(0, 1, 3)
     a = random_codes(5 * segments.ROWS, rng)
-    pair = Pair("order", "a", "b", a, mutate(a, rng, 0.01))
+    pair = Pair(f"r{seed}", "a", "b", a, mutate(a, rng, 0.01))
     lo, hi, bound = segments.band_bound(costs, "global", pair.n, pair.m, 40)
     shape = segments.first_shape(pair.n, pair.m, lo, hi, segments.ROWS, True)
+    return costs, pair, lo, hi, bound, shape, gpu.round_caps(0.02, shape[2], shape[1], 1)
+
+
+def test_a_rounds_merged_pieces_run_first(solver, monkeypatch):
+    """nw_wfa_round's blocks take the merged pieces first (the longest, so that they start in the first wave and the
+    first pieces fill in behind them): on the host build, which runs blocks in turn, every merged piece takes its
+    first room in the pool (bases: each piece's step 0) before any first piece does; the answers are still each
+    piece's at its own index (test_a_round_planned_on_the_device_equals_the_hosts)."""
+    costs, pair, lo, hi, bound, shape, caps = guessed_round(solver, monkeypatch, 2760)
     count, asked = shape[0], shape[1]
-    max_steps, pool_steps, threads = gpu.round_caps(0.02, shape[2], asked, 1)
+    max_steps, pool_steps, threads = caps
     assert solver.stage(pair, costs)
     queued = solver.queue_round(pair, costs, "global", lo, hi, shape, max_steps, pool_steps, threads, bound, False)
     assert queued is not None and asked > count
@@ -785,19 +793,91 @@ def test_a_rounds_merged_pieces_run_first(solver, monkeypatch):
     assert first_room[count] == 0
 
 
+def test_a_warm_round_is_two_events_and_one_driver_launch(solver, monkeypatch):
+    """queue_round's host chain on a warm solver (the same pair's round again): the round's start event is also the
+    mark abort waits for, so the round records two events (start, stop), not three; its one launch goes through
+    device.launch (the driver's cuLaunchKernel with the solver's one ArgumentSlots: the same parameter array every
+    round), none through a CuPy kernel call; no device array and no pinned buffer is made, the pinned buffers'
+    addresses kept (WfaSolver.pinned_at; a regrown buffer's is its own); both rounds certify the reference's score
+    (test_a_round_planned_on_the_device_equals_the_hosts checks every part of a round against the host's plan)."""
+    from test_nw_gpu_batch_model import FakeEvent, fake_launch
+
+    from splicedalign.workloads.nw import segments
+
+    costs, pair, lo, hi, bound, shape, caps = guessed_round(solver, monkeypatch, 2761)
+    records, launches, made = [], [], []
+    record = FakeEvent.record
+    monkeypatch.setattr(FakeEvent, "record", lambda self, stream=None: records.append(self) or record(self, stream))
+    monkeypatch.setattr(device, "launch", lambda kernel, *args: launches.append(args[2].params) or fake_launch(
+        kernel, *args))
+    cp = solver.cp
+    for name in ("empty", "zeros"):
+        make = getattr(cp, name)
+        monkeypatch.setattr(cp, name, lambda *args, _make=make: made.append(args) or _make(*args))
+    pinned = device.empty_pinned
+    monkeypatch.setattr(device, "empty_pinned", lambda *args: made.append(args) or pinned(*args))
+    answers = []
+    for warm in (False, True):
+        assert solver.stage(pair, costs)
+        records.clear()
+        made.clear()
+        queued = solver.queue_round(pair, costs, "global", lo, hi, shape, *caps, bound, True)
+        assert queued is not None
+        if warm:
+            _, _, _, start, stop = solver.one_stream()
+            assert records == [start, stop] and queued.queued.uploaded is start, records
+            assert made == [], made
+        got = solver.checked(queued)
+        answers.append((got.score, got.end2) if isinstance(got, segments.Segmented) else None)
+    assert len(launches) == 2 and launches[0] is launches[1]
+    for role, grow in (("checked", solver.check_room), ("got", solver.piece_back)):  # (the addresses it passes)
+        kept = solver.pinned_at(role)
+        buffer = solver._piece_checked if role == "checked" else solver._piece_got
+        assert kept == buffer.ctypes.data
+        grow(2 * buffer.size)  # (a larger round's: a new buffer, its own address)
+        regrown = solver._piece_checked if role == "checked" else solver._piece_got
+        assert regrown is not buffer and solver.pinned_at(role) == regrown.ctypes.data, role
+    assert answers[0] is not None and answers[0] == answers[1], answers
+    want = ReferenceSolver().solve(pair, costs, False, "global").score
+    assert answers[1][0] == want, (answers, want)
+
+
 def test_argument_slots_pass_each_launchs_values(monkeypatch):
-    """device.ArgumentSlots (queue_round's arguments by value): the same CPointers every launch, each at its own
-    8-byte slot holding that launch's value, an int32 (a negative one too) in its low 4 bytes as the driver reads
-    it, a device address whole."""
-    fake_gpu_host(monkeypatch, 1 << 20)
+    """device.ArgumentSlots (queue_round's arguments by value, device.launch's kernelParams): the same parameter
+    array every launch, each entry the address of its own 8-byte slot holding that launch's value, an int32 (a
+    negative one too) in its low 4 bytes as the driver reads it, a device address whole."""
     slots = device.ArgumentSlots(3)
+    params = [slots.params[k] for k in range(3)]
     first = slots(-255, 1 << 40, 7)
-    assert [ctypes.c_int32.from_address(p.ptr).value for p in first] == [-255, 0, 7]
-    assert slot_values(first) == [-255, 1 << 40, 7]
+    assert first is slots and [ctypes.c_int32.from_address(p).value for p in params] == [-255, 0, 7]
+    assert [ctypes.c_int64.from_address(p).value for p in params] == [-255, 1 << 40, 7]
     again = slots(3, 0x7F00_1234_5678, -1)
-    assert again is first and len({p.ptr for p in again}) == 3
-    assert [ctypes.c_int32.from_address(p.ptr).value for p in again] == [3, 0x1234_5678, -1]
-    assert slot_values(again) == [3, 0x7F00_1234_5678, -1]
+    assert again is first and [again.params[k] for k in range(3)] == params and len(set(params)) == 3
+    assert [ctypes.c_int32.from_address(p).value for p in params] == [3, 0x1234_5678, -1]
+    assert [ctypes.c_int64.from_address(p).value for p in params] == [3, 0x7F00_1234_5678, -1]
+
+
+def test_launch_hands_the_driver_its_slots(monkeypatch):
+    """device.launch: the driver's cuLaunchKernel (CuPy's binding, faked) gets the RawKernel's driver function, a 1-D
+    grid and block, the shared memory, the stream's handle and the slots' parameter array, whose entries hold this
+    launch's values; no extra parameters."""
+    from types import SimpleNamespace
+
+    from test_nw_gpu_batch_model import fake_cupy
+
+    cp = fake_cupy()
+    monkeypatch.setattr(device, "cupy", lambda: cp)
+    calls = []
+
+    def launch_kernel(*args):
+        params = ctypes.cast(args[9], ctypes.POINTER(ctypes.c_void_p))
+        calls.append(args[:9] + ([ctypes.c_int64.from_address(params[k]).value for k in range(3)], args[10]))
+
+    monkeypatch.setattr(cp.cuda, "driver", SimpleNamespace(launchKernel=launch_kernel), raising=False)
+    slots = device.ArgumentSlots(3)
+    kernel = SimpleNamespace(kernel=SimpleNamespace(ptr=0xF00))
+    device.launch(kernel, 519, 512, slots(-2, 1 << 40, 9), 21_800, SimpleNamespace(ptr=0x5EA))
+    assert calls == [(0xF00, 519, 1, 1, 512, 1, 1, 21_800, 0x5EA, [-2, 1 << 40, 9], 0)], calls
 
 
 def host_check(cuts, n, m, got, count, affine, whole, bound, runs_each):

@@ -126,23 +126,35 @@ def allow_shared_memory(kernel: Any, nbytes: int) -> None:
 
 
 class ArgumentSlots:
-    """A kernel's arguments by value from one host buffer, handed to CuPy's launch as its CPointers (a launch passes a
-    CPointer to the driver as it is, where it converts each NumPy scalar into one of its own first: nw_wfa_round's 31
-    arguments, 20 of them scalars, took ~0.03 ms of the H100 host's launch call). Each argument has an 8-byte slot: a
-    device pointer or int64 whole, an int32 in its low 4 bytes (the driver reads a parameter's own size from its
-    address; little-endian). ``__call__`` rewrites the slots: the driver has copied them by the time a launch call
-    returns, so one set of slots serves every launch of its owner's thread."""
+    """A kernel's arguments by value from one host buffer, as the driver's kernelParams (``params``: each slot's
+    address, made once; ``params_at``: that array's), for ``launch`` (CuPy's launch converted each NumPy scalar into
+    one of its own first: nw_wfa_round's 31 arguments, 20 of them scalars, took ~0.03 ms of the H100 host's launch
+    call). Each argument has an 8-byte slot: a device pointer or int64 whole, an int32 in its low 4 bytes (the driver
+    reads a parameter's own size from its address; little-endian). ``__call__`` rewrites the slots: the driver has
+    copied them by the time a launch call returns, so one set of slots serves every launch of its owner's thread."""
 
     def __init__(self, count: int) -> None:
         self.slots = (ctypes.c_int64 * count)()
         self.layout = struct.Struct(f"<{count}q")
-        pointer = cupy().cuda.function.CPointer
-        self.pointers = tuple(pointer(ctypes.addressof(self.slots) + 8 * k) for k in range(count))
+        at = ctypes.addressof(self.slots)
+        self.params = (ctypes.c_void_p * count)(*(at + 8 * k for k in range(count)))
+        self.params_at = ctypes.addressof(self.params)
 
-    def __call__(self, *values: int) -> tuple[Any, ...]:
+    def __call__(self, *values: int) -> ArgumentSlots:
         """The launch's arguments: ``values`` (ints, device addresses among them) in their slots."""
         self.layout.pack_into(self.slots, 0, *values)
-        return self.pointers
+        return self
+
+
+def launch(kernel: Any, blocks: int, threads: int, arguments: ArgumentSlots, shared_mem: int, stream: Any) -> None:
+    """``kernel`` (a CuPy RawKernel or driver Function) on ``blocks`` x ``threads`` with ``shared_mem`` bytes of
+    dynamic shared memory and ``arguments``' slots, queued on ``stream`` by the driver's cuLaunchKernel (CuPy's own
+    binding of it, which raises CUDADriverError): no CuPy kernel call (its argument list built anew from each
+    argument's type, the current device and stream looked up) and no ``with stream:`` (the current stream set and
+    restored) on the host's path to the launch."""
+    function = getattr(kernel, "kernel", kernel)  # (a RawKernel's driver function)
+    cupy().cuda.driver.launchKernel(function.ptr, blocks, 1, 1, threads, 1, 1, shared_mem, stream.ptr,
+                                    arguments.params_at, 0)
 
 
 # Thread-block clusters (sm_90): the most blocks a cluster every such GPU schedules; more (an H100 up to 16)

@@ -106,11 +106,13 @@ SETTLE_PIECES = 4096
 # (segments.first_shape's pieces), pack their letters from the staged bytes (as SWEEP's bytes variant), and its last
 # block checks the round (as SETTLE); shared: the ring in shared memory too
 ROUND = "nw_wfa_round<{affine}, {shared}>"
+ROUNDS = {(a, h): ROUND.format(affine=str(a).lower(), shared=str(h).lower()) for a in (False, True)
+          for h in (False, True)}  # (each variant's name by (gap-affine, shared ring), formatted once)
 ROUND_ARGUMENTS = 32  # its parameters (queue_round passes them by value: device.ArgumentSlots)
 NAMES = (tuple(SWEEP.format(affine=a, keep=k, shared=h, bytes=b) for a in ("false", "true") for k in ("false", "true")
                for h in ("false", "true") for b in ("false", "true") if b == "false" or k == "true")
          + tuple(BIWFA.format(keep=k) for k in ("false", "true")) + (PACK, SETTLE)
-         + tuple(ROUND.format(affine=a, shared=h) for a in ("false", "true") for h in ("false", "true")))
+         + tuple(ROUNDS.values()))
 ALGORITHM = "wfa"
 PACK_THREADS = 256
 # a launch's chunks take these in turn (a stream a chunk: 6 for 40 MB copied by pieces, common.chunk_bounds;
@@ -682,7 +684,7 @@ class QueuedPieces:
     table_from: Any
     times: tuple[float, float, float, float]
     pool_top: Any  # the pool's counter on the device (its address: ``WfaSolver.abort`` writes it)
-    uploaded: Any  # an event after the round's upload (of the descriptors and that counter)
+    uploaded: Any  # an event after the round's upload (of the descriptors and that counter; queue_round: its start)
     band: tuple[int, int, int, int] | None = None
 
 
@@ -780,6 +782,7 @@ class WfaSolver:
         self._piece_host: np.ndarray | None = None  # solve_pieces' upload (piece_meta)
         self._piece_got: np.ndarray | None = None  # solve_pieces' copy back (piece_back)
         self._piece_checked: np.ndarray | None = None  # a first round's check, written there by the device (check_room)
+        self._pinned_at: dict[str, tuple[np.ndarray, int]] = {}  # those two buffers' addresses (pinned_at)
         self._aborts: tuple[Any, np.ndarray, Any] | None = None  # abort_parts
         self._round_args: device.ArgumentSlots | None = None  # queue_round's launch arguments, by value
         self.shared_bytes = SHARED_BYTES
@@ -1414,8 +1417,6 @@ class WfaSolver:
         assert ws is not None  # (stage made it)
         pool = self.pieces_pool((pool_steps + 1) * diagonals * wavefront_arrays(o))
         stream, _, _, start, stop = self.one_stream()
-        uploaded = self.abort_parts()[2]
-        uploaded.record(stream)  # (after the stage's upload of the round's counters)
         t1 = time.perf_counter()
         bases = ws.array("pieces-bases", asked * (max_steps + 1), cp.int64)
         back = ws.array("pieces-back", asked * (batch.OUT + runs_each), cp.int32)  # the answers, then the runs
@@ -1425,8 +1426,7 @@ class WfaSolver:
         # with the alignment, the answers and runs in a pinned copy of back the round's pieces write themselves
         # (wfa.cu mirror_piece), where a copy back after the kernel took the bus after its last block
         got = self.piece_back(asked * (batch.OUT + runs_each)) if traceback else None
-        kernel = self.kernel(ROUND.format(affine="true" if gap_start else "false",
-                                          shared="true" if config.shared else "false"))
+        kernel = self.kernel(ROUNDS[gap_start, config.shared])
         device.allow_shared_memory(kernel, smem)
         counters = ws.parts["round"].data.ptr
         runs = back.data.ptr + 4 * asked * batch.OUT
@@ -1437,19 +1437,32 @@ class WfaSolver:
             ws.raw.data.ptr, self.reach_device(x, o, e, max_steps, gap_start).data.ptr, x, o, e, max_steps, config.ring,
             config.stride, config.reach_max, 0, (back if ring is None else ring).data.ptr, pool.data.ptr, counters,
             pool.size, bases.data.ptr, runs, back.data.ptr, pair.n, pair.m, count, asked - count, lo, hi, pool_steps,
-            runs_each, table_from.data.ptr, counters + 8, g, mode == "global", bound, checked.ctypes.data,
-            0 if got is None else got.ctypes.data)
+            runs_each, table_from.data.ptr, counters + 8, g, mode == "global", bound, self.pinned_at("checked"),
+            0 if got is None else self.pinned_at("got"))
         t2 = time.perf_counter()
-        with stream:
-            if self.poison:
+        if self.poison:
+            with stream:
                 poison(pool, back, bases, ring, table_from, checked, got)  # (the host's two at once)
-            start.record(stream)
-            kernel((asked,), (config.threads,), arguments, shared_mem=smem)
-            stop.record(stream)
+        # two events, not three: the round's start is also the mark abort waits for (its counters were uploaded by
+        # the stage, before it); the launch by the driver's own call with the solver's slots (device.launch)
+        start.record(stream)
+        device.launch(kernel, asked, config.threads, arguments, smem, stream)
+        stop.record(stream)
         queued = QueuedPieces(asked, runs_each, g, None, back, np.uint64(runs), table_from,
                               (t0, t1, t2, time.perf_counter()),
-                              np.uint64(counters), uploaded, (pair.n, pair.m, lo, hi))
+                              np.uint64(counters), start, (pair.n, pair.m, lo, hi))
         return QueuedCheck(queued, checked, got)
+
+    def pinned_at(self, role: str) -> int:
+        """The address of the solver's pinned buffer ``role`` ("checked": check_room's, "got": piece_back's; a
+        page-locked buffer's host address is its device address), looked up once a buffer (NumPy's ``ctypes.data``
+        took ~1.2 us of the 2-core development host a call, two a guessed round)."""
+        buffer = self._piece_checked if role == "checked" else self._piece_got
+        held = self._pinned_at.get(role)
+        if held is None or held[0] is not buffer:
+            assert buffer is not None
+            held = self._pinned_at[role] = (buffer, buffer.ctypes.data)
+        return held[1]
 
     def check_room(self, count: int) -> np.ndarray:
         """Where a first round's check (4 + ``count`` int64: nw_pieces_settle's result) goes: a pinned buffer the
