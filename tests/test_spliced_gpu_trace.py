@@ -595,7 +595,7 @@ def test_collected_launches_built_once_the_next_is_queued(monkeypatch, at_once):
     monkeypatch.setattr(launch, "collected_first", lambda held, size, room: len(held) if len(held) >= at_once else 0)
     log: list = []  # ("planning", i) .. ("queued", i) around launch i's _launch; ("collected" | "built", launch)
     walks: dict = {}  # id of a launch's walks' records: its launch
-    held: list = []  # those records, kept alive: a freed one's id could be another launch's
+    records: list = []  # those records, kept alive: a freed one's id could be another launch's
     launch_of, traceback, collect = GpuSolver._launch, outputs.device_traceback, GpuSolver._collect
 
     def launched(self, *a, **k):
@@ -603,7 +603,7 @@ def test_collected_launches_built_once_the_next_is_queued(monkeypatch, at_once):
         log.append(("planning", i))
         job = launch_of(self, *a, **k)
         walks[id(job.inputs.trace.info)] = i
-        held.append(job.inputs.trace.info)
+        records.append(job.inputs.trace.info)
         log.append(("queued", i))
         return job
 
