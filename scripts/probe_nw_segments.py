@@ -62,7 +62,8 @@ def main() -> int:
                         solver.solve(pair, costs, traceback, mode)
                         times[key].append((time.perf_counter() - t0) * 1e3)
                 trace, stats = ours.stats_segments, (ours.wfa.stats if ours.wfa else {})
-                pieces_ms = [stats.get("pieces", [])] + [round(stats.get(k, 0.0), 3) for k in (
+                rounds_ms = [[round(v, 3) for v in r] for r in stats.get("pieces", [])]
+                pieces_ms = [rounds_ms] + [round(stats.get(k, 0.0), 3) for k in (
                     "segments_from_ms", "segments_ms", "text_ms")] if trace is not None else "-"
                 mine, theirs = statistics.median(times["ours"]), statistics.median(times["base"])
                 rounds = "-" if trace is None else f"{trace.rounds} {trace.merges} {trace.solved} {trace.why}"

@@ -171,7 +171,7 @@ def kernel_threads(pair, costs, expected: float, repeats: int) -> None:
     from splicedalign.workloads.nw.wfa import reduced_costs
     g = reduced_costs(costs)[0]
     width = bands.width_needed(int(SEGMENTS_SLACK * expected) + 1, costs, "global", pair.n, pair.m)
-    lo, hi, _ = segments.band_bound(costs, "global", pair.n, pair.m, width)
+    lo, hi, _ = bands.band_bound(costs, "global", pair.n, pair.m, width)
     _, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
     rate = expected / max(pair.n, pair.m)
     rows = int((r1 - r0).max())

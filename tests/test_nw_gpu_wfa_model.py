@@ -17,6 +17,7 @@ from test_nw_modes import gap_start_reference, late_start_pair
 
 from splicedalign.gpu import device
 from splicedalign.workloads.nw import wfa as cpu_wfa
+from splicedalign.workloads.nw.gpu import band as bands
 from splicedalign.workloads.nw.gpu import batch, wfa
 from splicedalign.workloads.nw.records import MODES, Costs, Pair, cigar_cost
 from splicedalign.workloads.nw.reference import ReferenceSolver
@@ -155,6 +156,19 @@ def test_reach_table_is_the_cpu_wfas_ranges(gap_start):
         assert reach.tolist() == want, (x, o, e)
         if o == 0:  # linear costs: no D state, the gap start changes nothing
             assert reach.tolist() == wfa.reach_table(x, o, e, 200).tolist()
+
+
+def test_reach_max_is_the_tables_widest_reach(monkeypatch):
+    """WfaSolver.reach_max (a round's widest reach, kept with its table) equals the widest reach of the table up to
+    each score, for both tables of every cost model, a table regrown past its first size included (a longer table
+    than the one its running max was made from)."""
+    fake_gpu_host(monkeypatch, 1 << 30)
+    solver = wfa.WfaSolver()
+    for x, o, e in ((1, 0, 3), (2, 3, 1), (3, 5, 2), (5, 1, 3), (1, 0, 1)):
+        for gap_start in (False, True):
+            for steps in (0, 1, 7, 300, 1023, 1024, 2500, 40, 6000):  # (the table grows at 1,024, then 2,500)
+                want = int(wfa.reach_table(x, o, e, steps, gap_start).max())
+                assert solver.reach_max(x, o, e, steps, gap_start) == want, (x, o, e, gap_start, steps)
 
 
 @pytest.mark.parametrize("costs", COSTS, ids=[f"costs{i}" for i in range(len(COSTS))])  # spread over xdist workers
@@ -674,7 +688,7 @@ def test_a_spent_pool_counter_makes_every_piece_give_up(solver, monkeypatch):
     a = random_codes(3000, rng)
     pair = Pair("spent", "a", "b", a, mutate(a, rng, 0.1))
     assert solver.stage(pair, costs)
-    lo, hi, _ = segments.band_bound(costs, "global", pair.n, pair.m, 60)
+    lo, hi, _ = bands.band_bound(costs, "global", pair.n, pair.m, 60)
     _, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
     name = wfa.SWEEP.format(affine="false", keep="true", shared="true", bytes="true")  # (its letters from the bytes)
     sweep = solver.kernel(name)
@@ -720,7 +734,7 @@ def test_a_round_planned_on_the_device_equals_the_hosts(solver, shared_ring, mon
         b = mutate(a, rng, float(rng.choice([0.01, 0.03, 0.1])))
         pair = Pair(f"r{trial}", "a", "b", a, b)
         width = int(rng.integers(8, 120))
-        lo, hi, bound = segments.band_bound(costs, mode, pair.n, pair.m, width)
+        lo, hi, bound = bands.band_bound(costs, mode, pair.n, pair.m, width)
         shape = segments.first_shape(pair.n, pair.m, lo, hi, segments.ROWS, True)
         g = cpu_wfa.reduced_costs(costs)[0]
         caps = gpu.round_caps(float(rng.uniform(0.005, 0.05)) * costs.mismatch, shape[2], shape[1], g)
@@ -770,7 +784,7 @@ def guessed_round(solver, monkeypatch, seed):
     costs = Costs(0, 1, 3)
     a = random_codes(5 * segments.ROWS, rng)
     pair = Pair(f"r{seed}", "a", "b", a, mutate(a, rng, 0.01))
-    lo, hi, bound = segments.band_bound(costs, "global", pair.n, pair.m, 40)
+    lo, hi, bound = bands.band_bound(costs, "global", pair.n, pair.m, 40)
     shape = segments.first_shape(pair.n, pair.m, lo, hi, segments.ROWS, True)
     return costs, pair, lo, hi, bound, shape, gpu.round_caps(0.02, shape[2], shape[1], 1)
 
@@ -912,7 +926,6 @@ def test_pieces_settle_equals_the_host_check(emu, threads):
     without the speculative pieces; rounds of fewer and of more pieces than threads, every verdict and both checks
     reached by each."""
     from splicedalign.workloads.nw import segments as seg
-    from splicedalign.workloads.nw.gpu import band as bands
 
     rng = fresh_rng()
     kernel = EmuKernel(emu, wfa.SETTLE)

@@ -357,6 +357,26 @@ def test_first_shape_is_the_first_asks_sizes():
         assert seg.first_shape(n, m, lo, hi, rows, speculate) == want, (n, m, lo, hi, rows, speculate)
 
 
+def test_first_round_is_the_band_and_its_shape():
+    """first_round (a guessed round's plan in one compiled call: GpuSolver.queue_first) and band.band_bound give
+    band_for's diagonals and escape_between's bound (NO_ESCAPE where none), and first_round first_shape's sizes
+    at that band, on random pairs, widths and costs, both modes the band takes, with and without speculation."""
+    rng = np.random.default_rng(2790)
+    print("seed 2790")
+    for _ in range(300):
+        n, m = (int(v) for v in rng.integers(1, 20_000, 2))
+        costs = [Costs(0, 1, 3), Costs(0, 4, 2, 6), Costs(0, 3, 2, 5), Costs(1, 2, 3, 4)][int(rng.integers(4))]
+        mode = str(rng.choice(bands.BAND_MODES))
+        width = int(rng.choice([0, int(rng.integers(1, 500)), 30_000]))  # (the widest: no cell outside)
+        rows, speculate = int(rng.choice([7, 64, 384])), bool(rng.integers(2))
+        band = bands.band_for(n, m, mode, width)
+        escape = bands.escape_between(costs, mode, n, m, band.lo, band.hi)
+        want = (band.lo, band.hi, bands.NO_ESCAPE if escape is None else escape)
+        assert bands.band_bound(costs, mode, n, m, width) == want, (n, m, costs, mode, width)
+        got = seg.first_round(costs, mode, n, m, width, rows, speculate)
+        assert got == (*want, seg.first_shape(n, m, band.lo, band.hi, rows, speculate)), (n, m, costs, mode, width)
+
+
 def test_fill_pieces_writes_the_upload():
     """The GPU's piece upload (gpu/wfa.py fill_pieces, piece_layout), each field against its definition."""
     from splicedalign.workloads.nw.gpu import wfa as gpu_wfa

@@ -192,7 +192,7 @@ def _nw_host() -> None:
     """The nw ``gpu`` solver's compiled host code, each function as the solver calls it (same argument
     types: another signature compiles again), on a tiny pair and batch, both cost models: the sample's
     CPU WFA (one pair, and a batch's on numba's threads), the reach table, the bands' escape bounds,
-    segments' first round planned on the host (first_shape, first_asks, the pieces' upload) and its
+    segments' first round planned on the host (first_round, first_asks, the pieces' upload) and its
     rounds' bookkeeping (``segmented``, with pieces shaped as the device's come back), a certified
     round's final pieces, the CIGAR texts (a walk's operations, its runs, pieces joined in place or
     gathered from several rounds), a batch's copies by address (a list of pairs' arrays, a
@@ -218,8 +218,8 @@ def _nw_host() -> None:
         wfa.reach_table(x, o, e, 16, o > 0)
         band.escape_bounds(costs, "global", *(np.array([v]) for v in (pair.n, pair.m, -8, 8)))
         solver.speculates(pair.n, expected / pair.n, g)
-        lo, hi, bound = segments.band_bound(costs, "global", pair.n, pair.m, 16)
-        segments.first_shape(pair.n, pair.m, lo, hi, rows, True)
+        band.band_bound(costs, "global", pair.n, pair.m, 16)
+        lo, hi, bound, _ = segments.first_round(costs, "global", pair.n, pair.m, 16, rows, True)
         cuts, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, rows, True)
         at = wfa.piece_layout(r0.size)
         host = np.zeros(at["end"], np.int64)

@@ -185,14 +185,6 @@ def first_cuts(n: int, rows: int = ROWS) -> np.ndarray:
     return (np.arange(count + 1, dtype=np.int64) * n) // count
 
 
-def band_bound(costs: Costs, mode: str, n: int, m: int, width: int) -> tuple[int, int, int]:
-    """The band's diagonals lo, hi (``limits``) and its escape bound (``band.escape_between``; NO_ESCAPE where
-    no cell lies outside it)."""
-    lo, hi = limits(n, m, mode, width)
-    escape = bands.escape_between(costs, mode, n, m, lo, hi)
-    return lo, hi, bands.NO_ESCAPE if escape is None else escape
-
-
 @njit(cache=True, nogil=True)
 def first_asks(n: int, m: int, lo: int, hi: int, rows: int = ROWS,
                speculate: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -211,15 +203,40 @@ def first_shape(n: int, m: int, lo: int, hi: int, rows: int = ROWS,
     ``queue_round``; wfa.cu's first_piece, the same pieces): (the first cuts' pieces, the asks, the most rows of
     an ask, its widest window, the asks' rows + columns + 1 summed)."""
     count = piece_count(n, rows)
-    asked = count + (count - 1 if speculate and count > 1 else 0)
+    merged = speculate and count > 1
+    asked = count + (count - 1 if merged else 0)
     longest = widest = diagonals = 0
-    for q in range(asked):
-        k, span = (q, 1) if q < count else (q - count, 2)
-        r0, r1 = k * n // count, (k + span) * n // count
-        width = min(m, r1 + hi) - max(0, r0 + lo)
-        longest, widest = max(longest, r1 - r0), max(widest, width)
-        diagonals += r1 - r0 + width + 1
+    # the cuts k n // count one after another without a division: k q + (k r) // count, the remainder carried
+    # (two divisions an ask took ~2 of this call's ~3 us at 10^5, on a guessed round's path to its launch)
+    step, extra = n // count, n % count
+    before, cut, carried = 0, 0, 0  # cuts k - 1 and k, (k r) % count
+    for k in range(count):
+        after = cut + step
+        carried += extra
+        if carried >= count:
+            carried -= count
+            after += 1
+        for j in range(2 if merged and k > 0 else 1):  # piece k, then pieces k - 1 and k as one
+            r0 = cut if j == 0 else before
+            c0, c1 = windows(r0, after, lo, hi, m)
+            longest, widest = max(longest, after - r0), max(widest, c1 - c0)
+            diagonals += after - r0 + c1 - c0 + 1
+        before, cut = cut, after
     return count, asked, longest, widest, diagonals
+
+
+@njit(cache=True, nogil=True)
+def _first_round(o, e, floor, mode, n, m, width, rows, speculate):
+    lo, hi, bound = bands.limits_escape(o, e, floor, mode, n, m, width)
+    return lo, hi, bound, first_shape(n, m, lo, hi, rows, speculate)
+
+
+def first_round(costs: Costs, mode: str, n: int, m: int, width: int, rows: int = ROWS,
+                speculate: bool = False) -> tuple[int, int, int, tuple[int, int, int, int, int]]:
+    """(lo, hi, bound, shape): a first round's band w = ``width`` (``band.band_bound``) and its pieces' sizes there
+    (``first_shape``), in one compiled call (a guessed round's plan before its launch: the two calls took ~4 us of
+    the 2-core development host, the Band and escape_between before them ~4 more)."""
+    return _first_round(*bands.escape_terms(costs, mode), n, m, width, rows, speculate)
 
 
 @njit(cache=True, nogil=True)
@@ -351,7 +368,7 @@ def segmented(n: int, m: int, costs: Costs, mode: str, width: int, solve: SolveP
     trace = Trace() if trace is None else trace
     widenings = 0
     while True:
-        lo, hi, bound = band_bound(costs, mode, n, m, width)
+        lo, hi, bound = bands.band_bound(costs, mode, n, m, width)
         cuts = first_cuts(n, rows)
         solved = Solved(n)
         for round_ in range(1, rounds + 1):

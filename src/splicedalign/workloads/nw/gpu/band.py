@@ -80,11 +80,30 @@ def full_band(n: int, m: int) -> Band:
     return Band(-n, m, n, m, -1)
 
 
-def band_for(n: int, m: int, mode: str, width: int) -> Band:
+@njit(cache=True, nogil=True)
+def _limits(n, m, ends_free, width):
+    """``band_for``'s diagonals lo, hi (``ends_free``: not global mode, the band from diagonal 0 up)."""
     d = m - n
-    lo = max(-n, min(0, d) - width)
-    hi = min(m, (max(0, d) if mode == "global" else 0) + width)
+    return max(-n, min(0, d) - width), min(m, (0 if ends_free else max(0, d)) + width)
+
+
+def band_for(n: int, m: int, mode: str, width: int) -> Band:
+    lo, hi = _limits.py_func(n, m, mode != "global", width)  # (as plain Python: no compiled call's dispatch)
     return Band(lo, hi, n, m, width)
+
+
+@njit(cache=True, nogil=True)
+def limits_escape(o, e, floor, mode, n, m, width):
+    """``band_bound`` with ``_escape``'s first arguments (``escape_terms``), compiled (segments.first_round too)."""
+    lo, hi = _limits(n, m, mode != 0, width)
+    return lo, hi, _escape(o, e, floor, mode, n, m, lo, hi)
+
+
+def band_bound(costs: Costs, mode: str, n: int, m: int, width: int) -> tuple[int, int, int]:
+    """The diagonals lo, hi of ``band_for``'s band w = ``width`` and its ``escape_between`` bound (NO_ESCAPE where
+    no cell lies outside it), in one compiled call (a guessed round's plan, before its launch: the Band and
+    escape_between's call took ~4 us of the 2-core development host)."""
+    return limits_escape(*escape_terms(costs, mode), n, m, width)
 
 
 def escape(costs: Costs, mode: str, band: Band) -> int | None:
@@ -109,7 +128,7 @@ def escape_between(costs: Costs, mode: str, n: int, m: int, lo: int, hi: int) ->
     first end column of an optimal alignment (docs/nw.md), and a path outside the band costing
     exactly the bound could tie with it and end in an earlier column, so a band's score certifies
     its end column only strictly below that path's least cost (one less is still a lower bound)."""
-    bound = _escape(*_escape_terms(costs, mode), n, m, lo, hi)
+    bound = _escape(*escape_terms(costs, mode), n, m, lo, hi)
     return None if bound == NO_ESCAPE else int(bound)
 
 
@@ -117,7 +136,7 @@ NO_ESCAPE = np.iinfo(np.int64).max  # escape_bounds of a band with no cell outsi
 ESCAPE_MODES = {"global": 0, "prefix": 1, "infix": 2}  # _escape's mode codes
 
 
-def _escape_terms(costs: Costs, mode: str) -> tuple[int, int, int, int]:
+def escape_terms(costs: Costs, mode: str) -> tuple[int, int, int, int]:
     """``_escape``'s first arguments: gap open, extend, a diagonal step's least cost, the mode's code."""
     return int(costs.gap_open), int(costs.indel), min(0, int(costs.match), int(costs.mismatch)), ESCAPE_MODES[mode]
 
@@ -126,7 +145,7 @@ def escape_bounds(costs: Costs, mode: str, n: np.ndarray, m: np.ndarray, lo: np.
                   hi: np.ndarray) -> np.ndarray:
     """``escape_between`` of many pairs and bands at once (int64 arrays; NO_ESCAPE for None)."""
     every = np.broadcast_arrays(*(np.asarray(x, dtype=np.int64) for x in (n, m, lo, hi)))
-    return _escapes(*_escape_terms(costs, mode), *(np.ravel(x) for x in every)).reshape(every[0].shape)
+    return _escapes(*escape_terms(costs, mode), *(np.ravel(x) for x in every)).reshape(every[0].shape)
 
 
 @njit(cache=True, nogil=True)

@@ -358,8 +358,7 @@ class GpuSolver:
         in one launch that makes the pieces itself (``WfaSolver.queue_round``), else planned on the host
         (``WfaSolver.queue_check``)."""
         assert self.wfa is not None
-        lo, hi, bound = segments.band_bound(costs, mode, pair.n, pair.m, width)
-        shape = segments.first_shape(pair.n, pair.m, lo, hi, segments.ROWS, True)
+        lo, hi, bound, shape = segments.first_round(costs, mode, pair.n, pair.m, width, segments.ROWS, True)
         caps = self.round_caps(rate, shape[2], shape[1], g)
         queued = self.wfa.queue_round(pair, costs, mode, lo, hi, shape, *caps, bound, traceback)
         if queued is not None:

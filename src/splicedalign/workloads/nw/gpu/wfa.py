@@ -26,7 +26,7 @@ import statistics
 import struct
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -244,9 +244,9 @@ def gap_ring_size(o: int, e: int) -> int:
     return e + 1 if o > 0 else 0
 
 
-@dataclass(frozen=True)
-class Launch:
-    """One nw_wfa launch's configuration (decided in ``configure`` alone)."""
+class Launch(NamedTuple):
+    """One nw_wfa launch's configuration (decided in ``configure`` alone; a NamedTuple: made in ~0.3 us of the
+    2-core development host where the frozen dataclass took ~1.9, on a guessed round's path to its launch)."""
 
     threads: int
     ring: int  # M's ring rows (ring_size)
@@ -709,6 +709,7 @@ class Workspace:
         self.cp = cp
         self.size = max(WORKSPACE_MIN, 1 << (nbytes - 1).bit_length())
         self.host = device.empty_pinned(self.size, np.uint8)
+        self.host_at = self.host.ctypes.data  # (its address, looked up once: NumPy's ctypes.data ~1 us a call)
         self.blob = cp.empty(self.size, cp.uint8)
         self.parts = _layout(self.blob)
         self.raw = self.blob[SINGLE_META:]
@@ -769,6 +770,7 @@ class WfaSolver:
         self.pinned = device.PinnedBuffers()
         self.stats: dict[str, Any] = {}
         self._reach: dict[tuple[int, int, int, bool], np.ndarray] = {}
+        self._reach_top: dict[tuple[int, int, int, bool], np.ndarray] = {}  # each table's running max (reach_max)
         self._sums: dict[tuple[int, int, int], ReachSums] = {}
         self._kernels: dict[str, Any] = {}
         self._streams: tuple[Any, list[Any], Any] | None = None
@@ -816,6 +818,17 @@ class WfaSolver:
             if not gap_start:  # (the sums are the plain table's)
                 self._sums.pop((x, o, e), None)
         return have[:steps + 1]
+
+    def reach_max(self, x: int, o: int, e: int, steps: int, gap_start: bool = False) -> int:
+        """The widest reach of ``reach``'s table up to score ``steps``: its running maximum, kept with the table
+        (NumPy's max over the table took 1.2-3 us of the 2-core development host a round)."""
+        key = (x, o, e, gap_start)
+        self.reach(x, o, e, steps, gap_start)  # (the table, grown where it is shorter)
+        table = self._reach[key]
+        top = self._reach_top.get(key)
+        if top is None or top.size != table.size:  # (a regrown table: its own)
+            top = self._reach_top[key] = np.maximum.accumulate(table)
+        return int(top[steps])
 
     def sums(self, x: int, o: int, e: int, steps: int) -> ReachSums:
         """The ReachSums of (x, o, e)'s reach table, at least ``steps`` + 1 scores (kept with it)."""
@@ -1105,7 +1118,7 @@ class WfaSolver:
         began.record(stream)
         # (the copies by the runtime's own call: CuPy's slice and set / get of an array took more host
         # time than the copy)
-        cp.cuda.runtime.memcpyAsync(ws.blob.data.ptr + TABLE_AT, ws.host.ctypes.data + TABLE_AT,
+        cp.cuda.runtime.memcpyAsync(ws.blob.data.ptr + TABLE_AT, ws.host_at + TABLE_AT,
                                     SINGLE_META - TABLE_AT + n + m, cp.cuda.runtime.memcpyHostToDevice, stream.ptr)
         staged.record(stream)  # (again after the pack, where it is queued)
         self._staged_only = True
@@ -1152,18 +1165,18 @@ class WfaSolver:
         self.pack_staged()
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         n, m = pair.n, pair.m
-        reach_max = int(self.sums(x, o, e, max_steps).top[max_steps])  # (configure's, without its numpy passes)
+        reach_max = self.reach_max(x, o, e, max_steps)  # (configure's, without its numpy passes)
         config = fit_launch(reach_max, int(span(reach_max, n, m, mode)), int(seq_bytes(n, m)), x, o, e, max_steps,
                             threads, self.shared_bytes)
         ways = 2 if bi or (cluster and wfa_cluster.bidirectional(o)) else 1  # directions
         smem = config.smem
         if bi:
-            config = replace(config, ring=biwfa_ring(x, e), shared=True, seqs_shared=True,
-                             threads=max(64, -(-config.threads // 64) * 64))  # two halves of whole warps
+            config = config._replace(ring=biwfa_ring(x, e), shared=True, seqs_shared=True,
+                                      threads=max(64, -(-config.threads // 64) * 64))  # two halves of whole warps
             smem = biwfa_smem(config.ring, config.stride, n, m, max_steps)
         clustered = wfa_cluster.configure(config.reach_max, n, m, x, o, e) if cluster else None
         if clustered is not None:
-            config = replace(config, shared=True)  # (no ring in global memory)
+            config = config._replace(shared=True)  # (no ring in global memory)
             smem = clustered.smem
         # no step is wider than the table
         visits = min(visits, ways * (n + m + 1) * config.arrays * (max_steps + 1))
@@ -1202,7 +1215,7 @@ class WfaSolver:
             wfa_cluster.check_fits(kernel, clustered)
         stream, began, staged_at, start, stop = self.one_stream()
         parts = ws.parts
-        cp.cuda.runtime.memcpyAsync(ws.blob.data.ptr, ws.host.ctypes.data, TABLE_AT, cp.cuda.runtime.memcpyHostToDevice,
+        cp.cuda.runtime.memcpyAsync(ws.blob.data.ptr, ws.host_at, TABLE_AT, cp.cuda.runtime.memcpyHostToDevice,
                                     stream.ptr)
         with stream:
             if self.poison:
@@ -1290,14 +1303,14 @@ class WfaSolver:
         """A queued first round's result after one wait: where the device certified it, the answer (the final
         pieces' runs, with the alignment, taken from the answers and runs that came back in the same wait), else the
         round's Pieces for segments.segmented to go on from (their copy back, a second wait where the alignment
-        did not bring them)."""
+        did not bring them). The runs' view is made before the wait (nothing of it is read there)."""
         queued, checked, got = queued_check
+        runs = NO_RUNS if got is None else got[queued.count * batch.OUT:].view(np.uint32)  # (score only: used 0)
         self.one_stream()[0].synchronize()  # (raises a kernel's asynchronous fault)
         if not checked[0]:
             return self.pieces_back(queued, got)
         self.round_stats(queued)
         score, end2, rounds = checked[1:4].tolist()
-        runs = NO_RUNS if got is None else got[queued.count * batch.OUT:].view(np.uint32)  # (score only: used 0)
         return Segmented(score, end2, [runs], *final_pieces(checked, NO_ANSWERS if got is None else got,
                                                              queued.runs_each), rounds)
 
@@ -1331,8 +1344,7 @@ class WfaSolver:
         pool_ints, words, widest, longest, seqs = fill_pieces(host, r0, r1, c0, c1, pair.n, max_steps, pool_steps,
                                                               wavefront_arrays(o), runs_each,
                                                               *(at[k] for k in PIECE_PARTS))
-        reach = self.reach(x, o, e, max_steps, gap_start)
-        reach_max = int(reach.max())
+        reach_max = self.reach_max(x, o, e, max_steps, gap_start)
         config = fit_launch(reach_max, widest + min(reach_max, longest) + 1,  # (span in infix mode)
                             seqs, x, o, e, max_steps, threads, self.shared_bytes)
         staged = config.seqs_shared  # (each block packs its piece's letters: no pack launch)
@@ -1404,8 +1416,7 @@ class WfaSolver:
         g, x, o, e = cpu_wfa.reduced_costs(costs)
         runs_each = 2 * max_steps + 4
         gap_start = o > 0
-        reach = self.reach(x, o, e, max_steps, gap_start)
-        reach_max = int(reach.max())
+        reach_max = self.reach_max(x, o, e, max_steps, gap_start)
         # (the most letters of a piece: the longest ask's rows and the widest window, which the longest asks have)
         config = fit_launch(reach_max, widest + min(reach_max, longest) + 1, int(seq_bytes(longest, widest)), x, o, e,
                             max_steps, threads, self.shared_bytes)
@@ -1499,13 +1510,14 @@ class WfaSolver:
 
     def round_stats(self, queued: QueuedPieces) -> None:
         """A round's times, after its wait: host ms to the plan, the uploads and allocations, the launches;
-        the pack and sweep on the device; the whole round."""
+        the pack and sweep on the device; the whole round (unrounded: five round() calls took ~2 us of the
+        development host after a certified round's wait)."""
         self._staged_only = False
         t0, t1, t2, t3 = queued.times
         _, _, _, start, stop = self.one_stream()
         self.stats.setdefault("pieces", []).append(
-            [round(v, 3) for v in ((t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3,
-                                   self.cp.cuda.get_elapsed_time(start, stop), (time.perf_counter() - t0) * 1e3)])
+            [(t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, self.cp.cuda.get_elapsed_time(start, stop),
+             (time.perf_counter() - t0) * 1e3])
 
     def piece_back(self, ints: int) -> np.ndarray:
         """``solve_pieces``' copy back (the answers, then the runs): ``ints`` int32 of a pinned buffer, grown on
