@@ -23,10 +23,18 @@ as fed and then as its replay, with the windows' landing. ``--ab BASE_CU``: repl
   the long chains' strips' steps per us over the span, with their entry-row windows per strip
   and the share of their run spent taking them (caught up with their producer).
 
+``--walks``: where the device walks' time goes (trace_chains compiled with walk clocks,
+WALK_TIMES; ``measure_walks``): per seed a never-seen paper set's traced call after a warm-up,
+answers equal to the shipped kernels' replay of the set, and ``walk_summary``: per walk part the
+walks' start and end after the wavefront's end, the last-ending walks' time in their recomputing
+sweeps, moves loops, predecessor scans and the rest, all walks' shares, a walk's duration against
+its sweeps' steps.
+
     PYTHONPATH=src python3 scripts/profile_spliced_tasks.py --seeds 2012 7132700 --out tasks.npz
     PYTHONPATH=src python3 scripts/profile_spliced_tasks.py --analyse tasks.npz
     PYTHONPATH=src SPLICEDALIGN_SHIPPED_KERNELS=0 python3 scripts/profile_spliced_tasks.py --ab main_wavefront.cu
     PYTHONPATH=src python3 scripts/profile_spliced_tasks.py --fed --seeds 2012 --out fed.npz
+    PYTHONPATH=src python3 scripts/profile_spliced_tasks.py --walks --seeds 2091000 2092000 --out walks.npz
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ import argparse
 import json
 import statistics
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -54,17 +63,22 @@ from splicedalign.workloads.spliced.gpu.plan import (
 )
 
 CAPACITY = 1 << 19  # tasks a clocked launch records (a paper set plans ~90-120 k)
+WALK_CAPACITY = 1 << 14  # walks (trace_chains warps) a clocked call records (a paper set: 1,010)
+# wavefront.cu's walk_times record, field by field (WALK_TIMES)
+WALK_FIELDS = ("start", "end", "sweep", "moves", "pred", "exon0_n", "sm_chain", "strips_taken", "cells", "steps")
 
 
 class Clocked:
-    """The solver's kernels compiled with task clocks while on (solver.kernel_defines patched),
-    and the clocked module's task_times / task_start once a clocked call has run."""
+    """The solver's kernels compiled with clocks while on (solver.kernel_defines patched with
+    ``define``: TASK_TIMES, or WALK_TIMES for trace_chains), and the clocked module's globals
+    once a clocked call has run."""
 
-    def __init__(self) -> None:
+    def __init__(self, define: str = "TASK_TIMES", capacity: int = CAPACITY) -> None:
         from splicedalign.gpu import device
         from splicedalign.workloads.spliced.gpu import solver
 
         self.device, self.solver = device, solver
+        self.define, self.capacity = define, capacity
         self.shipped, self.function = solver.kernel_defines, device.function
         self.looked_up: list[tuple] = []  # (all names, defines) of each kernel the solver asks for
 
@@ -74,16 +88,24 @@ class Clocked:
         device.function = spy
 
     def on(self, on: bool) -> None:
-        shipped = self.shipped
-        self.solver.kernel_defines = (lambda: {**shipped(), "TASK_TIMES": CAPACITY}) if on else shipped
+        shipped, define, capacity = self.shipped, self.define, self.capacity
+        self.solver.kernel_defines = (lambda: {**shipped(), define: capacity}) if on else shipped
+
+    def modules(self) -> list[tuple]:
+        """(all names, defines) of each clocked module the solver asked for, by when it was last asked for."""
+        last = {(n, tuple(sorted(d.items()))): i for i, (n, d) in enumerate(self.looked_up) if self.define in d}
+        return sorted(last, key=last.__getitem__)
+
+    def global_array(self, name: str, shape: tuple[int, ...], module: int = -1):
+        """The __device__ array ``name`` (uint64) of a clocked module (``modules()[module]``; by
+        default the last one asked for) as a CuPy array."""
+        cp = self.device.cupy()
+        names, defines = self.modules()[module]
+        found = self.device._module(self.solver.KERNEL_FILE, names, defines)
+        return cp.ndarray(shape, dtype=cp.uint64, memptr=found.get_global(name))
 
     def arrays(self):
-        cp = self.device.cupy()
-        names, defines = next((n, d) for n, d in reversed(self.looked_up) if "TASK_TIMES" in d)
-        module = self.device._module(self.solver.KERNEL_FILE, names, tuple(sorted(defines.items())))
-        times = cp.ndarray((CAPACITY, 4), dtype=cp.uint64, memptr=module.get_global("task_times"))
-        start = cp.ndarray((1,), dtype=cp.uint64, memptr=module.get_global("task_start"))
-        return times, start
+        return self.global_array("task_times", (self.capacity, 4)), self.global_array("task_start", (1,))
 
     def close(self) -> None:
         self.on(False)
@@ -241,6 +263,182 @@ def same(got, want) -> bool:
                and r.alignment == w.alignment for r, w in zip(got, want)) and len(got) == len(want)
 
 
+class WalkedCall:
+    """One traced call of ``gpu`` (solve_many) with its recording launch watched
+    (GpuSolver._collect): its results, the launch's job (one launch expected), the call's wall
+    ms, and GPU ms from an event on an idle stream before the call to the wavefront's start and
+    end and to each walk part's end (Part.ready)."""
+
+    def __init__(self, gpu, cases) -> None:
+        from splicedalign.gpu import device
+        from splicedalign.workloads.spliced.gpu import solver
+
+        cp = device.cupy()
+        jobs: list = []
+        collect = solver.GpuSolver._collect
+
+        def watched(self, job, part=0):
+            if not jobs or jobs[-1] is not job:
+                jobs.append(job)
+            return collect(self, job, part)
+        idle = cp.cuda.Stream(non_blocking=True)
+        solver.GpuSolver._collect = watched
+        try:
+            cp.cuda.runtime.deviceSynchronize()
+            anchor = idle.record()
+            t0 = time.perf_counter()
+            self.results = gpu.solve_many(cases, traceback=True)
+            self.call_ms = (time.perf_counter() - t0) * 1e3
+        finally:
+            solver.GpuSolver._collect = collect
+        if len(jobs) != 1 or jobs[0].inputs.trace is None:
+            sys.exit(f"{len(jobs)} launches, not one that walks on the device: not a paper set's traced call?")
+        self.job = job = jobs[0]
+        events = (*job.events[:2], *(p.ready for p in job.parts))
+        self.ms = np.array([cp.cuda.get_elapsed_time(anchor, e) for e in events])
+
+
+def measure_walks(seeds: list[int], out: Path, make=None, gpu=None) -> None:
+    """Per seed: a never-seen set's traced call (``make(seed)``, default paper_sets(1, seed)) on
+    one solver (``gpu``, default GpuSolver()) with walk clocks (trace_chains compiled with
+    WALK_TIMES), after a warm-up of the shipped and the clocked kernels on other sets; then the
+    shipped kernels' replay of the same set, whose answers must be the clocked call's. The walk
+    records, the trace table's case ids and walk bounds, and both calls' event times go to
+    ``out`` (npz)."""
+    from splicedalign.gpu import device
+    from splicedalign.workloads.spliced.gpu.solver import GpuSolver
+    from splicedalign.workloads.spliced.synthetic import paper_sets
+
+    cp = device.cupy()
+    make = make or (lambda seed: paper_sets(1, seed))
+    gpu = gpu or GpuSolver()
+    clock = Clocked("WALK_TIMES", WALK_CAPACITY)
+    for k, on in enumerate((False, True, False, True)):  # every kernel compiled, on sets used nowhere else
+        clock.on(on)
+        gpu.solve_many(make(seeds[0] + 900 + k), traceback=True)
+    saved: dict[str, np.ndarray] = {}
+    for seed in seeds:
+        cases = make(seed)
+        for m in range(len(clock.modules())):  # (a set whose launch differs would compile another module)
+            clock.global_array("walk_count", (1,), m).fill(0)
+        clock.on(True)
+        call = WalkedCall(gpu, cases)
+        clock.on(False)
+        shipped = WalkedCall(gpu, cases)
+        if not same(call.results, shipped.results):
+            sys.exit(f"seed {seed}: the clocked walks' answers differ from the shipped kernels'")
+        counts = [int(cp.asnumpy(clock.global_array("walk_count", (1,), m))[0]) for m in range(len(clock.modules()))]
+        if sum(c > 0 for c in counts) != 1 or max(counts) > WALK_CAPACITY:
+            sys.exit(f"seed {seed}: walks recorded per clocked module {counts}: not one module's, or more than "
+                     f"WALK_CAPACITY {WALK_CAPACITY}")
+        module = int(np.argmax(counts))
+        walks = counts[module]
+        records = clock.global_array("walk_times", (WALK_CAPACITY, len(WALK_FIELDS)), module)
+        info = call.job.inputs.trace.info
+        saved[f"w{seed}_records"] = cp.asnumpy(records[:walks])
+        saved[f"w{seed}_exon0"] = np.asarray(info.exon0())
+        saved[f"w{seed}_bounds"] = np.asarray(info.bounds, dtype=np.int64)
+        saved[f"w{seed}_followed"] = np.array(len(call.job.config.followed))
+        saved[f"w{seed}_ms"] = call.ms
+        saved[f"w{seed}_shipped_ms"] = shipped.ms
+        saved[f"w{seed}_call_ms"] = np.array([call.call_ms, shipped.call_ms])
+        print(f"seed {seed}: {len(cases)} cases, {walks} walks in {len(info.bounds) - 1} parts; the clocked call "
+              f"{call.call_ms:.1f} ms, answers equal to the shipped kernels' replay", flush=True)
+    clock.close()
+    np.savez_compressed(out, seeds=np.array(seeds), walks=np.array(True), **saved)
+
+
+LATE_WALKS = 5  # the last-ending walks whose breakdown the analysis prints
+SHARES = ("sweep", "moves", "pred", "other")  # where a walk's time goes (walk_summary)
+
+
+def walk_summary(d: dict) -> dict:
+    """One call's walk clocks (measure_walks' arrays of a seed) read: each walk mapped back to its
+    table row and walk part by its case's first exon; GPU time ns put on the event timeline (each
+    part's last walk end against its Part.ready event: the offsets' median, their spread tells
+    the fit) with the wavefront's end as 0; per part the walks' start and end (ms: min, median,
+    max) and shares of their time; the last-ending walks' breakdown; the shares of all walks'
+    time; the correlation of a walk's duration with its steps, cells and moves. ``problems``:
+    records without a table row, table rows walked other than once."""
+    rec = d["records"].astype(np.int64)  # (global timer ns < 2**63)
+    f = {k: rec[:, i] for i, k in enumerate(WALK_FIELDS)}
+    low = (1 << 32) - 1
+    exon0 = f["exon0_n"] >> 32
+    table, bounds = np.asarray(d["exon0"]), np.asarray(d["bounds"])
+    sorter = np.argsort(table, kind="stable")
+    row = sorter[np.minimum(np.searchsorted(table, exon0, sorter=sorter), len(table) - 1)]
+    known = table[row] == exon0
+    problems = [f"{(~known).sum()} walk records name no table row"] if not known.all() else []
+    seen = np.bincount(row[known], minlength=len(table))
+    if (seen != 1).any():
+        problems.append(f"{(seen == 0).sum()} table rows without a walk record, {(seen > 1).sum()} with several")
+    f = {k: v[known] for k, v in f.items()}
+    row = row[known]
+    part = np.searchsorted(bounds, row, side="right") - 1
+    ms = np.asarray(d["ms"], dtype=float)
+    parts = len(bounds) - 1
+    base = f["start"].min() if len(row) else 0  # (ns from the first start: a float holds them exactly)
+    first, last = f["start"] - base, f["end"] - base
+    offsets = np.array([last[part == p].max() - ms[2 + p] * 1e6 for p in range(parts) if (part == p).any()])
+    origin = np.median(offsets) + ms[1] * 1e6  # the wavefront's end on the walks' timer
+    start, end = (first - origin) / 1e6, (last - origin) / 1e6
+    dur = (f["end"] - f["start"]).astype(float)
+    share = {"sweep": f["sweep"], "moves": f["moves"], "pred": f["pred"]}
+    share["other"] = dur - share["sweep"] - share["moves"] - share["pred"]
+    walks = {"row": row, "part": part, "n": f["exon0_n"] & low, "sm": f["sm_chain"] >> 32,
+             "chain": f["sm_chain"] & low, "strips": f["strips_taken"] >> 32, "taken": f["strips_taken"] & low,
+             "cells": f["cells"], "steps": f["steps"], "start": start, "end": end, "ms": dur / 1e6,
+             **{k: np.asarray(v, dtype=float) / 1e6 for k, v in share.items()}}
+    followed = int(d["followed"]) > 0
+
+    def spread(x):
+        return (float(x.min()), float(np.median(x)), float(x.max())) if x.size else (np.nan,) * 3
+
+    def shares(sel):
+        total = dur[sel].sum()
+        return {k: float(np.asarray(v)[sel].sum() / total) if total else np.nan for k, v in share.items()}
+    part_rows = [{"part": p, "walks": int((part == p).sum()), "followed": followed and p == parts - 1,
+                  "start": spread(start[part == p]), "end": spread(end[part == p]),
+                  "event": float(ms[2 + p] - ms[1]), "shares": shares(part == p)} for p in range(parts)]
+    late = np.argsort(end)[::-1][:LATE_WALKS]
+    late_rows = [{k: (v[i].item() if hasattr(v[i], "item") else v[i]) for k, v in walks.items()} for i in late]
+    for r in late_rows:
+        r["bound"] = max(SHARES, key=lambda k: r[k])
+
+    def corr(x):
+        x = np.asarray(x, dtype=float)
+        return float(np.corrcoef(dur, x)[0, 1]) if len(x) > 1 and x.std() > 0 and dur.std() > 0 else np.nan
+    return {"parts": part_rows, "late": late_rows, "shares": shares(np.ones(len(dur), dtype=bool)),
+            "corr": {k: corr(walks[k]) for k in ("steps", "cells", "taken")}, "walks": len(dur),
+            "fit_us": float(np.ptp(offsets) / 1e3), "problems": problems,
+            "wave_ms": float(ms[1] - ms[0]), "shipped_tail": float(np.max(d["shipped_ms"][2:]) - d["shipped_ms"][1])}
+
+
+def analyse_walks(seed: str, d: dict) -> None:
+    s = walk_summary(d)
+    pct = lambda x: " ".join(f"{x[k]:4.0%}" for k in SHARES)  # noqa: E731
+    tri = lambda x: "/".join(f"{v:.2f}" for v in x)  # noqa: E731
+    call, shipped = d["call_ms"]
+    print(f"\nseed {seed}: {s['walks']} walks; clocked call {call:.1f} ms (wavefront {s['wave_ms']:.2f} ms on the "
+          f"events); walks' timer fitted to the part events within {s['fit_us']:.0f} us; the shipped kernels' "
+          f"replay of the set: last walk part {s['shipped_tail']:.2f} ms after its wavefront's end ({shipped:.1f} ms)")
+    for problem in s["problems"]:
+        print(f"  PROBLEM: {problem}")
+    print(f"  ms after the wavefront's end; per part: walks | start min/median/max | end min/median/max | part "
+          f"event | shares {'/'.join(SHARES)}")
+    for r in s["parts"]:
+        print(f"    part {r['part']}{' (followed)' if r['followed'] else ''}: {r['walks']} | {tri(r['start'])} | "
+              f"{tri(r['end'])} | {r['event']:.2f} | {pct(r['shares'])}")
+    print(f"  the last {len(s['late'])} walks to end: part row n chain strips steps moves cells(M) | start end | "
+          f"ms: sweep moves pred other | bound by")
+    for r in s["late"]:
+        print(f"    {r['part']} {r['row']} {r['n']} {r['chain']} {r['strips']} {r['steps']} {r['taken']} "
+              f"{r['cells'] / 1e6:.1f} | {r['start']:.2f} {r['end']:.2f} | {r['sweep']:.2f} {r['moves']:.2f} "
+              f"{r['pred']:.2f} {r['other']:.2f} | {r['bound']}")
+    print(f"  all walks' time: {pct(s['shares'])} ({'/'.join(SHARES)}); a walk's duration against its steps "
+          f"r={s['corr']['steps']:.2f}, cells r={s['corr']['cells']:.2f}, moves r={s['corr']['taken']:.2f}")
+
+
 def ab(base: Path, seeds: list[int], repeats: int, fed: bool = False, paper_only: bool = False,
        more: tuple[Path, ...] = (), variants: dict | None = None) -> None:
     """Replays (cached plans) of this tree's kernel against ``base`` (another version of
@@ -346,6 +544,10 @@ def plain(seed: int, repeats: int) -> None:
 
 def analyse(path: Path) -> None:
     data = np.load(path)
+    if "walks" in data.files:
+        for seed in data["seeds"].tolist():
+            analyse_walks(str(seed), {k.split("_", 1)[1]: data[k] for k in data.files if k.startswith(f"w{seed}_")})
+        return
     keys = ("fed", "s") if "fed" in data.files else ("s",)
     for seed in data["seeds"].tolist():
         for key in keys:
@@ -522,6 +724,8 @@ def main() -> None:
     ap.add_argument("--ab", type=Path, nargs="+", default=None, metavar="BASE_CU",
                     help="replays with this tree's wavefront.cu against another version of it, and more (see ab)")
     ap.add_argument("--fed", action="store_true", help="fed launches (fresh solvers' first calls) and their replays")
+    ap.add_argument("--walks", action="store_true",
+                    help="walk clocks (trace_chains, WALK_TIMES) of a never-seen paper set's traced call per seed")
     ap.add_argument("--paper-only", action="store_true", help="--ab: the paper set's calls only")
     ap.add_argument("--variant", nargs="*", default=[], metavar="NAME=JSON",
                     help='--ab: also this kernel with these launch.Tuning values (and "chain_folds": true; see ab)')
@@ -533,7 +737,9 @@ def main() -> None:
     if args.plain:
         plain(args.seeds[0], args.repeats)
         return
-    if args.analyse is None:
+    if args.analyse is None and args.walks:
+        measure_walks(args.seeds, args.out)
+    elif args.analyse is None:
         (measure_fed if args.fed else measure)(args.seeds, args.repeats, args.out)
     analyse(args.analyse or args.out)
 

@@ -60,17 +60,33 @@
 // was taken), when it ended, and (SM << 48 | windows << 32 | ns): a strip's entry-row windows
 // after its first and the ns it spent taking them (the poll's wait included), a fold's passes
 // and the ns it probed. task_start: the timer when the kernel's first warp started.
-#ifdef TASK_TIMES
-__device__ unsigned long long task_times[TASK_TIMES][4];  // global scope: its name unmangled
-__device__ unsigned long long task_start;
+// Walk clocks, a profile only too (profile_spliced_tasks.py --walks; -DWALK_TIMES=<walks at
+// most>): per trace_chains warp, in the order walks end (walk_count counts them), the global
+// timer at its start and end; the ns in its recomputing sweeps (strip_any, MODE_FOLLOW), in its
+// moves loops less the sweeps, in its predecessor scans; (exon0 << 32 | n): its case's first
+// exon row of the trace table (the case's id across walk launches) and target length;
+// (SM << 32 | chain length); (strips swept << 32 | moves taken); the cells swept (strip rows by
+// columns 0..jj) and the sweeps' steps.
+#if defined(TASK_TIMES) || defined(WALK_TIMES)
 __device__ __forceinline__ unsigned long long clock_ns() {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
+#endif
+#ifdef TASK_TIMES
+__device__ unsigned long long task_times[TASK_TIMES][4];  // global scope: its name unmangled
+__device__ unsigned long long task_start;
 #define TASK_CLOCK(...) __VA_ARGS__
 #else
 #define TASK_CLOCK(...)
+#endif
+#ifdef WALK_TIMES
+__device__ unsigned long long walk_times[WALK_TIMES][10];
+__device__ unsigned long long walk_count;
+#define WALK_CLOCK(...) __VA_ARGS__
+#else
+#define WALK_CLOCK(...)
 #endif
 
 namespace {
@@ -742,6 +758,9 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
     const int lane = threadIdx.x & 31;
     const int c = (int)(((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
     if (c >= ncases) return;
+    // (walk clocks: the start in full, the rest as 32 bits, ns spans modulo 2^32: registers)
+    WALK_CLOCK(const unsigned long long w_start = clock_ns();
+               unsigned w_sweep = 0, w_moves = 0, w_pred = 0, w_cells = 0, w_steps = 0, w_taken = 0, w_strips = 0;)
     const long long* cr = cases + (long long)c * TC_FIELDS;
     const int a = (int)cr[TC_EXON0], b = (int)cr[TC_EXON1], n = (int)cr[TC_N];
     const long long tgt = cr[TC_TGT];
@@ -791,6 +810,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
             dir = mv;
         };
         bool swept = true;  // the strip's moves are there (recomputing: swept since it was entered)
+        WALK_CLOCK(const unsigned w_moves0 = (unsigned)clock_ns();)
         while (r > 0) {
             while (r <= st.lo) {  // warp-uniform
                 load_strip(st, tasks, strips[s0 + --s]);
@@ -805,6 +825,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
             // throughput launches recompute: wider ones' walks read what a follower recorded)
             if constexpr (R <= DENSE_LANE_ROWS) {
                 if (!swept) {
+                    WALK_CLOCK(const unsigned w_sweep0 = (unsigned)clock_ns();)
                     Task t = load_task(tasks, strips[s0 + s]);
                     t.n = jj;
                     t.moves = scratch;
@@ -814,6 +835,10 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
                     st.at = (long long)scratch * MOVE_UNIT;
                     held = -1;  // the words held were another strip's
                     swept = true;
+                    WALK_CLOCK(w_sweep += (unsigned)clock_ns() - w_sweep0;
+                               ++w_strips;
+                               w_cells += st.rows * (jj + 1);
+                               w_steps += (jj + COLS) / COLS + 31 - st.head;)
                 }
             }
             int bit;
@@ -852,6 +877,9 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
             }
         }
         flush();
+        WALK_CLOCK(const unsigned w_pred0 = (unsigned)clock_ns();
+                   w_moves += w_pred0 - w_moves0;
+                   w_taken = (unsigned)g;)
         if (lane == 0) {
             int* o = out_exon + (long long)(a + len) * 4;
             o[0] = k; o[1] = jj; o[2] = j; o[3] = (int)(g - g0);
@@ -895,6 +923,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
             if (bl >= 0 && (below < 0 || (byl + (long long)below * TE_FIELDS)[TE_BY_LAST_LAST] < bl)) break;
         }
         const int be = bl >= 0 ? (byl + (long long)bq * TE_FIELDS)[TE_BY_LAST] : -1;
+        WALK_CLOCK(w_pred += (unsigned)clock_ns() - w_pred0;)
         if (be < 0) {
             if constexpr (!FREE) {
                 for (int i = lane; i < j0; i += 32) ops[ops_end - 1 - g - i] = OP_INS;
@@ -906,6 +935,24 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
         j = j0;
     }
     if (lane == 0) { out_case[2 * c] = len; out_case[2 * c + 1] = (int)g; }
+    WALK_CLOCK(if (lane == 0) {
+        const unsigned long long w_end = clock_ns(), i = atomicAdd(&walk_count, 1ull);
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        if (i < WALK_TIMES) {
+            unsigned long long* w = walk_times[i];
+            w[0] = w_start;
+            w[1] = w_end;
+            w[2] = w_sweep;
+            w[3] = w_moves - w_sweep;
+            w[4] = w_pred;
+            w[5] = (unsigned long long)a << 32 | (unsigned)n;
+            w[6] = (unsigned long long)sm << 32 | (unsigned)len;
+            w[7] = (unsigned long long)w_strips << 32 | w_taken;
+            w[8] = w_cells;
+            w[9] = w_steps;
+        }
+    })
 }
 
 #ifndef __CUDACC_RTC__
