@@ -317,7 +317,7 @@ def measure_walks(seeds: list[int], out: Path, make=None, gpu=None) -> None:
         clock.on(on)
         gpu.solve_many(make(seeds[0] + 900 + k), traceback=True)
     saved: dict[str, np.ndarray] = {}
-    for seed in seeds:
+    for i, seed in enumerate(seeds):
         cases = make(seed)
         for m in range(len(clock.modules())):  # (a set whose launch differs would compile another module)
             clock.global_array("walk_count", (1,), m).fill(0)
@@ -344,8 +344,9 @@ def measure_walks(seeds: list[int], out: Path, make=None, gpu=None) -> None:
         saved[f"w{seed}_call_ms"] = np.array([call.call_ms, shipped.call_ms])
         print(f"seed {seed}: {len(cases)} cases, {walks} walks in {len(info.bounds) - 1} parts; the clocked call "
               f"{call.call_ms:.1f} ms, answers equal to the shipped kernels' replay", flush=True)
+        # saved seed by seed: a later seed's failure keeps the earlier ones
+        np.savez_compressed(out, seeds=np.array(seeds[:i + 1]), walks=np.array(True), **saved)
     clock.close()
-    np.savez_compressed(out, seeds=np.array(seeds), walks=np.array(True), **saved)
 
 
 LATE_WALKS = 5  # the last-ending walks whose breakdown the analysis prints
