@@ -770,7 +770,7 @@ class WfaSolver:
         self.pinned = device.PinnedBuffers()
         self.stats: dict[str, Any] = {}
         self._reach: dict[tuple[int, int, int, bool], np.ndarray] = {}
-        self._reach_top: dict[tuple[int, int, int, bool], np.ndarray] = {}  # each table's running max (reach_max)
+        self._reach_top: dict[tuple[int, int, int, bool], np.ndarray] = {}  # each table's running max (reach)
         self._sums: dict[tuple[int, int, int], ReachSums] = {}
         self._kernels: dict[str, Any] = {}
         self._streams: tuple[Any, list[Any], Any] | None = None
@@ -811,10 +811,12 @@ class WfaSolver:
     def reach(self, x: int, o: int, e: int, steps: int, gap_start: bool = False) -> np.ndarray:
         """The reach table of (x, o, e) (and infix mode's gap start) for at least ``steps`` scores
         (kept per process)."""
-        have = self._reach.get((x, o, e, gap_start))
+        key = (x, o, e, gap_start)
+        have = self._reach.get(key)
         if have is None or have.size <= steps:
             have = reach_table(x, o, e, max(steps, 1024), gap_start)
-            self._reach[(x, o, e, gap_start)] = have
+            self._reach[key] = have
+            self._reach_top[key] = np.maximum.accumulate(have)  # (reach_max's, made with its table)
             if not gap_start:  # (the sums are the plain table's)
                 self._sums.pop((x, o, e), None)
         return have[:steps + 1]
@@ -822,13 +824,8 @@ class WfaSolver:
     def reach_max(self, x: int, o: int, e: int, steps: int, gap_start: bool = False) -> int:
         """The widest reach of ``reach``'s table up to score ``steps``: its running maximum, kept with the table
         (NumPy's max over the table took 1.2-3 us of the 2-core development host a round)."""
-        key = (x, o, e, gap_start)
-        self.reach(x, o, e, steps, gap_start)  # (the table, grown where it is shorter)
-        table = self._reach[key]
-        top = self._reach_top.get(key)
-        if top is None or top.size != table.size:  # (a regrown table: its own)
-            top = self._reach_top[key] = np.maximum.accumulate(table)
-        return int(top[steps])
+        self.reach(x, o, e, steps, gap_start)  # (the table and its running maximum, grown where shorter)
+        return int(self._reach_top[(x, o, e, gap_start)][steps])
 
     def sums(self, x: int, o: int, e: int, steps: int) -> ReachSums:
         """The ReachSums of (x, o, e)'s reach table, at least ``steps`` + 1 scores (kept with it)."""
