@@ -45,29 +45,34 @@ pytestmark = pytest.mark.usefixtures("gpu_host_code")  # conftest: the warm-up's
 F = {name: i for i, name in enumerate(TASK_FIELDS)}
 
 
-def record_moves(moves: np.ndarray, t: dict, ups: list[np.ndarray], w_rows: list[np.ndarray]) -> None:
+def record_moves(moves: np.ndarray, t: dict, ups: list[np.ndarray], w_rows: list[np.ndarray], c0: int = 0) -> None:
     """The moves a strip writes (plan.py, "Moves"): ``ups[rho]`` is the shifted row above
     strip row rho (ups[P] the strip's last row), ``w_rows[rho]`` its shifted letter scores.
-    Asserts that every cell's word lies inside the strip's region."""
+    Asserts that every cell's word lies inside the strip's region. ``c0`` > 0: a sweep from a
+    column checkpoint (strip_sweep's): columns c0..n, ups from column c0 - 1, words from step
+    c0 // COLS (``moves`` at t["moves"] * MOVE_UNIT + that step's: the sweep's region)."""
     n, lr, P = t["n"], t["lane_rows"], WARP * t["lane_rows"]
     head = (P - t["rows"]) // lr
     mw = gpu_plan.move_words(lr)
     steps = n // gpu_plan.COLS + 1 + WARP - 1 - head
+    u0 = c0 // gpu_plan.COLS
     at = t["moves"] * gpu_plan.MOVE_UNIT
-    moves[at: at + steps * WARP * mw] = 0  # the kernel writes every word of the region
-    j = np.arange(1, n + 1)
+    moves[at + u0 * WARP * mw: at + steps * WARP * mw] = 0  # the kernel writes every word of the region
+    j = np.arange(max(c0, 1), n + 1)
     for rho in range(P):
         up, h, w = ups[rho], ups[rho + 1], w_rows[rho]
         dg, vt, hz = up[:-1] + w, up[1:], h[:-1]
         # (diagonal lost, up lost to left); column 0 moves up (its left and diagonal are below
         # every score in the kernel)
-        field = np.concatenate(([2], 2 * (dg < np.maximum(vt, hz)) + (vt < hz)))
+        field = 2 * (dg < np.maximum(vt, hz)) + (vt < hz)
         lane, r = divmod(rho, lr)
         if lane < head:
             continue  # lanes above the entry row's lane hold throw-away cells
-        cols = np.concatenate(([0], j))
+        cols = j
+        if c0 == 0:
+            field, cols = np.concatenate(([2], field)), np.concatenate(([0], j))
         u = cols // gpu_plan.COLS + lane - head
-        assert u.min() >= 0 and u.max() < steps
+        assert u.min() >= u0 and u.max() < steps
         idx = at + (u * WARP + lane) * mw + r // 4
         bit = gpu_plan.move_shift(lr, r, cols % gpu_plan.COLS)
         np.bitwise_or.at(moves, idx, (field.astype(np.uint64) << bit.astype(np.uint64)).astype(np.uint32))
@@ -86,40 +91,60 @@ def entry_row(t: dict, rows: np.ndarray, scoring: Scoring) -> np.ndarray:
 
 
 def strip_sweep(t: dict, entry: np.ndarray, base: np.ndarray, target: np.ndarray,
-                scoring: Scoring) -> tuple[list[np.ndarray], list[np.ndarray]]:
+                scoring: Scoring, c0: int = 0,
+                left: np.ndarray | None = None) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """A strip's shifted rows (ups[rho]: the row above strip row rho, ups[P] its last) and its
     rows' shifted letter scores over columns 0..n from its entry row: exon rows at the bottom,
-    padding rows (which copy the entry row) on top."""
+    padding rows (which copy the entry row) on top. ``c0`` > 0: swept from the column
+    checkpoint left of column c0 (``left``: every strip row's shifted score at column c0 - 1;
+    the lanes above the head lane's take the entry row's), over columns c0 - 1..n."""
     n, b, gap = t["n"], t["rows"], scoring.gap
     P = WARP * t["lane_rows"]
-    codes = target[t["tgt"] + 1: t["tgt"] + n + 1]
-    up = entry + gap * np.arange(n + 1)  # shifted: h' = h + gap * (rows so far + j)
+    held = ((P - b) // t["lane_rows"]) * t["lane_rows"]  # strip rows from the head lane's on
+    start = max(c0 - 1, 0)
+    codes = target[t["tgt"] + start + 1: t["tgt"] + n + 1]
+    up = entry[start:] + gap * np.arange(start, n + 1)  # shifted: h' = h + gap * (rows so far + j)
     ups, w_rows = [up], []
     for rho in range(P):
         if rho < P - b:
-            w = np.zeros(n, dtype=np.int64)  # padding row copies its entry row
+            w = np.zeros(n - start, dtype=np.int64)  # padding row copies its entry row
         else:
             bc = base[t["base"] + rho - (P - b)]
             w = np.where(codes == bc, scoring.match, scoring.mismatch) + 2 * gap
         cand = up.copy()
         cand[1:] = np.maximum(up[:-1] + w, up[1:])
+        if c0 > 0 and rho >= held:
+            cand[0] = left[rho]  # column c0 - 1 from the checkpoint
         up = np.maximum.accumulate(cand)  # the horizontal term is a running max
         ups.append(up)
         w_rows.append(w)
     return ups, w_rows
 
 
+def store_checkpoints(ck: np.ndarray, at: int, ckb: int, t: dict, ups: list[np.ndarray]) -> None:
+    """A strip's column checkpoints (plan.py, "Column checkpoints") from its shifted rows: strip
+    row rho = l * R + r at column CKB * COLS * k - 1 into ck[at + (k - 1) * 32 * R + rho], the
+    lanes from its head lane on (those above hold throw-away cells: left as they were)."""
+    P = WARP * t["lane_rows"]
+    head = (P - t["rows"]) // t["lane_rows"]
+    cols = ckb * gpu_plan.COLS * np.arange(1, gpu_plan.strip_checkpoints(t["n"], ckb) + 1) - 1
+    values = np.stack(ups[1:])[:, cols].T  # (checkpoints, P)
+    rho = np.arange(head * t["lane_rows"], P)
+    ck[at + np.arange(cols.size)[:, None] * P + rho] = values[:, rho]
+
+
 def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | None = None,
-              written: np.ndarray | None = None) -> np.ndarray:
+              written: np.ndarray | None = None, checkpoints: tuple | None = None) -> np.ndarray:
     """Row storage after running every task in launch order, as the kernel defines them; with
     ``moves`` (plan.moves_size words), also the moves the recording variant writes (strips
     whose moves field is NONE record none). ``written``: a follower's run: the rows a kernel
-    wrote, which the strips read and must reproduce (folds are skipped)."""
+    wrote, which the strips read and must reproduce (folds are skipped). ``checkpoints``: (ck,
+    at, CKB) of plan.checkpoint_layout: each strip's column checkpoints stored into ck at at[i]."""
     gap = scoring.gap
     EMPTY = gpu_plan.empty(np.int64)
     follower = written is not None
     rows = written.astype(np.int64) if follower else np.full(plan.rows_size, EMPTY, dtype=np.int64)
-    for rec in plan.tasks.astype(np.int64):
+    for i, rec in enumerate(plan.tasks.astype(np.int64)):
         t = {name: int(rec[k]) for name, k in F.items()}
         n = t["n"]
         j = np.arange(n + 1)
@@ -152,6 +177,8 @@ def model_run(plan, scoring: Scoring, rows_per_lane: int, moves: np.ndarray | No
             ups, w_rows = strip_sweep(t, entry, plan.base, plan.target, scoring)
             if moves is not None and t["moves"] != NONE:
                 record_moves(moves, t, ups, w_rows)
+            if checkpoints is not None and checkpoints[1][i] != NONE:
+                store_checkpoints(checkpoints[0], int(checkpoints[1][i]), checkpoints[2], t, ups)
             out = ups[-1] - gap * (b + j)
             if follower:
                 np.testing.assert_array_equal(rows[t["out_row"] : t["out_row"] + n + 1], out)

@@ -45,6 +45,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     TRACE_EXON_FIELDS,
     WARP,
     build_plan,
+    checkpoint_layout,
     move_shift,
     move_words,
     scratch_layout,
@@ -129,14 +130,19 @@ class Strip:
 
 
 def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, scoring, stats=None,
-                best=None):
+                best=None, checkpoints=None):
     """What trace_chains writes (ops, out_case, out_exon), case by case, with its word cache:
     the 32 lanes' held word indices, reloaded in the last move's direction on a miss (asserts
     that lane 0 then holds the word). ``stats`` (a dict) counts moves, reloads and strips swept.
     ``best``: free target ends (trace_chains<T, R, BYTES, true>): each exon's final score and its
     first column (last_row_max), where the walk starts; no leading target letters against gaps.
     A case with a scratch region recomputes each strip's moves as it enters it, up to its column
-    (the region poisoned first: a word the sweep did not write reads as a wrong move)."""
+    (the region poisoned first: a word the sweep did not write reads as a wrong move).
+    ``checkpoints``: (ck, at, CKB) as the wavefront model stored them (plan.checkpoint_layout):
+    such a sweep starts at plan.checkpoint_start (from the strip's rows and CHECKPOINT_MARGIN left
+    of its column), and where the path leaves the swept columns the walk sweeps again up to its
+    column, from twice as far left; ``stats`` then also counts the cells swept ("cells"), what
+    sweeps from column 0 would have swept ("full_cells") and the back-offs."""
     gap = scoring.gap
     free = best is not None
     lanes = np.arange(WARP)
@@ -162,30 +168,49 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
             direction = TR_DIAG
             inside = None  # the kernel's walk inside a word: (word, its next cell's bit)
             swept = True
+            c0 = 0  # the first column swept (recomputing from a checkpoint)
             while r > 0:
                 while r <= lo:
                     s -= 1
                     st = Strip(tasks, int(strips[s0 + s]), lo)
                     lo = st.lo
                     swept = scratch == NONE
+                    c0, distance = 0, st.rows + gpu_plan.CHECKPOINT_MARGIN
                 mv = TR_UP
                 if jj > 0:
+                    if swept and jj < c0:  # the path left the swept columns: sweep again from further left
+                        swept, distance = False, 2 * distance
+                        if stats is not None:
+                            stats["backoffs"] = stats.get("backoffs", 0) + 1
                     if not swept:  # the strip's sweep up to column jj into the case's scratch
-                        t = {name: int(v) for name, v in zip(TASK_FIELDS, tasks[int(strips[s0 + s])])}
+                        task = int(strips[s0 + s])
+                        t = {name: int(v) for name, v in zip(TASK_FIELDS, tasks[task])}
                         region = gpu_plan.strip_move_units(t["n"], t["rows"], t["lane_rows"]) * MOVE_UNIT
                         moves[scratch * MOVE_UNIT: scratch * MOVE_UNIT + region] = MOVES_POISON
-                        t.update(n=jj, moves=scratch)
-                        record_moves(moves, t, *strip_sweep(t, entry_row(t, rows, scoring), base, target, scoring))
-                        st.at, held[:], swept = scratch * MOVE_UNIT, -1, True
+                        if stats is not None and c0 == 0:
+                            stats["full_cells"] = stats.get("full_cells", 0) + t["rows"] * (jj + 1)
+                        c0, left = 0, None
+                        if checkpoints is not None and checkpoints[1][task] != NONE:
+                            ck, ck_at, ckb = checkpoints
+                            c0 = gpu_plan.checkpoint_start(jj, distance, ckb)
+                            P = WARP * t["lane_rows"]
+                            q = c0 // (ckb * COLS)  # checkpoint q - 1 holds column c0 - 1
+                            left = ck[ck_at[task] + (q - 1) * P: ck_at[task] + q * P] if q else None
+                        # the scratch less the steps before the sweep's first (move_index counts steps from 0)
+                        t.update(n=jj, moves=scratch - (c0 // COLS) * move_words(t["lane_rows"]))
+                        sweep = strip_sweep(t, entry_row(t, rows, scoring), base, target, scoring, c0, left)
+                        record_moves(moves, t, *sweep, c0)
+                        st.at, held[:], swept = t["moves"] * MOVE_UNIT, -1, True
                         if stats is not None:
                             stats["swept"] = stats.get("swept", 0) + 1
+                            stats["cells"] = stats.get("cells", 0) + t["rows"] * (jj - c0 + 1)
                     want, bit = st.index(r, jj)
                     assert inside is None or inside == (want, bit), "the in-word walk lost its cell"
                     if not (held == want).any():
                         rt = np.full(WARP, r) if direction == TR_LEFT else r - lanes
                         jt = (np.full(WARP, jj) if direction == TR_UP else
                               jj - COLS * lanes if direction == TR_LEFT else jj - lanes)
-                        ok = (rt > st.lo) & (jt >= 1)
+                        ok = (rt > st.lo) & (jt >= max(c0, 1))  # (inside the swept columns)
                         held[:] = -1
                         held[ok] = [st.index(x, y)[0] for x, y in zip(rt[ok], jt[ok])]
                         assert held[0] == want
@@ -197,7 +222,7 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
                     wr = min(st.lr, 4)
                     cell = wr * COLS - 1 - bit // 2
                     wa, wq = cell % wr - (mv != TR_LEFT), cell // wr - (mv != TR_UP)
-                    stays = wa >= 0 and wq >= 0 and r - (mv != TR_LEFT) > st.lo and jj - (mv != TR_UP) > 0
+                    stays = wa >= 0 and wq >= 0 and r - (mv != TR_LEFT) > st.lo and jj - (mv != TR_UP) >= max(c0, 1)
                     inside = (want, 2 * (wr * COLS - 1 - wq * wr - wa)) if stays else None
                 else:
                     inside = None
@@ -228,13 +253,18 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
         out_case[2 * c: 2 * c + 2] = (length, g)
 
 
-def traced_by_model(cases, scoring, rows_per_lane=2, stats=None, recompute=False):
+def traced_by_model(cases, scoring, rows_per_lane=2, stats=None, recompute=False, checkpoint_blocks=0):
     """The walks' chains and alignments on the models; ``recompute``: the kernel records no moves
-    and every walk recomputes its strips' (plan.py, "Recomputed moves")."""
+    and every walk recomputes its strips' (plan.py, "Recomputed moves"); ``checkpoint_blocks``:
+    from the column checkpoints the kernel stores every that many column blocks ("Column checkpoints")."""
     plan = build_plan(cases, rows_per_lane)
     scratch, end = scratch_layout(plan.n, (), rows_per_lane, 0) if recompute else (None, plan.moves_size // MOVE_UNIT)
     moves = np.full(end * MOVE_UNIT, MOVES_POISON, dtype=np.uint32)
-    rows = model_run(plan, scoring, rows_per_lane, None if recompute else moves)
+    checkpoints = None
+    if checkpoint_blocks:
+        at, size = checkpoint_layout(plan, checkpoint_blocks)
+        checkpoints = (np.full(size, gpu_plan.empty(np.int64), dtype=np.int64), at, checkpoint_blocks)
+    rows = model_run(plan, scoring, rows_per_lane, None if recompute else moves, checkpoints=checkpoints)
     info = trace_inputs(plan, cases, scratch=scratch)
     ops = np.full(info.ops_size, 0xFF, dtype=np.uint8)
     out_case = np.full(2 * len(cases), -1, dtype=np.int32)
@@ -244,12 +274,12 @@ def traced_by_model(cases, scoring, rows_per_lane=2, stats=None, recompute=False
         last = [rows[o: o + plan.n[c] + 1] for o, c in zip(plan.last_row, plan.exon_case)]
         best = np.array([r.max() for r in last]), np.array([np.argmax(r) for r in last])
     model_trace(info.cases, info.exons, info.strips, plan.tasks, rows, plan.base, selectors(plan.target), moves, ops,
-                out_case, out_exon, scoring, stats, best)
+                out_case, out_exon, scoring, stats, best, checkpoints)
     return outputs.device_traceback(info, (0, len(cases)), out_case, out_exon, ops, 0, leading=not scoring.free_ends)
 
 
-def check_against_cpu(cases, scoring, rows_per_lane=2, stats=None, recompute=False):
-    got = traced_by_model(cases, scoring, rows_per_lane, stats, recompute)
+def check_against_cpu(cases, scoring, rows_per_lane=2, stats=None, recompute=False, checkpoint_blocks=0):
+    got = traced_by_model(cases, scoring, rows_per_lane, stats, recompute, checkpoint_blocks)
     for case, chain, alignment, _ in zip(cases, *got):
         dtype = score_dtype(case.m, case.n, scoring)
         rows = get_solver("sequential").last_rows(case, scoring, dtype)

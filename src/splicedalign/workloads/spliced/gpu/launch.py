@@ -34,6 +34,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     move_words,
     round_up,
     shifted_bound,
+    strip_checkpoints,
     strip_scratch_units,
 )
 from splicedalign.workloads.spliced.records import Scoring, TestCase
@@ -179,6 +180,10 @@ class Tuning:
     # shrinks to one strip's per case (2 paper sets: 0.19x the recording kernel's). False: the
     # kernel records every strip's moves (MODE_RECORD; a fed recording launch, feed_record, does).
     recompute: bool = True
+    # Column checkpoints every checkpoint_blocks column blocks (plan.py, "Column checkpoints"): a
+    # recomputing launch's walks would sweep each strip from the checkpoint left of the path, not
+    # from column 0 (the NumPy kernel models do; the kernels not yet). 0: none (64: 256 columns).
+    checkpoint_blocks: int = 0
 
     def chain_bound(self, cases: int) -> bool:
         """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""
@@ -335,6 +340,12 @@ def scratch_words(flat: FlatCases, rows_per_lane: int) -> np.ndarray:
     return strip_scratch_units(flat.n.astype(np.int64), rows_per_lane) * MOVE_UNIT
 
 
+def checkpoint_elements(flat: FlatCases, rows_per_lane: int, ckb: int) -> np.ndarray:
+    """(C,) score elements of each case's column checkpoints at most (plan.checkpoint_layout:
+    every strip at ``rows_per_lane``; narrower strips take less)."""
+    return flat.strips(WARP * rows_per_lane) * strip_checkpoints(flat.n.astype(np.int64), ckb) * WARP * rows_per_lane
+
+
 def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool, gather: bool,
                recompute: Tuning | None = None) -> np.ndarray:
     """Device bytes each case takes in a launch at most: its row storage, its moves when the
@@ -343,12 +354,15 @@ def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool,
     inputs (tasks, bases, selectors, trace records; generously). ``recompute``: the tuning of a
     recording throughput launch whose walks recompute moves (Tuning.recompute): a case's moves are
     its walk's scratch, and the bound only for the cases a follower may record (K at least
-    long_chain_share of the most)."""
+    long_chain_share of the most); with checkpoint_blocks, the other cases' column checkpoints too."""
     rows, words = _storage(flat, rows_per_lane)
+    checkpoints = 0
     if record and recompute is not None and recompute.recompute and len(flat):
         long = flat.K >= recompute.long_chain_share * flat.K.max()
         words = np.where(long, words, 0) + scratch_words(flat, rows_per_lane)
-    out = rows * itemsize + (words * 4 if record else 0)
+        if recompute.checkpoint_blocks:  # the other cases' strips' checkpoints (plan.checkpoint_layout)
+            checkpoints = np.where(long, 0, checkpoint_elements(flat, rows_per_lane, recompute.checkpoint_blocks))
+    out = (rows + checkpoints) * itemsize + (words * 4 if record else 0)
     if gather:
         out = out + flat.K * (flat.n + 1) * itemsize
     exons = flat.K

@@ -226,6 +226,47 @@ def scratch_layout(n: np.ndarray, followed: Sequence[int], rows_per_lane: int, s
     return at, end
 
 
+# Column checkpoints (launch.Tuning.checkpoint_blocks, a branch not yet in the kernels): the
+# score kernel of a traced recomputing launch stores, per strip its walks may recompute, every
+# strip row's shifted score at the columns CKB * COLS * k - 1 < n (k = 1 .. n // (CKB * COLS):
+# after lane l's block bi = k * CKB - 1; a walk's sweep starts at a column c0 <= n, and needs the
+# checkpoint at c0 - 1 only), lane l's R rows (its lane rows) at ck[at + (k - 1) * 32 * R +
+# l * R + r]: R words per lane every CKB steps. A walk then
+# sweeps a strip from the checkpoint column at or left of its column less the strip's rows and
+# CHECKPOINT_MARGIN (checkpoint_start), backing off (that distance doubled, down to column 0) when
+# the path leaves the swept columns: every move it reads lies in a swept range, and the values at
+# a checkpoint are the wavefront's own, so the walk stays exact.
+CHECKPOINT_MARGIN = WARP
+
+
+def strip_checkpoints(n, ckb: int):
+    """Checkpoints of a strip (or strips) against target length(s) ``n`` every ``ckb`` column
+    blocks: at the columns ckb * COLS * k - 1 left of column n."""
+    return n // (ckb * COLS)
+
+
+def checkpoint_layout(plan: Plan, ckb: int, followed: Sequence[int] = ()) -> tuple[np.ndarray, int]:
+    """(T,) int64 each task's first checkpoint element (32 * lane_rows per checkpoint,
+    strip_checkpoints of them) in one array, and its size: NONE for folds, for strips without a
+    checkpoint, and for the ``followed`` cases' strips (a follower records their moves)."""
+    t = plan.tasks
+    R = t[:, TASK_FIELDS.index("lane_rows")].astype(np.int64)
+    sizes = np.where(t[:, TASK_FIELDS.index("kind")] == KIND_STRIP,
+                     strip_checkpoints(t[:, TASK_FIELDS.index("n")].astype(np.int64), ckb) * WARP * R, 0)
+    for c in followed:
+        lo, hi = plan.strip_start[plan.exon_start[c]], plan.strip_start[plan.exon_start[c + 1]]
+        sizes[plan.strip_task[lo:hi]] = 0
+    at = np.where(sizes > 0, np.cumsum(sizes) - sizes, NONE)
+    return at, int(sizes.sum())
+
+
+def checkpoint_start(jj: int, distance: int, ckb: int) -> int:
+    """The first column of a walk's sweep of a strip up to column ``jj`` from a checkpoint: the
+    multiple of CKB * COLS at or left of jj - ``distance`` (0 at least; the checkpoint is the
+    column left of it, none at 0)."""
+    width = ckb * COLS
+    return max(0, jj - distance) // width * width
+
 def case_move_words(flat: FlatCases, rows_per_lane: int, floors) -> np.ndarray:
     """(C,) uint32 words of each case's moves in a plan whose strips hold up to ``rows_per_lane``
     rows per lane and at least ``floors`` (one or one per case): what build_plan's moves_size
