@@ -5,6 +5,9 @@ kernels have no checkpoints yet: these are the models their CUDA must follow."""
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 from conftest import golden_case
@@ -30,6 +33,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
 )
 from splicedalign.workloads.spliced.gpu.solver import MOVES_POISON
 from splicedalign.workloads.spliced.records import TARGET_ENDS, Exon, Scoring, TestCase
+from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import Shape, gene_like, tiny_set
 
 pytestmark = pytest.mark.usefixtures("gpu_host_code")  # conftest: the warm-up's planning code
@@ -245,3 +249,36 @@ def test_case_bytes_count_the_checkpoints_of_the_walked_cases():
     # no checkpoints where the walks do not recompute, or none asked for
     assert (launch.case_bytes(flat, R, 4, True, False, launch.Tuning(recompute=False, checkpoint_blocks=ckb))
             == launch.case_bytes(flat, R, 4, True, False, launch.Tuning(recompute=False))).all()
+
+
+SCRIPT = Path(__file__).parents[1] / "scripts" / "model_spliced_checkpoints.py"
+
+
+def test_the_scripts_count_is_the_walk_models():
+    """scripts/model_spliced_checkpoints.py counts a walk's sweeps from the host traceback's paths:
+    its cells and back-offs, from column 0 and from checkpoints, equal what the walk model swept."""
+    spec = importlib.util.spec_from_file_location("model_spliced_checkpoints", SCRIPT)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    rng = np.random.default_rng(5)
+    cases = [long_insertion_case(rng) for _ in range(3)]
+    cases += gene_like(rng, Shape(m=4_000, K=8, n=900, exon_mean=300), "g", targets=2)
+    scoring = Scoring()
+    results = get_solver("sequential").solve_many(cases, scoring, traceback=True)
+    for R, ckb in ((2, 1), (8, 2), (8, 16)):
+        stats: dict[str, int] = {}
+        check_against_cpu(cases, scoring, R, stats, recompute=True, checkpoint_blocks=ckb)
+        plan = build_plan(cases, R)
+        counted = {0: np.zeros(3, np.int64), ckb: np.zeros(3, np.int64)}
+        for c, (case, result) in enumerate(zip(cases, results)):
+            position = {int(i): k for k, i in enumerate(case.order)}
+            for a in result.alignment:
+                e = plan.exon_start[c] + position[a.index]
+                tasks = plan.tasks[plan.strip_task[plan.strip_start[e]:plan.strip_start[e + 1]]]
+                strips = [(int(t[F["rows"]]), (WARP * int(t[F["lane_rows"]]) - int(t[F["rows"]]))
+                           // int(t[F["lane_rows"]])) for t in tasks]
+                path = script.exon_path(bytes(a.ops), a.last - a.first + 1, a.target_end)
+                for k in counted:
+                    counted[k] += script.walk_cells(strips, path, k)
+        assert counted[0][0] == stats["full_cells"] and counted[0][2] == 0, (counted, stats)
+        assert counted[ckb][0] == stats["cells"] and counted[ckb][2] == stats.get("backoffs", 0), (counted, stats)
