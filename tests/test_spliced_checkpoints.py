@@ -6,6 +6,8 @@ kernels have no checkpoints yet: these are the models their CUDA must follow."""
 from __future__ import annotations
 
 import importlib.util
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -15,8 +17,10 @@ from helpers import random_spliced_case as random_case
 from test_spliced_gpu_plan import entry_row, model_run, record_moves, sequential_rows, strip_sweep
 from test_spliced_gpu_trace import Strip, check_against_cpu
 
+from splicedalign.gpu.kernels import CXX_STD, INCLUDE_DIR
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu import plan as gpu_plan
+from splicedalign.workloads.spliced.gpu import solver as solver_module
 from splicedalign.workloads.spliced.gpu.flat import BASE_LUT, TARGET_LUT, FlatCases
 from splicedalign.workloads.spliced.gpu.plan import (
     COLS,
@@ -162,7 +166,7 @@ def test_sweeps_from_checkpoints_record_the_full_sweeps_moves(rows_per_lane, ckb
         t.update(n=jj, moves=0)
         entry = entry_row(t, rows, scoring)
         record_moves(full, t, *strip_sweep(t, entry, plan.base, plan.target, scoring))
-        t.update(moves=-(c0 // COLS) * move_words(lr))
+        t.update(moves=-(c0 // COLS - 1) * move_words(lr))  # the sweep's region from its first step
         left = ck[at[task] + (c0 // width - 1) * P: at[task] + c0 // width * P]
         record_moves(part, t, *strip_sweep(t, entry, plan.base, plan.target, scoring, c0, left), c0)
         whole, swept = Strip(plan.tasks, task, t["rows"]), Strip(plan.tasks, task, t["rows"])
@@ -282,3 +286,21 @@ def test_the_scripts_count_is_the_walk_models():
                     counted[k] += script.walk_cells(strips, path, k)
         assert counted[0][0] == stats["full_cells"] and counted[0][2] == 0, (counted, stats)
         assert counted[ckb][0] == stats["cells"] and counted[ckb][2] == stats.get("backoffs", 0), (counted, stats)
+
+
+KERNEL = Path(solver_module.KERNEL_FILE)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+def test_checkpoint_kernels_compile_for_sm90(tmp_path):
+    """The checkpoint kernels (wavefront_checkpoints, trace_chains_checkpoints at CKB 64), not shipped
+    yet, build for sm_90 with every warning an error; without CHECKPOINT_BLOCKS none is instantiated."""
+    args = [shutil.which("nvcc"), CXX_STD, f"-I{INCLUDE_DIR}", f"-I{KERNEL.parent}", "-arch=sm_90"]
+    done = subprocess.run([*args, "-cubin", "-Werror", "all-warnings", "-DCHECKPOINT_BLOCKS=64",
+                           "-o", str(tmp_path / "checkpoints.cubin"), str(KERNEL)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    shipped = subprocess.run([*args, "-E", str(KERNEL)], capture_output=True, text=True)
+    assert shipped.returncode == 0, shipped.stderr
+    assert "template __global__ void wavefront_checkpoints" not in shipped.stdout
+    assert "template __global__ void trace_chains_checkpoints" not in shipped.stdout

@@ -49,13 +49,14 @@ def record_moves(moves: np.ndarray, t: dict, ups: list[np.ndarray], w_rows: list
     """The moves a strip writes (plan.py, "Moves"): ``ups[rho]`` is the shifted row above
     strip row rho (ups[P] the strip's last row), ``w_rows[rho]`` its shifted letter scores.
     Asserts that every cell's word lies inside the strip's region. ``c0`` > 0: a sweep from a
-    column checkpoint (strip_sweep's): columns c0..n, ups from column c0 - 1, words from step
-    c0 // COLS (``moves`` at t["moves"] * MOVE_UNIT + that step's: the sweep's region)."""
+    column checkpoint (strip_sweep's): columns c0..n, ups from column c0 - 1; its region from step
+    c0 // COLS - 1 (``moves`` at t["moves"] * MOVE_UNIT + that step's), whose block (columns left
+    of c0, throw-away) hands each lane its checkpoint and the head lane the entry row at c0 - 1."""
     n, lr, P = t["n"], t["lane_rows"], WARP * t["lane_rows"]
     head = (P - t["rows"]) // lr
     mw = gpu_plan.move_words(lr)
     steps = n // gpu_plan.COLS + 1 + WARP - 1 - head
-    u0 = c0 // gpu_plan.COLS
+    u0 = max(c0 // gpu_plan.COLS - 1, 0)
     at = t["moves"] * gpu_plan.MOVE_UNIT
     moves[at + u0 * WARP * mw: at + steps * WARP * mw] = 0  # the kernel writes every word of the region
     j = np.arange(max(c0, 1), n + 1)

@@ -197,7 +197,7 @@ def model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_c
                             q = c0 // (ckb * COLS)  # checkpoint q - 1 holds column c0 - 1
                             left = ck[ck_at[task] + (q - 1) * P: ck_at[task] + q * P] if q else None
                         # the scratch less the steps before the sweep's first (move_index counts steps from 0)
-                        t.update(n=jj, moves=scratch - (c0 // COLS) * move_words(t["lane_rows"]))
+                        t.update(n=jj, moves=scratch - max(c0 // COLS - 1, 0) * move_words(t["lane_rows"]))
                         sweep = strip_sweep(t, entry_row(t, rows, scoring), base, target, scoring, c0, left)
                         record_moves(moves, t, *sweep, c0)
                         st.at, held[:], swept = t["moves"] * MOVE_UNIT, -1, True

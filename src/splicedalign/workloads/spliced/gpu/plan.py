@@ -314,7 +314,7 @@ def kernel_defines() -> dict[str, int]:
     out.update({f"TC_{name.upper()}": i for i, name in enumerate(TRACE_CASE_FIELDS)})
     out.update(TE_FIELDS=len(TRACE_EXON_FIELDS), TC_FIELDS=len(TRACE_CASE_FIELDS), MOVE_UNIT=MOVE_UNIT,
                TR_DIAG=TR_DIAG, TR_UP=TR_UP, TR_LEFT=TR_LEFT, TRACE_BLOCK_THREADS=TRACE_BLOCK_THREADS,
-               PRED_UNROLL=PRED_UNROLL,
+               PRED_UNROLL=PRED_UNROLL, CHECKPOINT_MARGIN=CHECKPOINT_MARGIN,
                OP_MATCH=OP_MATCH, OP_MISMATCH=OP_MISMATCH, OP_DEL=OP_DEL, OP_INS=OP_INS)
     return out
 

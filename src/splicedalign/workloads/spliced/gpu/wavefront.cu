@@ -237,10 +237,22 @@ __device__ __forceinline__ void row_profile(int b, int match2, int mismatch2, un
     hi = (unsigned)(mismatch2 & 0xff) * 0x01010101u;
 }
 
-template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool THREE, bool FREE, bool EARLY>
+// Column checkpoints (plan.py, "Column checkpoints"; CKB > 0, compiled only into the kernels that
+// store or read them): a score sweep's stores (at: the strip's first, nullptr: none), or where a
+// walk's recomputing sweep (MODE_FOLLOW) starts: at block u0 (the block left of its first column,
+// throw-away cells; after it each lane takes its rows from the checkpoint at: that column's).
+template <typename T> struct Checkpoint {
+    T* at;
+    int u0;
+};
+
+// (A Checkpoint argument only where CKB > 0: an unused one changed the int64 follower's code.)
+template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool THREE, bool FREE, bool EARLY, int CKB,
+          typename... At>
 __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base,
                            const int* __restrict__ tsel, T* rows, unsigned* moves,
-                           int match, int mismatch, int gap, int* error, EntryBuffers<T, THREE>& eb) {
+                           int match, int mismatch, int gap, int* error, EntryBuffers<T, THREE>& eb, At... at) {
+    static_assert((CKB & (CKB - 1)) == 0 && sizeof...(At) == (CKB > 0), "checkpoints every power of two of blocks");
     constexpr int MW = move_words(R);
     const int lane = threadIdx.x & 31;
     const int n = t.n, exon_rows = t.rows;
@@ -279,7 +291,12 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     // bi = u - lane + head (its selectors at sels + bi: one wide multiply-add, against two
     // moves and two adds to keep a pointer), lane 31's output block and its unshift
     // gap * (exon_rows + j0), and this lane's move words.
-    int bi = head - lane;
+    int u0 = 0;  // the first step: lane `head` computes block u (a sweep from a checkpoint: from its block)
+    if constexpr (CKB > 0 && MODE == MODE_FOLLOW) {
+        const Checkpoint<T> ck = (at, ...);
+        if (ck.at != nullptr) u0 = ck.u0;
+    }
+    int bi = head - lane + u0;
     const int4* sels = reinterpret_cast<const int4*>(tsel + t.tgt);
     T* op = out + bi * COLS;
     T unshift = (T)gap * (exon_rows + bi * COLS);
@@ -348,8 +365,8 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
         }
         return ok;
     };
-    int wend = 0;
-    if (has_entry) poll(0);
+    int wend = u0;
+    if (has_entry) poll(u0);
     // A step's first PRMT waits on the load of its selectors. EARLY (the int score kernels, see
     // `wavefront`) loads the next step's as soon as this step's cells are computed, into the
     // registers this step's held, so the step's stores, shuffles and the entry window's check
@@ -362,7 +379,7 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     int4 ahead = make_int4(0, 0, 0, 0), s4 = make_int4(0, 0, 0, 0);
     if constexpr (MODE == MODE_FOLLOW) ahead = __ldg(sels + bi);
     if constexpr (EARLY) s4 = __ldg(sels + bi);
-    for (int u = 0; u < steps; ++u) {
+    for (int u = u0; u < steps; ++u) {
         if (has_entry) {
             if (u == wend && u < blocks) {  // warp-uniform
                 const int b = u + ((lane - u) & 31);
@@ -466,6 +483,22 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
         if constexpr (EARLY) {
             if (u + 1 < steps) s4 = __ldg(sels + bi + 1);  // the next step's (see EARLY)
         }
+        if constexpr (CKB > 0) {
+            const Checkpoint<T> ck = (at, ...);
+            if (ck.at != nullptr && lane >= head) {  // (lanes above `head`: throw-away cells)
+                if constexpr (MODE == MODE_FOLLOW) {
+                    if (bi == u0) {  // after the block left of the sweep's first column: the checkpoint's rows
+#pragma unroll
+                        for (int r = 0; r < R; ++r) h[r] = ck.at[lane * R + r];
+                        o[COLS - 1] = h[R - 1];  // the next lane's diagonal at the first column
+                    }
+                } else if (bi >= 0 && ((bi + 1) & (CKB - 1)) == 0 && (bi + 1) * COLS <= n) {
+                    T* p = ck.at + ((long long)((bi + 1) / CKB - 1) * 32 + lane) * R;  // column (bi + 1) * COLS - 1
+#pragma unroll
+                    for (int r = 0; r < R; ++r) p[r] = h[r];
+                }
+            }
+        }
         if constexpr (MODE != MODE_SCORE) {  // every lane, every step: one coalesced store per warp
             if constexpr (MW == 2) *reinterpret_cast<uint2*>(mp) = make_uint2(mv[0], mv[1]);
             else {
@@ -493,19 +526,23 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
 // ENTRY: the sweeps write entry rows standing in for folds (Task::entry_row), compiled only into
 // the kernels whose plans can have them (plan.entry_folds: int scores, the throughput kernels; an
 // int64 sweep would spill, and a chain kernel with the store was 2-3% slower: IL1RAPL1 8.07 -> 8.26 ms).
-template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool THREE, bool FREE, bool EARLY>
+template <typename T, int R, bool BYTES, int MODE, bool ENTRY, bool THREE, bool FREE, bool EARLY, int CKB = 0>
 __device__ __forceinline__ void strip_any(const Task& t, const unsigned char* __restrict__ base,
                                           const int* __restrict__ tsel, T* rows, unsigned* moves,
-                                          int match, int mismatch, int gap, int* error, EntryBuffers<T, THREE>& eb) {
+                                          int match, int mismatch, int gap, int* error, EntryBuffers<T, THREE>& eb,
+                                          Checkpoint<T> ck = Checkpoint<T>{nullptr, 0}) {
     if constexpr (R > (sizeof(T) == sizeof(int) ? MIN_LANE_ROWS : WIDE_MIN_LANE_ROWS)) {
         if (t.lane_rows < R) {
-            strip_any<T, R / 2, BYTES, MODE, ENTRY, THREE, FREE, EARLY>(t, base, tsel, rows, moves, match, mismatch, gap,
-                                                                        error, eb);
+            strip_any<T, R / 2, BYTES, MODE, ENTRY, THREE, FREE, EARLY, CKB>(t, base, tsel, rows, moves, match, mismatch,
+                                                                             gap, error, eb, ck);
             return;
         }
     }
-    strip_task<T, R, BYTES, MODE, ENTRY, THREE, FREE, EARLY>(t, base, tsel, rows, moves, match, mismatch, gap, error,
-                                                             eb);
+    if constexpr (CKB > 0)
+        strip_task<T, R, BYTES, MODE, ENTRY, THREE, FREE, EARLY, CKB>(t, base, tsel, rows, moves, match, mismatch, gap,
+                                                                      error, eb, ck);
+    else strip_task<T, R, BYTES, MODE, ENTRY, THREE, FREE, EARLY, 0>(t, base, tsel, rows, moves, match, mismatch, gap,
+                                                                     error, eb);
 }
 
 template <typename T, bool THREE, bool FREE>
@@ -579,11 +616,13 @@ __device__ void fold_task(const Task& t, T* rows, int gap, int* error, EntryBuff
 // FREE: free target ends (the chain-start row 0 instead of -gap*j).
 // ntasks < 0: a fed launch, its tasks counted in `feed` as the host copies them in (fed);
 // else `feed` is not read.
-template <typename T, int R, bool BYTES, int MODE, bool FREE>
-__global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
-                                                     const unsigned char* __restrict__ base,
-                                                     const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap,
-                                                     const int* feed) {
+// CKB > 0 (wavefront_checkpoints): the strips with a checkpoint region (ck_at[i] not TASK_NONE)
+// store their column checkpoints into ck from ck_at[i].
+template <typename T, int R, bool BYTES, int MODE, bool FREE, int CKB>
+__device__ __forceinline__ void run_tasks(const int* __restrict__ tasks, int ntasks, int* next_task,
+                                          const unsigned char* __restrict__ base, const int* __restrict__ tsel, T* rows,
+                                          unsigned* moves, int match, int mismatch, int gap, const int* feed, T* ck,
+                                          const long long* __restrict__ ck_at) {
     static_assert(MODE != MODE_RECORD || R <= DENSE_LANE_ROWS, "wider launches record in a follower (solver._launch)");
     constexpr bool ENTRY = sizeof(T) == sizeof(int) && R <= DENSE_LANE_ROWS && MODE != MODE_FOLLOW;
     constexpr bool THREE = three_inputs<T, R>;
@@ -613,6 +652,11 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
             // a long chain's strip, its moves recorded by a follower: at score speed on the chain
             strip_any<T, R, BYTES, MODE_SCORE, ENTRY, THREE, FREE, false>(t, base, tsel, rows, moves, match, mismatch,
                                                                          gap, next_task + 1, eb);
+        } else if constexpr (CKB > 0) {
+            const long long a = __ldg(ck_at + i);
+            strip_any<T, R, BYTES, MODE, ENTRY, THREE, FREE, EARLY, CKB>(t, base, tsel, rows, moves, match, mismatch, gap,
+                                                                         next_task + 1, eb,
+                                                                         Checkpoint<T>{a == TASK_NONE ? nullptr : ck + a, 0});
         } else strip_any<T, R, BYTES, MODE, ENTRY, THREE, FREE, EARLY>(t, base, tsel, rows, moves, match, mismatch, gap,
                                                                        next_task + 1, eb);
         __syncwarp();
@@ -625,6 +669,27 @@ __global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCK
             task_times[i][3] = (unsigned long long)sm << 48 | min(eb.windows, 0xffffull) << 32 | min(eb.waited, 0xffffffffull);
         })
     }
+}
+
+template <typename T, int R, bool BYTES, int MODE, bool FREE>
+__global__ void __launch_bounds__(THREADS, R > DENSE_LANE_ROWS ? CHAIN_MIN_BLOCKS_PER_SM : MIN_BLOCKS_PER_SM) wavefront(const int* __restrict__ tasks, int ntasks, int* next_task,
+                                                     const unsigned char* __restrict__ base,
+                                                     const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap,
+                                                     const int* feed) {
+    run_tasks<T, R, BYTES, MODE, FREE, 0>(tasks, ntasks, next_task, base, tsel, rows, moves, match, mismatch, gap, feed,
+                                          nullptr, nullptr);
+}
+
+// The score kernel of a traced recomputing throughput launch, storing column checkpoints every CKB
+// column blocks (plan.checkpoint_layout: ck_at per task) for its walks (trace_chains_checkpoints).
+template <typename T, int R, bool BYTES, bool FREE, int CKB>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS_PER_SM) wavefront_checkpoints(
+        const int* __restrict__ tasks, int ntasks, int* next_task, const unsigned char* __restrict__ base,
+        const int* __restrict__ tsel, T* rows, unsigned* moves, int match, int mismatch, int gap, const int* feed, T* ck,
+        const long long* __restrict__ ck_at) {
+    static_assert(CKB > 0 && R <= DENSE_LANE_ROWS, "a throughput launch's checkpoints");
+    run_tasks<T, R, BYTES, MODE_SCORE, FREE, CKB>(tasks, ntasks, next_task, base, tsel, rows, moves, match, mismatch,
+                                                  gap, feed, ck, ck_at);
 }
 
 // Inputs made on the device from the letters the host uploads (plan.py, "Letters"): every base
@@ -745,13 +810,18 @@ __device__ __forceinline__ long long move_index(const MoveStrip& st, int r, int 
     return st.at + ((long long)u * 32 + l) * st.mw + (rr >> 2);
 }
 
-template <typename T, int R, bool BYTES, bool FREE>
-__global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
+// CKB > 0 (trace_chains_checkpoints): a recomputing sweep starts from the strip's column checkpoint
+// (ck from ck_at[task], the score kernel's) at or left of its column less the strip's rows and
+// CHECKPOINT_MARGIN (plan.checkpoint_start), and where the path leaves the swept columns the walk
+// sweeps again up to its column from twice as far left.
+template <typename T, int R, bool BYTES, bool FREE, int CKB>
+__device__ __forceinline__ void walk_cases(
         const long long* __restrict__ cases, int ncases, const int* __restrict__ exons,
         const int* __restrict__ strips, const int* __restrict__ tasks, const T* __restrict__ rows,
         const unsigned char* __restrict__ base, const int* __restrict__ tsel, unsigned* moves,
         unsigned char* ops, int* out_case, int* out_exon, int match, int mismatch, int gap,
-        const T* __restrict__ best_score, const int* __restrict__ best_col, int* error) {
+        const T* __restrict__ best_score, const int* __restrict__ best_col, int* error, const T* __restrict__ ck,
+        const long long* __restrict__ ck_at) {
     constexpr bool THREE = three_inputs<T, R>;
     __shared__ EntryBuffers<T, THREE> entry_buffers[TRACE_BLOCK_THREADS / 32];  // a recomputing sweep's
     EntryBuffers<T, THREE>& eb = entry_buffers[threadIdx.x / 32];
@@ -810,11 +880,16 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
             dir = mv;
         };
         bool swept = true;  // the strip's moves are there (recomputing: swept since it was entered)
+        int c0 = 0, distance = 0;  // (CKB) the first column swept; how far left of its column the sweep began
         WALK_CLOCK(const unsigned w_moves0 = (unsigned)clock_ns();)
         while (r > 0) {
             while (r <= st.lo) {  // warp-uniform
                 load_strip(st, tasks, strips[s0 + --s]);
                 swept = scratch == TASK_NONE;
+                if constexpr (CKB > 0) {
+                    c0 = 0;
+                    distance = st.rows + CHECKPOINT_MARGIN;
+                }
             }
             if (jj == 0) {  // column 0 only moves up
                 take(TR_UP);
@@ -824,21 +899,38 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
             // the strip's moves up to column jj into the scratch (a follower's sweep; only
             // throughput launches recompute: wider ones' walks read what a follower recorded)
             if constexpr (R <= DENSE_LANE_ROWS) {
+                if constexpr (CKB > 0) {
+                    if (swept && jj < c0) {  // the path left the swept columns: again, from twice as far left
+                        swept = false;
+                        distance *= 2;
+                    }
+                }
                 if (!swept) {
                     WALK_CLOCK(const unsigned w_sweep0 = (unsigned)clock_ns();)
-                    Task t = load_task(tasks, strips[s0 + s]);
+                    const int task = strips[s0 + s];
+                    Task t = load_task(tasks, task);
                     t.n = jj;
                     t.moves = scratch;
-                    strip_any<T, R, BYTES, MODE_FOLLOW, false, THREE, FREE, false>(
-                        t, base, tsel, const_cast<T*>(rows), moves, match, mismatch, gap, error, eb);
+                    Checkpoint<T> from{nullptr, 0};
+                    if constexpr (CKB > 0) {
+                        const long long a = __ldg(ck_at + task);
+                        constexpr int width = CKB * COLS;
+                        c0 = a == TASK_NONE ? 0 : max(0, jj - distance) / width * width;  // plan.checkpoint_start
+                        if (c0 > 0) from = Checkpoint<T>{const_cast<T*>(ck) + a + (long long)(c0 / width - 1) * 32 * st.lr,
+                                                         c0 / COLS - 1};
+                    }
+                    strip_any<T, R, BYTES, MODE_FOLLOW, false, THREE, FREE, false, CKB>(
+                        t, base, tsel, const_cast<T*>(rows), moves, match, mismatch, gap, error, eb, from);
                     __syncwarp();  // every lane's words stored before any lane reads them
                     st.at = (long long)scratch * MOVE_UNIT;
+                    // (move_index counts steps from 0: the scratch less the steps before the sweep's first)
+                    if constexpr (CKB > 0) st.at -= (long long)from.u0 * 32 * st.mw;
                     held = -1;  // the words held were another strip's
                     swept = true;
                     WALK_CLOCK(w_sweep += (unsigned)clock_ns() - w_sweep0;
                                ++w_strips;
-                               w_cells += st.rows * (jj + 1);
-                               w_steps += (jj + COLS) / COLS + 31 - st.head;)
+                               w_cells += st.rows * (jj - c0 + 1);
+                               w_steps += (jj + COLS) / COLS - from.u0 + 31 - st.head;)
                 }
             }
             int bit;
@@ -850,7 +942,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
                 const int rt = dir == TR_LEFT ? r : r - lane;
                 const int jt = dir == TR_UP ? jj : dir == TR_LEFT ? jj - COLS * lane : jj - lane;
                 held = -1;
-                if (rt > st.lo && jt >= 1) {
+                if (rt > st.lo && jt >= (CKB > 0 ? max(c0, 1) : 1)) {  // (a word left of c0: before the scratch)
                     int unused;
                     held = move_index(st, rt, jt, unused);
                     word = __ldcg(moves + held);  // (L2: a recomputing walk's own stores)
@@ -874,6 +966,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
                 jj -= left;
                 wq -= left;
                 if ((wa | wq) < 0 || r <= st.lo || jj == 0) break;  // warp-uniform: the next cell is in another word
+                if (CKB > 0 && jj < c0) break;  // or left of the swept columns
             }
         }
         flush();
@@ -955,6 +1048,31 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
     })
 }
 
+template <typename T, int R, bool BYTES, bool FREE>
+__global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
+        const long long* __restrict__ cases, int ncases, const int* __restrict__ exons,
+        const int* __restrict__ strips, const int* __restrict__ tasks, const T* __restrict__ rows,
+        const unsigned char* __restrict__ base, const int* __restrict__ tsel, unsigned* moves,
+        unsigned char* ops, int* out_case, int* out_exon, int match, int mismatch, int gap,
+        const T* __restrict__ best_score, const int* __restrict__ best_col, int* error) {
+    walk_cases<T, R, BYTES, FREE, 0>(cases, ncases, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon,
+                                     match, mismatch, gap, best_score, best_col, error, nullptr, nullptr);
+}
+
+// The walks of a launch whose score kernel stored column checkpoints (wavefront_checkpoints).
+template <typename T, int R, bool BYTES, bool FREE, int CKB>
+__global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains_checkpoints(
+        const long long* __restrict__ cases, int ncases, const int* __restrict__ exons,
+        const int* __restrict__ strips, const int* __restrict__ tasks, const T* __restrict__ rows,
+        const unsigned char* __restrict__ base, const int* __restrict__ tsel, unsigned* moves,
+        unsigned char* ops, int* out_case, int* out_exon, int match, int mismatch, int gap,
+        const T* __restrict__ best_score, const int* __restrict__ best_col, int* error, const T* __restrict__ ck,
+        const long long* __restrict__ ck_at) {
+    static_assert(CKB > 0 && R <= DENSE_LANE_ROWS, "a throughput launch's recomputing walks");
+    walk_cases<T, R, BYTES, FREE, CKB>(cases, ncases, exons, strips, tasks, rows, base, tsel, moves, ops, out_case,
+                                       out_exon, match, mismatch, gap, best_score, best_col, error, ck, ck_at);
+}
+
 #ifndef __CUDACC_RTC__
 // nvcc builds (CI's compile and spill check) instantiate the shipped variants; NVRTC
 // instantiates only the one a launch asks for (solver.variant).
@@ -989,6 +1107,20 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains(
     TRACES(FREE)
 ENDS(false)
 ENDS(true)
+#ifdef CHECKPOINT_BLOCKS  // not shipped yet: the checkpoint kernels' compile check (-DCHECKPOINT_BLOCKS=64)
+#define CHECKPOINTS(BYTES, FREE)                                                                                  \
+    template __global__ void wavefront_checkpoints<int, 8, BYTES, FREE, CHECKPOINT_BLOCKS>(                      \
+        const int*, int, int*, const unsigned char*, const int*, int*, unsigned*, int, int, int, const int*, int*, \
+        const long long*);                                                                                        \
+    template __global__ void trace_chains_checkpoints<int, 8, BYTES, FREE, CHECKPOINT_BLOCKS>(                   \
+        const long long*, int, const int*, const int*, const int*, const int*, const unsigned char*, const int*,  \
+        unsigned*, unsigned char*, int*, int*, int, int, int, const int*, const int*, int*, const int*,           \
+        const long long*);
+CHECKPOINTS(true, false)
+CHECKPOINTS(false, false)
+CHECKPOINTS(true, true)
+CHECKPOINTS(false, true)
+#endif
 template __global__ void last_row_max<int>(const int*, const long long*, const int*, int, int*, int*);
 template __global__ void last_row_max<long long>(const long long*, const long long*, const int*, int, long long*,
                                                  int*);

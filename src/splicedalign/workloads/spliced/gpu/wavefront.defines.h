@@ -60,6 +60,7 @@
 #define TR_LEFT 2
 #define TRACE_BLOCK_THREADS 128
 #define PRED_UNROLL 4
+#define CHECKPOINT_MARGIN 32
 #define OP_MATCH 0
 #define OP_MISMATCH 1
 #define OP_DEL 2
