@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from conftest import golden_case
 from helpers import random_spliced_case as random_case
-from test_spliced_gpu_plan import entry_row, model_run, record_moves, sequential_rows, strip_sweep
-from test_spliced_gpu_trace import Strip, check_against_cpu
+from test_spliced_gpu_plan import entry_row, fake_gpu, model_run, record_moves, sequential_rows, strip_sweep
+from test_spliced_gpu_trace import Strip, _fake_function_with_trace, check_against_cpu
 
 from splicedalign.gpu.kernels import CXX_STD, INCLUDE_DIR
 from splicedalign.workloads.spliced.gpu import launch
@@ -35,7 +35,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     move_words,
     strip_checkpoints,
 )
-from splicedalign.workloads.spliced.gpu.solver import MOVES_POISON
+from splicedalign.workloads.spliced.gpu.solver import MOVES_POISON, GpuSolver
 from splicedalign.workloads.spliced.records import TARGET_ENDS, Exon, Scoring, TestCase
 from splicedalign.workloads.spliced.solvers import get_solver
 from splicedalign.workloads.spliced.synthetic import Shape, gene_like, tiny_set
@@ -304,3 +304,31 @@ def test_checkpoint_kernels_compile_for_sm90(tmp_path):
     assert shipped.returncode == 0, shipped.stderr
     assert "template __global__ void wavefront_checkpoints" not in shipped.stdout
     assert "template __global__ void trace_chains_checkpoints" not in shipped.stdout
+
+
+def test_gpu_solver_walks_from_checkpoints_on_the_model_kernels(monkeypatch):
+    """GpuSolver with Tuning.checkpoint_blocks: a traced recomputing throughput launch runs
+    wavefront_checkpoints and trace_chains_checkpoints (here their NumPy models, on the tests' fake
+    GPU), and its chains and alignments are sequential's; without it, the shipped kernels."""
+    names: list[str] = []
+
+    def recorded(file, name, all_names, defines):
+        names.append(name)
+        return _fake_function_with_trace(file, name, all_names, defines)
+
+    fake_gpu(monkeypatch, recorded)
+    rng = np.random.default_rng(12)
+    cases = [random_case(rng, f"d{i}") for i in range(10)] + [long_insertion_case(rng)]
+    for scoring in (Scoring(), Scoring(2, -3, 1, "free")):
+        want = get_solver("sequential").solve_many(cases, scoring, traceback=True)
+        for ckb in (1, 0):
+            names.clear()
+            solver = GpuSolver(rows_per_lane=2, poison=True, device_trace=True,
+                               tuning=launch.Tuning(throughput_cases=1, checkpoint_blocks=ckb))
+            got = solver.solve_many(cases, scoring, traceback=True)
+            for w, g in zip(want, got):
+                assert (g.score, g.chain, g.alignment) == (w.score, w.chain, w.alignment)
+            checkpointed = [n for n in names if "_checkpoints<" in n]
+            free = "true" if scoring.free_ends else "false"
+            assert checkpointed == ([f"wavefront_checkpoints<int, 2, true, {free}, 1>",
+                                     f"trace_chains_checkpoints<int, 2, true, {free}, 1>"] if ckb else []), names

@@ -1120,11 +1120,17 @@ def _fake_function(file, name, all_names, defines):
                 best[e], col[e] = rows[s : s + n].max(), np.argmax(rows[s : s + n])
         return row_max
     rows_per_lane = int(name.split(",")[1])
-    mode = int(name.split(",")[3])
-    ends = {"true>": "free", "false>": "global"}[name.split(",")[4].strip()]
+    if name.startswith("wavefront_checkpoints<"):  # <T, R, BYTES, FREE, CKB>: a score kernel storing them
+        mode, ckb = gpu_plan.MODE_SCORE, int(name.split(",")[4].rstrip(">"))
+        ends = {"true": "free", "false": "global"}[name.split(",")[3].strip()]
+    else:
+        mode, ckb = int(name.split(",")[3]), 0
+        ends = {"true>": "free", "false>": "global"}[name.split(",")[4].strip()]
 
     def wavefront(grid, block, args):
-        tasks, ntasks, counter, base, tsel, rows, moves, match, mismatch, gap, feed = args
+        tasks, ntasks, counter, base, tsel, rows, moves, match, mismatch, gap, feed = args[:11]
+        checkpoints = (args[11], args[12], ckb) if ckb else None
+        assert len(args) == 11 + 2 * bool(ckb)
         if int(ntasks) < 0:  # a fed launch: runs the tasks it was handed once the feed is final
             assert mode != gpu_plan.MODE_FOLLOW and (feed == 0).all()
             _FED.append(lambda: wavefront(grid, block, (tasks[:int(feed[0])], np.int32(feed[0])) + args[2:]))
@@ -1143,7 +1149,8 @@ def _fake_function(file, name, all_names, defines):
             model_run(plan, scoring, rows_per_lane, moves, written=rows)
         else:
             assert (rows == gpu_plan.empty(rows.dtype)).all(), "row storage starts empty"
-            rows[:] = model_run(plan, scoring, rows_per_lane, None if mode == gpu_plan.MODE_SCORE else moves)
+            rows[:] = model_run(plan, scoring, rows_per_lane, None if mode == gpu_plan.MODE_SCORE else moves,
+                                checkpoints=checkpoints)
     return wavefront
 
 

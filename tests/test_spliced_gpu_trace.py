@@ -370,15 +370,17 @@ def _fake_function_with_trace(file, name, all_names, defines):
         return _fake_function(file, name, all_names, defines)
     assert name in all_names and defines == gpu_plan.kernel_defines()
 
-    free = {"true>": True, "false>": False}[name.split(",")[3].strip()]
+    free = name.split(",")[3].strip().rstrip(">") == "true"
+    ckb = int(name.split(",")[4].rstrip(">")) if name.startswith("trace_chains_checkpoints<") else 0
 
     def trace(grid, block, args):
         (table, ncases, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon, match, mismatch, gap,
-         score, col, error) = args
+         score, col, error) = args[:18]
         assert int(ncases) == table.shape[0] and grid[0] * block[0] >= 32 * int(ncases) and error.size == 1
+        assert len(args) == 18 + 2 * bool(ckb)
         model_trace(table, exons, strips, tasks, rows, base, tsel, moves, ops, out_case, out_exon,
                     Scoring(int(match), int(mismatch), int(gap), "free" if free else "global"),
-                    best=(score, col) if free else None)
+                    best=(score, col) if free else None, checkpoints=(args[18], args[19], ckb) if ckb else None)
     return trace
 
 

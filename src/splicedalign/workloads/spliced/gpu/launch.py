@@ -232,17 +232,23 @@ class LaunchConfig:
     least: int                # the fewest rows per lane the kernels sweep (plan.least_lane_rows)
     free_ends: bool = False   # free target ends (Scoring.target_ends): the kernels' FREE flag
     recompute: bool = False   # a recording launch whose walks recompute moves (Tuning.recompute): a score kernel
+    checkpoint_blocks: int = 0  # such a launch's column checkpoints (Tuning.checkpoint_blocks; int scores), or 0
 
     @property
     def kernels(self) -> tuple[str, ...]:
-        """The wavefront kernels the launch runs: the kernel, then its follower if any."""
+        """The wavefront kernels the launch runs: the kernel (with checkpoint_blocks, the score
+        kernel that stores them), then its follower if any."""
         wave = lambda m: (f"wavefront<{self.ctype}, {self.rows_per_lane}, "  # noqa: E731
                           f"{'true' if self.byte_profile else 'false'}, {m}, {self._free}>")
+        first = wave(self.mode)
+        if self.checkpoint_blocks:
+            first = (f"wavefront_checkpoints<{self.ctype}, {self.rows_per_lane}, "
+                     f"{'true' if self.byte_profile else 'false'}, {self._free}, {self.checkpoint_blocks}>")
         if self.mode == MODE_FOLLOW:
             return wave(MODE_SCORE), wave(MODE_FOLLOW)
         if self.followed:
-            return wave(self.mode), wave(MODE_FOLLOW)
-        return (wave(self.mode),)
+            return first, wave(MODE_FOLLOW)
+        return (first,)
 
     @property
     def _free(self) -> str:
@@ -258,9 +264,11 @@ class LaunchConfig:
         """Every kernel compiled with them: those, with free ends the finals kernel, then the
         inputs' encoding, the gather and the trace kernel."""
         finals = (self.finals_kernel,) if self.free_ends else ()
-        return self.kernels + finals + (ENCODE_KERNEL, f"gather_rows<{self.ctype}>",
-                                        f"trace_chains<{self.ctype}, {self.rows_per_lane}, "
-                                        f"{'true' if self.byte_profile else 'false'}, {self._free}>")
+        trace = (f"trace_chains<{self.ctype}, {self.rows_per_lane}, {'true' if self.byte_profile else 'false'}, "
+                 f"{self._free}>")
+        if self.checkpoint_blocks:
+            trace = f"trace_chains_checkpoints{trace[len('trace_chains'):-1]}, {self.checkpoint_blocks}>"
+        return self.kernels + finals + (ENCODE_KERNEL, f"gather_rows<{self.ctype}>", trace)
 
 
 def configure(flat: FlatCases, ctype: str, byte_profile: bool, traceback: bool, on_device: bool,
@@ -292,7 +300,7 @@ def configure(flat: FlatCases, ctype: str, byte_profile: bool, traceback: bool, 
                         record, traceback and not record, followed, floors, late, late & entry_folds(ctype, R),
                         min(per_sm, MIN_BLOCKS_PER_SM // 2) if follow else per_sm,
                         tuning.follow_blocks_per_sm if followed else min(per_sm, MIN_BLOCKS_PER_SM // 2), least,
-                        free_ends, recompute)
+                        free_ends, recompute, tuning.checkpoint_blocks if recompute and ctype == "int" else 0)
 
 
 def launch_widths(cases: int, ctype: str, record: bool, tuning: Tuning = TUNING,

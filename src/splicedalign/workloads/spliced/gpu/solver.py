@@ -61,6 +61,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     TraceInputs,
     build_plan,
     byte_profile_ok,
+    checkpoint_layout,
     followed_tasks,
     gather_places,
     input_index,
@@ -923,7 +924,8 @@ class GpuSolver:
             gathered = traced = None
             if config.record:
                 traced, parts = self._trace_launch(inputs, flat, rows, queued.moves, queued.walked, config, defines,
-                                                   scoring, best, queued.counter[1:2])
+                                                   scoring, best, queued.counter[1:2],
+                                                   queued.held if config.checkpoint_blocks else ())
             else:
                 if config.gather:
                     gathered = self._gather(inputs.gather, rows, config, defines)
@@ -975,12 +977,21 @@ class GpuSolver:
             # (the last argument, a fed launch's count of tasks ready, is not read: any pointer)
             args = (tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
                     np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap), counter)
+            # the column checkpoints the kernel stores and the walks read (held until collected),
+            # their offsets in a pinned copy on the upload stream (a pageable one here would hold
+            # the host until the compute stream reached it)
+            checkpoints: tuple = ()
+            if config.checkpoint_blocks:
+                at, size = checkpoint_layout(plan, config.checkpoint_blocks, config.followed)
+                (ck_at,) = UPLOADS.upload("checkpoints", [at], streams.upload)
+                compute.wait_event(streams.upload.record())
+                checkpoints = (cp.empty(max(size, 1), dtype=dtype), ck_at)
             grid = launch.grid(ntasks, sms, config.blocks_per_sm)
             follow_grid = launch.grid(follow_tasks.shape[0], sms, config.follow_blocks_per_sm)
             if len(kernels) > 1:
                 streams.follow.wait_event(compute.record())  # counters zeroed, rows filled, moves allocated
             start = compute.record()
-            device.function(KERNEL_FILE, kernels[0], names, defines)((grid,), (THREADS,), args)
+            device.function(KERNEL_FILE, kernels[0], names, defines)((grid,), (THREADS,), args + checkpoints)
             events = (start, compute.record())
             if len(kernels) > 1:
                 with streams.follow:
@@ -994,7 +1005,7 @@ class GpuSolver:
         # the walks' tasks (with a follower: uploaded by ``rest``)
         walked = (inputs.followed.walked if config.followed and not config.recompute and inputs.followed is not None
                   else inputs.tasks)
-        return Queued(inputs, storage, used, rows, counter, moves, walked, events)
+        return Queued(inputs, storage, used, rows, counter, moves, walked, events, held=checkpoints)
 
     def _row_storage(self, config: LaunchConfig, elements: int) -> tuple[Any, int, Any]:
         """(storage, its bytes, the storage as scores) of a launch's ``elements`` row elements
@@ -1030,7 +1041,8 @@ class GpuSolver:
         return self._no_moves
 
     def _trace_launch(self, inputs: _Inputs, flat: FlatCases, rows, moves, tasks, config: LaunchConfig,
-                      defines: dict, scoring: Scoring, best: tuple | None, error) -> tuple[Traced, tuple]:
+                      defines: dict, scoring: Scoring, best: tuple | None, error,
+                      checkpoints: tuple = ()) -> tuple[Traced, tuple]:
         """Queue trace_chains, one launch per walk of ``launch.walks``: one warp per case walks
         the moves (their strips' lane rows and move offsets in ``tasks``). The walks run after the
         wavefront and its finals, each on a walk stream of its own (Streams.walks), beside one
@@ -1040,8 +1052,10 @@ class GpuSolver:
         wavefront's error word ``error`` (none: every row it reads is written before it starts).
         Its records are planned once per cached batch while the wavefront runs, and uploaded in
         a pinned copy on the upload stream that the walks wait for (a pageable copy on the
-        compute stream would hold the host until the wavefront ends). Returns the outputs and
-        the parts ((table rows, the event after its walk))."""
+        compute stream would hold the host until the wavefront ends). ``checkpoints``: the column
+        checkpoints and their offsets the score kernel stored (config.checkpoint_blocks), where
+        the walks' sweeps start. Returns the outputs and the parts ((table rows, the event after
+        its walk))."""
         cp = device.cupy()
         long = config.followed
         streams = self.streams()
@@ -1076,7 +1090,7 @@ class GpuSolver:
                 kernel(((b - a + per_block - 1) // per_block,), (TRACE_BLOCK_THREADS,),
                        (table[a:b], np.int32(b - a), exons, strips, walk_tasks, rows, inputs.base, inputs.tsel,
                         moves, traced.ops, traced.out_case[2 * a:2 * b], traced.out_exon, np.int32(scoring.match),
-                        np.int32(scoring.mismatch), np.int32(scoring.gap), best_score, best_col, error))
+                        np.int32(scoring.mismatch), np.int32(scoring.gap), best_score, best_col, error) + checkpoints)
                 parts.append(Part((a, b), stream.record()))
         return traced, tuple(parts)
 
