@@ -148,7 +148,11 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
                "gpu-trace": GpuSolver(poison=True, device_trace=True),
                "gpu-trace-compare": GpuSolver(poison=True, byte_profile=False, device_trace=True),
                # the recording kernel's moves (Tuning.recompute off: walks that read every strip's)
-               "gpu-trace-record": GpuSolver(poison=True, device_trace=True, tuning=Tuning(recompute=False))}
+               "gpu-trace-record": GpuSolver(poison=True, device_trace=True, tuning=Tuning(recompute=False)),
+               # walks sweeping from column checkpoints (Tuning.checkpoint_blocks: 16 and 1 column blocks, the
+               # last so that short targets start from them and back off too)
+               "gpu-trace-ck16": GpuSolver(poison=True, device_trace=True, tuning=Tuning(checkpoint_blocks=16)),
+               "gpu-trace-ck1": GpuSolver(poison=True, device_trace=True, tuning=Tuning(checkpoint_blocks=1))}
     # fed launches (score only, never-seen cases: feed.py), then the same cases again (the fed
     # plan replayed as a planned launch), then traced (the fed plan recording moves, walked)
     fed = GpuSolver(poison=True, device_trace=True, tuning=Tuning(feed_shares=FED_SHARES))
@@ -157,7 +161,8 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
     fed_record = GpuSolver(poison=True, device_trace=True,
                            tuning=Tuning(feed_shares=FED_SHARES, feed_record=True, recompute=False))
     # the device traceback must make exactly the host traceback's choices
-    same_as = {"gpu-trace": "gpu", "gpu-trace-compare": "gpu-compare", "gpu-trace-record": "gpu"}
+    same_as = {"gpu-trace": "gpu", "gpu-trace-compare": "gpu-compare", "gpu-trace-record": "gpu",
+               "gpu-trace-ck16": "gpu", "gpu-trace-ck1": "gpu"}
     sequential = get_solver("sequential")
     t0 = time.perf_counter()
     rand = random_cases(rng, args.random)
