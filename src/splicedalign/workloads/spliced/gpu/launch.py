@@ -368,7 +368,7 @@ def case_bytes(flat: FlatCases, rows_per_lane: int, itemsize: int, record: bool,
     if record and recompute is not None and recompute.recompute and len(flat):
         long = flat.K >= recompute.long_chain_share * flat.K.max()
         words = np.where(long, words, 0) + scratch_words(flat, rows_per_lane)
-        if recompute.checkpoint_blocks:  # the other cases' strips' checkpoints (plan.checkpoint_layout)
+        if recompute.checkpoint_blocks and itemsize == 4:  # the other cases' checkpoints (int scores only: configure)
             checkpoints = np.where(long, 0, checkpoint_elements(flat, rows_per_lane, recompute.checkpoint_blocks))
     out = (rows + checkpoints) * itemsize + (words * 4 if record else 0)
     if gather:
