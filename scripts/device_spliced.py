@@ -149,9 +149,9 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
                "gpu-trace-compare": GpuSolver(poison=True, byte_profile=False, device_trace=True),
                # the recording kernel's moves (Tuning.recompute off: walks that read every strip's)
                "gpu-trace-record": GpuSolver(poison=True, device_trace=True, tuning=Tuning(recompute=False)),
-               # walks sweeping from column checkpoints (Tuning.checkpoint_blocks: 16 and 1 column blocks, the
-               # last so that short targets start from them and back off too)
-               "gpu-trace-ck16": GpuSolver(poison=True, device_trace=True, tuning=Tuning(checkpoint_blocks=16)),
+               # walks sweeping from column 0 (Tuning.checkpoint_blocks 0: no checkpoints), and from checkpoints
+               # every column block (1: short targets start from them and back off too)
+               "gpu-trace-ck0": GpuSolver(poison=True, device_trace=True, tuning=Tuning(checkpoint_blocks=0)),
                "gpu-trace-ck1": GpuSolver(poison=True, device_trace=True, tuning=Tuning(checkpoint_blocks=1))}
     # fed launches (score only, never-seen cases: feed.py), then the same cases again (the fed
     # plan replayed as a planned launch), then traced (the fed plan recording moves, walked)
@@ -162,7 +162,7 @@ def correctness(args, say, seed: int) -> tuple[dict, list[str]]:
                            tuning=Tuning(feed_shares=FED_SHARES, feed_record=True, recompute=False))
     # the device traceback must make exactly the host traceback's choices
     same_as = {"gpu-trace": "gpu", "gpu-trace-compare": "gpu-compare", "gpu-trace-record": "gpu",
-               "gpu-trace-ck16": "gpu", "gpu-trace-ck1": "gpu"}
+               "gpu-trace-ck0": "gpu", "gpu-trace-ck1": "gpu"}
     sequential = get_solver("sequential")
     t0 = time.perf_counter()
     rand = random_cases(rng, args.random)

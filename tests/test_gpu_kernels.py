@@ -14,6 +14,7 @@ import pytest
 
 from splicedalign import kernels as shipped
 from splicedalign.gpu import kernels
+from splicedalign.workloads.spliced.gpu import launch
 
 FILES = shipped.kernel_files()
 WITH_DEFINES = [k for k in FILES if k.defines]
@@ -64,9 +65,14 @@ def test_spliced_variants_are_the_shipped_instances():
     """What the spliced solver asks for (every launch configuration) is exactly what
     wavefront.cu's nvcc block instantiates: 16 wavefront kernels per target-end mode, trace per
     wavefront shape (type, rows per lane, profile: a walk recomputes moves as its launch's kernel
-    computes them) and mode, gather and the free ends' finals per type, the inputs' encoding."""
+    computes them) and mode, gather and the free ends' finals per type, the inputs' encoding, and
+    the recomputing int launch's checkpoint kernels (score and walks, per profile and ends mode) at
+    the shipped interval."""
     names = next(k.names for k in FILES if k.source.name == "wavefront.cu")
-    assert len(names) == 49 and "encode_inputs" in names and sum(n.startswith("wavefront<") for n in names) == 32
+    assert len(names) == 57 and "encode_inputs" in names and sum(n.startswith("wavefront<") for n in names) == 32
+    interval = f", {launch.TUNING.checkpoint_blocks}>"
+    for kernel in ("wavefront_checkpoints<int, 8, ", "trace_chains_checkpoints<int, 8, "):
+        assert sum(n.startswith(kernel) and n.endswith(interval) for n in names) == 4
     assert sum(n.startswith("trace_chains<") for n in names) == 12
     assert sum(n.endswith(", true>") for n in names) == 16 + 6
 

@@ -236,7 +236,7 @@ def test_case_bytes_count_the_checkpoints_of_the_walked_cases():
     cases += gene_like(rng, Shape(m=3_000, K=30, n=700, exon_mean=80), "h", 1)
     flat = FlatCases.of(cases)
     R, ckb = 8, 64
-    plain = launch.case_bytes(flat, R, 4, True, False, launch.Tuning())
+    plain = launch.case_bytes(flat, R, 4, True, False, launch.Tuning(checkpoint_blocks=0))
     with_ck = launch.case_bytes(flat, R, 4, True, False, launch.Tuning(checkpoint_blocks=ckb))
     long = flat.K >= launch.Tuning().long_chain_share * flat.K.max()
     assert long.any() and not long.all()
@@ -252,9 +252,9 @@ def test_case_bytes_count_the_checkpoints_of_the_walked_cases():
         assert 0 < planned <= elements[c]
     # none in int64 launches (configure gives them none), where the walks do not recompute, or none asked for
     assert (launch.case_bytes(flat, 4, 8, True, False, launch.Tuning(checkpoint_blocks=ckb))
-            == launch.case_bytes(flat, 4, 8, True, False, launch.Tuning())).all()
+            == launch.case_bytes(flat, 4, 8, True, False, launch.Tuning(checkpoint_blocks=0))).all()
     assert (launch.case_bytes(flat, R, 4, True, False, launch.Tuning(recompute=False, checkpoint_blocks=ckb))
-            == launch.case_bytes(flat, R, 4, True, False, launch.Tuning(recompute=False))).all()
+            == launch.case_bytes(flat, R, 4, True, False, launch.Tuning(recompute=False, checkpoint_blocks=0))).all()
 
 
 SCRIPT = Path(__file__).parents[1] / "scripts" / "model_spliced_checkpoints.py"
@@ -296,16 +296,18 @@ KERNEL = Path(solver_module.KERNEL_FILE)
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
 def test_checkpoint_kernels_compile_for_sm90(tmp_path):
-    """The checkpoint kernels (wavefront_checkpoints, trace_chains_checkpoints at CKB 64), not shipped
-    yet, build for sm_90 with every warning an error; without CHECKPOINT_BLOCKS none is instantiated."""
+    """The checkpoint kernels (wavefront_checkpoints, trace_chains_checkpoints) at the shipped
+    interval (plan.CHECKPOINT_BLOCKS, from the generated header) are in the nvcc build's
+    instantiations and build for sm_90 with every warning an error."""
     args = [shutil.which("nvcc"), CXX_STD, f"-I{INCLUDE_DIR}", f"-I{KERNEL.parent}", "-arch=sm_90"]
-    done = subprocess.run([*args, "-cubin", "-Werror", "all-warnings", "-DCHECKPOINT_BLOCKS=64",
+    done = subprocess.run([*args, "-cubin", "-Werror", "all-warnings",
                            "-o", str(tmp_path / "checkpoints.cubin"), str(KERNEL)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     shipped = subprocess.run([*args, "-E", str(KERNEL)], capture_output=True, text=True)
     assert shipped.returncode == 0, shipped.stderr
-    assert "template __global__ void wavefront_checkpoints" not in shipped.stdout
-    assert "template __global__ void trace_chains_checkpoints" not in shipped.stdout
+    for kernel in ("wavefront_checkpoints", "trace_chains_checkpoints"):
+        assert f"template __global__ void {kernel}<int, 8, true, false, {gpu_plan.CHECKPOINT_BLOCKS}>" \
+            in shipped.stdout.replace("\n", " ")
 
 
 def test_gpu_solver_walks_from_checkpoints_on_the_model_kernels(monkeypatch):

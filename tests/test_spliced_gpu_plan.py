@@ -1028,11 +1028,18 @@ def test_kernel_variant():
     throughput = launch.Tuning(throughput_cases=1)
     c = config("int", 2, False, True, replace(throughput, recompute=False))
     assert (c.rows_per_lane, c.kernels, c.mode) == (2, ("wavefront<int, 2, false, 1, false>",), gpu_plan.MODE_RECORD)
-    # walks that recompute moves (Tuning.recompute): the score kernel, the walk at the kernel's shape
-    c = config("int", 2, False, True, throughput)
+    # walks that recompute moves (Tuning.recompute): the score kernel, the walk at the kernel's shape,
+    # both with column checkpoints (Tuning.checkpoint_blocks) or without
+    c = config("int", 2, False, True, replace(throughput, checkpoint_blocks=0))
     assert (c.kernels, c.mode, c.record, c.recompute) == (("wavefront<int, 2, false, 0, false>",),
                                                           gpu_plan.MODE_SCORE, True, True)
-    assert c.names[-1] == "trace_chains<int, 2, false, false>"
+    assert c.names[-1] == "trace_chains<int, 2, false, false>" and c.checkpoint_blocks == 0
+    c = config("int", 2, False, True, throughput)
+    ckb = gpu_plan.CHECKPOINT_BLOCKS
+    assert (c.kernels, c.names[-1], c.checkpoint_blocks) == ((f"wavefront_checkpoints<int, 2, false, false, {ckb}>",),
+                                                             f"trace_chains_checkpoints<int, 2, false, false, {ckb}>",
+                                                             ckb)
+    assert config("long long", 4, False, True, throughput).checkpoint_blocks == 0  # int scores only
     # a follower launch runs the score kernel and the follower
     assert config("int", 8, True, True).kernels == ("wavefront<int, 8, true, 0, false>",
                                                     "wavefront<int, 8, true, 2, false>")

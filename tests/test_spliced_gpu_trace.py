@@ -527,19 +527,23 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch, recompute):
     events = [e[1] if e[0] == "kernel" else tuple(e[1]) for e in log]
     first, rest = [e for e in events if isinstance(e, tuple)]  # (one launch: two copies)
     assert first[0] == followed.tasks.shape == plan.tasks.shape and first[-1] == followed.follow.shape
-    # (tasks, letters, cases, codes, follow); 6 gathers, plan tasks, walks' tasks, the walks' records
+    # (tasks, letters, cases, codes, [recomputing walks: the column checkpoints' offsets,] follow);
+    # 6 gathers, plan tasks, walks' tasks, the walks' records
     info = inputs.trace.info
     copies = () if recompute else (plan.tasks.shape, followed.walked.shape)
-    assert len(first) == 6 and rest[6:] == copies + (info.exons.shape, info.cases.shape, info.strips.shape)
+    assert len(first) == 6 + recompute and rest[6:] == copies + (info.exons.shape, info.cases.shape, info.strips.shape)
     assert recompute == (followed.walked is None) and recompute == (followed.tasks is inputs.tasks)
+    assert recompute == (inputs.checkpoints is not None) and (not recompute or first[5] == plan.tasks.shape[:1])
     at = events.index
-    assert at(first) < at("wavefront") < at("wavefront", at("wavefront") + 1) < at(rest) < at("gather_rows")
-    assert at(rest) < at("trace_chains")
+    score, follower = [i for i, e in enumerate(events) if isinstance(e, str) and e.startswith("wavefront")]
+    assert events[score] == ("wavefront_checkpoints" if recompute else "wavefront") and events[follower] == "wavefront"
+    assert at(first) < score < follower < at(rest) < at("gather_rows")
+    assert at(rest) < min(i for i, e in enumerate(events) if isinstance(e, str) and e.startswith("trace_chains"))
     np.testing.assert_array_equal(inputs.tasks, plan.tasks)
     log.clear()
     again = solver.solve_many(cases, Scoring(), traceback=True)
     assert [(g.score, g.chain, g.alignment) for g in again] == [(w.score, w.chain, w.alignment) for w in want]
-    assert not [e for e in log if e[0] == "upload"] and log.count(("kernel", "wavefront")) == 2
+    assert not [e for e in log if e[0] == "upload"] and sum(e[1].startswith("wavefront") for e in log) == 2
 
 
 def test_a_launch_packed_on_the_packer_while_older_ones_are_collected(monkeypatch):
@@ -786,7 +790,8 @@ def test_walks_beside_the_next_kernel(monkeypatch):
 
     def logged(file, name, all_names, defines):
         kernel = _fake_function_with_trace(file, name, all_names, defines)
-        return lambda grid, block, args: (log.append(("kernel", name.split("<")[0], current[-1] if current else None)),
+        family = name.split("<")[0].removesuffix("_checkpoints")  # (walks from column checkpoints or not)
+        return lambda grid, block, args: (log.append(("kernel", family, current[-1] if current else None)),
                                           kernel(grid, block, args))[1]
 
     fake_gpu(monkeypatch, logged)
@@ -886,8 +891,10 @@ def test_long_chains_recorded_by_a_follower(monkeypatch, recompute):
             assert [n.split(",")[3].strip(" >") for n, _, _ in waves] == [str(gpu_plan.MODE_SCORE)]
             continue
         (record, tasks, words), (follow, followed, _) = waves
-        mode = gpu_plan.MODE_SCORE if recompute else gpu_plan.MODE_RECORD
-        assert record.endswith(f"{mode}, false>") and follow.endswith(f"{gpu_plan.MODE_FOLLOW}, false>")
+        # (a recomputing launch's score kernel stores column checkpoints: Tuning.checkpoint_blocks)
+        assert record == (f"wavefront_checkpoints<int, 8, true, false, {tuning.checkpoint_blocks}>" if recompute
+                          else f"wavefront<int, 8, true, {gpu_plan.MODE_RECORD}, false>")
+        assert follow.endswith(f"{gpu_plan.MODE_FOLLOW}, false>")
         plan = solver._cache[next(iter(solver._cache))].plan
         exons = [e for c in (2, 5) for e in range(plan.exon_start[c], plan.exon_start[c + 1])]
         ids = sorted(t for e in exons for t in plan.strip_task[plan.strip_start[e]:plan.strip_start[e + 1]])

@@ -89,17 +89,22 @@ def _spliced() -> list[KernelFile]:
     # Every configuration launch.configure can make: int scores at the throughput or the chain
     # width, int64 at the wide one; a recording kernel only up to DENSE_LANE_ROWS (wider
     # launches that record follow), a follower beside it for the long chains or not; global or
-    # free target ends. The names depend on these fields only.
+    # free target ends; a recomputing int score kernel at those widths storing column checkpoints
+    # (Tuning.checkpoint_blocks, the shipped interval) for its walks. The names depend on these
+    # fields only.
     shapes = [("int", TUNING.rows_per_lane), ("int", TUNING.chain_rows_per_lane),
               ("long long", TUNING.wide_rows_per_lane)]
     names: set[str] = set()
-    for (ctype, width), byte_profile, mode, followed, free_ends in itertools.product(
-            shapes, (True, False), (MODE_SCORE, MODE_RECORD, MODE_FOLLOW), ((), (0,)), (False, True)):
+    for (ctype, width), byte_profile, mode, followed, free_ends, ckb in itertools.product(
+            shapes, (True, False), (MODE_SCORE, MODE_RECORD, MODE_FOLLOW), ((), (0,)), (False, True),
+            (0, TUNING.checkpoint_blocks)):
         if mode == MODE_RECORD and width > DENSE_LANE_ROWS or followed and mode != MODE_RECORD:
+            continue
+        if ckb and (mode != MODE_SCORE or ctype != "int" or width > DENSE_LANE_ROWS):
             continue
         shape: dict[str, Any] = {f.name: None for f in dataclasses.fields(LaunchConfig)}
         shape.update(ctype=ctype, rows_per_lane=width, byte_profile=byte_profile, mode=mode, followed=followed,
-                     free_ends=free_ends)
+                     free_ends=free_ends, checkpoint_blocks=ckb)
         names.update(LaunchConfig(**shape).names)
     return [KernelFile(paper.KERNEL_FILE, {}, "", paper.NAMES),
             KernelFile(ours.KERNEL_FILE, kernel_defines(), "splicedalign.workloads.spliced.gpu.plan.kernel_defines",

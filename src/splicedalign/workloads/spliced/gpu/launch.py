@@ -17,6 +17,7 @@ from splicedalign.gpu import device
 from splicedalign.workloads.spliced.gpu.flat import FlatCases
 from splicedalign.workloads.spliced.gpu.plan import (
     BLOCKS_PER_SM,
+    CHECKPOINT_BLOCKS,
     COLS,
     DENSE_LANE_ROWS,
     ENCODE_KERNEL,
@@ -180,10 +181,10 @@ class Tuning:
     # shrinks to one strip's per case (2 paper sets: 0.19x the recording kernel's). False: the
     # kernel records every strip's moves (MODE_RECORD; a fed recording launch, feed_record, does).
     recompute: bool = True
-    # Column checkpoints every checkpoint_blocks column blocks (plan.py, "Column checkpoints"): a
-    # recomputing launch's walks would sweep each strip from the checkpoint left of the path, not
-    # from column 0 (the NumPy kernel models do; the kernels not yet). 0: none (64: 256 columns).
-    checkpoint_blocks: int = 0
+    # Column checkpoints every checkpoint_blocks column blocks (plan.py, "Column checkpoints",
+    # CHECKPOINT_BLOCKS: 256 columns): a recomputing int launch's walks sweep each strip from the
+    # checkpoint left of the path, not from column 0. 0: none (walks from column 0; NVRTC-compiled).
+    checkpoint_blocks: int = CHECKPOINT_BLOCKS
 
     def chain_bound(self, cases: int) -> bool:
         """Whether a launch of ``cases`` cases is bound by its dependent chains (else throughput)."""

@@ -226,7 +226,7 @@ def scratch_layout(n: np.ndarray, followed: Sequence[int], rows_per_lane: int, s
     return at, end
 
 
-# Column checkpoints (launch.Tuning.checkpoint_blocks, a branch not yet in the kernels): the
+# Column checkpoints (launch.Tuning.checkpoint_blocks, CHECKPOINT_BLOCKS by default): the
 # score kernel of a traced recomputing launch stores, per strip its walks may recompute, every
 # strip row's shifted score at the columns CKB * COLS * k - 1 < n (k = 1 .. n // (CKB * COLS):
 # after lane l's block bi = k * CKB - 1; a walk's sweep starts at a column c0 <= n, and needs the
@@ -237,6 +237,12 @@ def scratch_layout(n: np.ndarray, followed: Sequence[int], rows_per_lane: int, s
 # the path leaves the swept columns: every move it reads lies in a swept range, and the values at
 # a checkpoint are the wavefront's own, so the walk stays exact.
 CHECKPOINT_MARGIN = WARP
+# The checkpoints' interval in column blocks the kernels ship with (256 columns; Tuning's default).
+# On a never-seen paper set (H100), the traced call's walks ended 0.05 ms after the wavefront and
+# ~90% of the last ones' time was sweeping from column 0 (29.6 M cells): with checkpoints every 64
+# blocks, the replayed traced call went 21.0-27.0 -> 16.5-17.6 ms and the cold one 31.8 -> 30.0 ms
+# (medians, 4 seeds); every 16 blocks was no better (cold 32.8 ms: more checkpoint stores).
+CHECKPOINT_BLOCKS = 64
 
 
 def strip_checkpoints(n, ckb: int):
@@ -315,6 +321,7 @@ def kernel_defines() -> dict[str, int]:
     out.update(TE_FIELDS=len(TRACE_EXON_FIELDS), TC_FIELDS=len(TRACE_CASE_FIELDS), MOVE_UNIT=MOVE_UNIT,
                TR_DIAG=TR_DIAG, TR_UP=TR_UP, TR_LEFT=TR_LEFT, TRACE_BLOCK_THREADS=TRACE_BLOCK_THREADS,
                PRED_UNROLL=PRED_UNROLL, CHECKPOINT_MARGIN=CHECKPOINT_MARGIN,
+               CHECKPOINT_BLOCKS=CHECKPOINT_BLOCKS,
                OP_MATCH=OP_MATCH, OP_MISMATCH=OP_MISMATCH, OP_DEL=OP_DEL, OP_INS=OP_INS)
     return out
 

@@ -1107,7 +1107,7 @@ __global__ void __launch_bounds__(TRACE_BLOCK_THREADS) trace_chains_checkpoints(
     TRACES(FREE)
 ENDS(false)
 ENDS(true)
-#ifdef CHECKPOINT_BLOCKS  // not shipped yet: the checkpoint kernels' compile check (-DCHECKPOINT_BLOCKS=64)
+// the recomputing int launches' checkpoint kernels at the shipped interval (plan.CHECKPOINT_BLOCKS)
 #define CHECKPOINTS(BYTES, FREE)                                                                                  \
     template __global__ void wavefront_checkpoints<int, 8, BYTES, FREE, CHECKPOINT_BLOCKS>(                      \
         const int*, int, int*, const unsigned char*, const int*, int*, unsigned*, int, int, int, const int*, int*, \
@@ -1120,7 +1120,6 @@ CHECKPOINTS(true, false)
 CHECKPOINTS(false, false)
 CHECKPOINTS(true, true)
 CHECKPOINTS(false, true)
-#endif
 template __global__ void last_row_max<int>(const int*, const long long*, const int*, int, int*, int*);
 template __global__ void last_row_max<long long>(const long long*, const long long*, const int*, int, long long*,
                                                  int*);
