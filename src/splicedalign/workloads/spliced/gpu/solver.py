@@ -261,8 +261,8 @@ class _Inputs:
     trace: DeviceTrace | None = None  # made on the first device traceback of the batch
     followed: Followed | None = None  # device copies of plan.followed_tasks, likewise
     # a recomputing launch's column checkpoints (LaunchConfig.checkpoint_blocks): each task's first
-    # element on the device (plan.checkpoint_layout) and the elements in all; None until the batch's
-    # first launch that stores them (GpuSolver._queue)
+    # element on the device (plan.checkpoint_layout) and the elements in all; planned with a traced
+    # launch's inputs, else None until the batch's first launch that stores them (GpuSolver._queue)
     checkpoints: tuple[Any, int] | None = None
 
     def replayable(self) -> Replayable:
@@ -411,10 +411,11 @@ def _device_gathers(gathers: list, host: tuple[np.ndarray, np.ndarray]) -> tuple
     return Gather(at, places, ones, host[0]), Gather(src, dst, length, host[1])
 
 
-def _uploads(host: HostPlan, walks: TraceInputs | None,
-             copies: bool) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def _uploads(host: HostPlan, walks: TraceInputs | None, copies: bool,
+             checkpoints: np.ndarray | None) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """A planned launch's uploads (GpuSolver._inputs): what its kernels read (a recording launch
-    with a follower runs on the followed tasks, not the plan's, and the follower's), then the
+    with a follower runs on the followed tasks, not the plan's, its column ``checkpoints``'
+    offsets where its score kernel stores them, and the follower's), then the
     rest (_rest): the gathers' inputs, with a follower the plan's tasks and the walks' tasks, and
     a recording launch's walks' records. ``copies``: _task_copies (without them a launch whose
     walks recompute runs the score kernel on the plan's tasks, and its walks read them and the
@@ -422,7 +423,8 @@ def _uploads(host: HostPlan, walks: TraceInputs | None,
     staging)."""
     plan, followed = host.plan, host.followed
     first = [followed.tasks if copies else plan.tasks, plan.base_letters, plan.target_letters,
-             plan.letter_cases(), LETTER_CODES] + ([] if followed is None else [followed.follow])
+             plan.letter_cases(), LETTER_CODES] + ([] if checkpoints is None else [checkpoints]) \
+        + ([] if followed is None else [followed.follow])
     rest = host.gathers + ([plan.tasks, followed.walked] if copies else [])
     return first, rest + ([] if walks is None else [walks.exons, walks.cases, walks.strips])
 
@@ -593,9 +595,10 @@ class GpuSolver:
         walks = _walk_records(host.plan, flat, config, host.followed, self.tuning) if config.record else None
         plan, followed = host.plan, host.followed
         copies = _task_copies(followed, config)
+        ck = checkpoint_layout(plan, config.checkpoint_blocks, config.followed) if config.checkpoint_blocks else None
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
-        first, rest = _uploads(host, walks, copies)
+        first, rest = _uploads(host, walks, copies, None if ck is None else ck[0])
         staging = _launch_staging()
         # (both copies' places in one buffer: grown here, by cudaHostAlloc, before the packer packs)
         packed = staging.layout("launch", first + rest)
@@ -609,12 +612,16 @@ class GpuSolver:
         kernels_read.result()
         (tasks, base_letters, target_letters, letter_cases, codes, *follow) = staging.send(
             "launch", packed, 0, len(first), upload)
+        if ck is not None:
+            inputs_checkpoints = (follow.pop(0), ck[1])
         base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
         none = Gather(None, None, None, np.empty(0, dtype=np.int64))  # (the gathers: _rest)
         inputs = _Inputs(tuple(flat.cases), outputs.Exons.of(plan), base, tsel, none, none,
                          Replayable(plan, None if copies else tasks, upload.record()))
         if followed is not None:
             inputs.followed = followed._replace(tasks=tasks, follow=follow[0], walked=None)
+        if ck is not None:
+            inputs.checkpoints = inputs_checkpoints
         self.timing["upload"] += time.perf_counter() - t1
         return inputs, partial(self._rest, key, inputs, partial(_sent, others, staging, packed, len(first)),
                                host.host, followed if copies else None, config.followed, walks)
@@ -982,9 +989,11 @@ class GpuSolver:
             args = (tasks, np.int32(ntasks), counter, inputs.base, inputs.tsel, rows, moves,
                     np.int32(scoring.match), np.int32(scoring.mismatch), np.int32(scoring.gap), counter)
             # the column checkpoints the kernel stores and the walks read (held until collected),
-            # at offsets laid out on the batch's first traced launch (a batch a score call planned
-            # too) and uploaded in a pinned copy on the upload stream (a pageable one here would
-            # hold the host until the compute stream reached it); cached with its inputs
+            # at offsets planned and sent with the batch's first copy (_inputs); a batch a score
+            # call planned has none: laid out here once, uploaded in a pinned copy of their own on
+            # the upload stream (a pageable one would hold the host until the compute stream
+            # reached it). Laid out and copied here for every launch instead, the 10-set traced
+            # call's launch stage went 6 -> 37-45 ms on the H100 (a host wait, not isolated further).
             checkpoints: tuple = ()
             if config.checkpoint_blocks:
                 if inputs.checkpoints is None:
