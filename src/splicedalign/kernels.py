@@ -148,7 +148,7 @@ def kernel_files() -> list[KernelFile]:
 
 def _spliced_host() -> None:
     """The spliced ``gpu`` solver's host passes (GpuSolver: flatten, split into launches, plan,
-    followed strips, device-traceback tables), score and traced, on a throughput launch (64
+    followed strips, column checkpoints' offsets, device-traceback tables), score and traced, on a throughput launch (64
     cases, long chains followed) and a chain-bound one (4 cases); a fed launch's (feed.py); and
     the records' pass of a device traceback (outputs.walked_exons: of no case, its kernel's types)."""
     import numpy as np
@@ -157,7 +157,13 @@ def _spliced_host() -> None:
     from splicedalign.workloads.spliced.gpu import launch, outputs
     from splicedalign.workloads.spliced.gpu.feed import load_passes
     from splicedalign.workloads.spliced.gpu.flat import FlatCases
-    from splicedalign.workloads.spliced.gpu.plan import build_plan, byte_profile_ok, followed_tasks, trace_inputs
+    from splicedalign.workloads.spliced.gpu.plan import (
+        build_plan,
+        byte_profile_ok,
+        checkpoint_layout,
+        followed_tasks,
+        trace_inputs,
+    )
     from splicedalign.workloads.spliced.records import Scoring
 
     scoring = Scoring()
@@ -171,6 +177,8 @@ def _spliced_host() -> None:
             plan = build_plan(sub, config.rows_per_lane, config.floors, config.late, config.entry)
             if config.followed:
                 followed_tasks(plan, config.followed, config.least)
+            if config.checkpoint_blocks:
+                checkpoint_layout(plan, config.checkpoint_blocks, config.followed)
             if config.record:
                 trace_inputs(plan, None, launch.walks(sub, config.followed))
     load_passes()
