@@ -123,7 +123,9 @@ class FakeDevices:
 
     def __init__(self) -> None:
         self.local = threading.local()
-        self.threads: dict[int, set[int]] = {}
+        # the threads themselves: an ident may be reused once its thread has ended (a loaded
+        # host ran one device's share to its end before the other's thread started)
+        self.threads: dict[int, set[threading.Thread]] = {}
         self.lock = threading.Lock()
 
     @contextmanager
@@ -131,7 +133,7 @@ class FakeDevices:
         before = getattr(self.local, "device", None)
         self.local.device = d
         with self.lock:
-            self.threads.setdefault(d, set()).add(threading.get_ident())
+            self.threads.setdefault(d, set()).add(threading.current_thread())
         try:
             yield
         finally:
@@ -162,7 +164,7 @@ def test_run_split_is_one_solve_per_device_merged_in_input_order():
     for d, part in seen:  # each device solved its share, in input order
         assert part == [items[i] for i in split(costs, 2)[(3, 1).index(d)]]
     assert len(fake.threads[3] | fake.threads[1]) == 2  # one host thread each
-    assert threading.get_ident() not in fake.threads[3] | fake.threads[1]
+    assert threading.current_thread() not in fake.threads[3] | fake.threads[1]
 
 
 def test_no_devices_is_todays_call_and_one_device_runs_in_the_calling_thread():
@@ -176,7 +178,7 @@ def test_no_devices_is_todays_call_and_one_device_runs_in_the_calling_thread():
     assert run_split([1, 2], [Cost(1)] * 2, None, solve, enter=fake.enter) == [2, 3]
     assert run_split([1, 2], [Cost(1)] * 2, (1,), solve, enter=fake.enter) == [2, 3]
     assert calls == [None, 1]
-    assert fake.threads == {1: {threading.get_ident()}}
+    assert fake.threads == {1: {threading.current_thread()}}
 
 
 class CUDARuntimeError(RuntimeError):
