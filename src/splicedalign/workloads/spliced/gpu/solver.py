@@ -612,8 +612,7 @@ class GpuSolver:
         kernels_read.result()
         (tasks, base_letters, target_letters, letter_cases, codes, *follow) = staging.send(
             "launch", packed, 0, len(first), upload)
-        if ck is not None:
-            inputs_checkpoints = (follow.pop(0), ck[1])
+        ck_at = follow.pop(0) if ck is not None else None
         base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
         none = Gather(None, None, None, np.empty(0, dtype=np.int64))  # (the gathers: _rest)
         inputs = _Inputs(tuple(flat.cases), outputs.Exons.of(plan), base, tsel, none, none,
@@ -621,7 +620,7 @@ class GpuSolver:
         if followed is not None:
             inputs.followed = followed._replace(tasks=tasks, follow=follow[0], walked=None)
         if ck is not None:
-            inputs.checkpoints = inputs_checkpoints
+            inputs.checkpoints = (ck_at, ck[1])
         self.timing["upload"] += time.perf_counter() - t1
         return inputs, partial(self._rest, key, inputs, partial(_sent, others, staging, packed, len(first)),
                                host.host, followed if copies else None, config.followed, walks)
