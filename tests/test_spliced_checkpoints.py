@@ -1,14 +1,12 @@
 """Column checkpoints for the recomputing walks (plan.py, "Column checkpoints"), without a GPU: the
 layout, the wavefront model's checkpoints against the full DP, and the walk model sweeping from a
-checkpoint (backing off where the path leaves the swept columns) against the host traceback. The
-kernels have no checkpoints yet: these are the models their CUDA must follow."""
+checkpoint (backing off where the path leaves the swept columns) against the host traceback, and
+GpuSolver running the checkpoint kernels' models. The CUDA kernels follow these models; their nvcc
+build (shipped instances, -Werror, no spills) is test_gpu_kernels' and test_gpu_nvcc's."""
 
 from __future__ import annotations
 
 import importlib.util
-import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -18,10 +16,8 @@ from helpers import random_spliced_case as random_case
 from test_spliced_gpu_plan import entry_row, fake_gpu, model_run, record_moves, sequential_rows, strip_sweep
 from test_spliced_gpu_trace import Strip, _fake_function_with_trace, check_against_cpu
 
-from splicedalign.gpu.kernels import CXX_STD, INCLUDE_DIR
 from splicedalign.workloads.spliced.gpu import launch
 from splicedalign.workloads.spliced.gpu import plan as gpu_plan
-from splicedalign.workloads.spliced.gpu import solver as solver_module
 from splicedalign.workloads.spliced.gpu.flat import BASE_LUT, TARGET_LUT, FlatCases
 from splicedalign.workloads.spliced.gpu.plan import (
     COLS,
@@ -289,28 +285,6 @@ def test_the_scripts_count_is_the_walk_models():
                     counted[k] += script.walk_cells(strips, path, k)
         assert counted[0][0] == stats["full_cells"] and counted[0][2] == 0, (counted, stats)
         assert counted[ckb][0] == stats["cells"] and counted[ckb][2] == stats.get("backoffs", 0), (counted, stats)
-
-
-KERNEL = Path(solver_module.KERNEL_FILE)
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
-def test_checkpoint_kernels_compile_for_sm90(tmp_path):
-    """The checkpoint kernels (wavefront_checkpoints, trace_chains_checkpoints) at the shipped
-    interval (plan.CHECKPOINT_BLOCKS, from the generated header) are in the nvcc build's
-    instantiations and build for sm_90 with every warning an error."""
-    args = [shutil.which("nvcc"), CXX_STD, f"-I{INCLUDE_DIR}", f"-I{KERNEL.parent}", "-arch=sm_90"]
-    done = subprocess.run([*args, "-cubin", "-Werror", "all-warnings",
-                           "-o", str(tmp_path / "checkpoints.cubin"), str(KERNEL)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    shipped = subprocess.run([*args, "-E", str(KERNEL)], capture_output=True, text=True)
-    assert shipped.returncode == 0, shipped.stderr
-    for kernel in ("wavefront_checkpoints", "trace_chains_checkpoints"):  # (__global__ preprocessed away)
-        instances = re.findall(rf"template [^;]*?\b{kernel}<int, 8, (true|false), (true|false), (\d+)>\(",
-                               shipped.stdout)
-        assert sorted(instances) == sorted((b, f, str(gpu_plan.CHECKPOINT_BLOCKS)) for b in ("true", "false")
-                                           for f in ("true", "false")), instances
 
 
 def test_gpu_solver_walks_from_checkpoints_on_the_model_kernels(monkeypatch):
