@@ -239,17 +239,20 @@ class LaunchConfig:
     def kernels(self) -> tuple[str, ...]:
         """The wavefront kernels the launch runs: the kernel (with checkpoint_blocks, the score
         kernel that stores them), then its follower if any."""
-        wave = lambda m: (f"wavefront<{self.ctype}, {self.rows_per_lane}, "  # noqa: E731
-                          f"{'true' if self.byte_profile else 'false'}, {m}, {self._free}>")
-        first = wave(self.mode)
-        if self.checkpoint_blocks:
-            first = (f"wavefront_checkpoints<{self.ctype}, {self.rows_per_lane}, "
-                     f"{'true' if self.byte_profile else 'false'}, {self._free}, {self.checkpoint_blocks}>")
+        wave = lambda m: f"wavefront<{self._shape}, {m}, {self._free}>"  # noqa: E731
+        first = (f"wavefront_checkpoints<{self._shape}, {self._free}, {self.checkpoint_blocks}>"
+                 if self.checkpoint_blocks else wave(self.mode))
         if self.mode == MODE_FOLLOW:
             return wave(MODE_SCORE), wave(MODE_FOLLOW)
         if self.followed:
             return first, wave(MODE_FOLLOW)
         return (first,)
+
+    @property
+    def _shape(self) -> str:
+        """The template arguments every wavefront and trace kernel of the launch starts with: score
+        type, rows per lane, byte profile."""
+        return f"{self.ctype}, {self.rows_per_lane}, {'true' if self.byte_profile else 'false'}"
 
     @property
     def _free(self) -> str:
@@ -265,10 +268,8 @@ class LaunchConfig:
         """Every kernel compiled with them: those, with free ends the finals kernel, then the
         inputs' encoding, the gather and the trace kernel."""
         finals = (self.finals_kernel,) if self.free_ends else ()
-        trace = (f"trace_chains<{self.ctype}, {self.rows_per_lane}, {'true' if self.byte_profile else 'false'}, "
-                 f"{self._free}>")
-        if self.checkpoint_blocks:
-            trace = f"trace_chains_checkpoints{trace[len('trace_chains'):-1]}, {self.checkpoint_blocks}>"
+        trace = (f"trace_chains_checkpoints<{self._shape}, {self._free}, {self.checkpoint_blocks}>"
+                 if self.checkpoint_blocks else f"trace_chains<{self._shape}, {self._free}>")
         return self.kernels + finals + (ENCODE_KERNEL, f"gather_rows<{self.ctype}>", trace)
 
 

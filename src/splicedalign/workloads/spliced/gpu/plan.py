@@ -287,6 +287,7 @@ def checkpoint_start(jj: int, distance: int, ckb: int) -> int:
     width = ckb * COLS
     return max(0, jj - distance) // width * width
 
+
 def case_move_words(flat: FlatCases, rows_per_lane: int, floors) -> np.ndarray:
     """(C,) uint32 words of each case's moves in a plan whose strips hold up to ``rows_per_lane``
     rows per lane and at least ``floors`` (one or one per case): what build_plan's moves_size

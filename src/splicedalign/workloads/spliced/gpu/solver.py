@@ -335,6 +335,9 @@ class Queued(NamedTuple):
     held: tuple = ()  # device arrays its kernels read that nothing else holds (a fed launch's tasks)
     finals: tuple | None = None  # GpuSolver._finals' outputs where already queued (a fed launch's)
     clock: _FedClock | None = None  # a fed launch's host times and origin event (its FedTimeline)
+    # (storage, offsets) of its column checkpoints (config.checkpoint_blocks): the score kernel stores
+    # them, the walks read them; () without
+    checkpoints: tuple = ()
 
 
 class Staged(NamedTuple):
@@ -473,7 +476,8 @@ class _Job:
     # follower's stream reads it)
     columns: Any = None
     feeds: tuple = ()  # a fed launch: the event after each step's copies (its tasks ready)
-    held: tuple = ()  # device arrays its kernels read that nothing else holds (a fed launch's tasks)
+    # device arrays its kernels read that nothing else holds (a fed launch's tasks, column checkpoints)
+    held: tuple = ()
     clock: _FedClock | None = None  # a fed launch's host times and origin event (its FedTimeline)
     copies: dict[int, Copied] = field(default_factory=dict)  # parts' copies queued ahead (GpuSolver._collect)
 
@@ -934,8 +938,7 @@ class GpuSolver:
             gathered = traced = None
             if config.record:
                 traced, parts = self._trace_launch(inputs, flat, rows, queued.moves, queued.walked, config, defines,
-                                                   scoring, best, queued.counter[1:2],
-                                                   queued.held if config.checkpoint_blocks else ())
+                                                   scoring, best, queued.counter[1:2], queued.checkpoints)
             else:
                 if config.gather:
                     gathered = self._gather(inputs.gather, rows, config, defines)
@@ -943,7 +946,7 @@ class GpuSolver:
         self.timing["launch"] += time.perf_counter() - t0
         return _Job(work.sel, inputs, config, queued.storage, queued.used, queued.moves, finals, queued.counter,
                     gathered, traced, queued.events, parts, best[1] if best is not None else None, queued.feeds,
-                    queued.held, queued.clock)
+                    queued.held + queued.checkpoints, queued.clock)
 
     def _queue(self, inputs: _Inputs, config: LaunchConfig, scoring: Scoring, defines: dict,
                storage: tuple | int, rest: Callable[[], None]) -> Queued:
@@ -1020,7 +1023,7 @@ class GpuSolver:
         # the walks' tasks (with a follower: uploaded by ``rest``)
         walked = (inputs.followed.walked if config.followed and not config.recompute and inputs.followed is not None
                   else inputs.tasks)
-        return Queued(inputs, storage, used, rows, counter, moves, walked, events, held=checkpoints)
+        return Queued(inputs, storage, used, rows, counter, moves, walked, events, checkpoints=checkpoints)
 
     def _row_storage(self, config: LaunchConfig, elements: int) -> tuple[Any, int, Any]:
         """(storage, its bytes, the storage as scores) of a launch's ``elements`` row elements
