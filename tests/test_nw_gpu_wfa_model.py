@@ -1167,6 +1167,52 @@ def test_solver_estimate_is_the_cost_models(solver):
         assert solver.estimate_ms(pair, costs, "global", float("inf")) == float("inf")
 
 
+def test_reduced_costs_divide_by_the_largest_common_factor():
+    """reduced_costs (Costs.reduced, made once a Costs) is (g, x / g, o / g, e / g) for the largest g dividing the
+    mismatch, gap-open and gap-extend costs (found by trying each), on random costs, asked twice, and a replaced
+    Costs its own (not its source's)."""
+    import dataclasses
+
+    seed = 2812
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    for _ in range(300):
+        x, e = (int(v) * int(rng.choice([1, 2, 3, 6])) for v in rng.integers(1, 13, 2))
+        o = int(rng.integers(0, 13)) * int(rng.choice([1, 2, 3, 6])) if rng.random() < 0.7 else 0
+        costs = Costs(0, x, e, o)
+        g = max(d for d in range(1, max(x, o, e) + 1) if x % d == 0 and o % d == 0 and e % d == 0)
+        assert cpu_wfa.reduced_costs(costs) == (g, x // g, o // g, e // g), (x, o, e)
+        assert cpu_wfa.reduced_costs(costs) == (g, x // g, o // g, e // g)
+        other = dataclasses.replace(costs, indel=e + 1)
+        g = max(d for d in range(1, max(x, o, e + 1) + 1) if x % d == 0 and o % d == 0 and (e + 1) % d == 0)
+        assert cpu_wfa.reduced_costs(other) == (g, x // g, o // g, (e + 1) // g), (x, o, e + 1)
+
+
+def test_end_score_is_the_prefix_modes_optimum():
+    """end_score (the sample's and the guessed round's head check: wfa.prefix_score, a compiled entry of its own) is
+    the reference's prefix-mode score of a against b, on random pairs of every cost model (b longer, shorter, empty
+    a's share of it, unrelated); inf once past its work (the CPU WFA's own call in prefix mode then gives up too)."""
+    seed = 2811
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    reference = ReferenceSolver()
+    for costs in (Costs(0, 1, 1), Costs(0, 4, 2, 6), Costs(0, 2, 4), Costs(0, 3, 1, 1)):
+        for _ in range(60):
+            a = random_codes(int(rng.integers(1, 90)), rng)
+            b = (mutate(a, rng, float(rng.uniform(0, 1))) if rng.random() < 0.8
+                 else random_codes(int(rng.integers(1, 90)), rng))
+            b = np.concatenate([b, random_codes(int(rng.integers(0, 20)), rng)])
+            want = reference.solve(Pair("p", "a", "b", a, b), costs, False, "prefix").score
+            assert wfa.end_score(a, b, costs, 1 << 20) == want, (costs, a.tolist(), b.tolist())
+            assert wfa.end_score(a[::-1], b[::-1], costs, 1 << 20) == reference.solve(
+                Pair("p", "a", "b", a[::-1].copy(), b[::-1].copy()), costs, False, "prefix").score
+    a, b = random_codes(3000, rng), random_codes(3000, rng)
+    costs = Costs(0, 1, 1)
+    assert cpu_wfa.wfa_align(a, b, costs, "prefix", False, 200) is None
+    assert wfa.end_score(a, b, costs, 200) == float("inf")
+    assert wfa.end_score(a, b, costs, 1 << 30) == cpu_wfa.wfa_align(a, b, costs, "prefix", False, 1 << 30).score
+
+
 def test_a_batchs_samples_at_once_equal_each_pairs():
     """sampled_scores (the CPU WFAs of the samples at once on numba's threads; a PairBatch's from
     the codes of its pairs' ends alone) is sampled_score of each pair, whether a PairBatch's

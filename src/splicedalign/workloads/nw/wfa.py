@@ -8,7 +8,6 @@ work (diagonals visited) and the memory kept for the traceback: beyond either it
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,10 +32,8 @@ def applicable(costs: Costs) -> bool:
 
 
 def reduced_costs(costs: Costs) -> tuple[int, int, int, int]:
-    """(g, x, o, e): the mismatch, gap-open and gap-extend costs divided by their gcd g."""
-    _, x, o, e = costs.as_affine()
-    g = math.gcd(math.gcd(x, o), e)
-    return g, x // g, o // g, e // g
+    """(g, x, o, e): the mismatch, gap-open and gap-extend costs divided by their gcd g (``Costs.reduced``)."""
+    return costs.reduced
 
 
 def wfa_align(a: np.ndarray, b: np.ndarray, costs: Costs, mode: str, traceback: bool, work_cap: int,
