@@ -1,6 +1,6 @@
 """The CIGAR text of operation codes and of walks' runs (cigar.py's compiled passes) against Python's own
 formatting: every run length across the digit table's edges (1-3 digits from the table, longer by the loop), runs
-of one operation next to each other merged, within a walk and across walks."""
+of one operation next to each other merged, within a walk and across walks, walks with no runs among them."""
 
 from __future__ import annotations
 
@@ -44,9 +44,14 @@ def test_cigar_text_every_length_and_merge():
         for k, walk in enumerate(walks):
             room[first[k]:first[k] + used[k]] = [(runs[i][0] << 2) | runs[i][1] for i in walk[::-1]]
         assert pieces_cigar(room, first, used) == want, trial
+        # walks with no runs among them (first, between, last) change nothing
+        empty = rng.integers(0, len(walks) + 1, 3)
+        first_e, used_e = np.insert(first, empty, 0), np.insert(used, empty, 0)
+        assert pieces_cigar(room, first_e, used_e) == want, trial
         whole = np.array([(length << 2) | op for length, op in runs[::-1]], np.uint32)
         assert runs_cigar(whole) == want, trial
         if sum(length for length, _ in runs) <= 10**6:  # (the operation codes themselves)
             codes = np.concatenate([np.full(length, op, np.int8) for length, op in runs])
             assert cigar_string(codes) == want, trial
     assert cigar_string(np.zeros(1, np.int8)) == "1" + OP_LETTERS[0] and runs_cigar(np.zeros(0, np.uint32)) == ""
+    assert pieces_cigar(np.zeros(4, np.uint32), np.zeros(2, np.int64), np.zeros(2, np.int64)) == ""
