@@ -37,6 +37,37 @@ def test_gpu_deep_active_region_retries():
     assert (got.solutions, got.cells) == (want.solutions, want.cells)
 
 
+@pytest.mark.parametrize("status", [2, 1])  # CUDA_ERROR_OUT_OF_MEMORY; CUDA_ERROR_INVALID_VALUE
+def test_gpu_retry_refused_for_memory_finishes_on_the_cpu(status, monkeypatch, caplog):
+    """A shared GPU: the retry's launch refused for want of memory (the driver could not reserve its local memory
+    beside another process) leaves its starts to the CPU sweep, same answers and one warning; any other error of the
+    launch goes up."""
+    import logging
+
+    import cupy
+
+    from splicedalign.workloads.primer.gpu.solver import NAMES, GpuSolver
+
+    solver = GpuSolver()
+    kernel = solver._kernel
+
+    def refused(*_args, **_kwargs):
+        raise cupy.cuda.driver.CUDADriverError(status)
+
+    monkeypatch.setattr(solver, "_kernel", lambda name: refused if name == NAMES[1] else kernel(name))
+    caplog.set_level(logging.INFO, logger="splicedalign")
+    p = generate(3000, 4000, 3, seed=5, homologous=0.9, divergence=0.0005, piece=3000)
+    if status != 2:
+        with pytest.raises(cupy.cuda.driver.CUDADriverError):
+            solver.solve(p)
+        return
+    want, got = solve(p, "sequential"), solver.solve(p)
+    assert (got.solutions, got.cells) == (want.solutions, want.cells)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) >= 1 and all("no GPU memory for the retry of" in w for w in warnings), warnings
+    assert "CUDA_ERROR_OUT_OF_MEMORY" in warnings[0]
+
+
 def test_gpu_segments_of_beta():
     """A long β is cut into column segments (one thread each per start): same answers."""
     from splicedalign.workloads.primer.gpu.solver import GpuSolver

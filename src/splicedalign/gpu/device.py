@@ -236,6 +236,18 @@ def require_memory(needed: int, budget: int, what: str) -> None:
                              "(free on the device, within --gpu-memory)")
 
 
+CUDA_ERROR_OUT_OF_MEMORY = 2  # (the driver's status: an allocation, or a launch's local memory it could not reserve)
+
+
+def out_of_memory(error: Exception) -> bool:
+    """Whether ``error`` is the GPU's memory running out: CuPy's OutOfMemoryError (an allocation) or the driver's
+    CUDA_ERROR_OUT_OF_MEMORY (e.g. a launch whose local memory it could not reserve, another process holding the
+    rest)."""
+    cp = cupy()
+    return isinstance(error, cp.cuda.memory.OutOfMemoryError) or (
+        isinstance(error, cp.cuda.driver.CUDADriverError) and error.status == CUDA_ERROR_OUT_OF_MEMORY)
+
+
 def fill_bytes(array: Any, byte: int, stream: Any) -> None:
     """Set every byte of the contiguous device ``array`` to ``byte``, queued on ``stream``
     (cudaMemsetAsync: several times the bandwidth of an element-wise fill kernel)."""

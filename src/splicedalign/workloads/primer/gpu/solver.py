@@ -113,21 +113,21 @@ class GpuSolver(StartsSolver):
         out[...] = best
 
     def _retry(self, problem, alpha, beta, first, got, comps):
-        cp = self.cp
         over = np.flatnonzero(got == PB_OVERFLOW)
         if over.size:
-            starts = cp.asarray((over + first).astype(np.int32))
-            out = cp.full(over.size, device.POISON, dtype=cp.int32)
-            blocks = -(-over.size // PB_THREADS)
-            scratch = cp.empty(blocks * PB_THREADS * 4 * LOCAL_WORDS, dtype=cp.uint64)
-            self._kernel(NAMES[1])(
-                (blocks,), (PB_THREADS,),
-                (alpha, np.int32(problem.m), beta, np.int32(problem.n), np.int32(problem.k), np.int32(0),
-                 np.int32(over.size), starts, out, comps, scratch))
-            got[over] = cp.asnumpy(out)
-            log.info("primer [gpu]: %d starts retried with %d words", over.size, LOCAL_WORDS)
+            try:
+                got[over] = self._retry_launch(problem, alpha, beta, first + over, comps)
+                log.info("primer [gpu]: %d starts retried with %d words", over.size, LOCAL_WORDS)
+            except Exception as error:  # (the GPU's memory only: anything else goes up)
+                if not device.out_of_memory(error):
+                    raise
+                # A shared GPU: the retry's scratch or the local memory the driver reserves for its launch (a
+                # thread's LOCAL_WORDS words for every resident thread) may not fit beside another process. Its
+                # starts keep PB_OVERFLOW and the CPU sweep below finishes them: the same answers, later.
+                log.warning("primer [gpu]: no GPU memory for the retry of %d starts (%s): the CPU finishes them",
+                            over.size, str(error).splitlines()[0])
         still = np.flatnonzero(got == PB_OVERFLOW)
-        if still.size:  # active region beyond LOCAL_WORDS * 64 rows: the CPU sweep
+        if still.size:  # active region beyond LOCAL_WORDS * 64 rows (or no memory for the retry): the CPU sweep
             nw = problem.m // cpu_kernels.W + 2
             buffers = (np.empty(4 * nw, np.uint64), np.empty(nw, np.uint64), np.empty(nw, np.uint64),
                        np.empty(nw, np.int64))
@@ -139,3 +139,16 @@ class GpuSolver(StartsSolver):
             comps += extra
             log.info("primer [gpu]: %d starts finished on the CPU", still.size)
         return got
+
+    def _retry_launch(self, problem, alpha, beta, starts, comps) -> np.ndarray:
+        """The local-memory instance over ``starts`` (the register instance's overflowing starts): their prefixes,
+        PB_OVERFLOW where LOCAL_WORDS words are not enough either."""
+        cp = self.cp
+        out = cp.full(starts.size, device.POISON, dtype=cp.int32)
+        blocks = -(-starts.size // PB_THREADS)
+        scratch = cp.empty(blocks * PB_THREADS * 4 * LOCAL_WORDS, dtype=cp.uint64)
+        self._kernel(NAMES[1])(
+            (blocks,), (PB_THREADS,),
+            (alpha, np.int32(problem.m), beta, np.int32(problem.n), np.int32(problem.k), np.int32(0),
+             np.int32(starts.size), cp.asarray(starts.astype(np.int32)), out, comps, scratch))
+        return cp.asnumpy(out)
