@@ -169,9 +169,9 @@ class FedCall:
         queued: list = []
         steps, fed_call = feed.Feeder.steps, solver.GpuSolver._fed
 
-        def watched_steps(self, tasks, base, tsel):
+        def watched_steps(self, tasks, base, tsel, coded=None):
             staged.append(tasks)
-            for w in steps(self, tasks, base, tsel):
+            for w in steps(self, tasks, base, tsel, coded):
                 windows.append((w.first, w.count))
                 yield w
 
