@@ -36,22 +36,20 @@ def golden_case(g: dict) -> tuple[TestCase, Scoring]:
     return case, Scoring.from_mapping(g["scoring"])
 
 
-# The compiled code most test modules share, compiled into numba's on-disk cache by two
-# processes started before xdist's workers: the spliced CPU solvers, which every worker waits
-# for before its first test, and the GPU solver's host planning (the install step's run), which
-# only the tests that run that code wait for (the fixture gpu_host_code): it is the longer one
-# (30-32 CPU s against 11), and while every test waited for it both workers idled from the CPU
-# one's end to its own (37 -> 58 s into a fresh-clone run at load 6; house14: 36 -> 62 s); now
-# the first worker to need it had run ~35 s of tests by then (the other never waited). Otherwise
+# The compiled code most test modules share, compiled into numba's on-disk cache by processes
+# started before xdist's workers: the spliced CPU solvers, which every worker waits for before its
+# first test; the spliced GPU solver's host planning (the install step's run), which only the tests
+# that run that code wait for (the fixture gpu_host_code): it is the longer one (30-32 CPU s
+# against 11), and while every test waited for it both workers idled from the CPU one's end to its
+# own (37 -> 58 s into a fresh-clone run at load 6; house14: 36 -> 62 s); and the nw GPU solver's
+# host code (kernels' _nw_host: the sample's CPU WFA, the pieces' checks, the CIGAR text, a batch's
+# copies), which the nw tests wait for (nw_gpu_host_code) and whose process is also
+# test_nw_gpu_batch_host's check that it calls every such function (what it prints). Otherwise
 # each worker, and the subprocesses tests start, compiled whatever the cache lacked when they
-# first called it, the same function often in two processes at once (cold clone, -n 2: ~15-20
-# CPU s each, part twice). nw's kernels are left out: under --dist worksteal (each worker
-# starts on its own half of the files) no nw function was compiled by both workers, and a third
-# warm-up process compiling them (trace_block, _blocks_wavefront, _prefix_scores: ~18 CPU s)
-# only moved that work before the first test (fresh clone, two runs each: 364-369 -> 374-382
-# CPU s, 198-200 -> 200-210 s). The nw gpu solver's host code (kernels' _nw_host, ~34 CPU s on
-# an empty cache: the sample's CPU WFA, on numba's threads too, most of it) is left out of the
-# GPU warm-up for the same reason: the nw tests compile the same functions as they go.
+# first called it, the same function often in two processes at once (cold clone, -n 2: ~15-20 CPU
+# s each, part twice). Before the nw one: that check's own process compiled what the nw tests had
+# not (14-16 CPU s in the suite) beside the ~24 CPU s the nw tests compiled in a worker
+# (wfa_align_codes, _prefix_scores, segments' passes; _prefix_scores twice).
 NUMBA_WARM_UP = {
     "spliced_cpu": "from splicedalign.workloads.spliced.records import Scoring\n"
                    "from splicedalign.workloads.spliced.solvers import get_solver\n"
@@ -60,6 +58,18 @@ NUMBA_WARM_UP = {
                    "    get_solver(name).solve_many(tiny_set(0, bases=12), Scoring(), True)\n",
     "gpu_host_code": "from splicedalign.kernels import compile_host_code\n"
                      "compile_host_code('splicedalign.workloads.spliced.gpu.solver')\n",
+    # (it prints, as its last line, each numba function of the modules the nw solver's host code
+    # calls: the names its code uses and how many signatures it has)
+    "nw_gpu_host_code": "import json\n"
+                        "from numba.core.registry import CPUDispatcher\n"
+                        "from splicedalign import kernels\n"
+                        "from splicedalign.workloads.nw import batch_copy, cigar, segments, wfa_kernels\n"
+                        "from splicedalign.workloads.nw.gpu import band, wfa\n"
+                        "kernels.compile_host_code('splicedalign.workloads.nw.gpu.solver')\n"
+                        "print(json.dumps({f'{m.__name__}.{name}': [f.py_func.__code__.co_names, len(f.signatures)]\n"
+                        "                  for m in (batch_copy, cigar, segments, wfa_kernels, band, wfa)\n"
+                        "                  for name, f in vars(m).items()\n"
+                        "                  if isinstance(f, CPUDispatcher) and f.__module__ == m.__name__}))\n",
 }
 WARM_UP = pytest.StashKey[dict]()
 # Cyclic garbage collection in the suite's processes (pytest's, xdist's workers, the warm-ups) set
@@ -77,8 +87,8 @@ def pytest_configure(config):
     """The collector set as GC_SET_UP says. On a whole-suite run with xdist workers (CI's), in the
     controller: each NUMBA_WARM_UP started before the workers, which collect the tests beside them
     (~5 s each; collection calls no compiled code). A warm-up holds an exclusive lock on a file of
-    its own until it ends (however it ends); the workers wait for it by taking that lock
-    (_wait_for_warm_up)."""
+    its own until it ends (however it ends), and writes its stdout and stderr there; the workers
+    wait for it by taking that lock (_wait_for_warm_up), then may read the file."""
     tune_short_process()
     whole = [Path(a).resolve() for a in config.args] in ([], [REPO / "tests"])
     if hasattr(config, "workerinput") or not whole or (getattr(config.option, "numprocesses", 0) or 0) < 2:
@@ -87,10 +97,8 @@ def pytest_configure(config):
     for name, code in NUMBA_WARM_UP.items():
         fd, lock = tempfile.mkstemp(prefix=f"splicedalign-warm-up-{name}-")
         fcntl.flock(fd, fcntl.LOCK_EX)
-        err = tempfile.TemporaryFile("w+")  # not a pipe: nobody reads it before the warm-up ends
-        runs[name] = (subprocess.Popen([sys.executable, "-c", GC_SET_UP + code], stdout=subprocess.DEVNULL,
-                                       stderr=err, pass_fds=(fd,)), lock, err)
-        os.close(fd)  # the warm-up's copy holds the lock
+        runs[name] = (subprocess.Popen([sys.executable, "-c", GC_SET_UP + code], stdout=fd, stderr=fd), lock)
+        os.close(fd)  # the warm-up's copies (its stdout and stderr) hold the lock
     config.stash[WARM_UP] = runs
 
 
@@ -114,33 +122,55 @@ def pytest_collection_finish(session):
 def pytest_configure_node(node):
     """xdist's controller, as it starts a worker: the warm-ups' lock files passed on."""
     runs = node.config.stash.get(WARM_UP, {})
-    node.workerinput["numba_warm_up"] = {name: lock for name, (_, lock, _) in runs.items()}
+    node.workerinput["numba_warm_up"] = {name: lock for name, (_, lock) in runs.items()}
 
 
 def pytest_sessionfinish(session):
     """In the controller: each warm-up's end waited for (the tests that use its code fail with the
     reason if it failed; this says so once) and its lock file removed."""
-    for name, (run, lock, err) in session.config.stash.get(WARM_UP, {}).items():
+    for name, (run, lock) in session.config.stash.get(WARM_UP, {}).items():
         if run.wait():
-            err.seek(0)
             session.config.issue_config_time_warning(
-                pytest.PytestWarning(f"numba warm-up {name} failed: {err.read()[-300:]}"), 2)
-        err.close()
+                pytest.PytestWarning(f"numba warm-up {name} failed: {Path(lock).read_text()[-300:]}"), 2)
         os.unlink(lock)
 
 
-def _wait_for_warm_up(config, name: str) -> None:
-    """In an xdist worker of a whole-suite run: until warm-up ``name`` has ended (its lock free)."""
+def _wait_for_warm_up(config, name: str) -> str | None:
+    """In an xdist worker of a whole-suite run: until warm-up ``name`` has ended (its lock free);
+    what it wrote (stdout and stderr). Elsewhere None at once."""
     lock = getattr(config, "workerinput", {}).get("numba_warm_up", {}).get(name)
-    if lock:
-        with open(lock) as held:
-            fcntl.flock(held, fcntl.LOCK_SH)
+    if not lock:
+        return None
+    with open(lock) as held:
+        fcntl.flock(held, fcntl.LOCK_SH)
+        return held.read()
 
 
 @pytest.fixture(scope="session", autouse=True)
 def spliced_cpu_compiled(request) -> None:
     """Every test: the spliced CPU solvers' warm-up ended (whole-suite xdist runs)."""
     _wait_for_warm_up(request.config, "spliced_cpu")
+
+
+@pytest.fixture(scope="session")
+def nw_gpu_host_code(request) -> str:
+    """The nw GPU solver's host code (kernels.compile_host_code) run in a fresh process, and what
+    it printed (NUMBA_WARM_UP): a whole-suite xdist run's warm-up, its end waited for; else run
+    here, where asked for. Every nw test waits for it (_nw_tests_after_their_warm_up)."""
+    out = _wait_for_warm_up(request.config, "nw_gpu_host_code")
+    if out is None:
+        code = GC_SET_UP + NUMBA_WARM_UP["nw_gpu_host_code"]
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        out = done.stdout + done.stderr
+    return out
+
+
+@pytest.fixture(autouse=True)
+def _nw_tests_after_their_warm_up(request) -> None:
+    """An nw test (a test_nw_ module's) in a whole-suite xdist run: the nw GPU solver's host code
+    warm-up ended (the functions it compiled loaded from the cache, not compiled again beside it)."""
+    if request.module.__name__.startswith("test_nw_"):
+        _wait_for_warm_up(request.config, "nw_gpu_host_code")
 
 
 @pytest.fixture(scope="session")

@@ -434,33 +434,20 @@ def test_text_kernel_a_warp_a_pair_on_the_host_build(text_emu, host, monkeypatch
     assert got == want
 
 
-HOST_CODE_SIGNATURES = r"""
-import json
-from numba.core.registry import CPUDispatcher
-from splicedalign import kernels
-from splicedalign.workloads.nw import batch_copy, cigar, segments, wfa_kernels
-from splicedalign.workloads.nw.gpu import band, wfa
-kernels.compile_host_code("splicedalign.workloads.nw.gpu.solver")
-print(json.dumps({f"{m.__name__}.{name}": [f.py_func.__code__.co_names, len(f.signatures)]
-                  for m in (batch_copy, cigar, segments, wfa_kernels, band, wfa) for name, f in vars(m).items()
-                  if isinstance(f, CPUDispatcher) and f.__module__ == m.__name__}))
-"""
-
-
-def test_host_code_covers_every_compiled_function_of_the_nw_gpu_solver():
+def test_host_code_covers_every_compiled_function_of_the_nw_gpu_solver(nw_gpu_host_code):
     """``python -m splicedalign.kernels host`` (and ``build``) runs every numba function the nw gpu
     solver's host code calls (gpu/wfa.py, gpu/band.py, segments.py, cigar.py, a batch's copies in
     batch_copy.py, the sample's CPU WFA in wfa_kernels.py), in a fresh process (no other test's
-    calls): a function added there and not reached would compile on a user's first ``nw --solver
-    gpu`` (the first CIGAR's text: 0.78 s on the H100 host). (Each is called as the solver calls it,
-    with its argument types: checked against the solver's own calls on the host build, see the
-    experiment log.)"""
+    calls; conftest's warm-up of that code, which prints each function's signatures): a function
+    added there and not reached would compile on a user's first ``nw --solver gpu`` (the first
+    CIGAR's text: 0.78 s on the H100 host). (Each is called as the solver calls it, with its
+    argument types: checked against the solver's own calls on the host build, see the experiment
+    log.)"""
     import json
-    import subprocess
-    import sys
 
-    out = subprocess.run([sys.executable, "-c", HOST_CODE_SIGNATURES], capture_output=True, text=True, check=True)
-    functions = json.loads(out.stdout.strip().splitlines()[-1])
+    printed = [line for line in nw_gpu_host_code.splitlines() if line.startswith("{")]
+    assert printed, nw_gpu_host_code[-3000:]
+    functions = json.loads(printed[-1])
     # one called only by other compiled functions is compiled into them (loaded from the cache
     # with them: no signature of its own)
     names = {name.rsplit(".", 1)[1] for name in functions}
