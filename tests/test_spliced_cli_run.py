@@ -418,54 +418,57 @@ def test_numba_set_up_leaves_out_what_numba_probes_for(tmp_path):
     assert out.split() == ["True"]
 
 
-STALE_CACHE_FILE = r"""
+STALE_CACHE_FILES = r"""
 import pickle, sys
 from pathlib import Path
 from numba.core.serialize import dumps
 import gone  # a module an upgrade in place removes (as sw.cpu_simd moved to core.simd)
-which = sys.argv[1]
-index = next(Path("__pycache__").glob("cached.add_one-*.nbi"))
-if which == "index":  # a signature that names the removed module, beside the real entries
-    with open(index, "rb") as f:
-        version, (stamp, overloads) = pickle.load(f), pickle.loads(f.read())
-    overloads[((gone.Gone(),), "magic")] = "cached.add_one-9.nbc"
-    index.write_bytes(pickle.dumps(version, protocol=-1) + dumps((stamp, overloads)))
-else:  # the data file of the one entry names it
-    data = next(Path("__pycache__").glob("cached.add_one-*.nbc"))
-    data.write_bytes(dumps((gone.Gone(), "library")))
+# cached_index: a signature in its index that names the removed module, beside the real entries
+index = next(Path("__pycache__").glob("cached_index.add_one-*.nbi"))
+with open(index, "rb") as f:
+    version, (stamp, overloads) = pickle.load(f), pickle.loads(f.read())
+overloads[((gone.Gone(),), "magic")] = "cached_index.add_one-9.nbc"
+index.write_bytes(pickle.dumps(version, protocol=-1) + dumps((stamp, overloads)))
+# cached_data: the data file of its one entry names it
+data = next(Path("__pycache__").glob("cached_data.add_one-*.nbc"))
+data.write_bytes(dumps((gone.Gone(), "library")))
 """
 
 
-@pytest.mark.parametrize("which", ["index", "data"])
-def test_a_stale_numba_cache_file_is_compiled_again(tmp_path, which):
-    """A numba cache index (or data file) that names a module no longer there, as an upgrade in
-    place leaves it: plain numba fails every call of that function (ModuleNotFoundError, the
-    test's premise); in a process that imported splicedalign (before numba or after) the
-    function is compiled again and gives its answer, and the cache it saves is whole again
-    (plain numba then loads it from there)."""
-    (tmp_path / "cached.py").write_text("import numba\n\n\n@numba.njit(cache=True)\ndef add_one(x):\n"
-                                        "    return x + 1\n")
+def test_a_stale_numba_cache_file_is_compiled_again(tmp_path):
+    """A numba cache index (module cached_index) or data file (cached_data) that names a module no
+    longer there, as an upgrade in place leaves it: plain numba fails every call of that function
+    (ModuleNotFoundError, the test's premise); in a process that imported splicedalign (before
+    numba or after) the function is compiled again and gives its answer, and the cache it saves is
+    whole again (plain numba then loads it from there). (Both kinds in each process: 7 processes,
+    12 when each kind had its own test.)"""
+    for kind in ("index", "data"):
+        (tmp_path / f"cached_{kind}.py").write_text("import numba\n\n\n@numba.njit(cache=True)\ndef add_one(x):\n"
+                                                    "    return x + 1\n")
     (tmp_path / "gone.py").write_text("class Gone:\n    pass\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
            "PYTHONDONTWRITEBYTECODE": "1"}
 
-    def run(code: str, *argv: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=tmp_path,
-                              env=env)
+    def run(code: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env)
 
-    call = ("import cached; r = cached.add_one(41); "
-            "print(r, cached.add_one.stats.cache_hits.get(next(iter(cached.add_one.overloads)), 0))")
-    assert run(call).stdout.split() == ["42", "0"]  # compiled, saved
-    loaded = run(call + "\n" + STALE_CACHE_FILE, which)  # (the stale file written after the load: one process)
-    assert loaded.returncode == 0 and loaded.stdout.split() == ["42", "1"]  # loaded
+    def call(kind: str) -> str:
+        return (f"import cached_{kind} as m; r = m.add_one(41); "
+                "print(r, m.add_one.stats.cache_hits.get(next(iter(m.add_one.overloads)), 0))")
+
+    both = call("index") + "\n" + call("data")
+    assert run(both).stdout.split() == ["42", "0"] * 2  # compiled, saved
+    loaded = run(both + "\n" + STALE_CACHE_FILES)  # (the stale files written after the loads: one process)
+    assert loaded.returncode == 0 and loaded.stdout.split() == ["42", "1"] * 2  # loaded
     (tmp_path / "gone.py").unlink()
-    failed = run(call)
-    assert failed.returncode != 0 and "ModuleNotFoundError: No module named 'gone'" in failed.stderr
-    assert run("import splicedalign; " + call).stdout.split() == ["42", "0"]  # compiled again, saved
-    whole = run(call + "\n" + STALE_CACHE_FILE.replace("import gone", "gone = type(sys)('gone'); exec('class Gone: "
-                                                       "pass', vars(gone)); sys.modules['gone'] = gone"), which)
-    assert whole.returncode == 0 and whole.stdout.split() == ["42", "1"]  # plain numba: the cache is whole
-    assert run("import numba, splicedalign; " + call).stdout.split() == ["42", "0"]  # numba imported first
+    for kind in ("index", "data"):
+        failed = run(call(kind))
+        assert failed.returncode != 0 and "ModuleNotFoundError: No module named 'gone'" in failed.stderr, kind
+    assert run("import splicedalign; " + both).stdout.split() == ["42", "0"] * 2  # compiled again, saved
+    whole = run(both + "\n" + STALE_CACHE_FILES.replace("import gone", "gone = type(sys)('gone'); exec('class Gone: "
+                                                           "pass', vars(gone)); sys.modules['gone'] = gone"))
+    assert whole.returncode == 0 and whole.stdout.split() == ["42", "1"] * 2  # plain numba: the cache is whole
+    assert run("import numba, splicedalign; " + both).stdout.split() == ["42", "0"] * 2  # numba imported first
 
 
 def test_the_console_script_sets_blas_threads_before_numpy():
