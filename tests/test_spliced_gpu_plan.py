@@ -358,6 +358,38 @@ def test_letters_from_the_strings_memory_or_their_slices():
                                      np.array([len(strings[0]), length]), gpu_flat.BASE_LUT, "base", [])
 
 
+def test_fed_step_codes_are_what_encode_inputs_writes():
+    """feed._encode_step (a fed step's codes and selectors, on the host) writes every element of
+    its regions as encode_inputs would (a plain reading: base codes then 0, every selector code 0
+    but each target letter's at tgt_off + 1 + j), whatever the regions held before: cases with and
+    without targets, gaps of any size between them, no case at all."""
+    from splicedalign.workloads.spliced.gpu.feed import _encode_step
+    from splicedalign.workloads.spliced.gpu.plan import LETTER_CODES
+
+    seed = int(np.random.SeedSequence().entropy % 2**32)
+    print(f"seed {seed}")
+    rng = np.random.default_rng(seed)
+    letters = np.frombuffer(b"ACGTNacgtn", np.uint8)
+    for C in (0, 1, 2, 7, 40):
+        n = rng.integers(0, 30, C)
+        n[rng.random(C) < 0.2] = 0
+        tgt_off = np.cumsum(n + 1 + rng.integers(0, 9, C)) - (n + 1) + int(rng.integers(0, 5))
+        size = int(tgt_off[-1] + 1 + n[-1]) if C else 0
+        size += int(rng.integers(0, 12))
+        targets = rng.choice(letters, int(n.sum()))
+        bases = rng.choice(letters, int(rng.integers(0, 200)))
+        base = rng.integers(0, 256, bases.size + int(rng.integers(0, 128)), dtype=np.uint8)
+        tsel = rng.integers(-2**31, 2**31, size, dtype=np.int64).astype(np.int32)
+        _encode_step(bases, targets, tgt_off.astype(np.int64), n.astype(np.int64), LETTER_CODES, base, tsel)
+        want_base = np.zeros(base.size, np.uint8)
+        want_base[:bases.size] = LETTER_CODES[bases]
+        want_tsel = np.full(size, SEL_SIGN, np.int32)
+        for o, f, k in zip(tgt_off + 1, np.cumsum(n) - n, n):
+            codes = LETTER_CODES[256 + targets[f:f + k].astype(np.int64)].astype(np.int32)
+            want_tsel[o:o + k] = codes * SEL_SPREAD | SEL_SIGN
+        assert np.array_equal(base, want_base) and np.array_equal(tsel, want_tsel), C
+
+
 def test_fed_plan_in_steps_matches_sequential():
     """A fed launch (feed.py): its windows, step by step, are a launch order whose every task reads
     rows of tasks before it and letters of steps already handed over; the device codes of each

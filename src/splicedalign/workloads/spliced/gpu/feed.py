@@ -451,16 +451,25 @@ def _scatter(out, first, local, slots, heads, head, own):  # pragma: no cover - 
 def _encode_step(base_letters, target_letters, tgt_off, n, lut, base, tsel):  # pragma: no cover - compiled
     """What encode_inputs makes, on the host, for one step: the base codes (lut[0..255]; 0 in
     the padding after them) and the selectors (each case's t_j's code by lut[256..511] at
-    tgt_off + j, code 0 everywhere else)."""
-    for i in prange(base.size):
-        base[i] = lut[base_letters[i]] if i < base_letters.size else 0
-    for i in prange(tsel.size):
-        tsel[i] = SEL_SIGN
+    tgt_off + j, code 0 everywhere else; the cases' targets in rising tgt_off, apart). Each
+    selector written once, from a table of the 256 letters' selectors: the whole array filled
+    first and each target's code multiplied out per letter, this pass took 0.5-1.4 ms of a paper
+    set's step on the development host (one thread), ~2x what it takes so."""
+    L = base_letters.size
+    for i in prange(L):
+        base[i] = lut[base_letters[i]]
+    base[L:] = 0
+    sel = np.empty(256, np.int32)
+    for x in range(256):
+        sel[x] = lut[256 + x] * SEL_SPREAD | SEL_SIGN
     C = n.size
     first = np.zeros(C + 1, np.int64)
     for c in range(C):
         first[c + 1] = first[c] + n[c]
-    for c in prange(C):
-        o, f = tgt_off[c] + 1, first[c]
-        for j in range(n[c]):
-            tsel[o + j] = lut[256 + target_letters[f + j]] * SEL_SPREAD | SEL_SIGN
+    for c in prange(C + 1):  # code 0 from case c - 1's last target to case c's first (then the end)
+        a = tgt_off[c - 1] + 1 + n[c - 1] if c > 0 else 0
+        tsel[a:tgt_off[c] + 1 if c < C else tsel.size] = SEL_SIGN
+        if c < C:
+            o, f = tgt_off[c] + 1, first[c]
+            for j in range(n[c]):
+                tsel[o + j] = sel[target_letters[f + j]]
