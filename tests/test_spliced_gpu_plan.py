@@ -427,6 +427,8 @@ def test_fed_plan_in_steps_matches_sequential():
             assert (strips[:, F["tgt"]] >= gpu_plan.TARGET_MARGIN).all()
             windows.append(w)
         plan = feeder.plan()
+        # each exon's input index from the steps' own exon orders, as the whole batch's order gives it
+        assert np.array_equal(feeder.input_index(), gpu_plan.input_index(flat))
         assert plan.tasks.shape[0] <= sizes.tasks and base_end <= sizes.base and tsel_end <= sizes.tsel
         assert plan.rows_size <= sizes.rows and plan.target_size <= tsel_end
         base, tsel = staged[1][:base_end], staged[2][:tsel_end]

@@ -897,9 +897,10 @@ def build_plan(cases: Sequence[TestCase] | FlatCases, rows_per_lane: int, lane_r
                 got.strip_start, got.moves_units * MOVE_UNIT, got.by_last, got.p, flat)
 
 
-def input_index(flat: FlatCases) -> np.ndarray:
-    """(E,) each exon's batch-wide index in its case's input order (Plan.input_index)."""
-    return flat.order + np.repeat(flat.exon_start[:-1], flat.K)
+def input_index(flat: FlatCases, order: np.ndarray | None = None) -> np.ndarray:
+    """(E,) each exon's batch-wide index in its case's input order (Plan.input_index); ``order``:
+    flat.order where the caller has it already (feed.Feeder.input_index)."""
+    return (flat.order if order is None else order) + np.repeat(flat.exon_start[:-1], flat.K)
 
 
 @njit(cache=True, parallel=True, nogil=True)

@@ -64,7 +64,6 @@ from splicedalign.workloads.spliced.gpu.plan import (
     checkpoint_layout,
     followed_tasks,
     gather_places,
-    input_index,
     kernel_defines,
     scratch_layout,
     trace_inputs,
@@ -808,7 +807,7 @@ class GpuSolver:
         self._end_feed(feed)
         # The finals' gather first, right behind the kernel: it needs the exons' last rows only.
         t2 = time.perf_counter()
-        index = input_index(flat)
+        index = feeder.input_index()
         gathers, host = _gathers(flat.exon_start, flat.n, feeder.last_rows(), index)
         t3 = time.perf_counter()
         gathers_d = _device_gathers(UPLOADS.upload("inputs", gathers, upload), host)
