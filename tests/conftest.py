@@ -49,7 +49,12 @@ def golden_case(g: dict) -> tuple[TestCase, Scoring]:
 # first called it, the same function often in two processes at once (cold clone, -n 2: ~15-20 CPU
 # s each, part twice). Before the nw one: that check's own process compiled what the nw tests had
 # not (14-16 CPU s in the suite) beside the ~24 CPU s the nw tests compiled in a worker
-# (wfa_align_codes, _prefix_scores, segments' passes; _prefix_scores twice).
+# (wfa_align_codes, _prefix_scores, segments' passes; _prefix_scores twice); with it the four nw
+# modules that compiled them (test_nw_gpu_batch_host, _modes, _segments, _batches) took 63 -> 19
+# CPU s beside its 35 (whole fresh-clone suites side by side). nw's CPU solvers' own kernels
+# (trace_block, _blocks_wavefront) stay out: no worker compiled them twice under --dist
+# worksteal, and a warm-up of them only moved that work before the first test (fresh clone, two
+# runs each: 364-369 -> 374-382 CPU s, 198-200 -> 200-210 s).
 NUMBA_WARM_UP = {
     "spliced_cpu": "from splicedalign.workloads.spliced.records import Scoring\n"
                    "from splicedalign.workloads.spliced.solvers import get_solver\n"
