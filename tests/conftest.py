@@ -170,10 +170,11 @@ def nw_gpu_host_code(request) -> str:
     return out
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def _nw_tests_after_their_warm_up(request) -> None:
-    """An nw test (a test_nw_ module's) in a whole-suite xdist run: the nw GPU solver's host code
-    warm-up ended (the functions it compiled loaded from the cache, not compiled again beside it)."""
+    """An nw module's tests (a test_nw_ module) in a whole-suite xdist run: the nw GPU solver's host
+    code warm-up ended (the functions it compiled loaded from the cache, not compiled again beside
+    it); waited for (and its output read) once a module, not once a test."""
     if request.module.__name__.startswith("test_nw_"):
         _wait_for_warm_up(request.config, "nw_gpu_host_code")
 
