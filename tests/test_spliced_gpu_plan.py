@@ -1460,13 +1460,14 @@ def test_fed_passes_load_before_the_kernel_starts(record):
 def test_fed_launch_host_path_with_model_kernel(monkeypatch):
     """A fed launch (feed.py) end to end on the fake device: its kernel started first, each step's
     codes and selectors copied in before its window's records are placed, then those records and
-    the step's count, the count final; the scores sequential's, with the long chains first in
+    the step's count, the count final, then the outputs' copies queued before the call's Results
+    are made (outputs.pending: the copies run meanwhile); the scores sequential's, with the long chains first in
     their launch (launch order of the call's cases any), global and free ends; a replay runs the
     cached plan as any launch; a bad letter in a later step is the case's one line, the feed
     ended before it is raised."""
     from splicedalign.core.alphabet import LetterError
     from splicedalign.gpu import device
-    from splicedalign.workloads.spliced.gpu import feed
+    from splicedalign.workloads.spliced.gpu import feed, outputs
     from splicedalign.workloads.spliced.gpu import solver as gpu_solver
     from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 
@@ -1479,6 +1480,10 @@ def test_fed_launch_host_path_with_model_kernel(monkeypatch):
     window_of = feed.Feeder._window
     monkeypatch.setattr(feed.Feeder, "_window", lambda self, *a: (order.append("window"), window_of(self, *a))[1])
     monkeypatch.setattr(device, "write_word", lambda *a: (order.append("count"), _fake_write_word(*a)))
+    monkeypatch.setattr(device.PinnedBuffers, "copy", lambda self, role, array, stream, blocking=True: (
+        order.append(role), np.array(array))[1])
+    pending = outputs.pending
+    monkeypatch.setattr(outputs, "pending", lambda *a: (order.append("results"), pending(*a))[1])
     rng = np.random.default_rng(41)
     print("seed 41")
     long = gene_like(rng, Shape(m=3_000, K=40, n=150, exon_mean=60), name="long", targets=2)
@@ -1490,7 +1495,7 @@ def test_fed_launch_host_path_with_model_kernel(monkeypatch):
         _WORDS.clear()
         order.clear()
         got = solver.solve_many(cases, scoring, traceback=False)
-        assert order == ["codes", "codes", "window", "records", "count"] * 3 + ["count"]
+        assert order == ["codes", "codes", "window", "records", "count"] * 3 + ["count", "finals", "counts", "results"]
         (key, inputs), = solver._cache.items()
         assert [c.name for c in inputs.cases[:2]] == ["long_t1", "long_t2"] and not _FED
         counts = [v for i, v in _WORDS if i == 0]  # three steps' counts, rising to all the tasks, then final

@@ -22,10 +22,12 @@ from splicedalign.workloads.spliced.gpu.outputs import chain_alignments_many
 from splicedalign.workloads.spliced.records import (
     OP_INS,
     OP_LETTERS,
+    Exon,
     ExonAlignment,
     ExonAlignments,
     Result,
     Scoring,
+    TestCase,
     cigar_of,
 )
 from splicedalign.workloads.spliced.solvers import get_solver
@@ -130,19 +132,45 @@ def test_results_compare_hash_and_pickle_as_before(batch):
     assert len(pickle.dumps(small)) < 2_000 + sum(len(a.ops) for a in small.alignment) < whole
 
 
-def test_result_made_is_result_constructed():
-    """Result.made (every field given, no per-field setattr) makes what Result(...) makes:
-    the same fields, equality, hash, frozenness and pickle round trip."""
+def test_result_of_fields_is_result_constructed():
+    """Result.of_fields (the fields' dict taken as the instance's, no per-field setattr) makes what
+    Result(...) makes: the same fields, equality, hash, frozenness and pickle round trip."""
     import dataclasses
 
     rows = np.arange(4)
     args = ("c", "gpu", 7, 100, 0.5, (0, 2), None, rows, {"seconds_score": 0.5})
-    made, built = Result.made(*args), Result(*args)
-    assert [f.name for f in dataclasses.fields(Result)] == list(vars(made)) == list(vars(built))
+    names = [f.name for f in dataclasses.fields(Result)]
+    made, built = Result.of_fields(dict(zip(names, args))), Result(*args)
+    assert names == list(vars(made)) == list(vars(built))
     assert made == built and hash(made) == hash(built) and made.last_row_scores is rows
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.score = 8  # type: ignore[misc]
     assert pickle.loads(pickle.dumps(made)) == built
+
+
+def test_gpu_pending_results_are_whole_results():
+    """The `gpu` solver's Results made before its kernels end (outputs.pending, each a copy of one
+    template) and filled in after them (outputs.results) are what Result(...) makes of the same
+    values: every field in order, its own extra, its exons' final scores a view of the launch's."""
+    import dataclasses
+
+    from splicedalign.workloads.spliced.gpu import outputs
+
+    cases = [TestCase(f"c{i}", "ACGT" * (i + 1), "ACG", tuple(Exon(1, 2 + j) for j in range(i + 1))) for i in range(3)]
+    starts = np.array([0, 1, 3, 6])
+    exons = outputs.Exons(starts, np.arange(6), np.array([10, 20, 30]))
+    made = outputs.pending("gpu", cases, exons)
+    finals = np.array([5, -1, 4, 2, 9, 0])
+    outputs.results(made, outputs.scores(exons, made, finals, 60.0), 60.0, None, range(3))
+    names = [f.name for f in dataclasses.fields(Result)]
+    for c, r, best, cells in zip(cases, made.results, (5, 4, 9), (10, 20, 30)):
+        seconds = float(cells)  # the launch's 60 s shared by cells
+        want = Result(c.name, "gpu", best, cells, seconds, None, None, None, {
+            "seconds_score": seconds, "seconds_traceback": 0.0, "batch_cases": 3, "batch_seconds_score": 60.0})
+        assert list(vars(r)) == names and r == want and r.seconds == seconds and r.extra == want.extra
+    assert len({id(r.extra) for r in made.results}) == 3
+    assert [r.last_row_scores.tolist() for r in made.results] == [[5], [-1, 4], [2, 9, 0]]
+    assert all(r.last_row_scores.base is made.by_input for r in made.results)
 
 
 def test_results_cross_a_spawned_process(batch):

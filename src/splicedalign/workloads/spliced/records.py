@@ -618,14 +618,12 @@ class Result:
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @classmethod
-    def made(cls, case: str, solver: str, score: int, cells: int, seconds: float,
-             chain: tuple[int, ...] | None, alignment: Sequence[ExonAlignment] | None,
-             last_row_scores: np.ndarray | None, extra: Mapping[str, Any]) -> Result:
-        """``Result(...)`` with every field given, made without the frozen dataclass's
-        per-field ``object.__setattr__`` (half the time: solvers make thousands per batch)."""
+    def of_fields(cls, fields: dict[str, Any]) -> Result:
+        """The Result whose fields are ``fields`` (every field's name, the dict taken as it is),
+        made without the frozen dataclass's per-field ``object.__setattr__``: solvers make
+        thousands per batch, each from a copy of one template (outputs.pending)."""
         r = object.__new__(cls)
-        r.__dict__.update(case=case, solver=solver, score=score, cells=cells, seconds=seconds, chain=chain,
-                          alignment=alignment, last_row_scores=last_row_scores, extra=extra)
+        object.__setattr__(r, "__dict__", fields)
         return r
 
     @property

@@ -196,6 +196,7 @@ class Copied(NamedTuple):
     """One part of a launch's outputs queued for copying to the host (GpuSolver._copies)."""
     finals: np.ndarray | None  # the first part's: the final scores
     traced: tuple | None       # a device walk's (out_case, out_exon, ops, first op)
+    counts: np.ndarray | None  # the last part's: each kernel's task counter and error word
     done: Any                  # event after the copies
 
 
@@ -942,10 +943,16 @@ class GpuSolver:
                 if config.gather:
                     gathered = self._gather(inputs.gather, rows, config, defines)
                 parts = (Part((0, len(flat)), compute.record()),)
+        job = _Job(work.sel, inputs, config, queued.storage, queued.used, queued.moves, finals, queued.counter,
+                   gathered, traced, queued.events, parts, best[1] if best is not None else None, queued.feeds,
+                   queued.held + queued.checkpoints, queued.clock)
+        if feeder is not None and traced is None:
+            # A fed launch is its call's only one (_launches): its outputs' copy queued now, behind
+            # the gather, where the host still makes the call's Results (outputs.pending) when the
+            # kernel ends, is there when the host comes to collect it
+            job.copies[0] = self._copies(job, 0)
         self.timing["launch"] += time.perf_counter() - t0
-        return _Job(work.sel, inputs, config, queued.storage, queued.used, queued.moves, finals, queued.counter,
-                    gathered, traced, queued.events, parts, best[1] if best is not None else None, queued.feeds,
-                    queued.held + queued.checkpoints, queued.clock)
+        return job
 
     def _queue(self, inputs: _Inputs, config: LaunchConfig, scoring: Scoring, defines: dict,
                storage: tuple | int, rest: Callable[[], None]) -> Queued:
@@ -1126,15 +1133,16 @@ class GpuSolver:
             copy.wait_event(job.parts[part].ready)
             finals = self._pinned.copy("finals", job.finals, copy)
             exon_rows: tuple | None = cp.asnumpy(job.gathered.rows, stream=copy), job.gathered.starts
+            counts = cp.asnumpy(job.counter, stream=copy)
         else:
             got = job.copies.pop(part, None) or self._copies(job, part)
             if part + 1 < len(job.parts):
                 job.copies[part + 1] = self._copies(job, part + 1)
             got.done.synchronize()
-            finals, exon_rows = got.finals, got.traced
+            finals, exon_rows, counts = got.finals, got.traced, got.counts
         if part == len(job.parts) - 1:
-            # the whole (contiguous) counter array: a strided view's copy would be a CuPy kernel
-            if cp.asnumpy(job.counter, stream=copy)[1::2].any():
+            assert counts is not None  # (the last part's copies hold them)
+            if counts[1::2].any():
                 raise RuntimeError("gpu: a wavefront wait ran out of time (a row hand-off never came)")
             self._rows.give(job.storage, job.used)
             if job.config.record:
@@ -1150,6 +1158,8 @@ class GpuSolver:
         (a, b), event = job.parts[part].rows, job.parts[part].ready
         copy.wait_event(event)
         finals = self._pinned.copy("finals", job.finals, copy, blocking=False) if part == 0 else None
+        # the whole (contiguous) counter array: a strided view's copy would be a CuPy kernel
+        counts = self._pinned.copy("counts", job.counter, copy, blocking=False) if part == len(job.parts) - 1 else None
         traced = None
         if job.traced is not None:
             assert job.inputs.trace is not None
@@ -1158,7 +1168,7 @@ class GpuSolver:
             t = job.traced
             traced = tuple(self._pinned.copy((part, i), x, copy, blocking=False) for i, x in enumerate(
                 (t.out_case[2 * a:2 * b], t.out_exon, t.ops[lo:hi]))) + (lo,)
-        return Copied(finals, traced, copy.record())
+        return Copied(finals, traced, counts, copy.record())
 
     def _gather(self, pieces: Gather, rows, config: LaunchConfig, defines: dict,
                 threads: int = GATHER_THREADS) -> Gathered:
