@@ -1721,7 +1721,8 @@ def test_compiled_passes_equal_the_plain_plan_in_many_runs(monkeypatch):
 def test_gathers_inputs_as_defined():
     """solver._gathers (one compiled pass, plan.gather_places): per exon, in input order, its
     final score's row element (last row + n); places 0..E; ones; each exon's last row, where it
-    lands (rows of n + 1 after each other, then their total) and its length; NumPy's types."""
+    lands (rows of n + 1 after each other, then their total) and its length; NumPy's types; the last
+    rows' three only where asked for."""
     from splicedalign.workloads.spliced.gpu.solver import _gathers
 
     rng = fresh_rng()
@@ -1734,6 +1735,12 @@ def test_gathers_inputs_as_defined():
     dst = np.concatenate([[0], np.cumsum(n_exon + 1)])
     E = plan.last_row.size
     want = [at, np.arange(E), np.ones(E, np.int32), plan.last_row, dst[:-1], (n_exon + 1).astype(np.int32)]
-    got, (places, total) = _gathers(plan.exon_start, plan.n, plan.last_row, plan.input_index)
+    got, (places, total) = _gathers(plan.exon_start, plan.n, plan.last_row, plan.input_index, True)
+    assert len(got) == 6
     for g, w in zip(got + [places, total], want + [np.arange(E + 1), dst]):
+        assert g.dtype == w.dtype and np.array_equal(g, w)
+    # a launch that reads no last rows (LaunchConfig.last_rows) uploads the finals' three only
+    finals, (places, total) = _gathers(plan.exon_start, plan.n, plan.last_row, plan.input_index, False)
+    assert len(finals) == 3
+    for g, w in zip(finals + [places, total], want[:3] + [np.arange(E + 1), dst]):
         assert g.dtype == w.dtype and np.array_equal(g, w)

@@ -249,6 +249,12 @@ class LaunchConfig:
         return (first,)
 
     @property
+    def last_rows(self) -> bool:
+        """Whether the launch reads every exon's last row after its kernels: free ends' final
+        scores (last_row_max) or the host traceback's gather; else only the finals' gather."""
+        return self.free_ends or self.gather
+
+    @property
     def _shape(self) -> str:
         """The template arguments every wavefront and trace kernel of the launch starts with: score
         type, rows per lane, byte profile."""

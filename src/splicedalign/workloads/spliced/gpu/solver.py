@@ -192,6 +192,9 @@ class Gather(NamedTuple):
     host_dst: np.ndarray  # dst with the total at the end (host)
 
 
+NO_GATHER = Gather(None, None, None, np.empty(0, dtype=np.int64))  # a launch's gather it has not (or not yet)
+
+
 class Copied(NamedTuple):
     """One part of a launch's outputs queued for copying to the host (GpuSolver._copies)."""
     finals: np.ndarray | None  # the first part's: the final scores
@@ -396,22 +399,25 @@ def _batch_key(config: LaunchConfig, ids: CaseIds) -> tuple:
     return config.rows_per_lane, config.ctype, ids
 
 
-def _gathers(exon_start: np.ndarray, n: np.ndarray, last_row: np.ndarray,
-             input_index: np.ndarray) -> tuple[list[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+def _gathers(exon_start: np.ndarray, n: np.ndarray, last_row: np.ndarray, input_index: np.ndarray,
+             last_rows: bool) -> tuple[list[np.ndarray], tuple[np.ndarray, np.ndarray]]:
     """The gathers' device inputs of a plan's exons (Plan's fields of these names; the finals:
-    each exon's final score, in input order; every exon's last row) and their places with the
-    total (host): plan.gather_places, one compiled pass (as NumPy passes over a 10-set launch's
-    ~275,000 exons they took 3.4-3.8 ms of one core, on the H100 host too)."""
+    each exon's final score, in input order; where ``last_rows`` (LaunchConfig.last_rows), every
+    exon's last row) and their places with the total (host): plan.gather_places, one compiled
+    pass (as NumPy passes over a 10-set launch's ~275,000 exons they took 3.4-3.8 ms of one core,
+    on the H100 host too). A launch that reads only its finals uploads half the bytes (a cold
+    paper set's fed call packed and copied 2.4 MB after its last window: 0.9-1.2 ms of the H100
+    host, on the call's path)."""
     with PARALLEL:
         at, places, ones, dst, length = gather_places(exon_start, n, last_row, input_index)
-    return [at, places[:-1], ones, last_row, dst[:-1], length], (places, dst)
+    return [at, places[:-1], ones] + ([last_row, dst[:-1], length] if last_rows else []), (places, dst)
 
 
 def _device_gathers(gathers: list, host: tuple[np.ndarray, np.ndarray]) -> tuple[Gather, Gather]:
-    """(the finals' gather, the last rows' gather) of the gathers' device inputs (_gathers'
-    order) and their places with the total (host)."""
-    at, places, ones, src, dst, length = gathers
-    return Gather(at, places, ones, host[0]), Gather(src, dst, length, host[1])
+    """(the finals' gather, the last rows' gather: NO_GATHER where the launch reads none) of the
+    gathers' device inputs (_gathers' order) and their places with the total (host)."""
+    at, places, ones, *rows = gathers
+    return Gather(at, places, ones, host[0]), Gather(*rows, host[1]) if rows else NO_GATHER
 
 
 def _uploads(host: HostPlan, walks: TraceInputs | None, copies: bool,
@@ -618,8 +624,7 @@ class GpuSolver:
             "launch", packed, 0, len(first), upload)
         ck_at = follow.pop(0) if ck is not None else None
         base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
-        none = Gather(None, None, None, np.empty(0, dtype=np.int64))  # (the gathers: _rest)
-        inputs = _Inputs(tuple(flat.cases), outputs.Exons.of(plan), base, tsel, none, none,
+        inputs = _Inputs(tuple(flat.cases), outputs.Exons.of(plan), base, tsel, NO_GATHER, NO_GATHER,  # (_rest's)
                          Replayable(plan, None if copies else tasks, upload.record()))
         if followed is not None:
             inputs.followed = followed._replace(tasks=tasks, follow=follow[0], walked=None)
@@ -627,10 +632,10 @@ class GpuSolver:
             inputs.checkpoints = (ck_at, ck[1])
         self.timing["upload"] += time.perf_counter() - t1
         return inputs, partial(self._rest, key, inputs, partial(_sent, others, staging, packed, len(first)),
-                               host.host, followed if copies else None, config.followed, walks)
+                               host.host, len(host.gathers), followed if copies else None, config.followed, walks)
 
     def _rest(self, key: tuple, inputs: _Inputs, send: Callable[[Any], list], host: tuple[np.ndarray, np.ndarray],
-              followed: Followed | None, long: tuple[int, ...], walks: TraceInputs | None) -> None:
+              gathers: int, followed: Followed | None, long: tuple[int, ...], walks: TraceInputs | None) -> None:
         """A planned batch's uploads that its kernels do not read, queued on the upload stream
         once its kernel is queued (the compute stream waits for them): the gathers' inputs (its
         finals' after the kernel), with a follower's task copies (``followed``: _uploads) the walks' tasks and the
@@ -638,18 +643,19 @@ class GpuSolver:
         (``walks``, for its long chains ``long``: in this copy, not a third one behind it); the
         batch cached. Packing all of a traced paper set's inputs (16 MB) before its kernel took
         the H100 host 2.3-2.4 ms of its ~7 ms from the split to the kernel's start; its kernels
-        read 6.5 MB of them. ``send``: what uploads them on a stream once packed (_sent)."""
+        read 6.5 MB of them. ``send``: what uploads them on a stream once packed (_sent); the first
+        ``gathers`` of them the gathers' (_gathers)."""
         t0 = time.perf_counter()
         streams = self.streams()
         plan = inputs.plan
         rest = send(streams.upload)
         ready = streams.upload.record()
         streams.compute.wait_event(ready)
-        inputs.finals, inputs.gather = _device_gathers(rest[:6], host)
-        inputs.made = Replayable(plan, rest[6] if followed is not None else inputs.tasks, ready)
+        inputs.finals, inputs.gather = _device_gathers(rest[:gathers], host)
+        inputs.made = Replayable(plan, rest[gathers] if followed is not None else inputs.tasks, ready)
         if followed is not None:
             assert inputs.followed is not None
-            inputs.followed = inputs.followed._replace(walked=rest[7])
+            inputs.followed = inputs.followed._replace(walked=rest[gathers + 1])
         if walks is not None:
             inputs.trace = DeviceTrace(long, walks, *rest[-3:])
         self._cached(key, inputs)
@@ -659,7 +665,7 @@ class GpuSolver:
     def _host_plan(flat: FlatCases, config: LaunchConfig) -> HostPlan:
         """A launch's planning on the host: its plan, the gathers' inputs, the follower's tasks."""
         plan = build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
-        gathers, host = _gathers(plan.exon_start, plan.n, plan.last_row, plan.input_index)
+        gathers, host = _gathers(plan.exon_start, plan.n, plan.last_row, plan.input_index, config.last_rows)
         return HostPlan(plan, gathers, host, _followed(plan, config) if config.followed else None)
 
     def _cached(self, key: tuple, inputs: _Inputs) -> None:
@@ -809,7 +815,7 @@ class GpuSolver:
         # The finals' gather first, right behind the kernel: it needs the exons' last rows only.
         t2 = time.perf_counter()
         index = feeder.input_index()
-        gathers, host = _gathers(flat.exon_start, flat.n, feeder.last_rows(), index)
+        gathers, host = _gathers(flat.exon_start, flat.n, feeder.last_rows(), index, config.last_rows)
         t3 = time.perf_counter()
         gathers_d = _device_gathers(UPLOADS.upload("inputs", gathers, upload), host)
         compute.wait_event(upload.record())
