@@ -548,13 +548,14 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch, recompute):
 
 
 def test_a_launch_packed_on_the_packer_while_older_ones_are_collected(monkeypatch):
-    """A traced call of several launches: each launch's uploads are packed on the call's packer
+    """A traced call of several launches: each launch's uploads are packed on the solver's packer
     thread (device.pack_part; none on the caller's thread, which runs every compiled pass), laid
     out before the caller's thread collects the older launches it makes room for, and its
     kernels' part sent after them; the batches the cache lets go of are freed on the packer
-    thread, which has ended once the call returns. Answers as `sequential`'s (the fake GPU's
-    copies read the packed bytes). On the code before, the caller's thread packed and sent each
-    launch's first copy before it collected, and freed the batches let go."""
+    thread (where nothing else holds them); the call's work there is done once it returns, and the
+    solver's next call finds the same thread. Answers as `sequential`'s (the fake GPU's copies read
+    the packed bytes). On the code before, the caller's thread packed and sent each launch's first
+    copy before it collected, and freed the batches let go."""
     import threading
     import weakref
 
@@ -564,14 +565,17 @@ def test_a_launch_packed_on_the_packer_while_older_ones_are_collected(monkeypatc
     monkeypatch.setattr(solver_module, "CACHE_BATCHES", 2)
     log: list = []  # ("layout" | "collect" | ("send", lo)) on the caller's thread, in order
     packers: list = []  # the thread of each pack_part
-    freed: list = []  # the thread that let go of each batch the cache let go of
+    submitted: list = []  # the futures of the work handed to the packer thread
+    freed: list = []  # (the call that made it, the call under way, the thread) of each batch freed
+    made_by = [0]  # the call under way
     layout, send, collect, cached = (device.PinnedBuffers.layout, device.PinnedBuffers.send, GpuSolver._collect,
                                      GpuSolver._cached)
-    part, launches_of = device.pack_part, GpuSolver._launches
+    part, launches_of, on_packer = device.pack_part, GpuSolver._launches, GpuSolver._on_packer
     # (one launch queued at a time: each later one collects the one before it first)
     monkeypatch.setattr(GpuSolver, "_launches", lambda self, *a: (1, launches_of(self, *a)[1]))
-    monkeypatch.setattr(device, "pack_part", lambda *a: (packers.append(threading.current_thread().name),
-                                                         part(*a))[1])
+    monkeypatch.setattr(device, "pack_part", lambda *a: (packers.append(threading.current_thread()), part(*a))[1])
+    monkeypatch.setattr(GpuSolver, "_on_packer", lambda self, *a: (submitted.append(on_packer(self, *a)),
+                                                                   submitted[-1])[1])
     monkeypatch.setattr(device.PinnedBuffers, "layout", lambda self, role, arrays: (
         log.append("layout"), layout(self, role, arrays))[1])
     monkeypatch.setattr(device.PinnedBuffers, "send", lambda self, role, packed, lo, hi, stream: (
@@ -579,20 +583,22 @@ def test_a_launch_packed_on_the_packer_while_older_ones_are_collected(monkeypatc
     monkeypatch.setattr(GpuSolver, "_collect", lambda self, job, part=0: (
         log.append("collect") if part == 0 else None, collect(self, job, part))[1])
     monkeypatch.setattr(GpuSolver, "_cached", lambda self, key, inputs: (
-        weakref.finalize(inputs, lambda: freed.append(threading.current_thread().name)), cached(self, key, inputs))[1])
+        weakref.finalize(inputs, lambda c=made_by[0]: freed.append((c, made_by[0], threading.current_thread().name))),
+        cached(self, key, inputs))[1])
     cases = _long_chain_cases(38)
     rows = max(launch.launch_rows(FlatCases.of([c]), 2) for c in cases)
     solver = GpuSolver(rows_per_lane=2, tuning=launch.Tuning(  # launches of a few cases
         throughput_cases=1, move_budget=most_moves(cases), row_budget=2 * rows))
     laid_out = 0
-    for call in (cases, _long_chain_cases(39)):  # the second call lets go of the first's batches
+    for made_by[0], call in enumerate((cases, _long_chain_cases(39), _long_chain_cases(40))):
         log.clear()
         want = get_solver("sequential").solve_many(call, Scoring(), traceback=True)
         got = solver.solve_many(call, Scoring(), traceback=True)
         assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
         launches = len(solver.kernel_ms)
         assert launches > 3 and log.count("layout") == launches == log.count(("send", 0))
-        assert not [t for t in threading.enumerate() if t.name.startswith(solver_module.PACKER)]
+        assert submitted and all(f.done() for f in submitted)  # the call's work on the packer, done
+        submitted.clear()
         # each launch: laid out, then the launch before it collected to make room (but the first's),
         # then its first copy sent
         sent = [i for i, e in enumerate(log) if e == ("send", 0)]
@@ -600,8 +606,13 @@ def test_a_launch_packed_on_the_packer_while_older_ones_are_collected(monkeypatc
         between = [log[a:b].count("collect") for a, b in zip(laid, sent)]
         assert between == [0] + [1] * (launches - 1) and log.count("collect") == launches
         laid_out += launches
-    assert len(packers) == 2 * laid_out and all(name.startswith(solver_module.PACKER) for name in packers)
-    assert len(freed) >= 2 and all(name.startswith(solver_module.PACKER) for name in freed)
+    assert len(packers) == 2 * laid_out and all(t.name.startswith(solver_module.PACKER) for t in packers)
+    assert len(set(packers)) == 1  # the solver's one thread, both calls
+    # a call's last batches, held by nothing but the cache once it returned, freed on the packer by the next
+    # call that lets go of them (one the cache lets go of while its own call still holds it, at CACHE_BATCHES = 2,
+    # goes when that call drops it, on whichever thread)
+    kept = [name for made, during, name in freed if (made, during) == (1, 2)]
+    assert len(kept) == 2 and all(name.startswith(solver_module.PACKER) for name in kept)
 
 
 @pytest.mark.parametrize("at_once", [1, 2])

@@ -26,7 +26,7 @@ import time
 import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable, Generator, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -82,10 +82,10 @@ SPLIT_FIRST = 2_048
 SPLIT_LEAST = 256
 ROW_STORAGE_KEPT = IN_FLIGHT + 1  # launches' row storage kept filled between calls (GpuSolver._rows)
 CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recently used
-# A call's packer thread (GpuSolver._packing) packs each planned launch's uploads into pinned
-# memory (NumPy copies that let go of the GIL: ~206 MB in a 10-set traced call) and frees the
-# batches the cache lets go of (their host plans: ~5 ms a launch, H100 host), while the caller's
-# thread collects older launches and queues this one. It runs no compiled pass: numba's parallel
+# The solver's packer thread (GpuSolver._on_packer; a call waits for its work there: _packing) packs
+# each planned launch's uploads into pinned memory (NumPy copies that let go of the GIL: ~206 MB in
+# a 10-set traced call) and frees the batches the cache lets go of (their host plans: ~5 ms a
+# launch, H100 host), while the caller's thread collects older launches and queues this one. It runs no compiled pass: numba's parallel
 # passes stay on the caller's thread and its one OpenMP team (a planner thread's second team made
 # libgomp count more threads than CPUs and throttle every team's idle spin to 100 rounds, and
 # shared flat.PARALLEL with the caller's passes: ~90 ms of planning and packing took it 115-127 ms
@@ -542,7 +542,8 @@ class GpuSolver:
         self._move_storage = device.FilledBuffers(None, ROW_STORAGE_KEPT)
         self._moves_each = 0  # bytes: the call's Split.moves
         self._move_buffers: dict[int, Any] = {}
-        self._packer: ThreadPoolExecutor | None = None  # the call's packer thread (_packing)
+        self._packer: ThreadPoolExecutor | None = None  # the solver's packer thread (_packing)
+        self._packed: list[Future] = []  # the call's work on it
 
     def on_device(self, ctype: str) -> bool:
         """Whether a launch with scores of ``ctype`` traces back on the device."""
@@ -587,8 +588,8 @@ class GpuSolver:
         """The batch's plan and device inputs, and what queues the rest of its uploads once its
         kernel is queued: from the cache when this very list of case objects was planned before
         with this shape (a data set solved again; nothing left), else planned on the caller's
-        thread (a recording launch's walks' records, trace_inputs, with it), packed on the call's
-        packer thread (_packing) while the caller's thread runs ``make_room`` (collects older
+        thread (a recording launch's walks' records, trace_inputs, with it), packed on the solver's
+        packer thread (_on_packer) while the caller's thread runs ``make_room`` (collects older
         launches), and uploaded on the upload stream in two pinned copies: what its kernels read
         (a recording launch's followed tasks and follower's tasks where its configuration has a
         follower, else made when a launch first needs them), then (``rest``, _rest) the gathers'
@@ -612,9 +613,8 @@ class GpuSolver:
         staging = _launch_staging()
         # (both copies' places in one buffer: grown here, by cudaHostAlloc, before the packer packs)
         packed = staging.layout("launch", first + rest)
-        packing = self._packer_of_call()
-        kernels_read = packing.submit(device.pack_part, packed, 0, len(first))
-        others = packing.submit(device.pack_part, packed, len(first), len(packed.arrays))
+        kernels_read = self._on_packer(device.pack_part, packed, 0, len(first))
+        others = self._on_packer(device.pack_part, packed, len(first), len(packed.arrays))
         self.timing["upload"] += time.perf_counter() - t1
         make_room()
         t1 = time.perf_counter()
@@ -670,29 +670,33 @@ class GpuSolver:
 
     def _cached(self, key: tuple, inputs: _Inputs) -> None:
         """``inputs`` cached under ``key``, the least recently used batch beyond CACHE_BATCHES let go
-        (freed on the call's packer thread: _packing)."""
+        (freed on the packer thread: _on_packer)."""
         self._cache[key] = inputs
         gone = []
         while len(self._cache) > CACHE_BATCHES:
             gone.append(self._cache.popitem(last=False)[1])
         if gone:
-            self._packer_of_call().submit(gone.clear)
+            self._on_packer(gone.clear)
 
     @contextmanager
     def _packing(self) -> Iterator[None]:
-        """A call's packer thread (PACKER), made when the call first needs it (_packer_of_call),
-        ended with the call once its work is done."""
+        """A call's work on the solver's packer thread (_on_packer), waited for as the call ends:
+        none of it runs after the call returns."""
         try:
             yield
         finally:
-            packer, self._packer = self._packer, None
-            if packer is not None:
-                packer.shutdown()
+            done, self._packed = self._packed, []
+            wait(done)
 
-    def _packer_of_call(self) -> ThreadPoolExecutor:
+    def _on_packer(self, fn: Callable[..., Any], *args: Any) -> Future:
+        """``fn(*args)`` on the solver's packer thread (PACKER), made when a call first needs it;
+        it idles between calls. (One made and ended in each call cost the H100 host ~0.5 ms of a
+        cold paper set's fed call, its start 0.33-0.35 ms and its end 0.14, where that call's only
+        work for it, freeing the batch the cache let go of, took 0.09-0.13 ms.)"""
         if self._packer is None:
             self._packer = ThreadPoolExecutor(1, thread_name_prefix=PACKER)
-        return self._packer
+        self._packed.append(future := self._packer.submit(fn, *args))
+        return future
 
     def _feeder(self, flat: FlatCases, config: LaunchConfig, ids: CaseIds) -> Feeder | None:
         """A fed launch (feed.py) where the batch was not planned before and the launch computes
