@@ -947,7 +947,9 @@ def test_followed_tasks_equal_a_plain_reading():
     """plan.followed_tasks (one compiled pass) against a plain NumPy reading of its contract:
     the followed cases' strips, in launch order, marked NONE in the launch's copy; in the walks'
     copy each at the fewest rows per lane from ``least`` that hold it, its moves after the plan's
-    in launch order; the follower's tasks those rows; on random batches, several followed sets."""
+    in launch order; the follower's tasks those rows; on random batches, several followed sets.
+    Moves from a ``start`` (a launch whose walks recompute): the same follower's tasks, their
+    moves from there, and no copies."""
     rng = np.random.default_rng(41)
     print("seed 41")
     F = {name: i for i, name in enumerate(TASK_FIELDS)}
@@ -972,6 +974,14 @@ def test_followed_tasks_equal_a_plain_reading():
         assert got.cases == tuple(followed) and got.moves_size == at * MOVE_UNIT
         for name, want in (("tasks", tasks), ("walked", walked), ("follow", walked[ids])):
             assert getattr(got, name).dtype == want.dtype and np.array_equal(getattr(got, name), want), name
+        assert np.array_equal(got.ids, ids)
+        start = int(rng.integers(0, 50))
+        recomputing = gpu_plan.followed_tasks(plan, followed, least, start)
+        follow = walked[ids]
+        follow[:, F["moves"]] += start - plan.moves_size // MOVE_UNIT
+        assert recomputing.tasks is None and recomputing.walked is None and np.array_equal(recomputing.ids, ids)
+        assert recomputing.follow.dtype == follow.dtype and np.array_equal(recomputing.follow, follow)
+        assert recomputing.moves_size == (at - plan.moves_size // MOVE_UNIT + start) * MOVE_UNIT
 
 
 def test_fed_recording_launch_host_path(monkeypatch):

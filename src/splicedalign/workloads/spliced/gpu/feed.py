@@ -73,7 +73,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     WARP,
     Plan,
     Tasks,
-    _followed,
+    _follower,
     _launch_order,
     byte_profile_ok,
     gather_places,
@@ -192,7 +192,7 @@ class Feeder:
         if self.follow_least is not None:
             words = launch.move_words_many(flat, self.R)
             moves = int(words.sum() + words[:self.long].sum())
-            follow = int(flat.strips(P)[:self.long].sum())  # one record a strip (_followed)
+            follow = int(flat.strips(P)[:self.long].sum())  # one record a strip (_follower)
         return Sizes(int(tasks.sum()), int(flat.exon_sums.sum()) + steps * FEED_ALIGN,
                      int(target_stride(flat.n).sum()) + steps * (TARGET_MARGIN + FEED_ALIGN // 4),
                      launch.launch_rows(flat, self.R), moves, follow)
@@ -269,10 +269,10 @@ class Feeder:
         slot[at] = np.arange(L)
         S = int(head.strip_start[self.flat.exon_start[self.long]])
         with PARALLEL:
-            _, walked, ids, end = _followed(head.tasks[slot], self.flat.exon_start[:self.long + 1], head.strip_start,
-                                            at[head.strip_task[:S]], np.arange(self.long, dtype=np.int64),
-                                            self.follow_least, head.moves_units)
-        self.follow = walked[ids]
+            self.follow, ids, end = _follower(head.tasks[slot], self.flat.exon_start[:self.long + 1],
+                                              head.strip_start, at[head.strip_task[:S]],
+                                              np.arange(self.long, dtype=np.int64), self.follow_least,
+                                              head.moves_units)
         self._follow_slots = slot[ids]
         self._head = head.tasks.copy()
         self._head[self._follow_slots, F_MOVES] = NONE

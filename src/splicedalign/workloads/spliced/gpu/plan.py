@@ -1030,22 +1030,28 @@ def followed_tasks(plan: Plan, cases: Sequence[int], least: int, start: int | No
     instead of handing them on, so a narrower strip costs it cheaper steps, not a longer chain;
     their moves go to regions after the plan's (or from ``start``, in MOVE_UNIT words: a launch
     whose walks recompute the others' moves stores none of the plan's). The walks read the strips'
-    lane rows and moves from the third copy."""
+    lane rows and moves from the third copy. With ``start`` there are no copies (``tasks`` and
+    ``walked`` None): that launch's score kernel and its walks read the plan's tasks and the
+    follower's (the two copies, the paper set's 3.8 MB each, were ~1 of the 1.1-1.4 ms of its
+    followed tasks on the development host, before its kernel)."""
     with PARALLEL:
-        tasks, walked, ids, end = _followed(plan.tasks, plan.exon_start, plan.strip_start, plan.strip_task,
-                                            np.asarray(cases, dtype=np.int64), least,
-                                            plan.moves_size // MOVE_UNIT if start is None else start)
+        follow, ids, end = _follower(plan.tasks, plan.exon_start, plan.strip_start, plan.strip_task,
+                                     np.asarray(cases, dtype=np.int64), least,
+                                     plan.moves_size // MOVE_UNIT if start is None else start)
     _check_offsets(end)
-    return Followed(tuple(cases), tasks, walked[ids], walked, int(end) * MOVE_UNIT, ids)
+    if start is not None:
+        return Followed(tuple(cases), None, follow, None, int(end) * MOVE_UNIT, ids)
+    with PARALLEL:
+        tasks, walked = _followed_copies(plan.tasks, ids, follow)
+    return Followed(tuple(cases), tasks, follow, walked, int(end) * MOVE_UNIT, ids)
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def _followed(tasks, exon_start, strip_start, strip_task, cases, least, start):  # pragma: no cover - compiled
-    """followed_tasks' records in one pass over a plan's (two fresh copies, the paper set's 4 MB
-    each, were most of its 5.5-6.4 ms on the device host): (the launch's tasks, the walks' tasks,
-    the followed strips' launch indices in launch order, the end of their moves in MOVE_UNIT
-    words, theirs after ``start``). The strips of ``cases`` marked in parallel, their lane rows
-    and move offsets in launch order, then every record copied and theirs changed."""
+def _follower(tasks, exon_start, strip_start, strip_task, cases, least, start):  # pragma: no cover - compiled
+    """followed_tasks' follower records in one pass over a plan's: (the strips of ``cases`` in
+    launch order, each with its lane rows and move offset (theirs after ``start``, in MOVE_UNIT
+    words), their launch indices, the end of their moves). The strips marked in parallel, then
+    their lane rows and move offsets in launch order."""
     T = tasks.shape[0]
     mark = np.zeros(T, np.bool_)
     for i in prange(cases.size):
@@ -1055,26 +1061,37 @@ def _followed(tasks, exon_start, strip_start, strip_task, cases, least, start): 
     count = 0
     for t in range(T):
         count += mark[t]
-    ids, lane_rows, moves = np.empty(count, np.int64), np.empty(count, np.int64), np.empty(count, np.int64)
+    ids, follow = np.empty(count, np.int64), np.empty((count, NFIELDS), tasks.dtype)
     k, end = 0, start
     for t in range(T):
         if mark[t]:
             rows = tasks[t, F_ROWS]
             ids[k] = t
-            lane_rows[k] = strip_lane_rows(rows, least, tasks[t, F_LANE_ROWS])
-            moves[k] = end
-            end += strip_move_units(tasks[t, F_N], rows, lane_rows[k])
+            follow[k] = tasks[t]
+            follow[k, F_LANE_ROWS] = strip_lane_rows(rows, least, tasks[t, F_LANE_ROWS])
+            follow[k, F_MOVES] = end
+            end += strip_move_units(tasks[t, F_N], rows, follow[k, F_LANE_ROWS])
             k += 1
+    return follow, ids, end
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _followed_copies(tasks, ids, follow):  # pragma: no cover - compiled
+    """followed_tasks' copies of a plan's tasks in one pass (two fresh copies, the paper set's
+    4 MB each, were most of its 5.5-6.4 ms on the device host): (the launch's, the followed
+    strips ``ids`` with moves NONE; the walks', those strips with the ``follow`` records' lane
+    rows and moves). Every record copied, then theirs changed."""
+    T = tasks.shape[0]
     out, walked = np.empty_like(tasks), np.empty_like(tasks)
     for t in prange(T):
         for f in range(NFIELDS):
             out[t, f] = walked[t, f] = tasks[t, f]
-    for i in prange(count):
+    for i in prange(ids.size):
         t = ids[i]
         out[t, F_MOVES] = NONE
-        walked[t, F_LANE_ROWS] = lane_rows[i]
-        walked[t, F_MOVES] = moves[i]
-    return out, walked, ids, end
+        walked[t, F_LANE_ROWS] = follow[i, F_LANE_ROWS]
+        walked[t, F_MOVES] = follow[i, F_MOVES]
+    return out, walked
 
 
 def longest_paths(cases: Sequence[TestCase] | FlatCases) -> np.ndarray:
