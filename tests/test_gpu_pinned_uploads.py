@@ -150,3 +150,29 @@ def test_packing_in_pieces_on_threads_copies_every_byte(monkeypatch, threads):
     buffer = np.zeros(end, np.uint8)
     device.pack(buffer, small, offsets)
     assert not taken and all(np.array_equal(buffer[at:at + 100], b) for b, at in zip(small, offsets))
+
+
+def test_a_layout_extended_in_its_room_is_packed_and_sent_as_one_copy(fake_cupy, monkeypatch):
+    """PinnedBuffers.layout with ``room`` grows the role's buffer for it; ``extend`` lays more
+    arrays out after the first ones (each 256-byte aligned) in that buffer, no pinned memory made
+    for them; each part packed apart (the first before the rest exist), then one copy of all
+    holds every array intact. Beyond the buffer, extend refuses."""
+    made = []
+    monkeypatch.setattr(device, "empty_pinned", lambda n, dtype: made.append(n) or np.empty(n, dtype))
+    shared = device.PinnedBuffers()
+    first = [np.arange(10 << 20, dtype=np.uint8), np.full(3_001, 5, np.int32)]
+    later = [np.arange(1_000_003, dtype=np.int64), np.full((7, 12), -2, np.int32)]
+    room = sum(a.nbytes for a in later) + 2 * 256
+    packed = shared.layout("launch", first, room)
+    assert made == [1 << 25]  # (16 MiB would hold the first ones alone)
+    device.pack_part(packed, 0, len(first))
+    packed = shared.extend("launch", packed, later)
+    assert made == [1 << 25] and packed.arrays == first + later and all(o % 256 == 0 for o in packed.offsets[:-1])
+    device.pack_part(packed, len(first), len(packed.arrays))
+    stream = FakeStream()
+    views = shared.send("launch", packed, 0, len(packed.arrays), stream)
+    stream.finish()
+    assert all(np.array_equal(np.asarray(v), a) for v, a in zip(views, first + later))
+    small = device.PinnedBuffers()
+    with pytest.raises(AssertionError, match="no room"):  # (a buffer of 16 MiB, the least made)
+        small.extend("launch", small.layout("launch", [np.zeros(10)]), [np.zeros(3 << 20)])

@@ -503,9 +503,12 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch, recompute):
     """A planned launch uploads what its kernels read (with a follower: the followed tasks and
     the follower's; where its walks recompute, the plan's tasks and the follower's) in its first
     copy; the gathers' inputs, the walks' tasks and the plan's tasks (not where the walks
-    recompute: they read the plan's and the follower's) and the walks' records (trace_inputs:
-    planned with the launch) in a second, the last, only once its kernels are queued, before its
-    finals' gather and its walks. A replay finds it cached: nothing uploaded again."""
+    recompute: they read the plan's and the follower's) and the walks' records in a second, the
+    last, before its finals' gather and its walks: the gathers' places (plan.gather_places) and
+    the walks' records (plan.trace_inputs) planned only once its kernels are queued. The first
+    copy's part the plan holds (letters, codes, tasks) is handed to the packer before the
+    follower's tasks and the checkpoints' offsets are planned, the rest of it after. A replay
+    finds it cached: nothing planned or uploaded again."""
     from splicedalign.gpu import device
 
     log: list = []
@@ -515,6 +518,14 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch, recompute):
         return lambda grid, block, args: (log.append(("kernel", name.split("<")[0])), kernel(grid, block, args))
 
     fake_gpu(monkeypatch, logged)
+    planning = ("followed_tasks", "checkpoint_layout", "gather_places", "trace_inputs")
+    for name in planning:
+        planned = getattr(solver_module, name)
+        monkeypatch.setattr(solver_module, name, lambda *a, _name=name, _planned=planned, **k: (
+            log.append(("kernel", _name)), _planned(*a, **k))[1])
+    on_packer = GpuSolver._on_packer  # (each packing logged as the caller's thread hands it over)
+    monkeypatch.setattr(GpuSolver, "_on_packer", lambda self, f, *a: (
+        log.append(("kernel", f"packed from {a[1]}")) if f is device.pack_part else None, on_packer(self, f, *a))[1])
     upload, send = device.PinnedBuffers.upload, device.PinnedBuffers.send
     monkeypatch.setattr(device.PinnedBuffers, "upload", lambda self, role, arrays, stream: (
         log.append(("upload", [a.shape for a in arrays])), upload(self, role, arrays, stream))[1])
@@ -526,8 +537,8 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch, recompute):
     assert followed is not None and followed.cases == (2, 5)
     events = [e[1] if e[0] == "kernel" else tuple(e[1]) for e in log]
     first, rest = [e for e in events if isinstance(e, tuple)]  # (one launch: two copies)
-    assert first[0] == followed.tasks.shape == plan.tasks.shape and first[-1] == followed.follow.shape
-    # (tasks, letters, cases, codes, [where the walks recompute: the column checkpoints' offsets, one
+    assert first[4] == followed.tasks.shape == plan.tasks.shape and first[-1] == followed.follow.shape
+    # (letters, cases, codes, tasks, [where the walks recompute: the column checkpoints' offsets, one
     # per task (Tuning.checkpoint_blocks),] follow); the finals' 3 gathers (a device walk reads no exon's last
     # row), plan tasks, walks' tasks, the walks' records
     info = inputs.trace.info
@@ -538,24 +549,49 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch, recompute):
     at = events.index
     score, follower = [i for i, e in enumerate(events) if isinstance(e, str) and e.startswith("wavefront")]
     assert events[score] == ("wavefront_checkpoints" if recompute else "wavefront") and events[follower] == "wavefront"
-    assert at(first) < score < follower < at(rest) < at("gather_rows")
+    assert at(first) < score < follower < at("gather_places") < at(rest) < at("gather_rows")
+    assert follower < at("trace_inputs") < at(rest)
+    # the first copy: the plan's part (letters, cases, codes; where the walks recompute the plan's tasks)
+    # packed while the rest is planned (the follower's tasks; where the walks recompute, the checkpoints)
+    later = ["followed_tasks"] + ["checkpoint_layout"] * recompute
+    assert at("packed from 0") < min(map(at, later)) <= max(map(at, later)) < at(f"packed from {4 + recompute}")
+    assert at(f"packed from {4 + recompute}") < at(first)
     assert at(rest) < min(i for i, e in enumerate(events) if isinstance(e, str) and e.startswith("trace_chains"))
     np.testing.assert_array_equal(inputs.tasks, plan.tasks)
     log.clear()
     again = solver.solve_many(cases, Scoring(), traceback=True)
     assert [(g.score, g.chain, g.alignment) for g in again] == [(w.score, w.chain, w.alignment) for w in want]
     assert not [e for e in log if e[0] == "upload"] and sum(e[1].startswith("wavefront") for e in log) == 2
+    assert not [e for e in log if e[1] in planning or e[1].startswith("packed")]
+
+
+def test_a_traced_calls_stages_add_up(monkeypatch):
+    """GpuSolver.timing: a traced call's host seconds by stage add up to at most the call's; its
+    rest's planning (the walks' records, _rest, planned once its kernels are queued; slowed here
+    by 0.5 s) is in the plan stage, not in the launch stage around it too."""
+    import time
+
+    fake_gpu(monkeypatch, _fake_function_with_trace)
+    records = solver_module._walk_records
+    monkeypatch.setattr(solver_module, "_walk_records", lambda *a: (time.sleep(0.5), records(*a))[1])
+    cases = tiny_set(bases=2)
+    solver = GpuSolver()
+    t0 = time.perf_counter()
+    solver.solve_many(cases, Scoring(), traceback=True)
+    call = time.perf_counter() - t0
+    assert len(solver.kernel_ms) == 1 and solver.timing["plan"] >= 0.5 and sum(solver.timing.values()) <= call
 
 
 def test_a_launch_packed_on_the_packer_while_older_ones_are_collected(monkeypatch):
     """A traced call of several launches: each launch's uploads are packed on the solver's packer
-    thread (device.pack_part; none on the caller's thread, which runs every compiled pass), laid
-    out before the caller's thread collects the older launches it makes room for, and its
-    kernels' part sent after them; the batches the cache lets go of are freed on the packer
-    thread (where nothing else holds them); the call's work there is done once it returns, and the
-    solver's next call finds the same thread. Answers as `sequential`'s (the fake GPU's copies read
-    the packed bytes). On the code before, the caller's thread packed and sent each launch's first
-    copy before it collected, and freed the batches let go."""
+    thread (device.pack_part; none on the caller's thread, which runs every compiled pass), its
+    kernels' part laid out before the caller's thread collects the older launches it makes room
+    for and sent after them, the rest laid out and sent after that; the batches the cache lets
+    go of are freed on the packer thread (where nothing else holds them); the call's work there
+    is done once it returns, and the solver's next call finds the same thread. Answers as
+    `sequential`'s (the fake GPU's copies read the packed bytes). On the code before, the
+    caller's thread packed and sent each launch's first copy before it collected, and freed the
+    batches let go."""
     import threading
     import weakref
 
@@ -576,8 +612,8 @@ def test_a_launch_packed_on_the_packer_while_older_ones_are_collected(monkeypatc
     monkeypatch.setattr(device, "pack_part", lambda *a: (packers.append(threading.current_thread()), part(*a))[1])
     monkeypatch.setattr(GpuSolver, "_on_packer", lambda self, *a: (submitted.append(on_packer(self, *a)),
                                                                    submitted[-1])[1])
-    monkeypatch.setattr(device.PinnedBuffers, "layout", lambda self, role, arrays: (
-        log.append("layout"), layout(self, role, arrays))[1])
+    monkeypatch.setattr(device.PinnedBuffers, "layout", lambda self, role, arrays, room=0: (
+        log.append("layout"), layout(self, role, arrays, room))[1])
     monkeypatch.setattr(device.PinnedBuffers, "send", lambda self, role, packed, lo, hi, stream: (
         log.append(("send", lo)), send(self, role, packed, lo, hi, stream))[1])
     monkeypatch.setattr(GpuSolver, "_collect", lambda self, job, part=0: (
@@ -596,17 +632,18 @@ def test_a_launch_packed_on_the_packer_while_older_ones_are_collected(monkeypatc
         got = solver.solve_many(call, Scoring(), traceback=True)
         assert [(g.score, g.chain, g.alignment) for g in got] == [(w.score, w.chain, w.alignment) for w in want]
         launches = len(solver.kernel_ms)
-        assert launches > 3 and log.count("layout") == launches == log.count(("send", 0))
+        assert launches > 3 and log.count("layout") == 2 * launches == log.count(("send", 0))
         assert submitted and all(f.done() for f in submitted)  # the call's work on the packer, done
         submitted.clear()
-        # each launch: laid out, then the launch before it collected to make room (but the first's),
-        # then its first copy sent
+        # each launch: its first copy laid out, then the launch before it collected to make room
+        # (but the first's), then that copy sent; then the rest laid out and sent
         sent = [i for i, e in enumerate(log) if e == ("send", 0)]
         laid = [i for i, e in enumerate(log) if e == "layout"]
         between = [log[a:b].count("collect") for a, b in zip(laid, sent)]
-        assert between == [0] + [1] * (launches - 1) and log.count("collect") == launches
+        assert between == [0, 0] + [1, 0] * (launches - 1) and log.count("collect") == launches
+        assert all(a < b < c for a, b, c in zip(sent, laid[1:], sent[1:]))
         laid_out += launches
-    assert len(packers) == 2 * laid_out and all(t.name.startswith(solver_module.PACKER) for t in packers)
+    assert len(packers) == 3 * laid_out and all(t.name.startswith(solver_module.PACKER) for t in packers)
     assert len(set(packers)) == 1  # the solver's one thread, both calls
     # a call's last batches, held by nothing but the cache once it returned, freed on the packer by the next
     # call that lets go of them (one the cache lets go of while its own call still holds it, at CACHE_BATCHES = 2,

@@ -360,12 +360,22 @@ class PinnedBuffers:
             pack_part(packed, 0, len(arrays))
             return self.send(role, packed, 0, len(arrays), stream)
 
-    def layout(self, role: Any, arrays: list[np.ndarray]) -> Packed:
+    def layout(self, role: Any, arrays: list[np.ndarray], room: int = 0) -> Packed:
         """Where ``arrays`` go in the role's buffer, as ``upload`` packs them (once its last copy is
         done), for a caller that packs them later (pack_part, on any thread) and sends them in
-        parts (``send``): the role's user's, who packs it again only once they are sent."""
+        parts (``send``): the role's user's, who packs it again only once they are sent. ``room``:
+        bytes the buffer holds after them, for arrays laid out there later (``extend``)."""
         with self._lock:
-            return self._layout(role, arrays)
+            return self._layout(role, arrays, room)
+
+    def extend(self, role: Any, packed: Packed, arrays: list[np.ndarray]) -> Packed:
+        """``packed`` (the role's last ``layout``) with ``arrays`` laid out after its own, in the
+        room that layout left: packed (pack_part) and sent (``send``) with them or apart."""
+        offsets, end = _packed([a.nbytes for a in arrays])
+        at, buffer = packed.offsets[-1], self._buffers[role]
+        assert buffer.ctypes.data == packed.buffer.ctypes.data and at + end <= buffer.size, "extend: no room left"
+        return Packed(buffer[:at + end], packed.offsets[:-1] + [at + o for o in offsets] + [at + end],
+                      packed.arrays + arrays)
 
     def send(self, role: Any, packed: Packed, lo: int, hi: int, stream: Any) -> list[Any]:
         """Arrays [lo, hi) of ``packed`` (packed into the role's buffer) in one copy on ``stream``
@@ -427,9 +437,9 @@ class PinnedBuffers:
         self._uploaded[role] = stream.record()
         return block
 
-    def _layout(self, role: Any, arrays: list[np.ndarray]) -> Packed:
+    def _layout(self, role: Any, arrays: list[np.ndarray], room: int = 0) -> Packed:
         offsets, end = _packed([a.nbytes for a in arrays])
-        return Packed(self._staging(role, end)[:end], offsets + [end], arrays)
+        return Packed(self._staging(role, end + room)[:end], offsets + [end], arrays)
 
 
 def pack_part(packed: Packed, lo: int, hi: int) -> None:

@@ -85,11 +85,12 @@ CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recentl
 # The solver's packer thread (GpuSolver._on_packer; a call waits for its work there: _packing) packs
 # each planned launch's uploads into pinned memory (NumPy copies that let go of the GIL: ~206 MB in
 # a 10-set traced call) and frees the batches the cache lets go of (their host plans: ~5 ms a
-# launch, H100 host), while the caller's thread collects older launches and queues this one. It runs no compiled pass: numba's parallel
-# passes stay on the caller's thread and its one OpenMP team (a planner thread's second team made
-# libgomp count more threads than CPUs and throttle every team's idle spin to 100 rounds, and
-# shared flat.PARALLEL with the caller's passes: ~90 ms of planning and packing took it 115-127 ms
-# beside the caller's, which waited for it, H100 host). It lives for its call alone.
+# launch, H100 host), while the caller's thread collects older launches and queues this one. It
+# runs no compiled pass: numba's parallel passes stay on the caller's thread and its one OpenMP team
+# (a planner thread's second team made libgomp count more threads than CPUs and throttle every
+# team's idle spin to 100 rounds, and shared flat.PARALLEL with the caller's passes: ~90 ms of
+# planning and packing took it 115-127 ms beside the caller's, which waited for it, H100 host). It
+# idles between calls.
 PACKER = "spliced-pack"
 STAGES = ("split", "plan", "upload", "launch", "finals", "traceback", "results")  # host seconds of a call, by stage
 # Default traceback: on the device (moves recorded by the wavefront, trace_chains) for int
@@ -122,14 +123,6 @@ _THREAD_STAGING = threading.local()
 # 1.07 GB row storage: ~0.5 ms before its kernel could start, H100). A thread's solvers run one at a
 # time: each call's work on them is queued in order.
 _THREAD_STREAMS = threading.local()
-
-
-class HostPlan(NamedTuple):
-    """A launch's planning on the host (GpuSolver._host_plan): what its upload sends."""
-    plan: Plan
-    gathers: list[np.ndarray]  # the gathers' device inputs (_gathers)
-    host: tuple[np.ndarray, np.ndarray]  # their places with the total
-    followed: Followed | None  # a recording launch's follower tasks
 
 
 class Streams(NamedTuple):
@@ -387,10 +380,10 @@ def _walk_records(plan: Plan, flat: FlatCases, config: LaunchConfig, followed: F
     return trace_inputs(plan, None, walks, _scratch(plan, config, followed)[0], followed)
 
 
-def _task_copies(followed: Followed | None, config: LaunchConfig) -> bool:
+def _task_copies(config: LaunchConfig) -> bool:
     """Whether a launch uploads its follower's copies of its tasks (for its kernel and its walks):
     with a follower, unless its walks recompute (they and the score kernel read the plan's)."""
-    return followed is not None and not config.recompute
+    return bool(config.followed) and not config.recompute
 
 
 def _batch_key(config: LaunchConfig, ids: CaseIds) -> tuple:
@@ -420,28 +413,42 @@ def _device_gathers(gathers: list, host: tuple[np.ndarray, np.ndarray]) -> tuple
     return Gather(at, places, ones, host[0]), Gather(*rows, host[1]) if rows else NO_GATHER
 
 
-def _uploads(host: HostPlan, walks: TraceInputs | None, copies: bool,
-             checkpoints: np.ndarray | None) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """A planned launch's uploads (GpuSolver._inputs): what its kernels read (a recording launch
-    with a follower runs on the followed tasks, not the plan's, its column ``checkpoints``'
-    offsets where its score kernel stores them, and the follower's), then the
-    rest (_rest): the gathers' inputs, with a follower the plan's tasks and the walks' tasks, and
-    a recording launch's walks' records. ``copies``: _task_copies (without them a launch whose
-    walks recompute runs the score kernel on the plan's tasks, and its walks read them and the
-    follower's: three copies of a 4,660-case launch's tasks, 53 of its 89 MiB, grew the pinned
-    staging)."""
-    plan, followed = host.plan, host.followed
-    first = [followed.tasks if copies else plan.tasks, plan.base_letters, plan.target_letters,
-             plan.letter_cases(), LETTER_CODES] + ([] if checkpoints is None else [checkpoints]) \
-        + ([] if followed is None else [followed.follow])
-    rest = host.gathers + ([plan.tasks, followed.walked] if copies else [])
-    return first, rest + ([] if walks is None else [walks.exons, walks.cases, walks.strips])
+def _uploads(plan: Plan, copies: bool) -> list[np.ndarray]:
+    """A planned launch's first copy (GpuSolver._inputs), what its plan holds of it: the letters
+    of the bases' exon rows and of the targets, each case's letters' places, the letters' codes,
+    and the plan's tasks unless its kernel runs on the follower's copy of them (``copies``:
+    _task_copies; without them a launch whose walks recompute runs the score kernel on the plan's
+    tasks, and its walks read them and the follower's: three copies of a 4,660-case launch's
+    tasks, 53 of its 89 MiB, grew the pinned staging)."""
+    letters = [plan.base_letters, plan.target_letters, plan.letter_cases(), LETTER_CODES]
+    return letters + ([] if copies else [plan.tasks])
 
 
-def _sent(packing: Future, staging: device.PinnedBuffers, packed: device.Packed, lo: int, stream: Any) -> list:
-    """Arrays ``lo`` on of ``packed`` sent on ``stream`` once ``packing`` has packed them (_rest)."""
-    packing.result()
-    return staging.send("launch", packed, lo, len(packed.arrays), stream)
+def _later_uploads(followed: Followed | None, copies: bool, checkpoints: np.ndarray | None) -> list[np.ndarray]:
+    """The rest of a planned launch's first copy (_uploads), planned while that is packed: with
+    ``copies`` the followed tasks (its kernel runs on them), its column ``checkpoints``' offsets
+    where its score kernel stores them, and the follower's tasks."""
+    return ([followed.tasks] if copies and followed is not None else []) \
+        + ([] if checkpoints is None else [checkpoints]) + ([] if followed is None else [followed.follow])
+
+
+def _later_room(plan: Plan, config: LaunchConfig) -> int:
+    """Bytes _later_uploads may take at most (PinnedBuffers.layout's ``room``): a copy of the
+    tasks where the kernel runs on the followed ones, one int64 offset a task where it stores
+    column checkpoints (plan.checkpoint_layout), the follower's tasks (at most every task), each
+    256-byte aligned."""
+    tasks, T = plan.tasks.nbytes, plan.tasks.shape[0]
+    return (tasks if _task_copies(config) else 0) + (8 * T if config.checkpoint_blocks else 0) \
+        + (tasks if config.followed else 0) + 3 * 256
+
+
+def _rest_uploads(plan: Plan, gathers: list[np.ndarray], followed: Followed | None,
+                  walks: TraceInputs | None) -> list[np.ndarray]:
+    """A planned launch's second copy (GpuSolver._rest): the gathers' inputs, with the follower's
+    task copies (``followed``: _task_copies) the plan's tasks and the walks' tasks, and a
+    recording launch's walks' records."""
+    copies = [] if followed is None else [plan.tasks, followed.walked]
+    return gathers + copies + ([] if walks is None else [walks.exons, walks.cases, walks.strips])
 
 
 def _launch_staging() -> device.PinnedBuffers:
@@ -588,13 +595,13 @@ class GpuSolver:
         """The batch's plan and device inputs, and what queues the rest of its uploads once its
         kernel is queued: from the cache when this very list of case objects was planned before
         with this shape (a data set solved again; nothing left), else planned on the caller's
-        thread (a recording launch's walks' records, trace_inputs, with it), packed on the solver's
-        packer thread (_on_packer) while the caller's thread runs ``make_room`` (collects older
-        launches), and uploaded on the upload stream in two pinned copies: what its kernels read
-        (a recording launch's followed tasks and follower's tasks where its configuration has a
-        follower, else made when a launch first needs them), then (``rest``, _rest) the gathers'
-        inputs, a recording launch's walks' tasks and plan tasks, and its walks' records; cached
-        once ``rest`` ran."""
+        thread and uploaded on the upload stream in two pinned copies: what its kernels read (a
+        recording launch's followed tasks and follower's tasks where its configuration has a
+        follower, else made when a launch first needs them), packed on the call's packer thread
+        (_on_packer: the plan's part while the caller plans the rest of it) while the caller's
+        thread runs ``make_room`` (collects older launches), then
+        (``rest``, _rest, planned once the kernel is queued) the gathers' inputs, a recording
+        launch's walks' tasks and plan tasks, and its walks' records; cached once ``rest`` ran."""
         key = _batch_key(config, ids)
         hit = self._cache.get(key)
         if hit is not None:
@@ -602,26 +609,31 @@ class GpuSolver:
             make_room()
             return hit, _nothing_left
         t0 = time.perf_counter()
-        host = self._host_plan(flat, config)
-        walks = _walk_records(host.plan, flat, config, host.followed, self.tuning) if config.record else None
-        plan, followed = host.plan, host.followed
-        copies = _task_copies(followed, config)
-        ck = checkpoint_layout(plan, config.checkpoint_blocks, config.followed) if config.checkpoint_blocks else None
+        plan = build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
+        copies = _task_copies(config)
         t1 = time.perf_counter()
-        self.timing["plan"] += t1 - t0
-        first, rest = _uploads(host, walks, copies, None if ck is None else ck[0])
         staging = _launch_staging()
-        # (both copies' places in one buffer: grown here, by cudaHostAlloc, before the packer packs)
-        packed = staging.layout("launch", first + rest)
-        kernels_read = self._on_packer(device.pack_part, packed, 0, len(first))
-        others = self._on_packer(device.pack_part, packed, len(first), len(packed.arrays))
-        self.timing["upload"] += time.perf_counter() - t1
+        # what the plan holds of the first copy packed while the caller plans the rest of it (the
+        # follower's tasks, the checkpoints' offsets: ~1.3 ms of the development host for a paper
+        # set, whose first copy's 7.6 MB took its packer 1.2-2.5 ms); the staging buffer grown
+        # here (cudaHostAlloc) for both parts before the packer packs
+        first = _uploads(plan, copies)
+        packed = staging.layout("launch", first, _later_room(plan, config))
+        self._on_packer(device.pack_part, packed, 0, len(first))
+        t2 = time.perf_counter()
+        followed = _followed(plan, config) if config.followed else None
+        ck = checkpoint_layout(plan, config.checkpoint_blocks, config.followed) if config.checkpoint_blocks else None
+        t3 = time.perf_counter()
+        packed = staging.extend("launch", packed, _later_uploads(followed, copies, None if ck is None else ck[0]))
+        kernels_read = self._on_packer(device.pack_part, packed, len(first), len(packed.arrays))  # (after the first)
+        self.timing["plan"] += t1 - t0 + t3 - t2
+        self.timing["upload"] += t2 - t1 + time.perf_counter() - t3
         make_room()
         t1 = time.perf_counter()
         upload = self.streams().upload
         kernels_read.result()
-        (tasks, base_letters, target_letters, letter_cases, codes, *follow) = staging.send(
-            "launch", packed, 0, len(first), upload)
+        (base_letters, target_letters, letter_cases, codes, tasks, *follow) = staging.send(
+            "launch", packed, 0, len(packed.arrays), upload)
         ck_at = follow.pop(0) if ck is not None else None
         base, tsel = self._encode(plan, config, base_letters, target_letters, letter_cases, codes)
         inputs = _Inputs(tuple(flat.cases), outputs.Exons.of(plan), base, tsel, NO_GATHER, NO_GATHER,  # (_rest's)
@@ -631,42 +643,47 @@ class GpuSolver:
         if ck is not None:
             inputs.checkpoints = (ck_at, ck[1])
         self.timing["upload"] += time.perf_counter() - t1
-        return inputs, partial(self._rest, key, inputs, partial(_sent, others, staging, packed, len(first)),
-                               host.host, len(host.gathers), followed if copies else None, config.followed, walks)
+        return inputs, partial(self._rest, key, inputs, flat, config, followed)
 
-    def _rest(self, key: tuple, inputs: _Inputs, send: Callable[[Any], list], host: tuple[np.ndarray, np.ndarray],
-              gathers: int, followed: Followed | None, long: tuple[int, ...], walks: TraceInputs | None) -> None:
-        """A planned batch's uploads that its kernels do not read, queued on the upload stream
-        once its kernel is queued (the compute stream waits for them): the gathers' inputs (its
-        finals' after the kernel), with a follower's task copies (``followed``: _uploads) the walks' tasks and the
-        plan's tasks (for a launch without one on the same batch), and a recording launch's walks' records
-        (``walks``, for its long chains ``long``: in this copy, not a third one behind it); the
-        batch cached. Packing all of a traced paper set's inputs (16 MB) before its kernel took
-        the H100 host 2.3-2.4 ms of its ~7 ms from the split to the kernel's start; its kernels
-        read 6.5 MB of them. ``send``: what uploads them on a stream once packed (_sent); the first
-        ``gathers`` of them the gathers' (_gathers)."""
+    def _rest(self, key: tuple, inputs: _Inputs, flat: FlatCases, config: LaunchConfig,
+              followed: Followed | None) -> None:
+        """A planned batch's uploads that its kernels do not read, planned once its kernel is
+        queued and queued on the upload stream (the compute stream waits for them): the gathers'
+        inputs (_gathers: its finals' after the kernel), with a follower's task copies
+        (_task_copies, of the host's ``followed`` tasks) the walks' tasks and the plan's tasks (for
+        a launch without one on the same batch), and a recording launch's walks' records
+        (_walk_records, for its long chains: in this copy, not a third one behind it), packed on
+        the solver's packer thread into the thread's staging once its first copy from there is
+        done; the batch cached. Planned with the launch, before its kernel, the gathers' places
+        and the walks' records (1.7-2.7 ms of the development host for a paper set) delayed a
+        traced call's first kernel by as much; packing all of a traced paper set's inputs (16 MB)
+        before its kernel took the H100 host 2.3-2.4 ms of its ~7 ms from the split to the
+        kernel's start, where its kernels read 6.5 MB of them."""
         t0 = time.perf_counter()
         streams = self.streams()
         plan = inputs.plan
-        rest = send(streams.upload)
+        gathers, host = _gathers(plan.exon_start, plan.n, plan.last_row, plan.input_index, config.last_rows)
+        walks = _walk_records(plan, flat, config, followed, self.tuning) if config.record else None
+        t1 = time.perf_counter()
+        self.timing["plan"] += t1 - t0
+        copies = followed if _task_copies(config) else None
+        arrays = _rest_uploads(plan, gathers, copies, walks)
+        staging = _launch_staging()
+        packed = staging.layout("launch", arrays)
+        self._on_packer(device.pack_part, packed, 0, len(arrays)).result()
+        rest = staging.send("launch", packed, 0, len(arrays), streams.upload)
         ready = streams.upload.record()
         streams.compute.wait_event(ready)
-        inputs.finals, inputs.gather = _device_gathers(rest[:gathers], host)
-        inputs.made = Replayable(plan, rest[gathers] if followed is not None else inputs.tasks, ready)
-        if followed is not None:
+        g = len(gathers)
+        inputs.finals, inputs.gather = _device_gathers(rest[:g], host)
+        inputs.made = Replayable(plan, rest[g] if copies is not None else inputs.tasks, ready)
+        if copies is not None:
             assert inputs.followed is not None
-            inputs.followed = inputs.followed._replace(walked=rest[gathers + 1])
+            inputs.followed = inputs.followed._replace(walked=rest[g + 1])
         if walks is not None:
-            inputs.trace = DeviceTrace(long, walks, *rest[-3:])
+            inputs.trace = DeviceTrace(config.followed, walks, *rest[-3:])
         self._cached(key, inputs)
-        self.timing["upload"] += time.perf_counter() - t0
-
-    @staticmethod
-    def _host_plan(flat: FlatCases, config: LaunchConfig) -> HostPlan:
-        """A launch's planning on the host: its plan, the gathers' inputs, the follower's tasks."""
-        plan = build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
-        gathers, host = _gathers(plan.exon_start, plan.n, plan.last_row, plan.input_index, config.last_rows)
-        return HostPlan(plan, gathers, host, _followed(plan, config) if config.followed else None)
+        self.timing["upload"] += time.perf_counter() - t1
 
     def _cached(self, key: tuple, inputs: _Inputs) -> None:
         """``inputs`` cached under ``key``, the least recently used batch beyond CACHE_BATCHES let go
@@ -930,7 +947,7 @@ class GpuSolver:
         if feeder is not None:
             make_room()
             queued = self._fed(feeder, flat, config, work.ids, scoring, defines)
-            t0 = time.perf_counter()
+            t0, counted = time.perf_counter(), self.timing["plan"] + self.timing["upload"]
         else:
             elements = launch.launch_rows(flat, config.rows_per_lane)
             storage = self._row_storage(config, elements) if early else None
@@ -940,7 +957,7 @@ class GpuSolver:
                 if storage is not None:
                     self._rows.give(storage[0], 0)
                 raise
-            t0 = time.perf_counter()
+            t0, counted = time.perf_counter(), self.timing["plan"] + self.timing["upload"]
             queued = self._queue(planned, config, scoring, defines, storage or elements, rest)
         inputs, rows = queued.inputs, queued.rows
         with compute:
@@ -961,7 +978,8 @@ class GpuSolver:
             # the gather, where the host still makes the call's Results (outputs.pending) when the
             # kernel ends, is there when the host comes to collect it
             job.copies[0] = self._copies(job, 0)
-        self.timing["launch"] += time.perf_counter() - t0
+        # (less the batch's rest, _rest: its planning and uploads counted in their own stages)
+        self.timing["launch"] += time.perf_counter() - t0 - (self.timing["plan"] + self.timing["upload"] - counted)
         return job
 
     def _queue(self, inputs: _Inputs, config: LaunchConfig, scoring: Scoring, defines: dict,
