@@ -4,7 +4,7 @@
 taking turns. Per process: compiled passes loaded on a small set, then for each seed the sets
 made and split once (the first call after making them, as a user's call; the cyclic collector
 paused as in solve_many). Prints wall and process-CPU ms, median (min) over seeds. ``--plan``:
-then each launch planned as a never-seen launch is (GpuSolver._host_plan: build_plan, the
+then each launch planned as a never-seen launch is (GpuSolver._inputs and _rest: build_plan, the
 gathers' inputs) and its uploads packed (device.pack, into a kept host buffer: no pinned memory
 here), timed whole and for launch 1 alone (a streamed 10-set call's GPU waits for its planning).
 ``--streamed``: a score call's split as it goes instead (GpuSolver._streamed, every launch made,
@@ -31,18 +31,17 @@ import gc, json, sys, time
 import numba
 import numpy as np
 from splicedalign.gpu import device
-from splicedalign.workloads.spliced.gpu import launch, plan
+from splicedalign.workloads.spliced.gpu import launch, plan, solver
 from splicedalign.workloads.spliced.gpu.flat import FlatCases
-from splicedalign.workloads.spliced.gpu.solver import GpuSolver
 from splicedalign.workloads.spliced.records import Scoring
 from splicedalign.workloads.spliced.synthetic import paper_sets
 numba.set_num_threads(int(sys.argv[1]))
 planned, kept = sys.argv[2] == "plan", {}
 def planning(flat, ctype):
     config = launch.configure(flat, ctype, True, False, True)
-    host = GpuSolver._host_plan(flat, config)
-    arrays = [host.plan.tasks, host.plan.base_letters, host.plan.target_letters, host.plan.letter_cases(),
-              plan.LETTER_CODES] + host.gathers
+    p = plan.build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
+    gathers = solver._gathers(p.exon_start, p.n, p.last_row, p.input_index, config.last_rows)[0]
+    arrays = [p.tasks, p.base_letters, p.target_letters, p.letter_cases(), plan.LETTER_CODES] + gathers
     offsets, end = device._packed([a.nbytes for a in arrays])
     if kept.get("buffer") is None or kept["buffer"].size < end:
         kept["buffer"] = np.empty(1 << max(24, (end - 1).bit_length()), np.uint8)
@@ -135,7 +134,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=200)
     parser.add_argument("--processes", type=int, default=2, help="processes per tree and thread count (turns)")
     parser.add_argument("--plan", action="store_true",
-                        help="also plan each launch of a score call (GpuSolver._host_plan) and pack its uploads")
+                        help="also plan each launch of a score call (build_plan, the gathers) and pack its uploads")
     parser.add_argument("--streamed", action="store_true", help="a score call's split as it goes (10 sets, 1 set)")
     args = parser.parse_args()
     trees = {"this": str(Path(__file__).resolve().parents[1] / "src")}

@@ -315,7 +315,7 @@ if sys.argv[4] == "events":  # the host's steps and the kernels on one clock (be
             (device.PinnedBuffers, "_staging"), (device.PinnedBuffers, "_send"), (feed.Feeder, "_followed"),
             (solver.GpuSolver, "_follow"), (feed.Feeder, "walked"), (solver.GpuSolver, "_trace_launch"),
             (solver.GpuSolver, "_split_chunk"), (solver.GpuSolver, "_queue"), (solver.GpuSolver, "_encode"),
-            (solver.GpuSolver, "_rest"), (solver.GpuSolver, "_host_plan"))
+            (solver.GpuSolver, "_rest"), (solver, "build_plan"), (solver, "_followed"), (solver, "_walk_records"))
     spliced_profile.STEPS += tuple((o, n) for o, n in more if hasattr(o, n))
     timed_steps(steps, origin)
     keep_jobs(jobs)

@@ -13,6 +13,7 @@ from test_spliced_gpu_plan import _fake_function, fake_gpu
 from splicedalign.core.errors import GpuMemoryError
 from splicedalign.gpu import device
 from splicedalign.workloads.spliced.gpu import launch
+from splicedalign.workloads.spliced.gpu import solver as solver_module
 from splicedalign.workloads.spliced.gpu.flat import FlatCases
 from splicedalign.workloads.spliced.gpu.solver import IN_FLIGHT, GpuSolver
 from splicedalign.workloads.spliced.records import Scoring
@@ -180,16 +181,16 @@ def test_a_call_split_as_it_goes_launches_as_the_whole_split(monkeypatch):
         steps.append(("launch", len(work.sel), feed))
         return real_launch(self, work, flat, scoring, traceback, feed, **named)
 
-    real_plan = GpuSolver._host_plan
+    real_plan = solver_module.build_plan
 
-    def plan_(flat, config):
+    def plan_(flat, *a):
         steps.append(("plan", len(flat), threading.current_thread() is threading.main_thread()))
-        return real_plan(flat, config)
+        return real_plan(flat, *a)
 
     monkeypatch.setattr(GpuSolver, "_split_chunk", chunk_)
     monkeypatch.setattr(GpuSolver, "_launch", launch_)
     monkeypatch.setattr(GpuSolver, "_launch_work", staticmethod(work_))
-    monkeypatch.setattr(GpuSolver, "_host_plan", staticmethod(plan_))
+    monkeypatch.setattr(solver_module, "build_plan", plan_)
     tuning = launch.Tuning(first_launch_share=1.0)
     for free in (int(sizes.sum()) * 2, 1 << 40):
         free_memory(monkeypatch, free)
@@ -304,10 +305,10 @@ def test_a_launch_fills_its_row_storage_while_it_is_planned(monkeypatch, streame
     want = [r.score for r in get_solver("sequential").solve_many(cases, Scoring(), traceback=False)]
     steps: list = []
     monkeypatch.setattr(device, "fill_bytes", lambda a, byte, stream: (steps.append(("fill", a.size)), a.fill(byte)))
-    real_plan, real_launch = GpuSolver._host_plan, GpuSolver._launch
+    real_plan, real_launch = solver_module.build_plan, GpuSolver._launch
     jobs: list = []
-    monkeypatch.setattr(GpuSolver, "_host_plan", staticmethod(
-        lambda flat, config: (steps.append(("plan", config)), real_plan(flat, config))[1]))
+    monkeypatch.setattr(solver_module, "build_plan", lambda flat, rows_per_lane, *a: (
+        steps.append(("plan", rows_per_lane)), real_plan(flat, rows_per_lane, *a))[1])
     monkeypatch.setattr(GpuSolver, "_launch", lambda self, *a, **k: (jobs.append(real_launch(self, *a, **k)),
                                                                       jobs[-1])[1])
     free_memory(monkeypatch, 1 << 40)
@@ -319,7 +320,7 @@ def test_a_launch_fills_its_row_storage_while_it_is_planned(monkeypatch, streame
     plans = [i for i, s in enumerate(steps) if s[0] == "plan"]
     assert len(jobs) == len(plans) > 2
     for k, (job, at) in enumerate(zip(jobs, plans)):
-        rows = launch.launch_rows(FlatCases.of(job.inputs.cases), steps[at][1].rows_per_lane)
+        rows = launch.launch_rows(FlatCases.of(job.inputs.cases), steps[at][1])
         before = plans[k - 1] if k else -1
         assert [s for s in steps[before + 1:at] if s[0] == "fill"] == [("fill", rows * 4)]
         assert rows >= job.inputs.plan.rows_size and job.used == job.inputs.plan.rows_size * 4
