@@ -597,11 +597,11 @@ class GpuSolver:
         with this shape (a data set solved again; nothing left), else planned on the caller's
         thread and uploaded on the upload stream in two pinned copies: what its kernels read (a
         recording launch's followed tasks and follower's tasks where its configuration has a
-        follower, else made when a launch first needs them), packed on the call's packer thread
+        follower, else made when a launch first needs them), packed on the solver's packer thread
         (_on_packer: the plan's part while the caller plans the rest of it) while the caller's
-        thread runs ``make_room`` (collects older launches), then
-        (``rest``, _rest, planned once the kernel is queued) the gathers' inputs, a recording
-        launch's walks' tasks and plan tasks, and its walks' records; cached once ``rest`` ran."""
+        thread runs ``make_room`` (collects older launches), then (``rest``, _rest, planned once
+        the kernel is queued) the gathers' inputs, a recording launch's walks' tasks and plan
+        tasks, and its walks' records; cached once ``rest`` ran."""
         key = _batch_key(config, ids)
         hit = self._cache.get(key)
         if hit is not None:
