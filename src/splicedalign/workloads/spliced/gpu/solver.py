@@ -442,13 +442,13 @@ def _later_room(plan: Plan, config: LaunchConfig) -> int:
         + (tasks if config.followed else 0) + 3 * 256
 
 
-def _rest_uploads(plan: Plan, gathers: list[np.ndarray], followed: Followed | None,
+def _rest_uploads(plan: Plan, gathers: list[np.ndarray], copied: Followed | None,
                   walks: TraceInputs | None) -> list[np.ndarray]:
-    """A planned launch's second copy (GpuSolver._rest): the gathers' inputs, with the follower's
-    task copies (``followed``: _task_copies) the plan's tasks and the walks' tasks, and a
+    """A planned launch's second copy (GpuSolver._rest): the gathers' inputs, where the follower
+    made task copies (``copied``: _task_copies) the plan's tasks and the walks' tasks, and a
     recording launch's walks' records."""
-    copies = [] if followed is None else [plan.tasks, followed.walked]
-    return gathers + copies + ([] if walks is None else [walks.exons, walks.cases, walks.strips])
+    tasks = [] if copied is None else [plan.tasks, copied.walked]
+    return gathers + tasks + ([] if walks is None else [walks.exons, walks.cases, walks.strips])
 
 
 def _launch_staging() -> device.PinnedBuffers:
@@ -666,8 +666,8 @@ class GpuSolver:
         walks = _walk_records(plan, flat, config, followed, self.tuning) if config.record else None
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
-        copies = followed if _task_copies(config) else None
-        arrays = _rest_uploads(plan, gathers, copies, walks)
+        copied = followed if _task_copies(config) else None  # (its task copies uploaded here)
+        arrays = _rest_uploads(plan, gathers, copied, walks)
         staging = _launch_staging()
         packed = staging.layout("launch", arrays)
         self._on_packer(device.pack_part, packed, 0, len(arrays)).result()
@@ -676,8 +676,8 @@ class GpuSolver:
         streams.compute.wait_event(ready)
         g = len(gathers)
         inputs.finals, inputs.gather = _device_gathers(rest[:g], host)
-        inputs.made = Replayable(plan, rest[g] if copies is not None else inputs.tasks, ready)
-        if copies is not None:
+        inputs.made = Replayable(plan, rest[g] if copied is not None else inputs.tasks, ready)
+        if copied is not None:
             assert inputs.followed is not None
             inputs.followed = inputs.followed._replace(walked=rest[g + 1])
         if walks is not None:
