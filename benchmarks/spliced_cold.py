@@ -90,6 +90,11 @@ def usage():  # the host's stolen ticks (all CPUs), this process's page faults a
     return [cpu_ticks().get("steal", 0), u.ru_minflt, u.ru_majflt, u.ru_nvcsw, u.ru_nivcsw]
 sets["paper score replay"] = sets["paper score"]  # last: its cached plan again (the kernel without the feed)
 for name, cases in sets.items():
+    # the previous call's Results let go of before the clock (timed apart), not as ``results`` is rebound
+    # after this call returns, which counted their freeing in this call's time
+    t = time.perf_counter()
+    results = None
+    freed = time.perf_counter() - t
     before = usage()  # (read outside the timed call)
     t = time.perf_counter()
     results = solver.solve_many(cases, scoring, name.endswith("traced"))
@@ -97,7 +102,7 @@ for name, cases in sets.items():
     fed = getattr(solver, "fed_ms", None)
     out[name] = {"seconds": seconds, "cells": sum(c.cells for c in cases), "cases": len(cases),
                  "stages": dict(getattr(solver, "timing", {})), "kernel_ms": sum(getattr(solver, "kernel_ms", [])),
-                 "fed_ms": None if fed is None else fed._asdict(),
+                 "fed_ms": None if fed is None else fed._asdict(), "freed_before_ms": freed * 1e3,
                  "usage": dict(zip(("steal", "minflt", "majflt", "nvcsw", "nivcsw"),
                                    (b - a for a, b in zip(before, usage()))))}
 print(json.dumps(out))
@@ -403,7 +408,8 @@ def fed_timeline(call: dict) -> str:
     """A cold call's fed launch on one clock (GpuSolver.fed_ms, ms from the call's start), with what
     the host took from the process meanwhile: where its time went."""
     u, f = call["usage"], call.get("fed_ms")
-    took = (f"call {call['seconds'] * 1e3:.2f} ms; steal {u['steal']} ticks, page faults {u['minflt']}, "
+    took = (f"call {call['seconds'] * 1e3:.2f} ms (the caller's earlier Results freed before it: "
+            f"{call.get('freed_before_ms', 0.0):.2f}); steal {u['steal']} ticks, page faults {u['minflt']}, "
             f"switches {u['nvcsw']} / {u['nivcsw']} involuntary")
     if f is None:
         return took + " (not fed)"
