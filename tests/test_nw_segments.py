@@ -360,7 +360,8 @@ def test_first_shape_is_the_first_asks_sizes():
 def test_first_round_is_the_band_and_its_shape():
     """first_round (a guessed round's plan in one compiled call: GpuSolver.queue_first) and band.band_bound give
     band_for's diagonals and escape_between's bound (NO_ESCAPE where none), and first_round first_shape's sizes
-    at that band, on random pairs, widths and costs, both modes the band takes, with and without speculation."""
+    at that band and piece_caps' caps of its longest piece (as Python computes them), on random pairs, widths,
+    costs and rates, both modes the band takes, with and without speculation."""
     rng = np.random.default_rng(2790)
     print("seed 2790")
     for _ in range(300):
@@ -373,8 +374,10 @@ def test_first_round_is_the_band_and_its_shape():
         escape = bands.escape_between(costs, mode, n, m, band.lo, band.hi)
         want = (band.lo, band.hi, bands.NO_ESCAPE if escape is None else escape)
         assert bands.band_bound(costs, mode, n, m, width) == want, (n, m, costs, mode, width)
-        got = seg.first_round(costs, mode, n, m, width, rows, speculate)
-        assert got == (*want, seg.first_shape(n, m, band.lo, band.hi, rows, speculate)), (n, m, costs, mode, width)
+        rate, g = float(rng.uniform(0.001, 0.5)), int(rng.integers(1, 4))
+        got = seg.first_round(costs, mode, n, m, width, rate, g, rows, speculate)
+        shape = seg.first_shape(n, m, band.lo, band.hi, rows, speculate)
+        assert got == (*want, shape, seg.piece_caps.py_func(rate, shape[2], g)), (n, m, costs, mode, width)
 
 
 def test_fill_pieces_writes_the_upload():

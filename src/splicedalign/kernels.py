@@ -232,7 +232,9 @@ def _nw_host() -> None:
         band.escape_bounds(costs, "global", *(np.array([v]) for v in (pair.n, pair.m, -8, 8)))
         solver.speculates(pair.n, expected / pair.n, g)
         band.band_bound(costs, "global", pair.n, pair.m, 16)
-        lo, hi, bound, _ = segments.first_round(costs, "global", pair.n, pair.m, 16, rows, True)
+        lo, hi, bound, _, _ = segments.first_round(costs, "global", pair.n, pair.m, 16, expected / pair.n, g, rows,
+                                                   True)
+        segments.piece_caps(expected / pair.n, rows, g)
         cuts, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, rows, True)
         at = wfa.piece_layout(r0.size)
         host = np.zeros(at["end"], np.int64)

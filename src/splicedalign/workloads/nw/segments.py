@@ -154,6 +154,7 @@ class Trace:
     why: str = ""  # why it gave up ("": it did not)
 
 
+@njit(cache=True, nogil=True)
 def piece_caps(rate: float, rows: int, g: int) -> tuple[int, int]:
     """(a piece's score cap in steps, the kept wavefronts' room in steps a piece) of a round whose
     longest piece has ``rows`` rows, on a pair whose cost a row is about ``rate`` (``g``: the reduced
@@ -226,17 +227,20 @@ def first_shape(n: int, m: int, lo: int, hi: int, rows: int = ROWS,
 
 
 @njit(cache=True, nogil=True)
-def _first_round(o, e, floor, mode, n, m, width, rows, speculate):
+def _first_round(o, e, floor, mode, n, m, width, rows, speculate, rate, g):
     lo, hi, bound = bands.limits_escape(o, e, floor, mode, n, m, width)
-    return lo, hi, bound, first_shape(n, m, lo, hi, rows, speculate)
+    shape = first_shape(n, m, lo, hi, rows, speculate)
+    return lo, hi, bound, shape, piece_caps(rate, shape[2], g)
 
 
-def first_round(costs: Costs, mode: str, n: int, m: int, width: int, rows: int = ROWS,
-                speculate: bool = False) -> tuple[int, int, int, tuple[int, int, int, int, int]]:
-    """(lo, hi, bound, shape): a first round's band w = ``width`` (``band.band_bound``) and its pieces' sizes there
-    (``first_shape``), in one compiled call (a guessed round's plan before its launch: the two calls took ~4 us of
-    the 2-core development host, the Band and escape_between before them ~4 more)."""
-    return _first_round(*bands.escape_terms(costs, mode), n, m, width, rows, speculate)
+def first_round(costs: Costs, mode: str, n: int, m: int, width: int, rate: float, g: int, rows: int = ROWS,
+                speculate: bool = False) -> tuple[int, int, int, tuple[int, int, int, int, int], tuple[int, int]]:
+    """(lo, hi, bound, shape, caps): a first round's band w = ``width`` (``band.band_bound``), its pieces' sizes there
+    (``first_shape``) and the caps of its longest piece for a cost ``rate`` a row (``piece_caps``; ``g``: the reduced
+    costs' factor), in one compiled call (a guessed round's plan before its launch: the two calls took ~4 us of the
+    2-core development host, the Band and escape_between before them ~4 more; the caps as a call of their own ~0.7
+    more, with the tuple they went into)."""
+    return _first_round(*bands.escape_terms(costs, mode), n, m, width, rows, speculate, rate, g)
 
 
 @njit(cache=True, nogil=True)

@@ -358,20 +358,25 @@ class GpuSolver:
         in one launch that makes the pieces itself (``WfaSolver.queue_round``), else planned on the host
         (``WfaSolver.queue_check``)."""
         assert self.wfa is not None
-        lo, hi, bound, shape = segments.first_round(costs, mode, pair.n, pair.m, width, segments.ROWS, True)
-        caps = self.round_caps(rate, shape[2], shape[1], g)
-        queued = self.wfa.queue_round(pair, costs, mode, lo, hi, shape, *caps, bound, traceback)
+        lo, hi, bound, shape, (max_steps, pool_steps) = segments.first_round(costs, mode, pair.n, pair.m, width, rate,
+                                                                             g, segments.ROWS, True)
+        threads = self.round_threads(shape[1])
+        queued = self.wfa.queue_round(pair, costs, mode, lo, hi, shape, max_steps, pool_steps, threads, bound, traceback)
         if queued is not None:
             return queued
         cuts, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
-        return self.wfa.queue_check(pair, costs, mode, cuts.size - 1, r0, r1, c0, c1, *caps, bound, traceback)
+        return self.wfa.queue_check(pair, costs, mode, cuts.size - 1, r0, r1, c0, c1, max_steps, pool_steps, threads,
+                                    bound, traceback)
 
     def round_caps(self, rate: float, longest: int, pieces: int, g: int) -> tuple[int, int, int]:
         """A round's cap of a piece's scores, the pool's scores a piece (``segments.piece_caps`` for a cost
-        ``rate`` a row, its longest piece's rows), threads a block (of its ``pieces`` blocks)."""
+        ``rate`` a row, its longest piece's rows), threads a block (``round_threads``)."""
+        return (*segments.piece_caps(rate, longest, g), self.round_threads(pieces))
+
+    def round_threads(self, pieces: int) -> int:
+        """Threads a block of a round of ``pieces`` blocks."""
         assert self.wfa is not None
-        return (*segments.piece_caps(rate, longest, g),
-                wfa.MAX_THREADS if pieces <= self.wfa.multiprocessors else wfa.PIECE_THREADS)
+        return wfa.MAX_THREADS if pieces <= self.wfa.multiprocessors else wfa.PIECE_THREADS
 
     def try_segments(self, pair: Pair, costs: Costs, traceback: bool, mode: str, expected: float,
                      started: float, guess: Guess | None = None) -> Result | None:
