@@ -93,6 +93,8 @@ def host_pieces(cases: list[str], repeats: int) -> int:
 
     costs = ISSUE26_COSTS["linear"]
     gpu = GpuSolver()
+    gpu.wfa = WfaSolver()
+    gpu.wfa.timeline = True  # (upload_ms: the stage's events)
     reps = max(5, 4 * repeats)
 
     def ms(call) -> float:

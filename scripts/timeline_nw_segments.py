@@ -227,6 +227,8 @@ def main() -> int:
         if hasattr(wfa.WfaSolver, name):
             clock.wrap(wfa.WfaSolver, name, "check")
     solver = GpuSolver()
+    solver.wfa = wfa.WfaSolver()
+    solver.wfa.timeline = True  # (the stage's events: dev stage, dev idle)
     rows: dict[str, list[dict[str, Any]]] = {}
     for traceback in (False, True):
         label = "cigar" if traceback else "score"

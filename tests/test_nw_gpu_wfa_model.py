@@ -856,6 +856,25 @@ def test_a_warm_round_is_two_events_and_one_driver_launch(solver, monkeypatch):
     assert answers[1][0] == want, (answers, want)
 
 
+def test_a_stage_records_its_events_only_for_a_timeline(solver, monkeypatch):
+    """WfaSolver.stage (every single pair's first step, on its path to the round's launch) queues its upload and no
+    event; with ``timeline`` set it records the upload's start and end (one_stream's began and staged: the timeline's
+    dev stage and dev idle), and pack_staged records staged again after its pack."""
+    from test_nw_gpu_batch_model import FakeEvent
+
+    costs, pair = guessed_round(solver, monkeypatch, 2762)[:2]
+    records = []
+    record = FakeEvent.record
+    monkeypatch.setattr(FakeEvent, "record", lambda self, stream=None: records.append(self) or record(self, stream))
+    _, began, staged, _, _ = solver.one_stream()
+    for timeline, want in ((False, []), (True, [began, staged, staged])):
+        solver.timeline = timeline
+        records.clear()
+        assert solver.stage(pair, costs)
+        solver.pack_staged()
+        assert records == want, (timeline, records)
+
+
 def test_argument_slots_pass_each_launchs_values(monkeypatch):
     """device.ArgumentSlots (queue_round's arguments by value, device.launch's kernelParams): the same parameter
     array every launch, each entry the address of its own 8-byte slot holding that launch's value, an int32 (a

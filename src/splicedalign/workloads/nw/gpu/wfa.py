@@ -795,6 +795,10 @@ class WfaSolver:
         self._pinned_at: dict[str, tuple[np.ndarray, int]] = {}  # those two buffers' addresses (pinned_at)
         self._aborts: tuple[Any, np.ndarray, Any] | None = None  # abort_parts
         self._round_args: device.ArgumentSlots | None = None  # queue_round's launch arguments, by value
+        # the stage's events (its upload's start and end on the device: launch_one's upload_ms and idle_ms, the
+        # timeline's dev stage and dev idle) recorded only where asked (scripts/timeline_nw_segments.py): two event
+        # records on every solve's path to its launch otherwise, for statistics nothing reads
+        self.timeline = False
         self.shared_bytes = SHARED_BYTES
         self.multiprocessors = 132  # (an H100's; the device's own below)
         try:  # the device's own limit a block (less the kernel's static 32 bytes)
@@ -1120,12 +1124,14 @@ class WfaSolver:
         ws.host[SINGLE_META:SINGLE_META + n] = pair.a
         ws.host[SINGLE_META + n:SINGLE_META + n + m] = pair.b
         stream, began, staged, _, _ = self.one_stream()
-        began.record(stream)
+        if self.timeline:
+            began.record(stream)
         # (the copies by the runtime's own call: CuPy's slice and set / get of an array took more host
         # time than the copy)
         cp.cuda.runtime.memcpyAsync(ws.blob.data.ptr + TABLE_AT, ws.host_at + TABLE_AT,
                                     SINGLE_META - TABLE_AT + n + m, cp.cuda.runtime.memcpyHostToDevice, stream.ptr)
-        staged.record(stream)  # (again after the pack, where it is queued)
+        if self.timeline:
+            staged.record(stream)  # (again after the pack, where it is queued)
         self._staged_only = True
         self._unpacked = wa + wb
         self._round_counters = True
@@ -1148,7 +1154,8 @@ class WfaSolver:
             self.kernel(PACK)((2,), (PACK_THREADS,), (ws.raw, parts["from"], parts["size"], parts["to"], parts["words"],
                                                        parts["pad"], ws.array("bad", 2, cp.int32), self.letter_codes(),
                                                        ws.array("packed", self._unpacked, cp.uint64)))
-        staged.record(stream)
+        if self.timeline:
+            staged.record(stream)
         self._unpacked = 0
 
     def launch_one(self, pair: Pair, costs: Costs, traceback: bool, mode: str, max_steps: int, visits: int,
@@ -1258,14 +1265,15 @@ class WfaSolver:
         cigar = None
         if got_runs is not None and steps >= 0:
             cigar = runs_cigar(got_runs[:int(out[3])])
-        # upload_ms: the stage's upload and pack on the device; idle_ms: the device's wait from there to this
-        # kernel (the host's choice and submission past the pack, or an earlier launch of the pair)
         self.stats.update({"pairs": 1, "threads": config.threads if clustered is None else clustered.threads,
                            "shared": config.shared, "max_steps": max_steps, "bi": bi, "cluster": cluster,
                            "kernel_ms": cp.cuda.get_elapsed_time(start, stop), "pool_ints": pool_ints, "chunks": 1,
                            "host_ms": host_ms, "steps": [steps], "ms": (time.perf_counter() - t0) * 1e3,
-                           "upload_ms": cp.cuda.get_elapsed_time(began, staged_at),
-                           "idle_ms": cp.cuda.get_elapsed_time(staged_at, start), "synced_ms": synced_ms})
+                           "synced_ms": synced_ms})
+        if self.timeline:  # upload_ms: the stage's upload and pack on the device; idle_ms: the device's wait from
+            # there to this kernel (the host's choice and submission past the pack, or an earlier launch of the pair)
+            self.stats.update(upload_ms=cp.cuda.get_elapsed_time(began, staged_at),
+                              idle_ms=cp.cuda.get_elapsed_time(staged_at, start))
         return WfaAnswers([steps * g if steps >= 0 else None], [end2],
                           [int(out[2]) if traceback and mode == "infix" else 0], cigar,
                           None if cigar is None else [0, len(cigar)])
