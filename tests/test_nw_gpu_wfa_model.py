@@ -447,7 +447,8 @@ def test_staged_pairs_taken_or_declined(solver, monkeypatch):
     """GpuSolver.try_wfa stages each pair (its letters uploaded and packed) before the sample and the
     choice: similar pairs then launch from the staged letters (BiWFA, score and alignment), unrelated
     ones are declined after their stage, and the next stage grows the workspace past a declined one's
-    (waiting for its copy first): every answer the reference's, every CIGAR re-scored."""
+    (waiting for its copy first): every answer the reference's, every CIGAR re-scored; the stage's device times
+    (upload_ms, idle_ms) where the solver's timeline asks for them, else none."""
     from splicedalign.workloads.nw.gpu.solver import GpuSolver
 
     monkeypatch.setattr(wfa, "WORKSPACE_MIN", 256)
@@ -465,6 +466,7 @@ def test_staged_pairs_taken_or_declined(solver, monkeypatch):
         pair = Pair(f"p{k}", "a", "b", a, b)
         want = reference.solve(pair, costs, traceback=False, mode="global").score
         for traceback in (False, True):
+            solver.timeline = traceback  # (the stage's events, upload_ms and idle_ms, where asked)
             got = gpu.try_wfa(pair, costs, traceback, "global", time.perf_counter())
             assert solver._workspace.size >= wfa.SINGLE_META + pair.n + pair.m
             if got is None:
@@ -472,7 +474,10 @@ def test_staged_pairs_taken_or_declined(solver, monkeypatch):
                 assert k % 2, "a similar pair declined"
                 continue
             assert got.score == want and solver.stats["bi"], (pair.name, traceback)
-            assert solver.stats["upload_ms"] >= 0 and solver.stats["idle_ms"] >= 0
+            if traceback:
+                assert solver.stats["upload_ms"] >= 0 and solver.stats["idle_ms"] >= 0
+            else:
+                assert "upload_ms" not in solver.stats and "idle_ms" not in solver.stats
             if traceback:
                 assert cigar_cost(got.cigar, pair.a, pair.b, costs) == want
     assert declined
