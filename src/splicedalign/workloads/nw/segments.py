@@ -69,6 +69,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -112,11 +113,11 @@ class Pieces:
 SolvePieces = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], Pieces]
 
 
-@dataclass(frozen=True)
-class Segmented:
+class Segmented(NamedTuple):
     """A certified answer: the optimal score, its end column, the pieces' runs one after another (last
     piece first: an optimal alignment's runs, ``runs``; none, each piece's ``used`` 0, where a device's check
-    was asked for the score only: ``WfaSolver.checked``), and the rounds it took."""
+    was asked for the score only: ``WfaSolver.checked``), and the rounds it took (a NamedTuple: ~0.2 us to make on
+    the 2-core development host, the frozen dataclass ~0.55, after a certified round's wait)."""
 
     score: int
     end2: int

@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -116,8 +116,7 @@ GUESS_DIVERGENCE = 0.015
 GUESS_HEAD, GUESS_HEAD_SLACK, GUESS_HEAD_WORK = 512, 2.0, 4096
 
 
-@dataclass(frozen=True)
-class Guess:
+class Guess(NamedTuple):
     """A first round queued on a guessed band (``GpuSolver.guess_round``): the band's half-width, the round."""
 
     width: int

@@ -674,10 +674,10 @@ def _layout(buffer: Any) -> dict[str, Any]:
             for name, (at, dtype, count) in SINGLE_LAYOUT.items()}
 
 
-@dataclass(frozen=True)
-class QueuedPieces:
+class QueuedPieces(NamedTuple):
     """A round of pieces queued on the pair's stream (``WfaSolver.queue_pieces``): what its copy back and check
-    read. ``back``: the answers (batch.OUT int32 a piece), then the runs (at ``runs``, ``runs_each`` a piece);
+    read (a NamedTuple: ~0.3 us to make on the 2-core development host, the frozen dataclass ~0.85, under a guessed
+    round). ``back``: the answers (batch.OUT int32 a piece), then the runs (at ``runs``, ``runs_each`` a piece);
     ``table_from``: the pack table's sources (a window's at 2 k + 1: n + its first column); ``times``: the host's
     clock at the round's start, its plan's end, its allocations' end, its launches' end. ``c0``: each piece's
     window's first column; None for a round planned on the device (``queue_round``), whose ``band`` (n, m, lo, hi)
