@@ -177,6 +177,7 @@ def kernel_threads(pair, costs, expected: float, repeats: int) -> None:
     rows = int((r1 - r0).max())
     steps, pool = segments.piece_caps(rate, rows, g)
     solver = wfa.WfaSolver()
+    solver.timeline = True  # (each round's device time)
     solver.stage(pair, costs)
     print(f"kernel alone: {r0.size} pieces (rows <= {rows}, windows <= {int((c1 - c0).max())} columns, w {width}, "
           f"cap {steps} steps)")

@@ -812,9 +812,11 @@ def test_a_rounds_merged_pieces_run_first(solver, monkeypatch):
     assert first_room[count] == 0
 
 
-def test_a_warm_round_is_two_events_and_one_driver_launch(solver, monkeypatch):
+@pytest.mark.parametrize("timeline", (False, True))
+def test_a_warm_round_is_one_event_and_one_driver_launch(solver, timeline, monkeypatch):
     """queue_round's host chain on a warm solver (the same pair's round again): the round's start event is also the
-    mark abort waits for, so the round records two events (start, stop), not three; its one launch goes through
+    mark abort waits for, so the round records one event (start; its stop too, two, where the solver's timeline
+    asks for the round's device time: round_stats' device ms, else NaN); its one launch goes through
     device.launch (the driver's cuLaunchKernel with the solver's one ArgumentSlots: the same parameter array every
     round), none through a CuPy kernel call; no device array and no pinned buffer is made, the pinned buffers'
     addresses kept (WfaSolver.pinned_at; a regrown buffer's is its own); both rounds certify the reference's score
@@ -836,6 +838,7 @@ def test_a_warm_round_is_two_events_and_one_driver_launch(solver, monkeypatch):
     pinned = device.empty_pinned
     monkeypatch.setattr(device, "empty_pinned", lambda *args: made.append(args) or pinned(*args))
     answers = []
+    solver.timeline = timeline
     for warm in (False, True):
         assert solver.stage(pair, costs)
         records.clear()
@@ -844,9 +847,11 @@ def test_a_warm_round_is_two_events_and_one_driver_launch(solver, monkeypatch):
         assert queued is not None
         if warm:
             _, _, _, start, stop = solver.one_stream()
-            assert records == [start, stop] and queued.queued.uploaded is start, records
+            assert records == ([start, stop] if timeline else [start]) and queued.queued.uploaded is start, records
             assert made == [], made
+        solver.stats = {}
         got = solver.checked(queued)
+        assert np.isnan(solver.stats["pieces"][0][3]) != timeline, solver.stats
         answers.append((got.score, got.end2) if isinstance(got, segments.Segmented) else None)
     assert len(launches) == 2 and launches[0] is launches[1]
     for role, grow in (("checked", solver.check_room), ("got", solver.piece_back)):  # (the addresses it passes)
@@ -864,20 +869,32 @@ def test_a_warm_round_is_two_events_and_one_driver_launch(solver, monkeypatch):
 def test_a_stage_records_its_events_only_for_a_timeline(solver, monkeypatch):
     """WfaSolver.stage (every single pair's first step, on its path to the round's launch) queues its upload and no
     event; with ``timeline`` set it records the upload's start and end (one_stream's began and staged: the timeline's
-    dev stage and dev idle), and pack_staged records staged again after its pack."""
+    dev stage and dev idle), and pack_staged records staged again after its pack. A round planned on the host
+    (solve_pieces) records the mark abort waits for, and its kernel's start and stop only with ``timeline`` (its
+    device ms NaN without)."""
     from test_nw_gpu_batch_model import FakeEvent
 
-    costs, pair = guessed_round(solver, monkeypatch, 2762)[:2]
+    from splicedalign.workloads.nw import segments
+
+    costs, pair, lo, hi, _, _, caps = guessed_round(solver, monkeypatch, 2762)
+    _, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
     records = []
     record = FakeEvent.record
     monkeypatch.setattr(FakeEvent, "record", lambda self, stream=None: records.append(self) or record(self, stream))
-    _, began, staged, _, _ = solver.one_stream()
-    for timeline, want in ((False, []), (True, [began, staged, staged])):
+    _, began, staged, start, stop = solver.one_stream()
+    uploaded = solver.abort_parts()[2]
+    for timeline, want, round_want in ((False, [], [uploaded]), (True, [began, staged, staged],
+                                                                  [uploaded, start, stop])):
         solver.timeline = timeline
         records.clear()
         assert solver.stage(pair, costs)
         solver.pack_staged()
         assert records == want, (timeline, records)
+        records.clear()
+        solver.stats = {}
+        got = solver.solve_pieces(pair, costs, r0, r1, c0, c1, *caps)
+        assert records == round_want and (got.score >= 0).all(), (timeline, records)
+        assert np.isnan(solver.stats["pieces"][0][3]) != timeline, solver.stats
 
 
 def test_argument_slots_pass_each_launchs_values(monkeypatch):

@@ -428,7 +428,8 @@ class GpuSolver:
         cigar = got.cigar() if traceback else None
         solver.stats["text_ms"] = (time.perf_counter() - t1) * 1e3
         self.passes = got.rounds
-        self.kernel_ms = sum(r[3] for r in solver.stats.get("pieces", []))  # (the rounds' pack and sweep)
+        # (the rounds' pack and sweep: NaN unless the WfaSolver's timeline asked for their events)
+        self.kernel_ms = sum(r[3] for r in solver.stats.get("pieces", []))
         return Result(got.score, pair.cells, self.name, time.perf_counter() - started, cigar, 0, got.end2,
                       segments.ALGORITHM)
 

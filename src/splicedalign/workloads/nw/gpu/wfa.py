@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import statistics
 import struct
 import time
@@ -795,9 +796,11 @@ class WfaSolver:
         self._pinned_at: dict[str, tuple[np.ndarray, int]] = {}  # those two buffers' addresses (pinned_at)
         self._aborts: tuple[Any, np.ndarray, Any] | None = None  # abort_parts
         self._round_args: device.ArgumentSlots | None = None  # queue_round's launch arguments, by value
-        # the stage's events (its upload's start and end on the device: launch_one's upload_ms and idle_ms, the
-        # timeline's dev stage and dev idle) recorded only where asked (scripts/timeline_nw_segments.py): two event
-        # records on every solve's path to its launch otherwise, for statistics nothing reads
+        # the events that time the device for statistics alone (the stage's upload: launch_one's upload_ms and
+        # idle_ms, the timeline's dev stage and dev idle; a round's kernel: round_stats' device ms, GpuSolver.kernel_ms
+        # of segments) recorded only where asked (scripts/timeline_nw_segments.py, profile_nw_wfa.py): otherwise
+        # three event records on a guessed round's path to its launch (round 19, H100 host: the round's launch call
+        # with its two records ~0.010 ms) and a query after its wait
         self.timeline = False
         self.shared_bytes = SHARED_BYTES
         self.multiprocessors = 132  # (an H100's; the device's own below)
@@ -1385,7 +1388,8 @@ class WfaSolver:
         with stream:
             if self.poison:
                 poison(pool, back, bases, ring)
-            start.record(stream)
+            if self.timeline:
+                start.record(stream)
             if not staged:
                 self.kernel(PACK)((2 * count,), (PACK_THREADS,), (
                     ws.raw, pointer["from"], pointer["size"], pointer["to"], pointer["words"], pointer["pad"],
@@ -1394,7 +1398,8 @@ class WfaSolver:
                 packed, pointer["desc"], self.reach_device(x, o, e, max_steps, gap_start), "infix", x, o, e, max_steps,
                 config, ring, pool, pointer["pool_top"], pool_ints, bases, runs, back, gap_start=gap_start),
                 shared_mem=config.smem)
-            stop.record(stream)
+            if self.timeline:
+                stop.record(stream)
         return QueuedPieces(count, runs_each, g, c0, back, runs, pointer["from"], (t0, t1, t2, time.perf_counter()),
                             pointer["pool_top"], uploaded)
 
@@ -1467,11 +1472,13 @@ class WfaSolver:
         if self.poison:
             with stream:
                 poison(pool, back, bases, ring, table_from, checked, got)  # (the host's two at once)
-        # two events, not three: the round's start is also the mark abort waits for (its counters were uploaded by
-        # the stage, before it); the launch by the driver's own call with the solver's slots (device.launch)
+        # one event (its stop too with a timeline): the round's start is also the mark abort waits for (its counters
+        # were uploaded by the stage, before it); the launch by the driver's own call with the solver's slots
+        # (device.launch)
         start.record(stream)
         device.launch(kernel, asked, config.threads, arguments, smem, stream)
-        stop.record(stream)
+        if self.timeline:
+            stop.record(stream)
         queued = QueuedPieces(asked, runs_each, g, None, back, np.uint64(runs), table_from,
                               (t0, t1, t2, time.perf_counter()),
                               np.uint64(counters), start, (pair.n, pair.m, lo, hi))
@@ -1523,14 +1530,14 @@ class WfaSolver:
 
     def round_stats(self, queued: QueuedPieces) -> None:
         """A round's times, after its wait: host ms to the plan, the uploads and allocations, the launches;
-        the pack and sweep on the device; the whole round (unrounded: five round() calls took ~2 us of the
-        development host after a certified round's wait)."""
+        the pack and sweep on the device (NaN unless ``timeline``: no events timed them); the whole round
+        (unrounded: five round() calls took ~2 us of the development host after a certified round's wait)."""
         self._staged_only = False
         t0, t1, t2, t3 = queued.times
         _, _, _, start, stop = self.one_stream()
+        device_ms = self.cp.cuda.get_elapsed_time(start, stop) if self.timeline else math.nan
         self.stats.setdefault("pieces", []).append(
-            [(t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, self.cp.cuda.get_elapsed_time(start, stop),
-             (time.perf_counter() - t0) * 1e3])
+            [(t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, device_ms, (time.perf_counter() - t0) * 1e3])
 
     def piece_back(self, ints: int) -> np.ndarray:
         """``solve_pieces``' copy back (the answers, then the runs): ``ints`` int32 of a pinned buffer, grown on
