@@ -429,7 +429,7 @@ class GpuSolver:
         solver.stats["text_ms"] = (time.perf_counter() - t1) * 1e3
         self.passes = got.rounds
         # (the rounds' pack and sweep: NaN unless the WfaSolver's timeline asked for their events)
-        self.kernel_ms = sum(r[3] for r in solver.stats.get("pieces", []))
+        self.kernel_ms = sum([r[3] for r in solver.stats.get("pieces", [])])
         return Result(got.score, pair.cells, self.name, time.perf_counter() - started, cigar, 0, got.end2,
                       segments.ALGORITHM)
 

@@ -262,7 +262,7 @@ class Launch(NamedTuple):
 
     @property
     def ring_bytes(self) -> int:
-        return 4 * self.rows * self.stride
+        return ring_bytes_of(self.ring, self.gap_ring, self.stride)
 
     @property
     def rows(self) -> int:
@@ -270,9 +270,18 @@ class Launch(NamedTuple):
 
     @property
     def smem(self) -> int:
-        """Dynamic shared memory a block: the ring (if there), 8-byte aligned, the sequences (if there)."""
-        ring = -(-self.ring_bytes // 8) * 8 if self.shared else 0
-        return ring + (self.seq_bytes if self.seqs_shared else 0)
+        return launch_smem(self.ring_bytes, self.seq_bytes, self.shared, self.seqs_shared)
+
+
+def ring_bytes_of(ring: int, gap_ring: int, stride: int) -> int:
+    """Bytes of a ring of ``ring`` M rows and ``gap_ring`` I and D rows each, ``stride`` ints a row."""
+    return 4 * (ring + 2 * gap_ring) * stride
+
+
+def launch_smem(ring_bytes: int, seqs: int, shared: bool, seqs_shared: bool) -> int:
+    """Dynamic shared memory a block: the ring (``ring_bytes``, if there), 8-byte aligned, the sequences (``seqs``
+    bytes, if there)."""
+    return (-(-ring_bytes // 8) * 8 if shared else 0) + (seqs if seqs_shared else 0)
 
 
 def packed_words(length: np.ndarray) -> np.ndarray:
@@ -301,10 +310,10 @@ def fit_launch(reach_max: int, stride: int, seqs: int, x: int, o: int, e: int, m
     letters (``seqs`` bytes), in plain integers (a single pair's launch has them without a numpy pass)."""
     ring, gap_ring, arrays = ring_size(x, o, e), gap_ring_size(o, e), wavefront_arrays(o)
     threads = max(32, min(threads, -(-stride // 32) * 32))
+    ring_bytes = ring_bytes_of(ring, gap_ring, stride)  # (only the choice that fits made a Launch)
     for shared, seqs_shared in ((True, True), (False, True), (True, False), (False, False)):
-        chosen = Launch(threads, ring, gap_ring, stride, reach_max, max_steps, shared, arrays, seqs, seqs_shared)
-        if chosen.smem <= shared_bytes:
-            return chosen
+        if launch_smem(ring_bytes, seqs, shared, seqs_shared) <= shared_bytes:
+            return Launch(threads, ring, gap_ring, stride, reach_max, max_steps, shared, arrays, seqs, seqs_shared)
     raise AssertionError("unreachable")
 
 
@@ -779,7 +788,7 @@ class WfaSolver:
         self.pinned = device.PinnedBuffers()
         self.stats: dict[str, Any] = {}
         self._reach: dict[tuple[int, int, int, bool], np.ndarray] = {}
-        self._reach_top: dict[tuple[int, int, int, bool], np.ndarray] = {}  # each table's running max (reach)
+        self._reach_top: dict[tuple[int, int, int, bool], list[int]] = {}  # each table's running max (reach)
         self._sums: dict[tuple[int, int, int], ReachSums] = {}
         self._kernels: dict[str, Any] = {}
         self._streams: tuple[Any, list[Any], Any] | None = None
@@ -831,16 +840,20 @@ class WfaSolver:
         if have is None or have.size <= steps:
             have = reach_table(x, o, e, max(steps, 1024), gap_start)
             self._reach[key] = have
-            self._reach_top[key] = np.maximum.accumulate(have)  # (reach_max's, made with its table)
+            self._reach_top[key] = np.maximum.accumulate(have).tolist()  # (reach_max's, made with its table)
             if not gap_start:  # (the sums are the plain table's)
                 self._sums.pop((x, o, e), None)
         return have[:steps + 1]
 
     def reach_max(self, x: int, o: int, e: int, steps: int, gap_start: bool = False) -> int:
         """The widest reach of ``reach``'s table up to score ``steps``: its running maximum, kept with the table
-        (NumPy's max over the table took 1.2-3 us of the 2-core development host a round)."""
-        self.reach(x, o, e, steps, gap_start)  # (the table and its running maximum, grown where shorter)
-        return int(self._reach_top[(x, o, e, gap_start)][steps])
+        (NumPy's max over the table took 1.2-3 us of the 2-core development host a round), as a list of ints (the
+        table's slice and a NumPy item's int took ~0.4 us more)."""
+        top = self._reach_top.get((x, o, e, gap_start))
+        if top is None or len(top) <= steps:
+            self.reach(x, o, e, steps, gap_start)  # (the table and its running maximum, grown where shorter)
+            top = self._reach_top[(x, o, e, gap_start)]
+        return top[steps]
 
     def sums(self, x: int, o: int, e: int, steps: int) -> ReachSums:
         """The ReachSums of (x, o, e)'s reach table, at least ``steps`` + 1 scores (kept with it)."""
