@@ -360,7 +360,8 @@ class GpuSolver:
         lo, hi, bound, shape, (max_steps, pool_steps) = segments.first_round(costs, mode, pair.n, pair.m, width, rate,
                                                                              g, segments.ROWS, True)
         threads = self.round_threads(shape[1])
-        queued = self.wfa.queue_round(pair, costs, mode, lo, hi, shape, max_steps, pool_steps, threads, bound, traceback)
+        queued = self.wfa.queue_round(pair, costs, mode, lo, hi, shape, max_steps, pool_steps, threads, bound,
+                                      traceback)
         if queued is not None:
             return queued
         cuts, r0, r1, c0, c1 = segments.first_asks(pair.n, pair.m, lo, hi, segments.ROWS, True)
