@@ -12,7 +12,10 @@ command line end to end. Prints one table last: target, what, value, threshold, 
    the first paper set again (its cached plan: the kernel without the feed). Each paper score
    call's fed launch is printed on one clock (``GpuSolver.fed_ms``: set-up, kernel queued and
    started, each window written and ready, kernel ended), with the host's stolen ticks, the
-   process's page faults and context switches over the call (read outside its timing).
+   process's page faults and context switches over the call (read outside its timing). After its calls each
+   process times its host planning a paper set alone (the device hosts' slow periods stretch every host stage
+   ~1.5-2x for whole calls): the paper score's GCUPS is also printed for the processes on a quick host and the
+   others apart, a reading beside the rows. The previous call's Results are let go of before each call's clock.
 2. The CLI end to end: ``python -m splicedalign.cli -q align --manifest`` on a written paper
    set (1,010 cases), wall time of fresh processes after the install step (``python -m
    splicedalign.kernels host``: numba's host code, the package's bytecode and the bytecode of the
