@@ -4,6 +4,7 @@ paths) or on the host (``host_traceback``: ``trace_chain`` from the exons' last 
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 import os
 import time
@@ -23,6 +24,7 @@ from splicedalign.workloads.spliced.records import ExonAlignment, Result, Scorin
 
 TRACE_THREADS = os.cpu_count() or 1  # the host traceback's thread pool
 _NAME = operator.attrgetter("name")
+_RESULT_FIELDS = dict.fromkeys(f.name for f in dataclasses.fields(Result))  # (pending's template: every field)
 
 
 class Exons(NamedTuple):
@@ -152,8 +154,7 @@ def pending(solver: str, batch: Sequence[TestCase], exons: Exons) -> Pending:
     the ~2 ms its kernel runs on."""
     by_input = np.empty(exons.input_index.size, dtype=np.int64)
     heads, ends, count = exons.exon_start[:-1].tolist(), exons.exon_start[1:].tolist(), len(batch)
-    template = {"case": "", "solver": solver, "score": 0, "cells": 0, "seconds": 0.0, "chain": None, "alignment": None,
-                "last_row_scores": None, "extra": None}
+    template = _RESULT_FIELDS | {"solver": solver, "score": 0, "seconds": 0.0}  # (the others set below or None)
     extra = {"seconds_score": 0.0, "seconds_traceback": 0.0, "batch_cases": count, "batch_seconds_score": 0.0}
     results = []
     for name, cells, a, b in zip(map(_NAME, batch), exons.cells.tolist(), heads, ends):
