@@ -392,7 +392,7 @@ def target1(args, seed: int, gpu: bool, table: Table, record: dict) -> None:
         med = {k: statistics.median(r[k]["seconds"] for r in runs) for k in runs[0] if k not in NOT_CALLS}
         # each process solves its own sets (a paper set: 12.8-17.4 Gcells across seeds): a row is the median of
         # the processes' own GCUPS, and traced / score compares time per cell (the traced set is another)
-        gcups = {k: statistics.median(r[k]["cells"] / r[k]["seconds"] / 1e9 for r in runs) for k in med}
+        gcups = {k: statistics.median(call_gcups(r[k]) for r in runs) for k in med}
         print("  target 1 stages of the first process: "
               + "; ".join(f"{k}: {json.dumps({s: round(v, 4) for s, v in runs[0][k]['stages'].items()})}"
                           f" kernels {runs[0][k]['kernel_ms']:.1f} ms" for k in med), flush=True)
@@ -422,6 +422,11 @@ def target1(args, seed: int, gpu: bool, table: Table, record: dict) -> None:
 
 
 
+def call_gcups(call: dict) -> float:
+    """A timed call's GCUPS (SOLVE_PROBE's record of it)."""
+    return call["cells"] / call["seconds"] / 1e9
+
+
 def by_host_speed(runs: list[dict]) -> str:
     """The paper score's GCUPS of the processes whose host planned a paper set within QUICK_HOST of the quickest
     process's time (SOLVE_PROBE's "host planning ms"), against the others': how much of a row's spread is the
@@ -431,8 +436,7 @@ def by_host_speed(runs: list[dict]) -> str:
     slow = [r for r in runs if r["host planning ms"] > quickest * QUICK_HOST]
 
     def paper(rs: list[dict]) -> str:
-        return (f"{statistics.median(r['paper score']['cells'] / r['paper score']['seconds'] / 1e9 for r in rs):,.0f}"
-                if rs else "-")
+        return f"{statistics.median(call_gcups(r['paper score']) for r in rs):,.0f}" if rs else "-"
     return (f"host planning {quickest:.2f}-{max(r['host planning ms'] for r in runs):.2f} ms; paper score GCUPS "
             f"median {paper(quick)} in the {len(quick)} process(es) within {QUICK_HOST:g}x of the quickest host, "
             f"{paper(slow)} in the other {len(slow)}")
