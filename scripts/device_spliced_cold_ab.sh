@@ -10,7 +10,9 @@
 # set, is a folder put first on that arm's PYTHONPATH (a sitecustomize.py that sets a tuning, say). Each tree's numba
 # host code is compiled first (`python -m splicedalign.kernels host`, in parallel); CHECK names the arm whose spliced
 # GPU tests and `device_spliced.py --random RANDOM_CASES` (0: none) run before the rounds. No process starts after
-# END seconds. Wheels under .whl/ (pytest-xdist, for the tests) are installed into /tmp/site first. Logs under $OUT.
+# END seconds, and none runs past END + 60 (a call's limit must leave room for the summary after that). A fresh
+# machine's first ~5 minutes are slow, host and GPU (round 25: replay kernels 42-70 ms against ~12): put the checks
+# (CHECK) first. Wheels under .whl/ (pytest-xdist, for the tests) are installed into /tmp/site first. Logs under $OUT.
 set -u
 OUT=${OUT:-device_out}; mkdir -p "$OUT"; OUT=$(realpath "$OUT")
 ROOT=$PWD
@@ -39,7 +41,7 @@ for r in $(seq 1 "${ROUNDS:-5}"); do
     name=${arm%%=*}
     [ "$SECONDS" -gt "${END:-540}" ] && break 2
     extra=PP_$name; path=src:/tmp/site; [ -n "${!extra:-}" ] && path=$ROOT/${!extra}:$path
-    (cd "${TREE[$name]}" && PYTHONPATH=$path python3 benchmarks/spliced_cold.py --targets 1 --processes 1 \
+    (cd "${TREE[$name]}" && PYTHONPATH=$path timeout $(( ${END:-540} + 60 - SECONDS )) python3 benchmarks/spliced_cold.py --targets 1 --processes 1 \
        --seed $(( ${SEED0:-2440000} + 1000 * r )) --out "/tmp/cold_${name}_$r" > "$OUT/cold_${name}_$r.log" 2>&1)
     cp "/tmp/cold_${name}_$r/cold.json" "$OUT/cold_${name}_$r.json" 2>/dev/null || echo "$name round $r: no cold.json"
   done
