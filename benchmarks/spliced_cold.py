@@ -12,10 +12,8 @@ command line end to end. Prints one table last: target, what, value, threshold, 
    the first paper set again (its cached plan: the kernel without the feed). Each paper score
    call's fed launch is printed on one clock (``GpuSolver.fed_ms``: set-up, kernel queued and
    started, each window written and ready, kernel ended), with the host's stolen ticks, the
-   process's page faults and context switches over the call (read outside its timing). After its calls each
-   process times its host planning a paper set alone (the device hosts' slow periods stretch every host stage
-   ~1.5-2x for whole calls): the paper score's GCUPS is also printed for the processes on a quick host and the
-   others apart, a reading beside the rows. The previous call's Results are let go of before each call's clock.
+   process's page faults and context switches over the call (read outside its timing). The
+   previous call's Results are let go of before each call's clock.
 2. The CLI end to end: ``python -m splicedalign.cli -q align --manifest`` on a written paper
    set (1,010 cases), wall time of fresh processes after the install step (``python -m
    splicedalign.kernels host``: numba's host code, the package's bytecode and the bytecode of the
@@ -66,8 +64,7 @@ SRC = REPO / "src"
 COLD_GCUPS_PAPER, COLD_GCUPS_TEN, TRACED_RATIO = 1_000, 1_500, 2.0
 CLI_SCORE_S, CLI_GFF3_S, CLI_MULTICORE_S = 1.0, 1.5, 3.0
 READ_MB_S, CLI_OVERHEAD_S, COLD_CACHE_S = 100.0, 1.0, 1.0
-NOT_CALLS = ("warm-up", "host planning ms")  # SOLVE_PROBE's keys that are not timed calls
-QUICK_HOST = 1.2  # by_host_speed: a process's host planning within this factor of the quickest process's
+NOT_CALLS = ("warm-up",)  # SOLVE_PROBE's keys that are not timed calls
 FIRST_CALL_MS = 2.0  # a fresh process's first solve over a later one's (issue 22's first-call work)
 
 SOLVE_PROBE = r"""
@@ -110,17 +107,6 @@ for name, cases in sets.items():
                  "fed_ms": None if fed is None else fed._asdict(), "freed_before_ms": freed * 1e3,
                  "usage": dict(zip(("steal", "minflt", "majflt", "nvcsw", "nivcsw"),
                                    (b - a for a, b in zip(before, usage()))))}
-# the host's speed in this process, read after the timed calls (so that it warms nothing they use): the warm-up's
-# paper set fed on the host alone (the cold score call's largest host piece; median of 3, ms). The device hosts
-# have slow periods of whole calls (every host stage ~1.5-2x), which this shows beside each process's figures.
-from splicedalign.workloads.spliced.gpu.feed import fed_on_host, host_feed
-from splicedalign.workloads.spliced.gpu.launch import TUNING
-times = []
-for _ in range(3):
-    t = time.perf_counter()
-    fed_on_host(host_feed(warm[0], TUNING))
-    times.append((time.perf_counter() - t) * 1e3)
-out["host planning ms"] = sorted(times)[1]
 print(json.dumps(out))
 """
 
@@ -401,9 +387,7 @@ def target1(args, seed: int, gpu: bool, table: Table, record: dict) -> None:
                 print(f"  target 1 process {p}, {key}: {fed_timeline(run[key])}", flush=True)
             again = run["paper score replay"]
             print(f"  target 1 process {p}, the paper set again (its cached plan): kernels {again['kernel_ms']:.2f} "
-                  f"ms, call {again['seconds'] * 1e3:.2f} ms; the host's planning of a paper set after the calls "
-                  f"{run['host planning ms']:.2f} ms", flush=True)
-        print(f"  target 1 by the host's speed: {by_host_speed(runs)}", flush=True)
+                  f"ms, call {again['seconds'] * 1e3:.2f} ms", flush=True)
         for key, goal in (("paper score", COLD_GCUPS_PAPER), ("10 sets score", COLD_GCUPS_TEN)):
             g = gcups[key]
             table.add("1", f"cold {key}: GCUPS ({med[key]:.3f} s)", g, f">= {goal:,}", g >= goal, "{:,.0f}")
@@ -425,21 +409,6 @@ def target1(args, seed: int, gpu: bool, table: Table, record: dict) -> None:
 def call_gcups(call: dict) -> float:
     """A timed call's GCUPS (SOLVE_PROBE's record of it)."""
     return call["cells"] / call["seconds"] / 1e9
-
-
-def by_host_speed(runs: list[dict]) -> str:
-    """The paper score's GCUPS of the processes whose host planned a paper set within QUICK_HOST of the quickest
-    process's time (SOLVE_PROBE's "host planning ms"), against the others': how much of a row's spread is the
-    host's slow periods. A reading beside the rows, not a row (a user meets slow hosts too)."""
-    quickest = min(r["host planning ms"] for r in runs)
-    quick = [r for r in runs if r["host planning ms"] <= quickest * QUICK_HOST]
-    slow = [r for r in runs if r["host planning ms"] > quickest * QUICK_HOST]
-
-    def paper(rs: list[dict]) -> str:
-        return f"{statistics.median(call_gcups(r['paper score']) for r in rs):,.0f}" if rs else "-"
-    return (f"host planning {quickest:.2f}-{max(r['host planning ms'] for r in runs):.2f} ms; paper score GCUPS "
-            f"median {paper(quick)} in the {len(quick)} process(es) within {QUICK_HOST:g}x of the quickest host, "
-            f"{paper(slow)} in the other {len(slow)}")
 
 
 def fed_timeline(call: dict) -> str:

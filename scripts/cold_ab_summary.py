@@ -16,7 +16,7 @@ from pathlib import Path
 
 def per_call(run: dict) -> dict[str, float]:
     """One process's figures: GCUPS of the paper and 10-set score calls, the traced / score ratios (time per
-    cell), the paper score call's ms, its last window and kernel end (fed clock), the host's planning ms."""
+    cell), the paper score call's ms, its last window and kernel end (fed clock)."""
     def gcups(key: str) -> float:
         return run[key]["cells"] / run[key]["seconds"] / 1e9
 
@@ -27,8 +27,7 @@ def per_call(run: dict) -> dict[str, float]:
             "1t/1s": ratio("paper traced", "paper score"), "10t/10s": ratio("10 sets traced", "10 sets score"),
             "call ms": run["paper score"]["seconds"] * 1e3,
             "last window ms": fed["written"][-1] if fed else float("nan"),
-            "kernel end ms": fed.get("ended", float("nan")),
-            "host planning ms": run.get("host planning ms", float("nan"))}
+            "kernel end ms": fed.get("ended", float("nan"))}
 
 
 def main() -> int:
