@@ -39,9 +39,10 @@ def main() -> int:
             stats = gpu.wfa.stats if gpu.wfa is not None else {}
             pieces = " ".join(f"{k} {stats[k]:.3f}" for k in ("choice_ms", "host_ms", "upload_ms", "idle_ms",
                                                                "synced_ms", "ms", "kernel_ms") if k in stats)
+            kernel = "-" if gpu.kernel_ms is None else f"{gpu.kernel_ms:.3f}"  # (segments: known with a timeline)
             print(f"{args.tag} {name:<10} {'cigar' if traceback else 'score'} {timing.median * 1e3:.3f} ms "
                   f"({timing.min * 1e3:.3f}-{timing.max * 1e3:.3f}, {len(timing.runs)} calls) "
-                  f"kernel {gpu.kernel_ms:.3f} | {pieces}",
+                  f"kernel {kernel} | {pieces}",
                   flush=True)
     if args.cprofile:
         pair = case_pair(args.cases[0])

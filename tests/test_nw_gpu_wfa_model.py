@@ -672,6 +672,7 @@ def test_guessed_first_round_on_host(solver, mode, monkeypatch):
                     if kind == "similar":  # (no pack launch: the round's blocks pack their own letters)
                         assert got.algorithm == segments.ALGORITHM and trace.rounds == 1, (pair.name, trace)
                         assert packs == [], packs
+                        assert gpu.kernel_ms is None  # (its rounds' device time: only where a timeline asks)
                     else:  # (segments went on from the guess's round, then widened: certified or handed on)
                         assert trace.widened == 1 and trace.rounds >= 2, (pair.name, trace)
                 seen.add(kind)

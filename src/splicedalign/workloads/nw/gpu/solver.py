@@ -429,8 +429,9 @@ class GpuSolver:
         cigar = got.cigar() if traceback else None
         solver.stats["text_ms"] = (time.perf_counter() - t1) * 1e3
         self.passes = got.rounds
-        # (the rounds' pack and sweep: NaN unless the WfaSolver's timeline asked for their events)
-        self.kernel_ms = sum([r[3] for r in solver.stats.get("pieces", [])])
+        # the rounds' pack and sweep where the WfaSolver's timeline asked for their events; else unknown (None: the
+        # pipeline's records say null, not NaN)
+        self.kernel_ms = sum([r[3] for r in solver.stats.get("pieces", [])]) if solver.timeline else None
         return Result(got.score, pair.cells, self.name, time.perf_counter() - started, cigar, 0, got.end2,
                       segments.ALGORITHM)
 
