@@ -13,12 +13,15 @@ import statistics
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # (run from a device kit: no install there)
+from splicedalign.core.timing import gcups as cell_rate  # noqa: E402
+
 
 def per_call(run: dict) -> dict[str, float]:
     """One process's figures: GCUPS of the paper and 10-set score calls, the traced / score ratios (time per
     cell), the paper score call's ms, its last window and kernel end (fed clock)."""
     def gcups(key: str) -> float:
-        return run[key]["cells"] / run[key]["seconds"] / 1e9
+        return cell_rate(run[key]["cells"], run[key]["seconds"])
 
     def ratio(traced: str, score: str) -> float:
         return gcups(score) / gcups(traced)
