@@ -367,3 +367,56 @@ def test_recording_launches_sized_at_their_width():
         assert size == int(bare[sel].sum()) + moves, (len(sel), size)
     assert False in kinds, "no throughput launch: the test's budgets need more cases a launch"
     assert sum(sizes) < int(wide.sum())  # (the bound at the wider width counts more)
+
+
+def test_the_cases_of_batches_let_go_are_freed_while_a_call_waits(monkeypatch):
+    """A batch the cache lets go of (CACHE_BATCHES) is freed on the packer thread, but its cases
+    (where the cache held their last reference: freeing a paper set's took the H100 host
+    milliseconds after the kernel) wait in the solver until a call waits for its kernels, then go
+    RELEASE_CASES at a time while the device has not reached the event waited for; beyond
+    BURIED_CASES waiting they go with the batch."""
+    import weakref
+    from types import SimpleNamespace
+
+    fake_gpu(monkeypatch, _fake_function)
+    monkeypatch.setattr(solver_module, "CACHE_BATCHES", 1)
+    monkeypatch.setattr(solver_module, "RELEASE_CASES", 2)
+    monkeypatch.setattr(solver_module, "BURIED_CASES", 8)
+
+    class Case:  # (only its identity matters here)
+        pass
+
+    made: list[weakref.ref] = []
+
+    def batch(count: int) -> SimpleNamespace:
+        cases = tuple(Case() for _ in range(count))
+        made.extend(map(weakref.ref, cases))
+        return SimpleNamespace(cases=cases)
+
+    def alive() -> int:
+        return sum(r() is not None for r in made)
+
+    class Event:  # reached by the device after `left` queries
+        def __init__(self, left: int) -> None:
+            self.left = left
+
+        @property
+        def done(self) -> bool:
+            self.left -= 1
+            return self.left < 0
+
+    solver = GpuSolver()
+    for key, count in (("a", 5), ("b", 3)):
+        with solver._packing():
+            solver._cached((key,), batch(count))
+    assert alive() == 8 and len(solver._buried) == 5  # a let go: its cases wait
+    solver._free_waiting(Event(2))  # two queries before the device reaches it: two pieces
+    assert alive() == 4 and len(solver._buried) == 1
+    solver._free_waiting(Event(0))  # reached: nothing more
+    assert alive() == 4
+    with solver._packing():
+        solver._cached(("c",), batch(9))  # b let go: 4 waiting
+    assert alive() == 13 and len(solver._buried) == 4
+    with solver._packing():
+        solver._cached(("d",), batch(2))  # c let go: 13 waiting > 8, all freed with it on the packer
+    assert alive() == 2 and solver._buried == []

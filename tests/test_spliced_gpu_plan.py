@@ -1115,7 +1115,7 @@ class _FakeCupy:
                 return False
 
             def record(self):  # an event: the work before it ran when it was queued
-                return SimpleNamespace(synchronize=lambda: None)
+                return SimpleNamespace(synchronize=lambda: None, done=True)
 
             def wait_event(self, event):
                 pass

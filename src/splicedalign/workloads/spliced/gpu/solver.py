@@ -82,6 +82,14 @@ SPLIT_FIRST = 2_048
 SPLIT_LEAST = 256
 ROW_STORAGE_KEPT = IN_FLIGHT + 1  # launches' row storage kept filled between calls (GpuSolver._rows)
 CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recently used
+# The cases of the batches the cache lets go of (GpuSolver._cached), where it held their last reference,
+# are freed while a later call waits for its kernels (GpuSolver._free_waiting), RELEASE_CASES at a time: a
+# paper set's 1,010 synthetic cases (55,000 Exon records) took the H100 host 2.5-3.8 ms to free, 10 sets'
+# 9-13 ms, on the packer thread, and a call on never-seen sets that let one go ended 3-21 ms after its
+# kernel (median ~8) where it ended 1-4 ms after it with nothing let go (10 calls each, H100). More than
+# BURIED_CASES of them waiting are freed on the packer thread as the call lets them go.
+RELEASE_CASES = 64
+BURIED_CASES = 50_000
 # The solver's packer thread (GpuSolver._on_packer; a call waits for its work there: _packing) packs
 # each planned launch's uploads into pinned memory (NumPy copies that let go of the GIL: ~206 MB in
 # a 10-set traced call) and frees the batches the cache lets go of (their host plans: ~5 ms a
@@ -551,6 +559,7 @@ class GpuSolver:
         self._move_buffers: dict[int, Any] = {}
         self._packer: ThreadPoolExecutor | None = None  # the solver's packer thread (_packing)
         self._packed: list[Future] = []  # the call's work on it
+        self._buried: list[TestCase] = []  # cases of batches let go of, freed while calls wait (_free_waiting)
 
     def on_device(self, ctype: str) -> bool:
         """Whether a launch with scores of ``ctype`` traces back on the device."""
@@ -560,6 +569,7 @@ class GpuSolver:
         """Forget planned batches (the next call plans and uploads again)."""
         self._cache.clear()
         self._works.clear()
+        self._buried.clear()
         self._let_go()
 
     def _held(self) -> int:
@@ -686,14 +696,29 @@ class GpuSolver:
         self.timing["upload"] += time.perf_counter() - t1
 
     def _cached(self, key: tuple, inputs: _Inputs) -> None:
-        """``inputs`` cached under ``key``, the least recently used batch beyond CACHE_BATCHES let go
-        (freed on the packer thread: _on_packer)."""
+        """``inputs`` cached under ``key``, the least recently used batch beyond CACHE_BATCHES let go:
+        freed on the packer thread (_on_packer) but its cases, which wait in ``_buried`` until a
+        call waits for its kernels (_free_waiting; beyond BURIED_CASES, freed with the batch)."""
         self._cache[key] = inputs
         gone = []
         while len(self._cache) > CACHE_BATCHES:
             gone.append(self._cache.popitem(last=False)[1])
         if gone:
+            for batch in gone:
+                self._buried.extend(batch.cases)
+            if len(self._buried) > BURIED_CASES:
+                gone.append(self._buried)
+                self._buried = []
             self._on_packer(gone.clear)
+
+    def _free_waiting(self, done: Any) -> None:
+        """The cases of batches let go of (_cached), RELEASE_CASES at a time while the device has
+        not reached the event ``done`` (what the caller is about to wait for): where the cache held
+        their last reference, freeing them takes the host milliseconds it would otherwise spend
+        after the kernel, holding the GIL."""
+        buried = self._buried
+        while buried and not done.done:
+            del buried[-RELEASE_CASES:]
 
     @contextmanager
     def _packing(self) -> Iterator[None]:
@@ -1166,6 +1191,7 @@ class GpuSolver:
             got = job.copies.pop(part, None) or self._copies(job, part)
             if part + 1 < len(job.parts):
                 job.copies[part + 1] = self._copies(job, part + 1)
+            self._free_waiting(got.done)
             got.done.synchronize()
             finals, exon_rows, counts = got.finals, got.traced, got.counts
         if part == len(job.parts) - 1:
