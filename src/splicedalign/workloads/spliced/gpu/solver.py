@@ -92,8 +92,8 @@ RELEASE_CASES = 64
 BURIED_CASES = 50_000
 # The solver's packer thread (GpuSolver._on_packer; a call waits for its work there: _packing) packs
 # each planned launch's uploads into pinned memory (NumPy copies that let go of the GIL: ~206 MB in
-# a 10-set traced call) and frees the batches the cache lets go of (their host plans: ~5 ms a
-# launch, H100 host), while the caller's thread collects older launches and queues this one. It
+# a 10-set traced call) and frees the batches the cache lets go of but their cases (RELEASE_CASES),
+# while the caller's thread collects older launches and queues this one. It
 # runs no compiled pass: numba's parallel passes stay on the caller's thread and its one OpenMP team
 # (a planner thread's second team made libgomp count more threads than CPUs and throttle every
 # team's idle spin to 100 rounds, and shared flat.PARALLEL with the caller's passes: ~90 ms of
