@@ -85,9 +85,9 @@ CACHE_BATCHES = 8  # planned batches kept with their device inputs, most recentl
 # The cases of the batches the cache lets go of (GpuSolver._cached), where it held their last reference,
 # are freed while a later call waits for its kernels (GpuSolver._free_waiting), RELEASE_CASES at a time: a
 # paper set's 1,010 synthetic cases (55,000 Exon records) took the H100 host 2.5-3.8 ms to free, 10 sets'
-# 9-13 ms, on the packer thread, and a call on never-seen sets that let one go ended 3-21 ms after its
-# kernel (median ~8) where it ended 1-4 ms after it with nothing let go (10 calls each, H100). More than
-# BURIED_CASES of them waiting are freed on the packer thread as the call lets them go.
+# 9-13 ms. Freed on the packer thread, which a call waits for, a reused solver's calls on never-seen paper
+# sets ended 3.6-24 ms after their kernels (median 7.4-7.7); freed here, 0.9-4.1 ms (median 1.2-1.8; 10
+# calls x 2 each, H100). More than BURIED_CASES of them waiting are freed with the batch as before.
 RELEASE_CASES = 64
 BURIED_CASES = 50_000
 # The solver's packer thread (GpuSolver._on_packer; a call waits for its work there: _packing) packs
