@@ -1184,6 +1184,7 @@ class GpuSolver:
         copy = self.streams().collect
         if job.gathered is not None:  # (one part) every exon's last row (host traceback)
             copy.wait_event(job.parts[part].ready)
+            self._free_waiting(job.parts[part].ready)
             finals = self._pinned.copy("finals", job.finals, copy)
             exon_rows: tuple | None = cp.asnumpy(job.gathered.rows, stream=copy), job.gathered.starts
             counts = cp.asnumpy(job.counter, stream=copy)
