@@ -14,20 +14,17 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # (run from a device kit: no install there)
-from splicedalign.core.timing import gcups as cell_rate  # noqa: E402
+from splicedalign.core.timing import gcups  # noqa: E402
 
 
 def per_call(run: dict) -> dict[str, float]:
     """One process's figures: GCUPS of the paper and 10-set score calls, the traced / score ratios (time per
     cell), the paper score call's ms, its last window and kernel end (fed clock)."""
-    def gcups(key: str) -> float:
-        return cell_rate(run[key]["cells"], run[key]["seconds"])
-
-    def ratio(traced: str, score: str) -> float:
-        return gcups(score) / gcups(traced)
+    rate = {key: gcups(call["cells"], call["seconds"]) for key, call in run.items() if isinstance(call, dict)}
     fed = run["paper score"].get("fed_ms") or {}
-    return {"paper GCUPS": gcups("paper score"), "10 sets GCUPS": gcups("10 sets score"),
-            "1t/1s": ratio("paper traced", "paper score"), "10t/10s": ratio("10 sets traced", "10 sets score"),
+    return {"paper GCUPS": rate["paper score"], "10 sets GCUPS": rate["10 sets score"],
+            "1t/1s": rate["paper score"] / rate["paper traced"],
+            "10t/10s": rate["10 sets score"] / rate["10 sets traced"],
             "call ms": run["paper score"]["seconds"] * 1e3,
             "last window ms": fed["written"][-1] if fed else float("nan"),
             "kernel end ms": fed.get("ended", float("nan"))}

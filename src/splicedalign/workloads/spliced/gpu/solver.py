@@ -706,7 +706,7 @@ class GpuSolver:
         if gone:
             for batch in gone:
                 self._buried.extend(batch.cases)
-            if len(self._buried) > BURIED_CASES:
+            if len(self._buried) > BURIED_CASES:  # too many waiting: they go with the batches
                 gone.append(self._buried)
                 self._buried = []
             self._on_packer(gone.clear)
