@@ -395,7 +395,7 @@ def target1(args, seed: int, gpu: bool, table: Table, record: dict) -> None:
                   f"ms, call {again['seconds'] * 1e3:.2f} ms", flush=True)
         fed = [r[k] for r in runs for k in ("paper score", "paper score later") if r[k].get("fed_ms")]
         if fed:  # where a cold paper call's time goes: past its kernel's end, the host is the bound
-            tail = statistics.median(c["fed_ms"]["ended"] - c["fed_ms"]["written"][-1] for c in fed)
+            tail = statistics.median(map(kernel_after_last_window, fed))
             after = [ended_after_kernel(c) for c in fed]
             print(f"  target 1, {len(fed)} fed paper calls: the kernel ended {tail:.2f} ms after the last window "
                   f"(median), the call {statistics.median(after):.2f} ms after the kernel (median; over "
@@ -431,7 +431,13 @@ def fed_timeline(call: dict) -> str:
     times = " ".join(f"{w:.2f}" for w in written) + ", ready " + " ".join(f"{r:.2f}" for r in ready)
     return (f"{took}; set-up at {f['set_up']:.2f}, kernel queued {f['queued']:.2f}, started {f['started']:.2f}; "
             f"windows written {times}; kernel ended {f['ended']:.2f} ({f['ended'] - ready[0]:.2f} after window 0, "
-            f"{f['ended'] - written[-1]:.2f} after the last); the call ended {ended_after_kernel(call):.2f} after it")
+            f"{kernel_after_last_window(call):.2f} after the last); "
+            f"the call ended {ended_after_kernel(call):.2f} after it")
+
+
+def kernel_after_last_window(call: dict) -> float:
+    """Milliseconds from a fed call's last window written to its kernel's end: the kernel's tail."""
+    return call["fed_ms"]["ended"] - call["fed_ms"]["written"][-1]
 
 
 def ended_after_kernel(call: dict) -> float:
