@@ -1211,6 +1211,16 @@ def _fake_send_packed(self, role, packed, lo, hi, stream) -> list:
             for a, at in zip(packed.arrays[lo:hi], packed.offsets[lo:hi])]
 
 
+def _fake_fill(self, role, nbytes, write, stream, into=None):
+    """PinnedBuffers.fill on the fake GPU: ``nbytes`` written into a host buffer, copied into ``into``."""
+    view = np.empty(nbytes, np.uint8)
+    write(view)
+    if into is None:
+        return view
+    into[...] = view
+    return into
+
+
 def _fake_write_word(array, index, value, stream) -> None:
     """device.write_word on the fake device; a fed kernel's final count runs it."""
     array[index] = value
@@ -1232,6 +1242,7 @@ def fake_gpu(monkeypatch, function) -> None:
     monkeypatch.setattr(device.PinnedBuffers, "upload",
                         lambda self, role, arrays, stream: [np.array(a) for a in arrays])
     monkeypatch.setattr(device.PinnedBuffers, "send", _fake_send_packed)
+    monkeypatch.setattr(device.PinnedBuffers, "fill", _fake_fill)
     monkeypatch.setattr(device, "memory_budget", lambda cap=None: min(FAKE_FREE_MEMORY, cap or FAKE_FREE_MEMORY))
     monkeypatch.setattr(device, "settle_pool", lambda needed: None)  # (the fake device has no pool)
     monkeypatch.setattr(device, "empty_pinned", lambda shape, dtype: np.empty(shape, dtype))
@@ -1718,12 +1729,15 @@ def test_compiled_passes_equal_the_plain_plan_in_many_runs(monkeypatch):
             assert np.array_equal(np.asarray(getattr(got, name)), value), (name, interleave)
 
 
-def test_gathers_inputs_as_defined():
-    """solver._gathers (one compiled pass, plan.gather_places): per exon, in input order, its
-    final score's row element (last row + n); places 0..E; ones; each exon's last row, where it
-    lands (rows of n + 1 after each other, then their total) and its length; NumPy's types; the last
-    rows' three only where asked for."""
-    from splicedalign.workloads.spliced.gpu.solver import _gathers
+def test_gathers_inputs_as_defined(monkeypatch):
+    """solver._finals_at (one compiled pass, plan.finals_at): per exon, in input order, its final
+    score's row element (last row + n), into the array given; solver._last_row_gather
+    (plan.last_row_places): each exon's last row, where it lands (rows of n + 1 after each other,
+    then their total) and its length; NumPy's types. The finals' gather (solver._Places): those
+    sources with places 0..E and lengths 1 that are views of one pair kept on the device, uploaded
+    again only where a launch has more exons than it holds (grown by powers of two)."""
+    from splicedalign.gpu import device
+    from splicedalign.workloads.spliced.gpu.solver import _finals_at, _last_row_gather, _Places
 
     rng = fresh_rng()
     flat = FlatCases.of(gpu_plan_paper_cases(int(rng.integers(1 << 30)))
@@ -1734,13 +1748,26 @@ def test_gathers_inputs_as_defined():
     at[plan.input_index] = plan.last_row + n_exon
     dst = np.concatenate([[0], np.cumsum(n_exon + 1)])
     E = plan.last_row.size
-    want = [at, np.arange(E), np.ones(E, np.int32), plan.last_row, dst[:-1], (n_exon + 1).astype(np.int32)]
-    got, (places, total) = _gathers(plan.exon_start, plan.n, plan.last_row, plan.input_index, True)
-    assert len(got) == 6
-    for g, w in zip(got + [places, total], want + [np.arange(E + 1), dst]):
+    out = np.full(E, -1, np.int64)
+    assert _finals_at(plan.exon_start, plan.n, plan.last_row, plan.input_index, out) is out
+    assert np.array_equal(out, at)
+    got, total = _last_row_gather(plan.exon_start, plan.n, plan.last_row)
+    for g, w in zip(got + [total], [plan.last_row, dst[:-1], (n_exon + 1).astype(np.int32), dst]):
         assert g.dtype == w.dtype and np.array_equal(g, w)
-    # a launch that reads no last rows (LaunchConfig.last_rows) uploads the finals' three only
-    finals, (places, total) = _gathers(plan.exon_start, plan.n, plan.last_row, plan.input_index, False)
-    assert len(finals) == 3
-    for g, w in zip(finals + [places, total], want[:3] + [np.arange(E + 1), dst]):
-        assert g.dtype == w.dtype and np.array_equal(g, w)
+    fake_gpu(monkeypatch, _fake_function)
+    sent: list = []
+    upload = device.PinnedBuffers.upload
+    monkeypatch.setattr(device.PinnedBuffers, "upload", lambda self, role, arrays, stream: (
+        sent.append([a.size for a in arrays]), upload(self, role, arrays, stream))[1])
+    places = _Places()
+    first = places.gather(out, None)
+    assert first.src is out and sent == [[_Places.LEAST] * 2]
+    for size in (E, 3, _Places.LEAST):  # held: no upload
+        g = places.gather(np.zeros(size, np.int64), None)
+        assert np.array_equal(g.dst, np.arange(size)) and g.dst.dtype == np.int64
+        assert np.array_equal(g.length, np.ones(size)) and g.length.dtype == np.int32
+        assert np.array_equal(g.host_dst, np.arange(size + 1)) and len(sent) == 1
+    more = np.zeros(_Places.LEAST + 1, np.int64)
+    g = places.gather(more, None)
+    assert sent[1:] == [[2 * _Places.LEAST] * 2] and np.array_equal(g.dst, np.arange(more.size))
+    assert np.array_equal(g.length, np.ones(more.size)) and np.array_equal(first.dst, np.arange(E))

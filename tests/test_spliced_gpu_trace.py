@@ -52,7 +52,7 @@ from splicedalign.workloads.spliced.gpu.plan import (
     selectors,
     trace_inputs,
 )
-from splicedalign.workloads.spliced.gpu.solver import MOVES_POISON, CaseIds, GpuSolver
+from splicedalign.workloads.spliced.gpu.solver import MOVES_POISON, CaseIds, GpuSolver, _Places
 from splicedalign.workloads.spliced.oracle import alignment_problems
 from splicedalign.workloads.spliced.records import (
     OP_DEL,
@@ -504,7 +504,7 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch, recompute):
     the follower's; where its walks recompute, the plan's tasks and the follower's) in its first
     copy; the gathers' inputs, the walks' tasks and the plan's tasks (not where the walks
     recompute: they read the plan's and the follower's) and the walks' records in a second, the
-    last, before its finals' gather and its walks: the gathers' places (plan.gather_places) and
+    last, before its finals' gather and its walks: the finals' sources (plan.finals_at) and
     the walks' records (plan.trace_inputs) planned only once its kernels are queued. The first
     copy's part the plan holds (letters, codes, tasks) is handed to the packer before the
     follower's tasks and the checkpoints' offsets are planned, the rest of it after. A replay
@@ -518,7 +518,7 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch, recompute):
         return lambda grid, block, args: (log.append(("kernel", name.split("<")[0])), kernel(grid, block, args))
 
     fake_gpu(monkeypatch, logged)
-    planning = ("followed_tasks", "checkpoint_layout", "gather_places", "trace_inputs")
+    planning = ("followed_tasks", "checkpoint_layout", "finals_at", "trace_inputs")
     for name in planning:
         planned = getattr(solver_module, name)
         monkeypatch.setattr(solver_module, name, lambda *a, _name=name, _planned=planned, **k: (
@@ -536,20 +536,22 @@ def test_kernels_start_before_the_rest_is_uploaded(monkeypatch, recompute):
     plan, followed = inputs.plan, inputs.followed
     assert followed is not None and followed.cases == (2, 5)
     events = [e[1] if e[0] == "kernel" else tuple(e[1]) for e in log]
-    first, rest = [e for e in events if isinstance(e, tuple)]  # (one launch: two copies)
+    # (one launch: two copies, then the solver's finals' places and lengths, its first launch's: _Places)
+    first, rest, places = [e for e in events if isinstance(e, tuple)]
+    assert places == ((_Places.LEAST,), (_Places.LEAST,))
     assert first[4] == followed.tasks.shape == plan.tasks.shape and first[-1] == followed.follow.shape
     # (letters, cases, codes, tasks, [where the walks recompute: the column checkpoints' offsets, one
-    # per task (Tuning.checkpoint_blocks),] follow); the finals' 3 gathers (a device walk reads no exon's last
-    # row), plan tasks, walks' tasks, the walks' records
+    # per task (Tuning.checkpoint_blocks),] follow); the finals' sources (their places and lengths are the
+    # solver's; a device walk reads no exon's last row), plan tasks, walks' tasks, the walks' records
     info = inputs.trace.info
     copies = () if recompute else (plan.tasks.shape, followed.walked.shape)
-    assert len(first) == 6 + recompute and rest[3:] == copies + (info.exons.shape, info.cases.shape, info.strips.shape)
+    assert len(first) == 6 + recompute and rest[1:] == copies + (info.exons.shape, info.cases.shape, info.strips.shape)
     assert recompute == (followed.walked is None) and recompute == (followed.tasks is inputs.tasks)
     assert recompute == (inputs.checkpoints is not None) and (not recompute or first[5] == plan.tasks.shape[:1])
     at = events.index
     score, follower = [i for i, e in enumerate(events) if isinstance(e, str) and e.startswith("wavefront")]
     assert events[score] == ("wavefront_checkpoints" if recompute else "wavefront") and events[follower] == "wavefront"
-    assert at(first) < score < follower < at("gather_places") < at(rest) < at("gather_rows")
+    assert at(first) < score < follower < at("finals_at") < at(rest) < at("gather_rows")
     assert follower < at("trace_inputs") < at(rest)
     # the first copy: the plan's part (letters, cases, codes; where the walks recompute the plan's tasks)
     # packed while the rest is planned (the follower's tasks; where the walks recompute, the checkpoints)

@@ -76,8 +76,9 @@ from splicedalign.workloads.spliced.gpu.plan import (
     _follower,
     _launch_order,
     byte_profile_ok,
-    gather_places,
+    finals_at,
     input_index,
+    last_row_places,
     order_ranges,
     plan_tasks,
     round_up,
@@ -371,7 +372,8 @@ def load_passes(record: bool = False) -> None:
     assert fed is not None and fed.long, "load_passes' feed: long chains, more than one step"
     plan = fed_on_host(fed)
     with PARALLEL:
-        gather_places(plan.exon_start, plan.n, plan.last_row, plan.input_index)
+        finals_at(plan.exon_start, plan.n, plan.last_row, plan.input_index, np.empty_like(plan.last_row))
+        last_row_places(plan.exon_start, plan.n)
 
 
 def fed_on_host(fed: Feeder) -> Plan:

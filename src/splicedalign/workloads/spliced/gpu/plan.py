@@ -904,32 +904,35 @@ def input_index(flat: FlatCases, order: np.ndarray | None = None) -> np.ndarray:
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def gather_places(exon_start, n, last_row, input_index):  # pragma: no cover - compiled
-    """The gathers' arrays of a batch's exons (solver._gathers), in parallel over cases: (at:
-    each exon's final score's row element, last_row + n, in input order; places, 0..E; ones;
-    dst: where each exon's last row (n + 1 elements) lands, rows after each other, then their
-    total; length: n + 1 a row)."""
+def finals_at(exon_start, n, last_row, input_index, at):  # pragma: no cover - compiled
+    """The finals' gather's sources of a batch's exons (solver._finals_at), in parallel over
+    cases: each exon's final score's row element, last_row + n, written into ``at`` (E,) at its
+    input index (its places 0..E and lengths 1 are the solver's, kept on the device)."""
+    for c in prange(n.size):
+        for k in range(exon_start[c], exon_start[c + 1]):
+            at[input_index[k]] = last_row[k] + n[c]
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def last_row_places(exon_start, n):  # pragma: no cover - compiled
+    """The last rows' gather's places (solver._last_row_gather; its sources are last_row), in
+    parallel over cases: (dst: where each exon's last row (n + 1 elements) lands, rows after
+    each other, then their total; length: n + 1 a row)."""
     C = n.size
-    E = last_row.size
+    E = exon_start[C]
     dst = np.empty(E + 1, np.int64)
     case_dst = np.empty(C + 1, np.int64)
     case_dst[0] = 0
     for c in range(C):
         case_dst[c + 1] = case_dst[c] + (exon_start[c + 1] - exon_start[c]) * (n[c] + 1)
     dst[E] = case_dst[C]
-    at = np.empty_like(last_row)
-    places = np.empty(E + 1, np.int64)
-    places[E] = E
-    ones, length = np.empty(E, np.int32), np.empty(E, np.int32)
+    length = np.empty(E, np.int32)
     for c in prange(C):
         a, width = exon_start[c], n[c] + 1
         for k in range(a, exon_start[c + 1]):
             dst[k] = case_dst[c] + (k - a) * width
             length[k] = width
-            at[input_index[k]] = last_row[k] + n[c]
-            places[k] = k
-            ones[k] = 1
-    return at, places, ones, dst, length
+    return dst, length
 
 
 class Tasks(NamedTuple):

@@ -62,9 +62,10 @@ from splicedalign.workloads.spliced.gpu.plan import (
     build_plan,
     byte_profile_ok,
     checkpoint_layout,
+    finals_at,
     followed_tasks,
-    gather_places,
     kernel_defines,
+    last_row_places,
     scratch_layout,
     trace_inputs,
 )
@@ -400,25 +401,61 @@ def _batch_key(config: LaunchConfig, ids: CaseIds) -> tuple:
     return config.rows_per_lane, config.ctype, ids
 
 
-def _gathers(exon_start: np.ndarray, n: np.ndarray, last_row: np.ndarray, input_index: np.ndarray,
-             last_rows: bool) -> tuple[list[np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """The gathers' device inputs of a plan's exons (Plan's fields of these names; the finals:
-    each exon's final score, in input order; where ``last_rows`` (LaunchConfig.last_rows), every
-    exon's last row) and their places with the total (host): plan.gather_places, one compiled
-    pass (as NumPy passes over a 10-set launch's ~275,000 exons they took 3.4-3.8 ms of one core,
-    on the H100 host too). A launch that reads only its finals uploads half the bytes (a cold
-    paper set's fed call packed and copied 2.4 MB after its last window: 0.9-1.2 ms of the H100
-    host, on the call's path)."""
+def _finals_at(exon_start: np.ndarray, n: np.ndarray, last_row: np.ndarray, input_index: np.ndarray,
+               out: np.ndarray) -> np.ndarray:
+    """``out`` (E,) int64: the finals' gather's sources of a plan's exons (Plan's fields of these
+    names), in input order (plan.finals_at, one compiled pass: as NumPy passes over a 10-set
+    launch's ~275,000 exons the gathers' inputs took 3.4-3.8 ms of one core, on the H100 host too)."""
     with PARALLEL:
-        at, places, ones, dst, length = gather_places(exon_start, n, last_row, input_index)
-    return [at, places[:-1], ones] + ([last_row, dst[:-1], length] if last_rows else []), (places, dst)
+        finals_at(exon_start, n, last_row, input_index, out)
+    return out
 
 
-def _device_gathers(gathers: list, host: tuple[np.ndarray, np.ndarray]) -> tuple[Gather, Gather]:
-    """(the finals' gather, the last rows' gather: NO_GATHER where the launch reads none) of the
-    gathers' device inputs (_gathers' order) and their places with the total (host)."""
-    at, places, ones, *rows = gathers
-    return Gather(at, places, ones, host[0]), Gather(*rows, host[1]) if rows else NO_GATHER
+def _last_row_gather(exon_start: np.ndarray, n: np.ndarray, last_row: np.ndarray) -> tuple[list[np.ndarray],
+                                                                                          np.ndarray]:
+    """The last rows' gather's device inputs (sources, places, lengths) of a plan's exons, and
+    their places with the total (host): plan.last_row_places. Only a launch that reads every
+    exon's last row (LaunchConfig.last_rows) uploads them: a cold paper set's fed call packed
+    and copied 2.4 MB after its last window with them, 1.2 without."""
+    with PARALLEL:
+        dst, length = last_row_places(exon_start, n)
+    return [last_row, dst[:-1], length], dst
+
+
+def _send_finals_at(exon_start: np.ndarray, n: np.ndarray, last_row: np.ndarray, input_index: np.ndarray,
+                    into: Any, stream: Any) -> Any:
+    """A fed launch's finals' gather sources (_finals_at) written straight into the staging
+    buffer and copied into ``into`` (device, uint8, 8 bytes an exon, allocated with the feed):
+    after the last window no array of them, no packing and no device block to make (the
+    gathers' upload, packed and sent, took the H100 host 0.85-1.15 ms of a cold paper set's
+    call: the pack 0.21-0.28 ms, the device block and its copy 0.23-0.52)."""
+    def write(view: np.ndarray) -> None:
+        _finals_at(exon_start, n, last_row, input_index, view.view(np.int64))
+    return UPLOADS.fill("inputs", into.size, write, stream, into).view(np.int64)
+
+
+class _Places:
+    """The finals' gather's places (0..E) and lengths (1) on the device for a launch of E
+    exons: views of a pair kept by the solver (grown by powers of two, uploaded on the given
+    stream), and the places with the total on the host. Every launch's finals' gather read
+    the same two arrays: made and uploaded per launch, they were 12 of its 20 bytes an exon
+    (a cold paper set's fed call: 0.7 of the 1.2 MB packed and copied after its last window)."""
+
+    LEAST = 1 << 16  # exons the first pair holds (a paper set: ~60,000)
+
+    def __init__(self) -> None:
+        self._host = np.arange(1, dtype=np.int64)
+        self._device: tuple[Any, Any] | None = None
+
+    def gather(self, at: Any, stream: Any) -> Gather:
+        """The finals' gather of the sources ``at`` (device, (E,) int64)."""
+        E = at.size
+        if self._device is None or self._device[0].size < E:
+            size = max(self.LEAST, 1 << (E - 1).bit_length())
+            self._host = np.arange(size + 1, dtype=np.int64)
+            self._device = tuple(UPLOADS.upload("inputs", [self._host[:-1], np.ones(size, np.int32)], stream))
+        places, ones = self._device
+        return Gather(at, places[:E], ones[:E], self._host[:E + 1])
 
 
 def _uploads(plan: Plan, copies: bool) -> list[np.ndarray]:
@@ -560,6 +597,7 @@ class GpuSolver:
         self._packer: ThreadPoolExecutor | None = None  # the solver's packer thread (_packing)
         self._packed: list[Future] = []  # the call's work on it
         self._buried: list[TestCase] = []  # cases of batches let go of, freed while calls wait (_free_waiting)
+        self._places = _Places()
 
     def on_device(self, ctype: str) -> bool:
         """Whether a launch with scores of ``ctype`` traces back on the device."""
@@ -659,7 +697,7 @@ class GpuSolver:
               followed: Followed | None) -> None:
         """A planned batch's uploads that its kernels do not read, planned once its kernel is
         queued and queued on the upload stream (the compute stream waits for them): the gathers'
-        inputs (_gathers: its finals' after the kernel), with a follower's task copies
+        inputs (_finals_at, _last_row_gather: its finals' after the kernel), with a follower's task copies
         (_task_copies, of the host's ``followed`` tasks) the walks' tasks and the plan's tasks (for
         a launch without one on the same batch), and a recording launch's walks' records
         (_walk_records, for its long chains: in this copy, not a third one behind it), packed on
@@ -672,7 +710,9 @@ class GpuSolver:
         t0 = time.perf_counter()
         streams = self.streams()
         plan = inputs.plan
-        gathers, host = _gathers(plan.exon_start, plan.n, plan.last_row, plan.input_index, config.last_rows)
+        at = _finals_at(plan.exon_start, plan.n, plan.last_row, plan.input_index, np.empty_like(plan.last_row))
+        rows, dst = _last_row_gather(plan.exon_start, plan.n, plan.last_row) if config.last_rows else ([], None)
+        gathers = [at] + rows
         walks = _walk_records(plan, flat, config, followed, self.tuning) if config.record else None
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
@@ -682,10 +722,11 @@ class GpuSolver:
         packed = staging.layout("launch", arrays)
         self._on_packer(device.pack_part, packed, 0, len(arrays)).result()
         rest = staging.send("launch", packed, 0, len(arrays), streams.upload)
+        inputs.finals = self._places.gather(rest[0], streams.upload)
         ready = streams.upload.record()
         streams.compute.wait_event(ready)
         g = len(gathers)
-        inputs.finals, inputs.gather = _device_gathers(rest[:g], host)
+        inputs.gather = Gather(*rest[1:g], dst) if dst is not None else NO_GATHER
         inputs.made = Replayable(plan, rest[g] if copied is not None else inputs.tasks, ready)
         if copied is not None:
             assert inputs.followed is not None
@@ -792,10 +833,10 @@ class GpuSolver:
         # own size a paper set larger than any freed one (or than their rest, split by other uploads) was a
         # ~20 MB cudaMalloc before its kernel (pool model: SOLVE_PROBE's cold paper set after its warm-up)
         with streams.fed_inputs:
-            tasks, base, tsel, follow_d, feed, counter = device.empty_packed([
+            tasks, base, tsel, follow_d, feed, counter, at = device.empty_packed([
                 ((sizes.tasks, NFIELDS), np.int32), ((sizes.base,), np.uint8), ((sizes.tsel,), np.int32),
-                ((sizes.follow, NFIELDS), np.int32), ((2,), np.int32), ((2 * len(config.kernels),), np.int32)],
-                power_of_two=True)
+                ((sizes.follow, NFIELDS), np.int32), ((2,), np.int32), ((2 * len(config.kernels),), np.int32),
+                ((8 * int(flat.exon_start[-1]),), np.uint8)], power_of_two=True)
         for count in (feed, counter):
             device.fill_bytes(count, 0, upload)
         with compute:
@@ -860,10 +901,14 @@ class GpuSolver:
         self._end_feed(feed)
         # The finals' gather first, right behind the kernel: it needs the exons' last rows only.
         t2 = time.perf_counter()
-        index = feeder.input_index()
-        gathers, host = _gathers(flat.exon_start, flat.n, feeder.last_rows(), index, config.last_rows)
+        index, last_row = feeder.input_index(), feeder.last_rows()
+        gather = NO_GATHER
+        if config.last_rows:  # (sent before the finals' sources: those wait for its copy)
+            places, dst = _last_row_gather(flat.exon_start, flat.n, last_row)
+            gather = Gather(*UPLOADS.upload("inputs", places, upload), dst)
         t3 = time.perf_counter()
-        gathers_d = _device_gathers(UPLOADS.upload("inputs", gathers, upload), host)
+        gathers_d = (self._places.gather(_send_finals_at(flat.exon_start, flat.n, last_row, index, at, upload),
+                                         upload), gather)
         compute.wait_event(upload.record())
         with compute:
             finals = self._finals(*gathers_d, rows, config, defines)
