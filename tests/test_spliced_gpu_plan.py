@@ -1737,6 +1737,7 @@ def test_gathers_inputs_as_defined(monkeypatch):
     sources with places 0..E and lengths 1 that are views of one pair kept on the device, uploaded
     again only where a launch has more exons than it holds (grown by powers of two)."""
     from splicedalign.gpu import device
+    from splicedalign.workloads.spliced.gpu import solver as solver_module
     from splicedalign.workloads.spliced.gpu.solver import _finals_at, _last_row_gather, _Places
 
     rng = fresh_rng()
@@ -1751,6 +1752,13 @@ def test_gathers_inputs_as_defined(monkeypatch):
     out = np.full(E, -1, np.int64)
     assert _finals_at(plan.exon_start, plan.n, plan.last_row, plan.input_index, out) is out
     assert np.array_equal(out, at)
+    teams: list = []  # on one thread below FINALS_AT_TEAM exons (few_threads(0)), else on numba's team
+    few = solver_module.few_threads
+    monkeypatch.setattr(solver_module, "few_threads", lambda items: (teams.append(items), few(items))[1])
+    for team in (E, solver_module.FINALS_AT_TEAM):
+        monkeypatch.setattr(solver_module, "FINALS_AT_TEAM", team)
+        _finals_at(plan.exon_start, plan.n, plan.last_row, plan.input_index, out)
+    assert teams == [E, 0] and np.array_equal(out, at)
     got, total = _last_row_gather(plan.exon_start, plan.n, plan.last_row)
     for g, w in zip(got + [total], [plan.last_row, dst[:-1], (n_exon + 1).astype(np.int32), dst]):
         assert g.dtype == w.dtype and np.array_equal(g, w)

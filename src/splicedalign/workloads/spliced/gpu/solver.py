@@ -41,7 +41,7 @@ from splicedalign.gpu import device
 from splicedalign.workloads.spliced.base import refuse_free_ends
 from splicedalign.workloads.spliced.gpu import launch, outputs
 from splicedalign.workloads.spliced.gpu.feed import Feeder, Sizes, load_passes
-from splicedalign.workloads.spliced.gpu.flat import PARALLEL, FlatCases
+from splicedalign.workloads.spliced.gpu.flat import PARALLEL, FlatCases, few_threads
 from splicedalign.workloads.spliced.gpu.launch import IN_FLIGHT, TUNING, LaunchConfig, Tuning
 from splicedalign.workloads.spliced.gpu.plan import (
     EMPTY_BYTE,
@@ -75,6 +75,10 @@ KERNEL_FILE = Path(__file__).with_name("wavefront.cu")
 GATHER_THREADS = 256
 GATHER_BLOCKS = 65_535  # the gather loops over exons grid-stride; more blocks add nothing
 FINALS_THREADS = 32  # the finals' gather: one score per exon, a warp per block (more blocks at once)
+# plan.finals_at runs on numba's team from this many exons, else on the calling thread alone: a paper
+# set's ~60,000 took 0.09 ms on one thread of the development host against 0.23 on its team of 2 (300
+# calls each, medians), about what waking the H100 host's team costs (~0.1 ms: flat.SMALL_PASS)
+FINALS_AT_TEAM = 1 << 17
 TRACE_THREADS = os.cpu_count() or 1
 # A streamed split (GpuSolver._streamed) splits its first SPLIT_FIRST cases at once (a paper set
 # and a few more: a call that one launch holds in one chunk, as before), then chunks sized to
@@ -405,8 +409,9 @@ def _finals_at(exon_start: np.ndarray, n: np.ndarray, last_row: np.ndarray, inpu
                out: np.ndarray) -> np.ndarray:
     """``out`` (E,) int64: the finals' gather's sources of a plan's exons (Plan's fields of these
     names), in input order (plan.finals_at, one compiled pass: as NumPy passes over a 10-set
-    launch's ~275,000 exons the gathers' inputs took 3.4-3.8 ms of one core, on the H100 host too)."""
-    with PARALLEL:
+    launch's ~275,000 exons the gathers' inputs took 3.4-3.8 ms of one core, on the H100 host too);
+    on one thread below FINALS_AT_TEAM exons."""
+    with few_threads(0 if out.size < FINALS_AT_TEAM else out.size):
         finals_at(exon_start, n, last_row, input_index, out)
     return out
 
