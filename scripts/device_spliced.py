@@ -309,7 +309,7 @@ if sys.argv[4] == "events":  # the host's steps and the kernels on one clock (be
     # a fed launch's parts too (those a tree has): its set-up, each step's passes, the finals' gather, the
     # replays' plan and uploads, the results made ready
     more = ((solver.GpuSolver, "_feeder"), (solver.GpuSolver, "_row_storage"), (solver.GpuSolver, "_staging"),
-            (feed, "plan_tasks"), (feed, "_encode_step"), (feed.Feeder, "_window"), (solver, "_gathers"),
+            (feed, "plan_tasks"), (feed, "_encode_step"), (feed.Feeder, "_window"), (solver, "_send_finals_at"),
             (solver.GpuSolver, "_finals"), (feed.Feeder, "plan"), (device.PinnedBuffers, "upload"),
             (solver.outputs, "pending"), (solver.outputs, "scores"), (device, "pack"),
             (device.PinnedBuffers, "_staging"), (device.PinnedBuffers, "_send"), (feed.Feeder, "_followed"),
