@@ -40,8 +40,7 @@ planned, kept = sys.argv[2] == "plan", {}
 def planning(flat, ctype):
     config = launch.configure(flat, ctype, True, False, True)
     p = plan.build_plan(flat, config.rows_per_lane, config.floors, config.late, config.entry)
-    gathers = [solver._finals_at(p.exon_start, p.n, p.last_row, p.input_index, np.empty_like(p.last_row))] + (
-        solver._last_row_gather(p.exon_start, p.n, p.last_row)[0] if config.last_rows else [])
+    gathers = solver._gather_inputs(p, config.last_rows)[0]
     arrays = [p.tasks, p.base_letters, p.target_letters, p.letter_cases(), plan.LETTER_CODES] + gathers
     offsets, end = device._packed([a.nbytes for a in arrays])
     if kept.get("buffer") is None or kept["buffer"].size < end:

@@ -427,6 +427,17 @@ def _last_row_gather(exon_start: np.ndarray, n: np.ndarray, last_row: np.ndarray
     return [last_row, dst[:-1], length], dst
 
 
+def _gather_inputs(plan: Plan, last_rows: bool) -> tuple[list[np.ndarray], np.ndarray | None]:
+    """A planned launch's gathers' host inputs, as its second copy uploads them: the finals'
+    sources (_finals_at), then where ``last_rows`` (LaunchConfig.last_rows) the last rows' three
+    (_last_row_gather); and those rows' places with the total (host; None without them)."""
+    at = _finals_at(plan.exon_start, plan.n, plan.last_row, plan.input_index, np.empty_like(plan.last_row))
+    if not last_rows:
+        return [at], None
+    rows, dst = _last_row_gather(plan.exon_start, plan.n, plan.last_row)
+    return [at] + rows, dst
+
+
 def _send_finals_at(exon_start: np.ndarray, n: np.ndarray, last_row: np.ndarray, input_index: np.ndarray,
                     into: Any, stream: Any) -> Any:
     """A fed launch's finals' gather sources (_finals_at) written straight into the staging
@@ -702,7 +713,7 @@ class GpuSolver:
               followed: Followed | None) -> None:
         """A planned batch's uploads that its kernels do not read, planned once its kernel is
         queued and queued on the upload stream (the compute stream waits for them): the gathers'
-        inputs (_finals_at, _last_row_gather: its finals' after the kernel), with a follower's task copies
+        inputs (_gather_inputs: its finals' after the kernel), with a follower's task copies
         (_task_copies, of the host's ``followed`` tasks) the walks' tasks and the plan's tasks (for
         a launch without one on the same batch), and a recording launch's walks' records
         (_walk_records, for its long chains: in this copy, not a third one behind it), packed on
@@ -715,9 +726,7 @@ class GpuSolver:
         t0 = time.perf_counter()
         streams = self.streams()
         plan = inputs.plan
-        at = _finals_at(plan.exon_start, plan.n, plan.last_row, plan.input_index, np.empty_like(plan.last_row))
-        rows, dst = _last_row_gather(plan.exon_start, plan.n, plan.last_row) if config.last_rows else ([], None)
-        gathers = [at] + rows
+        gathers, dst = _gather_inputs(plan, config.last_rows)
         walks = _walk_records(plan, flat, config, followed, self.tuning) if config.record else None
         t1 = time.perf_counter()
         self.timing["plan"] += t1 - t0
