@@ -379,69 +379,62 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
     int4 ahead = make_int4(0, 0, 0, 0), s4 = make_int4(0, 0, 0, 0);
     if constexpr (MODE == MODE_FOLLOW) ahead = __ldg(sels + bi);
     if constexpr (EARLY) s4 = __ldg(sels + bi);
-    for (int u = u0; u < steps; ++u) {
-        if (has_entry) {
-            if (u == wend && u < blocks) {  // warp-uniform
-                const int b = u + ((lane - u) & 31);
-                long long start = -1;
-                TASK_CLOCK(const unsigned long long w0 = clock_ns();)
-                while (true) {
-                    copy_wait();
-                    Vec<T> e;
-                    const bool ok = entry(eb.in[lane], eb.in2[lane], eb.in3[THREE ? lane : 0], b * COLS, e) ||
-                                    b >= blocks;
-                    // blocks written in a row from block u (lane u & 31 on): bit 0 is block u. A
-                    // block's copy that showed it written holds its final scores, so after a
-                    // probe of block u the other lanes' copies from the last poll still count.
-                    const unsigned missing = __ballot_sync(0xffffffffu, !ok);
-                    const unsigned from_u = __funnelshift_r(missing, missing, u & 31);
-                    if (!(from_u & 1u)) {  // block u written
-                        __syncwarp();  // the head lane's reads of the last window come first
-                        eb.window[lane] = e;
-                        __syncwarp();
-                        wend = min(u + (from_u ? __ffs(from_u) - 1 : 32), blocks);
-                        break;
-                    }
-                    if (gave_up(start, error)) {
-                        wend = blocks;
-                        break;
-                    }
-                    if (lane == (u & 31)) {  // block u not written yet: its lane polls it alone
-                        if (has_in) copy_async(&eb.in[lane], in + b * COLS);
-                        if (has_in2) copy_async(&eb.in2[lane], in2 + b * COLS);
-                        copy3(b);
-                    }
-                    copy_commit();
-                }
-                if (wend < blocks) poll(wend);
-                TASK_CLOCK(if (lane == 0) {
-                    const unsigned long long t1 = clock_ns();
-                    if (u == 0) eb.ready = t1;
-                    else {
-                        eb.waited += t1 - w0;
-                        ++eb.windows;
-                    }
-                })
-                // An exon's first strip standing in for fold p_k - 1 (plan.py) writes the window's
-                // new blocks unshifted (after the next poll is out: it is on the strip's chain).
-                if constexpr (ENTRY) {
-                    if (eb.entry_row != TASK_NONE && b < wend) {
-                        Vec<T> m = eb.window[lane];
-#pragma unroll
-                        for (int q = 0; q < COLS; ++q) m.v[q] -= (T)gap * (b * COLS + q);
-                        store_row(rows + eb.entry_row + b * COLS, m);
-                    }
-                }
+    // Step u's entry-row window taken (u == wend < blocks): wend moves past u.
+    auto take_window = [&](int u) {
+        const int b = u + ((lane - u) & 31);
+        long long start = -1;
+        TASK_CLOCK(const unsigned long long w0 = clock_ns();)
+        while (true) {
+            copy_wait();
+            Vec<T> e;
+            const bool ok = entry(eb.in[lane], eb.in2[lane], eb.in3[THREE ? lane : 0], b * COLS, e) ||
+                            b >= blocks;
+            // blocks written in a row from block u (lane u & 31 on): bit 0 is block u. A
+            // block's copy that showed it written holds its final scores, so after a
+            // probe of block u the other lanes' copies from the last poll still count.
+            const unsigned missing = __ballot_sync(0xffffffffu, !ok);
+            const unsigned from_u = __funnelshift_r(missing, missing, u & 31);
+            if (!(from_u & 1u)) {  // block u written
+                __syncwarp();  // the head lane's reads of the last window come first
+                eb.window[lane] = e;
+                __syncwarp();
+                wend = min(u + (from_u ? __ffs(from_u) - 1 : 32), blocks);
+                break;
             }
-            if (lane == head && u < blocks) {
-                const Vec<T> e = eb.window[u & 31];
-#pragma unroll
-                for (int q = 0; q < COLS; ++q) x[q] = e.v[q];
+            if (gave_up(start, error)) {
+                wend = blocks;
+                break;
             }
-        } else if (lane == head && u < blocks) {
-#pragma unroll
-            for (int q = 0; q < COLS; ++q) x[q] = FREE ? (T)gap * (bi * COLS + q) : (T)0;  // the chain-start row, shifted by gap*j (bi = u)
+            if (lane == (u & 31)) {  // block u not written yet: its lane polls it alone
+                if (has_in) copy_async(&eb.in[lane], in + b * COLS);
+                if (has_in2) copy_async(&eb.in2[lane], in2 + b * COLS);
+                copy3(b);
+            }
+            copy_commit();
         }
+        if (wend < blocks) poll(wend);
+        TASK_CLOCK(if (lane == 0) {
+            const unsigned long long t1 = clock_ns();
+            if (u == 0) eb.ready = t1;
+            else {
+                eb.waited += t1 - w0;
+                ++eb.windows;
+            }
+        })
+        // An exon's first strip standing in for fold p_k - 1 (plan.py) writes the window's
+        // new blocks unshifted (after the next poll is out: it is on the strip's chain).
+        if constexpr (ENTRY) {
+            if (eb.entry_row != TASK_NONE && b < wend) {
+                Vec<T> m = eb.window[lane];
+#pragma unroll
+                for (int q = 0; q < COLS; ++q) m.v[q] -= (T)gap * (b * COLS + q);
+                store_row(rows + eb.entry_row + b * COLS, m);
+            }
+        }
+    };
+    // One step: every lane's column block bi (lane `head` has its entry in x, the others their
+    // upper neighbour's bottom row, shuffled down the step before).
+    auto step = [&](int u) {
         // this lane's columns j0 = bi * COLS .. j0 + COLS - 1; inside: 0 <= j0 <= n. Outside,
         // a lane computes throw-away cells; the selectors there exist (plan.TARGET_MARGIN) and
         // are valid (code 0), keeping w' a small score, so the sentinel state cannot grow into
@@ -518,6 +511,32 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
         op += COLS;
         unshift += (T)gap * COLS;
         mp += 32 * MW;
+    };
+    // The steps while lane `head` enters blocks (u < blocks), then the rest (lanes below it
+    // finishing), in loops of their own: a step of a strip with inputs tests nothing but its
+    // window's end (the window's steps, u < wend <= blocks, need no test of has_entry or of
+    // blocks: the paper set's step loop held 14 instructions of such tests and their branches
+    // around 96 cell operations).
+    int u = u0;
+    if (has_entry) {
+        while (u < blocks) {
+            take_window(u);
+            for (; u < wend; ++u) {
+                if (lane == head) {
+                    const Vec<T> e = eb.window[u & 31];
+#pragma unroll
+                    for (int q = 0; q < COLS; ++q) x[q] = e.v[q];
+                }
+                step(u);
+            }
+        }
+    }
+    for (; u < steps; ++u) {
+        if (!has_entry && lane == head && u < blocks) {
+#pragma unroll
+            for (int q = 0; q < COLS; ++q) x[q] = FREE ? (T)gap * (bi * COLS + q) : (T)0;  // the chain-start row, shifted by gap*j (bi = u)
+        }
+        step(u);
     }
 }
 
