@@ -512,33 +512,38 @@ __device__ void strip_task(const Task& t, const unsigned char* __restrict__ base
         unshift += (T)gap * COLS;
         mp += 32 * MW;
     };
-    // The steps while lane `head` enters blocks (u < blocks), then the rest (lanes below it
-    // finishing), in loops of their own: a step of a strip with inputs tests nothing but its
-    // window's end (its window's steps, u < wend <= blocks, need no test of has_entry or of
-    // blocks). In one loop with those tests an 8-row step was 140 instructions around its 96 cell
+    // A strip without inputs takes the chain-start row in windows as well (no poll: -gap*j,
+    // shifted: 0; FREE: 0, shifted: gap*j), so every strip's steps while lane `head` enters blocks
+    // (u < blocks) run window by window in one loop, then the rest (the lanes below it finishing)
+    // in another: a step tests nothing but its window's end (no test of has_entry or of blocks).
+    // In one loop with those tests an 8-row step was 140 instructions around its 96 cell
     // operations, in this one 126 (sm_90), and a busy SM's steps are issue-bound: the paper set's
-    // replay kernel 8.35 -> 7.99 ms, 10 sets 63.4 -> 57.4 ms (H100).
+    // replay kernel 8.35 -> 7.99 ms, 10 sets 63.4 -> 57.4 ms (H100). (The chain-start row tested
+    // in the rest loop instead made two of the compare-path kernels spill.)
+    auto start_window = [&](int u) {
+        const int b = u + ((lane - u) & 31);
+        Vec<T> e;
+#pragma unroll
+        for (int q = 0; q < COLS; ++q) e.v[q] = FREE ? (T)gap * (b * COLS + q) : (T)0;
+        __syncwarp();  // the head lane's reads of the last window come first
+        eb.window[lane] = e;
+        __syncwarp();
+        wend = min(u + 32, blocks);
+    };
     int u = u0;
-    if (has_entry) {
-        while (u < blocks) {
-            take_window(u);
-            for (; u < wend; ++u) {
-                if (lane == head) {
-                    const Vec<T> e = eb.window[u & 31];
+    while (u < blocks) {
+        if (has_entry) take_window(u);
+        else start_window(u);
+        for (; u < wend; ++u) {
+            if (lane == head) {
+                const Vec<T> e = eb.window[u & 31];
 #pragma unroll
-                    for (int q = 0; q < COLS; ++q) x[q] = e.v[q];
-                }
-                step(u);
+                for (int q = 0; q < COLS; ++q) x[q] = e.v[q];
             }
+            step(u);
         }
     }
-    for (; u < steps; ++u) {
-        if (!has_entry && lane == head && u < blocks) {
-#pragma unroll
-            for (int q = 0; q < COLS; ++q) x[q] = FREE ? (T)gap * (bi * COLS + q) : (T)0;  // the chain-start row, shifted by gap*j (bi = u)
-        }
-        step(u);
-    }
+    for (; u < steps; ++u) step(u);  // the lanes below the entry finishing
 }
 
 // The strip sweep compiled for R and every smaller power of two down to MIN_LANE_ROWS (int64:
